@@ -1,0 +1,98 @@
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+use super::module_path::is_identifier;
+use super::ModulePath;
+
+/// A fully qualified API name such as `pandas.read_excel` or `pandas.DataFrame.ix`.
+///
+/// Where the module part ends is not part of the type: `pandas.DataFrame.ix` is the same API
+/// whether one reads it as module `pandas`, class `DataFrame`, member `ix` or otherwise.
+#[derive(Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(try_from = "String", into = "String")]
+pub struct ApiPath(String);
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("`{0}` is not a dotted API path")]
+pub struct InvalidApiPath(pub String);
+
+impl ApiPath {
+    pub fn new(raw: &str) -> Result<Self, InvalidApiPath> {
+        if raw.split('.').all(is_identifier) {
+            Ok(Self(raw.to_string()))
+        } else {
+            Err(InvalidApiPath(raw.to_string()))
+        }
+    }
+
+    /// `module.name`, for a name defined in or re-exported by `module`.
+    pub fn in_module(module: &ModulePath, name: &str) -> Self {
+        Self(format!("{}.{name}", module.as_str()))
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    /// The import name the API starts with (`pandas` of `pandas.read_excel`).
+    pub fn top_level(&self) -> &str {
+        self.0.split('.').next().unwrap_or(&self.0)
+    }
+
+    /// Everything before the last segment, and the last segment.
+    pub fn split_last(&self) -> Option<(&str, &str)> {
+        self.0.rsplit_once('.')
+    }
+
+    pub fn segments(&self) -> impl Iterator<Item = &str> {
+        self.0.split('.')
+    }
+
+    /// Appends one attribute segment.
+    pub fn member(&self, name: &str) -> Self {
+        Self(format!("{}.{name}", self.0))
+    }
+}
+
+impl fmt::Display for ApiPath {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl fmt::Debug for ApiPath {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "ApiPath({})", self.0)
+    }
+}
+
+impl std::str::FromStr for ApiPath {
+    type Err = InvalidApiPath;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Self::new(s)
+    }
+}
+
+impl TryFrom<String> for ApiPath {
+    type Error = InvalidApiPath;
+    fn try_from(s: String) -> Result<Self, Self::Error> {
+        if s.split('.').all(is_identifier) {
+            Ok(Self(s))
+        } else {
+            Err(InvalidApiPath(s))
+        }
+    }
+}
+
+impl From<ApiPath> for String {
+    fn from(a: ApiPath) -> String {
+        a.0
+    }
+}
+
+impl From<ModulePath> for ApiPath {
+    fn from(m: ModulePath) -> Self {
+        Self(m.into())
+    }
+}
