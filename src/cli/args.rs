@@ -53,4 +53,7 @@ pub enum Format {
 }
 
 #[derive(Debug, Subcommand)]
-pub enum Command {}
+pub enum Command {
+    /// Look at what the package index says about a project.
+    Index(super::index::IndexArgs),
+}

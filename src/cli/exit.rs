@@ -2,6 +2,8 @@
 
 use std::process::ExitCode;
 
+use nbenv::pypi::PypiError;
+
 use super::args::GlobalArgs;
 
 /// Success.
@@ -9,11 +11,25 @@ pub const OK: u8 = 0;
 /// Any failure without a more specific code.
 pub const FAILURE: u8 = 1;
 // 2 is clap's own code for bad arguments.
+/// The project, release or file asked for does not exist on the index.
+pub const NOT_FOUND: u8 = 3;
+/// The index could not be reached or answered with an error (after retries), or `--offline`
+/// was given and the answer is not cached.
+pub const NETWORK: u8 = 4;
+/// A file from the index is corrupt, refused by the size limits, or fails its hash.
+pub const BAD_ARCHIVE: u8 = 5;
+
+/// Something the user asked for does not exist.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct NotFound(pub String);
 
 /// Prints the error chain (if any) and turns the result into an exit code.
 pub fn report(result: anyhow::Result<()>, _global: &GlobalArgs) -> ExitCode {
     match result {
         Ok(()) => ExitCode::from(OK),
+        // `nbenv ... | head` closing the pipe early is not a failure.
+        Err(err) if is_broken_pipe(&err) => ExitCode::from(OK),
         Err(err) => {
             eprintln!("error: {err}");
             for cause in err.chain().skip(1) {
@@ -24,7 +40,30 @@ pub fn report(result: anyhow::Result<()>, _global: &GlobalArgs) -> ExitCode {
     }
 }
 
+fn is_broken_pipe(err: &anyhow::Error) -> bool {
+    err.chain().any(|c| {
+        c.downcast_ref::<std::io::Error>()
+            .is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
+    })
+}
+
 /// The most specific code that any error in the chain maps to.
-fn code_for(_err: &anyhow::Error) -> u8 {
+fn code_for(err: &anyhow::Error) -> u8 {
+    for cause in err.chain() {
+        if cause.is::<NotFound>() {
+            return NOT_FOUND;
+        }
+        if let Some(e) = cause.downcast_ref::<PypiError>() {
+            if e.is_not_found() {
+                return NOT_FOUND;
+            }
+            if e.is_network() {
+                return NETWORK;
+            }
+            if e.is_bad_archive() {
+                return BAD_ARCHIVE;
+            }
+        }
+    }
     FAILURE
 }

@@ -1,4 +1,6 @@
 //! The command-line edge: argument definitions, one module per subcommand, exit codes.
 
 pub mod args;
+pub mod context;
 pub mod exit;
+pub mod index;

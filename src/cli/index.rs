@@ -1,0 +1,366 @@
+//! `nbenv index`: look at what a package index says about a project.
+
+use std::io::Write;
+use std::str::FromStr;
+
+use anyhow::{Context, Result};
+use clap::{Args, Subcommand};
+use nbenv::names::DistName;
+use nbenv::pypi::{FileKind, IndexClient, ProjectPage, Release, Version};
+use rayon::prelude::*;
+use serde_json::json;
+
+use super::args::{Format, GlobalArgs};
+use super::context;
+use super::exit::NotFound;
+
+#[derive(Debug, Args)]
+pub struct IndexArgs {
+    #[command(subcommand)]
+    pub command: IndexCommand,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum IndexCommand {
+    /// Versions with upload dates, wheel/sdist, requires-python and yanked state.
+    Releases {
+        /// One or more projects; several are fetched in parallel.
+        #[arg(required = true, value_name = "NAME")]
+        names: Vec<DistName>,
+        #[arg(long, value_enum, default_value_t)]
+        format: Format,
+    },
+    /// The files of one release, with their tags, sizes and hashes.
+    Files {
+        #[arg(value_name = "NAME==VERSION")]
+        spec: ReleaseSpec,
+        #[arg(long, value_enum, default_value_t)]
+        format: Format,
+    },
+    /// The core metadata of one release (Requires-Dist, Requires-Python, extras).
+    Metadata {
+        #[arg(value_name = "NAME==VERSION")]
+        spec: ReleaseSpec,
+        #[arg(long, value_enum, default_value_t)]
+        format: Format,
+    },
+}
+
+/// `NAME==VERSION` on the command line.
+#[derive(Debug, Clone)]
+pub struct ReleaseSpec {
+    pub name: DistName,
+    pub version: Version,
+}
+
+impl FromStr for ReleaseSpec {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        let (name, version) = s
+            .split_once("==")
+            .ok_or_else(|| format!("`{s}` is not NAME==VERSION"))?;
+        Ok(Self {
+            name: DistName::new(name.trim()).map_err(|e| e.to_string())?,
+            version: Version::from_str(version.trim())
+                .map_err(|e| format!("`{version}` is not a PEP 440 version: {e}"))?,
+        })
+    }
+}
+
+pub fn run(global: &GlobalArgs, args: &IndexArgs) -> Result<()> {
+    let client = context::index_client(global)?;
+    match &args.command {
+        IndexCommand::Releases { names, format } => releases(&client, names, *format),
+        IndexCommand::Files { spec, format } => files(&client, spec, *format),
+        IndexCommand::Metadata { spec, format } => metadata(&client, spec, *format),
+    }
+}
+
+fn fetch(client: &IndexClient, name: &DistName) -> Result<ProjectPage> {
+    client
+        .project(name)
+        .with_context(|| format!("listing `{name}` on {}", client.index_url()))
+}
+
+fn releases(client: &IndexClient, names: &[DistName], format: Format) -> Result<()> {
+    let pages: Vec<Result<ProjectPage>> = names.par_iter().map(|n| fetch(client, n)).collect();
+    let mut out = std::io::stdout().lock();
+    let mut json_pages = Vec::new();
+    let mut first_error = None;
+    for (i, page) in pages.into_iter().enumerate() {
+        let page = match page {
+            Ok(p) => p,
+            Err(e) if names.len() > 1 => {
+                eprintln!("error: {e:#}");
+                first_error.get_or_insert(e);
+                continue;
+            }
+            Err(e) => return Err(e),
+        };
+        match format {
+            Format::Json => json_pages.push(releases_json(&page)),
+            Format::Text => {
+                if i > 0 {
+                    writeln!(out)?;
+                }
+                write_releases_text(&mut out, &page)?;
+            }
+        }
+    }
+    if format == Format::Json {
+        serde_json::to_writer_pretty(&mut out, &json_pages)?;
+        writeln!(out)?;
+    }
+    match first_error {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
+}
+
+fn release_json(r: &Release<'_>) -> serde_json::Value {
+    let yanked_reason = r
+        .is_yanked()
+        .then(|| r.files.iter().find_map(|f| f.yanked.clone()))
+        .flatten();
+    json!({
+        "version": r.version,
+        "upload_time": r.upload_time(),
+        "wheels": r.files.iter().filter(|f| f.is_wheel()).count(),
+        "sdist": r.has_sdist(),
+        "requires_python": r.requires_python(),
+        "yanked": r.is_yanked(),
+        "yanked_reason": yanked_reason,
+    })
+}
+
+fn releases_json(page: &ProjectPage) -> serde_json::Value {
+    json!({
+        "name": page.name,
+        "url": page.url,
+        "format": page.format,
+        "releases": page.releases().iter().map(release_json).collect::<Vec<_>>(),
+        "skipped": page.skipped,
+    })
+}
+
+fn write_releases_text(out: &mut impl Write, page: &ProjectPage) -> Result<()> {
+    let releases = page.releases();
+    writeln!(
+        out,
+        "{} ({} releases, {})",
+        page.name,
+        releases.len(),
+        page.url
+    )?;
+    let rows: Vec<[String; 5]> = releases
+        .iter()
+        .map(|r| {
+            let wheels = r.files.iter().filter(|f| f.is_wheel()).count();
+            let kinds = match (wheels, r.has_sdist()) {
+                (0, true) => "sdist".to_string(),
+                (n, false) => format!("{n} wheel{}", plural(n)),
+                (n, true) => format!("{n} wheel{} + sdist", plural(n)),
+            };
+            [
+                r.version.to_string(),
+                r.upload_time()
+                    .map_or("-", |t| t.get(..10).unwrap_or(t))
+                    .to_string(),
+                kinds,
+                r.requires_python().unwrap_or("-").to_string(),
+                if r.is_yanked() { "yanked" } else { "" }.to_string(),
+            ]
+        })
+        .collect();
+    write_table(
+        out,
+        &["VERSION", "UPLOADED", "FILES", "REQUIRES-PYTHON", ""],
+        &rows,
+    )?;
+    let invalid: Vec<_> = page
+        .skipped
+        .iter()
+        .filter(|s| s.reason != "not a wheel or sdist")
+        .collect();
+    if !invalid.is_empty() {
+        writeln!(
+            out,
+            "skipped {} file(s) that nbenv cannot use:",
+            invalid.len()
+        )?;
+        for s in invalid {
+            writeln!(out, "  {}: {}", s.filename, s.reason)?;
+        }
+    }
+    Ok(())
+}
+
+fn plural(n: usize) -> &'static str {
+    if n == 1 {
+        ""
+    } else {
+        "s"
+    }
+}
+
+/// Left-aligned columns, two spaces apart, trailing blanks trimmed.
+pub fn write_table<const N: usize>(
+    out: &mut impl Write,
+    header: &[&str; N],
+    rows: &[[String; N]],
+) -> Result<()> {
+    let mut widths = header.map(str::len);
+    for row in rows {
+        for (w, cell) in widths.iter_mut().zip(row) {
+            *w = (*w).max(cell.chars().count());
+        }
+    }
+    let mut line = |cells: &mut dyn Iterator<Item = &str>| -> Result<()> {
+        let mut text = String::new();
+        for (cell, w) in cells.zip(widths) {
+            text.push_str(&format!("{cell:<w$}  "));
+        }
+        writeln!(out, "{}", text.trim_end())?;
+        Ok(())
+    };
+    line(&mut header.iter().copied())?;
+    for row in rows {
+        line(&mut row.iter().map(String::as_str))?;
+    }
+    Ok(())
+}
+
+fn find_release<'p>(page: &'p ProjectPage, spec: &ReleaseSpec) -> Result<Release<'p>> {
+    page.release(&spec.version).ok_or_else(|| {
+        let recent: Vec<String> = page
+            .releases()
+            .iter()
+            .rev()
+            .take(5)
+            .map(|r| r.version.to_string())
+            .collect();
+        NotFound(format!(
+            "`{}` has no release {} on {} (latest: {})",
+            spec.name,
+            spec.version,
+            page.url,
+            if recent.is_empty() {
+                "none".to_string()
+            } else {
+                recent.join(", ")
+            }
+        ))
+        .into()
+    })
+}
+
+fn files(client: &IndexClient, spec: &ReleaseSpec, format: Format) -> Result<()> {
+    let page = fetch(client, &spec.name)?;
+    let release = find_release(&page, spec)?;
+    let mut out = std::io::stdout().lock();
+    if format == Format::Json {
+        serde_json::to_writer_pretty(&mut out, &release.files)?;
+        writeln!(out)?;
+        return Ok(());
+    }
+    let rows: Vec<[String; 5]> = release
+        .files
+        .iter()
+        .map(|f| {
+            let kind = match &f.kind {
+                FileKind::Wheel { tags, .. } => tags.to_string(),
+                FileKind::Sdist { .. } => "sdist".to_string(),
+            };
+            [
+                f.filename.clone(),
+                kind,
+                f.size.map_or("-".into(), human_size),
+                f.upload_time
+                    .as_deref()
+                    .map_or("-", |t| t.get(..10).unwrap_or(t))
+                    .to_string(),
+                match &f.yanked {
+                    Some(r) if !r.is_empty() => format!("yanked: {r}"),
+                    Some(_) => "yanked".into(),
+                    None => String::new(),
+                },
+            ]
+        })
+        .collect();
+    write_table(&mut out, &["FILE", "TAGS", "SIZE", "UPLOADED", ""], &rows)?;
+    Ok(())
+}
+
+pub fn human_size(bytes: u64) -> String {
+    const UNITS: [&str; 4] = ["B", "KiB", "MiB", "GiB"];
+    let mut value = bytes as f64;
+    let mut unit = 0;
+    while value >= 1024.0 && unit < UNITS.len() - 1 {
+        value /= 1024.0;
+        unit += 1;
+    }
+    if unit == 0 {
+        format!("{bytes} B")
+    } else {
+        format!("{value:.1} {}", UNITS[unit])
+    }
+}
+
+fn metadata(client: &IndexClient, spec: &ReleaseSpec, format: Format) -> Result<()> {
+    let page = fetch(client, &spec.name)?;
+    let release = find_release(&page, spec)?;
+    let file = release
+        .preferred_file()
+        .expect("a release has at least one file");
+    let (meta, source) = client
+        .core_metadata(file)
+        .with_context(|| format!("reading the core metadata of {}", file.filename))?;
+    let mut out = std::io::stdout().lock();
+    if format == Format::Json {
+        let value = json!({
+            "file": file.filename,
+            "source": source,
+            "metadata": meta,
+        });
+        serde_json::to_writer_pretty(&mut out, &value)?;
+        writeln!(out)?;
+        return Ok(());
+    }
+    writeln!(out, "Name:            {}", meta.name)?;
+    writeln!(out, "Version:         {}", meta.version)?;
+    if let Some(v) = &meta.metadata_version {
+        writeln!(out, "Metadata-Version: {v}")?;
+    }
+    if let Some(s) = &meta.summary {
+        writeln!(
+            out,
+            "Summary:         {}",
+            s.lines().next().unwrap_or_default()
+        )?;
+    }
+    writeln!(
+        out,
+        "Requires-Python: {}",
+        meta.requires_python.as_deref().unwrap_or("-")
+    )?;
+    if meta.provides_extra.is_empty() {
+        writeln!(out, "Provides-Extra:  -")?;
+    } else {
+        writeln!(out, "Provides-Extra:  {}", meta.provides_extra.join(", "))?;
+    }
+    if meta.requires_dist.is_empty() {
+        writeln!(out, "Requires-Dist:   -")?;
+    } else {
+        writeln!(out, "Requires-Dist:")?;
+        for r in &meta.requires_dist {
+            writeln!(out, "  {r}")?;
+        }
+    }
+    let source = match source {
+        nbenv::pypi::MetadataSource::Pep658 => "the index's PEP 658 metadata file",
+        nbenv::pypi::MetadataSource::Wheel => "METADATA inside the wheel",
+        nbenv::pypi::MetadataSource::Sdist => "PKG-INFO inside the sdist",
+    };
+    writeln!(out, "(from {source} of {})", file.filename)?;
+    Ok(())
+}

@@ -1,0 +1,164 @@
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use super::error::PypiError;
+
+/// The on-disk HTTP cache.
+///
+/// Three kinds of entries, each written atomically (temp file + rename), so a crash or a
+/// concurrent nbenv never leaves a half-written entry behind:
+/// - index pages, revalidated with ETag / Last-Modified after a TTL;
+/// - whole immutable files (wheels, sdists, `.metadata`), keyed by their sha256;
+/// - byte ranges of remote wheels, keyed like whole files, so that a second run reading the
+///   same members needs no network at all.
+#[derive(Debug, Clone)]
+pub struct Cache {
+    root: PathBuf,
+}
+
+/// A cached index page with what is needed to revalidate it.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct CachedPage {
+    pub final_url: String,
+    pub content_type: Option<String>,
+    pub etag: Option<String>,
+    pub last_modified: Option<String>,
+    /// Seconds since the Unix epoch when the page was last fetched or revalidated.
+    pub fetched_at: u64,
+    #[serde(skip)]
+    pub body: Vec<u8>,
+}
+
+const PAGE_MAGIC: &[u8] = b"nbenv-page-v1\n";
+
+pub fn hex_sha256(bytes: &[u8]) -> String {
+    let digest = Sha256::digest(bytes);
+    let mut out = String::with_capacity(64);
+    for b in digest {
+        out.push_str(&format!("{b:02x}"));
+    }
+    out
+}
+
+pub fn now_secs() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
+}
+
+impl Cache {
+    pub fn new(root: impl Into<PathBuf>) -> Self {
+        Self { root: root.into() }
+    }
+
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    fn sharded(&self, kind: &str, key: &str) -> PathBuf {
+        let shard = key.get(..2).unwrap_or("00");
+        self.root.join("v1").join(kind).join(shard).join(key)
+    }
+
+    fn page_path(&self, url: &str, accept: &str) -> PathBuf {
+        let key = hex_sha256(format!("{accept}\n{url}").as_bytes());
+        self.sharded("pages", &key)
+    }
+
+    pub fn get_page(&self, url: &str, accept: &str) -> Option<CachedPage> {
+        let bytes = std::fs::read(self.page_path(url, accept)).ok()?;
+        let rest = bytes.strip_prefix(PAGE_MAGIC)?;
+        let newline = rest.iter().position(|&b| b == b'\n')?;
+        let mut page: CachedPage = serde_json::from_slice(&rest[..newline]).ok()?;
+        page.body = rest[newline + 1..].to_vec();
+        Some(page)
+    }
+
+    pub fn put_page(&self, url: &str, accept: &str, page: &CachedPage) -> Result<(), PypiError> {
+        let header = serde_json::to_vec(page).expect("page header serializes");
+        let mut bytes = Vec::with_capacity(PAGE_MAGIC.len() + header.len() + 1 + page.body.len());
+        bytes.extend_from_slice(PAGE_MAGIC);
+        bytes.extend_from_slice(&header);
+        bytes.push(b'\n');
+        bytes.extend_from_slice(&page.body);
+        write_atomic(&self.page_path(url, accept), &bytes)
+    }
+
+    /// An immutable blob (`kind` is `files` or `metadata`).
+    pub fn get_blob(&self, kind: &str, key: &str) -> Option<Vec<u8>> {
+        std::fs::read(self.sharded(kind, key)).ok()
+    }
+
+    pub fn blob_path(&self, kind: &str, key: &str) -> Option<PathBuf> {
+        let path = self.sharded(kind, key);
+        path.is_file().then_some(path)
+    }
+
+    pub fn put_blob(&self, kind: &str, key: &str, bytes: &[u8]) -> Result<(), PypiError> {
+        write_atomic(&self.sharded(kind, key), bytes)
+    }
+
+    /// Every cached byte range of the file `key`, as (offset, bytes).
+    pub fn get_ranges(&self, key: &str) -> Vec<(u64, Vec<u8>)> {
+        let dir = self.sharded("ranges", key);
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            return Vec::new();
+        };
+        let mut out = Vec::new();
+        for entry in entries.flatten() {
+            let name = entry.file_name();
+            let Some((start, len)) = name.to_str().and_then(|n| n.split_once('-')) else {
+                continue;
+            };
+            let (Ok(start), Ok(len)) = (start.parse::<u64>(), len.parse::<usize>()) else {
+                continue;
+            };
+            match std::fs::read(entry.path()) {
+                Ok(bytes) if bytes.len() == len => out.push((start, bytes)),
+                // A truncated entry cannot come from write_atomic; drop anything odd.
+                _ => {
+                    let _ = std::fs::remove_file(entry.path());
+                }
+            }
+        }
+        out.sort_by_key(|(start, _)| *start);
+        out
+    }
+
+    pub fn put_range(&self, key: &str, start: u64, bytes: &[u8]) -> Result<(), PypiError> {
+        let path = self
+            .sharded("ranges", key)
+            .join(format!("{start}-{}", bytes.len()));
+        write_atomic(&path, bytes)
+    }
+}
+
+/// Writes `bytes` to `path` through a temporary file in the same directory and a rename.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), PypiError> {
+    let cache_err = |source| PypiError::Cache {
+        path: path.to_path_buf(),
+        source,
+    };
+    let dir = path.parent().expect("cache paths have a parent");
+    std::fs::create_dir_all(dir).map_err(cache_err)?;
+    let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(cache_err)?;
+    tmp.write_all(bytes).map_err(cache_err)?;
+    tmp.persist(path).map_err(|e| cache_err(e.error))?;
+    Ok(())
+}
+
+impl Cache {
+    /// The length of a remote file whose size the index did not give, learnt from a range answer.
+    pub fn get_len(&self, key: &str) -> Option<u64> {
+        let path = self.sharded("lengths", key);
+        std::fs::read_to_string(path).ok()?.trim().parse().ok()
+    }
+
+    pub fn put_len(&self, key: &str, len: u64) -> Result<(), PypiError> {
+        write_atomic(&self.sharded("lengths", key), len.to_string().as_bytes())
+    }
+}

@@ -1,0 +1,374 @@
+use std::path::PathBuf;
+use std::time::Duration;
+
+use reqwest::header::{HeaderName, HeaderValue, ACCEPT, IF_MODIFIED_SINCE, IF_NONE_MATCH};
+use reqwest::Url;
+
+use super::archive::{ArchiveContents, ArchiveLimits, ReadMethod, Transfer};
+use super::byte_source::ByteSource;
+use super::cache::{hex_sha256, now_secs, Cache, CachedPage};
+use super::dist_file::{DistFile, MetadataHint};
+use super::error::PypiError;
+use super::filename::FileKind;
+use super::http::{Budget, EventSink, HttpClient, HttpConfig, HttpEvent};
+use super::metadata::{CoreMetadata, MetadataSource};
+use super::project::{PageFormat, ProjectPage};
+use super::remote_file::RemoteFile;
+use super::sdist::read_sdist;
+use super::zip_reader::read_zip;
+use super::{simple_html, simple_json, simple_page};
+use crate::names::DistName;
+
+/// PEP 691 JSON first; PEP 503 HTML for indexes that only speak that.
+const ACCEPT_SIMPLE: &str = "application/vnd.pypi.simple.v1+json, application/vnd.pypi.simple.v1+html;q=0.2, text/html;q=0.01";
+
+pub const PYPI_SIMPLE: &str = "https://pypi.org/simple/";
+
+/// Everything that configures an [`IndexClient`].
+#[derive(Debug, Clone)]
+pub struct IndexConfig {
+    /// The simple API root, e.g. `https://pypi.org/simple/`.
+    pub index_url: String,
+    pub cache_dir: PathBuf,
+    /// Serve only from the cache.
+    pub offline: bool,
+    /// How long an index page is used without asking the index whether it changed.
+    pub page_ttl: Duration,
+    pub http: HttpConfig,
+    pub limits: ArchiveLimits,
+    /// Ranges closer than this many bytes are fetched in one request.
+    pub merge_gap: u64,
+}
+
+impl IndexConfig {
+    pub fn new(index_url: impl Into<String>, cache_dir: impl Into<PathBuf>) -> Self {
+        Self {
+            index_url: index_url.into(),
+            cache_dir: cache_dir.into(),
+            offline: false,
+            page_ttl: Duration::from_secs(600),
+            http: HttpConfig::default(),
+            limits: ArchiveLimits::default(),
+            merge_gap: 64 << 10,
+        }
+    }
+}
+
+/// A client for one package index: project pages, core metadata, archive members.
+pub struct IndexClient {
+    index: Url,
+    cache: Cache,
+    http: HttpClient,
+    offline: bool,
+    page_ttl: Duration,
+    limits: ArchiveLimits,
+    merge_gap: u64,
+}
+
+impl IndexClient {
+    pub fn new(config: IndexConfig, events: Option<EventSink>) -> Result<Self, PypiError> {
+        let mut raw = config.index_url.trim().to_string();
+        if !raw.ends_with('/') {
+            raw.push('/');
+        }
+        let index = Url::parse(&raw).map_err(|e| PypiError::BadIndexUrl {
+            url: config.index_url.clone(),
+            message: e.to_string(),
+        })?;
+        if !matches!(index.scheme(), "http" | "https") {
+            return Err(PypiError::BadIndexUrl {
+                url: config.index_url,
+                message: "only http and https indexes are supported".into(),
+            });
+        }
+        Ok(Self {
+            index,
+            cache: Cache::new(config.cache_dir),
+            http: HttpClient::new(config.http, events)?,
+            offline: config.offline,
+            page_ttl: config.page_ttl,
+            limits: config.limits,
+            merge_gap: config.merge_gap,
+        })
+    }
+
+    pub fn index_url(&self) -> &Url {
+        &self.index
+    }
+
+    pub fn http(&self) -> &HttpClient {
+        &self.http
+    }
+
+    pub fn cache(&self) -> &Cache {
+        &self.cache
+    }
+
+    /// The project's page: every file with its version, hashes, size, upload time, yanked
+    /// state and requires-python.
+    pub fn project(&self, name: &DistName) -> Result<ProjectPage, PypiError> {
+        let url = self
+            .index
+            .join(&format!("{name}/"))
+            .map_err(|e| PypiError::BadIndexUrl {
+                url: self.index.to_string(),
+                message: e.to_string(),
+            })?;
+        let page = self.fetch_page(&url, name)?;
+        let final_url = Url::parse(&page.final_url).unwrap_or(url.clone());
+        let is_json = page
+            .content_type
+            .as_deref()
+            .is_some_and(|c| c.contains("json"));
+        let bad_page = |message: String| PypiError::BadPage {
+            url: final_url.to_string(),
+            message,
+        };
+        let (format, raw, base) = if is_json {
+            let raw = simple_json::parse(&page.body).map_err(bad_page)?;
+            (PageFormat::Json, raw, None)
+        } else {
+            let (raw, base) = simple_html::parse(&page.body);
+            (PageFormat::Html, raw, base)
+        };
+        let base = match base {
+            Some(b) => final_url.join(&b).map_err(|e| bad_page(e.to_string()))?,
+            None => final_url.clone(),
+        };
+        simple_page::build_page(name, &base, format, raw).map_err(bad_page)
+    }
+
+    fn fetch_page(&self, url: &Url, name: &DistName) -> Result<CachedPage, PypiError> {
+        let key = url.as_str();
+        let cached = self.cache.get_page(key, ACCEPT_SIMPLE);
+        if let Some(page) = &cached {
+            let fresh = now_secs().saturating_sub(page.fetched_at) < self.page_ttl.as_secs();
+            if self.offline || fresh {
+                self.http.emit(HttpEvent::CacheHit { url: key });
+                return Ok(page.clone());
+            }
+        }
+        if self.offline {
+            return Err(PypiError::Offline {
+                url: url.to_string(),
+            });
+        }
+        let mut headers: Vec<(HeaderName, HeaderValue)> =
+            vec![(ACCEPT, HeaderValue::from_static(ACCEPT_SIMPLE))];
+        if let Some(page) = &cached {
+            if let Some(v) = page
+                .etag
+                .as_deref()
+                .and_then(|v| HeaderValue::from_str(v).ok())
+            {
+                headers.push((IF_NONE_MATCH, v));
+            }
+            if let Some(v) = page
+                .last_modified
+                .as_deref()
+                .and_then(|v| HeaderValue::from_str(v).ok())
+            {
+                headers.push((IF_MODIFIED_SINCE, v));
+            }
+        }
+        let response = self.http.get(url, &headers, Budget::Page)?;
+        match response.status {
+            304 if cached.is_some() => {
+                let mut page = cached.expect("checked above");
+                page.fetched_at = now_secs();
+                let _ = self.cache.put_page(key, ACCEPT_SIMPLE, &page);
+                self.http.emit(HttpEvent::NotModified { url: key });
+                Ok(page)
+            }
+            200 => {
+                let page = CachedPage {
+                    final_url: response.final_url.to_string(),
+                    content_type: response.header("content-type").map(str::to_string),
+                    etag: response.header("etag").map(str::to_string),
+                    last_modified: response.header("last-modified").map(str::to_string),
+                    fetched_at: now_secs(),
+                    body: response.body,
+                };
+                // A page that fails to cache is still good to use.
+                let _ = self.cache.put_page(key, ACCEPT_SIMPLE, &page);
+                Ok(page)
+            }
+            404 | 410 => Err(PypiError::ProjectNotFound {
+                name: name.to_string(),
+                url: url.to_string(),
+            }),
+            status => Err(PypiError::Status {
+                url: url.to_string(),
+                status,
+                detail: None,
+            }),
+        }
+    }
+
+    /// Lists `file` and reads the members `select` picks: wheels by HTTP Range (central
+    /// directory, then only those members), sdists whole.
+    pub fn read_archive(
+        &self,
+        file: &DistFile,
+        select: &dyn Fn(&str) -> bool,
+    ) -> Result<ArchiveContents, PypiError> {
+        match &file.kind {
+            FileKind::Wheel { .. } => {
+                let mut remote =
+                    RemoteFile::open(&self.http, &self.cache, file, self.offline, self.merge_gap)?;
+                let (entries, members) = read_zip(&mut remote, select, &self.limits)?;
+                let mut transfer = remote.transfer;
+                transfer.archive_size = remote.len();
+                Ok(ArchiveContents {
+                    entries,
+                    members,
+                    transfer,
+                })
+            }
+            FileKind::Sdist { format } => {
+                let (bytes, transfer) = self.download(file)?;
+                let (entries, members) =
+                    read_sdist(&bytes, *format, &file.filename, select, &self.limits)?;
+                Ok(ArchiveContents {
+                    entries,
+                    members,
+                    transfer,
+                })
+            }
+        }
+    }
+
+    /// The whole file, from the cache or the index, checked against its sha256.
+    pub fn download(&self, file: &DistFile) -> Result<(Vec<u8>, Transfer), PypiError> {
+        let key = file.cache_key();
+        let mut transfer = Transfer {
+            method: Some(ReadMethod::Full),
+            ..Transfer::default()
+        };
+        if let Some(bytes) = self.cache.get_blob("files", &key) {
+            self.http.emit(HttpEvent::CacheHit { url: &file.url });
+            transfer.archive_size = bytes.len() as u64;
+            return Ok((bytes, transfer));
+        }
+        if self.offline {
+            return Err(PypiError::Offline {
+                url: file.url.clone(),
+            });
+        }
+        let url = Url::parse(&file.url).map_err(|e| PypiError::BadPage {
+            url: file.url.clone(),
+            message: e.to_string(),
+        })?;
+        let response = self.http.get(&url, &[], Budget::File)?;
+        transfer.requests = 1;
+        transfer.bytes_fetched = response.body.len() as u64;
+        if response.status != 200 {
+            return Err(PypiError::Status {
+                url: file.url.clone(),
+                status: response.status,
+                detail: None,
+            });
+        }
+        if let Some(expected) = file.sha256() {
+            let actual = hex_sha256(&response.body);
+            if actual != expected {
+                return Err(PypiError::HashMismatch {
+                    file: file.url.clone(),
+                    expected: expected.to_string(),
+                    actual,
+                });
+            }
+        }
+        let _ = self.cache.put_blob("files", &key, &response.body);
+        transfer.archive_size = response.body.len() as u64;
+        Ok((response.body, transfer))
+    }
+
+    /// The file's core metadata: the PEP 658 file if the index serves one, else METADATA from
+    /// the wheel (by range), else PKG-INFO from the sdist.
+    pub fn core_metadata(
+        &self,
+        file: &DistFile,
+    ) -> Result<(CoreMetadata, MetadataSource), PypiError> {
+        let bad = |message: String| PypiError::NoMetadata {
+            file: file.filename.clone(),
+            message,
+        };
+        match &file.kind {
+            FileKind::Wheel { .. } => {
+                if file.core_metadata != MetadataHint::Absent {
+                    if let Some(bytes) = self.pep658_metadata(file)? {
+                        let meta = CoreMetadata::parse(&bytes).map_err(bad)?;
+                        return Ok((meta, MetadataSource::Pep658));
+                    }
+                }
+                let is_metadata = |name: &str| {
+                    name.strip_suffix(".dist-info/METADATA")
+                        .is_some_and(|dir| !dir.contains('/'))
+                };
+                let contents = self.read_archive(file, &is_metadata)?;
+                let member = contents
+                    .members
+                    .first()
+                    .ok_or_else(|| bad("the wheel has no .dist-info/METADATA".into()))?;
+                let meta = CoreMetadata::parse(&member.data).map_err(bad)?;
+                Ok((meta, MetadataSource::Wheel))
+            }
+            FileKind::Sdist { .. } => {
+                let is_pkg_info = |name: &str| {
+                    name == "PKG-INFO"
+                        || name
+                            .strip_suffix("/PKG-INFO")
+                            .is_some_and(|dir| !dir.contains('/'))
+                };
+                let contents = self.read_archive(file, &is_pkg_info)?;
+                let member = contents
+                    .members
+                    .iter()
+                    .min_by_key(|m| m.name.len())
+                    .ok_or_else(|| bad("the sdist has no PKG-INFO".into()))?;
+                let meta = CoreMetadata::parse(&member.data).map_err(bad)?;
+                Ok((meta, MetadataSource::Sdist))
+            }
+        }
+    }
+
+    /// The PEP 658 file, or `None` when the index has none for this file (or, offline, when
+    /// it is not cached: the wheel's own METADATA may still be).
+    fn pep658_metadata(&self, file: &DistFile) -> Result<Option<Vec<u8>>, PypiError> {
+        let key = format!("{}.metadata", file.cache_key());
+        if let Some(bytes) = self.cache.get_blob("metadata", &key) {
+            return Ok(Some(bytes));
+        }
+        if self.offline {
+            return Ok(None);
+        }
+        let Ok(url) = Url::parse(&format!("{}.metadata", file.url)) else {
+            return Ok(None);
+        };
+        let response = match self.http.get(&url, &[], Budget::Page) {
+            Ok(r) => r,
+            // The wheel itself is the fallback; a flaky .metadata endpoint should not fail us.
+            Err(PypiError::Status { .. }) => return Ok(None),
+            Err(e) => return Err(e),
+        };
+        if response.status != 200 {
+            return Ok(None);
+        }
+        if let MetadataHint::Available {
+            sha256: Some(expected),
+        } = &file.core_metadata
+        {
+            let actual = hex_sha256(&response.body);
+            if &actual != expected {
+                return Err(PypiError::HashMismatch {
+                    file: url.to_string(),
+                    expected: expected.clone(),
+                    actual,
+                });
+            }
+        }
+        let _ = self.cache.put_blob("metadata", &key, &response.body);
+        Ok(Some(response.body))
+    }
+}

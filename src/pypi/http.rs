@@ -1,0 +1,281 @@
+use std::io::Read;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Once};
+use std::time::Duration;
+
+use reqwest::header::{HeaderMap, HeaderName, HeaderValue, RETRY_AFTER};
+use reqwest::Url;
+
+use super::error::PypiError;
+use super::limiter::Limiter;
+use super::retry::RetryPolicy;
+
+/// Settings of the HTTP layer.
+#[derive(Debug, Clone)]
+pub struct HttpConfig {
+    pub retry: RetryPolicy,
+    pub max_concurrency: usize,
+    pub connect_timeout: Duration,
+    /// Whole-request limit for index pages and `.metadata` files.
+    pub page_timeout: Duration,
+    /// Whole-request limit for archive downloads and ranges.
+    pub file_timeout: Duration,
+    /// Largest body accepted for any one response.
+    pub max_body: u64,
+}
+
+impl Default for HttpConfig {
+    fn default() -> Self {
+        Self {
+            retry: RetryPolicy::default(),
+            max_concurrency: 8,
+            connect_timeout: Duration::from_secs(15),
+            page_timeout: Duration::from_secs(60),
+            file_timeout: Duration::from_secs(900),
+            max_body: 1 << 30,
+        }
+    }
+}
+
+/// Something worth telling a user who asked for `--verbose`.
+#[derive(Debug)]
+pub enum HttpEvent<'a> {
+    Request {
+        url: &'a Url,
+        range: Option<&'a str>,
+    },
+    Retry {
+        url: &'a Url,
+        attempt: u32,
+        delay: Duration,
+        cause: &'a str,
+    },
+    CacheHit {
+        url: &'a str,
+    },
+    NotModified {
+        url: &'a str,
+    },
+}
+
+pub type EventSink = Arc<dyn Fn(&HttpEvent<'_>) + Send + Sync>;
+
+/// A response whose body has been read in full.
+#[derive(Debug)]
+pub struct Response {
+    pub status: u16,
+    pub final_url: Url,
+    pub headers: HeaderMap,
+    pub body: Vec<u8>,
+}
+
+impl Response {
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers.get(name).and_then(|v| v.to_str().ok())
+    }
+}
+
+/// Which request timeout applies.
+#[derive(Debug, Clone, Copy)]
+pub enum Budget {
+    Page,
+    File,
+}
+
+/// Blocking HTTP with retries, a concurrency bound and transfer accounting.
+pub struct HttpClient {
+    client: reqwest::blocking::Client,
+    config: HttpConfig,
+    limiter: Limiter,
+    events: Option<EventSink>,
+    bytes_received: AtomicU64,
+    requests: AtomicU64,
+}
+
+static INSTALL_PROVIDER: Once = Once::new();
+
+impl HttpClient {
+    pub fn new(config: HttpConfig, events: Option<EventSink>) -> Result<Self, PypiError> {
+        // reqwest is built without a default crypto provider; ring is the one we ship. The
+        // platform verifier then trusts the system CA bundle (and SSL_CERT_FILE), which a
+        // built-in webpki root list would not: proxies with their own CA need that.
+        INSTALL_PROVIDER.call_once(|| {
+            let _ = rustls::crypto::ring::default_provider().install_default();
+        });
+        let client = reqwest::blocking::Client::builder()
+            .user_agent(concat!("nbenv/", env!("CARGO_PKG_VERSION")))
+            .connect_timeout(config.connect_timeout)
+            .timeout(None)
+            .build()
+            .map_err(|e| PypiError::Client(error_chain(&e)))?;
+        Ok(Self {
+            client,
+            limiter: Limiter::new(config.max_concurrency),
+            config,
+            events,
+            bytes_received: AtomicU64::new(0),
+            requests: AtomicU64::new(0),
+        })
+    }
+
+    pub fn emit(&self, event: HttpEvent<'_>) {
+        if let Some(sink) = &self.events {
+            sink(&event);
+        }
+    }
+
+    /// Bytes of response bodies received so far (after decompression), for benchmarks.
+    pub fn bytes_received(&self) -> u64 {
+        self.bytes_received.load(Ordering::Relaxed)
+    }
+
+    pub fn requests_sent(&self) -> u64 {
+        self.requests.load(Ordering::Relaxed)
+    }
+
+    /// GETs `url`, retrying transient failures. Any final status is returned, not turned into
+    /// an error, except retryable ones that persisted: the caller knows what a 404 means.
+    pub fn get(
+        &self,
+        url: &Url,
+        headers: &[(HeaderName, HeaderValue)],
+        budget: Budget,
+    ) -> Result<Response, PypiError> {
+        let timeout = match budget {
+            Budget::Page => self.config.page_timeout,
+            Budget::File => self.config.file_timeout,
+        };
+        let range = headers
+            .iter()
+            .find(|(k, _)| k == reqwest::header::RANGE)
+            .and_then(|(_, v)| v.to_str().ok());
+        let mut attempt = 0;
+        loop {
+            self.emit(HttpEvent::Request { url, range });
+            let outcome = {
+                let _permit = self.limiter.acquire();
+                self.requests.fetch_add(1, Ordering::Relaxed);
+                self.attempt(url, headers, timeout)
+            };
+            let (cause, retry_after) = match outcome {
+                Ok(response) if RetryPolicy::is_retryable_status(response.status) => {
+                    let retry_after = response
+                        .header(RETRY_AFTER.as_str())
+                        .and_then(|v| v.trim().parse::<u64>().ok())
+                        .map(Duration::from_secs);
+                    if attempt >= self.config.retry.retries {
+                        return Err(PypiError::Status {
+                            url: url.to_string(),
+                            status: response.status,
+                            detail: Some(format!("after {} attempt(s)", attempt + 1)),
+                        });
+                    }
+                    (format!("HTTP {}", response.status), retry_after)
+                }
+                Ok(response) => return Ok(response),
+                Err(Attempt::Fatal(err)) => return Err(err),
+                Err(Attempt::Transient(cause)) => {
+                    if attempt >= self.config.retry.retries {
+                        return Err(PypiError::Network {
+                            url: url.to_string(),
+                            attempts: attempt + 1,
+                            cause,
+                        });
+                    }
+                    (cause, None)
+                }
+            };
+            attempt += 1;
+            let delay = self.config.retry.delay(attempt, retry_after);
+            self.emit(HttpEvent::Retry {
+                url,
+                attempt,
+                delay,
+                cause: &cause,
+            });
+            std::thread::sleep(delay);
+        }
+    }
+
+    fn attempt(
+        &self,
+        url: &Url,
+        headers: &[(HeaderName, HeaderValue)],
+        timeout: Duration,
+    ) -> Result<Response, Attempt> {
+        let mut request = self.client.get(url.clone()).timeout(timeout);
+        for (name, value) in headers {
+            request = request.header(name, value);
+        }
+        let response = request.send().map_err(|e| {
+            if e.is_builder() {
+                Attempt::Fatal(PypiError::Network {
+                    url: url.to_string(),
+                    attempts: 1,
+                    cause: error_chain(&e),
+                })
+            } else {
+                Attempt::Transient(error_chain(&e))
+            }
+        })?;
+        let status = response.status().as_u16();
+        let final_url = response.url().clone();
+        let headers = response.headers().clone();
+        if let Some(len) = response.content_length() {
+            if len > self.config.max_body {
+                return Err(Attempt::Fatal(too_large(url, self.config.max_body)));
+            }
+        }
+        let mut body = Vec::new();
+        let mut limited = response.take(self.config.max_body + 1);
+        limited
+            .read_to_end(&mut body)
+            .map_err(|e| Attempt::Transient(format!("reading the body: {}", io_chain(&e))))?;
+        if body.len() as u64 > self.config.max_body {
+            return Err(Attempt::Fatal(too_large(url, self.config.max_body)));
+        }
+        self.bytes_received
+            .fetch_add(body.len() as u64, Ordering::Relaxed);
+        Ok(Response {
+            status,
+            final_url,
+            headers,
+            body,
+        })
+    }
+}
+
+enum Attempt {
+    Transient(String),
+    Fatal(PypiError),
+}
+
+fn too_large(url: &Url, max: u64) -> PypiError {
+    PypiError::Refused {
+        file: url.to_string(),
+        message: format!("response is larger than the {} MiB limit", max >> 20),
+    }
+}
+
+/// The error and its causes on one line: reqwest's own message ("error sending request")
+/// says little without them.
+pub fn error_chain(err: &dyn std::error::Error) -> String {
+    let mut out = err.to_string();
+    let mut source = err.source();
+    while let Some(cause) = source {
+        let text = cause.to_string();
+        if !out.contains(&text) {
+            out.push_str(": ");
+            out.push_str(&text);
+        }
+        source = cause.source();
+    }
+    out
+}
+
+fn io_chain(err: &std::io::Error) -> String {
+    match err.get_ref() {
+        Some(inner) => error_chain(inner),
+        None => err.to_string(),
+    }
+}

@@ -1,0 +1,38 @@
+//! The package-index client: PEP 691 JSON and PEP 503 HTML project pages, core metadata
+//! (PEP 658, else from the archive), and archive members read with HTTP Range requests,
+//! all through an on-disk cache with retries and a concurrency bound.
+
+mod archive;
+mod byte_source;
+mod cache;
+mod client;
+mod dist_file;
+mod error;
+mod filename;
+mod http;
+mod limiter;
+mod metadata;
+mod project;
+mod remote_file;
+mod retry;
+mod sdist;
+mod simple_html;
+mod simple_json;
+mod simple_page;
+mod wheel_tags;
+mod zip_directory;
+mod zip_reader;
+
+pub use archive::{ArchiveContents, ArchiveLimits, EntryInfo, Member, ReadMethod, Transfer};
+pub use cache::{hex_sha256, write_atomic, Cache};
+pub use client::{IndexClient, IndexConfig, PYPI_SIMPLE};
+pub use dist_file::{DistFile, MetadataHint};
+pub use error::PypiError;
+pub use filename::{DistFilename, FileKind, FilenameError, SdistFormat};
+pub use http::{EventSink, HttpConfig, HttpEvent};
+pub use metadata::{CoreMetadata, MetadataSource};
+pub use project::{PageFormat, ProjectPage, Release, SkippedFile};
+pub use retry::RetryPolicy;
+pub use wheel_tags::WheelTags;
+
+pub use pep440_rs::Version;

@@ -1,0 +1,151 @@
+use std::cell::Cell;
+use std::io::Read;
+
+use super::archive::{ArchiveLimits, EntryInfo, Member};
+use super::byte_source::LocalBytes;
+use super::error::PypiError;
+use super::filename::SdistFormat;
+use super::zip_reader::read_zip;
+
+/// Lists a whole sdist and reads the members `select` picks.
+///
+/// Tarballs can only be read front to back, so every member is decompressed (the total is
+/// bounded by the limits), but only selected ones are kept.
+pub fn read_sdist(
+    bytes: &[u8],
+    format: SdistFormat,
+    filename: &str,
+    select: &dyn Fn(&str) -> bool,
+    limits: &ArchiveLimits,
+) -> Result<(Vec<EntryInfo>, Vec<Member>), PypiError> {
+    let exceeded = Cell::new(false);
+    let max = limits.max_total_size;
+    let counted = |inner| CountingReader::new(inner, max, &exceeded);
+    let result = match format {
+        SdistFormat::Zip => {
+            let mut source = LocalBytes {
+                name: filename,
+                bytes,
+            };
+            return read_zip(&mut source, select, limits);
+        }
+        SdistFormat::TarGz => read_tar(
+            counted(Box::new(flate2::read::MultiGzDecoder::new(bytes))),
+            filename,
+            select,
+            limits,
+        ),
+        SdistFormat::TarBz2 => read_tar(
+            counted(Box::new(bzip2::read::MultiBzDecoder::new(bytes))),
+            filename,
+            select,
+            limits,
+        ),
+        SdistFormat::Tar => read_tar(counted(Box::new(bytes)), filename, select, limits),
+        SdistFormat::TarXz => {
+            return Err(PypiError::BadArchive {
+                file: filename.to_string(),
+                message: "xz-compressed sdists are not supported".into(),
+            })
+        }
+    };
+    if exceeded.get() {
+        return Err(PypiError::Refused {
+            file: filename.to_string(),
+            message: format!(
+                "decompresses to more than the {} byte limit",
+                limits.max_total_size
+            ),
+        });
+    }
+    result
+}
+
+fn read_tar(
+    reader: CountingReader<'_>,
+    filename: &str,
+    select: &dyn Fn(&str) -> bool,
+    limits: &ArchiveLimits,
+) -> Result<(Vec<EntryInfo>, Vec<Member>), PypiError> {
+    let bad = |message: String| PypiError::BadArchive {
+        file: filename.to_string(),
+        message,
+    };
+    let mut archive = tar::Archive::new(reader);
+    let mut listing = Vec::new();
+    let mut members = Vec::new();
+    let entries = archive
+        .entries()
+        .map_err(|e| bad(format!("not a readable tar archive: {e}")))?;
+    for entry in entries {
+        let mut entry = entry.map_err(|e| bad(format!("corrupt tar archive: {e}")))?;
+        if listing.len() >= limits.max_members {
+            return Err(PypiError::Refused {
+                file: filename.to_string(),
+                message: format!("more than {} members", limits.max_members),
+            });
+        }
+        if !entry.header().entry_type().is_file() {
+            continue;
+        }
+        let path = String::from_utf8_lossy(&entry.path_bytes()).into_owned();
+        let size = entry.header().size().unwrap_or(0);
+        if select(&path) {
+            if size > limits.max_member_size {
+                return Err(PypiError::Refused {
+                    file: filename.to_string(),
+                    message: format!(
+                        "member `{path}` claims {size} bytes, more than the {} byte limit",
+                        limits.max_member_size
+                    ),
+                });
+            }
+            let mut data = Vec::with_capacity(size as usize);
+            (&mut entry)
+                .take(size)
+                .read_to_end(&mut data)
+                .map_err(|e| bad(format!("member `{path}`: {e}")))?;
+            if (data.len() as u64) < size {
+                return Err(bad(format!("member `{path}` is truncated")));
+            }
+            members.push(Member {
+                name: path.clone(),
+                data,
+            });
+        }
+        listing.push(EntryInfo { name: path, size });
+    }
+    Ok((listing, members))
+}
+
+/// Stops a decompressor once it has produced more than `max` bytes: a gzip bomb inside a
+/// tarball is otherwise only noticed after it has filled memory or the disk.
+struct CountingReader<'a> {
+    inner: Box<dyn Read + 'a>,
+    read: u64,
+    max: u64,
+    exceeded: &'a Cell<bool>,
+}
+
+impl<'a> CountingReader<'a> {
+    fn new(inner: Box<dyn Read + 'a>, max: u64, exceeded: &'a Cell<bool>) -> Self {
+        Self {
+            inner,
+            read: 0,
+            max,
+            exceeded,
+        }
+    }
+}
+
+impl Read for CountingReader<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.read += n as u64;
+        if self.read > self.max {
+            self.exceeded.set(true);
+            return Err(std::io::Error::other("decompressed size limit exceeded"));
+        }
+        Ok(n)
+    }
+}

@@ -1,0 +1,69 @@
+use serde_json::Value;
+
+use super::dist_file::MetadataHint;
+use super::simple_page::RawFile;
+
+/// Reads a PEP 691 JSON project page (with the PEP 700 `size` and `upload-time` fields).
+///
+/// Fields whose types vary between index implementations (`yanked` as bool or reason,
+/// `core-metadata` as bool or hash map) are read leniently.
+pub(crate) fn parse(body: &[u8]) -> Result<Vec<RawFile>, String> {
+    let root: Value = serde_json::from_slice(body).map_err(|e| format!("invalid JSON: {e}"))?;
+    let files = root
+        .get("files")
+        .and_then(Value::as_array)
+        .ok_or("no `files` array")?;
+    let mut out = Vec::with_capacity(files.len());
+    for (i, file) in files.iter().enumerate() {
+        let field = |k: &str| file.get(k);
+        let filename = field("filename")
+            .and_then(Value::as_str)
+            .ok_or_else(|| format!("files[{i}] has no filename"))?;
+        let href = field("url")
+            .and_then(Value::as_str)
+            .ok_or_else(|| format!("files[{i}] ({filename}) has no url"))?;
+        let hashes = field("hashes")
+            .and_then(Value::as_object)
+            .map(|m| {
+                m.iter()
+                    .filter_map(|(k, v)| {
+                        Some((k.to_ascii_lowercase(), v.as_str()?.to_ascii_lowercase()))
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        let yanked = match field("yanked") {
+            Some(Value::Bool(true)) => Some(String::new()),
+            Some(Value::String(reason)) => Some(reason.clone()),
+            _ => None,
+        };
+        let metadata = field("core-metadata").or_else(|| field("dist-info-metadata"));
+        let core_metadata = match metadata {
+            None => None,
+            Some(Value::Bool(false)) => Some(MetadataHint::Absent),
+            Some(Value::Bool(true)) => Some(MetadataHint::Available { sha256: None }),
+            Some(Value::Object(m)) => Some(MetadataHint::Available {
+                sha256: m
+                    .get("sha256")
+                    .and_then(Value::as_str)
+                    .map(str::to_ascii_lowercase),
+            }),
+            Some(_) => None,
+        };
+        out.push(RawFile {
+            filename: filename.to_string(),
+            href: href.to_string(),
+            hashes,
+            requires_python: field("requires-python")
+                .and_then(Value::as_str)
+                .map(str::to_string),
+            size: field("size").and_then(Value::as_u64),
+            upload_time: field("upload-time")
+                .and_then(Value::as_str)
+                .map(str::to_string),
+            yanked,
+            core_metadata,
+        });
+    }
+    Ok(out)
+}

@@ -1,0 +1,233 @@
+//! The ZIP central directory, read from byte ranges.
+//!
+//! Hand-rolled rather than through a zip crate because nbenv needs to know, before fetching a
+//! single member, exactly which byte ranges each member occupies and what sizes it claims, so
+//! it can fetch only those ranges and refuse oversized members up front.
+
+use std::ops::Range;
+
+const EOCD_SIG: u32 = 0x0605_4b50;
+const ZIP64_LOCATOR_SIG: u32 = 0x0706_4b50;
+const ZIP64_EOCD_SIG: u32 = 0x0606_4b50;
+const CENTRAL_SIG: u32 = 0x0201_4b50;
+pub(crate) const LOCAL_SIG: u32 = 0x0403_4b50;
+const EOCD_LEN: usize = 22;
+/// The EOCD record ends the file, after a comment of at most 64 KiB.
+pub(crate) const TAIL_LEN: u64 = EOCD_LEN as u64 + 0xFFFF + 20;
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ZipEntry {
+    pub name: String,
+    pub method: u16,
+    pub flags: u16,
+    pub crc32: u32,
+    pub compressed_size: u64,
+    pub uncompressed_size: u64,
+    pub header_offset: u64,
+}
+
+/// Where the central directory is, as the end records say.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EndRecord {
+    pub entries: u64,
+    pub cd_offset: u64,
+    pub cd_size: u64,
+    /// Where the central directory actually starts, counting bytes prepended to the archive.
+    pub cd_start: u64,
+    /// Offset of the ZIP64 end record, when one is needed and must still be read.
+    pub zip64_record: Option<u64>,
+}
+
+fn u16_at(b: &[u8], i: usize) -> Option<u16> {
+    Some(u16::from_le_bytes(b.get(i..i + 2)?.try_into().ok()?))
+}
+fn u32_at(b: &[u8], i: usize) -> Option<u32> {
+    Some(u32::from_le_bytes(b.get(i..i + 4)?.try_into().ok()?))
+}
+fn u64_at(b: &[u8], i: usize) -> Option<u64> {
+    Some(u64::from_le_bytes(b.get(i..i + 8)?.try_into().ok()?))
+}
+
+/// Finds the end-of-central-directory record in the last bytes of a file of `file_len` bytes.
+pub fn find_end(tail: &[u8], file_len: u64) -> Result<EndRecord, String> {
+    let tail_offset = file_len - tail.len() as u64;
+    let mut pos = tail
+        .len()
+        .checked_sub(EOCD_LEN)
+        .ok_or("too short to be a zip archive")?;
+    loop {
+        if u32_at(tail, pos) == Some(EOCD_SIG) {
+            let comment_len = usize::from(u16_at(tail, pos + 20).unwrap_or(0));
+            if pos + EOCD_LEN + comment_len <= tail.len() {
+                break;
+            }
+        }
+        if pos == 0 {
+            return Err(
+                "no end-of-central-directory record: not a zip archive, or truncated".into(),
+            );
+        }
+        pos -= 1;
+    }
+    let entries = u64::from(u16_at(tail, pos + 10).unwrap_or(0));
+    let cd_size = u64::from(u32_at(tail, pos + 12).unwrap_or(0));
+    let cd_offset = u64::from(u32_at(tail, pos + 16).unwrap_or(0));
+    let eocd_offset = tail_offset + pos as u64;
+    let needs_zip64 = entries == 0xFFFF || cd_size == 0xFFFF_FFFF || cd_offset == 0xFFFF_FFFF;
+    let locator = pos
+        .checked_sub(20)
+        .filter(|&l| u32_at(tail, l) == Some(ZIP64_LOCATOR_SIG));
+    if let Some(l) = locator {
+        let record = u64_at(tail, l + 8).ok_or("truncated ZIP64 locator")?;
+        return Ok(EndRecord {
+            entries,
+            cd_offset,
+            cd_size,
+            cd_start: 0,
+            zip64_record: Some(record),
+        });
+    }
+    if needs_zip64 {
+        return Err("ZIP64 values without a ZIP64 locator".into());
+    }
+    let cd_start = eocd_offset
+        .checked_sub(cd_size)
+        .ok_or("central directory larger than the file")?;
+    Ok(EndRecord {
+        entries,
+        cd_offset,
+        cd_size,
+        cd_start,
+        zip64_record: None,
+    })
+}
+
+/// Completes `end` from the ZIP64 end record read at `end.zip64_record`.
+pub fn apply_zip64(end: &EndRecord, record: &[u8]) -> Result<EndRecord, String> {
+    if u32_at(record, 0) != Some(ZIP64_EOCD_SIG) {
+        return Err("bad ZIP64 end-of-central-directory record".into());
+    }
+    let entries = u64_at(record, 32).ok_or("truncated ZIP64 record")?;
+    let cd_size = u64_at(record, 40).ok_or("truncated ZIP64 record")?;
+    let cd_offset = u64_at(record, 48).ok_or("truncated ZIP64 record")?;
+    let record_offset = end.zip64_record.unwrap_or(0);
+    let cd_start = record_offset
+        .checked_sub(cd_size)
+        .ok_or("central directory larger than the file")?;
+    Ok(EndRecord {
+        entries,
+        cd_offset,
+        cd_size,
+        cd_start,
+        zip64_record: None,
+    })
+}
+
+/// Bytes the ZIP64 end record occupies (its fixed part).
+pub const ZIP64_RECORD_LEN: u64 = 56;
+
+/// Reads every entry of the central directory `cd` (bytes starting at `end.cd_start`).
+pub fn parse_central_directory(
+    cd: &[u8],
+    end: &EndRecord,
+    max_members: usize,
+) -> Result<Vec<ZipEntry>, String> {
+    if end.entries as usize > max_members {
+        return Err(format!(
+            "the archive lists {} members, more than the limit of {max_members}",
+            end.entries
+        ));
+    }
+    // Bytes prepended to the archive (self-extractors) shift every offset it records.
+    let shift = end.cd_start.wrapping_sub(end.cd_offset);
+    let mut entries = Vec::with_capacity(end.entries as usize);
+    let mut pos = 0usize;
+    while pos + 46 <= cd.len() {
+        if u32_at(cd, pos) != Some(CENTRAL_SIG) {
+            return Err(format!(
+                "bad central directory entry at offset {}",
+                end.cd_start + pos as u64
+            ));
+        }
+        if entries.len() >= max_members {
+            return Err(format!("the archive has more than {max_members} members"));
+        }
+        let flags = u16_at(cd, pos + 8).unwrap_or(0);
+        let method = u16_at(cd, pos + 10).unwrap_or(0);
+        let crc32 = u32_at(cd, pos + 16).unwrap_or(0);
+        let mut compressed_size = u64::from(u32_at(cd, pos + 20).unwrap_or(0));
+        let mut uncompressed_size = u64::from(u32_at(cd, pos + 24).unwrap_or(0));
+        let name_len = usize::from(u16_at(cd, pos + 28).unwrap_or(0));
+        let extra_len = usize::from(u16_at(cd, pos + 30).unwrap_or(0));
+        let comment_len = usize::from(u16_at(cd, pos + 32).unwrap_or(0));
+        let mut header_offset = u64::from(u32_at(cd, pos + 42).unwrap_or(0));
+        let name_start = pos + 46;
+        let extra_start = name_start + name_len;
+        let next = extra_start + extra_len + comment_len;
+        if next > cd.len() {
+            return Err("central directory entry runs past the directory's end".into());
+        }
+        let name = String::from_utf8_lossy(&cd[name_start..extra_start]).into_owned();
+        // ZIP64 extended information: only the fields whose 32-bit value is saturated.
+        let mut extra = &cd[extra_start..extra_start + extra_len];
+        while extra.len() >= 4 {
+            let id = u16_at(extra, 0).unwrap_or(0);
+            let size = usize::from(u16_at(extra, 2).unwrap_or(0));
+            let body = extra.get(4..4 + size).unwrap_or(&[]);
+            if id == 0x0001 {
+                let mut at = 0;
+                let mut take = |field: &mut u64| {
+                    if *field == 0xFFFF_FFFF {
+                        if let Some(v) = u64_at(body, at) {
+                            *field = v;
+                            at += 8;
+                        }
+                    }
+                };
+                take(&mut uncompressed_size);
+                take(&mut compressed_size);
+                take(&mut header_offset);
+            }
+            extra = extra.get(4 + size..).unwrap_or(&[]);
+        }
+        entries.push(ZipEntry {
+            name,
+            method,
+            flags,
+            crc32,
+            compressed_size,
+            uncompressed_size,
+            header_offset: header_offset.wrapping_add(shift),
+        });
+        pos = next;
+    }
+    Ok(entries)
+}
+
+/// The byte range each entry's local header and data may occupy: up to the next entry's
+/// header (or the central directory), but never more than its header and data can need.
+pub fn entry_extents(entries: &[ZipEntry], cd_start: u64) -> Vec<Range<u64>> {
+    let mut offsets: Vec<u64> = entries.iter().map(|e| e.header_offset).collect();
+    offsets.sort_unstable();
+    entries
+        .iter()
+        .map(|e| {
+            let i = offsets.partition_point(|&o| o <= e.header_offset);
+            let next = offsets.get(i).copied().unwrap_or(cd_start).min(cd_start);
+            // Local header (30) + name and extra (≤ 2 × 64 KiB) + data + data descriptor (≤ 24).
+            let most = e.header_offset + 30 + 2 * 0xFFFF + e.compressed_size + 24;
+            e.header_offset..next.min(most).max(e.header_offset)
+        })
+        .collect()
+}
+
+/// Where the member's compressed data lies, given the bytes of its local header.
+pub fn data_range(entry: &ZipEntry, local_header: &[u8]) -> Result<Range<u64>, String> {
+    if u32_at(local_header, 0) != Some(LOCAL_SIG) {
+        return Err(format!("member `{}`: bad local header", entry.name));
+    }
+    let name_len = u64::from(u16_at(local_header, 26).unwrap_or(0));
+    let extra_len = u64::from(u16_at(local_header, 28).unwrap_or(0));
+    let start = entry.header_offset + 30 + name_len + extra_len;
+    Ok(start..start + entry.compressed_size)
+}

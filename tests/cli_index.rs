@@ -1,0 +1,208 @@
+//! `nbenv index` end to end: the built binary against a loopback index.
+
+mod support;
+
+use std::process::{Command, Output};
+
+use support::archives::WheelBuilder;
+use support::server::{FixtureFile, PageMode, TestServer};
+
+fn nbenv(server: &TestServer, cache: &tempfile::TempDir, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_nbenv"))
+        .args(["--index-url", &server.index_url(), "--cache-dir"])
+        .arg(cache.path())
+        .args(args)
+        .env("NBENV_HTTP_RETRIES", "1")
+        .env_remove("NBENV_OFFLINE")
+        .output()
+        .unwrap()
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn setup() -> (TestServer, tempfile::TempDir) {
+    let server = TestServer::start(PageMode::Json);
+    let w1 = WheelBuilder::new("demo-pkg", "1.0")
+        .file("demo_pkg/__init__.py", "x = 1\n")
+        .requires("numpy>=1.10")
+        .requires_python(">=3.7");
+    let w2 = WheelBuilder::new("demo-pkg", "2.0").file("demo_pkg/__init__.py", "x = 2\n");
+    server.publish(
+        "demo-pkg",
+        &[
+            FixtureFile {
+                upload_time: Some("2018-03-04T05:06:07Z".into()),
+                requires_python: Some(">=3.7".into()),
+                ..FixtureFile::new(&w1.filename(), w1.build())
+            },
+            FixtureFile {
+                yanked: Some("".into()),
+                ..FixtureFile::new(&w2.filename(), w2.build())
+            },
+            FixtureFile::new("demo_pkg-1.0.tar.gz", b"unused".to_vec()),
+            FixtureFile::new("demo-pkg-dev.tar.gz", b"unused".to_vec()),
+        ],
+    );
+    server.publish(
+        "broken",
+        &[FixtureFile::new(
+            "broken-1.0-py3-none-any.whl",
+            b"garbage".to_vec(),
+        )],
+    );
+    (server, tempfile::tempdir().unwrap())
+}
+
+#[test]
+fn releases_as_text_and_json() {
+    let (server, cache) = setup();
+    let out = nbenv(&server, &cache, &["index", "releases", "Demo_Pkg"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(text.contains("demo-pkg (2 releases"), "{text}");
+    let line = text.lines().find(|l| l.starts_with("1.0 ")).unwrap();
+    assert!(
+        line.contains("2018-03-04") && line.contains("1 wheel + sdist") && line.contains(">=3.7"),
+        "{line}"
+    );
+    assert!(
+        text.lines()
+            .any(|l| l.starts_with("2.0 ") && l.ends_with("yanked")),
+        "{text}"
+    );
+    assert!(
+        text.contains("demo-pkg-dev.tar.gz: `dev` is not a valid PEP 440 version"),
+        "{text}"
+    );
+
+    let out = nbenv(
+        &server,
+        &cache,
+        &["index", "releases", "demo-pkg", "--format", "json"],
+    );
+    assert!(out.status.success());
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let releases = &v[0]["releases"];
+    assert_eq!(releases[0]["version"], "1.0");
+    assert_eq!(releases[0]["wheels"], 1);
+    assert_eq!(releases[0]["sdist"], true);
+    assert_eq!(releases[1]["yanked"], true);
+    assert_eq!(v[0]["skipped"][0]["filename"], "demo-pkg-dev.tar.gz");
+}
+
+#[test]
+fn files_and_metadata() {
+    let (server, cache) = setup();
+    let out = nbenv(&server, &cache, &["index", "files", "demo-pkg==1.0"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(
+        text.contains("demo_pkg-1.0-py3-none-any.whl  py3-none-any"),
+        "{text}"
+    );
+    assert!(
+        text.contains("demo_pkg-1.0.tar.gz") && text.contains("sdist"),
+        "{text}"
+    );
+
+    let out = nbenv(
+        &server,
+        &cache,
+        &["index", "files", "demo-pkg==1.0", "--format", "json"],
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v[0]["kind"]["tags"]["python"][0], "py3");
+    assert_eq!(v[0]["hashes"]["sha256"].as_str().unwrap().len(), 64);
+
+    let out = nbenv(&server, &cache, &["index", "metadata", "demo-pkg==1.0"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(
+        text.contains("Requires-Python: >=3.7") && text.contains("  numpy>=1.10"),
+        "{text}"
+    );
+    assert!(text.contains("METADATA inside the wheel"), "{text}");
+
+    let out = nbenv(
+        &server,
+        &cache,
+        &["index", "metadata", "demo-pkg==1.0", "--format", "json"],
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["metadata"]["requires_dist"][0], "numpy>=1.10");
+    assert_eq!(v["source"], "wheel");
+}
+
+#[test]
+fn exit_codes() {
+    let (server, cache) = setup();
+    let out = nbenv(&server, &cache, &["index", "releases", "no-such-project"]);
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    assert!(stderr(&out).contains("no-such-project"));
+
+    let out = nbenv(&server, &cache, &["index", "files", "demo-pkg==9.9"]);
+    assert_eq!(out.status.code(), Some(3));
+    assert!(
+        stderr(&out).contains("has no release 9.9") && stderr(&out).contains("latest: 2.0, 1.0"),
+        "{}",
+        stderr(&out)
+    );
+
+    server.fail_next("/simple/flaky/", 10);
+    let out = nbenv(&server, &cache, &["index", "releases", "flaky"]);
+    assert_eq!(out.status.code(), Some(4), "{}", stderr(&out));
+    assert!(stderr(&out).contains("HTTP 500"), "{}", stderr(&out));
+
+    let out = nbenv(&server, &cache, &["index", "metadata", "broken==1.0"]);
+    assert_eq!(out.status.code(), Some(5), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("broken-1.0-py3-none-any.whl"),
+        "{}",
+        stderr(&out)
+    );
+
+    let out = nbenv(
+        &server,
+        &cache,
+        &["--offline", "index", "releases", "never-fetched"],
+    );
+    assert_eq!(out.status.code(), Some(4));
+    assert!(stderr(&out).contains("--offline"), "{}", stderr(&out));
+
+    let out = nbenv(&server, &cache, &["index", "files", "demo-pkg"]);
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "bad arguments are clap's code 2"
+    );
+}
+
+#[test]
+fn verbose_shows_requests_and_offline_reuses_the_cache() {
+    let (server, cache) = setup();
+    let out = nbenv(
+        &server,
+        &cache,
+        &["-v", "index", "metadata", "demo-pkg==1.0"],
+    );
+    assert!(out.status.success());
+    assert!(
+        stderr(&out).contains("nbenv: GET http://"),
+        "{}",
+        stderr(&out)
+    );
+    server.clear_log();
+    let out = nbenv(
+        &server,
+        &cache,
+        &["--offline", "index", "metadata", "demo-pkg==1.0"],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(server.log().is_empty());
+}
