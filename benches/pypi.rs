@@ -12,14 +12,34 @@ use rayon::prelude::*;
 
 const WHEELS: [(&str, &str); 3] = [
     ("sympy", "sympy-1.12-py3-none-any.whl"),
-    ("pandas", "pandas-2.1.4-cp311-cp311-manylinux_2_17_x86_64.manylinux2014_x86_64.whl"),
+    (
+        "pandas",
+        "pandas-2.1.4-cp311-cp311-manylinux_2_17_x86_64.manylinux2014_x86_64.whl",
+    ),
     ("torch", "torch-2.1.0-cp311-cp311-manylinux1_x86_64.whl"),
 ];
 
 const POPULAR: [&str; 20] = [
-    "numpy", "pandas", "scipy", "matplotlib", "scikit-learn", "requests", "six", "pyyaml",
-    "pillow", "seaborn", "tensorflow", "torch", "jupyter", "ipython", "sympy", "statsmodels",
-    "nltk", "opencv-python", "plotly", "xgboost",
+    "numpy",
+    "pandas",
+    "scipy",
+    "matplotlib",
+    "scikit-learn",
+    "requests",
+    "six",
+    "pyyaml",
+    "pillow",
+    "seaborn",
+    "tensorflow",
+    "torch",
+    "jupyter",
+    "ipython",
+    "sympy",
+    "statsmodels",
+    "nltk",
+    "opencv-python",
+    "plotly",
+    "xgboost",
 ];
 
 fn client(cache: &std::path::Path) -> IndexClient {
@@ -34,11 +54,16 @@ fn main() {
     let only = std::env::args().nth(1).filter(|a| !a.starts_with('-'));
     if only.as_deref().is_none_or(|o| o == "ranges") {
         println!("== reading only the .py members ==");
-        println!("{:<8} {:>10} {:>10} {:>7} {:>5} {:>8} {:>8}", "wheel", "size MiB", "fetched", "share", "reqs", "members", "secs");
+        println!(
+            "{:<8} {:>10} {:>10} {:>7} {:>5} {:>8} {:>8}",
+            "wheel", "size MiB", "fetched", "share", "reqs", "members", "secs"
+        );
         for (project, filename) in WHEELS {
             let cache = tempfile::tempdir().unwrap();
             let client = client(cache.path());
-            let page = client.project(&DistName::new(project).unwrap()).expect("project page");
+            let page = client
+                .project(&DistName::new(project).unwrap())
+                .expect("project page");
             let file = page
                 .files
                 .iter()
@@ -70,7 +95,13 @@ fn main() {
             let start = Instant::now();
             let releases: usize = POPULAR
                 .par_iter()
-                .map(|p| client.project(&DistName::new(p).unwrap()).expect("page").releases().len())
+                .map(|p| {
+                    client
+                        .project(&DistName::new(p).unwrap())
+                        .expect("page")
+                        .releases()
+                        .len()
+                })
                 .sum();
             let secs = start.elapsed().as_secs_f64();
             println!(

@@ -290,6 +290,36 @@ fn a_reset_connection_is_retried() {
 }
 
 #[test]
+fn a_timeout_is_retried() {
+    let server = TestServer::start(PageMode::Json);
+    publish_sample(&server);
+    server.delay_next("/simple/sample/", 1, Duration::from_secs(3));
+    let cache = tempfile::tempdir().unwrap();
+    let mut config = config(&server, &cache);
+    config.http.page_timeout = Duration::from_millis(300);
+    let page = IndexClient::new(config.clone(), None)
+        .unwrap()
+        .project(&name("sample"))
+        .unwrap();
+    assert_eq!(page.releases().len(), 3);
+
+    // Without retries the same pause is a network error naming the URL.
+    server.delay_next("/simple/sample/", 1, Duration::from_secs(3));
+    config.http.retry.retries = 0;
+    let fresh = tempfile::tempdir().unwrap();
+    config.cache_dir = fresh.path().to_path_buf();
+    let err = IndexClient::new(config, None)
+        .unwrap()
+        .project(&name("sample"))
+        .unwrap_err();
+    assert!(
+        matches!(err, PypiError::Network { attempts: 1, .. }),
+        "{err:?}"
+    );
+    assert!(err.to_string().contains("/simple/sample/"), "{err}");
+}
+
+#[test]
 fn persistent_failures_name_the_url_and_the_status() {
     let server = TestServer::start(PageMode::Json);
     publish_sample(&server);

@@ -136,8 +136,12 @@ mod tests {
     #[test]
     fn merging() {
         assert_eq!(
+            merge_ranges(vec![10..20, 0..5, 25..30, 100..110], 4),
+            vec![0..5, 10..20, 25..30, 100..110]
+        );
+        assert_eq!(
             merge_ranges(vec![10..20, 0..5, 25..30, 100..110], 5),
-            vec![0..5, 10..30, 100..110]
+            vec![0..30, 100..110]
         );
         assert_eq!(merge_ranges(vec![0..10, 2..4], 0), vec![0..10]);
     }

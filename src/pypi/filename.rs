@@ -157,7 +157,7 @@ mod tests {
         assert_eq!(tags.python, vec!["py2", "py3"]);
         assert!(tags.is_universal());
 
-        let f = DistFilename::parse("foo-1.0-2b-py3-none-any.whl", &name("foo"));
+        let f = DistFilename::parse("foo-1.0-b2-py3-none-any.whl", &name("foo"));
         assert_eq!(f, Err(FilenameError::BadWheelName));
         let f = DistFilename::parse("foo-1.0-2-py3-none-any.whl", &name("foo")).unwrap();
         assert!(matches!(f.kind, FileKind::Wheel { build: Some(b), .. } if b == "2"));

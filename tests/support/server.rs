@@ -39,6 +39,8 @@ struct State {
     failures: HashMap<String, u32>,
     /// Paths whose connection is dropped without an answer, this many times.
     resets: HashMap<String, u32>,
+    /// Paths answered only after a pause, this many times.
+    delays: HashMap<String, (u32, std::time::Duration)>,
     log: Vec<LoggedRequest>,
 }
 
@@ -125,6 +127,15 @@ impl TestServer {
             .unwrap()
             .resets
             .insert(path.to_string(), n);
+    }
+
+    /// The next `n` requests for `path` are answered only after `pause`.
+    pub fn delay_next(&self, path: &str, n: u32, pause: std::time::Duration) {
+        self.state
+            .lock()
+            .unwrap()
+            .delays
+            .insert(path.to_string(), (n, pause));
     }
 
     pub fn route(&self, path: &str, body: Vec<u8>, content_type: &str) {
@@ -275,6 +286,17 @@ fn handle(mut stream: TcpStream, state: &Mutex<State>) -> std::io::Result<()> {
             let _ = stream.shutdown(std::net::Shutdown::Both);
             return Ok(());
         }
+    }
+    let pause = guard.delays.get_mut(&path).and_then(|(n, pause)| {
+        (*n > 0).then(|| {
+            *n -= 1;
+            *pause
+        })
+    });
+    if let Some(pause) = pause {
+        drop(guard);
+        thread::sleep(pause);
+        guard = state.lock().unwrap();
     }
     let failing = guard.failures.get_mut(&path).is_some_and(|n| {
         let fail = *n > 0;
