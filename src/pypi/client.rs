@@ -5,7 +5,7 @@ use reqwest::header::{HeaderName, HeaderValue, ACCEPT, IF_MODIFIED_SINCE, IF_NON
 use reqwest::Url;
 
 use super::archive::{ArchiveContents, ArchiveLimits, ReadMethod, Transfer};
-use super::byte_source::ByteSource;
+use super::archive_reader::ArchiveReader;
 use super::cache::{hex_sha256, now_secs, Cache, CachedPage};
 use super::dist_file::{DistFile, MetadataHint};
 use super::error::PypiError;
@@ -14,8 +14,6 @@ use super::http::{Budget, EventSink, HttpClient, HttpConfig, HttpEvent};
 use super::metadata::{CoreMetadata, MetadataSource};
 use super::project::{PageFormat, ProjectPage};
 use super::remote_file::RemoteFile;
-use super::sdist::read_sdist;
-use super::zip_reader::read_zip;
 use super::{simple_html, simple_json, simple_page};
 use crate::names::DistName;
 
@@ -205,6 +203,28 @@ impl IndexClient {
         }
     }
 
+    /// Opens `file` for reading members: a wheel by HTTP Range (its central directory is
+    /// read now), an sdist whole.
+    pub fn open_archive(&self, file: &DistFile) -> Result<ArchiveReader<'_>, PypiError> {
+        match &file.kind {
+            FileKind::Wheel { .. } => {
+                let remote =
+                    RemoteFile::open(&self.http, &self.cache, file, self.offline, self.merge_gap)?;
+                ArchiveReader::wheel(remote, self.limits)
+            }
+            FileKind::Sdist { format } => {
+                let (bytes, transfer) = self.download(file)?;
+                Ok(ArchiveReader::sdist(
+                    file.filename.clone(),
+                    bytes,
+                    *format,
+                    transfer,
+                    self.limits,
+                ))
+            }
+        }
+    }
+
     /// Lists `file` and reads the members `select` picks: wheels by HTTP Range (central
     /// directory, then only those members), sdists whole.
     pub fn read_archive(
@@ -212,30 +232,13 @@ impl IndexClient {
         file: &DistFile,
         select: &dyn Fn(&str) -> bool,
     ) -> Result<ArchiveContents, PypiError> {
-        match &file.kind {
-            FileKind::Wheel { .. } => {
-                let mut remote =
-                    RemoteFile::open(&self.http, &self.cache, file, self.offline, self.merge_gap)?;
-                let (entries, members) = read_zip(&mut remote, select, &self.limits)?;
-                let mut transfer = remote.transfer;
-                transfer.archive_size = remote.len();
-                Ok(ArchiveContents {
-                    entries,
-                    members,
-                    transfer,
-                })
-            }
-            FileKind::Sdist { format } => {
-                let (bytes, transfer) = self.download(file)?;
-                let (entries, members) =
-                    read_sdist(&bytes, *format, &file.filename, select, &self.limits)?;
-                Ok(ArchiveContents {
-                    entries,
-                    members,
-                    transfer,
-                })
-            }
-        }
+        let mut reader = self.open_archive(file)?;
+        let members = reader.read(select)?;
+        Ok(ArchiveContents {
+            entries: reader.entries()?,
+            members,
+            transfer: reader.transfer(),
+        })
     }
 
     /// The whole file, from the cache or the index, checked against its sha256.

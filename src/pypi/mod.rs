@@ -3,6 +3,7 @@
 //! all through an on-disk cache with retries and a concurrency bound.
 
 mod archive;
+mod archive_reader;
 mod byte_source;
 mod cache;
 mod client;
@@ -24,6 +25,7 @@ mod zip_directory;
 mod zip_reader;
 
 pub use archive::{ArchiveContents, ArchiveLimits, EntryInfo, Member, ReadMethod, Transfer};
+pub use archive_reader::ArchiveReader;
 pub use cache::{hex_sha256, write_atomic, Cache};
 pub use client::{IndexClient, IndexConfig, PYPI_SIMPLE};
 pub use dist_file::{DistFile, MetadataHint};
