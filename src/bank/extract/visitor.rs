@@ -103,15 +103,17 @@ impl ModuleVisitor {
                 self.push(Binding::Class(summarize_class(class)), fallback);
             }
             Stmt::Assign(assign) => {
-                let alias_of = match &assign.targets[..] {
-                    [Expr::Name(_)] => dotted_name(&assign.value),
-                    _ => None,
-                };
+                // `a = b = pkg.f` makes both names aliases; tuple targets never are.
+                let value = dotted_name(&assign.value);
                 for target in &assign.targets {
+                    if let Expr::Name(name) = target {
+                        self.variable(name.id.as_str(), value.clone(), fallback);
+                        continue;
+                    }
                     let mut names = Vec::new();
                     target_names(target, &mut names);
                     for name in names {
-                        self.variable(name, alias_of.clone(), fallback);
+                        self.variable(name, None, fallback);
                     }
                 }
             }
