@@ -3,5 +3,6 @@
 //! The library follows the pipeline in the README: each stage uses only the ones before it.
 //! `names` is the shared vocabulary; `pypi` talks to package indexes.
 
+pub mod bank;
 pub mod names;
 pub mod pypi;

@@ -1,0 +1,346 @@
+//! From archive paths to module paths.
+//!
+//! A wheel holds the installed tree: `pkg/sub.py` is `pkg.sub`, `*.data/purelib/` and
+//! `*.data/platlib/` are installed at the root too, and directories without `__init__` are
+//! namespace packages (PEP 420). An sdist holds a project: everything sits under one
+//! `name-version/` directory, sources may sit under `src/`, `lib/` or `python/`, and next to
+//! the packages are `setup.py`, `docs/`, `examples/`... which are not modules. So in an sdist a
+//! file counts only inside a regular package (a directory with `__init__`), or as a single-file
+//! module at the source root. In both, test packages (`tests/`, `test/`, `test_*.py`,
+//! `conftest.py`) are not part of the public API and are left out.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+
+use crate::names::ModulePath;
+
+use super::compiled::extension_module_name;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ArchiveKind {
+    Wheel,
+    Sdist,
+}
+
+/// What kind of file provides a module.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum SourceKind {
+    /// `.py`
+    Python,
+    /// `.pyi`
+    Stub,
+    /// `.so` / `.pyd`
+    Extension,
+}
+
+/// One archive file that is a module.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ModuleFile {
+    pub archive_path: String,
+    pub module: ModulePath,
+    pub kind: SourceKind,
+    /// The file is a package's `__init__`.
+    pub is_package: bool,
+}
+
+/// How one module of a release is known.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LayoutSource {
+    /// Summarize this `.py` file (`is_stub == false`) or `.pyi` file (`is_stub == true`).
+    File { archive_path: String, is_stub: bool },
+    /// A compiled extension with no stub: its names are unknown.
+    Opaque { archive_path: String },
+    /// A directory without `__init__` (PEP 420 namespace package).
+    Namespace,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LayoutModule {
+    pub module: ModulePath,
+    pub is_package: bool,
+    pub source: LayoutSource,
+}
+
+/// The modules of one release, worked out from the full list of its archive paths (namespace
+/// packages and source roots can only be seen from the whole list).
+#[derive(Debug, Clone, Default)]
+pub struct ReleaseLayout {
+    files: Vec<ModuleFile>,
+    by_path: HashMap<String, usize>,
+    modules: Vec<LayoutModule>,
+}
+
+/// Directory names that hold tests, never API.
+const TEST_DIRS: &[&str] = &["tests", "test"];
+
+/// Top-level names in an sdist that are project tooling, not modules.
+const SDIST_NOT_MODULES: &[&str] = &[
+    "setup",
+    "setupegg",
+    "conftest",
+    "noxfile",
+    "fabfile",
+    "tasks",
+    "versioneer",
+    "ez_setup",
+    "distribute_setup",
+    "runtests",
+    "run_tests",
+    "bootstrap",
+    "docs",
+    "doc",
+    "examples",
+    "example",
+    "benchmarks",
+    "bench",
+    "asv_bench",
+    "scripts",
+    "tools",
+    "ci",
+    "build",
+    "dist",
+    "tutorials",
+];
+
+/// Directories an sdist may keep its import packages under.
+const SDIST_SOURCE_ROOTS: &[&str] = &["src", "lib", "python"];
+
+impl ReleaseLayout {
+    pub fn new<'a>(kind: ArchiveKind, paths: impl IntoIterator<Item = &'a str>) -> Self {
+        let paths: Vec<String> = paths.into_iter().map(normalize).collect();
+        let rooted: Vec<(usize, String)> = match kind {
+            ArchiveKind::Wheel => paths
+                .iter()
+                .enumerate()
+                .filter_map(|(i, p)| wheel_relative(p).map(|r| (i, r.to_string())))
+                .collect(),
+            ArchiveKind::Sdist => sdist_relative(&paths),
+        };
+
+        // Directories that are regular packages: they hold an `__init__` of any kind.
+        let mut package_dirs: HashSet<&str> = HashSet::new();
+        for (_, rel) in &rooted {
+            if let Some((dir, file)) = rel.rsplit_once('/') {
+                if module_stem(file).is_some_and(|(stem, _)| stem == "__init__") {
+                    package_dirs.insert(dir);
+                }
+            }
+        }
+
+        let mut files = Vec::new();
+        for (i, rel) in &rooted {
+            let Some((stem, kind_of_file)) = module_stem(rel.rsplit('/').next().unwrap_or(rel))
+            else {
+                continue;
+            };
+            let dirs: Vec<&str> = match rel.rsplit_once('/') {
+                Some((dir, _)) => dir.split('/').collect(),
+                None => Vec::new(),
+            };
+            if dirs.iter().any(|d| TEST_DIRS.contains(d))
+                || stem.starts_with("test_")
+                || stem == "conftest"
+            {
+                continue;
+            }
+            if kind == ArchiveKind::Sdist {
+                let inside_package =
+                    (1..=dirs.len()).any(|n| package_dirs.contains(dirs[..n].join("/").as_str()));
+                let top = dirs.first().copied().unwrap_or(stem);
+                if !inside_package || SDIST_NOT_MODULES.contains(&top) {
+                    let single_module = dirs.is_empty() && !SDIST_NOT_MODULES.contains(&stem);
+                    if !single_module {
+                        continue;
+                    }
+                }
+            }
+            let is_package = stem == "__init__";
+            let mut segments = dirs.clone();
+            if !is_package {
+                segments.push(stem);
+            }
+            if segments.is_empty() {
+                continue;
+            }
+            let Ok(module) = ModulePath::new(&segments.join(".")) else {
+                continue;
+            };
+            files.push(ModuleFile {
+                archive_path: paths[*i].clone(),
+                module,
+                kind: kind_of_file,
+                is_package,
+            });
+        }
+        files.sort_by(|a, b| (&a.module, a.kind).cmp(&(&b.module, b.kind)));
+        files.dedup_by(|b, a| a.module == b.module && a.kind == b.kind);
+
+        let modules = choose_modules(&files);
+        let by_path = files
+            .iter()
+            .enumerate()
+            .map(|(i, f)| (f.archive_path.clone(), i))
+            .collect();
+        Self {
+            files,
+            by_path,
+            modules,
+        }
+    }
+
+    /// Every archive file that is a module, sorted by module path.
+    pub fn files(&self) -> &[ModuleFile] {
+        &self.files
+    }
+
+    /// The module an archive path provides, if it is one.
+    pub fn module_path_for(&self, archive_path: &str) -> Option<&ModuleFile> {
+        self.by_path
+            .get(&normalize(archive_path))
+            .map(|&i| &self.files[i])
+    }
+
+    /// One entry per module, sorted: the file to summarize (`.py` before `.pyi`), an opaque
+    /// extension, or a namespace package.
+    pub fn modules(&self) -> &[LayoutModule] {
+        &self.modules
+    }
+
+    /// The files worth parsing: one per module, `.py` where there is one, else the `.pyi`.
+    pub fn sources(&self) -> impl Iterator<Item = (&LayoutModule, &str, bool)> {
+        self.modules.iter().filter_map(|m| match &m.source {
+            LayoutSource::File {
+                archive_path,
+                is_stub,
+            } => Some((m, archive_path.as_str(), *is_stub)),
+            _ => None,
+        })
+    }
+}
+
+fn choose_modules(files: &[ModuleFile]) -> Vec<LayoutModule> {
+    let mut chosen: BTreeMap<&ModulePath, LayoutModule> = BTreeMap::new();
+    // `files` is sorted by (module, kind) and `SourceKind` orders Python < Stub < Extension,
+    // so the first file seen for a module is the one to use.
+    for file in files {
+        chosen.entry(&file.module).or_insert_with(|| LayoutModule {
+            module: file.module.clone(),
+            is_package: file.is_package,
+            source: match file.kind {
+                SourceKind::Python | SourceKind::Stub => LayoutSource::File {
+                    archive_path: file.archive_path.clone(),
+                    is_stub: file.kind == SourceKind::Stub,
+                },
+                SourceKind::Extension => LayoutSource::Opaque {
+                    archive_path: file.archive_path.clone(),
+                },
+            },
+        });
+    }
+    let mut namespaces: BTreeSet<ModulePath> = BTreeSet::new();
+    for module in chosen.keys() {
+        let mut parent = module.parent();
+        while let Some(p) = parent {
+            if !chosen.contains_key(&p) {
+                namespaces.insert(p.clone());
+            }
+            parent = p.parent();
+        }
+    }
+    let mut out: Vec<LayoutModule> = chosen.into_values().collect();
+    out.extend(namespaces.into_iter().map(|module| LayoutModule {
+        module,
+        is_package: true,
+        source: LayoutSource::Namespace,
+    }));
+    out.sort_by(|a, b| a.module.cmp(&b.module));
+    out
+}
+
+fn normalize(path: &str) -> String {
+    let path = path.replace('\\', "/");
+    path.trim_start_matches("./")
+        .trim_start_matches('/')
+        .to_string()
+}
+
+/// The module stem and kind of a file name, if it is a module file.
+fn module_stem(file_name: &str) -> Option<(&str, SourceKind)> {
+    if let Some(stem) = file_name.strip_suffix(".py") {
+        Some((stem, SourceKind::Python))
+    } else if let Some(stem) = file_name.strip_suffix(".pyi") {
+        Some((stem, SourceKind::Stub))
+    } else {
+        extension_module_name(file_name).map(|stem| (stem, SourceKind::Extension))
+    }
+}
+
+/// A wheel path relative to the install root, or `None` for metadata and non-library data.
+fn wheel_relative(path: &str) -> Option<&str> {
+    let Some((first, rest)) = path.split_once('/') else {
+        return Some(path);
+    };
+    if first.ends_with(".dist-info") {
+        return None;
+    }
+    if first.ends_with(".data") {
+        let (scheme, rest) = rest.split_once('/')?;
+        return matches!(scheme, "purelib" | "platlib").then_some(rest);
+    }
+    Some(path)
+}
+
+/// Sdist paths relative to their source root: the `name-version/` prefix is dropped, and so is
+/// a `src/`, `lib/` or `python/` directory that holds packages.
+fn sdist_relative(paths: &[String]) -> Vec<(usize, String)> {
+    let prefix = common_first_segment(paths);
+    let stripped: Vec<(usize, &str)> = paths
+        .iter()
+        .enumerate()
+        .filter_map(|(i, p)| match prefix {
+            Some(pre) => p
+                .strip_prefix(pre)
+                .and_then(|r| r.strip_prefix('/'))
+                .map(|r| (i, r)),
+            None => Some((i, p.as_str())),
+        })
+        .collect();
+    // A source root is used when it holds a package (`src/pkg/__init__.py`) or a module.
+    let used_roots: HashSet<&str> = stripped
+        .iter()
+        .filter_map(|(_, p)| {
+            let (root, rest) = p.split_once('/')?;
+            if !SDIST_SOURCE_ROOTS.contains(&root) {
+                return None;
+            }
+            let holds_module = match rest.split_once('/') {
+                Some((_, file)) => module_stem(file).is_some_and(|(s, _)| s == "__init__"),
+                None => module_stem(rest).is_some(),
+            };
+            holds_module.then_some(root)
+        })
+        .collect();
+    stripped
+        .into_iter()
+        .map(|(i, p)| {
+            let rel = match p.split_once('/') {
+                Some((root, rest)) if used_roots.contains(root) => rest,
+                _ => p,
+            };
+            (i, rel.to_string())
+        })
+        .collect()
+}
+
+/// The directory every path starts with (`pandas-0.19.2`), when there is one.
+fn common_first_segment(paths: &[String]) -> Option<&str> {
+    let mut first: Option<&str> = None;
+    for p in paths {
+        let (seg, _) = p.split_once('/')?;
+        match first {
+            None => first = Some(seg),
+            Some(f) if f == seg => {}
+            Some(_) => return None,
+        }
+    }
+    first
+}

@@ -1,0 +1,207 @@
+//! The per-file summary: everything the import flow needs from one source file, and nothing
+//! that depends on where the file sits in a release.
+//!
+//! A summary is cached by the file's sha256 and reused by every release that ships the same
+//! bytes, so it must not mention the file's module path: relative imports keep their level and
+//! are resolved later, in `bank::flow`. Field names are short and empty fields are skipped
+//! because millions of these are stored.
+
+use serde::{Deserialize, Serialize};
+
+use super::all_names::AllNames;
+use super::signature::Signature;
+
+/// What one `.py` or `.pyi` file binds at module level.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FileSummary {
+    /// Syntax errors the recovering parser reported (Python 2 code, broken files).
+    #[serde(rename = "err", default, skip_serializing_if = "is_zero")]
+    pub parse_errors: u32,
+    /// The module defines `__getattr__`, so it can expose names no static reading sees.
+    #[serde(rename = "dyn", default, skip_serializing_if = "is_false")]
+    pub dynamic_exports: bool,
+    /// `__all__`, when the module sets it.
+    #[serde(rename = "all", default, skip_serializing_if = "Option::is_none")]
+    pub all: Option<AllNames>,
+    /// Module-level bindings in source order (later ones win, as in Python).
+    #[serde(rename = "b", default, skip_serializing_if = "Vec::is_empty")]
+    pub bindings: Vec<Binding>,
+    /// Indexes into `bindings` of those made in an `except` handler or an `elif`/`else`
+    /// branch: fallbacks that only count when the main line binds nothing for the name.
+    #[serde(rename = "alt", default, skip_serializing_if = "Vec::is_empty")]
+    pub fallbacks: Vec<u32>,
+}
+
+/// One statement that binds (or unbinds) names in the module namespace.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Binding {
+    #[serde(rename = "fn")]
+    Function(Function),
+    #[serde(rename = "cls")]
+    Class(Class),
+    #[serde(rename = "var")]
+    Variable(Variable),
+    /// `import a.b` (binds `a`) or `import a.b as c` (binds `c` to `a.b`).
+    #[serde(rename = "imp")]
+    Import(Import),
+    /// `from .x import f as g`, `from x import *`.
+    #[serde(rename = "from")]
+    ImportFrom(ImportFrom),
+    /// `del a, b` at module level.
+    #[serde(rename = "del")]
+    Delete(Vec<String>),
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Function {
+    #[serde(rename = "n")]
+    pub name: String,
+    #[serde(rename = "s")]
+    pub signature: Signature,
+    #[serde(rename = "a", default, skip_serializing_if = "is_false")]
+    pub is_async: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Class {
+    #[serde(rename = "n")]
+    pub name: String,
+    /// Base classes as dotted names, as written (`pd.core.generic.NDFrame`); `Generic[T]`
+    /// is recorded as `Generic`, and `six.with_metaclass(Meta, Base)` as `Base`.
+    #[serde(rename = "b", default, skip_serializing_if = "Vec::is_empty")]
+    pub bases: Vec<String>,
+    /// The constructor's parameters without `self`, from `__init__`.
+    #[serde(rename = "i", default, skip_serializing_if = "Option::is_none")]
+    pub init: Option<Signature>,
+    /// Public members defined in the class body.
+    #[serde(rename = "m", default, skip_serializing_if = "Vec::is_empty")]
+    pub members: Vec<Member>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Member {
+    #[serde(rename = "n")]
+    pub name: String,
+    #[serde(rename = "k")]
+    pub kind: MemberKind,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum MemberKind {
+    #[serde(rename = "fn")]
+    Method {
+        #[serde(rename = "s")]
+        signature: Signature,
+        #[serde(rename = "a", default, skip_serializing_if = "is_false")]
+        is_async: bool,
+    },
+    /// `@property`, `@cached_property` and the like.
+    #[serde(rename = "prop")]
+    Property,
+    #[serde(rename = "attr")]
+    Attribute,
+    /// A nested class.
+    #[serde(rename = "cls")]
+    Class,
+}
+
+/// `name = value` (also annotated and tuple targets).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Variable {
+    #[serde(rename = "n")]
+    pub name: String,
+    /// The dotted name on the right when the value is just a name (`DataFrame = frame.DataFrame`),
+    /// so the flow can treat the variable as an alias of what that name denotes.
+    #[serde(rename = "v", default, skip_serializing_if = "Option::is_none")]
+    pub alias_of: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Import {
+    /// The dotted module, `a.b`.
+    #[serde(rename = "m")]
+    pub module: String,
+    #[serde(rename = "as", default, skip_serializing_if = "Option::is_none")]
+    pub asname: Option<String>,
+}
+
+impl Import {
+    /// The name this statement binds: the `as` name, else the first segment of the module.
+    pub fn bound_name(&self) -> &str {
+        match &self.asname {
+            Some(a) => a,
+            None => self.module.split('.').next().unwrap_or(&self.module),
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ImportFrom {
+    /// Number of leading dots; 0 for an absolute import.
+    #[serde(rename = "l", default, skip_serializing_if = "is_zero")]
+    pub level: u32,
+    /// The module after the dots, absent in `from . import x`.
+    #[serde(rename = "m", default, skip_serializing_if = "Option::is_none")]
+    pub module: Option<String>,
+    #[serde(rename = "ns")]
+    pub names: Vec<ImportedName>,
+}
+
+impl ImportFrom {
+    pub fn is_star(&self) -> bool {
+        self.names.iter().any(|n| n.name == "*")
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ImportedName {
+    /// The imported name, or `*`.
+    #[serde(rename = "n")]
+    pub name: String,
+    #[serde(rename = "as", default, skip_serializing_if = "Option::is_none")]
+    pub asname: Option<String>,
+}
+
+impl ImportedName {
+    pub fn bound_name(&self) -> &str {
+        self.asname.as_deref().unwrap_or(&self.name)
+    }
+}
+
+impl Binding {
+    /// The names this binding sets, except a star import's (unknown until the flow).
+    pub fn bound_names(&self) -> impl Iterator<Item = &str> {
+        let (one, many): (Option<&str>, &[ImportedName]) = match self {
+            Binding::Function(f) => (Some(&f.name), &[]),
+            Binding::Class(c) => (Some(&c.name), &[]),
+            Binding::Variable(v) => (Some(&v.name), &[]),
+            Binding::Import(i) => (Some(i.bound_name()), &[]),
+            Binding::ImportFrom(f) => (None, &f.names),
+            Binding::Delete(_) => (None, &[]),
+        };
+        one.into_iter().chain(
+            many.iter()
+                .filter(|n| n.name != "*")
+                .map(ImportedName::bound_name),
+        )
+    }
+}
+
+impl FileSummary {
+    pub fn is_fallback(&self, index: usize) -> bool {
+        self.fallbacks.binary_search(&(index as u32)).is_ok()
+    }
+}
+
+/// Whether a name is private by Python's convention (a leading underscore).
+pub fn is_private(name: &str) -> bool {
+    name.starts_with('_')
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
+}

@@ -1,0 +1,41 @@
+//! Import flow: from a release's file summaries to every public name it makes reachable.
+//!
+//! The rules, in Python's own terms:
+//! - a module's names are its definitions (functions, classes, assignments) and what its
+//!   imports bind: `from .x import f`, `from x import f as g`, `import a.b` (binds `a`),
+//!   `import a.b as c`, and `from x import *` (the names in `x.__all__`, else `x`'s names
+//!   without a leading underscore);
+//! - a package's submodules are attributes of the package;
+//! - an assignment of a bare name (`DataFrame = frame.DataFrame`) is an alias;
+//! - a name is public when its module path and the name itself have no leading underscore,
+//!   or when the module lists it in `__all__`;
+//! - class members are reachable through every alias of their class, with members inherited
+//!   from base classes of the same release;
+//! - names from compiled modules, or listed in `__all__` with no visible definition, are
+//!   exported with kind [`ApiKind::Unknown`];
+//! - names bound to another distribution's objects (`from numpy import ndarray` inside pandas)
+//!   are never followed, and are APIs only when listed in `__all__` (as `Unknown`, with
+//!   `external` set); otherwise they are reported apart, in [`ReleaseApis::externals`].
+//!
+//! Everything is iterated to a fixed point, so the order of modules and cycles between them
+//! do not matter.
+
+mod emit;
+mod input;
+mod members;
+mod namespace;
+mod output;
+mod relative;
+
+pub use input::ReleaseInput;
+pub use output::{ApiEntry, ApiKind, ExternalRef, FlowStats, ModuleEntry, ModuleKind, ReleaseApis};
+pub use relative::absolute_module;
+
+/// Computes the public APIs of one release.
+pub fn analyze(input: &ReleaseInput<'_>) -> ReleaseApis {
+    let mut input = input.clone();
+    input.complete_parents();
+    let mut solver = namespace::Solver::new(&input);
+    solver.solve();
+    emit::emit(&solver)
+}

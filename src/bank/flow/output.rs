@@ -1,0 +1,132 @@
+//! What the import flow produces for one release: each public API once, with its kind, its
+//! canonical definition and its parameters, ready to be stored.
+
+use serde::{Deserialize, Serialize};
+
+use crate::bank::extract::Signature;
+use crate::names::{ApiPath, ModulePath};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ApiKind {
+    Module,
+    Function,
+    Class,
+    Method,
+    Property,
+    Attribute,
+    /// Exists, but what it is cannot be read statically: it comes from a compiled module or a
+    /// star import of one, or it is listed in `__all__` with no definition in sight.
+    Unknown,
+}
+
+/// One name the release makes reachable.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ApiEntry {
+    pub path: ApiPath,
+    pub kind: ApiKind,
+    /// The definition this name is an alias of (`pandas.read_excel` →
+    /// `pandas.io.excel._base.read_excel`); `None` when `path` is itself the definition.
+    /// Always names another entry of the same [`ReleaseApis`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub canonical: Option<ApiPath>,
+    /// Parameters of a function or method; a class's constructor (from `__init__`, inherited
+    /// if need be, without `self`); a method's without `self`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub signature: Option<Signature>,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub is_async: bool,
+    /// Reachable without touching a private name. Private entries are listed only because
+    /// a public entry's `canonical` points at them.
+    pub public: bool,
+    /// For a name listed in `__all__` that is bound to an object of another distribution
+    /// (`from numpy import ndarray`), that object's dotted path. Such names are exported but
+    /// never followed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub external: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ModuleKind {
+    Source,
+    /// Read from a `.pyi` stub (a compiled module described by a stub, or a stub-only module).
+    Stub,
+    /// A compiled extension without a stub: its names are unknown statically.
+    Opaque,
+    /// A directory without `__init__`.
+    Namespace,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ModuleEntry {
+    pub path: ModulePath,
+    pub kind: ModuleKind,
+    pub is_package: bool,
+    /// Module-level `__getattr__`: names may exist that only introspection can see.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub dynamic_exports: bool,
+    /// The module sets `__all__`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub has_all: bool,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub parse_errors: u32,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
+}
+
+/// A public name of the release bound to an object of another distribution and not listed in
+/// `__all__` (`pandas.np` for `import numpy as np`). Not an API of this release, and never
+/// followed; kept apart so that callers may still use it as evidence.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct ExternalRef {
+    pub path: ApiPath,
+    pub target: String,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FlowStats {
+    pub modules: usize,
+    pub source_modules: usize,
+    pub opaque_modules: usize,
+    pub namespace_modules: usize,
+    pub files_with_parse_errors: usize,
+    /// Passes over all modules until no namespace changed.
+    pub iterations: usize,
+    /// False if the pass limit was hit first (the result is then the last pass's).
+    pub converged: bool,
+}
+
+/// The public APIs of one release, sorted by path, each once.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReleaseApis {
+    pub modules: Vec<ModuleEntry>,
+    pub apis: Vec<ApiEntry>,
+    pub externals: Vec<ExternalRef>,
+    pub stats: FlowStats,
+}
+
+impl ReleaseApis {
+    /// The entry for `path`, by binary search.
+    pub fn get(&self, path: &str) -> Option<&ApiEntry> {
+        self.apis
+            .binary_search_by(|e| e.path.as_str().cmp(path))
+            .ok()
+            .map(|i| &self.apis[i])
+    }
+
+    /// Follows `canonical` to the defining entry (the entry itself when it is the definition).
+    pub fn definition_of(&self, path: &str) -> Option<&ApiEntry> {
+        let entry = self.get(path)?;
+        match &entry.canonical {
+            Some(c) => self.get(c.as_str()),
+            None => Some(entry),
+        }
+    }
+
+    pub fn public_apis(&self) -> impl Iterator<Item = &ApiEntry> {
+        self.apis.iter().filter(|e| e.public)
+    }
+}

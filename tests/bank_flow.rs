@@ -1,0 +1,826 @@
+//! Import flow on small inline fixture releases: every re-export rule, checked through the
+//! APIs a release comes out with.
+
+use std::collections::HashMap;
+
+use nbenv::bank::extract::{summarize_source, ArchiveKind, FileSummary, ReleaseLayout};
+use nbenv::bank::flow::{analyze, ApiEntry, ApiKind, ModuleKind, ReleaseApis, ReleaseInput};
+
+fn release_of(kind: ArchiveKind, files: &[(&str, &str)]) -> ReleaseApis {
+    let layout = ReleaseLayout::new(kind, files.iter().map(|(p, _)| *p));
+    let summaries: HashMap<&str, FileSummary> = files
+        .iter()
+        .filter(|(p, _)| p.ends_with(".py") || p.ends_with(".pyi"))
+        .map(|(p, src)| (*p, summarize_source(src, p.ends_with(".pyi"))))
+        .collect();
+    let input = ReleaseInput::from_layout(&layout, |p| summaries.get(p));
+    let apis = analyze(&input);
+    assert!(
+        apis.stats.converged,
+        "flow did not converge: {:?}",
+        apis.stats
+    );
+    apis
+}
+
+fn release(files: &[(&str, &str)]) -> ReleaseApis {
+    release_of(ArchiveKind::Wheel, files)
+}
+
+#[track_caller]
+fn api<'r>(r: &'r ReleaseApis, path: &str) -> &'r ApiEntry {
+    r.get(path).unwrap_or_else(|| {
+        let all: Vec<&str> = r.apis.iter().map(|e| e.path.as_str()).collect();
+        panic!("no API {path}; have {all:#?}")
+    })
+}
+
+#[track_caller]
+fn assert_absent(r: &ReleaseApis, path: &str) {
+    if let Some(e) = r.get(path) {
+        assert!(!e.public, "{path} should not be a public API: {e:?}");
+    }
+}
+
+#[track_caller]
+fn assert_alias(r: &ReleaseApis, path: &str, canonical: &str, kind: ApiKind) {
+    let e = api(r, path);
+    assert!(e.public, "{path} should be public: {e:?}");
+    assert_eq!(
+        e.canonical.as_ref().map(|c| c.as_str()),
+        Some(canonical),
+        "{path}: {e:?}"
+    );
+    assert_eq!(e.kind, kind, "{path}: {e:?}");
+    let def = api(r, canonical);
+    assert_eq!(
+        def.canonical, None,
+        "a canonical entry is itself a definition: {def:?}"
+    );
+    assert_eq!(def.kind, kind);
+}
+
+#[track_caller]
+fn assert_defined<'r>(r: &'r ReleaseApis, path: &str, kind: ApiKind) -> &'r ApiEntry {
+    let e = api(r, path);
+    assert!(e.public, "{path} should be public: {e:?}");
+    assert_eq!(e.canonical, None, "{path} should be a definition: {e:?}");
+    assert_eq!(e.kind, kind, "{path}: {e:?}");
+    e
+}
+
+fn sig(e: &ApiEntry) -> String {
+    e.signature
+        .as_ref()
+        .map(ToString::to_string)
+        .unwrap_or_default()
+}
+
+const PANDAS: &[(&str, &str)] = &[
+    (
+        "pandas/__init__.py",
+        "import numpy as np\n\
+         from pandas.core.api import *\n\
+         from pandas.io.api import *\n\
+         from pandas.util._print_versions import show_versions\n\
+         import pandas.core.config_init\n\
+         __version__ = '0.25.0'\n",
+    ),
+    ("pandas/core/__init__.py", ""),
+    ("pandas/core/config_init.py", "x = 1\n"),
+    (
+        "pandas/core/api.py",
+        "from pandas.core.frame import DataFrame\n\
+         from pandas.core.series import Series\n\
+         from pandas.core.tools.datetimes import to_datetime\n",
+    ),
+    (
+        "pandas/core/base.py",
+        "class PandasObject(object):\n\
+         \x20   def _reset_cache(self, key=None): pass\n\
+         \x20   def __sizeof__(self): pass\n\
+         \x20   def memory_usage(self, deep=False): pass\n",
+    ),
+    (
+        "pandas/core/generic.py",
+        "import numpy as np\n\
+         from pandas.core.base import PandasObject\n\
+         class NDFrame(PandasObject):\n\
+         \x20   _metadata = []\n\
+         \x20   def __init__(self, data, axes=None, copy=False): pass\n\
+         \x20   def head(self, n=5): pass\n\
+         \x20   def memory_usage(self, index=True, deep=False): pass\n",
+    ),
+    (
+        "pandas/core/frame.py",
+        "import numpy as np\n\
+         import pandas.core.common as com\n\
+         from pandas.core.generic import NDFrame\n\
+         from pandas.core.series import Series\n\
+         class DataFrame(NDFrame):\n\
+         \x20   def __init__(self, data=None, index=None, columns=None, dtype=None, copy=False): pass\n\
+         \x20   @property\n\
+         \x20   def ix(self): pass\n\
+         \x20   def to_excel(self, excel_writer, sheet_name='Sheet1', **kwargs): pass\n",
+    ),
+    ("pandas/core/common.py", "def flatten(l): pass\n"),
+    (
+        "pandas/core/series.py",
+        "from pandas.core.generic import NDFrame\nclass Series(NDFrame):\n    pass\n",
+    ),
+    ("pandas/core/tools/__init__.py", ""),
+    (
+        "pandas/core/tools/datetimes.py",
+        "def to_datetime(arg, errors='raise', *, utc=None): pass\n",
+    ),
+    (
+        "pandas/io/api.py",
+        "from pandas.io.excel import ExcelFile, read_excel\n\
+         from pandas.io.parsers import read_csv, read_table\n",
+    ),
+    ("pandas/io/__init__.py", ""),
+    (
+        "pandas/io/excel/__init__.py",
+        "from pandas.io.excel._base import ExcelFile, read_excel\n\
+         __all__ = ['read_excel', 'ExcelFile']\n",
+    ),
+    (
+        "pandas/io/excel/_base.py",
+        "def read_excel(io, sheet_name=0, header=0, **kwds): pass\n\
+         class ExcelFile(object):\n    def parse(self, sheet_name=0): pass\n",
+    ),
+    (
+        "pandas/io/parsers.py",
+        "def _make_parser_function(name, default_sep=','):\n    def parser(f): pass\n    return parser\n\
+         read_csv = _make_parser_function('read_csv', default_sep=',')\n\
+         read_table = _make_parser_function('read_table', default_sep='\\t')\n",
+    ),
+    ("pandas/util/__init__.py", ""),
+    (
+        "pandas/util/_print_versions.py",
+        "def show_versions(as_json=False): pass\n",
+    ),
+    ("pandas/_libs/__init__.py", ""),
+    ("pandas/_libs/lib.cpython-37m-x86_64-linux-gnu.so", ""),
+    ("pandas/tests/__init__.py", ""),
+    ("pandas/tests/test_frame.py", "def test_ix(): pass\n"),
+];
+
+#[test]
+fn pandas_layout_read_excel_and_dataframe_ix() {
+    let r = release(PANDAS);
+    assert_alias(
+        &r,
+        "pandas.read_excel",
+        "pandas.io.excel._base.read_excel",
+        ApiKind::Function,
+    );
+    assert_eq!(
+        sig(api(&r, "pandas.read_excel")),
+        "(io, sheet_name=..., header=..., **kwds)"
+    );
+    let def = r.definition_of("pandas.read_excel").unwrap();
+    assert_eq!(def.path.as_str(), "pandas.io.excel._base.read_excel");
+    assert!(
+        !def.public,
+        "defined in a private module: listed only as the canonical"
+    );
+    assert_alias(
+        &r,
+        "pandas.io.excel.read_excel",
+        "pandas.io.excel._base.read_excel",
+        ApiKind::Function,
+    );
+
+    assert_alias(
+        &r,
+        "pandas.DataFrame",
+        "pandas.core.frame.DataFrame",
+        ApiKind::Class,
+    );
+    assert_eq!(
+        sig(api(&r, "pandas.DataFrame")),
+        "(data=..., index=..., columns=..., dtype=..., copy=...)"
+    );
+    assert_alias(
+        &r,
+        "pandas.DataFrame.ix",
+        "pandas.core.frame.DataFrame.ix",
+        ApiKind::Property,
+    );
+    assert_defined(&r, "pandas.core.frame.DataFrame.ix", ApiKind::Property);
+    // Inherited from a base in another module, through the base's import.
+    assert_alias(
+        &r,
+        "pandas.DataFrame.head",
+        "pandas.core.generic.NDFrame.head",
+        ApiKind::Method,
+    );
+    assert_eq!(sig(api(&r, "pandas.DataFrame.head")), "(n=...)");
+    // The nearest definition wins over the one further up.
+    assert_alias(
+        &r,
+        "pandas.Series.memory_usage",
+        "pandas.core.generic.NDFrame.memory_usage",
+        ApiKind::Method,
+    );
+    // Series has no __init__ of its own: its constructor is NDFrame's.
+    assert_eq!(sig(api(&r, "pandas.Series")), "(data, axes=..., copy=...)");
+    assert_absent(&r, "pandas.DataFrame._reset_cache");
+    assert_absent(&r, "pandas.DataFrame.__sizeof__");
+    assert_absent(&r, "pandas.DataFrame._metadata");
+
+    assert_alias(
+        &r,
+        "pandas.to_datetime",
+        "pandas.core.tools.datetimes.to_datetime",
+        ApiKind::Function,
+    );
+    assert_eq!(
+        sig(api(&r, "pandas.to_datetime")),
+        "(arg, errors=..., *, utc=...)"
+    );
+    assert_alias(
+        &r,
+        "pandas.read_csv",
+        "pandas.io.parsers.read_csv",
+        ApiKind::Attribute,
+    );
+    assert_alias(
+        &r,
+        "pandas.show_versions",
+        "pandas.util._print_versions.show_versions",
+        ApiKind::Function,
+    );
+
+    // Submodules are attributes of their package.
+    assert_defined(&r, "pandas.io", ApiKind::Module);
+    assert_defined(&r, "pandas.io.excel", ApiKind::Module);
+    assert_defined(&r, "pandas.core.frame", ApiKind::Module);
+    assert_absent(&r, "pandas._libs");
+    assert_absent(&r, "pandas._libs.lib");
+    let lib = r
+        .modules
+        .iter()
+        .find(|m| m.path.as_str() == "pandas._libs.lib")
+        .unwrap();
+    assert_eq!(lib.kind, ModuleKind::Opaque);
+    // `import pandas.core.common as com`.
+    assert_alias(
+        &r,
+        "pandas.core.frame.com",
+        "pandas.core.common",
+        ApiKind::Module,
+    );
+    // `import pandas.core.config_init` inside pandas binds `pandas` itself: no `pandas.pandas`.
+    assert!(r.get("pandas.pandas").is_none());
+
+    // Names from other distributions are not APIs of this release.
+    assert!(r.get("pandas.np").is_none());
+    assert!(r.get("pandas.core.frame.np").is_none());
+    assert!(r
+        .externals
+        .iter()
+        .any(|e| e.path.as_str() == "pandas.np" && e.target == "numpy"));
+    assert!(r.get("pandas.__version__").is_none());
+    assert!(r.apis.iter().all(|e| !e.path.as_str().contains("tests")));
+    assert!(
+        r.apis.windows(2).all(|w| w[0].path < w[1].path),
+        "sorted, each once"
+    );
+    for e in &r.apis {
+        if let Some(c) = &e.canonical {
+            assert!(
+                r.get(c.as_str()).is_some(),
+                "{} links to missing {c}",
+                e.path
+            );
+        }
+    }
+}
+
+#[test]
+fn output_is_deterministic_and_independent_of_file_order() {
+    let a = release(PANDAS);
+    let mut reversed = PANDAS.to_vec();
+    reversed.reverse();
+    let b = release(&reversed);
+    assert_eq!(a, b);
+    assert_eq!(
+        serde_json::to_string(&a).unwrap(),
+        serde_json::to_string(&release(PANDAS)).unwrap()
+    );
+}
+
+#[test]
+fn cycles_terminate_and_keep_what_is_defined() {
+    let r = release(&[
+        ("cyc/__init__.py", "from .x import f\nfrom .p import g\n"),
+        // Nobody defines `f`: a imports it from b, b from a.
+        ("cyc/x.py", "from .y import f\n"),
+        ("cyc/y.py", "from .x import f\n"),
+        // Mutual imports where both sides define something.
+        ("cyc/p.py", "from .q import g\ndef h(): pass\n"),
+        ("cyc/q.py", "from .p import h\ndef g(a): pass\n"),
+        // Star imports in a cycle.
+        ("cyc/s1.py", "from .s2 import *\ndef one(): pass\n"),
+        ("cyc/s2.py", "from .s1 import *\ndef two(): pass\n"),
+        // A package importing itself.
+        (
+            "cyc/self_ref.py",
+            "from cyc.self_ref import *\nfrom . import self_ref\n",
+        ),
+    ]);
+    assert!(r.get("cyc.f").is_none());
+    assert!(r.get("cyc.x.f").is_none());
+    assert_alias(&r, "cyc.g", "cyc.q.g", ApiKind::Function);
+    assert_alias(&r, "cyc.p.g", "cyc.q.g", ApiKind::Function);
+    assert_alias(&r, "cyc.q.h", "cyc.p.h", ApiKind::Function);
+    assert_alias(&r, "cyc.s1.two", "cyc.s2.two", ApiKind::Function);
+    assert_alias(&r, "cyc.s2.one", "cyc.s1.one", ApiKind::Function);
+}
+
+#[test]
+fn all_versus_the_underscore_rule() {
+    let r = release(&[
+        ("pkg/__init__.py", "from .m import *\nfrom .n import *\n"),
+        (
+            "pkg/m.py",
+            "__all__ = ['_special', 'pub', 'sub_in_all']\n\
+             def _special(): pass\ndef pub(): pass\ndef other(): pass\ndef _hidden(): pass\n",
+        ),
+        ("pkg/m/__init__.py", ""),
+        (
+            "pkg/n.py",
+            "import os\nfrom .m import other\ndef a(): pass\ndef _b(): pass\n",
+        ),
+        ("pkg/api.py", "from pkg import _special as special\n"),
+    ]);
+    // Star import with __all__: exactly the listed names, underscore or not.
+    assert_alias(&r, "pkg.pub", "pkg.m.pub", ApiKind::Function);
+    assert_alias(&r, "pkg.api.special", "pkg.m._special", ApiKind::Function);
+    // `_special` is public where `__all__` lists it, not in the package that star-imports it.
+    assert_defined(&r, "pkg.m._special", ApiKind::Function);
+    assert_absent(&r, "pkg._special");
+    assert_absent(&r, "pkg.m._hidden");
+    // Not in __all__: not star-imported from m, but still an attribute of m...
+    assert_defined(&r, "pkg.m.other", ApiKind::Function);
+    // ...and star-imported from n, which has no __all__ and imports it by name.
+    assert_alias(&r, "pkg.other", "pkg.m.other", ApiKind::Function);
+    // Star import without __all__: public names only; external names stay external.
+    assert_alias(&r, "pkg.a", "pkg.n.a", ApiKind::Function);
+    assert_absent(&r, "pkg._b");
+    assert!(r.get("pkg.os").is_none());
+}
+
+#[test]
+fn as_renames_and_import_forms() {
+    let r = release(&[
+        ("alpha/__init__.py", ""),
+        ("alpha/tools.py", "def fn(x): pass\nclass Tool: pass\n"),
+        (
+            "beta/__init__.py",
+            "import alpha.tools\n\
+             import alpha.tools as tools\n\
+             from alpha.tools import fn as renamed, Tool\n\
+             from alpha import tools as t2\n\
+             via_attr = alpha.tools.fn\n\
+             ToolAlias = tools.Tool\n",
+        ),
+    ]);
+    // `import alpha.tools` binds `alpha`.
+    assert_alias(&r, "beta.alpha", "alpha", ApiKind::Module);
+    assert_alias(&r, "beta.tools", "alpha.tools", ApiKind::Module);
+    assert_alias(&r, "beta.t2", "alpha.tools", ApiKind::Module);
+    assert_alias(&r, "beta.renamed", "alpha.tools.fn", ApiKind::Function);
+    assert!(r.get("beta.fn").is_none());
+    assert_alias(&r, "beta.Tool", "alpha.tools.Tool", ApiKind::Class);
+    // Assignments of dotted names through `import a.b` and `import a.b as c`.
+    assert_alias(&r, "beta.via_attr", "alpha.tools.fn", ApiKind::Function);
+    assert_alias(&r, "beta.ToolAlias", "alpha.tools.Tool", ApiKind::Class);
+}
+
+#[test]
+fn relative_import_levels() {
+    let r = release(&[
+        (
+            "pkg/__init__.py",
+            "from .sub import deep_fn\nfrom . import top\n",
+        ),
+        ("pkg/top.py", "def t(): pass\n"),
+        ("pkg/sub/__init__.py", "from .deep.mod import deep_fn\n"),
+        ("pkg/sub/helpers.py", "def h(): pass\n"),
+        ("pkg/sub/deep/__init__.py", ""),
+        (
+            "pkg/sub/deep/mod.py",
+            "from ..helpers import h\n\
+             from ...top import t\n\
+             from . import sibling\n\
+             from .... import beyond_top\n\
+             def deep_fn(): pass\n",
+        ),
+        ("pkg/sub/deep/sibling.py", "X = 1\n"),
+    ]);
+    assert_alias(
+        &r,
+        "pkg.sub.deep.mod.h",
+        "pkg.sub.helpers.h",
+        ApiKind::Function,
+    );
+    assert_alias(&r, "pkg.sub.deep.mod.t", "pkg.top.t", ApiKind::Function);
+    assert_alias(
+        &r,
+        "pkg.sub.deep.mod.sibling",
+        "pkg.sub.deep.sibling",
+        ApiKind::Module,
+    );
+    assert!(r.get("pkg.sub.deep.mod.beyond_top").is_none());
+    // Level 1 in an __init__ is the package itself.
+    assert_alias(
+        &r,
+        "pkg.deep_fn",
+        "pkg.sub.deep.mod.deep_fn",
+        ApiKind::Function,
+    );
+    assert_defined(&r, "pkg.top", ApiKind::Module);
+}
+
+#[test]
+fn star_import_chains_honour_all_at_each_step() {
+    let r = release(&[
+        ("chain/__init__.py", "from .b import *\n"),
+        (
+            "chain/b.py",
+            "from .c import *\nfrom .d import *\n__all__ = ['f', 'k']\n",
+        ),
+        (
+            "chain/c.py",
+            "__all__ = ['f', 'k']\ndef f(): pass\ndef g(): pass\nk = 3\n",
+        ),
+        ("chain/d.py", "def only_in_d(): pass\n"),
+    ]);
+    assert_alias(&r, "chain.f", "chain.c.f", ApiKind::Function);
+    assert_alias(&r, "chain.k", "chain.c.k", ApiKind::Attribute);
+    assert!(r.get("chain.g").is_none());
+    // b star-imports d, but b's own __all__ does not pass it on.
+    assert_alias(
+        &r,
+        "chain.b.only_in_d",
+        "chain.d.only_in_d",
+        ApiKind::Function,
+    );
+    assert!(r.get("chain.only_in_d").is_none());
+}
+
+#[test]
+fn inherited_members_within_the_release() {
+    let r = release(&[
+        ("shapes/__init__.py", "from .square import Square\n"),
+        (
+            "shapes/base.py",
+            "import abc\n\
+             class Shape(abc.ABC):\n    def area(self): pass\n    def describe(self, verbose=False): pass\n\
+             class Named(object):\n    name = ''\n",
+        ),
+        (
+            "shapes/square.py",
+            "import six\n\
+             from . import base\n\
+             from .base import Named\n\
+             class Rect(base.Shape):\n    def area(self): pass\n\
+             class Square(six.with_metaclass(abc.ABCMeta, Rect, Named)):\n    def side(self): pass\n\
+             class Loop1(Loop2): pass\n\
+             class Loop2(Loop1): pass\n",
+        ),
+    ]);
+    assert_defined(&r, "shapes.square.Square.side", ApiKind::Method);
+    assert_alias(
+        &r,
+        "shapes.Square.side",
+        "shapes.square.Square.side",
+        ApiKind::Method,
+    );
+    assert_alias(
+        &r,
+        "shapes.Square.area",
+        "shapes.square.Rect.area",
+        ApiKind::Method,
+    );
+    assert_alias(
+        &r,
+        "shapes.Square.describe",
+        "shapes.base.Shape.describe",
+        ApiKind::Method,
+    );
+    assert_alias(
+        &r,
+        "shapes.Square.name",
+        "shapes.base.Named.name",
+        ApiKind::Attribute,
+    );
+    // A cycle of bases terminates.
+    assert_defined(&r, "shapes.square.Loop1", ApiKind::Class);
+}
+
+#[test]
+fn module_level_assignments_and_async() {
+    let r = release(&[
+        (
+            "np_like/__init__.py",
+            "from .core import frame_cls\n\
+             float = float\n\
+             read_csv = _make_parser('read_csv')\n\
+             DF = frame_cls\n\
+             a, (b, c) = 1, (2, 3)\n\
+             limit: int = 10\n\
+             async def fetch(url, *, timeout=None): pass\n",
+        ),
+        (
+            "np_like/core.py",
+            "class frame_cls:\n    def ix(self): pass\n",
+        ),
+    ]);
+    assert_defined(&r, "np_like.float", ApiKind::Attribute);
+    assert_defined(&r, "np_like.read_csv", ApiKind::Attribute);
+    for name in ["a", "b", "c", "limit"] {
+        assert_defined(&r, &format!("np_like.{name}"), ApiKind::Attribute);
+    }
+    // An assignment of a class is an alias, and its members come through it.
+    assert_alias(&r, "np_like.DF", "np_like.core.frame_cls", ApiKind::Class);
+    assert_alias(
+        &r,
+        "np_like.DF.ix",
+        "np_like.core.frame_cls.ix",
+        ApiKind::Method,
+    );
+    let fetch = assert_defined(&r, "np_like.fetch", ApiKind::Function);
+    assert!(fetch.is_async);
+    assert_eq!(sig(fetch), "(url, *, timeout=...)");
+}
+
+#[test]
+fn dynamic_getattr_is_flagged() {
+    let r = release(&[
+        (
+            "lazy/__init__.py",
+            "def __getattr__(name):\n    import importlib\n    return importlib.import_module('.' + name, __name__)\n",
+        ),
+        ("lazy/static.py", "def s(): pass\n"),
+    ]);
+    let m = r
+        .modules
+        .iter()
+        .find(|m| m.path.as_str() == "lazy")
+        .unwrap();
+    assert!(m.dynamic_exports);
+    let s = r
+        .modules
+        .iter()
+        .find(|m| m.path.as_str() == "lazy.static")
+        .unwrap();
+    assert!(!s.dynamic_exports);
+    assert!(r.get("lazy.__getattr__").is_none());
+}
+
+#[test]
+fn opaque_compiled_modules_and_all() {
+    let r = release(&[
+        (
+            "numpy/__init__.py",
+            "from . import core\n\
+             from .core import *\n\
+             from ._fast import accelerated\n\
+             __all__ = ['listed_nowhere']\n\
+             __all__.extend(core.__all__)\n\
+             float = float\n",
+        ),
+        ("numpy/_fast.cpython-311-x86_64-linux-gnu.so", ""),
+        (
+            "numpy/core/__init__.py",
+            "from . import multiarray\n\
+             from .multiarray import *\n\
+             from . import numeric\n\
+             from .numeric import *\n\
+             __all__ = []\n\
+             __all__ += multiarray.__all__\n\
+             __all__ += numeric.__all__\n",
+        ),
+        (
+            "numpy/core/multiarray.py",
+            "from ._multiarray_umath import *\n\
+             __all__ = ['array', 'zeros', 'ndarray']\n",
+        ),
+        (
+            "numpy/core/_multiarray_umath.cpython-311-x86_64-linux-gnu.so",
+            "",
+        ),
+        (
+            "numpy/core/numeric.py",
+            "from .multiarray import array, zeros\n\
+             __all__ = ['ones', 'zeros_like']\n\
+             def ones(shape, dtype=None): pass\n\
+             def zeros_like(a, dtype=None): pass\n",
+        ),
+        // A stub describes this compiled module: its names are known.
+        ("numpy/random/__init__.py", "from .mtrand import *\n"),
+        ("numpy/random/mtrand.cpython-311-x86_64-linux-gnu.so", ""),
+        (
+            "numpy/random/mtrand.pyi",
+            "def rand(*args: int) -> float: ...\ndef seed(seed: int | None = ...) -> None: ...\n",
+        ),
+    ]);
+    let umath = "numpy.core._multiarray_umath";
+    assert_alias(
+        &r,
+        "numpy.array",
+        &format!("{umath}.array"),
+        ApiKind::Unknown,
+    );
+    assert_alias(
+        &r,
+        "numpy.core.multiarray.array",
+        &format!("{umath}.array"),
+        ApiKind::Unknown,
+    );
+    assert_alias(
+        &r,
+        "numpy.core.numeric.zeros",
+        &format!("{umath}.zeros"),
+        ApiKind::Unknown,
+    );
+    assert_alias(
+        &r,
+        "numpy.ones",
+        "numpy.core.numeric.ones",
+        ApiKind::Function,
+    );
+    assert_alias(
+        &r,
+        "numpy.accelerated",
+        "numpy._fast.accelerated",
+        ApiKind::Unknown,
+    );
+    // Listed in __all__, defined nowhere visible: exported, kind unknown.
+    assert_defined(&r, "numpy.listed_nowhere", ApiKind::Unknown);
+    assert_defined(&r, "numpy.float", ApiKind::Attribute);
+    assert_alias(
+        &r,
+        "numpy.random.rand",
+        "numpy.random.mtrand.rand",
+        ApiKind::Function,
+    );
+    assert_eq!(sig(api(&r, "numpy.random.rand")), "(*args)");
+    let kinds: HashMap<&str, ModuleKind> = r
+        .modules
+        .iter()
+        .map(|m| (m.path.as_str(), m.kind))
+        .collect();
+    assert_eq!(kinds["numpy.random.mtrand"], ModuleKind::Stub);
+    assert_eq!(kinds[umath], ModuleKind::Opaque);
+    assert_eq!(r.stats.opaque_modules, 2);
+}
+
+#[test]
+fn names_of_other_distributions_are_not_followed() {
+    let r = release(&[(
+        "mylib/__init__.py",
+        "from numpy import ndarray, float64\n\
+         from numpy.linalg import *\n\
+         import scipy.sparse as sp\n\
+         __all__ = ['ndarray', 'helper']\n\
+         def helper(): pass\n",
+    )]);
+    let e = api(&r, "mylib.ndarray");
+    assert_eq!(e.kind, ApiKind::Unknown);
+    assert_eq!(e.external.as_deref(), Some("numpy.ndarray"));
+    assert!(r.get("mylib.float64").is_none());
+    assert!(r.get("mylib.sp").is_none());
+    let externals: Vec<(&str, &str)> = r
+        .externals
+        .iter()
+        .map(|e| (e.path.as_str(), e.target.as_str()))
+        .collect();
+    assert_eq!(
+        externals,
+        vec![
+            ("mylib.float64", "numpy.float64"),
+            ("mylib.sp", "scipy.sparse")
+        ]
+    );
+}
+
+#[test]
+fn python2_sources_keep_what_parses() {
+    let r = release(&[
+        (
+            "old/__init__.py",
+            "print \"loading\"\nfrom old.util import helper\ndef after(x, y=1):\n    print x\n",
+        ),
+        ("old/util.py", "def helper(): pass\n"),
+    ]);
+    assert_defined(&r, "old.after", ApiKind::Function);
+    assert_alias(&r, "old.helper", "old.util.helper", ApiKind::Function);
+    assert_eq!(r.stats.files_with_parse_errors, 1);
+    assert!(r
+        .modules
+        .iter()
+        .any(|m| m.path.as_str() == "old" && m.parse_errors > 0));
+}
+
+#[test]
+fn test_packages_are_excluded() {
+    let r = release(&[
+        ("lib/__init__.py", "from .core import run\n"),
+        ("lib/core.py", "def run(): pass\n"),
+        ("lib/tests/__init__.py", "from .test_core import *\n"),
+        ("lib/tests/test_core.py", "def test_run(): pass\n"),
+        ("lib/test_utils.py", "def check(): pass\n"),
+        ("tests/__init__.py", "def top_test(): pass\n"),
+    ]);
+    assert!(r.modules.iter().all(|m| !m.path.as_str().contains("test")));
+    assert!(r.apis.iter().all(|e| !e.path.as_str().contains("test")));
+    assert_alias(&r, "lib.run", "lib.core.run", ApiKind::Function);
+}
+
+#[test]
+fn namespace_packages() {
+    let r = release(&[
+        (
+            "google/cloud/storage/__init__.py",
+            "from .blob import Blob\nfrom google.cloud.other_dist import Thing\n",
+        ),
+        (
+            "google/cloud/storage/blob.py",
+            "class Blob:\n    def upload(self, data): pass\n",
+        ),
+    ]);
+    let kinds: HashMap<&str, ModuleKind> = r
+        .modules
+        .iter()
+        .map(|m| (m.path.as_str(), m.kind))
+        .collect();
+    assert_eq!(kinds["google"], ModuleKind::Namespace);
+    assert_eq!(kinds["google.cloud"], ModuleKind::Namespace);
+    assert_eq!(kinds["google.cloud.storage"], ModuleKind::Source);
+    assert_defined(&r, "google.cloud", ApiKind::Module);
+    assert_alias(
+        &r,
+        "google.cloud.storage.Blob.upload",
+        "google.cloud.storage.blob.Blob.upload",
+        ApiKind::Method,
+    );
+    // Another distribution sharing the namespace provides `other_dist`.
+    assert!(r.get("google.cloud.storage.Thing").is_none());
+    assert!(r
+        .externals
+        .iter()
+        .any(|e| e.target == "google.cloud.other_dist.Thing"));
+}
+
+#[test]
+fn sdist_with_src_layout() {
+    let r = release_of(
+        ArchiveKind::Sdist,
+        &[
+            ("attrs-19.1.0/setup.py", "from setuptools import setup\nsetup()\n"),
+            ("attrs-19.1.0/tests/test_make.py", "def test_x(): pass\n"),
+            (
+                "attrs-19.1.0/src/attr/__init__.py",
+                "from ._make import attrs, attrib\ns = attributes = attrs\nib = attrib\n",
+            ),
+            (
+                "attrs-19.1.0/src/attr/_make.py",
+                "def attrs(maybe_cls=None, these=None, repr=True): pass\ndef attrib(default=None): pass\n",
+            ),
+        ],
+    );
+    assert_alias(&r, "attr.s", "attr._make.attrs", ApiKind::Function);
+    assert_alias(&r, "attr.attributes", "attr._make.attrs", ApiKind::Function);
+    assert_alias(&r, "attr.ib", "attr._make.attrib", ApiKind::Function);
+    assert!(r.get("setup").is_none());
+    assert!(r.modules.iter().all(|m| m.path.top_level() == "attr"));
+}
+
+#[test]
+fn fallbacks_and_deletions() {
+    let r = release(&[
+        (
+            "fb/__init__.py",
+            "try:\n    from ._speedups import fast\nexcept ImportError:\n    def fast(x): pass\n\
+             try:\n    from ._missing import slow\nexcept ImportError:\n    def slow(x, y): pass\n\
+             from .util import tmp, kept\n\
+             del tmp\n\
+             if PY2:\n    def compat(a): pass\nelse:\n    def compat(a, b): pass\n",
+        ),
+        ("fb/_speedups.cpython-311-x86_64-linux-gnu.so", ""),
+        ("fb/util.py", "tmp = 1\nkept = 2\n"),
+    ]);
+    // The try body wins when what it imports exists...
+    assert_alias(&r, "fb.fast", "fb._speedups.fast", ApiKind::Unknown);
+    // ...and the except branch when it does not.
+    assert_defined(&r, "fb.slow", ApiKind::Function);
+    assert_eq!(sig(api(&r, "fb.slow")), "(x, y)");
+    assert!(r.get("fb.tmp").is_none());
+    assert_alias(&r, "fb.kept", "fb.util.kept", ApiKind::Attribute);
+    assert_eq!(sig(api(&r, "fb.compat")), "(a)");
+}
