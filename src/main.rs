@@ -13,6 +13,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match &cli.command {
         Command::Index(args) => cli::index::run(&cli.global, args),
+        Command::Bank(args) => cli::bank::run(&cli.global, args),
     };
     cli::exit::report(result, &cli.global)
 }

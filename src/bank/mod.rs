@@ -5,3 +5,5 @@
 
 pub mod extract;
 pub mod flow;
+pub mod indexer;
+pub mod store;

@@ -56,4 +56,6 @@ pub enum Format {
 pub enum Command {
     /// Look at what the package index says about a project.
     Index(super::index::IndexArgs),
+    /// Build and query the API bank.
+    Bank(super::bank::BankArgs),
 }

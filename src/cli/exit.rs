@@ -19,6 +19,17 @@ pub const NETWORK: u8 = 4;
 /// A file from the index is corrupt, refused by the size limits, or fails its hash.
 pub const BAD_ARCHIVE: u8 = 5;
 
+/// The bank could not be opened, is not an nbenv bank, is corrupt or too new.
+pub const BANK: u8 = 7;
+
+/// Some of the work could not be done (e.g. releases that failed to index); the rest was.
+pub const PARTIAL: u8 = 6;
+
+/// Some of the work failed while the rest succeeded.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct PartialFailure(pub String);
+
 /// Something the user asked for does not exist.
 #[derive(Debug, thiserror::Error)]
 #[error("{0}")]
@@ -52,6 +63,15 @@ fn code_for(err: &anyhow::Error) -> u8 {
     for cause in err.chain() {
         if cause.is::<NotFound>() {
             return NOT_FOUND;
+        }
+        if cause.is::<PartialFailure>() {
+            return PARTIAL;
+        }
+        if let Some(e) = cause.downcast_ref::<nbenv::bank::store::StoreError>() {
+            return match e {
+                nbenv::bank::store::StoreError::Missing { .. } => NOT_FOUND,
+                _ => BANK,
+            };
         }
         if let Some(e) = cause.downcast_ref::<PypiError>() {
             if e.is_not_found() {

@@ -1,6 +1,8 @@
 //! The command-line edge: argument definitions, one module per subcommand, exit codes.
 
 pub mod args;
+pub mod bank;
 pub mod context;
 pub mod exit;
 pub mod index;
+pub mod progress;

@@ -37,4 +37,4 @@ pub use project::{PageFormat, ProjectPage, Release, SkippedFile};
 pub use retry::RetryPolicy;
 pub use wheel_tags::WheelTags;
 
-pub use pep440_rs::Version;
+pub use pep440_rs::{Version, VersionSpecifiers};

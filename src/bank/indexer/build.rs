@@ -1,0 +1,253 @@
+//! Indexing many releases of many distributions: pages fetched, releases registered, then
+//! worker threads analyse releases while this thread writes each one in its own transaction.
+
+use std::collections::VecDeque;
+use std::path::Path;
+use std::sync::mpsc;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+
+use super::choose_file::choose_file;
+use super::error::IndexError;
+use super::release_job::{index_release, ReleaseOutcome};
+use super::selection::Selection;
+use super::summary_cache::SummaryCache;
+use crate::bank::store::{
+    BankWriter, IndexedRelease, ReleaseInfo, ReleaseStatus, Store, SummaryReader, EXTRACTOR_VERSION,
+};
+use crate::names::DistName;
+use crate::pypi::{DistFile, IndexClient, Version};
+
+/// One distribution to index, and which of its releases.
+#[derive(Debug, Clone)]
+pub struct BuildTarget {
+    pub name: DistName,
+    pub selection: Selection,
+}
+
+#[derive(Debug, Clone)]
+pub struct BuildOptions {
+    /// Worker threads fetching and analysing releases.
+    pub jobs: usize,
+    /// Index releases again even if the bank already has them.
+    pub force: bool,
+}
+
+impl Default for BuildOptions {
+    fn default() -> Self {
+        Self {
+            jobs: 8,
+            force: false,
+        }
+    }
+}
+
+/// What a build reports as it goes; the CLI draws a progress bar from it.
+pub trait BuildObserver: Sync {
+    /// The number of releases queued for indexing is now known.
+    fn queued(&self, _releases: usize) {}
+    /// A distribution's page could not be read, or it has nothing to index.
+    fn note(&self, _message: &str) {}
+    /// A release finished (indexed or failed).
+    fn finished(
+        &self,
+        _name: &DistName,
+        _version: &Version,
+        _result: Result<&ReleaseOutcome, &str>,
+    ) {
+    }
+}
+
+/// A release that could not be indexed, and why.
+#[derive(Debug, Clone, Serialize)]
+pub struct FailedRelease {
+    pub distribution: DistName,
+    pub version: Option<Version>,
+    pub reason: String,
+}
+
+/// What a build did.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct BuildReport {
+    pub distributions: usize,
+    pub releases_indexed: usize,
+    /// Releases already in the bank and skipped.
+    pub releases_skipped: usize,
+    pub failed: Vec<FailedRelease>,
+    pub source_files: u64,
+    pub parsed_files: u64,
+    /// Bytes received from the index for archives (0 for what the cache served).
+    pub bytes_fetched: u64,
+    /// Full size of the archives indexed, had they been downloaded whole.
+    pub archive_bytes: u64,
+    pub seconds: f64,
+}
+
+struct Job {
+    dist_id: i64,
+    release_id: i64,
+    slot: u32,
+    name: DistName,
+    version: Version,
+    file: DistFile,
+}
+
+/// Indexes `targets` into the bank at `bank_path`.
+pub fn build(
+    client: &IndexClient,
+    bank_path: &Path,
+    targets: &[BuildTarget],
+    options: &BuildOptions,
+    observer: &dyn BuildObserver,
+) -> Result<BuildReport, IndexError> {
+    let started = Instant::now();
+    let mut store = Store::open(bank_path)?;
+    let mut report = BuildReport::default();
+
+    // Pages in parallel: they are small, and the index answers them fast.
+    let pages: Vec<_> = {
+        use rayon::prelude::*;
+        targets
+            .par_iter()
+            .map(|t| (t, client.project(&t.name)))
+            .collect()
+    };
+
+    let mut jobs: Vec<Job> = Vec::new();
+    for (target, page) in pages {
+        let page = match page {
+            Ok(p) => p,
+            Err(e) => {
+                observer.note(&format!("{}: {e}", target.name));
+                report.failed.push(FailedRelease {
+                    distribution: target.name.clone(),
+                    version: None,
+                    reason: e.to_string(),
+                });
+                continue;
+            }
+        };
+        report.distributions += 1;
+        let releases = page.releases();
+        let infos: Vec<ReleaseInfo> = releases
+            .iter()
+            .map(|r| ReleaseInfo {
+                version: r.version.clone(),
+                upload_time: r.upload_time().map(str::to_string),
+                requires_python: r.requires_python().map(str::to_string),
+                yanked: r.is_yanked().then(|| {
+                    r.files
+                        .iter()
+                        .find_map(|f| f.yanked.clone())
+                        .unwrap_or_default()
+                }),
+            })
+            .collect();
+        let (dist_id, rows) = store.register(&target.name, client.index_url().as_str(), &infos)?;
+        let versions: Vec<&Version> = releases.iter().map(|r| r.version).collect();
+        let picked = target.selection.pick(&versions);
+        for release in releases.iter().filter(|r| picked.contains(&r.version)) {
+            let row = rows
+                .iter()
+                .find(|row| &row.version == release.version)
+                .expect("registered above");
+            let fresh =
+                row.status == ReleaseStatus::Indexed && row.extractor == Some(EXTRACTOR_VERSION);
+            if fresh && !options.force {
+                report.releases_skipped += 1;
+                continue;
+            }
+            match choose_file(release) {
+                Some(file) => jobs.push(Job {
+                    dist_id,
+                    release_id: row.id,
+                    slot: row.slot,
+                    name: target.name.clone(),
+                    version: release.version.clone(),
+                    file: file.clone(),
+                }),
+                None => {
+                    let reason = "no wheel or sdist to read".to_string();
+                    store.mark_failed(row.id, &reason)?;
+                    report.failed.push(FailedRelease {
+                        distribution: target.name.clone(),
+                        version: Some(release.version.clone()),
+                        reason,
+                    });
+                }
+            }
+        }
+    }
+
+    observer.queued(jobs.len());
+    let summaries = SummaryReader::new(bank_path);
+    let shared = SummaryCache::new(500_000);
+    let queue = Mutex::new(jobs.into_iter().collect::<VecDeque<Job>>());
+    let mut writer = BankWriter::new(&mut store);
+    let workers = options.jobs.max(1);
+    std::thread::scope(|scope| -> Result<(), IndexError> {
+        let (tx, rx) = mpsc::sync_channel::<(Job, Result<ReleaseOutcome, IndexError>)>(workers * 2);
+        for _ in 0..workers {
+            let tx = tx.clone();
+            let queue = &queue;
+            let summaries = &summaries;
+            let shared = &shared;
+            scope.spawn(move || loop {
+                let Some(job) = queue.lock().unwrap_or_else(|e| e.into_inner()).pop_front() else {
+                    break;
+                };
+                let result = index_release(client, summaries, shared, &job.file);
+                if tx.send((job, result)).is_err() {
+                    break;
+                }
+            });
+        }
+        drop(tx);
+        for (job, result) in rx {
+            match result {
+                Ok(outcome) => {
+                    writer.write_release(&IndexedRelease {
+                        dist_id: job.dist_id,
+                        release_id: job.release_id,
+                        slot: job.slot,
+                        file_name: &job.file.filename,
+                        file_sha256: job.file.sha256(),
+                        apis: &outcome.apis,
+                        import_names: &outcome.import_names,
+                        requires_dist: &outcome.requires_dist,
+                        requires_python: outcome.requires_python.as_deref(),
+                        counts: outcome.counts,
+                        new_summaries: &outcome.new_summaries,
+                    })?;
+                    report.releases_indexed += 1;
+                    report.source_files += u64::from(outcome.counts.source_files);
+                    report.parsed_files += u64::from(outcome.counts.parsed_files);
+                    report.bytes_fetched += outcome.transfer.bytes_fetched;
+                    report.archive_bytes += outcome.transfer.archive_size;
+                    observer.finished(&job.name, &job.version, Ok(&outcome));
+                }
+                Err(e) => {
+                    let reason = format!("{}: {e}", job.file.filename);
+                    writer.store().mark_failed(job.release_id, &reason)?;
+                    observer.finished(&job.name, &job.version, Err(&reason));
+                    report.failed.push(FailedRelease {
+                        distribution: job.name.clone(),
+                        version: Some(job.version.clone()),
+                        reason,
+                    });
+                }
+            }
+        }
+        Ok(())
+    })?;
+    report.seconds = started.elapsed().as_secs_f64();
+    Ok(report)
+}
+
+impl BuildReport {
+    pub fn elapsed(&self) -> Duration {
+        Duration::from_secs_f64(self.seconds)
+    }
+}

@@ -1,0 +1,21 @@
+//! Indexing: from a project's page on the index to its releases' APIs in the store.
+//!
+//! Worker threads fetch and analyse releases in parallel (network and parsing overlap); the
+//! calling thread is the only writer and commits one transaction per release, so a build can
+//! be interrupted at any moment and resumed.
+
+mod build;
+mod choose_file;
+mod error;
+mod packages_list;
+mod release_job;
+mod selection;
+mod summary_cache;
+
+pub use build::{build, BuildObserver, BuildOptions, BuildReport, BuildTarget, FailedRelease};
+pub use choose_file::choose_file;
+pub use error::IndexError;
+pub use packages_list::{parse_packages, read_packages, PackageEntry, PackagesError};
+pub use release_job::{index_release, ReleaseOutcome};
+pub use selection::Selection;
+pub use summary_cache::SummaryCache;

@@ -1,0 +1,74 @@
+use pep440_rs::{Version, VersionSpecifiers};
+
+/// Which releases of a distribution to index.
+#[derive(Debug, Clone, Default)]
+pub enum Selection {
+    /// The full history.
+    #[default]
+    All,
+    /// The newest `n` final releases (pre-releases only when there is nothing else).
+    Latest(usize),
+    /// Releases matching a PEP 440 specifier (`>=0.17,<0.21`), pre-releases included.
+    Matching(VersionSpecifiers),
+    /// The newest `n` final releases that match the specifier.
+    LatestMatching(usize, VersionSpecifiers),
+}
+
+impl Selection {
+    /// The chosen versions among `versions` (sorted oldest first).
+    pub fn pick<'a>(&self, versions: &[&'a Version]) -> Vec<&'a Version> {
+        match self {
+            Selection::All => versions.to_vec(),
+            Selection::Matching(spec) => versions
+                .iter()
+                .copied()
+                .filter(|v| spec.contains(v))
+                .collect(),
+            Selection::Latest(n) => latest(versions.to_vec(), *n),
+            Selection::LatestMatching(n, spec) => latest(
+                versions
+                    .iter()
+                    .copied()
+                    .filter(|v| spec.contains(v))
+                    .collect(),
+                *n,
+            ),
+        }
+    }
+}
+
+fn latest(versions: Vec<&Version>, n: usize) -> Vec<&Version> {
+    let finals: Vec<&Version> = versions
+        .iter()
+        .copied()
+        .filter(|v| !v.any_prerelease())
+        .collect();
+    let pool = if finals.is_empty() { versions } else { finals };
+    pool[pool.len().saturating_sub(n)..].to_vec()
+}
+
+#[cfg(test)]
+mod tests {
+    use std::str::FromStr;
+
+    use super::*;
+
+    #[test]
+    fn picks() {
+        let vs: Vec<Version> = ["0.17", "0.18", "0.19", "0.20rc1", "0.20"]
+            .iter()
+            .map(|v| Version::from_str(v).unwrap())
+            .collect();
+        let refs: Vec<&Version> = vs.iter().collect();
+        let show = |p: Vec<&Version>| {
+            p.iter()
+                .map(|v| v.to_string())
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
+        assert_eq!(show(Selection::Latest(2).pick(&refs)), "0.19 0.20");
+        let spec = VersionSpecifiers::from_str(">=0.18,<0.20").unwrap();
+        assert_eq!(show(Selection::Matching(spec).pick(&refs)), "0.18 0.19");
+        assert_eq!(Selection::All.pick(&refs).len(), 5);
+    }
+}

@@ -1,0 +1,164 @@
+//! The bank's SQLite store: distributions, releases, modules, import names, APIs with their
+//! release sets, alias links, signatures, Requires-Dist, and the per-file summary cache.
+//!
+//! Written in WAL mode, one transaction per release: readers (queries, `infer`) keep working
+//! while a build writes, and an interrupted build loses only the release in flight.
+
+mod error;
+mod query;
+mod registry;
+mod release_set;
+mod schema;
+mod summaries;
+mod writer;
+
+use std::path::{Path, PathBuf};
+
+use rusqlite::{Connection, OpenFlags};
+
+pub use error::StoreError;
+pub use query::{
+    ApiReport, BankStats, CanonicalSpan, DiffEntry, DiffReport, ModuleReport, SignatureChange,
+    VersionRun,
+};
+pub use registry::{ReleaseInfo, ReleaseRow, ReleaseStatus};
+pub use release_set::{CorruptReleaseSet, ReleaseSet};
+pub use schema::{EXTRACTOR_VERSION, SCHEMA_VERSION};
+pub use summaries::SummaryReader;
+pub use writer::{BankWriter, IndexedRelease, RuntimeFinding, SourceCounts};
+
+/// An open bank.
+pub struct Store {
+    conn: Connection,
+    path: PathBuf,
+}
+
+impl Store {
+    /// Opens the bank at `path` for writing, creating it (and its directory) if needed, and
+    /// migrating an older schema.
+    pub fn open(path: &Path) -> Result<Self, StoreError> {
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir).map_err(|e| StoreError::NotABank {
+                path: path.to_path_buf(),
+                detail: format!("cannot create its directory: {e}"),
+            })?;
+        }
+        let conn = Connection::open(path).map_err(sqlite_err(path))?;
+        let mut store = Self {
+            conn,
+            path: path.to_path_buf(),
+        };
+        store.configure()?;
+        store.check_version()?;
+        schema::migrate(&mut store.conn).map_err(sqlite_err(path))?;
+        Ok(store)
+    }
+
+    /// Opens an existing bank read-only, for queries: never creates a file.
+    pub fn open_read_only(path: &Path) -> Result<Self, StoreError> {
+        if !path.exists() {
+            return Err(StoreError::Missing {
+                path: path.to_path_buf(),
+            });
+        }
+        let conn = Connection::open_with_flags(
+            path,
+            OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        )
+        .map_err(sqlite_err(path))?;
+        let store = Self {
+            conn,
+            path: path.to_path_buf(),
+        };
+        store.check_version()?;
+        if schema::version(&store.conn).map_err(sqlite_err(path))? == 0 {
+            return Err(StoreError::NotABank {
+                path: path.to_path_buf(),
+                detail: "it has no nbenv schema".into(),
+            });
+        }
+        Ok(store)
+    }
+
+    fn configure(&mut self) -> Result<(), StoreError> {
+        let path = self.path.clone();
+        let mode: String = self
+            .conn
+            .pragma_update_and_check(None, "journal_mode", "WAL", |row| row.get(0))
+            .map_err(|e| match e {
+                rusqlite::Error::SqliteFailure(f, _)
+                    if f.code == rusqlite::ErrorCode::NotADatabase =>
+                {
+                    StoreError::NotABank {
+                        path: path.clone(),
+                        detail: "the file is not an SQLite database".into(),
+                    }
+                }
+                e => StoreError::Sqlite {
+                    path: path.clone(),
+                    source: e,
+                },
+            })?;
+        if !mode.eq_ignore_ascii_case("wal") {
+            return Err(StoreError::NotABank {
+                path,
+                detail: format!("could not switch to WAL mode (got {mode})"),
+            });
+        }
+        self.conn
+            .execute_batch(
+                "PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON; PRAGMA busy_timeout=30000;",
+            )
+            .map_err(sqlite_err(&self.path))?;
+        Ok(())
+    }
+
+    fn check_version(&self) -> Result<(), StoreError> {
+        let found = schema::version(&self.conn).map_err(|e| match e {
+            rusqlite::Error::SqliteFailure(f, _) if f.code == rusqlite::ErrorCode::NotADatabase => {
+                StoreError::NotABank {
+                    path: self.path.clone(),
+                    detail: "the file is not an SQLite database".into(),
+                }
+            }
+            e => StoreError::Sqlite {
+                path: self.path.clone(),
+                source: e,
+            },
+        })?;
+        if found > SCHEMA_VERSION {
+            return Err(StoreError::TooNew {
+                path: self.path.clone(),
+                found,
+                supported: SCHEMA_VERSION,
+            });
+        }
+        Ok(())
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    pub(crate) fn conn(&self) -> &Connection {
+        &self.conn
+    }
+
+    pub(crate) fn err(&self) -> impl Fn(rusqlite::Error) -> StoreError + '_ {
+        sqlite_err(&self.path)
+    }
+
+    pub(crate) fn corrupt(&self, what: impl Into<String>) -> StoreError {
+        StoreError::Corrupt {
+            path: self.path.clone(),
+            what: what.into(),
+        }
+    }
+}
+
+pub(crate) fn sqlite_err(path: &Path) -> impl Fn(rusqlite::Error) -> StoreError + '_ {
+    move |source| StoreError::Sqlite {
+        path: path.to_path_buf(),
+        source,
+    }
+}

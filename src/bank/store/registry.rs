@@ -1,0 +1,283 @@
+//! Distributions and their releases: registration from the index, slots, index status.
+
+use std::str::FromStr;
+
+use pep440_rs::Version;
+use rusqlite::{params, OptionalExtension};
+use serde::Serialize;
+
+use super::{Store, StoreError};
+use crate::names::DistName;
+
+/// A release as the index lists it, to be registered.
+#[derive(Debug, Clone)]
+pub struct ReleaseInfo {
+    pub version: Version,
+    pub upload_time: Option<String>,
+    pub requires_python: Option<String>,
+    pub yanked: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ReleaseStatus {
+    /// Registered, not indexed yet.
+    Pending,
+    Indexed,
+    /// Indexing failed; `detail` says why. Retried by the next build.
+    Failed,
+}
+
+impl ReleaseStatus {
+    fn as_str(self) -> &'static str {
+        match self {
+            ReleaseStatus::Pending => "pending",
+            ReleaseStatus::Indexed => "indexed",
+            ReleaseStatus::Failed => "failed",
+        }
+    }
+
+    fn parse(s: &str) -> Self {
+        match s {
+            "indexed" => ReleaseStatus::Indexed,
+            "failed" => ReleaseStatus::Failed,
+            _ => ReleaseStatus::Pending,
+        }
+    }
+}
+
+/// A registered release.
+#[derive(Debug, Clone, Serialize)]
+pub struct ReleaseRow {
+    pub id: i64,
+    pub slot: u32,
+    pub version: Version,
+    pub upload_time: Option<String>,
+    pub requires_python: Option<String>,
+    pub yanked: bool,
+    pub status: ReleaseStatus,
+    pub detail: Option<String>,
+    pub file_name: Option<String>,
+    pub extractor: Option<u32>,
+    pub runtime_status: Option<String>,
+    pub runtime_detail: Option<String>,
+}
+
+impl Store {
+    pub fn distribution_id(&self, name: &DistName) -> Result<Option<i64>, StoreError> {
+        self.conn()
+            .query_row(
+                "SELECT id FROM distributions WHERE name = ?1",
+                [name.as_str()],
+                |r| r.get(0),
+            )
+            .optional()
+            .map_err(self.err())
+    }
+
+    /// Every distribution in the bank, by name.
+    pub fn distributions(&self) -> Result<Vec<(i64, DistName)>, StoreError> {
+        let mut stmt = self
+            .conn()
+            .prepare("SELECT id, name FROM distributions ORDER BY name")
+            .map_err(self.err())?;
+        let rows = stmt
+            .query_map([], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?)))
+            .map_err(self.err())?;
+        let mut out = Vec::new();
+        for row in rows {
+            let (id, name) = row.map_err(self.err())?;
+            let name = DistName::new(&name)
+                .map_err(|_| self.corrupt(format!("distribution name `{name}`")))?;
+            out.push((id, name));
+        }
+        Ok(out)
+    }
+
+    /// Registers `name` and its `releases` in one transaction. New releases get the next
+    /// slots in PEP 440 order; known ones have their index facts (yanked, upload time)
+    /// refreshed. Returns the distribution's id and all its releases, oldest first.
+    pub fn register(
+        &mut self,
+        name: &DistName,
+        index_url: &str,
+        releases: &[ReleaseInfo],
+    ) -> Result<(i64, Vec<ReleaseRow>), StoreError> {
+        let path = self.path.clone();
+        let err = super::sqlite_err(&path);
+        let tx = self.conn.transaction().map_err(&err)?;
+        tx.execute(
+            "INSERT INTO distributions (name, index_url, listed_at) VALUES (?1, ?2, strftime('%s','now'))
+             ON CONFLICT(name) DO UPDATE SET index_url = excluded.index_url, listed_at = excluded.listed_at",
+            params![name.as_str(), index_url],
+        )
+        .map_err(&err)?;
+        let dist_id: i64 = tx
+            .query_row(
+                "SELECT id FROM distributions WHERE name = ?1",
+                [name.as_str()],
+                |r| r.get(0),
+            )
+            .map_err(&err)?;
+        let mut next_slot: u32 = tx
+            .query_row(
+                "SELECT COALESCE(MAX(slot) + 1, 0) FROM releases WHERE dist_id = ?1",
+                [dist_id],
+                |r| r.get(0),
+            )
+            .map_err(&err)?;
+        let mut sorted: Vec<&ReleaseInfo> = releases.iter().collect();
+        sorted.sort_by(|a, b| a.version.cmp(&b.version));
+        {
+            let mut exists = tx
+                .prepare_cached("SELECT id FROM releases WHERE dist_id = ?1 AND version = ?2")
+                .map_err(&err)?;
+            let mut update = tx
+                .prepare_cached(
+                    "UPDATE releases SET upload_time = ?2, requires_python = ?3, yanked = ?4, yanked_reason = ?5
+                     WHERE id = ?1",
+                )
+                .map_err(&err)?;
+            let mut insert = tx
+                .prepare_cached(
+                    "INSERT INTO releases (dist_id, slot, version, upload_time, requires_python, yanked, yanked_reason)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+                )
+                .map_err(&err)?;
+            for r in sorted {
+                let version = r.version.to_string();
+                let id: Option<i64> = exists
+                    .query_row(params![dist_id, version], |row| row.get(0))
+                    .optional()
+                    .map_err(&err)?;
+                match id {
+                    Some(id) => {
+                        update
+                            .execute(params![
+                                id,
+                                r.upload_time,
+                                r.requires_python,
+                                r.yanked.is_some(),
+                                r.yanked
+                            ])
+                            .map_err(&err)?;
+                    }
+                    None => {
+                        insert
+                            .execute(params![
+                                dist_id,
+                                next_slot,
+                                version,
+                                r.upload_time,
+                                r.requires_python,
+                                r.yanked.is_some(),
+                                r.yanked
+                            ])
+                            .map_err(&err)?;
+                        next_slot += 1;
+                    }
+                }
+            }
+        }
+        tx.commit().map_err(&err)?;
+        let rows = self.releases(dist_id)?;
+        Ok((dist_id, rows))
+    }
+
+    /// The distribution's releases, oldest first (PEP 440 order).
+    pub fn releases(&self, dist_id: i64) -> Result<Vec<ReleaseRow>, StoreError> {
+        let mut stmt = self
+            .conn()
+            .prepare_cached(
+                "SELECT id, slot, version, upload_time, requires_python, yanked, status, detail, file_name,
+                        extractor, runtime_status, runtime_detail
+                 FROM releases WHERE dist_id = ?1",
+            )
+            .map_err(self.err())?;
+        let rows = stmt
+            .query_map([dist_id], |r| {
+                Ok((
+                    r.get::<_, i64>(0)?,
+                    r.get::<_, u32>(1)?,
+                    r.get::<_, String>(2)?,
+                    r.get::<_, Option<String>>(3)?,
+                    r.get::<_, Option<String>>(4)?,
+                    r.get::<_, bool>(5)?,
+                    r.get::<_, String>(6)?,
+                    r.get::<_, Option<String>>(7)?,
+                    r.get::<_, Option<String>>(8)?,
+                    r.get::<_, Option<u32>>(9)?,
+                    r.get::<_, Option<String>>(10)?,
+                    r.get::<_, Option<String>>(11)?,
+                ))
+            })
+            .map_err(self.err())?;
+        let mut out = Vec::new();
+        for row in rows {
+            let (
+                id,
+                slot,
+                version,
+                upload_time,
+                requires_python,
+                yanked,
+                status,
+                detail,
+                file_name,
+                extractor,
+                runtime_status,
+                runtime_detail,
+            ) = row.map_err(self.err())?;
+            let version = Version::from_str(&version)
+                .map_err(|_| self.corrupt(format!("release version `{version}`")))?;
+            out.push(ReleaseRow {
+                id,
+                slot,
+                version,
+                upload_time,
+                requires_python,
+                yanked,
+                status: ReleaseStatus::parse(&status),
+                detail,
+                file_name,
+                extractor,
+                runtime_status,
+                runtime_detail,
+            });
+        }
+        out.sort_by(|a, b| a.version.cmp(&b.version));
+        Ok(out)
+    }
+
+    /// Records that indexing a release failed, and why; it stays eligible for the next build.
+    pub fn mark_failed(&mut self, release_id: i64, detail: &str) -> Result<(), StoreError> {
+        self.conn()
+            .execute(
+                "UPDATE releases SET status = ?2, detail = ?3 WHERE id = ?1 AND status != 'indexed'",
+                params![release_id, ReleaseStatus::Failed.as_str(), detail],
+            )
+            .map_err(self.err())?;
+        Ok(())
+    }
+
+    /// Records the outcome of runtime introspection for a release that could not be
+    /// introspected (`status` is e.g. `uninstallable`).
+    pub fn mark_runtime(
+        &mut self,
+        release_id: i64,
+        status: &str,
+        detail: Option<&str>,
+    ) -> Result<(), StoreError> {
+        self.conn()
+            .execute(
+                "UPDATE releases SET runtime_status = ?2, runtime_detail = ?3 WHERE id = ?1",
+                params![release_id, status, detail],
+            )
+            .map_err(self.err())?;
+        Ok(())
+    }
+}
+
+pub(super) fn status_str(status: ReleaseStatus) -> &'static str {
+    status.as_str()
+}
