@@ -2,6 +2,8 @@
 
 use std::process::ExitCode;
 
+use nbenv::bank::indexer::IndexError;
+use nbenv::bank::store::StoreError;
 use nbenv::pypi::PypiError;
 
 use super::args::GlobalArgs;
@@ -67,13 +69,22 @@ fn code_for(err: &anyhow::Error) -> u8 {
         if cause.is::<PartialFailure>() {
             return PARTIAL;
         }
-        if let Some(e) = cause.downcast_ref::<nbenv::bank::store::StoreError>() {
+        // `IndexError` wraps these transparently, so they are not in the chain themselves.
+        let (pypi, store) = match cause.downcast_ref::<IndexError>() {
+            Some(IndexError::Index(e)) => (Some(e), None),
+            Some(IndexError::Store(e)) => (None, Some(e)),
+            _ => (
+                cause.downcast_ref::<PypiError>(),
+                cause.downcast_ref::<StoreError>(),
+            ),
+        };
+        if let Some(e) = store {
             return match e {
-                nbenv::bank::store::StoreError::Missing { .. } => NOT_FOUND,
+                StoreError::Missing { .. } => NOT_FOUND,
                 _ => BANK,
             };
         }
-        if let Some(e) = cause.downcast_ref::<PypiError>() {
+        if let Some(e) = pypi {
             if e.is_not_found() {
                 return NOT_FOUND;
             }

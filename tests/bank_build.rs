@@ -1,0 +1,411 @@
+//! `nbenv bank` end to end against a loopback index: indexing the history of a fixture
+//! distribution, querying it, diffing releases, idempotence, failures and resuming.
+
+mod support;
+
+use std::process::{Command, Output};
+use std::time::{Duration, Instant};
+
+use support::archives::{sdist_tar_gz, WheelBuilder};
+use support::server::{FixtureFile, PageMode, TestServer};
+
+struct Env {
+    server: TestServer,
+    cache: tempfile::TempDir,
+    dir: tempfile::TempDir,
+}
+
+impl Env {
+    fn bank(&self) -> std::path::PathBuf {
+        self.dir.path().join("bank.sqlite3")
+    }
+
+    fn command(&self, args: &[&str]) -> Command {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_nbenv"));
+        cmd.args(["--index-url", &self.server.index_url(), "--cache-dir"])
+            .arg(self.cache.path())
+            .arg("--bank")
+            .arg(self.bank())
+            .args(args)
+            .env("NBENV_HTTP_RETRIES", "0");
+        cmd
+    }
+
+    fn run(&self, args: &[&str]) -> Output {
+        self.command(args).output().unwrap()
+    }
+
+    fn json(&self, args: &[&str]) -> serde_json::Value {
+        let out = self.run(args);
+        assert!(
+            out.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice(&out.stdout).unwrap()
+    }
+}
+
+fn text(o: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
+}
+
+const INIT: &str = "from .core import helper, Model\nfrom . import old\n__version__ = 'x'\n";
+const OLD: &str = "def legacy(x):\n    return x\n";
+
+fn core(helper_sig: &str, fit_sig: &str) -> String {
+    format!(
+        "import os\n\ndef helper({helper_sig}):\n    return a\n\nclass Base:\n    def score(self, X):\n        return 0\n\nclass Model(Base):\n    def fit(self, {fit_sig}):\n        return self\n\ndef _private():\n    pass\n"
+    )
+}
+
+/// toolkit 0.9 (sdist only), 1.0, 1.1 (helper gains `c`), 1.2 (yanked), 2.0 (`old` removed,
+/// `fit` gains `sample_weight`).
+fn toolkit_files() -> Vec<FixtureFile> {
+    let wheel = |version: &str, helper: &str, fit: &str, with_old: bool| {
+        let mut w = WheelBuilder::new("toolkit", version)
+            .file("toolkit/core.py", core(helper, fit))
+            .file("toolkit/tests/test_core.py", "def test_x():\n    pass\n")
+            .requires("numpy>=1.10");
+        w = if with_old {
+            w.file("toolkit/__init__.py", INIT)
+                .file("toolkit/old.py", OLD)
+        } else {
+            w.file("toolkit/__init__.py", "from .core import helper, Model\n")
+        };
+        FixtureFile::new(&w.filename(), w.build())
+    };
+    let sdist = sdist_tar_gz(
+        "toolkit",
+        "0.9",
+        &[
+            ("setup.py", "from setuptools import setup\nsetup()\n"),
+            ("toolkit/__init__.py", INIT),
+            ("toolkit/core.py", &core("a, b=1", "X, y")),
+            ("toolkit/old.py", OLD),
+        ],
+        "Metadata-Version: 1.1\nName: toolkit\nVersion: 0.9\n",
+    );
+    vec![
+        FixtureFile::new("toolkit-0.9.tar.gz", sdist),
+        wheel("1.0", "a, b=1", "X, y", true),
+        wheel("1.1", "a, b=1, *, c=None", "X, y", true),
+        FixtureFile {
+            yanked: Some("oops".into()),
+            ..wheel("1.2", "a, b=1, *, c=None", "X, y", true)
+        },
+        wheel(
+            "2.0",
+            "a, b=1, *, c=None",
+            "X, y=None, sample_weight=None",
+            false,
+        ),
+    ]
+}
+
+fn setup() -> Env {
+    let server = TestServer::start(PageMode::Json);
+    server.publish("toolkit", &toolkit_files());
+    Env {
+        server,
+        cache: tempfile::tempdir().unwrap(),
+        dir: tempfile::tempdir().unwrap(),
+    }
+}
+
+#[test]
+fn indexes_a_history_and_answers_queries() {
+    let env = setup();
+    let report = env.json(&[
+        "bank",
+        "add",
+        "toolkit",
+        "--all-versions",
+        "--format",
+        "json",
+    ]);
+    let r = &report["report"];
+    assert_eq!(r["releases_indexed"], 5, "{report}");
+    assert_eq!(r["failed"].as_array().unwrap().len(), 0);
+    // Unchanged files are parsed once across the history.
+    assert!(
+        r["parsed_files"].as_u64().unwrap() < r["source_files"].as_u64().unwrap(),
+        "{r}"
+    );
+
+    let q = env.json(&["bank", "query", "toolkit.helper", "--format", "json"]);
+    let helper = &q[0];
+    assert_eq!(helper["distribution"], "toolkit");
+    assert_eq!(helper["kind"], "function");
+    assert_eq!(helper["present"][0]["first"], "0.9");
+    assert_eq!(helper["present"][0]["last"], "2.0");
+    assert_eq!(helper["canonical"][0]["path"], "toolkit.core.helper");
+    let changes: Vec<&str> = helper["signature_changes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["version"].as_str().unwrap())
+        .collect();
+    assert_eq!(changes, ["0.9", "1.1"]);
+
+    let q = env.json(&["bank", "query", "toolkit.old.legacy", "--format", "json"]);
+    assert_eq!(q[0]["last"], "1.2");
+    assert_eq!(q[0]["latest_indexed"], "2.0");
+
+    // Inherited members are members, and reachable through the alias of the class.
+    let q = env.json(&["bank", "query", "toolkit.Model.score", "--format", "json"]);
+    assert_eq!(q[0]["present"][0]["first"], "0.9");
+
+    // Test packages and private names are not public APIs.
+    assert_eq!(
+        env.run(&["bank", "query", "toolkit.tests.test_core.test_x"])
+            .status
+            .code(),
+        Some(3)
+    );
+
+    let out = env.run(&["bank", "query", "toolkit.old.legacy"]);
+    assert!(out.status.success());
+    let t = text(&out);
+    assert!(
+        t.contains("present in:  0.9 – 1.2") && t.contains("gone after 1.2"),
+        "{t}"
+    );
+
+    let diff = env.json(&["bank", "diff", "toolkit", "1.1", "2.0", "--format", "json"]);
+    let names = |k: &str| -> Vec<String> {
+        diff[k]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| e["path"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert!(
+        names("removed").contains(&"toolkit.old.legacy".to_string()),
+        "{diff}"
+    );
+    assert!(names("added").is_empty(), "{diff}");
+    assert!(
+        names("changed").contains(&"toolkit.Model.fit".to_string()),
+        "{diff}"
+    );
+
+    let m = env.json(&[
+        "bank",
+        "query",
+        "--module",
+        "toolkit.old",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(m[0]["last"], "1.2");
+
+    let stats = env.json(&["bank", "stats", "--format", "json"]);
+    assert_eq!(stats["stats"]["indexed_releases"], 5);
+    assert!(
+        stats["stats"]["naive_rows"].as_u64().unwrap() > stats["stats"]["apis"].as_u64().unwrap()
+    );
+}
+
+#[test]
+fn adding_again_is_idempotent_and_fetches_no_archives() {
+    let env = setup();
+    env.json(&[
+        "bank",
+        "add",
+        "toolkit",
+        "--all-versions",
+        "--format",
+        "json",
+    ]);
+    let before = env.json(&["bank", "stats", "--format", "json"])["stats"].clone();
+    env.server.clear_log();
+    let report = env.json(&[
+        "bank",
+        "add",
+        "toolkit",
+        "--all-versions",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(report["report"]["releases_indexed"], 0);
+    assert_eq!(report["report"]["releases_skipped"], 5);
+    assert!(
+        env.server.requests_for(".whl").is_empty() && env.server.requests_for(".tar.gz").is_empty()
+    );
+    let after = env.json(&["bank", "stats", "--format", "json"])["stats"].clone();
+    assert_eq!(before["apis"], after["apis"]);
+    assert_eq!(before["naive_rows"], after["naive_rows"]);
+
+    // --force indexes again and leaves the same bank.
+    env.json(&[
+        "bank",
+        "add",
+        "toolkit",
+        "--all-versions",
+        "--force",
+        "--format",
+        "json",
+    ]);
+    let forced = env.json(&["bank", "stats", "--format", "json"])["stats"].clone();
+    assert_eq!(before["naive_rows"], forced["naive_rows"]);
+    assert_eq!(before["apis"], forced["apis"]);
+}
+
+#[test]
+fn a_broken_release_fails_alone_and_is_retried_later() {
+    let env = setup();
+    let mut files = toolkit_files();
+    let good = files[4].bytes.clone();
+    files[4].bytes = b"definitely not a zip".to_vec();
+    env.server.publish("toolkit", &files);
+    let out = env.run(&["bank", "add", "toolkit", "--all-versions"]);
+    assert_eq!(out.status.code(), Some(6), "{}", text(&out));
+    assert!(
+        text(&out).contains("toolkit-2.0-py3-none-any.whl"),
+        "{}",
+        text(&out)
+    );
+    let stats = env.json(&["bank", "stats", "--format", "json"]);
+    assert_eq!(stats["stats"]["indexed_releases"], 4);
+    assert_eq!(stats["stats"]["failed_releases"], 1);
+
+    files[4].bytes = good;
+    env.server.publish("toolkit", &files);
+    // The index page is cached for a while; a user who knows it changed can ask again.
+    let out = env
+        .command(&[
+            "bank",
+            "add",
+            "toolkit",
+            "--all-versions",
+            "--format",
+            "json",
+        ])
+        .env("NBENV_INDEX_TTL", "0")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        report["report"]["releases_indexed"], 1,
+        "only the failed release is retried"
+    );
+}
+
+#[test]
+fn an_interrupted_build_keeps_finished_releases_and_resumes() {
+    let env = setup();
+    // The 2.0 wheel answers only after a long pause, so the build is killed while waiting.
+    env.server.delay_next(
+        "/files/toolkit-2.0-py3-none-any.whl",
+        1,
+        Duration::from_secs(30),
+    );
+    let mut child = env
+        .command(&["bank", "add", "toolkit", "--all-versions", "--jobs", "2"])
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let out = env.run(&["bank", "stats", "--format", "json"]);
+        if out.status.success() {
+            let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+            // Readers work while the build writes (WAL).
+            if v["stats"]["indexed_releases"] == 4 {
+                break;
+            }
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the build never indexed the first four releases"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let q = env.json(&["bank", "query", "toolkit.old.legacy", "--format", "json"]);
+    assert_eq!(q[0]["last"], "1.2");
+
+    env.server.clear_log();
+    let report = env.json(&[
+        "bank",
+        "add",
+        "toolkit",
+        "--all-versions",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(report["report"]["releases_indexed"], 1);
+    assert_eq!(report["report"]["releases_skipped"], 4);
+    let stats = env.json(&["bank", "stats", "--format", "json"]);
+    assert_eq!(stats["stats"]["indexed_releases"], 5);
+}
+
+#[test]
+fn bad_banks_and_unknown_names() {
+    let env = setup();
+    let out = env.run(&["bank", "query", "toolkit.helper"]);
+    assert_eq!(out.status.code(), Some(3), "{}", text(&out));
+    assert!(text(&out).contains("does not exist"), "{}", text(&out));
+
+    std::fs::write(
+        env.bank(),
+        "this is not a database, it is a text file with enough bytes to look like one to nobody",
+    )
+    .unwrap();
+    let out = env.run(&["bank", "stats"]);
+    assert_eq!(out.status.code(), Some(7), "{}", text(&out));
+    assert!(
+        text(&out).contains(env.bank().to_str().unwrap()),
+        "{}",
+        text(&out)
+    );
+    let out = env.run(&["bank", "add", "toolkit"]);
+    assert_eq!(out.status.code(), Some(7), "{}", text(&out));
+    // The file is left as it was.
+    assert!(std::fs::read_to_string(env.bank())
+        .unwrap()
+        .starts_with("this is not a database"));
+
+    std::fs::remove_file(env.bank()).unwrap();
+    let out = env.run(&["bank", "add", "no-such-dist"]);
+    assert_eq!(out.status.code(), Some(3), "{}", text(&out));
+    let out = env.run(&["bank", "add", "toolkit"]);
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(
+        text(&out).contains("indexed 1 release(s)"),
+        "{}",
+        text(&out)
+    );
+}
+
+#[test]
+fn build_reads_a_package_list() {
+    let env = setup();
+    let list = env.dir.path().join("packages.txt");
+    std::fs::write(&list, "# fixture list\ntoolkit import=toolkit\n").unwrap();
+    let report = env.json(&[
+        "bank",
+        "build",
+        "--packages",
+        list.to_str().unwrap(),
+        "--latest",
+        "2",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(report["report"]["releases_indexed"], 2);
+    let q = env.json(&["bank", "query", "--module", "toolkit", "--format", "json"]);
+    assert_eq!(q[0]["first"], "1.2");
+
+    std::fs::write(&list, "toolkit\nbad line here\n").unwrap();
+    let out = env.run(&["bank", "build", "--packages", list.to_str().unwrap()]);
+    assert!(!out.status.success());
+    assert!(text(&out).contains("packages.txt:2"), "{}", text(&out));
+}
