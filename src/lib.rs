@@ -6,3 +6,4 @@
 pub mod bank;
 pub mod names;
 pub mod pypi;
+pub mod python;

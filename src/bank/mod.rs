@@ -6,4 +6,5 @@
 pub mod extract;
 pub mod flow;
 pub mod indexer;
+pub mod introspect;
 pub mod store;

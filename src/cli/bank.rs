@@ -10,6 +10,7 @@ use indicatif::ProgressBar;
 use nbenv::bank::indexer::{
     self, BuildObserver, BuildOptions, BuildReport, BuildTarget, ReleaseOutcome, Selection,
 };
+use nbenv::bank::introspect::{introspect, IntrospectConfig, IntrospectObserver, Outcome};
 use nbenv::bank::store::{ApiReport, Store, VersionRun};
 use nbenv::names::DistName;
 use nbenv::pypi::{Version, VersionSpecifiers};
@@ -56,8 +57,25 @@ pub enum BankCommand {
         /// Only these distributions of the list.
         #[arg(long, value_name = "NAME", num_args = 1..)]
         only: Vec<DistName>,
+        /// Skip runtime introspection of the distributions the list marks `introspect`.
+        #[arg(long)]
+        no_introspect: bool,
+        #[command(flatten)]
+        runtime: RuntimeArgs,
         #[command(flatten)]
         run: RunArgs,
+    },
+    /// Install releases into scratch venvs and record the names they expose at run time
+    /// (indexing them statically first if needed).
+    ///
+    /// A bare NAME introspects its newest release; NAME with a specifier every matching one.
+    Introspect {
+        #[arg(required = true, value_name = "NAME[SPEC]")]
+        specs: Vec<DistSpec>,
+        #[command(flatten)]
+        runtime: RuntimeArgs,
+        #[arg(long, value_enum, default_value_t)]
+        format: Format,
     },
     /// Which releases have an API, its definition and signature changes; or, with
     /// `--module`, which distributions provide a module.
@@ -87,6 +105,16 @@ pub enum BankCommand {
         #[arg(long, value_enum, default_value_t)]
         format: Format,
     },
+}
+
+#[derive(Debug, Args)]
+pub struct RuntimeArgs {
+    /// Interpreters to install releases on (default: python3*, python2.7 on PATH and pyenv's).
+    #[arg(long = "python", value_name = "PATH")]
+    pub pythons: Vec<PathBuf>,
+    /// Seconds allowed for installing one release.
+    #[arg(long, default_value_t = 900, value_name = "SECS")]
+    pub install_timeout: u64,
 }
 
 #[derive(Debug, Args)]
@@ -146,25 +174,29 @@ pub fn run(global: &GlobalArgs, args: &BankArgs) -> Result<()> {
             latest,
             run,
         } => {
-            let targets = specs
-                .iter()
-                .map(|s| BuildTarget {
-                    name: s.name.clone(),
-                    selection: match (latest, &s.spec, all_versions) {
-                        (Some(n), Some(spec), _) => Selection::LatestMatching(*n, spec.clone()),
-                        (Some(n), None, _) => Selection::Latest(*n),
-                        (None, Some(spec), _) => Selection::Matching(spec.clone()),
-                        (None, None, true) => Selection::All,
-                        (None, None, false) => Selection::Latest(1),
-                    },
-                })
-                .collect::<Vec<_>>();
-            run_build(global, &bank, &targets, run)
+            let targets = add_targets(specs, *all_versions, latest);
+            run_build(global, &bank, &targets, run, false)
+        }
+        BankCommand::Introspect {
+            specs,
+            runtime,
+            format,
+        } => {
+            let targets = add_targets(specs, false, &None);
+            let run = RunArgs {
+                jobs: 8,
+                force: false,
+                format: Format::Text,
+            };
+            run_build(global, &bank, &targets, &run, true)?;
+            run_introspect(global, &bank, &targets, runtime, *format)
         }
         BankCommand::Build {
             packages,
             latest,
             only,
+            no_introspect,
+            runtime,
             run,
         } => {
             let list = indexer::read_packages(packages)?;
@@ -181,7 +213,18 @@ pub fn run(global: &GlobalArgs, args: &BankArgs) -> Result<()> {
                     selection: latest.map_or(Selection::All, Selection::Latest),
                 })
                 .collect();
-            run_build(global, &bank, &targets, run)
+            let built = run_build(global, &bank, &targets, run, false);
+            if *no_introspect {
+                return built;
+            }
+            let marked: Vec<BuildTarget> = targets
+                .into_iter()
+                .filter(|t| list.iter().any(|e| e.name == t.name && e.introspect))
+                .collect();
+            if !marked.is_empty() {
+                run_introspect(global, &bank, &marked, runtime, run.format)?;
+            }
+            built
         }
         BankCommand::Query {
             api,
@@ -211,6 +254,115 @@ pub fn run(global: &GlobalArgs, args: &BankArgs) -> Result<()> {
         ),
         BankCommand::Stats { format } => stats(&Store::open_read_only(&bank)?, *format),
     }
+}
+
+fn add_targets(specs: &[DistSpec], all_versions: bool, latest: &Option<usize>) -> Vec<BuildTarget> {
+    specs
+        .iter()
+        .map(|s| BuildTarget {
+            name: s.name.clone(),
+            selection: match (latest, &s.spec, all_versions) {
+                (Some(n), Some(spec), _) => Selection::LatestMatching(*n, spec.clone()),
+                (Some(n), None, _) => Selection::Latest(*n),
+                (None, Some(spec), _) => Selection::Matching(spec.clone()),
+                (None, None, true) => Selection::All,
+                (None, None, false) => Selection::Latest(1),
+            },
+        })
+        .collect()
+}
+
+struct IntrospectBar {
+    bar: ProgressBar,
+}
+
+impl IntrospectObserver for IntrospectBar {
+    fn queued(&self, releases: usize) {
+        self.bar.set_length(releases as u64);
+    }
+
+    fn finished(&self, name: &DistName, version: &Version, outcome: &Outcome) {
+        self.bar.inc(1);
+        self.bar.set_message(format!("{name} {version}"));
+        if let Outcome::Gap { reason } = outcome {
+            let first = reason.lines().next().unwrap_or_default();
+            self.bar
+                .println(format!("note: {name} {version} not introspected: {first}"));
+        }
+    }
+}
+
+fn run_introspect(
+    global: &GlobalArgs,
+    bank: &Path,
+    targets: &[BuildTarget],
+    runtime: &RuntimeArgs,
+    format: Format,
+) -> Result<()> {
+    let client = context::index_client(global)?;
+    let interpreters = if runtime.pythons.is_empty() {
+        nbenv::python::discover()
+    } else {
+        runtime
+            .pythons
+            .iter()
+            .map(|p| nbenv::python::Interpreter::at(p))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(anyhow::Error::msg)?
+    };
+    if interpreters.is_empty() {
+        bail!("no Python interpreter found (give one with --python PATH)");
+    }
+    let mut config = IntrospectConfig::new(interpreters, nbenv::python::Installer::detect());
+    config.install_timeout = std::time::Duration::from_secs(runtime.install_timeout);
+    if global.index_url != nbenv::pypi::PYPI_SIMPLE {
+        config.index_url = Some(global.index_url.clone());
+    }
+    let observer = IntrospectBar {
+        bar: progress::bar(global, 0, "introspected"),
+    };
+    let pairs: Vec<(DistName, Selection)> = targets
+        .iter()
+        .map(|t| (t.name.clone(), t.selection.clone()))
+        .collect();
+    let report = introspect(&client, bank, &pairs, &config, &observer)
+        .with_context(|| format!("introspecting into the bank at {}", bank.display()))?;
+    observer.bar.finish_and_clear();
+    let mut out = std::io::stdout().lock();
+    if format == Format::Json {
+        serde_json::to_writer_pretty(
+            &mut out,
+            &json!({"bank": bank, "introspected": report.releases}),
+        )?;
+        writeln!(out)?;
+        return Ok(());
+    }
+    if global.quiet {
+        return Ok(());
+    }
+    for (name, version, outcome) in &report.releases {
+        match outcome {
+            Outcome::Recorded {
+                python,
+                names,
+                failed_imports,
+            } => writeln!(
+                out,
+                "{name} {version}: {names} names at run time on Python {python}{}",
+                if *failed_imports > 0 {
+                    format!(" ({failed_imports} modules failed to import)")
+                } else {
+                    String::new()
+                }
+            )?,
+            Outcome::Gap { reason } => writeln!(
+                out,
+                "{name} {version}: not introspected: {}",
+                reason.replace('\n', "\n    ")
+            )?,
+        }
+    }
+    Ok(())
 }
 
 struct BarObserver {
@@ -250,6 +402,7 @@ fn run_build(
     bank: &Path,
     targets: &[BuildTarget],
     run: &RunArgs,
+    quiet_report: bool,
 ) -> Result<()> {
     let client = context::index_client(global)?;
     let observer = BarObserver {
@@ -267,7 +420,7 @@ fn run_build(
     if run.format == Format::Json {
         serde_json::to_writer_pretty(&mut out, &json!({"bank": bank, "report": report}))?;
         writeln!(out)?;
-    } else if !global.quiet {
+    } else if !global.quiet && !quiet_report {
         write_report(&mut out, bank, &report)?;
     }
     let missing: Vec<_> = report
@@ -375,8 +528,6 @@ fn write_api_report(out: &mut impl Write, r: &ApiReport) -> Result<()> {
         r.distribution,
         kind.as_str().unwrap_or("?")
     )?;
-    let count: usize = r.present.len();
-    let _ = count;
     writeln!(
         out,
         "  present in:  {} (of {} indexed releases)",
@@ -392,9 +543,18 @@ fn write_api_report(out: &mut impl Write, r: &ApiReport) -> Result<()> {
         };
         writeln!(out, "  first, last: {first}, {last}{removed}")?;
     }
-    if !r.runtime_present.is_empty() && r.runtime_present != r.present {
-        writeln!(out, "  static:      {}", show_runs(&r.static_present))?;
-        writeln!(out, "  at run time: {}", show_runs(&r.runtime_present))?;
+    match (r.static_present.is_empty(), r.runtime_present.is_empty()) {
+        (false, true) => writeln!(out, "  found by:    static reading")?,
+        (true, false) => writeln!(
+            out,
+            "  found by:    introspection only ({})",
+            show_runs(&r.runtime_present)
+        )?,
+        (false, false) => {
+            writeln!(out, "  static:      {}", show_runs(&r.static_present))?;
+            writeln!(out, "  at run time: {}", show_runs(&r.runtime_present))?;
+        }
+        (true, true) => {}
     }
     for c in &r.canonical {
         writeln!(

@@ -105,6 +105,15 @@ pub fn build(
     let started = Instant::now();
     let mut store = Store::open(bank_path)?;
     let mut report = BuildReport::default();
+    // `numpy==1.19.5 numpy==1.24.0` is one distribution with two selections.
+    let mut merged: Vec<BuildTarget> = Vec::new();
+    for t in targets {
+        match merged.iter_mut().find(|m| m.name == t.name) {
+            Some(m) => m.selection = std::mem::take(&mut m.selection).or(t.selection.clone()),
+            None => merged.push(t.clone()),
+        }
+    }
+    let targets = &merged[..];
 
     // Pages in parallel: they are small, and the index answers them fast.
     let pages: Vec<_> = {

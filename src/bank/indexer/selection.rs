@@ -12,6 +12,8 @@ pub enum Selection {
     Matching(VersionSpecifiers),
     /// The newest `n` final releases that match the specifier.
     LatestMatching(usize, VersionSpecifiers),
+    /// Every release any of these selects (`numpy==1.19.5 numpy==1.24.0`).
+    Any(Vec<Selection>),
 }
 
 impl Selection {
@@ -25,6 +27,14 @@ impl Selection {
                 .filter(|v| spec.contains(v))
                 .collect(),
             Selection::Latest(n) => latest(versions.to_vec(), *n),
+            Selection::Any(all) => {
+                let picked: Vec<&Version> = all.iter().flat_map(|s| s.pick(versions)).collect();
+                versions
+                    .iter()
+                    .copied()
+                    .filter(|v| picked.contains(v))
+                    .collect()
+            }
             Selection::LatestMatching(n, spec) => latest(
                 versions
                     .iter()
@@ -33,6 +43,24 @@ impl Selection {
                     .collect(),
                 *n,
             ),
+        }
+    }
+}
+
+impl Selection {
+    /// Merges `other` into `self`.
+    pub fn or(self, other: Selection) -> Selection {
+        match (self, other) {
+            (Selection::All, _) | (_, Selection::All) => Selection::All,
+            (Selection::Any(mut a), Selection::Any(b)) => {
+                a.extend(b);
+                Selection::Any(a)
+            }
+            (Selection::Any(mut a), s) | (s, Selection::Any(mut a)) => {
+                a.push(s);
+                Selection::Any(a)
+            }
+            (a, b) => Selection::Any(vec![a, b]),
         }
     }
 }

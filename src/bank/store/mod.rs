@@ -18,8 +18,8 @@ use rusqlite::{Connection, OpenFlags};
 
 pub use error::StoreError;
 pub use query::{
-    ApiReport, BankStats, CanonicalSpan, DiffEntry, DiffReport, ModuleReport, SignatureChange,
-    VersionRun,
+    ApiReport, BankStats, CanonicalSpan, DiffEntry, DiffReport, ModuleReport, ReleaseModule,
+    SignatureChange, VersionRun,
 };
 pub use registry::{ReleaseInfo, ReleaseRow, ReleaseStatus};
 pub use release_set::{CorruptReleaseSet, ReleaseSet};

@@ -480,3 +480,91 @@ impl Store {
         Ok(stats)
     }
 }
+
+/// A module of one release, as introspection needs it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReleaseModule {
+    pub path: String,
+    pub opaque: bool,
+    pub dynamic: bool,
+}
+
+impl Store {
+    /// The modules release `slot` of the distribution has, sorted.
+    pub fn release_modules(
+        &self,
+        dist_id: i64,
+        slot: u32,
+    ) -> Result<Vec<ReleaseModule>, StoreError> {
+        let err = self.err();
+        let mut stmt = self
+            .conn()
+            .prepare_cached("SELECT path, releases, opaque, dynamic FROM modules WHERE dist_id = ?1 ORDER BY path")
+            .map_err(&err)?;
+        let rows: Vec<(String, Vec<u8>, Vec<u8>, Vec<u8>)> = stmt
+            .query_map([dist_id], |r| {
+                Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
+            })
+            .map_err(&err)?
+            .collect::<Result<_, _>>()
+            .map_err(&err)?;
+        let mut out = Vec::new();
+        for (path, releases, opaque, dynamic) in rows {
+            if self.set(&releases)?.contains(slot) {
+                out.push(ReleaseModule {
+                    path,
+                    opaque: self.set(&opaque)?.contains(slot),
+                    dynamic: self.set(&dynamic)?.contains(slot),
+                });
+            }
+        }
+        Ok(out)
+    }
+
+    /// The import names release `slot` provides.
+    pub fn release_import_names(&self, dist_id: i64, slot: u32) -> Result<Vec<String>, StoreError> {
+        let err = self.err();
+        let mut stmt = self
+            .conn()
+            .prepare_cached(
+                "SELECT name, releases FROM import_names WHERE dist_id = ?1 ORDER BY name",
+            )
+            .map_err(&err)?;
+        let rows: Vec<(String, Vec<u8>)> = stmt
+            .query_map([dist_id], |r| Ok((r.get(0)?, r.get(1)?)))
+            .map_err(&err)?
+            .collect::<Result<_, _>>()
+            .map_err(&err)?;
+        let mut out = Vec::new();
+        for (name, releases) in rows {
+            if self.set(&releases)?.contains(slot) {
+                out.push(name);
+            }
+        }
+        Ok(out)
+    }
+
+    /// Names directly under `module` (one more segment) that any release of the distribution
+    /// has: candidates to look for at run time where static reading cannot see.
+    pub fn names_ever_under(&self, dist_id: i64, module: &str) -> Result<Vec<String>, StoreError> {
+        let err = self.err();
+        let prefix = format!("{module}.");
+        let mut stmt = self
+            .conn()
+            .prepare_cached("SELECT path FROM apis WHERE dist_id = ?1 AND path > ?2 AND path < ?3")
+            .map_err(&err)?;
+        let upper = format!("{module}/");
+        let rows: Vec<String> = stmt
+            .query_map(rusqlite::params![dist_id, prefix, upper], |r| r.get(0))
+            .map_err(&err)?
+            .collect::<Result<_, _>>()
+            .map_err(&err)?;
+        Ok(rows
+            .into_iter()
+            .filter_map(|p| {
+                let rest = p.strip_prefix(&prefix)?;
+                (!rest.contains('.')).then(|| rest.to_string())
+            })
+            .collect())
+    }
+}

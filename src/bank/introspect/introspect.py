@@ -1,0 +1,158 @@
+# nbenv's runtime introspection script (bundled into the nbenv binary).
+#
+# Reads a JSON request on stdin:
+#   {"top_level": [...], "modules": [...], "probe": {"module": ["name", ...]},
+#    "seconds_per_import": 30}
+# imports each module (errors and hangs are recorded, not fatal), and prints one JSON object:
+#   {"python": "3.8.18", "names": [[path, kind], ...], "failed": {module: error}}
+# Kinds: module, class, function, method, property, attribute.
+# Runs on Python 3.6+; standard library only.
+
+import importlib
+import inspect
+import json
+import os
+import signal
+import sys
+import types
+import warnings
+
+request = json.load(sys.stdin)
+TOP = tuple(request["top_level"])
+PER_IMPORT = int(request.get("seconds_per_import", 30))
+
+names = {}
+failed = {}
+
+
+class ImportTimeout(BaseException):
+    pass
+
+
+def on_alarm(signum, frame):
+    raise ImportTimeout()
+
+
+def ours(obj):
+    module = getattr(obj, "__module__", None)
+    return isinstance(module, str) and module.split(".")[0] in TOP
+
+
+def kind_of(obj):
+    if isinstance(obj, types.ModuleType):
+        return "module"
+    if isinstance(obj, type):
+        return "class"
+    if callable(obj):
+        return "function"
+    return "attribute"
+
+
+def member_kind(cls, name):
+    try:
+        raw = inspect.getattr_static(cls, name)
+    except Exception:
+        return "attribute"
+    if isinstance(raw, property):
+        return "property"
+    if isinstance(raw, (staticmethod, classmethod)) or inspect.isfunction(raw) or inspect.ismethoddescriptor(raw):
+        return "method"
+    if isinstance(raw, type):
+        return "class"
+    if callable(raw):
+        return "method"
+    return "attribute"
+
+
+def record_class(path, cls):
+    names[path] = "class"
+    for member in dir(cls):
+        if member.startswith("_"):
+            continue
+        names[path + "." + member] = member_kind(cls, member)
+
+
+def record_module(modname, module):
+    names[modname] = "module"
+    exported = getattr(module, "__all__", None)
+    try:
+        exported = set(exported) if exported is not None else set()
+    except Exception:
+        exported = set()
+    top_level = "." not in modname
+    for name in dir(module):
+        if name.startswith("_"):
+            continue
+        try:
+            obj = getattr(module, name)
+        except BaseException:
+            continue
+        path = modname + "." + name
+        is_submodule = isinstance(obj, types.ModuleType) and obj.__name__.split(".")[0] in TOP
+        # Names imported from elsewhere are kept where users reach for them: in __all__, on
+        # the top-level package (`pandas.np`, `numpy.float`), or when defined by this package.
+        if not (is_submodule or ours(obj) or name in exported or top_level):
+            continue
+        if isinstance(obj, type) and ours(obj):
+            record_class(path, obj)
+        else:
+            names[path] = kind_of(obj)
+
+
+def import_module(modname):
+    if hasattr(signal, "SIGALRM"):
+        signal.alarm(PER_IMPORT)
+    try:
+        return importlib.import_module(modname)
+    finally:
+        if hasattr(signal, "SIGALRM"):
+            signal.alarm(0)
+
+
+def main():
+    if hasattr(signal, "SIGALRM"):
+        signal.signal(signal.SIGALRM, on_alarm)
+    os.environ.setdefault("MPLBACKEND", "Agg")
+    warnings.simplefilter("ignore")
+    # Importing a package's modules must not read from or write to the terminal.
+    sys.stdin = open(os.devnull)
+    real_stdout = sys.stdout
+    sys.stdout = sys.stderr
+    for modname in request["modules"]:
+        try:
+            module = import_module(modname)
+        except BaseException as e:
+            failed[modname] = "%s: %s" % (type(e).__name__, str(e)[:300])
+            continue
+        try:
+            record_module(modname, module)
+        except BaseException as e:
+            failed[modname] = "while listing: %s: %s" % (type(e).__name__, str(e)[:300])
+    # Names that other releases had: reachable here only through module __getattr__ or
+    # other dynamic means that dir() does not show.
+    for modname, candidates in sorted(request.get("probe", {}).items()):
+        module = sys.modules.get(modname)
+        if module is None:
+            continue
+        for name in candidates:
+            path = modname + "." + name
+            if path in names:
+                continue
+            try:
+                obj = getattr(module, name)
+            except BaseException:
+                continue
+            names[path] = kind_of(obj)
+    result = {
+        "python": "%d.%d.%d" % tuple(sys.version_info[:3]),
+        "names": sorted([path, kind] for path, kind in names.items()),
+        "failed": failed,
+    }
+    real_stdout.write(json.dumps(result))
+    real_stdout.write("\n")
+    real_stdout.flush()
+    # Skip interpreter shutdown: threads and atexit hooks of imported packages can hang it.
+    os._exit(0)
+
+
+main()

@@ -1,0 +1,23 @@
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+/// What the bundled script is asked to do.
+#[derive(Debug, Clone, Serialize)]
+pub struct RuntimeRequest {
+    pub top_level: Vec<String>,
+    pub modules: Vec<String>,
+    /// Module → names to look up with `getattr` (names other releases had).
+    pub probe: BTreeMap<String, Vec<String>>,
+    pub seconds_per_import: u64,
+}
+
+/// What it answers.
+#[derive(Debug, Clone, Deserialize)]
+pub struct RuntimeResult {
+    pub python: String,
+    /// (path, kind) pairs.
+    pub names: Vec<(String, String)>,
+    #[serde(default)]
+    pub failed: BTreeMap<String, String>,
+}

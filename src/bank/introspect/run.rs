@@ -1,0 +1,287 @@
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::process::Command;
+use std::time::Duration;
+
+use serde::Serialize;
+
+use super::choose::candidate_interpreters;
+use super::request::{RuntimeRequest, RuntimeResult};
+use super::SCRIPT;
+use crate::bank::extract::is_private;
+use crate::bank::flow::ApiKind;
+use crate::bank::indexer::{IndexError, Selection};
+use crate::bank::store::{BankWriter, ReleaseStatus, RuntimeFinding, Store};
+use crate::names::DistName;
+use crate::pypi::{IndexClient, Release, Version};
+use crate::python::{date_plus_days, run_limited, InstallOptions, Installer, Interpreter, Venv};
+
+#[derive(Debug, Clone)]
+pub struct IntrospectConfig {
+    pub interpreters: Vec<Interpreter>,
+    pub installer: Installer,
+    /// Passed to the installer, so private indexes work here too.
+    pub index_url: Option<String>,
+    pub install_timeout: Duration,
+    pub run_timeout: Duration,
+    pub seconds_per_import: u64,
+    /// Interpreters tried per release before giving up.
+    pub attempts: usize,
+}
+
+impl IntrospectConfig {
+    pub fn new(interpreters: Vec<Interpreter>, installer: Installer) -> Self {
+        Self {
+            interpreters,
+            installer,
+            index_url: None,
+            install_timeout: Duration::from_secs(900),
+            run_timeout: Duration::from_secs(600),
+            seconds_per_import: 60,
+            attempts: 2,
+        }
+    }
+}
+
+/// What happened to one release.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "snake_case", tag = "outcome")]
+pub enum Outcome {
+    Recorded {
+        python: String,
+        names: usize,
+        failed_imports: usize,
+    },
+    /// Could not be introspected here; the reason is stored with the release.
+    Gap { reason: String },
+}
+
+pub trait IntrospectObserver: Sync {
+    fn queued(&self, _releases: usize) {}
+    fn finished(&self, _name: &DistName, _version: &Version, _outcome: &Outcome) {}
+}
+
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct IntrospectReport {
+    pub releases: Vec<(DistName, Version, Outcome)>,
+}
+
+fn kind(text: &str) -> ApiKind {
+    match text {
+        "module" => ApiKind::Module,
+        "class" => ApiKind::Class,
+        "function" => ApiKind::Function,
+        "method" => ApiKind::Method,
+        "property" => ApiKind::Property,
+        "attribute" => ApiKind::Attribute,
+        _ => ApiKind::Unknown,
+    }
+}
+
+/// Introspects the selected releases of each distribution. They must be indexed statically
+/// first (their modules are what gets imported); others are skipped with a note.
+pub fn introspect(
+    client: &IndexClient,
+    bank_path: &Path,
+    targets: &[(DistName, Selection)],
+    config: &IntrospectConfig,
+    observer: &dyn IntrospectObserver,
+) -> Result<IntrospectReport, IndexError> {
+    let mut store = Store::open(bank_path)?;
+    let mut merged: Vec<(DistName, Selection)> = Vec::new();
+    for (name, selection) in targets {
+        match merged.iter_mut().find(|(n, _)| n == name) {
+            Some((_, s)) => *s = std::mem::take(s).or(selection.clone()),
+            None => merged.push((name.clone(), selection.clone())),
+        }
+    }
+    let mut work = Vec::new();
+    for (name, selection) in &merged {
+        let page = client.project(name)?;
+        let Some(dist_id) = store.distribution_id(name)? else {
+            continue;
+        };
+        let rows = store.releases(dist_id)?;
+        let releases = page.releases();
+        let versions: Vec<&Version> = releases.iter().map(|r| r.version).collect();
+        for version in selection.pick(&versions) {
+            let Some(row) = rows.iter().find(|r| &r.version == version) else {
+                continue;
+            };
+            let release = releases
+                .iter()
+                .find(|r| r.version == version)
+                .expect("picked from these")
+                .clone();
+            work.push((
+                name.clone(),
+                dist_id,
+                row.clone(),
+                release
+                    .files
+                    .iter()
+                    .map(|f| (*f).clone())
+                    .collect::<Vec<_>>(),
+            ));
+        }
+    }
+    observer.queued(work.len());
+    let mut report = IntrospectReport::default();
+    let mut writer = BankWriter::new(&mut store);
+    for (name, dist_id, row, files) in work {
+        let release = Release {
+            version: &row.version,
+            files: files.iter().collect(),
+        };
+        let outcome = if row.status != ReleaseStatus::Indexed {
+            Outcome::Gap {
+                reason: "not indexed statically yet".into(),
+            }
+        } else {
+            introspect_release(config, &mut writer, &name, dist_id, row.slot, &release)?
+        };
+        match &outcome {
+            Outcome::Gap { reason } => writer.store().mark_runtime(row.id, "gap", Some(reason))?,
+            Outcome::Recorded { .. } => {}
+        }
+        observer.finished(&name, &row.version, &outcome);
+        report.releases.push((name, row.version.clone(), outcome));
+    }
+    Ok(report)
+}
+
+fn introspect_release(
+    config: &IntrospectConfig,
+    writer: &mut BankWriter<'_>,
+    name: &DistName,
+    dist_id: i64,
+    slot: u32,
+    release: &Release<'_>,
+) -> Result<Outcome, IndexError> {
+    let gap = |reason: String| Ok(Outcome::Gap { reason });
+    let store = writer.store();
+    let modules = store.release_modules(dist_id, slot)?;
+    let top_level = store.release_import_names(dist_id, slot)?;
+    let mut request = RuntimeRequest {
+        top_level: top_level
+            .iter()
+            .map(|t| t.split('.').next().unwrap_or(t).to_string())
+            .collect(),
+        modules: Vec::new(),
+        probe: BTreeMap::new(),
+        seconds_per_import: config.seconds_per_import,
+    };
+    for m in &modules {
+        if m.path.split('.').any(is_private) {
+            continue;
+        }
+        request.modules.push(m.path.clone());
+        if m.dynamic || m.opaque {
+            let names = store.names_ever_under(dist_id, &m.path)?;
+            if !names.is_empty() {
+                request.probe.insert(m.path.clone(), names);
+            }
+        }
+    }
+    if request.modules.is_empty() {
+        return gap("the release has no public modules to import".into());
+    }
+
+    let candidates = match candidate_interpreters(&config.interpreters, release) {
+        Ok(c) => c,
+        Err(reason) => return gap(reason),
+    };
+    let requirement = format!("{name}=={}", release.version);
+    let newest_upload = release
+        .files
+        .iter()
+        .filter_map(|f| f.upload_time.as_deref())
+        .max();
+    let exclude_newer = newest_upload.and_then(|t| date_plus_days(t, 1));
+    let mut failures = Vec::new();
+    for interpreter in candidates.into_iter().take(config.attempts.max(1)) {
+        let scratch = tempfile::Builder::new()
+            .prefix("nbenv-introspect-")
+            .tempdir()
+            .map_err(|e| {
+                IndexError::NoUsableFile(format!("cannot create a scratch directory: {e}"))
+            })?;
+        let venv = match Venv::create(
+            &scratch.path().join("venv"),
+            interpreter,
+            &config.installer,
+            config.install_timeout,
+        ) {
+            Ok(v) => v,
+            Err(e) => {
+                failures.push(format!("Python {}: {e}", interpreter.version));
+                continue;
+            }
+        };
+        let options = InstallOptions {
+            only_binary: true,
+            exclude_newer: exclude_newer.clone(),
+            index_url: config.index_url.clone(),
+            no_deps: false,
+            timeout: config.install_timeout,
+        };
+        if let Err(e) = venv.install(std::slice::from_ref(&requirement), &options) {
+            failures.push(format!("Python {}: {e}", interpreter.version));
+            continue;
+        }
+        let script = scratch.path().join("nbenv_introspect.py");
+        std::fs::write(&script, SCRIPT).map_err(|e| {
+            IndexError::NoUsableFile(format!("cannot write the introspection script: {e}"))
+        })?;
+        let mut cmd = Command::new(&venv.python);
+        cmd.arg(&script)
+            .current_dir(scratch.path())
+            .env("PYTHONDONTWRITEBYTECODE", "1")
+            .env("MPLBACKEND", "Agg")
+            .env_remove("PYTHONPATH");
+        let input = serde_json::to_vec(&request).expect("request serializes");
+        let done = match run_limited(cmd, &input, config.run_timeout) {
+            Ok(d) => d,
+            Err(e) => {
+                failures.push(format!("Python {}: {e}", interpreter.version));
+                continue;
+            }
+        };
+        let stdout = String::from_utf8_lossy(&done.stdout);
+        let parsed: Option<RuntimeResult> = stdout
+            .lines()
+            .rev()
+            .find_map(|l| serde_json::from_str(l).ok());
+        let Some(result) = parsed else {
+            failures.push(format!(
+                "Python {}: the introspection script {} without a result:\n{}",
+                interpreter.version,
+                if done.timed_out { "timed out" } else { "ended" },
+                done.stderr_tail(8)
+            ));
+            continue;
+        };
+        let findings: Vec<RuntimeFinding> = result
+            .names
+            .iter()
+            .map(|(path, k)| RuntimeFinding {
+                path: path.clone(),
+                kind: kind(k),
+            })
+            .collect();
+        let release_id = writer
+            .store()
+            .releases(dist_id)?
+            .into_iter()
+            .find(|r| r.slot == slot)
+            .map(|r| r.id)
+            .expect("the release is registered");
+        writer.write_runtime(dist_id, release_id, slot, &findings)?;
+        return Ok(Outcome::Recorded {
+            python: result.python,
+            names: findings.len(),
+            failed_imports: result.failed.len(),
+        });
+    }
+    gap(failures.join("\n"))
+}

@@ -1,0 +1,141 @@
+use std::collections::HashSet;
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde::Serialize;
+
+/// A CPython version, `major.minor.micro`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+pub struct PythonVersion {
+    pub major: u8,
+    pub minor: u8,
+    pub micro: u8,
+}
+
+impl fmt::Display for PythonVersion {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}.{}.{}", self.major, self.minor, self.micro)
+    }
+}
+
+impl PythonVersion {
+    pub fn parse(text: &str) -> Option<Self> {
+        let mut parts = text.trim().split('.').map(|p| p.parse::<u8>());
+        Some(Self {
+            major: parts.next()?.ok()?,
+            minor: parts.next()?.ok()?,
+            micro: parts.next().and_then(Result::ok).unwrap_or(0),
+        })
+    }
+
+    /// As a PEP 440 version, for evaluating Requires-Python.
+    pub fn as_pep440(&self) -> pep440_rs::Version {
+        pep440_rs::Version::new([
+            u64::from(self.major),
+            u64::from(self.minor),
+            u64::from(self.micro),
+        ])
+    }
+}
+
+/// A Python interpreter found on this machine.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Interpreter {
+    pub path: PathBuf,
+    pub version: PythonVersion,
+}
+
+impl Interpreter {
+    /// The interpreter at `path`, asked for its version.
+    pub fn at(path: &Path) -> Result<Self, String> {
+        let version = probe(path)
+            .ok_or_else(|| format!("{} is not a working Python interpreter", path.display()))?;
+        Ok(Self {
+            path: path.to_path_buf(),
+            version,
+        })
+    }
+}
+
+/// Interpreters from `NBENV_PYTHON` (a `:`-separated list), `PATH` (`python3`, `python3.X`,
+/// `python2.7`) and pyenv's versions directory, newest first, one per version.
+pub fn discover() -> Vec<Interpreter> {
+    let mut candidates: Vec<PathBuf> = Vec::new();
+    if let Ok(list) = std::env::var("NBENV_PYTHON") {
+        candidates.extend(std::env::split_paths(&list));
+    }
+    if let Some(path) = std::env::var_os("PATH") {
+        for dir in std::env::split_paths(&path) {
+            // pyenv's shims dispatch to whatever version is selected: not a fixed interpreter.
+            if dir.ends_with("shims") {
+                continue;
+            }
+            let Ok(entries) = std::fs::read_dir(&dir) else {
+                continue;
+            };
+            for entry in entries.flatten() {
+                let name = entry.file_name();
+                let name = name.to_string_lossy();
+                let versioned = name.strip_prefix("python").is_some_and(|v| {
+                    v == "3"
+                        || (v.starts_with(['2', '3'])
+                            && v[1..].starts_with('.')
+                            && v[2..].chars().all(|c| c.is_ascii_digit()))
+                });
+                if versioned {
+                    candidates.push(entry.path());
+                }
+            }
+        }
+    }
+    let pyenv_root = std::env::var_os("PYENV_ROOT")
+        .map(PathBuf::from)
+        .or_else(|| dirs::home_dir().map(|h| h.join(".pyenv")));
+    if let Some(root) = pyenv_root {
+        if let Ok(entries) = std::fs::read_dir(root.join("versions")) {
+            for entry in entries.flatten() {
+                for exe in ["bin/python3", "bin/python"] {
+                    let p = entry.path().join(exe);
+                    if p.exists() {
+                        candidates.push(p);
+                        break;
+                    }
+                }
+            }
+        }
+    }
+
+    let mut seen_paths = HashSet::new();
+    let mut by_version: Vec<Interpreter> = Vec::new();
+    for candidate in candidates {
+        let real = std::fs::canonicalize(&candidate).unwrap_or(candidate.clone());
+        if !seen_paths.insert(real) {
+            continue;
+        }
+        if let Some(version) = probe(&candidate) {
+            if !by_version
+                .iter()
+                .any(|i| i.version.major == version.major && i.version.minor == version.minor)
+            {
+                by_version.push(Interpreter {
+                    path: candidate,
+                    version,
+                });
+            }
+        }
+    }
+    by_version.sort_by(|a, b| b.version.cmp(&a.version));
+    by_version
+}
+
+fn probe(path: &Path) -> Option<PythonVersion> {
+    let out = Command::new(path)
+        .args(["-c", "import sys; print('%d.%d.%d' % sys.version_info[:3])"])
+        .output()
+        .ok()?;
+    if !out.status.success() {
+        return None;
+    }
+    PythonVersion::parse(&String::from_utf8_lossy(&out.stdout))
+}

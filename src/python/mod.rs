@@ -1,0 +1,14 @@
+//! Python interpreters on this machine, virtual environments, installers and time-limited
+//! child processes: what runtime introspection (bank) and verification run on.
+
+mod interpreter;
+mod process;
+mod release_dates;
+mod tags;
+mod venv;
+
+pub use interpreter::{discover, Interpreter, PythonVersion};
+pub use process::{run_limited, Finished, ProcessError};
+pub use release_dates::{by_fitness_for, date_plus_days, released_on};
+pub use tags::wheel_fits;
+pub use venv::{InstallOptions, Installer, Venv, VenvError};

@@ -1,0 +1,178 @@
+//! Scratch virtual environments and installs into them, with uv when it is on the machine
+//! (fast, and able to pin dependencies to a date) and pip otherwise.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Duration;
+
+use super::interpreter::Interpreter;
+use super::process::{run_limited, Finished};
+
+/// The tool that creates environments and installs into them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Installer {
+    Uv(PathBuf),
+    Pip,
+}
+
+impl Installer {
+    /// uv if `NBENV_UV` or `PATH` has one that runs, else pip.
+    pub fn detect() -> Self {
+        let candidate = std::env::var_os("NBENV_UV")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| PathBuf::from("uv"));
+        let works = Command::new(&candidate)
+            .arg("--version")
+            .output()
+            .is_ok_and(|o| o.status.success());
+        if works {
+            Installer::Uv(candidate)
+        } else {
+            Installer::Pip
+        }
+    }
+
+    pub fn name(&self) -> &'static str {
+        match self {
+            Installer::Uv(_) => "uv",
+            Installer::Pip => "pip",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct InstallOptions {
+    /// Wheels only: building sdists of old releases mostly fails and runs their setup.py.
+    pub only_binary: bool,
+    /// Ignore anything uploaded after this RFC 3339 time (uv only), so dependencies are the
+    /// ones that existed when the release came out.
+    pub exclude_newer: Option<String>,
+    pub index_url: Option<String>,
+    pub no_deps: bool,
+    pub timeout: Duration,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum VenvError {
+    #[error("could not create a virtual environment with {interpreter}: {detail}")]
+    Create { interpreter: String, detail: String },
+    #[error("installing {what} failed:\n{detail}")]
+    Install { what: String, detail: String },
+    #[error("installing {what} took longer than {seconds} s")]
+    Timeout { what: String, seconds: u64 },
+    #[error(transparent)]
+    Process(#[from] super::process::ProcessError),
+}
+
+/// A virtual environment on disk.
+#[derive(Debug, Clone)]
+pub struct Venv {
+    pub root: PathBuf,
+    pub python: PathBuf,
+    installer: Installer,
+}
+
+impl Venv {
+    pub fn create(
+        root: &Path,
+        interpreter: &Interpreter,
+        installer: &Installer,
+        timeout: Duration,
+    ) -> Result<Self, VenvError> {
+        let mut cmd = match installer {
+            Installer::Uv(uv) => {
+                let mut c = Command::new(uv);
+                c.args(["venv", "--quiet", "--python"])
+                    .arg(&interpreter.path)
+                    .arg(root);
+                c
+            }
+            Installer::Pip => {
+                let mut c = Command::new(&interpreter.path);
+                c.args(["-m", "venv"]).arg(root);
+                c
+            }
+        };
+        cmd.env_remove("VIRTUAL_ENV");
+        let done = run_limited(cmd, b"", timeout)?;
+        if !done.success() {
+            return Err(VenvError::Create {
+                interpreter: interpreter.path.display().to_string(),
+                detail: if done.timed_out {
+                    "timed out".into()
+                } else {
+                    done.stderr_tail(5)
+                },
+            });
+        }
+        Ok(Self {
+            python: root.join("bin").join("python"),
+            root: root.to_path_buf(),
+            installer: installer.clone(),
+        })
+    }
+
+    /// Installs `requirements` (PEP 508 strings) into the environment.
+    pub fn install(
+        &self,
+        requirements: &[String],
+        options: &InstallOptions,
+    ) -> Result<Finished, VenvError> {
+        let what = requirements.join(" ");
+        let mut cmd = match &self.installer {
+            Installer::Uv(uv) => {
+                let mut c = Command::new(uv);
+                c.args(["pip", "install", "--quiet", "--python"])
+                    .arg(&self.python);
+                if options.only_binary {
+                    c.args(["--only-binary", ":all:"]);
+                }
+                if let Some(date) = &options.exclude_newer {
+                    c.args(["--exclude-newer", date]);
+                }
+                if let Some(url) = &options.index_url {
+                    c.args(["--index-url", url]);
+                }
+                c
+            }
+            Installer::Pip => {
+                let mut c = Command::new(&self.python);
+                c.args([
+                    "-m",
+                    "pip",
+                    "install",
+                    "--quiet",
+                    "--disable-pip-version-check",
+                    "--no-input",
+                ]);
+                if options.only_binary {
+                    c.arg("--only-binary=:all:");
+                }
+                if let Some(url) = &options.index_url {
+                    c.args(["--index-url", url]);
+                }
+                c
+            }
+        };
+        if options.no_deps {
+            cmd.arg("--no-deps");
+        }
+        cmd.args(requirements)
+            .env_remove("VIRTUAL_ENV")
+            .env_remove("PYTHONPATH");
+        let done = run_limited(cmd, b"", options.timeout)?;
+        if done.timed_out {
+            return Err(VenvError::Timeout {
+                what,
+                seconds: options.timeout.as_secs(),
+            });
+        }
+        if !done.success() {
+            return Err(VenvError::Install {
+                what,
+                detail: done.stderr_tail(12),
+            });
+        }
+        Ok(done)
+    }
+}
