@@ -125,7 +125,7 @@ pub fn discover() -> Vec<Interpreter> {
             }
         }
     }
-    by_version.sort_by(|a, b| b.version.cmp(&a.version));
+    by_version.sort_by_key(|i| std::cmp::Reverse(i.version));
     by_version
 }
 

@@ -499,24 +499,24 @@ impl Store {
         let err = self.err();
         let mut stmt = self
             .conn()
-            .prepare_cached("SELECT path, releases, opaque, dynamic FROM modules WHERE dist_id = ?1 ORDER BY path")
+            .prepare_cached(
+                "SELECT path, releases, opaque, dynamic FROM modules WHERE dist_id = ?1 ORDER BY path",
+            )
             .map_err(&err)?;
-        let rows: Vec<(String, Vec<u8>, Vec<u8>, Vec<u8>)> = stmt
-            .query_map([dist_id], |r| {
-                Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
-            })
-            .map_err(&err)?
-            .collect::<Result<_, _>>()
-            .map_err(&err)?;
+        let mut rows = stmt.query([dist_id]).map_err(&err)?;
         let mut out = Vec::new();
-        for (path, releases, opaque, dynamic) in rows {
-            if self.set(&releases)?.contains(slot) {
-                out.push(ReleaseModule {
-                    path,
-                    opaque: self.set(&opaque)?.contains(slot),
-                    dynamic: self.set(&dynamic)?.contains(slot),
-                });
+        while let Some(r) = rows.next().map_err(&err)? {
+            let releases: Vec<u8> = r.get(1).map_err(&err)?;
+            if !self.set(&releases)?.contains(slot) {
+                continue;
             }
+            let opaque: Vec<u8> = r.get(2).map_err(&err)?;
+            let dynamic: Vec<u8> = r.get(3).map_err(&err)?;
+            out.push(ReleaseModule {
+                path: r.get(0).map_err(&err)?,
+                opaque: self.set(&opaque)?.contains(slot),
+                dynamic: self.set(&dynamic)?.contains(slot),
+            });
         }
         Ok(out)
     }
