@@ -152,6 +152,18 @@ class Frame(generic.NDFrame, Generic[T], six.with_metaclass(ABCMeta, Mixin), met
         ]
     );
     assert!(class(&s, "Base").bases == vec!["object"]);
+    let with_new = summarize_source(
+        "class Symbol(Atom):\n    def __new__(cls, name, **assumptions): pass\n",
+        false,
+    );
+    assert_eq!(
+        class(&with_new, "Symbol")
+            .init
+            .as_ref()
+            .unwrap()
+            .to_string(),
+        "(name, **assumptions)"
+    );
 }
 
 #[test]
@@ -274,6 +286,7 @@ fn every_import_form_with_levels_and_renames() {
         from(2, Some("pkg.mod"), &[("y", None)]),
         from(1, Some("core"), &[("*", None)]),
         from(1, Some("_speedups"), &[("fast", None)]),
+        from(0, Some("typing_only"), &[("T", None)]),
         from(0, Some("io"), &[("StringIO", None)]),
         from(0, Some("StringIO"), &[("StringIO", None)]),
     ];
@@ -293,6 +306,12 @@ fn every_import_form_with_levels_and_renames() {
         .map(|&i| s.bindings[i as usize].bound_names().collect())
         .collect();
     assert_eq!(fallback_names, vec![vec!["fast"], vec!["StringIO"]]);
+    let type_checking: Vec<Vec<&str>> = s
+        .type_checking
+        .iter()
+        .map(|&i| s.bindings[i as usize].bound_names().collect())
+        .collect();
+    assert_eq!(type_checking, vec![vec!["T"]]);
 }
 
 #[test]
@@ -353,6 +372,26 @@ fn overloads_and_setattr_are_not_guessed() {
         true,
     );
     assert_eq!(functions(&stub), vec![("g".into(), "(a)".into(), false)]);
+}
+
+#[test]
+fn broken_statements_never_yield_invalid_names() {
+    let s = summarize_source(
+        "def (x): pass\nclass :\n    pass\nfrom . import (\nimport\nx = \n= 3\nfrom a import b as\ndef ok(): pass\n",
+        false,
+    );
+    assert!(s.parse_errors > 0);
+    for binding in &s.bindings {
+        for name in binding.bound_names() {
+            assert!(
+                nbenv::bank::extract::is_identifier(name),
+                "{name:?} in {s:#?}"
+            );
+        }
+    }
+    assert!(functions(&s).iter().any(|(n, _, _)| n == "ok"));
+    let json = serde_json::to_string(&s).unwrap();
+    assert_eq!(serde_json::from_str::<FileSummary>(&json).unwrap(), s);
 }
 
 #[test]

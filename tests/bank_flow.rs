@@ -4,9 +4,15 @@
 use std::collections::HashMap;
 
 use nbenv::bank::extract::{summarize_source, ArchiveKind, FileSummary, ReleaseLayout};
-use nbenv::bank::flow::{analyze, ApiEntry, ApiKind, ModuleKind, ReleaseApis, ReleaseInput};
+use nbenv::bank::flow::{
+    analyze, analyze_with, ApiEntry, ApiKind, FlowOptions, ModuleKind, ReleaseApis, ReleaseInput,
+};
 
 fn release_of(kind: ArchiveKind, files: &[(&str, &str)]) -> ReleaseApis {
+    release_with(kind, files, &FlowOptions::default())
+}
+
+fn release_with(kind: ArchiveKind, files: &[(&str, &str)], options: &FlowOptions) -> ReleaseApis {
     let layout = ReleaseLayout::new(kind, files.iter().map(|(p, _)| *p));
     let summaries: HashMap<&str, FileSummary> = files
         .iter()
@@ -14,7 +20,11 @@ fn release_of(kind: ArchiveKind, files: &[(&str, &str)]) -> ReleaseApis {
         .map(|(p, src)| (*p, summarize_source(src, p.ends_with(".pyi"))))
         .collect();
     let input = ReleaseInput::from_layout(&layout, |p| summaries.get(p));
-    let apis = analyze(&input);
+    let apis = analyze_with(&input, options);
+    assert_eq!(apis, analyze_with(&input, options), "deterministic");
+    if *options == FlowOptions::default() {
+        assert_eq!(apis, analyze(&input));
+    }
     assert!(
         apis.stats.converged,
         "flow did not converge: {:?}",
@@ -60,6 +70,27 @@ fn assert_alias(r: &ReleaseApis, path: &str, canonical: &str, kind: ApiKind) {
     assert_eq!(def.kind, kind);
 }
 
+/// `path` reaches `definition` through aliases of its prefix (a class or module alias).
+#[track_caller]
+fn assert_reaches(r: &ReleaseApis, path: &str, definition: &str, kind: ApiKind) {
+    let e = r
+        .resolve(path)
+        .unwrap_or_else(|| panic!("{path} resolves to nothing"));
+    let def = r.definition_of(e.path.as_str()).unwrap();
+    assert_eq!(def.path.as_str(), definition, "{path} via {}", e.path);
+    assert_eq!(def.canonical, None);
+    assert_eq!(e.kind, kind, "{path}: {e:?}");
+}
+
+#[track_caller]
+fn assert_unreachable(r: &ReleaseApis, path: &str) {
+    assert!(
+        r.resolve(path).is_none(),
+        "{path} should not resolve: {:?}",
+        r.resolve(path)
+    );
+}
+
 #[track_caller]
 fn assert_defined<'r>(r: &'r ReleaseApis, path: &str, kind: ApiKind) -> &'r ApiEntry {
     let e = api(r, path);
@@ -67,6 +98,20 @@ fn assert_defined<'r>(r: &'r ReleaseApis, path: &str, kind: ApiKind) -> &'r ApiE
     assert_eq!(e.canonical, None, "{path} should be a definition: {e:?}");
     assert_eq!(e.kind, kind, "{path}: {e:?}");
     e
+}
+
+/// The signature of what `path` denotes (aliases share their definition's).
+#[track_caller]
+fn sig_of(r: &ReleaseApis, path: &str) -> String {
+    let e = r
+        .resolve(path)
+        .unwrap_or_else(|| panic!("{path} resolves to nothing"));
+    let def = r.definition_of(e.path.as_str()).unwrap();
+    assert_eq!(
+        e.signature.is_some(),
+        e.canonical.is_none() && def.signature.is_some()
+    );
+    sig(def)
 }
 
 fn sig(e: &ApiEntry) -> String {
@@ -176,7 +221,7 @@ fn pandas_layout_read_excel_and_dataframe_ix() {
         ApiKind::Function,
     );
     assert_eq!(
-        sig(api(&r, "pandas.read_excel")),
+        sig_of(&r, "pandas.read_excel"),
         "(io, sheet_name=..., header=..., **kwds)"
     );
     let def = r.definition_of("pandas.read_excel").unwrap();
@@ -199,10 +244,10 @@ fn pandas_layout_read_excel_and_dataframe_ix() {
         ApiKind::Class,
     );
     assert_eq!(
-        sig(api(&r, "pandas.DataFrame")),
+        sig_of(&r, "pandas.DataFrame"),
         "(data=..., index=..., columns=..., dtype=..., copy=...)"
     );
-    assert_alias(
+    assert_reaches(
         &r,
         "pandas.DataFrame.ix",
         "pandas.core.frame.DataFrame.ix",
@@ -210,25 +255,52 @@ fn pandas_layout_read_excel_and_dataframe_ix() {
     );
     assert_defined(&r, "pandas.core.frame.DataFrame.ix", ApiKind::Property);
     // Inherited from a base in another module, through the base's import.
-    assert_alias(
+    assert_reaches(
         &r,
         "pandas.DataFrame.head",
         "pandas.core.generic.NDFrame.head",
         ApiKind::Method,
     );
-    assert_eq!(sig(api(&r, "pandas.DataFrame.head")), "(n=...)");
+    assert_eq!(sig_of(&r, "pandas.DataFrame.head"), "(n=...)");
     // The nearest definition wins over the one further up.
-    assert_alias(
+    assert_reaches(
         &r,
         "pandas.Series.memory_usage",
         "pandas.core.generic.NDFrame.memory_usage",
         ApiKind::Method,
     );
     // Series has no __init__ of its own: its constructor is NDFrame's.
-    assert_eq!(sig(api(&r, "pandas.Series")), "(data, axes=..., copy=...)");
-    assert_absent(&r, "pandas.DataFrame._reset_cache");
-    assert_absent(&r, "pandas.DataFrame.__sizeof__");
-    assert_absent(&r, "pandas.DataFrame._metadata");
+    assert_eq!(sig_of(&r, "pandas.Series"), "(data, axes=..., copy=...)");
+    assert_unreachable(&r, "pandas.DataFrame._reset_cache");
+    assert_unreachable(&r, "pandas.DataFrame.__sizeof__");
+    assert_unreachable(&r, "pandas.DataFrame._metadata");
+    assert_unreachable(&r, "pandas.DataFrame.no_such_member");
+    assert_unreachable(&r, "pandas.no_such_module.x");
+    // Inherited members are reached through the bases.
+    assert!(r.get("pandas.core.frame.DataFrame.head").is_none());
+    assert_reaches(
+        &r,
+        "pandas.core.frame.DataFrame.head",
+        "pandas.core.generic.NDFrame.head",
+        ApiKind::Method,
+    );
+    assert_reaches(
+        &r,
+        "pandas.DataFrame.memory_usage",
+        "pandas.core.generic.NDFrame.memory_usage",
+        ApiKind::Method,
+    );
+    assert_eq!(
+        api(&r, "pandas.core.frame.DataFrame").bases,
+        vec![nbenv::names::ApiPath::new("pandas.core.generic.NDFrame").unwrap()]
+    );
+    // Module aliases resolve too: `import pandas.core.common as com`.
+    assert_reaches(
+        &r,
+        "pandas.core.frame.com.flatten",
+        "pandas.core.common.flatten",
+        ApiKind::Function,
+    );
 
     assert_alias(
         &r,
@@ -237,7 +309,7 @@ fn pandas_layout_read_excel_and_dataframe_ix() {
         ApiKind::Function,
     );
     assert_eq!(
-        sig(api(&r, "pandas.to_datetime")),
+        sig_of(&r, "pandas.to_datetime"),
         "(arg, errors=..., *, utc=...)"
     );
     assert_alias(
@@ -494,25 +566,25 @@ fn inherited_members_within_the_release() {
         ),
     ]);
     assert_defined(&r, "shapes.square.Square.side", ApiKind::Method);
-    assert_alias(
+    assert_reaches(
         &r,
         "shapes.Square.side",
         "shapes.square.Square.side",
         ApiKind::Method,
     );
-    assert_alias(
+    assert_reaches(
         &r,
         "shapes.Square.area",
         "shapes.square.Rect.area",
         ApiKind::Method,
     );
-    assert_alias(
+    assert_reaches(
         &r,
         "shapes.Square.describe",
         "shapes.base.Shape.describe",
         ApiKind::Method,
     );
-    assert_alias(
+    assert_reaches(
         &r,
         "shapes.Square.name",
         "shapes.base.Named.name",
@@ -547,7 +619,7 @@ fn module_level_assignments_and_async() {
     }
     // An assignment of a class is an alias, and its members come through it.
     assert_alias(&r, "np_like.DF", "np_like.core.frame_cls", ApiKind::Class);
-    assert_alias(
+    assert_reaches(
         &r,
         "np_like.DF.ix",
         "np_like.core.frame_cls.ix",
@@ -669,7 +741,7 @@ fn opaque_compiled_modules_and_all() {
         "numpy.random.mtrand.rand",
         ApiKind::Function,
     );
-    assert_eq!(sig(api(&r, "numpy.random.rand")), "(*args)");
+    assert_eq!(sig_of(&r, "numpy.random.rand"), "(*args)");
     let kinds: HashMap<&str, ModuleKind> = r
         .modules
         .iter()
@@ -707,6 +779,37 @@ fn names_of_other_distributions_are_not_followed() {
             ("mylib.sp", "scipy.sparse")
         ]
     );
+}
+
+#[test]
+fn type_checking_imports_count_only_behind_module_getattr() {
+    let r = release(&[
+        (
+            "lazy/__init__.py",
+            // pydantic's pattern: type checkers see the imports, `__getattr__` does them.
+            "from typing import TYPE_CHECKING\n\
+             if TYPE_CHECKING:\n    from .main import BaseModel\n    from .fields import *\n\
+             __all__ = ['BaseModel', 'Field', 'create']\n\
+             def __getattr__(name):\n    return _import(_dynamic_imports[name])\n",
+        ),
+        ("lazy/main.py", "class BaseModel:\n    def model_dump(self, *, mode='python'): pass\n"),
+        ("lazy/fields.py", "def Field(default=None): pass\n"),
+        (
+            "lazy/eager.py",
+            "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from .main import BaseModel\n",
+        ),
+    ]);
+    assert_alias(&r, "lazy.BaseModel", "lazy.main.BaseModel", ApiKind::Class);
+    assert_reaches(
+        &r,
+        "lazy.BaseModel.model_dump",
+        "lazy.main.BaseModel.model_dump",
+        ApiKind::Method,
+    );
+    assert_alias(&r, "lazy.Field", "lazy.fields.Field", ApiKind::Function);
+    assert_defined(&r, "lazy.create", ApiKind::Unknown);
+    // Without `__getattr__`, nothing is bound at run time.
+    assert!(r.get("lazy.eager.BaseModel").is_none());
 }
 
 #[test]
@@ -763,7 +866,7 @@ fn namespace_packages() {
     assert_eq!(kinds["google.cloud"], ModuleKind::Namespace);
     assert_eq!(kinds["google.cloud.storage"], ModuleKind::Source);
     assert_defined(&r, "google.cloud", ApiKind::Module);
-    assert_alias(
+    assert_reaches(
         &r,
         "google.cloud.storage.Blob.upload",
         "google.cloud.storage.blob.Blob.upload",
@@ -819,8 +922,91 @@ fn fallbacks_and_deletions() {
     assert_alias(&r, "fb.fast", "fb._speedups.fast", ApiKind::Unknown);
     // ...and the except branch when it does not.
     assert_defined(&r, "fb.slow", ApiKind::Function);
-    assert_eq!(sig(api(&r, "fb.slow")), "(x, y)");
+    assert_eq!(sig_of(&r, "fb.slow"), "(x, y)");
     assert!(r.get("fb.tmp").is_none());
     assert_alias(&r, "fb.kept", "fb.util.kept", ApiKind::Attribute);
-    assert_eq!(sig(api(&r, "fb.compat")), "(a)");
+    assert_eq!(sig_of(&r, "fb.compat"), "(a)");
+}
+
+#[test]
+fn member_listing_options_agree_with_resolve() {
+    let default = release(PANDAS);
+    let expanded = release_with(
+        ArchiveKind::Wheel,
+        PANDAS,
+        &FlowOptions {
+            members_through_aliases: true,
+            inherited_members: true,
+        },
+    );
+    assert!(expanded.apis.len() > default.apis.len());
+    // Every entry listed with everything expanded resolves the same way without it.
+    for e in &expanded.apis {
+        let want = expanded.definition_of(e.path.as_str()).unwrap();
+        let got = default
+            .resolve(e.path.as_str())
+            .and_then(|r| default.definition_of(r.path.as_str()))
+            .unwrap_or_else(|| panic!("{} does not resolve without expansion", e.path));
+        assert_eq!(got.path, want.path, "{}", e.path);
+        assert_eq!(got.kind, want.kind, "{}", e.path);
+        assert_eq!(got.signature, want.signature, "{}", e.path);
+        assert!(e.canonical.is_none() || e.signature.is_none(), "{e:?}");
+    }
+    assert_alias(
+        &expanded,
+        "pandas.DataFrame.ix",
+        "pandas.core.frame.DataFrame.ix",
+        ApiKind::Property,
+    );
+    assert_alias(
+        &expanded,
+        "pandas.DataFrame.head",
+        "pandas.core.generic.NDFrame.head",
+        ApiKind::Method,
+    );
+
+    let inherited = release_with(
+        ArchiveKind::Wheel,
+        PANDAS,
+        &FlowOptions {
+            inherited_members: true,
+            ..FlowOptions::default()
+        },
+    );
+    assert_alias(
+        &inherited,
+        "pandas.core.frame.DataFrame.head",
+        "pandas.core.generic.NDFrame.head",
+        ApiKind::Method,
+    );
+    assert!(inherited.get("pandas.DataFrame.head").is_none());
+}
+
+#[test]
+fn aliases_follow_source_order() {
+    let r = release(&[
+        (
+            "six_like/__init__.py",
+            // six: two names aliased to each other must not flip between passes.
+            "try:\n    advance_iterator = next\nexcept NameError:\n    def advance_iterator(it): pass\n\
+             next = advance_iterator\n\
+             def f(): pass\n\
+             from .other import *\n\
+             def g(): pass\n\
+             g_alias = g\n\
+             def g(a): pass\n",
+        ),
+        ("six_like/other.py", "def f(x): pass\ndef g(y): pass\n"),
+    ]);
+    assert_defined(&r, "six_like.advance_iterator", ApiKind::Attribute);
+    assert_alias(
+        &r,
+        "six_like.next",
+        "six_like.advance_iterator",
+        ApiKind::Attribute,
+    );
+    // A star import after a def replaces it; a def after a star import replaces that.
+    assert_alias(&r, "six_like.f", "six_like.other.f", ApiKind::Function);
+    assert_defined(&r, "six_like.g", ApiKind::Function);
+    assert_eq!(sig_of(&r, "six_like.g"), "(a)");
 }

@@ -6,7 +6,7 @@ use ruff_python_ast::{Decorator, Expr, Stmt, StmtClassDef, StmtFunctionDef};
 
 use super::dotted::{dotted_name, last_segment};
 use super::signature::Signature;
-use super::summary::{is_private, Class, Member, MemberKind};
+use super::summary::{is_identifier, is_private, Class, Member, MemberKind};
 
 /// Decorators (by last segment) that turn a method into an attribute-like member.
 const PROPERTY_DECORATORS: &[&str] = &[
@@ -29,7 +29,7 @@ pub(crate) fn summarize_class(class: &StmtClassDef) -> Class {
             .as_deref()
             .map(|args| bases(&args.args))
             .unwrap_or_default(),
-        init: collector.init,
+        init: collector.init.or(collector.new),
         members: collector.members,
     }
 }
@@ -59,6 +59,8 @@ pub(crate) fn is_overload(decorators: &[Decorator]) -> bool {
 struct MemberCollector {
     init: Option<Signature>,
     init_is_overload: bool,
+    /// `__new__`, the constructor of classes without `__init__` (sympy's).
+    new: Option<Signature>,
     members: Vec<Member>,
     /// Member index by name, and whether that member came from an `@overload` def.
     index: HashMap<String, (usize, bool)>,
@@ -123,6 +125,12 @@ impl MemberCollector {
             }
             return;
         }
+        if name == "__new__" {
+            if self.new.is_none() {
+                self.new = Some(Signature::from_ast(&def.parameters).without_first());
+            }
+            return;
+        }
         let mut is_static = false;
         let mut is_property = false;
         for decorator in &def.decorator_list {
@@ -160,7 +168,7 @@ impl MemberCollector {
     /// Keeps the first definition of a member, except that a plain def replaces `@overload`
     /// stubs of the same name.
     fn add(&mut self, name: &str, kind: MemberKind, overload: bool) {
-        if is_private(name) {
+        if is_private(name) || !is_identifier(name) {
             return;
         }
         match self.index.get(name) {

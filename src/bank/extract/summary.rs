@@ -30,6 +30,11 @@ pub struct FileSummary {
     /// branch: fallbacks that only count when the main line binds nothing for the name.
     #[serde(rename = "alt", default, skip_serializing_if = "Vec::is_empty")]
     pub fallbacks: Vec<u32>,
+    /// Indexes into `bindings` of those made under `if TYPE_CHECKING:`. Nothing is bound at
+    /// run time, except that a module with `__getattr__` usually provides exactly these names
+    /// lazily (pydantic, and more and more libraries, do this).
+    #[serde(rename = "tc", default, skip_serializing_if = "Vec::is_empty")]
+    pub type_checking: Vec<u32>,
 }
 
 /// One statement that binds (or unbinds) names in the module namespace.
@@ -70,7 +75,7 @@ pub struct Class {
     /// is recorded as `Generic`, and `six.with_metaclass(Meta, Base)` as `Base`.
     #[serde(rename = "b", default, skip_serializing_if = "Vec::is_empty")]
     pub bases: Vec<String>,
-    /// The constructor's parameters without `self`, from `__init__`.
+    /// The constructor's parameters without `self`, from `__init__`, else from `__new__`.
     #[serde(rename = "i", default, skip_serializing_if = "Option::is_none")]
     pub init: Option<Signature>,
     /// Public members defined in the class body.
@@ -191,6 +196,17 @@ impl FileSummary {
     pub fn is_fallback(&self, index: usize) -> bool {
         self.fallbacks.binary_search(&(index as u32)).is_ok()
     }
+
+    pub fn is_type_checking_only(&self, index: usize) -> bool {
+        self.type_checking.binary_search(&(index as u32)).is_ok()
+    }
+}
+
+/// Whether `name` is a Python identifier (the parser's error recovery can produce empty names).
+pub fn is_identifier(name: &str) -> bool {
+    let mut chars = name.chars();
+    matches!(chars.next(), Some(c) if c == '_' || c.is_alphabetic())
+        && chars.all(|c| c == '_' || c.is_alphanumeric())
 }
 
 /// Whether a name is private by Python's convention (a leading underscore).

@@ -1,7 +1,8 @@
 //! Reads one parsed module into a [`FileSummary`].
 //!
 //! Only module-level statements are read, plus the bodies of module-level `if`, `try` and
-//! `with` blocks (conditional imports such as `try: from ._speedups import f` are common).
+//! `with` blocks (conditional imports such as `try: from ._speedups import f` are common);
+//! what `if TYPE_CHECKING:` binds is marked as such.
 //! Loops, function bodies and `setattr` calls are not evaluated: names created that way are left
 //! to runtime introspection rather than guessed.
 
@@ -14,7 +15,9 @@ use super::all_names::{self, AllNames};
 use super::class_body::{is_overload, summarize_class};
 use super::dotted::dotted_name;
 use super::signature::Signature;
-use super::summary::{Binding, FileSummary, Function, Import, ImportFrom, ImportedName, Variable};
+use super::summary::{
+    is_identifier, Binding, FileSummary, Function, Import, ImportFrom, ImportedName, Variable,
+};
 
 /// Summarizes one source file. Never fails: the recovering parser keeps every statement it can
 /// read (Python 2 files keep their definitions) and the summary counts the syntax errors.
@@ -36,6 +39,7 @@ pub fn summarize_source(source: &str, is_stub: bool) -> FileSummary {
         all: visitor.all,
         bindings: visitor.bindings,
         fallbacks: visitor.fallbacks,
+        type_checking: visitor.type_checking,
     }
 }
 
@@ -56,6 +60,9 @@ struct ModuleVisitor {
     all: Option<AllNames>,
     bindings: Vec<Binding>,
     fallbacks: Vec<u32>,
+    type_checking: Vec<u32>,
+    /// Inside an `if TYPE_CHECKING:` block.
+    in_type_checking: bool,
     /// Functions whose latest binding is an `@overload` stub, by name → binding index.
     overloads: HashMap<String, usize>,
 }
@@ -142,14 +149,21 @@ impl ModuleVisitor {
                 if from.level == 0 && module.as_deref() == Some("__future__") {
                     return;
                 }
-                let names = from
+                let names: Vec<ImportedName> = from
                     .names
                     .iter()
+                    .filter(|alias| {
+                        let bound = alias.asname.as_ref().unwrap_or(&alias.name);
+                        alias.name.as_str() == "*" || is_identifier(bound.as_str())
+                    })
                     .map(|alias| ImportedName {
                         name: alias.name.as_str().to_string(),
                         asname: alias.asname.as_ref().map(|a| a.as_str().to_string()),
                     })
                     .collect();
+                if names.is_empty() {
+                    return;
+                }
                 self.push(
                     Binding::ImportFrom(ImportFrom {
                         level: from.level,
@@ -177,7 +191,9 @@ impl ModuleVisitor {
             }
             Stmt::If(stmt_if) => {
                 if is_type_checking(&stmt_if.test) {
-                    // Imports only type checkers see: nothing is bound at run time.
+                    let outer = std::mem::replace(&mut self.in_type_checking, true);
+                    self.visit_body(&stmt_if.body, fallback);
+                    self.in_type_checking = outer;
                     for clause in &stmt_if.elif_else_clauses {
                         self.visit_body(&clause.body, fallback);
                     }
@@ -216,6 +232,10 @@ impl ModuleVisitor {
     }
 
     fn push(&mut self, binding: Binding, fallback: bool) {
+        // Error recovery can leave a statement without a usable name (`def (x):`).
+        if binding.bound_names().any(|n| !is_identifier(n)) {
+            return;
+        }
         if !matches!(binding, Binding::Function(_)) && !self.overloads.is_empty() {
             for name in binding.bound_names() {
                 self.overloads.remove(name);
@@ -223,6 +243,9 @@ impl ModuleVisitor {
         }
         if fallback {
             self.fallbacks.push(self.bindings.len() as u32);
+        }
+        if self.in_type_checking {
+            self.type_checking.push(self.bindings.len() as u32);
         }
         self.bindings.push(binding);
     }

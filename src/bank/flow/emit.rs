@@ -1,6 +1,7 @@
 //! From the solved namespaces to [`ReleaseApis`].
 
-use std::collections::BTreeMap;
+use std::collections::HashSet;
+use std::rc::Rc;
 
 use crate::bank::extract::{is_private, Binding, MemberKind, Signature};
 use crate::names::{ApiPath, ModulePath};
@@ -9,37 +10,58 @@ use super::input::InputSource;
 use super::members::{class_of, ClassTable};
 use super::namespace::{DefRef, ModId, Solver, Target};
 use super::output::{
-    ApiEntry, ApiKind, ExternalRef, FlowStats, ModuleEntry, ModuleKind, ReleaseApis,
+    ApiEntry, ApiKind, ExternalRef, FlowOptions, FlowStats, ModuleEntry, ModuleKind, ReleaseApis,
 };
 
-/// What an entry says about its definition, shared by all of its aliases.
-#[derive(Clone)]
-struct Description {
+/// A definition of the release, described once however many aliases it has.
+struct Definition {
+    path: ApiPath,
+    /// Whether its own path is public.
+    public: bool,
     kind: ApiKind,
     signature: Option<Signature>,
     is_async: bool,
+    /// For a class: its bases in this release.
+    bases: Vec<DefRef>,
 }
 
 struct Emitter<'s, 'a> {
     solver: &'s Solver<'a>,
+    options: &'s FlowOptions,
     classes: ClassTable<'a>,
-    entries: BTreeMap<String, ApiEntry>,
-    /// Definitions some entry names as canonical, to be listed even if private.
-    canonicals: BTreeMap<String, Description>,
+    /// Described definitions, by module and binding index.
+    definitions: Vec<Vec<Option<Rc<Definition>>>>,
+    /// Entries by priority: when a path comes twice, the first one pushed is kept.
+    entries: Vec<ApiEntry>,
+    /// Definitions that some alias names as canonical, listed after `entries`.
+    canonicals: Vec<ApiEntry>,
+    listed_canonicals: HashSet<DefRef>,
+    /// Classes whose members are to be listed under the class's own path.
+    class_queue: Vec<DefRef>,
+    queued_classes: HashSet<DefRef>,
     externals: Vec<ExternalRef>,
 }
 
-pub(crate) fn emit(solver: &Solver<'_>) -> ReleaseApis {
+pub(crate) fn emit(solver: &Solver<'_>, options: &FlowOptions) -> ReleaseApis {
     let mut emitter = Emitter {
         solver,
+        options,
         classes: ClassTable::default(),
-        entries: BTreeMap::new(),
-        canonicals: BTreeMap::new(),
+        definitions: solver
+            .modules
+            .iter()
+            .map(|m| vec![None; m.summary().map_or(0, |s| s.bindings.len())])
+            .collect(),
+        entries: Vec::new(),
+        canonicals: Vec::new(),
+        listed_canonicals: HashSet::new(),
+        class_queue: Vec::new(),
+        queued_classes: HashSet::new(),
         externals: Vec::new(),
     };
     let mut stats = FlowStats {
         modules: solver.modules.len(),
-        iterations: solver.passes,
+        module_visits: solver.visits,
         converged: solver.converged,
         ..FlowStats::default()
     };
@@ -75,23 +97,19 @@ pub(crate) fn emit(solver: &Solver<'_>) -> ReleaseApis {
             has_all: summary.is_some_and(|s| s.all.is_some()),
             parse_errors: summary.map_or(0, |s| s.parse_errors),
         });
-        if is_public_module(&info.path) {
-            emitter.insert(
-                info.path.as_str().to_string(),
-                ApiEntry {
-                    path: ApiPath::from(info.path.clone()),
-                    kind: ApiKind::Module,
-                    canonical: None,
-                    signature: None,
-                    is_async: false,
-                    public: true,
-                    external: None,
-                },
-            );
+        if is_public_module(info.path) {
+            emitter.entries.push(plain(
+                ApiPath::from(info.path.clone()),
+                ApiKind::Module,
+                true,
+            ));
         }
     }
     for id in 0..solver.modules.len() as ModId {
         emitter.module_names(id);
+    }
+    while let Some(class) = emitter.class_queue.pop() {
+        emitter.members_of_definition(class);
     }
     emitter.finish(modules, stats)
 }
@@ -100,247 +118,279 @@ fn is_public_module(path: &ModulePath) -> bool {
     !path.segments().any(is_private)
 }
 
-impl<'s, 'a> Emitter<'s, 'a> {
-    fn insert(&mut self, path: String, entry: ApiEntry) {
-        self.entries.entry(path).or_insert(entry);
+/// An entry with nothing but a kind: modules, opaque names.
+fn plain(path: ApiPath, kind: ApiKind, public: bool) -> ApiEntry {
+    ApiEntry {
+        path,
+        kind,
+        canonical: None,
+        signature: None,
+        is_async: false,
+        public,
+        external: None,
+        bases: Vec::new(),
     }
+}
 
+impl<'s, 'a> Emitter<'s, 'a> {
     fn module_names(&mut self, id: ModId) {
         let info = self.solver.module(id);
-        let module_public = is_public_module(&info.path);
+        let module_public = is_public_module(info.path);
+        if !module_public {
+            return;
+        }
         let ns = self.solver.namespace(id);
-        let mut names: Vec<(&String, &Target)> =
-            ns.names.iter().map(|(n, b)| (n, &b.target)).collect();
-        names.sort_by(|a, b| a.0.cmp(b.0));
-        for (name, target) in names {
-            let path = format!("{}.{name}", info.path.as_str());
-            if self.solver.by_path.contains_key(&path) {
-                continue; // The submodule itself, listed with the modules.
-            }
-            let in_all = ns.all.as_ref().is_some_and(|a| a.contains(name));
-            let public = module_public && (!is_private(name) || in_all);
-            if !public {
+        for (&name, bound) in &ns.names {
+            let in_all = ns.all.as_ref().is_some_and(|a| a.contains(&name));
+            if is_private(name) && !in_all {
                 continue;
             }
-            let Ok(api_path) = ApiPath::new(&path) else {
-                continue;
-            };
-            match target {
+            let path = ApiPath::in_module(info.path, name);
+            match &bound.target {
                 Target::External(target) => {
                     if in_all {
-                        self.insert(
-                            path,
-                            ApiEntry {
-                                path: api_path,
-                                kind: ApiKind::Unknown,
-                                canonical: None,
-                                signature: None,
-                                is_async: false,
-                                public,
-                                external: Some(target.clone()),
-                            },
-                        );
+                        let mut e = plain(path, ApiKind::Unknown, true);
+                        e.external = Some(target.to_string());
+                        self.entries.push(e);
                     } else {
                         self.externals.push(ExternalRef {
-                            path: api_path,
-                            target: target.clone(),
+                            path,
+                            target: target.to_string(),
                         });
                     }
                 }
                 Target::Module(m) => {
-                    let module_path = &self.solver.module(*m).path;
-                    // `import pkg.sub` inside `pkg` binds `pkg` itself: not worth an API.
-                    if info.path.starts_with(module_path) {
+                    let target = self.solver.module(*m).path;
+                    // The submodule itself is listed with the modules; and `import pkg.sub`
+                    // inside `pkg` binds `pkg` itself, which is not worth an API.
+                    if target.as_str() == path.as_str() || info.path.starts_with(target) {
                         continue;
                     }
-                    self.canonicals.insert(
-                        module_path.as_str().to_string(),
-                        Description {
-                            kind: ApiKind::Module,
-                            signature: None,
-                            is_async: false,
-                        },
-                    );
-                    self.insert(
-                        path,
-                        ApiEntry {
-                            path: api_path,
-                            kind: ApiKind::Module,
-                            canonical: ApiPath::new(module_path.as_str()).ok(),
-                            signature: None,
-                            is_async: false,
-                            public,
-                            external: None,
-                        },
-                    );
+                    let target_path = ApiPath::from(target.clone());
+                    if !is_public_module(target) {
+                        self.canonicals
+                            .push(plain(target_path.clone(), ApiKind::Module, false));
+                    }
+                    let mut e = plain(path, ApiKind::Module, true);
+                    e.canonical = Some(target_path);
+                    self.entries.push(e);
                 }
                 Target::Opaque(p) => {
-                    let description = Description {
-                        kind: ApiKind::Unknown,
-                        signature: None,
-                        is_async: false,
+                    let Ok(target) = ApiPath::new(p) else {
+                        continue;
                     };
-                    let canonical = self.link(&path, p, &description);
-                    self.insert(path, entry(api_path, &description, canonical, public));
-                }
-                Target::Def(def) => {
-                    let (canonical_path, description) = self.describe(*def);
-                    let canonical = self.link(&path, &canonical_path, &description);
-                    self.insert(
-                        path.clone(),
-                        entry(api_path, &description, canonical, public),
-                    );
-                    if description.kind == ApiKind::Class {
-                        self.class_members(&path, *def, public);
+                    let mut e = plain(path.clone(), ApiKind::Unknown, true);
+                    if target != path {
+                        self.canonicals
+                            .push(plain(target.clone(), ApiKind::Unknown, false));
+                        e.canonical = Some(target);
                     }
+                    self.entries.push(e);
                 }
+                Target::Def(def) => self.name_of_definition(path, *def),
             }
         }
     }
 
-    /// `Some(canonical)` for an alias (remembering that the definition must be listed),
-    /// `None` when `path` is the definition itself.
-    fn link(&mut self, path: &str, canonical: &str, description: &Description) -> Option<ApiPath> {
-        if path == canonical {
-            return None;
+    /// A public name bound to a definition: the definition itself, or an alias of it.
+    fn name_of_definition(&mut self, path: ApiPath, def: DefRef) {
+        let d = self.definition(def);
+        if d.kind == ApiKind::Class && self.queued_classes.insert(def) {
+            self.class_queue.push(def);
         }
-        let canonical_path = ApiPath::new(canonical).ok()?;
-        self.canonicals
-            .entry(canonical.to_string())
-            .or_insert_with(|| description.clone());
-        Some(canonical_path)
+        if d.path == path {
+            let e = self.definition_entry(&d, d.public);
+            self.entries.push(e);
+            return;
+        }
+        self.list_canonical(def, &d);
+        self.entries.push(ApiEntry {
+            path: path.clone(),
+            kind: d.kind,
+            canonical: Some(d.path.clone()),
+            signature: None,
+            is_async: d.is_async,
+            public: true,
+            external: None,
+            bases: Vec::new(),
+        });
+        if d.kind == ApiKind::Class && self.options.members_through_aliases {
+            self.members_under(&path, def, true);
+        }
     }
 
-    /// The canonical path of a definition and what it is.
-    fn describe(&mut self, def: DefRef) -> (String, Description) {
+    fn definition_entry(&mut self, d: &Definition, public: bool) -> ApiEntry {
+        let bases = d
+            .bases
+            .iter()
+            .map(|&b| self.definition(b).path.clone())
+            .collect();
+        ApiEntry {
+            path: d.path.clone(),
+            kind: d.kind,
+            canonical: None,
+            signature: d.signature.clone(),
+            is_async: d.is_async,
+            public,
+            external: None,
+            bases,
+        }
+    }
+
+    /// Makes sure a definition some alias points at is listed, even where its path is private.
+    fn list_canonical(&mut self, def: DefRef, d: &Definition) {
+        if self.listed_canonicals.insert(def) {
+            let e = self.definition_entry(d, d.public);
+            self.canonicals.push(e);
+        }
+    }
+
+    /// A definition's canonical path and what it is, computed once.
+    fn definition(&mut self, def: DefRef) -> Rc<Definition> {
+        if let Some(Some(d)) = self.definitions[def.module as usize].get(def.binding as usize) {
+            return d.clone();
+        }
         let module = self.solver.module(def.module);
         let binding = module
             .summary()
             .and_then(|s| s.bindings.get(def.binding as usize));
-        let (name, description) = match binding {
-            Some(Binding::Function(f)) => (
-                f.name.as_str(),
-                Description {
-                    kind: ApiKind::Function,
-                    signature: Some(f.signature.clone()),
-                    is_async: f.is_async,
-                },
-            ),
-            Some(Binding::Class(c)) => {
-                let init = self.classes.info(self.solver, def).init.cloned();
-                (
-                    c.name.as_str(),
-                    Description {
-                        kind: ApiKind::Class,
-                        signature: init,
-                        is_async: false,
-                    },
-                )
-            }
-            Some(Binding::Variable(v)) => (
-                v.name.as_str(),
-                Description {
-                    kind: ApiKind::Attribute,
-                    signature: None,
-                    is_async: false,
-                },
-            ),
-            // Only definitions become `Target::Def`.
-            _ => (
-                "",
-                Description {
-                    kind: ApiKind::Unknown,
-                    signature: None,
-                    is_async: false,
-                },
-            ),
+        let mut d = Definition {
+            path: ApiPath::from(module.path.clone()),
+            public: false,
+            kind: ApiKind::Unknown,
+            signature: None,
+            is_async: false,
+            bases: Vec::new(),
         };
-        (format!("{}.{name}", module.path.as_str()), description)
+        let name = match binding {
+            Some(Binding::Function(f)) => {
+                d.kind = ApiKind::Function;
+                d.signature = Some(f.signature.clone());
+                d.is_async = f.is_async;
+                f.name.as_str()
+            }
+            Some(Binding::Class(c)) => {
+                d.kind = ApiKind::Class;
+                d.signature = self.classes.info(self.solver, def).init.cloned();
+                d.bases = c
+                    .bases
+                    .iter()
+                    .filter_map(|b| match self.solver.resolve_dotted(def.module, b) {
+                        Some(Target::Def(base)) if class_of(self.solver, base).is_some() => {
+                            Some(base)
+                        }
+                        _ => None,
+                    })
+                    .collect();
+                c.name.as_str()
+            }
+            Some(Binding::Variable(v)) => {
+                d.kind = ApiKind::Attribute;
+                v.name.as_str()
+            }
+            // Only definitions become `Target::Def`.
+            _ => "",
+        };
+        d.path = ApiPath::in_module(module.path, name);
+        let in_all = || {
+            self.solver
+                .namespace(def.module)
+                .all
+                .as_ref()
+                .is_some_and(|a| a.contains(&name))
+        };
+        d.public = is_public_module(module.path) && (!is_private(name) || in_all());
+        let d = Rc::new(d);
+        if let Some(slot) = self.definitions[def.module as usize].get_mut(def.binding as usize) {
+            *slot = Some(d.clone());
+        }
+        d
     }
 
-    /// `class_path.member` for every member of the class, own or inherited, linked to the
-    /// class that defines it.
-    fn class_members(&mut self, class_path: &str, class: DefRef, public: bool) {
+    /// Lists a class's members under its own path, and queues its bases for the same, so that
+    /// every member `resolve` may reach through bases is listed somewhere.
+    fn members_of_definition(&mut self, class: DefRef) {
+        let d = self.definition(class);
+        if !self.listed_canonicals.contains(&class) && !d.public {
+            self.list_canonical(class, &d);
+        }
+        for &base in &d.bases {
+            if self.queued_classes.insert(base) {
+                self.class_queue.push(base);
+            }
+            let bd = self.definition(base);
+            self.list_canonical(base, &bd);
+        }
+        self.members_under(&d.path, class, d.public);
+    }
+
+    /// `class_path.member` for the members of `class` (own, and inherited if asked for).
+    fn members_under(&mut self, class_path: &ApiPath, class: DefRef, public: bool) {
         let info = self.classes.info(self.solver, class);
         for member in &info.members {
-            let path = format!("{class_path}.{}", member.name);
-            let Ok(api_path) = ApiPath::new(&path) else {
+            let own = member.defined_in == class;
+            if !own && !self.options.inherited_members {
                 continue;
-            };
-            let Some(owner) = class_of(self.solver, member.defined_in) else {
-                continue;
-            };
-            let owner_path = format!(
-                "{}.{}",
-                self.solver.module(member.defined_in.module).path.as_str(),
-                owner.name
-            );
-            let canonical_path = format!("{owner_path}.{}", member.name);
-            let description = match member.kind {
+            }
+            let path = class_path.member(member.name);
+            let (kind, signature, is_async) = match member.kind {
                 MemberKind::Method {
                     signature,
                     is_async,
-                } => Description {
-                    kind: ApiKind::Method,
-                    signature: Some(signature.clone()),
-                    is_async: *is_async,
-                },
-                MemberKind::Property => Description {
-                    kind: ApiKind::Property,
-                    signature: None,
-                    is_async: false,
-                },
-                MemberKind::Attribute => Description {
-                    kind: ApiKind::Attribute,
-                    signature: None,
-                    is_async: false,
-                },
-                MemberKind::Class => Description {
-                    kind: ApiKind::Class,
-                    signature: None,
-                    is_async: false,
-                },
+                } => (ApiKind::Method, Some(signature), *is_async),
+                MemberKind::Property => (ApiKind::Property, None, false),
+                MemberKind::Attribute => (ApiKind::Attribute, None, false),
+                MemberKind::Class => (ApiKind::Class, None, false),
             };
-            let canonical = self.link(&path, &canonical_path, &description);
-            self.insert(path, entry(api_path, &description, canonical, public));
+            let owner = self.definition(member.defined_in).path.clone();
+            let canonical = owner.member(member.name);
+            let is_definition = canonical == path;
+            self.entries.push(ApiEntry {
+                path,
+                kind,
+                canonical: (!is_definition).then_some(canonical),
+                signature: if is_definition {
+                    signature.cloned()
+                } else {
+                    None
+                },
+                is_async,
+                public,
+                external: None,
+                bases: Vec::new(),
+            });
         }
     }
 
-    fn finish(mut self, modules: Vec<ModuleEntry>, stats: FlowStats) -> ReleaseApis {
-        for (path, description) in std::mem::take(&mut self.canonicals) {
-            if self.entries.contains_key(&path) {
+    fn finish(self, modules: Vec<ModuleEntry>, stats: FlowStats) -> ReleaseApis {
+        let mut all: Vec<Option<ApiEntry>> = self.entries.into_iter().map(Some).collect();
+        all.extend(self.canonicals.into_iter().map(Some));
+        // Sort indexes, not the entries: for a path listed twice (a module that is also bound
+        // as a name, a canonical that is also public), the earliest pushed wins.
+        let mut order: Vec<u32> = (0..all.len() as u32).collect();
+        order.sort_unstable_by(|&a, &b| {
+            let (ea, eb) = (all[a as usize].as_ref(), all[b as usize].as_ref());
+            let (pa, pb) = (ea.map(|e| &e.path), eb.map(|e| &e.path));
+            pa.cmp(&pb).then(a.cmp(&b))
+        });
+        let mut apis: Vec<ApiEntry> = Vec::with_capacity(order.len());
+        for i in order {
+            let Some(entry) = all[i as usize].take() else {
+                continue;
+            };
+            if apis.last().is_some_and(|last| last.path == entry.path) {
                 continue;
             }
-            let Ok(api_path) = ApiPath::new(&path) else {
-                continue;
-            };
-            let e = entry(api_path, &description, None, false);
-            self.entries.insert(path, e);
+            apis.push(entry);
         }
-        self.externals.sort();
-        self.externals.dedup();
+        let mut externals = self.externals;
+        externals.sort();
+        externals.dedup();
         ReleaseApis {
             modules,
-            apis: self.entries.into_values().collect(),
-            externals: self.externals,
+            apis,
+            externals,
             stats,
         }
-    }
-}
-
-fn entry(
-    path: ApiPath,
-    description: &Description,
-    canonical: Option<ApiPath>,
-    public: bool,
-) -> ApiEntry {
-    ApiEntry {
-        path,
-        kind: description.kind,
-        canonical,
-        signature: description.signature.clone(),
-        is_async: description.is_async,
-        public,
-        external: None,
     }
 }

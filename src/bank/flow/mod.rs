@@ -10,7 +10,9 @@
 //! - a name is public when its module path and the name itself have no leading underscore,
 //!   or when the module lists it in `__all__`;
 //! - class members are reachable through every alias of their class, with members inherited
-//!   from base classes of the same release;
+//!   from base classes of the same release; each is listed once, under the class that
+//!   defines it, and [`ReleaseApis::resolve`] answers for any alias and any subclass (or
+//!   [`FlowOptions`] lists them all);
 //! - names from compiled modules, or listed in `__all__` with no visible definition, are
 //!   exported with kind [`ApiKind::Unknown`];
 //! - names bound to another distribution's objects (`from numpy import ndarray` inside pandas)
@@ -28,14 +30,20 @@ mod output;
 mod relative;
 
 pub use input::ReleaseInput;
-pub use output::{ApiEntry, ApiKind, ExternalRef, FlowStats, ModuleEntry, ModuleKind, ReleaseApis};
+pub use output::{
+    ApiEntry, ApiKind, ExternalRef, FlowOptions, FlowStats, ModuleEntry, ModuleKind, ReleaseApis,
+};
 pub use relative::absolute_module;
 
-/// Computes the public APIs of one release.
+/// Computes the public APIs of one release, with the default [`FlowOptions`].
 pub fn analyze(input: &ReleaseInput<'_>) -> ReleaseApis {
+    analyze_with(input, &FlowOptions::default())
+}
+
+pub fn analyze_with(input: &ReleaseInput<'_>, options: &FlowOptions) -> ReleaseApis {
     let mut input = input.clone();
     input.complete_parents();
     let mut solver = namespace::Solver::new(&input);
     solver.solve();
-    emit::emit(&solver)
+    emit::emit(&solver, options)
 }

@@ -1,13 +1,19 @@
 //! The fixed point: what every name of every module of a release denotes.
 //!
-//! Each module's namespace is recomputed from its bindings and from the current namespaces of
-//! the modules it imports, pass after pass, until a pass changes nothing. Cycles are safe by
-//! construction: a name only gets a value from a definition somewhere, so two modules that
-//! import a name from each other and define it nowhere leave it unbound instead of looping.
+//! Each module's namespace is recomputed from its statements and from the current namespaces
+//! of the modules it imports, until nothing changes. Within a module the statements are swept
+//! in source order, as Python runs them, so a name only ever refers to bindings before it;
+//! across modules, a name only gets a value from a definition somewhere, so modules importing
+//! a name from each other that neither defines leave it unbound instead of looping.
+//!
+//! Only modules whose inputs changed are recomputed: each computation records which other
+//! namespaces it read, and a module is queued again when one of those changes.
 
-use std::collections::{HashMap, HashSet};
+use std::cell::RefCell;
+use std::collections::{HashMap, HashSet, VecDeque};
+use std::rc::Rc;
 
-use crate::bank::extract::{is_private, AllNames, Binding, FileSummary};
+use crate::bank::extract::{is_identifier, is_private, AllNames, Binding, FileSummary};
 use crate::names::ModulePath;
 
 use super::input::{InputSource, ReleaseInput};
@@ -15,8 +21,8 @@ use super::relative::absolute_module;
 
 pub(crate) type ModId = u32;
 
-/// Passes after which the flow stops even if namespaces still change.
-const MAX_PASSES: usize = 64;
+/// Recomputations per module after which the flow stops even if namespaces still change.
+const MAX_VISITS_PER_MODULE: usize = 64;
 
 /// A definition: binding `binding` of module `module`'s summary.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -32,9 +38,9 @@ pub(crate) enum Target {
     Def(DefRef),
     Module(ModId),
     /// A name inside a compiled module, or only known from `__all__`: its dotted path.
-    Opaque(String),
+    Opaque(Rc<str>),
     /// An object of another distribution: its dotted path. Never followed.
-    External(String),
+    External(Rc<str>),
 }
 
 /// How a name got into a namespace; star imports without `__all__` take only some origins.
@@ -55,10 +61,10 @@ pub(crate) struct Bound {
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub(crate) struct Namespace {
-    pub names: HashMap<String, Bound>,
+pub(crate) struct Namespace<'a> {
+    pub names: HashMap<&'a str, Bound>,
     /// `__all__` as resolved (includes of other modules' `__all__` expanded).
-    pub all: Option<Vec<String>>,
+    pub all: Option<Vec<&'a str>>,
 }
 
 /// Where an import points.
@@ -66,8 +72,8 @@ pub(crate) struct Namespace {
 enum Source {
     Module(ModId),
     /// Inside a compiled module, at this dotted path.
-    InsideOpaque(String),
-    External(String),
+    InsideOpaque(Rc<str>),
+    External(Rc<str>),
     /// Under a module of this release but not found: binds nothing.
     Missing,
 }
@@ -87,25 +93,27 @@ enum Candidate<'a> {
     },
 }
 
-/// A module's bindings, sorted for the solver.
-#[derive(Debug, Default)]
-struct Prepared<'a> {
-    /// Per name, the candidate bindings in priority order: main-line bindings last first, then
-    /// fallbacks (except handlers, else branches) in source order.
-    candidates: Vec<(&'a str, Vec<(u32, Candidate<'a>)>)>,
-    /// Star imports, last first, with their binding index.
-    stars: Vec<(u32, Source)>,
-    /// The index of the last main-line `del` of each name.
-    deleted: HashMap<&'a str, u32>,
+/// One module-level statement, as the sweep over a module applies it.
+#[derive(Debug, Clone)]
+enum Op<'a> {
+    Bind {
+        name: &'a str,
+        index: u32,
+        candidate: Candidate<'a>,
+    },
+    Star(Source),
+    Delete(&'a [String]),
 }
 
 pub(crate) struct ModuleInfo<'a> {
-    pub path: ModulePath,
+    pub path: &'a ModulePath,
     pub is_package: bool,
     pub source: InputSource<'a>,
     /// Direct submodules by name.
-    pub children: Vec<(String, ModId)>,
-    prepared: Prepared<'a>,
+    pub children: Vec<(&'a str, ModId)>,
+    /// The module's statements in source order, each with whether it is a fallback (in an
+    /// `except` handler or an `elif`/`else` branch), which only binds names still unbound.
+    ops: Vec<(Op<'a>, bool)>,
 }
 
 impl<'a> ModuleInfo<'a> {
@@ -119,34 +127,37 @@ impl<'a> ModuleInfo<'a> {
 
 pub(crate) struct Solver<'a> {
     pub modules: Vec<ModuleInfo<'a>>,
-    pub by_path: HashMap<String, ModId>,
-    pub namespaces: Vec<Namespace>,
-    pub passes: usize,
+    pub by_path: HashMap<&'a str, ModId>,
+    pub namespaces: Vec<Namespace<'a>>,
+    /// Module computations done, in all.
+    pub visits: usize,
     pub converged: bool,
+    /// The namespaces read by the computation in progress, while solving.
+    reads: RefCell<Option<Vec<ModId>>>,
 }
 
 impl<'a> Solver<'a> {
-    pub fn new(input: &ReleaseInput<'a>) -> Self {
+    pub fn new(input: &'a ReleaseInput<'a>) -> Self {
         let mut modules: Vec<ModuleInfo<'a>> = input
             .modules
             .iter()
             .map(|(path, m)| ModuleInfo {
-                path: path.clone(),
+                path,
                 is_package: m.is_package,
                 source: m.source,
                 children: Vec::new(),
-                prepared: Prepared::default(),
+                ops: Vec::new(),
             })
             .collect();
-        let by_path: HashMap<String, ModId> = modules
+        let by_path: HashMap<&'a str, ModId> = modules
             .iter()
             .enumerate()
-            .map(|(i, m)| (m.path.as_str().to_string(), i as ModId))
+            .map(|(i, m)| (m.path.as_str(), i as ModId))
             .collect();
         for i in 0..modules.len() {
-            if let Some(parent) = modules[i].path.parent() {
-                if let Some(&p) = by_path.get(parent.as_str()) {
-                    let name = modules[i].path.name().to_string();
+            let path = modules[i].path;
+            if let Some((parent, name)) = path.as_str().rsplit_once('.') {
+                if let Some(&p) = by_path.get(parent) {
                     modules[p as usize].children.push((name, i as ModId));
                 }
             }
@@ -155,11 +166,12 @@ impl<'a> Solver<'a> {
             namespaces: vec![Namespace::default(); modules.len()],
             modules,
             by_path,
-            passes: 0,
+            visits: 0,
             converged: false,
+            reads: RefCell::new(None),
         };
         for i in 0..solver.modules.len() {
-            solver.modules[i].prepared = solver.prepare(i as ModId);
+            solver.modules[i].ops = solver.prepare(i as ModId);
         }
         solver
     }
@@ -168,28 +180,42 @@ impl<'a> Solver<'a> {
         &self.modules[id as usize]
     }
 
-    pub fn namespace(&self, id: ModId) -> &Namespace {
+    pub fn namespace(&self, id: ModId) -> &Namespace<'a> {
         &self.namespaces[id as usize]
     }
 
-    /// Iterates to the fixed point. Modules are visited deepest path first, which is the
-    /// direction most re-export chains run (`pandas` ← `pandas.core.api` ← `pandas.core.frame`),
-    /// so most releases settle in a few passes.
+    /// Iterates to the fixed point with a work queue. Modules start deepest path first, the
+    /// direction most re-export chains run (`pandas` ← `pandas.core.api` ← `pandas.core.frame`).
     pub fn solve(&mut self) {
-        let order: Vec<ModId> = (0..self.modules.len() as ModId).rev().collect();
-        while self.passes < MAX_PASSES {
-            self.passes += 1;
-            let mut changed = false;
-            for &id in &order {
-                let next = self.compute(id);
-                if next != self.namespaces[id as usize] {
-                    self.namespaces[id as usize] = next;
-                    changed = true;
+        let n = self.modules.len();
+        let mut readers: Vec<HashSet<ModId>> = vec![HashSet::new(); n];
+        let mut queued = vec![true; n];
+        let mut visits = vec![0usize; n];
+        let mut queue: VecDeque<ModId> = (0..n as ModId).rev().collect();
+        self.converged = true;
+        while let Some(id) = queue.pop_front() {
+            queued[id as usize] = false;
+            visits[id as usize] += 1;
+            self.visits += 1;
+            if visits[id as usize] > MAX_VISITS_PER_MODULE {
+                self.converged = false;
+                continue;
+            }
+            *self.reads.borrow_mut() = Some(Vec::new());
+            let next = self.compute(id);
+            for read in self.reads.borrow_mut().take().unwrap_or_default() {
+                if read != id {
+                    readers[read as usize].insert(id);
                 }
             }
-            if !changed {
-                self.converged = true;
-                return;
+            if next != self.namespaces[id as usize] {
+                self.namespaces[id as usize] = next;
+                for &reader in &readers[id as usize] {
+                    if !queued[reader as usize] {
+                        queued[reader as usize] = true;
+                        queue.push_back(reader);
+                    }
+                }
             }
         }
     }
@@ -207,58 +233,65 @@ impl<'a> Solver<'a> {
             prefix = head;
             if let Some(&id) = self.by_path.get(prefix) {
                 return match self.modules[id as usize].source {
-                    InputSource::Opaque => Source::InsideOpaque(path.to_string()),
-                    InputSource::Namespace => Source::External(path.to_string()),
+                    InputSource::Opaque => Source::InsideOpaque(path.into()),
+                    InputSource::Namespace => Source::External(path.into()),
                     InputSource::Source { .. } => Source::Missing,
                 };
             }
         }
-        Source::External(path.to_string())
+        Source::External(path.into())
     }
 
-    fn prepare(&self, id: ModId) -> Prepared<'a> {
+    fn prepare(&self, id: ModId) -> Vec<(Op<'a>, bool)> {
         let module = &self.modules[id as usize];
         let Some(summary) = module.summary() else {
-            return Prepared::default();
+            return Vec::new();
         };
-        let mut prepared = Prepared::default();
-        for (i, binding) in summary.bindings.iter().enumerate() {
-            if let Binding::Delete(names) = binding {
-                if !summary.is_fallback(i) {
-                    for name in names {
-                        prepared.deleted.insert(name.as_str(), i as u32);
-                    }
-                }
-            }
-        }
-        let mut main: HashMap<&'a str, Vec<(u32, Candidate<'a>)>> = HashMap::new();
-        let mut fallback: HashMap<&'a str, Vec<(u32, Candidate<'a>)>> = HashMap::new();
-        let mut order: Vec<&'a str> = Vec::new();
+        let mut ops = Vec::with_capacity(summary.bindings.len());
         for (i, binding) in summary.bindings.iter().enumerate() {
             let index = i as u32;
-            let mut found: Vec<(&'a str, Candidate<'a>)> = Vec::new();
+            let mut fallback = summary.is_fallback(i);
+            if summary.is_type_checking_only(i) {
+                // Bound at run time only through the module's `__getattr__`, if it has one:
+                // then these say where its lazy names come from.
+                if !summary.dynamic_exports {
+                    continue;
+                }
+                fallback = true;
+            }
+            let bind = |name: &'a str, candidate: Candidate<'a>| {
+                (
+                    Op::Bind {
+                        name,
+                        index,
+                        candidate,
+                    },
+                    fallback,
+                )
+            };
             match binding {
-                Binding::Function(f) => found.push((&f.name, Candidate::Def)),
-                Binding::Class(c) => found.push((&c.name, Candidate::Def)),
-                Binding::Variable(v) => found.push((
+                Binding::Function(f) => ops.push(bind(&f.name, Candidate::Def)),
+                Binding::Class(c) => ops.push(bind(&c.name, Candidate::Def)),
+                Binding::Variable(v) => ops.push(bind(
                     &v.name,
                     Candidate::Variable {
                         alias_of: v.alias_of.as_deref(),
                     },
                 )),
                 Binding::Import(import) => {
-                    let bound = match &import.asname {
+                    // `import a.b` binds `a` to module `a`; `import a.b as c` binds `c` to `a.b`.
+                    let target = match &import.asname {
                         Some(_) => import.module.as_str(),
                         None => import.bound_name(),
                     };
-                    found.push((
+                    ops.push(bind(
                         import.bound_name(),
-                        Candidate::ImportModule(self.source_for(bound)),
+                        Candidate::ImportModule(self.source_for(target)),
                     ));
                 }
                 Binding::ImportFrom(from) => {
                     let Some(absolute) = absolute_module(
-                        &module.path,
+                        module.path,
                         module.is_package,
                         from.level,
                         from.module.as_deref(),
@@ -268,9 +301,9 @@ impl<'a> Solver<'a> {
                     let source = self.source_for(&absolute);
                     for name in &from.names {
                         if name.name == "*" {
-                            prepared.stars.push((index, source.clone()));
+                            ops.push((Op::Star(source.clone()), fallback));
                         } else {
-                            found.push((
+                            ops.push(bind(
                                 name.bound_name(),
                                 Candidate::ImportName {
                                     from: source.clone(),
@@ -280,77 +313,58 @@ impl<'a> Solver<'a> {
                         }
                     }
                 }
-                Binding::Delete(_) => {}
-            }
-            let is_fallback = summary.is_fallback(i);
-            for (name, candidate) in found {
-                if prepared.deleted.get(name).is_some_and(|&d| d > index) {
-                    continue;
-                }
-                if !main.contains_key(name) && !fallback.contains_key(name) {
-                    order.push(name);
-                }
-                let table = if is_fallback {
-                    &mut fallback
-                } else {
-                    &mut main
-                };
-                table.entry(name).or_default().push((index, candidate));
+                Binding::Delete(names) => ops.push((Op::Delete(names), fallback)),
             }
         }
-        for name in order {
-            let mut list = main.remove(name).unwrap_or_default();
-            list.reverse();
-            list.extend(fallback.remove(name).unwrap_or_default());
-            prepared.candidates.push((name, list));
-        }
-        prepared.stars.reverse();
-        prepared
+        ops
     }
 
     /// One module's namespace, from the current namespaces of the others.
-    fn compute(&self, id: ModId) -> Namespace {
+    fn compute(&self, id: ModId) -> Namespace<'a> {
         let module = &self.modules[id as usize];
-        let prepared = &module.prepared;
-        let summary = module.summary();
-        let mut names: HashMap<String, Bound> =
-            HashMap::with_capacity(prepared.candidates.len() + module.children.len());
+        let mut names: HashMap<&'a str, Bound> =
+            HashMap::with_capacity(module.ops.len() + module.children.len());
 
-        let all = summary
+        let all = module
+            .summary()
             .and_then(|s| s.all.as_ref())
             .map(|all| self.resolve_all(id, all));
 
-        for (name, candidates) in &prepared.candidates {
-            for (index, candidate) in candidates {
-                if let Some(target) = self.resolve_candidate(id, *index, candidate) {
-                    names.insert(
-                        (*name).to_string(),
-                        Bound {
-                            target,
-                            origin: Origin::Explicit,
-                        },
-                    );
-                    break;
-                }
-            }
-        }
-
+        // The statements in source order, as Python runs them: later bindings replace earlier
+        // ones, star imports included; fallbacks only fill names still unbound.
         let mut opaque_stars: Vec<&str> = Vec::new();
-        for (index, source) in &prepared.stars {
-            match source {
-                Source::Module(from) => {
-                    if matches!(self.modules[*from as usize].source, InputSource::Opaque) {
-                        opaque_stars.push(self.modules[*from as usize].path.as_str());
+        for (op, fallback) in &module.ops {
+            match op {
+                Op::Bind {
+                    name,
+                    index,
+                    candidate,
+                } => {
+                    if *fallback && names.contains_key(name) {
                         continue;
                     }
+                    if let Some(target) = self.resolve_candidate(id, *index, candidate, &names) {
+                        names.insert(
+                            name,
+                            Bound {
+                                target,
+                                origin: Origin::Explicit,
+                            },
+                        );
+                    }
+                }
+                Op::Star(Source::Module(from))
+                    if matches!(self.modules[*from as usize].source, InputSource::Opaque) =>
+                {
+                    opaque_stars.push(self.modules[*from as usize].path.as_str());
+                }
+                Op::Star(Source::Module(from)) => {
                     self.for_each_star_export(*from, |name, target| {
-                        if names.contains_key(name)
-                            || prepared.deleted.get(name).is_some_and(|d| d > index)
-                        {
+                        if *fallback && names.contains_key(name) {
                             return;
                         }
                         names.insert(
-                            name.to_string(),
+                            name,
                             Bound {
                                 target: target.clone(),
                                 origin: Origin::Star,
@@ -358,26 +372,33 @@ impl<'a> Solver<'a> {
                         );
                     });
                 }
-                Source::InsideOpaque(path) => opaque_stars.push(path),
-                Source::External(_) | Source::Missing => {}
+                Op::Star(Source::InsideOpaque(path)) => opaque_stars.push(path),
+                Op::Star(Source::External(_) | Source::Missing) => {}
+                Op::Delete(deleted) => {
+                    if !*fallback {
+                        for name in deleted.iter() {
+                            names.remove(name.as_str());
+                        }
+                    }
+                }
             }
         }
 
         if let Some(all) = &all {
-            for name in all {
-                if names.contains_key(name.as_str()) {
+            for &name in all {
+                if names.contains_key(name) {
                     continue;
                 }
-                let target = match module.children.iter().find(|(n, _)| n == name) {
-                    Some((_, child)) => Target::Module(*child),
+                let target = match module.children.iter().find(|(n, _)| *n == name) {
+                    Some(&(_, child)) => Target::Module(child),
                     None => match opaque_stars[..] {
                         // The only place the name can come from.
-                        [single] => Target::Opaque(format!("{single}.{name}")),
-                        _ => Target::Opaque(format!("{}.{name}", module.path.as_str())),
+                        [single] => Target::Opaque(format!("{single}.{name}").into()),
+                        _ => Target::Opaque(format!("{}.{name}", module.path.as_str()).into()),
                     },
                 };
                 names.insert(
-                    name.clone(),
+                    name,
                     Bound {
                         target,
                         origin: Origin::AllOnly,
@@ -386,9 +407,9 @@ impl<'a> Solver<'a> {
             }
         }
 
-        for (name, child) in &module.children {
-            names.entry(name.clone()).or_insert(Bound {
-                target: Target::Module(*child),
+        for &(name, child) in &module.children {
+            names.entry(name).or_insert(Bound {
+                target: Target::Module(child),
                 origin: Origin::Submodule,
             });
         }
@@ -400,6 +421,7 @@ impl<'a> Solver<'a> {
         id: ModId,
         index: u32,
         candidate: &Candidate<'a>,
+        bound_so_far: &HashMap<&'a str, Bound>,
     ) -> Option<Target> {
         let here = Target::Def(DefRef {
             module: id,
@@ -408,10 +430,11 @@ impl<'a> Solver<'a> {
         match candidate {
             Candidate::Def => Some(here),
             Candidate::Variable { alias_of } => {
-                // `DataFrame = frame.DataFrame` is an alias of what it names in this release;
-                // `read_csv = _make_parser(...)` or `float = float` is an attribute defined here.
+                // `DataFrame = frame.DataFrame` is an alias of what the name denotes at that
+                // point of the module; `read_csv = _make_parser(...)` or `float = float` (a
+                // builtin) is an attribute defined here.
                 let aliased = alias_of
-                    .and_then(|a| self.resolve_dotted(id, a))
+                    .and_then(|a| self.resolve_dotted_in(id, a, bound_so_far))
                     .filter(|t| {
                         matches!(t, Target::Def(_) | Target::Module(_) | Target::Opaque(_))
                     });
@@ -430,38 +453,64 @@ impl<'a> Solver<'a> {
     fn attribute_of(&self, source: &Source, name: &str) -> Option<Target> {
         match source {
             Source::Module(m) => self.attribute(*m, name),
-            Source::InsideOpaque(p) => Some(Target::Opaque(format!("{p}.{name}"))),
-            Source::External(p) => Some(Target::External(format!("{p}.{name}"))),
+            Source::InsideOpaque(p) => Some(Target::Opaque(format!("{p}.{name}").into())),
+            Source::External(p) => Some(Target::External(format!("{p}.{name}").into())),
             Source::Missing => None,
         }
     }
 
+    /// Notes that the computation in progress depends on `module`'s namespace.
+    fn read(&self, module: ModId) -> &Namespace<'a> {
+        if let Some(reads) = self.reads.borrow_mut().as_mut() {
+            reads.push(module);
+        }
+        &self.namespaces[module as usize]
+    }
+
     /// `module.name` as Python's attribute lookup sees it (submodules included).
     pub fn attribute(&self, module: ModId, name: &str) -> Option<Target> {
-        if let Some(bound) = self.namespaces[module as usize].names.get(name) {
+        if let Some(bound) = self.read(module).names.get(name) {
             return Some(bound.target.clone());
         }
         let info = &self.modules[module as usize];
         match info.source {
-            InputSource::Opaque => Some(Target::Opaque(format!("{}.{name}", info.path.as_str()))),
+            InputSource::Opaque => Some(Target::Opaque(
+                format!("{}.{name}", info.path.as_str()).into(),
+            )),
             _ => None,
         }
     }
 
-    /// What `a.b.c`, written in `module`, denotes.
+    /// What `a.b.c`, written in `module`, denotes once the module has run.
     pub fn resolve_dotted(&self, module: ModId, dotted: &str) -> Option<Target> {
+        self.resolve_dotted_in(module, dotted, &self.read(module).names)
+    }
+
+    /// What `a.b.c` denotes in `module` when its namespace holds `names`. A first segment not
+    /// bound there may still be a submodule (importing `pkg.core` sets `pkg.core`).
+    fn resolve_dotted_in(
+        &self,
+        module: ModId,
+        dotted: &str,
+        names: &HashMap<&'a str, Bound>,
+    ) -> Option<Target> {
         let mut segments = dotted.split('.');
         let first = segments.next()?;
-        let mut target = self.namespaces[module as usize]
-            .names
-            .get(first)?
-            .target
-            .clone();
+        let mut target = match names.get(first) {
+            Some(bound) => bound.target.clone(),
+            None => {
+                let &(_, child) = self.modules[module as usize]
+                    .children
+                    .iter()
+                    .find(|(n, _)| *n == first)?;
+                Target::Module(child)
+            }
+        };
         for segment in segments {
             target = match target {
                 Target::Module(m) => self.attribute(m, segment)?,
-                Target::Opaque(p) => Target::Opaque(format!("{p}.{segment}")),
-                Target::External(p) => Target::External(format!("{p}.{segment}")),
+                Target::Opaque(p) => Target::Opaque(format!("{p}.{segment}").into()),
+                Target::External(p) => Target::External(format!("{p}.{segment}").into()),
                 Target::Def(_) => return None,
             };
         }
@@ -469,42 +518,41 @@ impl<'a> Solver<'a> {
     }
 
     /// `__all__` with its `other.__all__` includes expanded from the current namespaces.
-    fn resolve_all(&self, id: ModId, all: &AllNames) -> Vec<String> {
-        let mut out: Vec<String> = Vec::with_capacity(all.names.len());
+    fn resolve_all(&self, id: ModId, all: &'a AllNames) -> Vec<&'a str> {
+        let mut out: Vec<&'a str> = Vec::with_capacity(all.names.len());
         let mut seen: HashSet<&str> = HashSet::with_capacity(all.names.len());
-        let valid = |n: &str| ModulePath::new(n).is_ok() && !n.contains('.');
         for name in &all.names {
-            if valid(name) && seen.insert(name) {
-                out.push(name.clone());
+            if is_identifier(name) && seen.insert(name) {
+                out.push(name);
             }
         }
         for include in &all.includes {
             if let Some(Target::Module(m)) = self.resolve_dotted(id, include) {
-                if let Some(other) = &self.namespaces[m as usize].all {
-                    for name in other {
+                if let Some(other) = &self.read(m).all {
+                    for &name in other {
                         if seen.insert(name) {
-                            out.push(name.clone());
+                            out.push(name);
                         }
                     }
                 }
             }
         }
         if !all.removed.is_empty() {
-            out.retain(|n| !all.removed.contains(n));
+            out.retain(|n| !all.removed.iter().any(|r| r == n));
         }
         out
     }
 
     /// The names `from module import *` binds, with what they denote: `__all__` if the module
     /// sets one (plus public names if part of it is dynamic), else its public names.
-    fn for_each_star_export(&self, module: ModId, mut f: impl FnMut(&str, &Target)) {
-        let ns = &self.namespaces[module as usize];
+    fn for_each_star_export(&self, module: ModId, mut f: impl FnMut(&'a str, &Target)) {
+        let ns = self.read(module);
         let dynamic_all = self.modules[module as usize]
             .summary()
             .and_then(|s| s.all.as_ref())
             .is_some_and(|a| a.dynamic);
         if let Some(all) = &ns.all {
-            for name in all {
+            for &name in all {
                 if let Some(bound) = ns.names.get(name) {
                     f(name, &bound.target);
                 }
@@ -513,7 +561,7 @@ impl<'a> Solver<'a> {
                 return;
             }
         }
-        for (name, bound) in &ns.names {
+        for (&name, bound) in &ns.names {
             if !is_private(name) && bound.origin != Origin::Submodule {
                 f(name, &bound.target);
             }

@@ -30,8 +30,9 @@ pub struct ApiEntry {
     /// Always names another entry of the same [`ReleaseApis`].
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub canonical: Option<ApiPath>,
-    /// Parameters of a function or method; a class's constructor (from `__init__`, inherited
-    /// if need be, without `self`); a method's without `self`.
+    /// On definitions only (aliases share their canonical's): the parameters of a function;
+    /// of a method, without `self`; of a class's constructor, from `__init__` (inherited if
+    /// need be), without `self`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub signature: Option<Signature>,
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
@@ -44,6 +45,34 @@ pub struct ApiEntry {
     /// never followed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub external: Option<String>,
+    /// For a class definition: the canonical paths of its direct bases defined in this
+    /// release (each listed as an entry too).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub bases: Vec<ApiPath>,
+}
+
+/// Choices about how much the output spells out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FlowOptions {
+    // Both off by default; see `impl Default`.
+    /// List members inherited from bases of the same release under each class, as aliases of
+    /// the defining class's member (`pandas.core.frame.DataFrame.head` →
+    /// `pandas.core.generic.NDFrame.head`).
+    pub inherited_members: bool,
+    /// Also list every member under every alias of its class (`pandas.DataFrame.ix`).
+    pub members_through_aliases: bool,
+}
+
+/// The default lists each member once, under the class that defines it: class entries carry
+/// their `bases` and [`ReleaseApis::resolve`] walks them, so nothing is lost. On sympy 1.14 the
+/// options multiply the output by 6 (inherited members) and 36 (both).
+impl Default for FlowOptions {
+    fn default() -> Self {
+        Self {
+            inherited_members: false,
+            members_through_aliases: false,
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -93,9 +122,9 @@ pub struct FlowStats {
     pub opaque_modules: usize,
     pub namespace_modules: usize,
     pub files_with_parse_errors: usize,
-    /// Passes over all modules until no namespace changed.
-    pub iterations: usize,
-    /// False if the pass limit was hit first (the result is then the last pass's).
+    /// Module namespaces computed until none changed (at least `modules`).
+    pub module_visits: usize,
+    /// False if some module hit the recomputation limit (the result is then its last one).
     pub converged: bool,
 }
 
@@ -124,6 +153,43 @@ impl ReleaseApis {
             Some(c) => self.get(c.as_str()),
             None => Some(entry),
         }
+    }
+
+    /// The entry a dotted path denotes, following aliases of modules and classes in its
+    /// prefix and the bases of classes: `pandas.DataFrame.head` is found as
+    /// `pandas.core.generic.NDFrame.head` when `pandas.DataFrame` is an alias of
+    /// `pandas.core.frame.DataFrame`, whose base `NDFrame` defines `head`. The entry returned
+    /// may itself be an alias; [`ReleaseApis::definition_of`] goes on to the definition.
+    pub fn resolve(&self, path: &str) -> Option<&ApiEntry> {
+        self.resolve_within(path, 0)
+    }
+
+    fn resolve_within(&self, path: &str, depth: usize) -> Option<&ApiEntry> {
+        // Each step follows one alias or one base; the bound keeps broken data finite.
+        if depth > 32 {
+            return None;
+        }
+        if let Some(entry) = self.get(path) {
+            return Some(entry);
+        }
+        let mut split = path.len();
+        let (prefix, rest) = loop {
+            let (head, _) = path[..split].rsplit_once('.')?;
+            split = head.len();
+            if let Some(e) = self.get(head) {
+                break (e, &path[split + 1..]);
+            }
+        };
+        if !matches!(prefix.kind, ApiKind::Module | ApiKind::Class) {
+            return None;
+        }
+        if let Some(canonical) = &prefix.canonical {
+            return self.resolve_within(&format!("{canonical}.{rest}"), depth + 1);
+        }
+        prefix
+            .bases
+            .iter()
+            .find_map(|base| self.resolve_within(&format!("{base}.{rest}"), depth + 1))
     }
 
     pub fn public_apis(&self) -> impl Iterator<Item = &ApiEntry> {

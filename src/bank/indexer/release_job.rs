@@ -220,6 +220,7 @@ fn keep_top_level_externals(apis: &mut ReleaseApis) {
                 is_async: false,
                 public: true,
                 external: Some(ext.target.clone()),
+                bases: Vec::new(),
             });
         }
     }
