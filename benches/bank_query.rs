@@ -38,8 +38,12 @@ fn main() {
 
 /// Every k-th public API path, so the sample covers all distributions.
 fn sample_paths(bank: &str, n: usize) -> Vec<String> {
-    let conn = rusqlite::Connection::open_with_flags(bank, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY).unwrap();
-    let total: i64 = conn.query_row("SELECT COUNT(*) FROM apis", [], |r| r.get(0)).unwrap();
+    let conn =
+        rusqlite::Connection::open_with_flags(bank, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
+            .unwrap();
+    let total: i64 = conn
+        .query_row("SELECT COUNT(*) FROM apis", [], |r| r.get(0))
+        .unwrap();
     let step = (total as usize / n).max(1);
     let mut stmt = conn.prepare("SELECT path FROM apis ORDER BY id").unwrap();
     stmt.query_map([], |r| r.get::<_, String>(0))

@@ -159,6 +159,22 @@ fn indexes_a_history_and_answers_queries() {
     // Inherited members are members, and reachable through the alias of the class.
     let q = env.json(&["bank", "query", "toolkit.Model.score", "--format", "json"]);
     assert_eq!(q[0]["present"][0]["first"], "0.9");
+    assert_eq!(q[0]["canonical"][0]["path"], "toolkit.core.Base.score");
+    // A member no class has is not made up.
+    assert_eq!(
+        env.run(&["bank", "query", "toolkit.Model.nothing"])
+            .status
+            .code(),
+        Some(3)
+    );
+    assert_eq!(q[0]["canonical"][0]["path"], "toolkit.core.Base.score");
+    // A member no class has is not made up.
+    assert_eq!(
+        env.run(&["bank", "query", "toolkit.Model.nothing"])
+            .status
+            .code(),
+        Some(3)
+    );
 
     // Test packages and private names are not public APIs.
     assert_eq!(
@@ -190,10 +206,23 @@ fn indexes_a_history_and_answers_queries() {
         "{diff}"
     );
     assert!(names("added").is_empty(), "{diff}");
+    // Members are stored once, under the defining class.
     assert!(
-        names("changed").contains(&"toolkit.Model.fit".to_string()),
+        names("changed").contains(&"toolkit.core.Model.fit".to_string()),
         "{diff}"
     );
+
+    // ... and found through the alias of the class, with their signature history.
+    let q = env.json(&["bank", "query", "toolkit.Model.fit", "--format", "json"]);
+    assert_eq!(q[0]["kind"], "method");
+    assert_eq!(q[0]["canonical"][0]["path"], "toolkit.core.Model.fit");
+    let changes: Vec<&str> = q[0]["signature_changes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["version"].as_str().unwrap())
+        .collect();
+    assert_eq!(changes, ["0.9", "2.0"]);
 
     let m = env.json(&[
         "bank",

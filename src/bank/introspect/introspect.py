@@ -4,8 +4,11 @@
 #   {"top_level": [...], "modules": [...], "probe": {"module": ["name", ...]},
 #    "seconds_per_import": 30}
 # imports each module (errors and hangs are recorded, not fatal), and prints one JSON object:
-#   {"python": "3.8.18", "names": [[path, kind], ...], "failed": {module: error}}
-# Kinds: module, class, function, method, property, attribute.
+#   {"python": "3.8.18", "names": [[path, kind], ...], "aliases": [[path, canonical], ...],
+#    "bases": [[class, base], ...], "failed": {module: error}}
+# Kinds: module, class, function, method, property, attribute. As in the bank, a class's
+# members are recorded once, under the class's own path (module + qualified name), with its
+# bases; names bound elsewhere to the class are aliases of that path.
 # Runs on Python 3.6+; standard library only.
 
 import importlib
@@ -22,6 +25,9 @@ TOP = tuple(request["top_level"])
 PER_IMPORT = int(request.get("seconds_per_import", 30))
 
 names = {}
+aliases = {}
+bases = set()
+classes_done = set()
 failed = {}
 
 
@@ -64,12 +70,34 @@ def member_kind(cls, name):
     return "attribute"
 
 
+def canonical(obj):
+    """Where a class or function of ours is defined, as a dotted path."""
+    module = getattr(obj, "__module__", None)
+    qualname = getattr(obj, "__qualname__", None) or getattr(obj, "__name__", None)
+    if not isinstance(module, str) or not isinstance(qualname, str) or "<" in qualname:
+        return None
+    return module + "." + qualname
+
+
 def record_class(path, cls):
+    if path in classes_done:
+        return
+    classes_done.add(path)
     names[path] = "class"
-    for member in dir(cls):
+    try:
+        own = list(vars(cls))
+    except TypeError:
+        own = []
+    for member in own:
         if member.startswith("_"):
             continue
         names[path + "." + member] = member_kind(cls, member)
+    for base in getattr(cls, "__bases__", ()):
+        if ours(base):
+            base_path = canonical(base)
+            if base_path:
+                bases.add((path, base_path))
+                record_class(base_path, base)
 
 
 def record_module(modname, module):
@@ -93,10 +121,19 @@ def record_module(modname, module):
         # the top-level package (`pandas.np`, `numpy.float`), or when defined by this package.
         if not (is_submodule or ours(obj) or name in exported or top_level):
             continue
+        home = canonical(obj) if (isinstance(obj, type) or callable(obj)) and ours(obj) else None
         if isinstance(obj, type) and ours(obj):
-            record_class(path, obj)
+            if home and home != path:
+                names[path] = "class"
+                aliases[path] = home
+                record_class(home, obj)
+            else:
+                record_class(path, obj)
         else:
             names[path] = kind_of(obj)
+            if home and home != path and not isinstance(obj, types.ModuleType):
+                aliases[path] = home
+                names.setdefault(home, kind_of(obj))
 
 
 def import_module(modname):
@@ -146,6 +183,8 @@ def main():
     result = {
         "python": "%d.%d.%d" % tuple(sys.version_info[:3]),
         "names": sorted([path, kind] for path, kind in names.items()),
+        "aliases": sorted([path, home] for path, home in aliases.items()),
+        "bases": sorted([c, b] for c, b in bases),
         "failed": failed,
     }
     real_stdout.write(json.dumps(result))

@@ -18,6 +18,12 @@ pub struct RuntimeResult {
     pub python: String,
     /// (path, kind) pairs.
     pub names: Vec<(String, String)>,
+    /// (path, canonical path): names bound to a class or function defined elsewhere.
+    #[serde(default)]
+    pub aliases: Vec<(String, String)>,
+    /// (class, base) by canonical paths, for bases of the same distribution.
+    #[serde(default)]
+    pub bases: Vec<(String, String)>,
     #[serde(default)]
     pub failed: BTreeMap<String, String>,
 }

@@ -11,7 +11,7 @@ use super::SCRIPT;
 use crate::bank::extract::is_private;
 use crate::bank::flow::ApiKind;
 use crate::bank::indexer::{IndexError, Selection};
-use crate::bank::store::{BankWriter, ReleaseStatus, RuntimeFinding, Store};
+use crate::bank::store::{BankWriter, ReleaseStatus, RuntimeFinding, RuntimeLinks, Store};
 use crate::names::DistName;
 use crate::pypi::{IndexClient, Release, Version};
 use crate::python::{date_plus_days, run_limited, InstallOptions, Installer, Interpreter, Venv};
@@ -276,7 +276,11 @@ fn introspect_release(
             .find(|r| r.slot == slot)
             .map(|r| r.id)
             .expect("the release is registered");
-        writer.write_runtime(dist_id, release_id, slot, &findings)?;
+        let links = RuntimeLinks {
+            aliases: &result.aliases,
+            bases: &result.bases,
+        };
+        writer.write_runtime(dist_id, release_id, slot, &findings, &links)?;
         return Ok(Outcome::Recorded {
             python: result.python,
             names: findings.len(),

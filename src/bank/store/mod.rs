@@ -8,6 +8,7 @@ mod error;
 mod query;
 mod registry;
 mod release_set;
+mod resolve;
 mod schema;
 mod summaries;
 mod writer;
@@ -25,7 +26,7 @@ pub use registry::{ReleaseInfo, ReleaseRow, ReleaseStatus};
 pub use release_set::{CorruptReleaseSet, ReleaseSet};
 pub use schema::{EXTRACTOR_VERSION, SCHEMA_VERSION};
 pub use summaries::SummaryReader;
-pub use writer::{BankWriter, IndexedRelease, RuntimeFinding, SourceCounts};
+pub use writer::{BankWriter, IndexedRelease, RuntimeFinding, RuntimeLinks, SourceCounts};
 
 /// An open bank.
 pub struct Store {

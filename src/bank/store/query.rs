@@ -8,6 +8,7 @@ use serde::Serialize;
 
 use super::registry::{ReleaseRow, ReleaseStatus};
 use super::release_set::ReleaseSet;
+use super::resolve::Resolver;
 use super::writer::kind_from_code;
 use super::{Store, StoreError};
 use crate::bank::extract::is_private;
@@ -106,10 +107,9 @@ pub struct BankStats {
     pub bytes_on_disk: u64,
 }
 
-/// One `apis` row as read: id, owner (distribution id) or path, kind, and both release sets.
+/// One `apis` row as read: id, path, kind, and both release sets.
 struct RawApi {
     id: i64,
-    dist_id: i64,
     path: String,
     kind: i64,
     static_blob: Vec<u8>,
@@ -120,11 +120,10 @@ impl RawApi {
     fn read(r: &rusqlite::Row<'_>) -> rusqlite::Result<Self> {
         Ok(Self {
             id: r.get(0)?,
-            dist_id: r.get(1)?,
-            path: r.get(2)?,
-            kind: r.get(3)?,
-            static_blob: r.get(4)?,
-            runtime_blob: r.get(5)?,
+            path: r.get(1)?,
+            kind: r.get(2)?,
+            static_blob: r.get(3)?,
+            runtime_blob: r.get(4)?,
         })
     }
 }
@@ -173,81 +172,78 @@ impl Store {
     }
 
     /// Every distribution's record of API `path` (several distributions can ship the same
-    /// module, e.g. `opencv-python` and `opencv-contrib-python`).
+    /// module, e.g. `opencv-python` and `opencv-contrib-python`), found through aliases and
+    /// base classes where the path is not stored as such.
     pub fn query_api(&self, path: &str) -> Result<Vec<ApiReport>, StoreError> {
         let names = self.dist_names()?;
-        let conn = self.conn();
         let err = self.err();
-        let mut stmt = conn
-            .prepare_cached(
-                "SELECT id, dist_id, path, kind, static, runtime FROM apis WHERE path = ?1",
-            )
-            .map_err(&err)?;
-        let hits: Vec<RawApi> = stmt
-            .query_map([path], RawApi::read)
-            .map_err(&err)?
-            .collect::<Result<_, _>>()
-            .map_err(&err)?;
         let mut reports = Vec::new();
-        for RawApi {
-            id: api_id,
-            dist_id,
-            kind,
-            static_blob,
-            runtime_blob,
-            ..
-        } in hits
-        {
+        for dist_id in self.candidate_distributions(path)? {
+            let mut resolver = Resolver::new(self, dist_id);
+            let resolved = resolver.resolve(path)?;
+            let presence = resolved.presence();
+            if presence.is_empty() {
+                continue;
+            }
             let rows = self.releases(dist_id)?;
             let indexed = indexed(&rows);
-            let static_set = self.set(&static_blob)?;
-            let runtime_set = self.set(&runtime_blob)?;
-            let present = runs(&indexed, &static_set.union(&runtime_set));
+            let present = runs(&indexed, &presence);
             let (first, last) = first_last(&present);
 
-            let mut canonical = Vec::new();
-            let mut stmt = conn
-                .prepare_cached(
-                    "SELECT a.path, l.releases FROM aliases l JOIN apis a ON a.id = l.canonical_id
-                     WHERE l.api_id = ?1",
-                )
-                .map_err(&err)?;
-            let links: Vec<(String, Vec<u8>)> = stmt
-                .query_map([api_id], |r| Ok((r.get(0)?, r.get(1)?)))
-                .map_err(&err)?
-                .collect::<Result<_, _>>()
-                .map_err(&err)?;
-            for (target, blob) in links {
-                let releases = runs(&indexed, &self.set(&blob)?);
-                if !releases.is_empty() {
-                    canonical.push(CanonicalSpan {
-                        path: target,
-                        releases,
-                    });
+            let kind = match resolver.row(path)? {
+                Some(row) if row.kind != ApiKind::Unknown => row.kind,
+                other => {
+                    let mut kind = other.map_or(ApiKind::Unknown, |r| r.kind);
+                    for (_, def, _) in &resolved.definitions {
+                        if let Some(row) = resolver.row(def)? {
+                            if row.kind != ApiKind::Unknown {
+                                kind = row.kind;
+                                break;
+                            }
+                        }
+                    }
+                    kind
                 }
-            }
+            };
+
+            let mut canonical: Vec<CanonicalSpan> = resolved
+                .definitions
+                .iter()
+                .filter(|(_, def, _)| def != path)
+                .map(|(_, def, set)| CanonicalSpan {
+                    path: def.clone(),
+                    releases: runs(&indexed, set),
+                })
+                .filter(|c| !c.releases.is_empty())
+                .collect();
             canonical.sort_by(|a, b| a.releases[0].first.cmp(&b.releases[0].first));
 
-            let mut stmt = conn
+            // Signatures live on definitions: each release takes its definition's.
+            let mut signature_of: Vec<(String, ReleaseSet)> = Vec::new();
+            let mut stmt = self
+                .conn()
                 .prepare_cached(
                     "SELECT s.text, l.releases FROM api_signatures l JOIN signatures s ON s.id = l.signature_id
                      WHERE l.api_id = ?1",
                 )
                 .map_err(&err)?;
-            let sigs: Vec<(String, ReleaseSet)> = stmt
-                .query_map([api_id], |r| {
-                    Ok((r.get::<_, String>(0)?, r.get::<_, Vec<u8>>(1)?))
-                })
-                .map_err(&err)?
-                .map(|row| {
-                    let (text, blob) = row.map_err(&err)?;
-                    Ok((text, self.set(&blob)?))
-                })
-                .collect::<Result<_, StoreError>>()?;
+            for (def_id, _, def_set) in &resolved.definitions {
+                let sigs: Vec<(String, Vec<u8>)> = stmt
+                    .query_map([def_id], |r| Ok((r.get(0)?, r.get(1)?)))
+                    .map_err(&err)?
+                    .collect::<Result<_, _>>()
+                    .map_err(&err)?;
+                for (text, blob) in sigs {
+                    let set = self.set(&blob)?.intersection(def_set);
+                    if !set.is_empty() {
+                        signature_of.push((text, set));
+                    }
+                }
+            }
             let mut signature_changes = Vec::new();
             let mut current: Option<&str> = None;
             for r in &indexed {
-                let here = sigs
+                let here = signature_of
                     .iter()
                     .find(|(_, set)| set.contains(r.slot))
                     .map(|(t, _)| t.as_str());
@@ -268,14 +264,14 @@ impl Store {
                     .cloned()
                     .ok_or_else(|| self.corrupt("API of an unknown distribution"))?,
                 path: path.to_string(),
-                kind: kind_from_code(kind),
+                kind,
                 indexed_releases: indexed.len(),
                 present,
                 first,
                 last,
                 latest_indexed: indexed.last().map(|r| r.version.clone()),
-                static_present: runs(&indexed, &static_set),
-                runtime_present: runs(&indexed, &runtime_set),
+                static_present: runs(&indexed, &resolved.static_set),
+                runtime_present: runs(&indexed, &resolved.runtime_set),
                 canonical,
                 signature_changes,
             });
@@ -360,9 +356,7 @@ impl Store {
         let conn = self.conn();
         let err = self.err();
         let mut stmt = conn
-            .prepare_cached(
-                "SELECT id, dist_id, path, kind, static, runtime FROM apis WHERE dist_id = ?1",
-            )
+            .prepare_cached("SELECT id, path, kind, static, runtime FROM apis WHERE dist_id = ?1")
             .map_err(&err)?;
         let apis: Vec<RawApi> = stmt
             .query_map([dist_id], RawApi::read)

@@ -96,6 +96,34 @@ impl ReleaseSet {
         out
     }
 
+    pub fn intersection(&self, other: &ReleaseSet) -> ReleaseSet {
+        let mut runs = Vec::new();
+        let (mut i, mut j) = (0, 0);
+        while i < self.runs.len() && j < other.runs.len() {
+            let (a, b) = (self.runs[i], other.runs[j]);
+            let (start, end) = (a.0.max(b.0), a.1.min(b.1));
+            if start < end {
+                runs.push((start, end));
+            }
+            if a.1 < b.1 {
+                i += 1;
+            } else {
+                j += 1;
+            }
+        }
+        ReleaseSet { runs }
+    }
+
+    pub fn difference(&self, other: &ReleaseSet) -> ReleaseSet {
+        let mut out = self.clone();
+        for slot in other.iter() {
+            if out.contains(slot) {
+                out.remove(slot);
+            }
+        }
+        out
+    }
+
     /// `start, length, (gap, length)*` as LEB128 varints.
     pub fn encode(&self) -> Vec<u8> {
         let mut out = Vec::with_capacity(self.runs.len() * 2 + 1);
@@ -194,6 +222,15 @@ mod tests {
         s.remove(9);
         s.remove(42);
         assert_eq!(format!("{s:?}"), "[1..4, 5..9]");
+    }
+
+    #[test]
+    fn set_algebra() {
+        let a: ReleaseSet = (0..10).chain(20..30).collect();
+        let b: ReleaseSet = (5..25).collect();
+        assert_eq!(format!("{:?}", a.intersection(&b)), "[5..10, 20..25]");
+        assert_eq!(format!("{:?}", a.difference(&b)), "[0..5, 25..30]");
+        assert_eq!(format!("{:?}", a.union(&b)), "[0..30]");
     }
 
     #[test]

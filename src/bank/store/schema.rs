@@ -7,6 +7,8 @@
 //!   link, a signature) is a [`super::ReleaseSet`] blob of runs over slots;
 //! - `apis` holds each API once per distribution, with the releases where static reading
 //!   found it and, separately, where runtime introspection did;
+//! - each class member is stored once, under the class that defines it; `class_bases` and
+//!   `aliases` (both with release sets) let queries reach it through any alias or subclass;
 //! - `file_summaries` caches the extraction of each source file by its sha256.
 
 use rusqlite::Connection;
@@ -95,6 +97,13 @@ CREATE TABLE aliases (
     canonical_id INTEGER NOT NULL REFERENCES apis(id),
     releases BLOB NOT NULL,
     PRIMARY KEY (api_id, canonical_id)
+) WITHOUT ROWID;
+
+CREATE TABLE class_bases (
+    class_id INTEGER NOT NULL REFERENCES apis(id),
+    base_id INTEGER NOT NULL REFERENCES apis(id),
+    releases BLOB NOT NULL,
+    PRIMARY KEY (class_id, base_id)
 ) WITHOUT ROWID;
 
 CREATE TABLE signatures (

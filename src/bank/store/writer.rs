@@ -48,6 +48,13 @@ pub struct RuntimeFinding {
     pub kind: ApiKind,
 }
 
+/// Links introspection saw: aliases and class bases, as (path, target path).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct RuntimeLinks<'a> {
+    pub aliases: &'a [(String, String)],
+    pub bases: &'a [(String, String)],
+}
+
 #[derive(Debug, Clone)]
 struct ApiRow {
     id: i64,
@@ -69,6 +76,7 @@ struct DistCache {
     modules: HashMap<String, ModuleRow>,
     import_names: HashMap<String, ReleaseSet>,
     aliases: HashMap<(i64, i64), ReleaseSet>,
+    bases: HashMap<(i64, i64), ReleaseSet>,
     signatures: HashMap<(i64, i64), ReleaseSet>,
 }
 
@@ -95,6 +103,13 @@ pub(crate) fn kind_from_code(code: i64) -> ApiKind {
         _ => ApiKind::Unknown,
     }
 }
+
+/// (table, owner column, other column) of the tables keyed by a pair of ids.
+const PAIR_TABLES_LOAD: [(&str, &str, &str); 3] = [
+    ("aliases", "api_id", "canonical_id"),
+    ("class_bases", "class_id", "base_id"),
+    ("api_signatures", "api_id", "signature_id"),
+];
 
 /// Writes indexed releases into a [`Store`].
 pub struct BankWriter<'s> {
@@ -176,12 +191,13 @@ impl<'s> BankWriter<'s> {
                 decode(store, &blob, "import name release set")?,
             );
         }
-        for (table, second, target) in [
-            ("aliases", "canonical_id", &mut cache.aliases),
-            ("api_signatures", "signature_id", &mut cache.signatures),
-        ] {
+        for (table, first, second, target) in PAIR_TABLES_LOAD
+            .iter()
+            .zip([&mut cache.aliases, &mut cache.bases, &mut cache.signatures])
+            .map(|((t, f, s), target)| (*t, *f, *s, target))
+        {
             let sql = format!(
-                "SELECT t.api_id, t.{second}, t.releases FROM {table} t JOIN apis a ON a.id = t.api_id WHERE a.dist_id = ?1"
+                "SELECT t.{first}, t.{second}, t.releases FROM {table} t JOIN apis a ON a.id = t.{first} WHERE a.dist_id = ?1"
             );
             let mut stmt = conn.prepare(&sql).map_err(&err)?;
             let mut rows = stmt.query([dist_id]).map_err(&err)?;
@@ -274,7 +290,15 @@ impl<'s> BankWriter<'s> {
                     let key = (api_id, target.id);
                     let set = cache.aliases.entry(key).or_default();
                     set.insert(r.slot);
-                    write_pair(&tx, "aliases", "canonical_id", key, set).map_err(&err)?;
+                    write_pair(&tx, PAIR_TABLES_LOAD[0], key, set).map_err(&err)?;
+                }
+            }
+            for base in &api.bases {
+                if let Some(target) = cache.apis.get(base.as_str()) {
+                    let key = (api_id, target.id);
+                    let set = cache.bases.entry(key).or_default();
+                    set.insert(r.slot);
+                    write_pair(&tx, PAIR_TABLES_LOAD[1], key, set).map_err(&err)?;
                 }
             }
             if let Some(signature) = &api.signature {
@@ -298,7 +322,7 @@ impl<'s> BankWriter<'s> {
                 let key = (api_id, sig_id);
                 let set = cache.signatures.entry(key).or_default();
                 set.insert(r.slot);
-                write_pair(&tx, "api_signatures", "signature_id", key, set).map_err(&err)?;
+                write_pair(&tx, PAIR_TABLES_LOAD[2], key, set).map_err(&err)?;
             }
         }
 
@@ -365,9 +389,10 @@ impl<'s> BankWriter<'s> {
         release_id: i64,
         slot: u32,
         findings: &[RuntimeFinding],
+        links: &RuntimeLinks<'_>,
     ) -> Result<(), StoreError> {
         self.load(dist_id)?;
-        let result = self.write_runtime_inner(dist_id, release_id, slot, findings);
+        let result = self.write_runtime_inner(dist_id, release_id, slot, findings, links);
         if result.is_err() {
             self.dists.remove(&dist_id);
         }
@@ -380,6 +405,7 @@ impl<'s> BankWriter<'s> {
         release_id: i64,
         slot: u32,
         findings: &[RuntimeFinding],
+        links: &RuntimeLinks<'_>,
     ) -> Result<(), StoreError> {
         let path = self.store.path().to_path_buf();
         let err = super::sqlite_err(&path);
@@ -410,6 +436,23 @@ impl<'s> BankWriter<'s> {
                 row.kind = f.kind;
             }
             write_api(&tx, row).map_err(&err)?;
+        }
+        // Links join the static ones: a link holds in a release if either reading saw it.
+        for (table, pairs, sets) in [
+            (PAIR_TABLES_LOAD[0], links.aliases, &mut cache.aliases),
+            (PAIR_TABLES_LOAD[1], links.bases, &mut cache.bases),
+        ] {
+            for (from, to) in pairs {
+                let (Some(a), Some(b)) = (cache.apis.get(from), cache.apis.get(to)) else {
+                    continue;
+                };
+                let key = (a.id, b.id);
+                let set = sets.entry(key).or_default();
+                if !set.contains(slot) {
+                    set.insert(slot);
+                    write_pair(&tx, table, key, set).map_err(&err)?;
+                }
+            }
         }
         tx.execute(
             "UPDATE releases SET runtime_status = 'ok', runtime_detail = ?2 WHERE id = ?1",
@@ -451,14 +494,15 @@ fn clear_slot_in(
             write_module(tx, dist_id, path, row)?;
         }
     }
-    for (table, second, sets) in [
-        ("aliases", "canonical_id", &mut cache.aliases),
-        ("api_signatures", "signature_id", &mut cache.signatures),
-    ] {
+    for (table, sets) in
+        PAIR_TABLES_LOAD
+            .iter()
+            .zip([&mut cache.aliases, &mut cache.bases, &mut cache.signatures])
+    {
         for (key, set) in sets.iter_mut() {
             if set.contains(slot) {
                 set.remove(slot);
-                write_pair(tx, table, second, *key, set)?;
+                write_pair(tx, *table, *key, set)?;
             }
         }
     }
@@ -506,13 +550,12 @@ fn write_module(
 
 fn write_pair(
     tx: &Transaction<'_>,
-    table: &str,
-    second: &str,
+    (table, first, second): (&str, &str, &str),
     key: (i64, i64),
     set: &ReleaseSet,
 ) -> rusqlite::Result<()> {
     let sql =
-        format!("INSERT OR REPLACE INTO {table} (api_id, {second}, releases) VALUES (?1, ?2, ?3)");
+        format!("INSERT OR REPLACE INTO {table} ({first}, {second}, releases) VALUES (?1, ?2, ?3)");
     tx.prepare_cached(&sql)?
         .execute(params![key.0, key.1, set.encode()])?;
     Ok(())

@@ -1,0 +1,245 @@
+//! Finding an API across releases the way Python finds an attribute: a member is stored once,
+//! under the class that defines it, and reached through aliases of the modules and classes in
+//! its path and through base classes, each link with its own set of releases.
+//!
+//! `pandas.DataFrame.ix` in pandas 0.25 is `pandas.DataFrame` (an alias of
+//! `pandas.core.frame.DataFrame`), whose base `pandas.core.generic.NDFrame` has `ix`: the
+//! releases that have it are those where every link of that chain holds.
+
+use std::collections::{HashMap, HashSet};
+
+use rusqlite::OptionalExtension;
+
+use super::release_set::ReleaseSet;
+use super::writer::kind_from_code;
+use super::{Store, StoreError};
+use crate::bank::flow::ApiKind;
+
+/// One row of `apis`.
+#[derive(Debug, Clone)]
+pub(crate) struct ApiRowInfo {
+    pub id: i64,
+    pub kind: ApiKind,
+    pub static_set: ReleaseSet,
+    pub runtime_set: ReleaseSet,
+}
+
+/// Where an API is found, release by release.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Resolved {
+    pub static_set: ReleaseSet,
+    pub runtime_set: ReleaseSet,
+    /// The defining rows (id, path) and the releases in which each is the definition.
+    pub definitions: Vec<(i64, String, ReleaseSet)>,
+}
+
+impl Resolved {
+    pub fn presence(&self) -> ReleaseSet {
+        self.static_set.union(&self.runtime_set)
+    }
+
+    fn add_definition(&mut self, id: i64, path: &str, releases: &ReleaseSet) {
+        if releases.is_empty() {
+            return;
+        }
+        match self.definitions.iter_mut().find(|(i, _, _)| *i == id) {
+            Some((_, _, s)) => *s = s.union(releases),
+            None => self
+                .definitions
+                .push((id, path.to_string(), releases.clone())),
+        }
+    }
+
+    /// Takes in what `other` finds, for the releases in `through` (where the link holds).
+    fn absorb(&mut self, other: &Resolved, through: &ReleaseSet) {
+        self.static_set = self
+            .static_set
+            .union(&other.static_set.intersection(through));
+        self.runtime_set = self
+            .runtime_set
+            .union(&other.runtime_set.intersection(through));
+        for (id, path, set) in &other.definitions {
+            self.add_definition(*id, path, &set.intersection(through));
+        }
+    }
+}
+
+/// Resolves paths within one distribution, remembering what it has looked up.
+pub(crate) struct Resolver<'s> {
+    store: &'s Store,
+    dist_id: i64,
+    rows: HashMap<String, Option<ApiRowInfo>>,
+    memo: HashMap<String, Resolved>,
+    in_progress: HashSet<String>,
+}
+
+const MAX_DEPTH: usize = 16;
+
+impl<'s> Resolver<'s> {
+    pub fn new(store: &'s Store, dist_id: i64) -> Self {
+        Self {
+            store,
+            dist_id,
+            rows: HashMap::new(),
+            memo: HashMap::new(),
+            in_progress: HashSet::new(),
+        }
+    }
+
+    pub fn row(&mut self, path: &str) -> Result<Option<ApiRowInfo>, StoreError> {
+        if let Some(r) = self.rows.get(path) {
+            return Ok(r.clone());
+        }
+        let err = self.store.err();
+        let raw: Option<(i64, i64, Vec<u8>, Vec<u8>)> = self
+            .store
+            .conn()
+            .prepare_cached(
+                "SELECT id, kind, static, runtime FROM apis WHERE path = ?1 AND dist_id = ?2",
+            )
+            .map_err(&err)?
+            .query_row(rusqlite::params![path, self.dist_id], |r| {
+                Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
+            })
+            .optional()
+            .map_err(&err)?;
+        let row = match raw {
+            Some((id, kind, s, r)) => Some(ApiRowInfo {
+                id,
+                kind: kind_from_code(kind),
+                static_set: self.store.decode_set(&s)?,
+                runtime_set: self.store.decode_set(&r)?,
+            }),
+            None => None,
+        };
+        self.rows.insert(path.to_string(), row.clone());
+        Ok(row)
+    }
+
+    /// (target id, target path, releases) for `table` rows owned by `id`.
+    fn links(&self, sql: &str, id: i64) -> Result<Vec<(i64, String, ReleaseSet)>, StoreError> {
+        let err = self.store.err();
+        let mut stmt = self.store.conn().prepare_cached(sql).map_err(&err)?;
+        let rows: Vec<(i64, String, Vec<u8>)> = stmt
+            .query_map([id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+            .map_err(&err)?
+            .collect::<Result<_, _>>()
+            .map_err(&err)?;
+        rows.into_iter()
+            .map(|(i, p, b)| Ok((i, p, self.store.decode_set(&b)?)))
+            .collect()
+    }
+
+    fn aliases(&self, id: i64) -> Result<Vec<(i64, String, ReleaseSet)>, StoreError> {
+        self.links(
+            "SELECT a.id, a.path, l.releases FROM aliases l JOIN apis a ON a.id = l.canonical_id WHERE l.api_id = ?1",
+            id,
+        )
+    }
+
+    fn bases(&self, id: i64) -> Result<Vec<(i64, String, ReleaseSet)>, StoreError> {
+        self.links(
+            "SELECT a.id, a.path, l.releases FROM class_bases l JOIN apis a ON a.id = l.base_id WHERE l.class_id = ?1",
+            id,
+        )
+    }
+
+    pub fn resolve(&mut self, path: &str) -> Result<Resolved, StoreError> {
+        self.resolve_at(path, 0)
+    }
+
+    fn resolve_at(&mut self, path: &str, depth: usize) -> Result<Resolved, StoreError> {
+        if let Some(r) = self.memo.get(path) {
+            return Ok(r.clone());
+        }
+        if depth > MAX_DEPTH || !self.in_progress.insert(path.to_string()) {
+            return Ok(Resolved::default());
+        }
+        let mut out = Resolved::default();
+        if let Some(row) = self.row(path)? {
+            out.static_set = row.static_set.clone();
+            out.runtime_set = row.runtime_set.clone();
+            let here = out.presence();
+            let mut aliased = ReleaseSet::new();
+            for (id, target, set) in self.aliases(row.id)? {
+                // Where the link holds, this path's definition is its target's.
+                let through = set.intersection(&here);
+                let resolved = self.resolve_at(&target, depth + 1)?;
+                if resolved.definitions.is_empty() {
+                    out.add_definition(id, &target, &through);
+                } else {
+                    for (def_id, def_path, def_set) in &resolved.definitions {
+                        out.add_definition(*def_id, def_path, &def_set.intersection(&through));
+                    }
+                }
+                aliased = aliased.union(&set);
+            }
+            let own = here.difference(&aliased);
+            out.add_definition(row.id, path, &own);
+        }
+        // A member reached through the longest prefix that the bank has: follow that
+        // prefix's aliases and, for a class, its bases.
+        let mut cut = path.len();
+        while let Some(dot) = path[..cut].rfind('.') {
+            cut = dot;
+            let (prefix, rest) = (&path[..dot], &path[dot + 1..]);
+            let Some(prow) = self.row(prefix)? else {
+                continue;
+            };
+            if !matches!(
+                prow.kind,
+                ApiKind::Module | ApiKind::Class | ApiKind::Unknown
+            ) {
+                break;
+            }
+            for (_, target, set) in self.aliases(prow.id)? {
+                let sub = self.resolve_at(&format!("{target}.{rest}"), depth + 1)?;
+                out.absorb(&sub, &set);
+            }
+            if prow.kind != ApiKind::Module {
+                for (_, base, set) in self.bases(prow.id)? {
+                    let sub = self.resolve_at(&format!("{base}.{rest}"), depth + 1)?;
+                    out.absorb(&sub, &set);
+                }
+            }
+            break;
+        }
+        self.in_progress.remove(path);
+        self.memo.insert(path.to_string(), out.clone());
+        Ok(out)
+    }
+}
+
+impl Store {
+    pub(crate) fn decode_set(&self, blob: &[u8]) -> Result<ReleaseSet, StoreError> {
+        ReleaseSet::decode(blob).map_err(|_| self.corrupt("release set"))
+    }
+
+    /// The distributions with a row for `path` or for a prefix of it.
+    pub(crate) fn candidate_distributions(&self, path: &str) -> Result<Vec<i64>, StoreError> {
+        let err = self.err();
+        let mut stmt = self
+            .conn()
+            .prepare_cached("SELECT DISTINCT dist_id FROM apis WHERE path = ?1")
+            .map_err(&err)?;
+        let mut out: Vec<i64> = Vec::new();
+        let mut prefix = path;
+        loop {
+            let ids: Vec<i64> = stmt
+                .query_map([prefix], |r| r.get(0))
+                .map_err(&err)?
+                .collect::<Result<_, _>>()
+                .map_err(&err)?;
+            for id in ids {
+                if !out.contains(&id) {
+                    out.push(id);
+                }
+            }
+            match prefix.rfind('.') {
+                Some(dot) => prefix = &prefix[..dot],
+                None => break,
+            }
+        }
+        Ok(out)
+    }
+}
