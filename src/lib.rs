@@ -4,3 +4,4 @@
 //! `names` is the shared vocabulary; `pypi` talks to package indexes.
 
 pub mod names;
+pub mod notebook;
