@@ -7,11 +7,12 @@ use std::process::ExitCode;
 
 use clap::Parser;
 
-use cli::args::Cli;
+use cli::args::{Cli, Command};
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    #[allow(unreachable_code)]
-    let result: anyhow::Result<()> = match cli.command {};
+    let result: anyhow::Result<()> = match &cli.command {
+        Command::Usage(args) => cli::usage::run(args),
+    };
     cli::exit::report(result, &cli.global)
 }

@@ -53,4 +53,7 @@ pub enum Format {
 }
 
 #[derive(Debug, Subcommand)]
-pub enum Command {}
+pub enum Command {
+    /// Show the environment evidence in a notebook: imports, APIs, installs, Python version.
+    Usage(super::usage::UsageArgs),
+}

@@ -2,3 +2,4 @@
 
 pub mod args;
 pub mod exit;
+pub mod usage;

@@ -79,7 +79,13 @@ fn notebook_dir(path: &Path) -> &Path {
 fn metadata_hints(nb: &Notebook, ev: &mut Evidence) {
     if let Some(version) = nb.language_version.as_deref() {
         if let Some(v) = PyVersion::parse(version) {
-            ev.hint(HintReason::LanguageInfo, version, PyRange::exactly(v), false, None);
+            ev.hint(
+                HintReason::LanguageInfo,
+                version,
+                PyRange::exactly(v),
+                false,
+                None,
+            );
         }
     }
     if let Some(Kernel {

@@ -136,7 +136,9 @@ impl Scopes {
     /// The class whose body is the innermost frame (so a `def` there is a method).
     pub(crate) fn innermost_class_body(&self) -> Option<u32> {
         let frame = self.frames.last().expect("module frame");
-        (frame.kind == FrameKind::Class).then_some(frame.class).flatten()
+        (frame.kind == FrameKind::Class)
+            .then_some(frame.class)
+            .flatten()
     }
 
     /// The class whose method is being analysed, if any.

@@ -8,7 +8,10 @@ use std::borrow::Cow;
 #[derive(Debug, PartialEq, Eq)]
 pub(crate) enum CellCode<'a> {
     /// Python with IPython escapes. `line_offset` is added to the parser's line numbers.
-    Python { source: Cow<'a, str>, line_offset: u32 },
+    Python {
+        source: Cow<'a, str>,
+        line_offset: u32,
+    },
     /// `%%name args` on line `line`, then `body` starting on line `line + 1`.
     CellMagic {
         name: &'a str,

@@ -122,7 +122,10 @@ impl Evidence {
             Some(list) => list,
             None => self.members.entry(member.into()).or_default(),
         };
-        let idx = match list.iter().position(|m| m.origin.as_deref() == origin.map(|o| &**o)) {
+        let idx = match list
+            .iter()
+            .position(|m| m.origin.as_deref() == origin.map(|o| &**o))
+        {
             Some(i) => i,
             None => {
                 list.push(MemberAcc {
@@ -210,7 +213,13 @@ mod tests {
         let mut e = Evidence::default();
         let at = Location::new(1, 2);
         e.api("a.b", UseKind::Call, None, ["x"], at);
-        e.api("a.b", UseKind::Attribute, None, ["x", "y"], Location::new(2, 1));
+        e.api(
+            "a.b",
+            UseKind::Attribute,
+            None,
+            ["x", "y"],
+            Location::new(2, 1),
+        );
         let acc = &e.apis["a.b"];
         assert_eq!(acc.count, 2);
         assert_eq!(kinds_of(acc.kinds), [UseKind::Call, UseKind::Attribute]);

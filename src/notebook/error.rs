@@ -28,7 +28,7 @@ pub enum NotebookError {
     #[error("{} has no code: {cells} cells, none of them non-empty code", path.display())]
     Empty { path: PathBuf, cells: usize },
     /// The kernel runs another language (R, Julia, ...): nbenv only restores Python.
-    #[error("{} is a {language} notebook (kernel `{kernel}`), not Python", path.display())]
+    #[error("{} is not a Python notebook: its kernel `{kernel}` runs {language}", path.display())]
     NotPython {
         path: PathBuf,
         language: String,

@@ -40,7 +40,8 @@ impl Tracer {
     pub(crate) fn shell(&mut self, command: &str, at: Location) {
         let mut findings = Vec::new();
         shell::scan(command, &mut findings);
-        let command_text = command.trim();
+        let command_text = command.split_whitespace().collect::<Vec<_>>().join(" ");
+        let command_text = command_text.as_str();
         for finding in findings {
             match finding {
                 ShellFinding::Requirement {
@@ -88,7 +89,10 @@ impl Tracer {
             "run" => self.note(NoteKind::RunScript, format!("%run {args}"), at),
             "tensorflow_version" => self.tensorflow_version(args, at),
             "aimport" => {
-                for module in args.split([',', ' ']).map(|m| m.trim().trim_start_matches('-')) {
+                for module in args
+                    .split([',', ' '])
+                    .map(|m| m.trim().trim_start_matches('-'))
+                {
                     if !module.is_empty() {
                         self.implied_import(module, ImportVia::Magic, at);
                     }
@@ -136,7 +140,8 @@ impl Tracer {
                 at,
             });
         }
-        self.scopes.bind_global(&Name::new("np"), Value::Api("numpy".into()));
+        self.scopes
+            .bind_global(&Name::new("np"), Value::Api("numpy".into()));
         self.scopes
             .bind_global(&Name::new("plt"), Value::Api("matplotlib.pyplot".into()));
         self.star_modules.push("matplotlib.pylab".into());
@@ -144,11 +149,7 @@ impl Tracer {
 
     /// Colab's `%tensorflow_version 1.x` selected the preinstalled TensorFlow major version.
     fn tensorflow_version(&mut self, args: &str, at: Location) {
-        let major: Option<u32> = args
-            .trim()
-            .split('.')
-            .next()
-            .and_then(|m| m.parse().ok());
+        let major: Option<u32> = args.trim().split('.').next().and_then(|m| m.parse().ok());
         self.note(
             NoteKind::TensorflowVersion,
             format!("%tensorflow_version {}", args.trim()),
@@ -216,9 +217,9 @@ impl Tracer {
                         }
                         None => {
                             continued.push_str(l);
-                            let at = self.force_line.map_or(Location::new(cell, start), |f| {
-                                Location::new(cell, f)
-                            });
+                            let at = self
+                                .force_line
+                                .map_or(Location::new(cell, start), |f| Location::new(cell, f));
                             let command = std::mem::take(&mut continued);
                             self.shell(&command, at);
                         }
@@ -295,7 +296,9 @@ impl Tracer {
                 .unwrap_or(stem);
             let module = if top == file { stem } else { top };
             self.ev.written_modules.push((module.to_string(), at));
-            self.isolated(ImportVia::WrittenModule, false, |t| t.python(cell, body, line));
+            self.isolated(ImportVia::WrittenModule, false, |t| {
+                t.python(cell, body, line)
+            });
         } else if file.starts_with("requirements") && file.ends_with(".txt") {
             for (i, l) in body.lines().enumerate() {
                 let l = l.split('#').next().unwrap_or("").trim();
@@ -319,5 +322,7 @@ fn lists_packages(command: &str) -> bool {
     let words: Vec<&str> = command.split_whitespace().collect();
     words.windows(2).any(|w| {
         (w[0].starts_with("pip") || w[0] == "conda") && matches!(w[1], "freeze" | "list" | "show")
-    }) || words.windows(3).any(|w| w[0] == "-m" && w[1] == "pip" && matches!(w[2], "freeze" | "list" | "show"))
+    }) || words
+        .windows(3)
+        .any(|w| w[0] == "-m" && w[1] == "pip" && matches!(w[2], "freeze" | "list" | "show"))
 }

@@ -82,14 +82,19 @@ impl Tracer {
                 self.record(&v, kind, None, a.start(), None);
                 v
             }
-            Expr::Call(c) => self.call(c, kind),
+            Expr::Call(c) => {
+                // a plain expression's call is just a call; decorators and bases say so
+                let kind = if kind == UseKind::Attribute {
+                    UseKind::Call
+                } else {
+                    kind
+                };
+                self.call(c, kind)
+            }
             Expr::Name(n) => {
                 let (v, star) = self.name(n);
                 if star {
-                    if let Value::Api(p) = &v {
-                        let at = self.at(n.start());
-                        self.ev.api(p, UseKind::Star, None, std::iter::empty(), at);
-                    }
+                    self.star_candidates(n, None, None);
                 }
                 v
             }
@@ -264,6 +269,19 @@ impl Tracer {
         self.scopes.pop();
     }
 
+    /// Records `m.name` for every star-imported module `m`: any of them may define the bare
+    /// name, and only the API bank can tell which.
+    fn star_candidates(&mut self, n: &ExprName, extra: Option<UseKind>, args: Option<&Arguments>) {
+        let at = self.at(n.start());
+        let modules = std::mem::take(&mut self.star_modules);
+        for m in modules.iter().rev() {
+            let path = self.join(m, &n.id);
+            let keywords = args.into_iter().flat_map(keyword_names);
+            self.ev.api(&path, UseKind::Star, extra, keywords, at);
+        }
+        self.star_modules = modules;
+    }
+
     /// A name's value, and whether it was guessed through a star import.
     fn name(&mut self, n: &ExprName) -> (Value, bool) {
         let id = n.id.as_str();
@@ -416,13 +434,24 @@ impl Tracer {
             self.eval(&kw.value);
         }
         let kinds = if kind == UseKind::Call {
-            (UseKind::Call, star.then_some(UseKind::Star))
+            (UseKind::Call, None)
         } else {
             (kind, Some(UseKind::Call))
         };
         match callee {
             Value::Api(p) => {
-                self.record(&Value::Api(p.clone()), kinds.0, kinds.1, c.start(), Some(&c.arguments));
+                match &*c.func {
+                    Expr::Name(n) if star => {
+                        self.star_candidates(n, Some(UseKind::Call), Some(&c.arguments));
+                    }
+                    _ => self.record(
+                        &Value::Api(p.clone()),
+                        kinds.0,
+                        kinds.1,
+                        c.start(),
+                        Some(&c.arguments),
+                    ),
+                }
                 self.special_call(&p, c);
                 if is_class_name(&p) {
                     Value::Instance(p)
@@ -477,8 +506,12 @@ impl Tracer {
                     self.note(NoteKind::SysPath, format!("{path}({dir:?})"), at);
                 }
             }
-            "nltk.download" | "spacy.cli.download" | "spacy.load" | "stanza.download"
-            | "gensim.downloader.load" | "nltk.downloader.download" => {
+            "nltk.download"
+            | "spacy.cli.download"
+            | "spacy.load"
+            | "stanza.download"
+            | "gensim.downloader.load"
+            | "nltk.downloader.download" => {
                 let at = self.at(c.start());
                 let detail = match first_string() {
                     Some(arg) => format!("{path}({arg:?})"),

@@ -10,8 +10,8 @@ use super::format::Notebook;
 use super::python_version::{HintReason, PyRange};
 use super::stdlib::{self, VersionSet};
 use super::usage::{
-    ApiUse, Import, LocalModule, MemberUse, NotebookInfo, Origin, OutputEvidence,
-    PythonEvidence, Receiver, ThirdPartyImport, Usage,
+    ApiUse, Import, LocalModule, MemberUse, NotebookInfo, Origin, OutputEvidence, PythonEvidence,
+    Receiver, ThirdPartyImport, Usage,
 };
 
 pub(crate) struct Classifier<'a> {
@@ -97,6 +97,14 @@ pub(crate) fn build(
         .apis
         .into_iter()
         .filter_map(|(path, acc)| {
+            // `module.__version__`, `x.__class__`: every object has these
+            if path
+                .rsplit('.')
+                .next()
+                .is_some_and(|last| last.starts_with("__") && last.ends_with("__"))
+            {
+                return None;
+            }
             let api = ApiPath::new(&path).ok()?;
             Some(ApiUse {
                 origin: classify.origin(api.top_level()),

@@ -43,8 +43,7 @@ pub(crate) fn parse(path: &Path, bytes: &[u8]) -> Result<Notebook, NotebookError
         (None, None) => {
             return Err(NotebookError::NotANotebook {
                 path: path.to_path_buf(),
-                reason: "it has neither `cells` (nbformat 4) nor `worksheets` (nbformat 3)"
-                    .into(),
+                reason: "it has neither `cells` (nbformat 4) nor `worksheets` (nbformat 3)".into(),
             })
         }
     };
@@ -68,10 +67,7 @@ pub(crate) fn parse(path: &Path, bytes: &[u8]) -> Result<Notebook, NotebookError
         path: path.to_path_buf(),
         format: SourceFormat::Ipynb {
             nbformat: nbformat.map_or(default_major, |v| v as u32),
-            nbformat_minor: nbformat_minor
-                .as_ref()
-                .and_then(Value::as_u64)
-                .unwrap_or(0) as u32,
+            nbformat_minor: nbformat_minor.as_ref().and_then(Value::as_u64).unwrap_or(0) as u32,
         },
         kernel,
         language_version,
@@ -406,6 +402,8 @@ mod tests {
                 text: "<Figure>".into()
             }
         );
-        assert!(matches!(&outs[2], Output::Error { ename, traceback, .. } if ename == "KeyError" && traceback.len() == 2));
+        assert!(
+            matches!(&outs[2], Output::Error { ename, traceback, .. } if ename == "KeyError" && traceback.len() == 2)
+        );
     }
 }

@@ -60,7 +60,10 @@ fn modules_in(dir: &Path) -> Vec<String> {
         let is_dir = entry.file_type().is_ok_and(|t| t.is_dir());
         let module = if is_dir {
             has_python_files(&entry.path()).then_some(name)
-        } else if let Some(stem) = name.strip_suffix(".py").or_else(|| name.strip_suffix(".pyw")) {
+        } else if let Some(stem) = name
+            .strip_suffix(".py")
+            .or_else(|| name.strip_suffix(".pyw"))
+        {
             Some(stem)
         } else if name.ends_with(".so") || name.ends_with(".pyd") {
             name.split('.').next()
@@ -86,9 +89,7 @@ fn has_python_files(dir: &Path) -> bool {
 
 fn is_identifier(s: &str) -> bool {
     let mut chars = s.chars();
-    chars
-        .next()
-        .is_some_and(|c| c == '_' || c.is_alphabetic())
+    chars.next().is_some_and(|c| c == '_' || c.is_alphabetic())
         && chars.all(|c| c == '_' || c.is_alphanumeric())
 }
 

@@ -40,8 +40,8 @@ pub(crate) fn cell_magic_kind(name: &str, args: &str) -> CellMagicKind {
         }
         "html" | "HTML" | "javascript" | "js" | "latex" | "markdown" | "svg" | "perl" | "ruby"
         | "sql" | "R" | "octave" | "julia" | "matlab" | "spark" | "local" | "configure"
-        | "info" | "md" | "dot" | "graphviz" | "mermaid" | "bigquery" | "kql" | "pig"
-        | "scala" | "powershell" | "cmd" => CellMagicKind::Skip,
+        | "info" | "md" | "dot" | "graphviz" | "mermaid" | "bigquery" | "kql" | "pig" | "scala"
+        | "powershell" | "cmd" => CellMagicKind::Skip,
         _ => CellMagicKind::Unknown,
     }
 }
@@ -109,7 +109,9 @@ pub(crate) fn statement_of(name: &str, args: &str) -> usize {
                 while pos < bytes.len() && (bytes[pos] == b' ' || bytes[pos] == b'\t') {
                     pos += 1;
                 }
-                pos = args[pos..].find([' ', '\t']).map_or(bytes.len(), |i| pos + i);
+                pos = args[pos..]
+                    .find([' ', '\t'])
+                    .map_or(bytes.len(), |i| pos + i);
             }
         } else {
             break;

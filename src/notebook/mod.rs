@@ -45,7 +45,6 @@ pub use read::{from_bytes, read};
 pub use requirement::{InstallRequirement, Installer};
 pub use stdlib::{is_stdlib, VersionSet};
 pub use usage::{
-    ApiUse, Import, ImportVia, LocalModule, LocalSource, MemberUse, Note, NoteKind,
-    NotebookInfo, Origin, OutputEvidence, PythonEvidence, Receiver, ThirdPartyImport, UseKind,
-    Usage, Warning,
+    ApiUse, Import, ImportVia, LocalModule, LocalSource, MemberUse, Note, NoteKind, NotebookInfo,
+    Origin, OutputEvidence, PythonEvidence, Receiver, ThirdPartyImport, Usage, UseKind, Warning,
 };

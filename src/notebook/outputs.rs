@@ -16,7 +16,14 @@ use super::usage::OutputEvidence;
 /// Jupyter's own machinery, which appears in every traceback and says nothing about the
 /// notebook's dependencies.
 const PLUMBING: &[&str] = &[
-    "IPython", "ipykernel", "jupyter_client", "tornado", "traitlets", "zmq", "asyncio",
+    "IPython",
+    "ipykernel",
+    "ipykernel_launcher",
+    "jupyter_client",
+    "tornado",
+    "traitlets",
+    "zmq",
+    "asyncio",
 ];
 
 pub(crate) fn scan(nb: &Notebook, ev: &mut Evidence) -> Vec<OutputEvidence> {
@@ -177,8 +184,9 @@ fn warnings(text: &str, cell: u32, out: &mut Vec<OutputEvidence>) {
     if !text.contains("Warning") {
         return;
     }
-    for line in text.lines() {
-        let Some(i) = line.find("Warning: ") else {
+    let mut lines = text.lines().peekable();
+    while let Some(line) = lines.next() {
+        let Some(i) = line.find("Warning:") else {
             continue;
         };
         let head = &line[..i + "Warning".len()];
@@ -189,7 +197,12 @@ fn warnings(text: &str, cell: u32, out: &mut Vec<OutputEvidence>) {
         if category.is_empty() || !category.starts_with(|c: char| c.is_ascii_uppercase()) {
             continue;
         }
-        let message: String = line[i + "Warning: ".len()..].trim().chars().take(300).collect();
+        let mut message = line[i + "Warning:".len()..].trim();
+        if message.is_empty() {
+            // pandas puts the message on the following lines
+            message = lines.peek().map_or("", |l| l.trim());
+        }
+        let message: String = message.chars().take(300).collect();
         let module = line[..start]
             .find("-packages/")
             .map(|j| &line[j + "-packages/".len()..start])
@@ -205,9 +218,11 @@ fn warnings(text: &str, cell: u32, out: &mut Vec<OutputEvidence>) {
 
 /// A version-looking word: `0.23.4`, `1.15.0`, `2.2.4-tf`, `1.0.0rc1`.
 fn version_words(text: &str) -> impl Iterator<Item = &str> {
-    text.split(|c: char| c.is_whitespace() || matches!(c, '\'' | '"' | ',' | '(' | ')' | '=' | ':' | '[' | ']'))
-        .map(|w| w.trim_end_matches('.'))
-        .filter(|w| is_version(w))
+    text.split(|c: char| {
+        c.is_whitespace() || matches!(c, '\'' | '"' | ',' | '(' | ')' | '=' | ':' | '[' | ']')
+    })
+    .map(|w| w.trim_end_matches('.'))
+    .filter(|w| is_version(w))
 }
 
 fn is_version(w: &str) -> bool {
@@ -313,9 +328,11 @@ fn pip_output(text: &str, cell: u32, out: &mut Vec<OutputEvidence>) {
             for item in rest.split_whitespace() {
                 let split = item
                     .char_indices()
-                    .filter(|(i, c)| *c == '-' && item[i + 1..].starts_with(|d: char| d.is_ascii_digit()))
+                    .filter(|(i, c)| {
+                        *c == '-' && item[i + 1..].starts_with(|d: char| d.is_ascii_digit())
+                    })
                     .map(|(i, _)| i)
-                    .last();
+                    .next_back();
                 if let Some(i) = split {
                     if let Ok(name) = DistName::new(&item[..i]) {
                         out.push(installed(name, &item[i + 1..], cell));
@@ -345,9 +362,10 @@ fn dedup(items: Vec<OutputEvidence>) -> Vec<OutputEvidence> {
     let mut out: Vec<OutputEvidence> = Vec::with_capacity(items.len());
     for item in items {
         if let OutputEvidence::LibraryPath { module, .. } = &item {
-            if let Some(OutputEvidence::LibraryPath { count, .. }) = out.iter_mut().find(
-                |o| matches!(o, OutputEvidence::LibraryPath { module: m, .. } if m == module),
-            ) {
+            if let Some(OutputEvidence::LibraryPath { count, .. }) = out
+                .iter_mut()
+                .find(|o| matches!(o, OutputEvidence::LibraryPath { module: m, .. } if m == module))
+            {
                 *count += 1;
                 continue;
             }
@@ -404,7 +422,10 @@ mod tests {
             module_of("sklearn/__init__.py").unwrap().as_str(),
             "sklearn"
         );
-        assert_eq!(strip_ansi("\x1b[0;31mKeyError\x1b[0m: 'x'"), "KeyError: 'x'");
+        assert_eq!(
+            strip_ansi("\x1b[0;31mKeyError\x1b[0m: 'x'"),
+            "KeyError: 'x'"
+        );
     }
 
     #[test]
@@ -412,17 +433,30 @@ mod tests {
         let mut out = Vec::new();
         warnings("/opt/conda/lib/python3.7/site-packages/sklearn/cross_validation.py:41: DeprecationWarning: This module was deprecated in version 0.18\n  \"This module will be removed in 0.20.\", DeprecationWarning)\n", 2, &mut out);
         assert_eq!(out.len(), 1);
-        assert!(matches!(&out[0], OutputEvidence::Warning { category, module: Some(m), .. } if category == "DeprecationWarning" && m.as_str() == "sklearn.cross_validation"));
+        assert!(
+            matches!(&out[0], OutputEvidence::Warning { category, module: Some(m), .. } if category == "DeprecationWarning" && m.as_str() == "sklearn.cross_validation")
+        );
         let mut out = Vec::new();
-        pip_output("Successfully installed keras-2.2.4 tensorflow-1.15.0 scikit-learn-0.20.3\n", 1, &mut out);
+        pip_output(
+            "Successfully installed keras-2.2.4 tensorflow-1.15.0 scikit-learn-0.20.3\n",
+            1,
+            &mut out,
+        );
         assert_eq!(out.len(), 3);
-        assert!(matches!(&out[2], OutputEvidence::Installed { name, version, .. } if name.as_str() == "scikit-learn" && version == "0.20.3"));
+        assert!(
+            matches!(&out[2], OutputEvidence::Installed { name, version, .. } if name.as_str() == "scikit-learn" && version == "0.20.3")
+        );
     }
 
     #[test]
     fn printed_versions() {
         let mut out = Vec::new();
-        versions("numpy 1.16.2\npandas 0.24.1\n", &["numpy".into(), "pandas".into()], 1, &mut out);
+        versions(
+            "numpy 1.16.2\npandas 0.24.1\n",
+            &["numpy".into(), "pandas".into()],
+            1,
+            &mut out,
+        );
         assert_eq!(out.len(), 2);
         let mut out = Vec::new();
         versions("'0.20.3'", &["sklearn".into()], 1, &mut out);

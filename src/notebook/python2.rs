@@ -52,20 +52,22 @@ pub(crate) fn scan_tokens(
                     );
                 }
             }
-            TokenKind::Name if matches!(text, "ur" | "UR" | "Ur" | "uR") => {
-                if next.is_some_and(|n| n.kind() == TokenKind::String && n.start() == tok.end())
-                {
-                    found("`ur''` string prefix", tok.start());
-                }
+            TokenKind::Name
+                if matches!(text, "ur" | "UR" | "Ur" | "uR")
+                    && next.is_some_and(|n| {
+                        n.kind() == TokenKind::String && n.start() == tok.end()
+                    }) =>
+            {
+                found("`ur''` string prefix", tok.start());
             }
-            TokenKind::Int => {
+            TokenKind::Int
                 if next.is_some_and(|n| {
                     n.kind() == TokenKind::Name
                         && n.start() == tok.end()
                         && matches!(&source[n.range()], "L" | "l")
-                }) {
-                    found("long integer literal `10L`", tok.start());
-                }
+                }) =>
+            {
+                found("long integer literal `10L`", tok.start());
             }
             TokenKind::Unknown => {
                 if text == "`" {
@@ -81,11 +83,11 @@ pub(crate) fn scan_tokens(
                     found("octal literal `0777`", tok.start());
                 }
             }
-            TokenKind::Less => {
-                if next.is_some_and(|n| n.kind() == TokenKind::Greater && n.start() == tok.end())
-                {
-                    found("`<>` operator", tok.start());
-                }
+            TokenKind::Less
+                if next
+                    .is_some_and(|n| n.kind() == TokenKind::Greater && n.start() == tok.end()) =>
+            {
+                found("`<>` operator", tok.start());
             }
             _ => {}
         }
@@ -122,6 +124,9 @@ mod tests {
 
     #[test]
     fn python3_code_is_quiet() {
-        assert!(found("print('x')\nprint\nprint(x, end='')\nf = print\nx = 10\nn = 0\na < b > c\n").is_empty());
+        assert!(found(
+            "print('x')\nprint\nprint(x, end='')\nf = print\nx = 10\nn = 0\na < b > c\n"
+        )
+        .is_empty());
     }
 }

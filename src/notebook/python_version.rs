@@ -167,7 +167,8 @@ mod tests {
         assert_eq!(PyVersion::parse("3.10"), Some(PyVersion::new(3, 10)));
         assert_eq!(PyVersion::parse("2.7.15+"), Some(PyVersion::new(2, 7)));
         assert_eq!(PyVersion::parse("x"), None);
-        let r = PyRange::at_least(PyVersion::new(3, 6)).intersect(&PyRange::at_most(PyVersion::new(3, 11)));
+        let r = PyRange::at_least(PyVersion::new(3, 6))
+            .intersect(&PyRange::at_most(PyVersion::new(3, 11)));
         assert!(r.contains(PyVersion::new(3, 8)) && !r.contains(PyVersion::new(3, 12)));
         assert_eq!(r.to_string(), ">=3.6,<=3.11");
         assert!(PyRange::at_most(PyVersion::new(2, 7))

@@ -43,8 +43,7 @@ pub(crate) fn pip_requirement(arg: &str) -> Option<(String, Option<DistName>)> {
     if let Some(url_req) = url_requirement(arg) {
         return Some(url_req);
     }
-    if arg.starts_with('.') || arg.starts_with('/') || arg.starts_with('~') || arg.contains('/')
-    {
+    if arg.starts_with('.') || arg.starts_with('/') || arg.starts_with('~') || arg.contains('/') {
         return None;
     }
     let name_end = arg
@@ -74,9 +73,7 @@ fn url_requirement(arg: &str) -> Option<(String, Option<DistName>)> {
     } else {
         let file = arg.rsplit('/').next().unwrap_or("");
         if file.ends_with(".whl") || file.ends_with(".tar.gz") || file.ends_with(".zip") {
-            file.split('-')
-                .next()
-                .and_then(|n| DistName::new(n).ok())
+            file.split('-').next().and_then(|n| DistName::new(n).ok())
         } else if arg.starts_with("git+") {
             // git+https://github.com/owner/repo(.git)(@ref): the repository name is a good guess
             let segment = arg.trim_end_matches('/').rsplit('/').next().unwrap_or("");
@@ -105,7 +102,10 @@ pub(crate) fn conda_requirement(arg: &str) -> Option<(String, Option<DistName>)>
         .find(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.')))
         .unwrap_or(arg.len());
     let name = DistName::new(&arg[..name_end]).ok()?;
-    let rest: String = arg[name_end..].chars().filter(|c| !c.is_whitespace()).collect();
+    let rest: String = arg[name_end..]
+        .chars()
+        .filter(|c| !c.is_whitespace())
+        .collect();
     let spec = if let Some(v) = rest.strip_prefix("==") {
         // `pkg==1.2=build`: drop the build string
         format!("=={}", v.split('=').next().unwrap_or(v))
@@ -139,8 +139,14 @@ mod tests {
             pip("scikit-learn>=0.20,<0.22").as_deref(),
             Some("scikit-learn>=0.20,<0.22")
         );
-        assert_eq!(pip("keras[tests]==2.2.4").as_deref(), Some("keras[tests]==2.2.4"));
-        assert_eq!(pip_requirement("Keras").unwrap().1.unwrap().as_str(), "keras");
+        assert_eq!(
+            pip("keras[tests]==2.2.4").as_deref(),
+            Some("keras[tests]==2.2.4")
+        );
+        assert_eq!(
+            pip_requirement("Keras").unwrap().1.unwrap().as_str(),
+            "keras"
+        );
         assert_eq!(pip("."), None);
         assert_eq!(pip("./pkg"), None);
         assert_eq!(pip("$PKG"), None);
@@ -164,7 +170,10 @@ mod tests {
         assert_eq!(c("numpy=1.16").as_deref(), Some("numpy==1.16.*"));
         assert_eq!(c("numpy=1.16.*").as_deref(), Some("numpy==1.16.*"));
         assert_eq!(c("numpy==1.16.4=py36_0").as_deref(), Some("numpy==1.16.4"));
-        assert_eq!(c("conda-forge::xgboost>=0.80").as_deref(), Some("xgboost>=0.80"));
+        assert_eq!(
+            c("conda-forge::xgboost>=0.80").as_deref(),
+            Some("xgboost>=0.80")
+        );
         assert_eq!(c("rdkit").as_deref(), Some("rdkit"));
     }
 }

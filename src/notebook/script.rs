@@ -122,9 +122,32 @@ fn is_nbconvert_marker(line: &str) -> Option<CellKind> {
 /// Shell commands jupytext comments out (`# !pip install x`). Only well-known commands are
 /// uncommented so that prose comments starting with `!` stay comments.
 const SHELL_WORDS: &[&str] = &[
-    "pip", "pip3", "conda", "mamba", "python", "python3", "wget", "curl", "git", "apt", "apt-get",
-    "sudo", "unzip", "tar", "ls", "mkdir", "cd", "rm", "cp", "mv", "cat", "nvidia-smi", "echo",
-    "kaggle", "gdown", "head",
+    "pip",
+    "pip3",
+    "conda",
+    "mamba",
+    "python",
+    "python3",
+    "wget",
+    "curl",
+    "git",
+    "apt",
+    "apt-get",
+    "sudo",
+    "unzip",
+    "tar",
+    "ls",
+    "mkdir",
+    "cd",
+    "rm",
+    "cp",
+    "mv",
+    "cat",
+    "nvidia-smi",
+    "echo",
+    "kaggle",
+    "gdown",
+    "head",
 ];
 
 /// Jupytext writes magics as comments (`# %matplotlib inline`); make them magics again.
@@ -136,9 +159,7 @@ fn uncomment_magics(source: &str) -> String {
         }
         let indent_len = line.len() - line.trim_start().len();
         let (indent, rest) = line.split_at(indent_len);
-        let uncommented = rest
-            .strip_prefix("# ")
-            .filter(|r| is_commented_magic(r));
+        let uncommented = rest.strip_prefix("# ").filter(|r| is_commented_magic(r));
         match uncommented {
             Some(magic) => {
                 out.push_str(indent);

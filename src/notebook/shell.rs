@@ -91,7 +91,9 @@ fn basename(word: &str) -> &str {
 
 fn is_python(word: &str) -> bool {
     let b = basename(word);
-    let rest = b.strip_prefix("python").or_else(|| b.strip_prefix("ipython"));
+    let rest = b
+        .strip_prefix("python")
+        .or_else(|| b.strip_prefix("ipython"));
     rest.is_some_and(|r| r.chars().all(|c| c.is_ascii_digit() || c == '.'))
         || word.contains("sys.executable")
         || word.eq_ignore_ascii_case("$PYTHON")
@@ -109,7 +111,13 @@ fn scan_simple(text: &str, words: &[String], out: &mut Vec<ShellFinding>) {
     while i < words.len() {
         let w = words[i].as_str();
         if matches!(w, "sudo" | "time" | "nohup" | "env" | "!" | "yes" | "exec")
-            || (w.contains('=') && !w.starts_with('-') && w.split('=').next().is_some_and(|k| !k.is_empty() && k.chars().all(|c| c.is_ascii_uppercase() || c == '_' || c.is_ascii_digit())))
+            || (w.contains('=')
+                && !w.starts_with('-')
+                && w.split('=').next().is_some_and(|k| {
+                    !k.is_empty()
+                        && k.chars()
+                            .all(|c| c.is_ascii_uppercase() || c == '_' || c.is_ascii_digit())
+                }))
             || (i > 0 && words[i - 1] == "sudo" && w.starts_with('-'))
         {
             i += 1;
@@ -129,10 +137,13 @@ fn scan_simple(text: &str, words: &[String], out: &mut Vec<ShellFinding>) {
     } else {
         match basename(program) {
             "conda" | "mamba" | "micromamba" => conda(text, args, out),
-            "apt" | "apt-get" | "yum" | "dnf" | "brew" | "apk" => {
-                if args.iter().any(|a| a == "install" || a == "add") {
-                    out.push(ShellFinding::Note(NoteKind::SystemPackage, text.to_string()));
-                }
+            "apt" | "apt-get" | "yum" | "dnf" | "brew" | "apk"
+                if args.iter().any(|a| a == "install" || a == "add") =>
+            {
+                out.push(ShellFinding::Note(
+                    NoteKind::SystemPackage,
+                    text.to_string(),
+                ));
             }
             "wget" | "curl" | "kaggle" | "gdown" => {
                 out.push(ShellFinding::Note(NoteKind::DataDownload, text.to_string()));
@@ -141,7 +152,10 @@ fn scan_simple(text: &str, words: &[String], out: &mut Vec<ShellFinding>) {
                 out.push(ShellFinding::Note(NoteKind::GitClone, text.to_string()));
             }
             "spacy" if args.first().is_some_and(|a| a == "download") => {
-                out.push(ShellFinding::Note(NoteKind::ModelDownload, text.to_string()));
+                out.push(ShellFinding::Note(
+                    NoteKind::ModelDownload,
+                    text.to_string(),
+                ));
             }
             _ => {}
         }
@@ -157,16 +171,22 @@ fn python(text: &str, args: &[String], out: &mut Vec<ShellFinding>) {
             let rest = &args[(i + 2).min(args.len())..];
             match module {
                 "pip" => pip(text, rest, out),
-                "spacy" | "nltk.downloader" | "textblob.download_corpora" | "stanza" => {
-                    out.push(ShellFinding::Note(NoteKind::ModelDownload, text.to_string()))
-                }
+                "spacy" | "nltk.downloader" | "textblob.download_corpora" | "stanza" => out.push(
+                    ShellFinding::Note(NoteKind::ModelDownload, text.to_string()),
+                ),
                 _ => {}
             }
             return;
         }
         if a.ends_with("setup.py") {
-            if args[i + 1..].iter().any(|a| a == "install" || a == "develop") {
-                out.push(ShellFinding::Note(NoteKind::SourceInstall, text.to_string()));
+            if args[i + 1..]
+                .iter()
+                .any(|a| a == "install" || a == "develop")
+            {
+                out.push(ShellFinding::Note(
+                    NoteKind::SourceInstall,
+                    text.to_string(),
+                ));
             }
             return;
         }
@@ -180,15 +200,43 @@ fn python(text: &str, args: &[String], out: &mut Vec<ShellFinding>) {
 
 /// pip options that take a value as the next word.
 const PIP_VALUE_OPTIONS: &[&str] = &[
-    "-c", "--constraint", "-i", "--index-url", "--extra-index-url", "-f", "--find-links", "-t",
-    "--target", "--prefix", "--root", "--src", "--trusted-host", "--platform", "--python-version",
-    "--implementation", "--abi", "--only-binary", "--no-binary", "--progress-bar", "--cache-dir",
-    "--log", "--proxy", "--timeout", "--retries", "--upgrade-strategy", "--config-settings",
-    "--global-option", "--install-option", "--report",
+    "-c",
+    "--constraint",
+    "-i",
+    "--index-url",
+    "--extra-index-url",
+    "-f",
+    "--find-links",
+    "-t",
+    "--target",
+    "--prefix",
+    "--root",
+    "--src",
+    "--trusted-host",
+    "--platform",
+    "--python-version",
+    "--implementation",
+    "--abi",
+    "--only-binary",
+    "--no-binary",
+    "--progress-bar",
+    "--cache-dir",
+    "--log",
+    "--proxy",
+    "--timeout",
+    "--retries",
+    "--upgrade-strategy",
+    "--config-settings",
+    "--global-option",
+    "--install-option",
+    "--report",
 ];
 
 fn pip(text: &str, args: &[String], out: &mut Vec<ShellFinding>) {
-    let mut args = args.iter().map(String::as_str).skip_while(|a| a.starts_with('-'));
+    let mut args = args
+        .iter()
+        .map(String::as_str)
+        .skip_while(|a| a.starts_with('-'));
     match args.next() {
         Some("install") => {}
         Some("uninstall") => {
@@ -203,7 +251,10 @@ fn pip(text: &str, args: &[String], out: &mut Vec<ShellFinding>) {
         let a = args[i];
         i += 1;
         if a == "-r" || a == "--requirement" || a.starts_with("--requirement=") {
-            out.push(ShellFinding::Note(NoteKind::RequirementsFile, text.to_string()));
+            out.push(ShellFinding::Note(
+                NoteKind::RequirementsFile,
+                text.to_string(),
+            ));
             if !a.contains('=') {
                 i += 1;
             }
@@ -211,14 +262,19 @@ fn pip(text: &str, args: &[String], out: &mut Vec<ShellFinding>) {
             let target = args.get(i).copied().unwrap_or("");
             i += 1;
             match pip_requirement(target) {
-                Some((requirement, name)) if target.contains("://") || target.starts_with("git+") => {
+                Some((requirement, name))
+                    if target.contains("://") || target.starts_with("git+") =>
+                {
                     out.push(ShellFinding::Requirement {
                         requirement,
                         name,
                         installer: Installer::Pip,
                     })
                 }
-                _ => out.push(ShellFinding::Note(NoteKind::SourceInstall, text.to_string())),
+                _ => out.push(ShellFinding::Note(
+                    NoteKind::SourceInstall,
+                    text.to_string(),
+                )),
             }
         } else if PIP_VALUE_OPTIONS.contains(&a) {
             i += 1;
@@ -230,19 +286,32 @@ fn pip(text: &str, args: &[String], out: &mut Vec<ShellFinding>) {
                 installer: Installer::Pip,
             });
         } else if a == "." || a.starts_with("./") || a.starts_with('/') || a.ends_with(".whl") {
-            out.push(ShellFinding::Note(NoteKind::SourceInstall, text.to_string()));
+            out.push(ShellFinding::Note(
+                NoteKind::SourceInstall,
+                text.to_string(),
+            ));
         }
     }
 }
 
 const CONDA_VALUE_OPTIONS: &[&str] = &[
-    "-c", "--channel", "-n", "--name", "-p", "--prefix", "--file", "--override-channels-from",
+    "-c",
+    "--channel",
+    "-n",
+    "--name",
+    "-p",
+    "--prefix",
+    "--file",
+    "--override-channels-from",
     "--repodata-fn",
 ];
 
 fn conda(text: &str, args: &[String], out: &mut Vec<ShellFinding>) {
     if args.first().map(String::as_str) != Some("install") {
-        if args.first().is_some_and(|a| a == "remove" || a == "uninstall") {
+        if args
+            .first()
+            .is_some_and(|a| a == "remove" || a == "uninstall")
+        {
             out.push(ShellFinding::Note(NoteKind::Uninstall, text.to_string()));
         }
         return;
@@ -252,7 +321,10 @@ fn conda(text: &str, args: &[String], out: &mut Vec<ShellFinding>) {
         let a = args[i].as_str();
         i += 1;
         if a == "--file" {
-            out.push(ShellFinding::Note(NoteKind::RequirementsFile, text.to_string()));
+            out.push(ShellFinding::Note(
+                NoteKind::RequirementsFile,
+                text.to_string(),
+            ));
             i += 1;
         } else if CONDA_VALUE_OPTIONS.contains(&a) {
             i += 1;
@@ -304,12 +376,24 @@ mod tests {
             reqs("python3 -m pip install --index-url https://x/simple numpy"),
             ["numpy"]
         );
-        assert_eq!(reqs("{sys.executable} -m pip install xgboost==0.82"), ["xgboost==0.82"]);
+        assert_eq!(
+            reqs("{sys.executable} -m pip install xgboost==0.82"),
+            ["xgboost==0.82"]
+        );
         assert_eq!(reqs("sudo -H pip3 install gensim && echo done"), ["gensim"]);
-        assert_eq!(reqs("pip install -r requirements.txt"), Vec::<String>::new());
-        assert_eq!(notes("pip install -r requirements.txt"), [NoteKind::RequirementsFile]);
+        assert_eq!(
+            reqs("pip install -r requirements.txt"),
+            Vec::<String>::new()
+        );
+        assert_eq!(
+            notes("pip install -r requirements.txt"),
+            [NoteKind::RequirementsFile]
+        );
         assert_eq!(reqs("pip list"), Vec::<String>::new());
-        assert_eq!(reqs("conda install -y -c conda-forge lightgbm=2.2"), ["lightgbm==2.2.*"]);
+        assert_eq!(
+            reqs("conda install -y -c conda-forge lightgbm=2.2"),
+            ["lightgbm==2.2.*"]
+        );
     }
 
     #[test]
@@ -318,9 +402,18 @@ mod tests {
             notes("python -m spacy download en_core_web_sm"),
             [NoteKind::ModelDownload]
         );
-        assert_eq!(notes(" wget http://x.org/data.zip && unzip data.zip"), [NoteKind::DataDownload]);
-        assert_eq!(notes("apt-get install -y graphviz"), [NoteKind::SystemPackage]);
-        assert_eq!(notes("git clone https://github.com/a/b"), [NoteKind::GitClone]);
+        assert_eq!(
+            notes(" wget http://x.org/data.zip && unzip data.zip"),
+            [NoteKind::DataDownload]
+        );
+        assert_eq!(
+            notes("apt-get install -y graphviz"),
+            [NoteKind::SystemPackage]
+        );
+        assert_eq!(
+            notes("git clone https://github.com/a/b"),
+            [NoteKind::GitClone]
+        );
         assert_eq!(notes("pip install -e ."), [NoteKind::SourceInstall]);
         assert!(notes("ls -la").is_empty());
     }

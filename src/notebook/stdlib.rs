@@ -98,12 +98,51 @@ pub fn version_range(name: &str) -> Option<PyRange> {
 }
 
 const BACKPORTED: &[&str] = &[
-    "_dummy_thread", "_markupbase", "_thread", "aifc", "asynchat", "asyncio", "asyncore",
-    "audioop", "builtins", "cgi", "cgitb", "chunk", "concurrent", "configparser",
-    "contextvars", "copyreg", "crypt", "dataclasses", "distutils", "enum", "html", "http",
-    "imghdr", "importlib", "ipaddress", "lzma", "mailcap", "nntplib", "pathlib", "pipes",
-    "queue", "reprlib", "selectors", "smtpd", "sndhdr", "socketserver", "statistics",
-    "sunau", "telnetlib", "tkinter", "typing", "uu", "winreg", "xdrlib", "xmlrpc",
+    "_dummy_thread",
+    "_markupbase",
+    "_thread",
+    "aifc",
+    "asynchat",
+    "asyncio",
+    "asyncore",
+    "audioop",
+    "builtins",
+    "cgi",
+    "cgitb",
+    "chunk",
+    "concurrent",
+    "configparser",
+    "contextvars",
+    "copyreg",
+    "crypt",
+    "dataclasses",
+    "distutils",
+    "enum",
+    "html",
+    "http",
+    "imghdr",
+    "importlib",
+    "ipaddress",
+    "lzma",
+    "mailcap",
+    "nntplib",
+    "pathlib",
+    "pipes",
+    "queue",
+    "reprlib",
+    "selectors",
+    "smtpd",
+    "sndhdr",
+    "socketserver",
+    "statistics",
+    "sunau",
+    "telnetlib",
+    "tkinter",
+    "typing",
+    "uu",
+    "winreg",
+    "xdrlib",
+    "xmlrpc",
 ];
 
 /// Modules that a PyPI package also provides on versions whose standard library lacks them
@@ -124,7 +163,10 @@ mod tests {
         assert!(is_stdlib("imp", VersionSet::ALL));
         assert!(!is_stdlib("imp", py312));
         assert!(is_stdlib("distutils", py27));
-        assert!(is_stdlib("asynchat", VersionSet::of(&[PyVersion::new(3, 11)])));
+        assert!(is_stdlib(
+            "asynchat",
+            VersionSet::of(&[PyVersion::new(3, 11)])
+        ));
         assert!(is_stdlib("urllib2", py27) && !is_stdlib("urllib2", py312));
         assert!(!is_stdlib("numpy", VersionSet::ALL));
         assert!(is_stdlib("os", py312) && is_stdlib("sys", py27));

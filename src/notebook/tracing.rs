@@ -124,8 +124,13 @@ impl Tracer {
         for e in parsed.unsupported_syntax_errors() {
             if let Some((detail, range)) = syntax_version::feature(e.kind) {
                 let at = self.at(e.range.start());
-                self.ev
-                    .hint(HintReason::SyntaxFeature, detail, range, self.elsewhere, Some(at));
+                self.ev.hint(
+                    HintReason::SyntaxFeature,
+                    detail,
+                    range,
+                    self.elsewhere,
+                    Some(at),
+                );
             }
         }
         if let Some(first) = parsed.errors().first() {
@@ -231,7 +236,9 @@ impl Tracer {
                 if let Some(frame) = self.scopes.function_frame() {
                     let better = match (&frame.returns, &v) {
                         (None, _) => true,
-                        (Some(old), new) => !old.is_library() && (new.is_library() || *new == Value::Unknown),
+                        (Some(old), new) => {
+                            !old.is_library() && (new.is_library() || *new == Value::Unknown)
+                        }
                     };
                     if better {
                         frame.returns = Some(v);
@@ -367,7 +374,10 @@ impl Tracer {
                     return;
                 }
             };
-            let starred = target_elts.iter().chain(value_elts).any(Expr::is_starred_expr);
+            let starred = target_elts
+                .iter()
+                .chain(value_elts)
+                .any(Expr::is_starred_expr);
             if target_elts.len() == value_elts.len() && !starred {
                 let values: Vec<Value> = value_elts.iter().map(|e| self.eval(e)).collect();
                 for (t, v) in target_elts.iter().zip(values) {
@@ -402,11 +412,34 @@ impl Tracer {
                     }
                     Value::Api(p) => {
                         let path = self.join(&p, a.attr.as_str());
-                        self.ev.api(&path, UseKind::Attribute, None, std::iter::empty(), at);
+                        self.ev
+                            .api(&path, UseKind::Attribute, None, std::iter::empty(), at);
                     }
                     Value::Instance(p) => {
                         let path = self.join(&p, a.attr.as_str());
-                        self.ev.api(&path, UseKind::Traced, Some(UseKind::Attribute), std::iter::empty(), at);
+                        self.ev.api(
+                            &path,
+                            UseKind::Traced,
+                            Some(UseKind::Attribute),
+                            std::iter::empty(),
+                            at,
+                        );
+                    }
+                    Value::Bound(p, inherited) => {
+                        // `self.model.stop_training = True`: the inherited `model` is used
+                        let how = if inherited {
+                            UseKind::Inherited
+                        } else {
+                            UseKind::Traced
+                        };
+                        let base_at = self.at(a.value.start());
+                        self.ev.api(
+                            &p,
+                            how,
+                            Some(UseKind::Attribute),
+                            std::iter::empty(),
+                            base_at,
+                        );
                     }
                     Value::Derived(o) => {
                         let value = &a.value;
@@ -573,7 +606,8 @@ impl Tracer {
             }
             self.record_import(module, Some(name), asname, false, 0, at);
             let path: Rc<str> = self.join(module, name);
-            self.ev.api(&path, UseKind::Import, None, std::iter::empty(), at);
+            self.ev
+                .api(&path, UseKind::Import, None, std::iter::empty(), at);
             let bound = alias.asname.as_ref().unwrap_or(&alias.name);
             self.scopes.bind(bound.id(), Value::Api(path));
         }
@@ -607,7 +641,9 @@ impl Tracer {
         self.bind_parameters(&f.parameters, receiver);
         self.body(&f.body);
         let frame = self.scopes.pop();
-        let returns = frame.returns.filter(|v| v.is_library() || *v == Value::Unknown);
+        let returns = frame
+            .returns
+            .filter(|v| v.is_library() || *v == Value::Unknown);
         self.scopes
             .bind(f.name.id(), Value::Function(returns.map(Rc::new)));
     }
@@ -655,12 +691,10 @@ impl Tracer {
                     Value::Api(p) => {
                         class.library_base.get_or_insert(p);
                     }
-                    Value::LocalClass(k) => {
-                        if class.local_base.is_none() {
-                            class.local_base = Some(k);
-                            if class.library_base.is_none() {
-                                class.library_base = self.classes[k as usize].library_base.clone();
-                            }
+                    Value::LocalClass(k) if class.local_base.is_none() => {
+                        class.local_base = Some(k);
+                        if class.library_base.is_none() {
+                            class.library_base = self.classes[k as usize].library_base.clone();
                         }
                     }
                     _ => {}
