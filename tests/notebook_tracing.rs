@@ -248,3 +248,16 @@ fn stdlib_depends_on_candidate_versions() {
     // on 3.12 only, asynchat and imp are no longer standard library
     assert_eq!(third_party(&py312), ["asynchat", "imp"]);
 }
+
+#[test]
+fn deeply_nested_generated_code_does_not_overflow() {
+    // 100k-term sums and 100k-deep attribute chains occur in generated cells
+    let sum: Vec<String> = (0..100_000).map(|i| format!("a{i}")).collect();
+    let chain = "x".to_string() + &".b".repeat(100_000);
+    let source = format!(
+        "# %%\nimport numpy as np\ntotal = {}\ny = {chain}\nnp.zeros(3)\n",
+        sum.join(" + ")
+    );
+    let u = usage_of_source(&source);
+    assert_eq!(api(&u, "numpy.zeros").locations, [at(1, 4)]);
+}

@@ -350,7 +350,11 @@ pub fn render(u: &Usage) -> String {
                     cell,
                 } => format!("cell {cell:<3} installed     {name} {version}"),
             };
-            let line: String = line.chars().take(160).collect();
+            let line: String = line
+                .chars()
+                .map(|c| if c.is_control() { ' ' } else { c })
+                .take(160)
+                .collect();
             let _ = writeln!(s, "  {line}");
         }
     }

@@ -13,6 +13,10 @@ use super::python_version::{HintReason, PyRange, PyVersion};
 use super::tracing::{walk_children, Tracer};
 use super::usage::{NoteKind, UseKind};
 
+/// Expressions nested deeper than this (`a + b + … ` with thousands of terms) are not followed
+/// further, so that generated code cannot exhaust the stack.
+const MAX_DEPTH: u32 = 200;
+
 fn keyword_names(args: &Arguments) -> impl Iterator<Item = &str> + Clone {
     args.keywords
         .iter()
@@ -75,6 +79,17 @@ impl Tracer {
     /// Like [`Tracer::eval`]; a top-level attribute chain is recorded as `kind` (decorators,
     /// base classes) and a call as `kind` plus `Call`.
     pub(crate) fn eval_as(&mut self, expr: &Expr, kind: UseKind) -> Value {
+        if self.depth >= MAX_DEPTH {
+            self.too_deep = true;
+            return Value::Unknown;
+        }
+        self.depth += 1;
+        let v = self.eval_inner(expr, kind);
+        self.depth -= 1;
+        v
+    }
+
+    fn eval_inner(&mut self, expr: &Expr, kind: UseKind) -> Value {
         match expr {
             Expr::Attribute(a) => {
                 let base = self.resolve(&a.value);
@@ -130,6 +145,17 @@ impl Tracer {
     /// The value of an expression without recording a top-level attribute chain: used for the
     /// base of an attribute and the callee of a call, whose parent records the whole.
     pub(crate) fn resolve(&mut self, expr: &Expr) -> Value {
+        if self.depth >= MAX_DEPTH {
+            self.too_deep = true;
+            return Value::Unknown;
+        }
+        self.depth += 1;
+        let v = self.resolve_inner(expr);
+        self.depth -= 1;
+        v
+    }
+
+    fn resolve_inner(&mut self, expr: &Expr) -> Value {
         match expr {
             Expr::Name(n) => self.name(n).0,
             Expr::Attribute(a) => {

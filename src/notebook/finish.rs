@@ -1,8 +1,6 @@
 //! Turning traced evidence into the reported [`Usage`]: classifying modules as third-party,
 //! standard library or local, aggregating and sorting.
 
-use std::collections::HashMap;
-
 use crate::names::{ApiPath, ModulePath};
 
 use super::collect::{kinds_of, receiver_of, sorted_keywords, Evidence};
@@ -178,13 +176,4 @@ pub(crate) fn build(
         notes,
         warnings,
     }
-}
-
-/// Counts of APIs by origin, for summaries.
-pub fn api_counts(usage: &Usage) -> HashMap<Origin, usize> {
-    let mut counts = HashMap::new();
-    for a in &usage.apis {
-        *counts.entry(a.origin).or_insert(0) += 1;
-    }
-    counts
 }

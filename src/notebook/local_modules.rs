@@ -77,9 +77,14 @@ fn modules_in(dir: &Path) -> Vec<String> {
     names
 }
 
+/// A package (`__init__.py`) or a namespace package with Python files among its first
+/// entries; big data directories are not listed in full.
 fn has_python_files(dir: &Path) -> bool {
+    if dir.join("__init__.py").is_file() {
+        return true;
+    }
     std::fs::read_dir(dir).is_ok_and(|entries| {
-        entries.flatten().any(|e| {
+        entries.flatten().take(256).any(|e| {
             e.file_name()
                 .to_str()
                 .is_some_and(|n| n.ends_with(".py") || n.ends_with(".so"))

@@ -37,7 +37,6 @@ mod usage;
 
 pub use analyze::{analyze, AnalyzeOptions};
 pub use error::NotebookError;
-pub use finish::api_counts;
 pub use format::{Cell, CellKind, Kernel, Notebook, Output, SourceFormat, StreamName};
 pub use location::Location;
 pub use python_version::{HintReason, PyRange, PyVersion, VersionHint, KNOWN_VERSIONS};

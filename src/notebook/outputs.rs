@@ -191,8 +191,10 @@ fn warnings(text: &str, cell: u32, out: &mut Vec<OutputEvidence>) {
         };
         let head = &line[..i + "Warning".len()];
         let start = head
-            .rfind(|c: char| !(c.is_alphanumeric() || c == '_'))
-            .map_or(0, |j| j + 1);
+            .char_indices()
+            .rev()
+            .find(|(_, c)| !(c.is_alphanumeric() || *c == '_'))
+            .map_or(0, |(j, c)| j + c.len_utf8());
         let category = &head[start..];
         if category.is_empty() || !category.starts_with(|c: char| c.is_ascii_uppercase()) {
             continue;

@@ -48,6 +48,10 @@ pub(crate) struct Tracer {
     py2_found: Vec<(&'static str, TextSize)>,
     /// Scratch buffer for dotted paths.
     pub(crate) buf: String,
+    /// Current expression nesting, bounded by `evaluate::MAX_DEPTH`.
+    pub(crate) depth: u32,
+    /// The current source nests deeper than that: its syntax tree is dropped on a big stack.
+    pub(crate) too_deep: bool,
 }
 
 pub(crate) fn parse_options() -> ParseOptions {
@@ -72,6 +76,8 @@ impl Tracer {
             line_starts: Vec::new(),
             py2_found: Vec::new(),
             buf: String::new(),
+            depth: 0,
+            too_deep: false,
         }
     }
 
@@ -154,6 +160,7 @@ impl Tracer {
         if let Mod::Module(module) = parsed.syntax() {
             self.body(&module.body);
         }
+        self.drop_tree(parsed);
         self.cell = saved_cell;
         self.line_offset = saved_offset;
         self.line_starts = saved_starts;
@@ -167,6 +174,22 @@ impl Tracer {
             self.body(&module.body);
         }
         self.force_line = saved;
+        self.drop_tree(parsed);
+    }
+
+    /// Syntax trees are dropped recursively; one nested thousands of levels deep (generated
+    /// `a + b + …` with 100k terms) would overflow the stack, so it is dropped on a thread with
+    /// a big one. Normal trees are dropped here.
+    fn drop_tree<T: Send + 'static>(&mut self, tree: T) {
+        if !std::mem::take(&mut self.too_deep) {
+            return;
+        }
+        let dropper = std::thread::Builder::new()
+            .stack_size(1 << 30)
+            .spawn(move || drop(tree));
+        if let Ok(handle) = dropper {
+            let _ = handle.join();
+        }
     }
 
     /// Runs `f` with a namespace of its own, for code the kernel does not run in the
