@@ -209,7 +209,7 @@ pub fn render(u: &Usage) -> String {
             .map(|a| a.api.as_str().len())
             .max()
             .unwrap_or(0)
-            .min(60);
+            .min(72);
         for a in &third_apis {
             let kinds: Vec<String> = a
                 .kinds
