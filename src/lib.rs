@@ -1,9 +1,13 @@
 //! nbenv: restore the execution environment of Jupyter notebooks.
 //!
-//! The library follows the pipeline in the README: each stage uses only the ones before it.
-//! `names` is the shared vocabulary; `pypi` talks to package indexes.
+//! The library follows the pipeline in the README; each stage uses only the ones before it:
+//! `names` (the shared vocabulary), `pypi` (package indexes), `python` (interpreters, venvs,
+//! time-limited processes), `bank` (the API bank), `notebook` (reading notebooks and
+//! analysing what they use).
 
-pub mod bank;
 pub mod names;
 pub mod pypi;
 pub mod python;
+
+pub mod bank;
+pub mod notebook;

@@ -14,6 +14,7 @@ fn main() -> ExitCode {
     let result = match &cli.command {
         Command::Index(args) => cli::index::run(&cli.global, args),
         Command::Bank(args) => cli::bank::run(&cli.global, args),
+        Command::Usage(args) => cli::usage::run(args),
     };
     cli::exit::report(result, &cli.global)
 }

@@ -58,4 +58,6 @@ pub enum Command {
     Index(super::index::IndexArgs),
     /// Build and query the API bank.
     Bank(super::bank::BankArgs),
+    /// Show the environment evidence in a notebook: imports, APIs, installs, Python version.
+    Usage(super::usage::UsageArgs),
 }

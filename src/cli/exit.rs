@@ -4,6 +4,7 @@ use std::process::ExitCode;
 
 use nbenv::bank::indexer::IndexError;
 use nbenv::bank::store::StoreError;
+use nbenv::notebook::NotebookError;
 use nbenv::pypi::PypiError;
 
 use super::args::GlobalArgs;
@@ -36,6 +37,18 @@ pub struct PartialFailure(pub String);
 #[derive(Debug, thiserror::Error)]
 #[error("{0}")]
 pub struct NotFound(pub String);
+// 3–9 are reserved for index and bank errors.
+
+/// The notebook file is not valid JSON.
+pub const NOTEBOOK_BROKEN_JSON: u8 = 10;
+/// Valid JSON (or text) that is not a Jupyter notebook.
+pub const NOT_A_NOTEBOOK: u8 = 11;
+/// The notebook has no non-empty code cell.
+pub const NOTEBOOK_EMPTY: u8 = 12;
+/// The notebook's kernel is not Python (R, Julia, ...).
+pub const NOTEBOOK_NOT_PYTHON: u8 = 13;
+/// The notebook file cannot be read (missing, permissions, a script that is not UTF-8).
+pub const NOTEBOOK_UNREADABLE: u8 = 14;
 
 /// Prints the error chain (if any) and turns the result into an exit code.
 pub fn report(result: anyhow::Result<()>, _global: &GlobalArgs) -> ExitCode {
@@ -94,6 +107,15 @@ fn code_for(err: &anyhow::Error) -> u8 {
             if e.is_bad_archive() {
                 return BAD_ARCHIVE;
             }
+        }
+        if let Some(e) = cause.downcast_ref::<NotebookError>() {
+            return match e {
+                NotebookError::BrokenJson { .. } => NOTEBOOK_BROKEN_JSON,
+                NotebookError::NotANotebook { .. } => NOT_A_NOTEBOOK,
+                NotebookError::Empty { .. } => NOTEBOOK_EMPTY,
+                NotebookError::NotPython { .. } => NOTEBOOK_NOT_PYTHON,
+                NotebookError::Io { .. } => NOTEBOOK_UNREADABLE,
+            };
         }
     }
     FAILURE

@@ -6,3 +6,4 @@ pub mod context;
 pub mod exit;
 pub mod index;
 pub mod progress;
+pub mod usage;

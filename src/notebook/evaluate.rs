@@ -1,0 +1,597 @@
+//! Evaluating expressions to abstract values while recording what they use. An attribute
+//! chain on a module (`np.random.RandomState`) is recorded once, whole, at its outermost
+//! node; calls record their callee with the keyword arguments they pass.
+
+use std::rc::Rc;
+
+use ruff_python_ast::{Arguments, Expr, ExprAttribute, ExprCall, ExprName, Operator};
+use ruff_text_size::Ranged;
+
+use super::binding::{FrameKind, Value};
+use super::builtins;
+use super::python_version::{HintReason, PyRange, PyVersion};
+use super::tracing::{walk_children, Tracer};
+use super::usage::{NoteKind, UseKind};
+
+/// Expressions nested deeper than this (`a + b + … ` with thousands of terms) are not followed
+/// further, so that generated code cannot exhaust the stack.
+const MAX_DEPTH: u32 = 200;
+
+fn keyword_names(args: &Arguments) -> impl Iterator<Item = &str> + Clone {
+    args.keywords
+        .iter()
+        .filter_map(|k| k.arg.as_ref().map(|a| a.as_str()))
+}
+
+/// PEP 8 class names start with a capital: calling one constructs an instance.
+fn is_class_name(path: &str) -> bool {
+    path.rsplit('.')
+        .next()
+        .is_some_and(|last| last.starts_with(|c: char| c.is_ascii_uppercase()))
+}
+
+/// A short rendering of a member use for messages: `df.ix`, `pd.read_csv(…).groupby`.
+pub(crate) fn example(receiver: &Expr, member: &str) -> String {
+    let mut out = String::new();
+    label(receiver, &mut out, 0);
+    out.push('.');
+    out.push_str(member);
+    out
+}
+
+fn label(e: &Expr, out: &mut String, depth: u32) {
+    if depth > 6 {
+        out.push('…');
+        return;
+    }
+    match e {
+        Expr::Name(n) => out.push_str(&n.id),
+        Expr::Attribute(a) => {
+            label(&a.value, out, depth + 1);
+            out.push('.');
+            out.push_str(a.attr.as_str());
+        }
+        Expr::Call(c) => {
+            label(&c.func, out, depth + 1);
+            out.push_str("(…)");
+        }
+        Expr::Subscript(s) => {
+            label(&s.value, out, depth + 1);
+            out.push_str("[…]");
+        }
+        _ => out.push('…'),
+    }
+}
+
+fn string_literal(e: &Expr) -> Option<&str> {
+    match e {
+        Expr::StringLiteral(s) => Some(s.value.to_str()),
+        _ => None,
+    }
+}
+
+impl Tracer {
+    /// Evaluates `expr`, recording it (and everything in it).
+    pub(crate) fn eval(&mut self, expr: &Expr) -> Value {
+        self.eval_as(expr, UseKind::Attribute)
+    }
+
+    /// Like [`Tracer::eval`]; a top-level attribute chain is recorded as `kind` (decorators,
+    /// base classes) and a call as `kind` plus `Call`.
+    pub(crate) fn eval_as(&mut self, expr: &Expr, kind: UseKind) -> Value {
+        if self.depth >= MAX_DEPTH {
+            self.too_deep = true;
+            return Value::Unknown;
+        }
+        self.depth += 1;
+        let v = self.eval_inner(expr, kind);
+        self.depth -= 1;
+        v
+    }
+
+    fn eval_inner(&mut self, expr: &Expr, kind: UseKind) -> Value {
+        match expr {
+            Expr::Attribute(a) => {
+                let base = self.resolve(&a.value);
+                let v = self.attribute(base, a, None);
+                self.record(&v, kind, None, a.start(), None);
+                v
+            }
+            Expr::Call(c) => {
+                // a plain expression's call is just a call; decorators and bases say so
+                let kind = if kind == UseKind::Attribute {
+                    UseKind::Call
+                } else {
+                    kind
+                };
+                self.call(c, kind)
+            }
+            Expr::Name(n) => {
+                let (v, star) = self.name(n);
+                if star {
+                    self.star_candidates(n, None, None);
+                }
+                v
+            }
+            _ => self.resolve(expr),
+        }
+    }
+
+    /// Records a use of an API-valued expression.
+    fn record(
+        &mut self,
+        v: &Value,
+        kind: UseKind,
+        extra: Option<UseKind>,
+        offset: ruff_text_size::TextSize,
+        args: Option<&Arguments>,
+    ) {
+        let at = self.at(offset);
+        let keywords = args.into_iter().flat_map(keyword_names);
+        match v {
+            Value::Api(p) => self.ev.api(p, kind, extra, keywords, at),
+            Value::Bound(p, inherited) => {
+                let how = if *inherited {
+                    UseKind::Inherited
+                } else {
+                    UseKind::Traced
+                };
+                self.ev.api(p, how, Some(kind), keywords, at)
+            }
+            _ => {}
+        }
+    }
+
+    /// The value of an expression without recording a top-level attribute chain: used for the
+    /// base of an attribute and the callee of a call, whose parent records the whole.
+    pub(crate) fn resolve(&mut self, expr: &Expr) -> Value {
+        if self.depth >= MAX_DEPTH {
+            self.too_deep = true;
+            return Value::Unknown;
+        }
+        self.depth += 1;
+        let v = self.resolve_inner(expr);
+        self.depth -= 1;
+        v
+    }
+
+    fn resolve_inner(&mut self, expr: &Expr) -> Value {
+        match expr {
+            Expr::Name(n) => self.name(n).0,
+            Expr::Attribute(a) => {
+                let base = self.resolve(&a.value);
+                self.attribute(base, a, None)
+            }
+            Expr::Call(c) => self.call(c, UseKind::Call),
+            Expr::Subscript(s) => {
+                let v = self.eval(&s.value);
+                self.eval(&s.slice);
+                v.element()
+            }
+            Expr::Named(n) => {
+                let v = self.eval(&n.value);
+                self.bind_target(&n.target, v.clone());
+                v
+            }
+            Expr::BinOp(b) => {
+                if b.op == Operator::MatMult {
+                    self.feature("`@` operator", 5, b.start());
+                }
+                let l = self.eval(&b.left);
+                let r = self.eval(&b.right);
+                combine(l, r)
+            }
+            Expr::UnaryOp(u) => {
+                let v = self.eval(&u.operand);
+                match v.library_origin() {
+                    Some(o) => Value::Derived(o.clone()),
+                    None => v,
+                }
+            }
+            Expr::BoolOp(b) => {
+                let mut out = Value::Local;
+                for e in &b.values {
+                    let v = self.eval(e);
+                    out = combine(out, v);
+                }
+                out
+            }
+            Expr::If(i) => {
+                self.eval(&i.test);
+                let a = self.eval(&i.body);
+                let b = self.eval(&i.orelse);
+                combine(a, b)
+            }
+            Expr::Lambda(l) => {
+                if let Some(p) = &l.parameters {
+                    self.parameter_defaults(p);
+                }
+                self.scopes.push(FrameKind::Function, None);
+                if let Some(p) = &l.parameters {
+                    self.bind_parameters(p, None);
+                }
+                let v = self.eval(&l.body);
+                self.scopes.pop();
+                Value::Function((v.is_library() || v == Value::Unknown).then(|| Rc::new(v)))
+            }
+            Expr::ListComp(c) => {
+                self.comprehension(&c.generators, |t| {
+                    t.eval(&c.elt);
+                });
+                Value::Local
+            }
+            Expr::SetComp(c) => {
+                self.comprehension(&c.generators, |t| {
+                    t.eval(&c.elt);
+                });
+                Value::Local
+            }
+            Expr::Generator(c) => {
+                self.comprehension(&c.generators, |t| {
+                    t.eval(&c.elt);
+                });
+                Value::Local
+            }
+            Expr::DictComp(c) => {
+                self.comprehension(&c.generators, |t| {
+                    if let Some(key) = &c.key {
+                        t.eval(key);
+                    }
+                    t.eval(&c.value);
+                });
+                Value::Local
+            }
+            Expr::Await(a) => {
+                self.feature("`await`", 5, a.start());
+                self.eval(&a.value);
+                Value::Unknown
+            }
+            Expr::YieldFrom(y) => {
+                self.feature("`yield from`", 3, y.start());
+                self.eval(&y.value);
+                Value::Unknown
+            }
+            Expr::Starred(s) => {
+                self.eval(&s.value);
+                Value::Local
+            }
+            Expr::FString(_) => {
+                self.feature("f-string", 6, expr.start());
+                walk_children(self, expr);
+                Value::Local
+            }
+            Expr::IpyEscapeCommand(c) => {
+                let at = self.at(c.start());
+                self.escape(c.kind, &c.value, at);
+                Value::Local
+            }
+            Expr::StringLiteral(_)
+            | Expr::BytesLiteral(_)
+            | Expr::NumberLiteral(_)
+            | Expr::BooleanLiteral(_)
+            | Expr::NoneLiteral(_)
+            | Expr::EllipsisLiteral(_) => Value::Local,
+            other => {
+                walk_children(self, other);
+                Value::Local
+            }
+        }
+    }
+
+    fn comprehension(
+        &mut self,
+        generators: &[ruff_python_ast::Comprehension],
+        body: impl FnOnce(&mut Self),
+    ) {
+        self.scopes.push(FrameKind::Comprehension, None);
+        for g in generators {
+            let iter = self.eval(&g.iter);
+            self.bind_target(&g.target, iter.element());
+            for cond in &g.ifs {
+                self.eval(cond);
+            }
+        }
+        body(self);
+        self.scopes.pop();
+    }
+
+    /// Records `m.name` for every star-imported module `m`: any of them may define the bare
+    /// name, and only the API bank can tell which.
+    fn star_candidates(&mut self, n: &ExprName, extra: Option<UseKind>, args: Option<&Arguments>) {
+        let at = self.at(n.start());
+        let modules = std::mem::take(&mut self.star_modules);
+        for m in modules.iter().rev() {
+            let path = self.join(m, &n.id);
+            let keywords = args.into_iter().flat_map(keyword_names);
+            self.ev.api(&path, UseKind::Star, extra, keywords, at);
+        }
+        self.star_modules = modules;
+    }
+
+    /// A name's value, and whether it was guessed through a star import.
+    fn name(&mut self, n: &ExprName) -> (Value, bool) {
+        let id = n.id.as_str();
+        if let Some(v) = self.scopes.lookup(id) {
+            return (v.clone(), false);
+        }
+        if builtins::is_builtin(id) {
+            if builtins::is_python2_builtin(id) {
+                let at = self.at(n.start());
+                let weak = self.optional() || self.elsewhere;
+                self.ev.hint(
+                    HintReason::Python2Name,
+                    id,
+                    PyRange::at_most(PyVersion::new(2, 7)),
+                    weak,
+                    Some(at),
+                );
+            }
+            return (Value::Local, false);
+        }
+        if id.is_empty() {
+            return (Value::Unknown, false);
+        }
+        if let Some(module) = self.star_modules.last().cloned() {
+            return (Value::Api(self.join(&module, id)), true);
+        }
+        (Value::Unknown, false)
+    }
+
+    /// `base.attr`: extends a module path, traces an instance member, or records member
+    /// evidence on a value of unknown type. `call` holds the arguments when the attribute is
+    /// called right away.
+    pub(crate) fn attribute(
+        &mut self,
+        base: Value,
+        a: &ExprAttribute,
+        call: Option<&Arguments>,
+    ) -> Value {
+        let attr = a.attr.as_str();
+        if attr.is_empty() {
+            return Value::Unknown;
+        }
+        match base {
+            Value::Api(p) => {
+                if attr == "__version__" {
+                    self.ev.version_probes.push((self.cell, p.clone()));
+                }
+                Value::Api(self.join(&p, attr))
+            }
+            Value::Instance(c) => Value::Bound(self.join(&c, attr), false),
+            Value::Bound(p, inherited) => {
+                let bound = Value::Bound(p.clone(), inherited);
+                self.record(&bound, UseKind::Attribute, None, a.value.start(), None);
+                self.member(Some(&p), a, call);
+                Value::Derived(p)
+            }
+            Value::Derived(o) => {
+                self.member(Some(&o), a, call);
+                Value::Derived(o)
+            }
+            Value::LocalInstance(k) | Value::LocalClass(k) => self.local_member(k, attr),
+            Value::Unknown => {
+                self.python2_member(attr, a);
+                self.member(None, a, call);
+                Value::Unknown
+            }
+            Value::Local | Value::Function(_) => {
+                self.python2_member(attr, a);
+                Value::Local
+            }
+        }
+    }
+
+    fn member(&mut self, origin: Option<&Rc<str>>, a: &ExprAttribute, call: Option<&Arguments>) {
+        let at = self.at(a.attr.start());
+        let keywords = call.into_iter().flat_map(keyword_names);
+        let receiver = &a.value;
+        let attr = a.attr.as_str();
+        self.ev.member(
+            attr,
+            origin,
+            call.is_some(),
+            keywords,
+            || example(receiver, attr),
+            at,
+        );
+    }
+
+    fn python2_member(&mut self, attr: &str, a: &ExprAttribute) {
+        if attr == "has_key" {
+            let at = self.at(a.start());
+            self.ev.hint(
+                HintReason::Python2Name,
+                "dict.has_key",
+                PyRange::at_most(PyVersion::new(2, 7)),
+                true,
+                Some(at),
+            );
+        }
+    }
+
+    /// A member of a notebook class: its own (or a notebook base's) binding, else what its
+    /// library base class provides.
+    fn local_member(&mut self, class: u32, attr: &str) -> Value {
+        let mut current = Some(class);
+        let mut depth = 0;
+        while let Some(k) = current {
+            let Some(c) = self.classes.get(k as usize) else {
+                break;
+            };
+            if let Some(v) = c.members.get(attr) {
+                return v.clone();
+            }
+            current = c.local_base;
+            depth += 1;
+            if depth > 16 {
+                break;
+            }
+        }
+        match self
+            .classes
+            .get(class as usize)
+            .and_then(|c| c.library_base.clone())
+        {
+            Some(base) if !attr.starts_with("__") => Value::Bound(self.join(&base, attr), true),
+            _ => Value::Local,
+        }
+    }
+
+    pub(crate) fn call(&mut self, c: &ExprCall, kind: UseKind) -> Value {
+        if self.ipython_call(c) {
+            return Value::Local;
+        }
+        let (callee, star) = match &*c.func {
+            Expr::Attribute(a) => {
+                let base = self.resolve(&a.value);
+                (self.attribute(base, a, Some(&c.arguments)), false)
+            }
+            Expr::Name(n) => self.name(n),
+            other => (self.eval(other), false),
+        };
+        let mut first_arg = None;
+        for (i, arg) in c.arguments.args.iter().enumerate() {
+            let v = self.eval(arg);
+            if i == 0 {
+                first_arg = Some(v);
+            }
+        }
+        for kw in &c.arguments.keywords {
+            self.eval(&kw.value);
+        }
+        let kinds = if kind == UseKind::Call {
+            (UseKind::Call, None)
+        } else {
+            (kind, Some(UseKind::Call))
+        };
+        match callee {
+            Value::Api(p) => {
+                match &*c.func {
+                    Expr::Name(n) if star => {
+                        self.star_candidates(n, Some(UseKind::Call), Some(&c.arguments));
+                    }
+                    _ => self.record(
+                        &Value::Api(p.clone()),
+                        kinds.0,
+                        kinds.1,
+                        c.start(),
+                        Some(&c.arguments),
+                    ),
+                }
+                self.special_call(&p, c);
+                if is_class_name(&p) {
+                    Value::Instance(p)
+                } else {
+                    Value::Derived(p)
+                }
+            }
+            Value::Bound(p, inherited) => {
+                let bound = Value::Bound(p.clone(), inherited);
+                self.record(&bound, UseKind::Call, None, c.start(), Some(&c.arguments));
+                Value::Derived(p)
+            }
+            Value::Instance(p) | Value::Derived(p) => Value::Derived(p),
+            Value::LocalClass(k) => Value::LocalInstance(k),
+            Value::Function(ret) => ret.map_or(Value::Local, |r| (*r).clone()),
+            Value::LocalInstance(_) => Value::Local,
+            Value::Unknown => Value::Unknown,
+            Value::Local => {
+                let Expr::Name(n) = &*c.func else {
+                    return Value::Local;
+                };
+                if builtins::passes_through(&n.id) {
+                    return first_arg.map_or(Value::Local, |v| match v.library_origin() {
+                        Some(o) => Value::Derived(o.clone()),
+                        None => v,
+                    });
+                }
+                if n.id == "print" && !self.print_function {
+                    let py3_keyword = c
+                        .arguments
+                        .keywords
+                        .iter()
+                        .filter_map(|k| k.arg.as_ref())
+                        .any(|a| matches!(a.as_str(), "end" | "sep" | "file" | "flush"));
+                    if py3_keyword {
+                        self.feature("print() with keyword arguments", 0, c.start());
+                    }
+                }
+                Value::Local
+            }
+        }
+    }
+
+    /// Calls with side effects nbenv cares about: `sys.path.append('lib')`, model downloads.
+    fn special_call(&mut self, path: &str, c: &ExprCall) {
+        let first_string = || c.arguments.args.iter().find_map(string_literal);
+        match path {
+            "sys.path.append" | "sys.path.insert" => {
+                if let Some(dir) = c.arguments.args.last().and_then(string_literal) {
+                    let at = self.at(c.start());
+                    self.ev.sys_path_dirs.push((dir.to_string(), at));
+                    self.note(NoteKind::SysPath, format!("{path}({dir:?})"), at);
+                }
+            }
+            "nltk.download"
+            | "spacy.cli.download"
+            | "spacy.load"
+            | "stanza.download"
+            | "gensim.downloader.load"
+            | "nltk.downloader.download" => {
+                let at = self.at(c.start());
+                let detail = match first_string() {
+                    Some(arg) => format!("{path}({arg:?})"),
+                    None => format!("{path}(…)"),
+                };
+                self.note(NoteKind::ModelDownload, detail, at);
+            }
+            _ => {}
+        }
+    }
+
+    /// nbconvert writes magics as `get_ipython().run_line_magic('matplotlib', 'inline')`.
+    fn ipython_call(&mut self, c: &ExprCall) -> bool {
+        let Expr::Attribute(a) = &*c.func else {
+            return false;
+        };
+        let Expr::Call(inner) = &*a.value else {
+            return false;
+        };
+        if !matches!(&*inner.func, Expr::Name(n) if n.id == "get_ipython") {
+            return false;
+        }
+        let args: Vec<&str> = c.arguments.args.iter().filter_map(string_literal).collect();
+        let at = self.at(c.start());
+        match (a.attr.as_str(), args.as_slice()) {
+            ("run_line_magic", [name, line, ..]) => {
+                let value = format!("{name} {line}");
+                self.line_magic(&value, at);
+            }
+            ("magic", [value, ..]) => self.line_magic(value, at),
+            ("system" | "getoutput", [command, ..]) => self.shell(command, at),
+            ("run_cell_magic", [name, line, body, ..]) => {
+                let saved = self.cell;
+                self.cell_magic(saved, name, line, at.line, body, true);
+                self.cell = saved;
+            }
+            _ => return false,
+        }
+        true
+    }
+}
+
+/// The value of an operation on two values: a library operand wins (`X / 255.0` is still
+/// what `X` was derived from), then an unknown one.
+fn combine(a: Value, b: Value) -> Value {
+    if let Some(o) = a.library_origin() {
+        return Value::Derived(o.clone());
+    }
+    if let Some(o) = b.library_origin() {
+        return Value::Derived(o.clone());
+    }
+    if a == Value::Unknown || b == Value::Unknown {
+        Value::Unknown
+    } else {
+        Value::Local
+    }
+}

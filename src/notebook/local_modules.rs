@@ -1,0 +1,127 @@
+//! Modules that belong to the notebook itself: files and packages beside it, modules it writes
+//! with `%%writefile`, and directories it puts on `sys.path`. Imports of these are never
+//! third-party, whatever PyPI has under the same name.
+
+use std::path::Path;
+
+use super::location::Location;
+use super::usage::{LocalModule, LocalSource};
+
+/// The local modules of a notebook in `dir` (its directory; `None` skips the file system).
+pub(crate) fn find(
+    dir: Option<&Path>,
+    written: &[(String, Location)],
+    sys_path: &[(String, Location)],
+) -> Vec<LocalModule> {
+    let mut out: Vec<LocalModule> = Vec::new();
+    let mut add = |name: String, source, at| {
+        if !out.iter().any(|m| m.name == name) {
+            out.push(LocalModule { name, source, at });
+        }
+    };
+    if let Some(dir) = dir {
+        for name in modules_in(dir) {
+            add(name, LocalSource::BesideNotebook, None);
+        }
+        for (extra, at) in sys_path {
+            let extra = Path::new(extra);
+            let extra = if extra.is_absolute() {
+                extra.to_path_buf()
+            } else {
+                dir.join(extra)
+            };
+            for name in modules_in(&extra) {
+                add(name, LocalSource::SysPath, Some(*at));
+            }
+        }
+    }
+    for (name, at) in written {
+        add(name.clone(), LocalSource::WriteFile, Some(*at));
+    }
+    out.sort_by(|a, b| a.name.cmp(&b.name));
+    out
+}
+
+/// Importable names in a directory: `x.py`, extension modules `x.cpython-36m-….so`, and
+/// directories with Python files in them (packages and namespace packages).
+fn modules_in(dir: &Path) -> Vec<String> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut names = Vec::new();
+    for entry in entries.flatten() {
+        let file_name = entry.file_name();
+        let Some(name) = file_name.to_str() else {
+            continue;
+        };
+        if name.starts_with('.') || name == "__pycache__" {
+            continue;
+        }
+        let is_dir = entry.file_type().is_ok_and(|t| t.is_dir());
+        let module = if is_dir {
+            has_python_files(&entry.path()).then_some(name)
+        } else if let Some(stem) = name
+            .strip_suffix(".py")
+            .or_else(|| name.strip_suffix(".pyw"))
+        {
+            Some(stem)
+        } else if name.ends_with(".so") || name.ends_with(".pyd") {
+            name.split('.').next()
+        } else {
+            None
+        };
+        if let Some(m) = module.filter(|m| is_identifier(m)) {
+            names.push(m.to_string());
+        }
+    }
+    names
+}
+
+/// A package (`__init__.py`) or a namespace package with Python files among its first
+/// entries; big data directories are not listed in full.
+fn has_python_files(dir: &Path) -> bool {
+    if dir.join("__init__.py").is_file() {
+        return true;
+    }
+    std::fs::read_dir(dir).is_ok_and(|entries| {
+        entries.flatten().take(256).any(|e| {
+            e.file_name()
+                .to_str()
+                .is_some_and(|n| n.ends_with(".py") || n.ends_with(".so"))
+        })
+    })
+}
+
+fn is_identifier(s: &str) -> bool {
+    let mut chars = s.chars();
+    chars.next().is_some_and(|c| c == '_' || c.is_alphabetic())
+        && chars.all(|c| c == '_' || c.is_alphanumeric())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn files_packages_and_written() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("helpers.py"), "def f(): pass\n").unwrap();
+        std::fs::write(dir.path().join("notes.txt"), "").unwrap();
+        std::fs::write(dir.path().join("my-script.py"), "").unwrap();
+        std::fs::create_dir(dir.path().join("pkg")).unwrap();
+        std::fs::write(dir.path().join("pkg/__init__.py"), "").unwrap();
+        std::fs::create_dir(dir.path().join("data")).unwrap();
+        std::fs::write(dir.path().join("data/x.csv"), "").unwrap();
+        std::fs::create_dir(dir.path().join("lib")).unwrap();
+        std::fs::write(dir.path().join("lib/tools.py"), "").unwrap();
+        let at = Location::new(3, 1);
+        let found = find(
+            Some(dir.path()),
+            &[("model".into(), at)],
+            &[("lib".into(), at)],
+        );
+        let names: Vec<&str> = found.iter().map(|m| m.name.as_str()).collect();
+        assert_eq!(names, ["helpers", "lib", "model", "pkg", "tools"]);
+        assert_eq!(found[4].source, LocalSource::SysPath);
+    }
+}

@@ -1,0 +1,49 @@
+//! Reading notebooks and extracting the evidence they hold about their environment.
+//!
+//! [`read`] turns an `.ipynb` (nbformat 3 or 4), a jupytext percent script or a plain `.py` into
+//! a [`Notebook`]; [`analyze`] traces its code cells in order and returns a [`Usage`]: imports,
+//! fully qualified APIs (with object tracing across cells), member evidence on values of unknown
+//! type, explicit `pip`/`conda` installs, Python-version evidence, stored-output evidence and
+//! warnings.
+//!
+//! Locations are 1-based: the cell number counts every cell of the file (markdown and raw
+//! included) in file order, and the line counts lines of that cell's source.
+
+mod analyze;
+mod binding;
+mod builtins;
+mod cell;
+mod collect;
+mod error;
+mod escape;
+mod evaluate;
+mod finish;
+mod format;
+mod ipynb;
+mod local_modules;
+mod location;
+mod magic;
+mod outputs;
+mod python2;
+mod python_version;
+mod read;
+mod requirement;
+mod script;
+mod shell;
+mod stdlib;
+mod syntax_version;
+mod tracing;
+mod usage;
+
+pub use analyze::{analyze, AnalyzeOptions};
+pub use error::NotebookError;
+pub use format::{Cell, CellKind, Kernel, Notebook, Output, SourceFormat, StreamName};
+pub use location::Location;
+pub use python_version::{HintReason, PyRange, PyVersion, VersionHint, KNOWN_VERSIONS};
+pub use read::{from_bytes, read};
+pub use requirement::{InstallRequirement, Installer};
+pub use stdlib::{is_stdlib, VersionSet};
+pub use usage::{
+    ApiUse, Import, ImportVia, LocalModule, LocalSource, MemberUse, Note, NoteKind, NotebookInfo,
+    Origin, OutputEvidence, PythonEvidence, Receiver, ThirdPartyImport, Usage, UseKind, Warning,
+};

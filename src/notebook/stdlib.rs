@@ -1,0 +1,193 @@
+//! The standard library of each known Python version, from lists generated out of real
+//! interpreters by `scripts/gen-stdlib-lists` (top-level module names, one a line). Modules a
+//! later version removed (`imp`, `distutils`, `asynchat`) stay in the lists of the versions
+//! that had them: for those versions they are never PyPI packages.
+
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
+use super::python_version::{PyRange, PyVersion, KNOWN_VERSIONS};
+
+/// One list per entry of [`KNOWN_VERSIONS`], in the same order.
+const LISTS: [&str; KNOWN_VERSIONS.len()] = [
+    include_str!("stdlib/2.7.txt"),
+    include_str!("stdlib/3.6.txt"),
+    include_str!("stdlib/3.7.txt"),
+    include_str!("stdlib/3.8.txt"),
+    include_str!("stdlib/3.9.txt"),
+    include_str!("stdlib/3.10.txt"),
+    include_str!("stdlib/3.11.txt"),
+    include_str!("stdlib/3.12.txt"),
+    include_str!("stdlib/3.13.txt"),
+];
+
+/// A set of known versions, bit `i` standing for `KNOWN_VERSIONS[i]`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct VersionSet(u16);
+
+impl VersionSet {
+    pub const ALL: VersionSet = VersionSet((1 << KNOWN_VERSIONS.len()) - 1);
+
+    /// The known versions among `versions` (unknown ones are ignored).
+    pub fn of(versions: &[PyVersion]) -> Self {
+        let mut bits = 0;
+        for v in versions {
+            if let Some(i) = KNOWN_VERSIONS.iter().position(|k| k == v) {
+                bits |= 1 << i;
+            }
+        }
+        VersionSet(bits)
+    }
+
+    pub fn intersects(self, other: VersionSet) -> bool {
+        self.0 & other.0 != 0
+    }
+
+    pub fn iter(self) -> impl Iterator<Item = PyVersion> {
+        KNOWN_VERSIONS
+            .into_iter()
+            .enumerate()
+            .filter(move |(i, _)| self.0 & (1 << i) != 0)
+            .map(|(_, v)| v)
+    }
+}
+
+fn table() -> &'static HashMap<&'static str, VersionSet> {
+    static TABLE: OnceLock<HashMap<&'static str, VersionSet>> = OnceLock::new();
+    TABLE.get_or_init(|| {
+        let mut map: HashMap<&'static str, VersionSet> = HashMap::with_capacity(400);
+        for (i, list) in LISTS.iter().enumerate() {
+            for name in list.lines().map(str::trim).filter(|l| !l.is_empty()) {
+                map.entry(name).or_insert(VersionSet(0)).0 |= 1 << i;
+            }
+        }
+        map
+    })
+}
+
+/// The known versions whose standard library has the top-level module `name`.
+pub fn versions_having(name: &str) -> Option<VersionSet> {
+    table().get(name).copied()
+}
+
+/// Whether `name` is a standard-library module of at least one of `candidates`.
+pub fn is_stdlib(name: &str, candidates: VersionSet) -> bool {
+    versions_having(name).is_some_and(|v| v.intersects(candidates))
+}
+
+/// The versions a stdlib import points to, when not every known version has the module.
+/// A module first seen in 3.6 is taken to need Python 3 (the lists start at 3.6; `asyncio` is
+/// older); one missing after some release needs a version up to that release.
+pub fn version_range(name: &str) -> Option<PyRange> {
+    let set = versions_having(name)?;
+    if set == VersionSet::ALL || name.starts_with('_') {
+        return None;
+    }
+    let present: Vec<PyVersion> = set.iter().collect();
+    let first = *present.first()?;
+    let last = *present.last()?;
+    let min = if first == KNOWN_VERSIONS[0] {
+        None
+    } else if first == KNOWN_VERSIONS[1] {
+        Some(PyVersion::new(3, 0))
+    } else {
+        Some(first)
+    };
+    let max = (last != KNOWN_VERSIONS[KNOWN_VERSIONS.len() - 1]).then_some(last);
+    Some(PyRange { min, max })
+}
+
+const BACKPORTED: &[&str] = &[
+    "_dummy_thread",
+    "_markupbase",
+    "_thread",
+    "aifc",
+    "asynchat",
+    "asyncio",
+    "asyncore",
+    "audioop",
+    "builtins",
+    "cgi",
+    "cgitb",
+    "chunk",
+    "concurrent",
+    "configparser",
+    "contextvars",
+    "copyreg",
+    "crypt",
+    "dataclasses",
+    "distutils",
+    "enum",
+    "html",
+    "http",
+    "imghdr",
+    "importlib",
+    "ipaddress",
+    "lzma",
+    "mailcap",
+    "nntplib",
+    "pathlib",
+    "pipes",
+    "queue",
+    "reprlib",
+    "selectors",
+    "smtpd",
+    "sndhdr",
+    "socketserver",
+    "statistics",
+    "sunau",
+    "telnetlib",
+    "tkinter",
+    "typing",
+    "uu",
+    "winreg",
+    "xdrlib",
+    "xmlrpc",
+];
+
+/// Modules that a PyPI package also provides on versions whose standard library lacks them
+/// (`enum34`, `pathlib2`, `future`'s `queue`, `standard-imghdr`, setuptools' `distutils`), so
+/// importing them only weakly suggests a version.
+pub fn has_backport(name: &str) -> bool {
+    BACKPORTED.binary_search(&name).is_ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn removed_and_added_modules() {
+        let py312 = VersionSet::of(&[PyVersion::new(3, 12)]);
+        let py27 = VersionSet::of(&[PyVersion::new(2, 7)]);
+        assert!(is_stdlib("imp", VersionSet::ALL));
+        assert!(!is_stdlib("imp", py312));
+        assert!(is_stdlib("distutils", py27));
+        assert!(is_stdlib(
+            "asynchat",
+            VersionSet::of(&[PyVersion::new(3, 11)])
+        ));
+        assert!(is_stdlib("urllib2", py27) && !is_stdlib("urllib2", py312));
+        assert!(!is_stdlib("numpy", VersionSet::ALL));
+        assert!(is_stdlib("os", py312) && is_stdlib("sys", py27));
+        assert_eq!(
+            version_range("imp"),
+            Some(PyRange::at_most(PyVersion::new(3, 11)))
+        );
+        assert_eq!(
+            version_range("tomllib"),
+            Some(PyRange::at_least(PyVersion::new(3, 11)))
+        );
+        assert_eq!(
+            version_range("cPickle"),
+            Some(PyRange::at_most(PyVersion::new(2, 7)))
+        );
+        assert_eq!(version_range("os"), None);
+    }
+
+    #[test]
+    fn backport_list_is_sorted() {
+        assert!(BACKPORTED.windows(2).all(|w| w[0] < w[1]));
+        assert!(has_backport("enum") && has_backport("distutils") && !has_backport("imp"));
+    }
+}

@@ -1,0 +1,292 @@
+//! What usage analysis found in one notebook: the evidence later stages resolve into
+//! distributions, versions and an interpreter. Everything is serializable for `--format json`.
+
+use std::path::PathBuf;
+
+use serde::{Serialize, Serializer};
+
+use crate::names::{ApiPath, DistName, ModulePath};
+
+use super::format::{Kernel, SourceFormat};
+use super::location::Location;
+use super::python_version::{PyRange, PyVersion, VersionHint};
+use super::requirement::InstallRequirement;
+
+/// The evidence of one notebook, in notebook order where order matters and sorted by name
+/// elsewhere (imports by location, APIs and members by name).
+#[derive(Debug, Clone, Serialize)]
+pub struct Usage {
+    pub notebook: NotebookInfo,
+    /// Every import, in the order it appears.
+    pub imports: Vec<Import>,
+    /// Top-level import names that are neither standard library (for the candidate Python
+    /// versions) nor local modules: what distributions must provide.
+    pub third_party: Vec<ThirdPartyImport>,
+    pub local_modules: Vec<LocalModule>,
+    /// Fully qualified APIs the code uses, sorted by name.
+    pub apis: Vec<ApiUse>,
+    /// Members used on values whose library type is unknown (`df.ix` on a `read_csv` result).
+    pub members: Vec<MemberUse>,
+    /// `!pip install`, `%pip`, `%conda` and similar lines, with their specifiers.
+    pub requirements: Vec<InstallRequirement>,
+    pub python: PythonEvidence,
+    /// What stored outputs reveal: library paths, warnings, errors, printed versions.
+    pub outputs: Vec<OutputEvidence>,
+    pub notes: Vec<Note>,
+    /// Problems with the notebook itself (cells that did not parse), with where they are.
+    pub warnings: Vec<Warning>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct NotebookInfo {
+    pub path: PathBuf,
+    pub format: SourceFormat,
+    /// All cells, as numbered in locations.
+    pub cells: u32,
+    /// Code cells with something in them.
+    pub code_cells: u32,
+}
+
+/// Where a module comes from, as far as the notebook and the candidate Pythons tell.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Origin {
+    ThirdParty,
+    Stdlib,
+    /// A module beside the notebook, written by `%%writefile`, or imported relatively.
+    Local,
+}
+
+/// How an import came about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ImportVia {
+    /// An `import` / `from … import` statement.
+    Statement,
+    /// `%load_ext X`.
+    LoadExt,
+    /// A magic that needs a package: `%matplotlib`, `%pylab`, `%%cython`, `%memit`.
+    Magic,
+    /// A statement in a `%%writefile x.py` cell: the module the notebook writes imports it.
+    WrittenModule,
+    /// `import` / `cimport` lines in a `%%cython` cell.
+    Cython,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Import {
+    /// The module imported from (`sklearn.linear_model` for `from sklearn.linear_model import
+    /// X`). For relative imports (`level` > 0) it is relative to the notebook's directory.
+    pub module: ModulePath,
+    /// The imported name of a `from` import (`LinearRegression`); `None` for `import m`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub alias: Option<String>,
+    /// `from m import *`.
+    pub star: bool,
+    /// Leading dots of a relative import.
+    pub level: u32,
+    /// Inside `try:` guarded by `except ImportError` (or a broad except), in such a handler, or
+    /// under an `if`: the notebook may run without it.
+    pub optional: bool,
+    /// Inside a function (or method) body.
+    pub in_function: bool,
+    pub via: ImportVia,
+    pub origin: Origin,
+    pub at: Location,
+}
+
+/// A top-level import name that distributions must provide.
+#[derive(Debug, Clone, Serialize)]
+pub struct ThirdPartyImport {
+    pub name: ModulePath,
+    /// Every import of it is optional.
+    pub optional: bool,
+    pub count: u32,
+    /// The first import.
+    pub at: Location,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LocalSource {
+    /// A `.py` file, package or extension module beside the notebook.
+    BesideNotebook,
+    /// Written by a `%%writefile name.py` cell.
+    WriteFile,
+    /// Found in a directory the notebook adds with `sys.path.append('...')`.
+    SysPath,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct LocalModule {
+    pub name: String,
+    pub source: LocalSource,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub at: Option<Location>,
+}
+
+/// How an API was used.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum UseKind {
+    /// Named in a `from m import name`.
+    Import,
+    Call,
+    /// Read (or assigned) as an attribute without a call: `np.pi`, `pd.options.x = 1`.
+    Attribute,
+    Decorator,
+    /// A base class of a notebook class: `class Net(nn.Module)`.
+    BaseClass,
+    /// A member of an instance of a library class, traced back to its constructor:
+    /// `m = LinearRegression(); m.fit(...)` gives `…LinearRegression.fit`.
+    Traced,
+    /// A member a notebook class inherits from its library base: `net.parameters()`.
+    Inherited,
+    /// A bare name that only a `from m import *` can have defined.
+    Star,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ApiUse {
+    pub api: ApiPath,
+    pub origin: Origin,
+    pub count: u32,
+    pub kinds: Vec<UseKind>,
+    /// Keyword argument names passed in calls (a parameter a release removed is evidence).
+    pub keywords: Vec<String>,
+    pub locations: Vec<Location>,
+}
+
+/// What is known about the value a member was used on.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Receiver {
+    /// Nothing: a parameter, a name bound by code nbenv cannot see, a subscript of those.
+    Unknown,
+    /// A value a library API returned, or derived from one (`df = pd.read_csv(...)`,
+    /// `df['a']`, `df.groupby(...)`): the member belongs to some type that API returns.
+    DerivedFrom(ApiPath),
+}
+
+impl Serialize for Receiver {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        match self {
+            Receiver::Unknown => s.serialize_str("unknown"),
+            Receiver::DerivedFrom(api) => {
+                let mut m = s.serialize_map(Some(1))?;
+                m.serialize_entry("derived_from", api)?;
+                m.end()
+            }
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct MemberUse {
+    pub member: String,
+    pub receiver: Receiver,
+    pub count: u32,
+    /// Called at least once.
+    pub called: bool,
+    pub keywords: Vec<String>,
+    /// The first use as written, receiver included (`df.ix`).
+    pub example: String,
+    pub locations: Vec<Location>,
+}
+
+/// Evidence about the Python version.
+#[derive(Debug, Clone, Serialize)]
+pub struct PythonEvidence {
+    pub kernel: Option<Kernel>,
+    pub language_version: Option<String>,
+    /// What the strong hints allow together; empty when they contradict each other.
+    pub range: PyRange,
+    pub conflict: bool,
+    pub hints: Vec<VersionHint>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case", tag = "kind")]
+pub enum OutputEvidence {
+    /// A library file named in a traceback or warning (`site-packages/pandas/core/frame.py`).
+    LibraryPath {
+        module: ModulePath,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        python: Option<PyVersion>,
+        cell: u32,
+        count: u32,
+    },
+    /// A warning printed by a library (`DeprecationWarning: ...`).
+    Warning {
+        category: String,
+        message: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        module: Option<ModulePath>,
+        cell: u32,
+    },
+    /// The exception a cell stopped with when the notebook was saved.
+    Error {
+        ename: String,
+        evalue: String,
+        cell: u32,
+    },
+    /// A printed `module.__version__`.
+    Version {
+        module: ModulePath,
+        version: String,
+        cell: u32,
+    },
+    /// A version pip reported installing or finding (`Successfully installed x-1.2`).
+    Installed {
+        name: DistName,
+        version: String,
+        cell: u32,
+    },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum NoteKind {
+    /// Models or corpora fetched at run time (`python -m spacy download`, `nltk.download`).
+    ModelDownload,
+    /// Files fetched with `wget`, `curl`, `kaggle`, `gdown`.
+    DataDownload,
+    GitClone,
+    /// `apt-get install`, `brew install`, `yum install`.
+    SystemPackage,
+    /// `pip install -r file`.
+    RequirementsFile,
+    /// `pip install .`, `python setup.py install`, `pip install -e path`.
+    SourceInstall,
+    Uninstall,
+    /// `%run script.py`.
+    RunScript,
+    /// A cell magic nbenv does not know; its body was not analysed.
+    UnknownCellMagic,
+    /// `sys.path.append(...)`.
+    SysPath,
+    /// Colab's `%tensorflow_version 1.x`.
+    TensorflowVersion,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Note {
+    pub kind: NoteKind,
+    pub detail: String,
+    pub at: Location,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Warning {
+    pub at: Location,
+    pub message: String,
+}
+
+impl Usage {
+    /// The third-party APIs (what the API bank is asked about).
+    pub fn third_party_apis(&self) -> impl Iterator<Item = &ApiUse> {
+        self.apis.iter().filter(|a| a.origin == Origin::ThirdParty)
+    }
+}
