@@ -402,6 +402,19 @@ fn bad_banks_and_unknown_names() {
         .unwrap()
         .starts_with("this is not a database"));
 
+    // A bank written by a newer nbenv is refused, not rewritten.
+    std::fs::remove_file(env.bank()).unwrap();
+    assert!(env.run(&["bank", "add", "toolkit"]).status.success());
+    {
+        let conn = rusqlite::Connection::open(env.bank()).unwrap();
+        conn.pragma_update(None, "user_version", 99).unwrap();
+    }
+    let out = env.run(&["bank", "add", "toolkit"]);
+    assert_eq!(out.status.code(), Some(7), "{}", text(&out));
+    assert!(text(&out).contains("schema version 99"), "{}", text(&out));
+    let out = env.run(&["bank", "query", "toolkit.helper"]);
+    assert_eq!(out.status.code(), Some(7), "{}", text(&out));
+
     std::fs::remove_file(env.bank()).unwrap();
     let out = env.run(&["bank", "add", "no-such-dist"]);
     assert_eq!(out.status.code(), Some(3), "{}", text(&out));

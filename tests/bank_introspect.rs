@@ -1,0 +1,151 @@
+//! Runtime introspection end to end, offline: a fixture package served by the loopback index
+//! makes members with `setattr` at import time; static reading misses them, introspection
+//! installs the package into a scratch venv (from the loopback index) and records them.
+//! Needs `python3` (with `venv`) on the machine, as every nbenv user has.
+
+mod support;
+
+use std::process::Command;
+
+use support::archives::WheelBuilder;
+use support::server::{FixtureFile, PageMode, TestServer};
+
+const INIT: &str = r#"
+from .core import Frame, make
+
+class _Indexer:
+    def __init__(self, name):
+        self.name = name
+
+# Like pandas 0.x `DataFrame.ix`: members created in a loop, invisible to static reading.
+for _name in ["ix", "iat_old"]:
+    setattr(Frame, _name, property(lambda self, n=_name: _Indexer(n)))
+
+def __getattr__(name):
+    if name == "legacy_float":
+        return float
+    raise AttributeError(name)
+"#;
+
+const CORE: &str =
+    "class Frame:\n    def head(self, n=5):\n        return n\n\ndef make():\n    return Frame()\n";
+
+fn nbenv(server: &TestServer, dir: &std::path::Path, args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_nbenv"))
+        .args(["--index-url", &server.index_url()])
+        .arg("--cache-dir")
+        .arg(dir.join("cache"))
+        .arg("--bank")
+        .arg(dir.join("bank.sqlite3"))
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn introspection_records_what_static_reading_misses() {
+    let server = TestServer::start(PageMode::Json);
+    let v1 = WheelBuilder::new("dynpkg", "1.0")
+        .file("dynpkg/__init__.py", INIT)
+        .file("dynpkg/core.py", CORE);
+    // 0.9 had `legacy_float` as a plain assignment: a name 1.0 serves from __getattr__.
+    let v09 = WheelBuilder::new("dynpkg", "0.9")
+        .file(
+            "dynpkg/__init__.py",
+            "from .core import Frame, make\nlegacy_float = float\n",
+        )
+        .file("dynpkg/core.py", CORE);
+    server.publish(
+        "dynpkg",
+        &[
+            FixtureFile {
+                upload_time: Some("2020-01-01T00:00:00Z".into()),
+                ..FixtureFile::new(&v09.filename(), v09.build())
+            },
+            FixtureFile {
+                upload_time: Some("2020-06-01T00:00:00Z".into()),
+                ..FixtureFile::new(&v1.filename(), v1.build())
+            },
+        ],
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let (code, _, err) = nbenv(
+        &server,
+        dir.path(),
+        &["bank", "add", "dynpkg", "--all-versions"],
+    );
+    assert_eq!(code, 0, "{err}");
+
+    // Static reading alone does not know `ix`.
+    let (code, _, _) = nbenv(&server, dir.path(), &["bank", "query", "dynpkg.Frame.ix"]);
+    assert_eq!(code, 3);
+
+    let (code, out, err) = nbenv(
+        &server,
+        dir.path(),
+        &["bank", "introspect", "dynpkg==1.0", "--format", "json"],
+    );
+    assert_eq!(code, 0, "{out}{err}");
+    let report: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let outcome = &report["introspected"][0][2];
+    assert_eq!(outcome["outcome"], "recorded", "{report}");
+
+    let (code, out, err) = nbenv(
+        &server,
+        dir.path(),
+        &["bank", "query", "dynpkg.Frame.ix", "--format", "json"],
+    );
+    assert_eq!(code, 0, "{err}");
+    let q: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(q[0]["present"][0]["first"], "1.0");
+    assert_eq!(q[0]["kind"], "property");
+    assert!(q[0]["static_present"].as_array().unwrap().is_empty());
+    assert_eq!(q[0]["canonical"][0]["path"], "dynpkg.core.Frame.ix");
+
+    // A name served by module __getattr__ is found by probing the names other releases had.
+    let (code, out, err) = nbenv(
+        &server,
+        dir.path(),
+        &["bank", "query", "dynpkg.legacy_float", "--format", "json"],
+    );
+    assert_eq!(code, 0, "{err}");
+    let q: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(q[0]["present"][0]["first"], "0.9");
+    assert_eq!(q[0]["present"][0]["last"], "1.0");
+    assert_eq!(q[0]["runtime_present"][0]["first"], "1.0");
+
+    let (_, out, _) = nbenv(&server, dir.path(), &["bank", "stats", "--format", "json"]);
+    let stats: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(stats["stats"]["introspected_releases"], 1);
+}
+
+#[test]
+fn releases_that_cannot_be_installed_are_recorded_as_gaps() {
+    let server = TestServer::start(PageMode::Json);
+    let w = WheelBuilder::new("winonly", "1.0")
+        .tag("cp311-cp311-win_amd64")
+        .file("winonly/__init__.py", "x = 1\n");
+    server.publish("winonly", &[FixtureFile::new(&w.filename(), w.build())]);
+    let dir = tempfile::tempdir().unwrap();
+    let (code, out, err) = nbenv(
+        &server,
+        dir.path(),
+        &["bank", "introspect", "winonly", "--format", "json"],
+    );
+    assert_eq!(code, 0, "{out}{err}");
+    let report: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let outcome = &report["introspected"][0][2];
+    assert_eq!(outcome["outcome"], "gap");
+    assert!(
+        outcome["reason"]
+            .as_str()
+            .unwrap()
+            .contains("no wheel fits"),
+        "{report}"
+    );
+}
