@@ -229,6 +229,30 @@ fn all_literals_and_updates() {
     assert!(all.dynamic);
     assert_eq!(all.names, vec!["kept"]);
 
+    // numpy's helper: `extend_all(fromnumeric)` includes `fromnumeric.__all__`.
+    let helper = summarize_source(
+        "__all__ = ['ones']\n\
+         def extend_all(module):\n    existing = set(__all__)\n    for a in module.__all__:\n        if a not in existing:\n            __all__.append(a)\n\
+         extend_all(fromnumeric)\nextend_all(umath)\n\
+         def unrelated(x):\n    return x\nunrelated(other)\n",
+        false,
+    );
+    let all = helper.all.unwrap();
+    assert_eq!(all.names, vec!["ones"]);
+    assert_eq!(all.includes, vec!["fromnumeric", "umath"]);
+    assert!(!all.dynamic);
+
+    // A loop appending to `__all__` makes it dynamic.
+    let looped = summarize_source(
+        "__all__ = ['a']\nfor key in table:\n    globals()[key] = table[key]\n    __all__.append(key)\n",
+        false,
+    );
+    assert!(looped.all.unwrap().dynamic);
+    assert!(
+        looped.dynamic_exports,
+        "globals() writes are dynamic exports"
+    );
+
     let annotated = summarize_source("__all__: list[str] = ['q']\n", false);
     assert_eq!(annotated.all.unwrap().names, vec!["q"]);
 
