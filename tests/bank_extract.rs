@@ -419,6 +419,27 @@ fn broken_statements_never_yield_invalid_names() {
 }
 
 #[test]
+fn long_generated_chains_do_not_exhaust_the_stack() {
+    // Run where the stack is as small as in a worker pool. (Much deeper, ruff's parser itself
+    // runs out of stack in debug builds; in release it parses 100k-deep chains.)
+    std::thread::Builder::new()
+        .stack_size(2 << 20)
+        .spawn(|| {
+            let chain = vec!["a"; 10_000].join(".");
+            let all = vec!["['q']"; 10_000].join(" + ");
+            let s = summarize_source(&format!("x = {chain}\n__all__ = {all}\n"), false);
+            assert_eq!(
+                variables(&s)[0].1.as_deref().map(str::len),
+                Some(chain.len())
+            );
+            assert_eq!(s.all.unwrap().names, vec!["q"]);
+        })
+        .unwrap()
+        .join()
+        .unwrap();
+}
+
+#[test]
 fn module_level_del_is_recorded() {
     let s = summarize_source("from .x import tmp\ndel tmp\n", false);
     assert_eq!(

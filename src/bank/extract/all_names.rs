@@ -37,15 +37,26 @@ impl AllNames {
         }
     }
 
-    /// Adds what `expr` evaluates to, as far as it can be read.
+    /// Adds what `expr` evaluates to, as far as it can be read. `a + b + c` chains are walked
+    /// with an explicit stack, as generated code makes them arbitrarily long.
     fn add_expr(&mut self, expr: &Expr) {
+        let mut pending = vec![expr];
+        while let Some(expr) = pending.pop() {
+            match expr {
+                Expr::BinOp(op) if op.op == Operator::Add => {
+                    // Right pushed first so that the left side is added first.
+                    pending.push(&op.right);
+                    pending.push(&op.left);
+                }
+                other => self.add_operand(other),
+            }
+        }
+    }
+
+    fn add_operand(&mut self, expr: &Expr) {
         match expr {
             Expr::List(list) => list.elts.iter().for_each(|e| self.add_element(e)),
             Expr::Tuple(tuple) => tuple.elts.iter().for_each(|e| self.add_element(e)),
-            Expr::BinOp(op) if op.op == Operator::Add => {
-                self.add_expr(&op.left);
-                self.add_expr(&op.right);
-            }
             Expr::Attribute(attr) if attr.attr.as_str() == "__all__" => {
                 match dotted_name(&attr.value) {
                     Some(module) if !self.includes.contains(&module) => self.includes.push(module),

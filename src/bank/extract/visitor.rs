@@ -135,18 +135,16 @@ impl ModuleVisitor {
                     }
                 }
             }
-            Stmt::AnnAssign(assign) => {
-                // `x: int` binds nothing at run time, but declares a module attribute in a stub.
-                if assign.value.is_some() || self.is_stub {
-                    if let Expr::Name(name) = &*assign.target {
-                        let value = assign.value.as_deref();
-                        self.variable(
-                            name.id.as_str(),
-                            value.and_then(dotted_name),
-                            value.and_then(called_name),
-                            fallback,
-                        );
-                    }
+            // `x: int` binds nothing at run time, but declares a module attribute in a stub.
+            Stmt::AnnAssign(assign) if assign.value.is_some() || self.is_stub => {
+                if let Expr::Name(name) = &*assign.target {
+                    let value = assign.value.as_deref();
+                    self.variable(
+                        name.id.as_str(),
+                        value.and_then(dotted_name),
+                        value.and_then(called_name),
+                        fallback,
+                    );
                 }
             }
             Stmt::Import(import) => {
