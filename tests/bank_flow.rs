@@ -856,6 +856,24 @@ fn type_checking_imports_count_only_behind_module_getattr() {
 }
 
 #[test]
+fn a_source_without_summary_counts_as_opaque() {
+    let layout = ReleaseLayout::new(ArchiveKind::Wheel, ["pkg/__init__.py", "pkg/unreadable.py"]);
+    let init = summarize_source(
+        "from .unreadable import thing\n__all__ = ['thing']\n",
+        false,
+    );
+    let input = ReleaseInput::from_layout(&layout, |p| (p == "pkg/__init__.py").then_some(&init));
+    let r = analyze(&input);
+    let kinds: HashMap<&str, ModuleKind> = r
+        .modules
+        .iter()
+        .map(|m| (m.path.as_str(), m.kind))
+        .collect();
+    assert_eq!(kinds["pkg.unreadable"], ModuleKind::Opaque);
+    assert_alias(&r, "pkg.thing", "pkg.unreadable.thing", ApiKind::Unknown);
+}
+
+#[test]
 fn python2_sources_keep_what_parses() {
     let r = release(&[
         (
