@@ -1,8 +1,9 @@
 //! Extraction and import-flow speed on a real local corpus (nothing is committed).
 //!
 //! Corpus: the Python standard library of an installed interpreter, read as one release, and
-//! every distribution installed in its `site-packages` (each read as one release from its
-//! RECORD). Run through `scripts/bench-extract [STDLIB_DIR]`.
+//! every distribution installed in its `site-packages` and in any further directories given
+//! (each read as one release from its RECORD; unpacked wheels work too).
+//! Run through `scripts/bench-extract [STDLIB_DIR [SITE_DIR...]]`.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -28,10 +29,10 @@ fn main() {
     }
     println!("corpus: {}", stdlib.display());
     stdlib_release(&stdlib);
-    let site = stdlib.join("site-packages");
-    if site.is_dir() {
-        installed_releases(&site);
-    }
+    let mut sites = vec![stdlib.join("site-packages")];
+    sites.extend(args.iter().skip(1).map(PathBuf::from));
+    sites.retain(|s| s.is_dir());
+    installed_releases(&sites);
 }
 
 struct File {
@@ -209,16 +210,31 @@ fn report_release(name: &str, flow: Duration, apis: &ReleaseApis) {
     );
 }
 
-fn installed_releases(site: &Path) {
-    let Ok(entries) = std::fs::read_dir(site) else {
-        return;
-    };
-    let mut records: Vec<PathBuf> = entries
-        .flatten()
-        .map(|e| e.path().join("RECORD"))
-        .filter(|p| p.is_file())
-        .collect();
-    records.sort();
+fn installed_releases(sites: &[PathBuf]) {
+    let mut records: Vec<(PathBuf, PathBuf)> = Vec::new();
+    for site in sites {
+        let Ok(entries) = std::fs::read_dir(site) else {
+            continue;
+        };
+        records.extend(
+            entries
+                .flatten()
+                .map(|e| e.path().join("RECORD"))
+                .filter(|p| p.is_file())
+                .map(|p| (site.clone(), p)),
+        );
+    }
+    // By dist-info directory name, so that releases of a distribution come in version order
+    // (for the versions used here).
+    records.sort_by_key(|(_, r)| {
+        r.parent()
+            .and_then(|p| p.file_name())
+            .map(|n| n.to_os_string())
+    });
+    // Source files already seen (by RECORD sha256) in an earlier release: the store's cache
+    // would neither download nor parse them again.
+    let mut seen_hashes = std::collections::HashSet::new();
+    let (mut hashed_sources, mut repeated_sources) = (0usize, 0usize);
     struct Row {
         name: String,
         files: usize,
@@ -228,13 +244,21 @@ fn installed_releases(site: &Path) {
         flow: Duration,
         apis: ReleaseApis,
         expanded: usize,
+        /// Source files whose sha256 an earlier release already had.
+        seen: usize,
     }
     let mut rows = Vec::new();
-    for record_path in &records {
+    for (site, record_path) in &records {
+        let site = site.as_path();
         let Ok(text) = std::fs::read_to_string(record_path) else {
             continue;
         };
         let record = Record::parse(&text);
+        let hashes: HashMap<&str, _> = record
+            .entries
+            .iter()
+            .filter_map(|e| Some((e.path.as_str(), e.sha256?)))
+            .collect();
         let paths: Vec<&str> = record.entries.iter().map(|e| e.path.as_str()).collect();
         let layout = ReleaseLayout::new(ArchiveKind::Wheel, paths.iter().copied());
         let sources: Vec<(String, Vec<u8>, bool)> = layout
@@ -250,6 +274,16 @@ fn installed_releases(site: &Path) {
         if sources.is_empty() {
             continue;
         }
+        let mut seen = 0;
+        for (path, _, _) in &sources {
+            if let Some(h) = hashes.get(path.as_str()) {
+                hashed_sources += 1;
+                if !seen_hashes.insert(*h) {
+                    seen += 1;
+                }
+            }
+        }
+        repeated_sources += seen;
         let bytes = sources.iter().map(|s| s.1.len()).sum();
         let t = Instant::now();
         for (_, b, stub) in &sources {
@@ -296,6 +330,7 @@ fn installed_releases(site: &Path) {
             parse,
             summarize,
             expanded,
+            seen,
             flow,
             apis,
         });
@@ -325,14 +360,28 @@ fn installed_releases(site: &Path) {
         not_converged
     );
     println!(
+        "source files already seen by sha256 in an earlier release (name order): {repeated_sources} of {hashed_sources} ({:.1}%)",
+        100.0 * repeated_sources as f64 / hashed_sources.max(1) as f64
+    );
+    println!(
         "entries (public + private canonicals): {entries}; with inherited members and members through every class alias listed: {expanded} ({:.1}x)",
         expanded as f64 / entries.max(1) as f64
     );
-    rows.sort_by(|a, b| b.bytes.cmp(&a.bytes));
+    rows.sort_by_key(|r| std::cmp::Reverse(r.bytes));
+    let named: Vec<&Row> = rows
+        .iter()
+        .filter(|r| {
+            ["pandas", "numpy", "scipy", "scikit_learn", "matplotlib"]
+                .iter()
+                .any(|n| r.name.starts_with(&format!("{n}-")))
+        })
+        .filter(|r| !rows[..10.min(rows.len())].iter().any(|t| t.name == r.name))
+        .collect();
     println!(
-        "{:<34} {:>6} {:>7} {:>10} {:>9} {:>7} {:>8} {:>8} {:>9}",
+        "{:<34} {:>6} {:>6} {:>7} {:>10} {:>9} {:>7} {:>8} {:>8} {:>9}",
         "largest releases",
         "files",
+        "seen%",
         "MB",
         "summ ms",
         "flow ms",
@@ -341,11 +390,12 @@ fn installed_releases(site: &Path) {
         "aliases",
         "expanded"
     );
-    for r in rows.iter().take(10) {
+    for r in rows.iter().take(10).chain(named.iter().copied()) {
         println!(
-            "{:<34} {:>6} {:>7.2} {:>10.1} {:>9.1} {:>7} {:>8} {:>8} {:>9}",
+            "{:<34} {:>6} {:>6.1} {:>7.2} {:>10.1} {:>9.1} {:>7} {:>8} {:>8} {:>9}",
             r.name,
             r.files,
+            100.0 * r.seen as f64 / r.files.max(1) as f64,
             mb(r.bytes),
             r.summarize.as_secs_f64() * 1e3,
             r.flow.as_secs_f64() * 1e3,

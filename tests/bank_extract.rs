@@ -229,6 +229,30 @@ fn all_literals_and_updates() {
     assert!(all.dynamic);
     assert_eq!(all.names, vec!["kept"]);
 
+    // numpy's helper: `extend_all(fromnumeric)` includes `fromnumeric.__all__`.
+    let helper = summarize_source(
+        "__all__ = ['ones']\n\
+         def extend_all(module):\n    existing = set(__all__)\n    for a in module.__all__:\n        if a not in existing:\n            __all__.append(a)\n\
+         extend_all(fromnumeric)\nextend_all(umath)\n\
+         def unrelated(x):\n    return x\nunrelated(other)\n",
+        false,
+    );
+    let all = helper.all.unwrap();
+    assert_eq!(all.names, vec!["ones"]);
+    assert_eq!(all.includes, vec!["fromnumeric", "umath"]);
+    assert!(!all.dynamic);
+
+    // A loop appending to `__all__` makes it dynamic.
+    let looped = summarize_source(
+        "__all__ = ['a']\nfor key in table:\n    globals()[key] = table[key]\n    __all__.append(key)\n",
+        false,
+    );
+    assert!(looped.all.unwrap().dynamic);
+    assert!(
+        looped.dynamic_exports,
+        "globals() writes are dynamic exports"
+    );
+
     let annotated = summarize_source("__all__: list[str] = ['q']\n", false);
     assert_eq!(annotated.all.unwrap().names, vec!["q"]);
 
@@ -392,6 +416,27 @@ fn broken_statements_never_yield_invalid_names() {
     assert!(functions(&s).iter().any(|(n, _, _)| n == "ok"));
     let json = serde_json::to_string(&s).unwrap();
     assert_eq!(serde_json::from_str::<FileSummary>(&json).unwrap(), s);
+}
+
+#[test]
+fn long_generated_chains_do_not_exhaust_the_stack() {
+    // Run where the stack is as small as in a worker pool. (Much deeper, ruff's parser itself
+    // runs out of stack in debug builds; in release it parses 100k-deep chains.)
+    std::thread::Builder::new()
+        .stack_size(2 << 20)
+        .spawn(|| {
+            let chain = vec!["a"; 10_000].join(".");
+            let all = vec!["['q']"; 10_000].join(" + ");
+            let s = summarize_source(&format!("x = {chain}\n__all__ = {all}\n"), false);
+            assert_eq!(
+                variables(&s)[0].1.as_deref().map(str::len),
+                Some(chain.len())
+            );
+            assert_eq!(s.all.unwrap().names, vec!["q"]);
+        })
+        .unwrap()
+        .join()
+        .unwrap();
 }
 
 #[test]

@@ -631,6 +631,41 @@ fn module_level_assignments_and_async() {
 }
 
 #[test]
+fn instances_of_release_classes_have_their_members() {
+    let r = release(&[
+        ("sp/__init__.py", ""),
+        ("sp/stats/__init__.py", "from .distributions import *\n"),
+        (
+            "sp/stats/distributions.py",
+            "from ._continuous_distns import *\n",
+        ),
+        (
+            "sp/stats/_continuous_distns.py",
+            "from ._distn_infrastructure import rv_continuous\n\
+             class norm_gen(rv_continuous):\n    def _pdf(self, x): pass\n\
+             norm = norm_gen(name='norm')\n\
+             made = make_thing()\n\
+             def make_thing(): pass\n",
+        ),
+        (
+            "sp/stats/_distn_infrastructure.py",
+            "class rv_continuous(object):\n    def pdf(self, x, *args, **kwds): pass\n",
+        ),
+    ]);
+    let norm = api(&r, "sp.stats.norm");
+    assert_eq!(norm.kind, ApiKind::Attribute);
+    assert_reaches(
+        &r,
+        "sp.stats.norm.pdf",
+        "sp.stats._distn_infrastructure.rv_continuous.pdf",
+        ApiKind::Method,
+    );
+    assert_eq!(sig_of(&r, "sp.stats.norm.pdf"), "(x, *args, **kwds)");
+    assert_unreachable(&r, "sp.stats.norm._pdf");
+    assert_unreachable(&r, "sp.stats.made.pdf");
+}
+
+#[test]
 fn dynamic_getattr_is_flagged() {
     let r = release(&[
         (
@@ -691,7 +726,15 @@ fn opaque_compiled_modules_and_all() {
             "from .multiarray import array, zeros\n\
              __all__ = ['ones', 'zeros_like']\n\
              def ones(shape, dtype=None): pass\n\
-             def zeros_like(a, dtype=None): pass\n",
+             def zeros_like(a, dtype=None): pass\n\
+             def extend_all(module):\n    for a in module.__all__:\n        __all__.append(a)\n\
+             from . import fromnumeric\n\
+             from .fromnumeric import *\n\
+             extend_all(fromnumeric)\n",
+        ),
+        (
+            "numpy/core/fromnumeric.py",
+            "__all__ = ['mean']\ndef mean(a, axis=None): pass\ndef _wrapit(obj): pass\n",
         ),
         // A stub describes this compiled module: its names are known.
         ("numpy/random/__init__.py", "from .mtrand import *\n"),
@@ -810,6 +853,24 @@ fn type_checking_imports_count_only_behind_module_getattr() {
     assert_defined(&r, "lazy.create", ApiKind::Unknown);
     // Without `__getattr__`, nothing is bound at run time.
     assert!(r.get("lazy.eager.BaseModel").is_none());
+}
+
+#[test]
+fn a_source_without_summary_counts_as_opaque() {
+    let layout = ReleaseLayout::new(ArchiveKind::Wheel, ["pkg/__init__.py", "pkg/unreadable.py"]);
+    let init = summarize_source(
+        "from .unreadable import thing\n__all__ = ['thing']\n",
+        false,
+    );
+    let input = ReleaseInput::from_layout(&layout, |p| (p == "pkg/__init__.py").then_some(&init));
+    let r = analyze(&input);
+    let kinds: HashMap<&str, ModuleKind> = r
+        .modules
+        .iter()
+        .map(|m| (m.path.as_str(), m.kind))
+        .collect();
+    assert_eq!(kinds["pkg.unreadable"], ModuleKind::Opaque);
+    assert_alias(&r, "pkg.thing", "pkg.unreadable.thing", ApiKind::Unknown);
 }
 
 #[test]

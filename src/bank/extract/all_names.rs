@@ -37,15 +37,26 @@ impl AllNames {
         }
     }
 
-    /// Adds what `expr` evaluates to, as far as it can be read.
+    /// Adds what `expr` evaluates to, as far as it can be read. `a + b + c` chains are walked
+    /// with an explicit stack, as generated code makes them arbitrarily long.
     fn add_expr(&mut self, expr: &Expr) {
+        let mut pending = vec![expr];
+        while let Some(expr) = pending.pop() {
+            match expr {
+                Expr::BinOp(op) if op.op == Operator::Add => {
+                    // Right pushed first so that the left side is added first.
+                    pending.push(&op.right);
+                    pending.push(&op.left);
+                }
+                other => self.add_operand(other),
+            }
+        }
+    }
+
+    fn add_operand(&mut self, expr: &Expr) {
         match expr {
             Expr::List(list) => list.elts.iter().for_each(|e| self.add_element(e)),
             Expr::Tuple(tuple) => tuple.elts.iter().for_each(|e| self.add_element(e)),
-            Expr::BinOp(op) if op.op == Operator::Add => {
-                self.add_expr(&op.left);
-                self.add_expr(&op.right);
-            }
             Expr::Attribute(attr) if attr.attr.as_str() == "__all__" => {
                 match dotted_name(&attr.value) {
                     Some(module) if !self.includes.contains(&module) => self.includes.push(module),
@@ -142,4 +153,78 @@ pub(crate) fn apply_statement(all: &mut Option<AllNames>, stmt: &Stmt) -> bool {
         }
         _ => false,
     }
+}
+
+/// Whether statements (searched through nested blocks, not nested functions) change `__all__`.
+/// numpy's `def extend_all(module): ... __all__.append(a)` is such a helper.
+pub(crate) fn mutates_all(body: &[Stmt]) -> bool {
+    body.iter().any(|stmt| {
+        let mut probe: Option<AllNames> = None;
+        if apply_statement(&mut probe, stmt) {
+            return true;
+        }
+        nested_bodies(stmt).any(mutates_all)
+    })
+}
+
+/// The blocks nested in a compound statement (not function or class bodies).
+pub(crate) fn nested_bodies(stmt: &Stmt) -> impl Iterator<Item = &[Stmt]> {
+    let mut out: Vec<&[Stmt]> = Vec::new();
+    match stmt {
+        Stmt::If(s) => {
+            out.push(&s.body);
+            out.extend(s.elif_else_clauses.iter().map(|c| &c.body[..]));
+        }
+        Stmt::For(s) => {
+            out.push(&s.body);
+            out.push(&s.orelse);
+        }
+        Stmt::While(s) => {
+            out.push(&s.body);
+            out.push(&s.orelse);
+        }
+        Stmt::With(s) => out.push(&s.body),
+        Stmt::Try(s) => {
+            out.push(&s.body);
+            for handler in &s.handlers {
+                let ruff_python_ast::ExceptHandler::ExceptHandler(h) = handler;
+                out.push(&h.body);
+            }
+            out.push(&s.orelse);
+            out.push(&s.finalbody);
+        }
+        _ => {}
+    }
+    out.into_iter()
+}
+
+/// `helper(module)` at module level, where `helper` is a function of this module that extends
+/// `__all__`: `module.__all__` is included. Returns whether `stmt` was such a call.
+pub(crate) fn apply_extender_call(
+    all: &mut Option<AllNames>,
+    stmt: &Stmt,
+    extenders: &[String],
+) -> bool {
+    let Stmt::Expr(expr) = stmt else {
+        return false;
+    };
+    let Expr::Call(call) = &*expr.value else {
+        return false;
+    };
+    let Expr::Name(func) = &*call.func else {
+        return false;
+    };
+    if !extenders.iter().any(|e| e == func.id.as_str()) {
+        return false;
+    }
+    let target = all.get_or_insert_with(AllNames::default);
+    match &call.arguments.args[..] {
+        [arg] => match dotted_name(arg) {
+            Some(module) if !target.includes.contains(&module) => target.includes.push(module),
+            Some(_) => {}
+            None => target.dynamic = true,
+        },
+        _ => target.dynamic = true,
+    }
+    true
 }

@@ -17,7 +17,8 @@ pub struct FileSummary {
     /// Syntax errors the recovering parser reported (Python 2 code, broken files).
     #[serde(rename = "err", default, skip_serializing_if = "is_zero")]
     pub parse_errors: u32,
-    /// The module defines `__getattr__`, so it can expose names no static reading sees.
+    /// The module defines `__getattr__` or writes through `globals()`, so it can expose names no
+    /// static reading sees.
     #[serde(rename = "dyn", default, skip_serializing_if = "is_false")]
     pub dynamic_exports: bool,
     /// `__all__`, when the module sets it.
@@ -119,6 +120,10 @@ pub struct Variable {
     /// so the flow can treat the variable as an alias of what that name denotes.
     #[serde(rename = "v", default, skip_serializing_if = "Option::is_none")]
     pub alias_of: Option<String>,
+    /// The dotted name called when the value is a call (`norm = norm_gen(name='norm')`): if it
+    /// names a class of the release, the variable is an instance of it, with its members.
+    #[serde(rename = "c", default, skip_serializing_if = "Option::is_none")]
+    pub called: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

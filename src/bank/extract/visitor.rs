@@ -63,6 +63,8 @@ struct ModuleVisitor {
     type_checking: Vec<u32>,
     /// Inside an `if TYPE_CHECKING:` block.
     in_type_checking: bool,
+    /// Functions of this module that extend `__all__` (numpy's `extend_all`).
+    all_extenders: Vec<String>,
     /// Functions whose latest binding is an `@overload` stub, by name → binding index.
     overloads: HashMap<String, usize>,
 }
@@ -75,14 +77,22 @@ impl ModuleVisitor {
     }
 
     fn visit_stmt(&mut self, stmt: &Stmt, fallback: bool) {
-        if all_names::apply_statement(&mut self.all, stmt) {
+        if all_names::apply_statement(&mut self.all, stmt)
+            || all_names::apply_extender_call(&mut self.all, stmt, &self.all_extenders)
+        {
             return;
+        }
+        if writes_globals(stmt) {
+            self.dynamic_exports = true;
         }
         match stmt {
             Stmt::FunctionDef(def) => {
                 let name = def.name.as_str();
                 if name == "__getattr__" {
                     self.dynamic_exports = true;
+                }
+                if all_names::mutates_all(&def.body) {
+                    self.all_extenders.push(name.to_string());
                 }
                 let function = Binding::Function(Function {
                     name: name.to_string(),
@@ -112,25 +122,29 @@ impl ModuleVisitor {
             Stmt::Assign(assign) => {
                 // `a = b = pkg.f` makes both names aliases; tuple targets never are.
                 let value = dotted_name(&assign.value);
+                let called = called_name(&assign.value);
                 for target in &assign.targets {
                     if let Expr::Name(name) = target {
-                        self.variable(name.id.as_str(), value.clone(), fallback);
+                        self.variable(name.id.as_str(), value.clone(), called.clone(), fallback);
                         continue;
                     }
                     let mut names = Vec::new();
                     target_names(target, &mut names);
                     for name in names {
-                        self.variable(name, None, fallback);
+                        self.variable(name, None, None, fallback);
                     }
                 }
             }
-            Stmt::AnnAssign(assign) => {
-                // `x: int` binds nothing at run time, but declares a module attribute in a stub.
-                if assign.value.is_some() || self.is_stub {
-                    if let Expr::Name(name) = &*assign.target {
-                        let alias_of = assign.value.as_deref().and_then(dotted_name);
-                        self.variable(name.id.as_str(), alias_of, fallback);
-                    }
+            // `x: int` binds nothing at run time, but declares a module attribute in a stub.
+            Stmt::AnnAssign(assign) if assign.value.is_some() || self.is_stub => {
+                if let Expr::Name(name) = &*assign.target {
+                    let value = assign.value.as_deref();
+                    self.variable(
+                        name.id.as_str(),
+                        value.and_then(dotted_name),
+                        value.and_then(called_name),
+                        fallback,
+                    );
                 }
             }
             Stmt::Import(import) => {
@@ -214,11 +228,34 @@ impl ModuleVisitor {
                 self.visit_body(&stmt_try.finalbody, fallback);
             }
             Stmt::With(with) => self.visit_body(&with.body, fallback),
+            // Loops are not run; what they do to `__all__` or through `globals()` only makes
+            // the module's exports dynamic.
+            Stmt::For(_) | Stmt::While(_) => self.scan_loop(stmt),
             _ => {}
         }
     }
 
-    fn variable(&mut self, name: &str, alias_of: Option<String>, fallback: bool) {
+    fn scan_loop(&mut self, stmt: &Stmt) {
+        for body in all_names::nested_bodies(stmt) {
+            if all_names::mutates_all(body) {
+                self.all.get_or_insert_with(AllNames::default).dynamic = true;
+            }
+            for inner in body {
+                if writes_globals(inner) {
+                    self.dynamic_exports = true;
+                }
+                self.scan_loop(inner);
+            }
+        }
+    }
+
+    fn variable(
+        &mut self,
+        name: &str,
+        alias_of: Option<String>,
+        called: Option<String>,
+        fallback: bool,
+    ) {
         if name == "__getattr__" {
             self.dynamic_exports = true;
         }
@@ -226,6 +263,7 @@ impl ModuleVisitor {
             Binding::Variable(Variable {
                 name: name.to_string(),
                 alias_of,
+                called,
             }),
             fallback,
         );
@@ -251,6 +289,14 @@ impl ModuleVisitor {
     }
 }
 
+/// `f.g` for a value `f.g(...)`.
+fn called_name(value: &Expr) -> Option<String> {
+    match value {
+        Expr::Call(call) => dotted_name(&call.func),
+        _ => None,
+    }
+}
+
 /// The plain names an assignment target binds (`a`, `a, (b, *c)`); attributes and subscripts
 /// bind no module-level name.
 pub(crate) fn target_names<'a>(target: &'a Expr, out: &mut Vec<&'a str>) {
@@ -260,6 +306,23 @@ pub(crate) fn target_names<'a>(target: &'a Expr, out: &mut Vec<&'a str>) {
         Expr::List(list) => list.elts.iter().for_each(|e| target_names(e, out)),
         Expr::Starred(star) => target_names(&star.value, out),
         _ => {}
+    }
+}
+
+/// `globals()[name] = ...` or `globals().update(...)`: names no static reading can list.
+fn writes_globals(stmt: &Stmt) -> bool {
+    let is_globals_call = |e: &Expr| matches!(e, Expr::Call(c) if matches!(&*c.func, Expr::Name(n) if n.id.as_str() == "globals"));
+    match stmt {
+        Stmt::Assign(assign) => assign
+            .targets
+            .iter()
+            .any(|t| matches!(t, Expr::Subscript(s) if is_globals_call(&s.value))),
+        Stmt::Expr(expr) => matches!(
+            &*expr.value,
+            Expr::Call(call) if matches!(&*call.func, Expr::Attribute(a)
+                if a.attr.as_str() == "update" && is_globals_call(&a.value))
+        ),
+        _ => false,
     }
 }
 

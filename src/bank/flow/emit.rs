@@ -23,6 +23,8 @@ struct Definition {
     is_async: bool,
     /// For a class: its bases in this release.
     bases: Vec<DefRef>,
+    /// For a variable made by calling a class of this release: that class.
+    instance_of: Option<DefRef>,
 }
 
 struct Emitter<'s, 'a> {
@@ -129,6 +131,7 @@ fn plain(path: ApiPath, kind: ApiKind, public: bool) -> ApiEntry {
         public,
         external: None,
         bases: Vec::new(),
+        instance_of: None,
     }
 }
 
@@ -198,6 +201,14 @@ impl<'s, 'a> Emitter<'s, 'a> {
         if d.kind == ApiKind::Class && self.queued_classes.insert(def) {
             self.class_queue.push(def);
         }
+        if let Some(class) = d.instance_of {
+            // The class must be listed, with its members, for `resolve` to go through it.
+            let cd = self.definition(class);
+            self.list_canonical(class, &cd);
+            if self.queued_classes.insert(class) {
+                self.class_queue.push(class);
+            }
+        }
         if d.path == path {
             let e = self.definition_entry(&d, d.public);
             self.entries.push(e);
@@ -213,6 +224,7 @@ impl<'s, 'a> Emitter<'s, 'a> {
             public: true,
             external: None,
             bases: Vec::new(),
+            instance_of: None,
         });
         if d.kind == ApiKind::Class && self.options.members_through_aliases {
             self.members_under(&path, def, true);
@@ -225,6 +237,7 @@ impl<'s, 'a> Emitter<'s, 'a> {
             .iter()
             .map(|&b| self.definition(b).path.clone())
             .collect();
+        let instance_of = d.instance_of.map(|c| self.definition(c).path.clone());
         ApiEntry {
             path: d.path.clone(),
             kind: d.kind,
@@ -234,6 +247,7 @@ impl<'s, 'a> Emitter<'s, 'a> {
             public,
             external: None,
             bases,
+            instance_of,
         }
     }
 
@@ -261,6 +275,7 @@ impl<'s, 'a> Emitter<'s, 'a> {
             signature: None,
             is_async: false,
             bases: Vec::new(),
+            instance_of: None,
         };
         let name = match binding {
             Some(Binding::Function(f)) => {
@@ -286,6 +301,14 @@ impl<'s, 'a> Emitter<'s, 'a> {
             }
             Some(Binding::Variable(v)) => {
                 d.kind = ApiKind::Attribute;
+                d.instance_of = v.called.as_deref().and_then(|callee| {
+                    match self.solver.resolve_dotted(def.module, callee) {
+                        Some(Target::Def(class)) if class_of(self.solver, class).is_some() => {
+                            Some(class)
+                        }
+                        _ => None,
+                    }
+                });
                 v.name.as_str()
             }
             // Only definitions become `Target::Def`.
@@ -358,6 +381,7 @@ impl<'s, 'a> Emitter<'s, 'a> {
                 public,
                 external: None,
                 bases: Vec::new(),
+                instance_of: None,
             });
         }
     }

@@ -49,6 +49,10 @@ pub struct ApiEntry {
     /// release (each listed as an entry too).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub bases: Vec<ApiPath>,
+    /// For an attribute definition made by calling a class of this release
+    /// (`norm = norm_gen(name='norm')`): that class, whose members the attribute has.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub instance_of: Option<ApiPath>,
 }
 
 /// Choices about how much the output spells out.
@@ -156,7 +160,7 @@ impl ReleaseApis {
     }
 
     /// The entry a dotted path denotes, following aliases of modules and classes in its
-    /// prefix and the bases of classes: `pandas.DataFrame.head` is found as
+    /// prefix, the bases of classes and the class of instances: `pandas.DataFrame.head` is found as
     /// `pandas.core.generic.NDFrame.head` when `pandas.DataFrame` is an alias of
     /// `pandas.core.frame.DataFrame`, whose base `NDFrame` defines `head`. The entry returned
     /// may itself be an alias; [`ReleaseApis::definition_of`] goes on to the definition.
@@ -180,11 +184,17 @@ impl ReleaseApis {
                 break (e, &path[split + 1..]);
             }
         };
-        if !matches!(prefix.kind, ApiKind::Module | ApiKind::Class) {
+        if !matches!(
+            prefix.kind,
+            ApiKind::Module | ApiKind::Class | ApiKind::Attribute
+        ) {
             return None;
         }
         if let Some(canonical) = &prefix.canonical {
             return self.resolve_within(&format!("{canonical}.{rest}"), depth + 1);
+        }
+        if let Some(class) = &prefix.instance_of {
+            return self.resolve_within(&format!("{class}.{rest}"), depth + 1);
         }
         prefix
             .bases
