@@ -203,15 +203,26 @@ pub fn build(
             let queue = &queue;
             let summaries = &summaries;
             let shared = &shared;
-            scope.spawn(move || loop {
-                let Some(job) = queue.lock().unwrap_or_else(|e| e.into_inner()).pop_front() else {
-                    break;
-                };
-                let result = index_release(client, summaries, shared, &job.file);
-                if tx.send((job, result)).is_err() {
-                    break;
-                }
-            });
+            // Deeply nested generated code makes ruff's parser recurse deeply: give workers
+            // room (the default 2 MiB overflows on some real files in debug builds).
+            let spawned = std::thread::Builder::new()
+                .name("nbenv-index".into())
+                .stack_size(64 << 20)
+                .spawn_scoped(scope, move || loop {
+                    let Some(job) = queue.lock().unwrap_or_else(|e| e.into_inner()).pop_front()
+                    else {
+                        break;
+                    };
+                    let result = index_release(client, summaries, shared, &job.file);
+                    if tx.send((job, result)).is_err() {
+                        break;
+                    }
+                });
+            if let Err(e) = spawned {
+                return Err(IndexError::NoUsableFile(format!(
+                    "cannot start a worker thread: {e}"
+                )));
+            }
         }
         drop(tx);
         for (job, result) in rx {

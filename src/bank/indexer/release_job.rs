@@ -5,7 +5,7 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 use std::sync::Arc;
 
 use crate::bank::extract::{
-    summarize_bytes, ArchiveKind, FileSummary, Record, ReleaseLayout, Sha256,
+    summarize_bytes, ArchiveKind, FileSummary, Record, ReleaseLayout, Sha256, SUMMARY_VERSION,
 };
 use crate::bank::flow::{self, ReleaseApis, ReleaseInput};
 use crate::bank::store::{SourceCounts, SummaryReader};
@@ -118,27 +118,33 @@ pub fn index_release(
     // Summaries already known: shared by this build's workers, else in the bank.
     let mut cached: HashMap<Sha256, Arc<FileSummary>> = HashMap::new();
     let mut ask_bank: Vec<Sha256> = Vec::new();
-    for (path, _) in &sources {
+    for (path, is_stub) in &sources {
         if let Some(h) = hashes.get(path) {
-            match shared.get(h) {
+            let key = summary_key(h, *is_stub);
+            match shared.get(&key) {
                 Some(s) => {
-                    cached.insert(*h, s);
+                    cached.insert(key, s);
                 }
-                None => ask_bank.push(*h),
+                None => ask_bank.push(key),
             }
         }
     }
-    for (h, s) in summaries.get(&ask_bank)? {
+    for (key, s) in summaries.get(&ask_bank)? {
         let s = Arc::new(s);
-        shared.insert(h, s.clone());
-        cached.insert(h, s);
+        shared.insert(key, s.clone());
+        cached.insert(key, s);
     }
+    let known = |path: &str, is_stub: bool| {
+        hashes
+            .get(path)
+            .is_some_and(|h| cached.contains_key(&summary_key(h, is_stub)))
+    };
 
     // Phase 2 (wheels): fetch only the sources whose summaries are not known.
     if is_wheel {
         let missing: HashSet<&str> = sources
             .iter()
-            .filter(|(p, _)| hashes.get(p).is_none_or(|h| !cached.contains_key(h)))
+            .filter(|(p, stub)| !known(p, *stub))
             .map(|(p, _)| p.as_str())
             .collect();
         if !missing.is_empty() {
@@ -155,28 +161,30 @@ pub fn index_release(
     let mut new_summaries: Vec<(Sha256, FileSummary)> = Vec::new();
     let mut summary_by_path: HashMap<&str, Sha256> = HashMap::new();
     for (path, is_stub) in &sources {
-        let hash = match (hashes.get(path), fetched.get(path)) {
-            (Some(h), _) if cached.contains_key(h) => *h,
+        let key = match (hashes.get(path), fetched.get(path)) {
+            (Some(h), _) if cached.contains_key(&summary_key(h, *is_stub)) => {
+                summary_key(h, *is_stub)
+            }
             (_, Some(data)) => {
-                let h = Sha256::of(data);
-                if let std::collections::hash_map::Entry::Vacant(slot) = cached.entry(h) {
+                let key = summary_key(&Sha256::of(data), *is_stub);
+                if let std::collections::hash_map::Entry::Vacant(slot) = cached.entry(key) {
                     let (summary, parsed_here) =
-                        shared.get_or_compute(h, || summarize_bytes(data, *is_stub));
+                        shared.get_or_compute(key, || summarize_bytes(data, *is_stub));
                     if parsed_here {
                         counts.parsed_files += 1;
-                        new_summaries.push((h, (*summary).clone()));
+                        new_summaries.push((key, (*summary).clone()));
                     }
                     slot.insert(summary);
                 }
-                h
+                key
             }
             // Listed but not readable: the flow treats the module as opaque.
             _ => continue,
         };
-        if cached[&hash].parse_errors > 0 {
+        if cached[&key].parse_errors > 0 {
             counts.error_files += 1;
         }
-        summary_by_path.insert(path.as_str(), hash);
+        summary_by_path.insert(path.as_str(), key);
     }
 
     let input = ReleaseInput::from_layout(&layout, |path| {
@@ -204,6 +212,16 @@ pub fn index_release(
     })
 }
 
+/// The key a file's summary is cached under: its content, whether it is read as a stub, and
+/// the extraction rules' version (summaries made by older rules are made again).
+fn summary_key(file: &Sha256, is_stub: bool) -> Sha256 {
+    let mut bytes = Vec::with_capacity(37);
+    bytes.extend_from_slice(&file.0);
+    bytes.push(u8::from(is_stub));
+    bytes.extend_from_slice(&SUMMARY_VERSION.to_le_bytes());
+    Sha256::of(&bytes)
+}
+
 /// Names a top-level package binds to other distributions' objects (`pandas.np`,
 /// `numpy.float` from `builtins`) are what notebooks reach for, and their removal breaks
 /// notebooks as surely as any API's: keep them as APIs of unknown kind. Deeper ones
@@ -221,6 +239,7 @@ fn keep_top_level_externals(apis: &mut ReleaseApis) {
                 public: true,
                 external: Some(ext.target.clone()),
                 bases: Vec::new(),
+                instance_of: None,
             });
         }
     }

@@ -7,8 +7,9 @@
 //!   link, a signature) is a [`super::ReleaseSet`] blob of runs over slots;
 //! - `apis` holds each API once per distribution, with the releases where static reading
 //!   found it and, separately, where runtime introspection did;
-//! - each class member is stored once, under the class that defines it; `class_bases` and
-//!   `aliases` (both with release sets) let queries reach it through any alias or subclass;
+//! - each class member is stored once, under the class that defines it; `class_bases` (a
+//!   class's bases, and the class an attribute is an instance of) and `aliases`, both with
+//!   release sets, let queries reach it through any alias, subclass or instance;
 //! - `file_summaries` caches the extraction of each source file by its sha256.
 
 use rusqlite::Connection;

@@ -293,7 +293,8 @@ impl<'s> BankWriter<'s> {
                     write_pair(&tx, PAIR_TABLES_LOAD[0], key, set).map_err(&err)?;
                 }
             }
-            for base in &api.bases {
+            // An instance has its class's members, as a subclass has its bases': the same link.
+            for base in api.bases.iter().chain(api.instance_of.iter()) {
                 if let Some(target) = cache.apis.get(base.as_str()) {
                     let key = (api_id, target.id);
                     let set = cache.bases.entry(key).or_default();
