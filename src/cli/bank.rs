@@ -20,6 +20,7 @@ use super::args::{Format, GlobalArgs};
 use super::context;
 use super::exit::{NotFound, PartialFailure};
 use super::index::human_size;
+use super::output::write_json;
 use super::progress;
 
 #[derive(Debug, Args)]
@@ -330,11 +331,10 @@ fn run_introspect(
     observer.bar.finish_and_clear();
     let mut out = std::io::stdout().lock();
     if format == Format::Json {
-        serde_json::to_writer_pretty(
+        write_json(
             &mut out,
             &json!({"bank": bank, "introspected": report.releases}),
         )?;
-        writeln!(out)?;
         return Ok(());
     }
     if global.quiet {
@@ -418,8 +418,7 @@ fn run_build(
     observer.bar.finish_and_clear();
     let mut out = std::io::stdout().lock();
     if run.format == Format::Json {
-        serde_json::to_writer_pretty(&mut out, &json!({"bank": bank, "report": report}))?;
-        writeln!(out)?;
+        write_json(&mut out, &json!({"bank": bank, "report": report}))?;
     } else if !global.quiet && !quiet_report {
         write_report(&mut out, bank, &report)?;
     }
@@ -506,8 +505,7 @@ fn query_api(store: &Store, api: &str, format: Format) -> Result<()> {
     }
     let mut out = std::io::stdout().lock();
     if format == Format::Json {
-        serde_json::to_writer_pretty(&mut out, &reports)?;
-        writeln!(out)?;
+        write_json(&mut out, &reports)?;
         return Ok(());
     }
     for (i, r) in reports.iter().enumerate() {
@@ -593,8 +591,7 @@ fn query_module(store: &Store, module: &str, format: Format) -> Result<()> {
     }
     let mut out = std::io::stdout().lock();
     if format == Format::Json {
-        serde_json::to_writer_pretty(&mut out, &reports)?;
-        writeln!(out)?;
+        write_json(&mut out, &reports)?;
         return Ok(());
     }
     for r in &reports {
@@ -629,8 +626,7 @@ fn diff(
     };
     let mut out = std::io::stdout().lock();
     if format == Format::Json {
-        serde_json::to_writer_pretty(&mut out, &report)?;
-        writeln!(out)?;
+        write_json(&mut out, &report)?;
         return Ok(());
     }
     writeln!(
@@ -663,8 +659,7 @@ fn stats(store: &Store, format: Format) -> Result<()> {
     let s = store.stats()?;
     let mut out = std::io::stdout().lock();
     if format == Format::Json {
-        serde_json::to_writer_pretty(&mut out, &json!({"bank": store.path(), "stats": s}))?;
-        writeln!(out)?;
+        write_json(&mut out, &json!({"bank": store.path(), "stats": s}))?;
         return Ok(());
     }
     writeln!(out, "bank:           {}", store.path().display())?;

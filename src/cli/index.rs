@@ -13,6 +13,7 @@ use serde_json::json;
 use super::args::{Format, GlobalArgs};
 use super::context;
 use super::exit::NotFound;
+use super::output::write_json;
 
 #[derive(Debug, Args)]
 pub struct IndexArgs {
@@ -108,8 +109,7 @@ fn releases(client: &IndexClient, names: &[DistName], format: Format) -> Result<
         }
     }
     if format == Format::Json {
-        serde_json::to_writer_pretty(&mut out, &json_pages)?;
-        writeln!(out)?;
+        write_json(&mut out, &json_pages)?;
     }
     match first_error {
         Some(e) => Err(e),
@@ -259,8 +259,7 @@ fn files(client: &IndexClient, spec: &ReleaseSpec, format: Format) -> Result<()>
     let release = find_release(&page, spec)?;
     let mut out = std::io::stdout().lock();
     if format == Format::Json {
-        serde_json::to_writer_pretty(&mut out, &release.files)?;
-        writeln!(out)?;
+        write_json(&mut out, &release.files)?;
         return Ok(());
     }
     let rows: Vec<[String; 5]> = release
@@ -322,8 +321,7 @@ fn metadata(client: &IndexClient, spec: &ReleaseSpec, format: Format) -> Result<
             "source": source,
             "metadata": meta,
         });
-        serde_json::to_writer_pretty(&mut out, &value)?;
-        writeln!(out)?;
+        write_json(&mut out, &value)?;
         return Ok(());
     }
     writeln!(out, "Name:            {}", meta.name)?;

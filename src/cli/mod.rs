@@ -5,5 +5,6 @@ pub mod bank;
 pub mod context;
 pub mod exit;
 pub mod index;
+pub mod output;
 pub mod progress;
 pub mod usage;

@@ -13,6 +13,7 @@ use nbenv::notebook::{
 };
 
 use super::args::Format;
+use super::output::write_json;
 
 #[derive(Debug, Args)]
 pub struct UsageArgs {
@@ -48,8 +49,7 @@ pub fn run(args: &UsageArgs) -> anyhow::Result<()> {
     let mut out = std::io::BufWriter::new(stdout.lock());
     match args.format {
         Format::Json => {
-            serde_json::to_writer_pretty(&mut out, &usage).context("writing JSON")?;
-            writeln!(out)?;
+            write_json(&mut out, &usage)?;
         }
         Format::Text => out.write_all(render(&usage).as_bytes())?,
     }

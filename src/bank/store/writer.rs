@@ -258,24 +258,7 @@ impl<'s> BankWriter<'s> {
 
         for api in &r.apis.apis {
             let path = api.path.as_str();
-            let row = match cache.apis.get_mut(path) {
-                Some(row) => row,
-                None => {
-                    tx.prepare_cached(
-                        "INSERT INTO apis (dist_id, path, kind, static, runtime) VALUES (?1, ?2, ?3, x'', x'')",
-                    )
-                    .map_err(&err)?
-                    .execute(params![r.dist_id, path, kind_code(api.kind)])
-                    .map_err(&err)?;
-                    let id = tx.last_insert_rowid();
-                    cache.apis.entry(path.to_string()).or_insert(ApiRow {
-                        id,
-                        kind: api.kind,
-                        static_set: ReleaseSet::new(),
-                        runtime_set: ReleaseSet::new(),
-                    })
-                }
-            };
+            let row = api_row(&tx, &mut cache.apis, r.dist_id, path, api.kind).map_err(&err)?;
             row.static_set.insert(r.slot);
             if api.kind != ApiKind::Unknown {
                 row.kind = api.kind;
@@ -414,24 +397,7 @@ impl<'s> BankWriter<'s> {
         let tx = self.store.conn.transaction().map_err(&err)?;
         clear_slot_in(&tx, cache, dist_id, slot, true).map_err(&err)?;
         for f in findings {
-            let row = match cache.apis.get_mut(&f.path) {
-                Some(row) => row,
-                None => {
-                    tx.prepare_cached(
-                        "INSERT INTO apis (dist_id, path, kind, static, runtime) VALUES (?1, ?2, ?3, x'', x'')",
-                    )
-                    .map_err(&err)?
-                    .execute(params![dist_id, f.path, kind_code(f.kind)])
-                    .map_err(&err)?;
-                    let id = tx.last_insert_rowid();
-                    cache.apis.entry(f.path.clone()).or_insert(ApiRow {
-                        id,
-                        kind: f.kind,
-                        static_set: ReleaseSet::new(),
-                        runtime_set: ReleaseSet::new(),
-                    })
-                }
-            };
+            let row = api_row(&tx, &mut cache.apis, dist_id, &f.path, f.kind).map_err(&err)?;
             row.runtime_set.insert(slot);
             if row.kind == ApiKind::Unknown && f.kind != ApiKind::Unknown {
                 row.kind = f.kind;
@@ -517,6 +483,32 @@ fn clear_slot_in(
         }
     }
     Ok(())
+}
+
+/// The cached row of `path`, inserted (with empty release sets) if the bank lacks it.
+fn api_row<'c>(
+    tx: &Transaction<'_>,
+    apis: &'c mut HashMap<String, ApiRow>,
+    dist_id: i64,
+    path: &str,
+    kind: ApiKind,
+) -> rusqlite::Result<&'c mut ApiRow> {
+    if !apis.contains_key(path) {
+        tx.prepare_cached(
+            "INSERT INTO apis (dist_id, path, kind, static, runtime) VALUES (?1, ?2, ?3, x'', x'')",
+        )?
+        .execute(params![dist_id, path, kind_code(kind)])?;
+        apis.insert(
+            path.to_string(),
+            ApiRow {
+                id: tx.last_insert_rowid(),
+                kind,
+                static_set: ReleaseSet::new(),
+                runtime_set: ReleaseSet::new(),
+            },
+        );
+    }
+    Ok(apis.get_mut(path).expect("inserted above"))
 }
 
 fn write_api(tx: &Transaction<'_>, row: &ApiRow) -> rusqlite::Result<()> {
