@@ -271,6 +271,21 @@ fn adding_again_is_idempotent_and_fetches_no_archives() {
     assert_eq!(before["apis"], after["apis"]);
     assert_eq!(before["naive_rows"], after["naive_rows"]);
 
+    // The summary cache lives with the HTTP cache, not in the bank: a new bank built with the
+    // same cache parses nothing and fetches no source file.
+    env.server.clear_log();
+    let other = env.dir.path().join("other.sqlite3");
+    let out = env
+        .command(&["bank", "add", "toolkit", "--all-versions", "--format", "json"])
+        .arg("--bank")
+        .arg(&other)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["report"]["releases_indexed"], 5);
+    assert_eq!(report["report"]["parsed_files"], 0, "{report}");
+
     // --force indexes again and leaves the same bank.
     env.json(&[
         "bank",

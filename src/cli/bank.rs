@@ -677,7 +677,6 @@ fn stats(store: &Store, format: Format) -> Result<()> {
     )?;
     writeln!(out, "alias links:    {}", s.alias_links)?;
     writeln!(out, "signatures:     {}", s.signatures)?;
-    writeln!(out, "file summaries: {}", s.file_summaries)?;
     writeln!(out, "size on disk:   {}", human_size(s.bytes_on_disk))?;
     Ok(())
 }

@@ -15,7 +15,7 @@ use super::release_job::{index_release, ReleaseOutcome};
 use super::selection::Selection;
 use super::summary_cache::SummaryCache;
 use crate::bank::store::{
-    BankWriter, IndexedRelease, ReleaseInfo, ReleaseStatus, Store, SummaryReader, EXTRACTOR_VERSION,
+    BankWriter, IndexedRelease, ReleaseInfo, ReleaseStatus, Store, SummaryStore, EXTRACTOR_VERSION,
 };
 use crate::names::DistName;
 use crate::pypi::{DistFile, IndexClient, Version};
@@ -191,7 +191,7 @@ pub fn build(
     }
 
     observer.queued(jobs.len());
-    let summaries = SummaryReader::new(bank_path);
+    let summaries = SummaryStore::open(&client.cache().root().join("summaries-v1.sqlite3"))?;
     let shared = SummaryCache::new(500_000);
     let queue = Mutex::new(jobs.into_iter().collect::<VecDeque<Job>>());
     let mut writer = BankWriter::new(&mut store);
@@ -239,8 +239,11 @@ pub fn build(
                         requires_dist: &outcome.requires_dist,
                         requires_python: outcome.requires_python.as_deref(),
                         counts: outcome.counts,
-                        new_summaries: &outcome.new_summaries,
                     })?;
+                    // A cache: losing a write only costs parsing again.
+                    if let Err(e) = summaries.put(&outcome.new_summaries) {
+                        observer.note(&format!("summary cache: {e}"));
+                    }
                     report.releases_indexed += 1;
                     report.source_files += u64::from(outcome.counts.source_files);
                     report.parsed_files += u64::from(outcome.counts.parsed_files);

@@ -8,7 +8,7 @@ use crate::bank::extract::{
     summarize_bytes, ArchiveKind, FileSummary, Record, ReleaseLayout, Sha256, SUMMARY_VERSION,
 };
 use crate::bank::flow::{self, ReleaseApis, ReleaseInput};
-use crate::bank::store::{SourceCounts, SummaryReader};
+use crate::bank::store::{SourceCounts, SummaryStore};
 use crate::pypi::{CoreMetadata, DistFile, FileKind, IndexClient, Transfer};
 
 use super::error::IndexError;
@@ -49,7 +49,7 @@ fn sdist_meta(name: &str, file: &str) -> bool {
 /// Indexes one release from `file`.
 pub fn index_release(
     client: &IndexClient,
-    summaries: &SummaryReader,
+    summaries: &SummaryStore,
     shared: &SummaryCache,
     file: &DistFile,
 ) -> Result<ReleaseOutcome, IndexError> {

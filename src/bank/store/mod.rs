@@ -25,7 +25,7 @@ pub use query::{
 pub use registry::{ReleaseInfo, ReleaseRow, ReleaseStatus};
 pub use release_set::{CorruptReleaseSet, ReleaseSet};
 pub use schema::{EXTRACTOR_VERSION, SCHEMA_VERSION};
-pub use summaries::SummaryReader;
+pub use summaries::SummaryStore;
 pub use writer::{BankWriter, IndexedRelease, RuntimeFinding, RuntimeLinks, SourceCounts};
 
 /// An open bank.

@@ -101,7 +101,6 @@ pub struct BankStats {
     pub apis: u64,
     pub alias_links: u64,
     pub signatures: u64,
-    pub file_summaries: u64,
     /// Rows a naive bank with one row per (API, release) would hold.
     pub naive_rows: u64,
     pub bytes_on_disk: u64,
@@ -454,7 +453,6 @@ impl Store {
             apis: count("SELECT COUNT(*) FROM apis")?,
             alias_links: count("SELECT COUNT(*) FROM aliases")?,
             signatures: count("SELECT COUNT(*) FROM signatures")?,
-            file_summaries: count("SELECT COUNT(*) FROM file_summaries")?,
             ..BankStats::default()
         };
         let mut stmt = conn

@@ -10,7 +10,7 @@
 //! - each class member is stored once, under the class that defines it; `class_bases` (a
 //!   class's bases, and the class an attribute is an instance of) and `aliases`, both with
 //!   release sets, let queries reach it through any alias, subclass or instance;
-//! - `file_summaries` caches the extraction of each source file by its sha256.
+//! - the per-file summary cache lives apart, in the cache directory ([`super::SummaryStore`]).
 
 use rusqlite::Connection;
 
@@ -117,11 +117,6 @@ CREATE TABLE api_signatures (
     signature_id INTEGER NOT NULL REFERENCES signatures(id),
     releases BLOB NOT NULL,
     PRIMARY KEY (api_id, signature_id)
-) WITHOUT ROWID;
-
-CREATE TABLE file_summaries (
-    sha256 BLOB PRIMARY KEY,
-    summary BLOB NOT NULL
 ) WITHOUT ROWID;
 "#;
 

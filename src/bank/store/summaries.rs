@@ -1,5 +1,8 @@
-//! The per-file summary cache: extraction results keyed by the source file's sha256, so a
-//! file shipped unchanged by many releases is downloaded and parsed once.
+//! The per-file summary cache: extraction results keyed by (source sha256, stub, extraction
+//! version), so a file shipped unchanged by many releases is downloaded and parsed once.
+//!
+//! It lives in the cache directory, not in the bank: it only speeds up building, it is most
+//! of a bank's bytes if kept there, and losing it only costs parsing again.
 
 use std::collections::HashMap;
 use std::io::{Read, Write};
@@ -11,7 +14,7 @@ use rusqlite::{Connection, OpenFlags, OptionalExtension};
 use super::{sqlite_err, StoreError};
 use crate::bank::extract::{FileSummary, Sha256};
 
-/// Compressed JSON: summaries are repetitive text, and a full-history bank holds millions.
+/// Compressed JSON: summaries are repetitive text.
 pub fn encode_summary(summary: &FileSummary) -> Vec<u8> {
     let json = serde_json::to_vec(summary).expect("summaries serialize");
     let mut enc = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::fast());
@@ -28,27 +31,57 @@ pub fn decode_summary(blob: &[u8]) -> Option<FileSummary> {
     serde_json::from_slice(&json).ok()
 }
 
-/// Read-only connections for worker threads that look summaries up while the writer writes
-/// (WAL lets them run side by side).
-pub struct SummaryReader {
+/// The summary cache file, shared by the workers of a build: reads go through a pool of
+/// read-only connections (WAL lets them run beside the writer), writes through one.
+pub struct SummaryStore {
     path: PathBuf,
     pool: Mutex<Vec<Connection>>,
+    writer: Mutex<Connection>,
 }
 
-impl SummaryReader {
-    pub fn new(path: &Path) -> Self {
-        Self {
+const SCHEMA: &str = "CREATE TABLE IF NOT EXISTS file_summaries (
+    key BLOB PRIMARY KEY,
+    summary BLOB NOT NULL
+) WITHOUT ROWID;";
+
+fn open_writer(path: &Path) -> rusqlite::Result<Connection> {
+    let conn = Connection::open(path)?;
+    conn.pragma_update_and_check(None, "journal_mode", "WAL", |_| Ok(()))?;
+    conn.execute_batch("PRAGMA synchronous=NORMAL; PRAGMA busy_timeout=30000;")?;
+    conn.execute_batch(SCHEMA)?;
+    Ok(conn)
+}
+
+impl SummaryStore {
+    /// Opens (or creates) the cache at `path`. A file that is not a usable cache is replaced:
+    /// its contents can always be made again.
+    pub fn open(path: &Path) -> Result<Self, StoreError> {
+        if let Some(dir) = path.parent() {
+            let _ = std::fs::create_dir_all(dir);
+        }
+        let writer = match open_writer(path) {
+            Ok(c) => c,
+            Err(_) => {
+                for suffix in ["", "-wal", "-shm"] {
+                    let mut p = path.as_os_str().to_owned();
+                    p.push(suffix);
+                    let _ = std::fs::remove_file(p);
+                }
+                open_writer(path).map_err(sqlite_err(path))?
+            }
+        };
+        Ok(Self {
             path: path.to_path_buf(),
             pool: Mutex::new(Vec::new()),
-        }
+            writer: Mutex::new(writer),
+        })
     }
 
-    fn with_conn<T>(
-        &self,
-        f: impl FnOnce(&Connection) -> Result<T, StoreError>,
-    ) -> Result<T, StoreError> {
-        let conn = self.pool.lock().unwrap_or_else(|e| e.into_inner()).pop();
-        let conn = match conn {
+    /// The cached summaries among `keys`. An undecodable entry counts as absent (it is then
+    /// made again and overwritten).
+    pub fn get(&self, keys: &[Sha256]) -> Result<HashMap<Sha256, FileSummary>, StoreError> {
+        let pooled = self.pool.lock().unwrap_or_else(|e| e.into_inner()).pop();
+        let conn = match pooled {
             Some(c) => c,
             None => Connection::open_with_flags(
                 &self.path,
@@ -56,7 +89,22 @@ impl SummaryReader {
             )
             .map_err(sqlite_err(&self.path))?,
         };
-        let result = f(&conn);
+        let result = (|| {
+            let mut stmt = conn
+                .prepare_cached("SELECT summary FROM file_summaries WHERE key = ?1")
+                .map_err(sqlite_err(&self.path))?;
+            let mut out = HashMap::with_capacity(keys.len());
+            for key in keys {
+                let blob: Option<Vec<u8>> = stmt
+                    .query_row([&key.0[..]], |r| r.get(0))
+                    .optional()
+                    .map_err(sqlite_err(&self.path))?;
+                if let Some(summary) = blob.as_deref().and_then(decode_summary) {
+                    out.insert(*key, summary);
+                }
+            }
+            Ok(out)
+        })();
         self.pool
             .lock()
             .unwrap_or_else(|e| e.into_inner())
@@ -64,24 +112,38 @@ impl SummaryReader {
         result
     }
 
-    /// The cached summaries among `hashes`. An undecodable entry counts as absent (it is then
-    /// re-extracted and overwritten).
-    pub fn get(&self, hashes: &[Sha256]) -> Result<HashMap<Sha256, FileSummary>, StoreError> {
-        self.with_conn(|conn| {
-            let mut stmt = conn
-                .prepare_cached("SELECT summary FROM file_summaries WHERE sha256 = ?1")
-                .map_err(sqlite_err(&self.path))?;
-            let mut out = HashMap::with_capacity(hashes.len());
-            for hash in hashes {
-                let blob: Option<Vec<u8>> = stmt
-                    .query_row([&hash.0[..]], |r| r.get(0))
-                    .optional()
-                    .map_err(sqlite_err(&self.path))?;
-                if let Some(summary) = blob.as_deref().and_then(decode_summary) {
-                    out.insert(*hash, summary);
-                }
+    /// Stores summaries, in one transaction.
+    pub fn put(&self, items: &[(Sha256, FileSummary)]) -> Result<(), StoreError> {
+        if items.is_empty() {
+            return Ok(());
+        }
+        let mut conn = self.writer.lock().unwrap_or_else(|e| e.into_inner());
+        let err = sqlite_err(&self.path);
+        let tx = conn.transaction().map_err(&err)?;
+        {
+            let mut stmt = tx
+                .prepare_cached(
+                    "INSERT OR REPLACE INTO file_summaries (key, summary) VALUES (?1, ?2)",
+                )
+                .map_err(&err)?;
+            for (key, summary) in items {
+                stmt.execute(rusqlite::params![&key.0[..], encode_summary(summary)])
+                    .map_err(&err)?;
             }
-            Ok(out)
+        }
+        tx.commit().map_err(&err)
+    }
+
+    pub fn len(&self) -> Result<u64, StoreError> {
+        let conn = self.writer.lock().unwrap_or_else(|e| e.into_inner());
+        conn.query_row("SELECT COUNT(*) FROM file_summaries", [], |r| {
+            r.get::<_, i64>(0)
         })
+        .map(|n| n as u64)
+        .map_err(sqlite_err(&self.path))
+    }
+
+    pub fn is_empty(&self) -> Result<bool, StoreError> {
+        Ok(self.len()? == 0)
     }
 }

@@ -12,9 +12,7 @@ use rusqlite::{params, Transaction};
 use super::registry::{status_str, ReleaseStatus};
 use super::release_set::ReleaseSet;
 use super::schema::EXTRACTOR_VERSION;
-use super::summaries::encode_summary;
 use super::{Store, StoreError};
-use crate::bank::extract::{FileSummary, Sha256};
 use crate::bank::flow::{ApiKind, ModuleKind, ReleaseApis};
 
 /// How many source files a release had and how many had to be parsed.
@@ -38,7 +36,6 @@ pub struct IndexedRelease<'a> {
     pub requires_dist: &'a [String],
     pub requires_python: Option<&'a str>,
     pub counts: SourceCounts,
-    pub new_summaries: &'a [(Sha256, FileSummary)],
 }
 
 /// A name that introspection found in a release.
@@ -332,15 +329,6 @@ impl<'s> BankWriter<'s> {
             )
             .map_err(&err)?
             .execute(params![r.release_id, req])
-            .map_err(&err)?;
-        }
-
-        for (hash, summary) in r.new_summaries {
-            tx.prepare_cached(
-                "INSERT OR REPLACE INTO file_summaries (sha256, summary) VALUES (?1, ?2)",
-            )
-            .map_err(&err)?
-            .execute(params![&hash.0[..], encode_summary(summary)])
             .map_err(&err)?;
         }
 
