@@ -13,7 +13,29 @@ fn main() {
     };
     let n: usize = args.next().and_then(|a| a.parse().ok()).unwrap_or(100);
     let store = Store::open_read_only(std::path::Path::new(&bank)).expect("open bank");
-    let paths = sample_paths(&bank, n);
+    let paths = sample_paths(&store, n);
+
+    // Cold: a fresh process's first query of a distribution decodes its path dictionary.
+    let cold = Store::open_read_only(std::path::Path::new(&bank)).expect("open bank");
+    let mut cold_times = Vec::new();
+    for (id, name) in cold.distributions().expect("distributions") {
+        let first = store
+            .path_dictionary(id)
+            .expect("paths")
+            .iter()
+            .next()
+            .map(|(p, _)| p.to_string());
+        if let Some(path) = first {
+            let start = Instant::now();
+            cold.query_api(&path).expect("query");
+            cold_times.push((name, start.elapsed().as_secs_f64() * 1000.0));
+        }
+    }
+    let shown: Vec<String> = cold_times
+        .iter()
+        .map(|(n, t)| format!("{n} {t:.1} ms"))
+        .collect();
+    println!("first query per distribution (cold): {}", shown.join(", "));
     let mut times = Vec::with_capacity(paths.len());
     let mut found = 0;
     for path in &paths {
@@ -36,20 +58,13 @@ fn main() {
     );
 }
 
-/// Every k-th public API path, so the sample covers all distributions.
-fn sample_paths(bank: &str, n: usize) -> Vec<String> {
-    let conn =
-        rusqlite::Connection::open_with_flags(bank, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
-            .unwrap();
-    let total: i64 = conn
-        .query_row("SELECT COUNT(*) FROM apis", [], |r| r.get(0))
-        .unwrap();
-    let step = (total as usize / n).max(1);
-    let mut stmt = conn.prepare("SELECT path FROM apis ORDER BY id").unwrap();
-    stmt.query_map([], |r| r.get::<_, String>(0))
-        .unwrap()
-        .filter_map(Result::ok)
-        .step_by(step)
-        .take(n)
-        .collect()
+/// Every k-th API path of the bank, so the sample covers all distributions.
+fn sample_paths(store: &Store, n: usize) -> Vec<String> {
+    let mut all: Vec<String> = Vec::new();
+    for (id, _) in store.distributions().expect("distributions") {
+        let dictionary = store.path_dictionary(id).expect("paths");
+        all.extend(dictionary.iter().map(|(p, _)| p.to_string()));
+    }
+    let step = (all.len() / n).max(1);
+    all.into_iter().step_by(step).take(n).collect()
 }

@@ -276,7 +276,14 @@ fn adding_again_is_idempotent_and_fetches_no_archives() {
     env.server.clear_log();
     let other = env.dir.path().join("other.sqlite3");
     let out = env
-        .command(&["bank", "add", "toolkit", "--all-versions", "--format", "json"])
+        .command(&[
+            "bank",
+            "add",
+            "toolkit",
+            "--all-versions",
+            "--format",
+            "json",
+        ])
         .arg("--bank")
         .arg(&other)
         .output()

@@ -5,6 +5,7 @@
 //! while a build writes, and an interrupted build loses only the release in flight.
 
 mod error;
+mod path_dictionary;
 mod query;
 mod registry;
 mod release_set;
@@ -13,11 +14,15 @@ mod schema;
 mod summaries;
 mod writer;
 
+use std::cell::RefCell;
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::rc::Rc;
 
-use rusqlite::{Connection, OpenFlags};
+use rusqlite::{Connection, OpenFlags, OptionalExtension};
 
 pub use error::StoreError;
+pub use path_dictionary::{CorruptDictionary, PathDictionary};
 pub use query::{
     ApiReport, BankStats, CanonicalSpan, DiffEntry, DiffReport, ModuleReport, ReleaseModule,
     SignatureChange, VersionRun,
@@ -32,6 +37,8 @@ pub use writer::{BankWriter, IndexedRelease, RuntimeFinding, RuntimeLinks, Sourc
 pub struct Store {
     conn: Connection,
     path: PathBuf,
+    /// Decoded path dictionaries, kept for the next query of the same distribution.
+    dictionaries: RefCell<HashMap<i64, Rc<PathDictionary>>>,
 }
 
 impl Store {
@@ -48,6 +55,7 @@ impl Store {
         let mut store = Self {
             conn,
             path: path.to_path_buf(),
+            dictionaries: RefCell::default(),
         };
         store.configure()?;
         store.check_version()?;
@@ -70,6 +78,7 @@ impl Store {
         let store = Self {
             conn,
             path: path.to_path_buf(),
+            dictionaries: RefCell::default(),
         };
         store.check_version()?;
         if schema::version(&store.conn).map_err(sqlite_err(path))? == 0 {
@@ -154,6 +163,39 @@ impl Store {
             path: self.path.clone(),
             what: what.into(),
         }
+    }
+}
+
+impl Store {
+    /// The API paths of a distribution (empty when it has none yet), decoded once per `Store`.
+    pub fn path_dictionary(&self, dist_id: i64) -> Result<Rc<PathDictionary>, StoreError> {
+        if let Some(d) = self.dictionaries.borrow().get(&dist_id) {
+            return Ok(d.clone());
+        }
+        let blob: Option<Vec<u8>> = self
+            .conn()
+            .query_row(
+                "SELECT paths FROM api_paths WHERE dist_id = ?1",
+                [dist_id],
+                |r| r.get(0),
+            )
+            .optional()
+            .map_err(self.err())?;
+        let dictionary = Rc::new(match blob {
+            Some(b) => {
+                PathDictionary::decode(&b).map_err(|_| self.corrupt("API path dictionary"))?
+            }
+            None => PathDictionary::default(),
+        });
+        self.dictionaries
+            .borrow_mut()
+            .insert(dist_id, dictionary.clone());
+        Ok(dictionary)
+    }
+
+    /// Forgets decoded dictionaries: a writer is changing them.
+    pub(crate) fn forget_dictionaries(&self) {
+        self.dictionaries.borrow_mut().clear();
     }
 }
 

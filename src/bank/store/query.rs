@@ -106,10 +106,9 @@ pub struct BankStats {
     pub bytes_on_disk: u64,
 }
 
-/// One `apis` row as read: id, path, kind, and both release sets.
+/// One `apis` row as read: id, kind, and both release sets.
 struct RawApi {
     id: i64,
-    path: String,
     kind: i64,
     static_blob: Vec<u8>,
     runtime_blob: Vec<u8>,
@@ -119,10 +118,9 @@ impl RawApi {
     fn read(r: &rusqlite::Row<'_>) -> rusqlite::Result<Self> {
         Ok(Self {
             id: r.get(0)?,
-            path: r.get(1)?,
-            kind: r.get(2)?,
-            static_blob: r.get(3)?,
-            runtime_blob: r.get(4)?,
+            kind: r.get(1)?,
+            static_blob: r.get(2)?,
+            runtime_blob: r.get(3)?,
         })
     }
 }
@@ -355,7 +353,7 @@ impl Store {
         let conn = self.conn();
         let err = self.err();
         let mut stmt = conn
-            .prepare_cached("SELECT id, path, kind, static, runtime FROM apis WHERE dist_id = ?1")
+            .prepare_cached("SELECT id, kind, static, runtime FROM apis WHERE dist_id = ?1")
             .map_err(&err)?;
         let apis: Vec<RawApi> = stmt
             .query_map([dist_id], RawApi::read)
@@ -376,15 +374,18 @@ impl Store {
             removed: Vec::new(),
             changed: Vec::new(),
         };
+        let dictionary = self.path_dictionary(dist_id)?;
         for RawApi {
             id,
-            path,
             kind,
             static_blob,
             runtime_blob,
-            ..
         } in apis
         {
+            let path = dictionary
+                .path(id)
+                .ok_or_else(|| self.corrupt(format!("API {id} has no path")))?
+                .to_string();
             if !include_private && path.split('.').any(is_private) {
                 continue;
             }
@@ -539,22 +540,12 @@ impl Store {
     /// Names directly under `module` (one more segment) that any release of the distribution
     /// has: candidates to look for at run time where static reading cannot see.
     pub fn names_ever_under(&self, dist_id: i64, module: &str) -> Result<Vec<String>, StoreError> {
-        let err = self.err();
         let prefix = format!("{module}.");
-        let mut stmt = self
-            .conn()
-            .prepare_cached("SELECT path FROM apis WHERE dist_id = ?1 AND path > ?2 AND path < ?3")
-            .map_err(&err)?;
-        let upper = format!("{module}/");
-        let rows: Vec<String> = stmt
-            .query_map(rusqlite::params![dist_id, prefix, upper], |r| r.get(0))
-            .map_err(&err)?
-            .collect::<Result<_, _>>()
-            .map_err(&err)?;
-        Ok(rows
-            .into_iter()
-            .filter_map(|p| {
-                let rest = p.strip_prefix(&prefix)?;
+        Ok(self
+            .path_dictionary(dist_id)?
+            .with_prefix(&prefix)
+            .filter_map(|(p, _)| {
+                let rest = &p[prefix.len()..];
                 (!rest.contains('.')).then(|| rest.to_string())
             })
             .collect())

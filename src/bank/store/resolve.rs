@@ -10,6 +10,7 @@ use std::collections::{HashMap, HashSet};
 
 use rusqlite::OptionalExtension;
 
+use super::path_dictionary::PathDictionary;
 use super::release_set::ReleaseSet;
 use super::writer::kind_from_code;
 use super::{Store, StoreError};
@@ -68,6 +69,7 @@ impl Resolved {
 pub(crate) struct Resolver<'s> {
     store: &'s Store,
     dist_id: i64,
+    dictionary: Option<std::rc::Rc<PathDictionary>>,
     rows: HashMap<String, Option<ApiRowInfo>>,
     memo: HashMap<String, Resolved>,
     in_progress: HashSet<String>,
@@ -80,27 +82,35 @@ impl<'s> Resolver<'s> {
         Self {
             store,
             dist_id,
+            dictionary: None,
             rows: HashMap::new(),
             memo: HashMap::new(),
             in_progress: HashSet::new(),
         }
     }
 
+    fn dictionary(&mut self) -> Result<&PathDictionary, StoreError> {
+        if self.dictionary.is_none() {
+            self.dictionary = Some(self.store.path_dictionary(self.dist_id)?);
+        }
+        Ok(self.dictionary.as_ref().expect("loaded above"))
+    }
+
     pub fn row(&mut self, path: &str) -> Result<Option<ApiRowInfo>, StoreError> {
         if let Some(r) = self.rows.get(path) {
             return Ok(r.clone());
         }
+        let Some(id) = self.dictionary()?.get(path) else {
+            self.rows.insert(path.to_string(), None);
+            return Ok(None);
+        };
         let err = self.store.err();
         let raw: Option<(i64, i64, Vec<u8>, Vec<u8>)> = self
             .store
             .conn()
-            .prepare_cached(
-                "SELECT id, kind, static, runtime FROM apis WHERE path = ?1 AND dist_id = ?2",
-            )
+            .prepare_cached("SELECT id, kind, static, runtime FROM apis WHERE id = ?1")
             .map_err(&err)?
-            .query_row(rusqlite::params![path, self.dist_id], |r| {
-                Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
-            })
+            .query_row([id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
             .optional()
             .map_err(&err)?;
         let row = match raw {
@@ -116,30 +126,38 @@ impl<'s> Resolver<'s> {
         Ok(row)
     }
 
-    /// (target id, target path, releases) for `table` rows owned by `id`.
-    fn links(&self, sql: &str, id: i64) -> Result<Vec<(i64, String, ReleaseSet)>, StoreError> {
+    /// (target id, target path, releases) for `sql`'s rows owned by `id`.
+    fn links(&mut self, sql: &str, id: i64) -> Result<Vec<(i64, String, ReleaseSet)>, StoreError> {
         let err = self.store.err();
         let mut stmt = self.store.conn().prepare_cached(sql).map_err(&err)?;
-        let rows: Vec<(i64, String, Vec<u8>)> = stmt
-            .query_map([id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+        let rows: Vec<(i64, Vec<u8>)> = stmt
+            .query_map([id], |r| Ok((r.get(0)?, r.get(1)?)))
             .map_err(&err)?
             .collect::<Result<_, _>>()
             .map_err(&err)?;
-        rows.into_iter()
-            .map(|(i, p, b)| Ok((i, p, self.store.decode_set(&b)?)))
-            .collect()
+        let mut out = Vec::with_capacity(rows.len());
+        for (target, blob) in rows {
+            let store = self.store;
+            let path = self
+                .dictionary()?
+                .path(target)
+                .ok_or_else(|| store.corrupt(format!("API {target} has no path")))?
+                .to_string();
+            out.push((target, path, self.store.decode_set(&blob)?));
+        }
+        Ok(out)
     }
 
-    fn aliases(&self, id: i64) -> Result<Vec<(i64, String, ReleaseSet)>, StoreError> {
+    fn aliases(&mut self, id: i64) -> Result<Vec<(i64, String, ReleaseSet)>, StoreError> {
         self.links(
-            "SELECT a.id, a.path, l.releases FROM aliases l JOIN apis a ON a.id = l.canonical_id WHERE l.api_id = ?1",
+            "SELECT canonical_id, releases FROM aliases WHERE api_id = ?1",
             id,
         )
     }
 
-    fn bases(&self, id: i64) -> Result<Vec<(i64, String, ReleaseSet)>, StoreError> {
+    fn bases(&mut self, id: i64) -> Result<Vec<(i64, String, ReleaseSet)>, StoreError> {
         self.links(
-            "SELECT a.id, a.path, l.releases FROM class_bases l JOIN apis a ON a.id = l.base_id WHERE l.class_id = ?1",
+            "SELECT base_id, releases FROM class_bases WHERE class_id = ?1",
             id,
         )
     }
@@ -215,12 +233,13 @@ impl Store {
         ReleaseSet::decode(blob).map_err(|_| self.corrupt("release set"))
     }
 
-    /// The distributions with a row for `path` or for a prefix of it.
+    /// The distributions with a module that `path` is in (every API lives in a module of its
+    /// distribution, so these are the only ones that can have it).
     pub(crate) fn candidate_distributions(&self, path: &str) -> Result<Vec<i64>, StoreError> {
         let err = self.err();
         let mut stmt = self
             .conn()
-            .prepare_cached("SELECT DISTINCT dist_id FROM apis WHERE path = ?1")
+            .prepare_cached("SELECT DISTINCT dist_id FROM modules WHERE path = ?1")
             .map_err(&err)?;
         let mut out: Vec<i64> = Vec::new();
         let mut prefix = path;

@@ -6,7 +6,8 @@
 //! - every set of releases (which releases have an API, a module, an import name, an alias
 //!   link, a signature) is a [`super::ReleaseSet`] blob of runs over slots;
 //! - `apis` holds each API once per distribution, with the releases where static reading
-//!   found it and, separately, where runtime introspection did;
+//!   found it and, separately, where runtime introspection did; its path is in the
+//!   distribution's [`super::PathDictionary`] (`api_paths`), one compressed blob;
 //! - each class member is stored once, under the class that defines it; `class_bases` (a
 //!   class's bases, and the class an attribute is an instance of) and `aliases`, both with
 //!   release sets, let queries reach it through any alias, subclass or instance;
@@ -85,13 +86,16 @@ CREATE INDEX modules_by_path ON modules(path);
 CREATE TABLE apis (
     id INTEGER PRIMARY KEY,
     dist_id INTEGER NOT NULL REFERENCES distributions(id),
-    path TEXT NOT NULL,
     kind INTEGER NOT NULL,
     static BLOB NOT NULL,
-    runtime BLOB NOT NULL,
-    UNIQUE (path, dist_id)
+    runtime BLOB NOT NULL
 );
 CREATE INDEX apis_by_dist ON apis(dist_id);
+
+CREATE TABLE api_paths (
+    dist_id INTEGER PRIMARY KEY REFERENCES distributions(id),
+    paths BLOB NOT NULL
+);
 
 CREATE TABLE aliases (
     api_id INTEGER NOT NULL REFERENCES apis(id),
@@ -109,8 +113,10 @@ CREATE TABLE class_bases (
 
 CREATE TABLE signatures (
     id INTEGER PRIMARY KEY,
-    text TEXT NOT NULL UNIQUE
+    hash INTEGER NOT NULL,
+    text TEXT NOT NULL
 );
+CREATE INDEX signatures_by_hash ON signatures(hash);
 
 CREATE TABLE api_signatures (
     api_id INTEGER NOT NULL REFERENCES apis(id),

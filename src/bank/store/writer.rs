@@ -7,8 +7,10 @@
 
 use std::collections::HashMap;
 
-use rusqlite::{params, Transaction};
+use rusqlite::{params, OptionalExtension, Transaction};
+use sha2::Digest;
 
+use super::path_dictionary::PathDictionary;
 use super::registry::{status_str, ReleaseStatus};
 use super::release_set::ReleaseSet;
 use super::schema::EXTRACTOR_VERSION;
@@ -70,6 +72,9 @@ struct ModuleRow {
 #[derive(Default)]
 struct DistCache {
     apis: HashMap<String, ApiRow>,
+    /// Path ↔ id of every API of the distribution; written back when it grows.
+    dictionary: PathDictionary,
+    dictionary_grew: bool,
     modules: HashMap<String, ModuleRow>,
     import_names: HashMap<String, ReleaseSet>,
     aliases: HashMap<(i64, i64), ReleaseSet>,
@@ -139,20 +144,28 @@ impl<'s> BankWriter<'s> {
         let store = &*self.store;
         let conn = store.conn();
         let err = store.err();
-        let mut cache = DistCache::default();
+        let mut cache = DistCache {
+            dictionary: (*store.path_dictionary(dist_id)?).clone(),
+            ..DistCache::default()
+        };
         let mut stmt = conn
-            .prepare("SELECT id, path, kind, static, runtime FROM apis WHERE dist_id = ?1")
+            .prepare("SELECT id, kind, static, runtime FROM apis WHERE dist_id = ?1")
             .map_err(&err)?;
         let mut rows = stmt.query([dist_id]).map_err(&err)?;
         while let Some(r) = rows.next().map_err(&err)? {
-            let path: String = r.get(1).map_err(&err)?;
-            let static_blob: Vec<u8> = r.get(3).map_err(&err)?;
-            let runtime_blob: Vec<u8> = r.get(4).map_err(&err)?;
+            let id: i64 = r.get(0).map_err(&err)?;
+            let path = cache
+                .dictionary
+                .path(id)
+                .ok_or_else(|| store.corrupt(format!("API {id} has no path")))?
+                .to_string();
+            let static_blob: Vec<u8> = r.get(2).map_err(&err)?;
+            let runtime_blob: Vec<u8> = r.get(3).map_err(&err)?;
             cache.apis.insert(
                 path,
                 ApiRow {
-                    id: r.get(0).map_err(&err)?,
-                    kind: kind_from_code(r.get(2).map_err(&err)?),
+                    id,
+                    kind: kind_from_code(r.get(1).map_err(&err)?),
                     static_set: decode(store, &static_blob, "API release set")?,
                     runtime_set: decode(store, &runtime_blob, "API release set")?,
                 },
@@ -213,6 +226,7 @@ impl<'s> BankWriter<'s> {
     /// Writes one indexed release in one transaction.
     pub fn write_release(&mut self, release: &IndexedRelease<'_>) -> Result<(), StoreError> {
         self.load(release.dist_id)?;
+        self.store.forget_dictionaries();
         let result = self.write_release_inner(release);
         if result.is_err() {
             self.dists.remove(&release.dist_id);
@@ -255,7 +269,7 @@ impl<'s> BankWriter<'s> {
 
         for api in &r.apis.apis {
             let path = api.path.as_str();
-            let row = api_row(&tx, &mut cache.apis, r.dist_id, path, api.kind).map_err(&err)?;
+            let row = api_row(&tx, cache, r.dist_id, path, api.kind).map_err(&err)?;
             row.static_set.insert(r.slot);
             if api.kind != ApiKind::Unknown {
                 row.kind = api.kind;
@@ -287,15 +301,7 @@ impl<'s> BankWriter<'s> {
                 let sig_id = match signature_ids.get(&text) {
                     Some(id) => *id,
                     None => {
-                        tx.prepare_cached("INSERT OR IGNORE INTO signatures (text) VALUES (?1)")
-                            .map_err(&err)?
-                            .execute([&text])
-                            .map_err(&err)?;
-                        let id: i64 = tx
-                            .prepare_cached("SELECT id FROM signatures WHERE text = ?1")
-                            .map_err(&err)?
-                            .query_row([&text], |row| row.get(0))
-                            .map_err(&err)?;
+                        let id = signature_id(&tx, &text).map_err(&err)?;
                         signature_ids.insert(text, id);
                         id
                     }
@@ -332,6 +338,7 @@ impl<'s> BankWriter<'s> {
             .map_err(&err)?;
         }
 
+        save_dictionary(&tx, r.dist_id, cache).map_err(&err)?;
         tx.execute(
             "UPDATE releases SET status = ?2, detail = NULL, indexed_at = strftime('%s','now'), extractor = ?3,
                  file_name = ?4, file_sha256 = ?5, source_files = ?6, parsed_files = ?7, error_files = ?8,
@@ -364,6 +371,7 @@ impl<'s> BankWriter<'s> {
         links: &RuntimeLinks<'_>,
     ) -> Result<(), StoreError> {
         self.load(dist_id)?;
+        self.store.forget_dictionaries();
         let result = self.write_runtime_inner(dist_id, release_id, slot, findings, links);
         if result.is_err() {
             self.dists.remove(&dist_id);
@@ -385,7 +393,7 @@ impl<'s> BankWriter<'s> {
         let tx = self.store.conn.transaction().map_err(&err)?;
         clear_slot_in(&tx, cache, dist_id, slot, true).map_err(&err)?;
         for f in findings {
-            let row = api_row(&tx, &mut cache.apis, dist_id, &f.path, f.kind).map_err(&err)?;
+            let row = api_row(&tx, cache, dist_id, &f.path, f.kind).map_err(&err)?;
             row.runtime_set.insert(slot);
             if row.kind == ApiKind::Unknown && f.kind != ApiKind::Unknown {
                 row.kind = f.kind;
@@ -409,6 +417,7 @@ impl<'s> BankWriter<'s> {
                 }
             }
         }
+        save_dictionary(&tx, dist_id, cache).map_err(&err)?;
         tx.execute(
             "UPDATE releases SET runtime_status = 'ok', runtime_detail = ?2 WHERE id = ?1",
             params![release_id, format!("{} names", findings.len())],
@@ -476,27 +485,60 @@ fn clear_slot_in(
 /// The cached row of `path`, inserted (with empty release sets) if the bank lacks it.
 fn api_row<'c>(
     tx: &Transaction<'_>,
-    apis: &'c mut HashMap<String, ApiRow>,
+    cache: &'c mut DistCache,
     dist_id: i64,
     path: &str,
     kind: ApiKind,
 ) -> rusqlite::Result<&'c mut ApiRow> {
-    if !apis.contains_key(path) {
+    if !cache.apis.contains_key(path) {
         tx.prepare_cached(
-            "INSERT INTO apis (dist_id, path, kind, static, runtime) VALUES (?1, ?2, ?3, x'', x'')",
+            "INSERT INTO apis (dist_id, kind, static, runtime) VALUES (?1, ?2, x'', x'')",
         )?
-        .execute(params![dist_id, path, kind_code(kind)])?;
-        apis.insert(
+        .execute(params![dist_id, kind_code(kind)])?;
+        let id = tx.last_insert_rowid();
+        cache.dictionary.insert(path, id);
+        cache.dictionary_grew = true;
+        cache.apis.insert(
             path.to_string(),
             ApiRow {
-                id: tx.last_insert_rowid(),
+                id,
                 kind,
                 static_set: ReleaseSet::new(),
                 runtime_set: ReleaseSet::new(),
             },
         );
     }
-    Ok(apis.get_mut(path).expect("inserted above"))
+    Ok(cache.apis.get_mut(path).expect("inserted above"))
+}
+
+/// Writes the distribution's path dictionary back if it gained paths.
+fn save_dictionary(
+    tx: &Transaction<'_>,
+    dist_id: i64,
+    cache: &mut DistCache,
+) -> rusqlite::Result<()> {
+    if cache.dictionary_grew {
+        tx.prepare_cached("INSERT OR REPLACE INTO api_paths (dist_id, paths) VALUES (?1, ?2)")?
+            .execute(params![dist_id, cache.dictionary.encode()])?;
+        cache.dictionary_grew = false;
+    }
+    Ok(())
+}
+
+/// The id of a signature's text, stored once for the whole bank (found by a hash of it).
+fn signature_id(tx: &Transaction<'_>, text: &str) -> rusqlite::Result<i64> {
+    let digest = sha2::Sha256::digest(text.as_bytes());
+    let hash = i64::from_le_bytes(digest[..8].try_into().expect("8 bytes"));
+    let found: Option<i64> = tx
+        .prepare_cached("SELECT id FROM signatures WHERE hash = ?1 AND text = ?2")?
+        .query_row(params![hash, text], |r| r.get(0))
+        .optional()?;
+    if let Some(id) = found {
+        return Ok(id);
+    }
+    tx.prepare_cached("INSERT INTO signatures (hash, text) VALUES (?1, ?2)")?
+        .execute(params![hash, text])?;
+    Ok(tx.last_insert_rowid())
 }
 
 fn write_api(tx: &Transaction<'_>, row: &ApiRow) -> rusqlite::Result<()> {
