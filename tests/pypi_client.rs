@@ -10,7 +10,9 @@ use nbenv::pypi::{
     ArchiveLimits, FileKind, IndexClient, IndexConfig, MetadataSource, PageFormat, PypiError,
     ReadMethod,
 };
-use support::archives::{patch_declared_size, sdist_tar_gz, zip_bytes, WheelBuilder};
+use support::archives::{
+    patch_declared_size, sdist_tar_bz2, sdist_tar_gz, sdist_zip, zip_bytes, WheelBuilder,
+};
 use support::server::{FixtureFile, PageMode, TestServer};
 
 fn config(server: &TestServer, cache: &tempfile::TempDir) -> IndexConfig {
@@ -648,4 +650,38 @@ fn a_wrong_hash_is_refused_and_not_cached() {
     assert!(matches!(err, PypiError::HashMismatch { .. }), "{err:?}");
     let err = client.download(&page.files[0]).unwrap_err();
     assert!(matches!(err, PypiError::HashMismatch { .. }), "{err:?}");
+}
+
+#[test]
+fn old_sdist_formats_are_read_too() {
+    let server = TestServer::start(PageMode::Html);
+    let files = [("legacy/__init__.py", "def f():\n    pass\n")];
+    let info = "Metadata-Version: 1.0\nName: legacy\nVersion: 0.1\n";
+    server.publish(
+        "legacy",
+        &[
+            FixtureFile::new(
+                "legacy-0.1.tar.bz2",
+                sdist_tar_bz2("legacy", "0.1", &files, info),
+            ),
+            FixtureFile::new(
+                "legacy-0.2.zip",
+                sdist_zip("legacy", "0.2", &files, &info.replace("0.1", "0.2")),
+            ),
+        ],
+    );
+    let cache = tempfile::tempdir().unwrap();
+    let client = client(&server, &cache);
+    let page = client.project(&name("legacy")).unwrap();
+    assert_eq!(page.files.len(), 2);
+    for file in &page.files {
+        let contents = client
+            .read_archive(file, &|n: &str| n.ends_with(".py"))
+            .unwrap();
+        assert_eq!(contents.members.len(), 1, "{}", file.filename);
+        assert!(contents.members[0].name.ends_with("legacy/__init__.py"));
+        let (meta, source) = client.core_metadata(file).unwrap();
+        assert_eq!(source, MetadataSource::Sdist);
+        assert_eq!(meta.version, file.version.to_string());
+    }
 }

@@ -131,11 +131,35 @@ pub fn zip_bytes(members: &[(String, Vec<u8>)], stored: bool) -> Vec<u8> {
 
 /// A `.tar.gz` sdist with a `name-version/` root, PKG-INFO and the given files.
 pub fn sdist_tar_gz(name: &str, version: &str, files: &[(&str, &str)], pkg_info: &str) -> Vec<u8> {
+    let tar = sdist_tar(name, version, files, pkg_info);
+    let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    enc.write_all(&tar).unwrap();
+    enc.finish().unwrap()
+}
+
+/// The same as a `.tar.bz2`, as old sdists were.
+pub fn sdist_tar_bz2(name: &str, version: &str, files: &[(&str, &str)], pkg_info: &str) -> Vec<u8> {
+    let tar = sdist_tar(name, version, files, pkg_info);
+    let mut enc = bzip2::write::BzEncoder::new(Vec::new(), bzip2::Compression::default());
+    enc.write_all(&tar).unwrap();
+    enc.finish().unwrap()
+}
+
+/// The same as a `.zip` sdist.
+pub fn sdist_zip(name: &str, version: &str, files: &[(&str, &str)], pkg_info: &str) -> Vec<u8> {
     let root = format!("{name}-{version}");
-    let mut builder = tar::Builder::new(flate2::write::GzEncoder::new(
-        Vec::new(),
-        flate2::Compression::default(),
-    ));
+    let mut members = vec![(format!("{root}/PKG-INFO"), pkg_info.as_bytes().to_vec())];
+    members.extend(
+        files
+            .iter()
+            .map(|(p, d)| (format!("{root}/{p}"), d.as_bytes().to_vec())),
+    );
+    zip_bytes(&members, false)
+}
+
+fn sdist_tar(name: &str, version: &str, files: &[(&str, &str)], pkg_info: &str) -> Vec<u8> {
+    let root = format!("{name}-{version}");
+    let mut builder = tar::Builder::new(Vec::new());
     let mut add = |path: &str, data: &[u8]| {
         let mut header = tar::Header::new_gnu();
         header.set_size(data.len() as u64);
@@ -149,7 +173,7 @@ pub fn sdist_tar_gz(name: &str, version: &str, files: &[(&str, &str)], pkg_info:
     for (path, data) in files {
         add(path, data.as_bytes());
     }
-    builder.into_inner().unwrap().finish().unwrap()
+    builder.into_inner().unwrap()
 }
 
 /// Rewrites the declared uncompressed size of member `name` in the central directory (and
