@@ -59,7 +59,7 @@ const OLD: &str = "def legacy(x):\n    return x\n";
 
 fn core(helper_sig: &str, fit_sig: &str) -> String {
     format!(
-        "import os\n\ndef helper({helper_sig}):\n    return a\n\nclass Base:\n    def score(self, X):\n        return 0\n\nclass Model(Base):\n    def fit(self, {fit_sig}):\n        return self\n\ndef _private():\n    pass\n"
+        "import os\n\ndef helper({helper_sig}):\n    return a\n\nclass Base:\n    def score(self, X):\n        return 0\n\n    def fit(self, data):\n        return self\n\nclass Model(Base):\n    def fit(self, {fit_sig}):\n        return self\n\ndef _private():\n    pass\n"
     )
 }
 
@@ -216,6 +216,8 @@ fn indexes_a_history_and_answers_queries() {
     let q = env.json(&["bank", "query", "toolkit.Model.fit", "--format", "json"]);
     assert_eq!(q[0]["kind"], "method");
     assert_eq!(q[0]["canonical"][0]["path"], "toolkit.core.Model.fit");
+    // The class's own method wins over its base's, as in Python.
+    assert_eq!(q[0]["canonical"].as_array().unwrap().len(), 1, "{q}");
     let changes: Vec<&str> = q[0]["signature_changes"]
         .as_array()
         .unwrap()

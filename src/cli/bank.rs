@@ -557,7 +557,7 @@ fn write_api_report(out: &mut impl Write, r: &ApiReport) -> Result<()> {
     for c in &r.canonical {
         writeln!(
             out,
-            "  alias of:    {} (in {})",
+            "  defined as:  {} (in {})",
             c.path,
             show_runs(&c.releases)
         )?;

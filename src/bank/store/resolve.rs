@@ -196,7 +196,9 @@ impl<'s> Resolver<'s> {
             out.add_definition(row.id, path, &own);
         }
         // A member reached through the longest prefix that the bank has: follow that
-        // prefix's aliases and, for a class, its bases.
+        // prefix's aliases and, for a class (or an instance of one), its bases. As in Python,
+        // the class's own member wins, then each base in order: a link only answers for the
+        // releases where nothing before it did.
         let mut cut = path.len();
         while let Some(dot) = path[..cut].rfind('.') {
             cut = dot;
@@ -206,19 +208,21 @@ impl<'s> Resolver<'s> {
             };
             if !matches!(
                 prow.kind,
-                ApiKind::Module | ApiKind::Class | ApiKind::Unknown
+                ApiKind::Module | ApiKind::Class | ApiKind::Attribute | ApiKind::Unknown
             ) {
                 break;
             }
-            for (_, target, set) in self.aliases(prow.id)? {
-                let sub = self.resolve_at(&format!("{target}.{rest}"), depth + 1)?;
-                out.absorb(&sub, &set);
-            }
+            let mut links = self.aliases(prow.id)?;
             if prow.kind != ApiKind::Module {
-                for (_, base, set) in self.bases(prow.id)? {
-                    let sub = self.resolve_at(&format!("{base}.{rest}"), depth + 1)?;
-                    out.absorb(&sub, &set);
+                links.extend(self.bases(prow.id)?);
+            }
+            for (_, target, set) in links {
+                let through = set.difference(&out.presence());
+                if through.is_empty() {
+                    continue;
                 }
+                let sub = self.resolve_at(&format!("{target}.{rest}"), depth + 1)?;
+                out.absorb(&sub, &through);
             }
             break;
         }
