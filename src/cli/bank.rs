@@ -494,30 +494,44 @@ fn show_runs(runs: &[VersionRun]) -> String {
         .join(", ")
 }
 
-fn query_api(store: &Store, api: &str, format: Format) -> Result<()> {
-    let reports = store.query_api(api)?;
+/// Prints query results as JSON or text, or says nothing was found (exit code 3).
+fn print_reports<T: serde::Serialize>(
+    reports: &[T],
+    format: Format,
+    nothing: impl FnOnce() -> String,
+    text: impl Fn(&mut dyn Write, &T) -> Result<()>,
+) -> Result<()> {
     if reports.is_empty() {
-        return Err(NotFound(format!(
-            "no distribution in the bank ({}) has `{api}`",
-            store.path().display()
-        ))
-        .into());
+        return Err(NotFound(nothing()).into());
     }
     let mut out = std::io::stdout().lock();
     if format == Format::Json {
-        write_json(&mut out, &reports)?;
-        return Ok(());
+        return write_json(&mut out, &reports);
     }
     for (i, r) in reports.iter().enumerate() {
         if i > 0 {
             writeln!(out)?;
         }
-        write_api_report(&mut out, r)?;
+        text(&mut out, r)?;
     }
     Ok(())
 }
 
-fn write_api_report(out: &mut impl Write, r: &ApiReport) -> Result<()> {
+fn query_api(store: &Store, api: &str, format: Format) -> Result<()> {
+    print_reports(
+        &store.query_api(api)?,
+        format,
+        || {
+            format!(
+                "no distribution in the bank ({}) has `{api}`",
+                store.path().display()
+            )
+        },
+        write_api_report,
+    )
+}
+
+fn write_api_report(out: &mut dyn Write, r: &ApiReport) -> Result<()> {
     let kind = serde_json::to_value(r.kind)?;
     writeln!(
         out,
@@ -581,32 +595,29 @@ fn write_api_report(out: &mut impl Write, r: &ApiReport) -> Result<()> {
 }
 
 fn query_module(store: &Store, module: &str, format: Format) -> Result<()> {
-    let reports = store.query_module(module)?;
-    if reports.is_empty() {
-        return Err(NotFound(format!(
-            "no distribution in the bank ({}) provides `{module}`",
-            store.path().display()
-        ))
-        .into());
-    }
-    let mut out = std::io::stdout().lock();
-    if format == Format::Json {
-        write_json(&mut out, &reports)?;
-        return Ok(());
-    }
-    for r in &reports {
-        writeln!(
-            out,
-            "{module}: {} in {} (of {} indexed releases)",
-            r.distribution,
-            show_runs(&r.present),
-            r.indexed_releases
-        )?;
-        if !r.opaque.is_empty() {
-            writeln!(out, "  compiled without stubs in {}", show_runs(&r.opaque))?;
-        }
-    }
-    Ok(())
+    print_reports(
+        &store.query_module(module)?,
+        format,
+        || {
+            format!(
+                "no distribution in the bank ({}) provides `{module}`",
+                store.path().display()
+            )
+        },
+        |out, r| {
+            writeln!(
+                out,
+                "{module}: {} in {} (of {} indexed releases)",
+                r.distribution,
+                show_runs(&r.present),
+                r.indexed_releases
+            )?;
+            if !r.opaque.is_empty() {
+                writeln!(out, "  compiled without stubs in {}", show_runs(&r.opaque))?;
+            }
+            Ok(())
+        },
+    )
 }
 
 fn diff(

@@ -62,23 +62,14 @@ impl<'a> ArchiveReader<'a> {
 
     /// Every member the archive lists.
     pub fn entries(&mut self) -> Result<Vec<EntryInfo>, PypiError> {
-        match &mut self.inner {
-            Inner::Wheel { index, .. } => Ok(index.listing()),
-            Inner::Sdist {
-                filename,
-                bytes,
-                format,
-                entries,
-                ..
-            } => {
-                if entries.is_none() {
-                    let (listing, _) =
-                        read_sdist(bytes, *format, filename, &|_: &str| false, &self.limits)?;
-                    *entries = Some(listing);
-                }
-                Ok(entries.clone().unwrap_or_default())
-            }
+        // A tarball is listed by reading it through; `read` remembers the listing.
+        if matches!(self.inner, Inner::Sdist { entries: None, .. }) {
+            self.read(&|_: &str| false)?;
         }
+        Ok(match &self.inner {
+            Inner::Wheel { index, .. } => index.listing(),
+            Inner::Sdist { entries, .. } => entries.clone().unwrap_or_default(),
+        })
     }
 
     /// Reads the members `select` picks.
