@@ -54,10 +54,10 @@ pub enum Format {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Look at what the package index says about a project.
-    Index(super::index::IndexArgs),
-    /// Build and query the API bank.
-    Bank(super::bank::BankArgs),
     /// Show the environment evidence in a notebook: imports, APIs, installs, Python version.
     Usage(super::usage::UsageArgs),
+    /// Build and query the API bank.
+    Bank(super::bank::BankArgs),
+    /// Look at what the package index says about a project.
+    Index(super::index::IndexArgs),
 }
