@@ -16,5 +16,5 @@ fn main() -> ExitCode {
         Command::Bank(args) => cli::bank::run(&cli.global, args),
         Command::Usage(args) => cli::usage::run(args),
     };
-    cli::exit::report(result, &cli.global)
+    cli::exit::report(result)
 }

@@ -322,11 +322,7 @@ fn run_introspect(
     let observer = IntrospectBar {
         bar: progress::bar(global, 0, "introspected"),
     };
-    let pairs: Vec<(DistName, Selection)> = targets
-        .iter()
-        .map(|t| (t.name.clone(), t.selection.clone()))
-        .collect();
-    let report = introspect(&client, bank, &pairs, &config, &observer)
+    let report = introspect(&client, bank, targets, &config, &observer)
         .with_context(|| format!("introspecting into the bank at {}", bank.display()))?;
     observer.bar.finish_and_clear();
     let mut out = std::io::stdout().lock();

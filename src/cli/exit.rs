@@ -7,8 +7,6 @@ use nbenv::bank::store::StoreError;
 use nbenv::notebook::NotebookError;
 use nbenv::pypi::PypiError;
 
-use super::args::GlobalArgs;
-
 /// Success.
 pub const OK: u8 = 0;
 /// Any failure without a more specific code.
@@ -51,7 +49,7 @@ pub const NOTEBOOK_NOT_PYTHON: u8 = 13;
 pub const NOTEBOOK_UNREADABLE: u8 = 14;
 
 /// Prints the error chain (if any) and turns the result into an exit code.
-pub fn report(result: anyhow::Result<()>, _global: &GlobalArgs) -> ExitCode {
+pub fn report(result: anyhow::Result<()>) -> ExitCode {
     match result {
         Ok(()) => ExitCode::from(OK),
         // `nbenv ... | head` closing the pipe early is not a failure.

@@ -177,11 +177,7 @@ fn write_releases_text(out: &mut impl Write, page: &ProjectPage) -> Result<()> {
         &["VERSION", "UPLOADED", "FILES", "REQUIRES-PYTHON", ""],
         &rows,
     )?;
-    let invalid: Vec<_> = page
-        .skipped
-        .iter()
-        .filter(|s| s.reason != "not a wheel or sdist")
-        .collect();
+    let invalid: Vec<_> = page.skipped.iter().filter(|s| !s.is_other_kind()).collect();
     if !invalid.is_empty() {
         writeln!(
             out,

@@ -1,5 +1,4 @@
 use super::archive::{ArchiveLimits, EntryInfo, Member, Transfer};
-use super::byte_source::ByteSource;
 use super::error::PypiError;
 use super::filename::SdistFormat;
 use super::remote_file::RemoteFile;
@@ -94,11 +93,7 @@ impl<'a> ArchiveReader<'a> {
     /// What reading cost so far.
     pub fn transfer(&self) -> Transfer {
         match &self.inner {
-            Inner::Wheel { remote, .. } => {
-                let mut t = remote.transfer;
-                t.archive_size = remote.len();
-                t
-            }
+            Inner::Wheel { remote, .. } => remote.transfer,
             Inner::Sdist { transfer, .. } => *transfer,
         }
     }

@@ -44,6 +44,24 @@ pub fn hex_sha256(bytes: &[u8]) -> String {
     out
 }
 
+/// Checks downloaded bytes against the sha256 the index gave (if any), before they are used
+/// or cached: a wrong hash means a tampered or truncated file.
+pub fn check_sha256(url: &str, expected: Option<&str>, bytes: &[u8]) -> Result<(), PypiError> {
+    let Some(expected) = expected else {
+        return Ok(());
+    };
+    let actual = hex_sha256(bytes);
+    if actual == expected {
+        Ok(())
+    } else {
+        Err(PypiError::HashMismatch {
+            file: url.to_string(),
+            expected: expected.to_string(),
+            actual,
+        })
+    }
+}
+
 pub fn now_secs() -> u64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)

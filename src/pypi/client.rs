@@ -6,7 +6,7 @@ use reqwest::Url;
 
 use super::archive::{ArchiveContents, ArchiveLimits, ReadMethod, Transfer};
 use super::archive_reader::ArchiveReader;
-use super::cache::{hex_sha256, now_secs, Cache, CachedPage};
+use super::cache::{check_sha256, now_secs, Cache, CachedPage};
 use super::dist_file::{DistFile, MetadataHint};
 use super::error::PypiError;
 use super::filename::FileKind;
@@ -272,16 +272,7 @@ impl IndexClient {
                 detail: None,
             });
         }
-        if let Some(expected) = file.sha256() {
-            let actual = hex_sha256(&response.body);
-            if actual != expected {
-                return Err(PypiError::HashMismatch {
-                    file: file.url.clone(),
-                    expected: expected.to_string(),
-                    actual,
-                });
-            }
-        }
+        check_sha256(&file.url, file.sha256(), &response.body)?;
         let _ = self.cache.put_blob("files", &key, &response.body);
         transfer.archive_size = response.body.len() as u64;
         Ok((response.body, transfer))
@@ -358,18 +349,8 @@ impl IndexClient {
         if response.status != 200 {
             return Ok(None);
         }
-        if let MetadataHint::Available {
-            sha256: Some(expected),
-        } = &file.core_metadata
-        {
-            let actual = hex_sha256(&response.body);
-            if &actual != expected {
-                return Err(PypiError::HashMismatch {
-                    file: url.to_string(),
-                    expected: expected.clone(),
-                    actual,
-                });
-            }
+        if let MetadataHint::Available { sha256 } = &file.core_metadata {
+            check_sha256(url.as_str(), sha256.as_deref(), &response.body)?;
         }
         let _ = self.cache.put_blob("metadata", &key, &response.body);
         Ok(Some(response.body))

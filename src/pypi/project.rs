@@ -4,6 +4,7 @@ use pep440_rs::Version;
 use serde::Serialize;
 
 use super::dist_file::DistFile;
+use super::filename::FilenameError;
 use crate::names::DistName;
 
 /// Everything an index page says about one project.
@@ -30,7 +31,17 @@ pub enum PageFormat {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct SkippedFile {
     pub filename: String,
+    /// `error`, as text (for JSON output).
     pub reason: String,
+    #[serde(skip)]
+    pub error: FilenameError,
+}
+
+impl SkippedFile {
+    /// Eggs, installers and the like: expected on old projects, not worth reporting.
+    pub fn is_other_kind(&self) -> bool {
+        self.error == FilenameError::OtherKind
+    }
 }
 
 /// One version of the project, with its files.
@@ -67,7 +78,7 @@ impl ProjectPage {
     pub fn invalid_versions(&self) -> impl Iterator<Item = &SkippedFile> {
         self.skipped
             .iter()
-            .filter(|s| s.reason.contains("not a valid PEP 440 version"))
+            .filter(|s| matches!(s.error, FilenameError::InvalidVersion { .. }))
     }
 }
 

@@ -6,7 +6,7 @@ use reqwest::Url;
 
 use super::archive::{ReadMethod, Transfer};
 use super::byte_source::{merge_ranges, ByteSource, Chunks};
-use super::cache::{hex_sha256, Cache};
+use super::cache::{check_sha256, Cache};
 use super::dist_file::DistFile;
 use super::error::PypiError;
 use super::http::{Budget, HttpClient};
@@ -136,16 +136,7 @@ impl<'a> RemoteFile<'a> {
             200 => {
                 // The server ignored Range and sent everything: keep it whole.
                 let body = response.body;
-                if let Some(expected) = &self.sha256 {
-                    let actual = hex_sha256(&body);
-                    if &actual != expected {
-                        return Err(PypiError::HashMismatch {
-                            file: self.url.to_string(),
-                            expected: expected.clone(),
-                            actual,
-                        });
-                    }
-                }
+                check_sha256(self.url.as_str(), self.sha256.as_deref(), &body)?;
                 let _ = self.cache.put_blob("files", &self.key, &body);
                 self.set_whole(body);
                 Ok(())

@@ -3,7 +3,7 @@ use std::collections::BTreeMap;
 use reqwest::Url;
 
 use super::dist_file::{DistFile, MetadataHint};
-use super::filename::{DistFilename, FilenameError};
+use super::filename::DistFilename;
 use super::project::{PageFormat, ProjectPage, SkippedFile};
 use crate::names::DistName;
 
@@ -64,13 +64,10 @@ pub(crate) fn build_page(
                 yanked: entry.yanked,
                 core_metadata: entry.core_metadata.unwrap_or(MetadataHint::Unknown),
             }),
-            Err(FilenameError::OtherKind) => skipped.push(SkippedFile {
+            Err(error) => skipped.push(SkippedFile {
                 filename: entry.filename,
-                reason: FilenameError::OtherKind.to_string(),
-            }),
-            Err(err) => skipped.push(SkippedFile {
-                filename: entry.filename,
-                reason: err.to_string(),
+                reason: error.to_string(),
+                error,
             }),
         }
     }

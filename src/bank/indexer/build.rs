@@ -5,7 +5,7 @@ use std::collections::VecDeque;
 use std::path::Path;
 use std::sync::mpsc;
 use std::sync::Mutex;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use serde::Serialize;
 
@@ -94,6 +94,19 @@ struct Job {
     file: DistFile,
 }
 
+/// One target per distribution: `numpy==1.19.5 numpy==1.24.0` is one distribution with two
+/// selections.
+pub fn merge_targets(targets: &[BuildTarget]) -> Vec<BuildTarget> {
+    let mut merged: Vec<BuildTarget> = Vec::new();
+    for t in targets {
+        match merged.iter_mut().find(|m| m.name == t.name) {
+            Some(m) => m.selection = std::mem::take(&mut m.selection).or(t.selection.clone()),
+            None => merged.push(t.clone()),
+        }
+    }
+    merged
+}
+
 /// Indexes `targets` into the bank at `bank_path`.
 pub fn build(
     client: &IndexClient,
@@ -105,14 +118,7 @@ pub fn build(
     let started = Instant::now();
     let mut store = Store::open(bank_path)?;
     let mut report = BuildReport::default();
-    // `numpy==1.19.5 numpy==1.24.0` is one distribution with two selections.
-    let mut merged: Vec<BuildTarget> = Vec::new();
-    for t in targets {
-        match merged.iter_mut().find(|m| m.name == t.name) {
-            Some(m) => m.selection = std::mem::take(&mut m.selection).or(t.selection.clone()),
-            None => merged.push(t.clone()),
-        }
-    }
+    let merged = merge_targets(targets);
     let targets = &merged[..];
 
     // Pages in parallel: they are small, and the index answers them fast.
@@ -267,10 +273,4 @@ pub fn build(
     })?;
     report.seconds = started.elapsed().as_secs_f64();
     Ok(report)
-}
-
-impl BuildReport {
-    pub fn elapsed(&self) -> Duration {
-        Duration::from_secs_f64(self.seconds)
-    }
 }

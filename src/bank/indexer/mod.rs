@@ -12,7 +12,9 @@ mod release_job;
 mod selection;
 mod summary_cache;
 
-pub use build::{build, BuildObserver, BuildOptions, BuildReport, BuildTarget, FailedRelease};
+pub use build::{
+    build, merge_targets, BuildObserver, BuildOptions, BuildReport, BuildTarget, FailedRelease,
+};
 pub use choose_file::choose_file;
 pub use error::IndexError;
 pub use packages_list::{parse_packages, read_packages, PackageEntry, PackagesError};

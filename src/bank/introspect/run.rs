@@ -10,8 +10,10 @@ use super::request::{RuntimeRequest, RuntimeResult};
 use super::SCRIPT;
 use crate::bank::extract::is_private;
 use crate::bank::flow::ApiKind;
-use crate::bank::indexer::{IndexError, Selection};
-use crate::bank::store::{BankWriter, ReleaseStatus, RuntimeFinding, RuntimeLinks, Store};
+use crate::bank::indexer::{merge_targets, BuildTarget, IndexError};
+use crate::bank::store::{
+    BankWriter, ReleaseRow, ReleaseStatus, RuntimeFinding, RuntimeLinks, Store,
+};
 use crate::names::DistName;
 use crate::pypi::{IndexClient, Release, Version};
 use crate::python::{date_plus_days, run_limited, InstallOptions, Installer, Interpreter, Venv};
@@ -83,20 +85,13 @@ fn kind(text: &str) -> ApiKind {
 pub fn introspect(
     client: &IndexClient,
     bank_path: &Path,
-    targets: &[(DistName, Selection)],
+    targets: &[BuildTarget],
     config: &IntrospectConfig,
     observer: &dyn IntrospectObserver,
 ) -> Result<IntrospectReport, IndexError> {
     let mut store = Store::open(bank_path)?;
-    let mut merged: Vec<(DistName, Selection)> = Vec::new();
-    for (name, selection) in targets {
-        match merged.iter_mut().find(|(n, _)| n == name) {
-            Some((_, s)) => *s = std::mem::take(s).or(selection.clone()),
-            None => merged.push((name.clone(), selection.clone())),
-        }
-    }
     let mut work = Vec::new();
-    for (name, selection) in &merged {
+    for BuildTarget { name, selection } in &merge_targets(targets) {
         let page = client.project(name)?;
         let Some(dist_id) = store.distribution_id(name)? else {
             continue;
@@ -138,7 +133,7 @@ pub fn introspect(
                 reason: "not indexed statically yet".into(),
             }
         } else {
-            introspect_release(config, &mut writer, &name, dist_id, row.slot, &release)?
+            introspect_release(config, &mut writer, &name, dist_id, &row, &release)?
         };
         match &outcome {
             Outcome::Gap { reason } => writer.store().mark_runtime(row.id, "gap", Some(reason))?,
@@ -155,13 +150,13 @@ fn introspect_release(
     writer: &mut BankWriter<'_>,
     name: &DistName,
     dist_id: i64,
-    slot: u32,
+    row: &ReleaseRow,
     release: &Release<'_>,
 ) -> Result<Outcome, IndexError> {
     let gap = |reason: String| Ok(Outcome::Gap { reason });
     let store = writer.store();
-    let modules = store.release_modules(dist_id, slot)?;
-    let top_level = store.release_import_names(dist_id, slot)?;
+    let modules = store.release_modules(dist_id, row.slot)?;
+    let top_level = store.release_import_names(dist_id, row.slot)?;
     let mut request = RuntimeRequest {
         top_level: top_level
             .iter()
@@ -269,18 +264,11 @@ fn introspect_release(
                 kind: kind(k),
             })
             .collect();
-        let release_id = writer
-            .store()
-            .releases(dist_id)?
-            .into_iter()
-            .find(|r| r.slot == slot)
-            .map(|r| r.id)
-            .expect("the release is registered");
         let links = RuntimeLinks {
             aliases: &result.aliases,
             bases: &result.bases,
         };
-        writer.write_runtime(dist_id, release_id, slot, &findings, &links)?;
+        writer.write_runtime(dist_id, row.id, row.slot, &findings, &links)?;
         return Ok(Outcome::Recorded {
             python: result.python,
             names: findings.len(),

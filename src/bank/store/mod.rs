@@ -193,6 +193,11 @@ impl Store {
         Ok(dictionary)
     }
 
+    /// Decodes a stored release set; a bad one means the bank file is damaged.
+    pub(crate) fn decode_set(&self, blob: &[u8]) -> Result<ReleaseSet, StoreError> {
+        ReleaseSet::decode(blob).map_err(|_| self.corrupt("release set"))
+    }
+
     /// Forgets decoded dictionaries: a writer is changing them.
     pub(crate) fn forget_dictionaries(&self) {
         self.dictionaries.borrow_mut().clear();

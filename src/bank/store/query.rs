@@ -164,10 +164,6 @@ impl Store {
         Ok(self.distributions()?.into_iter().collect())
     }
 
-    fn set(&self, blob: &[u8]) -> Result<ReleaseSet, StoreError> {
-        ReleaseSet::decode(blob).map_err(|_| self.corrupt("release set"))
-    }
-
     /// Every distribution's record of API `path` (several distributions can ship the same
     /// module, e.g. `opencv-python` and `opencv-contrib-python`), found through aliases and
     /// base classes where the path is not stored as such.
@@ -231,7 +227,7 @@ impl Store {
                     .collect::<Result<_, _>>()
                     .map_err(&err)?;
                 for (text, blob) in sigs {
-                    let set = self.set(&blob)?.intersection(def_set);
+                    let set = self.decode_set(&blob)?.intersection(def_set);
                     if !set.is_empty() {
                         signature_of.push((text, set));
                     }
@@ -292,7 +288,10 @@ impl Store {
             .collect::<Result<_, _>>()
             .map_err(&err)?;
         for (dist_id, releases, opaque) in rows {
-            found.insert(dist_id, (self.set(&releases)?, self.set(&opaque)?));
+            found.insert(
+                dist_id,
+                (self.decode_set(&releases)?, self.decode_set(&opaque)?),
+            );
         }
         let mut stmt = conn
             .prepare_cached("SELECT dist_id, releases FROM import_names WHERE name = ?1")
@@ -303,7 +302,7 @@ impl Store {
             .collect::<Result<_, _>>()
             .map_err(&err)?;
         for (dist_id, releases) in rows {
-            let set = self.set(&releases)?;
+            let set = self.decode_set(&releases)?;
             let entry = found.entry(dist_id).or_default();
             entry.0 = entry.0.union(&set);
         }
@@ -389,7 +388,9 @@ impl Store {
             if !include_private && path.split('.').any(is_private) {
                 continue;
             }
-            let set = self.set(&static_blob)?.union(&self.set(&runtime_blob)?);
+            let set = self
+                .decode_set(&static_blob)?
+                .union(&self.decode_set(&runtime_blob)?);
             let (in_a, in_b) = (set.contains(a), set.contains(b));
             if !in_a && !in_b {
                 continue;
@@ -401,7 +402,7 @@ impl Store {
                 .map_err(&err)?
                 .map(|row| {
                     let (text, blob) = row.map_err(&err)?;
-                    Ok((text, self.set(&blob)?))
+                    Ok((text, self.decode_set(&blob)?))
                 })
                 .collect::<Result<_, StoreError>>()?;
             let sig = |slot: u32| {
@@ -463,7 +464,7 @@ impl Store {
         while let Some(r) = rows.next().map_err(&err)? {
             let a: Vec<u8> = r.get(0).map_err(&err)?;
             let b: Vec<u8> = r.get(1).map_err(&err)?;
-            stats.naive_rows += self.set(&a)?.union(&self.set(&b)?).len() as u64;
+            stats.naive_rows += self.decode_set(&a)?.union(&self.decode_set(&b)?).len() as u64;
         }
         for suffix in ["", "-wal", "-shm"] {
             let mut p = self.path().as_os_str().to_owned();
@@ -500,15 +501,15 @@ impl Store {
         let mut out = Vec::new();
         while let Some(r) = rows.next().map_err(&err)? {
             let releases: Vec<u8> = r.get(1).map_err(&err)?;
-            if !self.set(&releases)?.contains(slot) {
+            if !self.decode_set(&releases)?.contains(slot) {
                 continue;
             }
             let opaque: Vec<u8> = r.get(2).map_err(&err)?;
             let dynamic: Vec<u8> = r.get(3).map_err(&err)?;
             out.push(ReleaseModule {
                 path: r.get(0).map_err(&err)?,
-                opaque: self.set(&opaque)?.contains(slot),
-                dynamic: self.set(&dynamic)?.contains(slot),
+                opaque: self.decode_set(&opaque)?.contains(slot),
+                dynamic: self.decode_set(&dynamic)?.contains(slot),
             });
         }
         Ok(out)
@@ -530,7 +531,7 @@ impl Store {
             .map_err(&err)?;
         let mut out = Vec::new();
         for (name, releases) in rows {
-            if self.set(&releases)?.contains(slot) {
+            if self.decode_set(&releases)?.contains(slot) {
                 out.push(name);
             }
         }

@@ -29,7 +29,7 @@ pub enum ReleaseStatus {
 }
 
 impl ReleaseStatus {
-    fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             ReleaseStatus::Pending => "pending",
             ReleaseStatus::Indexed => "indexed",
@@ -276,8 +276,4 @@ impl Store {
             .map_err(self.err())?;
         Ok(())
     }
-}
-
-pub(super) fn status_str(status: ReleaseStatus) -> &'static str {
-    status.as_str()
 }

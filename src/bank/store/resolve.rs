@@ -233,10 +233,6 @@ impl<'s> Resolver<'s> {
 }
 
 impl Store {
-    pub(crate) fn decode_set(&self, blob: &[u8]) -> Result<ReleaseSet, StoreError> {
-        ReleaseSet::decode(blob).map_err(|_| self.corrupt("release set"))
-    }
-
     /// The distributions with a module that `path` is in (every API lives in a module of its
     /// distribution, so these are the only ones that can have it).
     pub(crate) fn candidate_distributions(&self, path: &str) -> Result<Vec<i64>, StoreError> {

@@ -133,17 +133,4 @@ impl SummaryStore {
         }
         tx.commit().map_err(&err)
     }
-
-    pub fn len(&self) -> Result<u64, StoreError> {
-        let conn = self.writer.lock().unwrap_or_else(|e| e.into_inner());
-        conn.query_row("SELECT COUNT(*) FROM file_summaries", [], |r| {
-            r.get::<_, i64>(0)
-        })
-        .map(|n| n as u64)
-        .map_err(sqlite_err(&self.path))
-    }
-
-    pub fn is_empty(&self) -> Result<bool, StoreError> {
-        Ok(self.len()? == 0)
-    }
 }

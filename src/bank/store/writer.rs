@@ -11,7 +11,7 @@ use rusqlite::{params, OptionalExtension, Transaction};
 use sha2::Digest;
 
 use super::path_dictionary::PathDictionary;
-use super::registry::{status_str, ReleaseStatus};
+use super::registry::ReleaseStatus;
 use super::release_set::ReleaseSet;
 use super::schema::EXTRACTOR_VERSION;
 use super::{Store, StoreError};
@@ -120,10 +120,6 @@ pub struct BankWriter<'s> {
     signature_ids: HashMap<String, i64>,
 }
 
-fn decode(store: &Store, blob: &[u8], what: &str) -> Result<ReleaseSet, StoreError> {
-    ReleaseSet::decode(blob).map_err(|_| store.corrupt(what.to_string()))
-}
-
 impl<'s> BankWriter<'s> {
     pub fn new(store: &'s mut Store) -> Self {
         Self {
@@ -166,8 +162,8 @@ impl<'s> BankWriter<'s> {
                 ApiRow {
                     id,
                     kind: kind_from_code(r.get(1).map_err(&err)?),
-                    static_set: decode(store, &static_blob, "API release set")?,
-                    runtime_set: decode(store, &runtime_blob, "API release set")?,
+                    static_set: store.decode_set(&static_blob)?,
+                    runtime_set: store.decode_set(&runtime_blob)?,
                 },
             );
         }
@@ -184,9 +180,9 @@ impl<'s> BankWriter<'s> {
             cache.modules.insert(
                 r.get(0).map_err(&err)?,
                 ModuleRow {
-                    releases: decode(store, &blobs[0], "module release set")?,
-                    opaque: decode(store, &blobs[1], "module release set")?,
-                    dynamic: decode(store, &blobs[2], "module release set")?,
+                    releases: store.decode_set(&blobs[0])?,
+                    opaque: store.decode_set(&blobs[1])?,
+                    dynamic: store.decode_set(&blobs[2])?,
                 },
             );
         }
@@ -196,10 +192,9 @@ impl<'s> BankWriter<'s> {
         let mut rows = stmt.query([dist_id]).map_err(&err)?;
         while let Some(r) = rows.next().map_err(&err)? {
             let blob: Vec<u8> = r.get(1).map_err(&err)?;
-            cache.import_names.insert(
-                r.get(0).map_err(&err)?,
-                decode(store, &blob, "import name release set")?,
-            );
+            cache
+                .import_names
+                .insert(r.get(0).map_err(&err)?, store.decode_set(&blob)?);
         }
         for (table, first, second, target) in PAIR_TABLES_LOAD
             .iter()
@@ -215,7 +210,7 @@ impl<'s> BankWriter<'s> {
                 let blob: Vec<u8> = r.get(2).map_err(&err)?;
                 target.insert(
                     (r.get(0).map_err(&err)?, r.get(1).map_err(&err)?),
-                    decode(store, &blob, table)?,
+                    store.decode_set(&blob)?,
                 );
             }
         }
@@ -248,7 +243,7 @@ impl<'s> BankWriter<'s> {
                 |row| row.get(0),
             )
             .map_err(&err)?;
-        if status == status_str(ReleaseStatus::Indexed) {
+        if status == ReleaseStatus::Indexed.as_str() {
             clear_slot_in(&tx, cache, r.dist_id, r.slot, false).map_err(&err)?;
         }
 
@@ -346,7 +341,7 @@ impl<'s> BankWriter<'s> {
              WHERE id = ?1",
             params![
                 r.release_id,
-                status_str(ReleaseStatus::Indexed),
+                ReleaseStatus::Indexed.as_str(),
                 EXTRACTOR_VERSION,
                 r.file_name,
                 r.file_sha256,
