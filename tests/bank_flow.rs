@@ -347,13 +347,14 @@ fn pandas_layout_read_excel_and_dataframe_ix() {
     // `import pandas.core.config_init` inside pandas binds `pandas` itself: no `pandas.pandas`.
     assert!(r.get("pandas.pandas").is_none());
 
-    // Names from other distributions are not APIs of this release.
-    assert!(r.get("pandas.np").is_none());
-    assert!(r.get("pandas.core.frame.np").is_none());
-    assert!(r
-        .externals
-        .iter()
-        .any(|e| e.path.as_str() == "pandas.np" && e.target == "numpy"));
+    // Names bound to other distributions' objects are recorded as such, never followed, and
+    // open: what lies under them is not this release's to say.
+    for path in ["pandas.np", "pandas.core.frame.np"] {
+        let np = api(&r, path);
+        assert_eq!(np.kind, ApiKind::Unknown);
+        assert_eq!(np.external.as_deref(), Some("numpy"), "{path}");
+        assert!(np.open, "{path}");
+    }
     assert!(r.get("pandas.__version__").is_none());
     assert!(r.apis.iter().all(|e| !e.path.as_str().contains("tests")));
     assert!(
@@ -442,7 +443,8 @@ fn all_versus_the_underscore_rule() {
     // Star import without __all__: public names only; external names stay external.
     assert_alias(&r, "pkg.a", "pkg.n.a", ApiKind::Function);
     assert_absent(&r, "pkg._b");
-    assert!(r.get("pkg.os").is_none());
+    // `os` comes along too, as Python does it, and stays another distribution's name.
+    assert_eq!(api(&r, "pkg.os").external.as_deref(), Some("os"));
 }
 
 #[test]
@@ -679,13 +681,15 @@ fn dynamic_getattr_is_flagged() {
         .iter()
         .find(|m| m.path.as_str() == "lazy")
         .unwrap();
-    assert!(m.dynamic_exports);
+    assert!(m.open);
+    assert!(api(&r, "lazy").open, "names under the module may exist");
     let s = r
         .modules
         .iter()
         .find(|m| m.path.as_str() == "lazy.static")
         .unwrap();
-    assert!(!s.dynamic_exports);
+    assert!(!s.open);
+    assert!(!api(&r, "lazy.static").open);
     assert!(r.get("lazy.__getattr__").is_none());
 }
 
@@ -808,20 +812,21 @@ fn names_of_other_distributions_are_not_followed() {
     let e = api(&r, "mylib.ndarray");
     assert_eq!(e.kind, ApiKind::Unknown);
     assert_eq!(e.external.as_deref(), Some("numpy.ndarray"));
-    assert!(r.get("mylib.float64").is_none());
-    assert!(r.get("mylib.sp").is_none());
     let externals: Vec<(&str, &str)> = r
-        .externals
+        .apis
         .iter()
-        .map(|e| (e.path.as_str(), e.target.as_str()))
+        .filter_map(|e| Some((e.path.as_str(), e.external.as_deref()?)))
         .collect();
     assert_eq!(
         externals,
         vec![
             ("mylib.float64", "numpy.float64"),
+            ("mylib.ndarray", "numpy.ndarray"),
             ("mylib.sp", "scipy.sparse")
         ]
     );
+    // The star import of another distribution's module leaves the module open.
+    assert!(api(&r, "mylib").open);
 }
 
 #[test]
@@ -934,11 +939,13 @@ fn namespace_packages() {
         ApiKind::Method,
     );
     // Another distribution sharing the namespace provides `other_dist`.
-    assert!(r.get("google.cloud.storage.Thing").is_none());
     assert!(r
-        .externals
+        .get("google.cloud.storage.Thing")
+        .is_some_and(|e| e.external.is_some()));
+    assert!(r
+        .apis
         .iter()
-        .any(|e| e.target == "google.cloud.other_dist.Thing"));
+        .any(|e| e.external.as_deref() == Some("google.cloud.other_dist.Thing")));
 }
 
 #[test]
@@ -1070,4 +1077,550 @@ fn aliases_follow_source_order() {
     assert_alias(&r, "six_like.f", "six_like.other.f", ApiKind::Function);
     assert_defined(&r, "six_like.g", ApiKind::Function);
     assert_eq!(sig_of(&r, "six_like.g"), "(a)");
+}
+
+#[test]
+fn from_dot_import_binds_the_submodule() {
+    // `from . import _impl as impl` imports the submodule and binds it, as the absolute
+    // `import pkg._impl as impl` does.
+    let r = release(&[
+        (
+            "pkg/__init__.py",
+            "from . import _impl as impl\nfrom . import sub\n",
+        ),
+        ("pkg/_impl.py", "def f():\n    pass\n"),
+        ("pkg/sub.py", "def g():\n    pass\n"),
+    ]);
+    assert_reaches(&r, "pkg.impl.f", "pkg._impl.f", ApiKind::Function);
+    assert_reaches(&r, "pkg.sub.g", "pkg.sub.g", ApiKind::Function);
+    let absolute = release(&[
+        ("pkg/__init__.py", "import pkg._impl as impl\n"),
+        ("pkg/_impl.py", "def f():\n    pass\n"),
+    ]);
+    assert_reaches(&absolute, "pkg.impl.f", "pkg._impl.f", ApiKind::Function);
+}
+
+#[test]
+fn all_is_computed_after_the_statements_that_build_it() {
+    // numpy's and pandas' `__all__ += impl.__all__`: the included module's names are exported
+    // by `from pkg import *`, in the relative and the absolute form.
+    for init in [
+        "from . import _impl as impl\nfrom ._impl import *\n__all__ = ['top']\n__all__ += impl.__all__\ntop = 1\n",
+        "from . import _impl as impl\nfrom ._impl import *\n__all__ = ['top'] + impl.__all__\ntop = 1\n",
+        "import pkg._impl as impl\nfrom pkg._impl import *\n__all__ = ['top']\n__all__ += impl.__all__\ntop = 1\n",
+    ] {
+        let r = release(&[
+            ("pkg/__init__.py", init),
+            (
+                "pkg/_impl.py",
+                "__all__ = ['f', 'g']\ndef f():\n    pass\ndef g():\n    pass\n",
+            ),
+            ("user/__init__.py", "from pkg import *\n"),
+        ]);
+        assert_reaches(&r, "user.f", "pkg._impl.f", ApiKind::Function);
+        assert_reaches(&r, "user.g", "pkg._impl.g", ApiKind::Function);
+        assert_reaches(&r, "user.top", "pkg.top", ApiKind::Attribute);
+    }
+}
+
+#[test]
+fn a_module_that_reads_its_own_namespace_converges() {
+    // A module reading its own names (`from pkg import x` inside pkg) sees what is bound so far.
+    let r = release(&[
+        (
+            "pkg/__init__.py",
+            "from .core import f\nfrom pkg import f as g\nfrom . import f as h\n",
+        ),
+        ("pkg/core.py", "def f():\n    pass\n"),
+    ]);
+    assert_alias(&r, "pkg.g", "pkg.core.f", ApiKind::Function);
+    assert_alias(&r, "pkg.h", "pkg.core.f", ApiKind::Function);
+}
+
+#[track_caller]
+fn assert_open(r: &ReleaseApis, path: &str, open: bool) {
+    assert_eq!(api(r, path).open, open, "{path}: {:?}", api(r, path));
+}
+
+#[test]
+fn lazy_modules_with_literal_import_structures() {
+    // transformers ≥ 4.2: names listed in `_import_structure` and imported under
+    // `if TYPE_CHECKING:`, served by the `_LazyModule` the package replaces itself with.
+    let init = r#"
+from typing import TYPE_CHECKING
+from .utils import _LazyModule, is_torch_available, OptionalDependencyNotAvailable
+
+_import_structure = {"pipelines": ["pipeline"], "models": []}
+_import_structure["models.bert"] = ["BertConfig"]
+try:
+    if not is_torch_available():
+        raise OptionalDependencyNotAvailable()
+except OptionalDependencyNotAvailable:
+    _import_structure["utils.dummy_pt_objects"] = ["BertModel"]
+else:
+    _import_structure["models.bert"].extend(["BertModel"])
+    _import_structure["models.auto"] = ["AutoModel"]
+
+if TYPE_CHECKING:
+    from .pipelines import pipeline
+    try:
+        if not is_torch_available():
+            raise OptionalDependencyNotAvailable()
+    except OptionalDependencyNotAvailable:
+        from .utils.dummy_pt_objects import *
+    else:
+        from .models.bert import BertModel
+else:
+    import sys
+    sys.modules[__name__] = _LazyModule(__name__, globals()["__file__"], _import_structure)
+"#;
+    let models_bert = r#"
+from typing import TYPE_CHECKING
+from ...utils import _LazyModule
+_import_structure = {"configuration_bert": ["BertConfig"], "modeling_bert": ["BertModel"]}
+if TYPE_CHECKING:
+    from .configuration_bert import BertConfig
+else:
+    import sys
+    sys.modules[__name__] = _LazyModule(__name__, globals()["__file__"], _import_structure)
+"#;
+    let r = release(&[
+        ("transformers/__init__.py", init),
+        (
+            "transformers/utils/__init__.py",
+            "class _LazyModule: pass\ndef is_torch_available(): return True\nclass OptionalDependencyNotAvailable(Exception): pass\n",
+        ),
+        (
+            "transformers/utils/dummy_pt_objects.py",
+            "class BertModel:\n    def __init__(self, *args, **kwargs): pass\n",
+        ),
+        ("transformers/pipelines/__init__.py", "def pipeline(task): pass\n"),
+        ("transformers/models/__init__.py", ""),
+        ("transformers/models/bert/__init__.py", models_bert),
+        (
+            "transformers/models/bert/configuration_bert.py",
+            "class BertConfig: pass\n",
+        ),
+        (
+            "transformers/models/bert/modeling_bert.py",
+            "class BertModel:\n    def __init__(self, config): pass\n    def forward(self, x): pass\n",
+        ),
+        (
+            "transformers/models/auto/__init__.py",
+            "from .modeling_auto import AutoModel\n",
+        ),
+        (
+            "transformers/models/auto/modeling_auto.py",
+            "class _Base:\n    def from_pretrained(cls, name): pass\nclass AutoModel(_Base): pass\nAutoModel = auto_class_update(AutoModel)\ndef auto_class_update(c): return c\n",
+        ),
+    ]);
+    // The real class wins over the dummy of the `except` branch.
+    assert_reaches(
+        &r,
+        "transformers.BertModel",
+        "transformers.models.bert.modeling_bert.BertModel",
+        ApiKind::Class,
+    );
+    assert_reaches(
+        &r,
+        "transformers.BertModel.forward",
+        "transformers.models.bert.modeling_bert.BertModel.forward",
+        ApiKind::Method,
+    );
+    assert_reaches(
+        &r,
+        "transformers.pipeline",
+        "transformers.pipelines.pipeline",
+        ApiKind::Function,
+    );
+    // From the import structure alone.
+    assert_reaches(
+        &r,
+        "transformers.AutoModel.from_pretrained",
+        "transformers.models.auto.modeling_auto._Base.from_pretrained",
+        ApiKind::Method,
+    );
+    assert_reaches(
+        &r,
+        "transformers.models.bert.BertModel",
+        "transformers.models.bert.modeling_bert.BertModel",
+        ApiKind::Class,
+    );
+    // What else the lazy module serves is not known: unknown, not absent.
+    assert_open(&r, "transformers", true);
+    assert_open(&r, "transformers.pipelines", false);
+}
+
+#[test]
+fn lazy_loader_stubs_and_attach() {
+    // scikit-image ≥ 0.20: `lazy.attach_stub` with the names in the `.pyi` beside the `.py`.
+    let r = release(&[
+        (
+            "skimage/__init__.py",
+            "import lazy_loader as lazy\n__getattr__, __dir__, __all__ = lazy.attach_stub(__name__, __file__)\n",
+        ),
+        (
+            "skimage/__init__.pyi",
+            "from . import filters\nfrom ._shared.version import __version__\nfrom .util import img_as_float\n",
+        ),
+        ("skimage/util.py", "def img_as_float(image): pass\n"),
+        ("skimage/_shared/version.py", "__version__ = '0.20'\n"),
+        (
+            "skimage/filters/__init__.py",
+            "import lazy_loader as lazy\n__getattr__, __dir__, __all__ = lazy.attach(__name__, submodules=['rank'], submod_attrs={'_gaussian': ['gaussian']})\n",
+        ),
+        ("skimage/filters/_gaussian.py", "def gaussian(image, sigma=1): pass\n"),
+        ("skimage/filters/rank.py", "def mean(image): pass\n"),
+    ]);
+    assert_reaches(
+        &r,
+        "skimage.img_as_float",
+        "skimage.util.img_as_float",
+        ApiKind::Function,
+    );
+    assert_reaches(
+        &r,
+        "skimage.filters.gaussian",
+        "skimage.filters._gaussian.gaussian",
+        ApiKind::Function,
+    );
+    assert_reaches(
+        &r,
+        "skimage.filters.rank.mean",
+        "skimage.filters.rank.mean",
+        ApiKind::Function,
+    );
+    assert_open(&r, "skimage", true);
+}
+
+#[test]
+fn stubs_beside_sources_describe_compiled_parts() {
+    // numpy ≥ 1.20: `__init__.py` star-imports compiled modules; `__init__.pyi` says what
+    // they provide.
+    let r = release(&[
+        ("np/__init__.py", "from .core import *\nfrom . import linalg\n"),
+        ("np/core/__init__.py", "from ._multiarray import *\n"),
+        ("np/core/_multiarray.cpython-311-x86_64-linux-gnu.so", ""),
+        (
+            "np/__init__.pyi",
+            "from np.core._types import float64 as float64\nclass ndarray:\n    def reshape(self, *shape): ...\n    @property\n    def shape(self): ...\n",
+        ),
+        ("np/core/_types.pyi", "class float64: ...\n"),
+        ("np/linalg.py", "def norm(x): pass\n"),
+    ]);
+    assert_reaches(
+        &r,
+        "np.ndarray.reshape",
+        "np.ndarray.reshape",
+        ApiKind::Method,
+    );
+    assert_reaches(
+        &r,
+        "np.ndarray.shape",
+        "np.ndarray.shape",
+        ApiKind::Property,
+    );
+    assert_reaches(&r, "np.float64", "np.core._types.float64", ApiKind::Class);
+    // The `.py` still decides where it binds the name.
+    assert_reaches(&r, "np.linalg.norm", "np.linalg.norm", ApiKind::Function);
+    // Star imports of compiled modules leave both open.
+    assert_open(&r, "np", true);
+    assert_open(&r, "np.linalg", false);
+}
+
+#[test]
+fn tensorflow_module_wrappers_forwarding_and_lazy_loaders() {
+    // 1.15: `tensorflow` forwards its submodules to `tensorflow_core` through `sys.modules`,
+    // and star-imports `tensorflow_core`, whose files import from `tensorflow.python`.
+    let tf = r#"
+import sys as _sys
+import importlib as _importlib
+import types as _types
+class _LazyLoader(_types.ModuleType):
+  def __getattr__(self, item):
+    return getattr(_importlib.import_module(self.__name__), item)
+def _forward_module(old_name):
+  parts = old_name.split(".")
+  parts[0] = parts[0] + "_core"
+  _module = _LazyLoader(parts[-1], globals(), ".".join(parts))
+  return _sys.modules.setdefault(old_name, _module)
+for _m in ["tensorflow._api", "tensorflow.python", "tensorflow.keras"]:
+  _forward_module(_m)
+from tensorflow_core import *
+from tensorflow.python.util import deprecation_wrapper as _deprecation
+if not isinstance(_sys.modules[__name__], _deprecation.DeprecationWrapper):
+  _sys.modules[__name__] = _deprecation.DeprecationWrapper(_sys.modules[__name__], "")
+keras = _sys.modules["tensorflow.keras"]
+"#;
+    let core = r#"
+import sys as _sys
+from tensorflow._api.v1 import nn
+from tensorflow._api.v1 import compat
+from tensorflow.python.client.session import Session
+__all__ = [_s for _s in dir() if not _s.startswith('_')]
+from .python.keras.api import keras
+_current_module = _sys.modules[__name__]
+setattr(_current_module, "keras", keras)
+_current_module.__path__ = [_current_module.__path__[0] + "/python/keras/api"] + _current_module.__path__
+"#;
+    let r = release(&[
+        ("tensorflow/__init__.py", tf),
+        ("tensorflow_core/__init__.py", core),
+        ("tensorflow_core/_api/__init__.py", ""),
+        (
+            "tensorflow_core/_api/v1/__init__.py",
+            "from tensorflow._api.v1 import nn\n",
+        ),
+        (
+            "tensorflow_core/_api/v1/nn/__init__.py",
+            "from tensorflow.python.ops.gen_nn_ops import relu\n",
+        ),
+        (
+            "tensorflow_core/_api/v1/compat/__init__.py",
+            "from . import v1\n",
+        ),
+        (
+            "tensorflow_core/_api/v1/compat/v1/__init__.py",
+            "from tensorflow.python.client.session import Session\n",
+        ),
+        ("tensorflow_core/python/__init__.py", ""),
+        (
+            "tensorflow_core/python/util/deprecation_wrapper.py",
+            "class DeprecationWrapper: pass\n",
+        ),
+        ("tensorflow_core/python/ops/__init__.py", ""),
+        (
+            "tensorflow_core/python/ops/gen_nn_ops.py",
+            "def relu(features, name=None): pass\n",
+        ),
+        ("tensorflow_core/python/client/__init__.py", ""),
+        (
+            "tensorflow_core/python/client/session.py",
+            "class Session:\n    def run(self, fetches): pass\n",
+        ),
+        ("tensorflow_core/python/keras/__init__.py", ""),
+        (
+            "tensorflow_core/python/keras/api/__init__.py",
+            "from tensorflow.python.keras.api import keras\n",
+        ),
+        (
+            "tensorflow_core/python/keras/api/keras/__init__.py",
+            "from tensorflow.python.keras.layers import Dense\n",
+        ),
+        (
+            "tensorflow_core/python/keras/layers.py",
+            "class Dense:\n    def __init__(self, units): pass\n",
+        ),
+    ]);
+    assert_reaches(
+        &r,
+        "tensorflow.nn.relu",
+        "tensorflow_core.python.ops.gen_nn_ops.relu",
+        ApiKind::Function,
+    );
+    assert_reaches(
+        &r,
+        "tensorflow.Session.run",
+        "tensorflow_core.python.client.session.Session.run",
+        ApiKind::Method,
+    );
+    assert_reaches(
+        &r,
+        "tensorflow.compat.v1.Session",
+        "tensorflow_core.python.client.session.Session",
+        ApiKind::Class,
+    );
+    assert_reaches(
+        &r,
+        "tensorflow.keras.Dense",
+        "tensorflow_core.python.keras.layers.Dense",
+        ApiKind::Class,
+    );
+    // A wrapper of the module itself hides nothing; a changed `__path__` is noted.
+    assert_open(&r, "tensorflow", false);
+    let core = r
+        .modules
+        .iter()
+        .find(|m| m.path.as_str() == "tensorflow_core")
+        .unwrap();
+    assert!(core.extends_path && !core.open);
+
+    // 2.8: `keras` is a lazy loader of another distribution's module, named by a constant.
+    let r = release(&[(
+        "tensorflow/__init__.py",
+        "import sys as _sys\nfrom tensorflow.python.util.lazy_loader import LazyLoader as _LazyLoader\n\
+         _keras_module = 'keras.api._v2.keras'\nkeras = _LazyLoader('keras', globals(), _keras_module)\n\
+         _current_module = _sys.modules[__name__]\nsetattr(_current_module, 'keras', keras)\n\
+         setattr(_current_module, 'estimator', _LazyLoader('estimator', globals(), 'tensorflow_estimator.api'))\n",
+    )]);
+    let keras = api(&r, "tensorflow.keras");
+    assert_eq!(keras.external.as_deref(), Some("keras.api._v2.keras"));
+    assert!(keras.open);
+    assert_eq!(
+        api(&r, "tensorflow.estimator").external.as_deref(),
+        Some("tensorflow_estimator.api")
+    );
+}
+
+#[test]
+fn instance_attributes_set_in_methods_are_members() {
+    let r = release(&[(
+        "sk/__init__.py",
+        r#"
+class BaseSearch:
+    def fit(self, X, y=None):
+        self.best_estimator_ = None
+        for i in range(3):
+            self.grid_scores_, self._private = [], i
+        return self
+class GridSearchCV(BaseSearch):
+    def __init__(self, estimator):
+        self.estimator = estimator
+    @staticmethod
+    def helper(x):
+        x.not_a_member = 1
+    def nested(self):
+        def inner(other):
+            other.neither = 2
+        return inner
+"#,
+    )]);
+    assert_reaches(
+        &r,
+        "sk.GridSearchCV.grid_scores_",
+        "sk.BaseSearch.grid_scores_",
+        ApiKind::Attribute,
+    );
+    assert_reaches(
+        &r,
+        "sk.GridSearchCV.estimator",
+        "sk.GridSearchCV.estimator",
+        ApiKind::Attribute,
+    );
+    assert_reaches(
+        &r,
+        "sk.BaseSearch.best_estimator_",
+        "sk.BaseSearch.best_estimator_",
+        ApiKind::Attribute,
+    );
+    for missing in [
+        "sk.BaseSearch._private",
+        "sk.GridSearchCV.not_a_member",
+        "sk.GridSearchCV.neither",
+    ] {
+        assert_unreachable(&r, missing);
+    }
+    // An attribute's value is of unknown type: what is under it is unknown.
+    assert_open(&r, "sk.BaseSearch.grid_scores_", true);
+    // The classes' bases are all in the release: nothing else hides in them.
+    assert_open(&r, "sk.GridSearchCV", false);
+}
+
+#[test]
+fn classes_with_bases_outside_the_release_are_open() {
+    let r = release(&[(
+        "models/__init__.py",
+        "import torch.nn as nn\nfrom abc import ABC\n\
+         class ResNet(nn.Module):\n    def forward(self, x): pass\n\
+         class Plain(ABC):\n    def go(self): pass\n\
+         class Options:\n    def __getattr__(self, name): pass\n\
+         class Closed:\n    pass\n\
+         options = Options()\nclosed = Closed()\n",
+    )]);
+    assert_open(&r, "models.ResNet", true);
+    assert_open(&r, "models.Plain", false);
+    // Instances answer what their class's `__getattr__` makes up; the class itself does not.
+    assert_open(&r, "models.Options", false);
+    assert_open(&r, "models.options", true);
+    assert_open(&r, "models.closed", false);
+}
+
+#[test]
+fn python2_implicit_relative_imports() {
+    // requests 0.3–0.6: `from core import *` inside the package means `requests.core`.
+    let files = [
+        (
+            "requests/__init__.py",
+            "from core import *\nimport models\n",
+        ),
+        (
+            "requests/core.py",
+            "__all__ = ['get']\ndef get(url): pass\n",
+        ),
+        ("requests/models.py", "class Request: pass\n"),
+        (
+            "modern/__init__.py",
+            "from __future__ import absolute_import\nfrom core import *\n",
+        ),
+        ("modern/core.py", "def f(): pass\n"),
+    ];
+    let layout = ReleaseLayout::new(ArchiveKind::Wheel, files.iter().map(|(p, _)| *p));
+    let summaries: HashMap<&str, FileSummary> = files
+        .iter()
+        .map(|(p, src)| (*p, summarize_source(src, false)))
+        .collect();
+    let mut input = ReleaseInput::from_layout(&layout, |p| summaries.get(p));
+    let python3 = analyze(&input);
+    assert!(python3
+        .get("requests.get")
+        .is_none_or(|e| e.external.is_some()));
+    input.python2(true);
+    let r = analyze(&input);
+    assert_reaches(&r, "requests.get", "requests.core.get", ApiKind::Function);
+    assert_reaches(
+        &r,
+        "requests.models.Request",
+        "requests.models.Request",
+        ApiKind::Class,
+    );
+    // A file that opts into absolute imports keeps them.
+    assert!(r.resolve("modern.f").is_none());
+}
+
+#[test]
+fn shim_modules_that_only_raise_are_not_apis() {
+    // plotly ≥ 4: `plotly.plotly` exists only to point users at chart-studio.
+    let r = release(&[
+        ("plotly/__init__.py", "from . import graph_objs\n"),
+        ("plotly/graph_objs.py", "class Figure: pass\n"),
+        (
+            "plotly/plotly/__init__.py",
+            "from __future__ import absolute_import\nfrom _plotly_future_ import _chart_studio_error\n_chart_studio_error('plotly')\n",
+        ),
+        (
+            "_plotly_future_/__init__.py",
+            "def _chart_studio_error(submodule):\n    \"\"\"Fail.\"\"\"\n    raise ImportError('The plotly.{submodule} module is deprecated, please install the chart-studio package'.format(submodule=submodule))\n",
+        ),
+        (
+            "plotly/tools.py",
+            "raise ImportError(f'use {__name__} elsewhere')\n",
+        ),
+        (
+            "plotly/maybe.py",
+            "try:\n    import x\nexcept ImportError:\n    raise ImportError('needs x')\ndef f(): pass\n",
+        ),
+    ]);
+    assert!(r.get("plotly.plotly").is_none());
+    assert!(r.get("plotly.tools").is_none());
+    let shim = r
+        .modules
+        .iter()
+        .find(|m| m.path.as_str() == "plotly.plotly")
+        .unwrap();
+    assert_eq!(
+        shim.raises.as_deref(),
+        Some("ImportError: The plotly.{submodule} module is deprecated, please install the chart-studio package")
+    );
+    let tools = r
+        .modules
+        .iter()
+        .find(|m| m.path.as_str() == "plotly.tools")
+        .unwrap();
+    assert_eq!(
+        tools.raises.as_deref(),
+        Some("ImportError: use {…} elsewhere")
+    );
+    // A conditional raise is not a shim.
+    assert_defined(&r, "plotly.maybe.f", ApiKind::Function);
+    assert_defined(&r, "plotly.graph_objs.Figure", ApiKind::Class);
 }

@@ -22,7 +22,12 @@ const PROPERTY_DECORATORS: &[&str] = &[
 pub(crate) fn summarize_class(class: &StmtClassDef) -> Class {
     let mut collector = MemberCollector::default();
     collector.visit(&class.body);
+    // Attributes set on instances count after everything the class body defines.
+    for name in std::mem::take(&mut collector.instance_attributes) {
+        collector.add(&name, MemberKind::Attribute, false);
+    }
     Class {
+        getattr: collector.getattr,
         name: class.name.as_str().to_string(),
         bases: class
             .arguments
@@ -64,6 +69,9 @@ struct MemberCollector {
     members: Vec<Member>,
     /// Member index by name, and whether that member came from an `@overload` def.
     index: HashMap<String, (usize, bool)>,
+    /// `self.x = ...` in methods, in order of appearance.
+    instance_attributes: Vec<String>,
+    getattr: bool,
 }
 
 impl MemberCollector {
@@ -117,6 +125,10 @@ impl MemberCollector {
 
     fn function(&mut self, def: &StmtFunctionDef) {
         let name = def.name.as_str();
+        if matches!(name, "__getattr__" | "__getattribute__") {
+            self.getattr = true;
+        }
+        self.collect_instance_attributes(def);
         let overload = is_overload(&def.decorator_list);
         if name == "__init__" {
             if self.init.is_none() || (self.init_is_overload && !overload) {
@@ -165,6 +177,35 @@ impl MemberCollector {
         self.add(name, kind, overload);
     }
 
+    /// `self.x = ...` (also annotated, augmented and tuple targets) anywhere in a method's
+    /// body, nested blocks included, nested functions and classes not: `self` being the
+    /// method's first parameter, for methods that are not static or class methods.
+    fn collect_instance_attributes(&mut self, def: &StmtFunctionDef) {
+        let is_plain_method = !def.decorator_list.iter().any(|d| {
+            matches!(
+                last_segment(&d.expression),
+                Some("staticmethod" | "classmethod")
+            )
+        });
+        let first = def
+            .parameters
+            .posonlyargs
+            .iter()
+            .chain(&def.parameters.args)
+            .next();
+        let (true, Some(first)) = (is_plain_method, first) else {
+            return;
+        };
+        let receiver = first.parameter.name.as_str();
+        let mut found = Vec::new();
+        instance_targets(&def.body, receiver, &mut found);
+        for name in found {
+            if !self.instance_attributes.iter().any(|n| n == name) {
+                self.instance_attributes.push(name.to_string());
+            }
+        }
+    }
+
     /// Keeps the first definition of a member, except that a plain def replaces `@overload`
     /// stubs of the same name.
     fn add(&mut self, name: &str, kind: MemberKind, overload: bool) {
@@ -185,6 +226,60 @@ impl MemberCollector {
                     kind,
                 });
             }
+        }
+    }
+}
+
+/// Attribute names assigned on `receiver` in `body` (`receiver.x = ...`).
+fn instance_targets<'b>(body: &'b [Stmt], receiver: &str, out: &mut Vec<&'b str>) {
+    fn from_target<'b>(target: &'b Expr, receiver: &str, out: &mut Vec<&'b str>) {
+        match target {
+            Expr::Attribute(attr) => {
+                if matches!(&*attr.value, Expr::Name(n) if n.id.as_str() == receiver) {
+                    out.push(attr.attr.as_str());
+                }
+            }
+            Expr::Tuple(t) => t.elts.iter().for_each(|e| from_target(e, receiver, out)),
+            Expr::List(l) => l.elts.iter().for_each(|e| from_target(e, receiver, out)),
+            Expr::Starred(s) => from_target(&s.value, receiver, out),
+            _ => {}
+        }
+    }
+    for stmt in body {
+        match stmt {
+            Stmt::Assign(assign) => assign
+                .targets
+                .iter()
+                .for_each(|t| from_target(t, receiver, out)),
+            Stmt::AnnAssign(assign) if assign.value.is_some() => {
+                from_target(&assign.target, receiver, out)
+            }
+            Stmt::AugAssign(aug) => from_target(&aug.target, receiver, out),
+            Stmt::For(f) => {
+                instance_targets(&f.body, receiver, out);
+                instance_targets(&f.orelse, receiver, out);
+            }
+            Stmt::While(w) => {
+                instance_targets(&w.body, receiver, out);
+                instance_targets(&w.orelse, receiver, out);
+            }
+            Stmt::If(i) => {
+                instance_targets(&i.body, receiver, out);
+                for clause in &i.elif_else_clauses {
+                    instance_targets(&clause.body, receiver, out);
+                }
+            }
+            Stmt::With(w) => instance_targets(&w.body, receiver, out),
+            Stmt::Try(t) => {
+                instance_targets(&t.body, receiver, out);
+                for handler in &t.handlers {
+                    let ruff_python_ast::ExceptHandler::ExceptHandler(h) = handler;
+                    instance_targets(&h.body, receiver, out);
+                }
+                instance_targets(&t.orelse, receiver, out);
+                instance_targets(&t.finalbody, receiver, out);
+            }
+            _ => {}
         }
     }
 }

@@ -45,8 +45,14 @@ pub struct ModuleFile {
 /// How one module of a release is known.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum LayoutSource {
-    /// Summarize this `.py` file (`is_stub == false`) or `.pyi` file (`is_stub == true`).
-    File { archive_path: String, is_stub: bool },
+    /// Summarize this `.py` file (`is_stub == false`) or `.pyi` file (`is_stub == true`), and
+    /// the `.pyi` beside a `.py` (`stub`), which describes what compiled parts provide
+    /// (numpy's `__init__.pyi`) or lazily loaded names (`lazy_loader.attach_stub`).
+    File {
+        archive_path: String,
+        is_stub: bool,
+        stub: Option<String>,
+    },
     /// A compiled extension with no stub: its names are unknown.
     Opaque { archive_path: String },
     /// A directory without `__init__` (PEP 420 namespace package).
@@ -205,14 +211,22 @@ impl ReleaseLayout {
         &self.modules
     }
 
-    /// The files worth parsing: one per module, `.py` where there is one, else the `.pyi`.
+    /// The files worth parsing: the `.py` or else the `.pyi` of each module, and the `.pyi`
+    /// beside a `.py`; with whether each is a stub.
     pub fn sources(&self) -> impl Iterator<Item = (&LayoutModule, &str, bool)> {
-        self.modules.iter().filter_map(|m| match &m.source {
-            LayoutSource::File {
-                archive_path,
-                is_stub,
-            } => Some((m, archive_path.as_str(), *is_stub)),
-            _ => None,
+        self.modules.iter().flat_map(|m| {
+            let (main, stub) = match &m.source {
+                LayoutSource::File {
+                    archive_path,
+                    is_stub,
+                    stub,
+                } => (
+                    Some((m, archive_path.as_str(), *is_stub)),
+                    stub.as_deref().map(|s| (m, s, true)),
+                ),
+                _ => (None, None),
+            };
+            main.into_iter().chain(stub)
         })
     }
 }
@@ -220,21 +234,41 @@ impl ReleaseLayout {
 fn choose_modules(files: &[ModuleFile]) -> Vec<LayoutModule> {
     let mut chosen: BTreeMap<&ModulePath, LayoutModule> = BTreeMap::new();
     // `files` is sorted by (module, kind) and `SourceKind` orders Python < Stub < Extension,
-    // so the first file seen for a module is the one to use.
+    // so the first file seen for a module is the one to use; a stub after a `.py` goes with it.
     for file in files {
-        chosen.entry(&file.module).or_insert_with(|| LayoutModule {
-            module: file.module.clone(),
-            is_package: file.is_package,
-            source: match file.kind {
-                SourceKind::Python | SourceKind::Stub => LayoutSource::File {
-                    archive_path: file.archive_path.clone(),
-                    is_stub: file.kind == SourceKind::Stub,
-                },
-                SourceKind::Extension => LayoutSource::Opaque {
-                    archive_path: file.archive_path.clone(),
-                },
-            },
-        });
+        match chosen.get_mut(&file.module) {
+            Some(LayoutModule {
+                source:
+                    LayoutSource::File {
+                        is_stub: false,
+                        stub,
+                        ..
+                    },
+                ..
+            }) if file.kind == SourceKind::Stub => {
+                *stub = Some(file.archive_path.clone());
+            }
+            Some(_) => {}
+            None => {
+                chosen.insert(
+                    &file.module,
+                    LayoutModule {
+                        module: file.module.clone(),
+                        is_package: file.is_package,
+                        source: match file.kind {
+                            SourceKind::Python | SourceKind::Stub => LayoutSource::File {
+                                archive_path: file.archive_path.clone(),
+                                is_stub: file.kind == SourceKind::Stub,
+                                stub: None,
+                            },
+                            SourceKind::Extension => LayoutSource::Opaque {
+                                archive_path: file.archive_path.clone(),
+                            },
+                        },
+                    },
+                );
+            }
+        }
     }
     let mut namespaces: BTreeSet<ModulePath> = BTreeSet::new();
     for module in chosen.keys() {

@@ -21,6 +21,25 @@ pub struct FileSummary {
     /// static reading sees.
     #[serde(rename = "dyn", default, skip_serializing_if = "is_false")]
     pub dynamic_exports: bool,
+    /// `sys.modules[__name__]` is replaced by another object (transformers' `_LazyModule`):
+    /// what the module exposes is that object's doing. A wrapper of the module itself
+    /// (TensorFlow's `TFModuleWrapper(sys.modules[__name__], ...)`) does not count.
+    #[serde(rename = "rep", default, skip_serializing_if = "is_false")]
+    pub replaces_itself: bool,
+    /// The module puts other modules into `sys.modules` (`sys.modules.setdefault(name, ...)`),
+    /// as TensorFlow 1.15 forwards `tensorflow.python` to `tensorflow_core.python`.
+    #[serde(rename = "reg", default, skip_serializing_if = "is_false")]
+    pub registers_modules: bool,
+    /// The package changes its `__path__`: its submodules may come from other directories.
+    #[serde(rename = "path", default, skip_serializing_if = "is_false")]
+    pub extends_path: bool,
+    /// `from __future__ import absolute_import`: no Python 2 implicit relative imports.
+    #[serde(rename = "abs", default, skip_serializing_if = "is_false")]
+    pub absolute_import: bool,
+    /// The module raises unconditionally when imported (a shim left to point users elsewhere,
+    /// like plotly 4's `plotly.plotly`): the exception and its message.
+    #[serde(rename = "raise", default, skip_serializing_if = "Option::is_none")]
+    pub raises: Option<String>,
     /// `__all__`, when the module sets it.
     #[serde(rename = "all", default, skip_serializing_if = "Option::is_none")]
     pub all: Option<AllNames>,
@@ -31,11 +50,18 @@ pub struct FileSummary {
     /// branch: fallbacks that only count when the main line binds nothing for the name.
     #[serde(rename = "alt", default, skip_serializing_if = "Vec::is_empty")]
     pub fallbacks: Vec<u32>,
-    /// Indexes into `bindings` of those made under `if TYPE_CHECKING:`. Nothing is bound at
-    /// run time, except that a module with `__getattr__` usually provides exactly these names
-    /// lazily (pydantic, and more and more libraries, do this).
-    #[serde(rename = "tc", default, skip_serializing_if = "Vec::is_empty")]
-    pub type_checking: Vec<u32>,
+    /// Indexes into `bindings` of those made only lazily: under `if TYPE_CHECKING:`, or read
+    /// from a literal import structure (transformers' `_import_structure`). Nothing is bound at
+    /// run time, except that a module with `__getattr__`, or one that replaces itself with a
+    /// lazy module, usually provides exactly these names on first access (pydantic,
+    /// transformers, and more and more libraries, do this).
+    #[serde(rename = "lz", default, skip_serializing_if = "Vec::is_empty")]
+    pub lazy: Vec<u32>,
+    /// Dotted callees of calls made as statements at the top level, unconditionally: a call
+    /// of a function that only raises (plotly's `_chart_studio_error("plotly")`) makes the
+    /// module fail on import.
+    #[serde(rename = "calls", default, skip_serializing_if = "Vec::is_empty")]
+    pub top_calls: Vec<String>,
 }
 
 /// One statement that binds (or unbinds) names in the module namespace.
@@ -66,6 +92,9 @@ pub struct Function {
     pub signature: Signature,
     #[serde(rename = "a", default, skip_serializing_if = "is_false")]
     pub is_async: bool,
+    /// The body does nothing but raise: the exception and its message.
+    #[serde(rename = "r", default, skip_serializing_if = "Option::is_none")]
+    pub raises: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -79,9 +108,14 @@ pub struct Class {
     /// The constructor's parameters without `self`, from `__init__`, else from `__new__`.
     #[serde(rename = "i", default, skip_serializing_if = "Option::is_none")]
     pub init: Option<Signature>,
-    /// Public members defined in the class body.
+    /// Public members defined in the class body, then public attributes its methods set on
+    /// instances (`self.coef_ = ...`), as attributes.
     #[serde(rename = "m", default, skip_serializing_if = "Vec::is_empty")]
     pub members: Vec<Member>,
+    /// The class defines `__getattr__` (or `__getattribute__`): its instances may answer any
+    /// attribute name.
+    #[serde(rename = "ga", default, skip_serializing_if = "is_false")]
+    pub getattr: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -202,8 +236,31 @@ impl FileSummary {
         self.fallbacks.binary_search(&(index as u32)).is_ok()
     }
 
-    pub fn is_type_checking_only(&self, index: usize) -> bool {
-        self.type_checking.binary_search(&(index as u32)).is_ok()
+    pub fn is_lazy(&self, index: usize) -> bool {
+        self.lazy.binary_search(&(index as u32)).is_ok()
+    }
+
+    /// Whether the lazily bound names are served at run time: by a module `__getattr__` or by
+    /// the object the module replaces itself with.
+    pub fn serves_lazy_names(&self) -> bool {
+        self.dynamic_exports || self.replaces_itself
+    }
+
+    /// Adds the bindings of the stub beside this source (`__init__.pyi` beside `__init__.py`):
+    /// the stub describes what compiled parts provide, so its names count where the source
+    /// binds nothing for them (as fallbacks), and its `__all__` where the source has none.
+    pub fn with_stub(&self, stub: &FileSummary) -> FileSummary {
+        let mut merged = self.clone();
+        let offset = merged.bindings.len() as u32;
+        merged.bindings.extend(stub.bindings.iter().cloned());
+        merged
+            .fallbacks
+            .extend((0..stub.bindings.len() as u32).map(|i| i + offset));
+        merged.lazy.extend(stub.lazy.iter().map(|i| i + offset));
+        if merged.all.is_none() {
+            merged.all = stub.all.clone();
+        }
+        merged
     }
 }
 

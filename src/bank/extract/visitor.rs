@@ -14,6 +14,8 @@ use ruff_python_parser::parse_unchecked_source;
 use super::all_names::{self, AllNames};
 use super::class_body::{is_overload, summarize_class};
 use super::dotted::dotted_name;
+use super::import_structure::{self, ImportStructure};
+use super::module_effects::{self as effects, ModulesWrite};
 use super::signature::Signature;
 use super::summary::{
     is_identifier, Binding, FileSummary, Function, Import, ImportFrom, ImportedName, Variable,
@@ -36,10 +38,16 @@ pub fn summarize_source(source: &str, is_stub: bool) -> FileSummary {
     FileSummary {
         parse_errors: u32::try_from(parsed.errors().len()).unwrap_or(u32::MAX),
         dynamic_exports: visitor.dynamic_exports,
+        replaces_itself: visitor.replaces_itself,
+        registers_modules: visitor.registers_modules,
+        extends_path: visitor.extends_path,
+        absolute_import: visitor.absolute_import,
+        raises: visitor.raises,
         all: visitor.all,
         bindings: visitor.bindings,
         fallbacks: visitor.fallbacks,
-        type_checking: visitor.type_checking,
+        lazy: visitor.lazy,
+        top_calls: visitor.top_calls,
     }
 }
 
@@ -57,16 +65,32 @@ pub fn summarize_bytes(bytes: &[u8], is_stub: bool) -> FileSummary {
 struct ModuleVisitor {
     is_stub: bool,
     dynamic_exports: bool,
+    replaces_itself: bool,
+    registers_modules: bool,
+    extends_path: bool,
+    absolute_import: bool,
+    raises: Option<String>,
     all: Option<AllNames>,
     bindings: Vec<Binding>,
     fallbacks: Vec<u32>,
-    type_checking: Vec<u32>,
-    /// Inside an `if TYPE_CHECKING:` block.
-    in_type_checking: bool,
+    lazy: Vec<u32>,
+    top_calls: Vec<String>,
+    /// Inside an `if TYPE_CHECKING:` block, or adding names of a literal import structure.
+    in_lazy: bool,
+    /// Blocks entered (`if`, `try`, `with`): 0 for statements that always run.
+    depth: usize,
     /// Functions of this module that extend `__all__` (numpy's `extend_all`).
     all_extenders: Vec<String>,
     /// Functions whose latest binding is an `@overload` stub, by name → binding index.
     overloads: HashMap<String, usize>,
+    /// Names bound to the running module (`_current_module = sys.modules[__name__]`).
+    self_aliases: Vec<String>,
+    /// Module-level string constants, for lazy loaders given a module by name.
+    constants: HashMap<String, String>,
+    /// Dictionaries that may be a lazy module's import structure.
+    structures: Vec<(String, ImportStructure)>,
+    /// Module-level functions that only raise, with their message.
+    raising_functions: HashMap<String, String>,
 }
 
 impl ModuleVisitor {
@@ -76,7 +100,18 @@ impl ModuleVisitor {
         }
     }
 
+    /// Statements of a block that may not run (`if`, `try`, `with` bodies).
+    fn visit_block(&mut self, body: &[Stmt], fallback: bool) {
+        self.depth += 1;
+        self.visit_body(body, fallback);
+        self.depth -= 1;
+    }
+
     fn visit_stmt(&mut self, stmt: &Stmt, fallback: bool) {
+        import_structure::apply_statement(&mut self.structures, stmt);
+        if effects::changes_path(stmt, &self.self_aliases) {
+            self.extends_path = true;
+        }
         if all_names::apply_statement(&mut self.all, stmt)
             || all_names::apply_extender_call(&mut self.all, stmt, &self.all_extenders)
         {
@@ -94,10 +129,19 @@ impl ModuleVisitor {
                 if all_names::mutates_all(&def.body) {
                     self.all_extenders.push(name.to_string());
                 }
+                if effects::registers_modules(&def.body) {
+                    self.registers_modules = true;
+                }
+                let raises = effects::raising_body(&def.body);
+                if let Some(message) = &raises {
+                    self.raising_functions
+                        .insert(name.to_string(), message.clone());
+                }
                 let function = Binding::Function(Function {
                     name: name.to_string(),
                     signature: Signature::from_ast(&def.parameters),
                     is_async: def.is_async,
+                    raises,
                 });
                 let overload = is_overload(&def.decorator_list);
                 match (self.overloads.get(name).copied(), overload) {
@@ -120,12 +164,51 @@ impl ModuleVisitor {
                 self.push(Binding::Class(summarize_class(class)), fallback);
             }
             Stmt::Assign(assign) => {
+                for target in &assign.targets {
+                    match effects::modules_write(target, &assign.value) {
+                        Some(ModulesWrite::ReplacesItself) => {
+                            self.replaces_itself = true;
+                            self.lazy_structures(&assign.value, fallback);
+                        }
+                        Some(ModulesWrite::Registers) => self.registers_modules = true,
+                        Some(ModulesWrite::WrapsItself) | None => {}
+                    }
+                }
+                if let [Expr::Name(name)] = &assign.targets[..] {
+                    let name = name.id.as_str();
+                    if effects::is_this_module(&assign.value) {
+                        self.self_aliases.push(name.to_string());
+                    }
+                    // `keras = sys.modules["tensorflow.keras"]`: the module registered there.
+                    if let Some(module) = effects::registered_module(&assign.value) {
+                        self.lazy_import(name, &module, fallback);
+                        return;
+                    }
+                    if let Expr::StringLiteral(text) = &*assign.value {
+                        self.constants
+                            .insert(name.to_string(), text.value.to_str().to_string());
+                    }
+                }
+                // `__getattr__, __dir__, __all__ = lazy.attach(__name__, submod_attrs=...)`.
+                if self.binds_getattr(&assign.targets) {
+                    self.lazy_structures(&assign.value, fallback);
+                }
                 // `a = b = pkg.f` makes both names aliases; tuple targets never are.
-                let value = dotted_name(&assign.value);
+                let value = dotted_name(&assign.value)
+                    .or_else(|| rewrapped(&assign.targets, &assign.value));
                 let called = called_name(&assign.value);
+                let lazy_module = self.lazy_loader_module(&assign.value);
                 for target in &assign.targets {
                     if let Expr::Name(name) = target {
-                        self.variable(name.id.as_str(), value.clone(), called.clone(), fallback);
+                        match &lazy_module {
+                            Some(module) => self.lazy_import(name.id.as_str(), module, fallback),
+                            None => self.variable(
+                                name.id.as_str(),
+                                value.clone(),
+                                called.clone(),
+                                fallback,
+                            ),
+                        }
                         continue;
                     }
                     let mut names = Vec::new();
@@ -133,6 +216,37 @@ impl ModuleVisitor {
                     for name in names {
                         self.variable(name, None, None, fallback);
                     }
+                }
+            }
+            Stmt::Expr(expr) => {
+                if let Some((name, value)) =
+                    effects::module_setattr(&expr.value, &self.self_aliases)
+                {
+                    match self.lazy_loader_module(value) {
+                        Some(module) => self.lazy_import(name, &module, fallback),
+                        None => {
+                            self.variable(name, dotted_name(value), called_name(value), fallback)
+                        }
+                    }
+                } else if let Expr::Call(call) = &*expr.value {
+                    if self.depth == 0 && !fallback {
+                        if let Some(callee) = dotted_name(&call.func) {
+                            match self.raising_functions.get(&callee) {
+                                Some(message) => {
+                                    self.raises.get_or_insert_with(|| message.clone());
+                                }
+                                None => self.top_calls.push(callee),
+                            }
+                        }
+                    }
+                }
+                if effects::registers_modules(std::slice::from_ref(stmt)) {
+                    self.registers_modules = true;
+                }
+            }
+            Stmt::Raise(_) if self.depth == 0 && !fallback => {
+                if let Some(message) = effects::raise_text(stmt) {
+                    self.raises.get_or_insert(message);
                 }
             }
             // `x: int` binds nothing at run time, but declares a module attribute in a stub.
@@ -161,6 +275,13 @@ impl ModuleVisitor {
             Stmt::ImportFrom(from) => {
                 let module = from.module.as_ref().map(|m| m.as_str().to_string());
                 if from.level == 0 && module.as_deref() == Some("__future__") {
+                    if from
+                        .names
+                        .iter()
+                        .any(|n| n.name.as_str() == "absolute_import")
+                    {
+                        self.absolute_import = true;
+                    }
                     return;
                 }
                 let names: Vec<ImportedName> = from
@@ -205,29 +326,29 @@ impl ModuleVisitor {
             }
             Stmt::If(stmt_if) => {
                 if is_type_checking(&stmt_if.test) {
-                    let outer = std::mem::replace(&mut self.in_type_checking, true);
-                    self.visit_body(&stmt_if.body, fallback);
-                    self.in_type_checking = outer;
+                    let outer = std::mem::replace(&mut self.in_lazy, true);
+                    self.visit_block(&stmt_if.body, fallback);
+                    self.in_lazy = outer;
                     for clause in &stmt_if.elif_else_clauses {
-                        self.visit_body(&clause.body, fallback);
+                        self.visit_block(&clause.body, fallback);
                     }
                 } else {
-                    self.visit_body(&stmt_if.body, fallback);
+                    self.visit_block(&stmt_if.body, fallback);
                     for clause in &stmt_if.elif_else_clauses {
-                        self.visit_body(&clause.body, true);
+                        self.visit_block(&clause.body, true);
                     }
                 }
             }
             Stmt::Try(stmt_try) => {
-                self.visit_body(&stmt_try.body, fallback);
+                self.visit_block(&stmt_try.body, fallback);
                 for handler in &stmt_try.handlers {
                     let ExceptHandler::ExceptHandler(handler) = handler;
-                    self.visit_body(&handler.body, true);
+                    self.visit_block(&handler.body, true);
                 }
-                self.visit_body(&stmt_try.orelse, fallback);
-                self.visit_body(&stmt_try.finalbody, fallback);
+                self.visit_block(&stmt_try.orelse, fallback);
+                self.visit_block(&stmt_try.finalbody, fallback);
             }
-            Stmt::With(with) => self.visit_body(&with.body, fallback),
+            Stmt::With(with) => self.visit_block(&with.body, fallback),
             // Loops are not run; what they do to `__all__` or through `globals()` only makes
             // the module's exports dynamic.
             Stmt::For(_) | Stmt::While(_) => self.scan_loop(stmt),
@@ -247,6 +368,77 @@ impl ModuleVisitor {
                 self.scan_loop(inner);
             }
         }
+    }
+
+    /// Whether assignment targets bind a module `__getattr__` (`__getattr__, __dir__, __all__ =
+    /// lazy.attach(...)`).
+    fn binds_getattr(&self, targets: &[Expr]) -> bool {
+        targets.iter().any(|t| {
+            let mut names = Vec::new();
+            target_names(t, &mut names);
+            names.contains(&"__getattr__")
+        })
+    }
+
+    fn lazy_loader_module(&self, value: &Expr) -> Option<String> {
+        effects::lazy_loader_module(value, |name| self.constants.get(name).cloned())
+    }
+
+    /// `name = LazyLoader(..., "pkg.mod")`: as `import pkg.mod as name`, since the loader
+    /// stands for that module.
+    fn lazy_import(&mut self, name: &str, module: &str, fallback: bool) {
+        self.push(
+            Binding::Import(Import {
+                module: module.to_string(),
+                asname: Some(name.to_string()),
+            }),
+            fallback,
+        );
+    }
+
+    /// The names of the literal import structures a lazy module is built from, as the
+    /// imports they stand for: `{"models.bert": ["BertModel"]}` is
+    /// `from .models.bert import BertModel`, made on first access.
+    fn lazy_structures(&mut self, value: &Expr, fallback: bool) {
+        let structures = import_structure::given_to(value, &self.structures);
+        let outer = std::mem::replace(&mut self.in_lazy, true);
+        for structure in structures {
+            for (module, names) in structure.entries {
+                let names: Vec<ImportedName> = if names.is_empty() {
+                    // A submodule listed on its own is bound as an attribute.
+                    if module.contains('.') {
+                        continue;
+                    }
+                    vec![ImportedName {
+                        name: module.clone(),
+                        asname: None,
+                    }]
+                } else {
+                    names
+                        .into_iter()
+                        .filter(|n| is_identifier(n))
+                        .map(|name| ImportedName { name, asname: None })
+                        .collect()
+                };
+                let from_module = if names.len() == 1 && names[0].name == module {
+                    None
+                } else {
+                    Some(module)
+                };
+                if names.is_empty() || from_module.as_deref().is_some_and(|m| !is_dotted(m)) {
+                    continue;
+                }
+                self.push(
+                    Binding::ImportFrom(ImportFrom {
+                        level: 1,
+                        module: from_module,
+                        names,
+                    }),
+                    fallback,
+                );
+            }
+        }
+        self.in_lazy = outer;
     }
 
     fn variable(
@@ -282,10 +474,28 @@ impl ModuleVisitor {
         if fallback {
             self.fallbacks.push(self.bindings.len() as u32);
         }
-        if self.in_type_checking {
-            self.type_checking.push(self.bindings.len() as u32);
+        if self.in_lazy {
+            self.lazy.push(self.bindings.len() as u32);
         }
         self.bindings.push(binding);
+    }
+}
+
+/// `a.b.c` made of identifiers.
+fn is_dotted(text: &str) -> bool {
+    text.split('.').all(is_identifier)
+}
+
+/// `X = decorate(X, ...)`: a decorator applied by hand, which as a rule returns `X` itself
+/// or a stand-in for it (transformers' `AutoModel = auto_class_update(AutoModel)`), so `X`
+/// keeps what it was.
+fn rewrapped(targets: &[Expr], value: &Expr) -> Option<String> {
+    let ([Expr::Name(target)], Expr::Call(call)) = (targets, value) else {
+        return None;
+    };
+    match call.arguments.args.first() {
+        Some(Expr::Name(arg)) if arg.id == target.id => Some(arg.id.to_string()),
+        _ => None,
     }
 }
 

@@ -10,7 +10,7 @@ use super::input::InputSource;
 use super::members::{class_of, ClassTable};
 use super::namespace::{DefRef, ModId, Solver, Target};
 use super::output::{
-    ApiEntry, ApiKind, ExternalRef, FlowOptions, FlowStats, ModuleEntry, ModuleKind, ReleaseApis,
+    ApiEntry, ApiKind, FlowOptions, FlowStats, ModuleEntry, ModuleKind, ReleaseApis,
 };
 
 /// A definition of the release, described once however many aliases it has.
@@ -25,6 +25,8 @@ struct Definition {
     bases: Vec<DefRef>,
     /// For a variable made by calling a class of this release: that class.
     instance_of: Option<DefRef>,
+    /// Names under it may exist that static reading cannot list.
+    open: bool,
 }
 
 struct Emitter<'s, 'a> {
@@ -41,7 +43,8 @@ struct Emitter<'s, 'a> {
     /// Classes whose members are to be listed under the class's own path.
     class_queue: Vec<DefRef>,
     queued_classes: HashSet<DefRef>,
-    externals: Vec<ExternalRef>,
+    /// Per module: names beyond those listed may exist in it.
+    open_modules: Vec<bool>,
 }
 
 pub(crate) fn emit(solver: &Solver<'_>, options: &FlowOptions) -> ReleaseApis {
@@ -59,7 +62,7 @@ pub(crate) fn emit(solver: &Solver<'_>, options: &FlowOptions) -> ReleaseApis {
         listed_canonicals: HashSet::new(),
         class_queue: Vec::new(),
         queued_classes: HashSet::new(),
-        externals: Vec::new(),
+        open_modules: open_modules(solver),
     };
     let mut stats = FlowStats {
         modules: solver.modules.len(),
@@ -68,9 +71,14 @@ pub(crate) fn emit(solver: &Solver<'_>, options: &FlowOptions) -> ReleaseApis {
         ..FlowStats::default()
     };
     let mut modules = Vec::with_capacity(solver.modules.len());
-    for info in &solver.modules {
+    let raises: Vec<Option<String>> = (0..solver.modules.len() as ModId)
+        .map(|id| raise_on_import(solver, id))
+        .collect();
+    for (id, info) in solver.modules.iter().enumerate() {
         let (kind, summary) = match info.source {
-            InputSource::Source { summary, is_stub } => {
+            InputSource::Source {
+                summary, is_stub, ..
+            } => {
                 stats.source_modules += 1;
                 if summary.parse_errors > 0 {
                     stats.files_with_parse_errors += 1;
@@ -91,24 +99,29 @@ pub(crate) fn emit(solver: &Solver<'_>, options: &FlowOptions) -> ReleaseApis {
                 (ModuleKind::Namespace, None)
             }
         };
+        let open = emitter.open_modules[id];
         modules.push(ModuleEntry {
             path: info.path.clone(),
             kind,
             is_package: info.is_package,
-            dynamic_exports: summary.is_some_and(|s| s.dynamic_exports),
+            open,
+            extends_path: summary.is_some_and(|s| s.extends_path),
+            raises: raises[id].clone(),
             has_all: summary.is_some_and(|s| s.all.is_some()),
             parse_errors: summary.map_or(0, |s| s.parse_errors),
         });
-        if is_public_module(info.path) {
-            emitter.entries.push(plain(
-                ApiPath::from(info.path.clone()),
-                ApiKind::Module,
-                true,
-            ));
+        // A module that only raises is no API: users cannot import it.
+        if is_public_module(info.path) && raises[id].is_none() {
+            let mut e = plain(ApiPath::from(info.path.clone()), ApiKind::Module, true);
+            e.open = open;
+            emitter.entries.push(e);
         }
     }
+    let reachable = reachable_modules(solver);
     for id in 0..solver.modules.len() as ModId {
-        emitter.module_names(id);
+        if reachable[id as usize] && raises[id as usize].is_none() {
+            emitter.module_names(id);
+        }
     }
     while let Some(class) = emitter.class_queue.pop() {
         emitter.members_of_definition(class);
@@ -118,6 +131,90 @@ pub(crate) fn emit(solver: &Solver<'_>, options: &FlowOptions) -> ReleaseApis {
 
 fn is_public_module(path: &ModulePath) -> bool {
     !path.segments().any(is_private)
+}
+
+/// Per module, whether names beyond those static reading lists may exist in it: a compiled
+/// module without a stub; a module with `__getattr__` or `globals()` writes, or one that
+/// replaces itself in `sys.modules`; one that star-imports a compiled module, another
+/// distribution's, or an open module of this release.
+fn open_modules(solver: &Solver<'_>) -> Vec<bool> {
+    let mut open: Vec<bool> = solver
+        .modules
+        .iter()
+        .map(|m| match m.source {
+            InputSource::Opaque => true,
+            InputSource::Namespace => false,
+            InputSource::Source { summary, .. } => {
+                summary.dynamic_exports || summary.replaces_itself || m.star_from_outside
+            }
+        })
+        .collect();
+    // Openness flows along star imports, to a fixed point.
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for (id, m) in solver.modules.iter().enumerate() {
+            if !open[id] && m.star_modules.iter().any(|&s| open[s as usize]) {
+                open[id] = true;
+                changed = true;
+            }
+        }
+    }
+    open
+}
+
+/// What importing a module raises, when it raises unconditionally: a `raise` at its top level,
+/// or a top-level call of a function (of this release) that does nothing but raise.
+fn raise_on_import(solver: &Solver<'_>, id: ModId) -> Option<String> {
+    let summary = solver.module(id).summary()?;
+    if let Some(message) = &summary.raises {
+        return Some(message.clone());
+    }
+    summary.top_calls.iter().find_map(|callee| {
+        let Some(Target::Def(def)) = solver.resolve_dotted(id, callee) else {
+            return None;
+        };
+        match solver
+            .module(def.module)
+            .summary()?
+            .bindings
+            .get(def.binding as usize)?
+        {
+            Binding::Function(f) => f.raises.clone(),
+            _ => None,
+        }
+    })
+}
+
+/// Whether `name` is exported by a namespace: public by the underscore rule, or in `__all__`.
+fn is_exported(ns: &super::namespace::Namespace<'_>, name: &str) -> bool {
+    !is_private(name) || ns.all.as_ref().is_some_and(|a| a.contains(&name))
+}
+
+/// The modules whose names users reach: those with a public path, and private ones that a
+/// public name leads to (`tensorflow.nn` is `tensorflow._api.v1.nn`, whose names are therefore
+/// reached as `tensorflow.nn.relu`).
+fn reachable_modules(solver: &Solver<'_>) -> Vec<bool> {
+    let mut reachable: Vec<bool> = solver
+        .modules
+        .iter()
+        .map(|m| is_public_module(m.path))
+        .collect();
+    let mut pending: Vec<ModId> = (0..solver.modules.len() as ModId)
+        .filter(|&id| reachable[id as usize])
+        .collect();
+    while let Some(id) = pending.pop() {
+        let ns = solver.namespace(id);
+        for (&name, bound) in &ns.names {
+            if let Target::Module(m) = bound.target {
+                if !reachable[m as usize] && is_exported(ns, name) {
+                    reachable[m as usize] = true;
+                    pending.push(m);
+                }
+            }
+        }
+    }
+    reachable
 }
 
 /// An entry with nothing but a kind: modules, opaque names.
@@ -132,35 +229,34 @@ fn plain(path: ApiPath, kind: ApiKind, public: bool) -> ApiEntry {
         external: None,
         bases: Vec::new(),
         instance_of: None,
+        open: false,
     }
 }
 
 impl<'s, 'a> Emitter<'s, 'a> {
+    /// The names of a reachable module. In sorted order, so that where two entries claim one
+    /// path the same one always wins: the same release always gives the same bank.
     fn module_names(&mut self, id: ModId) {
         let info = self.solver.module(id);
         let module_public = is_public_module(info.path);
-        if !module_public {
-            return;
-        }
         let ns = self.solver.namespace(id);
-        for (&name, bound) in &ns.names {
-            let in_all = ns.all.as_ref().is_some_and(|a| a.contains(&name));
-            if is_private(name) && !in_all {
-                continue;
-            }
+        let mut names: Vec<(&str, &super::namespace::Bound)> = ns
+            .names
+            .iter()
+            .filter(|(name, _)| is_exported(ns, name))
+            .map(|(name, bound)| (*name, bound))
+            .collect();
+        names.sort_unstable_by_key(|(name, _)| *name);
+        for (name, bound) in names {
             let path = ApiPath::in_module(info.path, name);
             match &bound.target {
+                // Never followed; recorded so that what lies under the name is known to be
+                // another distribution's business (unknown here), not absent.
                 Target::External(target) => {
-                    if in_all {
-                        let mut e = plain(path, ApiKind::Unknown, true);
-                        e.external = Some(target.to_string());
-                        self.entries.push(e);
-                    } else {
-                        self.externals.push(ExternalRef {
-                            path,
-                            target: target.to_string(),
-                        });
-                    }
+                    let mut e = plain(path, ApiKind::Unknown, module_public);
+                    e.external = Some(target.to_string());
+                    e.open = true;
+                    self.entries.push(e);
                 }
                 Target::Module(m) => {
                     let target = self.solver.module(*m).path;
@@ -171,10 +267,11 @@ impl<'s, 'a> Emitter<'s, 'a> {
                     }
                     let target_path = ApiPath::from(target.clone());
                     if !is_public_module(target) {
-                        self.canonicals
-                            .push(plain(target_path.clone(), ApiKind::Module, false));
+                        let mut c = plain(target_path.clone(), ApiKind::Module, false);
+                        c.open = self.open_modules[*m as usize];
+                        self.canonicals.push(c);
                     }
-                    let mut e = plain(path, ApiKind::Module, true);
+                    let mut e = plain(path, ApiKind::Module, module_public);
                     e.canonical = Some(target_path);
                     self.entries.push(e);
                 }
@@ -182,21 +279,24 @@ impl<'s, 'a> Emitter<'s, 'a> {
                     let Ok(target) = ApiPath::new(p) else {
                         continue;
                     };
-                    let mut e = plain(path.clone(), ApiKind::Unknown, true);
+                    let mut e = plain(path.clone(), ApiKind::Unknown, module_public);
                     if target != path {
-                        self.canonicals
-                            .push(plain(target.clone(), ApiKind::Unknown, false));
+                        let mut c = plain(target.clone(), ApiKind::Unknown, false);
+                        c.open = true;
+                        self.canonicals.push(c);
                         e.canonical = Some(target);
+                    } else {
+                        e.open = true;
                     }
                     self.entries.push(e);
                 }
-                Target::Def(def) => self.name_of_definition(path, *def),
+                Target::Def(def) => self.name_of_definition(path, *def, module_public),
             }
         }
     }
 
-    /// A public name bound to a definition: the definition itself, or an alias of it.
-    fn name_of_definition(&mut self, path: ApiPath, def: DefRef) {
+    /// An exported name bound to a definition: the definition itself, or an alias of it.
+    fn name_of_definition(&mut self, path: ApiPath, def: DefRef, public: bool) {
         let d = self.definition(def);
         if d.kind == ApiKind::Class && self.queued_classes.insert(def) {
             self.class_queue.push(def);
@@ -221,10 +321,11 @@ impl<'s, 'a> Emitter<'s, 'a> {
             canonical: Some(d.path.clone()),
             signature: None,
             is_async: d.is_async,
-            public: true,
+            public,
             external: None,
             bases: Vec::new(),
             instance_of: None,
+            open: false,
         });
         if d.kind == ApiKind::Class && self.options.members_through_aliases {
             self.members_under(&path, def, true);
@@ -248,6 +349,7 @@ impl<'s, 'a> Emitter<'s, 'a> {
             external: None,
             bases,
             instance_of,
+            open: d.open,
         }
     }
 
@@ -276,6 +378,7 @@ impl<'s, 'a> Emitter<'s, 'a> {
             is_async: false,
             bases: Vec::new(),
             instance_of: None,
+            open: false,
         };
         let name = match binding {
             Some(Binding::Function(f)) => {
@@ -286,7 +389,9 @@ impl<'s, 'a> Emitter<'s, 'a> {
             }
             Some(Binding::Class(c)) => {
                 d.kind = ApiKind::Class;
-                d.signature = self.classes.info(self.solver, def).init.cloned();
+                let info = self.classes.info(self.solver, def);
+                d.signature = info.init.cloned();
+                d.open = info.open_bases;
                 d.bases = c
                     .bases
                     .iter()
@@ -309,6 +414,15 @@ impl<'s, 'a> Emitter<'s, 'a> {
                         _ => None,
                     }
                 });
+                // A value's attributes are known only for instances of a closed class of this
+                // release without `__getattr__`.
+                d.open = match d.instance_of {
+                    Some(class) => {
+                        let info = self.classes.info(self.solver, class);
+                        info.open_bases || info.getattr
+                    }
+                    None => true,
+                };
                 v.name.as_str()
             }
             // Only definitions become `Target::Def`.
@@ -365,6 +479,9 @@ impl<'s, 'a> Emitter<'s, 'a> {
                 MemberKind::Attribute => (ApiKind::Attribute, None, false),
                 MemberKind::Class => (ApiKind::Class, None, false),
             };
+            // Values of properties and attributes, and nested classes (not summarized), have
+            // names static reading cannot list.
+            let open = kind != ApiKind::Method;
             let owner = self.definition(member.defined_in).path.clone();
             let canonical = owner.member(member.name);
             let is_definition = canonical == path;
@@ -382,6 +499,7 @@ impl<'s, 'a> Emitter<'s, 'a> {
                 external: None,
                 bases: Vec::new(),
                 instance_of: None,
+                open: is_definition && open,
             });
         }
     }
@@ -407,13 +525,9 @@ impl<'s, 'a> Emitter<'s, 'a> {
             }
             apis.push(entry);
         }
-        let mut externals = self.externals;
-        externals.sort();
-        externals.dedup();
         ReleaseApis {
             modules,
             apis,
-            externals,
             stats,
         }
     }

@@ -10,6 +10,8 @@ pub(crate) enum InputSource<'a> {
     Source {
         summary: &'a FileSummary,
         is_stub: bool,
+        /// The `.pyi` beside a `.py`; merged into `summary` before the flow runs.
+        stub: Option<&'a FileSummary>,
     },
     Opaque,
     Namespace,
@@ -26,6 +28,8 @@ pub(crate) struct InputModule<'a> {
 #[derive(Debug, Clone, Default)]
 pub struct ReleaseInput<'a> {
     pub(crate) modules: BTreeMap<ModulePath, InputModule<'a>>,
+    /// The release runs on Python 2: absolute-looking imports may mean siblings.
+    pub(crate) python2: bool,
 }
 
 impl<'a> ReleaseInput<'a> {
@@ -45,7 +49,33 @@ impl<'a> ReleaseInput<'a> {
             module,
             InputModule {
                 is_package,
-                source: InputSource::Source { summary, is_stub },
+                source: InputSource::Source {
+                    summary,
+                    is_stub,
+                    stub: None,
+                },
+            },
+        );
+        self
+    }
+
+    /// A module read from its `.py`, with the `.pyi` stub beside it.
+    pub fn add_source_with_stub(
+        &mut self,
+        module: ModulePath,
+        is_package: bool,
+        summary: &'a FileSummary,
+        stub: &'a FileSummary,
+    ) -> &mut Self {
+        self.modules.insert(
+            module,
+            InputModule {
+                is_package,
+                source: InputSource::Source {
+                    summary,
+                    is_stub: false,
+                    stub: Some(stub),
+                },
             },
         );
         self
@@ -86,11 +116,18 @@ impl<'a> ReleaseInput<'a> {
                 LayoutSource::File {
                     archive_path,
                     is_stub,
-                } => match summary_of(archive_path) {
-                    Some(summary) => {
+                    stub,
+                } => match (
+                    summary_of(archive_path),
+                    stub.as_deref().and_then(&mut summary_of),
+                ) {
+                    (Some(summary), Some(stub)) => {
+                        input.add_source_with_stub(m.module.clone(), m.is_package, summary, stub);
+                    }
+                    (Some(summary), None) => {
                         input.add_source(m.module.clone(), m.is_package, *is_stub, summary);
                     }
-                    None => {
+                    (None, _) => {
                         input.add_opaque(m.module.clone(), m.is_package);
                     }
                 },
@@ -121,6 +158,14 @@ impl<'a> ReleaseInput<'a> {
         for m in missing {
             self.add_namespace(m);
         }
+    }
+
+    /// Reads imports by Python 2's rules too, for a release that supports Python 2: a file
+    /// without `from __future__ import absolute_import` that imports `core` means its
+    /// sibling `pkg.core` when the release has one.
+    pub fn python2(&mut self, yes: bool) -> &mut Self {
+        self.python2 = yes;
+        self
     }
 
     pub fn len(&self) -> usize {

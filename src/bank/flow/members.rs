@@ -18,7 +18,15 @@ pub(crate) struct ClassInfo<'a> {
     pub members: Vec<ClassMember<'a>>,
     /// The constructor: the first `__init__` along the bases.
     pub init: Option<&'a Signature>,
+    /// Some base along the way is not a class of this release (`torch.nn.Module`, `dict`,
+    /// `types.ModuleType`): members may come from it that static reading cannot list.
+    pub open_bases: bool,
+    /// Some class along the way defines `__getattr__`: instances answer any name.
+    pub getattr: bool,
 }
+
+/// Bases that add no public members: a class with only these is closed.
+const MEMBERLESS_BASES: &[&str] = &["object", "ABC", "Generic", "Protocol"];
 
 pub(crate) fn class_of<'a>(solver: &Solver<'a>, def: DefRef) -> Option<&'a Class> {
     let summary = solver.module(def.module).summary()?;
@@ -43,10 +51,12 @@ impl<'a> ClassTable<'a> {
         // and cycle-safe on broken code.
         let mut order = Vec::new();
         let mut seen = HashSet::new();
-        linearize(solver, class, &mut seen, &mut order);
+        let mut open_bases = false;
+        linearize(solver, class, &mut seen, &mut order, &mut open_bases);
         let mut members = Vec::new();
         let mut names = HashSet::new();
         let mut init = None;
+        let getattr = order.iter().any(|(_, body)| body.getattr);
         for (def, body) in order {
             if init.is_none() {
                 init = body.init.as_ref();
@@ -61,7 +71,12 @@ impl<'a> ClassTable<'a> {
                 }
             }
         }
-        let info = Rc::new(ClassInfo { members, init });
+        let info = Rc::new(ClassInfo {
+            members,
+            init,
+            open_bases,
+            getattr,
+        });
         self.cache.insert(class, info.clone());
         info
     }
@@ -72,6 +87,7 @@ fn linearize<'a>(
     def: DefRef,
     seen: &mut HashSet<DefRef>,
     order: &mut Vec<(DefRef, &'a Class)>,
+    open_bases: &mut bool,
 ) {
     if !seen.insert(def) {
         return;
@@ -82,9 +98,17 @@ fn linearize<'a>(
     order.push((def, class));
     for base in &class.bases {
         // Bases are resolved where the class is written; those of other distributions
-        // (`object`, `np.ndarray`) contribute nothing here.
-        if let Some(Target::Def(base_def)) = solver.resolve_dotted(def.module, base) {
-            linearize(solver, base_def, seen, order);
+        // (`np.ndarray`, `dict`) contribute members nothing here can list.
+        match solver.resolve_dotted(def.module, base) {
+            Some(Target::Def(base_def)) if class_of(solver, base_def).is_some() => {
+                linearize(solver, base_def, seen, order, open_bases);
+            }
+            _ => {
+                let last = base.rsplit('.').next().unwrap_or(base);
+                if !MEMBERLESS_BASES.contains(&last) {
+                    *open_bases = true;
+                }
+            }
         }
     }
 }

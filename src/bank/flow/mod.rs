@@ -30,10 +30,10 @@ mod output;
 mod relative;
 
 pub use input::ReleaseInput;
-pub use output::{
-    ApiEntry, ApiKind, ExternalRef, FlowOptions, FlowStats, ModuleEntry, ModuleKind, ReleaseApis,
-};
+pub use output::{ApiEntry, ApiKind, FlowOptions, FlowStats, ModuleEntry, ModuleKind, ReleaseApis};
 pub use relative::absolute_module;
+
+use crate::bank::extract;
 
 /// Computes the public APIs of one release, with the default [`FlowOptions`].
 pub fn analyze(input: &ReleaseInput<'_>) -> ReleaseApis {
@@ -43,6 +43,28 @@ pub fn analyze(input: &ReleaseInput<'_>) -> ReleaseApis {
 pub fn analyze_with(input: &ReleaseInput<'_>, options: &FlowOptions) -> ReleaseApis {
     let mut input = input.clone();
     input.complete_parents();
+    // A source and the stub beside it are read as one summary, the stub's names as fallbacks.
+    let merged: Vec<(crate::names::ModulePath, extract::FileSummary)> = input
+        .modules
+        .iter()
+        .filter_map(|(path, m)| match m.source {
+            input::InputSource::Source {
+                summary,
+                stub: Some(stub),
+                ..
+            } => Some((path.clone(), summary.with_stub(stub))),
+            _ => None,
+        })
+        .collect();
+    for (path, summary) in &merged {
+        if let Some(m) = input.modules.get_mut(path) {
+            m.source = input::InputSource::Source {
+                summary,
+                is_stub: false,
+                stub: None,
+            };
+        }
+    }
     let mut solver = namespace::Solver::new(&input);
     solver.solve();
     emit::emit(&solver, options)

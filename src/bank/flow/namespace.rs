@@ -58,6 +58,31 @@ pub(crate) enum Origin {
 pub(crate) struct Bound {
     pub target: Target,
     pub origin: Origin,
+    pub rank: Rank,
+}
+
+/// How firmly a statement binds, weakest last. Statements on the main line bind in source
+/// order, as Python runs them; a fallback (an `except` handler, an `elif`/`else` branch) only
+/// fills a name nothing firmer bound; lazily served names (`if TYPE_CHECKING:` imports, import
+/// structures) come after everything the module binds itself, their own fallbacks last
+/// (transformers' `except: from .utils.dummy_pt_objects import *`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) enum Rank {
+    Main,
+    Fallback,
+    Lazy,
+    LazyFallback,
+}
+
+impl Rank {
+    /// Whether a binding of this rank replaces `existing`.
+    fn replaces(self, existing: Option<&Bound>) -> bool {
+        match existing {
+            None => true,
+            Some(_) if self == Rank::Main => true,
+            Some(bound) => bound.rank > self,
+        }
+    }
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -76,6 +101,9 @@ enum Source {
     External(Rc<str>),
     /// Under a module of this release but not found: binds nothing.
     Missing,
+    /// Forwarded to another top-level package, where `rest` is reached by attribute lookups
+    /// from that package (TensorFlow 2.0's `tensorflow.keras`, set on `tensorflow_core`).
+    Forward(ModId, Rc<str>),
 }
 
 #[derive(Debug, Clone)]
@@ -111,9 +139,13 @@ pub(crate) struct ModuleInfo<'a> {
     pub source: InputSource<'a>,
     /// Direct submodules by name.
     pub children: Vec<(&'a str, ModId)>,
-    /// The module's statements in source order, each with whether it is a fallback (in an
-    /// `except` handler or an `elif`/`else` branch), which only binds names still unbound.
-    ops: Vec<(Op<'a>, bool)>,
+    /// Modules of this release whose names `from m import *` takes in.
+    pub star_modules: Vec<ModId>,
+    /// A star import from a compiled module or from another distribution: names come in that
+    /// static reading cannot list.
+    pub star_from_outside: bool,
+    /// The module's statements in source order, each with how firmly it binds.
+    ops: Vec<(Op<'a>, Rank)>,
 }
 
 impl<'a> ModuleInfo<'a> {
@@ -128,6 +160,10 @@ impl<'a> ModuleInfo<'a> {
 pub(crate) struct Solver<'a> {
     pub modules: Vec<ModuleInfo<'a>>,
     pub by_path: HashMap<&'a str, ModId>,
+    /// Top-level modules by name, for forwarding between them.
+    top_levels: Vec<(&'a str, ModId)>,
+    /// Imports follow Python 2's rules where a file does not opt out.
+    python2: bool,
     pub namespaces: Vec<Namespace<'a>>,
     /// Module computations done, in all.
     pub visits: usize,
@@ -146,6 +182,8 @@ impl<'a> Solver<'a> {
                 is_package: m.is_package,
                 source: m.source,
                 children: Vec::new(),
+                star_modules: Vec::new(),
+                star_from_outside: false,
                 ops: Vec::new(),
             })
             .collect();
@@ -162,16 +200,36 @@ impl<'a> Solver<'a> {
                 }
             }
         }
+        let top_levels = by_path
+            .iter()
+            .filter(|(path, _)| !path.contains('.'))
+            .map(|(path, &id)| (*path, id))
+            .collect();
         let mut solver = Self {
             namespaces: vec![Namespace::default(); modules.len()],
             modules,
             by_path,
+            top_levels,
+            python2: input.python2,
             visits: 0,
             converged: false,
             reads: RefCell::new(None),
         };
         for i in 0..solver.modules.len() {
-            solver.modules[i].ops = solver.prepare(i as ModId);
+            let ops = solver.prepare(i as ModId);
+            let module = &mut solver.modules[i];
+            for (op, _) in &ops {
+                if let Op::Star(source) = op {
+                    match source {
+                        Source::Module(m) => module.star_modules.push(*m),
+                        Source::InsideOpaque(_) | Source::External(_) | Source::Forward(..) => {
+                            module.star_from_outside = true
+                        }
+                        Source::Missing => {}
+                    }
+                }
+            }
+            module.ops = ops;
         }
         solver
     }
@@ -203,10 +261,10 @@ impl<'a> Solver<'a> {
             }
             *self.reads.borrow_mut() = Some(Vec::new());
             let next = self.compute(id);
+            // A module that reads its own namespace (`from . import x`, `__all__ +=
+            // x.__all__`) depends on it like on any other: it runs again when it changes.
             for read in self.reads.borrow_mut().take().unwrap_or_default() {
-                if read != id {
-                    readers[read as usize].insert(id);
-                }
+                readers[read as usize].insert(id);
             }
             if next != self.namespaces[id as usize] {
                 self.namespaces[id as usize] = next;
@@ -218,6 +276,94 @@ impl<'a> Solver<'a> {
                 }
             }
         }
+    }
+
+    /// What an import of `path` written in module `from` reaches: the module itself; else,
+    /// under Python 2 and without `from __future__ import absolute_import`, a sibling of that
+    /// name (`from core import *` inside `requests/__init__.py` is `requests.core`); else a
+    /// module forwarded to another top-level package of the release (TensorFlow 1.15's
+    /// `tensorflow.python` is `tensorflow_core.python`); else what the longest prefix says.
+    fn source_for_in(&self, from: ModId, path: &str, absolute_form: bool) -> Source {
+        let source = self.source_for(path);
+        if matches!(source, Source::Module(_)) {
+            return source;
+        }
+        if absolute_form && self.python2 {
+            let module = &self.modules[from as usize];
+            let absolute_import = module.summary().is_some_and(|s| s.absolute_import);
+            let package = if module.is_package {
+                Some(module.path.clone())
+            } else {
+                module.path.parent()
+            };
+            if let (false, Some(package)) = (absolute_import, package) {
+                if let Some(&id) = self
+                    .by_path
+                    .get(format!("{}.{path}", package.as_str()).as_str())
+                {
+                    return Source::Module(id);
+                }
+            }
+        }
+        if let Source::Missing = source {
+            if let Some(forwarded) = self.forwarded(path) {
+                return forwarded;
+            }
+        }
+        source
+    }
+
+    /// `top.rest` missing, where package `top` registers modules in `sys.modules`: the one
+    /// other top-level package of the release that has module `rest`; failing that, when the
+    /// release has just one other top-level package, `rest` looked up from it.
+    fn forwarded(&self, path: &str) -> Option<Source> {
+        let (top, rest) = path.split_once('.')?;
+        let &top_id = self.by_path.get(top)?;
+        if !self.modules[top_id as usize]
+            .summary()
+            .is_some_and(|s| s.registers_modules)
+        {
+            return None;
+        }
+        let others: Vec<(&str, ModId)> = self
+            .top_levels
+            .iter()
+            .copied()
+            .filter(|&(other, _)| other != top)
+            .collect();
+        let mut found = others
+            .iter()
+            .filter_map(|(other, _)| self.by_path.get(format!("{other}.{rest}").as_str()));
+        match (found.next(), found.next(), &others[..]) {
+            (Some(&id), None, _) => Some(Source::Module(id)),
+            (None, _, [(_, only)]) => Some(Source::Forward(*only, rest.into())),
+            _ => None,
+        }
+    }
+
+    /// What `rest` denotes as attribute lookups from module `from`.
+    fn follow(&self, from: ModId, rest: &str) -> Option<Target> {
+        let mut target = Target::Module(from);
+        for segment in rest.split('.') {
+            target = match target {
+                Target::Module(m) => self.attribute_or_submodule(m, segment)?,
+                Target::Opaque(p) => Target::Opaque(format!("{p}.{segment}").into()),
+                Target::External(p) => Target::External(format!("{p}.{segment}").into()),
+                Target::Def(_) => return None,
+            };
+        }
+        Some(target)
+    }
+
+    /// `module.name`, or the submodule of that name.
+    fn attribute_or_submodule(&self, module: ModId, name: &str) -> Option<Target> {
+        self.attribute(module, name).or_else(|| {
+            self.modules[module as usize]
+                .children
+                .iter()
+                .find(|(n, _)| *n == name)
+                .map(|&(_, child)| Target::Module(child))
+        })
     }
 
     /// Resolves an absolute module path to what an import of it reaches.
@@ -242,7 +388,7 @@ impl<'a> Solver<'a> {
         Source::External(path.into())
     }
 
-    fn prepare(&self, id: ModId) -> Vec<(Op<'a>, bool)> {
+    fn prepare(&self, id: ModId) -> Vec<(Op<'a>, Rank)> {
         let module = &self.modules[id as usize];
         let Some(summary) = module.summary() else {
             return Vec::new();
@@ -250,15 +396,16 @@ impl<'a> Solver<'a> {
         let mut ops = Vec::with_capacity(summary.bindings.len());
         for (i, binding) in summary.bindings.iter().enumerate() {
             let index = i as u32;
-            let mut fallback = summary.is_fallback(i);
-            if summary.is_type_checking_only(i) {
-                // Bound at run time only through the module's `__getattr__`, if it has one:
-                // then these say where its lazy names come from.
-                if !summary.dynamic_exports {
-                    continue;
-                }
-                fallback = true;
-            }
+            let fallback = match (summary.is_lazy(i), summary.is_fallback(i)) {
+                (false, false) => Rank::Main,
+                (false, true) => Rank::Fallback,
+                // Bound at run time only through the module's `__getattr__` or the lazy module
+                // it replaces itself with, if it has one: then these say where its lazy names
+                // come from.
+                _ if !summary.serves_lazy_names() => continue,
+                (true, false) => Rank::Lazy,
+                (true, true) => Rank::LazyFallback,
+            };
             let bind = |name: &'a str, candidate: Candidate<'a>| {
                 (
                     Op::Bind {
@@ -286,7 +433,7 @@ impl<'a> Solver<'a> {
                     };
                     ops.push(bind(
                         import.bound_name(),
-                        Candidate::ImportModule(self.source_for(target)),
+                        Candidate::ImportModule(self.source_for_in(id, target, true)),
                     ));
                 }
                 Binding::ImportFrom(from) => {
@@ -298,7 +445,7 @@ impl<'a> Solver<'a> {
                     ) else {
                         continue;
                     };
-                    let source = self.source_for(&absolute);
+                    let source = self.source_for_in(id, &absolute, from.level == 0);
                     for name in &from.names {
                         if name.name == "*" {
                             ops.push((Op::Star(source.clone()), fallback));
@@ -325,22 +472,17 @@ impl<'a> Solver<'a> {
         let mut names: HashMap<&'a str, Bound> =
             HashMap::with_capacity(module.ops.len() + module.children.len());
 
-        let all = module
-            .summary()
-            .and_then(|s| s.all.as_ref())
-            .map(|all| self.resolve_all(id, all));
-
         // The statements in source order, as Python runs them: later bindings replace earlier
-        // ones, star imports included; fallbacks only fill names still unbound.
+        // ones, star imports included; weaker ranks only fill names nothing firmer bound.
         let mut opaque_stars: Vec<&str> = Vec::new();
-        for (op, fallback) in &module.ops {
+        for (op, rank) in &module.ops {
             match op {
                 Op::Bind {
                     name,
                     index,
                     candidate,
                 } => {
-                    if *fallback && names.contains_key(name) {
+                    if !rank.replaces(names.get(name)) {
                         continue;
                     }
                     if let Some(target) = self.resolve_candidate(id, *index, candidate, &names) {
@@ -349,6 +491,7 @@ impl<'a> Solver<'a> {
                             Bound {
                                 target,
                                 origin: Origin::Explicit,
+                                rank: *rank,
                             },
                         );
                     }
@@ -360,7 +503,7 @@ impl<'a> Solver<'a> {
                 }
                 Op::Star(Source::Module(from)) => {
                     self.for_each_star_export(*from, |name, target| {
-                        if *fallback && names.contains_key(name) {
+                        if !rank.replaces(names.get(name)) {
                             return;
                         }
                         names.insert(
@@ -368,14 +511,15 @@ impl<'a> Solver<'a> {
                             Bound {
                                 target: target.clone(),
                                 origin: Origin::Star,
+                                rank: *rank,
                             },
                         );
                     });
                 }
                 Op::Star(Source::InsideOpaque(path)) => opaque_stars.push(path),
-                Op::Star(Source::External(_) | Source::Missing) => {}
+                Op::Star(Source::External(_) | Source::Missing | Source::Forward(..)) => {}
                 Op::Delete(deleted) => {
-                    if !*fallback {
+                    if *rank == Rank::Main {
                         for name in deleted.iter() {
                             names.remove(name.as_str());
                         }
@@ -384,6 +528,12 @@ impl<'a> Solver<'a> {
             }
         }
 
+        // `__all__` as it stands once the statements that build it have run, so that
+        // `__all__ += impl.__all__` sees the `impl` bound above.
+        let all = module
+            .summary()
+            .and_then(|s| s.all.as_ref())
+            .map(|all| self.resolve_all(id, all, &names));
         if let Some(all) = &all {
             for &name in all {
                 if names.contains_key(name) {
@@ -402,6 +552,7 @@ impl<'a> Solver<'a> {
                     Bound {
                         target,
                         origin: Origin::AllOnly,
+                        rank: Rank::Main,
                     },
                 );
             }
@@ -411,6 +562,7 @@ impl<'a> Solver<'a> {
             names.entry(name).or_insert(Bound {
                 target: Target::Module(child),
                 origin: Origin::Submodule,
+                rank: Rank::Main,
             });
         }
         Namespace { names, all }
@@ -431,13 +583,10 @@ impl<'a> Solver<'a> {
             Candidate::Def => Some(here),
             Candidate::Variable { alias_of } => {
                 // `DataFrame = frame.DataFrame` is an alias of what the name denotes at that
-                // point of the module; `read_csv = _make_parser(...)` or `float = float` (a
-                // builtin) is an attribute defined here.
-                let aliased = alias_of
-                    .and_then(|a| self.resolve_dotted_in(id, a, bound_so_far))
-                    .filter(|t| {
-                        matches!(t, Target::Def(_) | Target::Module(_) | Target::Opaque(_))
-                    });
+                // point of the module (another distribution's object too: `np = numpy`);
+                // `read_csv = _make_parser(...)` or `float = float` (a builtin) is an
+                // attribute defined here.
+                let aliased = alias_of.and_then(|a| self.resolve_dotted_in(id, a, bound_so_far));
                 Some(aliased.unwrap_or(here))
             }
             Candidate::ImportModule(source) => match source {
@@ -445,9 +594,34 @@ impl<'a> Solver<'a> {
                 Source::InsideOpaque(p) => Some(Target::Opaque(p.clone())),
                 Source::External(p) => Some(Target::External(p.clone())),
                 Source::Missing => None,
+                Source::Forward(m, rest) => self.follow(*m, rest),
             },
-            Candidate::ImportName { from, name } => self.attribute_of(from, name),
+            Candidate::ImportName { from, name } => self.import_name(id, from, name, bound_so_far),
         }
+    }
+
+    /// `from <source> import name` in module `id`: the attribute if the module has one (for the
+    /// importing module itself, as bound so far), else the submodule of that name, which the
+    /// import system loads and binds (`from . import _impl as impl`).
+    fn import_name(
+        &self,
+        id: ModId,
+        source: &Source,
+        name: &str,
+        bound_so_far: &HashMap<&'a str, Bound>,
+    ) -> Option<Target> {
+        let found = match source {
+            Source::Module(m) if *m == id => bound_so_far.get(name).map(|b| b.target.clone()),
+            other => self.attribute_of(other, name),
+        };
+        found.or_else(|| match source {
+            Source::Module(m) => self.modules[*m as usize]
+                .children
+                .iter()
+                .find(|(n, _)| *n == name)
+                .map(|&(_, child)| Target::Module(child)),
+            _ => None,
+        })
     }
 
     fn attribute_of(&self, source: &Source, name: &str) -> Option<Target> {
@@ -456,6 +630,12 @@ impl<'a> Solver<'a> {
             Source::InsideOpaque(p) => Some(Target::Opaque(format!("{p}.{name}").into())),
             Source::External(p) => Some(Target::External(format!("{p}.{name}").into())),
             Source::Missing => None,
+            Source::Forward(m, rest) => match self.follow(*m, rest)? {
+                Target::Module(module) => self.attribute_or_submodule(module, name),
+                Target::Opaque(p) => Some(Target::Opaque(format!("{p}.{name}").into())),
+                Target::External(p) => Some(Target::External(format!("{p}.{name}").into())),
+                Target::Def(_) => None,
+            },
         }
     }
 
@@ -518,7 +698,12 @@ impl<'a> Solver<'a> {
     }
 
     /// `__all__` with its `other.__all__` includes expanded from the current namespaces.
-    fn resolve_all(&self, id: ModId, all: &'a AllNames) -> Vec<&'a str> {
+    fn resolve_all(
+        &self,
+        id: ModId,
+        all: &'a AllNames,
+        names: &HashMap<&'a str, Bound>,
+    ) -> Vec<&'a str> {
         let mut out: Vec<&'a str> = Vec::with_capacity(all.names.len());
         let mut seen: HashSet<&str> = HashSet::with_capacity(all.names.len());
         for name in &all.names {
@@ -527,7 +712,7 @@ impl<'a> Solver<'a> {
             }
         }
         for include in &all.includes {
-            if let Some(Target::Module(m)) = self.resolve_dotted(id, include) {
+            if let Some(Target::Module(m)) = self.resolve_dotted_in(id, include, names) {
                 if let Some(other) = &self.read(m).all {
                     for &name in other {
                         if seen.insert(name) {

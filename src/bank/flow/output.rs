@@ -53,6 +53,13 @@ pub struct ApiEntry {
     /// (`norm = norm_gen(name='norm')`): that class, whose members the attribute has.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub instance_of: Option<ApiPath>,
+    /// Names under this one may exist that static reading cannot list, so a name below it that
+    /// is not found is unknown, not absent: a module with `__getattr__`, a module that replaces
+    /// itself or star-imports a compiled module or another distribution; a class with a base
+    /// outside the release; a value whose type is not a class of the release; a name bound to
+    /// another distribution's object. On definitions only (aliases share their canonical's).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub open: bool,
 }
 
 /// Choices about how much the output spells out.
@@ -96,9 +103,18 @@ pub struct ModuleEntry {
     pub path: ModulePath,
     pub kind: ModuleKind,
     pub is_package: bool,
-    /// Module-level `__getattr__`: names may exist that only introspection can see.
+    /// Names may exist in it that only introspection can see: a module-level `__getattr__`,
+    /// `globals()` writes, a replacement in `sys.modules`, a star import from a compiled module
+    /// or from another distribution, or a compiled module without a stub.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub dynamic_exports: bool,
+    pub open: bool,
+    /// The package changes its `__path__`: submodules may come from other directories.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub extends_path: bool,
+    /// Importing the module raises unconditionally (a shim pointing elsewhere): the exception
+    /// and its message. Its names are not APIs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub raises: Option<String>,
     /// The module sets `__all__`.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub has_all: bool,
@@ -108,15 +124,6 @@ pub struct ModuleEntry {
 
 fn is_zero(n: &u32) -> bool {
     *n == 0
-}
-
-/// A public name of the release bound to an object of another distribution and not listed in
-/// `__all__` (`pandas.np` for `import numpy as np`). Not an API of this release, and never
-/// followed; kept apart so that callers may still use it as evidence.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
-pub struct ExternalRef {
-    pub path: ApiPath,
-    pub target: String,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -137,7 +144,6 @@ pub struct FlowStats {
 pub struct ReleaseApis {
     pub modules: Vec<ModuleEntry>,
     pub apis: Vec<ApiEntry>,
-    pub externals: Vec<ExternalRef>,
     pub stats: FlowStats,
 }
 

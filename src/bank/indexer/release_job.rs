@@ -193,8 +193,7 @@ pub fn index_release(
             .and_then(|h| cached.get(h))
             .map(|s| &**s)
     });
-    let mut apis = flow::analyze(&input);
-    keep_top_level_externals(&mut apis);
+    let apis = flow::analyze(&input);
 
     let import_names = import_names(top_level.as_deref(), &layout);
     let (requires_dist, requires_python) = match metadata {
@@ -220,32 +219,6 @@ fn summary_key(file: &Sha256, is_stub: bool) -> Sha256 {
     bytes.push(u8::from(is_stub));
     bytes.extend_from_slice(&SUMMARY_VERSION.to_le_bytes());
     Sha256::of(&bytes)
-}
-
-/// Names a top-level package binds to other distributions' objects (`pandas.np`,
-/// `numpy.float` from `builtins`) are what notebooks reach for, and their removal breaks
-/// notebooks as surely as any API's: keep them as APIs of unknown kind. Deeper ones
-/// (`sklearn.utils.os`) are import noise and stay out.
-fn keep_top_level_externals(apis: &mut ReleaseApis) {
-    let before = apis.apis.len();
-    for ext in &apis.externals {
-        if ext.path.segments().count() == 2 && apis.get(ext.path.as_str()).is_none() {
-            apis.apis.push(flow::ApiEntry {
-                path: ext.path.clone(),
-                kind: flow::ApiKind::Unknown,
-                canonical: None,
-                signature: None,
-                is_async: false,
-                public: true,
-                external: Some(ext.target.clone()),
-                bases: Vec::new(),
-                instance_of: None,
-            });
-        }
-    }
-    if apis.apis.len() != before {
-        apis.apis.sort_by(|a, b| a.path.cmp(&b.path));
-    }
 }
 
 /// The top-level import names: `top_level.txt` when the release has one, else the first

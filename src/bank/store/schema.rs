@@ -20,7 +20,7 @@ pub const SCHEMA_VERSION: u32 = 1;
 
 /// Bumped when extraction or flow changes what a release's APIs are, so that stale releases
 /// can be told apart from fresh ones.
-pub const EXTRACTOR_VERSION: u32 = 1;
+pub const EXTRACTOR_VERSION: u32 = 2;
 
 const V1: &str = r#"
 CREATE TABLE meta (

@@ -256,7 +256,7 @@ impl<'s> BankWriter<'s> {
             if module.kind == ModuleKind::Opaque {
                 row.opaque.insert(r.slot);
             }
-            if module.dynamic_exports {
+            if module.open {
                 row.dynamic.insert(r.slot);
             }
             write_module(&tx, r.dist_id, module.path.as_str(), row).map_err(&err)?;
