@@ -10,9 +10,9 @@ use nbenv::pypi::{FileKind, IndexClient, ProjectPage, Release, Version};
 use rayon::prelude::*;
 use serde_json::json;
 
-use super::args::{Format, GlobalArgs};
+use super::args::{Format, FormatArg, GlobalArgs};
 use super::context;
-use super::exit::NotFound;
+use super::exit::{self, CliError};
 use super::output::write_json;
 
 #[derive(Debug, Args)]
@@ -25,25 +25,27 @@ pub struct IndexArgs {
 pub enum IndexCommand {
     /// Versions with upload dates, wheel/sdist, requires-python and yanked state.
     Releases {
-        /// One or more projects; several are fetched in parallel.
+        /// One or more projects, e.g. `numpy`; several are fetched in parallel.
         #[arg(required = true, value_name = "NAME")]
         names: Vec<DistName>,
-        #[arg(long, value_enum, default_value_t)]
-        format: Format,
+        #[command(flatten)]
+        format: FormatArg,
     },
     /// The files of one release, with their tags, sizes and hashes.
     Files {
+        /// The release, e.g. `six==1.16.0`.
         #[arg(value_name = "NAME==VERSION")]
         spec: ReleaseSpec,
-        #[arg(long, value_enum, default_value_t)]
-        format: Format,
+        #[command(flatten)]
+        format: FormatArg,
     },
     /// The core metadata of one release (Requires-Dist, Requires-Python, extras).
     Metadata {
+        /// The release, e.g. `pandas==0.20.0`.
         #[arg(value_name = "NAME==VERSION")]
         spec: ReleaseSpec,
-        #[arg(long, value_enum, default_value_t)]
-        format: Format,
+        #[command(flatten)]
+        format: FormatArg,
     },
 }
 
@@ -71,9 +73,9 @@ impl FromStr for ReleaseSpec {
 pub fn run(global: &GlobalArgs, args: &IndexArgs) -> Result<()> {
     let client = context::index_client(global)?;
     match &args.command {
-        IndexCommand::Releases { names, format } => releases(&client, names, *format),
-        IndexCommand::Files { spec, format } => files(&client, spec, *format),
-        IndexCommand::Metadata { spec, format } => metadata(&client, spec, *format),
+        IndexCommand::Releases { names, format } => releases(&client, names, format.format),
+        IndexCommand::Files { spec, format } => files(&client, spec, format.format),
+        IndexCommand::Metadata { spec, format } => metadata(&client, spec, format.format),
     }
 }
 
@@ -91,9 +93,11 @@ fn releases(client: &IndexClient, names: &[DistName], format: Format) -> Result<
     for (i, page) in pages.into_iter().enumerate() {
         let page = match page {
             Ok(p) => p,
+            // Said here, once, so the other projects' results still follow.
             Err(e) if names.len() > 1 => {
-                eprintln!("error: {e:#}");
-                first_error.get_or_insert(e);
+                let code = exit::code_for(&e);
+                eprint!("{}", exit::render(&e, code));
+                first_error.get_or_insert(code);
                 continue;
             }
             Err(e) => return Err(e),
@@ -109,10 +113,10 @@ fn releases(client: &IndexClient, names: &[DistName], format: Format) -> Result<
         }
     }
     if format == Format::Json {
-        write_json(&mut out, &json_pages)?;
+        write_json(&mut out, &json!({ "projects": json_pages }))?;
     }
     match first_error {
-        Some(e) => Err(e),
+        Some(code) => Err(CliError::reported(code).into()),
         None => Ok(()),
     }
 }
@@ -235,7 +239,7 @@ fn find_release<'p>(page: &'p ProjectPage, spec: &ReleaseSpec) -> Result<Release
             .take(5)
             .map(|r| r.version.to_string())
             .collect();
-        NotFound(format!(
+        CliError::not_found(format!(
             "`{}` has no release {} on {} (latest: {})",
             spec.name,
             spec.version,
@@ -255,7 +259,12 @@ fn files(client: &IndexClient, spec: &ReleaseSpec, format: Format) -> Result<()>
     let release = find_release(&page, spec)?;
     let mut out = std::io::stdout().lock();
     if format == Format::Json {
-        write_json(&mut out, &release.files)?;
+        let value = json!({
+            "name": spec.name,
+            "version": spec.version.to_string(),
+            "files": release.files,
+        });
+        write_json(&mut out, &value)?;
         return Ok(());
     }
     let rows: Vec<[String; 5]> = release

@@ -9,21 +9,20 @@ use clap::Args;
 
 use nbenv::notebook::{
     self, AnalyzeOptions, Import, ImportVia, Location, Origin, OutputEvidence, PyVersion, Receiver,
-    SourceFormat, Usage,
+    SourceFormat, Usage, KNOWN_VERSIONS,
 };
 
-use super::args::Format;
-use super::output::write_json;
+use super::args::{Format, FormatArg, GlobalArgs};
+use super::output::{count, write_json};
 
 #[derive(Debug, Args)]
 pub struct UsageArgs {
     /// The notebook: `.ipynb` (nbformat 3 or 4), a jupytext percent script or a plain `.py`.
     pub notebook: PathBuf,
-    /// Output format.
-    #[arg(long, value_enum, default_value_t = Format::Text)]
-    pub format: Format,
-    /// A Python version the notebook may run on (repeatable). Modules in the standard library
-    /// of any of them are not third-party. Default: 2.7 and 3.6 to 3.13.
+    #[command(flatten)]
+    pub format: FormatArg,
+    /// A Python version the notebook may run on (repeatable): 2.7 or 3.6 to 3.14. Modules in
+    /// the standard library of any of them are not third-party. Default: all of them.
     #[arg(long = "python", value_name = "X.Y", value_parser = parse_python)]
     pub python: Vec<PyVersion>,
     /// Do not look for local modules beside the notebook.
@@ -31,11 +30,23 @@ pub struct UsageArgs {
     pub no_local_modules: bool,
 }
 
+/// A version nbenv has a standard-library list for; any other would silently count every
+/// stdlib module as third-party.
 fn parse_python(s: &str) -> Result<PyVersion, String> {
-    PyVersion::parse(s).ok_or_else(|| format!("`{s}` is not a Python version like 3.8"))
+    let known: Vec<String> = KNOWN_VERSIONS.iter().map(ToString::to_string).collect();
+    let known = known.join(", ");
+    let v = PyVersion::parse(s.trim())
+        .filter(|_| s.trim().split('.').count() == 2)
+        .ok_or_else(|| format!("`{s}` is not a Python version like 3.8 (known: {known})"))?;
+    if !KNOWN_VERSIONS.contains(&v) {
+        return Err(format!(
+            "nbenv has no standard-library list for Python {v} (known: {known})"
+        ));
+    }
+    Ok(v)
 }
 
-pub fn run(args: &UsageArgs) -> anyhow::Result<()> {
+pub fn run(_global: &GlobalArgs, args: &UsageArgs) -> anyhow::Result<()> {
     let nb = notebook::read(&args.notebook)?;
     let mut options = AnalyzeOptions {
         scan_local_modules: !args.no_local_modules,
@@ -47,7 +58,7 @@ pub fn run(args: &UsageArgs) -> anyhow::Result<()> {
     let usage = notebook::analyze(&nb, &options);
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
-    match args.format {
+    match args.format.format {
         Format::Json => {
             write_json(&mut out, &usage)?;
         }

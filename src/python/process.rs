@@ -14,12 +14,14 @@ pub struct Finished {
     pub stdout: Vec<u8>,
     pub stderr: Vec<u8>,
     pub timed_out: bool,
+    /// Killed because the user interrupted nbenv (see [`crate::interrupt`]).
+    pub interrupted: bool,
     pub elapsed: Duration,
 }
 
 impl Finished {
     pub fn success(&self) -> bool {
-        self.code == Some(0) && !self.timed_out
+        self.code == Some(0) && !self.timed_out && !self.interrupted
     }
 
     /// The end of stderr, for error messages.
@@ -39,6 +41,9 @@ pub struct ProcessError {
 }
 
 /// Runs `command` with `stdin` as its input, in its own process group, for at most `limit`.
+/// Being in its own group, the child does not see the terminal's Ctrl-C: it is killed here
+/// when [`crate::interrupt::requested`] turns true, so an interrupted nbenv never waits for an
+/// install to finish.
 pub fn run_limited(
     mut command: Command,
     stdin: &[u8],
@@ -85,11 +90,17 @@ pub fn run_limited(
     });
 
     let mut timed_out = false;
+    let mut interrupted = false;
     let status = loop {
         match child.try_wait() {
             Ok(Some(status)) => break Some(status),
             Ok(None) if started.elapsed() >= limit => {
                 timed_out = true;
+                kill_group(pid);
+                break child.wait().ok();
+            }
+            Ok(None) if crate::interrupt::requested() => {
+                interrupted = true;
                 kill_group(pid);
                 break child.wait().ok();
             }
@@ -107,6 +118,7 @@ pub fn run_limited(
         stdout,
         stderr,
         timed_out,
+        interrupted,
         elapsed: started.elapsed(),
     })
 }
