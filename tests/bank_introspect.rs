@@ -101,7 +101,7 @@ fn introspection_records_what_static_reading_misses() {
         &["bank", "query", "dynpkg.Frame.ix", "--format", "json"],
     );
     assert_eq!(code, 0, "{err}");
-    let q: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let q = serde_json::from_str::<serde_json::Value>(&out).unwrap()["results"].clone();
     assert_eq!(q[0]["present"][0]["first"], "1.0");
     assert_eq!(q[0]["kind"], "property");
     assert!(q[0]["static_present"].as_array().unwrap().is_empty());
@@ -114,7 +114,7 @@ fn introspection_records_what_static_reading_misses() {
         &["bank", "query", "dynpkg.legacy_float", "--format", "json"],
     );
     assert_eq!(code, 0, "{err}");
-    let q: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let q = serde_json::from_str::<serde_json::Value>(&out).unwrap()["results"].clone();
     assert_eq!(q[0]["present"][0]["first"], "0.9");
     assert_eq!(q[0]["present"][0]["last"], "1.0");
     assert_eq!(q[0]["runtime_present"][0]["first"], "1.0");

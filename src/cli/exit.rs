@@ -176,9 +176,11 @@ pub fn render(err: &anyhow::Error, code: Code) -> String {
     let mut out = String::new();
     for cause in err.chain() {
         let text = cause.to_string();
+        // `Error code 266: disk I/O error` adds only a label to words already said.
+        let tail = text.split_once(": ").map_or(text.as_str(), |(_, t)| t);
         let repeats = said
             .iter()
-            .any(|s| s.contains(text.as_str()) || text.ends_with(s.as_str()));
+            .any(|s| s.contains(text.as_str()) || s.contains(tail));
         if text.is_empty() || repeats {
             continue;
         }
