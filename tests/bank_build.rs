@@ -152,12 +152,14 @@ fn indexes_a_history_and_answers_queries() {
         .collect();
     assert_eq!(changes, ["0.9", "1.1"]);
 
-    let q = env.json(&["bank", "query", "toolkit.old.legacy", "--format", "json"])["results"].clone();
+    let q =
+        env.json(&["bank", "query", "toolkit.old.legacy", "--format", "json"])["results"].clone();
     assert_eq!(q[0]["last"], "1.2");
     assert_eq!(q[0]["latest_indexed"], "2.0");
 
     // Inherited members are members, and reachable through the alias of the class.
-    let q = env.json(&["bank", "query", "toolkit.Model.score", "--format", "json"])["results"].clone();
+    let q =
+        env.json(&["bank", "query", "toolkit.Model.score", "--format", "json"])["results"].clone();
     assert_eq!(q[0]["present"][0]["first"], "0.9");
     assert_eq!(q[0]["canonical"][0]["path"], "toolkit.core.Base.score");
     // A member no class has is not made up.
@@ -213,7 +215,8 @@ fn indexes_a_history_and_answers_queries() {
     );
 
     // ... and found through the alias of the class, with their signature history.
-    let q = env.json(&["bank", "query", "toolkit.Model.fit", "--format", "json"])["results"].clone();
+    let q =
+        env.json(&["bank", "query", "toolkit.Model.fit", "--format", "json"])["results"].clone();
     assert_eq!(q[0]["kind"], "method");
     assert_eq!(q[0]["canonical"][0]["path"], "toolkit.core.Model.fit");
     // The class's own method wins over its base's, as in Python.
@@ -383,7 +386,8 @@ fn an_interrupted_build_keeps_finished_releases_and_resumes() {
     }
     child.kill().unwrap();
     child.wait().unwrap();
-    let q = env.json(&["bank", "query", "toolkit.old.legacy", "--format", "json"])["results"].clone();
+    let q =
+        env.json(&["bank", "query", "toolkit.old.legacy", "--format", "json"])["results"].clone();
     assert_eq!(q[0]["last"], "1.2");
 
     env.server.clear_log();
@@ -468,7 +472,8 @@ fn build_reads_a_package_list() {
         "json",
     ]);
     assert_eq!(report["report"]["releases_indexed"], 2);
-    let q = env.json(&["bank", "query", "--module", "toolkit", "--format", "json"])["results"].clone();
+    let q =
+        env.json(&["bank", "query", "--module", "toolkit", "--format", "json"])["results"].clone();
     assert_eq!(q[0]["first"], "1.2");
 
     std::fs::write(&list, "toolkit\nbad line here\n").unwrap();
