@@ -34,9 +34,57 @@ pub fn count(n: usize, singular: &str, plural: &str) -> String {
     format!("{n} {}", if n == 1 { singular } else { plural })
 }
 
+/// Rows of cells as aligned columns, whatever their content (`…`, `()`, wide names): widths
+/// counted in characters, two spaces between columns, the last column unpadded, no trailing
+/// spaces. Columns listed in `right` are aligned to the right (counts).
+pub fn table(rows: &[Vec<String>], indent: &str, right: &[usize]) -> String {
+    let columns = rows.iter().map(Vec::len).max().unwrap_or(0);
+    let mut widths = vec![0; columns];
+    for row in rows {
+        for (i, cell) in row.iter().enumerate() {
+            widths[i] = widths[i].max(cell.chars().count());
+        }
+    }
+    let mut out = String::new();
+    for row in rows {
+        let mut line = String::from(indent);
+        for (i, cell) in row.iter().enumerate() {
+            let pad = widths[i] - cell.chars().count();
+            let last = i + 1 == row.len();
+            if right.contains(&i) {
+                line.push_str(&" ".repeat(pad));
+                line.push_str(cell);
+            } else {
+                line.push_str(cell);
+                if !last {
+                    line.push_str(&" ".repeat(pad));
+                }
+            }
+            if !last {
+                line.push_str("  ");
+            }
+        }
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn tables_align_by_characters_and_trim() {
+        let rows = vec![
+            vec!["df[…].values()".to_string(), "1×".into(), "".into()],
+            vec!["df.ix".to_string(), "12×".into(), "x".into()],
+        ];
+        assert_eq!(
+            table(&rows, "  ", &[1]),
+            "  df[…].values()   1×\n  df.ix           12×  x\n"
+        );
+    }
 
     #[test]
     fn every_document_starts_with_the_schema_version() {

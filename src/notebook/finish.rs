@@ -34,6 +34,18 @@ impl Classifier<'_> {
     }
 }
 
+/// The local modules the notebook imports: the others beside it say nothing about it.
+fn imported_locals(locals: Vec<LocalModule>, imports: &[Import]) -> Vec<LocalModule> {
+    locals
+        .into_iter()
+        .filter(|m| {
+            imports
+                .iter()
+                .any(|i| i.origin == Origin::Local && i.module.top_level() == m.name)
+        })
+        .collect()
+}
+
 pub(crate) fn build(
     nb: &Notebook,
     mut ev: Evidence,
@@ -152,6 +164,7 @@ pub(crate) fn build(
     let mut notes = ev.notes;
     notes.sort_by_key(|n| n.at);
 
+    let local_modules = imported_locals(locals, &imports);
     Usage {
         notebook: NotebookInfo {
             path: nb.path.clone(),
@@ -161,7 +174,7 @@ pub(crate) fn build(
         },
         imports,
         third_party: third,
-        local_modules: locals,
+        local_modules,
         apis,
         members,
         requirements: ev.requirements,

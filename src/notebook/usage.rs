@@ -123,6 +123,9 @@ pub enum LocalSource {
 pub struct LocalModule {
     pub name: String,
     pub source: LocalSource,
+    /// The file or package directory it is read from, for those found on disk.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub file: Option<std::path::PathBuf>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub at: Option<Location>,
 }
