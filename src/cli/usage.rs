@@ -90,6 +90,7 @@ fn origin_tag(o: Origin) -> &'static str {
         Origin::ThirdParty => "3rd",
         Origin::Stdlib => "std",
         Origin::Local => "local",
+        Origin::Kernel => "kernel",
     }
 }
 

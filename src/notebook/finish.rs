@@ -8,8 +8,8 @@ use super::format::Notebook;
 use super::python_version::{HintReason, PyRange};
 use super::stdlib::{self, VersionSet};
 use super::usage::{
-    ApiUse, Import, LocalModule, MemberUse, NotebookInfo, Origin, OutputEvidence, PythonEvidence,
-    Receiver, ThirdPartyImport, Usage,
+    ApiUse, Import, ImportVia, LocalModule, MemberUse, NotebookInfo, Origin, OutputEvidence,
+    PythonEvidence, Receiver, ThirdPartyImport, Usage,
 };
 
 pub(crate) struct Classifier<'a> {
@@ -61,8 +61,11 @@ pub(crate) fn build(
     let mut imports = Vec::with_capacity(ev.imports.len());
     let mut third: Vec<ThirdPartyImport> = Vec::new();
     for raw in std::mem::take(&mut ev.imports) {
+        let by_magic = matches!(raw.via, ImportVia::LoadExt | ImportVia::Magic);
         let origin = if raw.level > 0 {
             Origin::Local
+        } else if by_magic && raw.module.top_level() == "IPython" {
+            Origin::Kernel
         } else {
             classify.origin(raw.module.top_level())
         };

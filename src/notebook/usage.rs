@@ -55,6 +55,10 @@ pub enum Origin {
     Stdlib,
     /// A module beside the notebook, written by `%%writefile`, or imported relatively.
     Local,
+    /// Part of the kernel that runs the notebook: IPython reached through a magic
+    /// (`%load_ext autoreload`). The kernel brings it, so it is no requirement of the notebook;
+    /// `from IPython.display import ...` in code stays third-party evidence.
+    Kernel,
 }
 
 /// How an import came about.
