@@ -168,6 +168,66 @@ mod tests {
         command().debug_assert();
     }
 
+    /// Every argument and option of every command says what it is for.
+    #[test]
+    fn every_argument_is_described() {
+        fn walk(cmd: &clap::Command, path: &str, missing: &mut Vec<String>) {
+            for arg in cmd.get_arguments() {
+                let id = arg.get_id().as_str();
+                if matches!(id, "help" | "version") {
+                    continue;
+                }
+                if arg.get_help().is_none() && arg.get_long_help().is_none() {
+                    missing.push(format!("{path} {id}"));
+                }
+            }
+            for sub in cmd.get_subcommands() {
+                if sub.get_about().is_none() && sub.get_name() != "help" {
+                    missing.push(format!("{path} {}", sub.get_name()));
+                }
+                walk(sub, &format!("{path} {}", sub.get_name()), missing);
+            }
+        }
+        let mut cmd = command();
+        cmd.build();
+        let mut missing = Vec::new();
+        walk(&cmd, "nbenv", &mut missing);
+        assert!(missing.is_empty(), "undescribed: {missing:?}");
+    }
+
+    /// The README's tables of exit codes and environment variables are these tables.
+    #[test]
+    fn the_readme_tables_match() {
+        let readme = include_str!("../../README.md");
+        let rows = |header: &str| -> Vec<String> {
+            let start = readme.find(header).unwrap_or_else(|| panic!("{header}"));
+            readme[start..]
+                .lines()
+                .skip(2)
+                .take_while(|l| l.starts_with('|'))
+                .map(|l| l.split('|').nth(1).unwrap_or("").trim().to_string())
+                .collect()
+        };
+        let codes: Vec<String> = Code::ALL.iter().map(|c| c.value().to_string()).collect();
+        assert_eq!(rows("| Code | Meaning |"), codes);
+        let mut documented: Vec<String> = readme
+            .lines()
+            .filter(|l| l.starts_with('|'))
+            .filter_map(|l| l.split('|').nth(2))
+            .filter_map(|c| {
+                c.trim()
+                    .strip_prefix('`')?
+                    .strip_suffix('`')
+                    .map(String::from)
+            })
+            .filter(|c| c.starts_with("NBENV_"))
+            .collect();
+        documented.sort();
+        let mut vars: Vec<String> = env::VARS.iter().map(|v| v.name.to_string()).collect();
+        vars.sort();
+        assert_eq!(documented, vars);
+    }
+
     #[test]
     fn options_win_over_the_environment() {
         let env = || {

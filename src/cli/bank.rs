@@ -508,12 +508,8 @@ fn outcome(report: &BuildReport, runtime: Option<&IntrospectReport>, format: For
             Code::Failure
         };
         let message = format!(
-            "nothing was indexed: {} failed ({listed})",
-            count(
-                report.failed.len(),
-                "release or distribution",
-                "releases or distributions"
-            )
+            "nothing was indexed ({}, {listed})",
+            count(report.failed.len(), "failure", "failures")
         );
         return Err(CliError::new(code, message).into());
     }

@@ -81,16 +81,30 @@ impl Code {
             Code::Success => "Success",
             Code::Failure => "Failure without a more specific code",
             Code::Usage => "Bad command-line arguments or environment variables",
-            Code::NotFound => "Not found: the project, release, API or module does not exist on the index or in the bank, or the bank file does not exist",
-            Code::Network => "Index unreachable or answering errors after retries, or `--offline` and not cached",
-            Code::BadArchive => "A file from the index is corrupt, refused by the limits, or fails its hash",
-            Code::Partial => "Partly done: some of what was asked could not be done (each is reported; the rest is done)",
-            Code::Bank => "The bank cannot be used: not an nbenv bank (a directory, another SQLite file), corrupt, or from a newer nbenv",
+            Code::NotFound => {
+                "Not found: the project, release, API, module or bank file does not exist"
+            }
+            Code::Network => {
+                "Index unreachable or answering errors after retries, or `--offline` and not cached"
+            }
+            Code::BadArchive => {
+                "A file from the index is corrupt, refused by the limits, or fails its hash"
+            }
+            Code::Partial => {
+                "Partly done: some of what was asked failed (each is reported), the rest is done"
+            }
+            Code::Bank => {
+                "Unusable bank: a directory, not an nbenv bank, corrupt, or from a newer nbenv"
+            }
             Code::NotebookBrokenJson => "Notebook: broken JSON",
-            Code::NotANotebook => "Notebook: not a notebook (other JSON, or a file that is not JSON)",
+            Code::NotANotebook => {
+                "Notebook: not a notebook (other JSON, or a file that is not JSON)"
+            }
             Code::NotebookEmpty => "Notebook: no non-empty code cell",
             Code::NotebookNotPython => "Notebook: non-Python kernel (R, Julia, ...)",
-            Code::NotebookUnreadable => "Notebook: unreadable file (missing, permissions, a non-UTF-8 `.py`)",
+            Code::NotebookUnreadable => {
+                "Notebook: unreadable file (missing, permissions, a non-UTF-8 `.py`)"
+            }
             Code::Interrupted => "Interrupted (Ctrl-C), after saying what was kept",
         }
     }

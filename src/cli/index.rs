@@ -13,7 +13,7 @@ use serde_json::json;
 use super::args::{Format, FormatArg, GlobalArgs};
 use super::context;
 use super::exit::{self, CliError};
-use super::output::write_json;
+use super::output::{table, write_json};
 
 #[derive(Debug, Args)]
 pub struct IndexArgs {
@@ -203,30 +203,15 @@ fn plural(n: usize) -> &'static str {
     }
 }
 
-/// Left-aligned columns, two spaces apart, trailing blanks trimmed.
+/// A header and rows as aligned columns (see [`table`]).
 pub fn write_table<const N: usize>(
     out: &mut impl Write,
     header: &[&str; N],
     rows: &[[String; N]],
 ) -> Result<()> {
-    let mut widths = header.map(str::len);
-    for row in rows {
-        for (w, cell) in widths.iter_mut().zip(row) {
-            *w = (*w).max(cell.chars().count());
-        }
-    }
-    let mut line = |cells: &mut dyn Iterator<Item = &str>| -> Result<()> {
-        let mut text = String::new();
-        for (cell, w) in cells.zip(widths) {
-            text.push_str(&format!("{cell:<w$}  "));
-        }
-        writeln!(out, "{}", text.trim_end())?;
-        Ok(())
-    };
-    line(&mut header.iter().copied())?;
-    for row in rows {
-        line(&mut row.iter().map(String::as_str))?;
-    }
+    let mut all: Vec<Vec<String>> = vec![header.iter().map(|h| h.to_string()).collect()];
+    all.extend(rows.iter().map(|r| r.to_vec()));
+    out.write_all(table(&all, "", &[]).as_bytes())?;
     Ok(())
 }
 
@@ -329,35 +314,41 @@ fn metadata(client: &IndexClient, spec: &ReleaseSpec, format: Format) -> Result<
         write_json(&mut out, &value)?;
         return Ok(());
     }
-    writeln!(out, "Name:            {}", meta.name)?;
-    writeln!(out, "Version:         {}", meta.version)?;
+    let mut rows = vec![
+        vec!["Name:".to_string(), meta.name.to_string()],
+        vec!["Version:".to_string(), meta.version.to_string()],
+    ];
     if let Some(v) = &meta.metadata_version {
-        writeln!(out, "Metadata-Version: {v}")?;
+        rows.push(vec!["Metadata-Version:".into(), v.clone()]);
     }
     if let Some(s) = &meta.summary {
-        writeln!(
-            out,
-            "Summary:         {}",
-            s.lines().next().unwrap_or_default()
-        )?;
+        let first = s.lines().next().unwrap_or_default().to_string();
+        rows.push(vec!["Summary:".into(), first]);
     }
-    writeln!(
-        out,
-        "Requires-Python: {}",
-        meta.requires_python.as_deref().unwrap_or("-")
-    )?;
-    if meta.provides_extra.is_empty() {
-        writeln!(out, "Provides-Extra:  -")?;
-    } else {
-        writeln!(out, "Provides-Extra:  {}", meta.provides_extra.join(", "))?;
-    }
-    if meta.requires_dist.is_empty() {
-        writeln!(out, "Requires-Dist:   -")?;
-    } else {
-        writeln!(out, "Requires-Dist:")?;
-        for r in &meta.requires_dist {
-            writeln!(out, "  {r}")?;
+    rows.push(vec![
+        "Requires-Python:".into(),
+        meta.requires_python.clone().unwrap_or_else(|| "-".into()),
+    ]);
+    rows.push(vec![
+        "Provides-Extra:".into(),
+        if meta.provides_extra.is_empty() {
+            "-".into()
+        } else {
+            meta.provides_extra.join(", ")
+        },
+    ]);
+    rows.push(vec![
+        "Requires-Dist:".into(),
+        if meta.requires_dist.is_empty() {
+            "-"
+        } else {
+            ""
         }
+        .into(),
+    ]);
+    out.write_all(table(&rows, "", &[]).as_bytes())?;
+    for r in &meta.requires_dist {
+        writeln!(out, "  {r}")?;
     }
     let source = match source {
         nbenv::pypi::MetadataSource::Pep658 => "the index's PEP 658 metadata file",

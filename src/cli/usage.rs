@@ -320,21 +320,17 @@ pub fn render(u: &Usage) -> String {
             .hints
             .iter()
             .map(|h| {
-                let mut extra = Vec::new();
-                if h.weak {
-                    extra.push("(weak)".to_string());
-                }
-                if h.count > 1 {
-                    extra.push(format!("×{}", h.count));
-                }
-                if let Some(a) = h.at {
-                    extra.push(format!("first {a}"));
-                }
                 vec![
                     snake(h.reason),
                     h.detail.clone(),
                     h.range.to_string(),
-                    extra.join("  "),
+                    if h.count > 1 {
+                        format!("×{}", h.count)
+                    } else {
+                        String::new()
+                    },
+                    h.at.map(|a| format!("first {a}")).unwrap_or_default(),
+                    if h.weak { "(weak)" } else { "" }.to_string(),
                 ]
             })
             .collect();
