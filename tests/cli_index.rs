@@ -127,7 +127,7 @@ fn files_and_metadata() {
     assert!(out.status.success(), "{}", stderr(&out));
     let text = stdout(&out);
     assert!(
-        text.contains("Requires-Python: >=3.7") && text.contains("  numpy>=1.10"),
+        text.contains("Requires-Python:   >=3.7") && text.contains("  numpy>=1.10"),
         "{text}"
     );
     assert!(text.contains("METADATA inside the wheel"), "{text}");
