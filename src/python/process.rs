@@ -150,4 +150,21 @@ mod tests {
         assert!(f.timed_out && !f.success());
         assert!(f.elapsed < Duration::from_secs(5));
     }
+
+    /// Ctrl-C reaches nbenv, not the child in its own process group: the child is killed when
+    /// the stop flag rises, instead of running to its limit. (The flag is process-wide; nextest
+    /// runs each test in its own process.)
+    #[test]
+    fn an_interrupt_kills_the_child_group() {
+        let raise = std::thread::spawn(|| {
+            std::thread::sleep(Duration::from_millis(300));
+            crate::interrupt::request();
+        });
+        let mut c = Command::new("sh");
+        c.args(["-c", "sleep 30 & sleep 30"]);
+        let f = run_limited(c, b"", Duration::from_secs(60)).unwrap();
+        raise.join().unwrap();
+        assert!(f.interrupted && !f.timed_out && !f.success());
+        assert!(f.elapsed < Duration::from_secs(5), "{:?}", f.elapsed);
+    }
 }
