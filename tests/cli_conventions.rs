@@ -221,6 +221,10 @@ fn bad_environment_values_are_usage_errors_naming_the_variable() {
         stderr(&out)
     );
 
+    let out = nbenv(&["--index-url", "not a url", "index", "releases", "six"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("not a url"), "{}", stderr(&out));
+
     let out = env
         .command(&["index", "releases", "six"])
         .env("NBENV_OFFLINE", "maybe")

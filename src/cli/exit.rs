@@ -238,7 +238,11 @@ pub fn code_for(err: &anyhow::Error) -> Code {
             };
         }
         if let Some(e) = pypi {
-            return Code::of_failure(FailureKind::of(e));
+            return match e {
+                // `--index-url` or `NBENV_INDEX_URL` is what the user typed.
+                PypiError::BadIndexUrl { .. } => Code::Usage,
+                e => Code::of_failure(FailureKind::of(e)),
+            };
         }
         if let Some(e) = cause.downcast_ref::<NotebookError>() {
             return match e {
