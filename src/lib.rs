@@ -3,8 +3,10 @@
 //! The library follows the pipeline in the README; each stage uses only the ones before it:
 //! `names` (the shared vocabulary), `pypi` (package indexes), `python` (interpreters, venvs,
 //! time-limited processes), `bank` (the API bank), `notebook` (reading notebooks and
-//! analysing what they use).
+//! analysing what they use). `interrupt` is the process-wide stop flag (Ctrl-C) every long
+//! loop checks.
 
+pub mod interrupt;
 pub mod names;
 pub mod pypi;
 pub mod python;

@@ -5,16 +5,21 @@ mod cli;
 
 use std::process::ExitCode;
 
-use clap::Parser;
-
 use cli::args::{Cli, Command};
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
-    let result = match &cli.command {
-        Command::Index(args) => cli::index::run(&cli.global, args),
-        Command::Bank(args) => cli::bank::run(&cli.global, args),
-        Command::Usage(args) => cli::usage::run(args),
-    };
+    cli::interrupt::install();
+    let result = cli::args::parse()
+        .map_err(anyhow::Error::from)
+        .and_then(|cli| run(&cli));
     cli::exit::report(result)
+}
+
+fn run(cli: &Cli) -> anyhow::Result<()> {
+    match &cli.command {
+        Command::Usage(args) => cli::usage::run(&cli.global, args),
+        Command::Bank(args) => cli::bank::run(&cli.global, args),
+        Command::Index(args) => cli::index::run(&cli.global, args),
+        Command::Completions(args) => cli::completions::run(args),
+    }
 }

@@ -137,7 +137,7 @@ fn indexes_a_history_and_answers_queries() {
         "{r}"
     );
 
-    let q = env.json(&["bank", "query", "toolkit.helper", "--format", "json"]);
+    let q = env.json(&["bank", "query", "toolkit.helper", "--format", "json"])["results"].clone();
     let helper = &q[0];
     assert_eq!(helper["distribution"], "toolkit");
     assert_eq!(helper["kind"], "function");
@@ -152,12 +152,14 @@ fn indexes_a_history_and_answers_queries() {
         .collect();
     assert_eq!(changes, ["0.9", "1.1"]);
 
-    let q = env.json(&["bank", "query", "toolkit.old.legacy", "--format", "json"]);
+    let q =
+        env.json(&["bank", "query", "toolkit.old.legacy", "--format", "json"])["results"].clone();
     assert_eq!(q[0]["last"], "1.2");
     assert_eq!(q[0]["latest_indexed"], "2.0");
 
     // Inherited members are members, and reachable through the alias of the class.
-    let q = env.json(&["bank", "query", "toolkit.Model.score", "--format", "json"]);
+    let q =
+        env.json(&["bank", "query", "toolkit.Model.score", "--format", "json"])["results"].clone();
     assert_eq!(q[0]["present"][0]["first"], "0.9");
     assert_eq!(q[0]["canonical"][0]["path"], "toolkit.core.Base.score");
     // A member no class has is not made up.
@@ -213,7 +215,8 @@ fn indexes_a_history_and_answers_queries() {
     );
 
     // ... and found through the alias of the class, with their signature history.
-    let q = env.json(&["bank", "query", "toolkit.Model.fit", "--format", "json"]);
+    let q =
+        env.json(&["bank", "query", "toolkit.Model.fit", "--format", "json"])["results"].clone();
     assert_eq!(q[0]["kind"], "method");
     assert_eq!(q[0]["canonical"][0]["path"], "toolkit.core.Model.fit");
     // The class's own method wins over its base's, as in Python.
@@ -233,7 +236,8 @@ fn indexes_a_history_and_answers_queries() {
         "toolkit.old",
         "--format",
         "json",
-    ]);
+    ])["results"]
+        .clone();
     assert_eq!(m[0]["last"], "1.2");
 
     let stats = env.json(&["bank", "stats", "--format", "json"]);
@@ -382,7 +386,8 @@ fn an_interrupted_build_keeps_finished_releases_and_resumes() {
     }
     child.kill().unwrap();
     child.wait().unwrap();
-    let q = env.json(&["bank", "query", "toolkit.old.legacy", "--format", "json"]);
+    let q =
+        env.json(&["bank", "query", "toolkit.old.legacy", "--format", "json"])["results"].clone();
     assert_eq!(q[0]["last"], "1.2");
 
     env.server.clear_log();
@@ -445,7 +450,7 @@ fn bad_banks_and_unknown_names() {
     let out = env.run(&["bank", "add", "toolkit"]);
     assert!(out.status.success(), "{}", text(&out));
     assert!(
-        text(&out).contains("indexed 1 release(s)"),
+        text(&out).contains("indexed 1 release of 1 distribution"),
         "{}",
         text(&out)
     );
@@ -467,7 +472,8 @@ fn build_reads_a_package_list() {
         "json",
     ]);
     assert_eq!(report["report"]["releases_indexed"], 2);
-    let q = env.json(&["bank", "query", "--module", "toolkit", "--format", "json"]);
+    let q =
+        env.json(&["bank", "query", "--module", "toolkit", "--format", "json"])["results"].clone();
     assert_eq!(q[0]["first"], "1.2");
 
     std::fs::write(&list, "toolkit\nbad line here\n").unwrap();

@@ -101,7 +101,7 @@ fn introspection_records_what_static_reading_misses() {
         &["bank", "query", "dynpkg.Frame.ix", "--format", "json"],
     );
     assert_eq!(code, 0, "{err}");
-    let q: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let q = serde_json::from_str::<serde_json::Value>(&out).unwrap()["results"].clone();
     assert_eq!(q[0]["present"][0]["first"], "1.0");
     assert_eq!(q[0]["kind"], "property");
     assert!(q[0]["static_present"].as_array().unwrap().is_empty());
@@ -114,7 +114,7 @@ fn introspection_records_what_static_reading_misses() {
         &["bank", "query", "dynpkg.legacy_float", "--format", "json"],
     );
     assert_eq!(code, 0, "{err}");
-    let q: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let q = serde_json::from_str::<serde_json::Value>(&out).unwrap()["results"].clone();
     assert_eq!(q[0]["present"][0]["first"], "0.9");
     assert_eq!(q[0]["present"][0]["last"], "1.0");
     assert_eq!(q[0]["runtime_present"][0]["first"], "1.0");
@@ -148,4 +148,87 @@ fn releases_that_cannot_be_installed_are_recorded_as_gaps() {
             .contains("no wheel fits"),
         "{report}"
     );
+}
+
+/// Ctrl-C during an install: the installer is stopped, nothing is recorded for the release,
+/// its scratch venv is removed, and nbenv says what was kept and exits with 130.
+#[test]
+fn ctrl_c_during_an_install_leaves_no_scratch_venv() {
+    use std::time::{Duration, Instant};
+
+    let server = TestServer::start(PageMode::Json);
+    let v1 = WheelBuilder::new("dynpkg", "1.0")
+        .file("dynpkg/__init__.py", INIT)
+        .file("dynpkg/core.py", CORE);
+    let wheel = v1.filename();
+    server.publish(
+        "dynpkg",
+        &[FixtureFile {
+            upload_time: Some("2020-06-01T00:00:00Z".into()),
+            ..FixtureFile::new(&wheel, v1.build())
+        }],
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let (code, _, err) = nbenv(&server, dir.path(), &["bank", "add", "dynpkg"]);
+    assert_eq!(code, 0, "{err}");
+    // The installer's download of the wheel hangs; Ctrl-C comes while it waits.
+    server.delay_next(&format!("/files/{wheel}"), 5, Duration::from_secs(30));
+    let tmp = tempfile::tempdir().unwrap();
+    let child = Command::new(env!("CARGO_BIN_EXE_nbenv"))
+        .args(["--index-url", &server.index_url()])
+        .arg("--cache-dir")
+        .arg(dir.path().join("cache"))
+        .arg("--bank")
+        .arg(dir.path().join("bank.sqlite3"))
+        .args(["bank", "introspect", "dynpkg==1.0"])
+        .env("TMPDIR", tmp.path())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let scratch = || {
+        std::fs::read_dir(tmp.path())
+            .unwrap()
+            .flatten()
+            .filter(|e| {
+                e.file_name()
+                    .to_string_lossy()
+                    .starts_with("nbenv-introspect-")
+            })
+            .count()
+    };
+    let deadline = Instant::now() + Duration::from_secs(120);
+    while scratch() == 0
+        || !server
+            .log()
+            .iter()
+            .any(|r| r.path.contains("/simple/dynpkg"))
+    {
+        assert!(Instant::now() < deadline, "the install never started");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let requests = server.log().len();
+    while server.log().len() == requests && Instant::now() < deadline {
+        // The installer has asked for the page; give it a moment to reach the wheel.
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    std::thread::sleep(Duration::from_millis(500));
+    let started = Instant::now();
+    // SAFETY: kill(2) on our own child's pid.
+    unsafe {
+        libc::kill(child.id() as i32, libc::SIGINT);
+    }
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{err}");
+    assert!(started.elapsed() < Duration::from_secs(20), "{err}");
+    assert_eq!(
+        err.trim_end().lines().last(),
+        Some("interrupted: 0 introspected releases kept; 1 left for the next run"),
+        "{err}"
+    );
+    assert_eq!(scratch(), 0, "a scratch venv was left behind");
+    let (_, stats, _) = nbenv(&server, dir.path(), &["bank", "stats", "--format", "json"]);
+    let stats: serde_json::Value = serde_json::from_str(&stats).unwrap();
+    assert_eq!(stats["stats"]["introspected_releases"], 0, "{stats}");
 }

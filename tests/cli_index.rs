@@ -88,6 +88,7 @@ fn releases_as_text_and_json() {
     );
     assert!(out.status.success());
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let v = &v["projects"];
     let releases = &v[0]["releases"];
     assert_eq!(releases[0]["version"], "1.0");
     assert_eq!(releases[0]["wheels"], 1);
@@ -117,6 +118,8 @@ fn files_and_metadata() {
         &["index", "files", "demo-pkg==1.0", "--format", "json"],
     );
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["name"], "demo-pkg");
+    let v = &v["files"];
     assert_eq!(v[0]["kind"]["tags"]["python"][0], "py3");
     assert_eq!(v[0]["hashes"]["sha256"].as_str().unwrap().len(), 64);
 
@@ -124,7 +127,7 @@ fn files_and_metadata() {
     assert!(out.status.success(), "{}", stderr(&out));
     let text = stdout(&out);
     assert!(
-        text.contains("Requires-Python: >=3.7") && text.contains("  numpy>=1.10"),
+        text.contains("Requires-Python:   >=3.7") && text.contains("  numpy>=1.10"),
         "{text}"
     );
     assert!(text.contains("METADATA inside the wheel"), "{text}");

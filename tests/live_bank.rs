@@ -25,7 +25,7 @@ fn query(bank: &Path, cache: &Path, api: &str) -> serde_json::Value {
     let (ok, stdout, stderr) = nbenv(bank, cache, &["bank", "query", api, "--format", "json"]);
     assert!(ok, "query {api}: {stderr}");
     let v: serde_json::Value = serde_json::from_str(&stdout).unwrap();
-    v[0].clone()
+    v["results"][0].clone()
 }
 
 fn present_versions(report: &serde_json::Value, key: &str) -> Vec<(String, String)> {

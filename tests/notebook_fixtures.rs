@@ -562,3 +562,78 @@ fn plain_script() {
         .contains(&UseKind::Traced));
     assert_eq!(api(&u, "requests.get").keywords, ["timeout"]);
 }
+
+#[test]
+fn ipython_through_magics_belongs_to_the_kernel() {
+    let u = usage_of("magics_awkward.ipynb");
+    let autoreload = u
+        .imports
+        .iter()
+        .find(|i| i.module.as_str() == "IPython.extensions.autoreload")
+        .unwrap();
+    assert_eq!(autoreload.origin, Origin::Kernel);
+    assert!(
+        !third_party(&u).contains(&"IPython"),
+        "{:?}",
+        third_party(&u)
+    );
+
+    // IPython imported by code is still evidence.
+    let u = usage_of_source("# %%\n%load_ext autoreload\nfrom IPython.display import display\n");
+    assert_eq!(third_party(&u), ["IPython"]);
+}
+
+#[test]
+fn model_and_data_downloads_are_noted() {
+    let u = usage_of_source(
+        "# %%\n\
+         from transformers import AutoModel\n\
+         import torchvision\n\
+         from keras.applications import ResNet50\n\
+         from keras.datasets import mnist\n\
+         from keras.utils import get_file\n\
+         import urllib.request\n\
+         m = AutoModel.from_pretrained('bert-base-uncased')\n\
+         r = torchvision.models.resnet18(pretrained=True)\n\
+         k = ResNet50(weights='imagenet')\n\
+         n = ResNet50(weights=None)\n\
+         (x, y), _ = mnist.load_data()\n\
+         d = torchvision.datasets.MNIST('data', download=True)\n\
+         f = get_file('a.zip', 'http://x/a.zip')\n\
+         urllib.request.urlretrieve('http://x/b.csv', 'b.csv')\n\
+         !wget http://x/c.csv\n",
+    );
+    let notes: Vec<(NoteKind, &str)> = u
+        .notes
+        .iter()
+        .map(|n| (n.kind, n.detail.as_str()))
+        .collect();
+    let models: Vec<&str> = notes
+        .iter()
+        .filter(|(k, _)| *k == NoteKind::ModelDownload)
+        .map(|(_, d)| *d)
+        .collect();
+    assert_eq!(
+        models,
+        [
+            "transformers.AutoModel.from_pretrained(\"bert-base-uncased\")",
+            "torchvision.models.resnet18(pretrained=True)",
+            "keras.applications.ResNet50(weights=\"imagenet\")",
+        ]
+    );
+    let data: Vec<&str> = notes
+        .iter()
+        .filter(|(k, _)| *k == NoteKind::DataDownload)
+        .map(|(_, d)| *d)
+        .collect();
+    assert_eq!(
+        data,
+        [
+            "keras.datasets.mnist.load_data()",
+            "torchvision.datasets.MNIST(download=True)",
+            "keras.utils.get_file(\"a.zip\")",
+            "urllib.request.urlretrieve(\"http://x/b.csv\")",
+            "wget http://x/c.csv",
+        ]
+    );
+}

@@ -1,6 +1,14 @@
+//! The arguments every command shares, and the conventions they follow: global options under
+//! their own heading, environment variables read by [`super::env`], `--format` per command,
+//! counts that must be positive.
+
+use std::ffi::OsString;
 use std::path::PathBuf;
 
-use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
+
+use super::env::{self, Env};
+use super::exit::{CliError, Code};
 
 /// Restore the execution environment of Jupyter notebooks.
 #[derive(Debug, Parser)]
@@ -12,44 +20,82 @@ pub struct Cli {
     pub command: Command,
 }
 
-/// Options every subcommand accepts.
-#[derive(Debug, Clone, Args)]
+const GLOBAL: &str = "Global options";
+
+/// Options every command accepts. Those an environment variable can set are filled in from
+/// it by [`parse`] when not given.
+#[derive(Debug, Clone, Default, Args)]
 pub struct GlobalArgs {
-    /// The API bank (SQLite). Default: `<data dir>/nbenv/bank.sqlite3`.
-    #[arg(long, global = true, env = "NBENV_BANK", value_name = "PATH")]
+    /// The API bank (an SQLite file). Default: `<data dir>/nbenv/bank.sqlite3`.
+    #[arg(long, global = true, value_name = "PATH", help_heading = GLOBAL)]
     pub bank: Option<PathBuf>,
     /// Where downloaded index pages and files are cached. Default: `<cache dir>/nbenv`.
-    #[arg(long, global = true, env = "NBENV_CACHE_DIR", value_name = "DIR")]
+    #[arg(long, global = true, value_name = "DIR", help_heading = GLOBAL)]
     pub cache_dir: Option<PathBuf>,
-    /// The package index's simple API (PEP 691 JSON or PEP 503 HTML).
-    #[arg(
-        long,
-        global = true,
-        env = "NBENV_INDEX_URL",
-        value_name = "URL",
-        default_value = "https://pypi.org/simple/"
-    )]
-    pub index_url: String,
+    /// The package index's simple API (PEP 691 JSON or PEP 503 HTML). Default:
+    /// https://pypi.org/simple/.
+    #[arg(long, global = true, value_name = "URL", help_heading = GLOBAL)]
+    pub index_url: Option<String>,
     /// Use only the cache; fail instead of touching the network.
-    #[arg(long, global = true, env = "NBENV_OFFLINE")]
+    #[arg(long, global = true, help_heading = GLOBAL)]
     pub offline: bool,
-    /// Print only results and errors.
-    #[arg(short, long, global = true, conflicts_with = "verbose")]
+    /// Print only results and the summary: no progress, no notes.
+    #[arg(short, long, global = true, conflicts_with = "verbose", help_heading = GLOBAL)]
     pub quiet: bool,
-    /// Print what nbenv fetches and retries (repeat for more).
-    #[arg(short, long, global = true, action = clap::ArgAction::Count)]
+    /// Print what nbenv fetches and retries (repeat for cache hits too).
+    #[arg(short, long, global = true, action = clap::ArgAction::Count, help_heading = GLOBAL)]
     pub verbose: u8,
     /// Never draw progress bars.
-    #[arg(long, global = true)]
+    #[arg(long, global = true, help_heading = GLOBAL)]
     pub no_progress: bool,
+    /// The environment's settings, checked.
+    #[arg(skip)]
+    pub env: Env,
 }
 
-/// How structured results are printed.
+impl GlobalArgs {
+    /// `--index-url`, else `NBENV_INDEX_URL`, else PyPI.
+    pub fn index_url(&self) -> &str {
+        self.index_url
+            .as_deref()
+            .unwrap_or(nbenv::pypi::PYPI_SIMPLE)
+    }
+
+    /// Options win over the environment.
+    fn apply(&mut self, env: Env) {
+        self.bank = self.bank.take().or_else(|| env.bank.clone());
+        self.cache_dir = self.cache_dir.take().or_else(|| env.cache_dir.clone());
+        self.index_url = self.index_url.take().or_else(|| env.index_url.clone());
+        self.offline |= env.offline;
+        self.env = env;
+    }
+}
+
+/// How a command prints its result.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, ValueEnum)]
 pub enum Format {
+    /// For people: aligned columns and sentences.
     #[default]
     Text,
+    /// For programs: one JSON document, `schema_version` first.
     Json,
+}
+
+/// `--format`, the same for every command that prints a result.
+#[derive(Debug, Clone, Copy, Args)]
+pub struct FormatArg {
+    /// How to print the result.
+    #[arg(long, value_enum, default_value_t, value_name = "FORMAT")]
+    pub format: Format,
+}
+
+/// A count that must be at least 1 (`--jobs`, `--latest`).
+pub fn positive(s: &str) -> Result<usize, String> {
+    match s.trim().parse::<usize>() {
+        Ok(0) => Err("must be at least 1".into()),
+        Ok(n) => Ok(n),
+        Err(_) => Err(format!("`{s}` is not a whole number")),
+    }
 }
 
 #[derive(Debug, Subcommand)]
@@ -60,4 +106,148 @@ pub enum Command {
     Bank(super::bank::BankArgs),
     /// Look at what the package index says about a project.
     Index(super::index::IndexArgs),
+    /// Print a shell completion script (see the README for where to put it).
+    Completions(super::completions::CompletionsArgs),
+}
+
+/// The command-line definition, with each environment variable named in its option's help
+/// and all of them listed under `nbenv --help`.
+pub fn command() -> clap::Command {
+    let mut cmd = Cli::command();
+    for var in env::VARS {
+        if let Some(id) = var.option {
+            cmd = cmd.mut_arg(id, |arg| {
+                let help = arg.get_help().map(ToString::to_string).unwrap_or_default();
+                arg.help(format!("{help} [env: {}]", var.name))
+            });
+        }
+    }
+    let mut listing = String::from("Environment variables:\n");
+    for var in env::VARS {
+        let default = if var.default.is_empty() {
+            String::new()
+        } else {
+            format!(" [default: {}]", var.default)
+        };
+        listing.push_str(&format!(
+            "  {:<20} {}{default}\n",
+            var.name,
+            var.meaning.replace('`', "")
+        ));
+    }
+    listing.push_str("\nBooleans take 1 or 0, true or false, yes or no.\n\nExit codes:\n");
+    for code in Code::ALL {
+        let meaning = code.meaning().replace('`', "");
+        listing.push_str(&format!("  {:<4} {meaning}\n", code.value()));
+    }
+    cmd.after_long_help(listing.trim_end().to_string())
+}
+
+/// Parses the command line and the environment. Bad arguments exit at once with clap's
+/// message and code 2; bad environment values come back as a usage error (code 2 too).
+pub fn parse() -> Result<Cli, CliError> {
+    parse_from(std::env::args_os(), Env::load)
+}
+
+fn parse_from(
+    args: impl IntoIterator<Item = impl Into<OsString> + Clone>,
+    load_env: impl FnOnce() -> Result<Env, CliError>,
+) -> Result<Cli, CliError> {
+    let matches = command().get_matches_from(args);
+    let mut cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
+    cli.global.apply(load_env()?);
+    Ok(cli)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_command_line_is_consistent() {
+        command().debug_assert();
+    }
+
+    /// Every argument and option of every command says what it is for.
+    #[test]
+    fn every_argument_is_described() {
+        fn walk(cmd: &clap::Command, path: &str, missing: &mut Vec<String>) {
+            for arg in cmd.get_arguments() {
+                let id = arg.get_id().as_str();
+                if matches!(id, "help" | "version") {
+                    continue;
+                }
+                if arg.get_help().is_none() && arg.get_long_help().is_none() {
+                    missing.push(format!("{path} {id}"));
+                }
+            }
+            for sub in cmd.get_subcommands() {
+                if sub.get_about().is_none() && sub.get_name() != "help" {
+                    missing.push(format!("{path} {}", sub.get_name()));
+                }
+                walk(sub, &format!("{path} {}", sub.get_name()), missing);
+            }
+        }
+        let mut cmd = command();
+        cmd.build();
+        let mut missing = Vec::new();
+        walk(&cmd, "nbenv", &mut missing);
+        assert!(missing.is_empty(), "undescribed: {missing:?}");
+    }
+
+    /// The README's tables of exit codes and environment variables are these tables.
+    #[test]
+    fn the_readme_tables_match() {
+        let readme = include_str!("../../README.md");
+        let rows = |header: &str| -> Vec<String> {
+            let start = readme.find(header).unwrap_or_else(|| panic!("{header}"));
+            readme[start..]
+                .lines()
+                .skip(2)
+                .take_while(|l| l.starts_with('|'))
+                .map(|l| l.split('|').nth(1).unwrap_or("").trim().to_string())
+                .collect()
+        };
+        let codes: Vec<String> = Code::ALL.iter().map(|c| c.value().to_string()).collect();
+        assert_eq!(rows("| Code | Meaning |"), codes);
+        let mut documented: Vec<String> = readme
+            .lines()
+            .filter(|l| l.starts_with('|'))
+            .filter_map(|l| l.split('|').nth(2))
+            .filter_map(|c| {
+                c.trim()
+                    .strip_prefix('`')?
+                    .strip_suffix('`')
+                    .map(String::from)
+            })
+            .filter(|c| c.starts_with("NBENV_"))
+            .collect();
+        documented.sort();
+        let mut vars: Vec<String> = env::VARS.iter().map(|v| v.name.to_string()).collect();
+        vars.sort();
+        assert_eq!(documented, vars);
+    }
+
+    #[test]
+    fn options_win_over_the_environment() {
+        let env = || {
+            Ok(Env {
+                bank: Some("env.sqlite3".into()),
+                index_url: Some("http://env/simple/".into()),
+                offline: true,
+                ..Env::default()
+            })
+        };
+        let cli = parse_from(["nbenv", "--bank", "flag.sqlite3", "bank", "stats"], env).unwrap();
+        assert_eq!(cli.global.bank, Some(PathBuf::from("flag.sqlite3")));
+        assert_eq!(cli.global.index_url(), "http://env/simple/");
+        assert!(cli.global.offline);
+    }
+
+    #[test]
+    fn counts_are_positive() {
+        assert_eq!(positive("3"), Ok(3));
+        assert!(positive("0").is_err());
+        assert!(positive("-1").is_err());
+    }
 }

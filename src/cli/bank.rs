@@ -4,24 +4,27 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
-use anyhow::{bail, Context, Result};
+use anyhow::{Context, Result};
 use clap::{Args, Subcommand};
-use indicatif::ProgressBar;
 use nbenv::bank::indexer::{
-    self, BuildObserver, BuildOptions, BuildReport, BuildTarget, ReleaseOutcome, Selection,
+    self, BuildObserver, BuildOptions, BuildReport, BuildTarget, FailureKind, PackageEntry,
+    ReleaseOutcome, Selection,
 };
-use nbenv::bank::introspect::{introspect, IntrospectConfig, IntrospectObserver, Outcome};
-use nbenv::bank::store::{ApiReport, Store, VersionRun};
+use nbenv::bank::introspect::{
+    introspect, IntrospectConfig, IntrospectObserver, IntrospectReport, Outcome,
+};
+use nbenv::bank::store::{ApiReport, ReleaseStatus, Store, VersionRun};
 use nbenv::names::DistName;
 use nbenv::pypi::{Version, VersionSpecifiers};
 use serde_json::json;
 
-use super::args::{Format, GlobalArgs};
+use super::args::{positive, Format, FormatArg, GlobalArgs};
 use super::context;
-use super::exit::{NotFound, PartialFailure};
+use super::exit::{CliError, Code};
 use super::index::human_size;
-use super::output::write_json;
-use super::progress;
+use super::interrupt::{self, Graceful};
+use super::output::{count, write_json};
+use super::progress::Progress;
 
 #[derive(Debug, Args)]
 pub struct BankArgs {
@@ -29,31 +32,37 @@ pub struct BankArgs {
     pub command: BankCommand,
 }
 
+/// The package list `bank build` uses unless `--packages` names another.
+const PACKAGES: &str = include_str!("../../apibank/packages.txt");
+const PACKAGES_NAME: &str = "the built-in package list (apibank/packages.txt)";
+
 #[derive(Debug, Subcommand)]
 pub enum BankCommand {
     /// Index releases of distributions into the bank (idempotent).
     ///
     /// A bare NAME indexes its newest release; NAME with a specifier (`pandas>=0.20,<1.1`)
-    /// indexes every matching release.
+    /// indexes every matching release. Releases already in the bank are skipped.
     Add {
+        /// A distribution, optionally with a PEP 440 specifier: `six`, `pandas==0.25.3`,
+        /// `'scikit-learn>=0.17,<0.21'`.
         #[arg(required = true, value_name = "NAME[SPEC]")]
         specs: Vec<DistSpec>,
         /// Every release (matching the specifier, if any).
         #[arg(long, conflicts_with = "latest")]
         all_versions: bool,
         /// The newest N final releases (matching the specifier, if any).
-        #[arg(long, value_name = "N")]
+        #[arg(long, value_name = "N", value_parser = positive)]
         latest: Option<usize>,
         #[command(flatten)]
         run: RunArgs,
     },
     /// Index the full history of every distribution in a package list.
     Build {
-        /// The package list (format: apibank/README.md).
-        #[arg(long, default_value = "apibank/packages.txt", value_name = "PATH")]
-        packages: PathBuf,
+        /// A package list to use instead of the built-in one (format: apibank/README.md).
+        #[arg(long, value_name = "FILE")]
+        packages: Option<PathBuf>,
         /// Only the newest N final releases of each (a partial bank, for trying things out).
-        #[arg(long, value_name = "N")]
+        #[arg(long, value_name = "N", value_parser = positive)]
         latest: Option<usize>,
         /// Only these distributions of the list.
         #[arg(long, value_name = "NAME", num_args = 1..)]
@@ -71,12 +80,13 @@ pub enum BankCommand {
     ///
     /// A bare NAME introspects its newest release; NAME with a specifier every matching one.
     Introspect {
+        /// A distribution, optionally with a PEP 440 specifier: `pandas==0.25.3`.
         #[arg(required = true, value_name = "NAME[SPEC]")]
         specs: Vec<DistSpec>,
         #[command(flatten)]
         runtime: RuntimeArgs,
-        #[arg(long, value_enum, default_value_t)]
-        format: Format,
+        #[command(flatten)]
+        format: FormatArg,
     },
     /// Which releases have an API, its definition and signature changes; or, with
     /// `--module`, which distributions provide a module.
@@ -85,26 +95,31 @@ pub enum BankCommand {
         #[arg(required_unless_present = "module", conflicts_with = "module")]
         api: Option<String>,
         /// An import name or module, e.g. `sklearn` or `google.protobuf`.
-        #[arg(long, value_name = "M")]
+        #[arg(long, value_name = "MODULE")]
         module: Option<String>,
-        #[arg(long, value_enum, default_value_t)]
-        format: Format,
+        #[command(flatten)]
+        format: FormatArg,
     },
     /// APIs added, removed or changed in signature between two releases.
+    ///
+    /// Both releases must be indexed (`nbenv bank add 'NAME==FROM' 'NAME==TO'`).
     Diff {
+        /// The distribution, e.g. `scikit-learn`.
         name: DistName,
+        /// The older release, e.g. `0.19.2`.
         from: Version,
+        /// The newer release, e.g. `0.20.0`.
         to: Version,
         /// Include private names (a segment starting with `_`).
         #[arg(long)]
         private: bool,
-        #[arg(long, value_enum, default_value_t)]
-        format: Format,
+        #[command(flatten)]
+        format: FormatArg,
     },
     /// Distributions, releases, APIs, aliases and size on disk.
     Stats {
-        #[arg(long, value_enum, default_value_t)]
-        format: Format,
+        #[command(flatten)]
+        format: FormatArg,
     },
 }
 
@@ -121,13 +136,13 @@ pub struct RuntimeArgs {
 #[derive(Debug, Args)]
 pub struct RunArgs {
     /// Releases fetched and analysed in parallel.
-    #[arg(long, short = 'j', default_value_t = 8, value_name = "N")]
+    #[arg(long, short = 'j', default_value_t = 8, value_name = "N", value_parser = positive)]
     pub jobs: usize,
     /// Index releases again even when the bank has them.
     #[arg(long)]
     pub force: bool,
-    #[arg(long, value_enum, default_value_t)]
-    pub format: Format,
+    #[command(flatten)]
+    pub format: FormatArg,
 }
 
 /// `NAME` or `NAME<specifier>` on the command line.
@@ -166,6 +181,17 @@ pub fn bank_path(global: &GlobalArgs) -> PathBuf {
     })
 }
 
+/// The package list: `--packages FILE`, else the one built into nbenv.
+pub fn package_list(file: Option<&Path>) -> Result<(Vec<PackageEntry>, String)> {
+    Ok(match file {
+        Some(path) => (indexer::read_packages(path)?, path.display().to_string()),
+        None => (
+            indexer::parse_packages(PACKAGES, "apibank/packages.txt")?,
+            PACKAGES_NAME.to_string(),
+        ),
+    })
+}
+
 pub fn run(global: &GlobalArgs, args: &BankArgs) -> Result<()> {
     let bank = bank_path(global);
     match &args.command {
@@ -176,7 +202,9 @@ pub fn run(global: &GlobalArgs, args: &BankArgs) -> Result<()> {
             run,
         } => {
             let targets = add_targets(specs, *all_versions, latest);
-            run_build(global, &bank, &targets, run, false)
+            let report = run_build(global, &bank, &targets, run)?;
+            print_runs(&bank, &report, None, run.format.format, true)?;
+            outcome(&report, None, run.format.format)
         }
         BankCommand::Introspect {
             specs,
@@ -187,10 +215,19 @@ pub fn run(global: &GlobalArgs, args: &BankArgs) -> Result<()> {
             let run = RunArgs {
                 jobs: 8,
                 force: false,
-                format: Format::Text,
+                format: *format,
             };
-            run_build(global, &bank, &targets, &run, true)?;
-            run_introspect(global, &bank, &targets, runtime, *format)
+            // The static index first: introspection imports the modules it lists.
+            let report = run_build(global, &bank, &targets, &run)?;
+            let nothing = report.releases_indexed + report.releases_skipped == 0;
+            let runtime = if nothing || report.interrupted {
+                None
+            } else {
+                Some(run_introspect(global, &bank, &targets, runtime)?)
+            };
+            let show_build = !report.failed.is_empty() || runtime.is_none();
+            print_runs(&bank, &report, runtime.as_ref(), format.format, show_build)?;
+            outcome(&report, runtime.as_ref(), format.format)
         }
         BankCommand::Build {
             packages,
@@ -200,11 +237,22 @@ pub fn run(global: &GlobalArgs, args: &BankArgs) -> Result<()> {
             runtime,
             run,
         } => {
-            let list = indexer::read_packages(packages)?;
-            for name in only {
-                if !list.iter().any(|e| &e.name == name) {
-                    bail!("`{name}` is not in {}", packages.display());
-                }
+            let (list, list_name) = package_list(packages.as_deref())?;
+            let missing: Vec<String> = only
+                .iter()
+                .filter(|name| !list.iter().any(|e| &e.name == *name))
+                .map(|name| format!("`{name}`"))
+                .collect();
+            if !missing.is_empty() {
+                return Err(CliError::not_found(format!(
+                    "{} not in {list_name}; use `nbenv bank add` for a distribution outside it",
+                    if missing.len() == 1 {
+                        format!("{} is", missing[0])
+                    } else {
+                        format!("{} are", missing.join(", "))
+                    }
+                ))
+                .into());
             }
             let targets: Vec<BuildTarget> = list
                 .iter()
@@ -214,18 +262,18 @@ pub fn run(global: &GlobalArgs, args: &BankArgs) -> Result<()> {
                     selection: latest.map_or(Selection::All, Selection::Latest),
                 })
                 .collect();
-            let built = run_build(global, &bank, &targets, run, false);
-            if *no_introspect {
-                return built;
-            }
+            let report = run_build(global, &bank, &targets, run)?;
             let marked: Vec<BuildTarget> = targets
                 .into_iter()
                 .filter(|t| list.iter().any(|e| e.name == t.name && e.introspect))
                 .collect();
-            if !marked.is_empty() {
-                run_introspect(global, &bank, &marked, runtime, run.format)?;
-            }
-            built
+            let runtime = if *no_introspect || report.interrupted || marked.is_empty() {
+                None
+            } else {
+                Some(run_introspect(global, &bank, &marked, runtime)?)
+            };
+            print_runs(&bank, &report, runtime.as_ref(), run.format.format, true)?;
+            outcome(&report, runtime.as_ref(), run.format.format)
         }
         BankCommand::Query {
             api,
@@ -234,8 +282,8 @@ pub fn run(global: &GlobalArgs, args: &BankArgs) -> Result<()> {
         } => {
             let store = Store::open_read_only(&bank)?;
             match (api, module) {
-                (Some(api), _) => query_api(&store, api, *format),
-                (None, Some(module)) => query_module(&store, module, *format),
+                (Some(api), _) => query_api(&store, api, format.format),
+                (None, Some(module)) => query_module(&store, module, format.format),
                 (None, None) => unreachable!("clap requires one"),
             }
         }
@@ -251,9 +299,9 @@ pub fn run(global: &GlobalArgs, args: &BankArgs) -> Result<()> {
             from,
             to,
             *private,
-            *format,
+            format.format,
         ),
-        BankCommand::Stats { format } => stats(&Store::open_read_only(&bank)?, *format),
+        BankCommand::Stats { format } => stats(&Store::open_read_only(&bank)?, format.format),
     }
 }
 
@@ -274,21 +322,20 @@ fn add_targets(specs: &[DistSpec], all_versions: bool, latest: &Option<usize>) -
 }
 
 struct IntrospectBar {
-    bar: ProgressBar,
+    progress: Progress,
 }
 
 impl IntrospectObserver for IntrospectBar {
     fn queued(&self, releases: usize) {
-        self.bar.set_length(releases as u64);
+        self.progress.set_length(releases as u64);
     }
 
     fn finished(&self, name: &DistName, version: &Version, outcome: &Outcome) {
-        self.bar.inc(1);
-        self.bar.set_message(format!("{name} {version}"));
+        self.progress.advance(format!("{name} {version}"));
         if let Outcome::Gap { reason } = outcome {
             let first = reason.lines().next().unwrap_or_default();
-            self.bar
-                .println(format!("note: {name} {version} not introspected: {first}"));
+            self.progress
+                .warn(&format!("{name} {version} not introspected: {first}"));
         }
     }
 }
@@ -298,8 +345,7 @@ fn run_introspect(
     bank: &Path,
     targets: &[BuildTarget],
     runtime: &RuntimeArgs,
-    format: Format,
-) -> Result<()> {
+) -> Result<IntrospectReport> {
     let client = context::index_client(global)?;
     let interpreters = if runtime.pythons.is_empty() {
         nbenv::python::discover()
@@ -312,31 +358,48 @@ fn run_introspect(
             .map_err(anyhow::Error::msg)?
     };
     if interpreters.is_empty() {
-        bail!("no Python interpreter found (give one with --python PATH)");
+        return Err(CliError::not_found(
+            "no Python interpreter found (give one with --python PATH)",
+        )
+        .into());
     }
     let mut config = IntrospectConfig::new(interpreters, nbenv::python::Installer::detect());
     config.install_timeout = std::time::Duration::from_secs(runtime.install_timeout);
-    if global.index_url != nbenv::pypi::PYPI_SIMPLE {
-        config.index_url = Some(global.index_url.clone());
+    if global.index_url() != nbenv::pypi::PYPI_SIMPLE {
+        config.index_url = Some(global.index_url().to_string());
     }
     let observer = IntrospectBar {
-        bar: progress::bar(global, 0, "introspected"),
+        progress: Progress::new(global, 0, "introspected"),
     };
+    let _graceful = Graceful::start();
     let report = introspect(&client, bank, targets, &config, &observer)
         .with_context(|| format!("introspecting into the bank at {}", bank.display()))?;
-    observer.bar.finish_and_clear();
+    observer.progress.finish();
+    Ok(report)
+}
+
+/// Prints what a command's runs did: the indexing summary (when `show_build`) and what each
+/// release showed at run time, or one JSON document with both.
+fn print_runs(
+    bank: &Path,
+    build: &BuildReport,
+    runtime: Option<&IntrospectReport>,
+    format: Format,
+    show_build: bool,
+) -> Result<()> {
     let mut out = std::io::stdout().lock();
     if format == Format::Json {
-        write_json(
-            &mut out,
-            &json!({"bank": bank, "introspected": report.releases}),
-        )?;
-        return Ok(());
+        let mut doc = json!({"bank": bank, "report": build});
+        if let Some(r) = runtime {
+            doc["introspected"] = json!(r.releases);
+            doc["introspection_interrupted"] = json!(r.interrupted);
+        }
+        return write_json(&mut out, &doc);
     }
-    if global.quiet {
-        return Ok(());
+    if show_build {
+        write_report(&mut out, bank, build)?;
     }
-    for (name, version, outcome) in &report.releases {
+    for (name, version, outcome) in runtime.map_or(&[][..], |r| &r.releases[..]) {
         match outcome {
             Outcome::Recorded {
                 python,
@@ -362,27 +425,24 @@ fn run_introspect(
 }
 
 struct BarObserver {
-    bar: ProgressBar,
+    progress: Progress,
     verbose: bool,
 }
 
 impl BuildObserver for BarObserver {
     fn queued(&self, releases: usize) {
-        self.bar.set_length(releases as u64);
+        self.progress.set_length(releases as u64);
     }
 
     fn note(&self, message: &str) {
-        self.bar.println(format!("warning: {message}"));
+        self.progress.warn(message);
     }
 
     fn finished(&self, name: &DistName, version: &Version, result: Result<&ReleaseOutcome, &str>) {
-        self.bar.inc(1);
-        self.bar.set_message(format!("{name} {version}"));
+        self.progress.advance(format!("{name} {version}"));
         match result {
-            Err(reason) => self
-                .bar
-                .println(format!("warning: {name} {version}: {reason}")),
-            Ok(o) if self.verbose => self.bar.println(format!(
+            Err(reason) => self.progress.warn(&format!("{name} {version}: {reason}")),
+            Ok(o) if self.verbose => self.progress.note(&format!(
                 "indexed {name} {version}: {} APIs, {} of {} files parsed",
                 o.apis.apis.len(),
                 o.counts.parsed_files,
@@ -393,62 +453,92 @@ impl BuildObserver for BarObserver {
     }
 }
 
+/// Indexes `targets`; Ctrl-C stops it after the releases in flight.
 fn run_build(
     global: &GlobalArgs,
     bank: &Path,
     targets: &[BuildTarget],
     run: &RunArgs,
-    quiet_report: bool,
-) -> Result<()> {
+) -> Result<BuildReport> {
     let client = context::index_client(global)?;
     let observer = BarObserver {
-        bar: progress::bar(global, 0, "releases"),
+        progress: Progress::new(global, 0, "releases"),
         verbose: global.verbose > 0,
     };
     let options = BuildOptions {
         jobs: run.jobs,
         force: run.force,
     };
+    let _graceful = Graceful::start();
     let report = indexer::build(&client, bank, targets, &options, &observer)
         .with_context(|| format!("building the bank at {}", bank.display()))?;
-    observer.bar.finish_and_clear();
-    let mut out = std::io::stdout().lock();
-    if run.format == Format::Json {
-        write_json(&mut out, &json!({"bank": bank, "report": report}))?;
-    } else if !global.quiet && !quiet_report {
-        write_report(&mut out, bank, &report)?;
-    }
-    let missing: Vec<_> = report
-        .failed
-        .iter()
-        .filter(|f| f.version.is_none() && f.reason.contains("not found"))
-        .collect();
-    if !missing.is_empty() && report.releases_indexed + report.releases_skipped == 0 {
-        return Err(NotFound(
-            missing
-                .iter()
-                .map(|f| f.reason.clone())
-                .collect::<Vec<_>>()
-                .join("; "),
+    observer.progress.finish();
+    Ok(report)
+}
+
+/// The exit of a run: interrupted (130, saying what was kept); nothing done, with the code of
+/// what failed (3 when nothing matched, 4 when the index could not be reached, ...); partly
+/// done (6); or success.
+fn outcome(report: &BuildReport, runtime: Option<&IntrospectReport>, format: Format) -> Result<()> {
+    if report.interrupted {
+        return Err(interrupt::stopped(
+            report.releases_indexed + report.releases_skipped,
+            report.releases_left,
+            "releases",
         )
         .into());
     }
-    if !report.failed.is_empty() {
-        return Err(PartialFailure(format!(
-            "{} release(s) or distribution(s) could not be indexed; see the warnings above",
-            report.failed.len()
-        ))
-        .into());
+    if let Some(r) = runtime.filter(|r| r.interrupted) {
+        return Err(
+            interrupt::stopped(r.releases.len(), r.releases_left, "introspected releases").into(),
+        );
     }
-    Ok(())
+    let Some(first) = report.failed.first() else {
+        return Ok(());
+    };
+    let listed = match format {
+        Format::Json => "listed under `failed` in the output",
+        Format::Text => "listed in the summary",
+    };
+    if report.releases_indexed + report.releases_skipped == 0 {
+        let same_kind = report.failed.iter().all(|f| f.kind == first.kind);
+        let code = if same_kind {
+            Code::of_failure(first.kind)
+        } else {
+            Code::Failure
+        };
+        let message = format!(
+            "nothing was indexed ({}, {listed})",
+            count(report.failed.len(), "failure", "failures")
+        );
+        return Err(CliError::new(code, message).into());
+    }
+    let what = if report
+        .failed
+        .iter()
+        .all(|f| f.kind == FailureKind::NotFound)
+    {
+        "could not be found"
+    } else {
+        "could not be indexed"
+    };
+    Err(CliError::partial(format!(
+        "{} {what} ({listed}); the rest is in the bank",
+        count(
+            report.failed.len(),
+            "release or distribution",
+            "releases or distributions"
+        )
+    ))
+    .into())
 }
 
 fn write_report(out: &mut impl Write, bank: &Path, r: &BuildReport) -> Result<()> {
     writeln!(
         out,
-        "indexed {} release(s) of {} distribution(s) in {:.1} s into {} ({} already there, {} failed)",
-        r.releases_indexed,
-        r.distributions,
+        "indexed {} of {} in {:.1} s into {} ({} already there, {} failed)",
+        count(r.releases_indexed, "release", "releases"),
+        count(r.distributions, "distribution", "distributions"),
         r.seconds,
         bank.display(),
         r.releases_skipped,
@@ -498,11 +588,11 @@ fn print_reports<T: serde::Serialize>(
     text: impl Fn(&mut dyn Write, &T) -> Result<()>,
 ) -> Result<()> {
     if reports.is_empty() {
-        return Err(NotFound(nothing()).into());
+        return Err(CliError::not_found(nothing()).into());
     }
     let mut out = std::io::stdout().lock();
     if format == Format::Json {
-        return write_json(&mut out, &reports);
+        return write_json(&mut out, &json!({ "results": reports }));
     }
     for (i, r) in reports.iter().enumerate() {
         if i > 0 {
@@ -517,12 +607,7 @@ fn query_api(store: &Store, api: &str, format: Format) -> Result<()> {
     print_reports(
         &store.query_api(api)?,
         format,
-        || {
-            format!(
-                "no distribution in the bank ({}) has `{api}`",
-                store.path().display()
-            )
-        },
+        || api_miss(store, api),
         write_api_report,
     )
 }
@@ -590,14 +675,98 @@ fn write_api_report(out: &mut dyn Write, r: &ApiReport) -> Result<()> {
     Ok(())
 }
 
+/// Why `api` is in no release, and what to do: index the distribution that provides its
+/// top-level module, or more of its releases.
+fn api_miss(store: &Store, api: &str) -> String {
+    let bank = store.path().display();
+    let top = api.split('.').next().unwrap_or(api);
+    match store.query_module(top) {
+        Ok(providers) if !providers.is_empty() => {
+            let names: Vec<String> = providers
+                .iter()
+                .map(|p| {
+                    format!(
+                        "{} ({} indexed)",
+                        p.distribution,
+                        count(p.indexed_releases, "release", "releases")
+                    )
+                })
+                .collect();
+            let first = &providers[0].distribution;
+            format!(
+                "`{api}` is in none of the indexed releases of {} in the bank ({bank}); \
+                 to look in every release, run `nbenv bank add {first} --all-versions`",
+                names.join(", ")
+            )
+        }
+        _ => format!(
+            "no distribution in the bank ({bank}) provides `{top}`; {}",
+            add_hint(api)
+        ),
+    }
+}
+
+/// "index it with `nbenv bank add Pillow`": the distribution the built-in package list says
+/// provides `module` (a module or an API path under it), as the list spells it; else the
+/// top-level module's own name, said as a guess.
+fn add_hint(module: &str) -> String {
+    let top = module.split('.').next().unwrap_or(module);
+    let listed = indexer::parse_packages(PACKAGES, "apibank/packages.txt")
+        .ok()
+        .and_then(|list| {
+            list.into_iter().find(|e| {
+                if e.import_names.is_empty() {
+                    e.name.as_str().replace('-', "_") == top.to_ascii_lowercase()
+                } else {
+                    e.import_names
+                        .iter()
+                        .any(|i| module == i || module.starts_with(&format!("{i}.")))
+                }
+            })
+        });
+    match listed {
+        Some(entry) => format!("index it with `nbenv bank add {}`", entry.spelling),
+        None => format!(
+            "if `{top}` is also the name of its distribution, index it with `nbenv bank add {top}`"
+        ),
+    }
+}
+
+/// Which of the two releases is not indexed, and the command that adds it.
+fn diff_miss(store: &Store, name: &DistName, from: &Version, to: &Version) -> Result<CliError> {
+    let bank = store.path().display();
+    let indexed: Vec<Version> = match store.distribution_id(name)? {
+        Some(id) => store
+            .releases(id)?
+            .into_iter()
+            .filter(|r| r.status == ReleaseStatus::Indexed)
+            .map(|r| r.version)
+            .collect(),
+        None => Vec::new(),
+    };
+    let missing: Vec<&Version> = [from, to]
+        .into_iter()
+        .filter(|v| !indexed.contains(v))
+        .collect();
+    let releases: Vec<String> = missing.iter().map(|v| format!("{name} {v}")).collect();
+    let specs: Vec<String> = missing.iter().map(|v| format!("'{name}=={v}'")).collect();
+    Ok(CliError::not_found(format!(
+        "the bank ({bank}) has not indexed {}; add {} with `nbenv bank add {}`",
+        releases.join(" or "),
+        if missing.len() == 1 { "it" } else { "them" },
+        specs.join(" ")
+    )))
+}
+
 fn query_module(store: &Store, module: &str, format: Format) -> Result<()> {
     print_reports(
         &store.query_module(module)?,
         format,
         || {
             format!(
-                "no distribution in the bank ({}) provides `{module}`",
-                store.path().display()
+                "no distribution in the bank ({}) provides `{module}`; {}",
+                store.path().display(),
+                add_hint(module)
             )
         },
         |out, r| {
@@ -625,11 +794,7 @@ fn diff(
     format: Format,
 ) -> Result<()> {
     let Some(report) = store.diff(name, from, to, private)? else {
-        return Err(NotFound(format!(
-            "the bank ({}) has no indexed release {name} {from} and {to}; index them with `nbenv bank add '{name}=={from}' '{name}=={to}'`",
-            store.path().display()
-        ))
-        .into());
+        return Err(diff_miss(store, name, from, to)?.into());
     };
     let mut out = std::io::stdout().lock();
     if format == Format::Json {

@@ -3,7 +3,6 @@
 use std::io::Write;
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::time::Duration;
 
 use anyhow::{Context, Result};
 use nbenv::pypi::{HttpEvent, IndexClient, IndexConfig};
@@ -19,32 +18,22 @@ pub fn cache_dir(global: &GlobalArgs) -> PathBuf {
     })
 }
 
-fn env_number(name: &str) -> Result<Option<u64>> {
-    match std::env::var(name) {
-        Ok(v) => {
-            Ok(Some(v.trim().parse().with_context(|| {
-                format!("{name}={v:?} is not a whole number")
-            })?))
-        }
-        Err(_) => Ok(None),
-    }
-}
-
-/// The index client, configured by the global options and the `NBENV_HTTP_*` variables.
+/// The index client, configured by the global options and the environment (checked already).
 pub fn index_client(global: &GlobalArgs) -> Result<IndexClient> {
-    let mut config = IndexConfig::new(global.index_url.clone(), cache_dir(global));
+    let mut config = IndexConfig::new(global.index_url().to_string(), cache_dir(global));
     config.offline = global.offline;
-    if let Some(n) = env_number("NBENV_HTTP_RETRIES")? {
-        config.http.retry.retries = n as u32;
+    let env = &global.env;
+    if let Some(n) = env.http_retries {
+        config.http.retry.retries = n;
     }
-    if let Some(secs) = env_number("NBENV_HTTP_TIMEOUT")? {
-        config.http.page_timeout = Duration::from_secs(secs);
+    if let Some(timeout) = env.http_timeout {
+        config.http.page_timeout = timeout;
     }
-    if let Some(n) = env_number("NBENV_CONCURRENCY")? {
-        config.http.max_concurrency = n.max(1) as usize;
+    if let Some(n) = env.concurrency {
+        config.http.max_concurrency = n;
     }
-    if let Some(secs) = env_number("NBENV_INDEX_TTL")? {
-        config.page_ttl = Duration::from_secs(secs);
+    if let Some(ttl) = env.index_ttl {
+        config.page_ttl = ttl;
     }
     let verbose = global.verbose;
     let events = (verbose > 0).then(|| {

@@ -1,67 +1,211 @@
-//! Exit codes: the contract scripts and batch pipelines rely on. Documented in the README.
+//! Exit codes: the contract scripts and batch pipelines rely on. [`Code`] is the one table; the
+//! README's table is checked against it by a test. Codes are decided on error types, never on
+//! the text of a message.
 
 use std::process::ExitCode;
 
-use nbenv::bank::indexer::IndexError;
+use nbenv::bank::indexer::{FailureKind, IndexError};
 use nbenv::bank::store::StoreError;
 use nbenv::notebook::NotebookError;
 use nbenv::pypi::PypiError;
 
-/// Success.
-pub const OK: u8 = 0;
-/// Any failure without a more specific code.
-pub const FAILURE: u8 = 1;
-// 2 is clap's own code for bad arguments.
-/// The project, release or file asked for does not exist on the index.
-pub const NOT_FOUND: u8 = 3;
-/// The index could not be reached or answered with an error (after retries), or `--offline`
-/// was given and the answer is not cached.
-pub const NETWORK: u8 = 4;
-/// A file from the index is corrupt, refused by the size limits, or fails its hash.
-pub const BAD_ARCHIVE: u8 = 5;
+/// Every exit code nbenv uses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Code {
+    Success,
+    /// Any failure without a more specific code.
+    Failure,
+    /// Bad command-line arguments or environment variables (clap's own code is 2 too).
+    Usage,
+    /// The project, release, API or module does not exist on the index or in the bank, or the
+    /// bank file does not exist.
+    NotFound,
+    /// The index could not be reached or answered errors after retries, or `--offline` and the
+    /// answer is not cached.
+    Network,
+    /// A file from the index is corrupt, refused by the limits, or fails its hash.
+    BadArchive,
+    /// Some of the work could not be done and the rest was: each failure is reported.
+    Partial,
+    /// The bank cannot be used: not an nbenv bank, corrupt, or from a newer nbenv.
+    Bank,
+    NotebookBrokenJson,
+    NotANotebook,
+    NotebookEmpty,
+    NotebookNotPython,
+    NotebookUnreadable,
+    /// Stopped by Ctrl-C after saying what was kept (128 + SIGINT, as shells report it).
+    Interrupted,
+}
 
-/// The bank could not be opened, is not an nbenv bank, is corrupt or too new.
-pub const BANK: u8 = 7;
+impl Code {
+    pub const ALL: [Code; 14] = [
+        Code::Success,
+        Code::Failure,
+        Code::Usage,
+        Code::NotFound,
+        Code::Network,
+        Code::BadArchive,
+        Code::Partial,
+        Code::Bank,
+        Code::NotebookBrokenJson,
+        Code::NotANotebook,
+        Code::NotebookEmpty,
+        Code::NotebookNotPython,
+        Code::NotebookUnreadable,
+        Code::Interrupted,
+    ];
 
-/// Some of the work could not be done (e.g. releases that failed to index); the rest was.
-pub const PARTIAL: u8 = 6;
-
-/// Some of the work failed while the rest succeeded.
-#[derive(Debug, thiserror::Error)]
-#[error("{0}")]
-pub struct PartialFailure(pub String);
-
-/// Something the user asked for does not exist.
-#[derive(Debug, thiserror::Error)]
-#[error("{0}")]
-pub struct NotFound(pub String);
-// 3–9 are reserved for index and bank errors.
-
-/// The notebook file is not valid JSON.
-pub const NOTEBOOK_BROKEN_JSON: u8 = 10;
-/// Valid JSON (or text) that is not a Jupyter notebook.
-pub const NOT_A_NOTEBOOK: u8 = 11;
-/// The notebook has no non-empty code cell.
-pub const NOTEBOOK_EMPTY: u8 = 12;
-/// The notebook's kernel is not Python (R, Julia, ...).
-pub const NOTEBOOK_NOT_PYTHON: u8 = 13;
-/// The notebook file cannot be read (missing, permissions, a script that is not UTF-8).
-pub const NOTEBOOK_UNREADABLE: u8 = 14;
-
-/// Prints the error chain (if any) and turns the result into an exit code.
-pub fn report(result: anyhow::Result<()>) -> ExitCode {
-    match result {
-        Ok(()) => ExitCode::from(OK),
-        // `nbenv ... | head` closing the pipe early is not a failure.
-        Err(err) if is_broken_pipe(&err) => ExitCode::from(OK),
-        Err(err) => {
-            eprintln!("error: {err}");
-            for cause in err.chain().skip(1) {
-                eprintln!("  caused by: {cause}");
-            }
-            ExitCode::from(code_for(&err))
+    pub fn value(self) -> u8 {
+        match self {
+            Code::Success => 0,
+            Code::Failure => 1,
+            Code::Usage => 2,
+            Code::NotFound => 3,
+            Code::Network => 4,
+            Code::BadArchive => 5,
+            Code::Partial => 6,
+            Code::Bank => 7,
+            Code::NotebookBrokenJson => 10,
+            Code::NotANotebook => 11,
+            Code::NotebookEmpty => 12,
+            Code::NotebookNotPython => 13,
+            Code::NotebookUnreadable => 14,
+            Code::Interrupted => 130,
         }
     }
+
+    /// What the code means, as `nbenv --help` and the README say it.
+    pub fn meaning(self) -> &'static str {
+        match self {
+            Code::Success => "Success",
+            Code::Failure => "Failure without a more specific code",
+            Code::Usage => "Bad command-line arguments or environment variables",
+            Code::NotFound => {
+                "Not found: the project, release, API, module or bank file does not exist"
+            }
+            Code::Network => {
+                "Index unreachable or answering errors after retries, or `--offline` and not cached"
+            }
+            Code::BadArchive => {
+                "A file from the index is corrupt, refused by the limits, or fails its hash"
+            }
+            Code::Partial => {
+                "Partly done: some of what was asked failed (each is reported), the rest is done"
+            }
+            Code::Bank => {
+                "Unusable bank: a directory, not an nbenv bank, corrupt, or from a newer nbenv"
+            }
+            Code::NotebookBrokenJson => "Notebook: broken JSON",
+            Code::NotANotebook => {
+                "Notebook: not a notebook (other JSON, or a file that is not JSON)"
+            }
+            Code::NotebookEmpty => "Notebook: no non-empty code cell",
+            Code::NotebookNotPython => "Notebook: non-Python kernel (R, Julia, ...)",
+            Code::NotebookUnreadable => {
+                "Notebook: unreadable file (missing, permissions, a non-UTF-8 `.py`)"
+            }
+            Code::Interrupted => "Interrupted (Ctrl-C), after saying what was kept",
+        }
+    }
+
+    /// The code for a failed release or distribution of this kind.
+    pub fn of_failure(kind: FailureKind) -> Code {
+        match kind {
+            FailureKind::NotFound => Code::NotFound,
+            FailureKind::Network => Code::Network,
+            FailureKind::Archive => Code::BadArchive,
+            FailureKind::Bank => Code::Bank,
+            FailureKind::NoFile | FailureKind::Other => Code::Failure,
+        }
+    }
+}
+
+/// An error the command line itself decides the code of.
+#[derive(Debug, thiserror::Error)]
+#[error("{message}")]
+pub struct CliError {
+    pub code: Code,
+    pub message: String,
+}
+
+impl CliError {
+    pub fn new(code: Code, message: impl Into<String>) -> Self {
+        Self {
+            code,
+            message: message.into(),
+        }
+    }
+
+    /// Something the user asked for does not exist.
+    pub fn not_found(message: impl Into<String>) -> Self {
+        Self::new(Code::NotFound, message)
+    }
+
+    /// Some of the work failed while the rest succeeded.
+    pub fn partial(message: impl Into<String>) -> Self {
+        Self::new(Code::Partial, message)
+    }
+
+    /// A bad value in the arguments or the environment.
+    pub fn usage(message: impl Into<String>) -> Self {
+        Self::new(Code::Usage, message)
+    }
+
+    /// A failure already printed where it happened: only its code is left to give.
+    pub fn reported(code: Code) -> Self {
+        Self::new(code, "")
+    }
+
+    /// The user stopped the command; `message` says what was kept.
+    pub fn interrupted(message: impl Into<String>) -> Self {
+        Self::new(Code::Interrupted, message)
+    }
+}
+
+/// Prints the error (each cause once) and turns the result into an exit code.
+pub fn report(result: anyhow::Result<()>) -> ExitCode {
+    match result {
+        Ok(()) => ExitCode::from(Code::Success.value()),
+        // `nbenv ... | head` closing the pipe early is not a failure.
+        Err(err) if is_broken_pipe(&err) => ExitCode::from(Code::Success.value()),
+        Err(err) => {
+            let code = code_for(&err);
+            eprint!("{}", render(&err, code));
+            ExitCode::from(code.value())
+        }
+    }
+}
+
+/// `error: <message>`, then each cause that says something new. Library errors often repeat
+/// their source in their own message (`cannot read x: No such file`, then `No such file`), and
+/// SQLite prefixes its own code to the same words; those repeats are dropped.
+pub fn render(err: &anyhow::Error, code: Code) -> String {
+    let label = if code == Code::Interrupted {
+        "interrupted"
+    } else {
+        "error"
+    };
+    let mut said: Vec<String> = Vec::new();
+    let mut out = String::new();
+    for cause in err.chain() {
+        let text = cause.to_string();
+        // `Error code 266: disk I/O error` adds only a label to words already said.
+        let tail = text.split_once(": ").map_or(text.as_str(), |(_, t)| t);
+        let repeats = said
+            .iter()
+            .any(|s| s.contains(text.as_str()) || s.contains(tail));
+        if text.is_empty() || repeats {
+            continue;
+        }
+        if said.is_empty() {
+            out.push_str(&format!("{label}: {text}\n"));
+        } else {
+            out.push_str(&format!("  caused by: {text}\n"));
+        }
+        said.push(text);
+    }
+    out
 }
 
 fn is_broken_pipe(err: &anyhow::Error) -> bool {
@@ -72,49 +216,86 @@ fn is_broken_pipe(err: &anyhow::Error) -> bool {
 }
 
 /// The most specific code that any error in the chain maps to.
-fn code_for(err: &anyhow::Error) -> u8 {
+pub fn code_for(err: &anyhow::Error) -> Code {
     for cause in err.chain() {
-        if cause.is::<NotFound>() {
-            return NOT_FOUND;
-        }
-        if cause.is::<PartialFailure>() {
-            return PARTIAL;
+        if let Some(e) = cause.downcast_ref::<CliError>() {
+            return e.code;
         }
         // `IndexError` wraps these transparently, so they are not in the chain themselves.
         let (pypi, store) = match cause.downcast_ref::<IndexError>() {
             Some(IndexError::Index(e)) => (Some(e), None),
             Some(IndexError::Store(e)) => (None, Some(e)),
-            _ => (
+            Some(other) => return Code::of_failure(other.kind()),
+            None => (
                 cause.downcast_ref::<PypiError>(),
                 cause.downcast_ref::<StoreError>(),
             ),
         };
         if let Some(e) = store {
             return match e {
-                StoreError::Missing { .. } => NOT_FOUND,
-                _ => BANK,
+                StoreError::Missing { .. } => Code::NotFound,
+                _ => Code::Bank,
             };
         }
         if let Some(e) = pypi {
-            if e.is_not_found() {
-                return NOT_FOUND;
-            }
-            if e.is_network() {
-                return NETWORK;
-            }
-            if e.is_bad_archive() {
-                return BAD_ARCHIVE;
-            }
+            return match e {
+                // `--index-url` or `NBENV_INDEX_URL` is what the user typed.
+                PypiError::BadIndexUrl { .. } => Code::Usage,
+                e => Code::of_failure(FailureKind::of(e)),
+            };
         }
         if let Some(e) = cause.downcast_ref::<NotebookError>() {
             return match e {
-                NotebookError::BrokenJson { .. } => NOTEBOOK_BROKEN_JSON,
-                NotebookError::NotANotebook { .. } => NOT_A_NOTEBOOK,
-                NotebookError::Empty { .. } => NOTEBOOK_EMPTY,
-                NotebookError::NotPython { .. } => NOTEBOOK_NOT_PYTHON,
-                NotebookError::Io { .. } => NOTEBOOK_UNREADABLE,
+                NotebookError::BrokenJson { .. } => Code::NotebookBrokenJson,
+                NotebookError::NotANotebook { .. } => Code::NotANotebook,
+                NotebookError::Empty { .. } => Code::NotebookEmpty,
+                NotebookError::NotPython { .. } => Code::NotebookNotPython,
+                NotebookError::Io { .. } => Code::NotebookUnreadable,
             };
         }
     }
-    FAILURE
+    Code::Failure
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use anyhow::Context;
+
+    #[test]
+    fn each_cause_is_said_once() {
+        let io = std::io::Error::new(std::io::ErrorKind::NotFound, "No such file or directory");
+        let err = NotebookError::Io {
+            path: "x.ipynb".into(),
+            source: io,
+        };
+        let text = render(&anyhow::Error::new(err), Code::NotebookUnreadable);
+        assert_eq!(
+            text,
+            "error: cannot read x.ipynb: No such file or directory\n"
+        );
+
+        let err = anyhow::anyhow!("Error code 266: disk I/O error")
+            .context("disk I/O error")
+            .context("bank b.sqlite3: disk I/O error");
+        assert_eq!(
+            render(&err, Code::Bank),
+            "error: bank b.sqlite3: disk I/O error\n"
+        );
+
+        let err: anyhow::Result<()> = Err(anyhow::anyhow!("timed out"));
+        let err = err.context("listing `six`").unwrap_err();
+        assert_eq!(
+            render(&err, Code::Network),
+            "error: listing `six`\n  caused by: timed out\n"
+        );
+    }
+
+    #[test]
+    fn codes_are_distinct() {
+        let mut values: Vec<u8> = Code::ALL.iter().map(|c| c.value()).collect();
+        values.sort_unstable();
+        values.dedup();
+        assert_eq!(values.len(), Code::ALL.len());
+    }
 }

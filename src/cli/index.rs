@@ -10,10 +10,10 @@ use nbenv::pypi::{FileKind, IndexClient, ProjectPage, Release, Version};
 use rayon::prelude::*;
 use serde_json::json;
 
-use super::args::{Format, GlobalArgs};
+use super::args::{Format, FormatArg, GlobalArgs};
 use super::context;
-use super::exit::NotFound;
-use super::output::write_json;
+use super::exit::{self, CliError};
+use super::output::{table, write_json};
 
 #[derive(Debug, Args)]
 pub struct IndexArgs {
@@ -25,25 +25,27 @@ pub struct IndexArgs {
 pub enum IndexCommand {
     /// Versions with upload dates, wheel/sdist, requires-python and yanked state.
     Releases {
-        /// One or more projects; several are fetched in parallel.
+        /// One or more projects, e.g. `numpy`; several are fetched in parallel.
         #[arg(required = true, value_name = "NAME")]
         names: Vec<DistName>,
-        #[arg(long, value_enum, default_value_t)]
-        format: Format,
+        #[command(flatten)]
+        format: FormatArg,
     },
     /// The files of one release, with their tags, sizes and hashes.
     Files {
+        /// The release, e.g. `six==1.16.0`.
         #[arg(value_name = "NAME==VERSION")]
         spec: ReleaseSpec,
-        #[arg(long, value_enum, default_value_t)]
-        format: Format,
+        #[command(flatten)]
+        format: FormatArg,
     },
     /// The core metadata of one release (Requires-Dist, Requires-Python, extras).
     Metadata {
+        /// The release, e.g. `pandas==0.20.0`.
         #[arg(value_name = "NAME==VERSION")]
         spec: ReleaseSpec,
-        #[arg(long, value_enum, default_value_t)]
-        format: Format,
+        #[command(flatten)]
+        format: FormatArg,
     },
 }
 
@@ -71,9 +73,9 @@ impl FromStr for ReleaseSpec {
 pub fn run(global: &GlobalArgs, args: &IndexArgs) -> Result<()> {
     let client = context::index_client(global)?;
     match &args.command {
-        IndexCommand::Releases { names, format } => releases(&client, names, *format),
-        IndexCommand::Files { spec, format } => files(&client, spec, *format),
-        IndexCommand::Metadata { spec, format } => metadata(&client, spec, *format),
+        IndexCommand::Releases { names, format } => releases(&client, names, format.format),
+        IndexCommand::Files { spec, format } => files(&client, spec, format.format),
+        IndexCommand::Metadata { spec, format } => metadata(&client, spec, format.format),
     }
 }
 
@@ -91,9 +93,11 @@ fn releases(client: &IndexClient, names: &[DistName], format: Format) -> Result<
     for (i, page) in pages.into_iter().enumerate() {
         let page = match page {
             Ok(p) => p,
+            // Said here, once, so the other projects' results still follow.
             Err(e) if names.len() > 1 => {
-                eprintln!("error: {e:#}");
-                first_error.get_or_insert(e);
+                let code = exit::code_for(&e);
+                eprint!("{}", exit::render(&e, code));
+                first_error.get_or_insert(code);
                 continue;
             }
             Err(e) => return Err(e),
@@ -109,10 +113,10 @@ fn releases(client: &IndexClient, names: &[DistName], format: Format) -> Result<
         }
     }
     if format == Format::Json {
-        write_json(&mut out, &json_pages)?;
+        write_json(&mut out, &json!({ "projects": json_pages }))?;
     }
     match first_error {
-        Some(e) => Err(e),
+        Some(code) => Err(CliError::reported(code).into()),
         None => Ok(()),
     }
 }
@@ -199,30 +203,15 @@ fn plural(n: usize) -> &'static str {
     }
 }
 
-/// Left-aligned columns, two spaces apart, trailing blanks trimmed.
+/// A header and rows as aligned columns (see [`table`]).
 pub fn write_table<const N: usize>(
     out: &mut impl Write,
     header: &[&str; N],
     rows: &[[String; N]],
 ) -> Result<()> {
-    let mut widths = header.map(str::len);
-    for row in rows {
-        for (w, cell) in widths.iter_mut().zip(row) {
-            *w = (*w).max(cell.chars().count());
-        }
-    }
-    let mut line = |cells: &mut dyn Iterator<Item = &str>| -> Result<()> {
-        let mut text = String::new();
-        for (cell, w) in cells.zip(widths) {
-            text.push_str(&format!("{cell:<w$}  "));
-        }
-        writeln!(out, "{}", text.trim_end())?;
-        Ok(())
-    };
-    line(&mut header.iter().copied())?;
-    for row in rows {
-        line(&mut row.iter().map(String::as_str))?;
-    }
+    let mut all: Vec<Vec<String>> = vec![header.iter().map(|h| h.to_string()).collect()];
+    all.extend(rows.iter().map(|r| r.to_vec()));
+    out.write_all(table(&all, "", &[]).as_bytes())?;
     Ok(())
 }
 
@@ -235,7 +224,7 @@ fn find_release<'p>(page: &'p ProjectPage, spec: &ReleaseSpec) -> Result<Release
             .take(5)
             .map(|r| r.version.to_string())
             .collect();
-        NotFound(format!(
+        CliError::not_found(format!(
             "`{}` has no release {} on {} (latest: {})",
             spec.name,
             spec.version,
@@ -255,7 +244,12 @@ fn files(client: &IndexClient, spec: &ReleaseSpec, format: Format) -> Result<()>
     let release = find_release(&page, spec)?;
     let mut out = std::io::stdout().lock();
     if format == Format::Json {
-        write_json(&mut out, &release.files)?;
+        let value = json!({
+            "name": spec.name,
+            "version": spec.version.to_string(),
+            "files": release.files,
+        });
+        write_json(&mut out, &value)?;
         return Ok(());
     }
     let rows: Vec<[String; 5]> = release
@@ -320,35 +314,41 @@ fn metadata(client: &IndexClient, spec: &ReleaseSpec, format: Format) -> Result<
         write_json(&mut out, &value)?;
         return Ok(());
     }
-    writeln!(out, "Name:            {}", meta.name)?;
-    writeln!(out, "Version:         {}", meta.version)?;
+    let mut rows = vec![
+        vec!["Name:".to_string(), meta.name.to_string()],
+        vec!["Version:".to_string(), meta.version.to_string()],
+    ];
     if let Some(v) = &meta.metadata_version {
-        writeln!(out, "Metadata-Version: {v}")?;
+        rows.push(vec!["Metadata-Version:".into(), v.clone()]);
     }
     if let Some(s) = &meta.summary {
-        writeln!(
-            out,
-            "Summary:         {}",
-            s.lines().next().unwrap_or_default()
-        )?;
+        let first = s.lines().next().unwrap_or_default().to_string();
+        rows.push(vec!["Summary:".into(), first]);
     }
-    writeln!(
-        out,
-        "Requires-Python: {}",
-        meta.requires_python.as_deref().unwrap_or("-")
-    )?;
-    if meta.provides_extra.is_empty() {
-        writeln!(out, "Provides-Extra:  -")?;
-    } else {
-        writeln!(out, "Provides-Extra:  {}", meta.provides_extra.join(", "))?;
-    }
-    if meta.requires_dist.is_empty() {
-        writeln!(out, "Requires-Dist:   -")?;
-    } else {
-        writeln!(out, "Requires-Dist:")?;
-        for r in &meta.requires_dist {
-            writeln!(out, "  {r}")?;
+    rows.push(vec![
+        "Requires-Python:".into(),
+        meta.requires_python.clone().unwrap_or_else(|| "-".into()),
+    ]);
+    rows.push(vec![
+        "Provides-Extra:".into(),
+        if meta.provides_extra.is_empty() {
+            "-".into()
+        } else {
+            meta.provides_extra.join(", ")
+        },
+    ]);
+    rows.push(vec![
+        "Requires-Dist:".into(),
+        if meta.requires_dist.is_empty() {
+            "-"
+        } else {
+            ""
         }
+        .into(),
+    ]);
+    out.write_all(table(&rows, "", &[]).as_bytes())?;
+    for r in &meta.requires_dist {
+        writeln!(out, "  {r}")?;
     }
     let source = match source {
         nbenv::pypi::MetadataSource::Pep658 => "the index's PEP 658 metadata file",

@@ -1,10 +1,16 @@
-//! The command-line edge: argument definitions, one module per subcommand, exit codes.
+//! The command-line edge: argument definitions, one module per subcommand, and the conventions
+//! every command follows, each set in one place: exit codes (`exit`), environment variables
+//! (`env`), JSON and counted nouns (`output`), progress and notes (`progress`), Ctrl-C
+//! (`interrupt`).
 
 pub mod args;
 pub mod bank;
+pub mod completions;
 pub mod context;
+pub mod env;
 pub mod exit;
 pub mod index;
+pub mod interrupt;
 pub mod output;
 pub mod progress;
 pub mod usage;

@@ -1,12 +1,98 @@
-//! Writing results: pretty JSON with a final newline, the same for every command.
+//! Writing results. Every command's `--format json` is one JSON document (pretty, with a final
+//! newline) whose first field is `schema_version`, the same number across commands; it goes up
+//! when a field changes meaning or goes away, not when one is added.
 
 use std::io::Write;
 
 use anyhow::{Context, Result};
 use serde::Serialize;
 
-pub fn write_json(out: &mut impl Write, value: &impl Serialize) -> Result<()> {
-    serde_json::to_writer_pretty(&mut *out, value).context("writing JSON")?;
+/// The version of every command's JSON output.
+pub const SCHEMA_VERSION: u32 = 1;
+
+#[derive(Serialize)]
+struct Document<'a, T: ?Sized> {
+    schema_version: u32,
+    #[serde(flatten)]
+    body: &'a T,
+}
+
+/// Writes `value`, which must serialize as a JSON object (a list goes under a named field),
+/// with `schema_version` first.
+pub fn write_json<T: Serialize + ?Sized>(out: &mut impl Write, value: &T) -> Result<()> {
+    let document = Document {
+        schema_version: SCHEMA_VERSION,
+        body: value,
+    };
+    serde_json::to_writer_pretty(&mut *out, &document).context("writing JSON")?;
     writeln!(out)?;
     Ok(())
+}
+
+/// `1 cell`, `2 cells`: a count and its noun, singular or plural.
+pub fn count(n: usize, singular: &str, plural: &str) -> String {
+    format!("{n} {}", if n == 1 { singular } else { plural })
+}
+
+/// Rows of cells as aligned columns, whatever their content (`…`, `()`, wide names): widths
+/// counted in characters, two spaces between columns, the last column unpadded, no trailing
+/// spaces. Columns listed in `right` are aligned to the right (counts).
+pub fn table(rows: &[Vec<String>], indent: &str, right: &[usize]) -> String {
+    let columns = rows.iter().map(Vec::len).max().unwrap_or(0);
+    let mut widths = vec![0; columns];
+    for row in rows {
+        for (i, cell) in row.iter().enumerate() {
+            widths[i] = widths[i].max(cell.chars().count());
+        }
+    }
+    let mut out = String::new();
+    for row in rows {
+        let mut line = String::from(indent);
+        for (i, cell) in row.iter().enumerate() {
+            let pad = widths[i] - cell.chars().count();
+            let last = i + 1 == row.len();
+            if right.contains(&i) {
+                line.push_str(&" ".repeat(pad));
+                line.push_str(cell);
+            } else {
+                line.push_str(cell);
+                if !last {
+                    line.push_str(&" ".repeat(pad));
+                }
+            }
+            if !last {
+                line.push_str("  ");
+            }
+        }
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tables_align_by_characters_and_trim() {
+        let rows = vec![
+            vec!["df[…].values()".to_string(), "1×".into(), "".into()],
+            vec!["df.ix".to_string(), "12×".into(), "x".into()],
+        ];
+        assert_eq!(
+            table(&rows, "  ", &[1]),
+            "  df[…].values()   1×\n  df.ix           12×  x\n"
+        );
+    }
+
+    #[test]
+    fn every_document_starts_with_the_schema_version() {
+        let mut out = Vec::new();
+        write_json(&mut out, &serde_json::json!({"b": 1, "a": [2]})).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert!(text.starts_with("{\n  \"schema_version\": 1,\n"), "{text}");
+        assert!(text.ends_with("}\n"));
+        assert!(write_json(&mut Vec::new(), &[1, 2]).is_err());
+    }
 }

@@ -1,23 +1,70 @@
-//! Progress bars that respect `--quiet` and `--no-progress` and vanish when stderr is not a
-//! terminal.
+//! Progress bars and the lines printed beside them. One convention for every command: `-q`
+//! silences progress and notes (what is happening), never results or the summary (what
+//! happened); `--no-progress` silences only the bars; bars vanish when stderr is not a
+//! terminal, notes do not; warnings that the summary repeats show only beside a drawn bar.
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use super::args::GlobalArgs;
 
-pub fn bar(global: &GlobalArgs, len: u64, unit: &str) -> ProgressBar {
-    let bar = ProgressBar::new(len);
-    if global.quiet || global.no_progress {
-        bar.set_draw_target(ProgressDrawTarget::hidden());
+/// A progress bar, and the channel for notes and warnings while it is drawn.
+pub struct Progress {
+    bar: ProgressBar,
+    quiet: bool,
+}
+
+impl Progress {
+    pub fn new(global: &GlobalArgs, len: u64, unit: &str) -> Self {
+        let bar = ProgressBar::new(len);
+        if global.quiet || global.no_progress {
+            bar.set_draw_target(ProgressDrawTarget::hidden());
+        }
+        let template = format!(
+            "{{spinner}} [{{elapsed_precise}}] {{bar:30}} {{pos}}/{{len}} {unit} (eta {{eta}}) {{wide_msg}}"
+        );
+        bar.set_style(
+            ProgressStyle::with_template(&template)
+                .expect("valid template")
+                .progress_chars("=> "),
+        );
+        bar.enable_steady_tick(std::time::Duration::from_millis(200));
+        Self {
+            bar,
+            quiet: global.quiet,
+        }
     }
-    let template = format!(
-        "{{spinner}} [{{elapsed_precise}}] {{bar:30}} {{pos}}/{{len}} {unit} (eta {{eta}}) {{wide_msg}}"
-    );
-    bar.set_style(
-        ProgressStyle::with_template(&template)
-            .expect("valid template")
-            .progress_chars("=> "),
-    );
-    bar.enable_steady_tick(std::time::Duration::from_millis(200));
-    bar
+
+    pub fn set_length(&self, len: u64) {
+        self.bar.set_length(len);
+    }
+
+    /// One more done; `message` names it.
+    pub fn advance(&self, message: String) {
+        self.bar.inc(1);
+        self.bar.set_message(message);
+    }
+
+    /// `note: ...` on stderr, above the bar (a hidden bar's `println` would drop it).
+    pub fn note(&self, message: &str) {
+        self.line("note", message);
+    }
+
+    /// `warning: ...` on stderr while the bar is drawn: something failed and the run goes on.
+    /// The summary lists it too, so where no bar is drawn (a pipe, a log, `-q`) it is said
+    /// there only, once.
+    pub fn warn(&self, message: &str) {
+        if !self.bar.is_hidden() {
+            self.line("warning", message);
+        }
+    }
+
+    fn line(&self, label: &str, message: &str) {
+        if !self.quiet {
+            self.bar.suspend(|| eprintln!("{label}: {message}"));
+        }
+    }
+
+    pub fn finish(&self) {
+        self.bar.finish_and_clear();
+    }
 }

@@ -8,22 +8,21 @@ use anyhow::Context as _;
 use clap::Args;
 
 use nbenv::notebook::{
-    self, AnalyzeOptions, Import, ImportVia, Location, Origin, OutputEvidence, PyVersion, Receiver,
-    SourceFormat, Usage,
+    self, AnalyzeOptions, Import, ImportVia, LocalModule, LocalSource, Location, Origin,
+    OutputEvidence, PyVersion, Receiver, SourceFormat, Usage, KNOWN_VERSIONS,
 };
 
-use super::args::Format;
-use super::output::write_json;
+use super::args::{Format, FormatArg, GlobalArgs};
+use super::output::{count, table, write_json};
 
 #[derive(Debug, Args)]
 pub struct UsageArgs {
     /// The notebook: `.ipynb` (nbformat 3 or 4), a jupytext percent script or a plain `.py`.
     pub notebook: PathBuf,
-    /// Output format.
-    #[arg(long, value_enum, default_value_t = Format::Text)]
-    pub format: Format,
-    /// A Python version the notebook may run on (repeatable). Modules in the standard library
-    /// of any of them are not third-party. Default: 2.7 and 3.6 to 3.13.
+    #[command(flatten)]
+    pub format: FormatArg,
+    /// A Python version the notebook may run on (repeatable): 2.7 or 3.6 to 3.14. Modules in
+    /// the standard library of any of them are not third-party. Default: all of them.
     #[arg(long = "python", value_name = "X.Y", value_parser = parse_python)]
     pub python: Vec<PyVersion>,
     /// Do not look for local modules beside the notebook.
@@ -31,11 +30,23 @@ pub struct UsageArgs {
     pub no_local_modules: bool,
 }
 
+/// A version nbenv has a standard-library list for; any other would silently count every
+/// stdlib module as third-party.
 fn parse_python(s: &str) -> Result<PyVersion, String> {
-    PyVersion::parse(s).ok_or_else(|| format!("`{s}` is not a Python version like 3.8"))
+    let known: Vec<String> = KNOWN_VERSIONS.iter().map(ToString::to_string).collect();
+    let known = known.join(", ");
+    let v = PyVersion::parse(s.trim())
+        .filter(|_| s.trim().split('.').count() == 2)
+        .ok_or_else(|| format!("`{s}` is not a Python version like 3.8 (known: {known})"))?;
+    if !KNOWN_VERSIONS.contains(&v) {
+        return Err(format!(
+            "nbenv has no standard-library list for Python {v} (known: {known})"
+        ));
+    }
+    Ok(v)
 }
 
-pub fn run(args: &UsageArgs) -> anyhow::Result<()> {
+pub fn run(_global: &GlobalArgs, args: &UsageArgs) -> anyhow::Result<()> {
     let nb = notebook::read(&args.notebook)?;
     let mut options = AnalyzeOptions {
         scan_local_modules: !args.no_local_modules,
@@ -47,7 +58,7 @@ pub fn run(args: &UsageArgs) -> anyhow::Result<()> {
     let usage = notebook::analyze(&nb, &options);
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
-    match args.format {
+    match args.format.format {
         Format::Json => {
             write_json(&mut out, &usage)?;
         }
@@ -79,6 +90,7 @@ fn origin_tag(o: Origin) -> &'static str {
         Origin::ThirdParty => "3rd",
         Origin::Stdlib => "std",
         Origin::Local => "local",
+        Origin::Kernel => "kernel",
     }
 }
 
@@ -118,7 +130,27 @@ fn import_text(i: &Import) -> String {
     }
 }
 
-/// The text report: one header line, then one compact section per kind of evidence.
+fn snake(value: impl serde::Serialize) -> String {
+    serde_json::to_value(value)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_owned))
+        .unwrap_or_default()
+}
+
+/// Where a local module comes from: its file, or the cell that writes it.
+fn local_origin(m: &LocalModule) -> String {
+    let file = m.file.as_ref().map(|f| f.display().to_string());
+    match (m.source, file, m.at) {
+        (LocalSource::WriteFile, _, Some(at)) => format!("%%writefile at {at}"),
+        (LocalSource::SysPath, Some(file), Some(at)) => format!("{file}, sys.path at {at}"),
+        (_, Some(file), _) => file,
+        (_, None, Some(at)) => at.to_string(),
+        (_, None, None) => String::new(),
+    }
+}
+
+/// The text report: one header line, then one compact section per kind of evidence, each an
+/// aligned table.
 pub fn render(u: &Usage) -> String {
     let mut s = String::new();
     let format = match u.notebook.format {
@@ -131,9 +163,9 @@ pub fn render(u: &Usage) -> String {
     };
     let _ = write!(
         s,
-        "{} · {format} · {} cells, {} code",
+        "{} · {format} · {}, {} code",
         u.notebook.path.display(),
-        u.notebook.cells,
+        count(u.notebook.cells as usize, "cell", "cells"),
         u.notebook.code_cells
     );
     if let Some(k) = u.python.kernel.as_ref().and_then(|k| k.name.as_deref()) {
@@ -149,7 +181,7 @@ pub fn render(u: &Usage) -> String {
     } else {
         u.python.range.to_string()
     };
-    let _ = writeln!(s, "python       {python}");
+    let mut summary = vec![vec!["python".to_string(), python]];
     let third: Vec<String> = u
         .third_party
         .iter()
@@ -161,34 +193,44 @@ pub fn render(u: &Usage) -> String {
             }
         })
         .collect();
-    let _ = writeln!(
-        s,
-        "third-party  {}",
+    summary.push(vec![
+        "third-party".into(),
         if third.is_empty() {
             "none".to_string()
         } else {
             third.join(", ")
-        }
-    );
+        },
+    ]);
     if third.iter().any(|t| t.ends_with('?')) {
-        s.push_str("             (? = only imported optionally)\n");
+        summary.push(vec![String::new(), "(? = only imported optionally)".into()]);
     }
     if !u.local_modules.is_empty() {
-        let names: Vec<&str> = u.local_modules.iter().map(|m| m.name.as_str()).collect();
-        let _ = writeln!(s, "local        {}", names.join(", "));
+        let names: Vec<String> = u
+            .local_modules
+            .iter()
+            .map(|m| match local_origin(m) {
+                o if o.is_empty() => m.name.clone(),
+                o => format!("{} ({o})", m.name),
+            })
+            .collect();
+        summary.push(vec!["local".into(), names.join(", ")]);
     }
+    s.push_str(&table(&summary, "", &[]));
 
     if !u.imports.is_empty() {
         let _ = writeln!(s, "\nimports ({})", u.imports.len());
-        for i in &u.imports {
-            let _ = writeln!(
-                s,
-                "  {:<7} {:<5} {}",
-                i.at.to_string(),
-                origin_tag(i.origin),
-                import_text(i)
-            );
-        }
+        let rows: Vec<Vec<String>> = u
+            .imports
+            .iter()
+            .map(|i| {
+                vec![
+                    i.at.to_string(),
+                    origin_tag(i.origin).to_string(),
+                    import_text(i),
+                ]
+            })
+            .collect();
+        s.push_str(&table(&rows, "  ", &[]));
     }
 
     let third_apis: Vec<_> = u.third_party_apis().collect();
@@ -204,37 +246,24 @@ pub fn render(u: &Usage) -> String {
                 String::new()
             }
         );
-        let width = third_apis
+        let rows: Vec<Vec<String>> = third_apis
             .iter()
-            .map(|a| a.api.as_str().len())
-            .max()
-            .unwrap_or(0)
-            .min(72);
-        for a in &third_apis {
-            let kinds: Vec<String> = a
-                .kinds
-                .iter()
-                .map(|k| {
-                    serde_json::to_value(k)
-                        .ok()
-                        .and_then(|v| v.as_str().map(str::to_owned))
-                        .unwrap_or_default()
-                })
-                .collect();
-            let keywords = if a.keywords.is_empty() {
-                String::new()
-            } else {
-                format!("  kw: {}", a.keywords.join(", "))
-            };
-            let _ = writeln!(
-                s,
-                "  {:<width$}  {:>3}×  {:<22} {}{keywords}",
-                a.api.as_str(),
-                a.count,
-                kinds.join(" "),
-                locations(&a.locations),
-            );
-        }
+            .map(|a| {
+                let kinds: Vec<String> = a.kinds.iter().map(snake).collect();
+                let keywords = if a.keywords.is_empty() {
+                    String::new()
+                } else {
+                    format!("  kw: {}", a.keywords.join(", "))
+                };
+                vec![
+                    a.api.as_str().to_string(),
+                    format!("{}×", a.count),
+                    kinds.join(" "),
+                    format!("{}{keywords}", locations(&a.locations)),
+                ]
+            })
+            .collect();
+        s.push_str(&table(&rows, "  ", &[1]));
     }
 
     if !u.members.is_empty() {
@@ -243,138 +272,147 @@ pub fn render(u: &Usage) -> String {
             "\nmembers on values of unknown type ({})",
             u.members.len()
         );
-        let width = u
+        let rows: Vec<Vec<String>> = u
             .members
             .iter()
-            .map(|m| m.example.chars().count())
-            .max()
-            .unwrap_or(0)
-            .min(40);
-        for m in &u.members {
-            let receiver = match &m.receiver {
-                Receiver::Unknown => "unknown receiver".to_string(),
-                Receiver::DerivedFrom(api) => format!("from {api}"),
-            };
-            let call = if m.called { "()" } else { "" };
-            let _ = writeln!(
-                s,
-                "  {:<width$}  {:>3}×  {:<40} {}",
-                format!("{}{call}", m.example),
-                m.count,
-                receiver,
-                locations(&m.locations)
-            );
-        }
+            .map(|m| {
+                let receiver = match &m.receiver {
+                    Receiver::Unknown => "unknown receiver".to_string(),
+                    Receiver::DerivedFrom(api) => format!("from {api}"),
+                };
+                let call = if m.called { "()" } else { "" };
+                vec![
+                    format!("{}{call}", m.example),
+                    format!("{}×", m.count),
+                    receiver,
+                    locations(&m.locations),
+                ]
+            })
+            .collect();
+        s.push_str(&table(&rows, "  ", &[1]));
     }
 
     if !u.requirements.is_empty() {
         let _ = writeln!(s, "\ninstalls ({})", u.requirements.len());
-        for r in &u.requirements {
-            let installer = serde_json::to_value(r.installer)
-                .ok()
-                .and_then(|v| v.as_str().map(str::to_owned))
-                .unwrap_or_default();
-            let _ = writeln!(
-                s,
-                "  {:<7} {:<30} {:<6} {}{}",
-                r.at.to_string(),
-                r.requirement,
-                installer,
-                r.command,
-                if r.optional { "  (optional)" } else { "" }
-            );
-        }
+        let rows: Vec<Vec<String>> = u
+            .requirements
+            .iter()
+            .map(|r| {
+                vec![
+                    r.at.to_string(),
+                    r.requirement.to_string(),
+                    snake(r.installer),
+                    format!(
+                        "{}{}",
+                        r.command,
+                        if r.optional { "  (optional)" } else { "" }
+                    ),
+                ]
+            })
+            .collect();
+        s.push_str(&table(&rows, "  ", &[]));
     }
 
     if !u.python.hints.is_empty() {
         let _ = writeln!(s, "\npython-version evidence ({})", u.python.hints.len());
-        for h in &u.python.hints {
-            let reason = serde_json::to_value(h.reason)
-                .ok()
-                .and_then(|v| v.as_str().map(str::to_owned))
-                .unwrap_or_default();
-            let at = h.at.map(|a| format!("  first {a}")).unwrap_or_default();
-            let count = if h.count > 1 {
-                format!("  ×{}", h.count)
-            } else {
-                String::new()
-            };
-            let _ = writeln!(
-                s,
-                "  {:<15} {:<38} {:<14}{}{count}{at}",
-                reason,
-                h.detail,
-                h.range.to_string(),
-                if h.weak { "  (weak)" } else { "" },
-            );
-        }
+        let rows: Vec<Vec<String>> = u
+            .python
+            .hints
+            .iter()
+            .map(|h| {
+                vec![
+                    snake(h.reason),
+                    h.detail.clone(),
+                    h.range.to_string(),
+                    if h.count > 1 {
+                        format!("×{}", h.count)
+                    } else {
+                        String::new()
+                    },
+                    h.at.map(|a| format!("first {a}")).unwrap_or_default(),
+                    if h.weak { "(weak)" } else { "" }.to_string(),
+                ]
+            })
+            .collect();
+        s.push_str(&table(&rows, "  ", &[]));
     }
 
     if !u.outputs.is_empty() {
         let _ = writeln!(s, "\nstored outputs ({})", u.outputs.len());
-        for o in &u.outputs {
-            let line = match o {
-                OutputEvidence::LibraryPath {
-                    module,
-                    python,
-                    cell,
-                    count,
-                } => format!(
-                    "cell {cell:<3} library file  {module}{}{}",
-                    python.map(|p| format!(" (python {p})")).unwrap_or_default(),
-                    if *count > 1 {
-                        format!("  ×{count}")
-                    } else {
-                        String::new()
-                    }
-                ),
-                OutputEvidence::Warning {
-                    category,
-                    message,
-                    cell,
-                    ..
-                } => format!("cell {cell:<3} warning       {category}: {message}"),
-                OutputEvidence::Error {
-                    ename,
-                    evalue,
-                    cell,
-                } => format!("cell {cell:<3} error         {ename}: {evalue}"),
-                OutputEvidence::Version {
-                    module,
-                    version,
-                    cell,
-                } => format!("cell {cell:<3} version       {module} {version}"),
-                OutputEvidence::Installed {
-                    name,
-                    version,
-                    cell,
-                } => format!("cell {cell:<3} installed     {name} {version}"),
-            };
-            let line: String = line
-                .chars()
-                .map(|c| if c.is_control() { ' ' } else { c })
-                .take(160)
-                .collect();
-            let _ = writeln!(s, "  {line}");
-        }
+        let rows: Vec<Vec<String>> = u
+            .outputs
+            .iter()
+            .map(|o| {
+                let (cell, kind, text) = match o {
+                    OutputEvidence::LibraryPath {
+                        module,
+                        python,
+                        cell,
+                        count,
+                    } => (
+                        cell,
+                        "library file",
+                        format!(
+                            "{module}{}{}",
+                            python.map(|p| format!(" (python {p})")).unwrap_or_default(),
+                            if *count > 1 {
+                                format!("  ×{count}")
+                            } else {
+                                String::new()
+                            }
+                        ),
+                    ),
+                    OutputEvidence::Warning {
+                        category,
+                        message,
+                        cell,
+                        ..
+                    } => (cell, "warning", format!("{category}: {message}")),
+                    OutputEvidence::Error {
+                        ename,
+                        evalue,
+                        cell,
+                    } => (cell, "error", format!("{ename}: {evalue}")),
+                    OutputEvidence::Version {
+                        module,
+                        version,
+                        cell,
+                    } => (cell, "version", format!("{module} {version}")),
+                    OutputEvidence::Installed {
+                        name,
+                        version,
+                        cell,
+                    } => (cell, "installed", format!("{name} {version}")),
+                };
+                let text: String = text
+                    .chars()
+                    .map(|c| if c.is_control() { ' ' } else { c })
+                    .take(140)
+                    .collect();
+                vec![format!("cell {cell}"), kind.to_string(), text]
+            })
+            .collect();
+        s.push_str(&table(&rows, "  ", &[]));
     }
 
     if !u.notes.is_empty() {
         let _ = writeln!(s, "\nnotes ({})", u.notes.len());
-        for n in &u.notes {
-            let kind = serde_json::to_value(n.kind)
-                .ok()
-                .and_then(|v| v.as_str().map(str::to_owned))
-                .unwrap_or_default();
-            let _ = writeln!(s, "  {:<7} {:<19} {}", n.at.to_string(), kind, n.detail);
-        }
+        let rows: Vec<Vec<String>> = u
+            .notes
+            .iter()
+            .map(|n| vec![n.at.to_string(), snake(n.kind), n.detail.clone()])
+            .collect();
+        s.push_str(&table(&rows, "  ", &[]));
     }
 
     if !u.warnings.is_empty() {
         let _ = writeln!(s, "\nwarnings ({})", u.warnings.len());
-        for w in &u.warnings {
-            let _ = writeln!(s, "  {:<7} {}", w.at.to_string(), w.message);
-        }
+        let rows: Vec<Vec<String>> = u
+            .warnings
+            .iter()
+            .map(|w| vec![w.at.to_string(), w.message.clone()])
+            .collect();
+        s.push_str(&table(&rows, "  ", &[]));
     }
     s
 }

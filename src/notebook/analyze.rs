@@ -18,7 +18,7 @@ use super::usage::Usage;
 #[derive(Debug, Clone)]
 pub struct AnalyzeOptions {
     /// The Python versions the notebook may run on. A module in the standard library of any of
-    /// them is not third-party. Default: every version nbenv knows (2.7, 3.6 … 3.13).
+    /// them is not third-party. Default: every version nbenv knows (2.7, 3.6 … 3.14).
     pub python_versions: Vec<PyVersion>,
     /// Look for local modules in the notebook's directory (and directories it adds to
     /// `sys.path`). Default: true.
@@ -59,7 +59,12 @@ pub fn analyze(nb: &Notebook, options: &AnalyzeOptions) -> Usage {
     let mut ev = tracer.ev;
     let outputs = outputs::scan(nb, &mut ev);
     let dir = options.scan_local_modules.then(|| notebook_dir(&nb.path));
-    let locals = local_modules::find(dir, &ev.written_modules, &ev.sys_path_dirs);
+    let mut locals = local_modules::find(dir, &ev.written_modules, &ev.sys_path_dirs);
+    // A script is not a local module of itself.
+    if nb.path.extension().is_some_and(|e| e == "py" || e == "pyw") {
+        let own = nb.path.file_stem().and_then(|s| s.to_str());
+        locals.retain(|m| Some(m.name.as_str()) != own || m.at.is_some());
+    }
     let candidates = if options.python_versions.is_empty() {
         VersionSet::ALL
     } else {

@@ -521,7 +521,8 @@ impl Tracer {
         }
     }
 
-    /// Calls with side effects nbenv cares about: `sys.path.append('lib')`, model downloads.
+    /// Calls with side effects nbenv cares about: `sys.path.append('lib')`, model and data
+    /// downloads.
     fn special_call(&mut self, path: &str, c: &ExprCall) {
         let first_string = || c.arguments.args.iter().find_map(string_literal);
         match path {
@@ -545,7 +546,62 @@ impl Tracer {
                 };
                 self.note(NoteKind::ModelDownload, detail, at);
             }
-            _ => {}
+            _ => self.download_call(path, c),
+        }
+    }
+
+    /// Calls that fetch pretrained models or data sets when they run: the environment needs
+    /// the network (or a cache) as well as the packages.
+    fn download_call(&mut self, path: &str, c: &ExprCall) {
+        let keyword = |name: &str| {
+            c.arguments
+                .keywords
+                .iter()
+                .find(|k| k.arg.as_ref().is_some_and(|a| a.as_str() == name))
+                .map(|k| &k.value)
+        };
+        let is_true = |e: Option<&Expr>| matches!(e, Some(Expr::BooleanLiteral(b)) if b.value);
+        let shown = |args: String| format!("{path}({args})");
+        let first = c.arguments.args.first().and_then(string_literal);
+        let under = |prefixes: &[&str]| prefixes.iter().any(|p| path.starts_with(p));
+        let found = if path.ends_with(".from_pretrained") {
+            Some((
+                NoteKind::ModelDownload,
+                shown(first.map_or("…".into(), |a| format!("{a:?}"))),
+            ))
+        } else if is_true(keyword("pretrained")) {
+            Some((NoteKind::ModelDownload, shown("pretrained=True".into())))
+        } else if under(&[
+            "torchvision.models.",
+            "keras.applications.",
+            "tensorflow.keras.applications.",
+        ]) && keyword("weights").is_some_and(|w| !matches!(w, Expr::NoneLiteral(_)))
+        {
+            let weights = keyword("weights").and_then(string_literal);
+            Some((
+                NoteKind::ModelDownload,
+                shown(format!(
+                    "weights={}",
+                    weights.map_or("…".into(), |w| format!("{w:?}"))
+                )),
+            ))
+        } else if is_true(keyword("download")) {
+            Some((NoteKind::DataDownload, shown("download=True".into())))
+        } else if under(&["keras.datasets.", "tensorflow.keras.datasets."])
+            && path.ends_with(".load_data")
+        {
+            Some((NoteKind::DataDownload, shown(String::new())))
+        } else if path.ends_with(".get_file") || path.ends_with(".urlretrieve") {
+            Some((
+                NoteKind::DataDownload,
+                shown(first.map_or("…".into(), |a| format!("{a:?}"))),
+            ))
+        } else {
+            None
+        };
+        if let Some((kind, detail)) = found {
+            let at = self.at(c.start());
+            self.note(kind, detail, at);
         }
     }
 

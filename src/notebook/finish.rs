@@ -8,8 +8,8 @@ use super::format::Notebook;
 use super::python_version::{HintReason, PyRange};
 use super::stdlib::{self, VersionSet};
 use super::usage::{
-    ApiUse, Import, LocalModule, MemberUse, NotebookInfo, Origin, OutputEvidence, PythonEvidence,
-    Receiver, ThirdPartyImport, Usage,
+    ApiUse, Import, ImportVia, LocalModule, MemberUse, NotebookInfo, Origin, OutputEvidence,
+    PythonEvidence, Receiver, ThirdPartyImport, Usage,
 };
 
 pub(crate) struct Classifier<'a> {
@@ -34,6 +34,18 @@ impl Classifier<'_> {
     }
 }
 
+/// The local modules the notebook imports: the others beside it say nothing about it.
+fn imported_locals(locals: Vec<LocalModule>, imports: &[Import]) -> Vec<LocalModule> {
+    locals
+        .into_iter()
+        .filter(|m| {
+            imports
+                .iter()
+                .any(|i| i.origin == Origin::Local && i.module.top_level() == m.name)
+        })
+        .collect()
+}
+
 pub(crate) fn build(
     nb: &Notebook,
     mut ev: Evidence,
@@ -49,8 +61,11 @@ pub(crate) fn build(
     let mut imports = Vec::with_capacity(ev.imports.len());
     let mut third: Vec<ThirdPartyImport> = Vec::new();
     for raw in std::mem::take(&mut ev.imports) {
+        let by_magic = matches!(raw.via, ImportVia::LoadExt | ImportVia::Magic);
         let origin = if raw.level > 0 {
             Origin::Local
+        } else if by_magic && raw.module.top_level() == "IPython" {
+            Origin::Kernel
         } else {
             classify.origin(raw.module.top_level())
         };
@@ -152,6 +167,7 @@ pub(crate) fn build(
     let mut notes = ev.notes;
     notes.sort_by_key(|n| n.at);
 
+    let local_modules = imported_locals(locals, &imports);
     Usage {
         notebook: NotebookInfo {
             path: nb.path.clone(),
@@ -161,7 +177,7 @@ pub(crate) fn build(
         },
         imports,
         third_party: third,
-        local_modules: locals,
+        local_modules,
         apis,
         members,
         requirements: ev.requirements,

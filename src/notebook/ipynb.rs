@@ -14,13 +14,29 @@ use super::format::{Cell, CellKind, Kernel, Notebook, Output, SourceFormat, Stre
 
 /// Parses notebook JSON; `path` is only used in messages.
 pub(crate) fn parse(path: &Path, bytes: &[u8]) -> Result<Notebook, NotebookError> {
+    let not_a_notebook = |reason: String| NotebookError::NotANotebook {
+        path: path.to_path_buf(),
+        reason,
+    };
+    if let Some(reason) = not_json(bytes) {
+        return Err(not_a_notebook(reason));
+    }
     let raw: RawNotebook = serde_json::from_slice(bytes).map_err(|e| {
         use serde_json::error::Category;
         match e.classify() {
-            Category::Data => NotebookError::NotANotebook {
-                path: path.to_path_buf(),
-                reason: format!("unexpected JSON content: {e}"),
-            },
+            // Valid JSON of the wrong shape: say where, in the notebook's own terms.
+            Category::Data => not_a_notebook(
+                serde_json::from_slice::<Value>(bytes)
+                    .ok()
+                    .and_then(|v| shape_error(&v))
+                    .unwrap_or_else(|| {
+                        format!(
+                            "unexpected content at line {}, column {}",
+                            e.line(),
+                            e.column()
+                        )
+                    }),
+            ),
             _ => NotebookError::BrokenJson {
                 path: path.to_path_buf(),
                 line: e.line(),
@@ -73,6 +89,128 @@ pub(crate) fn parse(path: &Path, bytes: &[u8]) -> Result<Notebook, NotebookError
         language_version,
         cells: out_cells,
     })
+}
+
+/// A file that is not JSON at all (a script or a text file given as a notebook) is not a
+/// notebook; one that starts like JSON, or mentions notebook keys, is a broken notebook
+/// (truncated, or with merge-conflict markers).
+fn not_json(bytes: &[u8]) -> Option<String> {
+    let start = bytes.iter().position(|b| !b.is_ascii_whitespace())?;
+    if matches!(bytes[start], b'{' | b'[') {
+        return None;
+    }
+    let text = String::from_utf8_lossy(&bytes[start..bytes.len().min(start + 4096)]);
+    if text.contains("\"cells\"") || text.contains("\"nbformat\"") {
+        return None;
+    }
+    let first: String = text
+        .lines()
+        .next()
+        .unwrap_or_default()
+        .chars()
+        .take(40)
+        .collect();
+    Some(format!(
+        "it is not JSON (it starts with `{first}`); a notebook is a JSON `.ipynb` file, and a \
+         Python script needs a `.py` name"
+    ))
+}
+
+/// The first place where `v` does not have the shape nbenv reads, as a JSON path and what is
+/// there (`cells[3].source` is a number, expected text). `None` when the shape is fine.
+fn shape_error(v: &Value) -> Option<String> {
+    fn kind(v: &Value) -> &'static str {
+        match v {
+            Value::Null => "null",
+            Value::Bool(_) => "true or false",
+            Value::Number(_) => "a number",
+            Value::String(_) => "a string",
+            Value::Array(_) => "a list",
+            Value::Object(_) => "an object",
+        }
+    }
+    fn wrong(path: &str, v: &Value, expected: &str) -> Option<String> {
+        Some(format!("`{path}` is {}, expected {expected}", kind(v)))
+    }
+    fn text(path: &str, v: &Value) -> Option<String> {
+        match v {
+            Value::Null | Value::String(_) => None,
+            Value::Array(lines) => lines.iter().enumerate().find_map(|(i, l)| {
+                (!l.is_string()).then(|| wrong(&format!("{path}[{i}]"), l, "a line of text"))?
+            }),
+            other => wrong(path, other, "text (a string or a list of strings)"),
+        }
+    }
+    fn string(path: &str, v: &Value) -> Option<String> {
+        (!v.is_null() && !v.is_string()).then(|| wrong(path, v, "a string"))?
+    }
+    fn output(path: &str, v: &Value) -> Option<String> {
+        let Value::Object(o) = v else {
+            return wrong(path, v, "an output object");
+        };
+        let field = |k: &str| o.get(k).filter(|v| !v.is_null());
+        string(&format!("{path}.output_type"), field("output_type")?)
+            .or_else(|| text(&format!("{path}.text"), field("text")?))
+            .or_else(|| match field("data")? {
+                Value::Object(d) => text(
+                    &format!("{path}.data[\"text/plain\"]"),
+                    d.get("text/plain")?,
+                ),
+                other => wrong(&format!("{path}.data"), other, "an object"),
+            })
+            .or_else(|| match field("traceback")? {
+                Value::Array(_) => None,
+                other => wrong(&format!("{path}.traceback"), other, "a list"),
+            })
+    }
+    fn cell(path: &str, v: &Value) -> Option<String> {
+        let Value::Object(o) = v else {
+            return wrong(path, v, "a cell object");
+        };
+        let field = |k: &str| o.get(k).filter(|v| !v.is_null());
+        let at = |k: &str| format!("{path}.{k}");
+        field("cell_type")
+            .and_then(|t| string(&at("cell_type"), t))
+            .or_else(|| text(&at("source"), field("source")?))
+            .or_else(|| text(&at("input"), field("input")?))
+            .or_else(|| match field("outputs")? {
+                Value::Array(outs) => outs
+                    .iter()
+                    .enumerate()
+                    .find_map(|(i, out)| output(&format!("{path}.outputs[{i}]"), out)),
+                other => wrong(&at("outputs"), other, "a list of outputs"),
+            })
+    }
+    fn cells(path: &str, v: &Value) -> Option<String> {
+        match v {
+            Value::Array(all) => all
+                .iter()
+                .enumerate()
+                .find_map(|(i, c)| cell(&format!("{path}[{i}]"), c)),
+            other => wrong(path, other, "a list of cells"),
+        }
+    }
+    let Value::Object(top) = v else {
+        return Some(format!(
+            "the file holds {}; a notebook is an object with `cells` (nbformat 4) or \
+             `worksheets` (nbformat 3)",
+            kind(v)
+        ));
+    };
+    let field = |k: &str| top.get(k).filter(|v| !v.is_null());
+    field("metadata")
+        .and_then(|m| (!m.is_object()).then(|| wrong("metadata", m, "an object"))?)
+        .or_else(|| cells("cells", field("cells")?))
+        .or_else(|| match field("worksheets")? {
+            Value::Array(sheets) => sheets.iter().enumerate().find_map(|(i, w)| match w {
+                Value::Object(o) => cells(
+                    &format!("worksheets[{i}].cells"),
+                    o.get("cells").filter(|v| !v.is_null())?,
+                ),
+                other => wrong(&format!("worksheets[{i}]"), other, "a worksheet object"),
+            }),
+            other => wrong("worksheets", other, "a list of worksheets"),
+        })
 }
 
 /// serde_json appends " at line L column C"; the error variant carries those separately.
@@ -370,6 +508,65 @@ mod tests {
         assert!(matches!(
             parse_str(r#"{"name": "package.json"}"#),
             Err(NotebookError::NotANotebook { .. })
+        ));
+    }
+
+    fn reason(s: &str) -> String {
+        match parse_str(s) {
+            Err(NotebookError::NotANotebook { reason, .. }) => reason,
+            other => panic!("{:?}", other.map(|n| n.cells.len())),
+        }
+    }
+
+    /// What is wrong is said in notebook terms, with a JSON path, never as serde's internals.
+    #[test]
+    fn wrong_shapes_are_named_by_their_json_path() {
+        let r = reason("[1,2,3]");
+        assert!(
+            r.starts_with("the file holds a list; a notebook is an object"),
+            "{r}"
+        );
+        assert_eq!(
+            reason(
+                r#"{"metadata": {}, "cells": [{"cell_type": "code", "source": "x"}, {"cell_type": "code", "source": 3}]}"#
+            ),
+            "`cells[1].source` is a number, expected text (a string or a list of strings)"
+        );
+        assert_eq!(
+            reason(r#"{"cells": [{"source": ["a", 7]}]}"#),
+            "`cells[0].source[1]` is a number, expected a line of text"
+        );
+        assert_eq!(
+            reason(r#"{"metadata": 5, "cells": []}"#),
+            "`metadata` is a number, expected an object"
+        );
+        assert_eq!(
+            reason(r#"{"cells": [{"cell_type": "code", "source": "x", "outputs": [{"output_type": "stream", "text": {"a": 1}}]}]}"#),
+            "`cells[0].outputs[0].text` is an object, expected text (a string or a list of strings)"
+        );
+        assert_eq!(
+            reason(r#"{"worksheets": [{"cells": "none"}]}"#),
+            "`worksheets[0].cells` is a string, expected a list of cells"
+        );
+        for r in [reason("[1,2,3]"), reason(r#"{"cells": 5}"#)] {
+            assert!(
+                !r.contains("RawMetadata") && !r.contains("invalid type"),
+                "{r}"
+            );
+        }
+    }
+
+    #[test]
+    fn text_that_is_not_json_is_not_a_notebook() {
+        let r = reason("import os\nprint(os.getcwd())\n");
+        assert!(
+            r.contains("it is not JSON (it starts with `import os`)"),
+            "{r}"
+        );
+        // A notebook with merge-conflict markers is a broken notebook, not a foreign file.
+        assert!(matches!(
+            parse_str("<<<<<<< HEAD\n{\"cells\": []}\n"),
+            Err(NotebookError::BrokenJson { .. })
         ));
     }
 

@@ -14,37 +14,44 @@ pub(crate) fn find(
     sys_path: &[(String, Location)],
 ) -> Vec<LocalModule> {
     let mut out: Vec<LocalModule> = Vec::new();
-    let mut add = |name: String, source, at| {
+    let mut add = |name: String, source, file, at| {
         if !out.iter().any(|m| m.name == name) {
-            out.push(LocalModule { name, source, at });
+            out.push(LocalModule {
+                name,
+                source,
+                file,
+                at,
+            });
         }
     };
     if let Some(dir) = dir {
-        for name in modules_in(dir) {
-            add(name, LocalSource::BesideNotebook, None);
+        for (name, file) in modules_in(dir) {
+            add(name, LocalSource::BesideNotebook, Some(file.into()), None);
         }
         for (extra, at) in sys_path {
-            let extra = Path::new(extra);
-            let extra = if extra.is_absolute() {
-                extra.to_path_buf()
+            let extra_dir = Path::new(extra);
+            let extra_dir = if extra_dir.is_absolute() {
+                extra_dir.to_path_buf()
             } else {
-                dir.join(extra)
+                dir.join(extra_dir)
             };
-            for name in modules_in(&extra) {
-                add(name, LocalSource::SysPath, Some(*at));
+            for (name, file) in modules_in(&extra_dir) {
+                let file = Path::new(extra).join(file);
+                add(name, LocalSource::SysPath, Some(file), Some(*at));
             }
         }
     }
     for (name, at) in written {
-        add(name.clone(), LocalSource::WriteFile, Some(*at));
+        add(name.clone(), LocalSource::WriteFile, None, Some(*at));
     }
     out.sort_by(|a, b| a.name.cmp(&b.name));
     out
 }
 
-/// Importable names in a directory: `x.py`, extension modules `x.cpython-36m-….so`, and
-/// directories with Python files in them (packages and namespace packages).
-fn modules_in(dir: &Path) -> Vec<String> {
+/// Importable names in a directory, with the file each comes from: `x.py`, extension modules
+/// `x.cpython-36m-….so`, and directories with Python files in them (packages and namespace
+/// packages).
+fn modules_in(dir: &Path) -> Vec<(String, String)> {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return Vec::new();
     };
@@ -71,7 +78,12 @@ fn modules_in(dir: &Path) -> Vec<String> {
             None
         };
         if let Some(m) = module.filter(|m| is_identifier(m)) {
-            names.push(m.to_string());
+            let file = if is_dir {
+                format!("{name}/")
+            } else {
+                name.to_string()
+            };
+            names.push((m.to_string(), file));
         }
     }
     names
@@ -123,5 +135,7 @@ mod tests {
         let names: Vec<&str> = found.iter().map(|m| m.name.as_str()).collect();
         assert_eq!(names, ["helpers", "lib", "model", "pkg", "tools"]);
         assert_eq!(found[4].source, LocalSource::SysPath);
+        assert_eq!(found[4].file.as_deref(), Some(Path::new("lib/tools.py")));
+        assert_eq!(found[3].file.as_deref(), Some(Path::new("pkg/")));
     }
 }

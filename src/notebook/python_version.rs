@@ -47,7 +47,7 @@ impl Serialize for PyVersion {
 }
 
 /// The versions nbenv knows the standard library of (and can choose an interpreter from).
-pub const KNOWN_VERSIONS: [PyVersion; 9] = [
+pub const KNOWN_VERSIONS: [PyVersion; 10] = [
     PyVersion::new(2, 7),
     PyVersion::new(3, 6),
     PyVersion::new(3, 7),
@@ -57,6 +57,7 @@ pub const KNOWN_VERSIONS: [PyVersion; 9] = [
     PyVersion::new(3, 11),
     PyVersion::new(3, 12),
     PyVersion::new(3, 13),
+    PyVersion::new(3, 14),
 ];
 
 /// Inclusive bounds on feature releases; `None` is unbounded.

@@ -20,6 +20,8 @@ pub fn read(path: impl AsRef<Path>) -> Result<Notebook, NotebookError> {
 /// Like [`read`] for contents already in memory; `path` decides the format and names the file in
 /// messages (and is where local modules are looked for).
 pub fn from_bytes(path: &Path, bytes: &[u8]) -> Result<Notebook, NotebookError> {
+    // Jupyter and many editors accept a UTF-8 byte-order mark; so does nbenv.
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
     let notebook = if is_script(path) {
         let text = std::str::from_utf8(bytes).map_err(|e| NotebookError::Io {
             path: path.to_path_buf(),
@@ -85,6 +87,16 @@ fn is_python_language(language: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_byte_order_mark_is_read_past() {
+        let nb = b"\xEF\xBB\xBF{\"nbformat\": 4, \"nbformat_minor\": 2, \"metadata\": {},
+                    \"cells\": [{\"cell_type\": \"code\", \"source\": \"import six\", \"outputs\": []}]}";
+        assert_eq!(from_bytes(Path::new("b.ipynb"), nb).unwrap().cells.len(), 1);
+        let py = b"\xEF\xBB\xBFimport six\n";
+        let nb = from_bytes(Path::new("b.py"), py).unwrap();
+        assert!(nb.cells[0].source.starts_with("import six"));
+    }
 
     #[test]
     fn refuses_r_and_empty() {

@@ -1,7 +1,9 @@
 //! The standard library of each known Python version, from lists generated out of real
 //! interpreters by `scripts/gen-stdlib-lists` (top-level module names, one a line). Modules a
 //! later version removed (`imp`, `distutils`, `asynchat`) stay in the lists of the versions
-//! that had them: for those versions they are never PyPI packages.
+//! that had them: for those versions they are never PyPI packages. The 3.14 list is 3.13's
+//! with the modules 3.14 added and removed, as the `stdlibs` package (PyPI) records them,
+//! since no 3.14 interpreter was at hand; regenerate it from one when there is.
 
 use std::collections::HashMap;
 use std::sync::OnceLock;
@@ -19,6 +21,7 @@ const LISTS: [&str; KNOWN_VERSIONS.len()] = [
     include_str!("stdlib/3.11.txt"),
     include_str!("stdlib/3.12.txt"),
     include_str!("stdlib/3.13.txt"),
+    include_str!("stdlib/3.14.txt"),
 ];
 
 /// A set of known versions, bit `i` standing for `KNOWN_VERSIONS[i]`.

@@ -55,6 +55,10 @@ pub enum Origin {
     Stdlib,
     /// A module beside the notebook, written by `%%writefile`, or imported relatively.
     Local,
+    /// Part of the kernel that runs the notebook: IPython reached through a magic
+    /// (`%load_ext autoreload`). The kernel brings it, so it is no requirement of the notebook;
+    /// `from IPython.display import ...` in code stays third-party evidence.
+    Kernel,
 }
 
 /// How an import came about.
@@ -123,6 +127,9 @@ pub enum LocalSource {
 pub struct LocalModule {
     pub name: String,
     pub source: LocalSource,
+    /// The file or package directory it is read from, for those found on disk.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub file: Option<std::path::PathBuf>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub at: Option<Location>,
 }

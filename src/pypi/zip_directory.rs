@@ -126,17 +126,28 @@ pub fn apply_zip64(end: &EndRecord, record: &[u8]) -> Result<EndRecord, String> 
 /// Bytes the ZIP64 end record occupies (its fixed part).
 pub const ZIP64_RECORD_LEN: u64 = 56;
 
+/// Why a central directory was not read. The kinds differ for the user: a refused archive
+/// may be fine but too big for nbenv's limits, a corrupt one is not a zip archive at all.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DirectoryError {
+    /// More members than the limit allows.
+    TooManyMembers(String),
+    /// Not a valid central directory.
+    Corrupt(String),
+}
+
 /// Reads every entry of the central directory `cd` (bytes starting at `end.cd_start`).
 pub fn parse_central_directory(
     cd: &[u8],
     end: &EndRecord,
     max_members: usize,
-) -> Result<Vec<ZipEntry>, String> {
+) -> Result<Vec<ZipEntry>, DirectoryError> {
+    let corrupt = |m: String| DirectoryError::Corrupt(m);
     if end.entries as usize > max_members {
-        return Err(format!(
+        return Err(DirectoryError::TooManyMembers(format!(
             "the archive lists {} members, more than the limit of {max_members}",
             end.entries
-        ));
+        )));
     }
     // Bytes prepended to the archive (self-extractors) shift every offset it records.
     let shift = end.cd_start.wrapping_sub(end.cd_offset);
@@ -144,13 +155,15 @@ pub fn parse_central_directory(
     let mut pos = 0usize;
     while pos + 46 <= cd.len() {
         if u32_at(cd, pos) != Some(CENTRAL_SIG) {
-            return Err(format!(
+            return Err(corrupt(format!(
                 "bad central directory entry at offset {}",
                 end.cd_start + pos as u64
-            ));
+            )));
         }
         if entries.len() >= max_members {
-            return Err(format!("the archive has more than {max_members} members"));
+            return Err(DirectoryError::TooManyMembers(format!(
+                "the archive has more than {max_members} members"
+            )));
         }
         let flags = u16_at(cd, pos + 8).unwrap_or(0);
         let method = u16_at(cd, pos + 10).unwrap_or(0);
@@ -165,7 +178,9 @@ pub fn parse_central_directory(
         let extra_start = name_start + name_len;
         let next = extra_start + extra_len + comment_len;
         if next > cd.len() {
-            return Err("central directory entry runs past the directory's end".into());
+            return Err(corrupt(
+                "central directory entry runs past the directory's end".into(),
+            ));
         }
         let name = String::from_utf8_lossy(&cd[name_start..extra_start]).into_owned();
         // ZIP64 extended information: only the fields whose 32-bit value is saturated.
@@ -230,4 +245,51 @@ pub fn data_range(entry: &ZipEntry, local_header: &[u8]) -> Result<Range<u64>, S
     let extra_len = u64::from(u16_at(local_header, 28).unwrap_or(0));
     let start = entry.header_offset + 30 + name_len + extra_len;
     Ok(start..start + entry.compressed_size)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(name: &str) -> Vec<u8> {
+        let mut e = Vec::new();
+        e.extend_from_slice(&CENTRAL_SIG.to_le_bytes());
+        e.extend_from_slice(&[0; 24]);
+        e.extend_from_slice(&(name.len() as u16).to_le_bytes());
+        e.extend_from_slice(&[0; 16]);
+        e.extend_from_slice(name.as_bytes());
+        e
+    }
+
+    fn end(entries: u64, cd_size: usize) -> EndRecord {
+        EndRecord {
+            entries,
+            cd_offset: 0,
+            cd_size: cd_size as u64,
+            cd_start: 0,
+            zip64_record: None,
+        }
+    }
+
+    /// The kind of failure is a type, not a phrase in the message: a corrupt directory whose
+    /// member names say "limit" or "more than" is still corrupt.
+    #[test]
+    fn limits_and_corruption_are_told_apart_by_kind() {
+        let mut cd = [entry("limit.py"), entry("more than.py")].concat();
+        let ok = parse_central_directory(&cd, &end(2, cd.len()), 10).unwrap();
+        assert_eq!(ok.len(), 2);
+        assert!(matches!(
+            parse_central_directory(&cd, &end(2, cd.len()), 1),
+            Err(DirectoryError::TooManyMembers(_))
+        ));
+        assert!(matches!(
+            parse_central_directory(&cd, &end(0, cd.len()), 1),
+            Err(DirectoryError::TooManyMembers(_))
+        ));
+        cd.truncate(cd.len() - 3);
+        assert!(matches!(
+            parse_central_directory(&cd, &end(2, cd.len()), 10),
+            Err(DirectoryError::Corrupt(m)) if m.contains("runs past")
+        ));
+    }
 }

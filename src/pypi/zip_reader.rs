@@ -3,7 +3,7 @@ use std::io::Read;
 use super::archive::{ArchiveLimits, EntryInfo, Member};
 use super::byte_source::ByteSource;
 use super::error::PypiError;
-use super::zip_directory::{self, ZipEntry, TAIL_LEN, ZIP64_RECORD_LEN};
+use super::zip_directory::{self, DirectoryError, ZipEntry, TAIL_LEN, ZIP64_RECORD_LEN};
 
 /// A zip archive's central directory, read once and used for any number of member reads.
 pub struct ZipIndex {
@@ -38,15 +38,12 @@ impl ZipIndex {
             .read(end.cd_start..end.cd_start + end.cd_size)?
             .into_owned();
         let entries = zip_directory::parse_central_directory(&cd, &end, limits.max_members)
-            .map_err(|m| {
-                if m.contains("limit") || m.contains("more than") {
-                    PypiError::Refused {
-                        file: name.clone(),
-                        message: m,
-                    }
-                } else {
-                    bad(m)
-                }
+            .map_err(|e| match e {
+                DirectoryError::TooManyMembers(message) => PypiError::Refused {
+                    file: name.clone(),
+                    message,
+                },
+                DirectoryError::Corrupt(message) => bad(message),
             })?;
         Ok(Self {
             entries,

@@ -14,12 +14,14 @@ pub struct Finished {
     pub stdout: Vec<u8>,
     pub stderr: Vec<u8>,
     pub timed_out: bool,
+    /// Killed because the user interrupted nbenv (see [`crate::interrupt`]).
+    pub interrupted: bool,
     pub elapsed: Duration,
 }
 
 impl Finished {
     pub fn success(&self) -> bool {
-        self.code == Some(0) && !self.timed_out
+        self.code == Some(0) && !self.timed_out && !self.interrupted
     }
 
     /// The end of stderr, for error messages.
@@ -39,6 +41,9 @@ pub struct ProcessError {
 }
 
 /// Runs `command` with `stdin` as its input, in its own process group, for at most `limit`.
+/// Being in its own group, the child does not see the terminal's Ctrl-C: it is killed here
+/// when [`crate::interrupt::requested`] turns true, so an interrupted nbenv never waits for an
+/// install to finish.
 pub fn run_limited(
     mut command: Command,
     stdin: &[u8],
@@ -85,11 +90,17 @@ pub fn run_limited(
     });
 
     let mut timed_out = false;
+    let mut interrupted = false;
     let status = loop {
         match child.try_wait() {
             Ok(Some(status)) => break Some(status),
             Ok(None) if started.elapsed() >= limit => {
                 timed_out = true;
+                kill_group(pid);
+                break child.wait().ok();
+            }
+            Ok(None) if crate::interrupt::requested() => {
+                interrupted = true;
                 kill_group(pid);
                 break child.wait().ok();
             }
@@ -107,6 +118,7 @@ pub fn run_limited(
         stdout,
         stderr,
         timed_out,
+        interrupted,
         elapsed: started.elapsed(),
     })
 }
@@ -137,5 +149,22 @@ mod tests {
         let f = run_limited(c, b"", Duration::from_millis(300)).unwrap();
         assert!(f.timed_out && !f.success());
         assert!(f.elapsed < Duration::from_secs(5));
+    }
+
+    /// Ctrl-C reaches nbenv, not the child in its own process group: the child is killed when
+    /// the stop flag rises, instead of running to its limit. (The flag is process-wide; nextest
+    /// runs each test in its own process.)
+    #[test]
+    fn an_interrupt_kills_the_child_group() {
+        let raise = std::thread::spawn(|| {
+            std::thread::sleep(Duration::from_millis(300));
+            crate::interrupt::request();
+        });
+        let mut c = Command::new("sh");
+        c.args(["-c", "sleep 30 & sleep 30"]);
+        let f = run_limited(c, b"", Duration::from_secs(60)).unwrap();
+        raise.join().unwrap();
+        assert!(f.interrupted && !f.timed_out && !f.success());
+        assert!(f.elapsed < Duration::from_secs(5), "{:?}", f.elapsed);
     }
 }

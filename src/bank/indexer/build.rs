@@ -10,7 +10,7 @@ use std::time::Instant;
 use serde::Serialize;
 
 use super::choose_file::choose_file;
-use super::error::IndexError;
+use super::error::{FailureKind, IndexError};
 use super::release_job::{index_release, ReleaseOutcome};
 use super::selection::Selection;
 use super::summary_cache::SummaryCache;
@@ -50,6 +50,11 @@ pub trait BuildObserver: Sync {
     fn queued(&self, _releases: usize) {}
     /// A distribution's page could not be read, or it has nothing to index.
     fn note(&self, _message: &str) {}
+    /// Whether the user asked to stop: no new release is started, the ones in flight are
+    /// still written.
+    fn cancelled(&self) -> bool {
+        crate::interrupt::requested()
+    }
     /// A release finished (indexed or failed).
     fn finished(
         &self,
@@ -64,7 +69,9 @@ pub trait BuildObserver: Sync {
 #[derive(Debug, Clone, Serialize)]
 pub struct FailedRelease {
     pub distribution: DistName,
+    /// `None` when the whole distribution failed (no page, or no release matched).
     pub version: Option<Version>,
+    pub kind: FailureKind,
     pub reason: String,
 }
 
@@ -83,6 +90,9 @@ pub struct BuildReport {
     /// Full size of the archives indexed, had they been downloaded whole.
     pub archive_bytes: u64,
     pub seconds: f64,
+    /// The user stopped the build; `releases_left` were not started and wait for the next run.
+    pub interrupted: bool,
+    pub releases_left: usize,
 }
 
 struct Job {
@@ -139,6 +149,7 @@ pub fn build(
                 report.failed.push(FailedRelease {
                     distribution: target.name.clone(),
                     version: None,
+                    kind: FailureKind::of(&e),
                     reason: e.to_string(),
                 });
                 continue;
@@ -163,6 +174,17 @@ pub fn build(
         let (dist_id, rows) = store.register(&target.name, client.index_url().as_str(), &infos)?;
         let versions: Vec<&Version> = releases.iter().map(|r| r.version).collect();
         let picked = target.selection.pick(&versions);
+        if picked.is_empty() {
+            let reason = no_match(&target.name, &target.selection, &versions, &page.url);
+            observer.note(&reason);
+            report.failed.push(FailedRelease {
+                distribution: target.name.clone(),
+                version: None,
+                kind: FailureKind::NotFound,
+                reason,
+            });
+            continue;
+        }
         for release in releases.iter().filter(|r| picked.contains(&r.version)) {
             let row = rows
                 .iter()
@@ -189,6 +211,7 @@ pub fn build(
                     report.failed.push(FailedRelease {
                         distribution: target.name.clone(),
                         version: Some(release.version.clone()),
+                        kind: FailureKind::NoFile,
                         reason,
                     });
                 }
@@ -196,12 +219,14 @@ pub fn build(
         }
     }
 
-    observer.queued(jobs.len());
+    let queued = jobs.len();
+    observer.queued(queued);
     let summaries = SummaryStore::open(&client.cache().root().join("summaries-v1.sqlite3"))?;
     let shared = SummaryCache::new(500_000);
     let queue = Mutex::new(jobs.into_iter().collect::<VecDeque<Job>>());
     let mut writer = BankWriter::new(&mut store);
     let workers = options.jobs.max(1);
+    let mut finished_jobs = 0usize;
     std::thread::scope(|scope| -> Result<(), IndexError> {
         let (tx, rx) = mpsc::sync_channel::<(Job, Result<ReleaseOutcome, IndexError>)>(workers * 2);
         for _ in 0..workers {
@@ -215,6 +240,9 @@ pub fn build(
                 .name("nbenv-index".into())
                 .stack_size(64 << 20)
                 .spawn_scoped(scope, move || loop {
+                    if observer.cancelled() {
+                        break;
+                    }
                     let Some(job) = queue.lock().unwrap_or_else(|e| e.into_inner()).pop_front()
                     else {
                         break;
@@ -225,13 +253,12 @@ pub fn build(
                     }
                 });
             if let Err(e) = spawned {
-                return Err(IndexError::NoUsableFile(format!(
-                    "cannot start a worker thread: {e}"
-                )));
+                return Err(IndexError::WorkerThread(e));
             }
         }
         drop(tx);
         for (job, result) in rx {
+            finished_jobs += 1;
             match result {
                 Ok(outcome) => {
                     writer.write_release(&IndexedRelease {
@@ -264,6 +291,7 @@ pub fn build(
                     report.failed.push(FailedRelease {
                         distribution: job.name.clone(),
                         version: Some(job.version.clone()),
+                        kind: e.kind(),
                         reason,
                     });
                 }
@@ -271,6 +299,25 @@ pub fn build(
         }
         Ok(())
     })?;
+    report.releases_left = queued.saturating_sub(finished_jobs);
+    report.interrupted = observer.cancelled() && report.releases_left > 0;
     report.seconds = started.elapsed().as_secs_f64();
     Ok(report)
+}
+
+/// Why nothing of `name` was picked: the selection and the newest releases there are, as
+/// `nbenv index files` says it.
+fn no_match(name: &DistName, selection: &Selection, versions: &[&Version], url: &str) -> String {
+    let latest: Vec<String> = versions
+        .iter()
+        .rev()
+        .take(5)
+        .map(|v| v.to_string())
+        .collect();
+    let latest = if latest.is_empty() {
+        "it has no releases".to_string()
+    } else {
+        format!("latest: {}", latest.join(", "))
+    };
+    format!("`{name}` has no release matching {selection} on {url} ({latest})")
 }

@@ -1,3 +1,5 @@
+use serde::Serialize;
+
 use crate::bank::store::StoreError;
 use crate::pypi::PypiError;
 
@@ -8,6 +10,59 @@ pub enum IndexError {
     Index(#[from] PypiError),
     #[error(transparent)]
     Store(#[from] StoreError),
-    #[error("{0}")]
-    NoUsableFile(String),
+    /// The machine would not give nbenv a worker thread.
+    #[error("cannot start a worker thread: {0}")]
+    WorkerThread(#[source] std::io::Error),
+    /// A scratch directory or a file in it could not be made (temp dir full, permissions).
+    #[error("cannot create {what}: {source}")]
+    Scratch {
+        what: &'static str,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+impl IndexError {
+    /// What kind of failure this is, for reports and exit codes.
+    pub fn kind(&self) -> FailureKind {
+        match self {
+            IndexError::Index(e) => FailureKind::of(e),
+            IndexError::Store(_) => FailureKind::Bank,
+            IndexError::WorkerThread(_) | IndexError::Scratch { .. } => FailureKind::Other,
+        }
+    }
+}
+
+/// The kind of a release's or a distribution's failure: what a report counts and the command
+/// line turns into an exit code, without reading the message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FailureKind {
+    /// The project is not on the index, or none of its releases matches what was asked.
+    NotFound,
+    /// The index could not be reached, answered errors, or `--offline` had no cached answer.
+    Network,
+    /// A file from the index is corrupt, refused by the limits, or fails its hash.
+    Archive,
+    /// The release has no file nbenv can read (no wheel, no sdist).
+    NoFile,
+    /// The bank could not be written.
+    Bank,
+    /// Anything else: threads, temporary files, the cache, the HTTP client.
+    Other,
+}
+
+impl FailureKind {
+    /// The kind of an index client error.
+    pub fn of(e: &PypiError) -> Self {
+        if e.is_not_found() {
+            FailureKind::NotFound
+        } else if e.is_network() {
+            FailureKind::Network
+        } else if e.is_bad_archive() {
+            FailureKind::Archive
+        } else {
+            FailureKind::Other
+        }
+    }
 }

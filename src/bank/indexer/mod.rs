@@ -16,7 +16,7 @@ pub use build::{
     build, merge_targets, BuildObserver, BuildOptions, BuildReport, BuildTarget, FailedRelease,
 };
 pub use choose_file::choose_file;
-pub use error::IndexError;
+pub use error::{FailureKind, IndexError};
 pub use packages_list::{parse_packages, read_packages, PackageEntry, PackagesError};
 pub use release_job::{index_release, ReleaseOutcome};
 pub use selection::Selection;

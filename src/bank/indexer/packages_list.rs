@@ -10,6 +10,8 @@ use crate::names::DistName;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PackageEntry {
     pub name: DistName,
+    /// The name as the list (and the index) spells it, `Pillow`, for messages.
+    pub spelling: String,
     /// The import names users type, where they differ from the distribution's name.
     pub import_names: Vec<String>,
     /// Also install and introspect each release (APIs made at run time).
@@ -48,10 +50,11 @@ pub fn parse_packages(text: &str, path: &str) -> Result<Vec<PackageEntry>, Packa
             continue;
         }
         let mut words = content.split_whitespace();
-        let name = words.next().expect("non-empty line has a word");
-        let name = DistName::from_str(name).map_err(|e| syntax(e.to_string()))?;
+        let spelling = words.next().expect("non-empty line has a word");
+        let name = DistName::from_str(spelling).map_err(|e| syntax(e.to_string()))?;
         let mut entry = PackageEntry {
             name,
+            spelling: spelling.to_string(),
             import_names: Vec::new(),
             introspect: false,
             line,

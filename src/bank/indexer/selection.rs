@@ -47,6 +47,27 @@ impl Selection {
     }
 }
 
+/// As a user would write it: `all releases`, `the latest 3`, `>=0.17,<0.21`.
+impl std::fmt::Display for Selection {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Selection::All => f.write_str("any version"),
+            Selection::Latest(n) => write!(f, "the latest {n}"),
+            Selection::Matching(spec) => write!(f, "`{spec}`"),
+            Selection::LatestMatching(n, spec) => write!(f, "`{spec}` (the latest {n})"),
+            Selection::Any(all) => {
+                for (i, s) in all.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(" or ")?;
+                    }
+                    write!(f, "{s}")?;
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
 impl Selection {
     /// Merges `other` into `self`.
     pub fn or(self, other: Selection) -> Selection {

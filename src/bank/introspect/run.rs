@@ -60,12 +60,20 @@ pub enum Outcome {
 
 pub trait IntrospectObserver: Sync {
     fn queued(&self, _releases: usize) {}
+    /// Whether the user asked to stop: the release in flight is abandoned (its installer is
+    /// killed, its scratch venv removed, nothing recorded) and no other is started.
+    fn cancelled(&self) -> bool {
+        crate::interrupt::requested()
+    }
     fn finished(&self, _name: &DistName, _version: &Version, _outcome: &Outcome) {}
 }
 
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct IntrospectReport {
     pub releases: Vec<(DistName, Version, Outcome)>,
+    /// The user stopped the run; `releases_left` were not introspected.
+    pub interrupted: bool,
+    pub releases_left: usize,
 }
 
 fn kind(text: &str) -> ApiKind {
@@ -123,7 +131,13 @@ pub fn introspect(
     observer.queued(work.len());
     let mut report = IntrospectReport::default();
     let mut writer = BankWriter::new(&mut store);
-    for (name, dist_id, row, files) in work {
+    let total = work.len();
+    for (done, (name, dist_id, row, files)) in work.into_iter().enumerate() {
+        if observer.cancelled() {
+            report.interrupted = true;
+            report.releases_left = total - done;
+            break;
+        }
         let release = Release {
             version: &row.version,
             files: files.iter().collect(),
@@ -135,6 +149,12 @@ pub fn introspect(
         } else {
             introspect_release(config, &mut writer, &name, dist_id, &row, &release)?
         };
+        if observer.cancelled() && matches!(outcome, Outcome::Gap { .. }) {
+            // Its installer or script was killed: the gap is not about the release.
+            report.interrupted = true;
+            report.releases_left = total - done;
+            break;
+        }
         match &outcome {
             Outcome::Gap { reason } => writer.store().mark_runtime(row.id, "gap", Some(reason))?,
             Outcome::Recorded { .. } => {}
@@ -198,8 +218,9 @@ fn introspect_release(
         let scratch = tempfile::Builder::new()
             .prefix("nbenv-introspect-")
             .tempdir()
-            .map_err(|e| {
-                IndexError::NoUsableFile(format!("cannot create a scratch directory: {e}"))
+            .map_err(|source| IndexError::Scratch {
+                what: "a scratch directory",
+                source,
             })?;
         let venv = match Venv::create(
             &scratch.path().join("venv"),
@@ -225,8 +246,9 @@ fn introspect_release(
             continue;
         }
         let script = scratch.path().join("nbenv_introspect.py");
-        std::fs::write(&script, SCRIPT).map_err(|e| {
-            IndexError::NoUsableFile(format!("cannot write the introspection script: {e}"))
+        std::fs::write(&script, SCRIPT).map_err(|source| IndexError::Scratch {
+            what: "the introspection script",
+            source,
         })?;
         let mut cmd = Command::new(&venv.python);
         cmd.arg(&script)

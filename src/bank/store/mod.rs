@@ -45,6 +45,7 @@ impl Store {
     /// Opens the bank at `path` for writing, creating it (and its directory) if needed, and
     /// migrating an older schema.
     pub fn open(path: &Path) -> Result<Self, StoreError> {
+        refuse_directory(path)?;
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir).map_err(|e| StoreError::NotABank {
                 path: path.to_path_buf(),
@@ -65,6 +66,7 @@ impl Store {
 
     /// Opens an existing bank read-only, for queries: never creates a file.
     pub fn open_read_only(path: &Path) -> Result<Self, StoreError> {
+        refuse_directory(path)?;
         if !path.exists() {
             return Err(StoreError::Missing {
                 path: path.to_path_buf(),
@@ -202,6 +204,17 @@ impl Store {
     pub(crate) fn forget_dictionaries(&self) {
         self.dictionaries.borrow_mut().clear();
     }
+}
+
+/// SQLite answers a directory with "disk I/O error"; say what is wrong instead.
+fn refuse_directory(path: &Path) -> Result<(), StoreError> {
+    if path.is_dir() {
+        return Err(StoreError::NotABank {
+            path: path.to_path_buf(),
+            detail: "it is a directory; a bank is one file, such as bank.sqlite3 inside it".into(),
+        });
+    }
+    Ok(())
 }
 
 pub(crate) fn sqlite_err(path: &Path) -> impl Fn(rusqlite::Error) -> StoreError + '_ {
