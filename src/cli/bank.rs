@@ -13,7 +13,7 @@ use nbenv::bank::indexer::{
 use nbenv::bank::introspect::{
     introspect, IntrospectConfig, IntrospectObserver, IntrospectReport, Outcome,
 };
-use nbenv::bank::store::{ApiReport, ReleaseStatus, Store, VersionRun};
+use nbenv::bank::store::{ApiReport, DiffEntry, DiffMiss, DiffSource, Store, VersionRun};
 use nbenv::names::DistName;
 use nbenv::pypi::{Version, VersionSpecifiers};
 use serde_json::json;
@@ -561,6 +561,15 @@ fn write_report(out: &mut impl Write, bank: &Path, r: &BuildReport) -> Result<()
             None => writeln!(out, "  failed: {}: {}", f.distribution, f.reason)?,
         }
     }
+    for (name, version, reason) in &r.sourceless {
+        writeln!(out, "  no sources: {name} {version}: {}", reason.as_str())?;
+    }
+    for (name, version) in &r.not_converged {
+        writeln!(
+            out,
+            "  not converged: {name} {version}: the import flow stopped at its limit; some APIs may be missing"
+        )?;
+    }
     Ok(())
 }
 
@@ -613,28 +622,58 @@ fn query_api(store: &Store, api: &str, format: Format) -> Result<()> {
 }
 
 fn write_api_report(out: &mut dyn Write, r: &ApiReport) -> Result<()> {
-    let kind = serde_json::to_value(r.kind)?;
-    writeln!(
-        out,
-        "{} ({}, {})",
-        r.path,
-        r.distribution,
-        kind.as_str().unwrap_or("?")
-    )?;
+    writeln!(out, "{} ({}, {})", r.path, r.distribution, r.kind)?;
     writeln!(
         out,
         "  present in:  {} (of {} indexed releases)",
         show_runs(&r.present),
         r.indexed_releases
     )?;
+    if !r.unknown.is_empty() {
+        let through: Vec<&str> = r
+            .unknown_through
+            .iter()
+            .map(|o| o.through.as_str())
+            .collect();
+        writeln!(
+            out,
+            "  unknown in:  {} (static reading cannot see through {})",
+            show_runs(&r.unknown),
+            through.join(", ")
+        )?;
+    }
+    if !r.absent.is_empty() {
+        writeln!(out, "  absent in:   {}", show_runs(&r.absent))?;
+    }
+    for m in &r.raising_modules {
+        writeln!(
+            out,
+            "  {} raises on import in {}: {}",
+            m.module,
+            show_runs(&m.releases),
+            m.message.as_deref().unwrap_or("an exception")
+        )?;
+    }
+    if !r.not_indexed.is_empty() {
+        let versions: Vec<String> = r.not_indexed.iter().map(ToString::to_string).collect();
+        writeln!(out, "  not indexed: {}", versions.join(", "))?;
+    }
     if let (Some(first), Some(last)) = (&r.first, &r.last) {
-        let removed = match &r.latest_indexed {
-            Some(latest) if latest != last => {
-                format!("; gone after {last} (latest indexed: {latest})")
+        let in_runs =
+            |runs: &[VersionRun], v: &Version| runs.iter().any(|x| &x.first <= v && v <= &x.last);
+        let after = match &r.latest_indexed {
+            Some(latest) if latest == last => {
+                "; still present in the latest indexed release".to_string()
             }
-            _ => "; still present in the latest indexed release".into(),
+            Some(latest) if in_runs(&r.unknown, latest) => {
+                format!(
+                    "; not found after {last}, unknown in the latest indexed release ({latest})"
+                )
+            }
+            Some(latest) => format!("; gone after {last} (latest indexed: {latest})"),
+            None => String::new(),
         };
-        writeln!(out, "  first, last: {first}, {last}{removed}")?;
+        writeln!(out, "  first, last: {first}, {last}{after}")?;
     }
     match (r.static_present.is_empty(), r.runtime_present.is_empty()) {
         (false, true) => writeln!(out, "  found by:    static reading")?,
@@ -657,7 +696,7 @@ fn write_api_report(out: &mut dyn Write, r: &ApiReport) -> Result<()> {
             show_runs(&c.releases)
         )?;
     }
-    if r.canonical.is_empty() {
+    if r.canonical.is_empty() && !r.present.is_empty() {
         writeln!(out, "  defined here")?;
     }
     if !r.signature_changes.is_empty() {
@@ -733,29 +772,23 @@ fn add_hint(module: &str) -> String {
 }
 
 /// Which of the two releases is not indexed, and the command that adds it.
-fn diff_miss(store: &Store, name: &DistName, from: &Version, to: &Version) -> Result<CliError> {
+fn diff_miss(store: &Store, name: &DistName, miss: DiffMiss) -> CliError {
     let bank = store.path().display();
-    let indexed: Vec<Version> = match store.distribution_id(name)? {
-        Some(id) => store
-            .releases(id)?
-            .into_iter()
-            .filter(|r| r.status == ReleaseStatus::Indexed)
-            .map(|r| r.version)
-            .collect(),
-        None => Vec::new(),
-    };
-    let missing: Vec<&Version> = [from, to]
-        .into_iter()
-        .filter(|v| !indexed.contains(v))
-        .collect();
-    let releases: Vec<String> = missing.iter().map(|v| format!("{name} {v}")).collect();
-    let specs: Vec<String> = missing.iter().map(|v| format!("'{name}=={v}'")).collect();
-    Ok(CliError::not_found(format!(
-        "the bank ({bank}) has not indexed {}; add {} with `nbenv bank add {}`",
-        releases.join(" or "),
-        if missing.len() == 1 { "it" } else { "them" },
-        specs.join(" ")
-    )))
+    match miss {
+        DiffMiss::Distribution => CliError::not_found(format!(
+            "the bank ({bank}) has no release of {name}; index some with `nbenv bank add {name} --all-versions`"
+        )),
+        DiffMiss::Releases(missing) => {
+            let releases: Vec<String> = missing.iter().map(|v| format!("{name} {v}")).collect();
+            let specs: Vec<String> = missing.iter().map(|v| format!("'{name}=={v}'")).collect();
+            CliError::not_found(format!(
+                "the bank ({bank}) has not indexed {}; add {} with `nbenv bank add {}`",
+                releases.join(" or "),
+                if missing.len() == 1 { "it" } else { "them" },
+                specs.join(" ")
+            ))
+        }
+    }
 }
 
 fn query_module(store: &Store, module: &str, format: Format) -> Result<()> {
@@ -773,12 +806,27 @@ fn query_module(store: &Store, module: &str, format: Format) -> Result<()> {
             writeln!(
                 out,
                 "{module}: {} in {} (of {} indexed releases)",
-                r.distribution,
+                r.display_name.as_deref().unwrap_or(r.distribution.as_str()),
                 show_runs(&r.present),
                 r.indexed_releases
             )?;
             if !r.opaque.is_empty() {
                 writeln!(out, "  compiled without stubs in {}", show_runs(&r.opaque))?;
+            }
+            if !r.runtime.is_empty() {
+                writeln!(
+                    out,
+                    "  made at run time in {} (found by introspection)",
+                    show_runs(&r.runtime)
+                )?;
+            }
+            if !r.raises.is_empty() {
+                writeln!(
+                    out,
+                    "  raises on import in {}: {}",
+                    show_runs(&r.raises),
+                    r.raises_message.as_deref().unwrap_or("an exception")
+                )?;
             }
             Ok(())
         },
@@ -793,8 +841,9 @@ fn diff(
     private: bool,
     format: Format,
 ) -> Result<()> {
-    let Some(report) = store.diff(name, from, to, private)? else {
-        return Err(diff_miss(store, name, from, to)?.into());
+    let report = match store.diff(name, from, to, private)? {
+        Ok(report) => report,
+        Err(miss) => return Err(diff_miss(store, name, miss).into()),
     };
     let mut out = std::io::stdout().lock();
     if format == Format::Json {
@@ -803,16 +852,42 @@ fn diff(
     }
     writeln!(
         out,
-        "{name} {from} → {to}: {} removed, {} added, {} changed signature",
+        "{name} {from} → {to}: {} removed, {} added, {} changed signature{}",
         report.removed.len(),
         report.added.len(),
-        report.changed.len()
+        report.changed.len(),
+        if report.unknown.is_empty() {
+            String::new()
+        } else {
+            format!(", {} unknown on one side", report.unknown.len())
+        }
     )?;
+    writeln!(
+        out,
+        "compared: {}",
+        if report.runtime_compared {
+            "static reading and introspection (both releases introspected)"
+        } else {
+            "static reading (introspection is compared only where both releases were introspected)"
+        }
+    )?;
+    let source = |e: &DiffEntry| match e.source {
+        DiffSource::Static => "",
+        DiffSource::Runtime => "  (introspection)",
+    };
     for e in &report.removed {
-        writeln!(out, "- {}", e.path)?;
+        writeln!(out, "- {}{}", e.path, source(e))?;
     }
     for e in &report.added {
-        writeln!(out, "+ {}", e.path)?;
+        writeln!(out, "+ {}{}", e.path, source(e))?;
+    }
+    for e in &report.unknown {
+        let side = if e.before.is_some() || e.after.is_none() {
+            to
+        } else {
+            from
+        };
+        writeln!(out, "? {}  (unknown in {side})", e.path)?;
     }
     for e in &report.changed {
         let tail = e.path.rsplit('.').next().unwrap_or("");
@@ -849,6 +924,72 @@ fn stats(store: &Store, format: Format) -> Result<()> {
     )?;
     writeln!(out, "alias links:    {}", s.alias_links)?;
     writeln!(out, "signatures:     {}", s.signatures)?;
+    let share =
+        |present: u64, unknown: u64| 100.0 * unknown as f64 / (present + unknown).max(1) as f64;
+    writeln!(
+        out,
+        "unknown:        {:.1}% of API-release pairs ({} unknown, {} present)",
+        share(s.naive_rows, s.unknown_pairs),
+        s.unknown_pairs,
+        s.naive_rows
+    )?;
+    for u in s.unknown_by_distribution.iter().take(10) {
+        writeln!(
+            out,
+            "  {:<28} {:>5.1}%  ({} unknown, {} present)",
+            u.distribution.as_str(),
+            100.0 * u.share(),
+            u.unknown_pairs,
+            u.present_pairs
+        )?;
+    }
+    if s.unknown_by_distribution.len() > 10 {
+        writeln!(
+            out,
+            "  and {} more (see --format json)",
+            s.unknown_by_distribution.len() - 10
+        )?;
+    }
+    if !s.sourceless_releases.is_empty() {
+        writeln!(
+            out,
+            "no sources:     {}",
+            count(s.sourceless_releases.len(), "release", "releases")
+        )?;
+        for r in s.sourceless_releases.iter().take(20) {
+            let detail = match r.detail.as_deref() {
+                Some(d) if !d.is_empty() => format!(" ({d})"),
+                _ => String::new(),
+            };
+            writeln!(
+                out,
+                "  {} {}: {}{detail}",
+                r.distribution,
+                r.version,
+                r.reason.as_str()
+            )?;
+        }
+        if s.sourceless_releases.len() > 20 {
+            writeln!(
+                out,
+                "  and {} more (see --format json)",
+                s.sourceless_releases.len() - 20
+            )?;
+        }
+    }
+    if !s.not_converged.is_empty() {
+        let list: Vec<String> = s
+            .not_converged
+            .iter()
+            .map(|(d, v)| format!("{d} {v}"))
+            .collect();
+        writeln!(
+            out,
+            "not converged:  {} (import flow stopped at its limit): {}",
+            count(list.len(), "release", "releases"),
+            list.join(", ")
+        )?;
+    }
     writeln!(out, "size on disk:   {}", human_size(s.bytes_on_disk))?;
     Ok(())
 }

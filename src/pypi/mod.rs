@@ -33,7 +33,7 @@ pub use error::PypiError;
 pub use filename::{DistFilename, FileKind, FilenameError, SdistFormat};
 pub use http::{EventSink, HttpConfig, HttpEvent};
 pub use metadata::{CoreMetadata, MetadataSource};
-pub use project::{PageFormat, ProjectPage, Release, SkippedFile};
+pub use project::{PageFormat, ProjectPage, Release, SkippedFile, SourceClass};
 pub use retry::RetryPolicy;
 pub use wheel_tags::WheelTags;
 

@@ -4,6 +4,7 @@ use pep440_rs::Version;
 use serde::Serialize;
 
 use super::dist_file::DistFile;
+use super::filename::FileKind;
 use super::filename::FilenameError;
 use crate::names::DistName;
 
@@ -109,17 +110,83 @@ impl Release<'_> {
         self.files.iter().find_map(|f| f.requires_python.as_deref())
     }
 
-    /// The file to read for source and metadata: a wheel if there is one (the source is the
-    /// same on every platform, so prefer the smallest, usually pure or least binary), else an
-    /// sdist.
-    pub fn preferred_file(&self) -> Option<&DistFile> {
-        let wheels = self.files.iter().filter(|f| f.is_wheel() && !f.is_yanked());
-        let any_wheel = self.files.iter().filter(|f| f.is_wheel());
-        let by_size = |f: &&&DistFile| f.size.unwrap_or(u64::MAX);
-        wheels
-            .min_by_key(by_size)
-            .or_else(|| any_wheel.min_by_key(by_size))
-            .or_else(|| self.files.iter().min_by_key(by_size))
-            .copied()
+    /// The files to read the release's Python sources from, most likely to carry all of
+    /// them first: pure wheels, then Linux x86_64 wheels (the platform every binary project
+    /// builds for, newest CPython first), then other wheels largest first (a wheel far smaller
+    /// than its siblings is often a meta wheel holding no code, as TensorFlow's Windows and
+    /// aarch64 wheels require `tensorflow-intel` and hold nothing), then sdists.
+    pub fn source_candidates(&self) -> Vec<&DistFile> {
+        let mut files: Vec<&DistFile> = self.files.clone();
+        files.sort_by_key(|f| source_rank(f));
+        files
     }
+
+    /// The file to read for source and metadata: the first of [`Release::source_candidates`].
+    pub fn preferred_file(&self) -> Option<&DistFile> {
+        self.source_candidates().first().copied()
+    }
+}
+
+/// The kinds of files a release's sources can be read from, best first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum SourceClass {
+    /// A pure wheel for Python 3.
+    PureWheel,
+    /// A pure wheel for Python 2 only.
+    PurePython2Wheel,
+    /// A Linux x86_64 wheel: every binary project builds one, with all its code.
+    LinuxX86_64Wheel,
+    OtherWheel,
+    Sdist,
+}
+
+impl SourceClass {
+    pub fn of(file: &DistFile) -> Self {
+        match &file.kind {
+            FileKind::Wheel { tags, .. } if tags.is_universal() => {
+                let py3 = tags
+                    .python
+                    .iter()
+                    .any(|t| t.starts_with("py3") || t.starts_with("cp3"));
+                if py3 {
+                    SourceClass::PureWheel
+                } else {
+                    SourceClass::PurePython2Wheel
+                }
+            }
+            FileKind::Wheel { tags, .. }
+                if tags.platform.iter().any(|p| {
+                    p.ends_with("x86_64") && (p.starts_with("manylinux") || p.starts_with("linux"))
+                }) =>
+            {
+                SourceClass::LinuxX86_64Wheel
+            }
+            FileKind::Wheel { .. } => SourceClass::OtherWheel,
+            FileKind::Sdist { .. } => SourceClass::Sdist,
+        }
+    }
+}
+
+/// How a file ranks as a source of a release's Python code (smaller is better): by class,
+/// then the newest CPython, then size (smallest first, but largest first among other wheels,
+/// where a small one is likely a meta wheel).
+fn source_rank(file: &DistFile) -> (SourceClass, std::cmp::Reverse<u32>, i128) {
+    let size = file.size.map_or(i128::MAX, i128::from);
+    let class = SourceClass::of(file);
+    match (&file.kind, class) {
+        (FileKind::Wheel { tags, .. }, SourceClass::LinuxX86_64Wheel) => {
+            (class, std::cmp::Reverse(newest_cpython(&tags.python)), size)
+        }
+        (_, SourceClass::OtherWheel) => (class, std::cmp::Reverse(0), -size),
+        _ => (class, std::cmp::Reverse(0), size),
+    }
+}
+
+/// `cp311` → 311: the newest CPython a wheel is tagged for (0 for none).
+fn newest_cpython(python_tags: &[String]) -> u32 {
+    python_tags
+        .iter()
+        .filter_map(|t| t.strip_prefix("cp")?.parse().ok())
+        .max()
+        .unwrap_or(0)
 }

@@ -13,6 +13,8 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use crate::names::ModulePath;
 
+use super::summary::is_identifier;
+
 use super::compiled::extension_module_name;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -353,14 +355,92 @@ fn sdist_relative(paths: &[String]) -> Vec<(usize, String)> {
             holds_module.then_some(root)
         })
         .collect();
+    let versioned = versioned_directories(stripped.iter().map(|(_, p)| *p));
     stripped
         .into_iter()
-        .map(|(i, p)| {
+        .filter_map(|(i, p)| {
             let rel = match p.split_once('/') {
-                Some((root, rest)) if used_roots.contains(root) => rest,
-                _ => p,
+                Some((root, rest)) if used_roots.contains(root) => rest.to_string(),
+                Some((dir, rest)) => match versioned.get(dir) {
+                    Some(Versioned::Root) => rest.to_string(),
+                    Some(Versioned::Package(name)) => format!("{name}/{rest}"),
+                    Some(Versioned::Other) => return None,
+                    None => p.to_string(),
+                },
+                None => p.to_string(),
             };
-            (i, rel.to_string())
+            Some((i, rel))
+        })
+        .collect()
+}
+
+/// A top-level directory of an sdist that holds one variant of the sources per Python
+/// version, of which the newest is read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Versioned {
+    /// A source root for the newest Python (regex's `Python3/`, beside `Python2/`).
+    Root,
+    /// The package under another directory name (uncertainties' `uncertainties-py27/`, which
+    /// setup.py installs as `uncertainties`).
+    Package(String),
+    /// An older variant: not read.
+    Other,
+}
+
+/// Directories named for a Python version: `Python2`, `Python3`, `py3` (no `__init__`: source
+/// roots), or `<package>-py27` (with `__init__`: the package itself). Among variants of one
+/// name, the highest version is read.
+fn versioned_directories<'p>(paths: impl Iterator<Item = &'p str>) -> HashMap<String, Versioned> {
+    // dir → (base name, version digits, holds `__init__`)
+    let mut found: HashMap<&str, (String, u32, bool)> = HashMap::new();
+    for p in paths {
+        let Some((dir, rest)) = p.split_once('/') else {
+            continue;
+        };
+        let is_init = module_stem(rest).is_some_and(|(s, _)| s == "__init__");
+        if let Some(entry) = found.get_mut(dir) {
+            entry.2 |= is_init;
+            continue;
+        }
+        let Some(split) = dir.rfind(|c: char| !c.is_ascii_digit()).map(|i| i + 1) else {
+            continue;
+        };
+        let (head, digits) = dir.split_at(split);
+        let Ok(version) = digits.parse::<u32>() else {
+            continue;
+        };
+        let lower = head.to_ascii_lowercase();
+        let base = if matches!(lower.as_str(), "python" | "py" | "src" | "lib") {
+            String::new()
+        } else if let Some(package) = lower
+            .strip_suffix("-py")
+            .or_else(|| lower.strip_suffix("_py"))
+            .map(|_| &head[..head.len() - 3])
+            .filter(|name| is_identifier(name))
+        {
+            package.to_string()
+        } else {
+            continue;
+        };
+        found.insert(dir, (base, version, is_init));
+    }
+    let mut newest: HashMap<&str, u32> = HashMap::new();
+    for (base, version, is_init) in found.values() {
+        // A root holds modules, not a package; a renamed package holds its `__init__`.
+        if base.is_empty() != *is_init {
+            let best = newest.entry(base.as_str()).or_insert(*version);
+            *best = (*best).max(*version);
+        }
+    }
+    found
+        .iter()
+        .map(|(dir, (base, version, _))| {
+            let kind = match newest.get(base.as_str()) {
+                Some(best) if best == version && base.is_empty() => Versioned::Root,
+                Some(best) if best == version => Versioned::Package(base.clone()),
+                _ => Versioned::Other,
+            };
+            (dir.to_string(), kind)
         })
         .collect()
 }

@@ -30,7 +30,9 @@ mod output;
 mod relative;
 
 pub use input::ReleaseInput;
-pub use output::{ApiEntry, ApiKind, FlowOptions, FlowStats, ModuleEntry, ModuleKind, ReleaseApis};
+pub use output::{
+    ApiEntry, ApiKind, FlowOptions, FlowStats, ModuleEntry, ModuleKind, ReleaseApis, UnknownKind,
+};
 pub use relative::absolute_module;
 
 use crate::bank::extract;

@@ -20,6 +20,66 @@ pub enum ApiKind {
     Unknown,
 }
 
+impl ApiKind {
+    const ALL: [ApiKind; 7] = [
+        ApiKind::Module,
+        ApiKind::Function,
+        ApiKind::Class,
+        ApiKind::Method,
+        ApiKind::Property,
+        ApiKind::Attribute,
+        ApiKind::Unknown,
+    ];
+
+    /// The name used in JSON, in query output and by the introspection script.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ApiKind::Module => "module",
+            ApiKind::Function => "function",
+            ApiKind::Class => "class",
+            ApiKind::Method => "method",
+            ApiKind::Property => "property",
+            ApiKind::Attribute => "attribute",
+            ApiKind::Unknown => "unknown",
+        }
+    }
+
+    /// The small integer the bank stores.
+    pub fn code(self) -> i64 {
+        Self::ALL.iter().position(|k| *k == self).expect("listed") as i64
+    }
+
+    /// The kind stored as `code`; codes this build does not know read as `Unknown`.
+    pub fn from_code(code: i64) -> Self {
+        usize::try_from(code)
+            .ok()
+            .and_then(|i| Self::ALL.get(i).copied())
+            .unwrap_or(ApiKind::Unknown)
+    }
+}
+
+impl std::fmt::Display for ApiKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A kind name that is not one of [`ApiKind`]'s.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("`{0}` is not an API kind")]
+pub struct UnknownKind(pub String);
+
+impl std::str::FromStr for ApiKind {
+    type Err = UnknownKind;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Self::ALL
+            .into_iter()
+            .find(|k| k.as_str() == s)
+            .ok_or_else(|| UnknownKind(s.to_string()))
+    }
+}
+
 /// One name the release makes reachable.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ApiEntry {

@@ -9,13 +9,13 @@ use std::time::Instant;
 
 use serde::Serialize;
 
-use super::choose_file::choose_file;
 use super::error::{FailureKind, IndexError};
-use super::release_job::{index_release, ReleaseOutcome};
+use super::release_job::{index_release_files, Content, IndexedFile, ReleaseOutcome};
 use super::selection::Selection;
 use super::summary_cache::SummaryCache;
 use crate::bank::store::{
-    BankWriter, IndexedRelease, ReleaseInfo, ReleaseStatus, Store, SummaryStore, EXTRACTOR_VERSION,
+    BankWriter, IndexedRelease, NoSources, ReleaseInfo, ReleaseStatus, Store, SummaryStore,
+    EXTRACTOR_VERSION,
 };
 use crate::names::DistName;
 use crate::pypi::{DistFile, IndexClient, Version};
@@ -93,6 +93,10 @@ pub struct BuildReport {
     /// The user stopped the build; `releases_left` were not started and wait for the next run.
     pub interrupted: bool,
     pub releases_left: usize,
+    /// Releases whose import flow stopped at its visit limit: their APIs may be incomplete.
+    pub not_converged: Vec<(DistName, Version)>,
+    /// Releases indexed from a file without Python sources, and why.
+    pub sourceless: Vec<(DistName, Version, NoSources)>,
 }
 
 struct Job {
@@ -101,7 +105,8 @@ struct Job {
     slot: u32,
     name: DistName,
     version: Version,
-    file: DistFile,
+    /// The release's files, best source first.
+    files: Vec<DistFile>,
 }
 
 /// One target per distribution: `numpy==1.19.5 numpy==1.24.0` is one distribution with two
@@ -196,26 +201,26 @@ pub fn build(
                 report.releases_skipped += 1;
                 continue;
             }
-            match choose_file(release) {
-                Some(file) => jobs.push(Job {
-                    dist_id,
-                    release_id: row.id,
-                    slot: row.slot,
-                    name: target.name.clone(),
-                    version: release.version.clone(),
-                    file: file.clone(),
-                }),
-                None => {
-                    let reason = "no wheel or sdist to read".to_string();
-                    store.mark_failed(row.id, &reason)?;
-                    report.failed.push(FailedRelease {
-                        distribution: target.name.clone(),
-                        version: Some(release.version.clone()),
-                        kind: FailureKind::NoFile,
-                        reason,
-                    });
-                }
+            let files: Vec<DistFile> = release.source_candidates().into_iter().cloned().collect();
+            if files.is_empty() {
+                let reason = IndexError::NoFile.to_string();
+                store.mark_failed(row.id, &reason)?;
+                report.failed.push(FailedRelease {
+                    distribution: target.name.clone(),
+                    version: Some(release.version.clone()),
+                    kind: FailureKind::NoFile,
+                    reason,
+                });
+                continue;
             }
+            jobs.push(Job {
+                dist_id,
+                release_id: row.id,
+                slot: row.slot,
+                name: target.name.clone(),
+                version: release.version.clone(),
+                files,
+            });
         }
     }
 
@@ -228,7 +233,7 @@ pub fn build(
     let workers = options.jobs.max(1);
     let mut finished_jobs = 0usize;
     std::thread::scope(|scope| -> Result<(), IndexError> {
-        let (tx, rx) = mpsc::sync_channel::<(Job, Result<ReleaseOutcome, IndexError>)>(workers * 2);
+        let (tx, rx) = mpsc::sync_channel::<(Job, Result<IndexedFile, IndexError>)>(workers * 2);
         for _ in 0..workers {
             let tx = tx.clone();
             let queue = &queue;
@@ -247,7 +252,7 @@ pub fn build(
                     else {
                         break;
                     };
-                    let result = index_release(client, summaries, shared, &job.file);
+                    let result = index_release_files(client, summaries, shared, &job.files);
                     if tx.send((job, result)).is_err() {
                         break;
                     }
@@ -260,17 +265,21 @@ pub fn build(
         for (job, result) in rx {
             finished_jobs += 1;
             match result {
-                Ok(outcome) => {
+                Ok(indexed) => {
+                    let outcome = &indexed.outcome;
                     writer.write_release(&IndexedRelease {
                         dist_id: job.dist_id,
                         release_id: job.release_id,
                         slot: job.slot,
-                        file_name: &job.file.filename,
-                        file_sha256: job.file.sha256(),
+                        file_name: &indexed.file.filename,
+                        file_sha256: indexed.file.sha256(),
                         apis: &outcome.apis,
                         import_names: &outcome.import_names,
                         requires_dist: &outcome.requires_dist,
+                        file_requires_dist: &indexed.file_requires_dist,
                         requires_python: outcome.requires_python.as_deref(),
+                        no_sources: no_sources(&outcome.content),
+                        display_name: outcome.name.as_deref(),
                         counts: outcome.counts,
                     })?;
                     // A cache: losing a write only costs parsing again.
@@ -278,14 +287,27 @@ pub fn build(
                         observer.note(&format!("summary cache: {e}"));
                     }
                     report.releases_indexed += 1;
+                    if !outcome.apis.stats.converged {
+                        report
+                            .not_converged
+                            .push((job.name.clone(), job.version.clone()));
+                    }
+                    if let Some((reason, _)) = no_sources(&outcome.content) {
+                        report
+                            .sourceless
+                            .push((job.name.clone(), job.version.clone(), reason));
+                    }
                     report.source_files += u64::from(outcome.counts.source_files);
                     report.parsed_files += u64::from(outcome.counts.parsed_files);
                     report.bytes_fetched += outcome.transfer.bytes_fetched;
                     report.archive_bytes += outcome.transfer.archive_size;
-                    observer.finished(&job.name, &job.version, Ok(&outcome));
+                    observer.finished(&job.name, &job.version, Ok(outcome));
                 }
                 Err(e) => {
-                    let reason = format!("{}: {e}", job.file.filename);
+                    let reason = match job.files.first() {
+                        Some(file) => format!("{}: {e}", file.filename),
+                        None => e.to_string(),
+                    };
                     writer.store().mark_failed(job.release_id, &reason)?;
                     observer.finished(&job.name, &job.version, Err(&reason));
                     report.failed.push(FailedRelease {
@@ -303,6 +325,17 @@ pub fn build(
     report.interrupted = observer.cancelled() && report.releases_left > 0;
     report.seconds = started.elapsed().as_secs_f64();
     Ok(report)
+}
+
+/// What the store records for a file without Python sources.
+fn no_sources(content: &Content) -> Option<(NoSources, String)> {
+    match content {
+        Content::Sources => None,
+        Content::CompiledOnly => Some((NoSources::CompiledOnly, String::new())),
+        Content::Meta(required) => Some((NoSources::Metapackage, required.join(", "))),
+        Content::UnrecognizedLayout => Some((NoSources::UnrecognizedLayout, String::new())),
+        Content::Empty => Some((NoSources::Empty, String::new())),
+    }
 }
 
 /// Why nothing of `name` was picked: the selection and the newest releases there are, as

@@ -13,6 +13,9 @@ pub enum IndexError {
     /// The machine would not give nbenv a worker thread.
     #[error("cannot start a worker thread: {0}")]
     WorkerThread(#[source] std::io::Error),
+    /// The release has no wheel or sdist to read.
+    #[error("no wheel or sdist to read")]
+    NoFile,
     /// A scratch directory or a file in it could not be made (temp dir full, permissions).
     #[error("cannot create {what}: {source}")]
     Scratch {
@@ -28,6 +31,7 @@ impl IndexError {
         match self {
             IndexError::Index(e) => FailureKind::of(e),
             IndexError::Store(_) => FailureKind::Bank,
+            IndexError::NoFile => FailureKind::NoFile,
             IndexError::WorkerThread(_) | IndexError::Scratch { .. } => FailureKind::Other,
         }
     }

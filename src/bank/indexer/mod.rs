@@ -5,7 +5,6 @@
 //! be interrupted at any moment and resumed.
 
 mod build;
-mod choose_file;
 mod error;
 mod packages_list;
 mod release_job;
@@ -15,9 +14,8 @@ mod summary_cache;
 pub use build::{
     build, merge_targets, BuildObserver, BuildOptions, BuildReport, BuildTarget, FailedRelease,
 };
-pub use choose_file::choose_file;
 pub use error::{FailureKind, IndexError};
 pub use packages_list::{parse_packages, read_packages, PackageEntry, PackagesError};
-pub use release_job::{index_release, ReleaseOutcome};
+pub use release_job::{index_release, index_release_files, Content, IndexedFile, ReleaseOutcome};
 pub use selection::Selection;
 pub use summary_cache::SummaryCache;

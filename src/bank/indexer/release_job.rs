@@ -9,7 +9,7 @@ use crate::bank::extract::{
 };
 use crate::bank::flow::{self, ReleaseApis, ReleaseInput};
 use crate::bank::store::{SourceCounts, SummaryStore};
-use crate::pypi::{CoreMetadata, DistFile, FileKind, IndexClient, Transfer};
+use crate::pypi::{CoreMetadata, DistFile, FileKind, IndexClient, SourceClass, Transfer};
 
 use super::error::IndexError;
 use super::summary_cache::SummaryCache;
@@ -21,9 +21,66 @@ pub struct ReleaseOutcome {
     pub import_names: Vec<String>,
     pub requires_dist: Vec<String>,
     pub requires_python: Option<String>,
+    /// The distribution's name as the file's metadata spells it.
+    pub name: Option<String>,
+    pub content: Content,
     pub counts: SourceCounts,
     pub new_summaries: Vec<(Sha256, FileSummary)>,
     pub transfer: Transfer,
+}
+
+/// What kind of code a file holds.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Content {
+    /// Python sources (or stubs) of importable modules.
+    Sources,
+    /// Compiled extension modules only.
+    CompiledOnly,
+    /// No module, only requirements on other distributions (named here): a meta wheel or a
+    /// metapackage, whose code is elsewhere.
+    Meta(Vec<String>),
+    /// Python files, none of them in a layout read as importable modules.
+    UnrecognizedLayout,
+    /// Nothing at all.
+    Empty,
+}
+
+impl Content {
+    fn of(layout: &ReleaseLayout, python_files: usize, requires_dist: &[String]) -> Self {
+        let modules = layout.modules();
+        if layout.sources().next().is_some() {
+            return Content::Sources;
+        }
+        if modules
+            .iter()
+            .any(|m| matches!(m.source, crate::bank::extract::LayoutSource::Opaque { .. }))
+        {
+            return Content::CompiledOnly;
+        }
+        if python_files > 0 {
+            return Content::UnrecognizedLayout;
+        }
+        let required: Vec<String> = requires_dist
+            .iter()
+            .filter_map(|r| requirement_name(r))
+            .collect();
+        if required.is_empty() {
+            Content::Empty
+        } else {
+            Content::Meta(required)
+        }
+    }
+}
+
+/// The distribution a Requires-Dist line names (`tensorflow-intel ==2.15.0 ; ...`).
+fn requirement_name(requirement: &str) -> Option<String> {
+    let end = requirement
+        .find(|c: char| !(c.is_ascii_alphanumeric() || "-_.".contains(c)))
+        .unwrap_or(requirement.len());
+    let name = requirement[..end].trim();
+    crate::names::DistName::new(name)
+        .ok()
+        .map(|n| n.to_string())
 }
 
 fn is_source(name: &str) -> bool {
@@ -44,6 +101,87 @@ fn sdist_meta(name: &str, file: &str) -> bool {
         [_, dir, f] | [_, "src", dir, f] => dir.ends_with(".egg-info") && *f == file,
         _ => false,
     }
+}
+
+/// Files tried per release before its code is taken to be elsewhere (a metapackage).
+const MAX_FILES_TRIED: usize = 3;
+
+/// Files checked for Requires-Dist of their own, per release.
+const MAX_FILES_CHECKED: usize = 12;
+
+/// A release indexed from the best of its files.
+#[derive(Debug)]
+pub struct IndexedFile {
+    /// The file the sources were read from.
+    pub file: DistFile,
+    pub outcome: ReleaseOutcome,
+    /// Other files of the release whose Requires-Dist differs from the indexed file's.
+    pub file_requires_dist: Vec<(String, Vec<String>)>,
+}
+
+/// Indexes a release from `candidates`, its files best first
+/// ([`crate::pypi::Release::source_candidates`]). A file that holds no module but requires
+/// other distributions (TensorFlow's Windows wheels, which hold nothing but a requirement on
+/// `tensorflow-intel`) is passed over for a file of another kind; the release is a metapackage
+/// only if those hold no code either. Requires-Dist comes from the file indexed; files far
+/// smaller than it, likely meta wheels, are checked for Requires-Dist of their own.
+pub fn index_release_files(
+    client: &IndexClient,
+    summaries: &SummaryStore,
+    shared: &SummaryCache,
+    candidates: &[DistFile],
+) -> Result<IndexedFile, IndexError> {
+    let mut tried = 0;
+    let mut passed_over: Vec<SourceClass> = Vec::new();
+    let mut last = None;
+    for file in candidates {
+        let class = SourceClass::of(file);
+        if passed_over.contains(&class) {
+            continue;
+        }
+        let outcome = index_release(client, summaries, shared, file)?;
+        tried += 1;
+        let is_meta = matches!(outcome.content, Content::Meta(_));
+        last = Some((file, outcome));
+        if !is_meta || tried >= MAX_FILES_TRIED {
+            break;
+        }
+        passed_over.push(class);
+    }
+    let Some((file, outcome)) = last else {
+        return Err(IndexError::NoFile);
+    };
+    let file_requires_dist = own_requirements(client, file, &outcome.requires_dist, candidates);
+    Ok(IndexedFile {
+        file: file.clone(),
+        outcome,
+        file_requires_dist,
+    })
+}
+
+/// The Requires-Dist of the release's much smaller wheels where it differs from `indexed`'s.
+/// Files whose metadata cannot be read are left out: they change nothing that is stored.
+fn own_requirements(
+    client: &IndexClient,
+    indexed: &DistFile,
+    requires_dist: &[String],
+    candidates: &[DistFile],
+) -> Vec<(String, Vec<String>)> {
+    let Some(size) = indexed.size else {
+        return Vec::new();
+    };
+    let ours: BTreeSet<&str> = requires_dist.iter().map(String::as_str).collect();
+    candidates
+        .iter()
+        .filter(|f| f.is_wheel() && f.filename != indexed.filename)
+        .filter(|f| f.size.is_some_and(|s| s.saturating_mul(20) < size))
+        .take(MAX_FILES_CHECKED)
+        .filter_map(|f| {
+            let (meta, _) = client.core_metadata(f).ok()?;
+            let theirs: BTreeSet<&str> = meta.requires_dist.iter().map(String::as_str).collect();
+            (theirs != ours).then(|| (f.filename.clone(), meta.requires_dist.clone()))
+        })
+        .collect()
 }
 
 /// Indexes one release from `file`.
@@ -69,6 +207,7 @@ pub fn index_release(
         })?
     };
     let entries = reader.entries()?;
+    let python_files = entries.iter().filter(|e| is_source(&e.name)).count();
     let kind = if is_wheel {
         ArchiveKind::Wheel
     } else {
@@ -187,28 +326,52 @@ pub fn index_release(
         summary_by_path.insert(path.as_str(), key);
     }
 
-    let input = ReleaseInput::from_layout(&layout, |path| {
+    let mut input = ReleaseInput::from_layout(&layout, |path| {
         summary_by_path
             .get(path)
             .and_then(|h| cached.get(h))
             .map(|s| &**s)
     });
+    input.python2(runs_on_python2(file, metadata.as_ref()));
     let apis = flow::analyze(&input);
 
     let import_names = import_names(top_level.as_deref(), &layout);
-    let (requires_dist, requires_python) = match metadata {
-        Some(m) => (m.requires_dist, m.requires_python),
-        None => (Vec::new(), None),
+    let (requires_dist, requires_python, name) = match metadata {
+        Some(m) => (m.requires_dist, m.requires_python, Some(m.name)),
+        None => (Vec::new(), None, None),
     };
+    let content = Content::of(&layout, python_files, &requires_dist);
     Ok(ReleaseOutcome {
         apis,
         import_names,
         requires_dist,
         requires_python,
+        name: name.filter(|n| !n.is_empty()),
+        content,
         counts,
         new_summaries,
         transfer: reader.transfer(),
     })
+}
+
+/// Whether the file's code runs on Python 2, so that its imports follow Python 2's rules where
+/// a file does not opt out: a wheel tagged for Python 2, or an sdist whose Requires-Python
+/// does not exclude 2.7 (or that has none, as sdists before 2016 mostly do not).
+fn runs_on_python2(file: &DistFile, metadata: Option<&CoreMetadata>) -> bool {
+    match &file.kind {
+        FileKind::Wheel { tags, .. } => tags
+            .python
+            .iter()
+            .any(|t| t.starts_with("py2") || t.starts_with("cp2")),
+        FileKind::Sdist { .. } => {
+            let requires = metadata.and_then(|m| m.requires_python.as_deref());
+            match requires.map(str::parse::<crate::pypi::VersionSpecifiers>) {
+                None => true,
+                Some(Ok(spec)) => spec.contains(&crate::pypi::Version::new([2, 7])),
+                Some(Err(_)) => false,
+            }
+        }
+    }
 }
 
 /// The key a file's summary is cached under: its content, whether it is read as a stub, and

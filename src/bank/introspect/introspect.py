@@ -5,7 +5,11 @@
 #    "seconds_per_import": 30}
 # imports each module (errors and hangs are recorded, not fatal), and prints one JSON object:
 #   {"python": "3.8.18", "names": [[path, kind], ...], "aliases": [[path, canonical], ...],
-#    "bases": [[class, base], ...], "failed": {module: error}}
+#    "bases": [[class, base], ...], "failed": {module: error},
+#    "listed": [module, ...], "modules": [module, ...]}
+# "listed" are the modules imported and listed completely: a name not found there is absent.
+# "modules" are the modules of the distribution's import names in sys.modules at the end, and
+# module objects reached as attributes under their own name (six.moves, made at run time).
 # Kinds: module, class, function, method, property, attribute. As in the bank, a class's
 # members are recorded once, under the class's own path (module + qualified name), with its
 # bases; names bound elsewhere to the class are aliases of that path.
@@ -29,6 +33,9 @@ aliases = {}
 bases = set()
 classes_done = set()
 failed = {}
+listed = []
+# Modules made at run time are listed too, up to this many.
+MAX_MODULES = 5000
 
 
 class ImportTimeout(BaseException):
@@ -100,6 +107,11 @@ def record_class(path, cls):
                 record_class(base_path, base)
 
 
+def public_module_name(name):
+    return (isinstance(name, str) and name.split(".")[0] in TOP
+            and not any(part.startswith("_") for part in name.split(".")))
+
+
 def record_module(modname, module):
     names[modname] = "module"
     exported = getattr(module, "__all__", None)
@@ -163,8 +175,51 @@ def main():
             continue
         try:
             record_module(modname, module)
+            listed.append(modname)
         except BaseException as e:
             failed[modname] = "while listing: %s: %s" % (type(e).__name__, str(e)[:300])
+    # Modules made at run time (six.moves): in sys.modules, or reached as module attributes
+    # under their own name, and listed like the others.
+    done = set(listed) | set(failed)
+    pending = sorted(n for n in list(sys.modules) if public_module_name(n) and n not in done)
+    for parent in list(listed):
+        module = sys.modules.get(parent)
+        for name in dir(module) if module is not None else ():
+            try:
+                obj = getattr(module, name)
+            except BaseException:
+                continue
+            path = parent + "." + name
+            if (isinstance(obj, types.ModuleType) and getattr(obj, "__name__", None) == path
+                    and public_module_name(path) and path not in done):
+                pending.append(path)
+    while pending and len(listed) < MAX_MODULES:
+        modname = pending.pop(0)
+        if modname in done:
+            continue
+        done.add(modname)
+        module = sys.modules.get(modname)
+        if module is None:
+            parent, _, name = modname.rpartition(".")
+            module = getattr(sys.modules.get(parent), name, None)
+        if not isinstance(module, types.ModuleType):
+            continue
+        try:
+            record_module(modname, module)
+            listed.append(modname)
+        except BaseException as e:
+            failed[modname] = "while listing: %s: %s" % (type(e).__name__, str(e)[:300])
+            continue
+        for name in dir(module):
+            path = modname + "." + name
+            if path in done or not public_module_name(path):
+                continue
+            try:
+                obj = getattr(module, name)
+            except BaseException:
+                continue
+            if isinstance(obj, types.ModuleType) and getattr(obj, "__name__", None) == path:
+                pending.append(path)
     # Names that other releases had: reachable here only through module __getattr__ or
     # other dynamic means that dir() does not show.
     for modname, candidates in sorted(request.get("probe", {}).items()):
@@ -186,6 +241,8 @@ def main():
         "aliases": sorted([path, home] for path, home in aliases.items()),
         "bases": sorted([c, b] for c, b in bases),
         "failed": failed,
+        "listed": sorted(listed),
+        "modules": sorted(n for n in list(sys.modules) if public_module_name(n)),
     }
     real_stdout.write(json.dumps(result))
     real_stdout.write("\n")

@@ -26,4 +26,10 @@ pub struct RuntimeResult {
     pub bases: Vec<(String, String)>,
     #[serde(default)]
     pub failed: BTreeMap<String, String>,
+    /// Modules imported and listed completely.
+    #[serde(default)]
+    pub listed: Vec<String>,
+    /// Modules of the import names in `sys.modules`.
+    #[serde(default)]
+    pub modules: Vec<String>,
 }

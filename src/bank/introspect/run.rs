@@ -76,18 +76,6 @@ pub struct IntrospectReport {
     pub releases_left: usize,
 }
 
-fn kind(text: &str) -> ApiKind {
-    match text {
-        "module" => ApiKind::Module,
-        "class" => ApiKind::Class,
-        "function" => ApiKind::Function,
-        "method" => ApiKind::Method,
-        "property" => ApiKind::Property,
-        "attribute" => ApiKind::Attribute,
-        _ => ApiKind::Unknown,
-    }
-}
-
 /// Introspects the selected releases of each distribution. They must be indexed statically
 /// first (their modules are what gets imported); others are skipped with a note.
 pub fn introspect(
@@ -156,7 +144,7 @@ pub fn introspect(
             break;
         }
         match &outcome {
-            Outcome::Gap { reason } => writer.store().mark_runtime(row.id, "gap", Some(reason))?,
+            Outcome::Gap { reason } => writer.store().mark_runtime_gap(row.id, reason)?,
             Outcome::Recorded { .. } => {}
         }
         observer.finished(&name, &row.version, &outcome);
@@ -283,12 +271,18 @@ fn introspect_release(
             .iter()
             .map(|(path, k)| RuntimeFinding {
                 path: path.clone(),
-                kind: kind(k),
+                kind: k.parse().unwrap_or(ApiKind::Unknown),
             })
             .collect();
+        let mut modules = result.modules.clone();
+        modules.extend(result.listed.iter().cloned());
+        modules.sort();
+        modules.dedup();
         let links = RuntimeLinks {
             aliases: &result.aliases,
             bases: &result.bases,
+            listed: &result.listed,
+            modules: &modules,
         };
         writer.write_runtime(dist_id, row.id, row.slot, &findings, &links)?;
         return Ok(Outcome::Recorded {

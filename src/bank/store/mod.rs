@@ -4,6 +4,7 @@
 //! Written in WAL mode, one transaction per release: readers (queries, `infer`) keep working
 //! while a build writes, and an interrupted build loses only the release in flight.
 
+mod diff;
 mod error;
 mod path_dictionary;
 mod query;
@@ -11,6 +12,7 @@ mod registry;
 mod release_set;
 mod resolve;
 mod schema;
+mod stats;
 mod summaries;
 mod writer;
 
@@ -21,15 +23,17 @@ use std::rc::Rc;
 
 use rusqlite::{Connection, OpenFlags, OptionalExtension};
 
+pub use diff::{DiffEntry, DiffMiss, DiffReport, DiffSource};
 pub use error::StoreError;
 pub use path_dictionary::{CorruptDictionary, PathDictionary};
 pub use query::{
-    ApiReport, BankStats, CanonicalSpan, DiffEntry, DiffReport, ModuleReport, ReleaseModule,
+    ApiReport, CanonicalSpan, ModuleReport, OpenSpan, RaisingModule, ReleaseModule,
     SignatureChange, VersionRun,
 };
-pub use registry::{ReleaseInfo, ReleaseRow, ReleaseStatus};
+pub use registry::{NoSources, ReleaseInfo, ReleaseRow, ReleaseStatus, RuntimeStatus};
 pub use release_set::{CorruptReleaseSet, ReleaseSet};
 pub use schema::{EXTRACTOR_VERSION, SCHEMA_VERSION};
+pub use stats::{BankStats, SourcelessRelease, UnknownShare};
 pub use summaries::SummaryStore;
 pub use writer::{BankWriter, IndexedRelease, RuntimeFinding, RuntimeLinks, SourceCounts};
 

@@ -1,5 +1,10 @@
-//! Reading the bank: which releases have an API or a module, what changed between two
-//! releases, and how big the bank is.
+//! Reading the bank: which releases have an API or a module, and which do not.
+//!
+//! For every API and release the answer is one of three: present (static reading or
+//! introspection found it), absent (not found, and nothing on its path hides names), or
+//! unknown (not found, but its path passes through a name static reading cannot see through,
+//! and introspection has not settled it). Releases registered but not indexed are a fourth
+//! case, kept apart: nothing is known of them.
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -9,9 +14,7 @@ use serde::Serialize;
 use super::registry::{ReleaseRow, ReleaseStatus};
 use super::release_set::ReleaseSet;
 use super::resolve::Resolver;
-use super::writer::kind_from_code;
 use super::{Store, StoreError};
-use crate::bank::extract::is_private;
 use crate::bank::flow::ApiKind;
 use crate::names::DistName;
 
@@ -36,6 +39,22 @@ pub struct SignatureChange {
     pub signature: String,
 }
 
+/// A name on an API's path that static reading cannot see through, and the releases where it
+/// leaves the API unknown.
+#[derive(Debug, Clone, Serialize)]
+pub struct OpenSpan {
+    pub through: String,
+    pub releases: Vec<VersionRun>,
+}
+
+/// A module on an API's path that raises when imported (a shim), where it does.
+#[derive(Debug, Clone, Serialize)]
+pub struct RaisingModule {
+    pub module: String,
+    pub message: Option<String>,
+    pub releases: Vec<VersionRun>,
+}
+
 /// What the bank knows about one API of one distribution.
 #[derive(Debug, Clone, Serialize)]
 pub struct ApiReport {
@@ -46,12 +65,22 @@ pub struct ApiReport {
     pub indexed_releases: usize,
     /// Releases that have the API, by static reading or at run time.
     pub present: Vec<VersionRun>,
+    /// Indexed releases where it was not found but may exist: static reading cannot see
+    /// through a name on its path there (see `unknown_through`), and introspection has not
+    /// settled it.
+    pub unknown: Vec<VersionRun>,
+    /// Indexed releases that lack it.
+    pub absent: Vec<VersionRun>,
+    /// Releases registered but not indexed (pending or failed): nothing is known of them.
+    pub not_indexed: Vec<Version>,
     pub first: Option<Version>,
     pub last: Option<Version>,
     /// The newest indexed release, for telling "removed" from "still there".
     pub latest_indexed: Option<Version>,
     pub static_present: Vec<VersionRun>,
     pub runtime_present: Vec<VersionRun>,
+    pub unknown_through: Vec<OpenSpan>,
+    pub raising_modules: Vec<RaisingModule>,
     /// The definition each alias resolves to; empty when the API is itself the definition.
     pub canonical: Vec<CanonicalSpan>,
     pub signature_changes: Vec<SignatureChange>,
@@ -61,6 +90,8 @@ pub struct ApiReport {
 #[derive(Debug, Clone, Serialize)]
 pub struct ModuleReport {
     pub distribution: DistName,
+    /// The name as the index spells it (`Pillow`), where the bank knows it.
+    pub display_name: Option<String>,
     pub module: String,
     pub indexed_releases: usize,
     pub present: Vec<VersionRun>,
@@ -68,61 +99,11 @@ pub struct ModuleReport {
     pub last: Option<Version>,
     /// Releases where the module is compiled with no stub: its names are unknown statically.
     pub opaque: Vec<VersionRun>,
-}
-
-#[derive(Debug, Clone, Serialize)]
-pub struct DiffEntry {
-    pub path: String,
-    pub kind: ApiKind,
-    pub before: Option<String>,
-    pub after: Option<String>,
-}
-
-/// APIs added, removed or changed in signature between two releases.
-#[derive(Debug, Clone, Serialize)]
-pub struct DiffReport {
-    pub distribution: DistName,
-    pub from: Version,
-    pub to: Version,
-    pub added: Vec<DiffEntry>,
-    pub removed: Vec<DiffEntry>,
-    pub changed: Vec<DiffEntry>,
-}
-
-#[derive(Debug, Clone, Default, Serialize)]
-pub struct BankStats {
-    pub schema_version: u32,
-    pub distributions: u64,
-    pub releases: u64,
-    pub indexed_releases: u64,
-    pub failed_releases: u64,
-    pub introspected_releases: u64,
-    pub modules: u64,
-    pub apis: u64,
-    pub alias_links: u64,
-    pub signatures: u64,
-    /// Rows a naive bank with one row per (API, release) would hold.
-    pub naive_rows: u64,
-    pub bytes_on_disk: u64,
-}
-
-/// One `apis` row as read: id, kind, and both release sets.
-struct RawApi {
-    id: i64,
-    kind: i64,
-    static_blob: Vec<u8>,
-    runtime_blob: Vec<u8>,
-}
-
-impl RawApi {
-    fn read(r: &rusqlite::Row<'_>) -> rusqlite::Result<Self> {
-        Ok(Self {
-            id: r.get(0)?,
-            kind: r.get(1)?,
-            static_blob: r.get(2)?,
-            runtime_blob: r.get(3)?,
-        })
-    }
+    /// Releases where importing it raises, and what.
+    pub raises: Vec<VersionRun>,
+    pub raises_message: Option<String>,
+    /// Releases where introspection found it in `sys.modules` (made at run time or not).
+    pub runtime: Vec<VersionRun>,
 }
 
 /// The releases a set covers, grouped into runs of consecutive indexed releases.
@@ -146,10 +127,19 @@ pub(crate) fn runs(indexed: &[&ReleaseRow], set: &ReleaseSet) -> Vec<VersionRun>
     out
 }
 
-fn indexed(rows: &[ReleaseRow]) -> Vec<&ReleaseRow> {
+pub(crate) fn indexed(rows: &[ReleaseRow]) -> Vec<&ReleaseRow> {
     rows.iter()
         .filter(|r| r.status == ReleaseStatus::Indexed)
         .collect()
+}
+
+/// The slots of `rows`.
+pub(crate) fn slots<'r>(rows: impl IntoIterator<Item = &'r ReleaseRow>) -> ReleaseSet {
+    let mut set = ReleaseSet::new();
+    for r in rows {
+        set.insert(r.slot);
+    }
+    set
 }
 
 fn first_last(runs: &[VersionRun]) -> (Option<Version>, Option<Version>) {
@@ -160,13 +150,14 @@ fn first_last(runs: &[VersionRun]) -> (Option<Version>, Option<Version>) {
 }
 
 impl Store {
-    fn dist_names(&self) -> Result<HashMap<i64, DistName>, StoreError> {
+    pub(crate) fn dist_names(&self) -> Result<HashMap<i64, DistName>, StoreError> {
         Ok(self.distributions()?.into_iter().collect())
     }
 
     /// Every distribution's record of API `path` (several distributions can ship the same
     /// module, e.g. `opencv-python` and `opencv-contrib-python`), found through aliases and
-    /// base classes where the path is not stored as such.
+    /// base classes where the path is not stored as such. A distribution is reported when
+    /// some indexed release has the API or may have it.
     pub fn query_api(&self, path: &str) -> Result<Vec<ApiReport>, StoreError> {
         let names = self.dist_names()?;
         let err = self.err();
@@ -174,12 +165,15 @@ impl Store {
         for dist_id in self.candidate_distributions(path)? {
             let mut resolver = Resolver::new(self, dist_id);
             let resolved = resolver.resolve(path)?;
-            let presence = resolved.presence();
-            if presence.is_empty() {
-                continue;
-            }
             let rows = self.releases(dist_id)?;
             let indexed = indexed(&rows);
+            let indexed_set = slots(indexed.iter().copied());
+            let presence = resolved.presence().intersection(&indexed_set);
+            let unknown = resolved.unknown().intersection(&indexed_set);
+            if presence.is_empty() && unknown.is_empty() {
+                continue;
+            }
+            let absent = indexed_set.difference(&presence).difference(&unknown);
             let present = runs(&indexed, &presence);
             let (first, last) = first_last(&present);
 
@@ -210,6 +204,32 @@ impl Store {
                 .filter(|c| !c.releases.is_empty())
                 .collect();
             canonical.sort_by(|a, b| a.releases[0].first.cmp(&b.releases[0].first));
+
+            let unknown_through: Vec<OpenSpan> = resolved
+                .open
+                .iter()
+                .map(|(through, set)| OpenSpan {
+                    through: through.clone(),
+                    releases: runs(&indexed, &set.intersection(&unknown)),
+                })
+                .filter(|o| !o.releases.is_empty())
+                .collect();
+
+            // Modules on the path that raise on import, where the API is absent.
+            let mut raising_modules = Vec::new();
+            let mut prefix = path;
+            while let Some((head, _)) = prefix.rsplit_once('.') {
+                prefix = head;
+                let facts = resolver.module_facts(prefix)?;
+                let set = facts.raises.intersection(&absent);
+                if !set.is_empty() {
+                    raising_modules.push(RaisingModule {
+                        module: prefix.to_string(),
+                        message: facts.raises_message.clone(),
+                        releases: runs(&indexed, &set),
+                    });
+                }
+            }
 
             // Signatures live on definitions: each release takes its definition's.
             let mut signature_of: Vec<(String, ReleaseSet)> = Vec::new();
@@ -260,11 +280,20 @@ impl Store {
                 kind,
                 indexed_releases: indexed.len(),
                 present,
+                unknown: runs(&indexed, &unknown),
+                absent: runs(&indexed, &absent),
+                not_indexed: rows
+                    .iter()
+                    .filter(|r| r.status != ReleaseStatus::Indexed)
+                    .map(|r| r.version.clone())
+                    .collect(),
                 first,
                 last,
                 latest_indexed: indexed.last().map(|r| r.version.clone()),
                 static_present: runs(&indexed, &resolved.static_set),
                 runtime_present: runs(&indexed, &resolved.runtime_set),
+                unknown_through,
+                raising_modules,
                 canonical,
                 signature_changes,
             });
@@ -278,19 +307,45 @@ impl Store {
         let names = self.dist_names()?;
         let conn = self.conn();
         let err = self.err();
-        let mut found: BTreeMap<i64, (ReleaseSet, ReleaseSet)> = BTreeMap::new();
+        #[derive(Default)]
+        struct Found {
+            releases: ReleaseSet,
+            opaque: ReleaseSet,
+            raises: ReleaseSet,
+            raises_message: Option<String>,
+            runtime: ReleaseSet,
+        }
+        let mut found: BTreeMap<i64, Found> = BTreeMap::new();
         let mut stmt = conn
-            .prepare_cached("SELECT dist_id, releases, opaque FROM modules WHERE path = ?1")
+            .prepare_cached(
+                "SELECT dist_id, releases, opaque, raises, raises_message, runtime FROM modules WHERE path = ?1",
+            )
             .map_err(&err)?;
-        let rows: Vec<(i64, Vec<u8>, Vec<u8>)> = stmt
-            .query_map([module], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+        type ModuleRow = (i64, Vec<u8>, Vec<u8>, Vec<u8>, Option<String>, Vec<u8>);
+        let rows: Vec<ModuleRow> = stmt
+            .query_map([module], |r| {
+                Ok((
+                    r.get(0)?,
+                    r.get(1)?,
+                    r.get(2)?,
+                    r.get(3)?,
+                    r.get(4)?,
+                    r.get(5)?,
+                ))
+            })
             .map_err(&err)?
             .collect::<Result<_, _>>()
             .map_err(&err)?;
-        for (dist_id, releases, opaque) in rows {
+        for (dist_id, releases, opaque, raises, raises_message, runtime) in rows {
             found.insert(
                 dist_id,
-                (self.decode_set(&releases)?, self.decode_set(&opaque)?),
+                Found {
+                    releases: self.decode_set(&releases)?,
+                    opaque: self.decode_set(&opaque)?,
+                    raises: self.decode_set(&raises)?,
+                    raises_message,
+                    runtime: self.decode_set(&runtime)?,
+                },
             );
         }
         let mut stmt = conn
@@ -304,174 +359,45 @@ impl Store {
         for (dist_id, releases) in rows {
             let set = self.decode_set(&releases)?;
             let entry = found.entry(dist_id).or_default();
-            entry.0 = entry.0.union(&set);
+            entry.releases = entry.releases.union(&set);
         }
         let mut reports = Vec::new();
-        for (dist_id, (releases, opaque)) in found {
+        for (dist_id, f) in found {
             let rows = self.releases(dist_id)?;
             let indexed = indexed(&rows);
-            let present = runs(&indexed, &releases);
+            // A module that raises on import is not provided there.
+            let provided = f.releases.union(&f.runtime).difference(&f.raises);
+            let present = runs(&indexed, &provided);
             let (first, last) = first_last(&present);
             reports.push(ModuleReport {
                 distribution: names
                     .get(&dist_id)
                     .cloned()
                     .ok_or_else(|| self.corrupt("module of an unknown distribution"))?,
+                display_name: self.display_name(dist_id)?,
                 module: module.to_string(),
                 indexed_releases: indexed.len(),
                 present,
                 first,
                 last,
-                opaque: runs(&indexed, &opaque),
+                opaque: runs(&indexed, &f.opaque),
+                raises: runs(&indexed, &f.raises),
+                raises_message: f.raises_message,
+                runtime: runs(&indexed, &f.runtime.difference(&f.releases)),
             });
         }
         Ok(reports)
     }
 
-    /// What changed between two indexed releases of `name`. Private names (a segment with a
-    /// leading underscore) are left out unless `include_private`.
-    pub fn diff(
-        &self,
-        name: &DistName,
-        from: &Version,
-        to: &Version,
-        include_private: bool,
-    ) -> Result<Option<DiffReport>, StoreError> {
-        let Some(dist_id) = self.distribution_id(name)? else {
-            return Ok(None);
-        };
-        let rows = self.releases(dist_id)?;
-        let find = |v: &Version| {
-            rows.iter()
-                .find(|r| &r.version == v && r.status == ReleaseStatus::Indexed)
-                .map(|r| r.slot)
-        };
-        let (Some(a), Some(b)) = (find(from), find(to)) else {
-            return Ok(None);
-        };
-        let conn = self.conn();
-        let err = self.err();
-        let mut stmt = conn
-            .prepare_cached("SELECT id, kind, static, runtime FROM apis WHERE dist_id = ?1")
-            .map_err(&err)?;
-        let apis: Vec<RawApi> = stmt
-            .query_map([dist_id], RawApi::read)
-            .map_err(&err)?
-            .collect::<Result<_, _>>()
-            .map_err(&err)?;
-        let mut signature_at = conn
-            .prepare_cached(
-                "SELECT s.text, l.releases FROM api_signatures l JOIN signatures s ON s.id = l.signature_id
-                 WHERE l.api_id = ?1",
+    /// The distribution's name as its metadata spells it, when an indexed release said.
+    pub fn display_name(&self, dist_id: i64) -> Result<Option<String>, StoreError> {
+        self.conn()
+            .query_row(
+                "SELECT display_name FROM distributions WHERE id = ?1",
+                [dist_id],
+                |r| r.get(0),
             )
-            .map_err(&err)?;
-        let mut report = DiffReport {
-            distribution: name.clone(),
-            from: from.clone(),
-            to: to.clone(),
-            added: Vec::new(),
-            removed: Vec::new(),
-            changed: Vec::new(),
-        };
-        let dictionary = self.path_dictionary(dist_id)?;
-        for RawApi {
-            id,
-            kind,
-            static_blob,
-            runtime_blob,
-        } in apis
-        {
-            let path = dictionary
-                .path(id)
-                .ok_or_else(|| self.corrupt(format!("API {id} has no path")))?
-                .to_string();
-            if !include_private && path.split('.').any(is_private) {
-                continue;
-            }
-            let set = self
-                .decode_set(&static_blob)?
-                .union(&self.decode_set(&runtime_blob)?);
-            let (in_a, in_b) = (set.contains(a), set.contains(b));
-            if !in_a && !in_b {
-                continue;
-            }
-            let sigs: Vec<(String, ReleaseSet)> = signature_at
-                .query_map([id], |r| {
-                    Ok((r.get::<_, String>(0)?, r.get::<_, Vec<u8>>(1)?))
-                })
-                .map_err(&err)?
-                .map(|row| {
-                    let (text, blob) = row.map_err(&err)?;
-                    Ok((text, self.decode_set(&blob)?))
-                })
-                .collect::<Result<_, StoreError>>()?;
-            let sig = |slot: u32| {
-                sigs.iter()
-                    .find(|(_, s)| s.contains(slot))
-                    .map(|(t, _)| t.clone())
-            };
-            let entry = DiffEntry {
-                path,
-                kind: kind_from_code(kind),
-                before: if in_a { sig(a) } else { None },
-                after: if in_b { sig(b) } else { None },
-            };
-            match (in_a, in_b) {
-                (true, false) => report.removed.push(entry),
-                (false, true) => report.added.push(entry),
-                _ if entry.before != entry.after
-                    && entry.before.is_some()
-                    && entry.after.is_some() =>
-                {
-                    report.changed.push(entry)
-                }
-                _ => {}
-            }
-        }
-        for list in [&mut report.added, &mut report.removed, &mut report.changed] {
-            list.sort_by(|x, y| x.path.cmp(&y.path));
-        }
-        Ok(Some(report))
-    }
-
-    pub fn stats(&self) -> Result<BankStats, StoreError> {
-        let conn = self.conn();
-        let err = self.err();
-        let count = |sql: &str| -> Result<u64, StoreError> {
-            conn.query_row(sql, [], |r| r.get::<_, i64>(0))
-                .map(|n| n as u64)
-                .map_err(&err)
-        };
-        let mut stats = BankStats {
-            schema_version: super::schema::version(conn).map_err(&err)?,
-            distributions: count("SELECT COUNT(*) FROM distributions")?,
-            releases: count("SELECT COUNT(*) FROM releases")?,
-            indexed_releases: count("SELECT COUNT(*) FROM releases WHERE status = 'indexed'")?,
-            failed_releases: count("SELECT COUNT(*) FROM releases WHERE status = 'failed'")?,
-            introspected_releases: count(
-                "SELECT COUNT(*) FROM releases WHERE runtime_status = 'ok'",
-            )?,
-            modules: count("SELECT COUNT(*) FROM modules")?,
-            apis: count("SELECT COUNT(*) FROM apis")?,
-            alias_links: count("SELECT COUNT(*) FROM aliases")?,
-            signatures: count("SELECT COUNT(*) FROM signatures")?,
-            ..BankStats::default()
-        };
-        let mut stmt = conn
-            .prepare("SELECT static, runtime FROM apis")
-            .map_err(&err)?;
-        let mut rows = stmt.query([]).map_err(&err)?;
-        while let Some(r) = rows.next().map_err(&err)? {
-            let a: Vec<u8> = r.get(0).map_err(&err)?;
-            let b: Vec<u8> = r.get(1).map_err(&err)?;
-            stats.naive_rows += self.decode_set(&a)?.union(&self.decode_set(&b)?).len() as u64;
-        }
-        for suffix in ["", "-wal", "-shm"] {
-            let mut p = self.path().as_os_str().to_owned();
-            p.push(suffix);
-            stats.bytes_on_disk += std::fs::metadata(&p).map_or(0, |m| m.len());
-        }
-        Ok(stats)
+            .map_err(self.err())
     }
 }
 
@@ -480,6 +406,7 @@ impl Store {
 pub struct ReleaseModule {
     pub path: String,
     pub opaque: bool,
+    /// Static reading cannot list all its names.
     pub dynamic: bool,
 }
 
@@ -494,14 +421,17 @@ impl Store {
         let mut stmt = self
             .conn()
             .prepare_cached(
-                "SELECT path, releases, opaque, dynamic FROM modules WHERE dist_id = ?1 ORDER BY path",
+                "SELECT path, releases, opaque, dynamic, raises FROM modules WHERE dist_id = ?1 ORDER BY path",
             )
             .map_err(&err)?;
         let mut rows = stmt.query([dist_id]).map_err(&err)?;
         let mut out = Vec::new();
         while let Some(r) = rows.next().map_err(&err)? {
             let releases: Vec<u8> = r.get(1).map_err(&err)?;
-            if !self.decode_set(&releases)?.contains(slot) {
+            let raises: Vec<u8> = r.get(4).map_err(&err)?;
+            if !self.decode_set(&releases)?.contains(slot)
+                || self.decode_set(&raises)?.contains(slot)
+            {
                 continue;
             }
             let opaque: Vec<u8> = r.get(2).map_err(&err)?;

@@ -46,6 +46,71 @@ impl ReleaseStatus {
     }
 }
 
+/// What runtime introspection made of a release.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RuntimeStatus {
+    /// Installed, imported and recorded.
+    Ok,
+    /// Could not be introspected here; `runtime_detail` says why.
+    Gap,
+}
+
+impl RuntimeStatus {
+    pub(crate) fn as_str(self) -> &'static str {
+        match self {
+            RuntimeStatus::Ok => "ok",
+            RuntimeStatus::Gap => "gap",
+        }
+    }
+
+    fn parse(s: &str) -> Option<Self> {
+        match s {
+            "ok" => Some(RuntimeStatus::Ok),
+            "gap" => Some(RuntimeStatus::Gap),
+            _ => None,
+        }
+    }
+}
+
+/// Why an indexed release has no Python sources.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum NoSources {
+    /// Only compiled extension modules (orjson, ujson, pyodbc): legitimate; its names need
+    /// introspection.
+    CompiledOnly,
+    /// Every file holds no module and requires sibling distributions, which have the code
+    /// (qiskit 0.x requires qiskit-terra; python-Levenshtein requires Levenshtein).
+    Metapackage,
+    /// The archive has Python files, but none in a layout recognized as importable modules.
+    UnrecognizedLayout,
+    /// The archive has no Python files and no requirements.
+    Empty,
+}
+
+impl NoSources {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            NoSources::CompiledOnly => "compiled-only",
+            NoSources::Metapackage => "metapackage",
+            NoSources::UnrecognizedLayout => "unrecognized-layout",
+            NoSources::Empty => "empty",
+        }
+    }
+
+    fn parse(s: &str) -> Option<Self> {
+        [
+            NoSources::CompiledOnly,
+            NoSources::Metapackage,
+            NoSources::UnrecognizedLayout,
+            NoSources::Empty,
+        ]
+        .into_iter()
+        .find(|k| k.as_str() == s)
+    }
+}
+
 /// A registered release.
 #[derive(Debug, Clone, Serialize)]
 pub struct ReleaseRow {
@@ -59,8 +124,20 @@ pub struct ReleaseRow {
     pub detail: Option<String>,
     pub file_name: Option<String>,
     pub extractor: Option<u32>,
-    pub runtime_status: Option<String>,
+    pub runtime_status: Option<RuntimeStatus>,
     pub runtime_detail: Option<String>,
+    /// Why the indexed file had no Python sources, and what it says (the sibling
+    /// distributions of a metapackage).
+    pub no_sources: Option<NoSources>,
+    pub no_sources_detail: Option<String>,
+    /// Whether the import flow reached its fixed point (`None` before schema 2).
+    pub converged: Option<bool>,
+}
+
+impl ReleaseRow {
+    pub fn is_introspected(&self) -> bool {
+        self.runtime_status == Some(RuntimeStatus::Ok)
+    }
 }
 
 impl Store {
@@ -190,7 +267,7 @@ impl Store {
             .conn()
             .prepare_cached(
                 "SELECT id, slot, version, upload_time, requires_python, yanked, status, detail, file_name,
-                        extractor, runtime_status, runtime_detail
+                        extractor, runtime_status, runtime_detail, no_sources, no_sources_detail, converged
                  FROM releases WHERE dist_id = ?1",
             )
             .map_err(self.err())?;
@@ -209,6 +286,9 @@ impl Store {
                     r.get::<_, Option<u32>>(9)?,
                     r.get::<_, Option<String>>(10)?,
                     r.get::<_, Option<String>>(11)?,
+                    r.get::<_, Option<String>>(12)?,
+                    r.get::<_, Option<String>>(13)?,
+                    r.get::<_, Option<bool>>(14)?,
                 ))
             })
             .map_err(self.err())?;
@@ -227,6 +307,9 @@ impl Store {
                 extractor,
                 runtime_status,
                 runtime_detail,
+                no_sources,
+                no_sources_detail,
+                converged,
             ) = row.map_err(self.err())?;
             let version = Version::from_str(&version)
                 .map_err(|_| self.corrupt(format!("release version `{version}`")))?;
@@ -241,8 +324,11 @@ impl Store {
                 detail,
                 file_name,
                 extractor,
-                runtime_status,
+                runtime_status: runtime_status.as_deref().and_then(RuntimeStatus::parse),
                 runtime_detail,
+                no_sources: no_sources.as_deref().and_then(NoSources::parse),
+                no_sources_detail,
+                converged,
             });
         }
         out.sort_by(|a, b| a.version.cmp(&b.version));
@@ -260,18 +346,30 @@ impl Store {
         Ok(())
     }
 
-    /// Records the outcome of runtime introspection for a release that could not be
-    /// introspected (`status` is e.g. `uninstallable`).
-    pub fn mark_runtime(
-        &mut self,
-        release_id: i64,
-        status: &str,
-        detail: Option<&str>,
-    ) -> Result<(), StoreError> {
+    /// Records that a release could not be introspected, and why. What an earlier run
+    /// recorded for it is kept.
+    pub fn mark_runtime_gap(&mut self, release_id: i64, reason: &str) -> Result<(), StoreError> {
         self.conn()
             .execute(
-                "UPDATE releases SET runtime_status = ?2, runtime_detail = ?3 WHERE id = ?1",
-                params![release_id, status, detail],
+                "UPDATE releases SET runtime_status = ?2, runtime_detail = ?3
+                 WHERE id = ?1 AND (runtime_status IS NULL OR runtime_status != ?4)",
+                params![
+                    release_id,
+                    RuntimeStatus::Gap.as_str(),
+                    reason,
+                    RuntimeStatus::Ok.as_str()
+                ],
+            )
+            .map_err(self.err())?;
+        Ok(())
+    }
+
+    /// Records the distribution's name as the index spells it (`Pillow`, from its metadata).
+    pub fn set_display_name(&mut self, dist_id: i64, name: &str) -> Result<(), StoreError> {
+        self.conn()
+            .execute(
+                "UPDATE distributions SET display_name = ?2 WHERE id = ?1",
+                params![dist_id, name],
             )
             .map_err(self.err())?;
         Ok(())

@@ -5,6 +5,11 @@
 //! `pandas.DataFrame.ix` in pandas 0.25 is `pandas.DataFrame` (an alias of
 //! `pandas.core.frame.DataFrame`), whose base `pandas.core.generic.NDFrame` has `ix`: the
 //! releases that have it are those where every link of that chain holds.
+//!
+//! Where a path is not found, the name it passes through decides between absent and unknown:
+//! under a module with `__getattr__`, a lazy module, another distribution's object, a class
+//! with a base outside the release, static reading cannot list every name, so a name not found
+//! there is unknown, unless introspection imported and listed that module in that release.
 
 use std::collections::{HashMap, HashSet};
 
@@ -12,7 +17,6 @@ use rusqlite::OptionalExtension;
 
 use super::path_dictionary::PathDictionary;
 use super::release_set::ReleaseSet;
-use super::writer::kind_from_code;
 use super::{Store, StoreError};
 use crate::bank::flow::ApiKind;
 
@@ -23,6 +27,25 @@ pub(crate) struct ApiRowInfo {
     pub kind: ApiKind,
     pub static_set: ReleaseSet,
     pub runtime_set: ReleaseSet,
+    pub open_set: ReleaseSet,
+}
+
+impl ApiRowInfo {
+    pub fn presence(&self) -> ReleaseSet {
+        self.static_set.union(&self.runtime_set)
+    }
+}
+
+/// What the modules table says of one module, beyond its presence.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct ModuleFacts {
+    /// Imported and listed by introspection: a name not found there is absent.
+    pub listed: ReleaseSet,
+    /// Its `__path__` is changed: submodules may come from elsewhere.
+    pub extends_path: ReleaseSet,
+    /// Importing it raises, with the message.
+    pub raises: ReleaseSet,
+    pub raises_message: Option<String>,
 }
 
 /// Where an API is found, release by release.
@@ -32,11 +55,23 @@ pub(crate) struct Resolved {
     pub runtime_set: ReleaseSet,
     /// The defining rows (id, path) and the releases in which each is the definition.
     pub definitions: Vec<(i64, String, ReleaseSet)>,
+    /// Names along the path that static reading cannot see through, with the releases where
+    /// each leaves the path possible (the path may be found in some of them).
+    pub open: Vec<(String, ReleaseSet)>,
 }
 
 impl Resolved {
     pub fn presence(&self) -> ReleaseSet {
         self.static_set.union(&self.runtime_set)
+    }
+
+    /// Releases where the path is neither found nor ruled out.
+    pub fn unknown(&self) -> ReleaseSet {
+        let presence = self.presence();
+        self.open
+            .iter()
+            .fold(ReleaseSet::new(), |acc, (_, set)| acc.union(set))
+            .difference(&presence)
     }
 
     fn add_definition(&mut self, id: i64, path: &str, releases: &ReleaseSet) {
@@ -51,6 +86,16 @@ impl Resolved {
         }
     }
 
+    fn add_open(&mut self, through: &str, releases: &ReleaseSet) {
+        if releases.is_empty() {
+            return;
+        }
+        match self.open.iter_mut().find(|(p, _)| p == through) {
+            Some((_, s)) => *s = s.union(releases),
+            None => self.open.push((through.to_string(), releases.clone())),
+        }
+    }
+
     /// Takes in what `other` finds, for the releases in `through` (where the link holds).
     fn absorb(&mut self, other: &Resolved, through: &ReleaseSet) {
         self.static_set = self
@@ -62,6 +107,9 @@ impl Resolved {
         for (id, path, set) in &other.definitions {
             self.add_definition(*id, path, &set.intersection(through));
         }
+        for (path, set) in &other.open {
+            self.add_open(path, &set.intersection(through));
+        }
     }
 }
 
@@ -71,6 +119,7 @@ pub(crate) struct Resolver<'s> {
     dist_id: i64,
     dictionary: Option<std::rc::Rc<PathDictionary>>,
     rows: HashMap<String, Option<ApiRowInfo>>,
+    modules: HashMap<String, ModuleFacts>,
     memo: HashMap<String, Resolved>,
     in_progress: HashSet<String>,
 }
@@ -84,6 +133,7 @@ impl<'s> Resolver<'s> {
             dist_id,
             dictionary: None,
             rows: HashMap::new(),
+            modules: HashMap::new(),
             memo: HashMap::new(),
             in_progress: HashSet::new(),
         }
@@ -105,20 +155,21 @@ impl<'s> Resolver<'s> {
             return Ok(None);
         };
         let err = self.store.err();
-        let raw: Option<(i64, i64, Vec<u8>, Vec<u8>)> = self
+        let raw: Option<(i64, [Vec<u8>; 3])> = self
             .store
             .conn()
-            .prepare_cached("SELECT id, kind, static, runtime FROM apis WHERE id = ?1")
+            .prepare_cached("SELECT kind, static, runtime, open FROM apis WHERE id = ?1")
             .map_err(&err)?
-            .query_row([id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
+            .query_row([id], |r| Ok((r.get(0)?, [r.get(1)?, r.get(2)?, r.get(3)?])))
             .optional()
             .map_err(&err)?;
         let row = match raw {
-            Some((id, kind, s, r)) => Some(ApiRowInfo {
+            Some((kind, [s, r, o])) => Some(ApiRowInfo {
                 id,
-                kind: kind_from_code(kind),
+                kind: ApiKind::from_code(kind),
                 static_set: self.store.decode_set(&s)?,
                 runtime_set: self.store.decode_set(&r)?,
+                open_set: self.store.decode_set(&o)?,
             }),
             None => None,
         };
@@ -126,38 +177,74 @@ impl<'s> Resolver<'s> {
         Ok(row)
     }
 
-    /// (target id, target path, releases) for `sql`'s rows owned by `id`.
+    /// What the modules table says of module `path` (nothing, for a path that is no module).
+    pub fn module_facts(&mut self, path: &str) -> Result<ModuleFacts, StoreError> {
+        if let Some(f) = self.modules.get(path) {
+            return Ok(f.clone());
+        }
+        let err = self.store.err();
+        let raw: Option<([Vec<u8>; 3], Option<String>)> = self
+            .store
+            .conn()
+            .prepare_cached(
+                "SELECT listed, extends_path, raises, raises_message FROM modules WHERE dist_id = ?1 AND path = ?2",
+            )
+            .map_err(&err)?
+            .query_row(rusqlite::params![self.dist_id, path], |r| {
+                Ok(([r.get(0)?, r.get(1)?, r.get(2)?], r.get(3)?))
+            })
+            .optional()
+            .map_err(&err)?;
+        let facts = match raw {
+            Some(([listed, extends, raises], message)) => ModuleFacts {
+                listed: self.store.decode_set(&listed)?,
+                extends_path: self.store.decode_set(&extends)?,
+                raises: self.store.decode_set(&raises)?,
+                raises_message: message,
+            },
+            None => ModuleFacts::default(),
+        };
+        self.modules.insert(path.to_string(), facts.clone());
+        Ok(facts)
+    }
+
+    /// (target id, target path, releases by either reading) for `sql`'s rows owned by `id`.
     fn links(&mut self, sql: &str, id: i64) -> Result<Vec<(i64, String, ReleaseSet)>, StoreError> {
         let err = self.store.err();
         let mut stmt = self.store.conn().prepare_cached(sql).map_err(&err)?;
-        let rows: Vec<(i64, Vec<u8>)> = stmt
-            .query_map([id], |r| Ok((r.get(0)?, r.get(1)?)))
+        let rows: Vec<(i64, Vec<u8>, Vec<u8>)> = stmt
+            .query_map([id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
             .map_err(&err)?
             .collect::<Result<_, _>>()
             .map_err(&err)?;
         let mut out = Vec::with_capacity(rows.len());
-        for (target, blob) in rows {
+        for (target, static_blob, runtime_blob) in rows {
             let store = self.store;
             let path = self
                 .dictionary()?
                 .path(target)
                 .ok_or_else(|| store.corrupt(format!("API {target} has no path")))?
                 .to_string();
-            out.push((target, path, self.store.decode_set(&blob)?));
+            // A link holds in a release if either reading saw it.
+            let set = self
+                .store
+                .decode_set(&static_blob)?
+                .union(&self.store.decode_set(&runtime_blob)?);
+            out.push((target, path, set));
         }
         Ok(out)
     }
 
     fn aliases(&mut self, id: i64) -> Result<Vec<(i64, String, ReleaseSet)>, StoreError> {
         self.links(
-            "SELECT canonical_id, releases FROM aliases WHERE api_id = ?1",
+            "SELECT canonical_id, releases, runtime FROM aliases WHERE api_id = ?1",
             id,
         )
     }
 
     fn bases(&mut self, id: i64) -> Result<Vec<(i64, String, ReleaseSet)>, StoreError> {
         self.links(
-            "SELECT base_id, releases FROM class_bases WHERE class_id = ?1",
+            "SELECT base_id, releases, runtime FROM class_bases WHERE class_id = ?1",
             id,
         )
     }
@@ -195,10 +282,13 @@ impl<'s> Resolver<'s> {
             let own = here.difference(&aliased);
             out.add_definition(row.id, path, &own);
         }
-        // A member reached through the longest prefix that the bank has: follow that
-        // prefix's aliases and, for a class (or an instance of one), its bases. As in Python,
-        // the class's own member wins, then each base in order: a link only answers for the
-        // releases where nothing before it did.
+        // A member is reached through the names its path is made of, longest first: each
+        // prefix answers for the releases that have it and that no longer prefix answered for.
+        // It follows the prefix's aliases and, for a class (or an instance of one), its bases;
+        // as in Python, the class's own member wins, then each base in order: a link only
+        // answers for the releases where nothing before it did. Where the prefix cannot be
+        // seen through, the path is left open.
+        let mut decided = out.presence();
         let mut cut = path.len();
         while let Some(dot) = path[..cut].rfind('.') {
             cut = dot;
@@ -206,25 +296,39 @@ impl<'s> Resolver<'s> {
             let Some(prow) = self.row(prefix)? else {
                 continue;
             };
+            let prefix_presence = prow.presence();
+            let here = prefix_presence.difference(&decided);
+            decided = decided.union(&prefix_presence);
+            if here.is_empty() {
+                continue;
+            }
+            let mut open = prow.open_set.intersection(&here);
+            if prow.kind == ApiKind::Module {
+                let facts = self.module_facts(prefix)?;
+                if rest.contains('.') {
+                    open = open.union(&facts.extends_path.intersection(&here));
+                }
+                open = open.difference(&facts.listed);
+            }
+            out.add_open(prefix, &open);
             if !matches!(
                 prow.kind,
                 ApiKind::Module | ApiKind::Class | ApiKind::Attribute | ApiKind::Unknown
             ) {
-                break;
+                continue;
             }
             let mut links = self.aliases(prow.id)?;
             if prow.kind != ApiKind::Module {
                 links.extend(self.bases(prow.id)?);
             }
             for (_, target, set) in links {
-                let through = set.difference(&out.presence());
+                let through = set.intersection(&here).difference(&out.presence());
                 if through.is_empty() {
                     continue;
                 }
                 let sub = self.resolve_at(&format!("{target}.{rest}"), depth + 1)?;
                 out.absorb(&sub, &through);
             }
-            break;
         }
         self.in_progress.remove(path);
         self.memo.insert(path.to_string(), out.clone());

@@ -11,15 +11,23 @@
 //! - each class member is stored once, under the class that defines it; `class_bases` (a
 //!   class's bases, and the class an attribute is an instance of) and `aliases`, both with
 //!   release sets, let queries reach it through any alias, subclass or instance;
+//! - static reading and runtime introspection are kept apart everywhere: an API's `static` and
+//!   `runtime` sets, a link's `releases` (static) and `runtime` sets, a module's static sets and
+//!   its `runtime` (found in `sys.modules`) and `listed` (imported and listed) sets, so that
+//!   indexing a release again never erases what introspection found, and the other way round;
+//! - `apis.open` holds the releases where names under an API may exist that static reading
+//!   cannot list: there a name not found is unknown, not absent;
 //! - the per-file summary cache lives apart, in the cache directory ([`super::SummaryStore`]).
 
-use rusqlite::Connection;
+use rusqlite::{params, Connection, Transaction};
+
+use super::release_set::ReleaseSet;
 
 /// The schema this build writes. Older banks are migrated on open; newer ones are refused.
-pub const SCHEMA_VERSION: u32 = 1;
+pub const SCHEMA_VERSION: u32 = 2;
 
 /// Bumped when extraction or flow changes what a release's APIs are, so that stale releases
-/// can be told apart from fresh ones.
+/// can be told apart from fresh ones (and indexed again by the next build).
 pub const EXTRACTOR_VERSION: u32 = 2;
 
 const V1: &str = r#"
@@ -126,8 +134,77 @@ CREATE TABLE api_signatures (
 ) WITHOUT ROWID;
 "#;
 
+/// Version 2: unknown apart from absent (`apis.open`), static and runtime links apart, runtime
+/// modules, modules that raise on import, why a release has no sources, whether its import
+/// flow converged, the index's spelling of names, per-file Requires-Dist.
+const V2: &str = r#"
+ALTER TABLE apis ADD COLUMN open BLOB NOT NULL DEFAULT x'';
+ALTER TABLE aliases ADD COLUMN runtime BLOB NOT NULL DEFAULT x'';
+ALTER TABLE class_bases ADD COLUMN runtime BLOB NOT NULL DEFAULT x'';
+ALTER TABLE modules ADD COLUMN raises BLOB NOT NULL DEFAULT x'';
+ALTER TABLE modules ADD COLUMN raises_message TEXT;
+ALTER TABLE modules ADD COLUMN extends_path BLOB NOT NULL DEFAULT x'';
+ALTER TABLE modules ADD COLUMN runtime BLOB NOT NULL DEFAULT x'';
+ALTER TABLE modules ADD COLUMN listed BLOB NOT NULL DEFAULT x'';
+ALTER TABLE releases ADD COLUMN no_sources TEXT;
+ALTER TABLE releases ADD COLUMN no_sources_detail TEXT;
+ALTER TABLE releases ADD COLUMN converged INTEGER;
+ALTER TABLE distributions ADD COLUMN display_name TEXT;
+CREATE TABLE file_requires_dist (
+    release_id INTEGER NOT NULL REFERENCES releases(id),
+    file_name TEXT NOT NULL,
+    requirement TEXT NOT NULL,
+    PRIMARY KEY (release_id, file_name, requirement)
+) WITHOUT ROWID;
+"#;
+
+/// One upgrade step, run inside the migration's transaction.
+type Migration = fn(&Transaction<'_>) -> rusqlite::Result<()>;
+
 /// Each entry upgrades the schema from version `i` to `i + 1`.
-const MIGRATIONS: &[&str] = &[V1];
+const MIGRATIONS: &[Migration] = &[|tx| tx.execute_batch(V1), to_v2];
+
+/// Version 1 kept one link set for both readings. For introspected releases, a link there may
+/// have been seen at run time only: it is kept as a runtime link too, so that indexing the
+/// release again (which version 2 does, its extractor being newer) does not erase it.
+fn to_v2(tx: &Transaction<'_>) -> rusqlite::Result<()> {
+    tx.execute_batch(V2)?;
+    let introspected: Vec<(i64, u32)> = tx
+        .prepare("SELECT dist_id, slot FROM releases WHERE runtime_status = 'ok'")?
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
+        .collect::<Result<_, _>>()?;
+    if introspected.is_empty() {
+        return Ok(());
+    }
+    let mut by_dist: std::collections::HashMap<i64, ReleaseSet> = Default::default();
+    for (dist, slot) in introspected {
+        by_dist.entry(dist).or_default().insert(slot);
+    }
+    for (table, owner, other) in [
+        ("aliases", "api_id", "canonical_id"),
+        ("class_bases", "class_id", "base_id"),
+    ] {
+        let rows: Vec<(i64, i64, i64, Vec<u8>)> = tx
+            .prepare(&format!(
+                "SELECT a.dist_id, t.{owner}, t.{other}, t.releases FROM {table} t JOIN apis a ON a.id = t.{owner}"
+            ))?
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))?
+            .collect::<Result<_, _>>()?;
+        let mut update = tx.prepare(&format!(
+            "UPDATE {table} SET runtime = ?3 WHERE {owner} = ?1 AND {other} = ?2"
+        ))?;
+        for (dist, a, b, blob) in rows {
+            let (Some(slots), Ok(set)) = (by_dist.get(&dist), ReleaseSet::decode(&blob)) else {
+                continue;
+            };
+            let runtime = set.intersection(slots);
+            if !runtime.is_empty() {
+                update.execute(params![a, b, runtime.encode()])?;
+            }
+        }
+    }
+    Ok(())
+}
 
 /// The schema version recorded in the bank (0 for an empty database).
 pub fn version(conn: &Connection) -> rusqlite::Result<u32> {
@@ -139,7 +216,7 @@ pub fn migrate(conn: &mut Connection) -> rusqlite::Result<()> {
     let mut current = version(conn)?;
     while (current as usize) < MIGRATIONS.len() {
         let tx = conn.transaction()?;
-        tx.execute_batch(MIGRATIONS[current as usize])?;
+        MIGRATIONS[current as usize](&tx)?;
         current += 1;
         tx.pragma_update(None, "user_version", current)?;
         tx.commit()?;

@@ -1,5 +1,9 @@
-//! Writing indexed releases: one transaction per release, each API's release set updated in
+//! Writing indexed releases: one transaction per release, each API's release sets updated in
 //! place.
+//!
+//! Static reading and runtime introspection write separate sets (an API's, a link's, a
+//! module's): indexing a release again replaces only what static reading said of it, and
+//! introspecting it again only what introspection said.
 //!
 //! The writer keeps the release sets of the distribution it is writing in memory (one read per
 //! distribution, not one per API and release), and drops them whenever a transaction fails so
@@ -11,7 +15,7 @@ use rusqlite::{params, OptionalExtension, Transaction};
 use sha2::Digest;
 
 use super::path_dictionary::PathDictionary;
-use super::registry::ReleaseStatus;
+use super::registry::{NoSources, ReleaseStatus, RuntimeStatus};
 use super::release_set::ReleaseSet;
 use super::schema::EXTRACTOR_VERSION;
 use super::{Store, StoreError};
@@ -36,7 +40,14 @@ pub struct IndexedRelease<'a> {
     pub apis: &'a ReleaseApis,
     pub import_names: &'a [String],
     pub requires_dist: &'a [String],
+    /// Files of the release whose Requires-Dist differs from `requires_dist` (TensorFlow's
+    /// Windows wheels require `tensorflow-intel` instead), with theirs.
+    pub file_requires_dist: &'a [(String, Vec<String>)],
     pub requires_python: Option<&'a str>,
+    /// Why the file has no Python sources, with what it says (a metapackage's siblings).
+    pub no_sources: Option<(NoSources, String)>,
+    /// The name as the release's metadata spells it.
+    pub display_name: Option<&'a str>,
     pub counts: SourceCounts,
 }
 
@@ -47,11 +58,18 @@ pub struct RuntimeFinding {
     pub kind: ApiKind,
 }
 
-/// Links introspection saw: aliases and class bases, as (path, target path).
+/// What introspection saw of a release besides names: links as (path, target path), and
+/// modules.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct RuntimeLinks<'a> {
     pub aliases: &'a [(String, String)],
     pub bases: &'a [(String, String)],
+    /// Modules imported and listed completely: there, a name introspection did not find is
+    /// absent, whatever static reading could not see.
+    pub listed: &'a [String],
+    /// Modules found in `sys.modules` under the distribution's import names, made at run time
+    /// or not (`six.moves`).
+    pub modules: &'a [String],
 }
 
 #[derive(Debug, Clone)]
@@ -60,13 +78,39 @@ struct ApiRow {
     kind: ApiKind,
     static_set: ReleaseSet,
     runtime_set: ReleaseSet,
+    open_set: ReleaseSet,
 }
 
 #[derive(Debug, Clone, Default)]
 struct ModuleRow {
     releases: ReleaseSet,
     opaque: ReleaseSet,
+    /// Static reading cannot list all its names.
     dynamic: ReleaseSet,
+    raises: ReleaseSet,
+    raises_message: Option<String>,
+    extends_path: ReleaseSet,
+    runtime: ReleaseSet,
+    listed: ReleaseSet,
+}
+
+impl ModuleRow {
+    fn static_sets(&mut self) -> [&mut ReleaseSet; 5] {
+        [
+            &mut self.releases,
+            &mut self.opaque,
+            &mut self.dynamic,
+            &mut self.raises,
+            &mut self.extends_path,
+        ]
+    }
+}
+
+/// A link's releases by each reading.
+#[derive(Debug, Clone, Default)]
+struct LinkSets {
+    static_set: ReleaseSet,
+    runtime: ReleaseSet,
 }
 
 #[derive(Default)]
@@ -77,46 +121,48 @@ struct DistCache {
     dictionary_grew: bool,
     modules: HashMap<String, ModuleRow>,
     import_names: HashMap<String, ReleaseSet>,
-    aliases: HashMap<(i64, i64), ReleaseSet>,
-    bases: HashMap<(i64, i64), ReleaseSet>,
+    aliases: HashMap<(i64, i64), LinkSets>,
+    bases: HashMap<(i64, i64), LinkSets>,
     signatures: HashMap<(i64, i64), ReleaseSet>,
 }
 
-pub(crate) fn kind_code(kind: ApiKind) -> i64 {
-    match kind {
-        ApiKind::Module => 0,
-        ApiKind::Function => 1,
-        ApiKind::Class => 2,
-        ApiKind::Method => 3,
-        ApiKind::Property => 4,
-        ApiKind::Attribute => 5,
-        ApiKind::Unknown => 6,
-    }
+/// A table of links between two APIs.
+#[derive(Clone, Copy)]
+struct LinkTable {
+    table: &'static str,
+    owner: &'static str,
+    other: &'static str,
 }
 
-pub(crate) fn kind_from_code(code: i64) -> ApiKind {
-    match code {
-        0 => ApiKind::Module,
-        1 => ApiKind::Function,
-        2 => ApiKind::Class,
-        3 => ApiKind::Method,
-        4 => ApiKind::Property,
-        5 => ApiKind::Attribute,
-        _ => ApiKind::Unknown,
-    }
+const ALIASES: LinkTable = LinkTable {
+    table: "aliases",
+    owner: "api_id",
+    other: "canonical_id",
+};
+const BASES: LinkTable = LinkTable {
+    table: "class_bases",
+    owner: "class_id",
+    other: "base_id",
+};
+
+/// Which reading a write is about.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Reading {
+    Static,
+    Runtime,
 }
 
-/// (table, owner column, other column) of the tables keyed by a pair of ids.
-const PAIR_TABLES_LOAD: [(&str, &str, &str); 3] = [
-    ("aliases", "api_id", "canonical_id"),
-    ("class_bases", "class_id", "base_id"),
-    ("api_signatures", "api_id", "signature_id"),
-];
+/// Distributions whose sets are kept in memory at once. A build writes distribution after
+/// distribution (neighbours overlap where workers finish out of order), so a few suffice, and
+/// memory stays bounded over the whole package list.
+const CACHED_DISTRIBUTIONS: usize = 4;
 
 /// Writes indexed releases into a [`Store`].
 pub struct BankWriter<'s> {
     store: &'s mut Store,
     dists: HashMap<i64, DistCache>,
+    /// Cached distributions, least recently written first.
+    recent: Vec<i64>,
     signature_ids: HashMap<String, i64>,
 }
 
@@ -125,6 +171,7 @@ impl<'s> BankWriter<'s> {
         Self {
             store,
             dists: HashMap::new(),
+            recent: Vec::new(),
             signature_ids: HashMap::new(),
         }
     }
@@ -134,8 +181,14 @@ impl<'s> BankWriter<'s> {
     }
 
     fn load(&mut self, dist_id: i64) -> Result<(), StoreError> {
+        self.recent.retain(|&d| d != dist_id);
+        self.recent.push(dist_id);
         if self.dists.contains_key(&dist_id) {
             return Ok(());
+        }
+        while self.recent.len() > CACHED_DISTRIBUTIONS {
+            let oldest = self.recent.remove(0);
+            self.dists.remove(&oldest);
         }
         let store = &*self.store;
         let conn = store.conn();
@@ -145,7 +198,7 @@ impl<'s> BankWriter<'s> {
             ..DistCache::default()
         };
         let mut stmt = conn
-            .prepare("SELECT id, kind, static, runtime FROM apis WHERE dist_id = ?1")
+            .prepare("SELECT id, kind, static, runtime, open FROM apis WHERE dist_id = ?1")
             .map_err(&err)?;
         let mut rows = stmt.query([dist_id]).map_err(&err)?;
         while let Some(r) = rows.next().map_err(&err)? {
@@ -155,36 +208,45 @@ impl<'s> BankWriter<'s> {
                 .path(id)
                 .ok_or_else(|| store.corrupt(format!("API {id} has no path")))?
                 .to_string();
-            let static_blob: Vec<u8> = r.get(2).map_err(&err)?;
-            let runtime_blob: Vec<u8> = r.get(3).map_err(&err)?;
+            let blobs: [Vec<u8>; 3] = [
+                r.get(2).map_err(&err)?,
+                r.get(3).map_err(&err)?,
+                r.get(4).map_err(&err)?,
+            ];
             cache.apis.insert(
                 path,
                 ApiRow {
                     id,
-                    kind: kind_from_code(r.get(1).map_err(&err)?),
-                    static_set: store.decode_set(&static_blob)?,
-                    runtime_set: store.decode_set(&runtime_blob)?,
+                    kind: ApiKind::from_code(r.get(1).map_err(&err)?),
+                    static_set: store.decode_set(&blobs[0])?,
+                    runtime_set: store.decode_set(&blobs[1])?,
+                    open_set: store.decode_set(&blobs[2])?,
                 },
             );
         }
         let mut stmt = conn
-            .prepare("SELECT path, releases, opaque, dynamic FROM modules WHERE dist_id = ?1")
+            .prepare(
+                "SELECT path, releases, opaque, dynamic, raises, raises_message, extends_path, runtime, listed
+                 FROM modules WHERE dist_id = ?1",
+            )
             .map_err(&err)?;
         let mut rows = stmt.query([dist_id]).map_err(&err)?;
         while let Some(r) = rows.next().map_err(&err)? {
-            let blobs: [Vec<u8>; 3] = [
-                r.get(1).map_err(&err)?,
-                r.get(2).map_err(&err)?,
-                r.get(3).map_err(&err)?,
-            ];
-            cache.modules.insert(
-                r.get(0).map_err(&err)?,
-                ModuleRow {
-                    releases: store.decode_set(&blobs[0])?,
-                    opaque: store.decode_set(&blobs[1])?,
-                    dynamic: store.decode_set(&blobs[2])?,
-                },
-            );
+            let set = |i: usize| -> Result<ReleaseSet, StoreError> {
+                let blob: Vec<u8> = r.get(i).map_err(&err)?;
+                store.decode_set(&blob)
+            };
+            let row = ModuleRow {
+                releases: set(1)?,
+                opaque: set(2)?,
+                dynamic: set(3)?,
+                raises: set(4)?,
+                extends_path: set(6)?,
+                runtime: set(7)?,
+                listed: set(8)?,
+                raises_message: r.get(5).map_err(&err)?,
+            };
+            cache.modules.insert(r.get(0).map_err(&err)?, row);
         }
         let mut stmt = conn
             .prepare("SELECT name, releases FROM import_names WHERE dist_id = ?1")
@@ -196,167 +258,83 @@ impl<'s> BankWriter<'s> {
                 .import_names
                 .insert(r.get(0).map_err(&err)?, store.decode_set(&blob)?);
         }
-        for (table, first, second, target) in PAIR_TABLES_LOAD
-            .iter()
-            .zip([&mut cache.aliases, &mut cache.bases, &mut cache.signatures])
-            .map(|((t, f, s), target)| (*t, *f, *s, target))
-        {
+        for (link, target) in [(ALIASES, &mut cache.aliases), (BASES, &mut cache.bases)] {
+            let LinkTable {
+                table,
+                owner,
+                other,
+            } = link;
             let sql = format!(
-                "SELECT t.{first}, t.{second}, t.releases FROM {table} t JOIN apis a ON a.id = t.{first} WHERE a.dist_id = ?1"
+                "SELECT t.{owner}, t.{other}, t.releases, t.runtime FROM {table} t JOIN apis a ON a.id = t.{owner} WHERE a.dist_id = ?1"
             );
             let mut stmt = conn.prepare(&sql).map_err(&err)?;
             let mut rows = stmt.query([dist_id]).map_err(&err)?;
             while let Some(r) = rows.next().map_err(&err)? {
-                let blob: Vec<u8> = r.get(2).map_err(&err)?;
+                let blobs: [Vec<u8>; 2] = [r.get(2).map_err(&err)?, r.get(3).map_err(&err)?];
                 target.insert(
                     (r.get(0).map_err(&err)?, r.get(1).map_err(&err)?),
-                    store.decode_set(&blob)?,
+                    LinkSets {
+                        static_set: store.decode_set(&blobs[0])?,
+                        runtime: store.decode_set(&blobs[1])?,
+                    },
                 );
             }
+        }
+        let mut stmt = conn
+            .prepare(
+                "SELECT t.api_id, t.signature_id, t.releases FROM api_signatures t JOIN apis a ON a.id = t.api_id WHERE a.dist_id = ?1",
+            )
+            .map_err(&err)?;
+        let mut rows = stmt.query([dist_id]).map_err(&err)?;
+        while let Some(r) = rows.next().map_err(&err)? {
+            let blob: Vec<u8> = r.get(2).map_err(&err)?;
+            cache.signatures.insert(
+                (r.get(0).map_err(&err)?, r.get(1).map_err(&err)?),
+                store.decode_set(&blob)?,
+            );
         }
         self.dists.insert(dist_id, cache);
         Ok(())
     }
 
-    /// Writes one indexed release in one transaction.
-    pub fn write_release(&mut self, release: &IndexedRelease<'_>) -> Result<(), StoreError> {
-        self.load(release.dist_id)?;
+    /// Runs `write` in one transaction on the distribution's cached sets; on failure,
+    /// everything cached is dropped, so that memory never disagrees with the file.
+    fn transaction(
+        &mut self,
+        dist_id: i64,
+        write: impl FnOnce(
+            &Transaction<'_>,
+            &mut DistCache,
+            &mut HashMap<String, i64>,
+        ) -> rusqlite::Result<()>,
+    ) -> Result<(), StoreError> {
+        self.load(dist_id)?;
         self.store.forget_dictionaries();
-        let result = self.write_release_inner(release);
-        if result.is_err() {
-            self.dists.remove(&release.dist_id);
-        }
-        result
-    }
-
-    fn write_release_inner(&mut self, r: &IndexedRelease<'_>) -> Result<(), StoreError> {
         let path = self.store.path().to_path_buf();
         let err = super::sqlite_err(&path);
-        let cache = self.dists.get_mut(&r.dist_id).expect("loaded above");
-        let signature_ids = &mut self.signature_ids;
-        let tx = self.store.conn.transaction().map_err(&err)?;
-        // A release indexed again (a newer extractor) must not keep what it had before.
-        let status: String = tx
-            .query_row(
-                "SELECT status FROM releases WHERE id = ?1",
-                [r.release_id],
-                |row| row.get(0),
-            )
-            .map_err(&err)?;
-        if status == ReleaseStatus::Indexed.as_str() {
-            clear_slot_in(&tx, cache, r.dist_id, r.slot, false).map_err(&err)?;
+        let cache = self.dists.get_mut(&dist_id).expect("loaded above");
+        let result = (|| {
+            let tx = self.store.conn.transaction()?;
+            write(&tx, cache, &mut self.signature_ids)?;
+            tx.commit()
+        })();
+        if result.is_err() {
+            self.dists.clear();
+            self.recent.clear();
+            self.signature_ids.clear();
         }
-
-        for module in &r.apis.modules {
-            let row = cache
-                .modules
-                .entry(module.path.as_str().to_string())
-                .or_default();
-            row.releases.insert(r.slot);
-            if module.kind == ModuleKind::Opaque {
-                row.opaque.insert(r.slot);
-            }
-            if module.open {
-                row.dynamic.insert(r.slot);
-            }
-            write_module(&tx, r.dist_id, module.path.as_str(), row).map_err(&err)?;
-        }
-
-        for api in &r.apis.apis {
-            let path = api.path.as_str();
-            let row = api_row(&tx, cache, r.dist_id, path, api.kind).map_err(&err)?;
-            row.static_set.insert(r.slot);
-            if api.kind != ApiKind::Unknown {
-                row.kind = api.kind;
-            }
-            write_api(&tx, row).map_err(&err)?;
-        }
-
-        for api in &r.apis.apis {
-            let api_id = cache.apis[api.path.as_str()].id;
-            if let Some(canonical) = &api.canonical {
-                if let Some(target) = cache.apis.get(canonical.as_str()) {
-                    let key = (api_id, target.id);
-                    let set = cache.aliases.entry(key).or_default();
-                    set.insert(r.slot);
-                    write_pair(&tx, PAIR_TABLES_LOAD[0], key, set).map_err(&err)?;
-                }
-            }
-            // An instance has its class's members, as a subclass has its bases': the same link.
-            for base in api.bases.iter().chain(api.instance_of.iter()) {
-                if let Some(target) = cache.apis.get(base.as_str()) {
-                    let key = (api_id, target.id);
-                    let set = cache.bases.entry(key).or_default();
-                    set.insert(r.slot);
-                    write_pair(&tx, PAIR_TABLES_LOAD[1], key, set).map_err(&err)?;
-                }
-            }
-            if let Some(signature) = &api.signature {
-                let text = signature.to_string();
-                let sig_id = match signature_ids.get(&text) {
-                    Some(id) => *id,
-                    None => {
-                        let id = signature_id(&tx, &text).map_err(&err)?;
-                        signature_ids.insert(text, id);
-                        id
-                    }
-                };
-                let key = (api_id, sig_id);
-                let set = cache.signatures.entry(key).or_default();
-                set.insert(r.slot);
-                write_pair(&tx, PAIR_TABLES_LOAD[2], key, set).map_err(&err)?;
-            }
-        }
-
-        for name in r.import_names {
-            let set = cache.import_names.entry(name.clone()).or_default();
-            set.insert(r.slot);
-            tx.prepare_cached(
-                "INSERT OR REPLACE INTO import_names (dist_id, name, releases) VALUES (?1, ?2, ?3)",
-            )
-            .map_err(&err)?
-            .execute(params![r.dist_id, name, set.encode()])
-            .map_err(&err)?;
-        }
-
-        tx.execute(
-            "DELETE FROM requires_dist WHERE release_id = ?1",
-            [r.release_id],
-        )
-        .map_err(&err)?;
-        for req in r.requires_dist {
-            tx.prepare_cached(
-                "INSERT OR IGNORE INTO requires_dist (release_id, requirement) VALUES (?1, ?2)",
-            )
-            .map_err(&err)?
-            .execute(params![r.release_id, req])
-            .map_err(&err)?;
-        }
-
-        save_dictionary(&tx, r.dist_id, cache).map_err(&err)?;
-        tx.execute(
-            "UPDATE releases SET status = ?2, detail = NULL, indexed_at = strftime('%s','now'), extractor = ?3,
-                 file_name = ?4, file_sha256 = ?5, source_files = ?6, parsed_files = ?7, error_files = ?8,
-                 requires_python = COALESCE(?9, requires_python)
-             WHERE id = ?1",
-            params![
-                r.release_id,
-                ReleaseStatus::Indexed.as_str(),
-                EXTRACTOR_VERSION,
-                r.file_name,
-                r.file_sha256,
-                r.counts.source_files,
-                r.counts.parsed_files,
-                r.counts.error_files,
-                r.requires_python,
-            ],
-        )
-        .map_err(&err)?;
-        tx.commit().map_err(&err)
+        result.map_err(err)
     }
 
-    /// Merges what introspection saw in a release into the runtime release sets, in one
-    /// transaction. The release's earlier runtime findings are replaced.
+    /// Writes one indexed release in one transaction.
+    pub fn write_release(&mut self, release: &IndexedRelease<'_>) -> Result<(), StoreError> {
+        self.transaction(release.dist_id, |tx, cache, signature_ids| {
+            write_release_in(tx, cache, signature_ids, release)
+        })
+    }
+
+    /// Records what introspection saw in a release, in one transaction, replacing what an
+    /// earlier introspection of it recorded.
     pub fn write_runtime(
         &mut self,
         dist_id: i64,
@@ -365,104 +343,285 @@ impl<'s> BankWriter<'s> {
         findings: &[RuntimeFinding],
         links: &RuntimeLinks<'_>,
     ) -> Result<(), StoreError> {
-        self.load(dist_id)?;
-        self.store.forget_dictionaries();
-        let result = self.write_runtime_inner(dist_id, release_id, slot, findings, links);
-        if result.is_err() {
-            self.dists.remove(&dist_id);
-        }
-        result
-    }
-
-    fn write_runtime_inner(
-        &mut self,
-        dist_id: i64,
-        release_id: i64,
-        slot: u32,
-        findings: &[RuntimeFinding],
-        links: &RuntimeLinks<'_>,
-    ) -> Result<(), StoreError> {
-        let path = self.store.path().to_path_buf();
-        let err = super::sqlite_err(&path);
-        let cache = self.dists.get_mut(&dist_id).expect("loaded above");
-        let tx = self.store.conn.transaction().map_err(&err)?;
-        clear_slot_in(&tx, cache, dist_id, slot, true).map_err(&err)?;
-        for f in findings {
-            let row = api_row(&tx, cache, dist_id, &f.path, f.kind).map_err(&err)?;
-            row.runtime_set.insert(slot);
-            if row.kind == ApiKind::Unknown && f.kind != ApiKind::Unknown {
-                row.kind = f.kind;
-            }
-            write_api(&tx, row).map_err(&err)?;
-        }
-        // Links join the static ones: a link holds in a release if either reading saw it.
-        for (table, pairs, sets) in [
-            (PAIR_TABLES_LOAD[0], links.aliases, &mut cache.aliases),
-            (PAIR_TABLES_LOAD[1], links.bases, &mut cache.bases),
-        ] {
-            for (from, to) in pairs {
-                let (Some(a), Some(b)) = (cache.apis.get(from), cache.apis.get(to)) else {
-                    continue;
-                };
-                let key = (a.id, b.id);
-                let set = sets.entry(key).or_default();
-                if !set.contains(slot) {
-                    set.insert(slot);
-                    write_pair(&tx, table, key, set).map_err(&err)?;
-                }
-            }
-        }
-        save_dictionary(&tx, dist_id, cache).map_err(&err)?;
-        tx.execute(
-            "UPDATE releases SET runtime_status = 'ok', runtime_detail = ?2 WHERE id = ?1",
-            params![release_id, format!("{} names", findings.len())],
-        )
-        .map_err(&err)?;
-        tx.commit().map_err(&err)
+        self.transaction(dist_id, |tx, cache, _| {
+            write_runtime_in(tx, cache, dist_id, release_id, slot, findings, links)
+        })
     }
 }
 
-/// Removes `slot` from every static set of the distribution (or every runtime set when
-/// `runtime`), writing the rows that change.
+fn write_release_in(
+    tx: &Transaction<'_>,
+    cache: &mut DistCache,
+    signature_ids: &mut HashMap<String, i64>,
+    r: &IndexedRelease<'_>,
+) -> rusqlite::Result<()> {
+    // A release indexed again (a newer extractor) must not keep what static reading said of
+    // it before; what introspection found stays.
+    let status: String = tx.query_row(
+        "SELECT status FROM releases WHERE id = ?1",
+        [r.release_id],
+        |row| row.get(0),
+    )?;
+    if status == ReleaseStatus::Indexed.as_str() {
+        clear_slot_in(tx, cache, r.dist_id, r.slot, Reading::Static)?;
+    }
+
+    for module in &r.apis.modules {
+        let row = cache
+            .modules
+            .entry(module.path.as_str().to_string())
+            .or_default();
+        row.releases.insert(r.slot);
+        if module.kind == ModuleKind::Opaque {
+            row.opaque.insert(r.slot);
+        }
+        if module.open {
+            row.dynamic.insert(r.slot);
+        }
+        if module.extends_path {
+            row.extends_path.insert(r.slot);
+        }
+        if let Some(message) = &module.raises {
+            row.raises.insert(r.slot);
+            row.raises_message = Some(message.clone());
+        }
+        write_module(tx, r.dist_id, module.path.as_str(), row)?;
+    }
+
+    for api in &r.apis.apis {
+        let path = api.path.as_str();
+        let row = api_row(tx, cache, r.dist_id, path, api.kind)?;
+        row.static_set.insert(r.slot);
+        if api.open {
+            row.open_set.insert(r.slot);
+        }
+        if api.kind != ApiKind::Unknown {
+            row.kind = api.kind;
+        }
+        write_api(tx, row)?;
+    }
+
+    for api in &r.apis.apis {
+        let api_id = cache.apis[api.path.as_str()].id;
+        if let Some(canonical) = &api.canonical {
+            if let Some(target) = cache.apis.get(canonical.as_str()) {
+                let key = (api_id, target.id);
+                let sets = cache.aliases.entry(key).or_default();
+                sets.static_set.insert(r.slot);
+                write_link(tx, ALIASES, key, sets)?;
+            }
+        }
+        // An instance has its class's members, as a subclass has its bases': the same link.
+        for base in api.bases.iter().chain(api.instance_of.iter()) {
+            if let Some(target) = cache.apis.get(base.as_str()) {
+                let key = (api_id, target.id);
+                let sets = cache.bases.entry(key).or_default();
+                sets.static_set.insert(r.slot);
+                write_link(tx, BASES, key, sets)?;
+            }
+        }
+        if let Some(signature) = &api.signature {
+            let text = signature.to_string();
+            let sig_id = match signature_ids.get(&text) {
+                Some(id) => *id,
+                None => {
+                    let id = signature_id(tx, &text)?;
+                    signature_ids.insert(text, id);
+                    id
+                }
+            };
+            let key = (api_id, sig_id);
+            let set = cache.signatures.entry(key).or_default();
+            set.insert(r.slot);
+            write_signature(tx, key, set)?;
+        }
+    }
+
+    for name in r.import_names {
+        let set = cache.import_names.entry(name.clone()).or_default();
+        set.insert(r.slot);
+        tx.prepare_cached(
+            "INSERT OR REPLACE INTO import_names (dist_id, name, releases) VALUES (?1, ?2, ?3)",
+        )?
+        .execute(params![r.dist_id, name, set.encode()])?;
+    }
+
+    tx.execute(
+        "DELETE FROM requires_dist WHERE release_id = ?1",
+        [r.release_id],
+    )?;
+    for req in r.requires_dist {
+        tx.prepare_cached(
+            "INSERT OR IGNORE INTO requires_dist (release_id, requirement) VALUES (?1, ?2)",
+        )?
+        .execute(params![r.release_id, req])?;
+    }
+    tx.execute(
+        "DELETE FROM file_requires_dist WHERE release_id = ?1",
+        [r.release_id],
+    )?;
+    for (file, reqs) in r.file_requires_dist {
+        for req in reqs {
+            tx.prepare_cached(
+                "INSERT OR IGNORE INTO file_requires_dist (release_id, file_name, requirement) VALUES (?1, ?2, ?3)",
+            )?
+            .execute(params![r.release_id, file, req])?;
+        }
+    }
+    if let Some(name) = r.display_name {
+        tx.execute(
+            "UPDATE distributions SET display_name = ?2 WHERE id = ?1",
+            params![r.dist_id, name],
+        )?;
+    }
+
+    save_dictionary(tx, r.dist_id, cache)?;
+    let (no_sources, no_sources_detail) = match &r.no_sources {
+        Some((kind, detail)) => (Some(kind.as_str()), Some(detail.as_str())),
+        None => (None, None),
+    };
+    tx.execute(
+        "UPDATE releases SET status = ?2, detail = NULL, indexed_at = strftime('%s','now'), extractor = ?3,
+             file_name = ?4, file_sha256 = ?5, source_files = ?6, parsed_files = ?7, error_files = ?8,
+             requires_python = COALESCE(?9, requires_python), no_sources = ?10, no_sources_detail = ?11,
+             converged = ?12
+         WHERE id = ?1",
+        params![
+            r.release_id,
+            ReleaseStatus::Indexed.as_str(),
+            EXTRACTOR_VERSION,
+            r.file_name,
+            r.file_sha256,
+            r.counts.source_files,
+            r.counts.parsed_files,
+            r.counts.error_files,
+            r.requires_python,
+            no_sources,
+            no_sources_detail,
+            r.apis.stats.converged,
+        ],
+    )?;
+    Ok(())
+}
+
+fn write_runtime_in(
+    tx: &Transaction<'_>,
+    cache: &mut DistCache,
+    dist_id: i64,
+    release_id: i64,
+    slot: u32,
+    findings: &[RuntimeFinding],
+    links: &RuntimeLinks<'_>,
+) -> rusqlite::Result<()> {
+    clear_slot_in(tx, cache, dist_id, slot, Reading::Runtime)?;
+    for f in findings {
+        let row = api_row(tx, cache, dist_id, &f.path, f.kind)?;
+        row.runtime_set.insert(slot);
+        if row.kind == ApiKind::Unknown && f.kind != ApiKind::Unknown {
+            row.kind = f.kind;
+        }
+        write_api(tx, row)?;
+    }
+    for (link, pairs, sets) in [
+        (ALIASES, links.aliases, &mut cache.aliases),
+        (BASES, links.bases, &mut cache.bases),
+    ] {
+        for (from, to) in pairs {
+            let (Some(a), Some(b)) = (cache.apis.get(from), cache.apis.get(to)) else {
+                continue;
+            };
+            let key = (a.id, b.id);
+            let entry = sets.entry(key).or_default();
+            if !entry.runtime.contains(slot) {
+                entry.runtime.insert(slot);
+                write_link(tx, link, key, entry)?;
+            }
+        }
+    }
+    for (paths, listed) in [(links.modules, false), (links.listed, true)] {
+        for path in paths {
+            let row = cache.modules.entry(path.clone()).or_default();
+            let set = if listed {
+                &mut row.listed
+            } else {
+                &mut row.runtime
+            };
+            set.insert(slot);
+            write_module(tx, dist_id, path, row)?;
+        }
+    }
+    save_dictionary(tx, dist_id, cache)?;
+    tx.execute(
+        "UPDATE releases SET runtime_status = ?2, runtime_detail = ?3 WHERE id = ?1",
+        params![
+            release_id,
+            RuntimeStatus::Ok.as_str(),
+            format!("{} names", findings.len())
+        ],
+    )?;
+    Ok(())
+}
+
+/// Removes `slot` from every set of the distribution that `reading` wrote, writing the rows
+/// that change.
 fn clear_slot_in(
     tx: &Transaction<'_>,
     cache: &mut DistCache,
     dist_id: i64,
     slot: u32,
-    runtime: bool,
+    reading: Reading,
 ) -> rusqlite::Result<()> {
     for row in cache.apis.values_mut() {
-        let set = if runtime {
-            &mut row.runtime_set
-        } else {
-            &mut row.static_set
+        let sets = match reading {
+            Reading::Static => vec![&mut row.static_set, &mut row.open_set],
+            Reading::Runtime => vec![&mut row.runtime_set],
         };
-        if set.contains(slot) {
-            set.remove(slot);
+        let mut changed = false;
+        for set in sets {
+            if set.contains(slot) {
+                set.remove(slot);
+                changed = true;
+            }
+        }
+        if changed {
             write_api(tx, row)?;
         }
     }
-    if runtime {
-        return Ok(());
-    }
     for (path, row) in cache.modules.iter_mut() {
-        if row.releases.contains(slot) {
-            row.releases.remove(slot);
-            row.opaque.remove(slot);
-            row.dynamic.remove(slot);
+        let sets: Vec<&mut ReleaseSet> = match reading {
+            Reading::Static => row.static_sets().into_iter().collect(),
+            Reading::Runtime => vec![&mut row.runtime, &mut row.listed],
+        };
+        let mut changed = false;
+        for set in sets {
+            if set.contains(slot) {
+                set.remove(slot);
+                changed = true;
+            }
+        }
+        if changed {
             write_module(tx, dist_id, path, row)?;
         }
     }
-    for (table, sets) in
-        PAIR_TABLES_LOAD
-            .iter()
-            .zip([&mut cache.aliases, &mut cache.bases, &mut cache.signatures])
-    {
-        for (key, set) in sets.iter_mut() {
+    for (link, sets) in [(ALIASES, &mut cache.aliases), (BASES, &mut cache.bases)] {
+        for (key, entry) in sets.iter_mut() {
+            let set = match reading {
+                Reading::Static => &mut entry.static_set,
+                Reading::Runtime => &mut entry.runtime,
+            };
             if set.contains(slot) {
                 set.remove(slot);
-                write_pair(tx, *table, *key, set)?;
+                write_link(tx, link, *key, entry)?;
             }
+        }
+    }
+    if reading == Reading::Runtime {
+        return Ok(());
+    }
+    for (key, set) in cache.signatures.iter_mut() {
+        if set.contains(slot) {
+            set.remove(slot);
+            write_signature(tx, *key, set)?;
         }
     }
     for (name, set) in cache.import_names.iter_mut() {
@@ -487,9 +646,9 @@ fn api_row<'c>(
 ) -> rusqlite::Result<&'c mut ApiRow> {
     if !cache.apis.contains_key(path) {
         tx.prepare_cached(
-            "INSERT INTO apis (dist_id, kind, static, runtime) VALUES (?1, ?2, x'', x'')",
+            "INSERT INTO apis (dist_id, kind, static, runtime, open) VALUES (?1, ?2, x'', x'', x'')",
         )?
-        .execute(params![dist_id, kind_code(kind)])?;
+        .execute(params![dist_id, kind.code()])?;
         let id = tx.last_insert_rowid();
         cache.dictionary.insert(path, id);
         cache.dictionary_grew = true;
@@ -500,6 +659,7 @@ fn api_row<'c>(
                 kind,
                 static_set: ReleaseSet::new(),
                 runtime_set: ReleaseSet::new(),
+                open_set: ReleaseSet::new(),
             },
         );
     }
@@ -537,13 +697,16 @@ fn signature_id(tx: &Transaction<'_>, text: &str) -> rusqlite::Result<i64> {
 }
 
 fn write_api(tx: &Transaction<'_>, row: &ApiRow) -> rusqlite::Result<()> {
-    tx.prepare_cached("UPDATE apis SET kind = ?2, static = ?3, runtime = ?4 WHERE id = ?1")?
-        .execute(params![
-            row.id,
-            kind_code(row.kind),
-            row.static_set.encode(),
-            row.runtime_set.encode()
-        ])?;
+    tx.prepare_cached(
+        "UPDATE apis SET kind = ?2, static = ?3, runtime = ?4, open = ?5 WHERE id = ?1",
+    )?
+    .execute(params![
+        row.id,
+        row.kind.code(),
+        row.static_set.encode(),
+        row.runtime_set.encode(),
+        row.open_set.encode()
+    ])?;
     Ok(())
 }
 
@@ -554,27 +717,56 @@ fn write_module(
     row: &ModuleRow,
 ) -> rusqlite::Result<()> {
     tx.prepare_cached(
-        "INSERT OR REPLACE INTO modules (dist_id, path, releases, opaque, dynamic) VALUES (?1, ?2, ?3, ?4, ?5)",
+        "INSERT OR REPLACE INTO modules
+             (dist_id, path, releases, opaque, dynamic, raises, raises_message, extends_path, runtime, listed)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
     )?
     .execute(params![
         dist_id,
         path,
         row.releases.encode(),
         row.opaque.encode(),
-        row.dynamic.encode()
+        row.dynamic.encode(),
+        row.raises.encode(),
+        row.raises_message,
+        row.extends_path.encode(),
+        row.runtime.encode(),
+        row.listed.encode(),
     ])?;
     Ok(())
 }
 
-fn write_pair(
+fn write_link(
     tx: &Transaction<'_>,
-    (table, first, second): (&str, &str, &str),
+    link: LinkTable,
+    key: (i64, i64),
+    sets: &LinkSets,
+) -> rusqlite::Result<()> {
+    let LinkTable {
+        table,
+        owner,
+        other,
+    } = link;
+    let sql = format!(
+        "INSERT OR REPLACE INTO {table} ({owner}, {other}, releases, runtime) VALUES (?1, ?2, ?3, ?4)"
+    );
+    tx.prepare_cached(&sql)?.execute(params![
+        key.0,
+        key.1,
+        sets.static_set.encode(),
+        sets.runtime.encode()
+    ])?;
+    Ok(())
+}
+
+fn write_signature(
+    tx: &Transaction<'_>,
     key: (i64, i64),
     set: &ReleaseSet,
 ) -> rusqlite::Result<()> {
-    let sql =
-        format!("INSERT OR REPLACE INTO {table} ({first}, {second}, releases) VALUES (?1, ?2, ?3)");
-    tx.prepare_cached(&sql)?
-        .execute(params![key.0, key.1, set.encode()])?;
+    tx.prepare_cached(
+        "INSERT OR REPLACE INTO api_signatures (api_id, signature_id, releases) VALUES (?1, ?2, ?3)",
+    )?
+    .execute(params![key.0, key.1, set.encode()])?;
     Ok(())
 }
