@@ -232,3 +232,173 @@ fn ctrl_c_during_an_install_leaves_no_scratch_venv() {
     let stats: serde_json::Value = serde_json::from_str(&stats).unwrap();
     assert_eq!(stats["stats"]["introspected_releases"], 0, "{stats}");
 }
+
+/// rtpkg 1.0 makes names at run time: an alias through `globals()`, a submodule put into
+/// `sys.modules`, a name served by module `__getattr__` (which 0.9 defined plainly).
+const RT_INIT: &str = r#"
+import sys
+import types
+from .core import Frame
+
+globals()["Alias"] = Frame
+_moves = types.ModuleType(__name__ + ".moves")
+def _urlencode(query):
+    return query
+_urlencode.__module__ = __name__
+_moves.urlencode = _urlencode
+sys.modules[__name__ + ".moves"] = _moves
+moves = _moves
+
+def __getattr__(name):
+    if name == "lazy_name":
+        return 1
+    raise AttributeError(name)
+"#;
+
+#[test]
+fn runtime_findings_settle_unknowns_and_survive_static_reindexing() {
+    let server = TestServer::start(PageMode::Json);
+    let v09 = WheelBuilder::new("rtpkg", "0.9")
+        .file(
+            "rtpkg/__init__.py",
+            "from .core import Frame\nlazy_name = 1\n",
+        )
+        .file("rtpkg/core.py", CORE);
+    let v1 = WheelBuilder::new("rtpkg", "1.0")
+        .file("rtpkg/__init__.py", RT_INIT)
+        .file("rtpkg/core.py", CORE);
+    server.publish(
+        "rtpkg",
+        &[
+            FixtureFile {
+                upload_time: Some("2020-01-01T00:00:00Z".into()),
+                ..FixtureFile::new(&v09.filename(), v09.build())
+            },
+            FixtureFile {
+                upload_time: Some("2020-06-01T00:00:00Z".into()),
+                ..FixtureFile::new(&v1.filename(), v1.build())
+            },
+        ],
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let query = |api: &str| -> serde_json::Value {
+        let (code, out, err) = nbenv(
+            &server,
+            dir.path(),
+            &["bank", "query", api, "--format", "json"],
+        );
+        assert_eq!(code, 0, "{api}: {err}");
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        v["results"][0].clone()
+    };
+    let versions = |report: &serde_json::Value, key: &str| -> Vec<String> {
+        report[key]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| {
+                format!(
+                    "{}-{}",
+                    r["first"].as_str().unwrap(),
+                    r["last"].as_str().unwrap()
+                )
+            })
+            .collect()
+    };
+    let (code, _, err) = nbenv(
+        &server,
+        dir.path(),
+        &["bank", "add", "rtpkg", "--all-versions"],
+    );
+    assert_eq!(code, 0, "{err}");
+    // Statically, 1.0's `__getattr__` and `globals()` writes leave these unknown.
+    let alias_head = query("rtpkg.Alias.head");
+    assert_eq!(
+        versions(&alias_head, "unknown"),
+        ["1.0-1.0"],
+        "{alias_head}"
+    );
+    assert_eq!(versions(&query("rtpkg.lazy_name"), "unknown"), ["1.0-1.0"]);
+
+    let (code, out, err) = nbenv(
+        &server,
+        dir.path(),
+        &["bank", "introspect", "rtpkg==1.0", "--format", "json"],
+    );
+    assert_eq!(code, 0, "{out}{err}");
+    let report: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(
+        report["introspected"][0][2]["outcome"], "recorded",
+        "{report}"
+    );
+
+    // Introspection settles them: present where it found them...
+    let check = |after: &str| {
+        let alias_head = query("rtpkg.Alias.head");
+        assert_eq!(
+            versions(&alias_head, "present"),
+            ["1.0-1.0"],
+            "{after}: {alias_head}"
+        );
+        assert_eq!(alias_head["canonical"][0]["path"], "rtpkg.core.Frame.head");
+        let lazy = query("rtpkg.lazy_name");
+        assert_eq!(versions(&lazy, "present"), ["0.9-1.0"], "{after}: {lazy}");
+        // ...a module made at run time, with its names...
+        let urlencode = query("rtpkg.moves.urlencode");
+        assert_eq!(
+            versions(&urlencode, "present"),
+            ["1.0-1.0"],
+            "{after}: {urlencode}"
+        );
+        // ...and absent where it listed the module and did not find the name.
+        let (code, out, _) = nbenv(
+            &server,
+            dir.path(),
+            &["bank", "query", "rtpkg.never_made", "--format", "json"],
+        );
+        assert_eq!(code, 3, "{after}: {out}");
+    };
+    check("after introspection");
+    let (code, out, _) = nbenv(
+        &server,
+        dir.path(),
+        &["bank", "query", "--module", "rtpkg.moves"],
+    );
+    assert_eq!(code, 0);
+    assert!(out.contains("made at run time in 1.0"), "{out}");
+
+    // Indexing 1.0 again statically keeps what introspection found.
+    let (code, _, err) = nbenv(
+        &server,
+        dir.path(),
+        &["bank", "add", "rtpkg==1.0", "--force"],
+    );
+    assert_eq!(code, 0, "{err}");
+    check("after static re-indexing");
+    let (_, out, _) = nbenv(&server, dir.path(), &["bank", "stats", "--format", "json"]);
+    let stats: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(stats["stats"]["introspected_releases"], 1);
+
+    // A diff compares like with like: 0.9 was not introspected, so 1.0's run-time names are
+    // not "added", and `lazy_name` (static in 0.9, run time in 1.0) is not "removed".
+    let (code, out, err) = nbenv(
+        &server,
+        dir.path(),
+        &["bank", "diff", "rtpkg", "0.9", "1.0", "--format", "json"],
+    );
+    assert_eq!(code, 0, "{err}");
+    let diff: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let paths = |key: &str| -> Vec<String> {
+        diff[key]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| e["path"].as_str().unwrap().to_string())
+            .collect()
+    };
+    // `moves = _moves` is a real, static addition; `Alias` and `moves.urlencode` are run-time
+    // names of 1.0 only, and `sys`, `types` other distributions' names.
+    assert_eq!(paths("added"), ["rtpkg.moves"], "{diff}");
+    assert!(paths("removed").is_empty(), "{diff}");
+    assert_eq!(diff["runtime_compared"], false);
+}

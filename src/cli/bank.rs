@@ -630,16 +630,15 @@ fn write_api_report(out: &mut dyn Write, r: &ApiReport) -> Result<()> {
         r.indexed_releases
     )?;
     if !r.unknown.is_empty() {
-        let through: Vec<&str> = r
+        // The name on the path itself comes first; those reached through it follow.
+        let through = r
             .unknown_through
-            .iter()
-            .map(|o| o.through.as_str())
-            .collect();
+            .first()
+            .map_or("a name on its path", |o| o.through.as_str());
         writeln!(
             out,
-            "  unknown in:  {} (static reading cannot see through {})",
+            "  unknown in:  {} (static reading cannot see through {through})",
             show_runs(&r.unknown),
-            through.join(", ")
         )?;
     }
     if !r.absent.is_empty() {
@@ -655,8 +654,12 @@ fn write_api_report(out: &mut dyn Write, r: &ApiReport) -> Result<()> {
         )?;
     }
     if !r.not_indexed.is_empty() {
-        let versions: Vec<String> = r.not_indexed.iter().map(ToString::to_string).collect();
-        writeln!(out, "  not indexed: {}", versions.join(", "))?;
+        writeln!(
+            out,
+            "  not indexed: {} (`nbenv bank add {} --all-versions` indexes them)",
+            count(r.not_indexed.len(), "other release", "other releases"),
+            r.distribution
+        )?;
     }
     if let (Some(first), Some(last)) = (&r.first, &r.last) {
         let in_runs =

@@ -90,12 +90,14 @@ impl Store {
         };
         let runtime_compared = a.is_introspected() && b.is_introspected();
         let err = self.err();
-        let apis: Vec<(i64, i64, Vec<u8>, Vec<u8>)> = self
+        let apis: Vec<(i64, i64, [Vec<u8>; 3])> = self
             .conn()
-            .prepare_cached("SELECT id, kind, static, runtime FROM apis WHERE dist_id = ?1")
+            .prepare_cached(
+                "SELECT id, kind, static, runtime, external FROM apis WHERE dist_id = ?1",
+            )
             .map_err(&err)?
             .query_map([dist_id], |r| {
-                Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
+                Ok((r.get(0)?, r.get(1)?, [r.get(2)?, r.get(3)?, r.get(4)?]))
             })
             .map_err(&err)?
             .collect::<Result<_, _>>()
@@ -119,12 +121,18 @@ impl Store {
         };
         let dictionary = self.path_dictionary(dist_id)?;
         let mut resolver = Resolver::new(self, dist_id);
-        for (id, kind, static_blob, runtime_blob) in apis {
+        for (id, kind, [static_blob, runtime_blob, external_blob]) in apis {
             let path = dictionary
                 .path(id)
                 .ok_or_else(|| self.corrupt(format!("API {id} has no path")))?
                 .to_string();
             if !include_private && path.split('.').any(is_private) {
+                continue;
+            }
+            // Names bound to another distribution's objects (`import numpy as np`) are that
+            // distribution's business.
+            let external = self.decode_set(&external_blob)?;
+            if external.contains(a.slot) || external.contains(b.slot) {
                 continue;
             }
             let static_set = self.decode_set(&static_blob)?;

@@ -87,11 +87,18 @@ impl Store {
             dictionaries: RefCell::default(),
         };
         store.check_version()?;
-        if schema::version(&store.conn).map_err(sqlite_err(path))? == 0 {
+        let version = schema::version(&store.conn).map_err(sqlite_err(path))?;
+        if version == 0 {
             return Err(StoreError::NotABank {
                 path: path.to_path_buf(),
                 detail: "it has no nbenv schema".into(),
             });
+        }
+        if version < SCHEMA_VERSION {
+            // A bank of an older nbenv: upgrade it once (a writer's job), then read.
+            drop(store);
+            drop(Self::open(path)?);
+            return Self::open_read_only(path);
         }
         Ok(store)
     }

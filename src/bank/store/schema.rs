@@ -16,7 +16,8 @@
 //!   its `runtime` (found in `sys.modules`) and `listed` (imported and listed) sets, so that
 //!   indexing a release again never erases what introspection found, and the other way round;
 //! - `apis.open` holds the releases where names under an API may exist that static reading
-//!   cannot list: there a name not found is unknown, not absent;
+//!   cannot list: there a name not found is unknown, not absent; `apis.external` those where
+//!   the name is bound to another distribution's object (`pandas.np`);
 //! - the per-file summary cache lives apart, in the cache directory ([`super::SummaryStore`]).
 
 use rusqlite::{params, Connection, Transaction};
@@ -139,6 +140,7 @@ CREATE TABLE api_signatures (
 /// flow converged, the index's spelling of names, per-file Requires-Dist.
 const V2: &str = r#"
 ALTER TABLE apis ADD COLUMN open BLOB NOT NULL DEFAULT x'';
+ALTER TABLE apis ADD COLUMN external BLOB NOT NULL DEFAULT x'';
 ALTER TABLE aliases ADD COLUMN runtime BLOB NOT NULL DEFAULT x'';
 ALTER TABLE class_bases ADD COLUMN runtime BLOB NOT NULL DEFAULT x'';
 ALTER TABLE modules ADD COLUMN raises BLOB NOT NULL DEFAULT x'';

@@ -79,6 +79,7 @@ struct ApiRow {
     static_set: ReleaseSet,
     runtime_set: ReleaseSet,
     open_set: ReleaseSet,
+    external_set: ReleaseSet,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -198,7 +199,9 @@ impl<'s> BankWriter<'s> {
             ..DistCache::default()
         };
         let mut stmt = conn
-            .prepare("SELECT id, kind, static, runtime, open FROM apis WHERE dist_id = ?1")
+            .prepare(
+                "SELECT id, kind, static, runtime, open, external FROM apis WHERE dist_id = ?1",
+            )
             .map_err(&err)?;
         let mut rows = stmt.query([dist_id]).map_err(&err)?;
         while let Some(r) = rows.next().map_err(&err)? {
@@ -208,10 +211,11 @@ impl<'s> BankWriter<'s> {
                 .path(id)
                 .ok_or_else(|| store.corrupt(format!("API {id} has no path")))?
                 .to_string();
-            let blobs: [Vec<u8>; 3] = [
+            let blobs: [Vec<u8>; 4] = [
                 r.get(2).map_err(&err)?,
                 r.get(3).map_err(&err)?,
                 r.get(4).map_err(&err)?,
+                r.get(5).map_err(&err)?,
             ];
             cache.apis.insert(
                 path,
@@ -221,6 +225,7 @@ impl<'s> BankWriter<'s> {
                     static_set: store.decode_set(&blobs[0])?,
                     runtime_set: store.decode_set(&blobs[1])?,
                     open_set: store.decode_set(&blobs[2])?,
+                    external_set: store.decode_set(&blobs[3])?,
                 },
             );
         }
@@ -394,6 +399,9 @@ fn write_release_in(
         row.static_set.insert(r.slot);
         if api.open {
             row.open_set.insert(r.slot);
+        }
+        if api.external.is_some() {
+            row.external_set.insert(r.slot);
         }
         if api.kind != ApiKind::Unknown {
             row.kind = api.kind;
@@ -573,7 +581,11 @@ fn clear_slot_in(
 ) -> rusqlite::Result<()> {
     for row in cache.apis.values_mut() {
         let sets = match reading {
-            Reading::Static => vec![&mut row.static_set, &mut row.open_set],
+            Reading::Static => vec![
+                &mut row.static_set,
+                &mut row.open_set,
+                &mut row.external_set,
+            ],
             Reading::Runtime => vec![&mut row.runtime_set],
         };
         let mut changed = false;
@@ -646,7 +658,7 @@ fn api_row<'c>(
 ) -> rusqlite::Result<&'c mut ApiRow> {
     if !cache.apis.contains_key(path) {
         tx.prepare_cached(
-            "INSERT INTO apis (dist_id, kind, static, runtime, open) VALUES (?1, ?2, x'', x'', x'')",
+            "INSERT INTO apis (dist_id, kind, static, runtime, open, external) VALUES (?1, ?2, x'', x'', x'', x'')",
         )?
         .execute(params![dist_id, kind.code()])?;
         let id = tx.last_insert_rowid();
@@ -660,6 +672,7 @@ fn api_row<'c>(
                 static_set: ReleaseSet::new(),
                 runtime_set: ReleaseSet::new(),
                 open_set: ReleaseSet::new(),
+                external_set: ReleaseSet::new(),
             },
         );
     }
@@ -698,14 +711,15 @@ fn signature_id(tx: &Transaction<'_>, text: &str) -> rusqlite::Result<i64> {
 
 fn write_api(tx: &Transaction<'_>, row: &ApiRow) -> rusqlite::Result<()> {
     tx.prepare_cached(
-        "UPDATE apis SET kind = ?2, static = ?3, runtime = ?4, open = ?5 WHERE id = ?1",
+        "UPDATE apis SET kind = ?2, static = ?3, runtime = ?4, open = ?5, external = ?6 WHERE id = ?1",
     )?
     .execute(params![
         row.id,
         row.kind.code(),
         row.static_set.encode(),
         row.runtime_set.encode(),
-        row.open_set.encode()
+        row.open_set.encode(),
+        row.external_set.encode()
     ])?;
     Ok(())
 }
