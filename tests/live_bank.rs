@@ -69,6 +69,22 @@ fn live_sklearn_cross_validation_moved_to_model_selection() {
         present_versions(&old, "present"),
         [("0.17.1".into(), "0.19.2".into())]
     );
+    // A real removal is absent, not unknown.
+    assert_eq!(
+        present_versions(&old, "absent"),
+        [("0.20.0".into(), "0.21.3".into())]
+    );
+    assert!(present_versions(&old, "unknown").is_empty(), "{old}");
+    let grid_scores = query(
+        &bank,
+        &cache,
+        "sklearn.grid_search.GridSearchCV.grid_scores_",
+    );
+    assert_eq!(
+        present_versions(&grid_scores, "present"),
+        [("0.17.1".into(), "0.19.2".into())],
+        "an attribute set in fit() is a member: {grid_scores}"
+    );
     let new = query(&bank, &cache, "sklearn.model_selection.train_test_split");
     assert_eq!(
         present_versions(&new, "present"),
@@ -209,4 +225,111 @@ fn live_numpy_float_removed_in_1_24() {
         present_versions(&float, "present"),
         [("1.19.5".into(), "1.23.5".into())]
     );
+}
+
+/// Whether `version` is present, unknown or absent in a query report.
+fn state_of(report: &serde_json::Value, version: &str) -> &'static str {
+    let v: nbenv::pypi::Version = version.parse().unwrap();
+    let within = |key: &str| {
+        report[key].as_array().unwrap().iter().any(|r| {
+            let first: nbenv::pypi::Version = r["first"].as_str().unwrap().parse().unwrap();
+            let last: nbenv::pypi::Version = r["last"].as_str().unwrap().parse().unwrap();
+            first <= v && v <= last
+        })
+    };
+    ["present", "unknown", "absent"]
+        .into_iter()
+        .find(|key| within(key))
+        .unwrap_or("not reported")
+}
+
+#[test]
+fn live_tensorflow_generated_api_forwarding_and_lazy_loaders() {
+    let dir = tempfile::tempdir().unwrap();
+    let (bank, cache) = (dir.path().join("bank.sqlite3"), dir.path().join("cache"));
+    let releases = ["1.12.0", "1.15.0", "2.0.0", "2.8.0", "2.15.0"];
+    let specs: Vec<String> = releases
+        .iter()
+        .map(|v| format!("tensorflow=={v}"))
+        .collect();
+    add(
+        &bank,
+        &cache,
+        &specs.iter().map(String::as_str).collect::<Vec<_>>(),
+    );
+
+    // The generated `_api` packages, 1.15's `tensorflow_core` forwarding.
+    let relu = query(&bank, &cache, "tensorflow.nn.relu");
+    assert_eq!(
+        present_versions(&relu, "present"),
+        [("1.12.0".into(), "2.15.0".into())],
+        "{relu}"
+    );
+    let session = query(&bank, &cache, "tensorflow.Session");
+    for v in ["1.12.0", "1.15.0"] {
+        assert_eq!(
+            state_of(&session, v),
+            "present",
+            "tf.Session in {v}: {session}"
+        );
+    }
+    // Removed in 2.x: absent, not unknown.
+    for v in ["2.0.0", "2.8.0", "2.15.0"] {
+        assert_eq!(
+            state_of(&session, v),
+            "absent",
+            "tf.Session in {v}: {session}"
+        );
+    }
+    let compat = query(&bank, &cache, "tensorflow.compat.v1.Session");
+    assert_eq!(
+        present_versions(&compat, "present"),
+        [("1.15.0".into(), "2.15.0".into())],
+        "{compat}"
+    );
+    // Keras moved to its own distribution behind a lazy loader: unknown there, never absent.
+    let dense = query(&bank, &cache, "tensorflow.keras.layers.Dense");
+    for v in releases {
+        let state = state_of(&dense, v);
+        assert!(
+            state == "present" || state == "unknown",
+            "Dense in {v}: {state}: {dense}"
+        );
+    }
+    // No release is read from a meta wheel: 2.15's Windows and aarch64 wheels hold no code.
+    let (ok, stdout, _) = nbenv(&bank, &cache, &["bank", "stats", "--format", "json"]);
+    assert!(ok);
+    let stats: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    assert!(
+        stats["stats"]["sourceless_releases"]
+            .as_array()
+            .unwrap()
+            .is_empty(),
+        "{stats}"
+    );
+}
+
+#[test]
+fn live_transformers_lazy_module() {
+    let dir = tempfile::tempdir().unwrap();
+    let (bank, cache) = (dir.path().join("bank.sqlite3"), dir.path().join("cache"));
+    add(
+        &bank,
+        &cache,
+        &["transformers==4.1.1", "transformers==4.2.0"],
+    );
+    add(&bank, &cache, &["transformers>=5", "--latest", "1"]);
+    for api in [
+        "transformers.BertModel",
+        "transformers.AutoModel",
+        "transformers.pipeline",
+        "transformers.AutoModel.from_pretrained",
+    ] {
+        let report = query(&bank, &cache, api);
+        assert!(
+            present_versions(&report, "absent").is_empty(),
+            "{api} is never absent from 4.x and 5.x: {report}"
+        );
+        assert_eq!(report["indexed_releases"], 3);
+    }
 }
