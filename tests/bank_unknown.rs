@@ -254,13 +254,29 @@ fn each_release_is_read_from_a_file_with_its_sources() {
     let compiled = WheelBuilder::new("fastjsonish", "3.9.0")
         .tag("cp311-cp311-manylinux_2_17_x86_64")
         .file("fastjsonish.cpython-311-x86_64-linux-gnu.so", b"\x7fELF");
+    let terra = WheelBuilder::new("qiskitish-terra", "0.25.0").file(
+        "qiskitish/__init__.py",
+        "def transpile(circuit):\n    pass\n",
+    );
     env.server
         .publish("qiskitish", &[wheel(meta, "2023-10-01")]);
+    env.server
+        .publish("qiskitish-terra", &[wheel(terra, "2023-10-01")]);
     env.server
         .publish("fastjsonish", &[wheel(compiled, "2023-10-01")]);
 
     env.ok(&["bank", "add", "tfish", "--all-versions"]);
-    env.ok(&["bank", "add", "qiskitish", "fastjsonish"]);
+    env.ok(&["bank", "add", "qiskitish", "qiskitish-terra", "fastjsonish"]);
+    // The metapackage's import name leads to the distribution with the code.
+    let module = env.ok(&["bank", "query", "--module", "qiskitish"]);
+    assert!(
+        module.contains("qiskitish: qiskitish is a metapackage in 0.45.0 (of 1 indexed releases): the code is in qiskitish-terra"),
+        "{module}"
+    );
+    assert!(
+        module.contains("qiskitish: qiskitish-terra in 0.25.0"),
+        "{module}"
+    );
     let relu = env.query("tfish.relu");
     assert_eq!(runs(&relu, "present"), [run("2.14.0", "2.15.0")], "{relu}");
 

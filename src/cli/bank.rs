@@ -806,10 +806,19 @@ fn query_module(store: &Store, module: &str, format: Format) -> Result<()> {
             )
         },
         |out, r| {
+            let name = r.display_name.as_deref().unwrap_or(r.distribution.as_str());
+            if r.present.is_empty() && !r.metapackage.is_empty() {
+                return Ok(writeln!(
+                    out,
+                    "{module}: {name} is a metapackage in {} (of {} indexed releases): the code is in {}",
+                    show_runs(&r.metapackage),
+                    r.indexed_releases,
+                    r.metapackage_of.join(", ")
+                )?);
+            }
             writeln!(
                 out,
-                "{module}: {} in {} (of {} indexed releases)",
-                r.display_name.as_deref().unwrap_or(r.distribution.as_str()),
+                "{module}: {name} in {} (of {} indexed releases)",
                 show_runs(&r.present),
                 r.indexed_releases
             )?;
@@ -829,6 +838,14 @@ fn query_module(store: &Store, module: &str, format: Format) -> Result<()> {
                     "  raises on import in {}: {}",
                     show_runs(&r.raises),
                     r.raises_message.as_deref().unwrap_or("an exception")
+                )?;
+            }
+            if !r.metapackage.is_empty() {
+                writeln!(
+                    out,
+                    "  a metapackage in {}: the code is in {}",
+                    show_runs(&r.metapackage),
+                    r.metapackage_of.join(", ")
                 )?;
             }
             Ok(())

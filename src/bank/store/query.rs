@@ -11,7 +11,7 @@ use std::collections::{BTreeMap, HashMap};
 use pep440_rs::Version;
 use serde::Serialize;
 
-use super::registry::{ReleaseRow, ReleaseStatus};
+use super::registry::{NoSources, ReleaseRow, ReleaseStatus};
 use super::release_set::ReleaseSet;
 use super::resolve::Resolver;
 use super::{Store, StoreError};
@@ -104,6 +104,11 @@ pub struct ModuleReport {
     pub raises_message: Option<String>,
     /// Releases where introspection found it in `sys.modules` (made at run time or not).
     pub runtime: Vec<VersionRun>,
+    /// Releases that are metapackages: no code of their own, only requirements on the
+    /// distributions named in `metapackage_of`, which provide the module (qiskit 0.x requires
+    /// qiskit-terra).
+    pub metapackage: Vec<VersionRun>,
+    pub metapackage_of: Vec<String>,
 }
 
 /// The releases a set covers, grouped into runs of consecutive indexed releases.
@@ -361,6 +366,43 @@ impl Store {
             let entry = found.entry(dist_id).or_default();
             entry.releases = entry.releases.union(&set);
         }
+        // Metapackages that require a provider lead to it: their releases are listed too.
+        let providers: Vec<String> = found
+            .keys()
+            .filter_map(|id| names.get(id).map(|n| n.as_str().to_string()))
+            .collect();
+        let mut metapackages: BTreeMap<i64, (ReleaseSet, Vec<String>)> = BTreeMap::new();
+        let mut stmt = conn
+            .prepare_cached(
+                "SELECT dist_id, slot, no_sources_detail FROM releases WHERE no_sources = ?1",
+            )
+            .map_err(&err)?;
+        let rows: Vec<(i64, u32, Option<String>)> = stmt
+            .query_map([NoSources::Metapackage.as_str()], |r| {
+                Ok((r.get(0)?, r.get(1)?, r.get(2)?))
+            })
+            .map_err(&err)?
+            .collect::<Result<_, _>>()
+            .map_err(&err)?;
+        for (dist_id, slot, detail) in rows {
+            let required: Vec<String> = detail
+                .unwrap_or_default()
+                .split(", ")
+                .filter(|n| providers.iter().any(|p| p == n))
+                .map(str::to_string)
+                .collect();
+            if required.is_empty() {
+                continue;
+            }
+            let entry = metapackages.entry(dist_id).or_default();
+            entry.0.insert(slot);
+            for name in required {
+                if !entry.1.contains(&name) {
+                    entry.1.push(name);
+                }
+            }
+            found.entry(dist_id).or_default();
+        }
         let mut reports = Vec::new();
         for (dist_id, f) in found {
             let rows = self.releases(dist_id)?;
@@ -384,6 +426,14 @@ impl Store {
                 raises: runs(&indexed, &f.raises),
                 raises_message: f.raises_message,
                 runtime: runs(&indexed, &f.runtime.difference(&f.releases)),
+                metapackage: metapackages
+                    .get(&dist_id)
+                    .map(|(set, _)| runs(&indexed, set))
+                    .unwrap_or_default(),
+                metapackage_of: metapackages
+                    .get(&dist_id)
+                    .map(|(_, of)| of.clone())
+                    .unwrap_or_default(),
             });
         }
         Ok(reports)
