@@ -13,7 +13,9 @@ use nbenv::bank::indexer::{
 use nbenv::bank::introspect::{
     introspect, IntrospectConfig, IntrospectObserver, IntrospectReport, Outcome,
 };
-use nbenv::bank::store::{ApiReport, DiffEntry, DiffMiss, DiffSource, Store, VersionRun};
+use nbenv::bank::store::{
+    ApiReport, DiffEntry, DiffMiss, DiffSource, LockPolicy, Store, VersionRun,
+};
 use nbenv::names::DistName;
 use nbenv::pypi::{Version, VersionSpecifiers};
 use serde_json::json;
@@ -86,6 +88,8 @@ pub enum BankCommand {
         #[command(flatten)]
         runtime: RuntimeArgs,
         #[command(flatten)]
+        write: WriteArgs,
+        #[command(flatten)]
         format: FormatArg,
     },
     /// Which releases have an API, its definition and signature changes; or, with
@@ -142,7 +146,32 @@ pub struct RunArgs {
     #[arg(long)]
     pub force: bool,
     #[command(flatten)]
+    pub write: WriteArgs,
+    #[command(flatten)]
     pub format: FormatArg,
+}
+
+/// How a command that writes the bank meets another writer.
+#[derive(Debug, Clone, Copy, Args)]
+pub struct WriteArgs {
+    /// Fail at once when another nbenv is writing the bank, instead of waiting for it
+    /// (writers take turns release by release; readers never wait).
+    #[arg(long)]
+    pub no_wait: bool,
+}
+
+impl WriteArgs {
+    fn lock_policy(self) -> LockPolicy {
+        if self.no_wait {
+            return LockPolicy::NoWait;
+        }
+        LockPolicy::WaitWithNotice(std::sync::Arc::new(|bank: &Path| {
+            eprintln!(
+                "nbenv: waiting for another nbenv writing to the bank at {}",
+                bank.display()
+            );
+        }))
+    }
 }
 
 /// `NAME` or `NAME<specifier>` on the command line.
@@ -209,12 +238,14 @@ pub fn run(global: &GlobalArgs, args: &BankArgs) -> Result<()> {
         BankCommand::Introspect {
             specs,
             runtime,
+            write,
             format,
         } => {
             let targets = add_targets(specs, false, &None);
             let run = RunArgs {
                 jobs: 8,
                 force: false,
+                write: *write,
                 format: *format,
             };
             // The static index first: introspection imports the modules it lists.
@@ -223,7 +254,7 @@ pub fn run(global: &GlobalArgs, args: &BankArgs) -> Result<()> {
             let runtime = if nothing || report.interrupted {
                 None
             } else {
-                Some(run_introspect(global, &bank, &targets, runtime)?)
+                Some(run_introspect(global, &bank, &targets, runtime, *write)?)
             };
             let show_build = !report.failed.is_empty() || runtime.is_none();
             print_runs(&bank, &report, runtime.as_ref(), format.format, show_build)?;
@@ -270,7 +301,7 @@ pub fn run(global: &GlobalArgs, args: &BankArgs) -> Result<()> {
             let runtime = if *no_introspect || report.interrupted || marked.is_empty() {
                 None
             } else {
-                Some(run_introspect(global, &bank, &marked, runtime)?)
+                Some(run_introspect(global, &bank, &marked, runtime, run.write)?)
             };
             print_runs(&bank, &report, runtime.as_ref(), run.format.format, true)?;
             outcome(&report, runtime.as_ref(), run.format.format)
@@ -345,6 +376,7 @@ fn run_introspect(
     bank: &Path,
     targets: &[BuildTarget],
     runtime: &RuntimeArgs,
+    write: WriteArgs,
 ) -> Result<IntrospectReport> {
     let client = context::index_client(global)?;
     let interpreters = if runtime.pythons.is_empty() {
@@ -365,6 +397,7 @@ fn run_introspect(
     }
     let mut config = IntrospectConfig::new(interpreters, nbenv::python::Installer::detect());
     config.install_timeout = std::time::Duration::from_secs(runtime.install_timeout);
+    config.lock = write.lock_policy();
     if global.index_url() != nbenv::pypi::PYPI_SIMPLE {
         config.index_url = Some(global.index_url().to_string());
     }
@@ -468,6 +501,7 @@ fn run_build(
     let options = BuildOptions {
         jobs: run.jobs,
         force: run.force,
+        lock: run.write.lock_policy(),
     };
     let _graceful = Graceful::start();
     let report = indexer::build(&client, bank, targets, &options, &observer)

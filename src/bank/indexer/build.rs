@@ -14,8 +14,8 @@ use super::release_job::{index_release_files, Content, IndexedFile, ReleaseOutco
 use super::selection::Selection;
 use super::summary_cache::SummaryCache;
 use crate::bank::store::{
-    BankWriter, IndexedRelease, NoSources, ReleaseInfo, ReleaseStatus, Store, SummaryStore,
-    EXTRACTOR_VERSION,
+    BankWriter, IndexedRelease, LockPolicy, NoSources, ReleaseInfo, ReleaseStatus, Store,
+    SummaryStore, EXTRACTOR_VERSION,
 };
 use crate::names::DistName;
 use crate::pypi::{DistFile, IndexClient, Version};
@@ -33,6 +33,8 @@ pub struct BuildOptions {
     pub jobs: usize,
     /// Index releases again even if the bank already has them.
     pub force: bool,
+    /// What to do when another process is writing the bank.
+    pub lock: LockPolicy,
 }
 
 impl Default for BuildOptions {
@@ -40,6 +42,7 @@ impl Default for BuildOptions {
         Self {
             jobs: 8,
             force: false,
+            lock: LockPolicy::default(),
         }
     }
 }
@@ -131,7 +134,7 @@ pub fn build(
     observer: &dyn BuildObserver,
 ) -> Result<BuildReport, IndexError> {
     let started = Instant::now();
-    let mut store = Store::open(bank_path)?;
+    let mut store = Store::open_with(bank_path, options.lock.clone())?;
     let mut report = BuildReport::default();
     let merged = merge_targets(targets);
     let targets = &merged[..];

@@ -12,7 +12,7 @@ use crate::bank::extract::is_private;
 use crate::bank::flow::ApiKind;
 use crate::bank::indexer::{merge_targets, BuildTarget, IndexError};
 use crate::bank::store::{
-    BankWriter, ReleaseRow, ReleaseStatus, RuntimeFinding, RuntimeLinks, Store,
+    BankWriter, LockPolicy, ReleaseRow, ReleaseStatus, RuntimeFinding, RuntimeLinks, Store,
 };
 use crate::names::DistName;
 use crate::pypi::{IndexClient, Release, Version};
@@ -29,6 +29,8 @@ pub struct IntrospectConfig {
     pub seconds_per_import: u64,
     /// Interpreters tried per release before giving up.
     pub attempts: usize,
+    /// What to do when another process is writing the bank.
+    pub lock: LockPolicy,
 }
 
 impl IntrospectConfig {
@@ -41,6 +43,7 @@ impl IntrospectConfig {
             run_timeout: Duration::from_secs(600),
             seconds_per_import: 60,
             attempts: 2,
+            lock: LockPolicy::default(),
         }
     }
 }
@@ -85,7 +88,7 @@ pub fn introspect(
     config: &IntrospectConfig,
     observer: &dyn IntrospectObserver,
 ) -> Result<IntrospectReport, IndexError> {
-    let mut store = Store::open(bank_path)?;
+    let mut store = Store::open_with(bank_path, config.lock.clone())?;
     let mut work = Vec::new();
     for BuildTarget { name, selection } in &merge_targets(targets) {
         let page = client.project(name)?;

@@ -21,4 +21,7 @@ pub enum StoreError {
     Corrupt { path: PathBuf, what: String },
     #[error("bank {} does not exist (build one with `nbenv bank add` or `nbenv bank build`)", path.display())]
     Missing { path: PathBuf },
+    /// Another process holds the writer lock, and waiting was not wanted.
+    #[error("bank {}: another nbenv is writing it; try again, or leave out --no-wait to wait for it", path.display())]
+    Busy { path: PathBuf },
 }

@@ -6,6 +6,7 @@
 
 mod diff;
 mod error;
+mod lock;
 mod path_dictionary;
 mod query;
 mod registry;
@@ -16,7 +17,7 @@ mod stats;
 mod summaries;
 mod writer;
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
@@ -25,6 +26,7 @@ use rusqlite::{Connection, OpenFlags, OptionalExtension};
 
 pub use diff::{DiffEntry, DiffMiss, DiffReport, DiffSource};
 pub use error::StoreError;
+pub use lock::{LockPolicy, WaitNotice};
 pub use path_dictionary::{CorruptDictionary, PathDictionary};
 pub use query::{
     ApiReport, CanonicalSpan, ModuleReport, OpenSpan, RaisingModule, ReleaseModule,
@@ -43,12 +45,24 @@ pub struct Store {
     path: PathBuf,
     /// Decoded path dictionaries, kept for the next query of the same distribution.
     dictionaries: RefCell<HashMap<i64, Rc<PathDictionary>>>,
+    /// The writer lock, for a bank opened for writing.
+    lock: Option<lock::WriterLock>,
+    /// SQLite's `data_version` when this connection last looked: it changes when another
+    /// connection commits, which makes what writers cached stale.
+    seen_version: Cell<i64>,
 }
 
 impl Store {
     /// Opens the bank at `path` for writing, creating it (and its directory) if needed, and
-    /// migrating an older schema.
+    /// migrating an older schema; another writer is waited for.
     pub fn open(path: &Path) -> Result<Self, StoreError> {
+        Self::open_with(path, LockPolicy::default())
+    }
+
+    /// Opens the bank for writing, with what to do when another writer holds it. Only a
+    /// missing or empty file becomes a new bank: any other file that is not an nbenv bank is
+    /// refused and left as it was.
+    pub fn open_with(path: &Path, policy: LockPolicy) -> Result<Self, StoreError> {
         refuse_directory(path)?;
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir).map_err(|e| StoreError::NotABank {
@@ -56,16 +70,62 @@ impl Store {
                 detail: format!("cannot create its directory: {e}"),
             })?;
         }
+        let lock = lock::WriterLock::new(path, policy);
+        // Creating, configuring and migrating are writes like any other.
+        let guard = lock.acquire()?;
+        refuse_foreign(path)?;
         let conn = Connection::open(path).map_err(sqlite_err(path))?;
         let mut store = Self {
             conn,
             path: path.to_path_buf(),
             dictionaries: RefCell::default(),
+            lock: Some(lock),
+            seen_version: Cell::new(0),
         };
         store.configure()?;
         store.check_version()?;
         schema::migrate(&mut store.conn).map_err(sqlite_err(path))?;
+        drop(guard);
+        store.others_wrote()?;
         Ok(store)
+    }
+
+    /// Takes the writer lock, for one transaction.
+    pub(crate) fn write_lock(&self) -> Result<Option<lock::LockGuard>, StoreError> {
+        self.lock
+            .as_ref()
+            .map(lock::WriterLock::acquire)
+            .transpose()
+    }
+
+    /// Whether another connection committed since this one last asked: then whatever was
+    /// cached from the bank must be read again.
+    pub(crate) fn others_wrote(&self) -> Result<bool, StoreError> {
+        let version: i64 = self
+            .conn
+            .pragma_query_value(None, "data_version", |r| r.get(0))
+            .map_err(self.err())?;
+        let changed = version != self.seen_version.replace(version);
+        if changed {
+            self.forget_dictionaries();
+        }
+        Ok(changed)
+    }
+
+    /// Runs `write` in an immediate transaction under the writer lock.
+    pub(crate) fn write<T>(
+        &mut self,
+        write: impl FnOnce(&rusqlite::Transaction<'_>) -> rusqlite::Result<T>,
+    ) -> Result<T, StoreError> {
+        let _guard = self.write_lock()?;
+        let err = sqlite_err(&self.path);
+        let tx = self
+            .conn
+            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
+            .map_err(&err)?;
+        let value = write(&tx).map_err(&err)?;
+        tx.commit().map_err(&err)?;
+        Ok(value)
     }
 
     /// Opens an existing bank read-only, for queries: never creates a file.
@@ -85,6 +145,8 @@ impl Store {
             conn,
             path: path.to_path_buf(),
             dictionaries: RefCell::default(),
+            lock: None,
+            seen_version: Cell::new(0),
         };
         store.check_version()?;
         let version = schema::version(&store.conn).map_err(sqlite_err(path))?;
@@ -105,6 +167,9 @@ impl Store {
 
     fn configure(&mut self) -> Result<(), StoreError> {
         let path = self.path.clone();
+        self.conn
+            .busy_timeout(std::time::Duration::from_secs(30))
+            .map_err(sqlite_err(&self.path))?;
         let mode: String = self
             .conn
             .pragma_update_and_check(None, "journal_mode", "WAL", |row| row.get(0))
@@ -215,6 +280,41 @@ impl Store {
     pub(crate) fn forget_dictionaries(&self) {
         self.dictionaries.borrow_mut().clear();
     }
+}
+
+/// A file that exists and is not empty must already be a bank: anything else (another
+/// program's SQLite file, a text file) is refused before anything is written to it.
+fn refuse_foreign(path: &Path) -> Result<(), StoreError> {
+    let len = match std::fs::metadata(path) {
+        Ok(m) => m.len(),
+        Err(_) => return Ok(()),
+    };
+    if len == 0 {
+        return Ok(());
+    }
+    let refused = |detail: &str| StoreError::NotABank {
+        path: path.to_path_buf(),
+        detail: detail.to_string(),
+    };
+    let conn = Connection::open_with_flags(
+        path,
+        OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )
+    .map_err(|_| refused("the file is not an SQLite database"))?;
+    let version =
+        schema::version(&conn).map_err(|_| refused("the file is not an SQLite database"))?;
+    if version > 0 {
+        return Ok(());
+    }
+    let tables: i64 = conn
+        .query_row("SELECT COUNT(*) FROM sqlite_master", [], |r| r.get(0))
+        .map_err(|_| refused("the file is not an SQLite database"))?;
+    if tables > 0 {
+        return Err(refused(
+            "it is an SQLite database of another program (it has tables and no nbenv schema)",
+        ));
+    }
+    Ok(())
 }
 
 /// SQLite answers a directory with "disk I/O error"; say what is wrong instead.

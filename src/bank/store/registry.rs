@@ -180,83 +180,82 @@ impl Store {
         index_url: &str,
         releases: &[ReleaseInfo],
     ) -> Result<(i64, Vec<ReleaseRow>), StoreError> {
-        let path = self.path.clone();
-        let err = super::sqlite_err(&path);
-        let tx = self.conn.transaction().map_err(&err)?;
-        tx.execute(
-            "INSERT INTO distributions (name, index_url, listed_at) VALUES (?1, ?2, strftime('%s','now'))
-             ON CONFLICT(name) DO UPDATE SET index_url = excluded.index_url, listed_at = excluded.listed_at",
-            params![name.as_str(), index_url],
-        )
-        .map_err(&err)?;
-        let dist_id: i64 = tx
-            .query_row(
-                "SELECT id FROM distributions WHERE name = ?1",
-                [name.as_str()],
-                |r| r.get(0),
+        let dist_id = self.write(|tx| {
+            tx.execute(
+                "INSERT INTO distributions (name, index_url, listed_at) VALUES (?1, ?2, strftime('%s','now'))
+                 ON CONFLICT(name) DO UPDATE SET index_url = excluded.index_url, listed_at = excluded.listed_at",
+                params![name.as_str(), index_url],
             )
-            .map_err(&err)?;
-        let mut next_slot: u32 = tx
-            .query_row(
-                "SELECT COALESCE(MAX(slot) + 1, 0) FROM releases WHERE dist_id = ?1",
-                [dist_id],
-                |r| r.get(0),
-            )
-            .map_err(&err)?;
-        let mut sorted: Vec<&ReleaseInfo> = releases.iter().collect();
-        sorted.sort_by(|a, b| a.version.cmp(&b.version));
-        {
-            let mut exists = tx
-                .prepare_cached("SELECT id FROM releases WHERE dist_id = ?1 AND version = ?2")
-                .map_err(&err)?;
-            let mut update = tx
-                .prepare_cached(
-                    "UPDATE releases SET upload_time = ?2, requires_python = ?3, yanked = ?4, yanked_reason = ?5
-                     WHERE id = ?1",
+            ?;
+            let dist_id: i64 = tx
+                .query_row(
+                    "SELECT id FROM distributions WHERE name = ?1",
+                    [name.as_str()],
+                    |r| r.get(0),
                 )
-                .map_err(&err)?;
-            let mut insert = tx
-                .prepare_cached(
-                    "INSERT INTO releases (dist_id, slot, version, upload_time, requires_python, yanked, yanked_reason)
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+                ?;
+            let mut next_slot: u32 = tx
+                .query_row(
+                    "SELECT COALESCE(MAX(slot) + 1, 0) FROM releases WHERE dist_id = ?1",
+                    [dist_id],
+                    |r| r.get(0),
                 )
-                .map_err(&err)?;
-            for r in sorted {
-                let version = r.version.to_string();
-                let id: Option<i64> = exists
-                    .query_row(params![dist_id, version], |row| row.get(0))
-                    .optional()
-                    .map_err(&err)?;
-                match id {
-                    Some(id) => {
-                        update
-                            .execute(params![
-                                id,
-                                r.upload_time,
-                                r.requires_python,
-                                r.yanked.is_some(),
-                                r.yanked
-                            ])
-                            .map_err(&err)?;
-                    }
-                    None => {
-                        insert
-                            .execute(params![
-                                dist_id,
-                                next_slot,
-                                version,
-                                r.upload_time,
-                                r.requires_python,
-                                r.yanked.is_some(),
-                                r.yanked
-                            ])
-                            .map_err(&err)?;
-                        next_slot += 1;
+                ?;
+            let mut sorted: Vec<&ReleaseInfo> = releases.iter().collect();
+            sorted.sort_by(|a, b| a.version.cmp(&b.version));
+            {
+                let mut exists = tx
+                    .prepare_cached("SELECT id FROM releases WHERE dist_id = ?1 AND version = ?2")
+                    ?;
+                let mut update = tx
+                    .prepare_cached(
+                        "UPDATE releases SET upload_time = ?2, requires_python = ?3, yanked = ?4, yanked_reason = ?5
+                         WHERE id = ?1",
+                    )
+                    ?;
+                let mut insert = tx
+                    .prepare_cached(
+                        "INSERT INTO releases (dist_id, slot, version, upload_time, requires_python, yanked, yanked_reason)
+                         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+                    )
+                    ?;
+                for r in sorted {
+                    let version = r.version.to_string();
+                    let id: Option<i64> = exists
+                        .query_row(params![dist_id, version], |row| row.get(0))
+                        .optional()
+                        ?;
+                    match id {
+                        Some(id) => {
+                            update
+                                .execute(params![
+                                    id,
+                                    r.upload_time,
+                                    r.requires_python,
+                                    r.yanked.is_some(),
+                                    r.yanked
+                                ])
+                                ?;
+                        }
+                        None => {
+                            insert
+                                .execute(params![
+                                    dist_id,
+                                    next_slot,
+                                    version,
+                                    r.upload_time,
+                                    r.requires_python,
+                                    r.yanked.is_some(),
+                                    r.yanked
+                                ])
+                                ?;
+                            next_slot += 1;
+                        }
                     }
                 }
             }
-        }
-        tx.commit().map_err(&err)?;
+            Ok(dist_id)
+        })?;
         let rows = self.releases(dist_id)?;
         Ok((dist_id, rows))
     }
@@ -337,20 +336,20 @@ impl Store {
 
     /// Records that indexing a release failed, and why; it stays eligible for the next build.
     pub fn mark_failed(&mut self, release_id: i64, detail: &str) -> Result<(), StoreError> {
-        self.conn()
-            .execute(
+        self.write(|tx| {
+            tx.execute(
                 "UPDATE releases SET status = ?2, detail = ?3 WHERE id = ?1 AND status != 'indexed'",
                 params![release_id, ReleaseStatus::Failed.as_str(), detail],
             )
-            .map_err(self.err())?;
+        })?;
         Ok(())
     }
 
     /// Records that a release could not be introspected, and why. What an earlier run
     /// recorded for it is kept.
     pub fn mark_runtime_gap(&mut self, release_id: i64, reason: &str) -> Result<(), StoreError> {
-        self.conn()
-            .execute(
+        self.write(|tx| {
+            tx.execute(
                 "UPDATE releases SET runtime_status = ?2, runtime_detail = ?3
                  WHERE id = ?1 AND (runtime_status IS NULL OR runtime_status != ?4)",
                 params![
@@ -360,18 +359,18 @@ impl Store {
                     RuntimeStatus::Ok.as_str()
                 ],
             )
-            .map_err(self.err())?;
+        })?;
         Ok(())
     }
 
     /// Records the distribution's name as the index spells it (`Pillow`, from its metadata).
     pub fn set_display_name(&mut self, dist_id: i64, name: &str) -> Result<(), StoreError> {
-        self.conn()
-            .execute(
+        self.write(|tx| {
+            tx.execute(
                 "UPDATE distributions SET display_name = ?2 WHERE id = ?1",
                 params![dist_id, name],
             )
-            .map_err(self.err())?;
+        })?;
         Ok(())
     }
 }

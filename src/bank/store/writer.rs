@@ -313,13 +313,24 @@ impl<'s> BankWriter<'s> {
             &mut HashMap<String, i64>,
         ) -> rusqlite::Result<()>,
     ) -> Result<(), StoreError> {
+        // One writer at a time, for this transaction; what it cached is read again if another
+        // wrote in between.
+        let _guard = self.store.write_lock()?;
+        if self.store.others_wrote()? {
+            self.dists.clear();
+            self.recent.clear();
+            self.signature_ids.clear();
+        }
         self.load(dist_id)?;
         self.store.forget_dictionaries();
         let path = self.store.path().to_path_buf();
         let err = super::sqlite_err(&path);
         let cache = self.dists.get_mut(&dist_id).expect("loaded above");
         let result = (|| {
-            let tx = self.store.conn.transaction()?;
+            let tx = self
+                .store
+                .conn
+                .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
             write(&tx, cache, &mut self.signature_ids)?;
             tx.commit()
         })();

@@ -1,0 +1,260 @@
+//! The bank stays whole when several writers meet it, and foreign files are left alone.
+
+mod support;
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use support::archives::WheelBuilder;
+use support::server::{FixtureFile, PageMode, TestServer};
+
+fn wheel(name: &str, version: &str, extra: &str) -> FixtureFile {
+    let w = WheelBuilder::new(name, version)
+        .file(
+            &format!("{name}/__init__.py"),
+            format!("from .core import shared, Model\n{extra}"),
+        )
+        .file(
+            &format!("{name}/core.py"),
+            "def shared(x):\n    return x\n\nclass Model:\n    def fit(self, X):\n        return self\n",
+        );
+    FixtureFile::new(&w.filename(), w.build())
+}
+
+struct Env {
+    server: TestServer,
+    dir: tempfile::TempDir,
+}
+
+impl Env {
+    fn new() -> Self {
+        let server = TestServer::start(PageMode::Json);
+        for name in ["alpha", "beta", "gamma"] {
+            let files: Vec<FixtureFile> = (1..=4)
+                .map(|i| {
+                    wheel(
+                        name,
+                        &format!("{i}.0"),
+                        &format!("def only_in_{i}():\n    pass\n"),
+                    )
+                })
+                .collect();
+            server.publish(name, &files);
+        }
+        Self {
+            server,
+            dir: tempfile::tempdir().unwrap(),
+        }
+    }
+
+    fn bank(&self) -> PathBuf {
+        self.dir.path().join("bank.sqlite3")
+    }
+
+    fn command(&self, args: &[&str]) -> Command {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_nbenv"));
+        cmd.args(["--index-url", &self.server.index_url()])
+            .arg("--cache-dir")
+            .arg(self.dir.path().join("cache"))
+            .arg("--bank")
+            .arg(self.bank())
+            .args(args)
+            .env("NBENV_HTTP_RETRIES", "0");
+        cmd
+    }
+
+    fn spawn(&self, args: &[&str]) -> Child {
+        self.command(args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap()
+    }
+
+    fn run(&self, args: &[&str]) -> Output {
+        self.command(args).output().unwrap()
+    }
+
+    fn present(&self, api: &str) -> Vec<String> {
+        let out = self.run(&["bank", "query", api, "--format", "json"]);
+        assert!(out.status.success(), "{api}: {}", text(&out));
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        v["results"][0]["present"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| {
+                format!(
+                    "{}-{}",
+                    r["first"].as_str().unwrap(),
+                    r["last"].as_str().unwrap()
+                )
+            })
+            .collect()
+    }
+}
+
+fn text(o: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
+}
+
+/// Starts writers together and waits for all of them; each must succeed.
+fn together(env: &Env, runs: &[&[&str]]) {
+    let children: Vec<Child> = runs.iter().map(|args| env.spawn(args)).collect();
+    for (args, child) in runs.iter().zip(children) {
+        let out = child.wait_with_output().unwrap();
+        assert!(out.status.success(), "{args:?}: {}", text(&out));
+    }
+}
+
+fn check_everything_indexed(env: &Env, names: &[&str]) {
+    for name in names {
+        assert_eq!(
+            env.present(&format!("{name}.shared")),
+            ["1.0-4.0"],
+            "{name}"
+        );
+        assert_eq!(
+            env.present(&format!("{name}.Model.fit")),
+            ["1.0-4.0"],
+            "{name}"
+        );
+        for i in 1..=4 {
+            assert_eq!(
+                env.present(&format!("{name}.only_in_{i}")),
+                [format!("{i}.0-{i}.0")],
+                "{name}"
+            );
+        }
+    }
+}
+
+#[test]
+fn two_writers_on_a_new_bank_both_finish_and_lose_nothing() {
+    let env = Env::new();
+    for _ in 0..2 {
+        // Both start on a bank that does not exist yet.
+        let _ = std::fs::remove_file(env.bank());
+        together(
+            &env,
+            &[
+                &["bank", "add", "alpha", "--all-versions", "--jobs", "2"],
+                &["bank", "add", "beta", "--all-versions", "--jobs", "2"],
+            ],
+        );
+        check_everything_indexed(&env, &["alpha", "beta"]);
+    }
+}
+
+#[test]
+fn two_writers_of_one_distribution_on_an_existing_bank_lose_nothing() {
+    let env = Env::new();
+    let out = env.run(&["bank", "add", "gamma", "--all-versions"]);
+    assert!(out.status.success(), "{}", text(&out));
+    // Both write releases of the same distribution: the same API rows and release sets.
+    together(
+        &env,
+        &[
+            &["bank", "add", "alpha==1.0", "alpha==3.0", "--jobs", "1"],
+            &["bank", "add", "alpha==2.0", "alpha==4.0", "--jobs", "1"],
+            &["bank", "add", "beta", "--all-versions"],
+        ],
+    );
+    check_everything_indexed(&env, &["alpha", "beta", "gamma"]);
+}
+
+/// Holds the writer lock of `bank` as another nbenv would.
+fn hold_lock(bank: &Path) -> std::fs::File {
+    use std::os::fd::AsRawFd;
+    let mut lock = bank.as_os_str().to_owned();
+    lock.push(".lock");
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(lock)
+        .unwrap();
+    assert_eq!(unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX) }, 0);
+    file
+}
+
+#[test]
+fn a_second_writer_waits_with_a_message_or_fails_at_once_with_no_wait() {
+    let env = Env::new();
+    let out = env.run(&["bank", "add", "gamma"]);
+    assert!(out.status.success(), "{}", text(&out));
+    let lock = hold_lock(&env.bank());
+
+    let started = Instant::now();
+    let out = env.run(&["bank", "add", "alpha", "--no-wait"]);
+    assert_eq!(out.status.code(), Some(7), "{}", text(&out));
+    assert!(
+        text(&out).contains("another nbenv is writing"),
+        "{}",
+        text(&out)
+    );
+    assert!(started.elapsed() < Duration::from_secs(20));
+
+    // Readers do not wait.
+    assert_eq!(env.present("gamma.shared"), ["4.0-4.0"]);
+
+    let child = env.spawn(&["bank", "add", "alpha"]);
+    std::thread::sleep(Duration::from_millis(1500));
+    drop(lock);
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("waiting for another nbenv"),
+        "{}",
+        text(&out)
+    );
+    assert_eq!(env.present("alpha.shared"), ["4.0-4.0"]);
+}
+
+#[test]
+fn a_foreign_file_is_refused_and_left_untouched() {
+    let env = Env::new();
+    let path = env.bank();
+    {
+        let db = rusqlite::Connection::open(&path).unwrap();
+        db.execute_batch("CREATE TABLE notes (id INTEGER PRIMARY KEY, text TEXT); INSERT INTO notes (text) VALUES ('mine');")
+            .unwrap();
+    }
+    let before = std::fs::read(&path).unwrap();
+    for args in [
+        &["bank", "add", "alpha"][..],
+        &["bank", "query", "alpha.shared"][..],
+        &["bank", "stats"][..],
+    ] {
+        let out = env.run(args);
+        assert_eq!(out.status.code(), Some(7), "{args:?}: {}", text(&out));
+        assert!(text(&out).contains("not an nbenv bank"), "{}", text(&out));
+    }
+    assert_eq!(
+        std::fs::read(&path).unwrap(),
+        before,
+        "the file is unchanged"
+    );
+    let mut wal = path.as_os_str().to_owned();
+    wal.push("-wal");
+    assert!(!Path::new(&wal).exists() || std::fs::metadata(&wal).unwrap().len() == 0);
+
+    // A file that is not SQLite at all, too.
+    std::fs::write(&path, b"just some text, not a database\n").unwrap();
+    let out = env.run(&["bank", "add", "alpha"]);
+    assert_eq!(out.status.code(), Some(7), "{}", text(&out));
+    assert_eq!(
+        std::fs::read(&path).unwrap(),
+        b"just some text, not a database\n"
+    );
+
+    // An empty file becomes a bank.
+    std::fs::write(&path, b"").unwrap();
+    let out = env.run(&["bank", "add", "alpha"]);
+    assert!(out.status.success(), "{}", text(&out));
+}
