@@ -94,7 +94,7 @@ impl Code {
                 "Partly done: some of what was asked failed (each is reported), the rest is done"
             }
             Code::Bank => {
-                "Unusable bank: a directory, not an nbenv bank, corrupt, or from a newer nbenv"
+                "Unusable bank: a directory, not an nbenv bank, corrupt, from a newer nbenv, or being written by another nbenv with `--no-wait`"
             }
             Code::NotebookBrokenJson => "Notebook: broken JSON",
             Code::NotANotebook => {
