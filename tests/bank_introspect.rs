@@ -239,6 +239,10 @@ const RT_INIT: &str = r#"
 import sys
 import types
 from .core import Frame
+from .base import Base
+
+# Like pandas 2.0's `DataFrame.sum`: a member of the class at run time, inherited statically.
+setattr(Frame, "total", Base.total)
 
 globals()["Alias"] = Frame
 _moves = types.ModuleType(__name__ + ".moves")
@@ -258,15 +262,19 @@ def __getattr__(name):
 #[test]
 fn runtime_findings_settle_unknowns_and_survive_static_reindexing() {
     let server = TestServer::start(PageMode::Json);
+    const RT_CORE: &str = "from .base import Base\n\nclass Frame(Base):\n    def head(self, n=5):\n        return n\n";
+    const RT_BASE: &str = "class Base:\n    def total(self):\n        return 0\n";
     let v09 = WheelBuilder::new("rtpkg", "0.9")
         .file(
             "rtpkg/__init__.py",
             "from .core import Frame\nlazy_name = 1\n",
         )
-        .file("rtpkg/core.py", CORE);
+        .file("rtpkg/core.py", RT_CORE)
+        .file("rtpkg/base.py", RT_BASE);
     let v1 = WheelBuilder::new("rtpkg", "1.0")
         .file("rtpkg/__init__.py", RT_INIT)
-        .file("rtpkg/core.py", CORE);
+        .file("rtpkg/core.py", RT_CORE)
+        .file("rtpkg/base.py", RT_BASE);
     server.publish(
         "rtpkg",
         &[
@@ -343,6 +351,18 @@ fn runtime_findings_settle_unknowns_and_survive_static_reindexing() {
         assert_eq!(alias_head["canonical"][0]["path"], "rtpkg.core.Frame.head");
         let lazy = query("rtpkg.lazy_name");
         assert_eq!(versions(&lazy, "present"), ["0.9-1.0"], "{after}: {lazy}");
+        // A member the class has at run time and inherits statically: both sources show.
+        let total = query("rtpkg.Frame.total");
+        assert_eq!(
+            versions(&total, "static_present"),
+            ["0.9-1.0"],
+            "{after}: {total}"
+        );
+        assert_eq!(
+            versions(&total, "runtime_present"),
+            ["1.0-1.0"],
+            "{after}: {total}"
+        );
         // ...a module made at run time, with its names...
         let urlencode = query("rtpkg.moves.urlencode");
         assert_eq!(
@@ -396,9 +416,10 @@ fn runtime_findings_settle_unknowns_and_survive_static_reindexing() {
             .map(|e| e["path"].as_str().unwrap().to_string())
             .collect()
     };
-    // `moves = _moves` is a real, static addition; `Alias` and `moves.urlencode` are run-time
-    // names of 1.0 only, and `sys`, `types` other distributions' names.
-    assert_eq!(paths("added"), ["rtpkg.moves"], "{diff}");
+    // `Base` (imported into the package) and `moves = _moves` are real, static additions;
+    // `Alias` and `moves.urlencode` are run-time names of 1.0 only, and `sys`, `types` other
+    // distributions' names.
+    assert_eq!(paths("added"), ["rtpkg.Base", "rtpkg.moves"], "{diff}");
     assert!(paths("removed").is_empty(), "{diff}");
     assert_eq!(diff["runtime_compared"], false);
 }

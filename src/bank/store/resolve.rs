@@ -288,7 +288,10 @@ impl<'s> Resolver<'s> {
         // as in Python, the class's own member wins, then each base in order: a link only
         // answers for the releases where nothing before it did. Where the prefix cannot be
         // seen through, the path is left open.
-        let mut decided = out.presence();
+        // Only what static reading found of the path itself stops the walk: a member that a
+        // class has at run time may still be inherited statically (pandas 2.0's
+        // `DataFrame.sum`, `NDFrame.sum` to static reading), and both readings are shown.
+        let mut decided = out.static_set.clone();
         let mut cut = path.len();
         while let Some(dot) = path[..cut].rfind('.') {
             cut = dot;
@@ -322,7 +325,7 @@ impl<'s> Resolver<'s> {
                 links.extend(self.bases(prow.id)?);
             }
             for (_, target, set) in links {
-                let through = set.intersection(&here).difference(&out.presence());
+                let through = set.intersection(&here).difference(&out.static_set);
                 if through.is_empty() {
                     continue;
                 }
