@@ -238,7 +238,7 @@ fn ctrl_c_during_an_install_leaves_no_scratch_venv() {
 const RT_INIT: &str = r#"
 import sys
 import types
-from .core import Frame
+from .core import Frame, RandomState, Stamp, Result
 from .base import Base
 
 # Like pandas 2.0's `DataFrame.sum`: a member of the class at run time, inherited statically.
@@ -262,7 +262,10 @@ def __getattr__(name):
 #[test]
 fn runtime_findings_settle_unknowns_and_survive_static_reindexing() {
     let server = TestServer::start(PageMode::Json);
-    const RT_CORE: &str = "from .base import Base\n\nclass Frame(Base):\n    def head(self, n=5):\n        return n\n";
+    const RT_CORE: &str = "import collections\nimport datetime\nfrom .base import Base\n\nclass Frame(Base):\n    def head(self, n=5):\n        return n\n\n\
+        class RandomState:\n    def seed(self, s=None):\n        pass\nRandomState.__module__ = 'mtrand'\n\n\
+        class Stamp(datetime.datetime):\n    pass\n\n\
+        Result = collections.namedtuple('Result', ['statistic', 'pvalue'])\n";
     const RT_BASE: &str = "class Base:\n    def total(self):\n        return 0\n";
     let v09 = WheelBuilder::new("rtpkg", "0.9")
         .file(
@@ -363,6 +366,31 @@ fn runtime_findings_settle_unknowns_and_survive_static_reindexing() {
             ["1.0-1.0"],
             "{after}: {total}"
         );
+        // Blind spots of the runtime reader: a class whose `__module__` is not ours by name,
+        // members inherited from the standard library, namedtuple fields (static too).
+        let seed = query("rtpkg.RandomState.seed");
+        assert_eq!(
+            versions(&seed, "runtime_present"),
+            ["1.0-1.0"],
+            "{after}: {seed}"
+        );
+        let strftime = query("rtpkg.Stamp.strftime");
+        assert_eq!(
+            versions(&strftime, "present"),
+            ["1.0-1.0"],
+            "{after}: {strftime}"
+        );
+        let pvalue = query("rtpkg.Result.pvalue");
+        assert_eq!(
+            versions(&pvalue, "static_present"),
+            ["1.0-1.0"],
+            "{after}: {pvalue}"
+        );
+        assert_eq!(
+            versions(&pvalue, "runtime_present"),
+            ["1.0-1.0"],
+            "{after}: {pvalue}"
+        );
         // ...a module made at run time, with its names...
         let urlencode = query("rtpkg.moves.urlencode");
         assert_eq!(
@@ -416,10 +444,84 @@ fn runtime_findings_settle_unknowns_and_survive_static_reindexing() {
             .map(|e| e["path"].as_str().unwrap().to_string())
             .collect()
     };
-    // `Base` (imported into the package) and `moves = _moves` are real, static additions;
+    // The names 1.0 imports into the package and `moves = _moves` are real, static additions;
     // `Alias` and `moves.urlencode` are run-time names of 1.0 only, and `sys`, `types` other
     // distributions' names.
-    assert_eq!(paths("added"), ["rtpkg.Base", "rtpkg.moves"], "{diff}");
+    assert_eq!(
+        paths("added"),
+        [
+            "rtpkg.Base",
+            "rtpkg.RandomState",
+            "rtpkg.Result",
+            "rtpkg.Stamp",
+            "rtpkg.moves"
+        ],
+        "{diff}"
+    );
     assert!(paths("removed").is_empty(), "{diff}");
     assert_eq!(diff["runtime_compared"], false);
+}
+
+#[test]
+fn introspection_skips_what_is_done_settles_only_unknowns_and_goes_on_past_failures() {
+    let server = TestServer::start(PageMode::Json);
+    let v1 = WheelBuilder::new("dynpkg", "1.0")
+        .file("dynpkg/__init__.py", INIT)
+        .file("dynpkg/core.py", CORE);
+    let v09 = WheelBuilder::new("dynpkg", "0.9")
+        .file("dynpkg/__init__.py", "from .core import Frame, make\n")
+        .file("dynpkg/core.py", CORE);
+    let dated = |w: WheelBuilder, day: &str| FixtureFile {
+        upload_time: Some(format!("{day}T00:00:00Z")),
+        ..FixtureFile::new(&w.filename(), w.build())
+    };
+    server.publish(
+        "dynpkg",
+        &[dated(v09, "2020-01-01"), dated(v1, "2020-06-01")],
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let run = |args: &[&str]| -> (i32, serde_json::Value, String) {
+        let mut all = args.to_vec();
+        all.extend(["--format", "json"]);
+        let (code, out, err) = nbenv(&server, dir.path(), &all);
+        let v = serde_json::from_str(&out).unwrap_or(serde_json::Value::Null);
+        (code, v, err)
+    };
+    let outcomes = |v: &serde_json::Value| -> Vec<String> {
+        v["introspected"]
+            .as_array()
+            .map(|a| {
+                a.iter()
+                    .map(|r| {
+                        format!(
+                            "{} {}",
+                            r[1].as_str().unwrap(),
+                            r[2]["outcome"].as_str().unwrap()
+                        )
+                    })
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+
+    // Only 1.0 has something unknown (a module `__getattr__`): 0.9 is left alone.
+    let (code, v, err) = run(&["bank", "introspect", "dynpkg>=0.9", "--unknown-only"]);
+    assert_eq!(code, 0, "{v}{err}");
+    assert_eq!(outcomes(&v), ["1.0 recorded"], "{v}");
+    assert_eq!(v["introspection_settled"], 1);
+
+    // Done already: not installed again...
+    let (code, v, err) = run(&["bank", "introspect", "dynpkg==1.0"]);
+    assert_eq!(code, 0, "{v}{err}");
+    assert!(outcomes(&v).is_empty(), "{v}");
+    assert_eq!(v["introspection_skipped"], 1);
+    // ...unless asked.
+    let (code, v, err) = run(&["bank", "introspect", "dynpkg==1.0", "--force"]);
+    assert_eq!(code, 0, "{v}{err}");
+    assert_eq!(outcomes(&v), ["1.0 recorded"], "{v}");
+
+    // A project the index does not have fails alone; the others are introspected; exit 6.
+    let (code, v, err) = run(&["bank", "introspect", "nosuchpkg", "dynpkg==0.9"]);
+    assert_eq!(code, 6, "{v}{err}");
+    assert_eq!(outcomes(&v), ["0.9 recorded"], "{v}");
 }

@@ -87,6 +87,13 @@ pub enum BankCommand {
         specs: Vec<DistSpec>,
         #[command(flatten)]
         runtime: RuntimeArgs,
+        /// Introspect releases again even when introspection recorded them already.
+        #[arg(long)]
+        force: bool,
+        /// Only releases where the bank has unknown answers: a module static reading cannot
+        /// list (`__getattr__`, lazy or compiled) that introspection has not listed yet.
+        #[arg(long)]
+        unknown_only: bool,
         #[command(flatten)]
         write: WriteArgs,
         #[command(flatten)]
@@ -238,6 +245,8 @@ pub fn run(global: &GlobalArgs, args: &BankArgs) -> Result<()> {
         BankCommand::Introspect {
             specs,
             runtime,
+            force,
+            unknown_only,
             write,
             format,
         } => {
@@ -254,7 +263,13 @@ pub fn run(global: &GlobalArgs, args: &BankArgs) -> Result<()> {
             let runtime = if nothing || report.interrupted {
                 None
             } else {
-                Some(run_introspect(global, &bank, &targets, runtime, *write)?)
+                let again = Again {
+                    force: *force,
+                    unknown_only: *unknown_only,
+                };
+                Some(run_introspect(
+                    global, &bank, &targets, runtime, *write, again,
+                )?)
             };
             let show_build = !report.failed.is_empty() || runtime.is_none();
             print_runs(&bank, &report, runtime.as_ref(), format.format, show_build)?;
@@ -301,7 +316,17 @@ pub fn run(global: &GlobalArgs, args: &BankArgs) -> Result<()> {
             let runtime = if *no_introspect || report.interrupted || marked.is_empty() {
                 None
             } else {
-                Some(run_introspect(global, &bank, &marked, runtime, run.write)?)
+                Some(run_introspect(
+                    global,
+                    &bank,
+                    &marked,
+                    runtime,
+                    run.write,
+                    Again {
+                        force: run.force,
+                        unknown_only: false,
+                    },
+                )?)
             };
             print_runs(&bank, &report, runtime.as_ref(), run.format.format, true)?;
             outcome(&report, runtime.as_ref(), run.format.format)
@@ -371,12 +396,20 @@ impl IntrospectObserver for IntrospectBar {
     }
 }
 
+/// Which releases introspection takes on again.
+#[derive(Debug, Clone, Copy)]
+struct Again {
+    force: bool,
+    unknown_only: bool,
+}
+
 fn run_introspect(
     global: &GlobalArgs,
     bank: &Path,
     targets: &[BuildTarget],
     runtime: &RuntimeArgs,
     write: WriteArgs,
+    again: Again,
 ) -> Result<IntrospectReport> {
     let client = context::index_client(global)?;
     let interpreters = if runtime.pythons.is_empty() {
@@ -398,6 +431,8 @@ fn run_introspect(
     let mut config = IntrospectConfig::new(interpreters, nbenv::python::Installer::detect());
     config.install_timeout = std::time::Duration::from_secs(runtime.install_timeout);
     config.lock = write.lock_policy();
+    config.force = again.force;
+    config.unknown_only = again.unknown_only;
     if global.index_url() != nbenv::pypi::PYPI_SIMPLE {
         config.index_url = Some(global.index_url().to_string());
     }
@@ -426,11 +461,33 @@ fn print_runs(
         if let Some(r) = runtime {
             doc["introspected"] = json!(r.releases);
             doc["introspection_interrupted"] = json!(r.interrupted);
+            doc["introspection_skipped"] = json!(r.skipped);
+            doc["introspection_settled"] = json!(r.settled);
+            doc["introspection_failed"] = json!(r.failed);
         }
         return write_json(&mut out, &doc);
     }
     if show_build {
         write_report(&mut out, bank, build)?;
+    }
+    if let Some(r) = runtime {
+        if r.skipped > 0 {
+            writeln!(
+                out,
+                "{} introspected already (--force introspects again)",
+                count(r.skipped, "release was", "releases were")
+            )?;
+        }
+        if r.settled > 0 {
+            writeln!(
+                out,
+                "{} no unknown answer to settle",
+                count(r.settled, "release has", "releases have")
+            )?;
+        }
+        for f in &r.failed {
+            writeln!(out, "  failed: {}: {}", f.distribution, f.reason)?;
+        }
     }
     for (name, version, outcome) in runtime.map_or(&[][..], |r| &r.releases[..]) {
         match outcome {
@@ -526,6 +583,14 @@ fn outcome(report: &BuildReport, runtime: Option<&IntrospectReport>, format: For
         return Err(
             interrupt::stopped(r.releases.len(), r.releases_left, "introspected releases").into(),
         );
+    }
+    let runtime_failed = runtime.map_or(&[][..], |r| &r.failed[..]);
+    if report.failed.is_empty() && !runtime_failed.is_empty() {
+        return Err(CliError::partial(format!(
+            "{} could not be introspected; the rest is recorded",
+            count(runtime_failed.len(), "distribution", "distributions")
+        ))
+        .into());
     }
     let Some(first) = report.failed.first() else {
         return Ok(());

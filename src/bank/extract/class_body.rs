@@ -283,3 +283,72 @@ fn instance_targets<'b>(body: &'b [Stmt], receiver: &str, out: &mut Vec<&'b str>
         }
     }
 }
+
+/// `X = namedtuple("X", ["a", "b"])` (or `"a b"`, `"a, b"`, `typing.NamedTuple("X", [("a",
+/// int), ...])`): a class whose fields are its members, and its constructor's parameters.
+pub(crate) fn namedtuple_class(name: &str, value: &Expr) -> Option<Class> {
+    let Expr::Call(call) = value else {
+        return None;
+    };
+    let callee = last_segment(&call.func)?;
+    if callee != "namedtuple" && callee != "NamedTuple" {
+        return None;
+    }
+    let fields_arg = call.arguments.args.get(1).or_else(|| {
+        call.arguments
+            .keywords
+            .iter()
+            .find(|k| {
+                matches!(
+                    k.arg.as_ref().map(|a| a.as_str()),
+                    Some("field_names" | "fields")
+                )
+            })
+            .map(|k| &k.value)
+    })?;
+    let fields: Vec<String> = match fields_arg {
+        Expr::StringLiteral(s) => s
+            .value
+            .to_str()
+            .replace(',', " ")
+            .split_whitespace()
+            .map(str::to_string)
+            .collect(),
+        Expr::List(l) => literal_fields(&l.elts)?,
+        Expr::Tuple(t) => literal_fields(&t.elts)?,
+        _ => return None,
+    };
+    if fields.is_empty() || !fields.iter().all(|f| is_identifier(f)) {
+        return None;
+    }
+    let signature: Signature = format!("({})", fields.join(", ")).parse().ok()?;
+    Some(Class {
+        name: name.to_string(),
+        bases: Vec::new(),
+        init: Some(signature),
+        members: fields
+            .iter()
+            .filter(|f| !is_private(f))
+            .map(|f| Member {
+                name: f.clone(),
+                kind: MemberKind::Attribute,
+            })
+            .collect(),
+        getattr: false,
+    })
+}
+
+/// Field names written as string literals, or `(name, type)` pairs.
+fn literal_fields(elements: &[Expr]) -> Option<Vec<String>> {
+    elements
+        .iter()
+        .map(|e| match e {
+            Expr::StringLiteral(s) => Some(s.value.to_str().to_string()),
+            Expr::Tuple(t) => match t.elts.first() {
+                Some(Expr::StringLiteral(s)) => Some(s.value.to_str().to_string()),
+                _ => None,
+            },
+            _ => None,
+        })
+        .collect()
+}

@@ -12,7 +12,7 @@ use ruff_python_ast::{ExceptHandler, Expr, PySourceType, Stmt};
 use ruff_python_parser::parse_unchecked_source;
 
 use super::all_names::{self, AllNames};
-use super::class_body::{is_overload, summarize_class};
+use super::class_body::{is_overload, namedtuple_class, summarize_class};
 use super::dotted::dotted_name;
 use super::import_structure::{self, ImportStructure};
 use super::module_effects::{self as effects, ModulesWrite};
@@ -200,6 +200,10 @@ impl ModuleVisitor {
                 let lazy_module = self.lazy_loader_module(&assign.value);
                 for target in &assign.targets {
                     if let Expr::Name(name) = target {
+                        if let Some(class) = namedtuple_class(name.id.as_str(), &assign.value) {
+                            self.push(Binding::Class(class), fallback);
+                            continue;
+                        }
                         match &lazy_module {
                             Some(module) => self.lazy_import(name.id.as_str(), module, fallback),
                             None => self.variable(

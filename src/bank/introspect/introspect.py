@@ -46,9 +46,32 @@ def on_alarm(signum, frame):
     raise ImportTimeout()
 
 
+_package_dirs = []
+
+
+def package_dirs():
+    """The directories of the distribution's top-level packages, once they are imported."""
+    if not _package_dirs:
+        for name in TOP:
+            module = sys.modules.get(name)
+            for d in getattr(module, "__path__", None) or []:
+                _package_dirs.append(os.path.realpath(d) + os.sep)
+    return tuple(_package_dirs)
+
+
 def ours(obj):
+    """Whether obj belongs to this distribution: its module is one of ours, or lives in our
+    directories, or is no module at all (compiled classes name a bare `mtrand`)."""
     module = getattr(obj, "__module__", None)
-    return isinstance(module, str) and module.split(".")[0] in TOP
+    if not isinstance(module, str):
+        return False
+    if module.split(".")[0] in TOP:
+        return True
+    loaded = sys.modules.get(module)
+    if loaded is None:
+        return module not in sys.builtin_module_names and module != "__main__"
+    path = getattr(loaded, "__file__", None)
+    return isinstance(path, str) and os.path.realpath(path).startswith(package_dirs() or ("\0",))
 
 
 def kind_of(obj):
@@ -66,7 +89,8 @@ def member_kind(cls, name):
         raw = inspect.getattr_static(cls, name)
     except Exception:
         return "attribute"
-    if isinstance(raw, property):
+    if isinstance(raw, property) or (inspect.isdatadescriptor(raw) and not isinstance(raw, type)):
+        # Data descriptors too: namedtuple fields, slots, getset descriptors of C types.
         return "property"
     if isinstance(raw, (staticmethod, classmethod)) or inspect.isfunction(raw) or inspect.ismethoddescriptor(raw):
         return "method"
@@ -99,6 +123,23 @@ def record_class(path, cls):
         if member.startswith("_"):
             continue
         names[path + "." + member] = member_kind(cls, member)
+    # Members inherited from classes that are not ours (`Timestamp.strftime` from
+    # `datetime`) are recorded under the class: no class of ours defines them.
+    ours_in_mro = [k for k in getattr(cls, "__mro__", ()) if ours(k)]
+    defined_by_ours = set()
+    for k in ours_in_mro:
+        try:
+            defined_by_ours.update(vars(k))
+        except TypeError:
+            pass
+    try:
+        everything = dir(cls)
+    except Exception:
+        everything = []
+    for member in everything:
+        if member.startswith("_") or member in defined_by_ours:
+            continue
+        names.setdefault(path + "." + member, member_kind(cls, member))
     for base in getattr(cls, "__bases__", ()):
         if ours(base):
             base_path = canonical(base)
@@ -134,6 +175,10 @@ def record_module(modname, module):
         if not (is_submodule or ours(obj) or name in exported or top_level):
             continue
         home = canonical(obj) if (isinstance(obj, type) or callable(obj)) and ours(obj) else None
+        # A class whose module is not one of ours by name (numpy's `RandomState` says
+        # `mtrand`) is attributed to the public path that reaches it.
+        if home and home.split(".")[0] not in TOP:
+            home = path
         if isinstance(obj, type) and ours(obj):
             if home and home != path:
                 names[path] = "class"

@@ -10,7 +10,7 @@ use super::request::{RuntimeRequest, RuntimeResult};
 use super::SCRIPT;
 use crate::bank::extract::is_private;
 use crate::bank::flow::ApiKind;
-use crate::bank::indexer::{merge_targets, BuildTarget, IndexError};
+use crate::bank::indexer::{merge_targets, BuildTarget, FailedRelease, FailureKind, IndexError};
 use crate::bank::store::{
     BankWriter, LockPolicy, ReleaseRow, ReleaseStatus, RuntimeFinding, RuntimeLinks, Store,
 };
@@ -31,6 +31,11 @@ pub struct IntrospectConfig {
     pub attempts: usize,
     /// What to do when another process is writing the bank.
     pub lock: LockPolicy,
+    /// Introspect releases again even if introspection recorded them already.
+    pub force: bool,
+    /// Only releases where the bank has unknown answers: a module static reading cannot list
+    /// that introspection has not listed yet.
+    pub unknown_only: bool,
 }
 
 impl IntrospectConfig {
@@ -44,6 +49,8 @@ impl IntrospectConfig {
             seconds_per_import: 60,
             attempts: 2,
             lock: LockPolicy::default(),
+            force: false,
+            unknown_only: false,
         }
     }
 }
@@ -74,6 +81,13 @@ pub trait IntrospectObserver: Sync {
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct IntrospectReport {
     pub releases: Vec<(DistName, Version, Outcome)>,
+    /// Releases introspection had recorded already, left as they are (`--force` redoes them).
+    pub skipped: usize,
+    /// Releases left out by `unknown_only`: nothing in them is unknown.
+    pub settled: usize,
+    /// Distributions or releases that could not be looked at (the index, the bank); the rest
+    /// went on.
+    pub failed: Vec<FailedRelease>,
     /// The user stopped the run; `releases_left` were not introspected.
     pub interrupted: bool,
     pub releases_left: usize,
@@ -90,18 +104,44 @@ pub fn introspect(
 ) -> Result<IntrospectReport, IndexError> {
     let mut store = Store::open_with(bank_path, config.lock.clone())?;
     let mut work = Vec::new();
+    let mut report = IntrospectReport::default();
     for BuildTarget { name, selection } in &merge_targets(targets) {
-        let page = client.project(name)?;
+        // One project that cannot be read does not stop the others.
+        let page = match client.project(name) {
+            Ok(page) => page,
+            Err(e) => {
+                report.failed.push(FailedRelease {
+                    distribution: name.clone(),
+                    version: None,
+                    kind: FailureKind::of(&e),
+                    reason: e.to_string(),
+                });
+                continue;
+            }
+        };
         let Some(dist_id) = store.distribution_id(name)? else {
             continue;
         };
         let rows = store.releases(dist_id)?;
+        let unknown = if config.unknown_only {
+            Some(store.releases_with_unknowns(dist_id)?)
+        } else {
+            None
+        };
         let releases = page.releases();
         let versions: Vec<&Version> = releases.iter().map(|r| r.version).collect();
         for version in selection.pick(&versions) {
             let Some(row) = rows.iter().find(|r| &r.version == version) else {
                 continue;
             };
+            if row.is_introspected() && !config.force {
+                report.skipped += 1;
+                continue;
+            }
+            if unknown.as_ref().is_some_and(|u| !u.contains(row.slot)) {
+                report.settled += 1;
+                continue;
+            }
             let release = releases
                 .iter()
                 .find(|r| r.version == version)
@@ -120,7 +160,6 @@ pub fn introspect(
         }
     }
     observer.queued(work.len());
-    let mut report = IntrospectReport::default();
     let mut writer = BankWriter::new(&mut store);
     let total = work.len();
     for (done, (name, dist_id, row, files)) in work.into_iter().enumerate() {

@@ -518,6 +518,34 @@ impl Store {
         Ok(out)
     }
 
+    /// The releases where some of the distribution's answers are unknown and introspection
+    /// could settle them: those with a module static reading cannot list (a `__getattr__`, a
+    /// lazy or compiled module) that introspection has not imported and listed.
+    pub fn releases_with_unknowns(&self, dist_id: i64) -> Result<ReleaseSet, StoreError> {
+        let err = self.err();
+        let mut stmt = self
+            .conn()
+            .prepare_cached("SELECT path, opaque, dynamic, listed FROM modules WHERE dist_id = ?1")
+            .map_err(&err)?;
+        let rows: Vec<(String, [Vec<u8>; 3])> = stmt
+            .query_map([dist_id], |r| {
+                Ok((r.get(0)?, [r.get(1)?, r.get(2)?, r.get(3)?]))
+            })
+            .map_err(&err)?
+            .collect::<Result<_, _>>()
+            .map_err(&err)?;
+        let mut out = ReleaseSet::new();
+        // Introspection imports the public modules; a private one is seen through them.
+        for (_, [opaque, dynamic, listed]) in rows
+            .into_iter()
+            .filter(|(path, _)| !path.split('.').any(crate::bank::extract::is_private))
+        {
+            let open = self.decode_set(&opaque)?.union(&self.decode_set(&dynamic)?);
+            out = out.union(&open.difference(&self.decode_set(&listed)?));
+        }
+        Ok(out)
+    }
+
     /// Names directly under `module` (one more segment) that any release of the distribution
     /// has: candidates to look for at run time where static reading cannot see.
     pub fn names_ever_under(&self, dist_id: i64, module: &str) -> Result<Vec<String>, StoreError> {
