@@ -525,3 +525,57 @@ fn introspection_skips_what_is_done_settles_only_unknowns_and_goes_on_past_failu
     assert_eq!(code, 6, "{v}{err}");
     assert_eq!(outcomes(&v), ["0.9 recorded"], "{v}");
 }
+
+#[test]
+fn a_run_that_imports_nothing_is_a_gap_with_its_reason() {
+    // Like scikit-learn 0.19.2 without numpy: the top-level import fails for a missing
+    // dependency; another release imports, but most of its modules do not.
+    let server = TestServer::start(PageMode::Json);
+    let broken = WheelBuilder::new("needsdep", "1.0")
+        .file("needsdep/__init__.py", "import numpy_that_is_not_there\n")
+        .file("needsdep/core.py", "def f():\n    pass\n");
+    let mostly = WheelBuilder::new("needsdep", "2.0")
+        .file("needsdep/__init__.py", "x = 1\n")
+        .file("needsdep/a.py", "import missing_a\n")
+        .file("needsdep/b.py", "import missing_b\n")
+        .file("needsdep/c.py", "import missing_c\n");
+    server.publish(
+        "needsdep",
+        &[
+            FixtureFile {
+                upload_time: Some("2021-01-01T00:00:00Z".into()),
+                ..FixtureFile::new(&broken.filename(), broken.build())
+            },
+            FixtureFile {
+                upload_time: Some("2021-06-01T00:00:00Z".into()),
+                ..FixtureFile::new(&mostly.filename(), mostly.build())
+            },
+        ],
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let (code, out, err) = nbenv(
+        &server,
+        dir.path(),
+        &["bank", "introspect", "needsdep>=1", "--format", "json"],
+    );
+    assert_eq!(code, 0, "{out}{err}");
+    let report: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let outcome = |i: usize| report["introspected"][i][2].clone();
+    let (first, second) = (outcome(0), outcome(1));
+    assert_eq!(first["outcome"], "gap", "{report}");
+    let reason = first["reason"].as_str().unwrap();
+    assert!(
+        reason.contains("importing `needsdep` failed")
+            && reason.contains("numpy_that_is_not_there"),
+        "{reason}"
+    );
+    assert_eq!(second["outcome"], "gap", "{report}");
+    let reason = second["reason"].as_str().unwrap();
+    assert!(
+        reason.contains("most modules failed to import (3 of 4"),
+        "{reason}"
+    );
+    let (_, out, _) = nbenv(&server, dir.path(), &["bank", "stats", "--format", "json"]);
+    let stats: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(stats["stats"]["introspected_releases"], 0);
+}

@@ -308,6 +308,10 @@ fn introspect_release(
             ));
             continue;
         };
+        if let Some(reason) = import_gap(&request, &result) {
+            failures.push(format!("Python {}: {reason}", interpreter.version));
+            continue;
+        }
         let findings: Vec<RuntimeFinding> = result
             .names
             .iter()
@@ -334,4 +338,39 @@ fn introspect_release(
         });
     }
     gap(failures.join("\n"))
+}
+
+/// Why a run that ended with a result still says little about the release: its top-level
+/// package did not import, or most of its modules did not (scikit-learn 0.19.2 without numpy,
+/// which its wheel lists only under an extra). Such a run is a gap, not a record.
+fn import_gap(request: &RuntimeRequest, result: &RuntimeResult) -> Option<String> {
+    let first_error = |module: &str| {
+        result
+            .failed
+            .get(module)
+            .map(|e| e.lines().next().unwrap_or_default().to_string())
+            .unwrap_or_default()
+    };
+    if let Some(top) = request
+        .top_level
+        .iter()
+        .find(|t| result.failed.contains_key(t.as_str()))
+    {
+        return Some(format!("importing `{top}` failed: {}", first_error(top)));
+    }
+    let failed = request
+        .modules
+        .iter()
+        .filter(|m| result.failed.contains_key(m.as_str()))
+        .collect::<Vec<_>>();
+    if failed.len() * 2 > request.modules.len() {
+        return Some(format!(
+            "most modules failed to import ({} of {}; `{}`: {})",
+            failed.len(),
+            request.modules.len(),
+            failed[0],
+            first_error(failed[0])
+        ));
+    }
+    None
 }
