@@ -1299,7 +1299,10 @@ fn stubs_beside_sources_describe_compiled_parts() {
     // they provide.
     let r = release(&[
         ("np/__init__.py", "from .core import *\nfrom . import linalg\n"),
-        ("np/core/__init__.py", "from ._multiarray import *\n"),
+        (
+            "np/core/__init__.py",
+            "from ._multiarray import *\n__all__ = ['ndarray', 'float64']\n",
+        ),
         ("np/core/_multiarray.cpython-311-x86_64-linux-gnu.so", ""),
         (
             "np/__init__.pyi",

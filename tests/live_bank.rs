@@ -196,6 +196,20 @@ fn live_numpy_float_removed_in_1_24() {
         [("1.19.5".into(), "1.19.5".into())]
     );
     assert_eq!(float["latest_indexed"], "1.24.0");
+    // The `.pyi` stubs beside the sources describe what the compiled core provides.
+    for api in [
+        "numpy.float64",
+        "numpy.uint8",
+        "numpy.ndarray.reshape",
+        "numpy.ndarray.shape",
+    ] {
+        let report = query(&bank, &cache, api);
+        assert_eq!(
+            present_versions(&report, "static_present"),
+            [("1.23.5".into(), "1.24.0".into())],
+            "{api}: {report}"
+        );
+    }
 
     // 1.20–1.23 serve it from module __getattr__ (deprecated): introspection finds it there.
     let (ok, stdout, stderr) = nbenv(
@@ -332,4 +346,35 @@ fn live_transformers_lazy_module() {
         );
         assert_eq!(report["indexed_releases"], 3);
     }
+}
+
+#[test]
+fn live_six_moves_are_made_at_run_time_and_old_requests_imports_relatively() {
+    let dir = tempfile::tempdir().unwrap();
+    let (bank, cache) = (dir.path().join("bank.sqlite3"), dir.path().join("cache"));
+    // requests 0.6 (an sdist of 2011): `from core import *` means `requests.core`.
+    add(&bank, &cache, &["requests==0.6.0"]);
+    let get = query(&bank, &cache, "requests.get");
+    assert_eq!(
+        present_versions(&get, "present"),
+        [("0.6.0".into(), "0.6.0".into())],
+        "{get}"
+    );
+    let (ok, stdout, stderr) = nbenv(
+        &bank,
+        &cache,
+        &["bank", "introspect", "six==1.16.0", "--format", "json"],
+    );
+    assert!(ok, "{stdout}{stderr}");
+    let report: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(
+        report["introspected"][0][2]["outcome"], "recorded",
+        "{report}"
+    );
+    let urlencode = query(&bank, &cache, "six.moves.urllib.parse.urlencode");
+    assert_eq!(
+        present_versions(&urlencode, "runtime_present"),
+        [("1.16.0".into(), "1.16.0".into())],
+        "{urlencode}"
+    );
 }

@@ -62,6 +62,10 @@ pub struct FileSummary {
     /// module fail on import.
     #[serde(rename = "calls", default, skip_serializing_if = "Vec::is_empty")]
     pub top_calls: Vec<String>,
+    /// Where the bindings of a `.pyi` beside the source start (see [`FileSummary::with_stub`]);
+    /// never stored, since summaries are merged for one release's flow.
+    #[serde(skip)]
+    pub stub_from: Option<u32>,
 }
 
 /// One statement that binds (or unbinds) names in the module namespace.
@@ -236,6 +240,11 @@ impl FileSummary {
         self.fallbacks.binary_search(&(index as u32)).is_ok()
     }
 
+    /// Whether binding `index` comes from the stub beside the source.
+    pub fn is_from_stub(&self, index: usize) -> bool {
+        self.stub_from.is_some_and(|from| index as u32 >= from)
+    }
+
     pub fn is_lazy(&self, index: usize) -> bool {
         self.lazy.binary_search(&(index as u32)).is_ok()
     }
@@ -248,14 +257,13 @@ impl FileSummary {
 
     /// Adds the bindings of the stub beside this source (`__init__.pyi` beside `__init__.py`):
     /// the stub describes what compiled parts provide, so its names count where the source
-    /// binds nothing for them (as fallbacks), and its `__all__` where the source has none.
+    /// binds nothing for them or binds them to a compiled object it cannot see into (numpy's
+    /// `ndarray`, star-imported from its C core), and its `__all__` where the source has none.
     pub fn with_stub(&self, stub: &FileSummary) -> FileSummary {
         let mut merged = self.clone();
         let offset = merged.bindings.len() as u32;
         merged.bindings.extend(stub.bindings.iter().cloned());
-        merged
-            .fallbacks
-            .extend((0..stub.bindings.len() as u32).map(|i| i + offset));
+        merged.stub_from = Some(offset);
         merged.lazy.extend(stub.lazy.iter().map(|i| i + offset));
         if merged.all.is_none() {
             merged.all = stub.all.clone();

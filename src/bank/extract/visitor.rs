@@ -48,6 +48,7 @@ pub fn summarize_source(source: &str, is_stub: bool) -> FileSummary {
         fallbacks: visitor.fallbacks,
         lazy: visitor.lazy,
         top_calls: visitor.top_calls,
+        stub_from: None,
     }
 }
 

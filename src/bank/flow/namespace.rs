@@ -69,6 +69,9 @@ pub(crate) struct Bound {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub(crate) enum Rank {
     Main,
+    /// From the `.pyi` beside the source: it says more than a compiled object the source
+    /// reaches, and nothing against what the source defines.
+    Stub,
     Fallback,
     Lazy,
     LazyFallback,
@@ -80,6 +83,9 @@ impl Rank {
         match existing {
             None => true,
             Some(_) if self == Rank::Main => true,
+            Some(bound) if self == Rank::Stub => {
+                matches!(bound.target, Target::Opaque(_)) || bound.rank > self
+            }
             Some(bound) => bound.rank > self,
         }
     }
@@ -397,6 +403,7 @@ impl<'a> Solver<'a> {
         for (i, binding) in summary.bindings.iter().enumerate() {
             let index = i as u32;
             let fallback = match (summary.is_lazy(i), summary.is_fallback(i)) {
+                (false, false) if summary.is_from_stub(i) => Rank::Stub,
                 (false, false) => Rank::Main,
                 (false, true) => Rank::Fallback,
                 // Bound at run time only through the module's `__getattr__` or the lazy module

@@ -153,7 +153,9 @@ def public_module_name(name):
             and not any(part.startswith("_") for part in name.split(".")))
 
 
-def record_module(modname, module):
+def record_module(modname, module, keep_all=False):
+    """Records a module's public names. A module made at run time (`six.moves`) keeps them
+    all: it is made of other modules' names, and is where users reach for them."""
     names[modname] = "module"
     exported = getattr(module, "__all__", None)
     try:
@@ -172,7 +174,7 @@ def record_module(modname, module):
         is_submodule = isinstance(obj, types.ModuleType) and obj.__name__.split(".")[0] in TOP
         # Names imported from elsewhere are kept where users reach for them: in __all__, on
         # the top-level package (`pandas.np`, `numpy.float`), or when defined by this package.
-        if not (is_submodule or ours(obj) or name in exported or top_level):
+        if not (keep_all or is_submodule or ours(obj) or name in exported or top_level):
             continue
         home = canonical(obj) if (isinstance(obj, type) or callable(obj)) and ours(obj) else None
         # A class whose module is not one of ours by name (numpy's `RandomState` says
@@ -223,48 +225,53 @@ def main():
             listed.append(modname)
         except BaseException as e:
             failed[modname] = "while listing: %s: %s" % (type(e).__name__, str(e)[:300])
-    # Modules made at run time (six.moves): in sys.modules, or reached as module attributes
-    # under their own name, and listed like the others.
+    # Modules made at run time (six.moves): in sys.modules, or reached as attributes of the
+    # modules listed. Each module object is listed under its own name; a public path that
+    # reaches it under another (`six.moves.urllib.parse` is `six.moves.urllib_parse`) is an
+    # alias of that name.
     done = set(listed) | set(failed)
+    objects = {}
     pending = sorted(n for n in list(sys.modules) if public_module_name(n) and n not in done)
-    for parent in list(listed):
-        module = sys.modules.get(parent)
+
+    def reached(parent):
+        module = sys.modules.get(parent) or objects.get(parent)
         for name in dir(module) if module is not None else ():
+            path = parent + "." + name
+            if not public_module_name(path):
+                continue
             try:
                 obj = getattr(module, name)
             except BaseException:
                 continue
-            path = parent + "." + name
-            if (isinstance(obj, types.ModuleType) and getattr(obj, "__name__", None) == path
-                    and public_module_name(path) and path not in done):
-                pending.append(path)
+            own = getattr(obj, "__name__", None)
+            if not isinstance(obj, types.ModuleType) or not isinstance(own, str):
+                continue
+            if own.split(".")[0] not in TOP:
+                continue
+            if own != path:
+                names[path] = "module"
+                aliases[path] = own
+            if own not in done:
+                objects.setdefault(own, obj)
+                pending.append(own)
+
+    for parent in list(listed):
+        reached(parent)
     while pending and len(listed) < MAX_MODULES:
         modname = pending.pop(0)
         if modname in done:
             continue
         done.add(modname)
-        module = sys.modules.get(modname)
-        if module is None:
-            parent, _, name = modname.rpartition(".")
-            module = getattr(sys.modules.get(parent), name, None)
+        module = sys.modules.get(modname) or objects.get(modname)
         if not isinstance(module, types.ModuleType):
             continue
         try:
-            record_module(modname, module)
+            record_module(modname, module, keep_all=getattr(module, "__file__", None) is None)
             listed.append(modname)
         except BaseException as e:
             failed[modname] = "while listing: %s: %s" % (type(e).__name__, str(e)[:300])
             continue
-        for name in dir(module):
-            path = modname + "." + name
-            if path in done or not public_module_name(path):
-                continue
-            try:
-                obj = getattr(module, name)
-            except BaseException:
-                continue
-            if isinstance(obj, types.ModuleType) and getattr(obj, "__name__", None) == path:
-                pending.append(path)
+        reached(modname)
     # Names that other releases had: reachable here only through module __getattr__ or
     # other dynamic means that dir() does not show.
     for modname, candidates in sorted(request.get("probe", {}).items()):
