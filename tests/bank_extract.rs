@@ -407,10 +407,7 @@ fn broken_statements_never_yield_invalid_names() {
     assert!(s.parse_errors > 0);
     for binding in &s.bindings {
         for name in binding.bound_names() {
-            assert!(
-                nbenv::bank::extract::is_identifier(name),
-                "{name:?} in {s:#?}"
-            );
+            assert!(nbenv::names::is_identifier(name), "{name:?} in {s:#?}");
         }
     }
     assert!(functions(&s).iter().any(|(n, _, _)| n == "ok"));

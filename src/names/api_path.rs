@@ -19,16 +19,13 @@ pub struct InvalidApiPath(pub String);
 
 impl ApiPath {
     pub fn new(raw: &str) -> Result<Self, InvalidApiPath> {
-        if raw.split('.').all(is_identifier) {
-            Ok(Self(raw.to_string()))
-        } else {
-            Err(InvalidApiPath(raw.to_string()))
-        }
+        Self::try_from(raw.to_string())
     }
 
-    /// `module.name`, for a name defined in or re-exported by `module`.
-    pub fn in_module(module: &ModulePath, name: &str) -> Self {
-        Self(format!("{}.{name}", module.as_str()))
+    /// `module.name`, for a name defined in or re-exported by `module`. `name` must be one
+    /// identifier: an empty or dotted one would make a path no code can write (`pkg.mod.`).
+    pub fn in_module(module: &ModulePath, name: &str) -> Result<Self, InvalidApiPath> {
+        Self::checked_join(module.as_str(), name)
     }
 
     pub fn as_str(&self) -> &str {
@@ -49,9 +46,19 @@ impl ApiPath {
         self.0.split('.')
     }
 
-    /// Appends one attribute segment.
-    pub fn member(&self, name: &str) -> Self {
-        Self(format!("{}.{name}", self.0))
+    /// Appends one attribute segment, which must be an identifier.
+    pub fn member(&self, name: &str) -> Result<Self, InvalidApiPath> {
+        Self::checked_join(&self.0, name)
+    }
+
+    /// `prefix.name`, where `prefix` is already a valid path.
+    fn checked_join(prefix: &str, name: &str) -> Result<Self, InvalidApiPath> {
+        let path = format!("{prefix}.{name}");
+        if is_identifier(name) {
+            Ok(Self(path))
+        } else {
+            Err(InvalidApiPath(path))
+        }
     }
 }
 
@@ -94,5 +101,34 @@ impl From<ApiPath> for String {
 impl From<ModulePath> for ApiPath {
     fn from(m: ModulePath) -> Self {
         Self(m.into())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn constructors_refuse_what_is_not_a_path() {
+        let module = ModulePath::new("pkg.mod").unwrap();
+        assert_eq!(
+            ApiPath::in_module(&module, "f").unwrap().as_str(),
+            "pkg.mod.f"
+        );
+        // Reproduced: the import flow built `pkg.mod.` for a binding without a name.
+        assert_eq!(
+            ApiPath::in_module(&module, ""),
+            Err(InvalidApiPath("pkg.mod.".into()))
+        );
+        assert!(ApiPath::in_module(&module, "a.b").is_err());
+        let class = ApiPath::new("pkg.C").unwrap();
+        assert_eq!(class.member("m").unwrap().as_str(), "pkg.C.m");
+        for bad in ["", "1x", "a b", "x."] {
+            assert!(class.member(bad).is_err(), "{bad:?}");
+        }
+        for bad in ["", ".a", "a.", "a..b", "a.1"] {
+            assert!(ApiPath::new(bad).is_err(), "{bad:?}");
+            assert!(serde_json::from_str::<ApiPath>(&format!("{bad:?}")).is_err());
+        }
     }
 }

@@ -9,4 +9,4 @@ mod module_path;
 
 pub use api_path::{ApiPath, InvalidApiPath};
 pub use dist_name::{DistName, InvalidDistName};
-pub use module_path::{InvalidModulePath, ModulePath};
+pub use module_path::{is_identifier, InvalidModulePath, ModulePath};

@@ -14,7 +14,9 @@ pub struct ModulePath(String);
 #[error("`{0}` is not a dotted module path")]
 pub struct InvalidModulePath(pub String);
 
-pub(crate) fn is_identifier(segment: &str) -> bool {
+/// Whether `segment` is a Python identifier: what module, API and binding names are made of.
+/// (The parser's error recovery can produce empty or partial names, which are not.)
+pub fn is_identifier(segment: &str) -> bool {
     let mut chars = segment.chars();
     match chars.next() {
         Some(c) if c == '_' || c.is_alphabetic() => {}

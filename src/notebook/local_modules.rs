@@ -4,6 +4,8 @@
 
 use std::path::Path;
 
+use crate::names::is_identifier;
+
 use super::location::Location;
 use super::usage::{LocalModule, LocalSource};
 
@@ -102,12 +104,6 @@ fn has_python_files(dir: &Path) -> bool {
                 .is_some_and(|n| n.ends_with(".py") || n.ends_with(".so"))
         })
     })
-}
-
-fn is_identifier(s: &str) -> bool {
-    let mut chars = s.chars();
-    chars.next().is_some_and(|c| c == '_' || c.is_alphabetic())
-        && chars.all(|c| c == '_' || c.is_alphanumeric())
 }
 
 #[cfg(test)]

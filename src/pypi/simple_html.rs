@@ -394,7 +394,10 @@ mod tests {
                 false
             )]
         );
-        assert_eq!(skipped, ["Name", "Last modified", "Size", "Parent Directory"]);
+        assert_eq!(
+            skipped,
+            ["Name", "Last modified", "Size", "Parent Directory"]
+        );
 
         let nginx = r#"<html>
 <head><title>Index of /foo-bar/</title></head>

@@ -6,7 +6,8 @@ use ruff_python_ast::{Decorator, Expr, Stmt, StmtClassDef, StmtFunctionDef};
 
 use super::dotted::{dotted_name, last_segment};
 use super::signature::Signature;
-use super::summary::{is_identifier, is_private, Class, Member, MemberKind};
+use super::summary::{is_private, Class, Member, MemberKind};
+use crate::names::is_identifier;
 
 /// Decorators (by last segment) that turn a method into an attribute-like member.
 const PROPERTY_DECORATORS: &[&str] = &[

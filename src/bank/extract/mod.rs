@@ -24,8 +24,8 @@ pub use module_path::{
 pub use record::{Record, RecordEntry, RecordProblem, Sha256};
 pub use signature::{InvalidSignature, Param, ParamKind, Signature};
 pub use summary::{
-    is_identifier, is_private, Binding, Class, FileSummary, Function, Import, ImportFrom,
-    ImportedName, Member, MemberKind, Variable,
+    is_private, Binding, Class, FileSummary, Function, Import, ImportFrom, ImportedName, Member,
+    MemberKind, Variable,
 };
 pub use visitor::{summarize_bytes, summarize_source};
 

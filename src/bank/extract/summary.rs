@@ -272,13 +272,6 @@ impl FileSummary {
     }
 }
 
-/// Whether `name` is a Python identifier (the parser's error recovery can produce empty names).
-pub fn is_identifier(name: &str) -> bool {
-    let mut chars = name.chars();
-    matches!(chars.next(), Some(c) if c == '_' || c.is_alphabetic())
-        && chars.all(|c| c == '_' || c.is_alphanumeric())
-}
-
 /// Whether a name is private by Python's convention (a leading underscore).
 pub fn is_private(name: &str) -> bool {
     name.starts_with('_')

@@ -17,9 +17,8 @@ use super::dotted::dotted_name;
 use super::import_structure::{self, ImportStructure};
 use super::module_effects::{self as effects, ModulesWrite};
 use super::signature::Signature;
-use super::summary::{
-    is_identifier, Binding, FileSummary, Function, Import, ImportFrom, ImportedName, Variable,
-};
+use super::summary::{Binding, FileSummary, Function, Import, ImportFrom, ImportedName, Variable};
+use crate::names::is_identifier;
 
 /// Summarizes one source file. Never fails: the recovering parser keeps every statement it can
 /// read (Python 2 files keep their definitions) and the summary counts the syntax errors.

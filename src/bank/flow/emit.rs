@@ -248,7 +248,9 @@ impl<'s, 'a> Emitter<'s, 'a> {
             .collect();
         names.sort_unstable_by_key(|(name, _)| *name);
         for (name, bound) in names {
-            let path = ApiPath::in_module(info.path, name);
+            let Ok(path) = ApiPath::in_module(info.path, name) else {
+                continue;
+            };
             match &bound.target {
                 // Never followed; recorded so that what lies under the name is known to be
                 // another distribution's business (unknown here), not absent.
@@ -428,7 +430,9 @@ impl<'s, 'a> Emitter<'s, 'a> {
             // Only definitions become `Target::Def`.
             _ => "",
         };
-        d.path = ApiPath::in_module(module.path, name);
+        if let Ok(path) = ApiPath::in_module(module.path, name) {
+            d.path = path;
+        }
         let in_all = || {
             self.solver
                 .namespace(def.module)
@@ -469,7 +473,9 @@ impl<'s, 'a> Emitter<'s, 'a> {
             if !own && !self.options.inherited_members {
                 continue;
             }
-            let path = class_path.member(member.name);
+            let Ok(path) = class_path.member(member.name) else {
+                continue;
+            };
             let (kind, signature, is_async) = match member.kind {
                 MemberKind::Method {
                     signature,
@@ -483,7 +489,9 @@ impl<'s, 'a> Emitter<'s, 'a> {
             // names static reading cannot list.
             let open = kind != ApiKind::Method;
             let owner = self.definition(member.defined_in).path.clone();
-            let canonical = owner.member(member.name);
+            let Ok(canonical) = owner.member(member.name) else {
+                continue;
+            };
             let is_definition = canonical == path;
             self.entries.push(ApiEntry {
                 path,

@@ -13,7 +13,8 @@ use std::cell::RefCell;
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::rc::Rc;
 
-use crate::bank::extract::{is_identifier, is_private, AllNames, Binding, FileSummary};
+use crate::bank::extract::{is_private, AllNames, Binding, FileSummary};
+use crate::names::is_identifier;
 use crate::names::ModulePath;
 
 use super::input::{InputSource, ReleaseInput};
