@@ -72,7 +72,7 @@ pub(crate) fn scan_tokens(
             TokenKind::Unknown => {
                 if text == "`" {
                     // one report per pair of backticks
-                    if backticks % 2 == 0 {
+                    if backticks.is_multiple_of(2) {
                         found("backtick repr", tok.start());
                     }
                     backticks += 1;

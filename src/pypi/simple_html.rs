@@ -162,12 +162,12 @@ mod tests {
         assert_eq!(files[0].requires_python.as_deref(), Some(">=3.6"));
     }
 
-    /// Reads `body` as the page at `page_url` and lists (file name, URL, Requires-Python,
-    /// yanked) of the files it names, and the names it set aside.
-    fn listed(
-        page_url: &str,
-        body: &str,
-    ) -> (Vec<(String, String, Option<String>, bool)>, Vec<String>) {
+    /// File name, URL, Requires-Python, yanked.
+    type Listed = (String, String, Option<String>, bool);
+
+    /// Reads `body` as the page at `page_url` and lists the files it names, and the names it
+    /// set aside.
+    fn listed(page_url: &str, body: &str) -> (Vec<Listed>, Vec<String>) {
         let (raw, base) = parse(body.as_bytes());
         let page_url = reqwest::Url::parse(page_url).unwrap();
         let base = base.map_or(page_url.clone(), |b| page_url.join(&b).unwrap());
@@ -197,12 +197,7 @@ mod tests {
         )
     }
 
-    fn file(
-        name: &str,
-        url: &str,
-        requires_python: Option<&str>,
-        yanked: bool,
-    ) -> (String, String, Option<String>, bool) {
+    fn file(name: &str, url: &str, requires_python: Option<&str>, yanked: bool) -> Listed {
         (
             name.into(),
             url.into(),

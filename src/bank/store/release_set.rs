@@ -253,7 +253,7 @@ mod tests {
         for _ in 0..2000 {
             x = x.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
             let slot = (x >> 8) % 64;
-            if x % 3 == 0 {
+            if x.is_multiple_of(3) {
                 set.remove(slot);
                 plain.remove(&slot);
             } else {
