@@ -206,12 +206,9 @@ fn nbconvert_calls_and_written_requirements() {
     );
     assert_eq!(
         requirements(&u),
-        ["pyLDAvis==2.1.2", "gensim==3.8.0", "nltk", "pytest>=5"]
+        ["pyldavis==2.1.2", "gensim==3.8.0", "nltk", "pytest>=5"]
     );
-    assert_eq!(
-        u.requirements[0].name.as_ref().unwrap().as_str(),
-        "pyldavis"
-    );
+    assert_eq!(u.requirements[0].name.as_str(), "pyldavis");
     assert!(u
         .imports
         .iter()

@@ -181,7 +181,9 @@ impl WriteArgs {
     }
 }
 
-/// `NAME` or `NAME<specifier>` on the command line.
+/// `NAME` or `NAME<specifier>` on the command line: a PEP 508 requirement without URL or
+/// markers. Extras (`pkg[extra]>=1`) are accepted and change nothing: the bank indexes the
+/// distribution, whichever extras an install would add.
 #[derive(Debug, Clone)]
 pub struct DistSpec {
     pub name: DistName,
@@ -191,17 +193,24 @@ pub struct DistSpec {
 impl FromStr for DistSpec {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, String> {
-        let s = s.trim();
-        let split = s.find(|c: char| "<>=!~ (".contains(c)).unwrap_or(s.len());
-        let name = DistName::new(&s[..split]).map_err(|e| e.to_string())?;
-        let rest = s[split..]
-            .trim()
-            .trim_start_matches('(')
-            .trim_end_matches(')');
-        let spec = if rest.is_empty() {
-            None
-        } else {
-            Some(VersionSpecifiers::from_str(rest).map_err(|e| format!("`{rest}`: {e}"))?)
+        let requirement = pep508_rs::Requirement::<pep508_rs::VerbatimUrl>::from_str(s.trim())
+            .map_err(|e| e.to_string())?;
+        if !requirement.marker.is_true() {
+            return Err(format!(
+                "`{s}`: environment markers do not apply to the bank"
+            ));
+        }
+        let name = DistName::new(requirement.name.as_ref()).map_err(|e| e.to_string())?;
+        let spec = match requirement.version_or_url {
+            None => None,
+            Some(pep508_rs::VersionOrUrl::VersionSpecifier(spec)) => {
+                Some(spec).filter(|s| !s.is_empty())
+            }
+            Some(pep508_rs::VersionOrUrl::Url(_)) => {
+                return Err(format!(
+                    "`{s}`: the bank indexes releases from the index, not URLs"
+                ))
+            }
         };
         Ok(Self { name, spec })
     }
@@ -1111,4 +1120,34 @@ fn stats(store: &Store, format: Format) -> Result<()> {
     }
     writeln!(out, "size on disk:   {}", human_size(s.bytes_on_disk))?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec(s: &str) -> Result<(String, Option<String>), String> {
+        DistSpec::from_str(s).map(|d| (d.name.to_string(), d.spec.map(|v| v.to_string())))
+    }
+
+    #[test]
+    fn dist_specs_are_pep_508_requirements() {
+        let some = |n: &str, v: &str| Ok((n.to_string(), Some(v.to_string())));
+        assert_eq!(spec("six"), Ok(("six".into(), None)));
+        assert_eq!(spec("pandas==0.25.3"), some("pandas", "==0.25.3"));
+        assert_eq!(
+            spec("scikit-learn>=0.17,<0.21"),
+            some("scikit-learn", ">=0.17, <0.21")
+        );
+        // Reproduced: extras were refused as part of the name.
+        assert_eq!(spec("requests[security]>=2"), some("requests", ">=2"));
+        assert_eq!(spec("numpy (>=1.7)"), some("numpy", ">=1.7"));
+        assert_eq!(
+            spec(" Scikit_Learn ~= 0.20 "),
+            some("scikit-learn", "~=0.20")
+        );
+        assert!(spec("pandas>=").is_err());
+        assert!(spec("six @ https://example.org/six-1.0.tar.gz").is_err());
+        assert!(spec("six; python_version < '3'").is_err());
+    }
 }

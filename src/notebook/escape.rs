@@ -1,6 +1,9 @@
 //! IPython escapes inside the traced code: `%line` magics, `!shell` commands, `obj?` help, and
 //! cell magics (whose bodies are Python, Cython, a shell script or a file to write).
 
+use std::str::FromStr;
+
+use pep508_rs::Requirement;
 use ruff_python_ast::IpyEscapeKind;
 use ruff_python_parser::parse_expression;
 
@@ -49,7 +52,7 @@ impl Tracer {
                     name,
                     installer,
                 } => self.ev.requirements.push(InstallRequirement {
-                    requirement,
+                    requirement: *requirement,
                     name,
                     installer,
                     command: command_text.to_string(),
@@ -155,10 +158,13 @@ impl Tracer {
             format!("%tensorflow_version {}", args.trim()),
             at,
         );
-        if let (Some(major), Ok(name)) = (major, DistName::new("tensorflow")) {
+        let requirement = major.and_then(|major| {
+            Requirement::from_str(&format!("tensorflow>={major},<{}", major + 1)).ok()
+        });
+        if let (Some(requirement), Ok(name)) = (requirement, DistName::new("tensorflow")) {
             self.ev.requirements.push(InstallRequirement {
-                requirement: format!("tensorflow>={major},<{}", major + 1),
-                name: Some(name),
+                requirement,
+                name,
                 installer: Installer::Colab,
                 command: format!("%tensorflow_version {}", args.trim()),
                 optional: self.optional(),

@@ -1,6 +1,9 @@
 //! Explicit install requirements: what the notebook's own `pip install` / `conda install` lines
-//! ask for. They are the strongest evidence there is, kept as PEP 508 strings.
+//! ask for. They are the strongest evidence there is, kept as PEP 508 requirements.
 
+use std::str::FromStr;
+
+use pep508_rs::Requirement;
 use serde::Serialize;
 
 use crate::names::DistName;
@@ -19,11 +22,11 @@ pub enum Installer {
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct InstallRequirement {
-    /// A PEP 508 requirement: `tensorflow==1.15`, `scikit-learn>=0.20,<0.22`,
-    /// `name @ https://...`. Conda's `pkg=1.2` becomes `pkg==1.2.*`.
-    pub requirement: String,
-    /// The distribution, when the requirement names one (a bare URL may not).
-    pub name: Option<DistName>,
+    /// `tensorflow==1.15`, `scikit-learn>=0.20,<0.22`, `name @ https://...`. Conda's
+    /// `pkg=1.2` becomes `pkg==1.2.*`.
+    pub requirement: Requirement,
+    /// The distribution the requirement names.
+    pub name: DistName,
     pub installer: Installer,
     /// The command as written, for messages.
     pub command: String,
@@ -32,42 +35,38 @@ pub struct InstallRequirement {
     pub at: Location,
 }
 
-/// A pip requirement argument (`'pandas<1.0'`, `keras==2.2.4`, `pkg[extra]>=1`): its
-/// distribution name and the PEP 508 text. Returns `None` for arguments that are not
-/// requirements (paths, shell variables).
-pub(crate) fn pip_requirement(arg: &str) -> Option<(String, Option<DistName>)> {
+/// A pip requirement argument (`'pandas<1.0'`, `keras==2.2.4`, `pkg[extra]>=1`, a URL whose
+/// distribution can be told), read by the PEP 508 parser. Returns `None` for arguments that
+/// are not requirements (paths, shell variables, URLs that name no distribution).
+pub(crate) fn pip_requirement(arg: &str) -> Option<(Requirement, DistName)> {
     let arg = arg.trim();
     if arg.is_empty() || arg.contains('$') || arg.contains('{') || arg.starts_with('-') {
         return None;
     }
-    if let Some(url_req) = url_requirement(arg) {
-        return Some(url_req);
+    if is_url(arg) {
+        return named(&url_requirement(arg)?);
     }
-    if arg.starts_with('.') || arg.starts_with('/') || arg.starts_with('~') || arg.contains('/') {
+    if arg.starts_with(['.', '/', '~']) || arg.contains('/') {
         return None;
     }
-    let name_end = arg
-        .find(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.')))
-        .unwrap_or(arg.len());
-    let name = DistName::new(&arg[..name_end]).ok()?;
-    let rest = arg[name_end..].trim_start();
-    if !(rest.is_empty() || rest.starts_with(['[', '=', '<', '>', '!', '~', ';', '@', ','])) {
-        return None;
-    }
-    let requirement: String = if rest.starts_with('@') || rest.contains(';') {
-        arg.to_string()
-    } else {
-        arg.chars().filter(|c| !c.is_whitespace()).collect()
-    };
-    Some((requirement, Some(name)))
+    named(arg)
 }
 
-/// `git+https://...#egg=name`, `https://.../name-1.0-py3-none-any.whl`, `https://.../x.tar.gz`.
-fn url_requirement(arg: &str) -> Option<(String, Option<DistName>)> {
-    let is_url = arg.contains("://") || arg.starts_with("git+");
-    if !is_url {
-        return None;
-    }
+/// Parses a PEP 508 requirement whose name is also a valid distribution name.
+fn named(text: &str) -> Option<(Requirement, DistName)> {
+    let requirement = Requirement::from_str(text).ok()?;
+    let name = DistName::new(requirement.name.as_ref()).ok()?;
+    Some((requirement, name))
+}
+
+/// Whether a pip argument is a URL rather than a requirement or a path.
+pub(crate) fn is_url(arg: &str) -> bool {
+    arg.contains("://") || arg.starts_with("git+")
+}
+
+/// `name @ URL` for `git+https://...#egg=name`, `https://.../name-1.0-py3-none-any.whl`,
+/// `https://.../name-1.0.tar.gz`, when the URL tells the name.
+fn url_requirement(arg: &str) -> Option<String> {
     let name = if let Some((_, egg)) = arg.split_once("#egg=") {
         DistName::new(egg.split('&').next().unwrap_or(egg)).ok()
     } else {
@@ -83,16 +82,12 @@ fn url_requirement(arg: &str) -> Option<(String, Option<DistName>)> {
             None
         }
     };
-    let requirement = match &name {
-        Some(n) => format!("{n} @ {arg}"),
-        None => arg.to_string(),
-    };
-    Some((requirement, name))
+    Some(format!("{} @ {arg}", name?))
 }
 
 /// A conda match spec (`pkg`, `pkg=1.2`, `pkg=1.2=py36_0`, `pkg>=1.2`, `conda-forge::pkg`) as
 /// a PEP 508 requirement.
-pub(crate) fn conda_requirement(arg: &str) -> Option<(String, Option<DistName>)> {
+pub(crate) fn conda_requirement(arg: &str) -> Option<(Requirement, DistName)> {
     let arg = arg.trim();
     if arg.is_empty() || arg.contains('$') || arg.starts_with('-') || arg.contains('/') {
         return None;
@@ -120,7 +115,7 @@ pub(crate) fn conda_requirement(arg: &str) -> Option<(String, Option<DistName>)>
     } else {
         rest
     };
-    Some((format!("{name}{spec}"), Some(name)))
+    named(&format!("{name}{spec}"))
 }
 
 #[cfg(test)]
@@ -128,7 +123,7 @@ mod tests {
     use super::*;
 
     fn pip(s: &str) -> Option<String> {
-        pip_requirement(s).map(|(r, _)| r)
+        pip_requirement(s).map(|(r, _)| r.to_string())
     }
 
     #[test]
@@ -143,10 +138,13 @@ mod tests {
             pip("keras[tests]==2.2.4").as_deref(),
             Some("keras[tests]==2.2.4")
         );
+        assert_eq!(pip_requirement("Keras").unwrap().1.as_str(), "keras");
         assert_eq!(
-            pip_requirement("Keras").unwrap().1.unwrap().as_str(),
-            "keras"
+            pip("scikit_learn [alldeps] >= 0.20 ; python_version < '3.8'").as_deref(),
+            Some("scikit-learn[alldeps]>=0.20 ; python_full_version < '3.8'")
         );
+        assert_eq!(pip("pandas==").as_deref(), None);
+        assert_eq!(pip("https://x.org/download?id=3").as_deref(), None);
         assert_eq!(pip("."), None);
         assert_eq!(pip("./pkg"), None);
         assert_eq!(pip("$PKG"), None);
@@ -166,7 +164,7 @@ mod tests {
 
     #[test]
     fn conda_specs() {
-        let c = |s: &str| conda_requirement(s).map(|(r, _)| r);
+        let c = |s: &str| conda_requirement(s).map(|(r, _)| r.to_string());
         assert_eq!(c("numpy=1.16").as_deref(), Some("numpy==1.16.*"));
         assert_eq!(c("numpy=1.16.*").as_deref(), Some("numpy==1.16.*"));
         assert_eq!(c("numpy==1.16.4=py36_0").as_deref(), Some("numpy==1.16.4"));

@@ -1,16 +1,18 @@
 //! Shell commands (`!cmd`, `%pip`, `%%bash` bodies): the installs and downloads they perform.
 //! Commands are split on `&&`, `||`, `;`, `|` and newlines and tokenized with shell quoting.
 
+use pep508_rs::Requirement;
+
 use crate::names::DistName;
 
-use super::requirement::{conda_requirement, pip_requirement, Installer};
+use super::requirement::{conda_requirement, is_url, pip_requirement, Installer};
 use super::usage::NoteKind;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum ShellFinding {
     Requirement {
-        requirement: String,
-        name: Option<DistName>,
+        requirement: Box<Requirement>,
+        name: DistName,
         installer: Installer,
     },
     Note(NoteKind, String),
@@ -262,11 +264,9 @@ fn pip(text: &str, args: &[String], out: &mut Vec<ShellFinding>) {
             let target = args.get(i).copied().unwrap_or("");
             i += 1;
             match pip_requirement(target) {
-                Some((requirement, name))
-                    if target.contains("://") || target.starts_with("git+") =>
-                {
+                Some((requirement, name)) if is_url(target) => {
                     out.push(ShellFinding::Requirement {
-                        requirement,
+                        requirement: Box::new(requirement),
                         name,
                         installer: Installer::Pip,
                     })
@@ -281,11 +281,16 @@ fn pip(text: &str, args: &[String], out: &mut Vec<ShellFinding>) {
         } else if a.starts_with('-') {
         } else if let Some((requirement, name)) = pip_requirement(a) {
             out.push(ShellFinding::Requirement {
-                requirement,
+                requirement: Box::new(requirement),
                 name,
                 installer: Installer::Pip,
             });
-        } else if a == "." || a.starts_with("./") || a.starts_with('/') || a.ends_with(".whl") {
+        } else if a == "."
+            || a.starts_with("./")
+            || a.starts_with('/')
+            || a.ends_with(".whl")
+            || is_url(a)
+        {
             out.push(ShellFinding::Note(
                 NoteKind::SourceInstall,
                 text.to_string(),
@@ -331,7 +336,7 @@ fn conda(text: &str, args: &[String], out: &mut Vec<ShellFinding>) {
         } else if a.starts_with('-') {
         } else if let Some((requirement, name)) = conda_requirement(a) {
             out.push(ShellFinding::Requirement {
-                requirement,
+                requirement: Box::new(requirement),
                 name,
                 installer: Installer::Conda,
             });
@@ -348,7 +353,7 @@ mod tests {
         scan(cmd, &mut out);
         out.into_iter()
             .filter_map(|f| match f {
-                ShellFinding::Requirement { requirement, .. } => Some(requirement),
+                ShellFinding::Requirement { requirement, .. } => Some(requirement.to_string()),
                 ShellFinding::Note(..) => None,
             })
             .collect()

@@ -1,5 +1,7 @@
 use serde::Serialize;
 
+use super::requires_dist::{InvalidRequiresDist, RequiresDist};
+
 /// The core metadata fields nbenv needs from METADATA, PKG-INFO or a PEP 658 file.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize)]
 pub struct CoreMetadata {
@@ -8,7 +10,8 @@ pub struct CoreMetadata {
     pub version: String,
     pub summary: Option<String>,
     pub requires_python: Option<String>,
-    /// PEP 508 requirement strings as written; parsed where they are used.
+    /// PEP 508 requirement strings as written (the bank stores them so); [`Self::requirements`]
+    /// parses them.
     pub requires_dist: Vec<String>,
     pub provides_extra: Vec<String>,
 }
@@ -64,6 +67,14 @@ impl CoreMetadata {
             return Err("no Name or Version header".into());
         }
         Ok(meta)
+    }
+}
+
+impl CoreMetadata {
+    /// Every Requires-Dist line, parsed with its extras and markers; a line no leniency can
+    /// read is returned as its error, so that one bad line does not hide the others.
+    pub fn requirements(&self) -> Vec<Result<RequiresDist, InvalidRequiresDist>> {
+        self.requires_dist.iter().map(|l| l.parse()).collect()
     }
 }
 

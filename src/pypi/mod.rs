@@ -15,6 +15,7 @@ mod limiter;
 mod metadata;
 mod project;
 mod remote_file;
+mod requires_dist;
 mod retry;
 mod sdist;
 mod simple_html;
@@ -34,6 +35,7 @@ pub use filename::{DistFilename, FileKind, FilenameError, SdistFormat};
 pub use http::{EventSink, HttpConfig, HttpEvent};
 pub use metadata::{CoreMetadata, MetadataSource};
 pub use project::{PageFormat, ProjectPage, Release, SkippedFile, SourceClass};
+pub use requires_dist::{InvalidRequiresDist, RequiresDist};
 pub use retry::RetryPolicy;
 pub use wheel_tags::WheelTags;
 

@@ -60,9 +60,9 @@ pub fn third_party(u: &Usage) -> Vec<&str> {
     u.third_party.iter().map(|t| t.name.as_str()).collect()
 }
 
-pub fn requirements(u: &Usage) -> Vec<&str> {
+pub fn requirements(u: &Usage) -> Vec<String> {
     u.requirements
         .iter()
-        .map(|r| r.requirement.as_str())
+        .map(|r| r.requirement.to_string())
         .collect()
 }
