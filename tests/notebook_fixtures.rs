@@ -5,8 +5,9 @@ mod common;
 use common::*;
 use nbenv::notebook::{
     self, HintReason, ImportVia, Installer, LocalSource, NoteKind, NotebookError, Origin,
-    OutputEvidence, PyRange, PyVersion, Receiver, SourceFormat, UseKind,
+    OutputEvidence, Receiver, SourceFormat, UseKind,
 };
+use nbenv::python::{PythonRange, PythonVersion};
 
 fn derived_from(api: &str) -> Receiver {
     Receiver::DerivedFrom(api.parse().unwrap())
@@ -62,7 +63,10 @@ fn old_scikit_learn() {
     let as_matrix = member(&u, "as_matrix");
     assert!(as_matrix.called);
 
-    assert_eq!(u.python.range, PyRange::exactly(PyVersion::new(3, 6)));
+    assert_eq!(
+        u.python.range,
+        PythonRange::exactly(PythonVersion::new(3, 6))
+    );
     assert!(u.outputs.iter().any(|o| matches!(o,
         OutputEvidence::Version { module, version, cell: 3 } if module.as_str() == "sklearn" && version == "0.19.1")));
     assert!(u.outputs.iter().any(|o| matches!(o,
@@ -104,7 +108,10 @@ fn old_pandas() {
     assert_eq!(imp.origin, Origin::Stdlib);
     let imp_hint = u.python.hints.iter().find(|h| h.detail == "imp").unwrap();
     assert_eq!(imp_hint.reason, HintReason::StdlibModule);
-    assert_eq!(imp_hint.range, PyRange::at_most(PyVersion::new(3, 11)));
+    assert_eq!(
+        imp_hint.range,
+        PythonRange::at_most(PythonVersion::new(3, 11))
+    );
     assert!(!imp_hint.weak);
     assert!(u
         .python
@@ -117,10 +124,13 @@ fn old_pandas() {
     assert!(u.outputs.iter().any(|o| matches!(o,
         OutputEvidence::Error { ename, evalue, cell: 3 } if ename == "AttributeError" && evalue.contains("'sort'"))));
     assert!(u.outputs.iter().any(|o| matches!(o,
-        OutputEvidence::LibraryPath { module, python: Some(v), .. } if module.as_str() == "pandas.core.generic" && *v == PyVersion::new(3, 6))));
+        OutputEvidence::LibraryPath { module, python: Some(v), .. } if module.as_str() == "pandas.core.generic" && *v == PythonVersion::new(3, 6))));
     assert!(u.outputs.iter().any(|o| matches!(o,
         OutputEvidence::Warning { message, .. } if message.starts_with(".ix is deprecated"))));
-    assert_eq!(u.python.range, PyRange::exactly(PyVersion::new(3, 6)));
+    assert_eq!(
+        u.python.range,
+        PythonRange::exactly(PythonVersion::new(3, 6))
+    );
 }
 
 #[test]
@@ -198,7 +208,10 @@ fn standalone_keras() {
     );
     // dunder attributes are no API evidence
     assert!(!has_api(&u, "keras.__version__"));
-    assert_eq!(u.python.range, PyRange::exactly(PyVersion::new(2, 7)));
+    assert_eq!(
+        u.python.range,
+        PythonRange::exactly(PythonVersion::new(2, 7))
+    );
     assert!(u.outputs.iter().any(|o| matches!(o,
         OutputEvidence::Version { module, version, .. } if module.as_str() == "keras" && version == "1.2.2")));
 }
@@ -314,7 +327,10 @@ fn cython_cell() {
 #[test]
 fn python_2() {
     let u = usage_of("python2.ipynb");
-    assert_eq!(u.python.range, PyRange::exactly(PyVersion::new(2, 7)));
+    assert_eq!(
+        u.python.range,
+        PythonRange::exactly(PythonVersion::new(2, 7))
+    );
     let details: Vec<&str> = u
         .python
         .hints
@@ -347,11 +363,9 @@ fn python_2() {
         .any(|h| h.detail == "xrange" && h.reason == HintReason::Python2Name));
     // urllib2 and StringIO are Python 2's standard library
     assert_eq!(third_party(&u), ["numpy"]);
-    assert!(u
-        .python
-        .hints
-        .iter()
-        .any(|h| h.detail == "urllib2" && h.range == PyRange::at_most(PyVersion::new(2, 7))));
+    assert!(u.python.hints.iter().any(
+        |h| h.detail == "urllib2" && h.range == PythonRange::at_most(PythonVersion::new(2, 7))
+    ));
     // the recovering parser keeps going: the import after `print "..."` and the call after
     // the backticks are still found
     assert!(u
@@ -391,7 +405,7 @@ fn nbformat_3() {
     assert_eq!(api(&u, "pandas.Series.ix").locations, [at(5, 2)]);
     assert!(u.outputs.iter().any(|o| matches!(o,
         OutputEvidence::Error { ename, cell: 5, .. } if ename == "NameError")));
-    assert_eq!(u.python.range, PyRange::default());
+    assert_eq!(u.python.range, PythonRange::default());
 }
 
 #[test]
@@ -536,7 +550,10 @@ fn jupytext_percent_script() {
         member(&u, "plot").receiver,
         derived_from("pandas.read_excel")
     );
-    assert_eq!(u.python.range, PyRange::at_least(PyVersion::new(3, 0)));
+    assert_eq!(
+        u.python.range,
+        PythonRange::at_least(PythonVersion::new(3, 0))
+    );
 }
 
 #[test]

@@ -4,7 +4,8 @@
 mod common;
 
 use common::*;
-use nbenv::notebook::{HintReason, PyRange, PyVersion, Receiver, UseKind};
+use nbenv::notebook::{HintReason, Receiver, UseKind};
+use nbenv::python::{PythonRange, PythonVersion};
 
 #[test]
 fn rebinding_ends_a_trace() {
@@ -117,7 +118,7 @@ fn optional_and_conditional_imports() {
         .find(|h| h.detail == "cPickle")
         .unwrap();
     assert!(cpickle.weak);
-    assert_eq!(u.python.range, PyRange::default());
+    assert_eq!(u.python.range, PythonRange::default());
 }
 
 #[test]
@@ -167,15 +168,15 @@ fn python_version_features() {
     };
     assert_eq!(
         hint("assignment expression `:=`").range,
-        PyRange::at_least(PyVersion::new(3, 8))
+        PythonRange::at_least(PythonVersion::new(3, 8))
     );
     assert_eq!(
         hint("match statement").range,
-        PyRange::at_least(PyVersion::new(3, 10))
+        PythonRange::at_least(PythonVersion::new(3, 10))
     );
     assert_eq!(
         hint("f-string").range,
-        PyRange::at_least(PyVersion::new(3, 6))
+        PythonRange::at_least(PythonVersion::new(3, 6))
     );
     assert_eq!(
         hint("print() with keyword arguments").reason,
@@ -183,9 +184,12 @@ fn python_version_features() {
     );
     assert_eq!(
         hint("async def").range,
-        PyRange::at_least(PyVersion::new(3, 5))
+        PythonRange::at_least(PythonVersion::new(3, 5))
     );
-    assert_eq!(u.python.range, PyRange::at_least(PyVersion::new(3, 10)));
+    assert_eq!(
+        u.python.range,
+        PythonRange::at_least(PythonVersion::new(3, 10))
+    );
     assert!(!u.python.conflict);
 }
 
@@ -238,7 +242,7 @@ fn stdlib_depends_on_candidate_versions() {
     let py312 = notebook::analyze(
         &nb,
         &AnalyzeOptions {
-            python_versions: vec![PyVersion::new(3, 12)],
+            python_versions: vec![PythonVersion::new(3, 12)],
             scan_local_modules: false,
         },
     );

@@ -9,8 +9,9 @@ use clap::Args;
 
 use nbenv::notebook::{
     self, AnalyzeOptions, Import, ImportVia, LocalModule, LocalSource, Location, Origin,
-    OutputEvidence, PyVersion, Receiver, SourceFormat, Usage, KNOWN_VERSIONS,
+    OutputEvidence, Receiver, SourceFormat, Usage, KNOWN_VERSIONS,
 };
+use nbenv::python::PythonVersion;
 
 use super::args::{Format, FormatArg, GlobalArgs};
 use super::output::{count, table, write_json};
@@ -24,7 +25,7 @@ pub struct UsageArgs {
     /// A Python version the notebook may run on (repeatable): 2.7 or 3.6 to 3.14. Modules in
     /// the standard library of any of them are not third-party. Default: all of them.
     #[arg(long = "python", value_name = "X.Y", value_parser = parse_python)]
-    pub python: Vec<PyVersion>,
+    pub python: Vec<PythonVersion>,
     /// Do not look for local modules beside the notebook.
     #[arg(long)]
     pub no_local_modules: bool,
@@ -32,10 +33,10 @@ pub struct UsageArgs {
 
 /// A version nbenv has a standard-library list for; any other would silently count every
 /// stdlib module as third-party.
-fn parse_python(s: &str) -> Result<PyVersion, String> {
+fn parse_python(s: &str) -> Result<PythonVersion, String> {
     let known: Vec<String> = KNOWN_VERSIONS.iter().map(ToString::to_string).collect();
     let known = known.join(", ");
-    let v = PyVersion::parse(s.trim())
+    let v = PythonVersion::parse(s.trim())
         .filter(|_| s.trim().split('.').count() == 2)
         .ok_or_else(|| format!("`{s}` is not a Python version like 3.8 (known: {known})"))?;
     if !KNOWN_VERSIONS.contains(&v) {

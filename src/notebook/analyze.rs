@@ -9,17 +9,18 @@ use super::finish;
 use super::format::{CellKind, Kernel, Notebook};
 use super::local_modules;
 use super::outputs;
-use super::python_version::{HintReason, PyRange, PyVersion, KNOWN_VERSIONS};
+use super::python_version::{HintReason, KNOWN_VERSIONS};
 use super::stdlib::VersionSet;
 use super::tracing::Tracer;
 use super::usage::Usage;
+use crate::python::{PythonRange, PythonVersion};
 
 /// What the analysis assumes about the notebook's surroundings.
 #[derive(Debug, Clone)]
 pub struct AnalyzeOptions {
     /// The Python versions the notebook may run on. A module in the standard library of any of
     /// them is not third-party. Default: every version nbenv knows (2.7, 3.6 … 3.14).
-    pub python_versions: Vec<PyVersion>,
+    pub python_versions: Vec<PythonVersion>,
     /// Look for local modules in the notebook's directory (and directories it adds to
     /// `sys.path`). Default: true.
     pub scan_local_modules: bool,
@@ -83,11 +84,11 @@ fn notebook_dir(path: &Path) -> &Path {
 /// The kernelspec and `language_info.version` as version evidence.
 fn metadata_hints(nb: &Notebook, ev: &mut Evidence) {
     if let Some(version) = nb.language_version.as_deref() {
-        if let Some(v) = PyVersion::parse(version) {
+        if let Some(v) = PythonVersion::parse(version) {
             ev.hint(
                 HintReason::LanguageInfo,
                 version,
-                PyRange::exactly(v),
+                PythonRange::exactly(v),
                 false,
                 None,
             );
@@ -107,7 +108,7 @@ fn metadata_hints(nb: &Notebook, ev: &mut Evidence) {
 }
 
 /// `python2`, `python3`, `Python 3.7`, `py36`, `conda-env-py27-py` → the versions meant.
-pub(crate) fn kernel_version(text: &str) -> Option<PyRange> {
+pub(crate) fn kernel_version(text: &str) -> Option<PythonRange> {
     let lower = text.to_ascii_lowercase();
     let digits_after = |s: &str| -> Option<String> {
         let s = s.trim_start_matches([' ', '-', '_']);
@@ -133,18 +134,18 @@ pub(crate) fn kernel_version(text: &str) -> Option<PyRange> {
                 .then(|| format!("{}.{}", &d[..1], &d[1..]))
         })
     })?;
-    let v = PyVersion::parse(&version)?;
+    let v = PythonVersion::parse(&version)?;
     if !(2..=3).contains(&v.major) {
         return None;
     }
     Some(if !version.trim_end_matches('.').contains('.') {
         if v.major == 2 {
-            PyRange::at_most(PyVersion::new(2, 7))
+            PythonRange::at_most(PythonVersion::new(2, 7))
         } else {
-            PyRange::at_least(PyVersion::new(3, 0))
+            PythonRange::at_least(PythonVersion::new(3, 0))
         }
     } else {
-        PyRange::exactly(v)
+        PythonRange::exactly(v)
     })
 }
 
@@ -155,15 +156,21 @@ mod tests {
     #[test]
     fn kernel_names() {
         let v = |s| kernel_version(s);
-        assert_eq!(v("python2"), Some(PyRange::at_most(PyVersion::new(2, 7))));
-        assert_eq!(v("python3"), Some(PyRange::at_least(PyVersion::new(3, 0))));
+        assert_eq!(
+            v("python2"),
+            Some(PythonRange::at_most(PythonVersion::new(2, 7)))
+        );
+        assert_eq!(
+            v("python3"),
+            Some(PythonRange::at_least(PythonVersion::new(3, 0)))
+        );
         assert_eq!(
             v("Python 3.7.3 64-bit"),
-            Some(PyRange::exactly(PyVersion::new(3, 7)))
+            Some(PythonRange::exactly(PythonVersion::new(3, 7)))
         );
         assert_eq!(
             v("conda-env-py36-py"),
-            Some(PyRange::exactly(PyVersion::new(3, 6)))
+            Some(PythonRange::exactly(PythonVersion::new(3, 6)))
         );
         assert_eq!(v("Python [conda env:tf]"), None);
         assert_eq!(v("ir"), None);

@@ -7,9 +7,10 @@ use std::rc::Rc;
 use crate::names::{ApiPath, ModulePath};
 
 use super::location::Location;
-use super::python_version::{HintReason, PyRange, VersionHint};
+use super::python_version::{HintReason, VersionHint};
 use super::requirement::InstallRequirement;
 use super::usage::{ImportVia, Note, Receiver, UseKind, Warning};
+use crate::python::PythonRange;
 
 const USE_KINDS: [UseKind; 8] = [
     UseKind::Import,
@@ -154,7 +155,7 @@ impl Evidence {
         &mut self,
         reason: HintReason,
         detail: &str,
-        range: PyRange,
+        range: PythonRange,
         weak: bool,
         at: Option<Location>,
     ) {

@@ -9,9 +9,10 @@ use ruff_text_size::Ranged;
 
 use super::binding::{FrameKind, Value};
 use super::builtins;
-use super::python_version::{HintReason, PyRange, PyVersion};
+use super::python_version::HintReason;
 use super::tracing::{walk_children, Tracer};
 use super::usage::{NoteKind, UseKind};
+use crate::python::{PythonRange, PythonVersion};
 
 /// Expressions nested deeper than this (`a + b + … ` with thousands of terms) are not followed
 /// further, so that generated code cannot exhaust the stack.
@@ -321,7 +322,7 @@ impl Tracer {
                 self.ev.hint(
                     HintReason::Python2Name,
                     id,
-                    PyRange::at_most(PyVersion::new(2, 7)),
+                    PythonRange::at_most(PythonVersion::new(2, 7)),
                     weak,
                     Some(at),
                 );
@@ -402,7 +403,7 @@ impl Tracer {
             self.ev.hint(
                 HintReason::Python2Name,
                 "dict.has_key",
-                PyRange::at_most(PyVersion::new(2, 7)),
+                PythonRange::at_most(PythonVersion::new(2, 7)),
                 true,
                 Some(at),
             );

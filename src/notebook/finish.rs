@@ -5,12 +5,13 @@ use crate::names::{ApiPath, ModulePath};
 
 use super::collect::{kinds_of, receiver_of, sorted_keywords, Evidence};
 use super::format::Notebook;
-use super::python_version::{HintReason, PyRange};
+use super::python_version::HintReason;
 use super::stdlib::{self, VersionSet};
 use super::usage::{
     ApiUse, Import, ImportVia, LocalModule, MemberUse, NotebookInfo, Origin, OutputEvidence,
     PythonEvidence, Receiver, ThirdPartyImport, Usage,
 };
+use crate::python::PythonRange;
 
 pub(crate) struct Classifier<'a> {
     pub(crate) locals: &'a [LocalModule],
@@ -160,7 +161,7 @@ pub(crate) fn build(
     let range = hints
         .iter()
         .filter(|h| !h.weak)
-        .fold(PyRange::default(), |r, h| r.intersect(&h.range));
+        .fold(PythonRange::default(), |r, h| r.intersect(&h.range));
 
     let mut warnings = ev.warnings;
     warnings.sort_by_key(|w| w.at);

@@ -39,7 +39,7 @@ pub use analyze::{analyze, AnalyzeOptions};
 pub use error::NotebookError;
 pub use format::{Cell, CellKind, Kernel, Notebook, Output, SourceFormat, StreamName};
 pub use location::Location;
-pub use python_version::{HintReason, PyRange, PyVersion, VersionHint, KNOWN_VERSIONS};
+pub use python_version::{HintReason, VersionHint, KNOWN_VERSIONS};
 pub use read::{from_bytes, read};
 pub use requirement::{InstallRequirement, Installer};
 pub use stdlib::{is_stdlib, VersionSet};

@@ -10,8 +10,9 @@ use crate::names::{DistName, ModulePath};
 
 use super::collect::Evidence;
 use super::format::{CellKind, Notebook, Output, StreamName};
-use super::python_version::{HintReason, PyRange, PyVersion};
+use super::python_version::HintReason;
 use super::usage::OutputEvidence;
+use crate::python::{PythonRange, PythonVersion};
 
 /// Jupyter's own machinery, which appears in every traceback and says nothing about the
 /// notebook's dependencies.
@@ -133,7 +134,7 @@ fn library_paths(text: &str, cell: u32, out: &mut Vec<OutputEvidence>, ev: &mut 
                 ev.hint(
                     HintReason::OutputPath,
                     &format!("python{v}"),
-                    PyRange::exactly(v),
+                    PythonRange::exactly(v),
                     false,
                     None,
                 );
@@ -169,14 +170,14 @@ fn module_of(path: &str) -> Option<ModulePath> {
 }
 
 /// The `python3.6` directory just before `site-packages`.
-fn interpreter_before(prefix: &str) -> Option<PyVersion> {
+fn interpreter_before(prefix: &str) -> Option<PythonVersion> {
     let prefix = prefix.strip_suffix(['/', '\\'])?;
     let dir = prefix.rsplit(['/', '\\']).next()?;
     let version = dir.strip_prefix("python")?;
     if !version.contains('.') {
         return None;
     }
-    PyVersion::parse(version)
+    PythonVersion::parse(version)
 }
 
 /// `…: DeprecationWarning: message` lines.
@@ -414,12 +415,15 @@ mod tests {
             out,
             [OutputEvidence::LibraryPath {
                 module: ModulePath::new("pandas.core.generic").unwrap(),
-                python: Some(PyVersion::new(3, 6)),
+                python: Some(PythonVersion::new(3, 6)),
                 cell: 4,
                 count: 1
             }]
         );
-        assert_eq!(ev.hints[0].range, PyRange::exactly(PyVersion::new(3, 6)));
+        assert_eq!(
+            ev.hints[0].range,
+            PythonRange::exactly(PythonVersion::new(3, 6))
+        );
         assert_eq!(
             module_of("sklearn/__init__.py").unwrap().as_str(),
             "sklearn"

@@ -8,7 +8,8 @@
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
-use super::python_version::{PyRange, PyVersion, KNOWN_VERSIONS};
+use super::python_version::KNOWN_VERSIONS;
+use crate::python::{PythonRange, PythonVersion};
 
 /// One list per entry of [`KNOWN_VERSIONS`], in the same order.
 const LISTS: [&str; KNOWN_VERSIONS.len()] = [
@@ -32,10 +33,10 @@ impl VersionSet {
     pub const ALL: VersionSet = VersionSet((1 << KNOWN_VERSIONS.len()) - 1);
 
     /// The known versions among `versions` (unknown ones are ignored).
-    pub fn of(versions: &[PyVersion]) -> Self {
+    pub fn of(versions: &[PythonVersion]) -> Self {
         let mut bits = 0;
         for v in versions {
-            if let Some(i) = KNOWN_VERSIONS.iter().position(|k| k == v) {
+            if let Some(i) = KNOWN_VERSIONS.iter().position(|k| *k == v.feature()) {
                 bits |= 1 << i;
             }
         }
@@ -46,7 +47,7 @@ impl VersionSet {
         self.0 & other.0 != 0
     }
 
-    pub fn iter(self) -> impl Iterator<Item = PyVersion> {
+    pub fn iter(self) -> impl Iterator<Item = PythonVersion> {
         KNOWN_VERSIONS
             .into_iter()
             .enumerate()
@@ -81,23 +82,23 @@ pub fn is_stdlib(name: &str, candidates: VersionSet) -> bool {
 /// The versions a stdlib import points to, when not every known version has the module.
 /// A module first seen in 3.6 is taken to need Python 3 (the lists start at 3.6; `asyncio` is
 /// older); one missing after some release needs a version up to that release.
-pub fn version_range(name: &str) -> Option<PyRange> {
+pub fn version_range(name: &str) -> Option<PythonRange> {
     let set = versions_having(name)?;
     if set == VersionSet::ALL || name.starts_with('_') {
         return None;
     }
-    let present: Vec<PyVersion> = set.iter().collect();
+    let present: Vec<PythonVersion> = set.iter().collect();
     let first = *present.first()?;
     let last = *present.last()?;
     let min = if first == KNOWN_VERSIONS[0] {
         None
     } else if first == KNOWN_VERSIONS[1] {
-        Some(PyVersion::new(3, 0))
+        Some(PythonVersion::new(3, 0))
     } else {
         Some(first)
     };
     let max = (last != KNOWN_VERSIONS[KNOWN_VERSIONS.len() - 1]).then_some(last);
-    Some(PyRange { min, max })
+    Some(PythonRange { min, max })
 }
 
 const BACKPORTED: &[&str] = &[
@@ -161,29 +162,29 @@ mod tests {
 
     #[test]
     fn removed_and_added_modules() {
-        let py312 = VersionSet::of(&[PyVersion::new(3, 12)]);
-        let py27 = VersionSet::of(&[PyVersion::new(2, 7)]);
+        let py312 = VersionSet::of(&[PythonVersion::new(3, 12)]);
+        let py27 = VersionSet::of(&[PythonVersion::new(2, 7)]);
         assert!(is_stdlib("imp", VersionSet::ALL));
         assert!(!is_stdlib("imp", py312));
         assert!(is_stdlib("distutils", py27));
         assert!(is_stdlib(
             "asynchat",
-            VersionSet::of(&[PyVersion::new(3, 11)])
+            VersionSet::of(&[PythonVersion::new(3, 11)])
         ));
         assert!(is_stdlib("urllib2", py27) && !is_stdlib("urllib2", py312));
         assert!(!is_stdlib("numpy", VersionSet::ALL));
         assert!(is_stdlib("os", py312) && is_stdlib("sys", py27));
         assert_eq!(
             version_range("imp"),
-            Some(PyRange::at_most(PyVersion::new(3, 11)))
+            Some(PythonRange::at_most(PythonVersion::new(3, 11)))
         );
         assert_eq!(
             version_range("tomllib"),
-            Some(PyRange::at_least(PyVersion::new(3, 11)))
+            Some(PythonRange::at_least(PythonVersion::new(3, 11)))
         );
         assert_eq!(
             version_range("cPickle"),
-            Some(PyRange::at_most(PyVersion::new(2, 7)))
+            Some(PythonRange::at_most(PythonVersion::new(2, 7)))
         );
         assert_eq!(version_range("os"), None);
     }

@@ -4,12 +4,12 @@
 
 use ruff_python_parser::UnsupportedSyntaxErrorKind as K;
 
-use super::python_version::{PyRange, PyVersion};
+use crate::python::{PythonRange, PythonVersion};
 
 /// The construct a version error reports, and the versions that accept it. `None` for kinds
 /// handled elsewhere (`except X, e` is Python 2 evidence, see `python2`).
-pub(crate) fn feature(kind: K) -> Option<(&'static str, PyRange)> {
-    let since = |minor| PyRange::at_least(PyVersion::new(3, minor));
+pub(crate) fn feature(kind: K) -> Option<(&'static str, PythonRange)> {
+    let since = |minor| PythonRange::at_least(PythonVersion::new(3, minor));
     Some(match kind {
         K::Match => ("match statement", since(10)),
         K::Walrus => ("assignment expression `:=`", since(8)),
@@ -31,7 +31,7 @@ pub(crate) fn feature(kind: K) -> Option<(&'static str, PyRange)> {
         K::UnpackingInComprehension(_) => ("unpacking in a comprehension", since(15)),
         K::ParenthesizedKeywordArgumentName => (
             "parenthesized keyword argument name",
-            PyRange::at_most(PyVersion::new(3, 7)),
+            PythonRange::at_most(PythonVersion::new(3, 7)),
         ),
         K::UnparenthesizedExceptionTypes => return None,
     })

@@ -10,8 +10,8 @@ use std::rc::Rc;
 use ruff_python_ast::name::Name;
 use ruff_python_ast::visitor::{walk_expr, walk_pattern, walk_stmt, Visitor};
 use ruff_python_ast::{
-    ExceptHandler, Expr, Mod, Parameters, PythonVersion, Stmt, StmtClassDef, StmtFunctionDef,
-    StmtImport, StmtImportFrom, StmtTry,
+    ExceptHandler, Expr, Mod, Parameters, Stmt, StmtClassDef, StmtFunctionDef, StmtImport,
+    StmtImportFrom, StmtTry,
 };
 use ruff_python_parser::{parse_unchecked, Mode, ParseOptions};
 use ruff_text_size::{Ranged, TextSize};
@@ -22,9 +22,10 @@ use super::binding::{FrameKind, LocalClass, Scopes, Value};
 use super::collect::{Evidence, RawImport};
 use super::location::Location;
 use super::python2;
-use super::python_version::{HintReason, PyRange, PyVersion};
+use super::python_version::HintReason;
 use super::syntax_version;
 use super::usage::{ImportVia, UseKind, Warning};
+use crate::python::{PythonRange, PythonVersion};
 
 pub(crate) struct Tracer {
     pub(crate) ev: Evidence,
@@ -56,7 +57,7 @@ pub(crate) struct Tracer {
 
 pub(crate) fn parse_options() -> ParseOptions {
     // The lowest target ruff knows, so that every newer construct is reported as such.
-    ParseOptions::from(Mode::Ipython).with_target_version(PythonVersion::PY37)
+    ParseOptions::from(Mode::Ipython).with_target_version(ruff_python_ast::PythonVersion::PY37)
 }
 
 impl Tracer {
@@ -122,7 +123,7 @@ impl Tracer {
             self.ev.hint(
                 HintReason::Python2Syntax,
                 what,
-                PyRange::at_most(PyVersion::new(2, 7)),
+                PythonRange::at_most(PythonVersion::new(2, 7)),
                 self.elsewhere,
                 Some(at),
             );
@@ -366,7 +367,7 @@ impl Tracer {
         self.ev.hint(
             HintReason::SyntaxFeature,
             detail,
-            PyRange::at_least(PyVersion::new(3, minor)),
+            PythonRange::at_least(PythonVersion::new(3, minor)),
             self.elsewhere,
             Some(at),
         );
@@ -377,7 +378,7 @@ impl Tracer {
         self.ev.hint(
             HintReason::Python2Syntax,
             detail,
-            PyRange::at_most(PyVersion::new(2, 7)),
+            PythonRange::at_most(PythonVersion::new(2, 7)),
             self.elsewhere,
             Some(at),
         );

@@ -9,8 +9,9 @@ use crate::names::{ApiPath, DistName, ModulePath};
 
 use super::format::{Kernel, SourceFormat};
 use super::location::Location;
-use super::python_version::{PyRange, PyVersion, VersionHint};
+use super::python_version::VersionHint;
 use super::requirement::InstallRequirement;
+use crate::python::{PythonRange, PythonVersion};
 
 /// The evidence of one notebook, in notebook order where order matters and sorted by name
 /// elsewhere (imports by location, APIs and members by name).
@@ -209,7 +210,7 @@ pub struct PythonEvidence {
     pub kernel: Option<Kernel>,
     pub language_version: Option<String>,
     /// What the strong hints allow together; empty when they contradict each other.
-    pub range: PyRange,
+    pub range: PythonRange,
     pub conflict: bool,
     pub hints: Vec<VersionHint>,
 }
@@ -221,7 +222,7 @@ pub enum OutputEvidence {
     LibraryPath {
         module: ModulePath,
         #[serde(skip_serializing_if = "Option::is_none")]
-        python: Option<PyVersion>,
+        python: Option<PythonVersion>,
         cell: u32,
         count: u32,
     },

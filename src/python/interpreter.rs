@@ -1,43 +1,10 @@
 use std::collections::HashSet;
-use std::fmt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use serde::Serialize;
 
-/// A CPython version, `major.minor.micro`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
-pub struct PythonVersion {
-    pub major: u8,
-    pub minor: u8,
-    pub micro: u8,
-}
-
-impl fmt::Display for PythonVersion {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}.{}.{}", self.major, self.minor, self.micro)
-    }
-}
-
-impl PythonVersion {
-    pub fn parse(text: &str) -> Option<Self> {
-        let mut parts = text.trim().split('.').map(|p| p.parse::<u8>());
-        Some(Self {
-            major: parts.next()?.ok()?,
-            minor: parts.next()?.ok()?,
-            micro: parts.next().and_then(Result::ok).unwrap_or(0),
-        })
-    }
-
-    /// As a PEP 440 version, for evaluating Requires-Python.
-    pub fn as_pep440(&self) -> pep440_rs::Version {
-        pep440_rs::Version::new([
-            u64::from(self.major),
-            u64::from(self.minor),
-            u64::from(self.micro),
-        ])
-    }
-}
+use super::version::PythonVersion;
 
 /// A Python interpreter found on this machine.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

@@ -6,9 +6,11 @@ mod process;
 mod release_dates;
 mod tags;
 mod venv;
+mod version;
 
-pub use interpreter::{discover, Interpreter, PythonVersion};
+pub use interpreter::{discover, Interpreter};
 pub use process::{run_limited, Finished, ProcessError};
 pub use release_dates::{by_fitness_for, date_plus_days, released_on};
 pub use tags::wheel_fits;
 pub use venv::{InstallOptions, Installer, Venv, VenvError};
+pub use version::{PythonRange, PythonVersion};

@@ -1,7 +1,7 @@
 //! When each CPython minor version came out: old notebooks ran on the Python of their time,
 //! and old wheels only exist for the interpreters of their time.
 
-use super::interpreter::PythonVersion;
+use super::version::PythonVersion;
 
 /// (major, minor, first release as YYYY-MM-DD).
 const RELEASES: &[(u8, u8, &str)] = &[

@@ -1,6 +1,6 @@
 //! Whether a wheel installs on an interpreter of this machine (Linux, x86_64 or aarch64).
 
-use super::interpreter::PythonVersion;
+use super::version::PythonVersion;
 use crate::pypi::WheelTags;
 
 /// True when some (python, abi, platform) combination of `tags` fits a CPython `version` on
