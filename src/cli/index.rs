@@ -167,9 +167,7 @@ fn write_releases_text(out: &mut impl Write, page: &ProjectPage) -> Result<()> {
             };
             [
                 r.version.to_string(),
-                r.upload_time()
-                    .map_or("-", |t| t.get(..10).unwrap_or(t))
-                    .to_string(),
+                r.upload_time().map_or("-".into(), utc_date),
                 kinds,
                 r.requires_python().unwrap_or("-").to_string(),
                 if r.is_yanked() { "yanked" } else { "" }.to_string(),
@@ -264,10 +262,7 @@ fn files(client: &IndexClient, spec: &ReleaseSpec, format: Format) -> Result<()>
                 f.filename.clone(),
                 kind,
                 f.size.map_or("-".into(), human_size),
-                f.upload_time
-                    .as_deref()
-                    .map_or("-", |t| t.get(..10).unwrap_or(t))
-                    .to_string(),
+                f.upload_time.map_or("-".into(), utc_date),
                 match &f.yanked {
                     Some(r) if !r.is_empty() => format!("yanked: {r}"),
                     Some(_) => "yanked".into(),
@@ -278,6 +273,11 @@ fn files(client: &IndexClient, spec: &ReleaseSpec, format: Format) -> Result<()>
         .collect();
     write_table(&mut out, &["FILE", "TAGS", "SIZE", "UPLOADED", ""], &rows)?;
     Ok(())
+}
+
+/// `YYYY-MM-DD` of an upload, in UTC as the index keeps it.
+fn utc_date(time: jiff::Timestamp) -> String {
+    time.strftime("%Y-%m-%d").to_string()
 }
 
 pub fn human_size(bytes: u64) -> String {

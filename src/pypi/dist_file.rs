@@ -17,8 +17,8 @@ pub struct DistFile {
     pub hashes: BTreeMap<String, String>,
     pub requires_python: Option<String>,
     pub size: Option<u64>,
-    /// ISO 8601, as the index gives it (PEP 700); HTML pages have none.
-    pub upload_time: Option<String>,
+    /// When the file was uploaded (PEP 700); HTML pages do not say.
+    pub upload_time: Option<jiff::Timestamp>,
     /// `Some(reason)` when yanked; the reason may be empty.
     pub yanked: Option<String>,
     pub core_metadata: MetadataHint,

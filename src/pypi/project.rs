@@ -85,11 +85,8 @@ impl ProjectPage {
 
 impl Release<'_> {
     /// The earliest upload among the release's files: when the release appeared.
-    pub fn upload_time(&self) -> Option<&str> {
-        self.files
-            .iter()
-            .filter_map(|f| f.upload_time.as_deref())
-            .min()
+    pub fn upload_time(&self) -> Option<jiff::Timestamp> {
+        self.files.iter().filter_map(|f| f.upload_time).min()
     }
 
     pub fn has_wheel(&self) -> bool {

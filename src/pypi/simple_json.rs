@@ -1,3 +1,5 @@
+use jiff::tz::TimeZone;
+use jiff::Timestamp;
 use serde_json::Value;
 
 use super::dist_file::MetadataHint;
@@ -7,6 +9,15 @@ use super::simple_page::RawFile;
 ///
 /// Fields whose types vary between index implementations (`yanked` as bool or reason,
 /// `core-metadata` as bool or hash map) are read leniently.
+/// An RFC 3339 upload time (PyPI: `2019-01-02T03:04:05.123456Z`); one without an offset is
+/// read as UTC, as some mirrors write it. An unreadable one is dropped, not fatal to the page.
+fn upload_time(text: &str) -> Option<Timestamp> {
+    text.parse::<Timestamp>().ok().or_else(|| {
+        let civil: jiff::civil::DateTime = text.parse().ok()?;
+        civil.to_zoned(TimeZone::UTC).ok().map(|z| z.timestamp())
+    })
+}
+
 pub(crate) fn parse(body: &[u8]) -> Result<Vec<RawFile>, String> {
     let root: Value = serde_json::from_slice(body).map_err(|e| format!("invalid JSON: {e}"))?;
     let files = root
@@ -60,10 +71,34 @@ pub(crate) fn parse(body: &[u8]) -> Result<Vec<RawFile>, String> {
             size: field("size").and_then(Value::as_u64),
             upload_time: field("upload-time")
                 .and_then(Value::as_str)
-                .map(str::to_string),
+                .and_then(upload_time),
             yanked,
             core_metadata,
         });
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn upload_times() {
+        let t = |s: &str| upload_time(s).map(|t| t.to_string());
+        assert_eq!(
+            t("2019-01-02T03:04:05.123456Z").as_deref(),
+            Some("2019-01-02T03:04:05.123456Z")
+        );
+        assert_eq!(
+            t("2019-01-02T03:04:05+01:00").as_deref(),
+            Some("2019-01-02T02:04:05Z")
+        );
+        assert_eq!(
+            t("2019-01-02T03:04:05").as_deref(),
+            Some("2019-01-02T03:04:05Z")
+        );
+        assert_eq!(t("yesterday"), None);
+        assert_eq!(t("2019-02-30T00:00:00Z"), None);
+    }
 }

@@ -15,7 +15,7 @@ pub(crate) struct RawFile {
     pub hashes: BTreeMap<String, String>,
     pub requires_python: Option<String>,
     pub size: Option<u64>,
-    pub upload_time: Option<String>,
+    pub upload_time: Option<jiff::Timestamp>,
     pub yanked: Option<String>,
     pub core_metadata: Option<MetadataHint>,
 }

@@ -10,7 +10,7 @@ mod version;
 
 pub use interpreter::{discover, Interpreter};
 pub use process::{run_limited, Finished, ProcessError};
-pub use release_dates::{by_fitness_for, date_plus_days, released_on};
+pub use release_dates::{by_fitness_for, released_on, start_of_next_day};
 pub use tags::wheel_fits;
 pub use venv::{InstallOptions, Installer, Venv, VenvError};
 pub use version::{PythonRange, PythonVersion};

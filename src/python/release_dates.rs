@@ -1,41 +1,46 @@
 //! When each CPython minor version came out: old notebooks ran on the Python of their time,
 //! and old wheels only exist for the interpreters of their time.
 
+use jiff::civil::{date, Date};
+use jiff::tz::TimeZone;
+use jiff::Timestamp;
+
 use super::version::PythonVersion;
 
-/// (major, minor, first release as YYYY-MM-DD).
-const RELEASES: &[(u8, u8, &str)] = &[
-    (2, 7, "2010-07-03"),
-    (3, 5, "2015-09-13"),
-    (3, 6, "2016-12-23"),
-    (3, 7, "2018-06-27"),
-    (3, 8, "2019-10-14"),
-    (3, 9, "2020-10-05"),
-    (3, 10, "2021-10-04"),
-    (3, 11, "2022-10-24"),
-    (3, 12, "2023-10-02"),
-    (3, 13, "2024-10-07"),
-    (3, 14, "2025-10-07"),
+/// (major, minor, first release).
+const RELEASES: &[(u8, u8, Date)] = &[
+    (2, 7, date(2010, 7, 3)),
+    (3, 5, date(2015, 9, 13)),
+    (3, 6, date(2016, 12, 23)),
+    (3, 7, date(2018, 6, 27)),
+    (3, 8, date(2019, 10, 14)),
+    (3, 9, date(2020, 10, 5)),
+    (3, 10, date(2021, 10, 4)),
+    (3, 11, date(2022, 10, 24)),
+    (3, 12, date(2023, 10, 2)),
+    (3, 13, date(2024, 10, 7)),
+    (3, 14, date(2025, 10, 7)),
 ];
 
-/// The date (YYYY-MM-DD) `version`'s minor series was first released, if known.
-pub fn released_on(version: PythonVersion) -> Option<&'static str> {
+/// The day `version`'s minor series was first released, if known.
+pub fn released_on(version: PythonVersion) -> Option<Date> {
     RELEASES
         .iter()
         .find(|(ma, mi, _)| *ma == version.major && *mi == version.minor)
         .map(|(_, _, d)| *d)
 }
 
-/// Orders candidate interpreter versions for software published on `date` (an ISO 8601
-/// prefix): those already released by then, newest first, then later ones, oldest first.
-pub fn by_fitness_for(date: Option<&str>, versions: &mut [PythonVersion]) {
-    let Some(date) = date.map(|d| d.get(..10).unwrap_or(d)) else {
+/// Orders candidate interpreter versions for software published at `time`: those already
+/// released by then (on that UTC day), newest first, then later ones, oldest first.
+pub fn by_fitness_for(time: Option<Timestamp>, versions: &mut [PythonVersion]) {
+    let Some(time) = time else {
         versions.sort_by(|a, b| b.cmp(a));
         return;
     };
+    let day = time.to_zoned(TimeZone::UTC).date();
     versions.sort_by(|a, b| {
-        let a_then = released_on(*a).is_some_and(|d| d <= date);
-        let b_then = released_on(*b).is_some_and(|d| d <= date);
+        let a_then = released_on(*a).is_some_and(|d| d <= day);
+        let b_then = released_on(*b).is_some_and(|d| d <= day);
         match (a_then, b_then) {
             (true, true) => b.cmp(a),
             (false, false) => a.cmp(b),
@@ -45,67 +50,45 @@ pub fn by_fitness_for(date: Option<&str>, versions: &mut [PythonVersion]) {
     });
 }
 
-/// Days since 1970-01-01 of a civil date (proleptic Gregorian).
-fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let doy = (153 * (m + if m > 2 { -3 } else { 9 }) + 2) / 5 + d - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
-}
-
-fn civil_from_days(z: i64) -> (i64, i64, i64) {
-    let z = z + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    (yoe + era * 400 + i64::from(m <= 2), m, d)
-}
-
-/// `YYYY-MM-DD...` plus `days`, as an RFC 3339 timestamp at midnight UTC.
-pub fn date_plus_days(iso: &str, days: i64) -> Option<String> {
-    let y: i64 = iso.get(0..4)?.parse().ok()?;
-    let m: i64 = iso.get(5..7)?.parse().ok()?;
-    let d: i64 = iso.get(8..10)?.parse().ok()?;
-    let (y, m, d) = civil_from_days(days_from_civil(y, m, d) + days);
-    Some(format!("{y:04}-{m:02}-{d:02}T00:00:00Z"))
+/// Midnight UTC at the start of the day after `time`'s: a bound that keeps everything
+/// uploaded on the same day, whatever the hour.
+pub fn start_of_next_day(time: Timestamp) -> Option<Timestamp> {
+    let next = time.to_zoned(TimeZone::UTC).date().tomorrow().ok()?;
+    Some(next.to_zoned(TimeZone::UTC).ok()?.timestamp())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    fn at(s: &str) -> Timestamp {
+        s.parse().unwrap()
+    }
+
     #[test]
-    fn date_arithmetic() {
-        assert_eq!(
-            date_plus_days("2019-12-31T23:59:59Z", 1).unwrap(),
-            "2020-01-01T00:00:00Z"
-        );
-        assert_eq!(
-            date_plus_days("2020-02-28", 1).unwrap(),
-            "2020-02-29T00:00:00Z"
-        );
-        assert_eq!(
-            date_plus_days("2021-02-28", 1).unwrap(),
-            "2021-03-01T00:00:00Z"
-        );
-        assert!(date_plus_days("bad", 1).is_none());
+    fn next_day_bounds() {
+        let next = |s: &str| start_of_next_day(at(s)).unwrap().to_string();
+        assert_eq!(next("2019-12-31T23:59:59Z"), "2020-01-01T00:00:00Z");
+        assert_eq!(next("2020-02-28T00:00:00Z"), "2020-02-29T00:00:00Z");
+        assert_eq!(next("2021-02-28T12:00:00.123456Z"), "2021-03-01T00:00:00Z");
+        // An offset is a point in time like any other: 01:00+02:00 is the previous UTC day.
+        assert_eq!(next("2021-03-01T01:00:00+02:00"), "2021-03-01T00:00:00Z");
     }
 
     #[test]
     fn contemporary_interpreters_first() {
         let v = |s: &str| PythonVersion::parse(s).unwrap();
         let mut vs = vec![v("3.13"), v("3.6"), v("3.8"), v("3.11"), v("3.7")];
-        by_fitness_for(Some("2019-11-02T10:00:00Z"), &mut vs);
-        let shown: Vec<String> = vs
-            .iter()
-            .map(|v| format!("{}.{}", v.major, v.minor))
-            .collect();
+        by_fitness_for(Some(at("2019-11-02T10:00:00Z")), &mut vs);
+        let shown: Vec<String> = vs.iter().map(ToString::to_string).collect();
         assert_eq!(shown, ["3.8", "3.7", "3.6", "3.11", "3.13"]);
+        // On the release day itself the new version counts as released.
+        let mut vs = vec![v("3.7"), v("3.8")];
+        by_fitness_for(Some(at("2019-10-14T23:00:00Z")), &mut vs);
+        assert_eq!(vs, [v("3.8"), v("3.7")]);
+        by_fitness_for(None, &mut vs);
+        assert_eq!(vs, [v("3.8"), v("3.7")]);
+        assert_eq!(released_on(v("3.12.4")), Some(date(2023, 10, 2)));
+        assert_eq!(released_on(v("3.4")), None);
     }
 }

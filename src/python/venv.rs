@@ -44,9 +44,9 @@ impl Installer {
 pub struct InstallOptions {
     /// Wheels only: building sdists of old releases mostly fails and runs their setup.py.
     pub only_binary: bool,
-    /// Ignore anything uploaded after this RFC 3339 time (uv only), so dependencies are the
-    /// ones that existed when the release came out.
-    pub exclude_newer: Option<String>,
+    /// Ignore anything uploaded after this time (uv only), so dependencies are the ones that
+    /// existed when the release came out.
+    pub exclude_newer: Option<jiff::Timestamp>,
     pub index_url: Option<String>,
     pub no_deps: bool,
     pub timeout: Duration,
@@ -127,8 +127,8 @@ impl Venv {
                 if options.only_binary {
                     c.args(["--only-binary", ":all:"]);
                 }
-                if let Some(date) = &options.exclude_newer {
-                    c.args(["--exclude-newer", date]);
+                if let Some(time) = &options.exclude_newer {
+                    c.arg("--exclude-newer").arg(time.to_string());
                 }
                 if let Some(url) = &options.index_url {
                     c.args(["--index-url", url]);

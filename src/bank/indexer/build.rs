@@ -169,7 +169,7 @@ pub fn build(
             .iter()
             .map(|r| ReleaseInfo {
                 version: r.version.clone(),
-                upload_time: r.upload_time().map(str::to_string),
+                upload_time: r.upload_time(),
                 requires_python: r.requires_python().map(str::to_string),
                 yanked: r.is_yanked().then(|| {
                     r.files

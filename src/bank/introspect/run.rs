@@ -16,7 +16,7 @@ use crate::bank::store::{
 };
 use crate::names::DistName;
 use crate::pypi::{IndexClient, Release, Version};
-use crate::python::{date_plus_days, run_limited, InstallOptions, Installer, Interpreter, Venv};
+use crate::python::{run_limited, start_of_next_day, InstallOptions, Installer, Interpreter, Venv};
 
 #[derive(Debug, Clone)]
 pub struct IntrospectConfig {
@@ -237,12 +237,8 @@ fn introspect_release(
         Err(reason) => return gap(reason),
     };
     let requirement = format!("{name}=={}", release.version);
-    let newest_upload = release
-        .files
-        .iter()
-        .filter_map(|f| f.upload_time.as_deref())
-        .max();
-    let exclude_newer = newest_upload.and_then(|t| date_plus_days(t, 1));
+    let newest_upload = release.files.iter().filter_map(|f| f.upload_time).max();
+    let exclude_newer = newest_upload.and_then(start_of_next_day);
     let mut failures = Vec::new();
     for interpreter in candidates.into_iter().take(config.attempts.max(1)) {
         let scratch = tempfile::Builder::new()
@@ -266,7 +262,7 @@ fn introspect_release(
         };
         let options = InstallOptions {
             only_binary: true,
-            exclude_newer: exclude_newer.clone(),
+            exclude_newer,
             index_url: config.index_url.clone(),
             no_deps: false,
             timeout: config.install_timeout,

@@ -2,6 +2,7 @@
 
 use std::str::FromStr;
 
+use jiff::Timestamp;
 use pep440_rs::Version;
 use rusqlite::{params, OptionalExtension};
 use serde::Serialize;
@@ -13,7 +14,7 @@ use crate::names::DistName;
 #[derive(Debug, Clone)]
 pub struct ReleaseInfo {
     pub version: Version,
-    pub upload_time: Option<String>,
+    pub upload_time: Option<Timestamp>,
     pub requires_python: Option<String>,
     pub yanked: Option<String>,
 }
@@ -117,7 +118,7 @@ pub struct ReleaseRow {
     pub id: i64,
     pub slot: u32,
     pub version: Version,
-    pub upload_time: Option<String>,
+    pub upload_time: Option<Timestamp>,
     pub requires_python: Option<String>,
     pub yanked: bool,
     pub status: ReleaseStatus,
@@ -230,7 +231,7 @@ impl Store {
                             update
                                 .execute(params![
                                     id,
-                                    r.upload_time,
+                                    r.upload_time.map(|t| t.to_string()),
                                     r.requires_python,
                                     r.yanked.is_some(),
                                     r.yanked
@@ -243,7 +244,7 @@ impl Store {
                                     dist_id,
                                     next_slot,
                                     version,
-                                    r.upload_time,
+                                    r.upload_time.map(|t| t.to_string()),
                                     r.requires_python,
                                     r.yanked.is_some(),
                                     r.yanked
@@ -316,7 +317,8 @@ impl Store {
                 id,
                 slot,
                 version,
-                upload_time,
+                // Stored as RFC 3339 text; one that does not read is not worth failing on.
+                upload_time: upload_time.and_then(|t| t.parse().ok()),
                 requires_python,
                 yanked,
                 status: ReleaseStatus::parse(&status),
