@@ -36,7 +36,12 @@ impl ReleaseSet {
         self.runs.get(i).is_some_and(|&(start, _)| start <= slot)
     }
 
+    /// Adds `slot`. Slots are below `u32::MAX` (a run's end must fit); `u32::MAX` itself,
+    /// which only a corrupt bank could hold, is ignored rather than overflowing.
     pub fn insert(&mut self, slot: u32) {
+        if slot == u32::MAX {
+            return;
+        }
         // The first run that contains `slot` or could be extended to it.
         let i = self.runs.partition_point(|&(_, end)| end < slot);
         if let Some(&(start, end)) = self.runs.get(i) {
@@ -64,6 +69,9 @@ impl ReleaseSet {
     }
 
     pub fn remove(&mut self, slot: u32) {
+        if slot == u32::MAX {
+            return;
+        }
         let i = self.runs.partition_point(|&(_, end)| end <= slot);
         let Some(&(start, end)) = self.runs.get(i) else {
             return;
@@ -88,12 +96,33 @@ impl ReleaseSet {
         self.runs.iter().flat_map(|&(s, e)| s..e)
     }
 
+    /// Merges the two run lists in one pass: cost in runs, not in releases.
     pub fn union(&self, other: &ReleaseSet) -> ReleaseSet {
-        let mut out = self.clone();
-        for slot in other.iter() {
-            out.insert(slot);
+        let mut runs: Vec<(u32, u32)> = Vec::with_capacity(self.runs.len() + other.runs.len());
+        let (mut i, mut j) = (0, 0);
+        loop {
+            let next = match (self.runs.get(i), other.runs.get(j)) {
+                (Some(&a), Some(&b)) if a.0 <= b.0 => {
+                    i += 1;
+                    a
+                }
+                (_, Some(&b)) => {
+                    j += 1;
+                    b
+                }
+                (Some(&a), None) => {
+                    i += 1;
+                    a
+                }
+                (None, None) => break,
+            };
+            match runs.last_mut() {
+                // Overlapping or adjacent: one run (runs stay non-adjacent).
+                Some(last) if next.0 <= last.1 => last.1 = last.1.max(next.1),
+                _ => runs.push(next),
+            }
         }
-        out
+        ReleaseSet { runs }
     }
 
     pub fn intersection(&self, other: &ReleaseSet) -> ReleaseSet {
@@ -114,14 +143,32 @@ impl ReleaseSet {
         ReleaseSet { runs }
     }
 
+    /// Cuts `other`'s runs out of this set's, in one pass over both.
     pub fn difference(&self, other: &ReleaseSet) -> ReleaseSet {
-        let mut out = self.clone();
-        for slot in other.iter() {
-            if out.contains(slot) {
-                out.remove(slot);
+        let mut runs = Vec::with_capacity(self.runs.len());
+        let mut j = 0;
+        for &(start, end) in &self.runs {
+            let mut cursor = start;
+            // Runs of `other` that end before this one starts matter for no later run either.
+            while other.runs.get(j).is_some_and(|&(_, e)| e <= start) {
+                j += 1;
+            }
+            let mut k = j;
+            while let Some(&(cut_start, cut_end)) = other.runs.get(k) {
+                if cut_start >= end {
+                    break;
+                }
+                if cut_start > cursor {
+                    runs.push((cursor, cut_start));
+                }
+                cursor = cursor.max(cut_end);
+                k += 1;
+            }
+            if cursor < end {
+                runs.push((cursor, end));
             }
         }
-        out
+        ReleaseSet { runs }
     }
 
     /// `start, length, (gap, length)*` as LEB128 varints.
@@ -198,6 +245,10 @@ fn take_varint(bytes: &mut &[u8]) -> Result<u32, CorruptReleaseSet> {
 
 #[cfg(test)]
 mod tests {
+    use std::collections::BTreeSet;
+
+    use proptest::prelude::*;
+
     use super::*;
 
     #[test]
@@ -244,9 +295,90 @@ mod tests {
         assert!(ReleaseSet::decode(&[1, 0]).is_err());
     }
 
+    fn plain(set: &ReleaseSet) -> BTreeSet<u32> {
+        set.iter().collect()
+    }
+
+    /// Runs stay sorted, disjoint and non-adjacent, or equality and encoding would break.
+    fn assert_canonical(set: &ReleaseSet) {
+        assert!(set.runs.iter().all(|&(s, e)| s < e), "{set:?}");
+        assert!(set.runs.windows(2).all(|w| w[0].1 < w[1].0), "{set:?}");
+    }
+
+    fn slots() -> impl Strategy<Value = BTreeSet<u32>> {
+        // Small slot numbers, so that runs touch and overlap often; a few large ones.
+        prop::collection::btree_set(
+            prop_oneof![9 => 0u32..80, 1 => 0..u32::MAX, 1 => Just(u32::MAX - 1)],
+            0..60,
+        )
+    }
+
+    proptest! {
+        #[test]
+        fn algebra_matches_a_plain_set(a in slots(), b in slots()) {
+            let (x, y): (ReleaseSet, ReleaseSet) =
+                (a.iter().copied().collect(), b.iter().copied().collect());
+            let union = x.union(&y);
+            let intersection = x.intersection(&y);
+            let difference = x.difference(&y);
+            for set in [&union, &intersection, &difference] {
+                assert_canonical(set);
+            }
+            prop_assert_eq!(plain(&union), a.union(&b).copied().collect::<BTreeSet<_>>());
+            prop_assert_eq!(
+                plain(&intersection),
+                a.intersection(&b).copied().collect::<BTreeSet<_>>()
+            );
+            prop_assert_eq!(
+                plain(&difference),
+                a.difference(&b).copied().collect::<BTreeSet<_>>()
+            );
+            prop_assert_eq!(&union, &y.union(&x));
+            prop_assert_eq!(union.len(), x.len() + y.len() - intersection.len());
+            prop_assert_eq!(ReleaseSet::decode(&union.encode()).unwrap(), union);
+        }
+
+        #[test]
+        fn decoding_any_bytes_never_panics(bytes in prop::collection::vec(any::<u8>(), 0..40)) {
+            if let Ok(set) = ReleaseSet::decode(&bytes) {
+                assert_canonical(&set);
+                prop_assert_eq!(ReleaseSet::decode(&set.encode()).unwrap(), set);
+            }
+        }
+    }
+
+    #[test]
+    fn algebra_edges() {
+        let set =
+            |runs: &[(u32, u32)]| -> ReleaseSet { runs.iter().flat_map(|&(s, e)| s..e).collect() };
+        let a = set(&[(0, 3), (5, 8)]);
+        let empty = ReleaseSet::new();
+        assert_eq!(a.union(&empty), a);
+        assert_eq!(empty.union(&a), a);
+        assert_eq!(a.difference(&empty), a);
+        assert_eq!(empty.difference(&a), empty);
+        assert_eq!(a.intersection(&empty), empty);
+        assert_eq!(a.difference(&a), empty);
+        // Adjacent runs from the two sides join.
+        assert_eq!(format!("{:?}", a.union(&set(&[(3, 5)]))), "[0..8]");
+        // One cut splitting one run, one cut spanning two.
+        assert_eq!(
+            format!("{:?}", a.difference(&set(&[(1, 2)]))),
+            "[0..1, 2..3, 5..8]"
+        );
+        assert_eq!(
+            format!("{:?}", a.difference(&set(&[(2, 6)]))),
+            "[0..2, 6..8]"
+        );
+        let mut top = set(&[(u32::MAX - 2, u32::MAX)]);
+        assert_eq!(top.union(&a).len(), 8);
+        top.insert(u32::MAX);
+        top.remove(u32::MAX);
+        assert_eq!(top.len(), 2);
+    }
+
     #[test]
     fn matches_a_plain_set() {
-        use std::collections::BTreeSet;
         let mut x: u32 = 7;
         let mut set = ReleaseSet::new();
         let mut plain = BTreeSet::new();
