@@ -185,6 +185,8 @@ impl Tracer {
         force_line: bool,
     ) {
         let at = Location::new(cell, line);
+        // A setup statement (`%%timeit -n1 import x`) is traced as part of this cell.
+        let saved_cell = std::mem::replace(&mut self.cell, cell);
         let saved_force = self.force_line;
         if force_line {
             self.force_line = Some(line);
@@ -245,6 +247,7 @@ impl Tracer {
             }
         }
         self.force_line = saved_force;
+        self.cell = saved_cell;
     }
 
     /// `import x` / `cimport x` / `from x cimport y` lines of a `%%cython` cell.
@@ -331,4 +334,208 @@ fn lists_packages(command: &str) -> bool {
     }) || words
         .windows(3)
         .any(|w| w[0] == "-m" && w[1] == "pip" && matches!(w[2], "freeze" | "list" | "show"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::usage::ImportVia;
+    use super::*;
+
+    fn trace(source: &str) -> Tracer {
+        let mut t = Tracer::new();
+        t.python(1, source, 0);
+        t
+    }
+
+    fn imports(t: &Tracer) -> Vec<(String, ImportVia, u32)> {
+        t.ev.imports
+            .iter()
+            .map(|i| (i.module.to_string(), i.via, i.at.line))
+            .collect()
+    }
+
+    fn requirements(t: &Tracer) -> Vec<(String, Installer, u32)> {
+        t.ev.requirements
+            .iter()
+            .map(|r| (r.requirement.to_string(), r.installer, r.at.line))
+            .collect()
+    }
+
+    fn notes(t: &Tracer) -> Vec<(NoteKind, String)> {
+        t.ev.notes
+            .iter()
+            .map(|n| (n.kind, n.detail.clone()))
+            .collect()
+    }
+
+    #[test]
+    fn line_magics() {
+        let t = trace(
+            "%matplotlib widget\n%load_ext autoreload\n%load_ext sql\n%aimport foo.bar, -baz\n\
+             %time import pandas as pd\n%run helpers.py\n%watermark\n",
+        );
+        assert_eq!(
+            imports(&t),
+            [
+                ("matplotlib".into(), ImportVia::Magic, 1),
+                ("ipympl".into(), ImportVia::Magic, 1),
+                (
+                    "IPython.extensions.autoreload".into(),
+                    ImportVia::LoadExt,
+                    2
+                ),
+                ("sql".into(), ImportVia::LoadExt, 3),
+                ("foo.bar".into(), ImportVia::Magic, 4),
+                ("baz".into(), ImportVia::Magic, 4),
+                ("pandas".into(), ImportVia::Statement, 5),
+            ]
+        );
+        assert_eq!(notes(&t), [(NoteKind::RunScript, "%run helpers.py".into())]);
+        assert_eq!(t.ev.listing_cells, [1]);
+    }
+
+    #[test]
+    fn pylab_binds_numpy_and_pyplot() {
+        let t = trace("%pylab inline\nx = np.linspace(0, 1)\nplt.plot(x)\nfigure()\n");
+        let apis: std::collections::BTreeSet<&str> = t.ev.apis.keys().map(|k| &**k).collect();
+        assert!(apis.contains("numpy.linspace"), "{apis:?}");
+        assert!(apis.contains("matplotlib.pyplot.plot"), "{apis:?}");
+        assert!(apis.contains("matplotlib.pylab.figure"), "{apis:?}");
+        assert!(t
+            .ev
+            .imports
+            .iter()
+            .any(|i| i.star && i.module.as_str() == "matplotlib.pylab"));
+    }
+
+    #[test]
+    fn shell_escapes_install_and_download() {
+        let t = trace(
+            "!pip install -q 'pandas<1.0' keras==2.2.4\n%pip install --upgrade seaborn\n\
+             files = !ls data\n!wget https://example.org/data.csv\n!conda install -y numpy=1.16\n",
+        );
+        assert_eq!(
+            requirements(&t),
+            [
+                ("pandas<1.0".into(), Installer::Pip, 1),
+                ("keras==2.2.4".into(), Installer::Pip, 1),
+                ("seaborn".into(), Installer::Pip, 2),
+                ("numpy==1.16.*".into(), Installer::Conda, 5),
+            ]
+        );
+        assert_eq!(
+            t.ev.requirements[0].command,
+            "pip install -q 'pandas<1.0' keras==2.2.4"
+        );
+        assert!(notes(&t).iter().any(|(k, _)| *k == NoteKind::DataDownload));
+    }
+
+    #[test]
+    fn colab_tensorflow_version() {
+        let t = trace("%tensorflow_version 1.x\nimport tensorflow as tf\n");
+        assert_eq!(
+            requirements(&t),
+            [("tensorflow>=1,<2".into(), Installer::Colab, 1)]
+        );
+        assert_eq!(
+            notes(&t),
+            [(
+                NoteKind::TensorflowVersion,
+                "%tensorflow_version 1.x".into()
+            )]
+        );
+        // Not a version: no requirement.
+        assert!(requirements(&trace("%tensorflow_version latest\n")).is_empty());
+    }
+
+    #[test]
+    fn help_names_an_api() {
+        let t = trace("import numpy as np\nnp.linalg.norm?\n");
+        assert!(t.ev.apis.contains_key("numpy.linalg.norm"));
+    }
+
+    #[test]
+    fn cell_magics() {
+        let mut t = Tracer::new();
+        t.cell_magic(
+            2,
+            "writefile",
+            "helpers.py",
+            1,
+            "import scipy.stats\n",
+            false,
+        );
+        t.cell_magic(
+            3,
+            "writefile",
+            "-a requirements.txt",
+            1,
+            "gensim==3.8.0  # topic models\n\nnltk\n",
+            false,
+        );
+        t.cell_magic(
+            4,
+            "bash",
+            "",
+            1,
+            "pip install \\\n  xgboost==0.82\necho done\n",
+            false,
+        );
+        t.cell_magic(
+            5,
+            "cython",
+            "",
+            1,
+            "from libc.math cimport sin\ncimport numpy as cnp\n",
+            false,
+        );
+        t.cell_magic(
+            6,
+            "timeit",
+            "-n 1 import torch",
+            1,
+            "torch.zeros(1)\n",
+            false,
+        );
+        t.cell_magic(7, "R", "", 1, "library(ggplot2)\n", false);
+        t.cell_magic(8, "mystery", "", 1, "import sklearn\n", false);
+        assert_eq!(
+            t.ev.written_modules,
+            [("helpers".into(), Location::new(2, 1))]
+        );
+        let imports: Vec<(String, u32, u32)> =
+            t.ev.imports
+                .iter()
+                .map(|i| (i.module.to_string(), i.at.cell, i.at.line))
+                .collect();
+        assert_eq!(
+            imports,
+            [
+                ("scipy.stats".into(), 2, 2),
+                ("Cython".into(), 5, 1),
+                ("numpy".into(), 5, 3),
+                ("torch".into(), 6, 1),
+            ]
+        );
+        let reqs: Vec<(String, u32, u32)> =
+            t.ev.requirements
+                .iter()
+                .map(|r| (r.requirement.to_string(), r.at.cell, r.at.line))
+                .collect();
+        assert_eq!(
+            reqs,
+            [
+                ("gensim==3.8.0".into(), 3, 2),
+                ("nltk".into(), 3, 4),
+                ("xgboost==0.82".into(), 4, 2),
+            ]
+        );
+        assert_eq!(
+            notes(&t),
+            [(
+                NoteKind::UnknownCellMagic,
+                "%%mystery (body not analysed)".into()
+            )]
+        );
+    }
 }

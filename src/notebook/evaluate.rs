@@ -652,3 +652,204 @@ fn combine(a: Value, b: Value) -> Value {
         Value::Local
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::collect::kinds_of;
+    use super::super::usage::NoteKind;
+    use super::*;
+
+    fn trace(source: &str) -> Tracer {
+        let mut t = Tracer::new();
+        t.python(1, source, 0);
+        t
+    }
+
+    /// Every recorded API with its kinds, sorted by path.
+    fn apis(t: &Tracer) -> Vec<(String, Vec<UseKind>)> {
+        let mut out: Vec<_> =
+            t.ev.apis
+                .iter()
+                .map(|(p, acc)| (p.to_string(), kinds_of(acc.kinds)))
+                .collect();
+        out.sort();
+        out
+    }
+
+    fn api(t: &Tracer, path: &str) -> Vec<UseKind> {
+        let acc = t.ev.apis.get(path);
+        kinds_of(
+            acc.unwrap_or_else(|| panic!("{path} not recorded: {:?}", apis(t)))
+                .kinds,
+        )
+    }
+
+    /// (member, origin) of every member use on a value nbenv cannot type.
+    fn members(t: &Tracer) -> Vec<(String, Option<String>)> {
+        let mut out: Vec<_> =
+            t.ev.members
+                .iter()
+                .flat_map(|(m, accs)| {
+                    accs.iter()
+                        .map(|a| (m.to_string(), a.origin.as_deref().map(str::to_string)))
+                })
+                .collect();
+        out.sort();
+        out
+    }
+
+    #[test]
+    fn attribute_chains_are_recorded_once_whole() {
+        let t = trace("import numpy as np\nx = np.random.RandomState(0)\ny = np.pi\n");
+        assert_eq!(
+            apis(&t),
+            [
+                ("numpy.pi".to_string(), vec![UseKind::Attribute]),
+                ("numpy.random.RandomState".to_string(), vec![UseKind::Call]),
+            ]
+        );
+    }
+
+    #[test]
+    fn calls_keep_their_keywords() {
+        let t = trace("import pandas as pd\npd.read_csv('a.csv', sep=';', header=None)\n");
+        let acc = &t.ev.apis["pandas.read_csv"];
+        let mut keywords: Vec<&str> = acc.keywords.iter().map(|k| &**k).collect();
+        keywords.sort();
+        assert_eq!(keywords, ["header", "sep"]);
+        assert_eq!(acc.count, 1);
+    }
+
+    #[test]
+    fn instances_of_library_classes_are_traced() {
+        let t = trace(
+            "from sklearn.linear_model import LinearRegression\n\
+             m = LinearRegression(fit_intercept=False)\n\
+             m.fit(X, y)\n\
+             m.coef_\n",
+        );
+        assert_eq!(
+            api(&t, "sklearn.linear_model.LinearRegression.fit"),
+            [UseKind::Call, UseKind::Traced]
+        );
+        assert_eq!(
+            api(&t, "sklearn.linear_model.LinearRegression.coef_"),
+            [UseKind::Attribute, UseKind::Traced]
+        );
+    }
+
+    #[test]
+    fn derived_values_keep_their_library_origin() {
+        // A function's result is not an instance: its members are evidence about the function.
+        let t = trace(
+            "import numpy as np\n\
+             X = -np.zeros(3) / 255.0\n\
+             X.reshape(1, 3)\n\
+             f = lambda: np.ones(2)\n\
+             f().sum()\n\
+             z = unknown.thing\n\
+             z.ix\n",
+        );
+        assert_eq!(
+            members(&t),
+            [
+                ("ix".into(), None),
+                ("reshape".into(), Some("numpy.zeros".into())),
+                ("sum".into(), Some("numpy.ones".into())),
+                ("thing".into(), None),
+            ]
+        );
+    }
+
+    #[test]
+    fn star_imports_make_bare_names_candidates() {
+        let t = trace("from pylab import *\nplot(x, linewidth=2)\n");
+        assert_eq!(api(&t, "pylab.plot"), [UseKind::Call, UseKind::Star]);
+        assert_eq!(t.ev.apis["pylab.plot"].keywords.len(), 1);
+    }
+
+    #[test]
+    fn python_2_names_and_newer_syntax_are_version_hints() {
+        let t = trace("r = xrange(3)\nd.has_key('a')\ns = f'{a}'\nm = a @ b\n");
+        let hints: Vec<(&str, String, bool)> =
+            t.ev.hints
+                .iter()
+                .map(|h| (h.detail.as_str(), h.range.to_string(), h.weak))
+                .collect();
+        // `d.has_key` may be a method of any class: weak evidence; `xrange` is a builtin.
+        assert_eq!(
+            hints,
+            [
+                ("xrange", "<=2.7".into(), false),
+                ("dict.has_key", "<=2.7".into(), true),
+                ("f-string", ">=3.6".into(), false),
+                ("`@` operator", ">=3.5".into(), false),
+            ]
+        );
+    }
+
+    #[test]
+    fn calls_with_side_effects_are_noted() {
+        let t = trace(
+            "import sys, nltk\nsys.path.append('lib')\nnltk.download('punkt')\n\
+             import torch\nprint(torch.__version__)\n",
+        );
+        assert_eq!(t.ev.sys_path_dirs.len(), 1);
+        assert_eq!(t.ev.sys_path_dirs[0].0, "lib");
+        let notes: Vec<(NoteKind, &str)> =
+            t.ev.notes
+                .iter()
+                .map(|n| (n.kind, n.detail.as_str()))
+                .collect();
+        assert_eq!(
+            notes,
+            [
+                (NoteKind::SysPath, "sys.path.append(\"lib\")"),
+                (NoteKind::ModelDownload, "nltk.download(\"punkt\")"),
+            ]
+        );
+        assert_eq!(t.ev.version_probes, [(1, "torch".into())]);
+    }
+
+    #[test]
+    fn nbconvert_magic_calls_are_followed() {
+        let t = trace(
+            "get_ipython().run_line_magic('matplotlib', 'inline')\n\
+             get_ipython().system('pip install seaborn==0.9.0')\n",
+        );
+        let modules: Vec<&str> = t.ev.imports.iter().map(|i| i.module.as_str()).collect();
+        assert_eq!(modules, ["matplotlib"]);
+        assert_eq!(
+            t.ev.requirements[0].requirement.to_string(),
+            "seaborn==0.9.0"
+        );
+        assert!(t.ev.apis.keys().all(|k| !k.contains("get_ipython")));
+    }
+
+    #[test]
+    fn generated_deep_expressions_stop_at_the_bound() {
+        // `np.pi + 1 + 1 …` nests `np.pi` 1000 deep on the left: past the bound, not followed
+        // (and the tree is dropped on a big stack, not overflowing this one).
+        let source = format!(
+            "import numpy as np\nx = np.pi{}\ny = np.e\n",
+            " + 1".repeat(1000)
+        );
+        let t = trace(&source);
+        assert!(!t.ev.apis.contains_key("numpy.pi"));
+        assert_eq!(api(&t, "numpy.e"), [UseKind::Attribute]);
+        // Shallow code is followed.
+        let t = trace("import numpy as np\nx = np.pi + 1 + 2\n");
+        assert_eq!(api(&t, "numpy.pi"), [UseKind::Attribute]);
+    }
+
+    #[test]
+    fn member_examples_are_short() {
+        let parsed = ruff_python_parser::parse_expression("pd.read_csv(x).groupby(a)[0]").unwrap();
+        assert_eq!(
+            example(parsed.expr(), "ix"),
+            "pd.read_csv(…).groupby(…)[…].ix"
+        );
+        let deep = ruff_python_parser::parse_expression("a.b.c.d.e.f.g.h.i").unwrap();
+        assert_eq!(example(deep.expr(), "x"), "….c.d.e.f.g.h.i.x");
+    }
+}
