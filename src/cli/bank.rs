@@ -193,8 +193,7 @@ pub struct DistSpec {
 impl FromStr for DistSpec {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, String> {
-        let requirement = pep508_rs::Requirement::<pep508_rs::VerbatimUrl>::from_str(s.trim())
-            .map_err(|e| e.to_string())?;
+        let requirement = nbenv::names::parse_requirement(s.trim()).map_err(|e| e.to_string())?;
         if !requirement.marker.is_true() {
             return Err(format!(
                 "`{s}`: environment markers do not apply to the bank"

@@ -6,7 +6,9 @@
 mod api_path;
 mod dist_name;
 mod module_path;
+mod requirement;
 
 pub use api_path::{ApiPath, InvalidApiPath};
 pub use dist_name::{DistName, InvalidDistName};
 pub use module_path::{is_identifier, InvalidModulePath, ModulePath};
+pub use requirement::{parse_requirement, InvalidRequirement};

@@ -1,12 +1,10 @@
 //! Explicit install requirements: what the notebook's own `pip install` / `conda install` lines
 //! ask for. They are the strongest evidence there is, kept as PEP 508 requirements.
 
-use std::str::FromStr;
-
 use pep508_rs::Requirement;
 use serde::Serialize;
 
-use crate::names::DistName;
+use crate::names::{parse_requirement, DistName};
 
 use super::location::Location;
 
@@ -54,7 +52,7 @@ pub(crate) fn pip_requirement(arg: &str) -> Option<(Requirement, DistName)> {
 
 /// Parses a PEP 508 requirement whose name is also a valid distribution name.
 fn named(text: &str) -> Option<(Requirement, DistName)> {
-    let requirement = Requirement::from_str(text).ok()?;
+    let requirement = parse_requirement(text).ok()?;
     let name = DistName::new(requirement.name.as_ref()).ok()?;
     Some((requirement, name))
 }

@@ -14,6 +14,8 @@ mod http;
 mod limiter;
 mod metadata;
 mod project;
+#[cfg(test)]
+mod properties;
 mod remote_file;
 mod requires_dist;
 mod retry;

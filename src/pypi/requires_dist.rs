@@ -4,6 +4,8 @@ use std::str::FromStr;
 
 use pep508_rs::Requirement;
 
+use crate::names::parse_requirement;
+
 /// One Requires-Dist line of core metadata, parsed: name, extras, version and markers.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RequiresDist {
@@ -27,7 +29,7 @@ impl FromStr for RequiresDist {
     /// the other shapes metadata has used since Metadata-Version 1.2.
     fn from_str(line: &str) -> Result<Self, Self::Err> {
         let line = line.trim();
-        let strict = match Requirement::from_str(line) {
+        let strict = match parse_requirement(line) {
             Ok(requirement) => {
                 return Ok(Self {
                     requirement,
@@ -36,7 +38,7 @@ impl FromStr for RequiresDist {
             }
             Err(e) => InvalidRequiresDist {
                 line: line.to_string(),
-                message: e.message.to_string(),
+                message: e.message,
             },
         };
         // Before PEP 440, versions such as `2011k` were accepted: keep the dependency.
@@ -61,7 +63,7 @@ impl FromStr for RequiresDist {
             loose.push_str(" ; ");
             loose.push_str(marker.trim());
         }
-        match Requirement::from_str(&loose) {
+        match parse_requirement(&loose) {
             Ok(requirement) if version.contains(|c: char| c.is_ascii_alphanumeric()) => Ok(Self {
                 requirement,
                 unreadable_version: Some(version.to_string()),

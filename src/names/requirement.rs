@@ -1,0 +1,53 @@
+//! PEP 508 requirements, parsed so that malformed text is always an error.
+
+use std::str::FromStr;
+
+use pep508_rs::Requirement;
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("`{text}` is not a PEP 508 requirement: {message}")]
+pub struct InvalidRequirement {
+    pub text: String,
+    pub message: String,
+}
+
+/// Parses a PEP 508 requirement (`pkg[extra]>=1 ; python_version < "3"`).
+///
+/// Every parse of outside text goes through here: pep508_rs 0.9.2 panics on a name that ends
+/// in `.`, `-` or `_` and is followed by more text (`a-!`, `s. >=1`), so such names are
+/// refused first.
+pub fn parse_requirement(text: &str) -> Result<Requirement, InvalidRequirement> {
+    let invalid = |message: String| InvalidRequirement {
+        text: text.to_string(),
+        message,
+    };
+    let trimmed = text.trim_start();
+    let name_end = trimmed
+        .find(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_')))
+        .unwrap_or(trimmed.len());
+    if let Some(last @ ('.' | '-' | '_')) = trimmed[..name_end].chars().last() {
+        return Err(invalid(format!(
+            "the name must end with a letter or digit, not `{last}`"
+        )));
+    }
+    Requirement::from_str(text).map_err(|e| invalid(e.message.to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn malformed_names_are_errors_not_panics() {
+        // Reproduced: each of these panicked inside pep508_rs.
+        for text in ["a-!", "s. >=1", "pkg_ [x]", "x- ; python_version < '3'"] {
+            assert!(parse_requirement(text).is_err(), "{text}");
+        }
+        for text in ["a-", "_a", ""] {
+            assert!(parse_requirement(text).is_err(), "{text}");
+        }
+        let r = parse_requirement("  Foo.Bar_baz-2[x] (>=1.0) ; extra == 'y'").unwrap();
+        assert_eq!(r.name.as_ref(), "foo-bar-baz-2");
+        assert_eq!(r.to_string(), "foo-bar-baz-2[x]>=1.0 ; extra == 'y'");
+    }
+}
