@@ -11,9 +11,7 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
-use crate::names::ModulePath;
-
-use super::summary::is_identifier;
+use crate::names::{is_identifier, ModulePath};
 
 use super::compiled::extension_module_name;
 
