@@ -10,7 +10,7 @@
 //! namespaces it read, and a module is queued again when one of those changes.
 
 use std::cell::RefCell;
-use std::collections::{HashMap, HashSet, VecDeque};
+use std::collections::{BTreeSet, HashMap, HashSet, VecDeque};
 use std::rc::Rc;
 
 use crate::bank::extract::{is_private, AllNames, Binding, FileSummary};
@@ -253,7 +253,9 @@ impl<'a> Solver<'a> {
     /// direction most re-export chains run (`pandas` ← `pandas.core.api` ← `pandas.core.frame`).
     pub fn solve(&mut self) {
         let n = self.modules.len();
-        let mut readers: Vec<HashSet<ModId>> = vec![HashSet::new(); n];
+        // Ordered, so that modules are queued again in the same order on every run: where
+        // import cycles leave more than one fixed point, the same one is always reached.
+        let mut readers: Vec<BTreeSet<ModId>> = vec![BTreeSet::new(); n];
         let mut queued = vec![true; n];
         let mut visits = vec![0usize; n];
         let mut queue: VecDeque<ModId> = (0..n as ModId).rev().collect();

@@ -73,14 +73,10 @@ impl Content {
 }
 
 /// The distribution a Requires-Dist line names (`tensorflow-intel ==2.15.0 ; ...`).
-fn requirement_name(requirement: &str) -> Option<String> {
-    let end = requirement
-        .find(|c: char| !(c.is_ascii_alphanumeric() || "-_.".contains(c)))
-        .unwrap_or(requirement.len());
-    let name = requirement[..end].trim();
-    crate::names::DistName::new(name)
+fn requirement_name(line: &str) -> Option<String> {
+    line.parse::<crate::pypi::RequiresDist>()
         .ok()
-        .map(|n| n.to_string())
+        .map(|r| r.requirement.name.to_string())
 }
 
 fn is_source(name: &str) -> bool {
