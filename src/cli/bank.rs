@@ -18,6 +18,7 @@ use nbenv::bank::store::{
 };
 use nbenv::names::DistName;
 use nbenv::pypi::{Version, VersionSpecifiers};
+use nbenv::python::InstallerOrigin;
 use serde_json::json;
 
 use super::args::{positive, Format, FormatArg, GlobalArgs};
@@ -436,7 +437,27 @@ fn run_introspect(
         )
         .into());
     }
-    let mut config = IntrospectConfig::new(interpreters, nbenv::python::Installer::detect());
+    let observer = IntrospectBar {
+        progress: Progress::new(global, 0, "introspected"),
+    };
+    // Tools run on a modern interpreter, whatever `--python` chose for the releases.
+    let tools = if runtime.pythons.is_empty() {
+        context::tools(global, &interpreters)
+    } else {
+        context::tools(global, &nbenv::python::discover())
+    };
+    let (installer, origin) = tools.installer();
+    match &origin {
+        InstallerOrigin::Installed { path, now: true } => observer.progress.note(&format!(
+            "uv was not on PATH: installed it into {}",
+            path.display()
+        )),
+        InstallerOrigin::Pip { why } => observer.progress.note(&format!(
+            "installing with pip, which cannot hold dependencies to a release's date ({why})"
+        )),
+        _ => {}
+    }
+    let mut config = IntrospectConfig::new(interpreters, installer, tools);
     config.install_timeout = std::time::Duration::from_secs(runtime.install_timeout);
     config.lock = write.lock_policy();
     config.force = again.force;
@@ -444,9 +465,6 @@ fn run_introspect(
     if global.index_url() != nbenv::pypi::PYPI_SIMPLE {
         config.index_url = Some(global.index_url().to_string());
     }
-    let observer = IntrospectBar {
-        progress: Progress::new(global, 0, "introspected"),
-    };
     let _graceful = Graceful::start();
     let report = introspect(&client, bank, targets, &config, &observer)
         .with_context(|| format!("introspecting into the bank at {}", bank.display()))?;

@@ -61,3 +61,16 @@ pub fn index_client(global: &GlobalArgs) -> Result<IndexClient> {
     });
     IndexClient::new(config, events).context("setting up the index client")
 }
+
+/// nbenv's tools (uv, old virtualenv), kept in `<cache>/tools` and installed from the index
+/// nbenv uses, with the newest suitable interpreter among `interpreters`.
+pub fn tools(
+    global: &GlobalArgs,
+    interpreters: &[nbenv::python::Interpreter],
+) -> nbenv::python::Tools {
+    nbenv::python::Tools::new(
+        cache_dir(global).join("tools"),
+        Some(global.index_url().to_string()),
+        interpreters,
+    )
+}

@@ -5,6 +5,7 @@ mod interpreter;
 mod process;
 mod release_dates;
 mod tags;
+mod tools;
 mod venv;
 mod version;
 
@@ -12,5 +13,6 @@ pub use interpreter::{discover, Interpreter};
 pub use process::{run_limited, Finished, ProcessError};
 pub use release_dates::{by_fitness_for, released_on, start_of_next_day};
 pub use tags::wheel_fits;
-pub use venv::{InstallOptions, Installer, Venv, VenvError};
+pub use tools::{Installer, InstallerOrigin, Tools};
+pub use venv::{InstallOptions, Venv, VenvError};
 pub use version::{PythonRange, PythonVersion};

@@ -1,5 +1,8 @@
-//! Scratch virtual environments and installs into them, with uv when it is on the machine
-//! (fast, and able to pin dependencies to a date) and pip otherwise.
+//! Scratch virtual environments and installs into them, with uv where it can (fast, and able
+//! to pin dependencies to a date) and pip otherwise. Old interpreters need old tools: uv
+//! refuses Python 2.7, so its environments come from `virtualenv<20.22` and install with pip;
+//! a Python 3.6 `venv` seeds pip 18.1, which cannot install manylinux2014 wheels, so pip is
+//! upgraded to 21.3.1 first.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -7,38 +10,11 @@ use std::time::Duration;
 
 use super::interpreter::Interpreter;
 use super::process::{run_limited, Finished};
+use super::tools::{Installer, Tools};
+use super::version::PythonVersion;
 
-/// The tool that creates environments and installs into them.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Installer {
-    Uv(PathBuf),
-    Pip,
-}
-
-impl Installer {
-    /// uv if `NBENV_UV` or `PATH` has one that runs, else pip.
-    pub fn detect() -> Self {
-        let candidate = std::env::var_os("NBENV_UV")
-            .map(PathBuf::from)
-            .unwrap_or_else(|| PathBuf::from("uv"));
-        let works = Command::new(&candidate)
-            .arg("--version")
-            .output()
-            .is_ok_and(|o| o.status.success());
-        if works {
-            Installer::Uv(candidate)
-        } else {
-            Installer::Pip
-        }
-    }
-
-    pub fn name(&self) -> &'static str {
-        match self {
-            Installer::Uv(_) => "uv",
-            Installer::Pip => "pip",
-        }
-    }
-}
+/// The last pip for Python 3.6 that reads manylinux2014 wheels.
+const PIP_FOR_PYTHON_3_6: &str = "pip==21.3.1";
 
 #[derive(Debug, Clone, Default)]
 pub struct InstallOptions {
@@ -77,9 +53,20 @@ impl Venv {
         root: &Path,
         interpreter: &Interpreter,
         installer: &Installer,
+        tools: &Tools,
         timeout: Duration,
     ) -> Result<Self, VenvError> {
+        let old = interpreter.version < PythonVersion::new(3, 6);
+        // uv does not run Python 2.7: its environment installs with its own pip.
+        let installer = if old { &Installer::Pip } else { installer };
         let mut cmd = match installer {
+            _ if old => {
+                let mut c = Command::new(tools.virtualenv()?);
+                c.args(["-m", "virtualenv", "--quiet", "--python"])
+                    .arg(&interpreter.path)
+                    .arg(root);
+                c
+            }
             Installer::Uv(uv) => {
                 let mut c = Command::new(uv);
                 c.args(["venv", "--quiet", "--python"])
@@ -105,11 +92,23 @@ impl Venv {
                 },
             });
         }
-        Ok(Self {
+        let venv = Self {
             python: root.join("bin").join("python"),
             root: root.to_path_buf(),
             installer: installer.clone(),
-        })
+        };
+        if *installer == Installer::Pip && interpreter.version.feature() == PythonVersion::new(3, 6)
+        {
+            venv.install(
+                &[PIP_FOR_PYTHON_3_6.to_string()],
+                &InstallOptions {
+                    only_binary: true,
+                    timeout,
+                    ..InstallOptions::default()
+                },
+            )?;
+        }
+        Ok(venv)
     }
 
     /// Installs `requirements` (PEP 508 strings) into the environment.

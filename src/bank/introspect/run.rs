@@ -16,12 +16,16 @@ use crate::bank::store::{
 };
 use crate::names::DistName;
 use crate::pypi::{IndexClient, Release, Version};
-use crate::python::{run_limited, start_of_next_day, InstallOptions, Installer, Interpreter, Venv};
+use crate::python::{
+    run_limited, start_of_next_day, InstallOptions, Installer, Interpreter, Tools, Venv,
+};
 
 #[derive(Debug, Clone)]
 pub struct IntrospectConfig {
     pub interpreters: Vec<Interpreter>,
     pub installer: Installer,
+    /// Where uv and old virtualenv are kept when the machine lacks them.
+    pub tools: Tools,
     /// Passed to the installer, so private indexes work here too.
     pub index_url: Option<String>,
     pub install_timeout: Duration,
@@ -39,10 +43,11 @@ pub struct IntrospectConfig {
 }
 
 impl IntrospectConfig {
-    pub fn new(interpreters: Vec<Interpreter>, installer: Installer) -> Self {
+    pub fn new(interpreters: Vec<Interpreter>, installer: Installer, tools: Tools) -> Self {
         Self {
             interpreters,
             installer,
+            tools,
             index_url: None,
             install_timeout: Duration::from_secs(900),
             run_timeout: Duration::from_secs(600),
@@ -252,6 +257,7 @@ fn introspect_release(
             &scratch.path().join("venv"),
             interpreter,
             &config.installer,
+            &config.tools,
             config.install_timeout,
         ) {
             Ok(v) => v,
