@@ -579,3 +579,59 @@ fn a_run_that_imports_nothing_is_a_gap_with_its_reason() {
     let stats: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(stats["stats"]["introspected_releases"], 0);
 }
+
+#[test]
+fn extras_the_release_needs_are_installed_and_heavy_ones_left_out() {
+    // Like scikit-learn 0.19.2, whose wheel lists numpy and scipy only under `alldeps`.
+    let server = TestServer::start(PageMode::Json);
+    let dep = WheelBuilder::new("depmod", "1.0")
+        .file("depmod/__init__.py", "def help():\n    return 1\n");
+    let pkg = WheelBuilder::new("extrapkg", "1.0")
+        .file(
+            "extrapkg/__init__.py",
+            "import depmod\nfrom .core import Model\n",
+        )
+        .file(
+            "extrapkg/core.py",
+            "class Model:\n    def fit(self):\n        return self\n",
+        )
+        .file("extrapkg/integrations.py", "import torch\n")
+        .requires("depmod>=1.0; extra == \"alldeps\"")
+        .requires("torch>=1.0; extra == \"torch\"");
+    let dated = |w: WheelBuilder| FixtureFile {
+        upload_time: Some("2021-01-01T00:00:00Z".into()),
+        ..FixtureFile::new(&w.filename(), w.build())
+    };
+    server.publish("depmod", &[dated(dep)]);
+    server.publish("extrapkg", &[dated(pkg)]);
+    let dir = tempfile::tempdir().unwrap();
+    let (code, out, err) = nbenv(
+        &server,
+        dir.path(),
+        &["bank", "introspect", "extrapkg", "--format", "json"],
+    );
+    assert_eq!(code, 0, "{out}{err}");
+    let report: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let outcome = &report["introspected"][0][2];
+    assert_eq!(outcome["outcome"], "recorded", "{report}");
+    assert_eq!(
+        outcome["extras"],
+        serde_json::json!(["alldeps", "torch"]),
+        "{report}"
+    );
+    assert_eq!(
+        outcome["extras_left_out"],
+        serde_json::json!(["torch"]),
+        "{report}"
+    );
+    let (code, out, _) = nbenv(
+        &server,
+        dir.path(),
+        &["bank", "introspect", "extrapkg", "--force"],
+    );
+    assert_eq!(code, 0);
+    assert!(
+        out.contains("with extras alldeps, torch for its imports; left out of them: torch"),
+        "{out}"
+    );
+}

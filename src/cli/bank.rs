@@ -36,7 +36,6 @@ pub struct BankArgs {
 }
 
 /// The package list `bank build` uses unless `--packages` names another.
-const PACKAGES: &str = include_str!("../../apibank/packages.txt");
 const PACKAGES_NAME: &str = "the built-in package list (apibank/packages.txt)";
 
 #[derive(Debug, Subcommand)]
@@ -231,7 +230,7 @@ pub fn package_list(file: Option<&Path>) -> Result<(Vec<PackageEntry>, String)> 
     Ok(match file {
         Some(path) => (indexer::read_packages(path)?, path.display().to_string()),
         None => (
-            indexer::parse_packages(PACKAGES, "apibank/packages.txt")?,
+            indexer::parse_packages(indexer::BUILT_IN, "apibank/packages.txt")?,
             PACKAGES_NAME.to_string(),
         ),
     })
@@ -521,13 +520,28 @@ fn print_runs(
                 python,
                 names,
                 failed_imports,
+                extras,
+                extras_left_out,
             } => writeln!(
                 out,
-                "{name} {version}: {names} names at run time on Python {python}{}",
+                "{name} {version}: {names} names at run time on Python {python}{}{}{}",
                 if *failed_imports > 0 {
                     format!(" ({failed_imports} modules failed to import)")
                 } else {
                     String::new()
+                },
+                if extras.is_empty() {
+                    String::new()
+                } else {
+                    format!("; with extras {} for its imports", extras.join(", "))
+                },
+                if extras_left_out.is_empty() {
+                    String::new()
+                } else {
+                    format!(
+                        "; left out of them: {} (too heavy to install for this)",
+                        extras_left_out.join(", ")
+                    )
                 }
             )?,
             Outcome::Gap { reason } => writeln!(
@@ -878,7 +892,7 @@ fn api_miss(store: &Store, api: &str) -> String {
 /// top-level module's own name, said as a guess.
 fn add_hint(module: &str) -> String {
     let top = module.split('.').next().unwrap_or(module);
-    let listed = indexer::parse_packages(PACKAGES, "apibank/packages.txt")
+    let listed = indexer::parse_packages(indexer::BUILT_IN, "apibank/packages.txt")
         .ok()
         .and_then(|list| {
             list.into_iter().find(|e| {

@@ -1,6 +1,8 @@
 //! Python interpreters on this machine, virtual environments, installers and time-limited
 //! child processes: what runtime introspection (bank) and verification run on.
 
+mod choose;
+mod environment;
 mod interpreter;
 mod process;
 mod release_dates;
@@ -9,6 +11,8 @@ mod tools;
 mod venv;
 mod version;
 
+pub use choose::candidate_interpreters;
+pub use environment::{environments, Environment, EnvironmentError, EnvironmentSpec};
 pub use interpreter::{discover, Interpreter};
 pub use process::{run_limited, Finished, ProcessError};
 pub use release_dates::{by_fitness_for, released_on, start_of_next_day};

@@ -15,7 +15,9 @@ pub use build::{
     build, merge_targets, BuildObserver, BuildOptions, BuildReport, BuildTarget, FailedRelease,
 };
 pub use error::{FailureKind, IndexError};
-pub use packages_list::{parse_packages, read_packages, PackageEntry, PackagesError};
+pub use packages_list::{
+    built_in, parse_packages, read_packages, PackageEntry, PackagesError, BUILT_IN,
+};
 pub use release_job::{index_release, index_release_files, Content, IndexedFile, ReleaseOutcome};
 pub use selection::Selection;
 pub use summary_cache::SummaryCache;

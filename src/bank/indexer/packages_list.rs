@@ -35,6 +35,15 @@ pub enum PackagesError {
     },
 }
 
+/// The package list built into nbenv (`apibank/packages.txt`), so that `bank build` and the
+/// import names of well-known distributions need no file at run time.
+pub const BUILT_IN: &str = include_str!("../../../apibank/packages.txt");
+
+/// The built-in list, parsed (it is checked by the tests, so it parses).
+pub fn built_in() -> Vec<PackageEntry> {
+    parse_packages(BUILT_IN, "apibank/packages.txt").unwrap_or_default()
+}
+
 /// Parses a package list; `path` only names the file in errors.
 pub fn parse_packages(text: &str, path: &str) -> Result<Vec<PackageEntry>, PackagesError> {
     let mut out: Vec<PackageEntry> = Vec::new();

@@ -6,11 +6,11 @@
 //! an interpreter of this machine that fits it, imports its modules with a bundled script, and
 //! merges what they expose into the bank's runtime release sets.
 
-mod choose;
+mod extras;
 mod request;
 mod run;
 
-pub use choose::candidate_interpreters;
+pub use extras::{plan as plan_extras, ExtrasPlan, LEFT_OUT_OF_EXTRAS};
 pub use request::{RuntimeRequest, RuntimeResult};
 pub use run::{introspect, IntrospectConfig, IntrospectObserver, IntrospectReport, Outcome};
 

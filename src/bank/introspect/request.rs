@@ -32,4 +32,8 @@ pub struct RuntimeResult {
     /// Modules of the import names in `sys.modules`.
     #[serde(default)]
     pub modules: Vec<String>,
+    /// Top-level modules that imports of the release looked for and did not find (from
+    /// `ImportError.name`).
+    #[serde(default)]
+    pub missing: Vec<String>,
 }

@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use serde::Serialize;
 
-use super::choose::candidate_interpreters;
+use super::extras::{plan as plan_extras, ExtrasPlan};
 use super::request::{RuntimeRequest, RuntimeResult};
 use super::SCRIPT;
 use crate::bank::extract::is_private;
@@ -17,7 +17,8 @@ use crate::bank::store::{
 use crate::names::DistName;
 use crate::pypi::{IndexClient, Release, Version};
 use crate::python::{
-    run_limited, start_of_next_day, InstallOptions, Installer, Interpreter, Tools, Venv,
+    candidate_interpreters, environments, run_limited, start_of_next_day, Environment,
+    EnvironmentSpec, InstallOptions, Installer, Interpreter, Tools,
 };
 
 #[derive(Debug, Clone)]
@@ -68,6 +69,12 @@ pub enum Outcome {
         python: String,
         names: usize,
         failed_imports: usize,
+        /// Extras installed because the release's imports needed them (`alldeps`).
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        extras: Vec<String>,
+        /// Distributions those extras need that the cap left out (torch, tensorflow, ...).
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        extras_left_out: Vec<String>,
     },
     /// Could not be introspected here; the reason is stored with the release.
     Gap { reason: String },
@@ -241,77 +248,83 @@ fn introspect_release(
         Ok(c) => c,
         Err(reason) => return gap(reason),
     };
-    let requirement = format!("{name}=={}", release.version);
     let newest_upload = release.files.iter().filter_map(|f| f.upload_time).max();
-    let exclude_newer = newest_upload.and_then(start_of_next_day);
-    let mut failures = Vec::new();
-    for interpreter in candidates.into_iter().take(config.attempts.max(1)) {
-        let scratch = tempfile::Builder::new()
-            .prefix("nbenv-introspect-")
-            .tempdir()
-            .map_err(|source| IndexError::Scratch {
-                what: "a scratch directory",
-                source,
-            })?;
-        let venv = match Venv::create(
-            &scratch.path().join("venv"),
-            interpreter,
-            &config.installer,
-            &config.tools,
-            config.install_timeout,
-        ) {
-            Ok(v) => v,
-            Err(e) => {
-                failures.push(format!("Python {}: {e}", interpreter.version));
-                continue;
-            }
-        };
-        let options = InstallOptions {
+    let spec = EnvironmentSpec {
+        requirements: vec![format!("{name}=={}", release.version)],
+        options: InstallOptions {
             only_binary: true,
-            exclude_newer,
+            exclude_newer: newest_upload.and_then(start_of_next_day),
             index_url: config.index_url.clone(),
             no_deps: false,
             timeout: config.install_timeout,
-        };
-        if let Err(e) = venv.install(std::slice::from_ref(&requirement), &options) {
-            failures.push(format!("Python {}: {e}", interpreter.version));
-            continue;
-        }
-        let script = scratch.path().join("nbenv_introspect.py");
-        std::fs::write(&script, SCRIPT).map_err(|source| IndexError::Scratch {
-            what: "the introspection script",
-            source,
-        })?;
-        let mut cmd = Command::new(&venv.python);
-        cmd.arg(&script)
-            .current_dir(scratch.path())
-            .env("PYTHONDONTWRITEBYTECODE", "1")
-            .env("MPLBACKEND", "Agg")
-            .env_remove("PYTHONPATH");
-        let input = serde_json::to_vec(&request).expect("request serializes");
-        let done = match run_limited(cmd, &input, config.run_timeout) {
-            Ok(d) => d,
+        },
+        purpose: "introspect",
+        create_timeout: config.install_timeout,
+    };
+    let requires_dist = store.requires_dist(row.id)?;
+    let packages = crate::bank::indexer::built_in();
+    let mut failures = Vec::new();
+    let tried = candidates.into_iter().take(config.attempts.max(1));
+    for built in environments(&spec, tried, &config.installer, &config.tools) {
+        let env = match built {
+            Ok(env) => env,
             Err(e) => {
-                failures.push(format!("Python {}: {e}", interpreter.version));
+                failures.push(e.to_string());
                 continue;
             }
         };
-        let stdout = String::from_utf8_lossy(&done.stdout);
-        let parsed: Option<RuntimeResult> = stdout
-            .lines()
-            .rev()
-            .find_map(|l| serde_json::from_str(l).ok());
-        let Some(result) = parsed else {
-            failures.push(format!(
-                "Python {}: the introspection script {} without a result:\n{}",
-                interpreter.version,
-                if done.timed_out { "timed out" } else { "ended" },
-                done.stderr_tail(8)
-            ));
-            continue;
+        let python = env.interpreter.version;
+        let mut result = match run_script(config, &env, &request) {
+            Ok(result) => result,
+            Err(reason) => {
+                failures.push(format!("Python {python}: {reason}"));
+                continue;
+            }
         };
+        // Modules the release's own imports missed may come with one of its extras: those are
+        // installed and the imports run again, a few rounds at most (a module found this time
+        // may import one missing next).
+        let mut extras = ExtrasPlan::default();
+        for _ in 0..MAX_EXTRAS_ROUNDS {
+            if result.missing.is_empty() {
+                break;
+            }
+            let round = plan_extras(&requires_dist, &result.missing, &packages);
+            let new: Vec<String> = round
+                .requirements
+                .iter()
+                .filter(|r| !extras.requirements.contains(r))
+                .cloned()
+                .collect();
+            extras.merge(round);
+            if new.is_empty() {
+                break;
+            }
+            if let Err(e) = env.venv.install(&new, &spec.options) {
+                failures.push(format!(
+                    "Python {python}: extras {}: {e}",
+                    extras.extras.join(", ")
+                ));
+                break;
+            }
+            result = match run_script(config, &env, &request) {
+                Ok(result) => result,
+                Err(reason) => {
+                    failures.push(format!("Python {python}: {reason}"));
+                    break;
+                }
+            };
+        }
         if let Some(reason) = import_gap(&request, &result) {
-            failures.push(format!("Python {}: {reason}", interpreter.version));
+            let cap = if extras.left_out.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    " (extras would need {}, left out)",
+                    extras.left_out.join(", ")
+                )
+            };
+            failures.push(format!("Python {python}: {reason}{cap}"));
             continue;
         }
         let findings: Vec<RuntimeFinding> = result
@@ -337,9 +350,45 @@ fn introspect_release(
             python: result.python,
             names: findings.len(),
             failed_imports: result.failed.len(),
+            extras: extras.extras,
+            extras_left_out: extras.left_out,
         });
     }
     gap(failures.join("\n"))
+}
+
+/// Rounds of installing extras and importing again, per environment.
+const MAX_EXTRAS_ROUNDS: usize = 3;
+
+/// Runs the bundled script in `env` on `request`; what it answered, or why it did not.
+fn run_script(
+    config: &IntrospectConfig,
+    env: &Environment,
+    request: &RuntimeRequest,
+) -> Result<RuntimeResult, String> {
+    let script = env.scratch().join("nbenv_introspect.py");
+    std::fs::write(&script, SCRIPT)
+        .map_err(|e| format!("cannot write the introspection script: {e}"))?;
+    let mut cmd = Command::new(&env.venv.python);
+    cmd.arg(&script)
+        .current_dir(env.scratch())
+        .env("PYTHONDONTWRITEBYTECODE", "1")
+        .env("MPLBACKEND", "Agg")
+        .env_remove("PYTHONPATH");
+    let input = serde_json::to_vec(request).expect("request serializes");
+    let done = run_limited(cmd, &input, config.run_timeout).map_err(|e| e.to_string())?;
+    let stdout = String::from_utf8_lossy(&done.stdout);
+    stdout
+        .lines()
+        .rev()
+        .find_map(|l| serde_json::from_str(l).ok())
+        .ok_or_else(|| {
+            format!(
+                "the introspection script {} without a result:\n{}",
+                if done.timed_out { "timed out" } else { "ended" },
+                done.stderr_tail(8)
+            )
+        })
 }
 
 /// Why a run that ended with a result still says little about the release: its top-level

@@ -495,6 +495,23 @@ impl Store {
         Ok(out)
     }
 
+    /// The Requires-Dist lines of a release, as its metadata wrote them.
+    pub fn requires_dist(&self, release_id: i64) -> Result<Vec<String>, StoreError> {
+        let err = self.err();
+        let mut stmt = self
+            .conn()
+            .prepare_cached(
+                "SELECT requirement FROM requires_dist WHERE release_id = ?1 ORDER BY requirement",
+            )
+            .map_err(&err)?;
+        let rows = stmt
+            .query_map([release_id], |r| r.get(0))
+            .map_err(&err)?
+            .collect::<Result<Vec<String>, _>>()
+            .map_err(&err)?;
+        Ok(rows)
+    }
+
     /// The import names release `slot` provides.
     pub fn release_import_names(&self, dist_id: i64, slot: u32) -> Result<Vec<String>, StoreError> {
         let err = self.err();

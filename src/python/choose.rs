@@ -1,7 +1,11 @@
+//! Which interpreters of this machine a release can be installed on.
+
 use std::str::FromStr;
 
+use super::interpreter::Interpreter;
+use super::release_dates::by_fitness_for;
+use super::tags::wheel_fits;
 use crate::pypi::{FileKind, Release, VersionSpecifiers};
-use crate::python::{by_fitness_for, wheel_fits, Interpreter};
 
 /// The interpreters a release can be installed on, best first: its Requires-Python allows
 /// them, one of its wheels fits them, and those of the release's time come first.
