@@ -602,13 +602,25 @@ fn extras_the_release_needs_are_installed_and_heavy_ones_left_out() {
         upload_time: Some("2021-01-01T00:00:00Z".into()),
         ..FixtureFile::new(&w.filename(), w.build())
     };
+    // 2.0: most modules need torch, which the cap leaves out: they fail as expected, and the
+    // run still records the rest.
+    let pkg2 = WheelBuilder::new("extrapkg", "2.0")
+        .file("extrapkg/__init__.py", "from .core import Model\n")
+        .file(
+            "extrapkg/core.py",
+            "class Model:\n    def fit(self):\n        return self\n",
+        )
+        .file("extrapkg/a.py", "import torch\n")
+        .file("extrapkg/b.py", "import torch\n")
+        .file("extrapkg/c.py", "import torch.nn\n")
+        .requires("torch>=1.0; extra == \"torch\"");
     server.publish("depmod", &[dated(dep)]);
-    server.publish("extrapkg", &[dated(pkg)]);
+    server.publish("extrapkg", &[dated(pkg), dated(pkg2)]);
     let dir = tempfile::tempdir().unwrap();
     let (code, out, err) = nbenv(
         &server,
         dir.path(),
-        &["bank", "introspect", "extrapkg", "--format", "json"],
+        &["bank", "introspect", "extrapkg==1.0", "--format", "json"],
     );
     assert_eq!(code, 0, "{out}{err}");
     let report: serde_json::Value = serde_json::from_str(&out).unwrap();
@@ -624,10 +636,24 @@ fn extras_the_release_needs_are_installed_and_heavy_ones_left_out() {
         serde_json::json!(["torch"]),
         "{report}"
     );
+    let (code, out, err) = nbenv(
+        &server,
+        dir.path(),
+        &["bank", "introspect", "extrapkg==2.0", "--format", "json"],
+    );
+    assert_eq!(code, 0, "{out}{err}");
+    let report: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let outcome = &report["introspected"][0][2];
+    assert_eq!(outcome["outcome"], "recorded", "{report}");
+    assert_eq!(
+        outcome["extras_left_out"],
+        serde_json::json!(["torch"]),
+        "{report}"
+    );
     let (code, out, _) = nbenv(
         &server,
         dir.path(),
-        &["bank", "introspect", "extrapkg", "--force"],
+        &["bank", "introspect", "extrapkg==1.0", "--force"],
     );
     assert_eq!(code, 0);
     assert!(

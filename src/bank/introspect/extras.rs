@@ -85,6 +85,15 @@ fn import_names(name: &str, packages: &[PackageEntry]) -> Vec<String> {
     }
 }
 
+/// The import names of distributions (those the cap left out): modules that fail for want of
+/// them fail as expected.
+pub fn import_names_of(names: &[String], packages: &[PackageEntry]) -> Vec<String> {
+    names
+        .iter()
+        .flat_map(|n| import_names(n, packages))
+        .collect()
+}
+
 /// The extras of `requires_dist` (a release's Requires-Dist lines) whose requirements provide
 /// a module in `missing` (top-level names that failed to import).
 pub fn plan(requires_dist: &[String], missing: &[String], packages: &[PackageEntry]) -> ExtrasPlan {

@@ -34,8 +34,9 @@ bases = set()
 classes_done = set()
 failed = {}
 listed = []
-# Top-level modules the release's imports looked for and did not find.
-missing = set()
+# Top-level modules the release's imports looked for and did not find, by the module whose
+# import looked for them.
+missing = {}
 # Modules made at run time are listed too, up to this many.
 MAX_MODULES = 5000
 
@@ -223,7 +224,7 @@ def main():
             failed[modname] = "%s: %s" % (type(e).__name__, str(e)[:300])
             wanted = getattr(e, "name", None) if isinstance(e, ImportError) else None
             if isinstance(wanted, str) and wanted and wanted.split(".")[0] not in TOP:
-                missing.add(wanted.split(".")[0])
+                missing[modname] = wanted.split(".")[0]
             continue
         try:
             record_module(modname, module)
@@ -299,7 +300,7 @@ def main():
         "bases": sorted([c, b] for c, b in bases),
         "failed": failed,
         "listed": sorted(listed),
-        "missing": sorted(missing),
+        "missing": missing,
         "modules": sorted(n for n in list(sys.modules) if public_module_name(n)),
     }
     real_stdout.write(json.dumps(result))

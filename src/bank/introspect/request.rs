@@ -32,8 +32,18 @@ pub struct RuntimeResult {
     /// Modules of the import names in `sys.modules`.
     #[serde(default)]
     pub modules: Vec<String>,
-    /// Top-level modules that imports of the release looked for and did not find (from
+    /// Module → the top-level module its import looked for and did not find (from
     /// `ImportError.name`).
     #[serde(default)]
-    pub missing: Vec<String>,
+    pub missing: BTreeMap<String, String>,
+}
+
+impl RuntimeResult {
+    /// The top-level modules imports looked for and did not find.
+    pub fn missing_modules(&self) -> Vec<String> {
+        let mut out: Vec<String> = self.missing.values().cloned().collect();
+        out.sort();
+        out.dedup();
+        out
+    }
 }

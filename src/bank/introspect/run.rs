@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use serde::Serialize;
 
-use super::extras::{plan as plan_extras, ExtrasPlan};
+use super::extras::{import_names_of as extras_import_names, plan as plan_extras, ExtrasPlan};
 use super::request::{RuntimeRequest, RuntimeResult};
 use super::SCRIPT;
 use crate::bank::extract::is_private;
@@ -289,7 +289,7 @@ fn introspect_release(
             if result.missing.is_empty() {
                 break;
             }
-            let round = plan_extras(&requires_dist, &result.missing, &packages);
+            let round = plan_extras(&requires_dist, &result.missing_modules(), &packages);
             let new: Vec<String> = round
                 .requirements
                 .iter()
@@ -315,7 +315,10 @@ fn introspect_release(
                 }
             };
         }
-        if let Some(reason) = import_gap(&request, &result) {
+        // Modules that need a framework the cap left out fail as expected: they say nothing
+        // against the run.
+        let excused = extras_import_names(&extras.left_out, &packages);
+        if let Some(reason) = import_gap(&request, &result, &excused) {
             let cap = if extras.left_out.is_empty() {
                 String::new()
             } else {
@@ -394,7 +397,11 @@ fn run_script(
 /// Why a run that ended with a result still says little about the release: its top-level
 /// package did not import, or most of its modules did not (scikit-learn 0.19.2 without numpy,
 /// which its wheel lists only under an extra). Such a run is a gap, not a record.
-fn import_gap(request: &RuntimeRequest, result: &RuntimeResult) -> Option<String> {
+fn import_gap(
+    request: &RuntimeRequest,
+    result: &RuntimeResult,
+    excused: &[String],
+) -> Option<String> {
     let first_error = |module: &str| {
         result
             .failed
@@ -409,16 +416,23 @@ fn import_gap(request: &RuntimeRequest, result: &RuntimeResult) -> Option<String
     {
         return Some(format!("importing `{top}` failed: {}", first_error(top)));
     }
-    let failed = request
-        .modules
+    let is_excused = |m: &String| {
+        result
+            .missing
+            .get(m.as_str())
+            .is_some_and(|wanted| excused.contains(wanted))
+    };
+    let considered: Vec<&String> = request.modules.iter().filter(|m| !is_excused(m)).collect();
+    let failed = considered
         .iter()
+        .copied()
         .filter(|m| result.failed.contains_key(m.as_str()))
         .collect::<Vec<_>>();
-    if failed.len() * 2 > request.modules.len() {
+    if failed.len() * 2 > considered.len() {
         return Some(format!(
             "most modules failed to import ({} of {}; `{}`: {})",
             failed.len(),
-            request.modules.len(),
+            considered.len(),
             failed[0],
             first_error(failed[0])
         ));
