@@ -113,7 +113,7 @@ pub const VARS: &[Var] = &[
         option: None,
         kind: Kind::Text,
         default: "uv",
-        meaning: "The uv binary; without a working one, pip is used",
+        meaning: "The uv binary (else `uv` on `PATH`, else one nbenv installs into its cache); if set and not working, pip is used",
     },
 ];
 
