@@ -596,8 +596,14 @@ fn extras_the_release_needs_are_installed_and_heavy_ones_left_out() {
             "class Model:\n    def fit(self):\n        return self\n",
         )
         .file("extrapkg/integrations.py", "import torch\n")
+        .file("extrapkg/vision.py", "import visionlib\n")
         .requires("depmod>=1.0; extra == \"alldeps\"")
-        .requires("torch>=1.0; extra == \"torch\"");
+        .requires("torch>=1.0; extra == \"torch\"")
+        .requires("visionlib; extra == \"vision\"");
+    // Not heavy by name, but it would pull torch in: left out too.
+    let visionlib = WheelBuilder::new("visionlib", "1.0")
+        .file("visionlib/__init__.py", "import torch\n")
+        .requires("torch>=1.0");
     let dated = |w: WheelBuilder| FixtureFile {
         upload_time: Some("2021-01-01T00:00:00Z".into()),
         ..FixtureFile::new(&w.filename(), w.build())
@@ -615,6 +621,7 @@ fn extras_the_release_needs_are_installed_and_heavy_ones_left_out() {
         .file("extrapkg/c.py", "import torch.nn\n")
         .requires("torch>=1.0; extra == \"torch\"");
     server.publish("depmod", &[dated(dep)]);
+    server.publish("visionlib", &[dated(visionlib)]);
     server.publish("extrapkg", &[dated(pkg), dated(pkg2)]);
     let dir = tempfile::tempdir().unwrap();
     let (code, out, err) = nbenv(
@@ -628,12 +635,12 @@ fn extras_the_release_needs_are_installed_and_heavy_ones_left_out() {
     assert_eq!(outcome["outcome"], "recorded", "{report}");
     assert_eq!(
         outcome["extras"],
-        serde_json::json!(["alldeps", "torch"]),
+        serde_json::json!(["alldeps", "torch", "vision"]),
         "{report}"
     );
     assert_eq!(
         outcome["extras_left_out"],
-        serde_json::json!(["torch"]),
+        serde_json::json!(["torch", "visionlib"]),
         "{report}"
     );
     let (code, out, err) = nbenv(
@@ -657,7 +664,7 @@ fn extras_the_release_needs_are_installed_and_heavy_ones_left_out() {
     );
     assert_eq!(code, 0);
     assert!(
-        out.contains("with extras alldeps, torch for its imports; left out of them: torch"),
+        out.contains("with extras alldeps, torch, vision for its imports; left out of them: torch, visionlib"),
         "{out}"
     );
 }

@@ -25,6 +25,9 @@ pub struct InstallOptions {
     pub exclude_newer: Option<jiff::Timestamp>,
     pub index_url: Option<String>,
     pub no_deps: bool,
+    /// Constraints on what the install may pull in, dependencies included (`torch<0` forbids
+    /// torch: an install that needs it fails to resolve instead).
+    pub constraints: Vec<String>,
     pub timeout: Duration,
 }
 
@@ -155,6 +158,16 @@ impl Venv {
         };
         if options.no_deps {
             cmd.arg("--no-deps");
+        }
+        if !options.constraints.is_empty() {
+            let file = self.root.join("nbenv-constraints.txt");
+            std::fs::write(&file, options.constraints.join("\n") + "\n").map_err(|e| {
+                VenvError::Install {
+                    what: what.clone(),
+                    detail: format!("cannot write {}: {e}", file.display()),
+                }
+            })?;
+            cmd.arg("--constraint").arg(&file);
         }
         cmd.args(requirements)
             .env_remove("VIRTUAL_ENV")

@@ -49,6 +49,19 @@ impl ExtrasPlan {
         self.requirements.is_empty()
     }
 
+    /// Moves a requirement that could not be installed under the cap (it needs a left-out
+    /// framework) to `left_out`, by its distribution's name.
+    pub fn leave_out(&mut self, requirement: &str) {
+        let name = requirement
+            .split(|c: char| !(c.is_ascii_alphanumeric() || "-_.".contains(c)))
+            .next()
+            .unwrap_or(requirement)
+            .to_string();
+        if !self.left_out.contains(&name) {
+            self.left_out.push(name);
+        }
+    }
+
     /// Adds what another round planned.
     pub fn merge(&mut self, other: ExtrasPlan) {
         for (ours, theirs) in [

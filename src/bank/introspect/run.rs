@@ -5,7 +5,9 @@ use std::time::Duration;
 
 use serde::Serialize;
 
-use super::extras::{import_names_of as extras_import_names, plan as plan_extras, ExtrasPlan};
+use super::extras::{
+    import_names_of as extras_import_names, plan as plan_extras, ExtrasPlan, LEFT_OUT_OF_EXTRAS,
+};
 use super::request::{RuntimeRequest, RuntimeResult};
 use super::SCRIPT;
 use crate::bank::extract::is_private;
@@ -256,6 +258,7 @@ fn introspect_release(
             exclude_newer: newest_upload.and_then(start_of_next_day),
             index_url: config.index_url.clone(),
             no_deps: false,
+            constraints: Vec::new(),
             timeout: config.install_timeout,
         },
         purpose: "introspect",
@@ -285,6 +288,13 @@ fn introspect_release(
         // installed and the imports run again, a few rounds at most (a module found this time
         // may import one missing next).
         let mut extras = ExtrasPlan::default();
+        let capped = InstallOptions {
+            constraints: LEFT_OUT_OF_EXTRAS
+                .iter()
+                .map(|d| format!("{d}<0"))
+                .collect(),
+            ..spec.options.clone()
+        };
         for _ in 0..MAX_EXTRAS_ROUNDS {
             if result.missing.is_empty() {
                 break;
@@ -300,12 +310,16 @@ fn introspect_release(
             if new.is_empty() {
                 break;
             }
-            if let Err(e) = env.venv.install(&new, &spec.options) {
-                failures.push(format!(
-                    "Python {python}: extras {}: {e}",
-                    extras.extras.join(", ")
-                ));
-                break;
+            // One at a time, each forbidden to pull in a left-out framework through its own
+            // dependencies (timm needs torch): one that would is left out too.
+            for requirement in &new {
+                if env
+                    .venv
+                    .install(std::slice::from_ref(requirement), &capped)
+                    .is_err()
+                {
+                    extras.leave_out(requirement);
+                }
             }
             result = match run_script(config, &env, &request) {
                 Ok(result) => result,
