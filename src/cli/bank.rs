@@ -539,7 +539,7 @@ fn print_runs(
                     String::new()
                 } else {
                     format!(
-                        "; left out of them: {} (too heavy to install for this)",
+                        "; left out of them: {} (heavy frameworks, and what would not install without them)",
                         extras_left_out.join(", ")
                     )
                 }
