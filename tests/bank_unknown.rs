@@ -502,3 +502,25 @@ fn make_v1_bank(path: &Path) {
     bank.execute_batch(include_str!("fixtures/bank_schema_v1.sql"))
         .unwrap();
 }
+
+#[test]
+fn names_are_shown_as_the_distribution_spells_them() {
+    let env = Env::new();
+    let w = WheelBuilder::new("Pillowish", "9.0").file(
+        "PILish/__init__.py",
+        "class Image:\n    def resize(self, size):\n        pass\n",
+    );
+    env.server.publish("pillowish", &[wheel(w, "2022-01-01")]);
+    env.ok(&["bank", "add", "pillowish"]);
+    let text = env.ok(&["bank", "query", "PILish.Image.resize"]);
+    assert!(
+        text.starts_with("PILish.Image.resize (Pillowish, method)"),
+        "{text}"
+    );
+    let module = env.ok(&["bank", "query", "--module", "PILish"]);
+    assert!(module.starts_with("PILish: Pillowish in 9.0"), "{module}");
+    // JSON keeps the normalized name for matching, and the spelling beside it.
+    let report = env.query("PILish.Image.resize");
+    assert_eq!(report["distribution"], "pillowish");
+    assert_eq!(report["display_name"], "Pillowish");
+}

@@ -761,7 +761,13 @@ fn query_api(store: &Store, api: &str, format: Format) -> Result<()> {
 }
 
 fn write_api_report(out: &mut dyn Write, r: &ApiReport) -> Result<()> {
-    writeln!(out, "{} ({}, {})", r.path, r.distribution, r.kind)?;
+    writeln!(
+        out,
+        "{} ({}, {})",
+        r.path,
+        r.display_name.as_deref().unwrap_or(r.distribution.as_str()),
+        r.kind
+    )?;
     writeln!(
         out,
         "  present in:  {} (of {} indexed releases)",

@@ -59,6 +59,8 @@ pub struct RaisingModule {
 #[derive(Debug, Clone, Serialize)]
 pub struct ApiReport {
     pub distribution: DistName,
+    /// The name as the index spells it (`Pillow`), where the bank knows it.
+    pub display_name: Option<String>,
     pub path: String,
     pub kind: ApiKind,
     /// Indexed releases of the distribution (the releases the answer is about).
@@ -281,6 +283,7 @@ impl Store {
                     .get(&dist_id)
                     .cloned()
                     .ok_or_else(|| self.corrupt("API of an unknown distribution"))?,
+                display_name: self.display_name(dist_id)?,
                 path: path.to_string(),
                 kind,
                 indexed_releases: indexed.len(),
