@@ -334,3 +334,6 @@ pub(crate) fn sqlite_err(path: &Path) -> impl Fn(rusqlite::Error) -> StoreError 
         source,
     }
 }
+
+#[cfg(test)]
+mod tests;

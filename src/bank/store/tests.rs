@@ -1,0 +1,297 @@
+//! The store's writer, resolver and queries on small banks made here: releases summarized
+//! from inline sources, written, read back.
+
+use std::collections::HashMap;
+use std::str::FromStr;
+
+use pep440_rs::Version;
+
+use super::*;
+use crate::bank::extract::{summarize_source, ArchiveKind, FileSummary, ReleaseLayout};
+use crate::bank::flow::{analyze, ApiKind, ReleaseApis, ReleaseInput};
+use crate::names::DistName;
+
+/// The APIs of a release made of `files` (path, source).
+fn apis_of(files: &[(&str, &str)]) -> ReleaseApis {
+    let layout = ReleaseLayout::new(ArchiveKind::Wheel, files.iter().map(|(p, _)| *p));
+    let summaries: HashMap<&str, FileSummary> = files
+        .iter()
+        .map(|(p, src)| (*p, summarize_source(src, p.ends_with(".pyi"))))
+        .collect();
+    analyze(&ReleaseInput::from_layout(&layout, |p| summaries.get(p)))
+}
+
+struct Bank {
+    _dir: tempfile::TempDir,
+    store: Store,
+    dist: i64,
+    rows: Vec<ReleaseRow>,
+}
+
+impl Bank {
+    /// A bank with distribution `pkg` registered at `versions`.
+    fn new(versions: &[&str]) -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = Store::open(&dir.path().join("bank.sqlite3")).unwrap();
+        let infos: Vec<ReleaseInfo> = versions
+            .iter()
+            .map(|v| ReleaseInfo {
+                version: Version::from_str(v).unwrap(),
+                upload_time: None,
+                requires_python: None,
+                yanked: None,
+            })
+            .collect();
+        let (dist, rows) = store
+            .register(&DistName::new("pkg").unwrap(), "http://index/", &infos)
+            .unwrap();
+        Self {
+            _dir: dir,
+            store,
+            dist,
+            rows,
+        }
+    }
+
+    fn row(&self, version: &str) -> &ReleaseRow {
+        let v = Version::from_str(version).unwrap();
+        self.rows.iter().find(|r| r.version == v).unwrap()
+    }
+
+    fn write(&mut self, version: &str, files: &[(&str, &str)]) {
+        let apis = apis_of(files);
+        let row = self.row(version).clone();
+        let mut writer = BankWriter::new(&mut self.store);
+        writer
+            .write_release(&IndexedRelease {
+                dist_id: self.dist,
+                release_id: row.id,
+                slot: row.slot,
+                file_name: "pkg.whl",
+                file_sha256: None,
+                apis: &apis,
+                import_names: &["pkg".to_string()],
+                requires_dist: &[],
+                file_requires_dist: &[],
+                requires_python: None,
+                no_sources: None,
+                display_name: None,
+                counts: SourceCounts::default(),
+            })
+            .unwrap();
+    }
+
+    fn runtime(&mut self, version: &str, names: &[(&str, ApiKind)], links: RuntimeLinks<'_>) {
+        let row = self.row(version).clone();
+        let findings: Vec<RuntimeFinding> = names
+            .iter()
+            .map(|(p, k)| RuntimeFinding {
+                path: p.to_string(),
+                kind: *k,
+            })
+            .collect();
+        BankWriter::new(&mut self.store)
+            .write_runtime(self.dist, row.id, row.slot, &findings, &links)
+            .unwrap();
+    }
+
+    /// (present, unknown, absent) versions of `api`, as text.
+    fn states(&self, api: &str) -> (String, String, String) {
+        let reports = self.store.query_api(api).unwrap();
+        let show = |runs: &[VersionRun]| {
+            runs.iter()
+                .map(|r| format!("{}-{}", r.first, r.last))
+                .collect::<Vec<_>>()
+                .join(",")
+        };
+        match reports.first() {
+            Some(r) => (show(&r.present), show(&r.unknown), show(&r.absent)),
+            None => Default::default(),
+        }
+    }
+}
+
+fn s(text: &str) -> String {
+    text.to_string()
+}
+
+#[test]
+fn writer_replaces_what_static_reading_said_and_keeps_what_introspection_found() {
+    let mut bank = Bank::new(&["1.0", "2.0"]);
+    bank.write(
+        "1.0",
+        &[("pkg/__init__.py", "def old(): pass\ndef kept(): pass\n")],
+    );
+    bank.write("2.0", &[("pkg/__init__.py", "def kept(): pass\n")]);
+    bank.runtime(
+        "1.0",
+        &[("pkg.made_at_run_time", ApiKind::Function)],
+        RuntimeLinks::default(),
+    );
+    assert_eq!(bank.states("pkg.old"), (s("1.0-1.0"), s(""), s("2.0-2.0")));
+
+    // 1.0 indexed again without `old`: static reading's word is replaced...
+    bank.write("1.0", &[("pkg/__init__.py", "def kept(): pass\n")]);
+    assert_eq!(bank.states("pkg.old"), Default::default());
+    assert_eq!(bank.states("pkg.kept"), (s("1.0-2.0"), s(""), s("")));
+    // ...and introspection's kept.
+    assert_eq!(
+        bank.states("pkg.made_at_run_time"),
+        (s("1.0-1.0"), s(""), s("2.0-2.0"))
+    );
+}
+
+#[test]
+fn a_failed_write_leaves_no_stale_cache_behind() {
+    let mut bank = Bank::new(&["1.0", "2.0"]);
+    bank.write("1.0", &[("pkg/__init__.py", "def f(): pass\n")]);
+    let apis = apis_of(&[("pkg/__init__.py", "def g(): pass\n")]);
+    let row = bank.row("2.0").clone();
+    let mut writer = BankWriter::new(&mut bank.store);
+    // A distribution id the bank lacks: the foreign keys refuse the transaction.
+    let failed = writer.write_release(&IndexedRelease {
+        dist_id: bank.dist + 1000,
+        release_id: row.id,
+        slot: row.slot,
+        file_name: "pkg.whl",
+        file_sha256: None,
+        apis: &apis,
+        import_names: &[],
+        requires_dist: &[],
+        file_requires_dist: &[],
+        requires_python: None,
+        no_sources: None,
+        display_name: None,
+        counts: SourceCounts::default(),
+    });
+    assert!(failed.is_err());
+    // The same writer goes on with what the file says, not with what it had cached.
+    writer
+        .write_release(&IndexedRelease {
+            dist_id: bank.dist,
+            release_id: row.id,
+            slot: row.slot,
+            file_name: "pkg.whl",
+            file_sha256: None,
+            apis: &apis,
+            import_names: &[],
+            requires_dist: &[],
+            file_requires_dist: &[],
+            requires_python: None,
+            no_sources: None,
+            display_name: None,
+            counts: SourceCounts::default(),
+        })
+        .unwrap();
+    drop(writer);
+    assert_eq!(bank.states("pkg.f"), (s("1.0-1.0"), s(""), s("2.0-2.0")));
+    assert_eq!(bank.states("pkg.g"), (s("2.0-2.0"), s(""), s("1.0-1.0")));
+}
+
+#[test]
+fn resolver_follows_aliases_and_bases_release_by_release() {
+    let mut bank = Bank::new(&["1.0", "2.0", "3.0"]);
+    let core =
+        "class Base:\n    def score(self): pass\nclass Model(Base):\n    def fit(self): pass\n";
+    bank.write(
+        "1.0",
+        &[
+            ("pkg/__init__.py", "from .core import Model\n"),
+            ("pkg/core.py", core),
+        ],
+    );
+    // 2.0 moves `score` into `Model` itself; 3.0 drops it.
+    bank.write(
+        "2.0",
+        &[
+            ("pkg/__init__.py", "from .core import Model\n"),
+            (
+                "pkg/core.py",
+                "class Model:\n    def fit(self): pass\n    def score(self): pass\n",
+            ),
+        ],
+    );
+    bank.write(
+        "3.0",
+        &[
+            ("pkg/__init__.py", "from .core import Model\n"),
+            ("pkg/core.py", "class Model:\n    def fit(self): pass\n"),
+        ],
+    );
+    assert_eq!(
+        bank.states("pkg.Model.score"),
+        (s("1.0-2.0"), s(""), s("3.0-3.0"))
+    );
+    let reports = bank.store.query_api("pkg.Model.score").unwrap();
+    let defined: Vec<(String, String)> = reports[0]
+        .canonical
+        .iter()
+        .map(|c| {
+            (
+                c.path.clone(),
+                format!("{}-{}", c.releases[0].first, c.releases[0].last),
+            )
+        })
+        .collect();
+    assert_eq!(
+        defined,
+        [
+            (s("pkg.core.Base.score"), s("1.0-1.0")),
+            (s("pkg.core.Model.score"), s("2.0-2.0"))
+        ]
+    );
+}
+
+#[test]
+fn open_names_make_unknown_until_introspection_lists_the_module() {
+    let mut bank = Bank::new(&["1.0", "2.0"]);
+    bank.write("1.0", &[("pkg/__init__.py", "def f(): pass\n")]);
+    bank.write(
+        "2.0",
+        &[(
+            "pkg/__init__.py",
+            "def __getattr__(name):\n    raise AttributeError(name)\n",
+        )],
+    );
+    assert_eq!(bank.states("pkg.f"), (s("1.0-1.0"), s("2.0-2.0"), s("")));
+    // Introspection imported and listed `pkg` in 2.0 without finding `f`: absent there.
+    bank.runtime(
+        "2.0",
+        &[("pkg", ApiKind::Module)],
+        RuntimeLinks {
+            listed: &[s("pkg")],
+            modules: &[s("pkg")],
+            ..RuntimeLinks::default()
+        },
+    );
+    assert_eq!(bank.states("pkg.f"), (s("1.0-1.0"), s(""), s("2.0-2.0")));
+    assert!(bank
+        .store
+        .releases_with_unknowns(bank.dist)
+        .unwrap()
+        .is_empty());
+}
+
+#[test]
+fn stats_count_unknown_pairs_through_the_enclosing_name() {
+    let mut bank = Bank::new(&["1.0", "2.0"]);
+    bank.write(
+        "1.0",
+        &[("pkg/__init__.py", "def f(): pass\ndef g(): pass\n")],
+    );
+    bank.write(
+        "2.0",
+        &[(
+            "pkg/__init__.py",
+            "def f(): pass\ndef __getattr__(name): pass\n",
+        )],
+    );
+    let stats = bank.store.stats().unwrap();
+    // `pkg.g` in 2.0 is the one unknown pair; `pkg`, `pkg.f` and `pkg.g` are present 5 times.
+    assert_eq!(stats.unknown_pairs, 1);
+    assert_eq!(stats.naive_rows, 5);
+    assert_eq!(
+        stats.unknown_by_distribution[0].distribution.as_str(),
+        "pkg"
+    );
+}
