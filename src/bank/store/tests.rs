@@ -61,23 +61,8 @@ impl Bank {
     fn write(&mut self, version: &str, files: &[(&str, &str)]) {
         let apis = apis_of(files);
         let row = self.row(version).clone();
-        let mut writer = BankWriter::new(&mut self.store);
-        writer
-            .write_release(&IndexedRelease {
-                dist_id: self.dist,
-                release_id: row.id,
-                slot: row.slot,
-                file_name: "pkg.whl",
-                file_sha256: None,
-                apis: &apis,
-                import_names: &["pkg".to_string()],
-                requires_dist: &[],
-                file_requires_dist: &[],
-                requires_python: None,
-                no_sources: None,
-                display_name: None,
-                counts: SourceCounts::default(),
-            })
+        BankWriter::new(&mut self.store)
+            .write_release(&indexed(self.dist, &row, &apis))
             .unwrap();
     }
 
@@ -108,6 +93,25 @@ impl Bank {
             Some(r) => (show(&r.present), show(&r.unknown), show(&r.absent)),
             None => Default::default(),
         }
+    }
+}
+
+/// What indexing `row` of distribution `dist` produced, as the writer takes it.
+fn indexed<'a>(dist: i64, row: &ReleaseRow, apis: &'a ReleaseApis) -> IndexedRelease<'a> {
+    IndexedRelease {
+        dist_id: dist,
+        release_id: row.id,
+        slot: row.slot,
+        file_name: "pkg.whl",
+        file_sha256: None,
+        apis,
+        import_names: &[],
+        requires_dist: &[],
+        file_requires_dist: &[],
+        requires_python: None,
+        no_sources: None,
+        display_name: None,
+        counts: SourceCounts::default(),
     }
 }
 
@@ -149,39 +153,11 @@ fn a_failed_write_leaves_no_stale_cache_behind() {
     let row = bank.row("2.0").clone();
     let mut writer = BankWriter::new(&mut bank.store);
     // A distribution id the bank lacks: the foreign keys refuse the transaction.
-    let failed = writer.write_release(&IndexedRelease {
-        dist_id: bank.dist + 1000,
-        release_id: row.id,
-        slot: row.slot,
-        file_name: "pkg.whl",
-        file_sha256: None,
-        apis: &apis,
-        import_names: &[],
-        requires_dist: &[],
-        file_requires_dist: &[],
-        requires_python: None,
-        no_sources: None,
-        display_name: None,
-        counts: SourceCounts::default(),
-    });
+    let failed = writer.write_release(&indexed(bank.dist + 1000, &row, &apis));
     assert!(failed.is_err());
     // The same writer goes on with what the file says, not with what it had cached.
     writer
-        .write_release(&IndexedRelease {
-            dist_id: bank.dist,
-            release_id: row.id,
-            slot: row.slot,
-            file_name: "pkg.whl",
-            file_sha256: None,
-            apis: &apis,
-            import_names: &[],
-            requires_dist: &[],
-            file_requires_dist: &[],
-            requires_python: None,
-            no_sources: None,
-            display_name: None,
-            counts: SourceCounts::default(),
-        })
+        .write_release(&indexed(bank.dist, &row, &apis))
         .unwrap();
     drop(writer);
     assert_eq!(bank.states("pkg.f"), (s("1.0-1.0"), s(""), s("2.0-2.0")));
