@@ -488,6 +488,7 @@ fn member_count_and_total_size_limits() {
         max_members: 20,
         max_member_size: 1 << 20,
         max_total_size: 50_000,
+        ..ArchiveLimits::default()
     };
     let client = IndexClient::new(config, None).unwrap();
     let page = client.project(&name("many")).unwrap();

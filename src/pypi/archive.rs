@@ -10,6 +10,11 @@ pub struct ArchiveLimits {
     pub max_member_size: u64,
     /// Uncompressed bytes read or skipped over in one archive.
     pub max_total_size: u64,
+    /// Size of an archive that must be read whole, front to back (a tarball sdist): past it
+    /// the file is refused, so a release whose only file bundles a huge jar is skipped with
+    /// that reason instead of costing its download. Range-read files (wheels, zip sdists)
+    /// fetch only their Python and have no such limit.
+    pub max_streamed_size: u64,
 }
 
 impl Default for ArchiveLimits {
@@ -18,6 +23,7 @@ impl Default for ArchiveLimits {
             max_members: 200_000,
             max_member_size: 64 << 20,
             max_total_size: 4 << 30,
+            max_streamed_size: 1 << 30,
         }
     }
 }
@@ -43,7 +49,8 @@ pub struct Member {
 pub enum ReadMethod {
     /// HTTP Range requests for the central directory and the chosen members only.
     Ranges,
-    /// The whole file (sdists, or a server that ignores Range).
+    /// The whole file: tarball sdists, streamed through (only the selected members are kept),
+    /// or a server that ignores Range.
     Full,
 }
 

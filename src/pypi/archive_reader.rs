@@ -2,7 +2,8 @@ use super::archive::{ArchiveLimits, EntryInfo, Member, Transfer};
 use super::error::PypiError;
 use super::filename::SdistFormat;
 use super::remote_file::RemoteFile;
-use super::sdist::read_sdist;
+use super::sdist::read_tar_stream;
+use super::streamed_file::StreamedFile;
 use super::zip_reader::ZipIndex;
 
 /// An archive opened for several reads: list it, read some members, decide, read more.
@@ -15,44 +16,40 @@ pub struct ArchiveReader<'a> {
 }
 
 enum Inner<'a> {
-    Wheel {
+    /// Wheels and zip sdists: by range, through the central directory.
+    Zip {
         remote: RemoteFile<'a>,
         index: ZipIndex,
     },
-    Sdist {
-        filename: String,
-        bytes: Vec<u8>,
+    /// Tarball sdists: streamed through once per read.
+    Tar {
+        source: StreamedFile<'a>,
         format: SdistFormat,
-        transfer: Transfer,
         entries: Option<Vec<EntryInfo>>,
     },
 }
 
 impl<'a> ArchiveReader<'a> {
-    pub(crate) fn wheel(
+    pub(crate) fn zip(
         mut remote: RemoteFile<'a>,
         limits: ArchiveLimits,
     ) -> Result<Self, PypiError> {
         let index = ZipIndex::open(&mut remote, &limits)?;
         Ok(Self {
-            inner: Inner::Wheel { remote, index },
+            inner: Inner::Zip { remote, index },
             limits,
         })
     }
 
-    pub(crate) fn sdist(
-        filename: String,
-        bytes: Vec<u8>,
+    pub(crate) fn tar(
+        source: StreamedFile<'a>,
         format: SdistFormat,
-        transfer: Transfer,
         limits: ArchiveLimits,
     ) -> Self {
         Self {
-            inner: Inner::Sdist {
-                filename,
-                bytes,
+            inner: Inner::Tar {
+                source,
                 format,
-                transfer,
                 entries: None,
             },
             limits,
@@ -62,29 +59,32 @@ impl<'a> ArchiveReader<'a> {
     /// Every member the archive lists.
     pub fn entries(&mut self) -> Result<Vec<EntryInfo>, PypiError> {
         // A tarball is listed by reading it through; `read` remembers the listing.
-        if matches!(self.inner, Inner::Sdist { entries: None, .. }) {
+        if matches!(self.inner, Inner::Tar { entries: None, .. }) {
             self.read(&|_: &str| false)?;
         }
         Ok(match &self.inner {
-            Inner::Wheel { index, .. } => index.listing(),
-            Inner::Sdist { entries, .. } => entries.clone().unwrap_or_default(),
+            Inner::Zip { index, .. } => index.listing(),
+            Inner::Tar { entries, .. } => entries.clone().unwrap_or_default(),
         })
     }
 
-    /// Reads the members `select` picks.
+    /// Reads the members `select` picks. A tarball is streamed through again for each call,
+    /// so ask for everything needed at once.
     pub fn read(&mut self, select: &dyn Fn(&str) -> bool) -> Result<Vec<Member>, PypiError> {
+        let limits = self.limits;
         match &mut self.inner {
-            Inner::Wheel { remote, index } => index.read(remote, select, &self.limits),
-            Inner::Sdist {
-                filename,
-                bytes,
+            Inner::Zip { remote, index } => index.read(remote, select, &limits),
+            Inner::Tar {
+                source,
                 format,
                 entries,
-                ..
             } => {
-                let (listing, members) =
-                    read_sdist(bytes, *format, filename, select, &self.limits)?;
-                entries.get_or_insert(listing);
+                let filename = source.filename().to_string();
+                let format = *format;
+                let (listing, members) = source.read_with(&mut |bytes| {
+                    read_tar_stream(bytes, format, &filename, select, &limits)
+                })?;
+                *entries = Some(listing);
                 Ok(members)
             }
         }
@@ -93,8 +93,8 @@ impl<'a> ArchiveReader<'a> {
     /// What reading cost so far.
     pub fn transfer(&self) -> Transfer {
         match &self.inner {
-            Inner::Wheel { remote, .. } => remote.transfer,
-            Inner::Sdist { transfer, .. } => *transfer,
+            Inner::Zip { remote, .. } => remote.transfer,
+            Inner::Tar { source, .. } => source.transfer,
         }
     }
 }

@@ -1,10 +1,13 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
+use super::cache_budget::{touch, CacheBudget, DEFAULT_CACHE_BUDGET};
+use super::cache_usage::versioned_root;
 use super::error::PypiError;
 
 /// The on-disk HTTP cache.
@@ -15,9 +18,12 @@ use super::error::PypiError;
 /// - whole immutable files (wheels, sdists, `.metadata`), keyed by their sha256;
 /// - byte ranges of remote wheels, keyed like whole files, so that a second run reading the
 ///   same members needs no network at all.
+///
+/// Files and ranges are held to a size budget (see [`CacheBudget`]).
 #[derive(Debug, Clone)]
 pub struct Cache {
     root: PathBuf,
+    budget: Arc<CacheBudget>,
 }
 
 /// A cached index page with what is needed to revalidate it.
@@ -70,16 +76,28 @@ pub fn now_secs() -> u64 {
 
 impl Cache {
     pub fn new(root: impl Into<PathBuf>) -> Self {
-        Self { root: root.into() }
+        Self::with_budget(root, DEFAULT_CACHE_BUDGET)
+    }
+
+    /// A cache whose archives and ranges take at most `max_bytes` (0: none are kept).
+    pub fn with_budget(root: impl Into<PathBuf>, max_bytes: u64) -> Self {
+        Self {
+            root: root.into(),
+            budget: Arc::new(CacheBudget::new(max_bytes)),
+        }
     }
 
     pub fn root(&self) -> &Path {
         &self.root
     }
 
+    pub fn budget(&self) -> &CacheBudget {
+        &self.budget
+    }
+
     fn sharded(&self, kind: &str, key: &str) -> PathBuf {
         let shard = key.get(..2).unwrap_or("00");
-        self.root.join("v1").join(kind).join(shard).join(key)
+        versioned_root(&self.root).join(kind).join(shard).join(key)
     }
 
     fn page_path(&self, url: &str, accept: &str) -> PathBuf {
@@ -108,16 +126,57 @@ impl Cache {
 
     /// An immutable blob (`kind` is `files` or `metadata`).
     pub fn get_blob(&self, kind: &str, key: &str) -> Option<Vec<u8>> {
-        std::fs::read(self.sharded(kind, key)).ok()
+        let path = self.sharded(kind, key);
+        let bytes = std::fs::read(&path).ok()?;
+        touch(&path);
+        Some(bytes)
     }
 
     pub fn blob_path(&self, kind: &str, key: &str) -> Option<PathBuf> {
         let path = self.sharded(kind, key);
-        path.is_file().then_some(path)
+        path.is_file().then(|| {
+            touch(&path);
+            path
+        })
     }
 
+    /// Keeps a blob, if the budget admits one of its size.
     pub fn put_blob(&self, kind: &str, key: &str, bytes: &[u8]) -> Result<(), PypiError> {
-        write_atomic(&self.sharded(kind, key), bytes)
+        if !self.budget.admits(bytes.len() as u64) {
+            return Ok(());
+        }
+        write_atomic(&self.sharded(kind, key), bytes)?;
+        self.budget.charge(&self.root, bytes.len() as u64);
+        Ok(())
+    }
+
+    /// A temporary file beside where blob `key` of `kind` goes, to be filled while the bytes
+    /// stream past and then kept with [`Cache::keep_blob`]; `None` when the budget would not
+    /// admit `len` bytes or the file cannot be made.
+    pub fn blob_writer(&self, kind: &str, key: &str, len: u64) -> Option<tempfile::NamedTempFile> {
+        if !self.budget.admits(len) {
+            return None;
+        }
+        let dir = self.sharded(kind, key).parent()?.to_path_buf();
+        std::fs::create_dir_all(&dir).ok()?;
+        tempfile::NamedTempFile::new_in(dir).ok()
+    }
+
+    /// Moves a filled [`Cache::blob_writer`] file into place.
+    pub fn keep_blob(
+        &self,
+        kind: &str,
+        key: &str,
+        file: tempfile::NamedTempFile,
+    ) -> Result<(), PypiError> {
+        let path = self.sharded(kind, key);
+        let len = file.as_file().metadata().map_or(0, |m| m.len());
+        file.persist(&path).map_err(|e| PypiError::Cache {
+            path: path.clone(),
+            source: e.error,
+        })?;
+        self.budget.charge(&self.root, len);
+        Ok(())
     }
 
     /// Every cached byte range of the file `key`, as (offset, bytes).
@@ -126,6 +185,7 @@ impl Cache {
         let Ok(entries) = std::fs::read_dir(&dir) else {
             return Vec::new();
         };
+        touch(&dir);
         let mut out = Vec::new();
         for entry in entries.flatten() {
             let name = entry.file_name();
@@ -147,11 +207,17 @@ impl Cache {
         out
     }
 
+    /// Keeps a byte range, if the budget admits one of its size.
     pub fn put_range(&self, key: &str, start: u64, bytes: &[u8]) -> Result<(), PypiError> {
+        if !self.budget.admits(bytes.len() as u64) {
+            return Ok(());
+        }
         let path = self
             .sharded("ranges", key)
             .join(format!("{start}-{}", bytes.len()));
-        write_atomic(&path, bytes)
+        write_atomic(&path, bytes)?;
+        self.budget.charge(&self.root, bytes.len() as u64);
+        Ok(())
     }
 }
 

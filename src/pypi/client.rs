@@ -7,13 +7,16 @@ use reqwest::Url;
 use super::archive::{ArchiveContents, ArchiveLimits, ReadMethod, Transfer};
 use super::archive_reader::ArchiveReader;
 use super::cache::{check_sha256, now_secs, Cache, CachedPage};
+use super::cache_budget::DEFAULT_CACHE_BUDGET;
 use super::dist_file::{DistFile, MetadataHint};
 use super::error::PypiError;
-use super::filename::FileKind;
+use super::filename::{FileKind, SdistFormat};
 use super::http::{Budget, EventSink, HttpClient, HttpConfig, HttpEvent};
 use super::metadata::{CoreMetadata, MetadataSource};
 use super::project::{PageFormat, ProjectPage};
 use super::remote_file::RemoteFile;
+use super::sdist::{is_streamed, unsupported};
+use super::streamed_file::StreamedFile;
 use super::{simple_html, simple_json, simple_page};
 use crate::names::DistName;
 
@@ -36,6 +39,8 @@ pub struct IndexConfig {
     pub limits: ArchiveLimits,
     /// Ranges closer than this many bytes are fetched in one request.
     pub merge_gap: u64,
+    /// Bytes of archives and ranges the cache may keep (least recently used go first).
+    pub cache_budget: u64,
 }
 
 impl IndexConfig {
@@ -48,6 +53,7 @@ impl IndexConfig {
             http: HttpConfig::default(),
             limits: ArchiveLimits::default(),
             merge_gap: 64 << 10,
+            cache_budget: DEFAULT_CACHE_BUDGET,
         }
     }
 }
@@ -81,7 +87,7 @@ impl IndexClient {
         }
         Ok(Self {
             index,
-            cache: Cache::new(config.cache_dir),
+            cache: Cache::with_budget(config.cache_dir, config.cache_budget),
             http: HttpClient::new(config.http, events)?,
             offline: config.offline,
             page_ttl: config.page_ttl,
@@ -203,30 +209,29 @@ impl IndexClient {
         }
     }
 
-    /// Opens `file` for reading members: a wheel by HTTP Range (its central directory is
-    /// read now), an sdist whole.
+    /// Opens `file` for reading members: a wheel or a zip sdist by HTTP Range (its central
+    /// directory is read now), a tarball sdist as a stream when members are read.
     pub fn open_archive(&self, file: &DistFile) -> Result<ArchiveReader<'_>, PypiError> {
         match &file.kind {
-            FileKind::Wheel { .. } => {
+            FileKind::Wheel { .. }
+            | FileKind::Sdist {
+                format: SdistFormat::Zip,
+            } => {
                 let remote =
                     RemoteFile::open(&self.http, &self.cache, file, self.offline, self.merge_gap)?;
-                ArchiveReader::wheel(remote, self.limits)
+                ArchiveReader::zip(remote, self.limits)
             }
-            FileKind::Sdist { format } => {
-                let (bytes, transfer) = self.download(file)?;
-                Ok(ArchiveReader::sdist(
-                    file.filename.clone(),
-                    bytes,
-                    *format,
-                    transfer,
-                    self.limits,
-                ))
-            }
+            FileKind::Sdist { format } if is_streamed(*format) => Ok(ArchiveReader::tar(
+                StreamedFile::new(&self.http, &self.cache, file, self.offline, self.limits),
+                *format,
+                self.limits,
+            )),
+            FileKind::Sdist { format } => Err(unsupported(&file.filename, *format)),
         }
     }
 
-    /// Lists `file` and reads the members `select` picks: wheels by HTTP Range (central
-    /// directory, then only those members), sdists whole.
+    /// Lists `file` and reads the members `select` picks: wheels and zip sdists by HTTP Range
+    /// (central directory, then only those members), tarball sdists streamed through.
     pub fn read_archive(
         &self,
         file: &DistFile,

@@ -7,7 +7,7 @@ use reqwest::header::{HeaderMap, HeaderName, HeaderValue, RETRY_AFTER};
 use reqwest::Url;
 
 use super::error::PypiError;
-use super::limiter::Limiter;
+use super::limiter::{Limiter, Permit};
 use super::retry::RetryPolicy;
 
 /// Settings of the HTTP layer.
@@ -242,6 +242,133 @@ impl HttpClient {
             headers,
             body,
         })
+    }
+}
+
+/// A response whose body is read as it arrives, holding its place among the requests in
+/// flight until dropped: a 450 MB sdist is decompressed on the way instead of buffered.
+pub struct StreamResponse<'a> {
+    pub status: u16,
+    pub headers: HeaderMap,
+    body: reqwest::blocking::Response,
+    counter: &'a AtomicU64,
+    _permit: Permit<'a>,
+}
+
+impl StreamResponse<'_> {
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers.get(name).and_then(|v| v.to_str().ok())
+    }
+
+    pub fn content_length(&self) -> Option<u64> {
+        self.body.content_length()
+    }
+}
+
+impl Read for StreamResponse<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.body.read(buf)?;
+        self.counter.fetch_add(n as u64, Ordering::Relaxed);
+        Ok(n)
+    }
+}
+
+impl HttpClient {
+    /// GETs `url` for reading its body as a stream. Failures before the body starts are retried
+    /// as [`HttpClient::get`] does; a failure while reading it surfaces as an I/O error, and the
+    /// caller starts over (see [`HttpClient::retries`]).
+    pub fn get_stream(
+        &self,
+        url: &Url,
+        headers: &[(HeaderName, HeaderValue)],
+        budget: Budget,
+    ) -> Result<StreamResponse<'_>, PypiError> {
+        let timeout = match budget {
+            Budget::Page => self.config.page_timeout,
+            Budget::File => self.config.file_timeout,
+        };
+        let mut attempt = 0;
+        loop {
+            self.emit(HttpEvent::Request { url, range: None });
+            let permit = self.limiter.acquire();
+            self.requests.fetch_add(1, Ordering::Relaxed);
+            let mut request = self.client.get(url.clone()).timeout(timeout);
+            for (name, value) in headers {
+                request = request.header(name, value);
+            }
+            let (cause, retry_after) = match request.send() {
+                Ok(response) if RetryPolicy::is_retryable_status(response.status().as_u16()) => {
+                    let status = response.status().as_u16();
+                    if attempt >= self.config.retry.retries {
+                        return Err(PypiError::Status {
+                            url: url.to_string(),
+                            status,
+                            detail: Some(format!("after {} attempt(s)", attempt + 1)),
+                        });
+                    }
+                    let retry_after = response
+                        .headers()
+                        .get(RETRY_AFTER)
+                        .and_then(|v| v.to_str().ok())
+                        .and_then(|v| v.trim().parse::<u64>().ok())
+                        .map(Duration::from_secs);
+                    (format!("HTTP {status}"), retry_after)
+                }
+                Ok(response) => {
+                    return Ok(StreamResponse {
+                        status: response.status().as_u16(),
+                        headers: response.headers().clone(),
+                        body: response,
+                        counter: &self.bytes_received,
+                        _permit: permit,
+                    })
+                }
+                Err(e) if e.is_builder() => {
+                    return Err(PypiError::Network {
+                        url: url.to_string(),
+                        attempts: 1,
+                        cause: error_chain(&e),
+                    })
+                }
+                Err(e) => {
+                    if attempt >= self.config.retry.retries {
+                        return Err(PypiError::Network {
+                            url: url.to_string(),
+                            attempts: attempt + 1,
+                            cause: error_chain(&e),
+                        });
+                    }
+                    (error_chain(&e), None)
+                }
+            };
+            drop(permit);
+            attempt += 1;
+            let delay = self.config.retry.delay(attempt, retry_after);
+            self.emit(HttpEvent::Retry {
+                url,
+                attempt,
+                delay,
+                cause: &cause,
+            });
+            std::thread::sleep(delay);
+        }
+    }
+
+    /// Retries after the first attempt, for callers that start a streamed read over.
+    pub fn retries(&self) -> u32 {
+        self.config.retry.retries
+    }
+
+    /// Waits before retry `attempt` of a streamed read, saying so.
+    pub fn back_off(&self, url: &Url, attempt: u32, cause: &str) {
+        let delay = self.config.retry.delay(attempt, None);
+        self.emit(HttpEvent::Retry {
+            url,
+            attempt,
+            delay,
+            cause,
+        });
+        std::thread::sleep(delay);
     }
 }
 

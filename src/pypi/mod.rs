@@ -6,6 +6,8 @@ mod archive;
 mod archive_reader;
 mod byte_source;
 mod cache;
+mod cache_budget;
+mod cache_usage;
 mod client;
 mod dist_file;
 mod error;
@@ -23,6 +25,7 @@ mod sdist;
 mod simple_html;
 mod simple_json;
 mod simple_page;
+mod streamed_file;
 mod wheel_tags;
 mod zip_directory;
 mod zip_reader;
@@ -30,6 +33,10 @@ mod zip_reader;
 pub use archive::{ArchiveContents, ArchiveLimits, EntryInfo, Member, ReadMethod, Transfer};
 pub use archive_reader::ArchiveReader;
 pub use cache::{hex_sha256, write_atomic, Cache};
+pub use cache_budget::{evict_to, CacheBudget, DEFAULT_CACHE_BUDGET};
+pub use cache_usage::{
+    dir_size, entries as cache_entries, remove_entry, CacheEntry, EntryKind, Tally,
+};
 pub use client::{IndexClient, IndexConfig, PYPI_SIMPLE};
 pub use dist_file::{DistFile, MetadataHint};
 pub use error::PypiError;

@@ -2,17 +2,18 @@ use std::cell::Cell;
 use std::io::Read;
 
 use super::archive::{ArchiveLimits, EntryInfo, Member};
-use super::byte_source::LocalBytes;
 use super::error::PypiError;
 use super::filename::SdistFormat;
-use super::zip_reader::read_zip;
 
-/// Lists a whole sdist and reads the members `select` picks.
+/// Lists a tarball sdist and keeps the members `select` picks, reading `compressed` once,
+/// front to back.
 ///
-/// Tarballs can only be read front to back, so every member is decompressed (the total is
-/// bounded by the limits), but only selected ones are kept.
-pub fn read_sdist(
-    bytes: &[u8],
+/// A tarball has no index, so every member is decompressed on the way (the total is bounded by
+/// the limits), but only the selected ones are held: an sdist that bundles a 400 MB jar costs
+/// a buffer's worth of memory, not the jar. `compressed` is anything that yields the file's
+/// bytes in order: the cache, or the response as it arrives.
+pub fn read_tar_stream(
+    compressed: &mut dyn Read,
     format: SdistFormat,
     filename: &str,
     select: &dyn Fn(&str) -> bool,
@@ -21,33 +22,22 @@ pub fn read_sdist(
     let exceeded = Cell::new(false);
     let max = limits.max_total_size;
     let counted = |inner| CountingReader::new(inner, max, &exceeded);
+    let buffered = std::io::BufReader::with_capacity(64 << 10, compressed);
     let result = match format {
-        SdistFormat::Zip => {
-            let mut source = LocalBytes {
-                name: filename,
-                bytes,
-            };
-            return read_zip(&mut source, select, limits);
-        }
         SdistFormat::TarGz => read_tar(
-            counted(Box::new(flate2::read::MultiGzDecoder::new(bytes))),
+            counted(Box::new(flate2::read::MultiGzDecoder::new(buffered))),
             filename,
             select,
             limits,
         ),
         SdistFormat::TarBz2 => read_tar(
-            counted(Box::new(bzip2::read::MultiBzDecoder::new(bytes))),
+            counted(Box::new(bzip2::read::MultiBzDecoder::new(buffered))),
             filename,
             select,
             limits,
         ),
-        SdistFormat::Tar => read_tar(counted(Box::new(bytes)), filename, select, limits),
-        SdistFormat::TarXz => {
-            return Err(PypiError::BadArchive {
-                file: filename.to_string(),
-                message: "xz-compressed sdists are not supported".into(),
-            })
-        }
+        SdistFormat::Tar => read_tar(counted(Box::new(buffered)), filename, select, limits),
+        SdistFormat::Zip | SdistFormat::TarXz => return Err(unsupported(filename, format)),
     };
     if exceeded.get() {
         return Err(PypiError::Refused {
@@ -59,6 +49,24 @@ pub fn read_sdist(
         });
     }
     result
+}
+
+/// Whether nbenv reads this sdist format as a stream (zip sdists are read by range instead).
+pub fn is_streamed(format: SdistFormat) -> bool {
+    matches!(
+        format,
+        SdistFormat::TarGz | SdistFormat::TarBz2 | SdistFormat::Tar
+    )
+}
+
+pub fn unsupported(filename: &str, format: SdistFormat) -> PypiError {
+    PypiError::BadArchive {
+        file: filename.to_string(),
+        message: match format {
+            SdistFormat::TarXz => "xz-compressed sdists are not supported".into(),
+            other => format!("{other:?} sdists are not read as a stream"),
+        },
+    }
 }
 
 fn read_tar(
