@@ -1,7 +1,7 @@
 //! Indexing many releases of many distributions: pages fetched, releases registered, then
 //! worker threads analyse releases while this thread writes each one in its own transaction.
 
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 use std::path::Path;
 use std::sync::mpsc;
 use std::sync::Mutex;
@@ -12,7 +12,7 @@ use serde::Serialize;
 use super::error::{FailureKind, IndexError};
 use super::release_job::{index_release_files, Content, IndexedFile, ReleaseOutcome};
 use super::selection::Selection;
-use super::summary_cache::SummaryCache;
+use super::summary_cache::{SummaryCache, BUILD_CAPACITY};
 use crate::bank::store::{
     BankWriter, IndexedRelease, LockPolicy, NoSources, ReleaseInfo, ReleaseStatus, Store,
     SummaryStore, EXTRACTOR_VERSION,
@@ -230,9 +230,15 @@ pub fn build(
     let queued = jobs.len();
     observer.queued(queued);
     let summaries = SummaryStore::open(&client.cache().root().join("summaries-v1.sqlite3"))?;
-    let shared = SummaryCache::new(500_000);
+    let shared = SummaryCache::new(BUILD_CAPACITY);
+    // Releases left per distribution: the writer's cache of a distribution (its APIs, their
+    // release sets, its path dictionary) must go once its last release is written, or a
+    // full-list build holds every distribution's in memory to the end.
+    let mut left: HashMap<i64, usize> = HashMap::new();
+    for job in &jobs {
+        *left.entry(job.dist_id).or_default() += 1;
+    }
     let queue = Mutex::new(jobs.into_iter().collect::<VecDeque<Job>>());
-    let mut writer = BankWriter::new(&mut store);
     let workers = options.jobs.max(1);
     let mut finished_jobs = 0usize;
     std::thread::scope(|scope| -> Result<(), IndexError> {
@@ -265,60 +271,21 @@ pub fn build(
             }
         }
         drop(tx);
-        for (job, result) in rx {
-            finished_jobs += 1;
-            match result {
-                Ok(indexed) => {
-                    let outcome = &indexed.outcome;
-                    writer.write_release(&IndexedRelease {
-                        dist_id: job.dist_id,
-                        release_id: job.release_id,
-                        slot: job.slot,
-                        file_name: &indexed.file.filename,
-                        file_sha256: indexed.file.sha256(),
-                        apis: &outcome.apis,
-                        import_names: &outcome.import_names,
-                        requires_dist: &outcome.requires_dist,
-                        file_requires_dist: &indexed.file_requires_dist,
-                        requires_python: outcome.requires_python.as_deref(),
-                        no_sources: no_sources(&outcome.content),
-                        display_name: outcome.name.as_deref(),
-                        counts: outcome.counts,
-                    })?;
-                    // A cache: losing a write only costs parsing again.
-                    if let Err(e) = summaries.put(&outcome.new_summaries) {
-                        observer.note(&format!("summary cache: {e}"));
-                    }
-                    report.releases_indexed += 1;
-                    if !outcome.apis.stats.converged {
-                        report
-                            .not_converged
-                            .push((job.name.clone(), job.version.clone()));
-                    }
-                    if let Some((reason, _)) = no_sources(&outcome.content) {
-                        report
-                            .sourceless
-                            .push((job.name.clone(), job.version.clone(), reason));
-                    }
-                    report.source_files += u64::from(outcome.counts.source_files);
-                    report.parsed_files += u64::from(outcome.counts.parsed_files);
-                    report.bytes_fetched += outcome.transfer.bytes_fetched;
-                    report.archive_bytes += outcome.transfer.archive_size;
-                    observer.finished(&job.name, &job.version, Ok(outcome));
-                }
-                Err(e) => {
-                    let reason = match job.files.first() {
-                        Some(file) => format!("{}: {e}", file.filename),
-                        None => e.to_string(),
-                    };
-                    writer.store().mark_failed(job.release_id, &reason)?;
-                    observer.finished(&job.name, &job.version, Err(&reason));
-                    report.failed.push(FailedRelease {
-                        distribution: job.name.clone(),
-                        version: Some(job.version.clone()),
-                        kind: e.kind(),
-                        reason,
-                    });
+        let mut results = rx.into_iter().peekable();
+        // One writer per distribution: workers take releases in order, distribution by
+        // distribution, so when one ends the writer holds at most the next one's first few
+        // releases, which a fresh writer reads back from the bank.
+        while results.peek().is_some() {
+            let mut writer = BankWriter::new(&mut store);
+            for (job, result) in results.by_ref() {
+                finished_jobs += 1;
+                let last_of_dist = left.get_mut(&job.dist_id).is_some_and(|n| {
+                    *n -= 1;
+                    *n == 0
+                });
+                record(&mut writer, &summaries, observer, &mut report, job, result)?;
+                if last_of_dist {
+                    break;
                 }
             }
         }
@@ -328,6 +295,72 @@ pub fn build(
     report.interrupted = observer.cancelled() && report.releases_left > 0;
     report.seconds = started.elapsed().as_secs_f64();
     Ok(report)
+}
+
+/// Writes one finished release into the bank, or records why it failed.
+fn record(
+    writer: &mut BankWriter<'_>,
+    summaries: &SummaryStore,
+    observer: &dyn BuildObserver,
+    report: &mut BuildReport,
+    job: Job,
+    result: Result<IndexedFile, IndexError>,
+) -> Result<(), IndexError> {
+    match result {
+        Ok(indexed) => {
+            let outcome = &indexed.outcome;
+            writer.write_release(&IndexedRelease {
+                dist_id: job.dist_id,
+                release_id: job.release_id,
+                slot: job.slot,
+                file_name: &indexed.file.filename,
+                file_sha256: indexed.file.sha256(),
+                apis: &outcome.apis,
+                import_names: &outcome.import_names,
+                requires_dist: &outcome.requires_dist,
+                file_requires_dist: &indexed.file_requires_dist,
+                requires_python: outcome.requires_python.as_deref(),
+                no_sources: no_sources(&outcome.content),
+                display_name: outcome.name.as_deref(),
+                counts: outcome.counts,
+            })?;
+            // A cache: losing a write only costs parsing again.
+            if let Err(e) = summaries.put(&outcome.new_summaries) {
+                observer.note(&format!("summary cache: {e}"));
+            }
+            report.releases_indexed += 1;
+            if !outcome.apis.stats.converged {
+                report
+                    .not_converged
+                    .push((job.name.clone(), job.version.clone()));
+            }
+            if let Some((reason, _)) = no_sources(&outcome.content) {
+                report
+                    .sourceless
+                    .push((job.name.clone(), job.version.clone(), reason));
+            }
+            report.source_files += u64::from(outcome.counts.source_files);
+            report.parsed_files += u64::from(outcome.counts.parsed_files);
+            report.bytes_fetched += outcome.transfer.bytes_fetched;
+            report.archive_bytes += outcome.transfer.archive_size;
+            observer.finished(&job.name, &job.version, Ok(outcome));
+        }
+        Err(e) => {
+            let reason = match job.files.first() {
+                Some(file) => format!("{}: {e}", file.filename),
+                None => e.to_string(),
+            };
+            writer.store().mark_failed(job.release_id, &reason)?;
+            observer.finished(&job.name, &job.version, Err(&reason));
+            report.failed.push(FailedRelease {
+                distribution: job.name.clone(),
+                version: Some(job.version.clone()),
+                kind: e.kind(),
+                reason,
+            });
+        }
+    }
+    Ok(())
 }
 
 /// What the store records for a file without Python sources.
