@@ -59,15 +59,12 @@ pub fn environments<'a>(
             interpreter: interpreter.version,
             error,
         };
-        let scratch = tempfile::Builder::new()
-            .prefix(&format!("nbenv-{}-", spec.purpose))
-            .tempdir()
-            .map_err(|e| {
-                failed(VenvError::Create {
-                    interpreter: interpreter.path.display().to_string(),
-                    detail: format!("cannot create a scratch directory: {e}"),
-                })
-            })?;
+        let scratch = super::scratch::scratch_dir(spec.purpose).map_err(|e| {
+            failed(VenvError::Create {
+                interpreter: interpreter.path.display().to_string(),
+                detail: format!("cannot create a scratch directory: {e}"),
+            })
+        })?;
         let venv = Venv::create(
             &scratch.path().join("venv"),
             interpreter,

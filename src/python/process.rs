@@ -1,6 +1,7 @@
 //! Child processes with a time limit, killed as a whole process group when it runs out:
 //! installers and notebooks start children of their own, and none may outlive the limit.
 
+use std::collections::VecDeque;
 use std::io::Read;
 use std::os::unix::process::CommandExt;
 use std::process::{Command, Stdio};
@@ -17,6 +18,28 @@ pub struct Finished {
     /// Killed because the user interrupted nbenv (see [`crate::interrupt`]).
     pub interrupted: bool,
     pub elapsed: Duration,
+    /// Bytes of stdout and of stderr dropped from the middle to stay within the cap.
+    pub dropped: [u64; 2],
+}
+
+/// How much of each output stream is kept: its beginning and its end, where what went wrong
+/// and results are. A notebook or an import can print gigabytes; the rest is read and dropped,
+/// so the child never blocks on a full pipe and nbenv's memory stays bounded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OutputCap {
+    pub head: usize,
+    pub tail: usize,
+}
+
+impl Default for OutputCap {
+    /// 64 MiB a stream, nearly all of it the end: the introspection script's result, a few
+    /// MB for the largest libraries, is its last line.
+    fn default() -> Self {
+        Self {
+            head: 1 << 20,
+            tail: 63 << 20,
+        }
+    }
 }
 
 impl Finished {
@@ -45,9 +68,19 @@ pub struct ProcessError {
 /// when [`crate::interrupt::requested`] turns true, so an interrupted nbenv never waits for an
 /// install to finish.
 pub fn run_limited(
+    command: Command,
+    stdin: &[u8],
+    limit: Duration,
+) -> Result<Finished, ProcessError> {
+    run_capped(command, stdin, limit, OutputCap::default())
+}
+
+/// [`run_limited`] keeping at most `cap` of each output stream.
+pub fn run_capped(
     mut command: Command,
     stdin: &[u8],
     limit: Duration,
+    cap: OutputCap,
 ) -> Result<Finished, ProcessError> {
     let program = command.get_program().to_string_lossy().into_owned();
     command
@@ -74,19 +107,13 @@ pub fn run_limited(
     });
     let mut out_pipe = child.stdout.take();
     let mut err_pipe = child.stderr.take();
-    let out_reader = std::thread::spawn(move || {
-        let mut buf = Vec::new();
-        if let Some(p) = out_pipe.as_mut() {
-            let _ = p.read_to_end(&mut buf);
-        }
-        buf
+    let out_reader = std::thread::spawn(move || match out_pipe.as_mut() {
+        Some(p) => capture(p, cap),
+        None => (Vec::new(), 0),
     });
-    let err_reader = std::thread::spawn(move || {
-        let mut buf = Vec::new();
-        if let Some(p) = err_pipe.as_mut() {
-            let _ = p.read_to_end(&mut buf);
-        }
-        buf
+    let err_reader = std::thread::spawn(move || match err_pipe.as_mut() {
+        Some(p) => capture(p, cap),
+        None => (Vec::new(), 0),
     });
 
     let mut timed_out = false;
@@ -111,8 +138,8 @@ pub fn run_limited(
     // The child is gone; make sure its own children are too, or they would hold the pipes.
     kill_group(pid);
     let _ = writer.join();
-    let stdout = out_reader.join().unwrap_or_default();
-    let stderr = err_reader.join().unwrap_or_default();
+    let (stdout, out_dropped) = out_reader.join().unwrap_or_default();
+    let (stderr, err_dropped) = err_reader.join().unwrap_or_default();
     Ok(Finished {
         code: status.and_then(|s| s.code()),
         stdout,
@@ -120,7 +147,45 @@ pub fn run_limited(
         timed_out,
         interrupted,
         elapsed: started.elapsed(),
+        dropped: [out_dropped, err_dropped],
     })
+}
+
+/// Reads `pipe` to its end, keeping its first `cap.head` and last `cap.tail` bytes; returns
+/// them (with a line saying what was dropped between) and the count dropped.
+fn capture(pipe: &mut dyn Read, cap: OutputCap) -> (Vec<u8>, u64) {
+    let mut head = Vec::new();
+    let mut tail: VecDeque<u8> = VecDeque::new();
+    let mut dropped = 0u64;
+    let mut buf = vec![0u8; 64 << 10];
+    loop {
+        let n = match pipe.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(_) => break,
+        };
+        let mut chunk = &buf[..n];
+        let room = cap.head.saturating_sub(head.len()).min(chunk.len());
+        head.extend_from_slice(&chunk[..room]);
+        chunk = &chunk[room..];
+        if chunk.len() >= cap.tail {
+            dropped += (tail.len() + chunk.len() - cap.tail) as u64;
+            tail.clear();
+            chunk = &chunk[chunk.len() - cap.tail..];
+        }
+        let over = (tail.len() + chunk.len()).saturating_sub(cap.tail);
+        tail.drain(..over);
+        dropped += over as u64;
+        tail.extend(chunk);
+    }
+    if dropped > 0 {
+        head.extend_from_slice(
+            format!("\n[nbenv dropped {dropped} bytes of output here]\n").as_bytes(),
+        );
+    }
+    head.extend(tail);
+    (head, dropped)
 }
 
 fn kill_group(pgid: i32) {
@@ -133,6 +198,35 @@ fn kill_group(pgid: i32) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A child printing far more than the cap runs to its end (the pipe is drained), and what
+    /// is kept is its beginning, its end and a line saying how much was dropped.
+    #[test]
+    fn output_is_capped_at_both_ends() {
+        let mut c = Command::new("sh");
+        // 50 MB of `y` lines between a first and a last line.
+        c.args([
+            "-c",
+            "echo first; yes | head -c 50000000; echo last; echo oops >&2",
+        ]);
+        let cap = OutputCap {
+            head: 1000,
+            tail: 2000,
+        };
+        let f = run_capped(c, b"", Duration::from_secs(60), cap).unwrap();
+        assert!(f.success(), "{f:?}");
+        let text = String::from_utf8_lossy(&f.stdout);
+        assert!(text.starts_with("first\ny\n"), "{}", &text[..20]);
+        assert!(text.ends_with("y\nlast\n"));
+        let total = 6 + 50_000_000 + 5;
+        assert_eq!(f.dropped[0], total - 3000);
+        assert!(text.contains(&format!(
+            "[nbenv dropped {} bytes of output here]",
+            total - 3000
+        )));
+        assert!(f.stdout.len() < 3100, "{}", f.stdout.len());
+        assert_eq!((f.dropped[1], f.stderr.as_slice()), (0, &b"oops\n"[..]));
+    }
 
     #[test]
     fn captures_output_and_kills_on_timeout() {
