@@ -20,6 +20,7 @@ fn run(cli: &Cli) -> anyhow::Result<()> {
         Command::Usage(args) => cli::usage::run(&cli.global, args),
         Command::Bank(args) => cli::bank::run(&cli.global, args),
         Command::Index(args) => cli::index::run(&cli.global, args),
+        Command::Cache(args) => cli::cache::run(&cli.global, args),
         Command::Completions(args) => cli::completions::run(args),
     }
 }

@@ -32,6 +32,10 @@ pub struct GlobalArgs {
     /// Where downloaded index pages and files are cached. Default: `<cache dir>/nbenv`.
     #[arg(long, global = true, value_name = "DIR", help_heading = GLOBAL)]
     pub cache_dir: Option<PathBuf>,
+    /// How much the cache may keep of archives and byte ranges (least recently used go
+    /// first), e.g. `2GiB`, `500M`; 0 keeps none. Default: 2GiB.
+    #[arg(long, global = true, value_name = "SIZE", value_parser = byte_size, help_heading = GLOBAL)]
+    pub cache_size: Option<u64>,
     /// The package index's simple API (PEP 691 JSON or PEP 503 HTML). Default:
     /// https://pypi.org/simple/.
     #[arg(long, global = true, value_name = "URL", help_heading = GLOBAL)]
@@ -61,10 +65,16 @@ impl GlobalArgs {
             .unwrap_or(nbenv::pypi::PYPI_SIMPLE)
     }
 
+    /// `--cache-size`, else `NBENV_CACHE_SIZE`, else 2 GiB.
+    pub fn cache_budget(&self) -> u64 {
+        self.cache_size.unwrap_or(nbenv::pypi::DEFAULT_CACHE_BUDGET)
+    }
+
     /// Options win over the environment.
     fn apply(&mut self, env: Env) {
         self.bank = self.bank.take().or_else(|| env.bank.clone());
         self.cache_dir = self.cache_dir.take().or_else(|| env.cache_dir.clone());
+        self.cache_size = self.cache_size.or(env.cache_size);
         self.index_url = self.index_url.take().or_else(|| env.index_url.clone());
         self.offline |= env.offline;
         self.env = env;
@@ -98,6 +108,36 @@ pub fn positive(s: &str) -> Result<usize, String> {
     }
 }
 
+/// A size in bytes: a whole number, or a number with a unit (`K`, `M`, `G`, `T`, with or
+/// without `B` or `iB`; all powers of 1024, since that is what disks and `du -h` show).
+pub fn byte_size(s: &str) -> Result<u64, String> {
+    let t = s.trim();
+    let split = t
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(t.len());
+    let (number, unit) = t.split_at(split);
+    let shift = match unit.trim().to_ascii_lowercase().as_str() {
+        "" | "b" => 0,
+        "k" | "kb" | "kib" => 10,
+        "m" | "mb" | "mib" => 20,
+        "g" | "gb" | "gib" => 30,
+        "t" | "tb" | "tib" => 40,
+        _ => {
+            return Err(format!(
+                "`{s}` is not a size: use bytes, or a unit K, M, G or T"
+            ))
+        }
+    };
+    let value: f64 = number
+        .parse()
+        .map_err(|_| format!("`{s}` is not a size: use bytes, or a unit K, M, G or T"))?;
+    let bytes = value * (1u64 << shift) as f64;
+    if !bytes.is_finite() || bytes >= u64::MAX as f64 {
+        return Err(format!("`{s}` is too large"));
+    }
+    Ok(bytes as u64)
+}
+
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Show the environment evidence in a notebook: imports, APIs, installs, Python version.
@@ -106,6 +146,8 @@ pub enum Command {
     Bank(super::bank::BankArgs),
     /// Look at what the package index says about a project.
     Index(super::index::IndexArgs),
+    /// Show and clean what nbenv keeps on disk: archives, ranges, summaries, scratch venvs.
+    Cache(super::cache::CacheArgs),
     /// Print a shell completion script (see the README for where to put it).
     Completions(super::completions::CompletionsArgs),
 }
@@ -242,6 +284,20 @@ mod tests {
         assert_eq!(cli.global.bank, Some(PathBuf::from("flag.sqlite3")));
         assert_eq!(cli.global.index_url(), "http://env/simple/");
         assert!(cli.global.offline);
+    }
+
+    #[test]
+    fn sizes_take_units() {
+        assert_eq!(byte_size("0"), Ok(0));
+        assert_eq!(byte_size("1048576"), Ok(1 << 20));
+        assert_eq!(byte_size("2GiB"), Ok(2 << 30));
+        assert_eq!(byte_size("2 g"), Ok(2 << 30));
+        assert_eq!(byte_size("500M"), Ok(500 << 20));
+        assert_eq!(byte_size("1.5KB"), Ok(1536));
+        assert!(byte_size("2 GB of disk").is_err());
+        assert!(byte_size("lots").is_err());
+        assert!(byte_size("-1G").is_err());
+        assert!(byte_size("99999999T").is_err());
     }
 
     #[test]

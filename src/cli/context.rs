@@ -22,7 +22,11 @@ pub fn cache_dir(global: &GlobalArgs) -> PathBuf {
 pub fn index_client(global: &GlobalArgs) -> Result<IndexClient> {
     let mut config = IndexConfig::new(global.index_url().to_string(), cache_dir(global));
     config.offline = global.offline;
+    config.cache_budget = global.cache_budget();
     let env = &global.env;
+    if let Some(max) = env.max_archive_size {
+        config.limits.max_streamed_size = max;
+    }
     if let Some(n) = env.http_retries {
         config.http.retry.retries = n;
     }

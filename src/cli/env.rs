@@ -9,6 +9,7 @@ use std::ffi::OsString;
 use std::path::PathBuf;
 use std::time::Duration;
 
+use super::args::byte_size;
 use super::exit::CliError;
 
 /// What a variable holds, which decides how its value is checked.
@@ -18,6 +19,8 @@ pub enum Kind {
     Bool,
     /// A whole number; `min` is the smallest accepted.
     Number { min: u64 },
+    /// A size in bytes, with or without a unit (`2GiB`, `500M`).
+    Size,
     /// Free text: a path, a URL or a list, checked where it is used.
     Text,
 }
@@ -41,6 +44,8 @@ pub const HTTP_RETRIES: &str = "NBENV_HTTP_RETRIES";
 pub const HTTP_TIMEOUT: &str = "NBENV_HTTP_TIMEOUT";
 pub const CONCURRENCY: &str = "NBENV_CONCURRENCY";
 pub const INDEX_TTL: &str = "NBENV_INDEX_TTL";
+pub const CACHE_SIZE: &str = "NBENV_CACHE_SIZE";
+pub const MAX_ARCHIVE_SIZE: &str = "NBENV_MAX_ARCHIVE_SIZE";
 
 /// Every variable nbenv reads. The README's configuration table lists the same (a test checks).
 pub const VARS: &[Var] = &[
@@ -57,6 +62,13 @@ pub const VARS: &[Var] = &[
         kind: Kind::Text,
         default: "~/.cache/nbenv",
         meaning: "HTTP cache",
+    },
+    Var {
+        name: CACHE_SIZE,
+        option: Some("cache_size"),
+        kind: Kind::Size,
+        default: "2GiB",
+        meaning: "Archives and byte ranges the cache keeps (least recently used go first)",
     },
     Var {
         name: BANK,
@@ -101,6 +113,14 @@ pub const VARS: &[Var] = &[
         meaning: "Seconds an index page is used before revalidation",
     },
     Var {
+        name: MAX_ARCHIVE_SIZE,
+        option: None,
+        kind: Kind::Size,
+        default: "1GiB",
+        meaning:
+            "Largest archive read whole (tarball sdists); a release whose file is larger is skipped",
+    },
+    Var {
         name: "NBENV_PYTHON",
         option: None,
         kind: Kind::Text,
@@ -128,6 +148,8 @@ pub struct Env {
     pub http_timeout: Option<Duration>,
     pub concurrency: Option<usize>,
     pub index_ttl: Option<Duration>,
+    pub cache_size: Option<u64>,
+    pub max_archive_size: Option<u64>,
 }
 
 impl Env {
@@ -158,6 +180,9 @@ impl Env {
             Ok(value(name)?.map(|v| v.trim().parse().expect("checked above")))
         };
         let path = |name: &str| get(name).filter(|v| !v.is_empty()).map(PathBuf::from);
+        let size = |name: &str| -> Result<Option<u64>, CliError> {
+            Ok(value(name)?.map(|v| byte_size(&v).expect("checked above")))
+        };
         Ok(Self {
             bank: path(BANK),
             cache_dir: path(CACHE_DIR),
@@ -167,6 +192,8 @@ impl Env {
             http_timeout: number(HTTP_TIMEOUT)?.map(Duration::from_secs),
             concurrency: number(CONCURRENCY)?.map(|n| n as usize),
             index_ttl: number(INDEX_TTL)?.map(Duration::from_secs),
+            cache_size: size(CACHE_SIZE)?,
+            max_archive_size: size(MAX_ARCHIVE_SIZE)?,
         })
     }
 }
@@ -186,6 +213,9 @@ fn check(var: &Var, value: &str) -> Result<(), CliError> {
             ))),
             Ok(_) => Ok(()),
         },
+        Kind::Size => byte_size(value)
+            .map(|_| ())
+            .map_err(|e| CliError::usage(format!("{name}={value:?}: {e}"))),
         _ => Ok(()),
     }
 }
@@ -243,5 +273,15 @@ mod tests {
         assert_eq!(ok.http_retries, Some(0));
         assert_eq!(ok.http_timeout, Some(Duration::from_secs(5)));
         assert_eq!(env(&[(BANK, "")]).unwrap().bank, None);
+    }
+
+    #[test]
+    fn sizes_are_checked() {
+        let ok = env(&[(CACHE_SIZE, "500M"), (MAX_ARCHIVE_SIZE, "0")]).unwrap();
+        assert_eq!(ok.cache_size, Some(500 << 20));
+        assert_eq!(ok.max_archive_size, Some(0));
+        let e = env(&[(CACHE_SIZE, "big")]).unwrap_err();
+        assert_eq!(e.code, super::super::exit::Code::Usage);
+        assert!(e.to_string().starts_with("NBENV_CACHE_SIZE=\"big\""), "{e}");
     }
 }

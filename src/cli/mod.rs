@@ -5,6 +5,7 @@
 
 pub mod args;
 pub mod bank;
+pub mod cache;
 pub mod completions;
 pub mod context;
 pub mod env;

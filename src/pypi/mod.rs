@@ -35,7 +35,8 @@ pub use archive_reader::ArchiveReader;
 pub use cache::{hex_sha256, write_atomic, Cache};
 pub use cache_budget::{evict_to, CacheBudget, DEFAULT_CACHE_BUDGET};
 pub use cache_usage::{
-    dir_size, entries as cache_entries, remove_entry, CacheEntry, EntryKind, Tally,
+    dir_size, entries as cache_entries, remove_entry, versioned_root as cache_versioned_root,
+    CacheEntry, EntryKind, Tally,
 };
 pub use client::{IndexClient, IndexConfig, PYPI_SIMPLE};
 pub use dist_file::{DistFile, MetadataHint};

@@ -20,6 +20,10 @@ use crate::bank::store::{
 use crate::names::DistName;
 use crate::pypi::{DistFile, IndexClient, Version};
 
+/// The per-file summary cache in the cache directory. Its name carries its format's version;
+/// files of other versions are left over from older nbenvs (`nbenv cache prune` removes them).
+pub const SUMMARY_CACHE_FILE: &str = "summaries-v1.sqlite3";
+
 /// One distribution to index, and which of its releases.
 #[derive(Debug, Clone)]
 pub struct BuildTarget {
@@ -229,7 +233,7 @@ pub fn build(
 
     let queued = jobs.len();
     observer.queued(queued);
-    let summaries = SummaryStore::open(&client.cache().root().join("summaries-v1.sqlite3"))?;
+    let summaries = SummaryStore::open(&client.cache().root().join(SUMMARY_CACHE_FILE))?;
     let shared = SummaryCache::new(BUILD_CAPACITY);
     // Releases left per distribution: the writer's cache of a distribution (its APIs, their
     // release sets, its path dictionary) must go once its last release is written, or a

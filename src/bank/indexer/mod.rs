@@ -13,6 +13,7 @@ mod summary_cache;
 
 pub use build::{
     build, merge_targets, BuildObserver, BuildOptions, BuildReport, BuildTarget, FailedRelease,
+    SUMMARY_CACHE_FILE,
 };
 pub use error::{FailureKind, IndexError};
 pub use packages_list::{
