@@ -122,6 +122,9 @@ impl<'a> StreamedFile<'a> {
             }));
         }
         let declared = self.file.size.or(response.content_length());
+        if let Some(len) = declared.filter(|&len| len > self.limits.max_streamed_size) {
+            return Err(Failure::Final(self.too_large(Some(len))));
+        }
         let keep = declared.and_then(|len| self.cache.blob_writer("files", key, len));
         let mut tracked = Tracked {
             inner: &mut response,

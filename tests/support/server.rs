@@ -17,7 +17,9 @@ pub enum PageMode {
 
 #[derive(Debug, Clone)]
 pub struct Route {
-    pub body: Vec<u8>,
+    /// Shared, so that serving a big fixture allocates nothing per request (a test counting
+    /// the process's allocations would count the server's copies).
+    pub body: Arc<Vec<u8>>,
     pub content_type: String,
     pub etag: Option<String>,
 }
@@ -41,6 +43,8 @@ struct State {
     resets: HashMap<String, u32>,
     /// Paths answered only after a pause, this many times.
     delays: HashMap<String, (u32, std::time::Duration)>,
+    /// Paths whose answer breaks off after half its body, this many times.
+    truncations: HashMap<String, u32>,
     log: Vec<LoggedRequest>,
 }
 
@@ -129,6 +133,16 @@ impl TestServer {
             .insert(path.to_string(), n);
     }
 
+    /// The next `n` answers for `path` announce their full length, send half the body and
+    /// close the connection, as a dropped download does.
+    pub fn truncate_next(&self, path: &str, n: u32) {
+        self.state
+            .lock()
+            .unwrap()
+            .truncations
+            .insert(path.to_string(), n);
+    }
+
     /// The next `n` requests for `path` are answered only after `pause`.
     pub fn delay_next(&self, path: &str, n: u32, pause: std::time::Duration) {
         self.state
@@ -143,7 +157,7 @@ impl TestServer {
             path.to_string(),
             Route {
                 etag: Some(format!("\"{}\"", &sha256_hex(&body)[..16])),
-                body,
+                body: Arc::new(body),
                 content_type: content_type.to_string(),
             },
         );
@@ -303,20 +317,31 @@ fn handle(mut stream: TcpStream, state: &Mutex<State>) -> std::io::Result<()> {
         *n = n.saturating_sub(1);
         fail
     });
+    let truncating = guard.truncations.get_mut(&path).is_some_and(|n| {
+        let cut = *n > 0;
+        *n = n.saturating_sub(1);
+        cut
+    });
     let route = guard.routes.get(&path).cloned();
     let honor_range = guard.honor_range;
-    let (status, extra_headers, body): (u16, Vec<(String, String)>, Vec<u8>) = if failing {
-        (500, vec![], b"injected failure".to_vec())
+    let whole = |bytes: Arc<Vec<u8>>| {
+        let len = bytes.len();
+        (bytes, 0..len)
+    };
+    let message = |text: &[u8]| whole(Arc::new(text.to_vec()));
+    type Body = (Arc<Vec<u8>>, std::ops::Range<usize>);
+    let (status, extra_headers, body): (u16, Vec<(String, String)>, Body) = if failing {
+        (500, vec![], message(b"injected failure"))
     } else {
         match route {
-            None => (404, vec![], b"not found".to_vec()),
+            None => (404, vec![], message(b"not found")),
             Some(route) => {
                 let mut hdrs = vec![("Content-Type".to_string(), route.content_type.clone())];
                 if let Some(etag) = &route.etag {
                     hdrs.push(("ETag".to_string(), etag.clone()));
                 }
                 if route.etag.is_some() && headers.get("if-none-match") == route.etag.as_ref() {
-                    (304, hdrs, Vec::new())
+                    (304, hdrs, message(b""))
                 } else {
                     match range
                         .as_deref()
@@ -327,9 +352,9 @@ fn handle(mut stream: TcpStream, state: &Mutex<State>) -> std::io::Result<()> {
                                 "Content-Range".to_string(),
                                 format!("bytes {start}-{}/{}", end - 1, route.body.len()),
                             ));
-                            (206, hdrs, route.body[start..end].to_vec())
+                            (206, hdrs, (route.body.clone(), start..end))
                         }
-                        _ => (200, hdrs, route.body.clone()),
+                        _ => (200, hdrs, whole(route.body.clone())),
                     }
                 }
             }
@@ -341,7 +366,7 @@ fn handle(mut stream: TcpStream, state: &Mutex<State>) -> std::io::Result<()> {
         accept: headers.get("accept").cloned(),
         if_none_match: headers.get("if-none-match").cloned(),
         status,
-        body_len: body.len(),
+        body_len: body.1.len(),
     });
     drop(guard);
     let reason = match status {
@@ -351,16 +376,23 @@ fn handle(mut stream: TcpStream, state: &Mutex<State>) -> std::io::Result<()> {
         404 => "Not Found",
         _ => "Internal Server Error",
     };
+    let (bytes, range) = body;
     let mut head = format!(
         "HTTP/1.1 {status} {reason}\r\nContent-Length: {}\r\nConnection: close\r\n",
-        body.len()
+        range.len()
     );
     for (k, v) in extra_headers {
         head.push_str(&format!("{k}: {v}\r\n"));
     }
     head.push_str("\r\n");
     stream.write_all(head.as_bytes())?;
-    stream.write_all(&body)?;
+    if truncating {
+        stream.write_all(&bytes[range.start..range.start + range.len() / 2])?;
+        stream.flush()?;
+        let _ = stream.shutdown(std::net::Shutdown::Both);
+        return Ok(());
+    }
+    stream.write_all(&bytes[range])?;
     stream.flush()?;
     // Drain anything left so the client sees a clean close.
     let _ = reader.read(&mut [0u8; 0]);

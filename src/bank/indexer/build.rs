@@ -292,6 +292,8 @@ pub fn build(
                     break;
                 }
             }
+            drop(writer);
+            return_free_memory();
         }
         Ok(())
     })?;
@@ -299,6 +301,18 @@ pub fn build(
     report.interrupted = observer.cancelled() && report.releases_left > 0;
     report.seconds = started.elapsed().as_secs_f64();
     Ok(report)
+}
+
+/// Hands memory that is free back to the system. glibc keeps what threads free in per-thread
+/// arenas: on a full-list build, eight workers each holding archives, sources and summaries
+/// for a while left 2.1 GB resident with 0.8 GB in use. Trimming once per distribution costs
+/// milliseconds.
+fn return_free_memory() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: malloc_trim only returns free pages of the allocator's arenas to the kernel.
+    unsafe {
+        libc::malloc_trim(0);
+    }
 }
 
 /// Writes one finished release into the bank, or records why it failed.
