@@ -481,3 +481,59 @@ fn build_reads_a_package_list() {
     assert!(!out.status.success());
     assert!(text(&out).contains("packages.txt:2"), "{}", text(&out));
 }
+
+#[test]
+fn a_release_whose_only_file_is_past_the_size_limit_is_skipped_with_its_reason() {
+    let env = setup();
+    // 300 KB that do not compress: far more than the Python it carries.
+    let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+    let blob: String = (0..300_000)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            char::from(b'0' + (x >> 58) as u8)
+        })
+        .collect();
+    let sdist = sdist_tar_gz(
+        "bulky",
+        "1.0",
+        &[("bulky/__init__.py", "x = 1\n"), ("bulky/lib.jar", &blob)],
+        "Name: bulky\nVersion: 1.0\n",
+    );
+    let wheel = WheelBuilder::new("bulky", "2.0").file("bulky/__init__.py", "x = 2\n");
+    env.server.publish(
+        "bulky",
+        &[
+            FixtureFile::new("bulky-1.0.tar.gz", sdist),
+            FixtureFile::new(&wheel.filename(), wheel.build()),
+        ],
+    );
+    let add = |limit: Option<&str>| {
+        let mut cmd = env.command(&["bank", "add", "bulky", "--all-versions", "--format", "json"]);
+        if let Some(limit) = limit {
+            cmd.env("NBENV_MAX_SDIST_SIZE", limit);
+        }
+        cmd.output().unwrap()
+    };
+    let out = add(Some("100K"));
+    assert_eq!(out.status.code(), Some(6), "{}", text(&out));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["report"]["releases_indexed"], 1);
+    let failed = &report["report"]["failed"][0];
+    assert_eq!(failed["version"], "1.0");
+    assert_eq!(failed["kind"], "archive");
+    let reason = failed["reason"].as_str().unwrap();
+    assert!(
+        reason.contains("bulky-1.0.tar.gz") && reason.contains("NBENV_MAX_SDIST_SIZE"),
+        "{reason}"
+    );
+    // Decided from the size the index gives: not a byte of it was downloaded.
+    assert!(env.server.requests_for("bulky-1.0.tar.gz").is_empty());
+
+    // With the default limit the next build reads it.
+    let out = add(None);
+    assert!(out.status.success(), "{}", text(&out));
+    let stats = env.json(&["bank", "stats", "--format", "json"]);
+    assert_eq!(stats["stats"]["failed_releases"], 0);
+}

@@ -220,7 +220,7 @@ fn an_archive_past_the_limit_is_refused_before_it_is_downloaded() {
         assert!(matches!(err, PypiError::Refused { .. }), "{err:?}");
         let message = err.to_string();
         assert!(
-            message.contains("jarred-1.0.tar.gz") && message.contains("NBENV_MAX_ARCHIVE_SIZE"),
+            message.contains("jarred-1.0.tar.gz") && message.contains("NBENV_MAX_SDIST_SIZE"),
             "{message}"
         );
         let fetched: usize = server

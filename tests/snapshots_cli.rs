@@ -71,6 +71,9 @@ fn help() {
         &["index", "releases"],
         &["index", "files"],
         &["index", "metadata"],
+        &["cache"],
+        &["cache", "info"],
+        &["cache", "prune"],
         &["completions"],
     ];
     for args in commands {

@@ -24,7 +24,7 @@ pub fn index_client(global: &GlobalArgs) -> Result<IndexClient> {
     config.offline = global.offline;
     config.cache_budget = global.cache_budget();
     let env = &global.env;
-    if let Some(max) = env.max_archive_size {
+    if let Some(max) = env.max_sdist_size {
         config.limits.max_streamed_size = max;
     }
     if let Some(n) = env.http_retries {

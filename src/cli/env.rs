@@ -45,7 +45,7 @@ pub const HTTP_TIMEOUT: &str = "NBENV_HTTP_TIMEOUT";
 pub const CONCURRENCY: &str = "NBENV_CONCURRENCY";
 pub const INDEX_TTL: &str = "NBENV_INDEX_TTL";
 pub const CACHE_SIZE: &str = "NBENV_CACHE_SIZE";
-pub const MAX_ARCHIVE_SIZE: &str = "NBENV_MAX_ARCHIVE_SIZE";
+pub const MAX_SDIST_SIZE: &str = "NBENV_MAX_SDIST_SIZE";
 
 /// Every variable nbenv reads. The README's configuration table lists the same (a test checks).
 pub const VARS: &[Var] = &[
@@ -68,7 +68,7 @@ pub const VARS: &[Var] = &[
         option: Some("cache_size"),
         kind: Kind::Size,
         default: "2GiB",
-        meaning: "Archives and byte ranges the cache keeps (least recently used go first)",
+        meaning: "Archives and byte ranges the cache keeps",
     },
     Var {
         name: BANK,
@@ -113,12 +113,11 @@ pub const VARS: &[Var] = &[
         meaning: "Seconds an index page is used before revalidation",
     },
     Var {
-        name: MAX_ARCHIVE_SIZE,
+        name: MAX_SDIST_SIZE,
         option: None,
         kind: Kind::Size,
         default: "1GiB",
-        meaning:
-            "Largest archive read whole (tarball sdists); a release whose file is larger is skipped",
+        meaning: "Largest tarball sdist read; past it the release is skipped",
     },
     Var {
         name: "NBENV_PYTHON",
@@ -149,7 +148,7 @@ pub struct Env {
     pub concurrency: Option<usize>,
     pub index_ttl: Option<Duration>,
     pub cache_size: Option<u64>,
-    pub max_archive_size: Option<u64>,
+    pub max_sdist_size: Option<u64>,
 }
 
 impl Env {
@@ -193,7 +192,7 @@ impl Env {
             concurrency: number(CONCURRENCY)?.map(|n| n as usize),
             index_ttl: number(INDEX_TTL)?.map(Duration::from_secs),
             cache_size: size(CACHE_SIZE)?,
-            max_archive_size: size(MAX_ARCHIVE_SIZE)?,
+            max_sdist_size: size(MAX_SDIST_SIZE)?,
         })
     }
 }
@@ -277,9 +276,9 @@ mod tests {
 
     #[test]
     fn sizes_are_checked() {
-        let ok = env(&[(CACHE_SIZE, "500M"), (MAX_ARCHIVE_SIZE, "0")]).unwrap();
+        let ok = env(&[(CACHE_SIZE, "500M"), (MAX_SDIST_SIZE, "0")]).unwrap();
         assert_eq!(ok.cache_size, Some(500 << 20));
-        assert_eq!(ok.max_archive_size, Some(0));
+        assert_eq!(ok.max_sdist_size, Some(0));
         let e = env(&[(CACHE_SIZE, "big")]).unwrap_err();
         assert_eq!(e.code, super::super::exit::Code::Usage);
         assert!(e.to_string().starts_with("NBENV_CACHE_SIZE=\"big\""), "{e}");

@@ -173,7 +173,7 @@ impl<'a> StreamedFile<'a> {
         PypiError::Refused {
             file: self.file.filename.clone(),
             message: format!(
-                "{} the {} MiB limit for archives that cannot be read by range (NBENV_MAX_ARCHIVE_SIZE)",
+                "{} the {} MiB limit for sdists that must be read whole (NBENV_MAX_SDIST_SIZE)",
                 match size {
                     Some(s) => format!("{} MiB, more than", s.div_ceil(1 << 20)),
                     None => "larger than".to_string(),

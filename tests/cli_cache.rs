@@ -1,0 +1,225 @@
+//! `nbenv cache info` and `nbenv cache prune` on a cache filled by a real build against the
+//! loopback index, with scratch venvs of a live and a dead process beside it.
+
+mod support;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use support::archives::{sdist_tar_gz, WheelBuilder};
+use support::server::{FixtureFile, PageMode, TestServer};
+
+struct Env {
+    server: TestServer,
+    cache: tempfile::TempDir,
+    dir: tempfile::TempDir,
+    /// Stands for the system's temporary directory, where scratch venvs go.
+    tmp: tempfile::TempDir,
+}
+
+impl Env {
+    fn new() -> Self {
+        let server = TestServer::start(PageMode::Json);
+        let wheel = WheelBuilder::new("toolkit", "1.0").file("toolkit/__init__.py", "x = 1\n");
+        let sdist = sdist_tar_gz(
+            "toolkit",
+            "0.9",
+            &[("toolkit/__init__.py", "y = 2\n")],
+            "Name: toolkit\nVersion: 0.9\n",
+        );
+        server.publish(
+            "toolkit",
+            &[
+                FixtureFile::new("toolkit-0.9.tar.gz", sdist),
+                FixtureFile::new(&wheel.filename(), wheel.build()),
+            ],
+        );
+        Self {
+            server,
+            cache: tempfile::tempdir().unwrap(),
+            dir: tempfile::tempdir().unwrap(),
+            tmp: tempfile::tempdir().unwrap(),
+        }
+    }
+
+    fn command(&self, args: &[&str]) -> Command {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_nbenv"));
+        for (name, _) in std::env::vars_os() {
+            if name.to_string_lossy().starts_with("NBENV_") {
+                cmd.env_remove(name);
+            }
+        }
+        cmd.args(["--index-url", &self.server.index_url(), "--cache-dir"])
+            .arg(self.cache.path())
+            .arg("--bank")
+            .arg(self.dir.path().join("bank.sqlite3"))
+            .args(args)
+            .env("TMPDIR", self.tmp.path())
+            // No installer here: uv's own cache is not this test's to touch.
+            .env("NBENV_UV", self.dir.path().join("no-uv"))
+            .env("NBENV_HTTP_RETRIES", "0");
+        cmd
+    }
+
+    fn run(&self, args: &[&str]) -> Output {
+        let out = self.command(args).output().unwrap();
+        assert!(
+            out.status.success(),
+            "{args:?}: {}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        out
+    }
+
+    fn json(&self, args: &[&str]) -> serde_json::Value {
+        serde_json::from_slice(&self.run(args).stdout).unwrap()
+    }
+
+    /// Fills the cache with a build, plus what older and killed runs leave behind.
+    fn fill(&self) -> Leftovers {
+        self.run(&["bank", "add", "toolkit", "--all-versions"]);
+        let old_summaries = self.cache.path().join("summaries-v0.sqlite3");
+        std::fs::write(&old_summaries, vec![0u8; 3000]).unwrap();
+        // Process ids above the kernel's pid_max never run.
+        let dead = self.tmp.path().join("nbenv-introspect-99999999-abc");
+        let live = self
+            .tmp
+            .path()
+            .join(format!("nbenv-introspect-{}-def", std::process::id()));
+        for venv in [&dead, &live] {
+            std::fs::create_dir_all(venv.join("venv/lib")).unwrap();
+            std::fs::write(venv.join("venv/lib/big.so"), vec![1u8; 5000]).unwrap();
+        }
+        Leftovers {
+            old_summaries,
+            dead,
+            live,
+        }
+    }
+}
+
+struct Leftovers {
+    old_summaries: PathBuf,
+    dead: PathBuf,
+    live: PathBuf,
+}
+
+fn part<'a>(info: &'a serde_json::Value, name: &str) -> &'a serde_json::Value {
+    info["parts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["part"] == name)
+        .unwrap_or_else(|| panic!("no part {name} in {info}"))
+}
+
+fn count(dir: &Path) -> usize {
+    let mut n = 0;
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        n += if entry.file_type().unwrap().is_dir() {
+            count(&entry.path())
+        } else {
+            1
+        };
+    }
+    n
+}
+
+#[test]
+fn info_shows_every_part_against_the_budget() {
+    let env = Env::new();
+    env.fill();
+    let info = env.json(&["--cache-size", "3M", "cache", "info", "--format", "json"]);
+    assert_eq!(info["schema_version"], 1);
+    assert_eq!(info["budget_bytes"], 3 << 20);
+    assert_eq!(part(&info, "index_pages")["entries"], 1);
+    // The sdist was streamed and kept whole; the wheel was read by range.
+    assert_eq!(part(&info, "archives")["entries"], 1);
+    assert_eq!(part(&info, "byte_ranges")["entries"], 1);
+    assert!(part(&info, "summary_cache")["bytes"].as_u64().unwrap() > 0);
+    assert_eq!(part(&info, "old_summary_caches")["bytes"], 3000);
+    assert_eq!(part(&info, "abandoned_scratch_venvs")["entries"], 1);
+    assert_eq!(part(&info, "scratch_venvs_in_use")["entries"], 1);
+    assert!(
+        part(&info, "abandoned_scratch_venvs")["bytes"]
+            .as_u64()
+            .unwrap()
+            >= 5000
+    );
+    let budgeted = ["archives", "byte_ranges", "core_metadata"]
+        .iter()
+        .map(|p| part(&info, p)["bytes"].as_u64().unwrap())
+        .sum::<u64>();
+    assert_eq!(info["budgeted_bytes"], budgeted);
+
+    // The environment sets the budget too; the text says it.
+    let out = env
+        .command(&["cache", "info"])
+        .env("NBENV_CACHE_SIZE", "512K")
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("of a 512.0 KiB budget"), "{text}");
+    assert!(text.contains("abandoned scratch venvs"), "{text}");
+    let bad = env
+        .command(&["cache", "info"])
+        .env("NBENV_CACHE_SIZE", "lots")
+        .output()
+        .unwrap();
+    assert_eq!(bad.status.code(), Some(2));
+}
+
+#[test]
+fn prune_removes_what_can_be_made_again_and_keeps_what_is_in_use() {
+    let env = Env::new();
+    let left = env.fill();
+    let v1 = env.cache.path().join("v1");
+    let before = count(&v1);
+
+    // A dry run says what would go, and removes nothing.
+    let dry = env.json(&["cache", "prune", "--dry-run", "--format", "json"]);
+    assert_eq!(dry["dry_run"], true);
+    assert!(dry["freed_bytes"].as_u64().unwrap() > 8000);
+    assert_eq!(count(&v1), before);
+    assert!(left.dead.exists() && left.old_summaries.exists());
+
+    let pruned = env.json(&["cache", "prune", "--format", "json"]);
+    let removed: Vec<&str> = pruned["removed"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["part"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        removed,
+        [
+            "archives",
+            "byte_ranges",
+            "old_summary_caches",
+            "abandoned_scratch_venvs"
+        ]
+    );
+    assert!(!left.dead.exists() && !left.old_summaries.exists());
+    assert!(left.live.exists(), "a live process's venv was removed");
+    assert_eq!(count(&v1.join("files")) + count(&v1.join("ranges")), 0);
+    assert_eq!(count(&v1.join("pages")), 1);
+    assert!(env.cache.path().join("summaries-v1.sqlite3").exists());
+
+    // The bank is untouched: queries work, and a refresh downloads no archive.
+    env.run(&["bank", "query", "toolkit.x"]);
+    env.server.clear_log();
+    env.run(&["bank", "add", "toolkit", "--all-versions"]);
+    assert!(env.server.requests_for(".whl").is_empty());
+    assert!(env.server.requests_for(".tar.gz").is_empty());
+
+    // --all: pages and the summary cache too.
+    let text = String::from_utf8_lossy(&env.run(&["cache", "prune", "--all"]).stdout).into_owned();
+    assert!(text.contains("removed index pages: 1 entry"), "{text}");
+    assert!(text.contains("removed summary cache"), "{text}");
+    assert_eq!(count(&v1), 0);
+    assert!(!env.cache.path().join("summaries-v1.sqlite3").exists());
+    assert!(left.live.exists());
+    let again = env.json(&["cache", "prune", "--all", "--format", "json"]);
+    assert_eq!(again["freed_bytes"], 0);
+}
