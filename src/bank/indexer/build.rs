@@ -235,9 +235,9 @@ pub fn build(
     observer.queued(queued);
     let summaries = SummaryStore::open(&client.cache().root().join(SUMMARY_CACHE_FILE))?;
     let shared = SummaryCache::new(BUILD_CAPACITY);
-    // Releases left per distribution: the writer's cache of a distribution (its APIs, their
-    // release sets, its path dictionary) must go once its last release is written, or a
-    // full-list build holds every distribution's in memory to the end.
+    // Releases left per distribution, to know when one is done: then its writer goes, with
+    // what it cached (the distribution's APIs and sets, and the signature ids it looked up),
+    // and memory freed meanwhile is handed back.
     let mut left: HashMap<i64, usize> = HashMap::new();
     for job in &jobs {
         *left.entry(job.dist_id).or_default() += 1;
@@ -278,7 +278,8 @@ pub fn build(
         let mut results = rx.into_iter().peekable();
         // One writer per distribution: workers take releases in order, distribution by
         // distribution, so when one ends the writer holds at most the next one's first few
-        // releases, which a fresh writer reads back from the bank.
+        // releases, which a fresh writer reads back from the bank. Its signature ids would
+        // otherwise grow with every distribution of a full-list build.
         while results.peek().is_some() {
             let mut writer = BankWriter::new(&mut store);
             for (job, result) in results.by_ref() {
