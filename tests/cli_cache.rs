@@ -87,6 +87,10 @@ impl Env {
             .tmp
             .path()
             .join(format!("nbenv-introspect-{}-def", std::process::id()));
+        // uv as nbenv installs it when the machine has none.
+        let tools = self.cache.path().join("tools/bin");
+        std::fs::create_dir_all(&tools).unwrap();
+        std::fs::write(tools.join("uv-stand-in"), vec![2u8; 4000]).unwrap();
         for venv in [&dead, &live] {
             std::fs::create_dir_all(venv.join("venv/lib")).unwrap();
             std::fs::write(venv.join("venv/lib/big.so"), vec![1u8; 5000]).unwrap();
@@ -205,6 +209,7 @@ fn prune_removes_what_can_be_made_again_and_keeps_what_is_in_use() {
     assert_eq!(count(&v1.join("files")) + count(&v1.join("ranges")), 0);
     assert_eq!(count(&v1.join("pages")), 1);
     assert!(env.cache.path().join("summaries-v1.sqlite3").exists());
+    assert!(env.cache.path().join("tools/bin/uv-stand-in").exists());
 
     // The bank is untouched: queries work, and a refresh downloads no archive.
     env.run(&["bank", "query", "toolkit.x"]);
@@ -219,6 +224,7 @@ fn prune_removes_what_can_be_made_again_and_keeps_what_is_in_use() {
     assert!(text.contains("removed summary cache"), "{text}");
     assert_eq!(count(&v1), 0);
     assert!(!env.cache.path().join("summaries-v1.sqlite3").exists());
+    assert!(!env.cache.path().join("tools").exists());
     assert!(left.live.exists());
     let again = env.json(&["cache", "prune", "--all", "--format", "json"]);
     assert_eq!(again["freed_bytes"], 0);

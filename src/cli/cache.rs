@@ -11,7 +11,7 @@ use nbenv::pypi::{cache_entries, cache_versioned_root, dir_size, remove_entry, E
 use serde::Serialize;
 
 use super::args::{Format, FormatArg, GlobalArgs};
-use super::context;
+use super::context::{self, TOOLS_DIR};
 use super::index::human_size;
 use super::output::{count, table, write_json};
 
@@ -31,10 +31,12 @@ pub enum CacheCommand {
     /// Remove archives, byte ranges, old summary caches and abandoned scratch venvs.
     ///
     /// What the bank needs is in the bank: all of this can be fetched or made again. Index
-    /// pages and the summary cache stay (they make the next build cheap) unless `--all`.
-    /// uv's cache is pruned with `uv cache prune`, which keeps what uv still uses.
+    /// pages, the summary cache and the tools nbenv installed stay (they make the next build
+    /// cheap) unless `--all`. uv's cache is pruned with `uv cache prune`, which keeps what uv
+    /// still uses.
     Prune {
-        /// Also remove index pages and the summary cache: everything nbenv has cached.
+        /// Also remove index pages, the summary cache and installed tools: everything nbenv
+        /// has cached.
         #[arg(long)]
         all: bool,
         /// Say what would be removed, and remove nothing.
@@ -59,6 +61,7 @@ enum Part {
     LeftoverTempFiles,
     ScratchVenvsInUse,
     AbandonedScratchVenvs,
+    InstalledTools,
     UvCache,
 }
 
@@ -75,6 +78,7 @@ impl Part {
             Part::LeftoverTempFiles => "left-over temporary files",
             Part::ScratchVenvsInUse => "scratch venvs in use",
             Part::AbandonedScratchVenvs => "abandoned scratch venvs",
+            Part::InstalledTools => "tools nbenv installed",
             Part::UvCache => "uv's cache",
         }
     }
@@ -92,7 +96,7 @@ impl Part {
     /// Removed by a plain `prune`; the rest only with `--all`, or never (in use).
     fn pruned(self, all: bool) -> bool {
         match self {
-            Part::IndexPages | Part::SummaryCache => all,
+            Part::IndexPages | Part::SummaryCache | Part::InstalledTools => all,
             Part::ScratchVenvsInUse | Part::UvCache => false,
             _ => true,
         }
@@ -190,7 +194,14 @@ fn survey(root: &Path) -> Vec<Found> {
     abandoned.location = Some(temp);
     parts.push(in_use);
     parts.push(abandoned);
-    if let Some((_, dir)) = uv_cache() {
+    // uv and virtualenv, when nbenv installed them itself (see `nbenv::python::Tools`).
+    let tools = root.join(TOOLS_DIR);
+    let mut installed = Found::new(Part::InstalledTools);
+    if tools.is_dir() {
+        installed.add(tools.clone(), dir_size(&tools));
+    }
+    parts.push(installed);
+    if let Some((_, dir)) = uv_cache(root) {
         let mut found = Found::new(Part::UvCache);
         found.add(dir.clone(), dir_size(&dir));
         found.location = Some(dir);
@@ -199,17 +210,24 @@ fn survey(root: &Path) -> Vec<Found> {
     parts
 }
 
-/// The uv that installs for nbenv (`NBENV_UV`, else `uv` on PATH) and its cache directory.
-fn uv_cache() -> Option<(PathBuf, PathBuf)> {
-    let uv = std::env::var_os("NBENV_UV")
-        .filter(|v| !v.is_empty())
-        .map_or_else(|| PathBuf::from("uv"), PathBuf::from);
-    let out = Command::new(&uv).args(["cache", "dir"]).output().ok()?;
-    if !out.status.success() {
-        return None;
-    }
-    let dir = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim());
-    (!dir.as_os_str().is_empty()).then_some((uv, dir))
+/// The uv that installs for nbenv (`NBENV_UV`, else `uv` on PATH, else the one nbenv
+/// installed) and its cache directory.
+fn uv_cache(root: &Path) -> Option<(PathBuf, PathBuf)> {
+    let candidates = match std::env::var_os("NBENV_UV").filter(|v| !v.is_empty()) {
+        Some(uv) => vec![PathBuf::from(uv)],
+        None => vec![
+            PathBuf::from("uv"),
+            root.join(TOOLS_DIR).join("bin").join("uv"),
+        ],
+    };
+    candidates.into_iter().find_map(|uv| {
+        let out = Command::new(&uv).args(["cache", "dir"]).output().ok()?;
+        if !out.status.success() {
+            return None;
+        }
+        let dir = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim());
+        (!dir.as_os_str().is_empty()).then_some((uv, dir))
+    })
 }
 
 #[derive(Serialize)]
@@ -311,7 +329,7 @@ fn prune(root: &Path, all: bool, dry_run: bool, format: Format) -> Result<()> {
     let uv_pruned = if dry_run {
         None
     } else {
-        uv_cache().map(|(uv, dir)| {
+        uv_cache(root).map(|(uv, dir)| {
             let before = dir_size(&dir);
             let ok = Command::new(uv)
                 .args(["cache", "prune", "--quiet"])

@@ -68,12 +68,15 @@ pub fn index_client(global: &GlobalArgs) -> Result<IndexClient> {
 
 /// nbenv's tools (uv, old virtualenv), kept in `<cache>/tools` and installed from the index
 /// nbenv uses, with the newest suitable interpreter among `interpreters`.
+/// Where, under the cache directory, nbenv installs the tools it needs (uv, virtualenv).
+pub const TOOLS_DIR: &str = "tools";
+
 pub fn tools(
     global: &GlobalArgs,
     interpreters: &[nbenv::python::Interpreter],
 ) -> nbenv::python::Tools {
     nbenv::python::Tools::new(
-        cache_dir(global).join("tools"),
+        cache_dir(global).join(TOOLS_DIR),
         Some(global.index_url().to_string()),
         interpreters,
     )

@@ -15,6 +15,39 @@ pub trait ByteSource {
     fn name(&self) -> &str;
 }
 
+/// A whole archive in memory (tests and property tests read fixtures through it).
+#[cfg(test)]
+pub struct LocalBytes<'a> {
+    pub name: &'a str,
+    pub bytes: &'a [u8],
+}
+
+#[cfg(test)]
+impl ByteSource for LocalBytes<'_> {
+    fn len(&self) -> u64 {
+        self.bytes.len() as u64
+    }
+
+    fn prefetch(&mut self, _ranges: &[Range<u64>]) -> Result<(), PypiError> {
+        Ok(())
+    }
+
+    fn read(&mut self, range: Range<u64>) -> Result<Cow<'_, [u8]>, PypiError> {
+        let (start, end) = (range.start as usize, range.end as usize);
+        self.bytes
+            .get(start..end)
+            .map(Cow::Borrowed)
+            .ok_or_else(|| PypiError::BadArchive {
+                file: self.name.to_string(),
+                message: format!("offset {start}..{end} is past the end of the file"),
+            })
+    }
+
+    fn name(&self) -> &str {
+        self.name
+    }
+}
+
 /// Fetched pieces of a file, sorted by offset; pieces may overlap or abut.
 #[derive(Debug, Default, Clone)]
 pub struct Chunks {

@@ -99,6 +99,7 @@ fn limits() -> ArchiveLimits {
         max_members: 1_000,
         max_member_size: 1 << 20,
         max_total_size: 8 << 20,
+        max_streamed_size: 8 << 20,
     }
 }
 

@@ -51,6 +51,28 @@ pub fn read_tar_stream(
     result
 }
 
+/// Lists a whole sdist held in memory and reads the members `select` picks (tests and
+/// property tests; the client streams tarballs and reads zips by range).
+#[cfg(test)]
+pub fn read_sdist(
+    bytes: &[u8],
+    format: SdistFormat,
+    filename: &str,
+    select: &dyn Fn(&str) -> bool,
+    limits: &ArchiveLimits,
+) -> Result<(Vec<EntryInfo>, Vec<Member>), PypiError> {
+    match format {
+        SdistFormat::Zip => {
+            let mut source = super::byte_source::LocalBytes {
+                name: filename,
+                bytes,
+            };
+            super::zip_reader::read_zip(&mut source, select, limits)
+        }
+        _ => read_tar_stream(&mut &bytes[..], format, filename, select, limits),
+    }
+}
+
 /// Whether nbenv reads this sdist format as a stream (zip sdists are read by range instead).
 pub fn is_streamed(format: SdistFormat) -> bool {
     matches!(

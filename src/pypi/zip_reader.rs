@@ -136,6 +136,19 @@ impl ZipIndex {
     }
 }
 
+/// Lists a zip archive and reads the members `select` picks (tests read fixtures with it;
+/// the client goes through [`ZipIndex`] to keep the central directory between reads).
+#[cfg(test)]
+pub fn read_zip(
+    source: &mut dyn ByteSource,
+    select: &dyn Fn(&str) -> bool,
+    limits: &ArchiveLimits,
+) -> Result<(Vec<EntryInfo>, Vec<Member>), PypiError> {
+    let index = ZipIndex::open(source, limits)?;
+    let members = index.read(source, select, limits)?;
+    Ok((index.listing(), members))
+}
+
 /// Decompresses one member, refusing to produce more than it declared and checking its CRC.
 fn inflate(entry: &ZipEntry, compressed: &[u8], limits: &ArchiveLimits) -> Result<Vec<u8>, String> {
     if entry.flags & 1 != 0 {
