@@ -9,8 +9,9 @@ use std::time::Instant;
 
 use serde::Serialize;
 
+use super::analysis_slots::AnalysisSlots;
 use super::error::{FailureKind, IndexError};
-use super::release_job::{index_release_files, Content, IndexedFile, ReleaseOutcome};
+use super::release_job::{index_release_files, usable_files, Content, IndexedFile, ReleaseOutcome};
 use super::selection::Selection;
 use super::summary_cache::{SummaryCache, BUILD_CAPACITY};
 use crate::bank::store::{
@@ -208,7 +209,8 @@ pub fn build(
                 report.releases_skipped += 1;
                 continue;
             }
-            let files: Vec<DistFile> = release.source_candidates().into_iter().cloned().collect();
+            let files: Vec<DistFile> =
+                usable_files(release.source_candidates().into_iter().cloned().collect());
             if files.is_empty() {
                 let reason = IndexError::NoFile.to_string();
                 store.mark_failed(row.id, &reason)?;
@@ -235,6 +237,7 @@ pub fn build(
     observer.queued(queued);
     let summaries = SummaryStore::open(&client.cache().root().join(SUMMARY_CACHE_FILE))?;
     let shared = SummaryCache::new(BUILD_CAPACITY);
+    let slots = AnalysisSlots::for_build(options.jobs.max(1));
     // Releases left per distribution, to know when one is done: then its writer goes, with
     // what it cached (the distribution's APIs and sets, and the signature ids it looked up),
     // and memory freed meanwhile is handed back.
@@ -246,12 +249,15 @@ pub fn build(
     let workers = options.jobs.max(1);
     let mut finished_jobs = 0usize;
     std::thread::scope(|scope| -> Result<(), IndexError> {
-        let (tx, rx) = mpsc::sync_channel::<(Job, Result<IndexedFile, IndexError>)>(workers * 2);
+        // One finished release waits while another is written: a transformers release is
+        // 289k APIs, and each one queued here is memory the build holds for nothing.
+        let (tx, rx) = mpsc::sync_channel::<(Job, Result<IndexedFile, IndexError>)>(1);
         for _ in 0..workers {
             let tx = tx.clone();
             let queue = &queue;
             let summaries = &summaries;
             let shared = &shared;
+            let slots = &slots;
             // Deeply nested generated code makes ruff's parser recurse deeply: give workers
             // room (the default 2 MiB overflows on some real files in debug builds).
             let spawned = std::thread::Builder::new()
@@ -265,7 +271,7 @@ pub fn build(
                     else {
                         break;
                     };
-                    let result = index_release_files(client, summaries, shared, &job.files);
+                    let result = index_release_files(client, summaries, shared, slots, &job.files);
                     if tx.send((job, result)).is_err() {
                         break;
                     }

@@ -4,6 +4,7 @@
 //! calling thread is the only writer and commits one transaction per release, so a build can
 //! be interrupted at any moment and resumed.
 
+mod analysis_slots;
 mod build;
 mod error;
 mod packages_list;
@@ -11,6 +12,7 @@ mod release_job;
 mod selection;
 mod summary_cache;
 
+pub use analysis_slots::{AnalysisSlot, AnalysisSlots};
 pub use build::{
     build, merge_targets, BuildObserver, BuildOptions, BuildReport, BuildTarget, FailedRelease,
     SUMMARY_CACHE_FILE,

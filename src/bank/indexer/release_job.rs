@@ -11,6 +11,7 @@ use crate::bank::flow::{self, ReleaseApis, ReleaseInput};
 use crate::bank::store::{SourceCounts, SummaryStore};
 use crate::pypi::{CoreMetadata, DistFile, FileKind, IndexClient, SourceClass, Transfer};
 
+use super::analysis_slots::{AnalysisSlot, AnalysisSlots};
 use super::error::IndexError;
 use super::summary_cache::SummaryCache;
 
@@ -25,8 +26,11 @@ pub struct ReleaseOutcome {
     pub name: Option<String>,
     pub content: Content,
     pub counts: SourceCounts,
-    pub new_summaries: Vec<(Sha256, FileSummary)>,
+    /// Summaries parsed for this release, shared with the build's cache rather than copied.
+    pub new_summaries: Vec<(Sha256, Arc<FileSummary>)>,
     pub transfer: Transfer,
+    /// The build's slot this release holds until it is written ([`AnalysisSlots`]).
+    pub slot: Option<AnalysisSlot>,
 }
 
 /// What kind of code a file holds.
@@ -125,6 +129,7 @@ pub fn index_release_files(
     client: &IndexClient,
     summaries: &SummaryStore,
     shared: &SummaryCache,
+    slots: &AnalysisSlots,
     candidates: &[DistFile],
 ) -> Result<IndexedFile, IndexError> {
     let mut tried = 0;
@@ -135,7 +140,13 @@ pub fn index_release_files(
         if passed_over.contains(&class) {
             continue;
         }
-        let outcome = index_release(client, summaries, shared, file)?;
+        // A file passed over gives its slot back before the next is read: holding it while
+        // waiting for another could leave every worker waiting.
+        if let Some((_, passed)) = &mut last {
+            let passed: &mut ReleaseOutcome = passed;
+            passed.slot = None;
+        }
+        let outcome = index_release(client, summaries, shared, slots, file)?;
         tried += 1;
         let is_meta = matches!(outcome.content, Content::Meta(_));
         last = Some((file, outcome));
@@ -169,8 +180,7 @@ fn own_requirements(
     let ours: BTreeSet<&str> = requires_dist.iter().map(String::as_str).collect();
     candidates
         .iter()
-        .filter(|f| f.is_wheel() && f.filename != indexed.filename)
-        .filter(|f| f.size.is_some_and(|s| s.saturating_mul(20) < size))
+        .filter(|f| checked_beside(f, indexed, size))
         .take(MAX_FILES_CHECKED)
         .filter_map(|f| {
             let (meta, _) = client.core_metadata(f).ok()?;
@@ -180,11 +190,53 @@ fn own_requirements(
         .collect()
 }
 
+/// Whether `file` is a wheel so much smaller than `indexed` (of `size` bytes) that it is likely
+/// a meta wheel, whose Requires-Dist is checked apart.
+fn checked_beside(file: &DistFile, indexed: &DistFile, size: u64) -> bool {
+    file.is_wheel()
+        && file.filename != indexed.filename
+        && file.size.is_some_and(|s| s.saturating_mul(20) < size)
+}
+
+/// The files of `candidates` (best first) that [`index_release_files`] can use, in their
+/// order: the first of each [`SourceClass`], the only ones it may index, and the small wheels
+/// checked beside each of them. A build queues every release of the list before it starts, so
+/// a release of TensorFlow would otherwise hold its 30 to 60 files until its turn comes.
+pub fn usable_files(candidates: Vec<DistFile>) -> Vec<DistFile> {
+    let mut firsts: Vec<usize> = Vec::new();
+    let mut classes: Vec<SourceClass> = Vec::new();
+    for (i, f) in candidates.iter().enumerate() {
+        let class = SourceClass::of(f);
+        if !classes.contains(&class) {
+            classes.push(class);
+            firsts.push(i);
+        }
+    }
+    let mut keep = vec![false; candidates.len()];
+    for &i in &firsts {
+        keep[i] = true;
+        let indexed = &candidates[i];
+        let Some(size) = indexed.size else { continue };
+        candidates
+            .iter()
+            .enumerate()
+            .filter(|(_, f)| checked_beside(f, indexed, size))
+            .take(MAX_FILES_CHECKED)
+            .for_each(|(j, _)| keep[j] = true);
+    }
+    candidates
+        .into_iter()
+        .zip(keep)
+        .filter_map(|(f, k)| k.then_some(f))
+        .collect()
+}
+
 /// Indexes one release from `file`.
 pub fn index_release(
     client: &IndexClient,
     summaries: &SummaryStore,
     shared: &SummaryCache,
+    slots: &AnalysisSlots,
     file: &DistFile,
 ) -> Result<ReleaseOutcome, IndexError> {
     let mut reader = client.open_archive(file)?;
@@ -237,12 +289,12 @@ pub fn index_release(
                 }
             }
         }
-    } else {
-        for m in &first {
-            if is_source(&m.name) {
-                hashes.insert(m.name.clone(), Sha256::of(&m.data));
-                fetched.insert(m.name.clone(), m.data.clone());
-            }
+    }
+    // Nothing else is read from the metadata members; an sdist's sources move out of them.
+    for m in first {
+        if !is_wheel && is_source(&m.name) {
+            hashes.insert(m.name.clone(), Sha256::of(&m.data));
+            fetched.insert(m.name, m.data);
         }
     }
 
@@ -289,25 +341,28 @@ pub fn index_release(
         }
     }
 
+    // Downloads are done: what follows costs memory until the release is written.
+    let slot = slots.acquire();
     let mut counts = SourceCounts {
         source_files: sources.len() as u32,
         ..SourceCounts::default()
     };
-    let mut new_summaries: Vec<(Sha256, FileSummary)> = Vec::new();
+    let mut new_summaries: Vec<(Sha256, Arc<FileSummary>)> = Vec::new();
     let mut summary_by_path: HashMap<&str, Sha256> = HashMap::new();
     for (path, is_stub) in &sources {
-        let key = match (hashes.get(path), fetched.get(path)) {
+        // Each file's bytes are dropped once summarized: only summaries are needed from here.
+        let key = match (hashes.get(path), fetched.remove(path.as_str())) {
             (Some(h), _) if cached.contains_key(&summary_key(h, *is_stub)) => {
                 summary_key(h, *is_stub)
             }
             (_, Some(data)) => {
-                let key = summary_key(&Sha256::of(data), *is_stub);
+                let key = summary_key(&Sha256::of(&data), *is_stub);
                 if let std::collections::hash_map::Entry::Vacant(slot) = cached.entry(key) {
                     let (summary, parsed_here) =
-                        shared.get_or_compute(key, || summarize_bytes(data, *is_stub));
+                        shared.get_or_compute(key, || summarize_bytes(&data, *is_stub));
                     if parsed_here {
                         counts.parsed_files += 1;
-                        new_summaries.push((key, (*summary).clone()));
+                        new_summaries.push((key, summary.clone()));
                     }
                     slot.insert(summary);
                 }
@@ -322,6 +377,7 @@ pub fn index_release(
         summary_by_path.insert(path.as_str(), key);
     }
 
+    drop(fetched);
     let mut input = ReleaseInput::from_layout(&layout, |path| {
         summary_by_path
             .get(path)
@@ -347,6 +403,7 @@ pub fn index_release(
         counts,
         new_summaries,
         transfer: reader.transfer(),
+        slot: Some(slot),
     })
 }
 
@@ -403,6 +460,58 @@ fn import_names(top_level: Option<&str>, layout: &ReleaseLayout) -> Vec<String> 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::pypi::{DistFilename, MetadataHint};
+
+    fn file(name: &str, size: u64) -> DistFile {
+        let parsed = DistFilename::parse(name, &"tf".parse().unwrap()).unwrap();
+        DistFile {
+            filename: name.to_string(),
+            url: format!("https://example.test/{name}"),
+            version: parsed.version,
+            kind: parsed.kind,
+            hashes: Default::default(),
+            requires_python: None,
+            size: Some(size),
+            upload_time: None,
+            yanked: None,
+            core_metadata: MetadataHint::Unknown,
+        }
+    }
+
+    /// What is queued keeps every file indexing could try and every meta wheel it would check,
+    /// in order, and nothing else.
+    #[test]
+    fn usable_files_keep_what_indexing_reads() {
+        let mut candidates = vec![
+            file("tf-1.0-cp312-cp312-manylinux2014_x86_64.whl", 500_000_000),
+            file("tf-1.0-cp311-cp311-manylinux2014_x86_64.whl", 500_000_000),
+            file("tf-1.0-cp312-cp312-macosx_12_0_arm64.whl", 200_000_000),
+            file("tf-1.0-cp311-cp311-macosx_12_0_arm64.whl", 200_000_000),
+        ];
+        for minor in 0..20 {
+            candidates.push(file(
+                &format!("tf-1.0-cp3{minor}-cp3{minor}-win_amd64.whl"),
+                4_000,
+            ));
+        }
+        candidates.push(file("tf-1.0.tar.gz", 1_000_000));
+        let kept: Vec<String> = usable_files(candidates.clone())
+            .into_iter()
+            .map(|f| f.filename)
+            .collect();
+        let mut expected = vec![
+            candidates[0].filename.clone(),
+            candidates[2].filename.clone(),
+        ];
+        // The first twelve meta wheels: the ones checked beside the Linux or macOS wheel,
+        // and, the first of their class, the one indexing may try.
+        expected.extend(candidates[4..16].iter().map(|f| f.filename.clone()));
+        expected.push(candidates[24].filename.clone());
+        assert_eq!(kept, expected);
+        // A release of one file keeps it.
+        let one = vec![file("tf-1.0.tar.gz", 10)];
+        assert_eq!(usable_files(one.clone()).len(), 1);
+    }
 
     #[test]
     fn metadata_member_names() {

@@ -113,7 +113,10 @@ impl SummaryStore {
     }
 
     /// Stores summaries, in one transaction.
-    pub fn put(&self, items: &[(Sha256, FileSummary)]) -> Result<(), StoreError> {
+    pub fn put<S: std::borrow::Borrow<FileSummary>>(
+        &self,
+        items: &[(Sha256, S)],
+    ) -> Result<(), StoreError> {
         if items.is_empty() {
             return Ok(());
         }
@@ -127,8 +130,11 @@ impl SummaryStore {
                 )
                 .map_err(&err)?;
             for (key, summary) in items {
-                stmt.execute(rusqlite::params![&key.0[..], encode_summary(summary)])
-                    .map_err(&err)?;
+                stmt.execute(rusqlite::params![
+                    &key.0[..],
+                    encode_summary(summary.borrow())
+                ])
+                .map_err(&err)?;
             }
         }
         tx.commit().map_err(&err)
