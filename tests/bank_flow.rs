@@ -1627,3 +1627,40 @@ fn shim_modules_that_only_raise_are_not_apis() {
     assert_defined(&r, "plotly.maybe.f", ApiKind::Function);
     assert_defined(&r, "plotly.graph_objs.Figure", ApiKind::Class);
 }
+
+/// PyTorch's `torch.backends.cudnn` replaces itself with an instance of a class that wraps it:
+/// the class's attributes (`benchmark`) are the module's, found before its `__getattr__` hands
+/// the rest to the module. Caught by the coverage script: `torch.backends.cudnn.benchmark`
+/// was absent in every release.
+#[test]
+fn a_module_wrapped_by_a_class_has_the_class_attributes() {
+    let cudnn = r#"
+import sys
+import torch
+def version(): pass
+class ContextProp(object):
+    def __init__(self, getter, setter): pass
+class CudnnModule(object):
+    def __init__(self, m, name):
+        self.__dict__ = m.__dict__
+        self.__old_mod = m
+    def __getattr__(self, name):
+        return getattr(self.__old_mod, name)
+    enabled = ContextProp(torch._C._get_cudnn_enabled, torch._C._set_cudnn_enabled)
+    benchmark = ContextProp(torch._C._get_cudnn_benchmark, torch._C._set_cudnn_benchmark)
+sys.modules[__name__] = CudnnModule(sys.modules[__name__], __name__)
+"#;
+    let r = release(&[
+        ("torch/__init__.py", "from torch import backends\n"),
+        ("torch/backends/__init__.py", ""),
+        ("torch/backends/cudnn/__init__.py", cudnn),
+    ]);
+    for name in ["benchmark", "enabled"] {
+        let e = api(&r, &format!("torch.backends.cudnn.{name}"));
+        assert!(e.public, "{e:?}");
+    }
+    assert_defined(&r, "torch.backends.cudnn.version", ApiKind::Function);
+    assert!(r.get("torch.backends.cudnn.__getattr__").is_none());
+    assert!(r.get("torch.backends.cudnn.__old_mod").is_none());
+    assert_absent(&r, "torch.backends.cudnn.deterministic");
+}

@@ -642,3 +642,44 @@ fn extras_the_release_needs_are_installed_and_heavy_ones_left_out() {
         "{out}"
     );
 }
+
+/// Like pandas before 0.24, whose Requires-Dist `pytz (>=2011k)` is no PEP 440 version: uv
+/// refuses to install such a release at all. It goes in without dependencies, after them with
+/// the unreadable constraint dropped, and the output says so.
+#[test]
+fn a_release_whose_metadata_installers_refuse_is_installed_apart_from_its_dependencies() {
+    let server = TestServer::start(PageMode::Json);
+    let dep = WheelBuilder::new("tzdep", "2016.10").file("tzdep/__init__.py", "UTC = 0\n");
+    let pkg = WheelBuilder::new("oldframe", "0.19")
+        .file(
+            "oldframe/__init__.py",
+            "import tzdep\nfrom .core import Frame\nsetattr(Frame, 'ix', property(lambda self: 1))\n",
+        )
+        .file("oldframe/core.py", "class Frame:\n    def head(self):\n        return 1\n")
+        .requires("tzdep (>=2011k)")
+        .requires("pytest ; extra == 'test'");
+    let dated = |w: WheelBuilder| FixtureFile {
+        upload_time: Some("2017-01-01T00:00:00Z".into()),
+        ..FixtureFile::new(&w.filename(), w.build())
+    };
+    server.publish("tzdep", &[dated(dep)]);
+    server.publish("oldframe", &[dated(pkg)]);
+    let dir = tempfile::tempdir().unwrap();
+    let (code, out, err) = nbenv(
+        &server,
+        dir.path(),
+        &["bank", "introspect", "oldframe==0.19", "--format", "json"],
+    );
+    assert_eq!(code, 0, "{out}{err}");
+    let report: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let outcome = &report["introspected"][0][2];
+    assert_eq!(outcome["outcome"], "recorded", "{report}");
+    assert_eq!(
+        outcome["unreadable_metadata"],
+        serde_json::json!(["tzdep (>=2011k)"]),
+        "{report}"
+    );
+    let (code, out, _) = nbenv(&server, dir.path(), &["bank", "query", "oldframe.Frame.ix"]);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("present in:  0.19"), "{out}");
+}

@@ -522,9 +522,10 @@ fn print_runs(
                 failed_imports,
                 extras,
                 extras_left_out,
+                unreadable_metadata,
             } => writeln!(
                 out,
-                "{name} {version}: {names} names at run time on Python {python}{}{}{}",
+                "{name} {version}: {names} names at run time on Python {python}{}{}{}{}",
                 if *failed_imports > 0 {
                     format!(" ({failed_imports} modules failed to import)")
                 } else {
@@ -541,6 +542,14 @@ fn print_runs(
                     format!(
                         "; left out of them: {} (heavy frameworks, and what would not install without them)",
                         extras_left_out.join(", ")
+                    )
+                },
+                if unreadable_metadata.is_empty() {
+                    String::new()
+                } else {
+                    format!(
+                        "; installed apart from its dependencies, whose constraints it declares as no installer reads them: {}",
+                        unreadable_metadata.join(", ")
                     )
                 }
             )?,

@@ -15,6 +15,9 @@ use super::version::PythonVersion;
 pub struct EnvironmentSpec {
     /// PEP 508 requirements (`pandas==0.25.3`).
     pub requirements: Vec<String>,
+    /// Installed after `requirements`, without dependencies: a release whose own metadata the
+    /// installer refuses ([`super::ReleaseInstall`]).
+    pub without_dependencies: Vec<String>,
     pub options: InstallOptions,
     /// For the scratch directory's name (`nbenv-introspect-`).
     pub purpose: &'static str,
@@ -73,8 +76,18 @@ pub fn environments<'a>(
             spec.create_timeout,
         )
         .map_err(failed)?;
-        venv.install(&spec.requirements, &spec.options)
-            .map_err(failed)?;
+        if !spec.requirements.is_empty() {
+            venv.install(&spec.requirements, &spec.options)
+                .map_err(failed)?;
+        }
+        if !spec.without_dependencies.is_empty() {
+            let alone = InstallOptions {
+                no_deps: true,
+                ..spec.options.clone()
+            };
+            venv.install(&spec.without_dependencies, &alone)
+                .map_err(failed)?;
+        }
         Ok(Environment {
             interpreter: interpreter.clone(),
             venv,

@@ -6,6 +6,7 @@ mod environment;
 mod interpreter;
 mod process;
 mod release_dates;
+mod release_install;
 mod scratch;
 mod tags;
 mod tools;
@@ -17,6 +18,7 @@ pub use environment::{environments, Environment, EnvironmentError, EnvironmentSp
 pub use interpreter::{discover, Interpreter};
 pub use process::{run_capped, run_limited, Finished, OutputCap, ProcessError};
 pub use release_dates::{by_fitness_for, released_on, start_of_next_day};
+pub use release_install::ReleaseInstall;
 pub use scratch::{scratch_dir, scratch_dirs, ScratchDir, SCRATCH_PREFIX};
 pub use tags::wheel_fits;
 pub use tools::{Installer, InstallerOrigin, Tools};

@@ -26,6 +26,11 @@ pub struct FileSummary {
     /// (TensorFlow's `TFModuleWrapper(sys.modules[__name__], ...)`) does not count.
     #[serde(rename = "rep", default, skip_serializing_if = "is_false")]
     pub replaces_itself: bool,
+    /// The class whose instance wraps the module in `sys.modules` (`CudnnModule` in
+    /// `sys.modules[__name__] = CudnnModule(sys.modules[__name__], __name__)`, PyTorch's
+    /// `torch.backends.cudnn`): its attributes (`benchmark`) are the module's too.
+    #[serde(rename = "wrap", default, skip_serializing_if = "Option::is_none")]
+    pub wrapped_by: Option<String>,
     /// The module puts other modules into `sys.modules` (`sys.modules.setdefault(name, ...)`),
     /// as TensorFlow 1.15 forwards `tensorflow.python` to `tensorflow_core.python`.
     #[serde(rename = "reg", default, skip_serializing_if = "is_false")]

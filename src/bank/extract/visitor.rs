@@ -38,6 +38,7 @@ pub fn summarize_source(source: &str, is_stub: bool) -> FileSummary {
         parse_errors: u32::try_from(parsed.errors().len()).unwrap_or(u32::MAX),
         dynamic_exports: visitor.dynamic_exports,
         replaces_itself: visitor.replaces_itself,
+        wrapped_by: visitor.wrapped_by,
         registers_modules: visitor.registers_modules,
         extends_path: visitor.extends_path,
         absolute_import: visitor.absolute_import,
@@ -66,6 +67,7 @@ struct ModuleVisitor {
     is_stub: bool,
     dynamic_exports: bool,
     replaces_itself: bool,
+    wrapped_by: Option<String>,
     registers_modules: bool,
     extends_path: bool,
     absolute_import: bool,
@@ -171,7 +173,10 @@ impl ModuleVisitor {
                             self.lazy_structures(&assign.value, fallback);
                         }
                         Some(ModulesWrite::Registers) => self.registers_modules = true,
-                        Some(ModulesWrite::WrapsItself) | None => {}
+                        Some(ModulesWrite::WrapsItself) => {
+                            self.wrapped_by = called_name(&assign.value);
+                        }
+                        None => {}
                     }
                 }
                 if let [Expr::Name(name)] = &assign.targets[..] {

@@ -121,6 +121,7 @@ pub(crate) fn emit(solver: &Solver<'_>, options: &FlowOptions) -> ReleaseApis {
     for id in 0..solver.modules.len() as ModId {
         if reachable[id as usize] && raises[id as usize].is_none() {
             emitter.module_names(id);
+            emitter.wrapper_members(id);
         }
     }
     while let Some(class) = emitter.class_queue.pop() {
@@ -295,6 +296,33 @@ impl<'s, 'a> Emitter<'s, 'a> {
                 Target::Def(def) => self.name_of_definition(path, *def, module_public),
             }
         }
+    }
+
+    /// The public attributes of the class whose instance wraps the module in `sys.modules`:
+    /// looked up on the wrapper before its `__getattr__` hands the rest to the module. The
+    /// module's own names were pushed first and win where both bind one.
+    fn wrapper_members(&mut self, id: ModId) {
+        let info = self.solver.module(id);
+        let Some(wrapper) = info.summary().and_then(|s| s.wrapped_by.as_deref()) else {
+            return;
+        };
+        let Some(Target::Def(class)) = self.solver.resolve_dotted(id, wrapper) else {
+            return;
+        };
+        if class_of(self.solver, class).is_none() {
+            return;
+        }
+        let module_path = ApiPath::from(info.path.clone());
+        let public = is_public_module(info.path);
+        let before = self.entries.len();
+        self.members_under(&module_path, class, public);
+        // Its machinery (`__getattr__`, `_tfmw_wrapped_module`) is no API of the module.
+        let added = self.entries.split_off(before);
+        self.entries.extend(added.into_iter().filter(|e| {
+            e.path
+                .split_last()
+                .is_some_and(|(_, n)| !n.starts_with('_'))
+        }));
     }
 
     /// An exported name bound to a definition: the definition itself, or an alias of it.

@@ -20,7 +20,7 @@ use crate::names::DistName;
 use crate::pypi::{IndexClient, Release, Version};
 use crate::python::{
     candidate_interpreters, environments, run_limited, start_of_next_day, Environment,
-    EnvironmentSpec, InstallOptions, Installer, Interpreter, Tools,
+    EnvironmentSpec, InstallOptions, Installer, Interpreter, ReleaseInstall, Tools,
 };
 
 #[derive(Debug, Clone)]
@@ -77,6 +77,10 @@ pub enum Outcome {
         /// Distributions those extras need that the cap left out (torch, tensorflow, ...).
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         extras_left_out: Vec<String>,
+        /// Requires-Dist lines the installer cannot read (`pytz (>=2011k)`): the release was
+        /// installed without dependencies, after them with these constraints dropped.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        unreadable_metadata: Vec<String>,
     },
     /// Could not be introspected here; the reason is stored with the release.
     Gap { reason: String },
@@ -251,8 +255,11 @@ fn introspect_release(
         Err(reason) => return gap(reason),
     };
     let newest_upload = release.files.iter().filter_map(|f| f.upload_time).max();
+    let requires_dist = store.requires_dist(row.id)?;
+    let install = ReleaseInstall::plan(&format!("{name}=={}", release.version), &requires_dist);
     let spec = EnvironmentSpec {
-        requirements: vec![format!("{name}=={}", release.version)],
+        requirements: install.requirements,
+        without_dependencies: install.without_dependencies,
         options: InstallOptions {
             only_binary: true,
             exclude_newer: newest_upload.and_then(start_of_next_day),
@@ -264,7 +271,6 @@ fn introspect_release(
         purpose: "introspect",
         create_timeout: config.install_timeout,
     };
-    let requires_dist = store.requires_dist(row.id)?;
     let packages = crate::bank::indexer::built_in();
     let mut failures = Vec::new();
     let tried = candidates.into_iter().take(config.attempts.max(1));
@@ -369,6 +375,7 @@ fn introspect_release(
             failed_imports: result.failed.len(),
             extras: extras.extras,
             extras_left_out: extras.left_out,
+            unreadable_metadata: install.unreadable,
         });
     }
     gap(failures.join("\n"))
