@@ -1664,3 +1664,35 @@ sys.modules[__name__] = CudnnModule(sys.modules[__name__], __name__)
     assert!(r.get("torch.backends.cudnn.__old_mod").is_none());
     assert_absent(&r, "torch.backends.cudnn.deterministic");
 }
+
+/// pandas 0.20 to 0.23 keep `pandas.tools.plotting` alive by setting every name of
+/// `pandas.plotting` on it in a loop: the module is open, so `scatter_matrix` there is unknown
+/// to static reading, not absent. Caught by the coverage script.
+#[test]
+fn setattr_of_computed_names_on_a_module_opens_it() {
+    let shim = r#"
+import sys
+import warnings
+import pandas.plotting as _plotting
+m = sys.modules['pandas.tools.plotting']
+for t in [t for t in dir(_plotting) if not t.startswith('_')]:
+    def outer(t=t):
+        def wrapper(*args, **kwargs):
+            return getattr(_plotting, t)(*args, **kwargs)
+        return wrapper
+    setattr(m, t, outer(t))
+"#;
+    let literal = "import sys\n_m = sys.modules[__name__]\nsetattr(_m, 'fixed', 1)\n";
+    let r = release(&[
+        ("pandas/__init__.py", ""),
+        ("pandas/plotting.py", "def scatter_matrix(frame): pass\n"),
+        ("pandas/tools/__init__.py", ""),
+        ("pandas/tools/plotting.py", shim),
+        ("pandas/tools/literal.py", literal),
+    ]);
+    let module = |path: &str| r.modules.iter().find(|m| m.path.as_str() == path).unwrap();
+    assert!(module("pandas.tools.plotting").open);
+    assert!(!module("pandas.tools.literal").open);
+    assert!(!module("pandas.plotting").open);
+    assert!(api(&r, "pandas.tools.literal.fixed").public);
+}

@@ -643,6 +643,26 @@ fn extras_the_release_needs_are_installed_and_heavy_ones_left_out() {
     );
 }
 
+/// pandas' `Series.str`: a descriptor that gives a class of the release.
+const ACCESSOR: &str = r#"
+class StringMethods:
+    def __init__(self, data):
+        self.data = data
+    def contains(self, pat):
+        return True
+class Accessor:
+    def __init__(self, name, accessor):
+        self._accessor = accessor
+    def __get__(self, obj, cls):
+        if obj is None:
+            return self._accessor
+        return self._accessor(obj)
+class Frame:
+    str = Accessor("str", StringMethods)
+    def head(self):
+        return 1
+"#;
+
 /// Like pandas before 0.24, whose Requires-Dist `pytz (>=2011k)` is no PEP 440 version: uv
 /// refuses to install such a release at all. It goes in without dependencies, after them with
 /// the unreadable constraint dropped, and the output says so.
@@ -655,7 +675,7 @@ fn a_release_whose_metadata_installers_refuse_is_installed_apart_from_its_depend
             "oldframe/__init__.py",
             "import tzdep\nfrom .core import Frame\nsetattr(Frame, 'ix', property(lambda self: 1))\n",
         )
-        .file("oldframe/core.py", "class Frame:\n    def head(self):\n        return 1\n")
+        .file("oldframe/core.py", ACCESSOR)
         .requires("tzdep (>=2011k)")
         .requires("pytest ; extra == 'test'");
     let dated = |w: WheelBuilder| FixtureFile {
@@ -679,7 +699,10 @@ fn a_release_whose_metadata_installers_refuse_is_installed_apart_from_its_depend
         serde_json::json!(["tzdep (>=2011k)"]),
         "{report}"
     );
-    let (code, out, _) = nbenv(&server, dir.path(), &["bank", "query", "oldframe.Frame.ix"]);
-    assert_eq!(code, 0, "{out}");
-    assert!(out.contains("present in:  0.19"), "{out}");
+    // Members of the class an accessor gives are found through it, as users call them.
+    for api in ["oldframe.Frame.ix", "oldframe.Frame.str.contains"] {
+        let (code, out, _) = nbenv(&server, dir.path(), &["bank", "query", api]);
+        assert_eq!(code, 0, "{out}");
+        assert!(out.contains("present in:  0.19"), "{api}: {out}");
+    }
 }

@@ -143,6 +143,30 @@ pub(crate) fn module_setattr<'e>(
     on_this_module.then(|| (name.value.to_str(), value))
 }
 
+/// `setattr(<a module object>, name, value)` with a name that is not a literal (pandas 0.20's
+/// `pandas.tools.plotting` sets every name of `pandas.plotting` on itself in a loop): names no
+/// static reading lists. `modules` are the names bound to module objects (`m =
+/// sys.modules['pandas.tools.plotting']`, `_this = sys.modules[__name__]`).
+pub(crate) fn sets_computed_module_names(stmt: &Stmt, modules: &[String]) -> bool {
+    let Stmt::Expr(expr) = stmt else {
+        return false;
+    };
+    let Expr::Call(call) = &*expr.value else {
+        return false;
+    };
+    if !matches!(&*call.func, Expr::Name(n) if n.id.as_str() == "setattr") {
+        return false;
+    }
+    let [object, name, _] = &call.arguments.args[..] else {
+        return false;
+    };
+    let on_a_module = match object {
+        Expr::Name(n) => modules.iter().any(|s| s == n.id.as_str()),
+        other => is_this_module(other) || registered_module(other).is_some(),
+    };
+    on_a_module && !matches!(name, Expr::StringLiteral(_))
+}
+
 /// The module a lazy loader stands for: `LazyLoader("keras", globals(), "keras.api._v2.keras")`
 /// (TensorFlow) or `lazy_import("pkg.mod")`, with the module given as a string literal or as a
 /// module-level string constant (`_keras_module = "keras.api._v2.keras"`).

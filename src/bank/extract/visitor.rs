@@ -68,6 +68,8 @@ struct ModuleVisitor {
     dynamic_exports: bool,
     replaces_itself: bool,
     wrapped_by: Option<String>,
+    /// Names bound to module objects: `sys.modules[__name__]` and `sys.modules["pkg.mod"]`.
+    module_objects: Vec<String>,
     registers_modules: bool,
     extends_path: bool,
     absolute_import: bool,
@@ -183,9 +185,11 @@ impl ModuleVisitor {
                     let name = name.id.as_str();
                     if effects::is_this_module(&assign.value) {
                         self.self_aliases.push(name.to_string());
+                        self.module_objects.push(name.to_string());
                     }
                     // `keras = sys.modules["tensorflow.keras"]`: the module registered there.
                     if let Some(module) = effects::registered_module(&assign.value) {
+                        self.module_objects.push(name.to_string());
                         self.lazy_import(name, &module, fallback);
                         return;
                     }
@@ -228,6 +232,9 @@ impl ModuleVisitor {
                 }
             }
             Stmt::Expr(expr) => {
+                if effects::sets_computed_module_names(stmt, &self.module_objects) {
+                    self.dynamic_exports = true;
+                }
                 if let Some((name, value)) =
                     effects::module_setattr(&expr.value, &self.self_aliases)
                 {
@@ -371,7 +378,9 @@ impl ModuleVisitor {
                 self.all.get_or_insert_with(AllNames::default).dynamic = true;
             }
             for inner in body {
-                if writes_globals(inner) {
+                if writes_globals(inner)
+                    || effects::sets_computed_module_names(inner, &self.module_objects)
+                {
                     self.dynamic_exports = true;
                 }
                 self.scan_loop(inner);

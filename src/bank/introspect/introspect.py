@@ -126,6 +126,7 @@ def record_class(path, cls):
         if member.startswith("_"):
             continue
         names[path + "." + member] = member_kind(cls, member)
+        record_accessor(path + "." + member, cls, member)
     # Members inherited from classes that are not ours (`Timestamp.strftime` from
     # `datetime`) are recorded under the class: no class of ours defines them.
     ours_in_mro = [k for k in getattr(cls, "__mro__", ()) if ours(k)]
@@ -149,6 +150,26 @@ def record_class(path, cls):
             if base_path:
                 bases.add((path, base_path))
                 record_class(base_path, base)
+
+
+def record_accessor(path, cls, member):
+    """A descriptor that gives a class of ours when read from the class (pandas'
+    `Series.str` gives `StringMethods`): users call that class's members through it
+    (`Series.str.contains`), so they are recorded under the member's path."""
+    try:
+        raw = inspect.getattr_static(cls, member)
+        value = getattr(cls, member)
+    except BaseException:
+        return
+    if raw is value or not isinstance(value, type) or not ours(value):
+        return
+    try:
+        members = dir(value)
+    except Exception:
+        return
+    for name in members:
+        if not name.startswith("_"):
+            names.setdefault(path + "." + name, member_kind(value, name))
 
 
 def public_module_name(name):
