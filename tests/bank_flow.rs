@@ -1696,3 +1696,27 @@ for t in [t for t in dir(_plotting) if not t.startswith('_')]:
     assert!(!module("pandas.plotting").open);
     assert!(api(&r, "pandas.tools.literal.fixed").public);
 }
+
+/// keras 2.4 re-exports `Input` from `keras.layers`, which star-imports TensorFlow's layers:
+/// the import succeeds whenever `keras` imports, so `keras.Input` is there (from where static
+/// reading cannot see), not absent. A name imported from a closed module stays unresolved.
+/// Caught by the coverage script.
+#[test]
+fn a_name_imported_from_an_open_module_is_kept() {
+    let r = release(&[
+        (
+            "keras/__init__.py",
+            "from .layers import Input\nfrom .models import Nowhere\n",
+        ),
+        (
+            "keras/layers/__init__.py",
+            "from tensorflow.keras.layers import *\nfrom . import core\n",
+        ),
+        ("keras/layers/core.py", "class Dense: pass\n"),
+        ("keras/models.py", "class Model: pass\n"),
+    ]);
+    let input = api(&r, "keras.Input");
+    assert!(input.public, "{input:?}");
+    assert_eq!(input.kind, ApiKind::Unknown);
+    assert_absent(&r, "keras.Nowhere");
+}

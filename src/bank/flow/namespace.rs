@@ -625,13 +625,33 @@ impl<'a> Solver<'a> {
             other => self.attribute_of(other, name),
         };
         found.or_else(|| match source {
-            Source::Module(m) => self.modules[*m as usize]
-                .children
-                .iter()
-                .find(|(n, _)| *n == name)
-                .map(|&(_, child)| Target::Module(child)),
+            Source::Module(m) => {
+                let module = &self.modules[*m as usize];
+                let child = module.children.iter().find(|(n, _)| *n == name);
+                match child {
+                    Some(&(_, child)) => Some(Target::Module(child)),
+                    // keras 2.4's `from .layers import Input`, where `keras.layers` star-imports
+                    // `tensorflow.keras.layers`: the import succeeds whenever the module
+                    // imports, so the name is there, from where static reading cannot see.
+                    None if self.may_hold_unlisted(*m) => Some(Target::Opaque(
+                        format!("{}.{name}", module.path.as_str()).into(),
+                    )),
+                    None => None,
+                }
+            }
             _ => None,
         })
+    }
+
+    /// Whether a module may hold names static reading does not list: it star-imports from
+    /// another distribution or a compiled module, has `__getattr__` or writes `globals()`,
+    /// or replaces itself in `sys.modules`.
+    fn may_hold_unlisted(&self, module: ModId) -> bool {
+        let info = &self.modules[module as usize];
+        info.star_from_outside
+            || info
+                .summary()
+                .is_some_and(|s| s.dynamic_exports || s.replaces_itself)
     }
 
     fn attribute_of(&self, source: &Source, name: &str) -> Option<Target> {
