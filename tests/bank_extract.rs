@@ -566,6 +566,8 @@ fn wheel_layout_packages_namespaces_stubs_extensions_and_tests() {
             ("pandas._libs.lib".into(), "stub"),
             ("pandas.core".into(), "pkg"),
             ("pandas.core.frame".into(), "py"),
+            // Inside a package, `test_*` may be API (TensorFlow's `test_util`).
+            ("pandas.core.test_helpers".into(), "py"),
             ("pandas.testing".into(), "py"),
             ("six".into(), "py"),
         ]
@@ -660,6 +662,44 @@ fn sdist_layouts_prefix_src_lib_and_project_files() {
             ("pkg".into(), "pkg"),
             ("pkg.sub".into(), "pkg"),
             ("six".into(), "py"),
+        ]
+    );
+}
+
+/// A `test` package is API when it holds no test modules: TensorFlow's generated `tf.test`
+/// (`is_gpu_available`) was left out of every release. One with test modules (tornado's) is a
+/// suite; `tests` always is. Caught by the coverage script.
+#[test]
+fn test_packages_are_api_unless_they_hold_test_modules() {
+    let layout = ReleaseLayout::new(
+        ArchiveKind::Wheel,
+        [
+            "tensorflow/__init__.py",
+            "tensorflow/_api/__init__.py",
+            "tensorflow/_api/v2/__init__.py",
+            "tensorflow/_api/v2/test/__init__.py",
+            "tornado/__init__.py",
+            "tornado/test/__init__.py",
+            "tornado/test/util.py",
+            "tornado/test/web_test.py",
+            "pkg/__init__.py",
+            "pkg/tests/__init__.py",
+            "pkg/tests/helpers.py",
+        ],
+    );
+    let modules: Vec<String> = layout_modules(&layout)
+        .into_iter()
+        .map(|(m, _)| m)
+        .collect();
+    assert_eq!(
+        modules,
+        [
+            "pkg",
+            "tensorflow",
+            "tensorflow._api",
+            "tensorflow._api.v2",
+            "tensorflow._api.v2.test",
+            "tornado"
         ]
     );
 }

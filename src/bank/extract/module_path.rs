@@ -6,8 +6,9 @@
 //! `name-version/` directory, sources may sit under `src/`, `lib/` or `python/`, and next to
 //! the packages are `setup.py`, `docs/`, `examples/`... which are not modules. So in an sdist a
 //! file counts only inside a regular package (a directory with `__init__`), or as a single-file
-//! module at the source root. In both, test packages (`tests/`, `test/`, `test_*.py`,
-//! `conftest.py`) are not part of the public API and are left out.
+//! module at the source root. In both, test suites (`tests/`, a `test/` holding test modules,
+//! `conftest.py`) are not part of the public API and are left out; a `test_*.py` elsewhere may
+//! be (TensorFlow's `test_util`).
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
@@ -75,8 +76,30 @@ pub struct ReleaseLayout {
     modules: Vec<LayoutModule>,
 }
 
-/// Directory names that hold tests, never API.
-const TEST_DIRS: &[&str] = &["tests", "test"];
+/// Whether a file name stem is a test module's (`test_frame`, `frame_test`, `conftest`).
+fn is_test_stem(stem: &str) -> bool {
+    stem.starts_with("test_") || stem.ends_with("_test") || stem == "conftest"
+}
+
+/// The directories of `rooted` paths that hold test suites, never API: every `tests`, and a
+/// `test` with test modules in it (tornado's). A `test` directory without any is an API
+/// package: TensorFlow's generated `tf.test` (`is_gpu_available`), `django.test`.
+fn test_suite_dirs(rooted: &[(usize, String)]) -> HashSet<String> {
+    let mut suites = HashSet::new();
+    for (_, rel) in rooted {
+        let Some((dir, file)) = rel.rsplit_once('/') else {
+            continue;
+        };
+        let test_file = module_stem(file).is_some_and(|(stem, _)| is_test_stem(stem));
+        let dirs: Vec<&str> = dir.split('/').collect();
+        for n in 1..=dirs.len() {
+            if dirs[n - 1] == "tests" || (dirs[n - 1] == "test" && test_file) {
+                suites.insert(dirs[..n].join("/"));
+            }
+        }
+    }
+    suites
+}
 
 /// Top-level names in an sdist that are project tooling, not modules.
 const SDIST_NOT_MODULES: &[&str] = &[
@@ -132,6 +155,7 @@ impl ReleaseLayout {
             }
         }
 
+        let suites = test_suite_dirs(&rooted);
         let mut files = Vec::new();
         for (i, rel) in &rooted {
             let Some((stem, kind_of_file)) = module_stem(rel.rsplit('/').next().unwrap_or(rel))
@@ -142,10 +166,11 @@ impl ReleaseLayout {
                 Some((dir, _)) => dir.split('/').collect(),
                 None => Vec::new(),
             };
-            if dirs.iter().any(|d| TEST_DIRS.contains(d))
-                || stem.starts_with("test_")
-                || stem == "conftest"
-            {
+            let in_suite = (1..=dirs.len()).any(|n| suites.contains(&dirs[..n].join("/")));
+            // A `test_*` module inside a package may be API: TensorFlow's `test_util` holds
+            // `is_gpu_available`, which `tf.test` re-exports. At the top, it is a test.
+            let top_level_test = dirs.is_empty() && stem.starts_with("test_");
+            if in_suite || top_level_test || stem == "conftest" {
                 continue;
             }
             if kind == ArchiveKind::Sdist {

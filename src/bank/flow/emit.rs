@@ -105,7 +105,10 @@ pub(crate) fn emit(solver: &Solver<'_>, options: &FlowOptions) -> ReleaseApis {
             kind,
             is_package: info.is_package,
             open,
-            extends_path: summary.is_some_and(|s| s.extends_path),
+            // Modules put into `sys.modules` under its name (TensorFlow 1.15 forwards
+            // `tensorflow.examples` to `tensorflow_core.examples`) are its submodules from
+            // elsewhere, as with a `__path__` extended.
+            extends_path: summary.is_some_and(|s| s.extends_path || s.registers_modules),
             raises: raises[id].clone(),
             has_all: summary.is_some_and(|s| s.all.is_some()),
             parse_errors: summary.map_or(0, |s| s.parse_errors),
