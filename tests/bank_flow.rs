@@ -1753,3 +1753,87 @@ for _m in ["tensorflow.python", "tensorflow.examples"]:
     assert!(module("tensorflow").extends_path);
     assert!(!module("tensorflow.plain").extends_path);
 }
+
+/// scipy 1.16's `scipy.signal`: names reach it through two star imports whose `__all__` are
+/// another module's (`__all__ = _signal_api.__all__`, itself built from `dir()`), and the
+/// module deletes the helpers it went through. Caught by the coverage script: `butter`,
+/// `find_peaks` were absent from 1.16.
+#[test]
+fn star_imports_through_borrowed_all_lists() {
+    let init = r#"
+from ._support_alternative_backends import *
+from . import _support_alternative_backends
+__all__ = _support_alternative_backends.__all__
+del _support_alternative_backends, _signal_api, _delegators
+from . import filter_design
+"#;
+    let sab = r#"
+import functools
+from ._signal_api import *
+from . import _signal_api
+from . import _delegators
+__all__ = _signal_api.__all__
+def delegate_xp(delegator, module_name):
+    return delegator
+for obj_name in _signal_api.__all__:
+    bare_obj = getattr(_signal_api, obj_name)
+    vars()[obj_name] = bare_obj
+"#;
+    let api_mod = r#"
+from . import windows
+from ._filter_design import *
+from .windows import get_window
+__all__ = [s for s in dir() if not s.startswith('_')]
+"#;
+    let r = release(&[
+        ("scipy/__init__.py", ""),
+        ("scipy/signal/__init__.py", init),
+        ("scipy/signal/_support_alternative_backends.py", sab),
+        ("scipy/signal/_signal_api.py", api_mod),
+        ("scipy/signal/_delegators.py", ""),
+        ("scipy/signal/filter_design.py", ""),
+        (
+            "scipy/signal/_filter_design.py",
+            "import numpy as np\n__all__ = ['butter']\ndef butter(N, Wn): pass\n",
+        ),
+        (
+            "scipy/signal/windows/__init__.py",
+            "def get_window(w): pass\n",
+        ),
+    ]);
+    assert_reaches(
+        &r,
+        "scipy.signal.butter",
+        "scipy.signal._filter_design.butter",
+        ApiKind::Function,
+    );
+    assert_reaches(
+        &r,
+        "scipy.signal.get_window",
+        "scipy.signal.windows.get_window",
+        ApiKind::Function,
+    );
+}
+
+/// matplotlib 2 and 3 make `cm.viridis` with `locals().update(cmap_d)` at module level, where
+/// `locals()` is the module's namespace: the module is open, so `cm.viridis` is unknown to
+/// static reading, not absent. Caught by the coverage script.
+#[test]
+fn locals_and_vars_at_module_level_write_the_module() {
+    let r = release(&[
+        ("mpl/__init__.py", ""),
+        (
+            "mpl/cm.py",
+            "cmap_d = dict()\ncmap_d['viridis'] = 1\nlocals().update(cmap_d)\n",
+        ),
+        (
+            "mpl/loop.py",
+            "for _n in ['a', 'b']:\n    vars()[_n] = _n\n",
+        ),
+        ("mpl/plain.py", "def f():\n    return locals()\n"),
+    ]);
+    let module = |path: &str| r.modules.iter().find(|m| m.path.as_str() == path).unwrap();
+    assert!(module("mpl.cm").open);
+    assert!(module("mpl.loop").open);
+    assert!(!module("mpl.plain").open);
+}

@@ -538,8 +538,14 @@ pub(crate) fn target_names<'a>(target: &'a Expr, out: &mut Vec<&'a str>) {
 }
 
 /// `globals()[name] = ...` or `globals().update(...)`: names no static reading can list.
+/// `globals()[k] = v`, `globals().update(d)`, and the same through `locals()` or `vars()`,
+/// which at module level are the module's globals (matplotlib's `locals().update(cmap_d)`
+/// makes `cm.viridis`; scipy 1.16's `vars()[name] = f`).
 fn writes_globals(stmt: &Stmt) -> bool {
-    let is_globals_call = |e: &Expr| matches!(e, Expr::Call(c) if matches!(&*c.func, Expr::Name(n) if n.id.as_str() == "globals"));
+    let is_globals_call = |e: &Expr| {
+        matches!(e, Expr::Call(c) if c.arguments.args.is_empty()
+            && matches!(&*c.func, Expr::Name(n) if matches!(n.id.as_str(), "globals" | "locals" | "vars")))
+    };
     match stmt {
         Stmt::Assign(assign) => assign
             .targets

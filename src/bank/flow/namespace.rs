@@ -743,8 +743,26 @@ impl<'a> Solver<'a> {
         }
         for include in &all.includes {
             if let Some(Target::Module(m)) = self.resolve_dotted_in(id, include, names) {
-                if let Some(other) = &self.read(m).all {
-                    for &name in other {
+                let other = self.read(m);
+                if let Some(listed) = &other.all {
+                    for &name in listed {
+                        if seen.insert(name) {
+                            out.push(name);
+                        }
+                    }
+                }
+                // Its list is partly computed (scipy 1.16's `_signal_api.__all__`, built from
+                // `dir()`): its public names stand for what was not read, as a star import
+                // from it takes them.
+                if self.has_dynamic_all(m) {
+                    let mut public: Vec<&'a str> = other
+                        .names
+                        .iter()
+                        .filter(|(name, b)| !is_private(name) && b.origin != Origin::Submodule)
+                        .map(|(&name, _)| name)
+                        .collect();
+                    public.sort_unstable();
+                    for name in public {
                         if seen.insert(name) {
                             out.push(name);
                         }
@@ -760,12 +778,17 @@ impl<'a> Solver<'a> {
 
     /// The names `from module import *` binds, with what they denote: `__all__` if the module
     /// sets one (plus public names if part of it is dynamic), else its public names.
-    fn for_each_star_export(&self, module: ModId, mut f: impl FnMut(&'a str, &Target)) {
-        let ns = self.read(module);
-        let dynamic_all = self.modules[module as usize]
+    /// Whether part of the module's `__all__` is computed by code not evaluated here.
+    fn has_dynamic_all(&self, module: ModId) -> bool {
+        self.modules[module as usize]
             .summary()
             .and_then(|s| s.all.as_ref())
-            .is_some_and(|a| a.dynamic);
+            .is_some_and(|a| a.dynamic)
+    }
+
+    fn for_each_star_export(&self, module: ModId, mut f: impl FnMut(&'a str, &Target)) {
+        let ns = self.read(module);
+        let dynamic_all = self.has_dynamic_all(module);
         if let Some(all) = &ns.all {
             for &name in all {
                 if let Some(bound) = ns.names.get(name) {
