@@ -107,6 +107,92 @@ pub struct BuildReport {
     pub sourceless: Vec<(DistName, Version, NoSources)>,
 }
 
+/// Distributions whose pages are read at once while planning.
+const PAGES_AT_ONCE: usize = 32;
+
+/// A release picked for indexing; its files are read when its distribution's turn comes.
+struct PlannedRelease {
+    release_id: i64,
+    slot: u32,
+    version: Version,
+}
+
+/// A distribution whose picked releases are registered in the bank. Its files are not kept
+/// while it waits: a full-list build plans 58,000 releases, and their file lists held from the
+/// start took hundreds of MB the whole way.
+struct PlannedDist {
+    name: DistName,
+    dist_id: i64,
+    releases: Vec<PlannedRelease>,
+}
+
+/// What workers take from: releases ready to index, then the next distribution to expand.
+struct Feed {
+    planned: VecDeque<PlannedDist>,
+    jobs: VecDeque<Job>,
+}
+
+enum Next {
+    Job(Job),
+    Expand(PlannedDist),
+}
+
+impl Feed {
+    fn next(&mut self) -> Option<Next> {
+        if let Some(job) = self.jobs.pop_front() {
+            return Some(Next::Job(job));
+        }
+        self.planned.pop_front().map(Next::Expand)
+    }
+}
+
+/// The jobs of a planned distribution, with their files from its page (cached while
+/// planning), and the releases that cannot be indexed with why: all of them when the page
+/// cannot be read now, a release gone from the page since.
+fn expand(client: &IndexClient, dist: PlannedDist) -> (Vec<Job>, Vec<(Job, IndexError)>) {
+    let job = |r: PlannedRelease, files: Vec<DistFile>| Job {
+        dist_id: dist.dist_id,
+        release_id: r.release_id,
+        slot: r.slot,
+        name: dist.name.clone(),
+        version: r.version,
+        files,
+    };
+    let page = match client.project(&dist.name) {
+        Ok(page) => page,
+        Err(e) => {
+            let failed = dist
+                .releases
+                .into_iter()
+                .map(|r| {
+                    let error = IndexError::Page {
+                        reason: e.to_string(),
+                        kind: FailureKind::of(&e),
+                    };
+                    (job(r, Vec::new()), error)
+                })
+                .collect();
+            return (Vec::new(), failed);
+        }
+    };
+    let releases = page.releases();
+    let mut jobs = Vec::with_capacity(dist.releases.len());
+    let mut failed = Vec::new();
+    for r in dist.releases {
+        let files = releases
+            .iter()
+            .find(|release| release.version == &r.version)
+            .map(|release| usable_files(release.source_candidates().into_iter().cloned().collect()))
+            .unwrap_or_default();
+        if files.is_empty() {
+            failed.push((job(r, Vec::new()), IndexError::NoFile));
+        } else {
+            jobs.push(job(r, files));
+        }
+    }
+    (jobs, failed)
+}
+
 struct Job {
     dist_id: i64,
     release_id: i64,
@@ -144,96 +230,102 @@ pub fn build(
     let merged = merge_targets(targets);
     let targets = &merged[..];
 
-    // Pages in parallel: they are small, and the index answers them fast.
-    let pages: Vec<_> = {
-        use rayon::prelude::*;
-        targets
-            .par_iter()
-            .map(|t| (t, client.project(&t.name)))
-            .collect()
-    };
-
-    let mut jobs: Vec<Job> = Vec::new();
-    for (target, page) in pages {
-        let page = match page {
-            Ok(p) => p,
-            Err(e) => {
-                observer.note(&format!("{}: {e}", target.name));
+    // Pages in parallel, a few dozen at a time: they are small, and the index answers them
+    // fast; each is dropped once its releases are registered and picked.
+    let mut planned: VecDeque<PlannedDist> = VecDeque::new();
+    for chunk in targets.chunks(PAGES_AT_ONCE) {
+        let pages: Vec<_> = {
+            use rayon::prelude::*;
+            chunk
+                .par_iter()
+                .map(|t| (t, client.project(&t.name)))
+                .collect()
+        };
+        for (target, page) in pages {
+            let page = match page {
+                Ok(p) => p,
+                Err(e) => {
+                    observer.note(&format!("{}: {e}", target.name));
+                    report.failed.push(FailedRelease {
+                        distribution: target.name.clone(),
+                        version: None,
+                        kind: FailureKind::of(&e),
+                        reason: e.to_string(),
+                    });
+                    continue;
+                }
+            };
+            report.distributions += 1;
+            let releases = page.releases();
+            let infos: Vec<ReleaseInfo> = releases
+                .iter()
+                .map(|r| ReleaseInfo {
+                    version: r.version.clone(),
+                    upload_time: r.upload_time(),
+                    requires_python: r.requires_python().map(str::to_string),
+                    yanked: r.is_yanked().then(|| {
+                        r.files
+                            .iter()
+                            .find_map(|f| f.yanked.clone())
+                            .unwrap_or_default()
+                    }),
+                })
+                .collect();
+            let (dist_id, rows) =
+                store.register(&target.name, client.index_url().as_str(), &infos)?;
+            let versions: Vec<&Version> = releases.iter().map(|r| r.version).collect();
+            let picked = target.selection.pick(&versions);
+            if picked.is_empty() {
+                let reason = no_match(&target.name, &target.selection, &versions, &page.url);
+                observer.note(&reason);
                 report.failed.push(FailedRelease {
                     distribution: target.name.clone(),
                     version: None,
-                    kind: FailureKind::of(&e),
-                    reason: e.to_string(),
-                });
-                continue;
-            }
-        };
-        report.distributions += 1;
-        let releases = page.releases();
-        let infos: Vec<ReleaseInfo> = releases
-            .iter()
-            .map(|r| ReleaseInfo {
-                version: r.version.clone(),
-                upload_time: r.upload_time(),
-                requires_python: r.requires_python().map(str::to_string),
-                yanked: r.is_yanked().then(|| {
-                    r.files
-                        .iter()
-                        .find_map(|f| f.yanked.clone())
-                        .unwrap_or_default()
-                }),
-            })
-            .collect();
-        let (dist_id, rows) = store.register(&target.name, client.index_url().as_str(), &infos)?;
-        let versions: Vec<&Version> = releases.iter().map(|r| r.version).collect();
-        let picked = target.selection.pick(&versions);
-        if picked.is_empty() {
-            let reason = no_match(&target.name, &target.selection, &versions, &page.url);
-            observer.note(&reason);
-            report.failed.push(FailedRelease {
-                distribution: target.name.clone(),
-                version: None,
-                kind: FailureKind::NotFound,
-                reason,
-            });
-            continue;
-        }
-        for release in releases.iter().filter(|r| picked.contains(&r.version)) {
-            let row = rows
-                .iter()
-                .find(|row| &row.version == release.version)
-                .expect("registered above");
-            let fresh =
-                row.status == ReleaseStatus::Indexed && row.extractor == Some(EXTRACTOR_VERSION);
-            if fresh && !options.force {
-                report.releases_skipped += 1;
-                continue;
-            }
-            let files: Vec<DistFile> =
-                usable_files(release.source_candidates().into_iter().cloned().collect());
-            if files.is_empty() {
-                let reason = IndexError::NoFile.to_string();
-                store.mark_failed(row.id, &reason)?;
-                report.failed.push(FailedRelease {
-                    distribution: target.name.clone(),
-                    version: Some(release.version.clone()),
-                    kind: FailureKind::NoFile,
+                    kind: FailureKind::NotFound,
                     reason,
                 });
                 continue;
             }
-            jobs.push(Job {
-                dist_id,
-                release_id: row.id,
-                slot: row.slot,
+            let mut dist = PlannedDist {
                 name: target.name.clone(),
-                version: release.version.clone(),
-                files,
-            });
+                dist_id,
+                releases: Vec::new(),
+            };
+            for release in releases.iter().filter(|r| picked.contains(&r.version)) {
+                let row = rows
+                    .iter()
+                    .find(|row| &row.version == release.version)
+                    .expect("registered above");
+                let fresh = row.status == ReleaseStatus::Indexed
+                    && row.extractor == Some(EXTRACTOR_VERSION);
+                if fresh && !options.force {
+                    report.releases_skipped += 1;
+                    continue;
+                }
+                if release.source_candidates().is_empty() {
+                    let reason = IndexError::NoFile.to_string();
+                    store.mark_failed(row.id, &reason)?;
+                    report.failed.push(FailedRelease {
+                        distribution: target.name.clone(),
+                        version: Some(release.version.clone()),
+                        kind: FailureKind::NoFile,
+                        reason,
+                    });
+                    continue;
+                }
+                dist.releases.push(PlannedRelease {
+                    release_id: row.id,
+                    slot: row.slot,
+                    version: release.version.clone(),
+                });
+            }
+            if !dist.releases.is_empty() {
+                planned.push_back(dist);
+            }
         }
     }
 
-    let queued = jobs.len();
+    let queued: usize = planned.iter().map(|d| d.releases.len()).sum();
     observer.queued(queued);
     let summaries = SummaryStore::open(&client.cache().root().join(SUMMARY_CACHE_FILE))?;
     let shared = SummaryCache::new(BUILD_CAPACITY);
@@ -242,10 +334,13 @@ pub fn build(
     // what it cached (the distribution's APIs and sets, and the signature ids it looked up),
     // and memory freed meanwhile is handed back.
     let mut left: HashMap<i64, usize> = HashMap::new();
-    for job in &jobs {
-        *left.entry(job.dist_id).or_default() += 1;
+    for dist in &planned {
+        *left.entry(dist.dist_id).or_default() += dist.releases.len();
     }
-    let queue = Mutex::new(jobs.into_iter().collect::<VecDeque<Job>>());
+    let feed = Mutex::new(Feed {
+        planned,
+        jobs: VecDeque::new(),
+    });
     let workers = options.jobs.max(1);
     let mut finished_jobs = 0usize;
     std::thread::scope(|scope| -> Result<(), IndexError> {
@@ -254,7 +349,7 @@ pub fn build(
         let (tx, rx) = mpsc::sync_channel::<(Job, Result<IndexedFile, IndexError>)>(1);
         for _ in 0..workers {
             let tx = tx.clone();
-            let queue = &queue;
+            let feed = &feed;
             let summaries = &summaries;
             let shared = &shared;
             let slots = &slots;
@@ -267,9 +362,25 @@ pub fn build(
                     if observer.cancelled() {
                         break;
                     }
-                    let Some(job) = queue.lock().unwrap_or_else(|e| e.into_inner()).pop_front()
-                    else {
-                        break;
+                    let next = feed.lock().unwrap_or_else(|e| e.into_inner()).next();
+                    let job = match next {
+                        Some(Next::Job(job)) => job,
+                        // The next distribution's files, from its page (in the HTTP cache by
+                        // now): its releases join the queue, or fail together.
+                        Some(Next::Expand(dist)) => {
+                            let (jobs, failed) = expand(client, dist);
+                            feed.lock()
+                                .unwrap_or_else(|e| e.into_inner())
+                                .jobs
+                                .extend(jobs);
+                            for (job, e) in failed {
+                                if tx.send((job, Err(e))).is_err() {
+                                    return;
+                                }
+                            }
+                            continue;
+                        }
+                        None => break,
                     };
                     let result = index_release_files(client, summaries, shared, slots, &job.files);
                     if tx.send((job, result)).is_err() {

@@ -13,6 +13,10 @@ pub enum IndexError {
     /// The machine would not give nbenv a worker thread.
     #[error("cannot start a worker thread: {0}")]
     WorkerThread(#[source] std::io::Error),
+    /// The distribution's page, read when planning, could not be read again when its
+    /// releases' turn came (each release carries this).
+    #[error("{reason}")]
+    Page { reason: String, kind: FailureKind },
     /// The release has no wheel or sdist to read.
     #[error("no wheel or sdist to read")]
     NoFile,
@@ -32,6 +36,7 @@ impl IndexError {
             IndexError::Index(e) => FailureKind::of(e),
             IndexError::Store(_) => FailureKind::Bank,
             IndexError::NoFile => FailureKind::NoFile,
+            IndexError::Page { kind, .. } => *kind,
             IndexError::WorkerThread(_) | IndexError::Scratch { .. } => FailureKind::Other,
         }
     }
