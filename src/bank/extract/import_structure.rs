@@ -6,6 +6,8 @@
 //! `d["k"] = [...]`, `d["k"].append("x")`, `d["k"].extend([...])`, `d.update({...})`.
 //! Anything else done to the dictionary marks it as partly dynamic: what is read still counts.
 
+use std::collections::{HashMap, HashSet};
+
 use ruff_python_ast::{Expr, Stmt};
 
 /// One dictionary, as built so far.
@@ -14,32 +16,57 @@ pub(crate) struct ImportStructure {
     /// Submodule (relative, dotted) → names it provides, in order.
     pub entries: Vec<(String, Vec<String>)>,
     pub dynamic: bool,
+    /// Where each key sits in `entries`, and each entry's names as a set: dictionaries in
+    /// generated code hold tens of thousands of keys, and searching lists made reading one
+    /// such file take minutes.
+    index: HashMap<String, usize>,
+    seen: Vec<HashSet<String>>,
 }
 
 impl ImportStructure {
-    fn entry(&mut self, key: &str) -> &mut Vec<String> {
-        let i = match self.entries.iter().position(|(k, _)| k == key) {
-            Some(i) => i,
-            None => {
-                self.entries.push((key.to_string(), Vec::new()));
-                self.entries.len() - 1
+    /// Submodules without names (`lazy_loader.attach(submodules=[...])`).
+    fn of_submodules(submodules: Vec<String>) -> Self {
+        let mut out = Self::default();
+        for m in submodules {
+            out.slot(&m);
+        }
+        out
+    }
+
+    /// The index of `key`'s entry, made if new.
+    fn slot(&mut self, key: &str) -> usize {
+        if let Some(&i) = self.index.get(key) {
+            return i;
+        }
+        self.entries.push((key.to_string(), Vec::new()));
+        self.seen.push(HashSet::new());
+        let i = self.entries.len() - 1;
+        self.index.insert(key.to_string(), i);
+        i
+    }
+
+    /// Empties `key`'s entry (`d["k"] = [...]` replaces it).
+    fn clear(&mut self, key: &str) {
+        let i = self.slot(key);
+        self.entries[i].1.clear();
+        self.seen[i].clear();
+    }
+
+    /// Adds `names` to `key`'s entry, each once, in order.
+    fn extend(&mut self, key: &str, names: impl IntoIterator<Item = String>) {
+        let i = self.slot(key);
+        for name in names {
+            if self.seen[i].insert(name.clone()) {
+                self.entries[i].1.push(name);
             }
-        };
-        &mut self.entries[i].1
+        }
     }
 
     fn add_names(&mut self, key: &str, value: &Expr) {
         match strings_of(value) {
-            Some(names) => {
-                let entry = self.entry(key);
-                for name in names {
-                    if !entry.contains(&name) {
-                        entry.push(name);
-                    }
-                }
-            }
+            Some(names) => self.extend(key, names),
             None => {
-                self.entry(key);
+                self.slot(key);
                 self.dynamic = true;
             }
         }
@@ -120,7 +147,7 @@ pub(crate) fn apply_statement(
                 if let Some((name, key)) = keyed(target) {
                     if let Some(i) = find(structures, name) {
                         let structure = &mut structures[i].1;
-                        structure.entry(key).clear();
+                        structure.clear(key);
                         structure.add_names(key, &assign.value);
                         return true;
                     }
@@ -144,11 +171,7 @@ pub(crate) fn apply_statement(
                 let structure = &mut structures[i].1;
                 match (method.attr.as_str(), &args[..]) {
                     ("append", [Expr::StringLiteral(s)]) => {
-                        let s = s.value.to_str().to_string();
-                        let entry = structure.entry(key);
-                        if !entry.contains(&s) {
-                            entry.push(s);
-                        }
+                        structure.extend(key, [s.value.to_str().to_string()]);
                     }
                     ("extend", [value]) => structure.add_names(key, value),
                     _ => structure.dynamic = true,
@@ -165,7 +188,7 @@ pub(crate) fn apply_statement(
                     ("update", [value]) => match ImportStructure::from_dict(value) {
                         Some(more) => {
                             for (key, names) in more.entries {
-                                structure.entry(&key).extend(names);
+                                structure.extend(&key, names);
                             }
                         }
                         None => structure.dynamic = true,
@@ -211,10 +234,7 @@ pub(crate) fn given_to(
             }
             Some("submodules") => {
                 if let Some(submodules) = strings_of(&keyword.value) {
-                    out.push(ImportStructure {
-                        entries: submodules.into_iter().map(|m| (m, Vec::new())).collect(),
-                        dynamic: false,
-                    });
+                    out.push(ImportStructure::of_submodules(submodules));
                 }
             }
             _ => {}
