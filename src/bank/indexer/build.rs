@@ -15,8 +15,8 @@ use super::release_job::{index_release_files, usable_files, Content, IndexedFile
 use super::selection::Selection;
 use super::summary_cache::{SummaryCache, BUILD_CAPACITY};
 use crate::bank::store::{
-    BankWriter, IndexedRelease, LockPolicy, NoSources, ReleaseInfo, ReleaseStatus, Store,
-    SummaryStore, EXTRACTOR_VERSION,
+    BankWriter, DistId, IndexedRelease, LockPolicy, NoSources, ReleaseId, ReleaseInfo,
+    ReleaseStatus, Slot, Store, SummaryStore, EXTRACTOR_VERSION,
 };
 use crate::names::DistName;
 use crate::pypi::{DistFile, IndexClient, Version};
@@ -108,9 +108,9 @@ pub struct BuildReport {
 }
 
 struct Job {
-    dist_id: i64,
-    release_id: i64,
-    slot: u32,
+    dist_id: DistId,
+    release_id: ReleaseId,
+    slot: Slot,
     name: DistName,
     version: Version,
     /// The release's files, best source first.
@@ -241,7 +241,7 @@ pub fn build(
     // Releases left per distribution, to know when one is done: then its writer goes, with
     // what it cached (the distribution's APIs and sets, and the signature ids it looked up),
     // and memory freed meanwhile is handed back.
-    let mut left: HashMap<i64, usize> = HashMap::new();
+    let mut left: HashMap<DistId, usize> = HashMap::new();
     for job in &jobs {
         *left.entry(job.dist_id).or_default() += 1;
     }
