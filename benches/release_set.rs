@@ -5,7 +5,7 @@
 use std::hint::black_box;
 use std::time::Instant;
 
-use nbenv::bank::store::ReleaseSet;
+use nbenv::bank::store::{ReleaseSet, Slot};
 
 /// `runs` stretches over `slots` releases, placed by a fixed pseudo-random sequence.
 fn shaped(seed: u32, slots: u32, runs: u32) -> ReleaseSet {
@@ -19,7 +19,7 @@ fn shaped(seed: u32, slots: u32, runs: u32) -> ReleaseSet {
         let start = next() % slots;
         let len = 1 + next() % (2 * slots / runs).max(1);
         for slot in start..(start + len).min(slots) {
-            set.insert(slot);
+            set.insert(Slot(slot));
         }
     }
     set

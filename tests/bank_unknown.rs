@@ -492,7 +492,10 @@ fn a_bank_of_schema_1_is_upgraded() {
         .query_row("SELECT runtime FROM aliases", [], |r| r.get(0))
         .unwrap();
     let set = nbenv::bank::store::ReleaseSet::decode(&runtime).unwrap();
-    assert_eq!(set.iter().collect::<Vec<_>>(), [1]);
+    assert_eq!(
+        set.iter().collect::<Vec<_>>(),
+        [nbenv::bank::store::Slot(1)]
+    );
 }
 
 /// A bank as schema 1 wrote it: one distribution, two releases (the second introspected),

@@ -15,8 +15,8 @@ use super::release_job::{index_release_files, usable_files, Content, IndexedFile
 use super::selection::Selection;
 use super::summary_cache::{SummaryCache, BUILD_CAPACITY};
 use crate::bank::store::{
-    BankWriter, IndexedRelease, LockPolicy, NoSources, ReleaseInfo, ReleaseStatus, Store,
-    SummaryStore, EXTRACTOR_VERSION,
+    BankWriter, DistId, IndexedRelease, LockPolicy, NoSources, ReleaseId, ReleaseInfo,
+    ReleaseStatus, Slot, Store, SummaryStore, EXTRACTOR_VERSION,
 };
 use crate::names::DistName;
 use crate::pypi::{DistFile, IndexClient, Version};
@@ -112,8 +112,8 @@ const PAGES_AT_ONCE: usize = 32;
 
 /// A release picked for indexing; its files are read when its distribution's turn comes.
 struct PlannedRelease {
-    release_id: i64,
-    slot: u32,
+    release_id: ReleaseId,
+    slot: Slot,
     version: Version,
 }
 
@@ -122,7 +122,7 @@ struct PlannedRelease {
 /// start took hundreds of MB the whole way.
 struct PlannedDist {
     name: DistName,
-    dist_id: i64,
+    dist_id: DistId,
     releases: Vec<PlannedRelease>,
 }
 
@@ -194,9 +194,9 @@ fn expand(client: &IndexClient, dist: PlannedDist) -> (Vec<Job>, Vec<(Job, Index
 }
 
 struct Job {
-    dist_id: i64,
-    release_id: i64,
-    slot: u32,
+    dist_id: DistId,
+    release_id: ReleaseId,
+    slot: Slot,
     name: DistName,
     version: Version,
     /// The release's files, best source first.
@@ -333,7 +333,7 @@ pub fn build(
     // Releases left per distribution, to know when one is done: then its writer goes, with
     // what it cached (the distribution's APIs and sets, and the signature ids it looked up),
     // and memory freed meanwhile is handed back.
-    let mut left: HashMap<i64, usize> = HashMap::new();
+    let mut left: HashMap<DistId, usize> = HashMap::new();
     for dist in &planned {
         *left.entry(dist.dist_id).or_default() += dist.releases.len();
     }

@@ -14,7 +14,7 @@ use crate::bank::extract::is_private;
 use crate::bank::flow::ApiKind;
 use crate::bank::indexer::{merge_targets, BuildTarget, FailedRelease, FailureKind, IndexError};
 use crate::bank::store::{
-    BankWriter, LockPolicy, ReleaseRow, ReleaseStatus, RuntimeFinding, RuntimeLinks, Store,
+    BankWriter, DistId, LockPolicy, ReleaseRow, ReleaseStatus, RuntimeFinding, RuntimeLinks, Store,
 };
 use crate::names::DistName;
 use crate::pypi::{IndexClient, Release, Version};
@@ -217,7 +217,7 @@ fn introspect_release(
     config: &IntrospectConfig,
     writer: &mut BankWriter<'_>,
     name: &DistName,
-    dist_id: i64,
+    dist_id: DistId,
     row: &ReleaseRow,
     release: &Release<'_>,
 ) -> Result<Outcome, IndexError> {

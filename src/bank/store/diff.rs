@@ -12,7 +12,7 @@ use serde::Serialize;
 use super::registry::{ReleaseRow, ReleaseStatus};
 use super::release_set::ReleaseSet;
 use super::resolve::Resolver;
-use super::{Store, StoreError};
+use super::{Slot, Store, StoreError};
 use crate::bank::extract::is_private;
 use crate::bank::flow::ApiKind;
 use crate::names::DistName;
@@ -160,7 +160,7 @@ impl Store {
                     Ok((text, self.decode_set(&blob)?))
                 })
                 .collect::<Result<_, StoreError>>()?;
-            let sig = |slot: u32| {
+            let sig = |slot: Slot| {
                 sigs.iter()
                     .find(|(_, s)| s.contains(slot))
                     .map(|(t, _)| t.clone())

@@ -6,6 +6,7 @@
 
 mod diff;
 mod error;
+mod ids;
 mod lock;
 mod path_dictionary;
 mod query;
@@ -26,6 +27,7 @@ use rusqlite::{Connection, OpenFlags, OptionalExtension};
 
 pub use diff::{DiffEntry, DiffMiss, DiffReport, DiffSource};
 pub use error::StoreError;
+pub use ids::{DistId, ReleaseId, Slot};
 pub use lock::{LockPolicy, WaitNotice};
 pub use path_dictionary::{CorruptDictionary, PathDictionary};
 pub use query::{
@@ -44,7 +46,7 @@ pub struct Store {
     conn: Connection,
     path: PathBuf,
     /// Decoded path dictionaries, kept for the next query of the same distribution.
-    dictionaries: RefCell<HashMap<i64, Rc<PathDictionary>>>,
+    dictionaries: RefCell<HashMap<DistId, Rc<PathDictionary>>>,
     /// The writer lock, for a bank opened for writing.
     lock: Option<lock::WriterLock>,
     /// SQLite's `data_version` when this connection last looked: it changes when another
@@ -246,7 +248,7 @@ impl Store {
 
 impl Store {
     /// The API paths of a distribution (empty when it has none yet), decoded once per `Store`.
-    pub fn path_dictionary(&self, dist_id: i64) -> Result<Rc<PathDictionary>, StoreError> {
+    pub fn path_dictionary(&self, dist_id: DistId) -> Result<Rc<PathDictionary>, StoreError> {
         if let Some(d) = self.dictionaries.borrow().get(&dist_id) {
             return Ok(d.clone());
         }

@@ -14,7 +14,7 @@ use serde::Serialize;
 use super::registry::{NoSources, ReleaseRow, ReleaseStatus};
 use super::release_set::ReleaseSet;
 use super::resolve::Resolver;
-use super::{Store, StoreError};
+use super::{DistId, ReleaseId, Slot, Store, StoreError};
 use crate::bank::flow::ApiKind;
 use crate::names::DistName;
 
@@ -157,7 +157,7 @@ fn first_last(runs: &[VersionRun]) -> (Option<Version>, Option<Version>) {
 }
 
 impl Store {
-    pub(crate) fn dist_names(&self) -> Result<HashMap<i64, DistName>, StoreError> {
+    pub(crate) fn dist_names(&self) -> Result<HashMap<DistId, DistName>, StoreError> {
         Ok(self.distributions()?.into_iter().collect())
     }
 
@@ -323,13 +323,13 @@ impl Store {
             raises_message: Option<String>,
             runtime: ReleaseSet,
         }
-        let mut found: BTreeMap<i64, Found> = BTreeMap::new();
+        let mut found: BTreeMap<DistId, Found> = BTreeMap::new();
         let mut stmt = conn
             .prepare_cached(
                 "SELECT dist_id, releases, opaque, raises, raises_message, runtime FROM modules WHERE path = ?1",
             )
             .map_err(&err)?;
-        type ModuleRow = (i64, Vec<u8>, Vec<u8>, Vec<u8>, Option<String>, Vec<u8>);
+        type ModuleRow = (DistId, Vec<u8>, Vec<u8>, Vec<u8>, Option<String>, Vec<u8>);
         let rows: Vec<ModuleRow> = stmt
             .query_map([module], |r| {
                 Ok((
@@ -359,7 +359,7 @@ impl Store {
         let mut stmt = conn
             .prepare_cached("SELECT dist_id, releases FROM import_names WHERE name = ?1")
             .map_err(&err)?;
-        let rows: Vec<(i64, Vec<u8>)> = stmt
+        let rows: Vec<(DistId, Vec<u8>)> = stmt
             .query_map([module], |r| Ok((r.get(0)?, r.get(1)?)))
             .map_err(&err)?
             .collect::<Result<_, _>>()
@@ -374,13 +374,13 @@ impl Store {
             .keys()
             .filter_map(|id| names.get(id).map(|n| n.as_str().to_string()))
             .collect();
-        let mut metapackages: BTreeMap<i64, (ReleaseSet, Vec<String>)> = BTreeMap::new();
+        let mut metapackages: BTreeMap<DistId, (ReleaseSet, Vec<String>)> = BTreeMap::new();
         let mut stmt = conn
             .prepare_cached(
                 "SELECT dist_id, slot, no_sources_detail FROM releases WHERE no_sources = ?1",
             )
             .map_err(&err)?;
-        let rows: Vec<(i64, u32, Option<String>)> = stmt
+        let rows: Vec<(DistId, Slot, Option<String>)> = stmt
             .query_map([NoSources::Metapackage.as_str()], |r| {
                 Ok((r.get(0)?, r.get(1)?, r.get(2)?))
             })
@@ -443,7 +443,7 @@ impl Store {
     }
 
     /// The distribution's name as its metadata spells it, when an indexed release said.
-    pub fn display_name(&self, dist_id: i64) -> Result<Option<String>, StoreError> {
+    pub fn display_name(&self, dist_id: DistId) -> Result<Option<String>, StoreError> {
         self.conn()
             .query_row(
                 "SELECT display_name FROM distributions WHERE id = ?1",
@@ -467,8 +467,8 @@ impl Store {
     /// The modules release `slot` of the distribution has, sorted.
     pub fn release_modules(
         &self,
-        dist_id: i64,
-        slot: u32,
+        dist_id: DistId,
+        slot: Slot,
     ) -> Result<Vec<ReleaseModule>, StoreError> {
         let err = self.err();
         let mut stmt = self
@@ -499,7 +499,7 @@ impl Store {
     }
 
     /// The Requires-Dist lines of a release, as its metadata wrote them.
-    pub fn requires_dist(&self, release_id: i64) -> Result<Vec<String>, StoreError> {
+    pub fn requires_dist(&self, release_id: ReleaseId) -> Result<Vec<String>, StoreError> {
         let err = self.err();
         let mut stmt = self
             .conn()
@@ -516,7 +516,11 @@ impl Store {
     }
 
     /// The import names release `slot` provides.
-    pub fn release_import_names(&self, dist_id: i64, slot: u32) -> Result<Vec<String>, StoreError> {
+    pub fn release_import_names(
+        &self,
+        dist_id: DistId,
+        slot: Slot,
+    ) -> Result<Vec<String>, StoreError> {
         let err = self.err();
         let mut stmt = self
             .conn()
@@ -541,7 +545,7 @@ impl Store {
     /// The releases where some of the distribution's answers are unknown and introspection
     /// could settle them: those with a module static reading cannot list (a `__getattr__`, a
     /// lazy or compiled module) that introspection has not imported and listed.
-    pub fn releases_with_unknowns(&self, dist_id: i64) -> Result<ReleaseSet, StoreError> {
+    pub fn releases_with_unknowns(&self, dist_id: DistId) -> Result<ReleaseSet, StoreError> {
         let err = self.err();
         let mut stmt = self
             .conn()
@@ -568,7 +572,11 @@ impl Store {
 
     /// Names directly under `module` (one more segment) that any release of the distribution
     /// has: candidates to look for at run time where static reading cannot see.
-    pub fn names_ever_under(&self, dist_id: i64, module: &str) -> Result<Vec<String>, StoreError> {
+    pub fn names_ever_under(
+        &self,
+        dist_id: DistId,
+        module: &str,
+    ) -> Result<Vec<String>, StoreError> {
         let prefix = format!("{module}.");
         Ok(self
             .path_dictionary(dist_id)?

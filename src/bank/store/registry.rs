@@ -7,7 +7,7 @@ use pep440_rs::Version;
 use rusqlite::{params, OptionalExtension};
 use serde::Serialize;
 
-use super::{Store, StoreError};
+use super::{DistId, ReleaseId, Slot, Store, StoreError};
 use crate::names::DistName;
 
 /// A release as the index lists it, to be registered.
@@ -115,8 +115,8 @@ impl NoSources {
 /// A registered release.
 #[derive(Debug, Clone, Serialize)]
 pub struct ReleaseRow {
-    pub id: i64,
-    pub slot: u32,
+    pub id: ReleaseId,
+    pub slot: Slot,
     pub version: Version,
     pub upload_time: Option<Timestamp>,
     pub requires_python: Option<String>,
@@ -142,7 +142,7 @@ impl ReleaseRow {
 }
 
 impl Store {
-    pub fn distribution_id(&self, name: &DistName) -> Result<Option<i64>, StoreError> {
+    pub fn distribution_id(&self, name: &DistName) -> Result<Option<DistId>, StoreError> {
         self.conn()
             .query_row(
                 "SELECT id FROM distributions WHERE name = ?1",
@@ -154,13 +154,13 @@ impl Store {
     }
 
     /// Every distribution in the bank, by name.
-    pub fn distributions(&self) -> Result<Vec<(i64, DistName)>, StoreError> {
+    pub fn distributions(&self) -> Result<Vec<(DistId, DistName)>, StoreError> {
         let mut stmt = self
             .conn()
             .prepare("SELECT id, name FROM distributions ORDER BY name")
             .map_err(self.err())?;
         let rows = stmt
-            .query_map([], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?)))
+            .query_map([], |r| Ok((r.get::<_, DistId>(0)?, r.get::<_, String>(1)?)))
             .map_err(self.err())?;
         let mut out = Vec::new();
         for row in rows {
@@ -180,7 +180,7 @@ impl Store {
         name: &DistName,
         index_url: &str,
         releases: &[ReleaseInfo],
-    ) -> Result<(i64, Vec<ReleaseRow>), StoreError> {
+    ) -> Result<(DistId, Vec<ReleaseRow>), StoreError> {
         let dist_id = self.write(|tx| {
             tx.execute(
                 "INSERT INTO distributions (name, index_url, listed_at) VALUES (?1, ?2, strftime('%s','now'))
@@ -188,14 +188,14 @@ impl Store {
                 params![name.as_str(), index_url],
             )
             ?;
-            let dist_id: i64 = tx
+            let dist_id: DistId = tx
                 .query_row(
                     "SELECT id FROM distributions WHERE name = ?1",
                     [name.as_str()],
                     |r| r.get(0),
                 )
                 ?;
-            let mut next_slot: u32 = tx
+            let mut next_slot: Slot = tx
                 .query_row(
                     "SELECT COALESCE(MAX(slot) + 1, 0) FROM releases WHERE dist_id = ?1",
                     [dist_id],
@@ -222,7 +222,7 @@ impl Store {
                     ?;
                 for r in sorted {
                     let version = r.version.to_string();
-                    let id: Option<i64> = exists
+                    let id: Option<ReleaseId> = exists
                         .query_row(params![dist_id, version], |row| row.get(0))
                         .optional()
                         ?;
@@ -250,7 +250,7 @@ impl Store {
                                     r.yanked
                                 ])
                                 ?;
-                            next_slot += 1;
+                            next_slot.0 += 1;
                         }
                     }
                 }
@@ -262,7 +262,7 @@ impl Store {
     }
 
     /// The distribution's releases, oldest first (PEP 440 order).
-    pub fn releases(&self, dist_id: i64) -> Result<Vec<ReleaseRow>, StoreError> {
+    pub fn releases(&self, dist_id: DistId) -> Result<Vec<ReleaseRow>, StoreError> {
         let mut stmt = self
             .conn()
             .prepare_cached(
@@ -274,8 +274,8 @@ impl Store {
         let rows = stmt
             .query_map([dist_id], |r| {
                 Ok((
-                    r.get::<_, i64>(0)?,
-                    r.get::<_, u32>(1)?,
+                    r.get::<_, ReleaseId>(0)?,
+                    r.get::<_, Slot>(1)?,
                     r.get::<_, String>(2)?,
                     r.get::<_, Option<String>>(3)?,
                     r.get::<_, Option<String>>(4)?,
@@ -337,7 +337,7 @@ impl Store {
     }
 
     /// Records that indexing a release failed, and why; it stays eligible for the next build.
-    pub fn mark_failed(&mut self, release_id: i64, detail: &str) -> Result<(), StoreError> {
+    pub fn mark_failed(&mut self, release_id: ReleaseId, detail: &str) -> Result<(), StoreError> {
         self.write(|tx| {
             tx.execute(
                 "UPDATE releases SET status = ?2, detail = ?3 WHERE id = ?1 AND status != 'indexed'",
@@ -349,7 +349,11 @@ impl Store {
 
     /// Records that a release could not be introspected, and why. What an earlier run
     /// recorded for it is kept.
-    pub fn mark_runtime_gap(&mut self, release_id: i64, reason: &str) -> Result<(), StoreError> {
+    pub fn mark_runtime_gap(
+        &mut self,
+        release_id: ReleaseId,
+        reason: &str,
+    ) -> Result<(), StoreError> {
         self.write(|tx| {
             tx.execute(
                 "UPDATE releases SET runtime_status = ?2, runtime_detail = ?3
@@ -366,7 +370,7 @@ impl Store {
     }
 
     /// Records the distribution's name as the index spells it (`Pillow`, from its metadata).
-    pub fn set_display_name(&mut self, dist_id: i64, name: &str) -> Result<(), StoreError> {
+    pub fn set_display_name(&mut self, dist_id: DistId, name: &str) -> Result<(), StoreError> {
         self.write(|tx| {
             tx.execute(
                 "UPDATE distributions SET display_name = ?2 WHERE id = ?1",

@@ -6,6 +6,8 @@
 
 use std::fmt;
 
+use super::ids::Slot;
+
 /// Releases, by slot: each release of a distribution gets a small integer when it is first
 /// registered (in PEP 440 order within one registration), which never changes afterwards.
 #[derive(Clone, Default, PartialEq, Eq, Hash)]
@@ -31,14 +33,14 @@ impl ReleaseSet {
         self.runs.iter().map(|(s, e)| (e - s) as usize).sum()
     }
 
-    pub fn contains(&self, slot: u32) -> bool {
+    pub fn contains(&self, Slot(slot): Slot) -> bool {
         let i = self.runs.partition_point(|&(_, end)| end <= slot);
         self.runs.get(i).is_some_and(|&(start, _)| start <= slot)
     }
 
     /// Adds `slot`. Slots are below `u32::MAX` (a run's end must fit); `u32::MAX` itself,
     /// which only a corrupt bank could hold, is ignored rather than overflowing.
-    pub fn insert(&mut self, slot: u32) {
+    pub fn insert(&mut self, Slot(slot): Slot) {
         if slot == u32::MAX {
             return;
         }
@@ -68,7 +70,7 @@ impl ReleaseSet {
         self.runs.insert(i, (slot, slot + 1));
     }
 
-    pub fn remove(&mut self, slot: u32) {
+    pub fn remove(&mut self, Slot(slot): Slot) {
         if slot == u32::MAX {
             return;
         }
@@ -92,8 +94,8 @@ impl ReleaseSet {
         }
     }
 
-    pub fn iter(&self) -> impl Iterator<Item = u32> + '_ {
-        self.runs.iter().flat_map(|&(s, e)| s..e)
+    pub fn iter(&self) -> impl Iterator<Item = Slot> + '_ {
+        self.runs.iter().flat_map(|&(s, e)| (s..e).map(Slot))
     }
 
     /// Merges the two run lists in one pass: cost in runs, not in releases.
@@ -202,8 +204,8 @@ impl ReleaseSet {
     }
 }
 
-impl FromIterator<u32> for ReleaseSet {
-    fn from_iter<T: IntoIterator<Item = u32>>(iter: T) -> Self {
+impl FromIterator<Slot> for ReleaseSet {
+    fn from_iter<T: IntoIterator<Item = Slot>>(iter: T) -> Self {
         let mut set = ReleaseSet::new();
         for slot in iter {
             set.insert(slot);
@@ -255,30 +257,30 @@ mod tests {
     fn insert_merges_runs() {
         let mut s = ReleaseSet::new();
         for slot in [5, 3, 4, 10, 7, 6, 0] {
-            s.insert(slot);
+            s.insert(Slot(slot));
         }
         assert_eq!(format!("{s:?}"), "[0..1, 3..8, 10..11]");
-        s.insert(1);
-        s.insert(2);
+        s.insert(Slot(1));
+        s.insert(Slot(2));
         assert_eq!(format!("{s:?}"), "[0..8, 10..11]");
-        assert!(s.contains(7) && !s.contains(8) && s.contains(10));
+        assert!(s.contains(Slot(7)) && !s.contains(Slot(8)) && s.contains(Slot(10)));
         assert_eq!(s.len(), 9);
     }
 
     #[test]
     fn remove_splits_runs() {
-        let mut s: ReleaseSet = (0..10).collect();
-        s.remove(4);
-        s.remove(0);
-        s.remove(9);
-        s.remove(42);
+        let mut s: ReleaseSet = (0..10).map(Slot).collect();
+        s.remove(Slot(4));
+        s.remove(Slot(0));
+        s.remove(Slot(9));
+        s.remove(Slot(42));
         assert_eq!(format!("{s:?}"), "[1..4, 5..9]");
     }
 
     #[test]
     fn set_algebra() {
-        let a: ReleaseSet = (0..10).chain(20..30).collect();
-        let b: ReleaseSet = (5..25).collect();
+        let a: ReleaseSet = (0..10).chain(20..30).map(Slot).collect();
+        let b: ReleaseSet = (5..25).map(Slot).collect();
         assert_eq!(format!("{:?}", a.intersection(&b)), "[5..10, 20..25]");
         assert_eq!(format!("{:?}", a.difference(&b)), "[0..5, 25..30]");
         assert_eq!(format!("{:?}", a.union(&b)), "[0..30]");
@@ -286,7 +288,7 @@ mod tests {
 
     #[test]
     fn encoding_round_trips_and_is_small() {
-        let s: ReleaseSet = (17..300).chain(400..401).collect();
+        let s: ReleaseSet = (17..300).chain(400..401).map(Slot).collect();
         let bytes = s.encode();
         assert!(bytes.len() <= 7, "{bytes:?}");
         assert_eq!(ReleaseSet::decode(&bytes).unwrap(), s);
@@ -296,7 +298,7 @@ mod tests {
     }
 
     fn plain(set: &ReleaseSet) -> BTreeSet<u32> {
-        set.iter().collect()
+        set.iter().map(|s| s.0).collect()
     }
 
     /// Runs stay sorted, disjoint and non-adjacent, or equality and encoding would break.
@@ -317,7 +319,10 @@ mod tests {
         #[test]
         fn algebra_matches_a_plain_set(a in slots(), b in slots()) {
             let (x, y): (ReleaseSet, ReleaseSet) =
-                (a.iter().copied().collect(), b.iter().copied().collect());
+                (
+                a.iter().copied().map(Slot).collect(),
+                b.iter().copied().map(Slot).collect(),
+            );
             let union = x.union(&y);
             let intersection = x.intersection(&y);
             let difference = x.difference(&y);
@@ -349,8 +354,9 @@ mod tests {
 
     #[test]
     fn algebra_edges() {
-        let set =
-            |runs: &[(u32, u32)]| -> ReleaseSet { runs.iter().flat_map(|&(s, e)| s..e).collect() };
+        let set = |runs: &[(u32, u32)]| -> ReleaseSet {
+            runs.iter().flat_map(|&(s, e)| s..e).map(Slot).collect()
+        };
         let a = set(&[(0, 3), (5, 8)]);
         let empty = ReleaseSet::new();
         assert_eq!(a.union(&empty), a);
@@ -372,8 +378,8 @@ mod tests {
         );
         let mut top = set(&[(u32::MAX - 2, u32::MAX)]);
         assert_eq!(top.union(&a).len(), 8);
-        top.insert(u32::MAX);
-        top.remove(u32::MAX);
+        top.insert(Slot(u32::MAX));
+        top.remove(Slot(u32::MAX));
         assert_eq!(top.len(), 2);
     }
 
@@ -386,14 +392,14 @@ mod tests {
             x = x.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
             let slot = (x >> 8) % 64;
             if x.is_multiple_of(3) {
-                set.remove(slot);
+                set.remove(Slot(slot));
                 plain.remove(&slot);
             } else {
-                set.insert(slot);
+                set.insert(Slot(slot));
                 plain.insert(slot);
             }
             assert_eq!(
-                set.iter().collect::<Vec<_>>(),
+                set.iter().map(|s| s.0).collect::<Vec<_>>(),
                 plain.iter().copied().collect::<Vec<_>>()
             );
         }

@@ -17,7 +17,7 @@ use rusqlite::OptionalExtension;
 
 use super::path_dictionary::PathDictionary;
 use super::release_set::ReleaseSet;
-use super::{Store, StoreError};
+use super::{DistId, Store, StoreError};
 use crate::bank::flow::ApiKind;
 
 /// One row of `apis`.
@@ -116,7 +116,7 @@ impl Resolved {
 /// Resolves paths within one distribution, remembering what it has looked up.
 pub(crate) struct Resolver<'s> {
     store: &'s Store,
-    dist_id: i64,
+    dist_id: DistId,
     dictionary: Option<std::rc::Rc<PathDictionary>>,
     rows: HashMap<String, Option<ApiRowInfo>>,
     modules: HashMap<String, ModuleFacts>,
@@ -127,7 +127,7 @@ pub(crate) struct Resolver<'s> {
 const MAX_DEPTH: usize = 16;
 
 impl<'s> Resolver<'s> {
-    pub fn new(store: &'s Store, dist_id: i64) -> Self {
+    pub fn new(store: &'s Store, dist_id: DistId) -> Self {
         Self {
             store,
             dist_id,
@@ -342,16 +342,16 @@ impl<'s> Resolver<'s> {
 impl Store {
     /// The distributions with a module that `path` is in (every API lives in a module of its
     /// distribution, so these are the only ones that can have it).
-    pub(crate) fn candidate_distributions(&self, path: &str) -> Result<Vec<i64>, StoreError> {
+    pub(crate) fn candidate_distributions(&self, path: &str) -> Result<Vec<DistId>, StoreError> {
         let err = self.err();
         let mut stmt = self
             .conn()
             .prepare_cached("SELECT DISTINCT dist_id FROM modules WHERE path = ?1")
             .map_err(&err)?;
-        let mut out: Vec<i64> = Vec::new();
+        let mut out: Vec<DistId> = Vec::new();
         let mut prefix = path;
         loop {
-            let ids: Vec<i64> = stmt
+            let ids: Vec<DistId> = stmt
                 .query_map([prefix], |r| r.get(0))
                 .map_err(&err)?
                 .collect::<Result<_, _>>()

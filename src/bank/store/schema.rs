@@ -22,6 +22,7 @@
 
 use rusqlite::{params, Connection, Transaction};
 
+use super::ids::{DistId, Slot};
 use super::release_set::ReleaseSet;
 
 /// The schema this build writes. Older banks are migrated on open; newer ones are refused.
@@ -171,14 +172,14 @@ const MIGRATIONS: &[Migration] = &[|tx| tx.execute_batch(V1), to_v2];
 /// release again (which version 2 does, its extractor being newer) does not erase it.
 fn to_v2(tx: &Transaction<'_>) -> rusqlite::Result<()> {
     tx.execute_batch(V2)?;
-    let introspected: Vec<(i64, u32)> = tx
+    let introspected: Vec<(DistId, Slot)> = tx
         .prepare("SELECT dist_id, slot FROM releases WHERE runtime_status = 'ok'")?
         .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
         .collect::<Result<_, _>>()?;
     if introspected.is_empty() {
         return Ok(());
     }
-    let mut by_dist: std::collections::HashMap<i64, ReleaseSet> = Default::default();
+    let mut by_dist: std::collections::HashMap<DistId, ReleaseSet> = Default::default();
     for (dist, slot) in introspected {
         by_dist.entry(dist).or_default().insert(slot);
     }
@@ -186,7 +187,7 @@ fn to_v2(tx: &Transaction<'_>) -> rusqlite::Result<()> {
         ("aliases", "api_id", "canonical_id"),
         ("class_bases", "class_id", "base_id"),
     ] {
-        let rows: Vec<(i64, i64, i64, Vec<u8>)> = tx
+        let rows: Vec<(DistId, i64, i64, Vec<u8>)> = tx
             .prepare(&format!(
                 "SELECT a.dist_id, t.{owner}, t.{other}, t.releases FROM {table} t JOIN apis a ON a.id = t.{owner}"
             ))?

@@ -8,7 +8,7 @@ use serde::Serialize;
 use super::query::indexed;
 use super::registry::{NoSources, RuntimeStatus};
 use super::release_set::ReleaseSet;
-use super::{Store, StoreError};
+use super::{DistId, Store, StoreError};
 use crate::names::DistName;
 
 /// The share of one distribution's answers that are unknown.
@@ -127,7 +127,7 @@ impl Store {
     /// are counted through its enclosing name alone (the longest prefix the bank has): where
     /// that name is open and the API not found. Queries also follow aliases and bases; this
     /// count is the cheap, bank-wide view of the same rule.
-    fn unknown_share(&self, dist_id: i64, name: &DistName) -> Result<UnknownShare, StoreError> {
+    fn unknown_share(&self, dist_id: DistId, name: &DistName) -> Result<UnknownShare, StoreError> {
         let err = self.err();
         let rows = self.releases(dist_id)?;
         let indexed_set = super::query::slots(indexed(&rows));

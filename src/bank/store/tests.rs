@@ -24,7 +24,7 @@ fn apis_of(files: &[(&str, &str)]) -> ReleaseApis {
 struct Bank {
     _dir: tempfile::TempDir,
     store: Store,
-    dist: i64,
+    dist: DistId,
     rows: Vec<ReleaseRow>,
 }
 
@@ -97,7 +97,7 @@ impl Bank {
 }
 
 /// What indexing `row` of distribution `dist` produced, as the writer takes it.
-fn indexed<'a>(dist: i64, row: &ReleaseRow, apis: &'a ReleaseApis) -> IndexedRelease<'a> {
+fn indexed<'a>(dist: DistId, row: &ReleaseRow, apis: &'a ReleaseApis) -> IndexedRelease<'a> {
     IndexedRelease {
         dist_id: dist,
         release_id: row.id,
@@ -153,7 +153,7 @@ fn a_failed_write_leaves_no_stale_cache_behind() {
     let row = bank.row("2.0").clone();
     let mut writer = BankWriter::new(&mut bank.store);
     // A distribution id the bank lacks: the foreign keys refuse the transaction.
-    let failed = writer.write_release(&indexed(bank.dist + 1000, &row, &apis));
+    let failed = writer.write_release(&indexed(DistId(bank.dist.0 + 1000), &row, &apis));
     assert!(failed.is_err());
     // The same writer goes on with what the file says, not with what it had cached.
     writer

@@ -18,7 +18,7 @@ use super::path_dictionary::PathDictionary;
 use super::registry::{NoSources, ReleaseStatus, RuntimeStatus};
 use super::release_set::ReleaseSet;
 use super::schema::EXTRACTOR_VERSION;
-use super::{Store, StoreError};
+use super::{DistId, ReleaseId, Slot, Store, StoreError};
 use crate::bank::flow::{ApiKind, ModuleKind, ReleaseApis};
 
 /// How many source files a release had and how many had to be parsed.
@@ -32,9 +32,9 @@ pub struct SourceCounts {
 
 /// Everything indexing one release produced.
 pub struct IndexedRelease<'a> {
-    pub dist_id: i64,
-    pub release_id: i64,
-    pub slot: u32,
+    pub dist_id: DistId,
+    pub release_id: ReleaseId,
+    pub slot: Slot,
     pub file_name: &'a str,
     pub file_sha256: Option<&'a str>,
     pub apis: &'a ReleaseApis,
@@ -161,9 +161,9 @@ const CACHED_DISTRIBUTIONS: usize = 4;
 /// Writes indexed releases into a [`Store`].
 pub struct BankWriter<'s> {
     store: &'s mut Store,
-    dists: HashMap<i64, DistCache>,
+    dists: HashMap<DistId, DistCache>,
     /// Cached distributions, least recently written first.
-    recent: Vec<i64>,
+    recent: Vec<DistId>,
     signature_ids: HashMap<String, i64>,
 }
 
@@ -181,7 +181,7 @@ impl<'s> BankWriter<'s> {
         self.store
     }
 
-    fn load(&mut self, dist_id: i64) -> Result<(), StoreError> {
+    fn load(&mut self, dist_id: DistId) -> Result<(), StoreError> {
         self.recent.retain(|&d| d != dist_id);
         self.recent.push(dist_id);
         if self.dists.contains_key(&dist_id) {
@@ -306,7 +306,7 @@ impl<'s> BankWriter<'s> {
     /// everything cached is dropped, so that memory never disagrees with the file.
     fn transaction(
         &mut self,
-        dist_id: i64,
+        dist_id: DistId,
         write: impl FnOnce(
             &Transaction<'_>,
             &mut DistCache,
@@ -353,9 +353,9 @@ impl<'s> BankWriter<'s> {
     /// earlier introspection of it recorded.
     pub fn write_runtime(
         &mut self,
-        dist_id: i64,
-        release_id: i64,
-        slot: u32,
+        dist_id: DistId,
+        release_id: ReleaseId,
+        slot: Slot,
         findings: &[RuntimeFinding],
         links: &RuntimeLinks<'_>,
     ) -> Result<(), StoreError> {
@@ -526,9 +526,9 @@ fn write_release_in(
 fn write_runtime_in(
     tx: &Transaction<'_>,
     cache: &mut DistCache,
-    dist_id: i64,
-    release_id: i64,
-    slot: u32,
+    dist_id: DistId,
+    release_id: ReleaseId,
+    slot: Slot,
     findings: &[RuntimeFinding],
     links: &RuntimeLinks<'_>,
 ) -> rusqlite::Result<()> {
@@ -586,8 +586,8 @@ fn write_runtime_in(
 fn clear_slot_in(
     tx: &Transaction<'_>,
     cache: &mut DistCache,
-    dist_id: i64,
-    slot: u32,
+    dist_id: DistId,
+    slot: Slot,
     reading: Reading,
 ) -> rusqlite::Result<()> {
     for row in cache.apis.values_mut() {
@@ -663,7 +663,7 @@ fn clear_slot_in(
 fn api_row<'c>(
     tx: &Transaction<'_>,
     cache: &'c mut DistCache,
-    dist_id: i64,
+    dist_id: DistId,
     path: &str,
     kind: ApiKind,
 ) -> rusqlite::Result<&'c mut ApiRow> {
@@ -693,7 +693,7 @@ fn api_row<'c>(
 /// Writes the distribution's path dictionary back if it gained paths.
 fn save_dictionary(
     tx: &Transaction<'_>,
-    dist_id: i64,
+    dist_id: DistId,
     cache: &mut DistCache,
 ) -> rusqlite::Result<()> {
     if cache.dictionary_grew {
@@ -737,7 +737,7 @@ fn write_api(tx: &Transaction<'_>, row: &ApiRow) -> rusqlite::Result<()> {
 
 fn write_module(
     tx: &Transaction<'_>,
-    dist_id: i64,
+    dist_id: DistId,
     path: &str,
     row: &ModuleRow,
 ) -> rusqlite::Result<()> {
