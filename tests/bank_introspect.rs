@@ -643,6 +643,18 @@ fn extras_the_release_needs_are_installed_and_heavy_ones_left_out() {
     );
 }
 
+/// `options` is like pandas 0.19's option wrappers, whose `__getattr__` raises KeyError, not
+/// AttributeError: reading `options.__name__` once ended the introspection script.
+const OLDFRAME_INIT: &str = r#"
+import tzdep
+from .core import Frame
+setattr(Frame, 'ix', property(lambda self: 1))
+class _Options(object):
+    def __getattr__(self, key):
+        return {}[key]
+options = _Options()
+"#;
+
 /// pandas' `Series.str`: a descriptor that gives a class of the release.
 const ACCESSOR: &str = r#"
 class StringMethods:
@@ -673,7 +685,7 @@ fn a_release_whose_metadata_installers_refuse_is_installed_apart_from_its_depend
     let pkg = WheelBuilder::new("oldframe", "0.19")
         .file(
             "oldframe/__init__.py",
-            "import tzdep\nfrom .core import Frame\nsetattr(Frame, 'ix', property(lambda self: 1))\n",
+            OLDFRAME_INIT,
         )
         .file("oldframe/core.py", ACCESSOR)
         .requires("tzdep (>=2011k)")

@@ -62,10 +62,19 @@ def package_dirs():
     return tuple(_package_dirs)
 
 
+def attr_or_none(obj, name):
+    """getattr(obj, name, None) that survives objects whose __getattr__ raises something else
+    than AttributeError (pandas 0.19's option wrappers raise KeyError)."""
+    try:
+        return getattr(obj, name, None)
+    except BaseException:
+        return None
+
+
 def ours(obj):
     """Whether obj belongs to this distribution: its module is one of ours, or lives in our
     directories, or is no module at all (compiled classes name a bare `mtrand`)."""
-    module = getattr(obj, "__module__", None)
+    module = attr_or_none(obj, "__module__")
     if not isinstance(module, str):
         return False
     if module.split(".")[0] in TOP:
@@ -106,8 +115,8 @@ def member_kind(cls, name):
 
 def canonical(obj):
     """Where a class or function of ours is defined, as a dotted path."""
-    module = getattr(obj, "__module__", None)
-    qualname = getattr(obj, "__qualname__", None) or getattr(obj, "__name__", None)
+    module = attr_or_none(obj, "__module__")
+    qualname = attr_or_none(obj, "__qualname__") or attr_or_none(obj, "__name__")
     if not isinstance(module, str) or not isinstance(qualname, str) or "<" in qualname:
         return None
     return module + "." + qualname
@@ -270,8 +279,10 @@ def main():
                 obj = getattr(module, name)
             except BaseException:
                 continue
-            own = getattr(obj, "__name__", None)
-            if not isinstance(obj, types.ModuleType) or not isinstance(own, str):
+            if not isinstance(obj, types.ModuleType):
+                continue
+            own = attr_or_none(obj, "__name__")
+            if not isinstance(own, str):
                 continue
             if own.split(".")[0] not in TOP:
                 continue
