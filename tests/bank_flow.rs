@@ -1837,3 +1837,100 @@ fn locals_and_vars_at_module_level_write_the_module() {
     assert!(module("mpl.loop").open);
     assert!(!module("mpl.plain").open);
 }
+
+/// numpy 1.24's `numpy.core.__all__` includes `numerictypes.__all__`, a literal list extended
+/// by code, in a module that imports `float` from builtins: only the literal part counts, or
+/// `numpy.float` (removed in 1.24) would be back. Caught by the coverage script.
+#[test]
+fn a_partly_computed_all_included_elsewhere_stands_for_its_literal_names() {
+    let core = r#"
+from . import numerictypes
+from .numerictypes import *
+__all__ = ['ndarray']
+__all__ += numerictypes.__all__
+def ndarray(): pass
+"#;
+    let numerictypes = r#"
+from builtins import bool, int, float
+__all__ = ['sctypeDict']
+sctypeDict = {}
+__all__.extend(_computed())
+"#;
+    let r = release(&[
+        (
+            "numpy/__init__.py",
+            "from . import core\nfrom .core import *\n",
+        ),
+        ("numpy/core/__init__.py", core),
+        ("numpy/core/numerictypes.py", numerictypes),
+    ]);
+    api(&r, "numpy.sctypeDict");
+    assert!(r.get("numpy.float").is_none());
+}
+
+/// pandas 0.19 to 2.0 give `DataFrame` members three ways static reading cannot list by name:
+/// a class method `setattr(cls, name, ...)` (`_create_indexer`: `loc`, `iloc`, `ix`), a
+/// function handed the class at the top level (`ops.add_flex_arithmetic_methods(DataFrame)`:
+/// `add`), and a literal `cls.mad = ...` in a class method or `DataFrame.plot = ...` after
+/// the class, which are read. The class and its subclasses are then open: what they do not
+/// list is unknown, not absent. Caught by the coverage script.
+#[test]
+fn members_given_by_computed_setattr_make_classes_open() {
+    let generic = r#"
+class NDFrame(object):
+    @classmethod
+    def _create_indexer(cls, name, indexer):
+        setattr(cls, name, property(lambda self: indexer))
+    @classmethod
+    def _add_numeric_operations(cls):
+        cls.mad = lambda self: 0
+    def head(self): pass
+"#;
+    let ops = r#"
+def add_flex_arithmetic_methods(cls):
+    for name, method in {"add": None}.items():
+        setattr(cls, name, method)
+def plain(cls):
+    return cls
+"#;
+    let frame = r#"
+from .generic import NDFrame
+from . import ops
+class DataFrame(NDFrame):
+    pass
+class Panel(object):
+    pass
+DataFrame.plot = object()
+DataFrame._add_numeric_operations()
+ops.plain(Panel)
+"#;
+    let series = r#"
+from . import ops
+class Series(object):
+    def head(self): pass
+ops.add_flex_arithmetic_methods(Series)
+"#;
+    let r = release(&[
+        (
+            "pd/__init__.py",
+            "from .frame import DataFrame, Panel\nfrom .series import Series\n",
+        ),
+        ("pd/generic.py", generic),
+        ("pd/ops.py", ops),
+        ("pd/frame.py", frame),
+        ("pd/series.py", series),
+    ]);
+    let class = |path: &str| api(&r, path).open;
+    assert!(class("pd.frame.DataFrame"), "a base sets computed names");
+    assert!(
+        class("pd.series.Series"),
+        "handed to a function that sets computed names"
+    );
+    assert!(
+        !class("pd.frame.Panel"),
+        "handed to a function that sets nothing"
+    );
+    // Members are stored under the class that defines them.
+    api(&r, "pd.frame.DataFrame.plot");
+    api(&r, "pd.generic.NDFrame.mad");
+}

@@ -683,10 +683,7 @@ fn a_release_whose_metadata_installers_refuse_is_installed_apart_from_its_depend
     let server = TestServer::start(PageMode::Json);
     let dep = WheelBuilder::new("tzdep", "2016.10").file("tzdep/__init__.py", "UTC = 0\n");
     let pkg = WheelBuilder::new("oldframe", "0.19")
-        .file(
-            "oldframe/__init__.py",
-            OLDFRAME_INIT,
-        )
+        .file("oldframe/__init__.py", OLDFRAME_INIT)
         .file("oldframe/core.py", ACCESSOR)
         .requires("tzdep (>=2011k)")
         .requires("pytest ; extra == 'test'");

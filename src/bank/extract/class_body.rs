@@ -29,6 +29,7 @@ pub(crate) fn summarize_class(class: &StmtClassDef) -> Class {
     }
     Class {
         getattr: collector.getattr,
+        computed_members: collector.computed_members,
         name: class.name.as_str().to_string(),
         bases: class
             .arguments
@@ -73,6 +74,8 @@ struct MemberCollector {
     /// `self.x = ...` in methods, in order of appearance.
     instance_attributes: Vec<String>,
     getattr: bool,
+    /// A method sets attributes of computed names on its class or instance.
+    computed_members: bool,
 }
 
 impl MemberCollector {
@@ -181,23 +184,28 @@ impl MemberCollector {
     /// `self.x = ...` (also annotated, augmented and tuple targets) anywhere in a method's
     /// body, nested blocks included, nested functions and classes not: `self` being the
     /// method's first parameter, for methods that are not static or class methods.
+    /// `cls.x = ...` in a class method counts the same way: pandas' `_add_numeric_operations`
+    /// sets `cls.mad`. `setattr(self_or_cls, name, ...)` with a computed name (pandas 0.x's
+    /// `_create_indexer` makes `loc`, `iloc` and `ix` so) makes the class's members more than
+    /// static reading lists.
     fn collect_instance_attributes(&mut self, def: &StmtFunctionDef) {
-        let is_plain_method = !def.decorator_list.iter().any(|d| {
-            matches!(
-                last_segment(&d.expression),
-                Some("staticmethod" | "classmethod")
-            )
-        });
+        let is_static = def
+            .decorator_list
+            .iter()
+            .any(|d| last_segment(&d.expression) == Some("staticmethod"));
         let first = def
             .parameters
             .posonlyargs
             .iter()
             .chain(&def.parameters.args)
             .next();
-        let (true, Some(first)) = (is_plain_method, first) else {
+        let (false, Some(first)) = (is_static, first) else {
             return;
         };
         let receiver = first.parameter.name.as_str();
+        if sets_computed_attributes(&def.body, receiver) {
+            self.computed_members = true;
+        }
         let mut found = Vec::new();
         instance_targets(&def.body, receiver, &mut found);
         for name in found {
@@ -229,6 +237,20 @@ impl MemberCollector {
             }
         }
     }
+}
+
+/// Whether `body` (nested blocks and functions included) calls `setattr(receiver, name, ...)`
+/// with a name that is not a literal.
+pub(crate) fn sets_computed_attributes(body: &[Stmt], receiver: &str) -> bool {
+    body.iter().any(|stmt| match stmt {
+        Stmt::Expr(expr) => matches!(&*expr.value, Expr::Call(call)
+            if matches!(&*call.func, Expr::Name(f) if f.id.as_str() == "setattr")
+                && matches!(&call.arguments.args[..], [Expr::Name(on), name, _]
+                    if on.id.as_str() == receiver && !matches!(name, Expr::StringLiteral(_)))),
+        Stmt::FunctionDef(def) => sets_computed_attributes(&def.body, receiver),
+        other => super::all_names::nested_bodies(other)
+            .any(|inner| sets_computed_attributes(inner, receiver)),
+    })
 }
 
 /// Attribute names assigned on `receiver` in `body` (`receiver.x = ...`).
@@ -336,6 +358,7 @@ pub(crate) fn namedtuple_class(name: &str, value: &Expr) -> Option<Class> {
             })
             .collect(),
         getattr: false,
+        computed_members: false,
     })
 }
 

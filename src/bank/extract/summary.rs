@@ -67,6 +67,11 @@ pub struct FileSummary {
     /// module fail on import.
     #[serde(rename = "calls", default, skip_serializing_if = "Vec::is_empty")]
     pub top_calls: Vec<String>,
+    /// Top-level calls that hand a name to a function as its first argument, as (callee,
+    /// name): `ops.add_flex_arithmetic_methods(DataFrame)`, which may give the class members
+    /// no static reading lists.
+    #[serde(rename = "pass", default, skip_serializing_if = "Vec::is_empty")]
+    pub passes: Vec<(String, String)>,
     /// Where the bindings of a `.pyi` beside the source start (see [`FileSummary::with_stub`]);
     /// never stored, since summaries are merged for one release's flow.
     #[serde(skip)]
@@ -104,6 +109,10 @@ pub struct Function {
     /// The body does nothing but raise: the exception and its message.
     #[serde(rename = "r", default, skip_serializing_if = "Option::is_none")]
     pub raises: Option<String>,
+    /// The body sets attributes of computed names on its first argument (pandas'
+    /// `add_flex_arithmetic_methods(cls)` does `setattr(cls, name, method)` in a loop).
+    #[serde(rename = "sa", default, skip_serializing_if = "is_false")]
+    pub sets_attributes: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -125,6 +134,10 @@ pub struct Class {
     /// attribute name.
     #[serde(rename = "ga", default, skip_serializing_if = "is_false")]
     pub getattr: bool,
+    /// A method sets attributes of computed names on the class or its instances
+    /// (`setattr(cls, name, ...)`): members beyond those listed may exist, in subclasses too.
+    #[serde(rename = "cm", default, skip_serializing_if = "is_false")]
+    pub computed_members: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -12,12 +12,15 @@ use ruff_python_ast::{ExceptHandler, Expr, PySourceType, Stmt};
 use ruff_python_parser::parse_unchecked_source;
 
 use super::all_names::{self, AllNames};
-use super::class_body::{is_overload, namedtuple_class, summarize_class};
+use super::class_body::{is_overload, namedtuple_class, sets_computed_attributes, summarize_class};
 use super::dotted::dotted_name;
 use super::import_structure::{self, ImportStructure};
+use super::is_private;
 use super::module_effects::{self as effects, ModulesWrite};
 use super::signature::Signature;
-use super::summary::{Binding, FileSummary, Function, Import, ImportFrom, ImportedName, Variable};
+use super::summary::{
+    Binding, FileSummary, Function, Import, ImportFrom, ImportedName, Member, MemberKind, Variable,
+};
 use crate::names::is_identifier;
 
 /// Summarizes one source file. Never fails: the recovering parser keeps every statement it can
@@ -48,6 +51,7 @@ pub fn summarize_source(source: &str, is_stub: bool) -> FileSummary {
         fallbacks: visitor.fallbacks,
         lazy: visitor.lazy,
         top_calls: visitor.top_calls,
+        passes: visitor.passes,
         stub_from: None,
     }
 }
@@ -68,6 +72,7 @@ struct ModuleVisitor {
     dynamic_exports: bool,
     replaces_itself: bool,
     wrapped_by: Option<String>,
+    passes: Vec<(String, String)>,
     /// Names bound to module objects: `sys.modules[__name__]` and `sys.modules["pkg.mod"]`.
     module_objects: Vec<String>,
     registers_modules: bool,
@@ -141,11 +146,21 @@ impl ModuleVisitor {
                     self.raising_functions
                         .insert(name.to_string(), message.clone());
                 }
+                let first = def
+                    .parameters
+                    .posonlyargs
+                    .iter()
+                    .chain(&def.parameters.args)
+                    .next();
+                let sets_attributes = first.is_some_and(|p| {
+                    sets_computed_attributes(&def.body, p.parameter.name.as_str())
+                });
                 let function = Binding::Function(Function {
                     name: name.to_string(),
                     signature: Signature::from_ast(&def.parameters),
                     is_async: def.is_async,
                     raises,
+                    sets_attributes,
                 });
                 let overload = is_overload(&def.decorator_list);
                 match (self.overloads.get(name).copied(), overload) {
@@ -169,6 +184,7 @@ impl ModuleVisitor {
             }
             Stmt::Assign(assign) => {
                 for target in &assign.targets {
+                    self.class_attribute(target);
                     match effects::modules_write(target, &assign.value) {
                         Some(ModulesWrite::ReplacesItself) => {
                             self.replaces_itself = true;
@@ -247,6 +263,10 @@ impl ModuleVisitor {
                 } else if let Expr::Call(call) = &*expr.value {
                     if self.depth == 0 && !fallback {
                         if let Some(callee) = dotted_name(&call.func) {
+                            if let Some(Expr::Name(arg)) = call.arguments.args.first() {
+                                self.passes
+                                    .push((callee.clone(), arg.id.as_str().to_string()));
+                            }
                             match self.raising_functions.get(&callee) {
                                 Some(message) => {
                                     self.raises.get_or_insert_with(|| message.clone());
@@ -369,6 +389,35 @@ impl ModuleVisitor {
             // the module's exports dynamic.
             Stmt::For(_) | Stmt::While(_) => self.scan_loop(stmt),
             _ => {}
+        }
+    }
+
+    /// `Cls.attr = value` after `class Cls` in this module (pandas 0.19's `DataFrame.plot =
+    /// base.AccessorProperty(...)`): a member of the class.
+    fn class_attribute(&mut self, target: &Expr) {
+        let Expr::Attribute(attr) = target else {
+            return;
+        };
+        let Expr::Name(owner) = &*attr.value else {
+            return;
+        };
+        let name = attr.attr.as_str();
+        if is_private(name) || !is_identifier(name) {
+            return;
+        }
+        let owner = owner.id.as_str();
+        let latest = self
+            .bindings
+            .iter_mut()
+            .rev()
+            .find(|b| b.bound_names().any(|n| n == owner));
+        if let Some(Binding::Class(class)) = latest {
+            if !class.members.iter().any(|m| m.name == name) {
+                class.members.push(Member {
+                    name: name.to_string(),
+                    kind: MemberKind::Attribute,
+                });
+            }
         }
     }
 

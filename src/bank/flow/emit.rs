@@ -51,7 +51,7 @@ pub(crate) fn emit(solver: &Solver<'_>, options: &FlowOptions) -> ReleaseApis {
     let mut emitter = Emitter {
         solver,
         options,
-        classes: ClassTable::default(),
+        classes: ClassTable::new(solver),
         definitions: solver
             .modules
             .iter()

@@ -19,7 +19,8 @@ pub(crate) struct ClassInfo<'a> {
     /// The constructor: the first `__init__` along the bases.
     pub init: Option<&'a Signature>,
     /// Some base along the way is not a class of this release (`torch.nn.Module`, `dict`,
-    /// `types.ModuleType`): members may come from it that static reading cannot list.
+    /// `types.ModuleType`), or some class along the way sets members of computed names:
+    /// members may exist that static reading cannot list.
     pub open_bases: bool,
     /// Some class along the way defines `__getattr__`: instances answer any name.
     pub getattr: bool,
@@ -40,9 +41,50 @@ pub(crate) fn class_of<'a>(solver: &Solver<'a>, def: DefRef) -> Option<&'a Class
 #[derive(Default)]
 pub(crate) struct ClassTable<'a> {
     cache: HashMap<DefRef, Rc<ClassInfo<'a>>>,
+    /// Classes handed at the top level of a module to a function of the release that sets
+    /// attributes of computed names on its first argument.
+    given_members: HashSet<DefRef>,
+}
+
+/// The classes of the release handed to functions that set attributes of computed names on
+/// their first argument, at the top level of a module (`ops.add_flex_arithmetic_methods(
+/// DataFrame)` gives pandas' `DataFrame` its `add`, `sub`, ...).
+fn classes_given_members(solver: &Solver<'_>) -> HashSet<DefRef> {
+    let mut out = HashSet::new();
+    for id in 0..solver.modules.len() as super::namespace::ModId {
+        let Some(summary) = solver.module(id).summary() else {
+            continue;
+        };
+        for (callee, arg) in &summary.passes {
+            let Some(Target::Def(f)) = solver.resolve_dotted(id, callee) else {
+                continue;
+            };
+            let sets = solver
+                .module(f.module)
+                .summary()
+                .and_then(|s| s.bindings.get(f.binding as usize))
+                .is_some_and(|b| matches!(b, Binding::Function(f) if f.sets_attributes));
+            if !sets {
+                continue;
+            }
+            if let Some(Target::Def(class)) = solver.resolve_dotted(id, arg) {
+                if class_of(solver, class).is_some() {
+                    out.insert(class);
+                }
+            }
+        }
+    }
+    out
 }
 
 impl<'a> ClassTable<'a> {
+    pub fn new(solver: &Solver<'a>) -> Self {
+        Self {
+            cache: HashMap::new(),
+            given_members: classes_given_members(solver),
+        }
+    }
+
     pub fn info(&mut self, solver: &Solver<'a>, class: DefRef) -> Rc<ClassInfo<'a>> {
         if let Some(info) = self.cache.get(&class) {
             return info.clone();
@@ -53,6 +95,12 @@ impl<'a> ClassTable<'a> {
         let mut seen = HashSet::new();
         let mut open_bases = false;
         linearize(solver, class, &mut seen, &mut order, &mut open_bases);
+        if order
+            .iter()
+            .any(|(def, _)| self.given_members.contains(def))
+        {
+            open_bases = true;
+        }
         let mut members = Vec::new();
         let mut names = HashSet::new();
         let mut init = None;
@@ -96,6 +144,9 @@ fn linearize<'a>(
         return;
     };
     order.push((def, class));
+    if class.computed_members {
+        *open_bases = true;
+    }
     for base in &class.bases {
         // Bases are resolved where the class is written; those of other distributions
         // (`np.ndarray`, `dict`) contribute members nothing here can list.

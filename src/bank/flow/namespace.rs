@@ -751,10 +751,12 @@ impl<'a> Solver<'a> {
                         }
                     }
                 }
-                // Its list is partly computed (scipy 1.16's `_signal_api.__all__`, built from
-                // `dir()`): its public names stand for what was not read, as a star import
-                // from it takes them.
-                if self.has_dynamic_all(m) {
+                // Its list is computed whole (scipy 1.16's `_signal_api.__all__`, built from
+                // `dir()`): its public names stand for it. A list only partly computed
+                // (numpy's `numerictypes.__all__`, literal names extended by code) stands for
+                // its literal names: its public names include builtins it never exports
+                // (`float`, `int`), and numpy 1.24 would have had `numpy.float` again.
+                if self.has_computed_all(m) {
                     let mut public: Vec<&'a str> = other
                         .names
                         .iter()
@@ -784,6 +786,14 @@ impl<'a> Solver<'a> {
             .summary()
             .and_then(|s| s.all.as_ref())
             .is_some_and(|a| a.dynamic)
+    }
+
+    /// Whether the module's `__all__` is computed whole: nothing of it could be read.
+    fn has_computed_all(&self, module: ModId) -> bool {
+        self.modules[module as usize]
+            .summary()
+            .and_then(|s| s.all.as_ref())
+            .is_some_and(|a| a.dynamic && a.names.is_empty() && a.includes.is_empty())
     }
 
     fn for_each_star_export(&self, module: ModId, mut f: impl FnMut(&'a str, &Target)) {
