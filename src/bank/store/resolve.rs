@@ -313,6 +313,12 @@ impl<'s> Resolver<'s> {
                 }
                 open = open.difference(&facts.listed);
             }
+            // A class that introspection found had its members listed (`dir` of the class
+            // object): what it did not find there is absent, however the class got its
+            // members (pandas 1.0's `DataFrame`, open to static reading).
+            if prow.kind == ApiKind::Class {
+                open = open.difference(&prow.runtime_set);
+            }
             out.add_open(prefix, &open);
             if !matches!(
                 prow.kind,

@@ -271,3 +271,28 @@ fn stats_count_unknown_pairs_through_the_enclosing_name() {
         "pkg"
     );
 }
+
+/// pandas 1.0's `DataFrame` is open to static reading (a function gives it members of computed
+/// names): `DataFrame.ix` is unknown until introspection lists the class's members, absent
+/// after. The README's `pandas.DataFrame.ix` example showed "unknown in 1.0.0" before this.
+#[test]
+fn open_classes_are_settled_by_introspection_finding_the_class() {
+    let mut bank = Bank::new(&["1.0"]);
+    let source = "def _ops(cls):\n    for n in ['add']:\n        setattr(cls, n, None)\n\
+                  class Frame:\n    def head(self): pass\n_ops(Frame)\n";
+    bank.write("1.0", &[("pkg/__init__.py", source)]);
+    assert_eq!(bank.states("pkg.Frame.ix"), (s(""), s("1.0-1.0"), s("")));
+    // Introspection found the class, with its members, but no `ix`.
+    bank.runtime(
+        "1.0",
+        &[
+            ("pkg.Frame", ApiKind::Class),
+            ("pkg.Frame.add", ApiKind::Method),
+            ("pkg.Frame.head", ApiKind::Method),
+        ],
+        RuntimeLinks::default(),
+    );
+    // Absent from every release: the query reports no distribution for it.
+    assert!(bank.store.query_api("pkg.Frame.ix").unwrap().is_empty());
+    assert_eq!(bank.states("pkg.Frame.add"), (s("1.0-1.0"), s(""), s("")));
+}
