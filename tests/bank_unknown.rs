@@ -527,3 +527,40 @@ fn names_are_shown_as_the_distribution_spells_them() {
     assert_eq!(report["distribution"], "pillowish");
     assert_eq!(report["display_name"], "Pillowish");
 }
+
+/// A source file past 4 MiB is a data table (spacy's lemma lookups run to tens of MB, and
+/// parsing them took hundreds of MB of memory): it is not parsed, and its module is opaque,
+/// so what it holds is unknown rather than absent. The rest of the release is read as usual.
+#[test]
+fn huge_source_files_are_opaque_not_parsed() {
+    let env = Env::new();
+    let mut table = String::from("LOOKUP = {\n");
+    for i in 0..200_000 {
+        table.push_str(&format!("    \"word{i}\": \"lemma{i}\",\n"));
+    }
+    table.push_str(
+        "}\ndef lemmatize(word):\n    return LOOKUP[word]\ndef reverse(word):\n    pass\n",
+    );
+    assert!(table.len() > 4 << 20);
+    let w = WheelBuilder::new("lemmas", "1.0")
+        .file("lemmas/__init__.py", "from .tables import lemmatize\n")
+        .file("lemmas/tables.py", &table)
+        .file("lemmas/core.py", "def tokenize(text):\n    pass\n");
+    env.server.publish("lemmas", &[wheel(w, "2020-01-01")]);
+    env.ok(&["bank", "add", "lemmas"]);
+    let reverse = env.query("lemmas.tables.reverse");
+    assert_eq!(runs(&reverse, "unknown"), [run("1.0", "1.0")], "{reverse}");
+    // Imported from it by the package: the import succeeds, so the name is there.
+    let lemmatize = env.query("lemmas.lemmatize");
+    assert_eq!(
+        runs(&lemmatize, "present"),
+        [run("1.0", "1.0")],
+        "{lemmatize}"
+    );
+    let tokenize = env.query("lemmas.core.tokenize");
+    assert_eq!(
+        runs(&tokenize, "present"),
+        [run("1.0", "1.0")],
+        "{tokenize}"
+    );
+}

@@ -77,6 +77,12 @@ impl ImportStructure {
         let Expr::Dict(dict) = value else {
             return None;
         };
+        // A data table (`{"word": "lemma", ...}`, 100k entries in spacy's lookups) is no
+        // import structure: its values are not lists of names.
+        let first = dict.items.first().map(|item| &item.value);
+        if !matches!(first, None | Some(Expr::List(_) | Expr::Tuple(_))) {
+            return None;
+        }
         let mut out = Self::default();
         for item in &dict.items {
             let Some(Expr::StringLiteral(key)) = &item.key else {

@@ -103,6 +103,12 @@ fn sdist_meta(name: &str, file: &str) -> bool {
     }
 }
 
+/// Source files larger than this are not parsed: they are generated data tables (spacy's
+/// lemma lookups, tens of MB), whose syntax trees took hundreds of MB in a worker, and their
+/// modules are read as opaque, so that what they hold is unknown rather than absent. The
+/// largest API files seen (TensorFlow's generated ops) are under 2 MB.
+const MAX_SOURCE_BYTES: usize = 4 << 20;
+
 /// Files tried per release before its code is taken to be elsewhere (a metapackage).
 const MAX_FILES_TRIED: usize = 3;
 
@@ -329,9 +335,14 @@ pub fn index_release(
 
     // Phase 2 (wheels): fetch only the sources whose summaries are not known.
     if is_wheel {
+        let too_large: HashSet<&str> = entries
+            .iter()
+            .filter(|e| e.size > MAX_SOURCE_BYTES as u64)
+            .map(|e| e.name.as_str())
+            .collect();
         let missing: HashSet<&str> = sources
             .iter()
-            .filter(|(p, stub)| !known(p, *stub))
+            .filter(|(p, stub)| !known(p, *stub) && !too_large.contains(p.as_str()))
             .map(|(p, _)| p.as_str())
             .collect();
         if !missing.is_empty() {
@@ -355,6 +366,8 @@ pub fn index_release(
             (Some(h), _) if cached.contains_key(&summary_key(h, *is_stub)) => {
                 summary_key(h, *is_stub)
             }
+            // Past the limit: a data table, read as opaque (what it holds is unknown).
+            (_, Some(data)) if data.len() > MAX_SOURCE_BYTES => continue,
             (_, Some(data)) => {
                 let key = summary_key(&Sha256::of(&data), *is_stub);
                 if let std::collections::hash_map::Entry::Vacant(slot) = cached.entry(key) {
