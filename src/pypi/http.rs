@@ -118,6 +118,25 @@ impl HttpClient {
         })
     }
 
+    /// Says that `url` is tried again, and why, then waits the retry policy's delay (or what
+    /// the server asked for with Retry-After).
+    fn wait_to_retry(
+        &self,
+        url: &Url,
+        attempt: u32,
+        retry_after: Option<std::time::Duration>,
+        cause: &str,
+    ) {
+        let delay = self.config.retry.delay(attempt, retry_after);
+        self.emit(HttpEvent::Retry {
+            url,
+            attempt,
+            delay,
+            cause,
+        });
+        std::thread::sleep(delay);
+    }
+
     pub fn emit(&self, event: HttpEvent<'_>) {
         if let Some(sink) = &self.events {
             sink(&event);
@@ -186,14 +205,7 @@ impl HttpClient {
                 }
             };
             attempt += 1;
-            let delay = self.config.retry.delay(attempt, retry_after);
-            self.emit(HttpEvent::Retry {
-                url,
-                attempt,
-                delay,
-                cause: &cause,
-            });
-            std::thread::sleep(delay);
+            self.wait_to_retry(url, attempt, retry_after, &cause);
         }
     }
 
@@ -343,14 +355,7 @@ impl HttpClient {
             };
             drop(permit);
             attempt += 1;
-            let delay = self.config.retry.delay(attempt, retry_after);
-            self.emit(HttpEvent::Retry {
-                url,
-                attempt,
-                delay,
-                cause: &cause,
-            });
-            std::thread::sleep(delay);
+            self.wait_to_retry(url, attempt, retry_after, &cause);
         }
     }
 

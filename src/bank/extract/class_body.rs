@@ -193,16 +193,9 @@ impl MemberCollector {
             .decorator_list
             .iter()
             .any(|d| last_segment(&d.expression) == Some("staticmethod"));
-        let first = def
-            .parameters
-            .posonlyargs
-            .iter()
-            .chain(&def.parameters.args)
-            .next();
-        let (false, Some(first)) = (is_static, first) else {
+        let (false, Some(receiver)) = (is_static, first_parameter(def)) else {
             return;
         };
-        let receiver = first.parameter.name.as_str();
         if sets_computed_attributes(&def.body, receiver) {
             self.computed_members = true;
         }
@@ -239,14 +232,22 @@ impl MemberCollector {
     }
 }
 
+/// The name of a function's first parameter (`self`, `cls`, or a function's first argument).
+pub(crate) fn first_parameter(def: &StmtFunctionDef) -> Option<&str> {
+    def.parameters
+        .posonlyargs
+        .iter()
+        .chain(&def.parameters.args)
+        .next()
+        .map(|p| p.parameter.name.as_str())
+}
+
 /// Whether `body` (nested blocks and functions included) calls `setattr(receiver, name, ...)`
 /// with a name that is not a literal.
 pub(crate) fn sets_computed_attributes(body: &[Stmt], receiver: &str) -> bool {
     body.iter().any(|stmt| match stmt {
-        Stmt::Expr(expr) => matches!(&*expr.value, Expr::Call(call)
-            if matches!(&*call.func, Expr::Name(f) if f.id.as_str() == "setattr")
-                && matches!(&call.arguments.args[..], [Expr::Name(on), name, _]
-                    if on.id.as_str() == receiver && !matches!(name, Expr::StringLiteral(_)))),
+        Stmt::Expr(expr) => matches!(super::module_effects::computed_setattr_target(&expr.value),
+            Some(Expr::Name(on)) if on.id.as_str() == receiver),
         Stmt::FunctionDef(def) => sets_computed_attributes(&def.body, receiver),
         other => super::all_names::nested_bodies(other)
             .any(|inner| sets_computed_attributes(inner, receiver)),

@@ -143,7 +143,22 @@ pub(crate) fn module_setattr<'e>(
     on_this_module.then(|| (name.value.to_str(), value))
 }
 
-/// `setattr(<a module object>, name, value)` with a name that is not a literal (pandas 0.20's
+/// `setattr(obj, name, value)` with a name that is not a literal: `obj`, whose attributes no
+/// static reading can list.
+pub(crate) fn computed_setattr_target(expr: &Expr) -> Option<&Expr> {
+    let Expr::Call(call) = expr else {
+        return None;
+    };
+    if !matches!(&*call.func, Expr::Name(n) if n.id.as_str() == "setattr") {
+        return None;
+    }
+    match &call.arguments.args[..] {
+        [object, name, _] if !matches!(name, Expr::StringLiteral(_)) => Some(object),
+        _ => None,
+    }
+}
+
+/// `setattr(<a module object>, name, value)` with a computed name (pandas 0.20's
 /// `pandas.tools.plotting` sets every name of `pandas.plotting` on itself in a loop): names no
 /// static reading lists. `modules` are the names bound to module objects (`m =
 /// sys.modules['pandas.tools.plotting']`, `_this = sys.modules[__name__]`).
@@ -151,20 +166,10 @@ pub(crate) fn sets_computed_module_names(stmt: &Stmt, modules: &[String]) -> boo
     let Stmt::Expr(expr) = stmt else {
         return false;
     };
-    let Expr::Call(call) = &*expr.value else {
-        return false;
-    };
-    if !matches!(&*call.func, Expr::Name(n) if n.id.as_str() == "setattr") {
-        return false;
-    }
-    let [object, name, _] = &call.arguments.args[..] else {
-        return false;
-    };
-    let on_a_module = match object {
+    computed_setattr_target(&expr.value).is_some_and(|object| match object {
         Expr::Name(n) => modules.iter().any(|s| s == n.id.as_str()),
         other => is_this_module(other) || registered_module(other).is_some(),
-    };
-    on_a_module && !matches!(name, Expr::StringLiteral(_))
+    })
 }
 
 /// The module a lazy loader stands for: `LazyLoader("keras", globals(), "keras.api._v2.keras")`

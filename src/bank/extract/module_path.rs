@@ -84,21 +84,29 @@ fn is_test_stem(stem: &str) -> bool {
 /// The directories of `rooted` paths that hold test suites, never API: every `tests`, and a
 /// `test` with test modules in it (tornado's). A `test` directory without any is an API
 /// package: TensorFlow's generated `tf.test` (`is_gpu_available`), `django.test`.
-fn test_suite_dirs(rooted: &[(usize, String)]) -> HashSet<String> {
+fn test_suite_dirs(rooted: &[(usize, String)]) -> HashSet<&str> {
     let mut suites = HashSet::new();
     for (_, rel) in rooted {
         let Some((dir, file)) = rel.rsplit_once('/') else {
             continue;
         };
         let test_file = module_stem(file).is_some_and(|(stem, _)| is_test_stem(stem));
-        let dirs: Vec<&str> = dir.split('/').collect();
-        for n in 1..=dirs.len() {
-            if dirs[n - 1] == "tests" || (dirs[n - 1] == "test" && test_file) {
-                suites.insert(dirs[..n].join("/"));
+        for prefix in dir_prefixes(dir) {
+            let last = prefix.rsplit('/').next().unwrap_or(prefix);
+            if last == "tests" || (last == "test" && test_file) {
+                suites.insert(prefix);
             }
         }
     }
     suites
+}
+
+/// `a`, `a/b`, `a/b/c` for `a/b/c`: slices of `dir`, nothing allocated (this runs for every
+/// file of every release).
+fn dir_prefixes(dir: &str) -> impl Iterator<Item = &str> {
+    dir.match_indices('/')
+        .map(move |(i, _)| &dir[..i])
+        .chain(std::iter::once(dir))
 }
 
 /// Top-level names in an sdist that are project tooling, not modules.
@@ -166,7 +174,9 @@ impl ReleaseLayout {
                 Some((dir, _)) => dir.split('/').collect(),
                 None => Vec::new(),
             };
-            let in_suite = (1..=dirs.len()).any(|n| suites.contains(&dirs[..n].join("/")));
+            let in_suite = rel
+                .rsplit_once('/')
+                .is_some_and(|(dir, _)| dir_prefixes(dir).any(|p| suites.contains(p)));
             // A `test_*` module inside a package may be API: TensorFlow's `test_util` holds
             // `is_gpu_available`, which `tf.test` re-exports. At the top, it is a test.
             let top_level_test = dirs.is_empty() && stem.starts_with("test_");

@@ -12,7 +12,9 @@ use ruff_python_ast::{ExceptHandler, Expr, PySourceType, Stmt};
 use ruff_python_parser::parse_unchecked_source;
 
 use super::all_names::{self, AllNames};
-use super::class_body::{is_overload, namedtuple_class, sets_computed_attributes, summarize_class};
+use super::class_body::{
+    first_parameter, is_overload, namedtuple_class, sets_computed_attributes, summarize_class,
+};
 use super::dotted::dotted_name;
 use super::import_structure::{self, ImportStructure};
 use super::is_private;
@@ -146,15 +148,8 @@ impl ModuleVisitor {
                     self.raising_functions
                         .insert(name.to_string(), message.clone());
                 }
-                let first = def
-                    .parameters
-                    .posonlyargs
-                    .iter()
-                    .chain(&def.parameters.args)
-                    .next();
-                let sets_attributes = first.is_some_and(|p| {
-                    sets_computed_attributes(&def.body, p.parameter.name.as_str())
-                });
+                let sets_attributes = first_parameter(def)
+                    .is_some_and(|first| sets_computed_attributes(&def.body, first));
                 let function = Binding::Function(Function {
                     name: name.to_string(),
                     signature: Signature::from_ast(&def.parameters),

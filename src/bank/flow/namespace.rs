@@ -782,18 +782,20 @@ impl<'a> Solver<'a> {
     /// sets one (plus public names if part of it is dynamic), else its public names.
     /// Whether part of the module's `__all__` is computed by code not evaluated here.
     fn has_dynamic_all(&self, module: ModId) -> bool {
-        self.modules[module as usize]
-            .summary()
-            .and_then(|s| s.all.as_ref())
-            .is_some_and(|a| a.dynamic)
+        self.all_as_read(module).is_some_and(|a| a.dynamic)
     }
 
     /// Whether the module's `__all__` is computed whole: nothing of it could be read.
     fn has_computed_all(&self, module: ModId) -> bool {
+        self.all_as_read(module)
+            .is_some_and(|a| a.dynamic && a.names.is_empty() && a.includes.is_empty())
+    }
+
+    /// The module's `__all__` as its summary read it.
+    fn all_as_read(&self, module: ModId) -> Option<&'a AllNames> {
         self.modules[module as usize]
             .summary()
             .and_then(|s| s.all.as_ref())
-            .is_some_and(|a| a.dynamic && a.names.is_empty() && a.includes.is_empty())
     }
 
     fn for_each_star_export(&self, module: ModId, mut f: impl FnMut(&'a str, &Target)) {
