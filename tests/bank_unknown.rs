@@ -481,7 +481,22 @@ fn a_bank_of_schema_1_is_upgraded() {
         String::from_utf8_lossy(&out.stderr)
     );
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(v["stats"]["schema_version"], 2);
+    assert_eq!(
+        v["stats"]["schema_version"],
+        nbenv::bank::store::SCHEMA_VERSION
+    );
+    // Paths stored as one dictionary blob are still found (schema 3 keeps them in chunks).
+    let out = Command::new(env!("CARGO_BIN_EXE_nbenv"))
+        .arg("--bank")
+        .arg(&path)
+        .args(["bank", "query", "toolkit.thing", "--format", "json"])
+        .output()
+        .unwrap();
+    let q: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        q["results"][0]["canonical"][0]["path"], "toolkit.Thing",
+        "{q}"
+    );
     let bank = rusqlite::Connection::open(&path).unwrap();
     let version: u32 = bank
         .pragma_query_value(None, "user_version", |r| r.get(0))

@@ -23,7 +23,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
 
-use rusqlite::{Connection, OpenFlags, OptionalExtension};
+use rusqlite::{Connection, OpenFlags};
 
 pub use diff::{DiffEntry, DiffMiss, DiffReport, DiffSource};
 pub use error::StoreError;
@@ -252,21 +252,18 @@ impl Store {
         if let Some(d) = self.dictionaries.borrow().get(&dist_id) {
             return Ok(d.clone());
         }
-        let blob: Option<Vec<u8>> = self
+        let blobs: Vec<Vec<u8>> = self
             .conn()
-            .query_row(
-                "SELECT paths FROM api_paths WHERE dist_id = ?1",
-                [dist_id],
-                |r| r.get(0),
-            )
-            .optional()
+            .prepare_cached("SELECT paths FROM api_path_chunks WHERE dist_id = ?1 ORDER BY chunk")
+            .and_then(|mut stmt| {
+                stmt.query_map([dist_id], |r| r.get(0))?
+                    .collect::<rusqlite::Result<_>>()
+            })
             .map_err(self.err())?;
-        let dictionary = Rc::new(match blob {
-            Some(b) => {
-                PathDictionary::decode(&b).map_err(|_| self.corrupt("API path dictionary"))?
-            }
-            None => PathDictionary::default(),
-        });
+        let dictionary = Rc::new(
+            PathDictionary::from_chunks(blobs.iter().map(Vec::as_slice))
+                .map_err(|_| self.corrupt("API path dictionary"))?,
+        );
         self.dictionaries
             .borrow_mut()
             .insert(dist_id, dictionary.clone());
@@ -276,6 +273,27 @@ impl Store {
     /// Decodes a stored release set; a bad one means the bank file is damaged.
     pub(crate) fn decode_set(&self, blob: &[u8]) -> Result<ReleaseSet, StoreError> {
         ReleaseSet::decode(blob).map_err(|_| self.corrupt("release set"))
+    }
+
+    /// The numbers of a distribution's path chunks, oldest first, each with its APIs' ids.
+    pub(crate) fn path_chunks(&self, dist_id: DistId) -> Result<Vec<(i64, Vec<i64>)>, StoreError> {
+        let rows: Vec<(i64, Vec<u8>)> = self
+            .conn()
+            .prepare_cached(
+                "SELECT chunk, paths FROM api_path_chunks WHERE dist_id = ?1 ORDER BY chunk",
+            )
+            .and_then(|mut stmt| {
+                stmt.query_map([dist_id], |r| Ok((r.get(0)?, r.get(1)?)))?
+                    .collect::<rusqlite::Result<_>>()
+            })
+            .map_err(self.err())?;
+        rows.into_iter()
+            .map(|(chunk, blob)| {
+                let ids = path_dictionary::chunk_ids(&blob)
+                    .map_err(|_| self.corrupt("API path dictionary"))?;
+                Ok((chunk, ids))
+            })
+            .collect()
     }
 
     /// Forgets decoded dictionaries: a writer is changing them.

@@ -1,12 +1,18 @@
-//! The API paths of one distribution, stored as one compressed, front-coded blob.
+//! The API paths of one distribution, stored as a few compressed, front-coded chunks.
 //!
 //! Paths are most of a bank's bytes when kept as rows (each twice: in the table and in its
 //! index). Sorted, they share long prefixes (`pandas.core.frame.DataFrame.`...), so
 //! front-coding then zlib keeps a tenth of that; the whole dictionary of a distribution is
 //! small enough to load at once when a query or a build needs it.
 //!
-//! Format (inside zlib): for each path in sorted order, `shared` (bytes in common with the
-//! previous path), `len` (of the rest), the rest, and the API's id, all LEB128 varints.
+//! A release that adds paths writes them as a new chunk rather than rewriting the whole
+//! dictionary (which made each release's write cost grow with the distribution's history);
+//! the writer merges small chunks into their elders as a binary counter does, so a
+//! distribution has O(log n) chunks and each path is rewritten O(log n) times.
+//!
+//! Format of a chunk (inside zlib): for each path in sorted order, `shared` (bytes in common
+//! with the previous path), `len` (of the rest), the rest, and the API's id, all LEB128
+//! varints.
 
 use std::collections::{BTreeMap, HashMap};
 use std::io::{Read, Write};
@@ -83,57 +89,108 @@ impl PathDictionary {
             .map(|(p, id)| (&**p, *id))
     }
 
+    /// The whole dictionary as one chunk.
     pub fn encode(&self) -> Vec<u8> {
-        let mut raw = Vec::with_capacity(self.by_path.len() * 12);
-        let mut previous: &[u8] = b"";
-        for (path, id) in &self.by_path {
-            let bytes = path.as_bytes();
-            let shared = bytes
-                .iter()
-                .zip(previous)
-                .take_while(|(a, b)| a == b)
-                .count();
-            put_varint(&mut raw, shared as u64);
-            put_varint(&mut raw, (bytes.len() - shared) as u64);
-            raw.extend_from_slice(&bytes[shared..]);
-            put_varint(&mut raw, *id as u64);
-            previous = bytes;
-        }
-        let mut enc = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::default());
-        enc.write_all(&raw).expect("writing to memory");
-        enc.finish().expect("writing to memory")
+        encode_chunk(self.iter())
     }
 
+    /// The chunk holding just the APIs `ids` (those the dictionary knows).
+    pub fn encode_ids(&self, ids: &[i64]) -> Vec<u8> {
+        let mut entries: Vec<(&str, i64)> = ids
+            .iter()
+            .filter_map(|&id| Some((self.path(id)?, id)))
+            .collect();
+        entries.sort_unstable();
+        encode_chunk(entries.into_iter())
+    }
+
+    /// A dictionary of one chunk.
     pub fn decode(blob: &[u8]) -> Result<Self, CorruptDictionary> {
-        let mut raw = Vec::new();
-        flate2::read::ZlibDecoder::new(blob)
-            .take(1 << 30)
-            .read_to_end(&mut raw)
-            .map_err(|_| CorruptDictionary)?;
-        let mut entries: Vec<(Arc<str>, i64)> = Vec::new();
-        let mut at = 0;
-        let mut previous: Vec<u8> = Vec::new();
-        while at < raw.len() {
-            let shared = take_varint(&raw, &mut at)? as usize;
-            let len = take_varint(&raw, &mut at)? as usize;
-            let rest = raw.get(at..at + len).ok_or(CorruptDictionary)?;
-            at += len;
-            let id = take_varint(&raw, &mut at)? as i64;
-            if shared > previous.len() {
-                return Err(CorruptDictionary);
-            }
-            previous.truncate(shared);
-            previous.extend_from_slice(rest);
-            let path = std::str::from_utf8(&previous).map_err(|_| CorruptDictionary)?;
-            entries.push((Arc::from(path), id));
+        Self::from_chunks([blob])
+    }
+
+    /// The dictionary made of all of a distribution's chunks.
+    pub fn from_chunks<'b>(
+        blobs: impl IntoIterator<Item = &'b [u8]>,
+    ) -> Result<Self, CorruptDictionary> {
+        let mut entries = Vec::new();
+        for blob in blobs {
+            decode_chunk(blob, &mut entries)?;
         }
-        // Sorted already: the map is built in bulk.
         let by_id = entries.iter().map(|(p, id)| (*id, p.clone())).collect();
         Ok(Self {
             by_path: entries.into_iter().collect(),
             by_id,
         })
     }
+}
+
+/// Where a new chunk of `new` paths starts merging into the chunks before it (`sizes`, oldest
+/// first): it absorbs each elder no larger than what it has gathered so far, so sizes fall
+/// geometrically from the oldest and a path is rewritten once per doubling.
+pub fn merge_from(sizes: &[usize], new: usize) -> usize {
+    let mut from = sizes.len();
+    let mut gathered = new;
+    while from > 0 && sizes[from - 1] <= gathered {
+        from -= 1;
+        gathered += sizes[from];
+    }
+    from
+}
+
+/// Front-codes then compresses `entries`, which come sorted by path.
+fn encode_chunk<'p>(entries: impl Iterator<Item = (&'p str, i64)>) -> Vec<u8> {
+    let mut raw = Vec::new();
+    let mut previous: &[u8] = b"";
+    for (path, id) in entries {
+        let bytes = path.as_bytes();
+        let shared = bytes
+            .iter()
+            .zip(previous)
+            .take_while(|(a, b)| a == b)
+            .count();
+        put_varint(&mut raw, shared as u64);
+        put_varint(&mut raw, (bytes.len() - shared) as u64);
+        raw.extend_from_slice(&bytes[shared..]);
+        put_varint(&mut raw, id as u64);
+        previous = bytes;
+    }
+    let mut enc = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::default());
+    enc.write_all(&raw).expect("writing to memory");
+    enc.finish().expect("writing to memory")
+}
+
+/// The ids of the APIs in one chunk.
+pub fn chunk_ids(blob: &[u8]) -> Result<Vec<i64>, CorruptDictionary> {
+    let mut entries = Vec::new();
+    decode_chunk(blob, &mut entries)?;
+    Ok(entries.into_iter().map(|(_, id)| id).collect())
+}
+
+/// Appends a chunk's (path, id) entries to `entries`.
+fn decode_chunk(blob: &[u8], entries: &mut Vec<(Arc<str>, i64)>) -> Result<(), CorruptDictionary> {
+    let mut raw = Vec::new();
+    flate2::read::ZlibDecoder::new(blob)
+        .take(1 << 30)
+        .read_to_end(&mut raw)
+        .map_err(|_| CorruptDictionary)?;
+    let mut at = 0;
+    let mut previous: Vec<u8> = Vec::new();
+    while at < raw.len() {
+        let shared = take_varint(&raw, &mut at)? as usize;
+        let len = take_varint(&raw, &mut at)? as usize;
+        let rest = raw.get(at..at + len).ok_or(CorruptDictionary)?;
+        at += len;
+        let id = take_varint(&raw, &mut at)? as i64;
+        if shared > previous.len() {
+            return Err(CorruptDictionary);
+        }
+        previous.truncate(shared);
+        previous.extend_from_slice(rest);
+        let path = std::str::from_utf8(&previous).map_err(|_| CorruptDictionary)?;
+        entries.push((Arc::from(path), id));
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -174,5 +231,46 @@ mod tests {
         );
         assert!(PathDictionary::decode(b"not zlib").is_err());
         let _ = raw;
+    }
+
+    #[test]
+    fn chunks_make_one_dictionary() {
+        let mut d = PathDictionary::default();
+        for (i, p) in ["a.b", "a", "c.d", "a.c"].iter().enumerate() {
+            d.insert(p, i as i64);
+        }
+        let first = d.encode_ids(&[0, 1]);
+        let second = d.encode_ids(&[3, 2, 99]);
+        let back = PathDictionary::from_chunks([&first[..], &second[..]]).unwrap();
+        let all: Vec<(&str, i64)> = back.iter().collect();
+        assert_eq!(all, [("a", 1), ("a.b", 0), ("a.c", 3), ("c.d", 2)]);
+        assert_eq!(back.path(3), Some("a.c"));
+    }
+
+    /// Chunk sizes fall by at least half from the oldest, so a dictionary of n paths has at
+    /// most log2(n) + 1 chunks, and writing n paths one release at a time rewrites each path
+    /// about log2(n) times, not n times.
+    #[test]
+    fn merging_keeps_chunks_few_and_rewrites_bounded() {
+        for added in [1usize, 7, 100] {
+            let mut sizes: Vec<usize> = vec![50_000];
+            let mut written = 50_000usize;
+            for _ in 0..2_000 {
+                let from = merge_from(&sizes, added);
+                let merged: usize = sizes[from..].iter().sum::<usize>() + added;
+                written += merged;
+                sizes.truncate(from);
+                sizes.push(merged);
+                assert!(sizes.windows(2).all(|w| w[0] > w[1]), "{sizes:?}");
+            }
+            let total: usize = sizes.iter().sum();
+            assert_eq!(total, 50_000 + 2_000 * added);
+            let log = (total as f64).log2() as usize + 1;
+            assert!(sizes.len() <= log, "{} chunks for {total}", sizes.len());
+            assert!(
+                written <= total * (log + 1),
+                "{written} written for {total}"
+            );
+        }
     }
 }

@@ -7,7 +7,7 @@
 //!   link, a signature) is a [`super::ReleaseSet`] blob of runs over slots;
 //! - `apis` holds each API once per distribution, with the releases where static reading
 //!   found it and, separately, where runtime introspection did; its path is in the
-//!   distribution's [`super::PathDictionary`] (`api_paths`), one compressed blob;
+//!   distribution's [`super::PathDictionary`] (`api_path_chunks`), a few compressed chunks;
 //! - each class member is stored once, under the class that defines it; `class_bases` (a
 //!   class's bases, and the class an attribute is an instance of) and `aliases`, both with
 //!   release sets, let queries reach it through any alias, subclass or instance;
@@ -26,7 +26,7 @@ use super::ids::{DistId, Slot};
 use super::release_set::ReleaseSet;
 
 /// The schema this build writes. Older banks are migrated on open; newer ones are refused.
-pub const SCHEMA_VERSION: u32 = 2;
+pub const SCHEMA_VERSION: u32 = 3;
 
 /// Bumped when extraction or flow changes what a release's APIs are, so that stale releases
 /// can be told apart from fresh ones (and indexed again by the next build).
@@ -165,7 +165,34 @@ CREATE TABLE file_requires_dist (
 type Migration = fn(&Transaction<'_>) -> rusqlite::Result<()>;
 
 /// Each entry upgrades the schema from version `i` to `i + 1`.
-const MIGRATIONS: &[Migration] = &[|tx| tx.execute_batch(V1), to_v2];
+const MIGRATIONS: &[Migration] = &[|tx| tx.execute_batch(V1), to_v2, to_v3];
+
+/// Version 3 keeps a distribution's paths in chunks, so that a release adding paths writes
+/// only those (see [`super::PathDictionary`]); each old dictionary becomes its first chunk.
+fn to_v3(tx: &Transaction<'_>) -> rusqlite::Result<()> {
+    tx.execute_batch(
+        "CREATE TABLE api_path_chunks (
+            dist_id INTEGER NOT NULL REFERENCES distributions(id),
+            chunk INTEGER NOT NULL,
+            paths_count INTEGER NOT NULL,
+            paths BLOB NOT NULL,
+            PRIMARY KEY (dist_id, chunk)
+        ) WITHOUT ROWID;",
+    )?;
+    let rows: Vec<(DistId, Vec<u8>)> = tx
+        .prepare("SELECT dist_id, paths FROM api_paths")?
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
+        .collect::<Result<_, _>>()?;
+    let mut insert = tx.prepare(
+        "INSERT INTO api_path_chunks (dist_id, chunk, paths_count, paths) VALUES (?1, 0, ?2, ?3)",
+    )?;
+    for (dist, blob) in rows {
+        // A dictionary that does not decode is kept as it was, for readers to report.
+        let count = super::PathDictionary::decode(&blob).map_or(0, |d| d.len());
+        insert.execute(params![dist, count as i64, blob])?;
+    }
+    tx.execute_batch("DROP TABLE api_paths;")
+}
 
 /// Version 1 kept one link set for both readings. For introspected releases, a link there may
 /// have been seen at run time only: it is kept as a runtime link too, so that indexing the

@@ -296,3 +296,40 @@ fn open_classes_are_settled_by_introspection_finding_the_class() {
     assert!(bank.store.query_api("pkg.Frame.ix").unwrap().is_empty());
     assert_eq!(bank.states("pkg.Frame.add"), (s("1.0-1.0"), s(""), s("")));
 }
+
+/// Each release adds paths; they are written as chunks merged like a binary counter, so the
+/// dictionary stays whole, with few chunks, whether one writer writes them all or a new
+/// writer (a new run) picks up the chunks that are stored.
+#[test]
+fn path_dictionary_grows_in_few_chunks_and_stays_whole() {
+    let versions: Vec<String> = (0..40).map(|i| format!("1.{i}")).collect();
+    let names: Vec<&str> = versions.iter().map(String::as_str).collect();
+    let mut bank = Bank::new(&names);
+    let mut source = String::new();
+    for (i, v) in versions.iter().enumerate() {
+        // Release i has every function of the ones before, and i + 1 new ones.
+        for k in 0..=i {
+            source.push_str(&format!("def f{i}_{k}(): pass\n"));
+        }
+        let apis = apis_of(&[("pkg/__init__.py", &source)]);
+        let row = bank.row(v).clone();
+        if i % 2 == 0 {
+            bank.write(v, &[("pkg/__init__.py", &source)]);
+        } else {
+            let mut writer = BankWriter::new(&mut bank.store);
+            writer.write_release(&indexed(bank.dist, &row, &apis)).unwrap();
+            // The same writer again: nothing new, nothing written.
+            writer.write_release(&indexed(bank.dist, &row, &apis)).unwrap();
+        }
+    }
+    let total: usize = (1..=40).sum::<usize>() + 1;
+    let dictionary = bank.store.path_dictionary(bank.dist).unwrap();
+    assert_eq!(dictionary.len(), total);
+    let chunks = bank.store.path_chunks(bank.dist).unwrap();
+    let sizes: Vec<usize> = chunks.iter().map(|(_, ids)| ids.len()).collect();
+    assert_eq!(sizes.iter().sum::<usize>(), total);
+    assert!(sizes.windows(2).all(|w| w[0] > w[1]), "{sizes:?}");
+    assert!(sizes.len() <= 10, "{sizes:?}");
+    assert_eq!(bank.states("pkg.f0_0"), (s("1.0-1.39"), s(""), s("")));
+    assert_eq!(bank.states("pkg.f39_39"), (s("1.39-1.39"), s(""), s("1.0-1.38")));
+}

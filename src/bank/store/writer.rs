@@ -14,7 +14,7 @@ use std::collections::HashMap;
 use rusqlite::{params, OptionalExtension, Transaction};
 use sha2::Digest;
 
-use super::path_dictionary::PathDictionary;
+use super::path_dictionary::{merge_from, PathDictionary};
 use super::registry::{NoSources, ReleaseStatus, RuntimeStatus};
 use super::release_set::ReleaseSet;
 use super::schema::EXTRACTOR_VERSION;
@@ -117,9 +117,12 @@ struct LinkSets {
 #[derive(Default)]
 struct DistCache {
     apis: HashMap<String, ApiRow>,
-    /// Path ↔ id of every API of the distribution; written back when it grows.
+    /// Path ↔ id of every API of the distribution.
     dictionary: PathDictionary,
-    dictionary_grew: bool,
+    /// The stored chunks of the dictionary (number, ids), oldest first.
+    chunks: Vec<(i64, Vec<i64>)>,
+    /// APIs added since the dictionary was last written.
+    new_paths: Vec<i64>,
     modules: HashMap<String, ModuleRow>,
     import_names: HashMap<String, ReleaseSet>,
     aliases: HashMap<(i64, i64), LinkSets>,
@@ -196,6 +199,7 @@ impl<'s> BankWriter<'s> {
         let err = store.err();
         let mut cache = DistCache {
             dictionary: (*store.path_dictionary(dist_id)?).clone(),
+            chunks: store.path_chunks(dist_id)?,
             ..DistCache::default()
         };
         let mut stmt = conn
@@ -674,7 +678,7 @@ fn api_row<'c>(
         .execute(params![dist_id, kind.code()])?;
         let id = tx.last_insert_rowid();
         cache.dictionary.insert(path, id);
-        cache.dictionary_grew = true;
+        cache.new_paths.push(id);
         cache.apis.insert(
             path.to_string(),
             ApiRow {
@@ -690,17 +694,38 @@ fn api_row<'c>(
     Ok(cache.apis.get_mut(path).expect("inserted above"))
 }
 
-/// Writes the distribution's path dictionary back if it gained paths.
+/// Writes the paths the distribution gained as a new chunk, merged with the younger chunks
+/// no larger than it (see [`super::path_dictionary::merge_from`]).
 fn save_dictionary(
     tx: &Transaction<'_>,
     dist_id: DistId,
     cache: &mut DistCache,
 ) -> rusqlite::Result<()> {
-    if cache.dictionary_grew {
-        tx.prepare_cached("INSERT OR REPLACE INTO api_paths (dist_id, paths) VALUES (?1, ?2)")?
-            .execute(params![dist_id, cache.dictionary.encode()])?;
-        cache.dictionary_grew = false;
+    if cache.new_paths.is_empty() {
+        return Ok(());
     }
+    let sizes: Vec<usize> = cache.chunks.iter().map(|(_, ids)| ids.len()).collect();
+    let from = merge_from(&sizes, cache.new_paths.len());
+    let number = match cache.chunks.get(from) {
+        Some(&(number, _)) => number,
+        None => cache.chunks.last().map_or(0, |(number, _)| number + 1),
+    };
+    let mut ids = std::mem::take(&mut cache.new_paths);
+    for (_, merged) in cache.chunks.drain(from..) {
+        ids.extend(merged);
+    }
+    tx.prepare_cached("DELETE FROM api_path_chunks WHERE dist_id = ?1 AND chunk >= ?2")?
+        .execute(params![dist_id, number])?;
+    tx.prepare_cached(
+        "INSERT INTO api_path_chunks (dist_id, chunk, paths_count, paths) VALUES (?1, ?2, ?3, ?4)",
+    )?
+    .execute(params![
+        dist_id,
+        number,
+        ids.len() as i64,
+        cache.dictionary.encode_ids(&ids)
+    ])?;
+    cache.chunks.push((number, ids));
     Ok(())
 }
 
