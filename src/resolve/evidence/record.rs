@@ -50,9 +50,13 @@ pub enum EvidenceSource {
 pub enum NoConstraint {
     /// Every registered release has it, may have it, or is not indexed.
     Everywhere,
-    /// No indexed release has it or may have it: the bank does not know it for this
-    /// distribution (or the analysis misread the notebook), so it cannot choose versions.
+    /// No release has it or may have it, and every release is indexed: the bank does not
+    /// know it for this distribution (or the analysis misread the notebook), so it cannot
+    /// choose versions.
     UnknownToBank,
+    /// No indexed release has it or may have it, but some releases are not indexed: indexing
+    /// them would tell where it is, if anywhere.
+    NotFoundWhereIndexed,
     /// The bank has no releases of the distribution.
     NotInBank,
     /// A requirement without a version (`pip install x`) or with a direct URL.

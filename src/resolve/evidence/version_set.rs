@@ -2,8 +2,8 @@
 //!
 //! Hard evidence: every used path the bank knows for the distribution keeps only the releases
 //! that have it, may have it (unknown), or were not indexed; the result need not be
-//! contiguous (an API removed, then restored). Paths the bank does not know for it constrain
-//! nothing. `pip install` lines keep the releases their specifiers accept.
+//! contiguous (an API removed, then restored). Paths no indexed release has or may have
+//! constrain nothing: the bank does not know them (or has not indexed where they are). `pip install` lines keep the releases their specifiers accept.
 //! Soft evidence (members on values the distribution returned, keyword arguments) then
 //! applies one by one, in notebook order, when it leaves some release; else it is dropped,
 //! and the record says so.
@@ -87,10 +87,10 @@ pub fn version_sets<B: BankView + ?Sized>(
             }
         }
     };
-    let mut slots: Vec<(usize, &ImportDecision, Vec<ModulePath>)> = Vec::new();
+    let mut choices: Vec<(usize, &ImportDecision, Vec<ModulePath>)> = Vec::new();
     for decision in decisions {
         for chosen in decision.providers() {
-            slots.push((entry(&chosen.dist), decision, chosen.provides.clone()));
+            choices.push((entry(&chosen.dist), decision, chosen.provides.clone()));
         }
     }
     // Conda package names are not PyPI names (`pytorch`): a conda line alone needs nothing.
@@ -101,7 +101,7 @@ pub fn version_sets<B: BankView + ?Sized>(
     {
         entry(&r.name);
     }
-    for (i, decision, provides) in slots {
+    for (i, decision, provides) in choices {
         let n = &mut needed[i].1;
         n.needs.push(Need::Import {
             import: decision.import.clone(),
@@ -289,6 +289,8 @@ fn bank_record(
     let allowed = presence.possible();
     let effect = if !in_bank {
         Effect::NoConstraint(NoConstraint::NotInBank)
+    } else if !presence.known() && !presence.not_indexed.is_empty() {
+        Effect::NoConstraint(NoConstraint::NotFoundWhereIndexed)
     } else if !presence.known() {
         Effect::NoConstraint(NoConstraint::UnknownToBank)
     } else if allowed == catalog.registered() {
