@@ -11,7 +11,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Weak};
 
 use super::bank_view::{BankReadError, BankView};
-use crate::bank::store::{Catalog, DistId, ImportProvider, Presence, Store, StoreError};
+use crate::bank::store::{Catalog, ImportProvider, Presence, Store, StoreError};
 use crate::names::{ApiPath, DistName};
 
 /// A bank file that any number of threads read at once.
@@ -86,16 +86,13 @@ impl SharedBank {
         POOL.with(|pool| pool.borrow_mut().push(pooled));
         result
     }
-
-    fn dist_id(store: &Store, dist: &DistName) -> Result<Option<DistId>, StoreError> {
-        store.distribution_id(dist)
-    }
 }
 
 impl BankView for SharedBank {
     fn catalog(&self, dist: &DistName) -> Result<Option<Catalog>, BankReadError> {
         Ok(self.with_store(|store| {
-            Self::dist_id(store, dist)?
+            store
+                .distribution_id(dist)?
                 .map(|id| store.catalog(id))
                 .transpose()
         })?)
@@ -106,7 +103,7 @@ impl BankView for SharedBank {
         dist: &DistName,
         apis: &[ApiPath],
     ) -> Result<Vec<Presence>, BankReadError> {
-        Ok(self.with_store(|store| match Self::dist_id(store, dist)? {
+        Ok(self.with_store(|store| match store.distribution_id(dist)? {
             Some(id) => {
                 let paths: Vec<&str> = apis.iter().map(ApiPath::as_str).collect();
                 store.api_presence(id, &paths)
@@ -116,7 +113,7 @@ impl BankView for SharedBank {
     }
 
     fn member_presence(&self, dist: &DistName, member: &str) -> Result<Presence, BankReadError> {
-        Ok(self.with_store(|store| match Self::dist_id(store, dist)? {
+        Ok(self.with_store(|store| match store.distribution_id(dist)? {
             Some(id) => store.member_presence(id, member),
             None => Ok(Presence::default()),
         })?)
@@ -128,7 +125,7 @@ impl BankView for SharedBank {
         api: &ApiPath,
         keyword: &str,
     ) -> Result<Presence, BankReadError> {
-        Ok(self.with_store(|store| match Self::dist_id(store, dist)? {
+        Ok(self.with_store(|store| match store.distribution_id(dist)? {
             Some(id) => store.keyword_presence(id, api.as_str(), keyword),
             None => Ok(Presence::default()),
         })?)
