@@ -4,11 +4,14 @@
 //! Written in WAL mode, one transaction per release: readers (queries, `infer`) keep working
 //! while a build writes, and an interrupted build loses only the release in flight.
 
+mod catalog;
 mod diff;
 mod error;
 mod ids;
+mod import_providers;
 mod lock;
 mod path_dictionary;
+mod presence;
 mod query;
 mod registry;
 mod release_set;
@@ -25,11 +28,14 @@ use std::rc::Rc;
 
 use rusqlite::{Connection, OpenFlags};
 
+pub use catalog::{Catalog, CatalogRelease, IndexStatus, RequiresPython};
 pub use diff::{DiffEntry, DiffMiss, DiffReport, DiffSource};
 pub use error::StoreError;
 pub use ids::{DistId, ReleaseId, Slot};
+pub use import_providers::ImportProvider;
 pub use lock::{LockPolicy, WaitNotice};
 pub use path_dictionary::{CorruptDictionary, PathDictionary};
+pub use presence::Presence;
 pub use query::{
     ApiReport, CanonicalSpan, ModuleReport, OpenSpan, RaisingModule, ReleaseModule,
     SignatureChange, VersionRun,

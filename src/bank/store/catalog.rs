@@ -1,0 +1,204 @@
+//! A distribution's releases as the resolver reads them: in PEP 440 order, with what the
+//! index said of each (upload time, Requires-Python, yanked) and whether the bank indexed it.
+//!
+//! Whether a release was indexed is kept beside every answer, because a release the bank has
+//! not read says nothing about its APIs: it must never be mistaken for one that lacks them.
+
+use std::str::FromStr;
+
+use jiff::Timestamp;
+use pep508_rs::pep440_rs::{Version, VersionSpecifiers};
+use serde::Serialize;
+
+use super::registry::{ReleaseRow, ReleaseStatus};
+use super::{DistId, ReleaseSet, Slot, Store, StoreError};
+
+/// Whether the bank has read a release's APIs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum IndexStatus {
+    Indexed,
+    /// Indexing was tried and failed: as unknown as a release never tried.
+    Failed,
+    /// Registered from the index, not read yet.
+    NotIndexed,
+}
+
+/// What a release says of the interpreters it supports.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case", tag = "kind", content = "value")]
+pub enum RequiresPython {
+    /// No Requires-Python: any interpreter.
+    Any,
+    Specifiers(VersionSpecifiers),
+    /// Present but not PEP 440 (old uploads have `>=2.7.*`-like typos); installers ignore
+    /// such a field, and so may the resolver, but the text is kept for messages.
+    Unreadable(String),
+}
+
+impl RequiresPython {
+    pub fn parse(text: Option<&str>) -> Self {
+        match text.map(str::trim).filter(|t| !t.is_empty()) {
+            None => RequiresPython::Any,
+            Some(t) => VersionSpecifiers::from_str(t)
+                .map(RequiresPython::Specifiers)
+                .unwrap_or_else(|_| RequiresPython::Unreadable(t.to_string())),
+        }
+    }
+}
+
+/// One release, as the resolver needs it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct CatalogRelease {
+    pub slot: Slot,
+    pub version: Version,
+    pub upload_time: Option<Timestamp>,
+    pub requires_python: RequiresPython,
+    pub yanked: bool,
+    pub index: IndexStatus,
+}
+
+impl CatalogRelease {
+    fn from_row(row: &ReleaseRow) -> Self {
+        Self {
+            slot: row.slot,
+            version: row.version.clone(),
+            upload_time: row.upload_time,
+            requires_python: RequiresPython::parse(row.requires_python.as_deref()),
+            yanked: row.yanked,
+            index: match row.status {
+                ReleaseStatus::Indexed => IndexStatus::Indexed,
+                ReleaseStatus::Failed => IndexStatus::Failed,
+                ReleaseStatus::Pending => IndexStatus::NotIndexed,
+            },
+        }
+    }
+}
+
+/// Every registered release of one distribution, oldest first.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Catalog {
+    /// Sorted by version; each slot appears once.
+    pub releases: Vec<CatalogRelease>,
+}
+
+impl Catalog {
+    /// Sorts `releases` by version, so that callers building one need not.
+    pub fn new(mut releases: Vec<CatalogRelease>) -> Self {
+        releases.sort_by(|a, b| a.version.cmp(&b.version));
+        Self { releases }
+    }
+
+    pub fn registered(&self) -> ReleaseSet {
+        self.releases.iter().map(|r| r.slot).collect()
+    }
+
+    pub fn indexed(&self) -> ReleaseSet {
+        self.releases
+            .iter()
+            .filter(|r| r.index == IndexStatus::Indexed)
+            .map(|r| r.slot)
+            .collect()
+    }
+
+    /// Releases the bank knows nothing of: never indexed, or indexing failed.
+    pub fn not_indexed(&self) -> ReleaseSet {
+        self.registered().difference(&self.indexed())
+    }
+
+    pub fn release(&self, slot: Slot) -> Option<&CatalogRelease> {
+        self.releases.iter().find(|r| r.slot == slot)
+    }
+
+    pub fn find(&self, version: &Version) -> Option<&CatalogRelease> {
+        self.releases.iter().find(|r| &r.version == version)
+    }
+
+    /// The releases of `set`, oldest first.
+    pub fn in_order<'a>(
+        &'a self,
+        set: &'a ReleaseSet,
+    ) -> impl Iterator<Item = &'a CatalogRelease> + 'a {
+        self.releases.iter().filter(|r| set.contains(r.slot))
+    }
+
+    /// The versions of `set`, oldest first.
+    pub fn versions(&self, set: &ReleaseSet) -> Vec<Version> {
+        self.in_order(set).map(|r| r.version.clone()).collect()
+    }
+
+    /// The releases whose version `specifiers` accept, indexed or not.
+    pub fn matching(&self, specifiers: &VersionSpecifiers) -> ReleaseSet {
+        self.releases
+            .iter()
+            .filter(|r| specifiers.contains(&r.version))
+            .map(|r| r.slot)
+            .collect()
+    }
+}
+
+impl Store {
+    /// The releases of a distribution, oldest first, with their index status.
+    pub fn catalog(&self, dist_id: DistId) -> Result<Catalog, StoreError> {
+        let rows = self.releases(dist_id)?;
+        Ok(Catalog::new(
+            rows.iter().map(CatalogRelease::from_row).collect(),
+        ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn release(slot: u32, version: &str, index: IndexStatus) -> CatalogRelease {
+        CatalogRelease {
+            slot: Slot(slot),
+            version: version.parse().unwrap(),
+            upload_time: None,
+            requires_python: RequiresPython::Any,
+            yanked: false,
+            index,
+        }
+    }
+
+    #[test]
+    fn orders_by_version_and_keeps_not_indexed_apart() {
+        // Slots follow registration, not version: 1.10 registered last sorts after 1.9.
+        let catalog = Catalog::new(vec![
+            release(2, "1.10", IndexStatus::Indexed),
+            release(0, "1.2", IndexStatus::Failed),
+            release(1, "1.9", IndexStatus::NotIndexed),
+        ]);
+        let shown: Vec<String> = catalog
+            .versions(&catalog.registered())
+            .iter()
+            .map(ToString::to_string)
+            .collect();
+        assert_eq!(shown, ["1.2", "1.9", "1.10"]);
+        assert_eq!(catalog.indexed(), [Slot(2)].into_iter().collect());
+        assert_eq!(
+            catalog.not_indexed(),
+            [Slot(0), Slot(1)].into_iter().collect()
+        );
+        let spec = VersionSpecifiers::from_str(">=1.5").unwrap();
+        assert_eq!(
+            catalog.matching(&spec),
+            [Slot(1), Slot(2)].into_iter().collect()
+        );
+    }
+
+    #[test]
+    fn requires_python_keeps_what_does_not_parse() {
+        assert_eq!(RequiresPython::parse(None), RequiresPython::Any);
+        assert_eq!(RequiresPython::parse(Some(" ")), RequiresPython::Any);
+        assert!(matches!(
+            RequiresPython::parse(Some(">=3.6")),
+            RequiresPython::Specifiers(_)
+        ));
+        assert_eq!(
+            RequiresPython::parse(Some(">=3.6.*, garbage")),
+            RequiresPython::Unreadable(">=3.6.*, garbage".into())
+        );
+    }
+}

@@ -1,0 +1,309 @@
+//! Choosing among the distributions that install one import name: API evidence first (the
+//! provider whose releases have the used APIs wins: `cv2.xfeatures2d` needs
+//! opencv-contrib-python), then a `pip install` line of the notebook, then the maintained
+//! preference list, never a placeholder, stub or lookalike. Every candidate keeps its verdict,
+//! and the chosen one the reason it won over the runner-up.
+
+use std::cmp::Reverse;
+
+use serde::Serialize;
+
+use super::provider_list::{AvoidKind, ProviderList};
+use crate::names::{ApiPath, DistName, ModulePath};
+use crate::notebook::Location;
+
+/// Where a candidate was found.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case", tag = "kind")]
+pub enum CandidateSource {
+    /// Indexed releases install the name.
+    Bank,
+    /// `apibank/packages.txt`, at this line.
+    PackageList { line: usize },
+    /// A `prefer` line of `apibank/providers.txt`.
+    ProviderList { line: usize },
+    /// Found on the package index, its wheel checked.
+    Index,
+}
+
+/// What a candidate's indexed releases say of one used path.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PathState {
+    /// Present in some indexed release.
+    Has,
+    /// Found in none, unknown in some.
+    Maybe,
+    /// Absent from every indexed release, but some releases are not indexed.
+    NotIndexedOnly,
+    /// The bank has indexed no release of the candidate.
+    NoData,
+    /// Absent from every release.
+    Lacks,
+}
+
+impl PathState {
+    /// Whether the candidate may have the path somewhere.
+    pub fn possible(self) -> bool {
+        self != PathState::Lacks
+    }
+}
+
+/// Why the chosen provider won.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case", tag = "kind")]
+pub enum ChoiceReason {
+    /// No other credible candidate.
+    OnlyCandidate,
+    /// It has used APIs that `over`, the runner-up, lacks or cannot show.
+    ApiEvidence { apis: Vec<ApiPath>, over: DistName },
+    /// The notebook installs it (`!pip install`).
+    InstalledByNotebook { at: Location, over: DistName },
+    /// The evidence could not tell it from `over`; the preference list ranks it first.
+    Preferred {
+        over: DistName,
+        line: usize,
+        note: String,
+    },
+    /// Nothing told it from `over`: the first by bank evidence, then by name.
+    Tiebreak { over: DistName },
+    /// A second provider of a namespace package: it has used APIs the first lacks
+    /// (`google.protobuf` and `google.cloud.storage` come from different distributions).
+    CoversApis { apis: Vec<ApiPath> },
+}
+
+/// How a candidate fared.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case", tag = "kind")]
+pub enum Verdict {
+    Chosen(ChoiceReason),
+    /// Credible, but another ranked first.
+    Outranked {
+        by: DistName,
+    },
+    Avoided {
+        avoid: AvoidKind,
+        note: String,
+        line: usize,
+    },
+    /// Lacks every used API under the name in every release: a namesake.
+    LacksApis {
+        apis: Vec<ApiPath>,
+    },
+}
+
+/// A distribution that installs the import name, with what the bank says of the paths the
+/// notebook uses under it, and how it fared.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Candidate {
+    pub dist: DistName,
+    /// The import names it installs under the top-level name (the top-level name itself, or
+    /// dotted names of a namespace package).
+    pub provides: Vec<ModulePath>,
+    pub sources: Vec<CandidateSource>,
+    /// A `pip install` line of the notebook installs it.
+    pub installed_at: Option<Location>,
+    /// The used paths deeper than the name it provides, with the bank's answer for each.
+    pub paths: Vec<(ApiPath, PathState)>,
+    /// Indexed releases in the bank.
+    pub indexed: usize,
+    pub verdict: Verdict,
+}
+
+/// A candidate before the verdict: what [`choose`] ranks.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Judged {
+    pub dist: DistName,
+    pub provides: Vec<ModulePath>,
+    pub sources: Vec<CandidateSource>,
+    pub installed_at: Option<Location>,
+    pub paths: Vec<(ApiPath, PathState)>,
+    pub indexed: usize,
+}
+
+impl Judged {
+    fn count(&self, state: PathState) -> usize {
+        self.paths.iter().filter(|(_, s)| *s == state).count()
+    }
+
+    fn with_state(&self, keep: impl Fn(PathState) -> bool) -> Vec<&ApiPath> {
+        self.paths
+            .iter()
+            .filter(|(_, s)| keep(*s))
+            .map(|(p, _)| p)
+            .collect()
+    }
+
+    fn state(&self, path: &ApiPath) -> Option<PathState> {
+        self.paths.iter().find(|(p, _)| p == path).map(|(_, s)| *s)
+    }
+
+    /// Credible: it may have some used path, or there is none to check.
+    fn credible(&self) -> bool {
+        self.paths.is_empty() || self.paths.iter().any(|(_, s)| s.possible())
+    }
+
+    fn with(self, verdict: Verdict) -> Candidate {
+        Candidate {
+            dist: self.dist,
+            provides: self.provides,
+            sources: self.sources,
+            installed_at: self.installed_at,
+            paths: self.paths,
+            indexed: self.indexed,
+            verdict,
+        }
+    }
+}
+
+/// The order of credible candidates, best first; see the module doc.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+struct RankKey<'a> {
+    lacks: usize,
+    installed: Reverse<bool>,
+    has: Reverse<usize>,
+    preference: usize,
+    no_data: bool,
+    name: &'a DistName,
+}
+
+fn rank_key<'a>(c: &'a Judged, preference: Option<&[DistName]>) -> RankKey<'a> {
+    RankKey {
+        lacks: c.count(PathState::Lacks),
+        installed: Reverse(c.installed_at.is_some()),
+        has: Reverse(c.count(PathState::Has)),
+        preference: preference
+            .and_then(|order| order.iter().position(|d| d == &c.dist))
+            .unwrap_or(usize::MAX),
+        no_data: c.indexed == 0,
+        name: &c.dist,
+    }
+}
+
+/// Gives every candidate its verdict; returns them with the indices of the chosen ones, best
+/// first (none when no candidate is credible). `import` is the top-level name being decided.
+pub fn choose(
+    candidates: Vec<Judged>,
+    import: &ModulePath,
+    list: &ProviderList,
+) -> (Vec<Candidate>, Vec<usize>) {
+    let mut verdicts: Vec<Option<Verdict>> = vec![None; candidates.len()];
+    let mut credible: Vec<usize> = Vec::new();
+    for (i, c) in candidates.iter().enumerate() {
+        if let Some(a) = list.avoided(&c.dist) {
+            verdicts[i] = Some(Verdict::Avoided {
+                avoid: a.kind,
+                note: a.note.clone(),
+                line: a.line,
+            });
+        } else if !c.credible() {
+            verdicts[i] = Some(Verdict::LacksApis {
+                apis: c.paths.iter().map(|(p, _)| p.clone()).collect(),
+            });
+        } else {
+            credible.push(i);
+        }
+    }
+    let mut chosen: Vec<usize> = Vec::new();
+    if !credible.is_empty() {
+        // The preference for the most specific name the candidates provide (`google.protobuf`
+        // before `google`).
+        let preference = credible
+            .iter()
+            .flat_map(|&i| candidates[i].provides.iter())
+            .chain(std::iter::once(import))
+            .filter_map(|name| list.preference(name))
+            .max_by_key(|p| p.import.as_str().len());
+        let order = preference.map(|p| p.order.as_slice());
+        credible.sort_by(|&a, &b| {
+            rank_key(&candidates[a], order).cmp(&rank_key(&candidates[b], order))
+        });
+        let winner = credible[0];
+        let reason = match credible.get(1) {
+            None => ChoiceReason::OnlyCandidate,
+            Some(&runner) => why_first(&candidates[winner], &candidates[runner], order, preference),
+        };
+        verdicts[winner] = Some(Verdict::Chosen(reason));
+        chosen.push(winner);
+
+        // Namespace packages: another provider that has what the chosen ones lack, and lacks
+        // what they have, installs a different part of the namespace.
+        for &other in &credible[1..] {
+            let c = &candidates[other];
+            let covers: Vec<ApiPath> = c
+                .with_state(|s| s == PathState::Has)
+                .into_iter()
+                .filter(|p| {
+                    chosen
+                        .iter()
+                        .all(|&k| candidates[k].state(p) == Some(PathState::Lacks))
+                })
+                .cloned()
+                .collect();
+            let complementary = chosen.iter().any(|&k| {
+                candidates[k]
+                    .with_state(|s| s == PathState::Has)
+                    .iter()
+                    .any(|p| c.state(p) == Some(PathState::Lacks))
+            });
+            if !covers.is_empty() && complementary {
+                verdicts[other] = Some(Verdict::Chosen(ChoiceReason::CoversApis { apis: covers }));
+                chosen.push(other);
+            }
+        }
+        let by = &candidates[winner].dist;
+        for &i in &credible {
+            if verdicts[i].is_none() {
+                verdicts[i] = Some(Verdict::Outranked { by: by.clone() });
+            }
+        }
+    }
+    let candidates = candidates
+        .into_iter()
+        .zip(verdicts)
+        .map(|(c, v)| c.with(v.expect("every candidate gets a verdict above")))
+        .collect();
+    (candidates, chosen)
+}
+
+/// The first difference between the winner's rank and the runner-up's, as a reason.
+fn why_first(
+    winner: &Judged,
+    runner: &Judged,
+    order: Option<&[DistName]>,
+    preference: Option<&super::provider_list::Preference>,
+) -> ChoiceReason {
+    let (w, r) = (rank_key(winner, order), rank_key(runner, order));
+    let over = runner.dist.clone();
+    if w.lacks != r.lacks {
+        let apis = winner
+            .paths
+            .iter()
+            .filter(|(p, s)| s.possible() && runner.state(p) == Some(PathState::Lacks))
+            .map(|(p, _)| p.clone())
+            .collect();
+        return ChoiceReason::ApiEvidence { apis, over };
+    }
+    if w.installed != r.installed {
+        if let Some(at) = winner.installed_at {
+            return ChoiceReason::InstalledByNotebook { at, over };
+        }
+    }
+    if w.has != r.has {
+        let apis = winner
+            .paths
+            .iter()
+            .filter(|(p, s)| *s == PathState::Has && runner.state(p) != Some(PathState::Has))
+            .map(|(p, _)| p.clone())
+            .collect();
+        return ChoiceReason::ApiEvidence { apis, over };
+    }
+    match preference {
+        Some(p) if w.preference != r.preference => ChoiceReason::Preferred {
+            over,
+            line: p.line,
+            note: p.note.clone(),
+        },
+        _ => ChoiceReason::Tiebreak { over },
+    }
+}

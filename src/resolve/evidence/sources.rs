@@ -1,0 +1,59 @@
+//! Where candidate distributions for an import name come from, besides the bank: the package
+//! list's import names, the provider list, and (on demand) the package index.
+
+use std::sync::OnceLock;
+
+use super::index_lookup::{IndexLookup, NoIndexLookup};
+use super::provider_list::ProviderList;
+use crate::bank::indexer::{built_in as built_in_packages, PackageEntry};
+use crate::names::{DistName, ModulePath};
+
+/// The lists and the index hook candidate selection reads.
+pub struct Sources<'a> {
+    pub packages: &'a [PackageEntry],
+    pub providers: &'a ProviderList,
+    pub lookup: &'a dyn IndexLookup,
+}
+
+impl Sources<'static> {
+    /// The lists built into nbenv, and no index lookup.
+    pub fn built_in() -> Self {
+        static PACKAGES: OnceLock<Vec<PackageEntry>> = OnceLock::new();
+        Self {
+            packages: PACKAGES.get_or_init(built_in_packages),
+            providers: ProviderList::built_in(),
+            lookup: &NoIndexLookup,
+        }
+    }
+}
+
+/// The import names a package-list entry installs: its `import=` names, else the default,
+/// its normalized name with `-` as `_` (`apibank/README.md`).
+pub fn listed_imports(entry: &PackageEntry) -> Vec<ModulePath> {
+    if entry.import_names.is_empty() {
+        ModulePath::new(&entry.name.as_str().replace('-', "_"))
+            .into_iter()
+            .collect()
+    } else {
+        entry
+            .import_names
+            .iter()
+            .filter_map(|n| ModulePath::new(n).ok())
+            .collect()
+    }
+}
+
+impl Sources<'_> {
+    /// Package-list entries installing `top_level` or a dotted name under it, with that name.
+    pub fn listed_providers(&self, top_level: &str) -> Vec<(DistName, ModulePath, usize)> {
+        let mut out = Vec::new();
+        for entry in self.packages {
+            for import in listed_imports(entry) {
+                if import.top_level() == top_level {
+                    out.push((entry.name.clone(), import, entry.line));
+                }
+            }
+        }
+        out
+    }
+}

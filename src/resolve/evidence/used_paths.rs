@@ -1,0 +1,106 @@
+//! The dotted paths a notebook uses under one import name: the third-party APIs it calls or
+//! reads, and the modules it imports (`import sklearn.cross_validation as cv` is evidence
+//! even when nothing of it is used).
+
+use serde::Serialize;
+
+use crate::names::{ApiPath, ModulePath};
+use crate::notebook::{Location, Origin, Usage};
+
+/// How the notebook reaches a path.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PathUse {
+    /// Imported as a module.
+    Import,
+    /// Called, read or imported from a module (`notebook::ApiUse`).
+    Api,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct UsedPath {
+    pub path: ApiPath,
+    pub used: PathUse,
+    /// Keyword arguments passed where it was called.
+    pub keywords: Vec<String>,
+    /// Every place, in notebook order.
+    pub locations: Vec<Location>,
+}
+
+impl UsedPath {
+    /// Whether the path lies under (or is) import name `import`.
+    pub fn is_under(&self, import: &ModulePath) -> bool {
+        is_under(self.path.as_str(), import.as_str())
+    }
+
+    /// Under `import` and longer than it: what tells one provider of `import` from another.
+    pub fn is_deeper_than(&self, import: &ModulePath) -> bool {
+        self.path.as_str().len() > import.as_str().len() && self.is_under(import)
+    }
+}
+
+/// `path` is `prefix` or starts with `prefix.`.
+pub fn is_under(path: &str, prefix: &str) -> bool {
+    path.strip_prefix(prefix)
+        .is_some_and(|rest| rest.is_empty() || rest.starts_with('.'))
+}
+
+/// The third-party paths under top-level name `top_level`, sorted by path, each once.
+pub fn used_paths(usage: &Usage, top_level: &str) -> Vec<UsedPath> {
+    let mut out: Vec<UsedPath> = Vec::new();
+    let mut add = |path: ApiPath, used: PathUse, keywords: &[String], at: &[Location]| match out
+        .iter_mut()
+        .find(|u| u.path == path)
+    {
+        Some(u) => {
+            u.used = u.used.max(used);
+            for k in keywords {
+                if !u.keywords.contains(k) {
+                    u.keywords.push(k.clone());
+                }
+            }
+            u.locations.extend_from_slice(at);
+            u.locations.sort();
+            u.locations.dedup();
+        }
+        None => out.push(UsedPath {
+            path,
+            used,
+            keywords: keywords.to_vec(),
+            locations: at.to_vec(),
+        }),
+    };
+    for import in &usage.imports {
+        if import.origin == Origin::ThirdParty
+            && import.level == 0
+            && import.module.top_level() == top_level
+        {
+            add(
+                ApiPath::from(import.module.clone()),
+                PathUse::Import,
+                &[],
+                &[import.at],
+            );
+        }
+    }
+    for api in usage.third_party_apis() {
+        if api.api.top_level() == top_level {
+            add(api.api.clone(), PathUse::Api, &api.keywords, &api.locations);
+        }
+    }
+    out.sort_by(|a, b| a.path.cmp(&b.path));
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn under_means_whole_segments() {
+        assert!(is_under("google.protobuf.message", "google.protobuf"));
+        assert!(is_under("google.protobuf", "google.protobuf"));
+        assert!(!is_under("google.protobufx", "google.protobuf"));
+        assert!(!is_under("google", "google.protobuf"));
+    }
+}
