@@ -1,0 +1,242 @@
+//! The interpreter to resolve for: the newest CPython the notebook allows for which a full
+//! resolution exists, preferring one installed here, and saying how it was chosen.
+//!
+//! A plan (which versions to try, in which order) is made from the evidence alone, so it is
+//! testable without interpreters; [`choose`] then tries the plan with a resolution function.
+
+use std::path::PathBuf;
+
+use serde::Serialize;
+
+use crate::notebook::{PythonEvidence, KNOWN_VERSIONS};
+use crate::python::{Interpreter, PythonRange, PythonVersion};
+
+/// One interpreter version to resolve for.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct PythonCandidate {
+    pub version: PythonVersion,
+    /// The interpreter on this machine, when one of that version is installed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub installed: Option<PathBuf>,
+}
+
+/// How the interpreter was chosen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PythonChoice {
+    /// `--python X.Y` named it (installed here or not).
+    Requested,
+    /// The newest installed interpreter that the evidence allows and that has a resolution.
+    NewestInstalled,
+    /// No installed interpreter had a resolution: the newest one that has, not installed here.
+    NotInstalled,
+}
+
+/// The versions to try, best first.
+#[derive(Debug, Clone, Serialize)]
+pub struct InterpreterPlan {
+    pub candidates: Vec<PythonCandidate>,
+    /// What the notebook's evidence allows.
+    pub allowed: PythonRange,
+    /// The notebook's strong hints contradict each other, so none of them was applied.
+    pub evidence_ignored: bool,
+}
+
+impl InterpreterPlan {
+    /// Every CPython nbenv knows that the evidence allows (or just `requested`), installed
+    /// ones first, each group newest first.
+    pub fn new(
+        evidence: &PythonEvidence,
+        requested: Option<PythonVersion>,
+        installed: &[Interpreter],
+    ) -> Self {
+        let evidence_ignored = evidence.conflict || evidence.range.is_empty();
+        let allowed = if evidence_ignored {
+            PythonRange::default()
+        } else {
+            evidence.range
+        };
+        let on_machine = |v: PythonVersion| {
+            installed
+                .iter()
+                .find(|i| i.version.feature() == v.feature())
+                .map(|i| i.path.clone())
+        };
+        let candidate = |version: PythonVersion| PythonCandidate {
+            version: version.feature(),
+            installed: on_machine(version),
+        };
+        let candidates = match requested {
+            Some(v) => vec![candidate(v)],
+            None => {
+                let mut all: Vec<PythonCandidate> = KNOWN_VERSIONS
+                    .iter()
+                    .copied()
+                    .filter(|v| allowed.contains(*v))
+                    .map(candidate)
+                    .collect();
+                all.sort_by_key(|c| (c.installed.is_none(), std::cmp::Reverse(c.version)));
+                all
+            }
+        };
+        Self {
+            candidates,
+            allowed,
+            evidence_ignored,
+        }
+    }
+}
+
+/// What trying a plan gave: the chosen candidate and its result, and why each better
+/// candidate was passed over.
+#[derive(Debug)]
+pub struct Chosen<T, E> {
+    pub candidate: PythonCandidate,
+    pub how: PythonChoice,
+    pub result: T,
+    pub passed_over: Vec<(PythonVersion, E)>,
+}
+
+/// Tries `resolve` on each candidate in order and keeps the first that succeeds; on failure,
+/// every candidate's error, in the order tried.
+pub fn choose<T, E>(
+    plan: &InterpreterPlan,
+    requested: bool,
+    mut resolve: impl FnMut(&PythonCandidate) -> Result<T, E>,
+) -> Result<Chosen<T, E>, Vec<(PythonVersion, E)>> {
+    let mut passed_over = Vec::new();
+    for candidate in &plan.candidates {
+        match resolve(candidate) {
+            Ok(result) => {
+                let how = if requested {
+                    PythonChoice::Requested
+                } else if candidate.installed.is_some() {
+                    PythonChoice::NewestInstalled
+                } else {
+                    PythonChoice::NotInstalled
+                };
+                return Ok(Chosen {
+                    candidate: candidate.clone(),
+                    how,
+                    result,
+                    passed_over,
+                });
+            }
+            Err(e) => passed_over.push((candidate.version, e)),
+        }
+    }
+    Err(passed_over)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn evidence(range: PythonRange, conflict: bool) -> PythonEvidence {
+        PythonEvidence {
+            kernel: None,
+            language_version: None,
+            range,
+            conflict,
+            hints: Vec::new(),
+        }
+    }
+
+    fn installed(versions: &[(u8, u8)]) -> Vec<Interpreter> {
+        versions
+            .iter()
+            .map(|&(a, b)| Interpreter {
+                path: PathBuf::from(format!("/usr/bin/python{a}.{b}")),
+                version: PythonVersion::new(a, b),
+            })
+            .collect()
+    }
+
+    fn order(plan: &InterpreterPlan) -> Vec<String> {
+        plan.candidates
+            .iter()
+            .map(|c| {
+                let mark = if c.installed.is_some() { "*" } else { "" };
+                format!("{}{mark}", c.version)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn installed_first_then_the_rest_newest_first_within_the_evidence() {
+        let py3_up_to_37 = PythonRange {
+            min: Some(PythonVersion::new(3, 0)),
+            max: Some(PythonVersion::new(3, 7)),
+        };
+        let plan = InterpreterPlan::new(
+            &evidence(py3_up_to_37, false),
+            None,
+            &installed(&[(3, 11), (3, 6), (2, 7)]),
+        );
+        assert_eq!(order(&plan), ["3.6*", "3.7"]);
+        assert!(!plan.evidence_ignored);
+
+        let any = InterpreterPlan::new(
+            &evidence(PythonRange::default(), false),
+            None,
+            &installed(&[(3, 11), (2, 7)]),
+        );
+        let o = order(&any);
+        assert_eq!(&o[..3], ["3.11*", "2.7*", "3.14"]);
+        assert_eq!(o.last().unwrap(), "3.6");
+    }
+
+    #[test]
+    fn contradicting_evidence_is_set_aside_and_a_request_is_taken_alone() {
+        let empty = PythonRange {
+            min: Some(PythonVersion::new(3, 8)),
+            max: Some(PythonVersion::new(2, 7)),
+        };
+        let plan = InterpreterPlan::new(&evidence(empty, true), None, &[]);
+        assert!(plan.evidence_ignored);
+        assert_eq!(plan.candidates.len(), KNOWN_VERSIONS.len());
+
+        let requested = InterpreterPlan::new(
+            &evidence(PythonRange::default(), false),
+            Some(PythonVersion::new(3, 9)),
+            &installed(&[(3, 11)]),
+        );
+        assert_eq!(order(&requested), ["3.9"]);
+    }
+
+    #[test]
+    fn the_first_candidate_that_resolves_is_chosen_and_the_others_say_why_not() {
+        let plan = InterpreterPlan::new(
+            &evidence(PythonRange::default(), false),
+            None,
+            &installed(&[(3, 11), (3, 6)]),
+        );
+        // Only 3.6 and 3.7 resolve: the installed 3.6 wins over the newer, missing 3.7.
+        let chosen = choose(&plan, false, |c| {
+            if c.version <= PythonVersion::new(3, 7) && c.version >= PythonVersion::new(3, 6) {
+                Ok(c.version)
+            } else {
+                Err(format!("nothing for {}", c.version))
+            }
+        })
+        .unwrap();
+        assert_eq!(chosen.result, PythonVersion::new(3, 6));
+        assert_eq!(chosen.how, PythonChoice::NewestInstalled);
+        assert_eq!(chosen.passed_over.len(), 1);
+
+        // Nothing installed resolves: the newest that does, not installed.
+        let chosen = choose(&plan, false, |c| {
+            if c.version == PythonVersion::new(3, 7) || c.version == PythonVersion::new(3, 8) {
+                Ok(())
+            } else {
+                Err(())
+            }
+        })
+        .unwrap();
+        assert_eq!(chosen.candidate.version, PythonVersion::new(3, 8));
+        assert_eq!(chosen.how, PythonChoice::NotInstalled);
+
+        let none = choose(&plan, false, |_| Err::<(), _>("no")).unwrap_err();
+        assert_eq!(none.len(), plan.candidates.len());
+    }
+}
