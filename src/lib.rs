@@ -3,7 +3,8 @@
 //! The library follows the pipeline in the README; each stage uses only the ones before it:
 //! `names` (the shared vocabulary), `pypi` (package indexes), `python` (interpreters, venvs,
 //! time-limited processes), `bank` (the API bank), `notebook` (reading notebooks and
-//! analysing what they use). `interrupt` is the process-wide stop flag (Ctrl-C) every long
+//! analysing what they use), `resolve` (from evidence to pinned releases on a chosen
+//! Python). `interrupt` is the process-wide stop flag (Ctrl-C) every long
 //! loop checks.
 
 pub mod interrupt;
@@ -13,3 +14,4 @@ pub mod python;
 
 pub mod bank;
 pub mod notebook;
+pub mod resolve;
