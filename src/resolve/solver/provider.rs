@@ -33,6 +33,9 @@ pub(crate) struct Edge {
     pub marker: Option<String>,
 }
 
+/// The applicable requirements of each decided (package, version).
+type EdgeMap = HashMap<(Package, Version), Rc<[Edge]>>;
+
 pub(crate) struct Provider<'a> {
     catalog: &'a dyn Catalog,
     pub target: &'a Target,
@@ -42,7 +45,7 @@ pub(crate) struct Provider<'a> {
     direct: HashSet<DistName>,
     candidates: RefCell<HashMap<DistName, Candidates>>,
     /// The requirements each (package, version) was asked about, for attribution.
-    edges: RefCell<HashMap<(Package, Version), Rc<[Edge]>>>,
+    edges: RefCell<EdgeMap>,
     /// The range each root requirement became (by index into `roots`).
     root_ranges: RefCell<Vec<Ranges<Version>>>,
 }

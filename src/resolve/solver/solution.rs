@@ -156,16 +156,16 @@ impl Solution {
 }
 
 impl RequiredBy {
-    /// The notebook first, then parents by name and version.
-    fn order_key(&self) -> (u8, Option<(&DistName, &Version, Option<&ExtraName>)>) {
+    /// The notebook first (`None` sorts first), then parents by name and version.
+    fn order_key(&self) -> Option<(&DistName, &Version, Option<&ExtraName>)> {
         match self {
-            RequiredBy::Root { .. } => (0, None),
+            RequiredBy::Root { .. } => None,
             RequiredBy::Dependency {
                 parent,
                 parent_version,
                 extra,
                 ..
-            } => (1, Some((parent, parent_version, extra.as_ref()))),
+            } => Some((parent, parent_version, extra.as_ref())),
         }
     }
 }
