@@ -76,6 +76,14 @@ fn publish_stack(server: &TestServer) -> Vec<u8> {
         .requires("scipy")
         .requires_python(">=3.8");
     let learn_020_bytes = learn_020.build();
+    // Not a zip, and no PEP 658 file: its metadata cannot be read, so it is passed over.
+    let broken = FixtureFile {
+        upload_time: Some("2019-01-01T00:00:00Z".into()),
+        ..FixtureFile::new(
+            "learn-0.21.0-py3-none-any.whl",
+            b"truncated upload".to_vec(),
+        )
+    };
     server.publish(
         "learn",
         &[
@@ -85,6 +93,7 @@ fn publish_stack(server: &TestServer) -> Vec<u8> {
                 upload_time: Some("2018-09-25T00:00:00Z".into()),
                 ..FixtureFile::new(&learn_020.filename(), learn_020_bytes.clone())
             },
+            broken,
             file(&learn_10, Some(">=3.8"), true, "2021-09-24T00:00:00Z"),
         ],
     );
@@ -181,6 +190,11 @@ fn index_catalog_resolves_through_the_loopback_index() {
         ["learn: numpy>=1.8.2", "scipy: numpy>=1.14.5"]
     );
 
+    // The unreadable 0.21.0 was tried and passed over; its wheel was asked for.
+    assert!(!server
+        .requests_for("learn-0.21.0-py3-none-any.whl")
+        .is_empty());
+
     // Everything is read once: solving again asks the index nothing more.
     let asked = server.log().len();
     let again = solve(&catalog, &target("3.6"), &roots, &options).unwrap();
@@ -201,6 +215,13 @@ fn index_catalog_resolves_through_the_loopback_index() {
     );
     assert!(
         explanation.contains("cell 3 uses learn.cross_validation"),
+        "{explanation}"
+    );
+    assert!(
+        explanation.contains(
+            "learn ==0.21.0 cannot be used (metadata unreadable: \
+             learn-0.21.0-py3-none-any.whl: too short to be a zip archive)"
+        ),
         "{explanation}"
     );
 

@@ -91,6 +91,11 @@ impl Candidates {
         self.usable(range).count()
     }
 
+    pub fn is_usable(&self, version: &Version) -> bool {
+        self.position(version)
+            .is_some_and(|i| self.verdicts[i].is_none())
+    }
+
     pub fn position(&self, version: &Version) -> Option<usize> {
         self.releases
             .binary_search_by(|r| r.version.cmp(version))

@@ -40,7 +40,7 @@ impl fmt::Display for Exclusion {
                 python,
                 only_sdist: false,
             } => write!(f, "no wheel for CPython {python}"),
-            Exclusion::Unreadable(why) => write!(f, "metadata unreadable ({why})"),
+            Exclusion::Unreadable(why) => write!(f, "metadata unreadable: {why}"),
         }
     }
 }

@@ -48,6 +48,9 @@ pub(crate) struct Provider<'a> {
     edges: RefCell<EdgeMap>,
     /// The range each root requirement became (by index into `roots`).
     root_ranges: RefCell<Vec<Ranges<Version>>>,
+    /// The version last chosen for each distribution: its extras try it first, since they
+    /// must match it (PubGrub would otherwise learn that one conflict per newer version).
+    last_chosen: RefCell<HashMap<DistName, Version>>,
 }
 
 impl<'a> Provider<'a> {
@@ -72,6 +75,7 @@ impl<'a> Provider<'a> {
             candidates: RefCell::default(),
             edges: RefCell::default(),
             root_ranges: RefCell::default(),
+            last_chosen: RefCell::default(),
         }
     }
 
@@ -153,7 +157,10 @@ impl<'a> Provider<'a> {
         let metadata = match self.catalog.metadata(dist, &releases[at], self.target) {
             Ok(m) => m,
             Err(e) if e.release_is_unusable() => {
-                let why = Exclusion::Unreadable(e.to_string());
+                let why = Exclusion::Unreadable(match &e {
+                    CatalogError::Metadata { source, .. } => source.to_string(),
+                    other => other.to_string(),
+                });
                 if let Some(c) = self.candidates.borrow_mut().get_mut(dist) {
                     c.exclude(version, why.clone());
                 }
@@ -266,8 +273,19 @@ impl DependencyProvider for Provider<'_> {
                 let v = self.target.python_pep440();
                 Ok(range.contains(v).then(|| v.clone()))
             }
-            Package::Dist(d) | Package::Extra(d, _) => {
-                self.with_candidates(d, |c| c.choose(range).cloned())
+            Package::Dist(d) => {
+                let chosen = self.with_candidates(d, |c| c.choose(range).cloned())?;
+                if let Some(v) = &chosen {
+                    self.last_chosen.borrow_mut().insert(d.clone(), v.clone());
+                }
+                Ok(chosen)
+            }
+            Package::Extra(d, _) => {
+                let base = self.last_chosen.borrow().get(d).cloned();
+                self.with_candidates(d, |c| {
+                    base.filter(|v| range.contains(v) && c.is_usable(v))
+                        .or_else(|| c.choose(range).cloned())
+                })
             }
         }
     }

@@ -242,7 +242,7 @@ impl ReportFormatter<Package, Ranges<Version>, Exclusion> for Formatter<'_, '_> 
             }
             External::NoVersions(p, r) => self.no_versions(p, r),
             External::Custom(p, r, why) => {
-                format!("{} cannot be used: {why}", self.package_range(p, r))
+                format!("{} cannot be used ({why})", self.package_range(p, r))
             }
             External::FromDependencyOf(p, rp, q, rq) => self.depends(p, rp, q, rq),
         }
