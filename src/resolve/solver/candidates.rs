@@ -1,6 +1,7 @@
 //! A distribution's releases judged for the target: which are installable, which of those
 //! to prefer, and why the others are out.
 
+use std::ops::Bound;
 use std::sync::Arc;
 
 use pep508_rs::pep440_rs::Version;
@@ -28,6 +29,9 @@ pub(crate) struct Candidates {
     pub releases: Arc<[Release]>,
     /// Aligned with `releases`: `None` when installable.
     pub verdicts: Vec<Option<Exclusion>>,
+    /// `usable_before[i]`: installable releases among the first `i` (one more entry than
+    /// releases), so that a count is two subtractions per segment.
+    usable_before: Vec<usize>,
     /// The index has no such project.
     pub not_found: bool,
     prereleases: bool,
@@ -40,12 +44,13 @@ impl Candidates {
         options: &SolveOptions,
         policy: &RootPolicy,
     ) -> Self {
-        let verdicts = releases
+        let verdicts: Vec<Option<Exclusion>> = releases
             .iter()
             .map(|r| verdict(r, target, options, policy.pinned.contains(&r.version)))
             .collect();
         Self {
             releases,
+            usable_before: usable_before(&verdicts),
             verdicts,
             not_found: false,
             prereleases: policy.prereleases,
@@ -56,39 +61,58 @@ impl Candidates {
         Self {
             releases: Arc::from([]),
             verdicts: Vec::new(),
+            usable_before: vec![0],
             not_found: true,
             prereleases: false,
         }
     }
 
-    /// Installable releases in `range`, newest first.
-    fn usable<'a>(
+    /// The indices of the releases inside each segment of `range`, found by binary search
+    /// (releases are sorted): PubGrub asks for counts and choices thousands of times.
+    fn spans<'a>(
         &'a self,
         range: &'a Ranges<Version>,
-    ) -> impl Iterator<Item = (usize, &'a Release)> + 'a {
-        self.releases
-            .iter()
-            .enumerate()
-            .rev()
-            .filter(move |(i, r)| self.verdicts[*i].is_none() && range.contains(&r.version))
+    ) -> impl Iterator<Item = std::ops::Range<usize>> + 'a {
+        range.iter().map(|(lower, upper)| {
+            let start = self.releases.partition_point(|r| match lower {
+                Bound::Included(v) => r.version < *v,
+                Bound::Excluded(v) => r.version <= *v,
+                Bound::Unbounded => false,
+            });
+            let end = self.releases.partition_point(|r| match upper {
+                Bound::Included(v) => r.version <= *v,
+                Bound::Excluded(v) => r.version < *v,
+                Bound::Unbounded => true,
+            });
+            start..end.max(start)
+        })
     }
 
     /// The preferred installable release in `range`: the newest stable one, else the newest
     /// pre-release (or simply the newest when the root asked for pre-releases).
     pub fn choose<'a>(&'a self, range: &'a Ranges<Version>) -> Option<&'a Version> {
         let mut newest_pre = None;
-        for (_, r) in self.usable(range) {
-            if self.prereleases || r.version.is_stable() {
-                return Some(&r.version);
+        let spans: Vec<std::ops::Range<usize>> = self.spans(range).collect();
+        for span in spans.into_iter().rev() {
+            for i in span.rev() {
+                if self.verdicts[i].is_some() {
+                    continue;
+                }
+                let version = &self.releases[i].version;
+                if self.prereleases || version.is_stable() {
+                    return Some(version);
+                }
+                newest_pre.get_or_insert(version);
             }
-            newest_pre.get_or_insert(&r.version);
         }
         newest_pre
     }
 
     /// How many installable releases `range` holds (for prioritizing).
     pub fn count(&self, range: &Ranges<Version>) -> usize {
-        self.usable(range).count()
+        self.spans(range)
+            .map(|span| self.usable_before[span.end] - self.usable_before[span.start])
+            .sum()
     }
 
     pub fn is_usable(&self, version: &Version) -> bool {
@@ -123,8 +147,18 @@ impl Candidates {
     pub fn exclude(&mut self, version: &Version, why: Exclusion) {
         if let Some(i) = self.position(version) {
             self.verdicts[i] = Some(why);
+            self.usable_before = usable_before(&self.verdicts);
         }
     }
+}
+
+fn usable_before(verdicts: &[Option<Exclusion>]) -> Vec<usize> {
+    let mut counts = Vec::with_capacity(verdicts.len() + 1);
+    counts.push(0);
+    for v in verdicts {
+        counts.push(counts[counts.len() - 1] + usize::from(v.is_none()));
+    }
+    counts
 }
 
 /// The files of `release` an installer may use on the target.

@@ -607,3 +607,46 @@ fn the_whole_explanation_of_a_release_with_no_wheel_for_the_target() {
          requirements cannot all be met on CPython 3.11."
     );
 }
+
+#[test]
+fn candidates_are_counted_and_chosen_segment_by_segment() {
+    use super::candidates::{Candidates, RootPolicy};
+    use pubgrub::Ranges;
+
+    let c = catalog([
+        pure("lib", "1.0"),
+        pure("lib", "1.1").yanked(),
+        pure("lib", "1.2"),
+        pure("lib", "2.0b1"),
+        pure("lib", "2.0"),
+        pure("lib", "3.0"),
+    ]);
+    let releases = c.releases(&name("lib")).unwrap();
+    let judged = Candidates::judge(
+        releases,
+        &target("3.11"),
+        &SolveOptions::default(),
+        &RootPolicy::default(),
+    );
+    let range = |s: &str| Ranges::from(s.parse::<VersionSpecifiers>().unwrap());
+    // (1.0, 1.2] or [2.0b1, 3.0): 1.1 is yanked; bounds both open and closed.
+    let two_segments = Ranges::from_range_bounds((
+        std::ops::Bound::Excluded(v("1.0")),
+        std::ops::Bound::Included(v("1.2")),
+    ))
+    .union(&Ranges::from_range_bounds(v("2.0b1")..v("3.0")));
+    assert_eq!(judged.count(&two_segments), 3);
+    assert_eq!(judged.choose(&two_segments), Some(&v("2.0")));
+    // `<2.0` leaves out 2.0's pre-releases (PEP 440); a bare bound does not.
+    assert_eq!(judged.count(&range(">=2.0b1,<2.0")), 0);
+    let only_beta = Ranges::from_range_bounds(v("2.0b1")..v("2.0"));
+    assert_eq!(judged.count(&only_beta), 1);
+    assert_eq!(judged.choose(&only_beta), Some(&v("2.0b1")));
+    assert_eq!(judged.count(&range("<1.2")), 1);
+    assert_eq!(judged.choose(&range("<1.2")), Some(&v("1.0")));
+    assert_eq!(judged.count(&range("==1.1")), 0);
+    assert_eq!(judged.choose(&range("==1.1")), None);
+    assert_eq!(judged.count(&range(">3.0")), 0);
+    assert_eq!(judged.count(&Ranges::full()), 5);
+    assert_eq!(judged.choose(&Ranges::full()), Some(&v("3.0")));
+}
