@@ -3,8 +3,8 @@
 //! The library follows the pipeline in the README; each stage uses only the ones before it:
 //! `names` (the shared vocabulary), `pypi` (package indexes), `python` (interpreters, venvs,
 //! time-limited processes), `bank` (the API bank), `notebook` (reading notebooks and
-//! analysing what they use), `resolve` (from that evidence to distributions and versions).
-//! `interrupt` is the process-wide stop flag (Ctrl-C) every long loop checks.
+//! analysing what they use), `resolve` (from that evidence to pinned releases on a chosen
+//! Python). `interrupt` is the process-wide stop flag (Ctrl-C) every long loop checks.
 
 pub mod interrupt;
 pub mod names;

@@ -1,9 +1,14 @@
-//! Resolution: from a notebook's evidence (`notebook::Usage`) and the API bank to the
-//! distributions and versions the notebook needs.
+//! Resolution: from a notebook's evidence (`notebook::Usage`) and the API bank to pinned
+//! distributions on a chosen Python.
 //!
-//! `evidence` reads the bank through a provider trait and turns imports and used APIs into
-//! candidate distributions and version sets, each with the evidence records behind it;
-//! `interpreter` plans which CPython versions to resolve for and keeps the first that resolves.
+//! - `evidence` reads the bank through a provider trait and turns imports and used APIs into
+//!   candidate distributions and version sets, each with the evidence records behind it;
+//! - `interpreter` plans which CPython versions to resolve for and keeps the first that
+//!   resolves;
+//! - `solver` runs PubGrub over what a [`solver::Catalog`] says of each distribution's
+//!   releases (Requires-Dist, Requires-Python, wheel tags, yanked, upload times) for one
+//!   target interpreter, and explains a conflict in the notebook's own terms.
 
 pub mod evidence;
 pub mod interpreter;
+pub mod solver;

@@ -1,0 +1,55 @@
+//! Why a release cannot be installed on the target: what a conflict says of the versions it
+//! could not use.
+
+use std::fmt;
+
+use jiff::Timestamp;
+use pep508_rs::pep440_rs::VersionSpecifiers;
+
+use crate::python::PythonVersion;
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Exclusion {
+    /// Every file came after the `--exclude-newer` cap.
+    UploadedAfter(Timestamp),
+    /// Yanked and not pinned with `==`.
+    Yanked,
+    /// The index's Requires-Python excludes the target.
+    RequiresPython(VersionSpecifiers),
+    /// No wheel installs on the target; `only_sdist` when an sdist exists but sdists are not
+    /// allowed.
+    NoWheel {
+        python: PythonVersion,
+        only_sdist: bool,
+    },
+    /// Its metadata could not be read.
+    Unreadable(String),
+}
+
+impl fmt::Display for Exclusion {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Exclusion::UploadedAfter(t) => write!(f, "uploaded after {}", day_or_instant(*t)),
+            Exclusion::Yanked => f.write_str("yanked"),
+            Exclusion::RequiresPython(spec) => write!(f, "requires Python {spec}"),
+            Exclusion::NoWheel {
+                python,
+                only_sdist: true,
+            } => write!(f, "no wheel for CPython {python}, only an sdist"),
+            Exclusion::NoWheel {
+                python,
+                only_sdist: false,
+            } => write!(f, "no wheel for CPython {python}"),
+            Exclusion::Unreadable(why) => write!(f, "metadata unreadable: {why}"),
+        }
+    }
+}
+
+/// `2019-01-01` for a midnight cap (what `--exclude-newer DATE` gives), else the instant.
+pub(crate) fn day_or_instant(t: Timestamp) -> String {
+    if t.as_second().rem_euclid(86_400) == 0 && t.subsec_nanosecond() == 0 {
+        t.strftime("%Y-%m-%d").to_string()
+    } else {
+        t.to_string()
+    }
+}

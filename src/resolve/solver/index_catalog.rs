@@ -1,0 +1,107 @@
+//! A catalog read from a package index through [`IndexClient`]: project pages for releases,
+//! core metadata for dependencies, each read once.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use super::catalog::{parse_requires_python, Catalog, CatalogError, Release, ReleaseMetadata};
+use super::target::Target;
+use crate::names::DistName;
+use crate::pypi::{DistFile, FileKind, IndexClient};
+
+/// Reads releases and metadata from an index, memoizing both for the catalog's lifetime.
+pub struct IndexCatalog<'c> {
+    client: &'c IndexClient,
+    releases: Mutex<HashMap<DistName, Arc<[Release]>>>,
+    /// Keyed by file: targets that pick the same file share its metadata.
+    metadata: Mutex<HashMap<String, Arc<ReleaseMetadata>>>,
+}
+
+impl<'c> IndexCatalog<'c> {
+    pub fn new(client: &'c IndexClient) -> Self {
+        Self {
+            client,
+            releases: Mutex::default(),
+            metadata: Mutex::default(),
+        }
+    }
+}
+
+/// The file whose metadata speaks for the release on `target`: a wheel that installs there
+/// (unyanked first), else an sdist (what would be built), else any wheel.
+fn metadata_file<'r>(release: &'r Release, target: &Target) -> Option<&'r DistFile> {
+    let fitting =
+        |f: &&DistFile| matches!(&f.kind, FileKind::Wheel { tags, .. } if target.fits(tags));
+    let files = &release.files;
+    files
+        .iter()
+        .filter(fitting)
+        .min_by_key(|f| f.is_yanked())
+        .or_else(|| files.iter().find(|f| !f.is_wheel()))
+        .or_else(|| files.first())
+}
+
+impl Catalog for IndexCatalog<'_> {
+    fn releases(&self, dist: &DistName) -> Result<Arc<[Release]>, CatalogError> {
+        if let Some(found) = lock(&self.releases).get(dist) {
+            return Ok(found.clone());
+        }
+        let page = self.client.project(dist).map_err(|source| {
+            if source.is_not_found() {
+                CatalogError::NotFound { dist: dist.clone() }
+            } else {
+                CatalogError::Releases {
+                    dist: dist.clone(),
+                    source,
+                }
+            }
+        })?;
+        let releases: Arc<[Release]> = page
+            .releases()
+            .into_iter()
+            .map(|r| Release {
+                version: r.version.clone(),
+                requires_python: r.requires_python().and_then(parse_requires_python),
+                yanked: r.is_yanked(),
+                files: r.files.iter().map(|f| (*f).clone()).collect(),
+            })
+            .collect();
+        lock(&self.releases).insert(dist.clone(), releases.clone());
+        Ok(releases)
+    }
+
+    fn metadata(
+        &self,
+        dist: &DistName,
+        release: &Release,
+        target: &Target,
+    ) -> Result<Arc<ReleaseMetadata>, CatalogError> {
+        let file = metadata_file(release, target).ok_or_else(|| CatalogError::NoFiles {
+            dist: dist.clone(),
+            version: release.version.clone(),
+        })?;
+        let key = file.cache_key();
+        if let Some(found) = lock(&self.metadata).get(&key) {
+            return Ok(found.clone());
+        }
+        let (core, _source) =
+            self.client
+                .core_metadata(file)
+                .map_err(|source| CatalogError::Metadata {
+                    dist: dist.clone(),
+                    version: release.version.clone(),
+                    source,
+                })?;
+        let parsed = Arc::new(ReleaseMetadata::parse(
+            core.requires_dist.iter().map(String::as_str),
+            core.requires_python.as_deref(),
+        ));
+        lock(&self.metadata).insert(key, parsed.clone());
+        Ok(parsed)
+    }
+}
+
+/// A poisoned memo is still a valid memo: entries are inserted whole.
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}

@@ -1,0 +1,230 @@
+//! A catalog built in code: for tests, and for banks small enough to hold in memory.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
+
+use jiff::Timestamp;
+use pep508_rs::pep440_rs::Version;
+
+use super::catalog::{parse_requires_python, Catalog, CatalogError, Release, ReleaseMetadata};
+use super::target::Target;
+use crate::names::DistName;
+use crate::pypi::{hex_sha256, DistFile, DistFilename, MetadataHint};
+
+/// Releases and their metadata, held in memory.
+#[derive(Debug, Default)]
+pub struct MemoryCatalog {
+    dists: HashMap<DistName, MemoryDist>,
+}
+
+#[derive(Debug, Default)]
+struct MemoryDist {
+    by_version: BTreeMap<Version, Arc<ReleaseMetadata>>,
+    /// Rebuilt on each addition, so that reads only clone an `Arc`.
+    releases: Arc<[Release]>,
+}
+
+/// One release to add to a [`MemoryCatalog`], described as an index and its metadata would.
+#[derive(Debug, Clone)]
+pub struct MemoryRelease {
+    name: String,
+    version: String,
+    wheel_tags: Vec<String>,
+    sdist: bool,
+    requires_dist: Vec<String>,
+    requires_python: Option<String>,
+    /// Requires-Python in the metadata only, as on indexes whose pages do not carry it.
+    metadata_requires_python: Option<String>,
+    uploaded: Option<String>,
+    yanked: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("release {name} {version}: {message}")]
+pub struct InvalidRelease {
+    pub name: String,
+    pub version: String,
+    pub message: String,
+}
+
+impl MemoryRelease {
+    pub fn new(name: &str, version: &str) -> Self {
+        Self {
+            name: name.to_string(),
+            version: version.to_string(),
+            wheel_tags: Vec::new(),
+            sdist: false,
+            requires_dist: Vec::new(),
+            requires_python: None,
+            metadata_requires_python: None,
+            uploaded: None,
+            yanked: false,
+        }
+    }
+
+    /// Adds a wheel with these compatibility tags (`py3-none-any`, `cp27-cp27mu-manylinux1_x86_64`).
+    pub fn wheel(mut self, tags: &str) -> Self {
+        self.wheel_tags.push(tags.to_string());
+        self
+    }
+
+    pub fn sdist(mut self) -> Self {
+        self.sdist = true;
+        self
+    }
+
+    /// Adds a Requires-Dist line.
+    pub fn requires(mut self, line: &str) -> Self {
+        self.requires_dist.push(line.to_string());
+        self
+    }
+
+    /// Requires-Python, both on the index page and in the metadata.
+    pub fn requires_python(mut self, spec: &str) -> Self {
+        self.requires_python = Some(spec.to_string());
+        self
+    }
+
+    /// Requires-Python in the metadata but not on the index page (old uploads, HTML indexes).
+    pub fn metadata_requires_python(mut self, spec: &str) -> Self {
+        self.metadata_requires_python = Some(spec.to_string());
+        self
+    }
+
+    /// The upload time of every file (RFC 3339, `2018-07-15T00:00:00Z`).
+    pub fn uploaded(mut self, time: &str) -> Self {
+        self.uploaded = Some(time.to_string());
+        self
+    }
+
+    pub fn yanked(mut self) -> Self {
+        self.yanked = true;
+        self
+    }
+
+    fn invalid(&self, message: impl Into<String>) -> InvalidRelease {
+        InvalidRelease {
+            name: self.name.clone(),
+            version: self.version.clone(),
+            message: message.into(),
+        }
+    }
+
+    fn build(self) -> Result<(DistName, Release, ReleaseMetadata), InvalidRelease> {
+        let dist = DistName::new(&self.name).map_err(|e| self.invalid(e.to_string()))?;
+        let version: Version = self
+            .version
+            .parse()
+            .map_err(|e| self.invalid(format!("version: {e}")))?;
+        let upload_time = match &self.uploaded {
+            Some(t) => Some(
+                t.parse::<Timestamp>()
+                    .map_err(|e| self.invalid(format!("upload time `{t}`: {e}")))?,
+            ),
+            None => None,
+        };
+        let stem = format!("{}-{}", dist.as_filename_part(), self.version);
+        let mut filenames: Vec<String> = self
+            .wheel_tags
+            .iter()
+            .map(|tags| format!("{stem}-{tags}.whl"))
+            .collect();
+        if self.sdist {
+            filenames.push(format!("{stem}.tar.gz"));
+        }
+        let mut files = Vec::with_capacity(filenames.len());
+        for filename in filenames {
+            let parsed = DistFilename::parse(&filename, &dist)
+                .map_err(|e| self.invalid(format!("{filename}: {e}")))?;
+            files.push(DistFile {
+                url: format!("memory:///{dist}/{filename}"),
+                // A stand-in digest, stable per file name, so that locks carry one.
+                hashes: [("sha256".to_string(), hex_sha256(filename.as_bytes()))].into(),
+                filename,
+                version: parsed.version,
+                kind: parsed.kind,
+                requires_python: self.requires_python.clone(),
+                size: None,
+                upload_time,
+                yanked: self.yanked.then(String::new),
+                core_metadata: MetadataHint::Unknown,
+            });
+        }
+        let metadata_python = self
+            .metadata_requires_python
+            .as_ref()
+            .or(self.requires_python.as_ref());
+        if let Some(spec) = metadata_python {
+            if parse_requires_python(spec).is_none() {
+                return Err(self.invalid(format!("Requires-Python `{spec}` is unreadable")));
+            }
+        }
+        let metadata = ReleaseMetadata::parse(
+            self.requires_dist.iter().map(String::as_str),
+            metadata_python.map(String::as_str),
+        );
+        if let Some(bad) = metadata.unreadable.first() {
+            return Err(self.invalid(bad.to_string()));
+        }
+        let release = Release {
+            version,
+            requires_python: self
+                .requires_python
+                .as_deref()
+                .and_then(parse_requires_python),
+            yanked: self.yanked,
+            files,
+        };
+        Ok((dist, release, metadata))
+    }
+}
+
+impl MemoryCatalog {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds (or replaces) one release.
+    pub fn add(&mut self, release: MemoryRelease) -> Result<&mut Self, InvalidRelease> {
+        let (dist, release, metadata) = release.build()?;
+        let entry = self.dists.entry(dist).or_default();
+        let mut releases: Vec<Release> = entry
+            .releases
+            .iter()
+            .filter(|r| r.version != release.version)
+            .cloned()
+            .collect();
+        entry
+            .by_version
+            .insert(release.version.clone(), Arc::new(metadata));
+        releases.push(release);
+        releases.sort_by(|a, b| a.version.cmp(&b.version));
+        entry.releases = releases.into();
+        Ok(self)
+    }
+}
+
+impl Catalog for MemoryCatalog {
+    fn releases(&self, dist: &DistName) -> Result<Arc<[Release]>, CatalogError> {
+        self.dists
+            .get(dist)
+            .map(|d| d.releases.clone())
+            .ok_or_else(|| CatalogError::NotFound { dist: dist.clone() })
+    }
+
+    fn metadata(
+        &self,
+        dist: &DistName,
+        release: &Release,
+        _target: &Target,
+    ) -> Result<Arc<ReleaseMetadata>, CatalogError> {
+        self.dists
+            .get(dist)
+            .and_then(|d| d.by_version.get(&release.version))
+            .cloned()
+            .ok_or_else(|| CatalogError::NoFiles {
+                dist: dist.clone(),
+                version: release.version.clone(),
+            })
+    }
+}

@@ -1,0 +1,179 @@
+//! A resolution's answer: one release per distribution, why each is there, and the files a
+//! hashed lock installs.
+
+use std::collections::BTreeMap;
+
+use pep508_rs::pep440_rs::Version;
+use pep508_rs::ExtraName;
+use pubgrub::SelectedDependencies;
+use serde::Serialize;
+
+use super::candidates::installable_files;
+use super::package::Package;
+use super::provider::Provider;
+use crate::names::DistName;
+use crate::python::PythonVersion;
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Solution {
+    pub python: PythonVersion,
+    /// By distribution name.
+    pub pins: Vec<Pin>,
+}
+
+/// The release chosen for one distribution.
+#[derive(Debug, Clone, Serialize)]
+pub struct Pin {
+    pub dist: DistName,
+    pub version: Version,
+    /// Extras some requirement asked for.
+    pub extras: Vec<ExtraName>,
+    pub required_by: Vec<RequiredBy>,
+    /// The files an installer may use on the target, with their hashes.
+    pub files: Vec<LockedFile>,
+}
+
+/// Why a distribution is in the solution.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum RequiredBy {
+    /// The notebook asks for it; `evidence` says why.
+    Root { evidence: Vec<String> },
+    /// A Requires-Dist line of another chosen release (of its `extra`, when set).
+    Dependency {
+        parent: DistName,
+        parent_version: Version,
+        extra: Option<ExtraName>,
+        requirement: String,
+        marker: Option<String>,
+    },
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct LockedFile {
+    pub filename: String,
+    pub url: String,
+    pub sha256: Option<String>,
+}
+
+impl Solution {
+    /// The distributions the notebook asks for directly (what requirements.txt lists).
+    pub fn roots(&self) -> impl Iterator<Item = &Pin> {
+        self.pins.iter().filter(|p| p.is_root())
+    }
+
+    pub fn get(&self, dist: &DistName) -> Option<&Pin> {
+        self.pins
+            .binary_search_by(|p| p.dist.cmp(dist))
+            .ok()
+            .map(|i| &self.pins[i])
+    }
+
+    pub(crate) fn build(
+        selected: SelectedDependencies<Package, Version>,
+        provider: &Provider<'_>,
+    ) -> Self {
+        let mut pins: BTreeMap<DistName, Pin> = BTreeMap::new();
+        for (package, version) in selected.iter() {
+            if let Package::Dist(d) = package {
+                let files = provider
+                    .with_candidates(d, |c| {
+                        let Some(at) = c.position(version) else {
+                            return Vec::new();
+                        };
+                        let pinned = provider
+                            .roots
+                            .iter()
+                            .any(|r| &r.dist == d && r.allowed.is_pinned(version));
+                        let release = &c.releases[at];
+                        installable_files(release, provider.target, provider.options, pinned)
+                            .map(|f| LockedFile {
+                                filename: f.filename.clone(),
+                                url: f.url.clone(),
+                                sha256: f.sha256().map(str::to_string),
+                            })
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                pins.insert(
+                    d.clone(),
+                    Pin {
+                        dist: d.clone(),
+                        version: version.clone(),
+                        extras: Vec::new(),
+                        required_by: Vec::new(),
+                        files,
+                    },
+                );
+            }
+        }
+        for root in provider.roots {
+            if let Some(pin) = pins.get_mut(&root.dist) {
+                pin.required_by.push(RequiredBy::Root {
+                    evidence: root.evidence.clone(),
+                });
+                pin.extras.extend(root.extras.iter().cloned());
+            }
+        }
+        for (package, version) in selected.iter() {
+            let (parent, extra) = match package {
+                Package::Dist(d) => (d, None),
+                Package::Extra(d, e) => (d, Some(e)),
+                Package::Root | Package::Python => continue,
+            };
+            for edge in provider
+                .edges(package, version)
+                .iter()
+                .flat_map(|e| e.iter())
+            {
+                let Some(pin) = pins.get_mut(&edge.dist) else {
+                    continue;
+                };
+                pin.required_by.push(RequiredBy::Dependency {
+                    parent: parent.clone(),
+                    parent_version: version.clone(),
+                    extra: extra.cloned(),
+                    requirement: edge.requirement.clone(),
+                    marker: edge.marker.clone(),
+                });
+            }
+            if let (Some(e), Some(pin)) = (extra, pins.get_mut(parent)) {
+                pin.extras.push(e.clone());
+            }
+        }
+        let mut pins: Vec<Pin> = pins.into_values().collect();
+        for pin in &mut pins {
+            pin.extras.sort();
+            pin.extras.dedup();
+            pin.required_by
+                .sort_by(|a, b| a.order_key().cmp(&b.order_key()));
+        }
+        Solution {
+            python: provider.target.python(),
+            pins,
+        }
+    }
+}
+
+impl RequiredBy {
+    /// The notebook first (`None` sorts first), then parents by name and version.
+    fn order_key(&self) -> Option<(&DistName, &Version, Option<&ExtraName>)> {
+        match self {
+            RequiredBy::Root { .. } => None,
+            RequiredBy::Dependency {
+                parent,
+                parent_version,
+                extra,
+                ..
+            } => Some((parent, parent_version, extra.as_ref())),
+        }
+    }
+}
+
+impl Pin {
+    pub fn is_root(&self) -> bool {
+        self.required_by
+            .iter()
+            .any(|r| matches!(r, RequiredBy::Root { .. }))
+    }
+}
