@@ -4,7 +4,8 @@
 //! `names` (the shared vocabulary), `pypi` (package indexes), `python` (interpreters, venvs,
 //! time-limited processes), `bank` (the API bank), `notebook` (reading notebooks and
 //! analysing what they use), `resolve` (from that evidence to pinned releases on a chosen
-//! Python). `interrupt` is the process-wide stop flag (Ctrl-C) every long loop checks.
+//! Python), `output` (requirements files, written atomically). `interrupt` is the
+//! process-wide stop flag (Ctrl-C) every long loop checks.
 
 pub mod interrupt;
 pub mod names;
@@ -14,3 +15,5 @@ pub mod python;
 pub mod bank;
 pub mod notebook;
 pub mod resolve;
+
+pub mod output;

@@ -17,6 +17,7 @@ fn main() -> ExitCode {
 
 fn run(cli: &Cli) -> anyhow::Result<()> {
     match &cli.command {
+        Command::Infer(args) => cli::infer::run(&cli.global, args),
         Command::Usage(args) => cli::usage::run(&cli.global, args),
         Command::Bank(args) => cli::bank::run(&cli.global, args),
         Command::Index(args) => cli::index::run(&cli.global, args),

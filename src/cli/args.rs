@@ -140,6 +140,9 @@ pub fn byte_size(s: &str) -> Result<u64, String> {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// The packages, versions and Python a notebook needs, as pinned requirements with the
+    /// evidence behind each pin.
+    Infer(super::infer::InferArgs),
     /// Show the environment evidence in a notebook: imports, APIs, installs, Python version.
     Usage(super::usage::UsageArgs),
     /// Build and query the API bank.

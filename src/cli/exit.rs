@@ -8,6 +8,7 @@ use nbenv::bank::indexer::{FailureKind, IndexError};
 use nbenv::bank::store::StoreError;
 use nbenv::notebook::NotebookError;
 use nbenv::pypi::PypiError;
+use nbenv::resolve::infer::InferError;
 
 /// Every exit code nbenv uses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -34,12 +35,14 @@ pub enum Code {
     NotebookEmpty,
     NotebookNotPython,
     NotebookUnreadable,
+    /// Resolution: no environment satisfies the notebook's evidence on any interpreter tried.
+    NoSolution,
     /// Stopped by Ctrl-C after saying what was kept (128 + SIGINT, as shells report it).
     Interrupted,
 }
 
 impl Code {
-    pub const ALL: [Code; 14] = [
+    pub const ALL: [Code; 15] = [
         Code::Success,
         Code::Failure,
         Code::Usage,
@@ -53,6 +56,7 @@ impl Code {
         Code::NotebookEmpty,
         Code::NotebookNotPython,
         Code::NotebookUnreadable,
+        Code::NoSolution,
         Code::Interrupted,
     ];
 
@@ -71,6 +75,7 @@ impl Code {
             Code::NotebookEmpty => 12,
             Code::NotebookNotPython => 13,
             Code::NotebookUnreadable => 14,
+            Code::NoSolution => 20,
             Code::Interrupted => 130,
         }
     }
@@ -104,6 +109,9 @@ impl Code {
             Code::NotebookNotPython => "Notebook: non-Python kernel (R, Julia, ...)",
             Code::NotebookUnreadable => {
                 "Notebook: unreadable file (missing, permissions, a non-UTF-8 `.py`)"
+            }
+            Code::NoSolution => {
+                "Resolution: no environment satisfies the notebook's evidence on any interpreter tried"
             }
             Code::Interrupted => "Interrupted (Ctrl-C), after saying what was kept",
         }
@@ -243,6 +251,14 @@ pub fn code_for(err: &anyhow::Error) -> Code {
                 PypiError::BadIndexUrl { .. } => Code::Usage,
                 e => Code::of_failure(FailureKind::of(e)),
             };
+        }
+        if let Some(e) = cause.downcast_ref::<InferError>() {
+            match e {
+                InferError::NoSolution { .. } => return Code::NoSolution,
+                InferError::Interrupted => return Code::Interrupted,
+                // The catalog's cause (an index error) is further down the chain.
+                InferError::Catalog(_) | InferError::Evidence(_) => {}
+            }
         }
         if let Some(e) = cause.downcast_ref::<NotebookError>() {
             return match e {

@@ -11,6 +11,7 @@ pub mod context;
 pub mod env;
 pub mod exit;
 pub mod index;
+pub mod infer;
 pub mod interrupt;
 pub mod output;
 pub mod progress;

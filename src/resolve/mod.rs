@@ -10,5 +10,7 @@
 //!   target interpreter, and explains a conflict in the notebook's own terms.
 
 pub mod evidence;
+pub mod index_providers;
+pub mod infer;
 pub mod interpreter;
 pub mod solver;

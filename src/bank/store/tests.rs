@@ -317,9 +317,13 @@ fn path_dictionary_grows_in_few_chunks_and_stays_whole() {
             bank.write(v, &[("pkg/__init__.py", &source)]);
         } else {
             let mut writer = BankWriter::new(&mut bank.store);
-            writer.write_release(&indexed(bank.dist, &row, &apis)).unwrap();
+            writer
+                .write_release(&indexed(bank.dist, &row, &apis))
+                .unwrap();
             // The same writer again: nothing new, nothing written.
-            writer.write_release(&indexed(bank.dist, &row, &apis)).unwrap();
+            writer
+                .write_release(&indexed(bank.dist, &row, &apis))
+                .unwrap();
         }
     }
     let total: usize = (1..=40).sum::<usize>() + 1;
@@ -331,5 +335,8 @@ fn path_dictionary_grows_in_few_chunks_and_stays_whole() {
     assert!(sizes.windows(2).all(|w| w[0] > w[1]), "{sizes:?}");
     assert!(sizes.len() <= 10, "{sizes:?}");
     assert_eq!(bank.states("pkg.f0_0"), (s("1.0-1.39"), s(""), s("")));
-    assert_eq!(bank.states("pkg.f39_39"), (s("1.39-1.39"), s(""), s("1.0-1.38")));
+    assert_eq!(
+        bank.states("pkg.f39_39"),
+        (s("1.39-1.39"), s(""), s("1.0-1.38"))
+    );
 }

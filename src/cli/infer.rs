@@ -1,0 +1,264 @@
+//! `nbenv infer NB`: the distributions, versions and Python a notebook was written for, as a
+//! requirements file whose every pin says why, or as JSON with all the evidence.
+
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context as _, Result};
+use clap::{Args, ValueEnum};
+use pep440_rs::Version;
+
+use nbenv::bank::indexer::{
+    self, BuildObserver, BuildOptions, BuildTarget, ReleaseOutcome, Selection,
+};
+use nbenv::bank::store::Store;
+use nbenv::names::DistName;
+use nbenv::notebook::{self, AnalyzeOptions};
+use nbenv::output::{requirements_txt, write_atomically};
+use nbenv::python::PythonVersion;
+use nbenv::resolve::evidence::{SharedBank, Sources};
+use nbenv::resolve::index_providers::IndexProviders;
+use nbenv::resolve::infer::{self, InferError};
+use nbenv::resolve::interpreter::InterpreterPlan;
+use nbenv::resolve::solver::{IndexCatalog, SolveOptions};
+
+use super::args::GlobalArgs;
+use super::bank::bank_path;
+use super::context;
+use super::interrupt::Graceful;
+use super::output::write_json;
+use super::progress::Progress;
+
+#[derive(Debug, Args)]
+pub struct InferArgs {
+    /// The notebook: `.ipynb` (nbformat 3 or 4), a jupytext percent script or a plain `.py`.
+    pub notebook: PathBuf,
+    /// Write to FILE (atomically) instead of standard output.
+    #[arg(short, long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// What to write.
+    #[arg(long, value_enum, default_value_t, value_name = "FORMAT")]
+    pub format: InferFormat,
+    /// Resolve for this Python (X.Y), installed here or not. Default: the newest CPython the
+    /// notebook allows that has a full resolution, installed ones first.
+    #[arg(long, value_name = "X.Y", value_parser = parse_python)]
+    pub python: Option<PythonVersion>,
+    /// Ignore files uploaded after this date (YYYY-MM-DD, or an RFC 3339 instant): resolve as
+    /// the index stood then.
+    #[arg(long, value_name = "DATE", value_parser = parse_date)]
+    pub exclude_newer: Option<jiff::Timestamp>,
+    /// Count releases that have only an sdist for the target as installable (pip builds them).
+    #[arg(long)]
+    pub allow_sdist: bool,
+    /// Do not index distributions the bank lacks; resolve with what it has.
+    #[arg(long)]
+    pub no_index: bool,
+    /// Worker threads when indexing what the bank lacks.
+    #[arg(long, default_value_t = 8, value_name = "N", value_parser = super::args::positive)]
+    pub jobs: usize,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, ValueEnum)]
+pub enum InferFormat {
+    /// requirements.txt: pins with their evidence as comments, the chosen Python in the header.
+    #[default]
+    Requirements,
+    /// For programs: one JSON document with the evidence, the choice of Python and the
+    /// full resolution, `schema_version` first.
+    Json,
+}
+
+fn parse_python(s: &str) -> Result<PythonVersion, String> {
+    let t = s.trim();
+    PythonVersion::parse(t)
+        .filter(|v| t.split('.').count() == 2 && (v.major == 2 || v.major == 3))
+        .ok_or_else(|| format!("`{s}` is not a Python version like 3.8"))
+}
+
+fn parse_date(s: &str) -> Result<jiff::Timestamp, String> {
+    let t = s.trim();
+    if let Ok(ts) = t.parse::<jiff::Timestamp>() {
+        return Ok(ts);
+    }
+    t.parse::<jiff::civil::Date>()
+        .ok()
+        .and_then(|d| d.to_zoned(jiff::tz::TimeZone::UTC).ok())
+        .map(|z| z.timestamp())
+        .ok_or_else(|| format!("`{s}` is not a date like 2019-06-30"))
+}
+
+pub fn run(global: &GlobalArgs, args: &InferArgs) -> Result<()> {
+    let nb = notebook::read(&args.notebook)?;
+    let mut options = AnalyzeOptions::default();
+    if let Some(v) = args.python {
+        options.python_versions = vec![v];
+    }
+    let usage = notebook::analyze(&nb, &options);
+
+    let bank_file = bank_path(global);
+    if !bank_file.exists() {
+        // An empty bank: created here, filled below with what the notebook needs.
+        Store::open(&bank_file)
+            .with_context(|| format!("creating the bank at {}", bank_file.display()))?;
+    }
+    let bank = SharedBank::open(&bank_file)?;
+    let client = context::index_client(global)?;
+    // Import names nothing else knows are looked up on the index, unless asked not to.
+    let on_index = IndexProviders::new(&client);
+    let built_in = Sources::built_in();
+    let sources = Sources {
+        lookup: if args.no_index || global.offline {
+            built_in.lookup
+        } else {
+            &on_index
+        },
+        ..built_in
+    };
+    let mut evidence = infer::gather(&usage, &bank, &sources)?;
+    let missing = infer::missing_from_bank(&evidence);
+    if !missing.is_empty() && !args.no_index {
+        index_missing(global, &bank_file, &missing, args.jobs)?;
+        evidence = infer::gather(&usage, &bank, &sources)?;
+    }
+
+    let catalog = IndexCatalog::new(&client);
+    let installed = nbenv::python::discover();
+    let plan = InterpreterPlan::new(&usage.python, args.python, &installed);
+    let solve_options = SolveOptions {
+        allow_sdist: args.allow_sdist,
+        exclude_newer: args.exclude_newer,
+    };
+    let inference = match infer::resolve(
+        evidence,
+        plan,
+        args.python.is_some(),
+        &catalog,
+        &solve_options,
+    ) {
+        Ok(i) => i,
+        Err(InferError::NoSolution { tried }) => {
+            for t in &tried {
+                eprintln!("Python {}: {}\n", t.python, t.why.trim_end());
+            }
+            return Err(InferError::NoSolution { tried }).with_context(|| {
+                format!(
+                    "no environment satisfies {} (see why above)",
+                    args.notebook.display()
+                )
+            });
+        }
+        Err(e) => return Err(e.into()),
+    };
+    if !global.quiet {
+        for d in &inference.evidence.distributions {
+            for r in d.dropped() {
+                eprintln!(
+                    "warning: {}: {} (no release still allowed satisfies it; dropped)",
+                    d.dist,
+                    infer::describe(r)
+                );
+            }
+        }
+    }
+
+    let text = match args.format {
+        InferFormat::Requirements => {
+            requirements_txt(&inference, &args.notebook.display().to_string()).into_bytes()
+        }
+        InferFormat::Json => {
+            let mut buf = Vec::new();
+            write_json(&mut buf, &inference)?;
+            buf
+        }
+    };
+    write_result(args.output.as_deref(), &text)
+}
+
+fn write_result(output: Option<&Path>, bytes: &[u8]) -> Result<()> {
+    match output {
+        Some(path) => {
+            write_atomically(path, bytes).with_context(|| format!("writing {}", path.display()))
+        }
+        None => {
+            let stdout = std::io::stdout();
+            let mut out = stdout.lock();
+            out.write_all(bytes)?;
+            out.flush().context("writing to stdout")
+        }
+    }
+}
+
+/// Indexes the whole history of each distribution the bank lacks, with a progress bar.
+fn index_missing(
+    global: &GlobalArgs,
+    bank: &Path,
+    missing: &[DistName],
+    jobs: usize,
+) -> Result<()> {
+    let names: Vec<String> = missing.iter().map(ToString::to_string).collect();
+    let progress = Progress::new(global, 0, "releases");
+    progress.note(&format!(
+        "indexing what the bank lacks: {} (once; later runs read the bank)",
+        names.join(", ")
+    ));
+    let targets: Vec<BuildTarget> = missing
+        .iter()
+        .map(|name| BuildTarget {
+            name: name.clone(),
+            selection: Selection::All,
+        })
+        .collect();
+    let client = context::index_client(global)?;
+    let observer = IndexingProgress { progress };
+    let _graceful = Graceful::start();
+    let report = indexer::build(
+        &client,
+        bank,
+        &targets,
+        &BuildOptions {
+            jobs,
+            ..BuildOptions::default()
+        },
+        &observer,
+    )
+    .with_context(|| format!("indexing into the bank at {}", bank.display()))?;
+    observer.progress.finish();
+    if report.interrupted {
+        return Err(super::interrupt::stopped(
+            report.releases_indexed,
+            report.releases_left,
+            "releases",
+        )
+        .into());
+    }
+    for failed in &report.failed {
+        let version = failed
+            .version
+            .as_ref()
+            .map(|v| format!(" {v}"))
+            .unwrap_or_default();
+        observer.progress.note(&format!(
+            "could not index {}{version}: {}",
+            failed.distribution, failed.reason
+        ));
+    }
+    Ok(())
+}
+
+struct IndexingProgress {
+    progress: Progress,
+}
+
+impl BuildObserver for IndexingProgress {
+    fn queued(&self, releases: usize) {
+        self.progress.set_length(releases as u64);
+    }
+
+    fn note(&self, message: &str) {
+        self.progress.warn(message);
+    }
+
+    fn finished(&self, name: &DistName, version: &Version, _result: Result<&ReleaseOutcome, &str>) {
+        self.progress.advance(format!("{name} {version}"));
+    }
+}

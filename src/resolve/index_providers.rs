@@ -1,0 +1,102 @@
+//! Providers of an import name found on the package index, for names neither the bank nor
+//! nbenv's lists know: a project of a conventional name counts only if its newest wheel
+//! really installs that top-level module, as its file list shows (read by range: the zip's
+//! directory, not the archive). A namesake whose wheel installs something else is no provider.
+
+use std::collections::BTreeSet;
+
+use super::evidence::{conventional_names, IndexLookup, LookupError};
+use crate::names::{DistName, ModulePath};
+use crate::pypi::{FileKind, IndexClient, PypiError};
+
+pub struct IndexProviders<'c> {
+    client: &'c IndexClient,
+}
+
+impl<'c> IndexProviders<'c> {
+    pub fn new(client: &'c IndexClient) -> Self {
+        Self { client }
+    }
+
+    /// The top-level modules the newest wheel of `name` installs; `None` when the project
+    /// is not on the index or has no wheel (an sdist's modules are only known once built).
+    fn installed_modules(&self, name: &DistName) -> Result<Option<BTreeSet<String>>, PypiError> {
+        let page = match self.client.project(name) {
+            Ok(page) => page,
+            Err(e) if e.is_not_found() => return Ok(None),
+            Err(e) => return Err(e),
+        };
+        let releases = page.releases();
+        let wheel = releases.iter().rev().find_map(|r| {
+            r.source_candidates()
+                .into_iter()
+                .find(|f| matches!(f.kind, FileKind::Wheel { .. }) && !f.is_yanked())
+        });
+        let Some(wheel) = wheel else {
+            return Ok(None);
+        };
+        let mut archive = self.client.open_archive(wheel)?;
+        let modules = archive
+            .entries()?
+            .into_iter()
+            .filter_map(|e| top_level_module(&e.name))
+            .collect();
+        Ok(Some(modules))
+    }
+}
+
+/// `pkg/mod.py` → `pkg`, `mod.py` → `mod`, `ext.cpython-311-x86_64-linux-gnu.so` → `ext`;
+/// metadata and data directories install no module.
+fn top_level_module(member: &str) -> Option<String> {
+    let (first, rest) = match member.split_once('/') {
+        Some((dir, rest)) => (dir, Some(rest)),
+        None => (member, None),
+    };
+    if first.ends_with(".dist-info") || first.ends_with(".data") {
+        return None;
+    }
+    match rest {
+        Some(_) => Some(first.to_string()),
+        None => {
+            let stem = first.split('.').next()?;
+            let is_module = [".py", ".so", ".pyd"]
+                .iter()
+                .any(|ext| first.ends_with(ext));
+            is_module.then(|| stem.to_string())
+        }
+    }
+}
+
+impl IndexLookup for IndexProviders<'_> {
+    fn providers_on_index(&self, import: &ModulePath) -> Result<Vec<DistName>, LookupError> {
+        let mut found = Vec::new();
+        for name in conventional_names(import) {
+            let modules = self.installed_modules(&name).map_err(|e| LookupError {
+                import: import.clone(),
+                detail: format!("{name}: {e}"),
+            })?;
+            if modules.is_some_and(|m| m.contains(import.top_level())) {
+                found.push(name);
+            }
+        }
+        Ok(found)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::top_level_module;
+
+    #[test]
+    fn modules_a_wheel_installs() {
+        assert_eq!(top_level_module("pkg/__init__.py").as_deref(), Some("pkg"));
+        assert_eq!(top_level_module("six.py").as_deref(), Some("six"));
+        assert_eq!(
+            top_level_module("_ext.cpython-311-x86_64-linux-gnu.so").as_deref(),
+            Some("_ext")
+        );
+        assert_eq!(top_level_module("pkg-1.0.dist-info/RECORD"), None);
+        assert_eq!(top_level_module("pkg-1.0.data/scripts/x"), None);
+        assert_eq!(top_level_module("README.txt"), None);
+    }
+}

@@ -1,0 +1,198 @@
+//! `infer`: the notebook's evidence, turned into root requirements, resolved on the best
+//! interpreter. The steps are pure over their inputs (a bank view, a catalog, the
+//! interpreters found), so tests run them on in-memory banks and catalogs.
+
+use std::collections::BTreeSet;
+
+use serde::Serialize;
+
+use super::evidence::{
+    BankView, Change, DistVersions, Effect, Evidence, EvidenceError, EvidenceRecord,
+    EvidenceSource, Need,
+};
+use super::interpreter::{choose, InterpreterPlan, PythonCandidate, PythonChoice};
+use super::solver::{
+    solve, Allowed, Catalog, CatalogError, RootRequirement, Solution, SolveError, SolveOptions,
+    Target,
+};
+use crate::names::DistName;
+use crate::python::PythonVersion;
+
+/// What `infer` concluded.
+#[derive(Debug, Clone, Serialize)]
+pub struct Inference {
+    pub evidence: Evidence,
+    /// The interpreter resolved for, and whether it is installed here.
+    pub python: PythonCandidate,
+    pub python_choice: PythonChoice,
+    /// Better interpreters that had no resolution, each with why.
+    pub passed_over: Vec<PassedOver>,
+    pub plan: InterpreterPlan,
+    pub solution: Solution,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct PassedOver {
+    pub python: PythonVersion,
+    pub why: String,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum InferError {
+    #[error(transparent)]
+    Evidence(#[from] EvidenceError),
+    /// No interpreter the evidence allows has a resolution.
+    #[error("no environment satisfies the notebook's evidence")]
+    NoSolution { tried: Vec<PassedOver> },
+    /// The index could not say what the resolution needs.
+    #[error(transparent)]
+    Catalog(#[from] CatalogError),
+    #[error("interrupted")]
+    Interrupted,
+}
+
+/// The distributions the notebook needs, each with the versions its evidence allows and the
+/// evidence in words (which conflicts quote).
+pub fn root_requirements(evidence: &Evidence) -> Vec<RootRequirement> {
+    evidence
+        .distributions
+        .iter()
+        .map(|d| RootRequirement {
+            dist: d.dist.clone(),
+            extras: Vec::new(),
+            allowed: allowed(d),
+            evidence: labels(d),
+        })
+        .collect()
+}
+
+/// The bank's allowed releases when it has the distribution; else what the notebook's
+/// install lines say (or anything).
+fn allowed(d: &DistVersions) -> Allowed {
+    if d.in_bank {
+        return Allowed::Versions(d.allowed.iter().cloned().collect::<BTreeSet<_>>());
+    }
+    let specifiers = d.requirements.iter().find_map(|r| match &r.version_or_url {
+        Some(pep508_rs::VersionOrUrl::VersionSpecifier(s)) => Some(s.clone()),
+        _ => None,
+    });
+    specifiers.map_or_else(Allowed::any, Allowed::Specifiers)
+}
+
+/// Why the distribution is needed, in the notebook's terms: the constraining evidence first,
+/// else the import that asked for it.
+fn labels(d: &DistVersions) -> Vec<String> {
+    let mut out: Vec<String> = d
+        .records
+        .iter()
+        .filter(|r| r.effect == Effect::Constrains)
+        .map(describe)
+        .collect();
+    if out.is_empty() {
+        out.extend(d.needs.iter().map(|n| match n {
+            Need::Import { import } => format!("the notebook imports {import}"),
+            Need::Installed { at } => format!("cell {} installs it", at.cell),
+        }));
+    }
+    out
+}
+
+/// One piece of evidence as a phrase: "cell 3 uses sklearn.cross_validation (removed in
+/// 0.20.0)".
+pub fn describe(record: &EvidenceRecord) -> String {
+    let place = record.at().map_or_else(
+        || "the notebook".to_string(),
+        |at| format!("cell {}", at.cell),
+    );
+    let what = match &record.source {
+        EvidenceSource::Import { module } => format!("{place} imports {module}"),
+        EvidenceSource::Api { api } => format!("{place} uses {api}"),
+        EvidenceSource::Member { example, .. } => format!("{place} uses {example}"),
+        EvidenceSource::Keyword { api, keyword } => format!("{place} passes {keyword}= to {api}"),
+        EvidenceSource::Install { command, .. } => format!("{place} runs `{command}`"),
+    };
+    let turns: Vec<String> = record
+        .changes()
+        .iter()
+        .map(|c| match c {
+            Change::Added { version, .. } => format!("added in {version}"),
+            Change::Removed { version, .. } => format!("removed in {version}"),
+        })
+        .collect();
+    if turns.is_empty() {
+        what
+    } else {
+        format!("{what} ({})", turns.join(", "))
+    }
+}
+
+/// Resolves `roots` on each interpreter of `plan` in turn and keeps the first solution.
+pub fn resolve(
+    evidence: Evidence,
+    plan: InterpreterPlan,
+    requested: bool,
+    catalog: &dyn Catalog,
+    options: &SolveOptions,
+) -> Result<Inference, InferError> {
+    let roots = root_requirements(&evidence);
+    let mut fatal: Option<InferError> = None;
+    let chosen = choose(&plan, requested, |candidate| {
+        if fatal.is_some() {
+            return Err(String::new());
+        }
+        match solve(catalog, &Target::new(candidate.version), &roots, options) {
+            Ok(solution) => Ok(solution),
+            Err(SolveError::NoSolution { explanation }) => Err(explanation),
+            Err(SolveError::Catalog(e)) => {
+                fatal = Some(InferError::Catalog(e));
+                Err(String::new())
+            }
+            Err(SolveError::Interrupted) => {
+                fatal = Some(InferError::Interrupted);
+                Err(String::new())
+            }
+        }
+    });
+    if let Some(e) = fatal {
+        return Err(e);
+    }
+    let passed = |tried: Vec<(PythonVersion, String)>| -> Vec<PassedOver> {
+        tried
+            .into_iter()
+            .map(|(python, why)| PassedOver { python, why })
+            .collect()
+    };
+    match chosen {
+        Ok(c) => Ok(Inference {
+            evidence,
+            python: c.candidate,
+            python_choice: c.how,
+            passed_over: passed(c.passed_over),
+            plan,
+            solution: c.result,
+        }),
+        Err(tried) => Err(InferError::NoSolution {
+            tried: passed(tried),
+        }),
+    }
+}
+
+/// The distributions the evidence chose that the bank has not registered: what an `infer`
+/// on a bank lacking them indexes before reading the evidence again.
+pub fn missing_from_bank(evidence: &Evidence) -> Vec<DistName> {
+    evidence
+        .distributions
+        .iter()
+        .filter(|d| !d.in_bank)
+        .map(|d| d.dist.clone())
+        .collect()
+}
+
+/// Reads the evidence of `usage` from `bank`.
+pub fn gather<B: BankView + ?Sized>(
+    usage: &crate::notebook::Usage,
+    bank: &B,
+    sources: &super::evidence::Sources<'_>,
+) -> Result<Evidence, InferError> {
+    Ok(super::evidence::gather(usage, bank, sources)?)
+}

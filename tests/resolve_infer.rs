@@ -1,0 +1,238 @@
+//! `nbenv infer` end to end against a loopback index, on an empty bank: what the notebook
+//! needs is indexed on demand, resolved on a Python, and written with the evidence behind
+//! each pin; helper modules are never requirements; conflicts exit 20 naming both sides.
+
+mod support;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use support::archives::WheelBuilder;
+use support::server::{FixtureFile, PageMode, TestServer};
+
+struct Env {
+    server: TestServer,
+    dir: tempfile::TempDir,
+}
+
+impl Env {
+    /// An index with `toolkit` (1.0 has `old_api`, 2.0 removed it and needs `dep`, 3.0 is the
+    /// newest) and `dep` (1.0, 2.0).
+    fn new() -> Self {
+        let env = Self {
+            server: TestServer::start(PageMode::Json),
+            dir: tempfile::tempdir().unwrap(),
+        };
+        let toolkit = [
+            WheelBuilder::new("toolkit", "1.0").file(
+                "toolkit/__init__.py",
+                "def old_api():\n    pass\ndef kept():\n    pass\n",
+            ),
+            WheelBuilder::new("toolkit", "2.0")
+                .file("toolkit/__init__.py", "def kept():\n    pass\n")
+                .requires("dep>=1"),
+            WheelBuilder::new("toolkit", "3.0")
+                .file("toolkit/__init__.py", "def kept():\n    pass\n")
+                .requires("dep>=2"),
+        ];
+        env.publish("toolkit", &toolkit);
+        env.publish(
+            "dep",
+            &[
+                WheelBuilder::new("dep", "1.0").file("dep/__init__.py", "X = 1\n"),
+                WheelBuilder::new("dep", "2.0").file("dep/__init__.py", "X = 2\n"),
+            ],
+        );
+        env
+    }
+
+    fn publish(&self, project: &str, wheels: &[WheelBuilder]) {
+        let files: Vec<FixtureFile> = wheels
+            .iter()
+            .enumerate()
+            .map(|(i, w)| FixtureFile {
+                upload_time: Some(format!("201{i}-01-01T00:00:00Z")),
+                ..FixtureFile::new(&w.filename(), w.build())
+            })
+            .collect();
+        self.server.publish(project, &files);
+    }
+
+    fn notebook(&self, source: &str) -> PathBuf {
+        let path = self.dir.path().join("nb.py");
+        std::fs::write(&path, source).unwrap();
+        path
+    }
+
+    fn run(&self, args: &[&str]) -> (i32, String, String) {
+        let out = Command::new(env!("CARGO_BIN_EXE_nbenv"))
+            .args(["--index-url", &self.server.index_url()])
+            .arg("--cache-dir")
+            .arg(self.dir.path().join("cache"))
+            .arg("--bank")
+            .arg(self.dir.path().join("bank.sqlite3"))
+            .args(args)
+            .env("NBENV_HTTP_RETRIES", "0")
+            .output()
+            .unwrap();
+        (
+            out.status.code().unwrap_or(-1),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    }
+
+    fn infer(&self, notebook: &Path, extra: &[&str]) -> (i32, String, String) {
+        let nb = notebook.to_str().unwrap();
+        let mut args = vec!["infer", nb, "--python", "3.11"];
+        args.extend_from_slice(extra);
+        self.run(&args)
+    }
+}
+
+fn pins(requirements: &str) -> Vec<&str> {
+    requirements
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+        .map(|l| l.split("  #").next().unwrap())
+        .collect()
+}
+
+#[test]
+fn an_empty_bank_is_filled_on_demand_and_every_pin_says_why() {
+    let env = Env::new();
+    let nb = env.notebook("import toolkit\nimport helpers\n\ntoolkit.old_api()\nhelpers.load()\n");
+    let (code, out, err) = env.infer(&nb, &[]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(
+        err.contains("indexing what the bank lacks: toolkit"),
+        "{err}"
+    );
+    // old_api was removed in 2.0: the pin is the release that has it, not the newest.
+    assert_eq!(pins(&out), ["toolkit==1.0"], "{out}");
+    assert!(
+        out.contains("toolkit==1.0  # cell 1 uses toolkit.old_api (removed in 2.0)"),
+        "{out}"
+    );
+    assert!(out.contains("# Python 3.11 ("), "{out}");
+    assert!(out.contains("asked for with --python"), "{out}");
+    // A helper module that was not copied along is named, never required.
+    assert!(
+        out.contains("#   helpers (cell 1): no distribution provides it"),
+        "{out}"
+    );
+
+    // Once indexed, the bank answers: nothing is indexed again.
+    let (code, again, err) = env.infer(&nb, &[]);
+    assert_eq!(code, 0, "{err}");
+    assert!(!err.contains("indexing"), "{err}");
+    assert_eq!(pins(&again), pins(&out));
+}
+
+#[test]
+fn newest_allowed_release_with_its_dependencies_in_the_json() {
+    let env = Env::new();
+    let nb = env.notebook("import toolkit\ntoolkit.kept()\n");
+    let (code, out, err) = env.infer(&nb, &[]);
+    assert_eq!(code, 0, "{err}");
+    // Transitive dependencies are not requirements of the notebook.
+    assert_eq!(pins(&out), ["toolkit==3.0"], "{out}");
+
+    let target = env.dir.path().join("out.json");
+    let (code, _, err) = env.infer(&nb, &["--format", "json", "-o", target.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&target).unwrap()).unwrap();
+    assert_eq!(v["schema_version"], 1);
+    assert_eq!(v["python"]["version"], "3.11");
+    let pins = v["solution"]["pins"].as_array().unwrap();
+    let dep = pins.iter().find(|p| p["dist"] == "dep").unwrap();
+    assert_eq!(dep["version"], "2.0");
+    assert_eq!(dep["required_by"][0]["kind"], "dependency");
+    assert_eq!(dep["required_by"][0]["parent"], "toolkit");
+}
+
+#[test]
+fn a_pip_install_line_is_honoured() {
+    let env = Env::new();
+    let nb = env.notebook("!pip install toolkit==2.0\nimport toolkit\ntoolkit.kept()\n");
+    let (code, out, err) = env.infer(&nb, &[]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(pins(&out), ["toolkit==2.0"], "{out}");
+}
+
+#[test]
+fn a_conflict_exits_20_and_names_the_evidence_and_the_interpreter() {
+    let env = Env::new();
+    // toolkit 1.0, the only release with old_api, has a wheel for Python 2 only.
+    env.server.publish(
+        "toolkit",
+        &[
+            FixtureFile::new(
+                &WheelBuilder::new("toolkit", "1.0")
+                    .tag("py2-none-any")
+                    .filename(),
+                WheelBuilder::new("toolkit", "1.0")
+                    .tag("py2-none-any")
+                    .file("toolkit/__init__.py", "def old_api():\n    pass\n")
+                    .build(),
+            ),
+            FixtureFile::new(
+                &WheelBuilder::new("toolkit", "2.0").filename(),
+                WheelBuilder::new("toolkit", "2.0")
+                    .file("toolkit/__init__.py", "def kept():\n    pass\n")
+                    .build(),
+            ),
+        ],
+    );
+    let nb = env.notebook("import toolkit\ntoolkit.old_api()\n");
+    let (code, out, err) = env.infer(&nb, &[]);
+    assert_eq!(code, 20, "{out}{err}");
+    assert!(out.is_empty(), "{out}");
+    assert!(err.contains("cell 1 uses toolkit.old_api"), "{err}");
+    assert!(err.contains("no wheel for CPython 3.11"), "{err}");
+    assert!(err.contains("no environment satisfies"), "{err}");
+    // Building from source is not the question here: an sdist-only escape does not exist.
+    let (code, _, _) = env.infer(&nb, &["--allow-sdist"]);
+    assert_eq!(code, 20);
+}
+
+#[test]
+fn a_broken_notebook_is_refused_with_its_own_code() {
+    let env = Env::new();
+    let path = env.dir.path().join("broken.ipynb");
+    std::fs::write(&path, "{\"cells\": [").unwrap();
+    let (code, _, err) = env.run(&["infer", path.to_str().unwrap()]);
+    assert_eq!(code, 10, "{err}");
+    assert!(err.contains("broken.ipynb"), "{err}");
+}
+
+#[test]
+fn a_namesake_on_the_index_without_the_used_apis_is_no_requirement() {
+    let env = Env::new();
+    // `helpers` on the index installs a module of that name, with none of what the notebook
+    // calls; `pyutils` installs another module altogether.
+    env.publish(
+        "helpers",
+        &[WheelBuilder::new("helpers", "1.0")
+            .file("helpers/__init__.py", "def other():\n    pass\n")],
+    );
+    env.publish(
+        "pyutils",
+        &[WheelBuilder::new("pyutils", "1.0").file("something_else/__init__.py", "X = 1\n")],
+    );
+    let nb = env.notebook("import toolkit\nimport helpers\nimport utils\ntoolkit.kept()\nhelpers.load()\nutils.go()\n");
+    let (code, out, err) = env.infer(&nb, &[]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(pins(&out), ["toolkit==3.0"], "{out}");
+    assert!(
+        out.contains(
+            "#   helpers (cell 1): helpers install a module of that name but lack every API"
+        ),
+        "{out}"
+    );
+    assert!(
+        out.contains("#   utils (cell 1): no distribution provides it"),
+        "{out}"
+    );
+}
