@@ -59,6 +59,7 @@ macro_rules! snapshot {
 fn help() {
     let commands: &[&[&str]] = &[
         &[],
+        &["infer"],
         &["usage"],
         &["bank"],
         &["bank", "add"],
