@@ -122,7 +122,7 @@ pub fn run(global: &GlobalArgs, args: &InferArgs) -> Result<()> {
     }
 
     let catalog = IndexCatalog::new(&client);
-    let installed = nbenv::python::discover();
+    let installed = nbenv::python::discover_by_name();
     let plan = InterpreterPlan::new(&usage.python, args.python, &installed);
     let solve_options = SolveOptions {
         allow_sdist: args.allow_sdist,

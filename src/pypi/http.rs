@@ -1,6 +1,6 @@
 use std::io::Read;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Once};
+use std::sync::{Arc, Once, OnceLock};
 use std::time::Duration;
 
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue, RETRY_AFTER};
@@ -84,7 +84,9 @@ pub enum Budget {
 
 /// Blocking HTTP with retries, a concurrency bound and transfer accounting.
 pub struct HttpClient {
-    client: reqwest::blocking::Client,
+    /// Built on the first request: building it reads the system's CA certificates, a large
+    /// share of a command that the cache answers whole (`nbenv infer` on a warm bank).
+    client: OnceLock<reqwest::blocking::Client>,
     config: HttpConfig,
     limiter: Limiter,
     events: Option<EventSink>,
@@ -96,26 +98,35 @@ static INSTALL_PROVIDER: Once = Once::new();
 
 impl HttpClient {
     pub fn new(config: HttpConfig, events: Option<EventSink>) -> Result<Self, PypiError> {
-        // reqwest is built without a default crypto provider; ring is the one we ship. The
-        // platform verifier then trusts the system CA bundle (and SSL_CERT_FILE), which a
-        // built-in webpki root list would not: proxies with their own CA need that.
-        INSTALL_PROVIDER.call_once(|| {
-            let _ = rustls::crypto::ring::default_provider().install_default();
-        });
-        let client = reqwest::blocking::Client::builder()
-            .user_agent(concat!("nbenv/", env!("CARGO_PKG_VERSION")))
-            .connect_timeout(config.connect_timeout)
-            .timeout(None)
-            .build()
-            .map_err(|e| PypiError::Client(error_chain(&e)))?;
         Ok(Self {
-            client,
+            client: OnceLock::new(),
             limiter: Limiter::new(config.max_concurrency),
             config,
             events,
             bytes_received: AtomicU64::new(0),
             requests: AtomicU64::new(0),
         })
+    }
+
+    /// The reqwest client, built once.
+    fn client(&self) -> Result<&reqwest::blocking::Client, PypiError> {
+        if let Some(client) = self.client.get() {
+            return Ok(client);
+        }
+        // reqwest is built without a default crypto provider; ring is the one we ship. The
+        // platform verifier then trusts the system CA bundle (and SSL_CERT_FILE), which a
+        // built-in webpki root list would not: proxies with their own CA need that.
+        INSTALL_PROVIDER.call_once(|| {
+            let _ = rustls::crypto::ring::default_provider().install_default();
+        });
+        let built = reqwest::blocking::Client::builder()
+            .user_agent(concat!("nbenv/", env!("CARGO_PKG_VERSION")))
+            .connect_timeout(self.config.connect_timeout)
+            .timeout(None)
+            .build()
+            .map_err(|e| PypiError::Client(error_chain(&e)))?;
+        // Two threads may build one each; the first kept is used by all.
+        Ok(self.client.get_or_init(|| built))
     }
 
     /// Says that `url` is tried again, and why, then waits the retry policy's delay (or what
@@ -215,7 +226,11 @@ impl HttpClient {
         headers: &[(HeaderName, HeaderValue)],
         timeout: Duration,
     ) -> Result<Response, Attempt> {
-        let mut request = self.client.get(url.clone()).timeout(timeout);
+        let mut request = self
+            .client()
+            .map_err(Attempt::Fatal)?
+            .get(url.clone())
+            .timeout(timeout);
         for (name, value) in headers {
             request = request.header(name, value);
         }
@@ -304,7 +319,7 @@ impl HttpClient {
             self.emit(HttpEvent::Request { url, range: None });
             let permit = self.limiter.acquire();
             self.requests.fetch_add(1, Ordering::Relaxed);
-            let mut request = self.client.get(url.clone()).timeout(timeout);
+            let mut request = self.client()?.get(url.clone()).timeout(timeout);
             for (name, value) in headers {
                 request = request.header(name, value);
             }

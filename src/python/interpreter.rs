@@ -26,8 +26,33 @@ impl Interpreter {
 }
 
 /// Interpreters from `NBENV_PYTHON` (a `:`-separated list), `PATH` (`python3`, `python3.X`,
-/// `python2.7`) and pyenv's versions directory, newest first, one per version.
+/// `python2.7`) and pyenv's versions directory, newest first, one per version; each is run
+/// once to ask its version (what environments are built with needs that certainty).
 pub fn discover() -> Vec<Interpreter> {
+    discover_with(|candidate, _real| probe(candidate))
+}
+
+/// As [`discover`], but an interpreter whose real file name says its version
+/// (`/usr/bin/python3` links to `python3.11`) is not run: choosing which Python to resolve for
+/// needs only the version, and running ten interpreters costs a resolution's whole budget.
+/// Only the names that say nothing (`python3` itself) are run.
+pub fn discover_by_name() -> Vec<Interpreter> {
+    discover_with(|candidate, real| version_in_name(real).or_else(|| probe(candidate)))
+}
+
+/// `python3.11` → 3.11, `python2.7` → 2.7; anything else says nothing.
+fn version_in_name(path: &Path) -> Option<PythonVersion> {
+    let name = path.file_name()?.to_str()?;
+    let v = name.strip_prefix("python")?;
+    let (major, minor) = v.split_once('.')?;
+    if !matches!(major, "2" | "3") || minor.is_empty() || !minor.chars().all(|c| c.is_ascii_digit())
+    {
+        return None;
+    }
+    PythonVersion::parse(v)
+}
+
+fn discover_with(version_of: impl Fn(&Path, &Path) -> Option<PythonVersion>) -> Vec<Interpreter> {
     let mut candidates: Vec<PathBuf> = Vec::new();
     if let Ok(list) = std::env::var("NBENV_PYTHON") {
         candidates.extend(std::env::split_paths(&list));
@@ -77,10 +102,10 @@ pub fn discover() -> Vec<Interpreter> {
     let mut by_version: Vec<Interpreter> = Vec::new();
     for candidate in candidates {
         let real = std::fs::canonicalize(&candidate).unwrap_or(candidate.clone());
-        if !seen_paths.insert(real) {
+        if !seen_paths.insert(real.clone()) {
             continue;
         }
-        if let Some(version) = probe(&candidate) {
+        if let Some(version) = version_of(&candidate, &real) {
             if !by_version
                 .iter()
                 .any(|i| i.version.major == version.major && i.version.minor == version.minor)
@@ -105,4 +130,22 @@ fn probe(path: &Path) -> Option<PythonVersion> {
         return None;
     }
     PythonVersion::parse(&String::from_utf8_lossy(&out.stdout))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn versions_read_from_file_names() {
+        let v = |p: &str| version_in_name(Path::new(p)).map(|v| v.to_string());
+        assert_eq!(v("/usr/bin/python3.11").as_deref(), Some("3.11"));
+        assert_eq!(
+            v("/root/.pyenv/versions/2.7.18/bin/python2.7").as_deref(),
+            Some("2.7")
+        );
+        assert_eq!(v("/usr/bin/python3"), None);
+        assert_eq!(v("/usr/bin/python3.11-config"), None);
+        assert_eq!(v("/usr/bin/python4.0"), None);
+    }
 }
