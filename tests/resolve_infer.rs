@@ -236,3 +236,22 @@ fn a_namesake_on_the_index_without_the_used_apis_is_no_requirement() {
         "{out}"
     );
 }
+
+#[test]
+fn the_lock_pins_the_whole_closure_with_hashes_pip_checks() {
+    let env = Env::new();
+    let nb = env.notebook("import toolkit\ntoolkit.kept()\n");
+    let (code, out, err) = env.infer(&nb, &["--format", "lock"]);
+    assert_eq!(code, 0, "{err}");
+    let wheel = |name: &str, v: &str, body: &str| {
+        WheelBuilder::new(name, v)
+            .file(&format!("{name}/__init__.py"), body)
+            .build()
+    };
+    // The same bytes the index serves, so the same sha256.
+    let dep = support::server::sha256_hex(&wheel("dep", "2.0", "X = 2\n"));
+    assert!(out.contains(&format!("dep==2.0 \\\n    --hash=sha256:{dep}\n")), "{out}");
+    assert!(out.contains("# via toolkit\ndep==2.0"), "{out}");
+    assert!(out.contains("# via the notebook\ntoolkit==3.0 \\\n    --hash=sha256:"), "{out}");
+    assert!(!err.contains("no hash"), "{err}");
+}

@@ -14,7 +14,7 @@ use nbenv::bank::indexer::{
 use nbenv::bank::store::Store;
 use nbenv::names::DistName;
 use nbenv::notebook::{self, AnalyzeOptions};
-use nbenv::output::{requirements_txt, write_atomically};
+use nbenv::output::{lock_txt, requirements_txt, write_atomically};
 use nbenv::python::PythonVersion;
 use nbenv::resolve::evidence::{SharedBank, Sources};
 use nbenv::resolve::index_providers::IndexProviders;
@@ -63,6 +63,9 @@ pub enum InferFormat {
     /// requirements.txt: pins with their evidence as comments, the chosen Python in the header.
     #[default]
     Requirements,
+    /// The full transitive closure pinned, with the sha256 of every file that installs on
+    /// the target: for `pip install --require-hashes -r` and `uv pip install -r`.
+    Lock,
     /// For programs: one JSON document with the evidence, the choice of Python and the
     /// full resolution, `schema_version` first.
     Json,
@@ -164,6 +167,16 @@ pub fn run(global: &GlobalArgs, args: &InferArgs) -> Result<()> {
     let text = match args.format {
         InferFormat::Requirements => {
             requirements_txt(&inference, &args.notebook.display().to_string()).into_bytes()
+        }
+        InferFormat::Lock => {
+            let (text, unhashed) = lock_txt(&inference, &args.notebook.display().to_string());
+            if !unhashed.is_empty() {
+                eprintln!(
+                    "warning: the index gives no hash for {}: pip's --require-hashes will refuse this lock",
+                    unhashed.join(", ")
+                );
+            }
+            text.into_bytes()
         }
         InferFormat::Json => {
             let mut buf = Vec::new();

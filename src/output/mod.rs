@@ -1,9 +1,11 @@
-//! What nbenv writes for other tools: requirements files from an inference, written
-//! atomically (a temporary file beside the target, then a rename), so an interrupted run
-//! never leaves half a file where a good one was.
+//! What nbenv writes for other tools: requirements files and hashed locks from an
+//! inference, written atomically (a temporary file beside the target, then a rename), so an
+//! interrupted run never leaves half a file where a good one was.
 
 mod atomic;
+mod lock;
 mod requirements;
 
 pub use atomic::write_atomically;
+pub use lock::lock_txt;
 pub use requirements::{python_line, requirements_txt, unresolved_reason};
