@@ -250,8 +250,52 @@ fn the_lock_pins_the_whole_closure_with_hashes_pip_checks() {
     };
     // The same bytes the index serves, so the same sha256.
     let dep = support::server::sha256_hex(&wheel("dep", "2.0", "X = 2\n"));
-    assert!(out.contains(&format!("dep==2.0 \\\n    --hash=sha256:{dep}\n")), "{out}");
+    assert!(
+        out.contains(&format!("dep==2.0 \\\n    --hash=sha256:{dep}\n")),
+        "{out}"
+    );
     assert!(out.contains("# via toolkit\ndep==2.0"), "{out}");
-    assert!(out.contains("# via the notebook\ntoolkit==3.0 \\\n    --hash=sha256:"), "{out}");
+    assert!(
+        out.contains("# via the notebook\ntoolkit==3.0 \\\n    --hash=sha256:"),
+        "{out}"
+    );
     assert!(!err.contains("no hash"), "{err}");
+}
+
+#[test]
+fn date_auto_resolves_as_the_index_stood_at_the_notebooks_last_commit() {
+    let env = Env::new();
+    let nb = env.notebook("import toolkit\ntoolkit.kept()\n");
+    let git = |args: &[&str]| {
+        let date = "2011-06-01T12:00:00Z";
+        let ok = Command::new("git")
+            .arg("-C")
+            .arg(env.dir.path())
+            .args(args)
+            .env("GIT_COMMITTER_DATE", date)
+            .env("GIT_AUTHOR_DATE", date)
+            .env("GIT_AUTHOR_NAME", "t")
+            .env("GIT_AUTHOR_EMAIL", "t@example.org")
+            .env("GIT_COMMITTER_NAME", "t")
+            .env("GIT_COMMITTER_EMAIL", "t@example.org")
+            .status()
+            .unwrap()
+            .success();
+        assert!(ok, "git {args:?}");
+    };
+    // No repository: nothing capped, and said.
+    let (code, out, err) = env.infer(&nb, &["--date", "auto"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("has no git commit"), "{err}");
+    assert_eq!(pins(&out), ["toolkit==3.0"]);
+    git(&["init", "-q"]);
+    git(&["add", "nb.py"]);
+    git(&["commit", "-q", "-m", "nb"]);
+    // toolkit 3.0 was uploaded in 2012, after the notebook's commit.
+    let (code, out, err) = env.infer(&nb, &["--date", "auto"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("as the index stood on 2011-06-01"), "{err}");
+    assert_eq!(pins(&out), ["toolkit==2.0"], "{out}");
+    let (code, _, err) = env.infer(&nb, &["--date", "yesterday"]);
+    assert_eq!(code, 2, "{err}");
 }

@@ -25,6 +25,7 @@ use nbenv::resolve::solver::{IndexCatalog, SolveOptions};
 use super::args::GlobalArgs;
 use super::bank::bank_path;
 use super::context;
+use super::exit::CliError;
 use super::interrupt::Graceful;
 use super::output::write_json;
 use super::progress::Progress;
@@ -45,8 +46,13 @@ pub struct InferArgs {
     pub python: Option<PythonVersion>,
     /// Ignore files uploaded after this date (YYYY-MM-DD, or an RFC 3339 instant): resolve as
     /// the index stood then.
-    #[arg(long, value_name = "DATE", value_parser = parse_date)]
+    #[arg(long, value_name = "DATE", value_parser = parse_date, conflicts_with = "date")]
     pub exclude_newer: Option<jiff::Timestamp>,
+    /// `auto`: resolve as the index stood when the notebook was last committed (its git
+    /// repository's date for the file; with no repository or commit, nothing is capped and
+    /// a note says so). A date works as `--exclude-newer`.
+    #[arg(long, value_name = "auto|DATE")]
+    pub date: Option<String>,
     /// Count releases that have only an sdist for the target as installable (pip builds them).
     #[arg(long)]
     pub allow_sdist: bool,
@@ -129,7 +135,7 @@ pub fn run(global: &GlobalArgs, args: &InferArgs) -> Result<()> {
     let plan = InterpreterPlan::new(&usage.python, args.python, &installed);
     let solve_options = SolveOptions {
         allow_sdist: args.allow_sdist,
-        exclude_newer: args.exclude_newer,
+        exclude_newer: cap_date(global, args)?,
     };
     let inference = match infer::resolve(
         evidence,
@@ -185,6 +191,46 @@ pub fn run(global: &GlobalArgs, args: &InferArgs) -> Result<()> {
         }
     };
     write_result(args.output.as_deref(), &text)
+}
+
+/// `--exclude-newer`, or `--date`: a date, or `auto` for the notebook's last commit (the end of
+/// that day, so that what was on the index when the notebook was committed counts).
+fn cap_date(global: &GlobalArgs, args: &InferArgs) -> Result<Option<jiff::Timestamp>> {
+    let Some(date) = args.date.as_deref() else {
+        return Ok(args.exclude_newer);
+    };
+    if date.trim() != "auto" {
+        return parse_date(date)
+            .map(Some)
+            .map_err(|e| CliError::usage(format!("--date: {e}")).into());
+    }
+    match notebook::last_commit_date(&args.notebook) {
+        Some(committed) => {
+            let cap = committed
+                .to_zoned(jiff::tz::TimeZone::UTC)
+                .date()
+                .tomorrow()
+                .ok()
+                .and_then(|d| d.to_zoned(jiff::tz::TimeZone::UTC).ok())
+                .map_or(committed, |z| z.timestamp());
+            if !global.quiet {
+                eprintln!(
+                    "note: resolving as the index stood on {} (the notebook's last commit)",
+                    committed.strftime("%Y-%m-%d")
+                );
+            }
+            Ok(Some(cap))
+        }
+        None => {
+            if !global.quiet {
+                eprintln!(
+                    "note: {} has no git commit: --date auto caps nothing",
+                    args.notebook.display()
+                );
+            }
+            Ok(None)
+        }
+    }
 }
 
 fn write_result(output: Option<&Path>, bytes: &[u8]) -> Result<()> {

@@ -14,6 +14,7 @@ mod binding;
 mod builtins;
 mod cell;
 mod collect;
+mod commit_date;
 mod error;
 mod escape;
 mod evaluate;
@@ -36,6 +37,7 @@ mod tracing;
 mod usage;
 
 pub use analyze::{analyze, AnalyzeOptions};
+pub use commit_date::last_commit_date;
 pub use error::NotebookError;
 pub use format::{Cell, CellKind, Kernel, Notebook, Output, SourceFormat, StreamName};
 pub use location::Location;
