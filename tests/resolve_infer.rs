@@ -299,3 +299,31 @@ fn date_auto_resolves_as_the_index_stood_at_the_notebooks_last_commit() {
     let (code, _, err) = env.infer(&nb, &["--date", "yesterday"]);
     assert_eq!(code, 2, "{err}");
 }
+
+#[test]
+fn ranges_are_the_releases_the_evidence_allows_that_install_here() {
+    let env = Env::new();
+    let with_f = "def f():\n    pass\n";
+    let files: Vec<FixtureFile> = [
+        ("1.0", "py3-none-any", with_f),
+        ("2.0", "py2-none-any", with_f),
+        ("3.0", "py3-none-any", with_f),
+        ("4.0", "py3-none-any", "def g():\n    pass\n"),
+    ]
+    .iter()
+    .map(|(v, tag, src)| {
+        let w = WheelBuilder::new("gappy", v)
+            .tag(tag)
+            .file("gappy/__init__.py", src);
+        FixtureFile::new(&w.filename(), w.build())
+    })
+    .collect();
+    env.server.publish("gappy", &files);
+    let nb = env.notebook("import gappy\ngappy.f()\n");
+    let (code, out, err) = env.infer(&nb, &["--ranges"]);
+    assert_eq!(code, 0, "{out}{err}");
+    // f is gone in 4.0; 2.0 has no wheel for Python 3.
+    assert_eq!(pins(&out), ["gappy>=1.0,<=3.0,!=2.0"], "{out}");
+    let (code, _, err) = env.infer(&nb, &["--ranges", "--format", "json"]);
+    assert_eq!(code, 2, "{err}");
+}

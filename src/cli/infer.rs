@@ -56,6 +56,10 @@ pub struct InferArgs {
     /// Count releases that have only an sdist for the target as installable (pip builds them).
     #[arg(long)]
     pub allow_sdist: bool,
+    /// Write each distribution's compatible versions (what the evidence allows and installs on
+    /// the chosen Python) instead of pins; requirements format only.
+    #[arg(long)]
+    pub ranges: bool,
     /// Do not index distributions the bank lacks; resolve with what it has.
     #[arg(long)]
     pub no_index: bool,
@@ -97,6 +101,9 @@ fn parse_date(s: &str) -> Result<jiff::Timestamp, String> {
 }
 
 pub fn run(global: &GlobalArgs, args: &InferArgs) -> Result<()> {
+    if args.ranges && args.format != InferFormat::Requirements {
+        return Err(CliError::usage("--ranges is for the requirements format only").into());
+    }
     let nb = notebook::read(&args.notebook)?;
     let mut options = AnalyzeOptions::default();
     if let Some(v) = args.python {
@@ -172,7 +179,21 @@ pub fn run(global: &GlobalArgs, args: &InferArgs) -> Result<()> {
 
     let text = match args.format {
         InferFormat::Requirements => {
-            requirements_txt(&inference, &args.notebook.display().to_string()).into_bytes()
+            let ranges = if args.ranges {
+                Some(infer::compatible_ranges(
+                    &inference,
+                    &catalog,
+                    &solve_options,
+                )?)
+            } else {
+                None
+            };
+            requirements_txt(
+                &inference,
+                &args.notebook.display().to_string(),
+                ranges.as_deref(),
+            )
+            .into_bytes()
         }
         InferFormat::Lock => {
             let (text, unhashed) = lock_txt(&inference, &args.notebook.display().to_string());

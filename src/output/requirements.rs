@@ -103,8 +103,14 @@ pub fn unresolved_reason(why: &Unresolved) -> String {
     }
 }
 
-/// The requirements file: `# ` comments, then `name==version  # why` lines sorted by name.
-pub fn requirements_txt(inference: &Inference, notebook: &str) -> String {
+/// The requirements file: `# ` comments, then `name==version  # why` lines sorted by name, or
+/// with `ranges` (from [`crate::resolve::infer::compatible_ranges`]) each distribution's
+/// compatible versions instead of its pin.
+pub fn requirements_txt(
+    inference: &Inference,
+    notebook: &str,
+    ranges: Option<&[(crate::names::DistName, String)]>,
+) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
@@ -137,7 +143,11 @@ pub fn requirements_txt(inference: &Inference, notebook: &str) -> String {
                     RequiredBy::Dependency { .. } => None,
                 })
             });
-        let mut line = format!("{}=={}", pin.dist, pin.version);
+        let range = ranges.and_then(|r| r.iter().find(|(d, _)| *d == pin.dist));
+        let mut line = match range {
+            Some((dist, spec)) => format!("{dist}{spec}"),
+            None => format!("{}=={}", pin.dist, pin.version),
+        };
         if let Some(why) = why {
             let _ = write!(line, "  # {why}");
         }

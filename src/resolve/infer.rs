@@ -177,6 +177,47 @@ pub fn resolve(
     }
 }
 
+/// For `--ranges`: each root distribution's versions that its evidence allows and that
+/// install on the chosen interpreter, as a specifier (`>=0.14,<=0.19.2,!=0.15.1`), whatever
+/// the other roots chose.
+pub fn compatible_ranges(
+    inference: &Inference,
+    catalog: &dyn Catalog,
+    options: &SolveOptions,
+) -> Result<Vec<(DistName, String)>, CatalogError> {
+    let target = Target::new(inference.python.version);
+    let mut out = Vec::new();
+    for root in root_requirements(&inference.evidence) {
+        if inference.solution.get(&root.dist).is_none() {
+            continue;
+        }
+        let releases = catalog.releases(&root.dist)?;
+        let fits: Vec<bool> = releases
+            .iter()
+            .map(|r| {
+                root.allowed.contains(&r.version)
+                    && super::solver::exclusion(r, &target, options).is_none()
+            })
+            .collect();
+        let (Some(lo), Some(hi)) = (fits.iter().position(|&f| f), fits.iter().rposition(|&f| f))
+        else {
+            continue;
+        };
+        let mut spec = format!(">={},<={}", releases[lo].version, releases[hi].version);
+        if lo == hi {
+            spec = format!("=={}", releases[lo].version);
+        }
+        for (r, fit) in releases[lo..=hi].iter().zip(&fits[lo..=hi]) {
+            // Pre-releases are out of a range unless named: no need to exclude them.
+            if !fit && !r.version.any_prerelease() {
+                spec.push_str(&format!(",!={}", r.version));
+            }
+        }
+        out.push((root.dist, spec));
+    }
+    Ok(out)
+}
+
 /// The distributions the evidence chose that the bank has not registered: what an `infer`
 /// on a bank lacking them indexes before reading the evidence again.
 pub fn missing_from_bank(evidence: &Evidence) -> Vec<DistName> {

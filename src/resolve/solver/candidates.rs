@@ -185,6 +185,12 @@ fn in_time(file: &DistFile, options: &SolveOptions) -> bool {
     }
 }
 
+/// Why `release` cannot be installed on `target` under `options` (`None`: it can), as the
+/// solver judges it for a release no root pins exactly.
+pub fn exclusion(release: &Release, target: &Target, options: &SolveOptions) -> Option<Exclusion> {
+    verdict(release, target, options, false)
+}
+
 fn verdict(
     release: &Release,
     target: &Target,
