@@ -327,3 +327,64 @@ fn ranges_are_the_releases_the_evidence_allows_that_install_here() {
     let (code, _, err) = env.infer(&nb, &["--ranges", "--format", "json"]);
     assert_eq!(code, 2, "{err}");
 }
+
+/// A minimal nbformat 4 notebook of one code cell.
+fn ipynb(source: &str) -> String {
+    serde_json::json!({
+        "nbformat": 4, "nbformat_minor": 5, "metadata": {},
+        "cells": [{"cell_type": "code", "metadata": {}, "execution_count": null,
+                   "outputs": [], "source": source}]
+    })
+    .to_string()
+}
+
+#[test]
+fn a_folder_gets_one_environment_and_each_pin_names_the_notebook_that_forced_it() {
+    let env = Env::new();
+    env.publish(
+        "split",
+        &[
+            WheelBuilder::new("split", "1.0").file("split/__init__.py", "def old():\n    pass\n"),
+            WheelBuilder::new("split", "2.0").file("split/__init__.py", "def new():\n    pass\n"),
+        ],
+    );
+    let dir = env.dir.path().join("repo");
+    std::fs::create_dir_all(dir.join("sub/.ipynb_checkpoints")).unwrap();
+    std::fs::write(
+        dir.join("a.ipynb"),
+        ipynb("import toolkit\ntoolkit.kept()\n"),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("sub/b.ipynb"),
+        ipynb("import toolkit\ntoolkit.old_api()\n"),
+    )
+    .unwrap();
+    // A checkpoint copy is not a notebook of the repository.
+    std::fs::write(
+        dir.join("sub/.ipynb_checkpoints/b-checkpoint.ipynb"),
+        ipynb("import split\nsplit.new()\n"),
+    )
+    .unwrap();
+    let (code, out, err) = env.infer(&dir, &[]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(pins(&out), ["toolkit==1.0"], "{out}");
+    assert!(
+        out.contains("toolkit==1.0  # sub/b.ipynb cell 1 uses toolkit.old_api (removed in 2.0)"),
+        "{out}"
+    );
+
+    // Two notebooks that need different releases of split: no joint environment, both named.
+    std::fs::write(dir.join("c.ipynb"), ipynb("import split\nsplit.old()\n")).unwrap();
+    std::fs::write(dir.join("d.ipynb"), ipynb("import split\nsplit.new()\n")).unwrap();
+    let (code, out, err) = env.infer(&dir, &[]);
+    assert_eq!(code, 20, "{out}{err}");
+    assert!(err.contains("no version of split in common"), "{err}");
+    assert!(err.contains("c.ipynb allows only 1.0"), "{err}");
+    assert!(err.contains("d.ipynb allows only 2.0"), "{err}");
+
+    let empty = env.dir.path().join("nothing");
+    std::fs::create_dir_all(&empty).unwrap();
+    let (code, _, err) = env.infer(&empty, &[]);
+    assert_eq!(code, 3, "{err}");
+}

@@ -254,7 +254,7 @@ pub fn code_for(err: &anyhow::Error) -> Code {
         }
         if let Some(e) = cause.downcast_ref::<InferError>() {
             match e {
-                InferError::NoSolution { .. } => return Code::NoSolution,
+                InferError::NoSolution { .. } | InferError::Joint(_) => return Code::NoSolution,
                 InferError::Interrupted => return Code::Interrupted,
                 // The catalog's cause (an index error) is further down the chain.
                 InferError::Catalog(_) | InferError::Evidence(_) => {}

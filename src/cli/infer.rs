@@ -20,6 +20,7 @@ use nbenv::resolve::evidence::{SharedBank, Sources};
 use nbenv::resolve::index_providers::IndexProviders;
 use nbenv::resolve::infer::{self, InferError};
 use nbenv::resolve::interpreter::InterpreterPlan;
+use nbenv::resolve::joint::{joint_evidence, joint_python};
 use nbenv::resolve::solver::{IndexCatalog, SolveOptions};
 
 use super::args::GlobalArgs;
@@ -32,7 +33,8 @@ use super::progress::Progress;
 
 #[derive(Debug, Args)]
 pub struct InferArgs {
-    /// The notebook: `.ipynb` (nbformat 3 or 4), a jupytext percent script or a plain `.py`.
+    /// The notebook: `.ipynb` (nbformat 3 or 4), a jupytext percent script or a plain `.py`;
+    /// or a directory, for one environment that every `.ipynb` under it runs in.
     pub notebook: PathBuf,
     /// Write to FILE (atomically) instead of standard output.
     #[arg(short, long, value_name = "FILE")]
@@ -104,12 +106,30 @@ pub fn run(global: &GlobalArgs, args: &InferArgs) -> Result<()> {
     if args.ranges && args.format != InferFormat::Requirements {
         return Err(CliError::usage("--ranges is for the requirements format only").into());
     }
-    let nb = notebook::read(&args.notebook)?;
     let mut options = AnalyzeOptions::default();
     if let Some(v) = args.python {
         options.python_versions = vec![v];
     }
-    let usage = notebook::analyze(&nb, &options);
+    let paths = notebooks_at(&args.notebook)?;
+    let mut usages = Vec::new();
+    for path in &paths {
+        let nb = notebook::read(path)?;
+        let name = path
+            .strip_prefix(&args.notebook)
+            .ok()
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or(path)
+            .display()
+            .to_string();
+        usages.push((name, notebook::analyze(&nb, &options)));
+    }
+    let python = joint_python(
+        &usages
+            .iter()
+            .map(|(_, u)| u.python.clone())
+            .collect::<Vec<_>>(),
+    )
+    .expect("at least one notebook");
 
     let bank_file = bank_path(global);
     if !bank_file.exists() {
@@ -130,16 +150,26 @@ pub fn run(global: &GlobalArgs, args: &InferArgs) -> Result<()> {
         },
         ..built_in
     };
-    let mut evidence = infer::gather(&usage, &bank, &sources)?;
+    let gather_all = || -> Result<nbenv::resolve::evidence::Evidence, InferError> {
+        if let [(_, usage)] = &usages[..] {
+            return infer::gather(usage, &bank, &sources);
+        }
+        let mut each = Vec::new();
+        for (name, usage) in &usages {
+            each.push((name.clone(), infer::gather(usage, &bank, &sources)?));
+        }
+        Ok(joint_evidence(each)?)
+    };
+    let mut evidence = gather_all()?;
     let missing = infer::missing_from_bank(&evidence);
     if !missing.is_empty() && !args.no_index {
         index_missing(global, &bank_file, &missing, args.jobs)?;
-        evidence = infer::gather(&usage, &bank, &sources)?;
+        evidence = gather_all()?;
     }
 
     let catalog = IndexCatalog::new(&client);
     let installed = nbenv::python::discover_by_name();
-    let plan = InterpreterPlan::new(&usage.python, args.python, &installed);
+    let plan = InterpreterPlan::new(&python, args.python, &installed);
     let solve_options = SolveOptions {
         allow_sdist: args.allow_sdist,
         exclude_newer: cap_date(global, args)?,
@@ -252,6 +282,40 @@ fn cap_date(global: &GlobalArgs, args: &InferArgs) -> Result<Option<jiff::Timest
             Ok(None)
         }
     }
+}
+
+/// The notebook itself, or every `.ipynb` under a directory (checkpoints and hidden
+/// directories skipped), sorted.
+fn notebooks_at(path: &Path) -> Result<Vec<PathBuf>> {
+    if !path.is_dir() {
+        return Ok(vec![path.to_path_buf()]);
+    }
+    let mut found = Vec::new();
+    let mut stack = vec![path.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        let entries =
+            std::fs::read_dir(&dir).with_context(|| format!("reading {}", dir.display()))?;
+        for entry in entries.flatten() {
+            let p = entry.path();
+            let name = entry.file_name();
+            let name = name.to_string_lossy();
+            if name.starts_with('.') {
+                continue;
+            }
+            if p.is_dir() {
+                stack.push(p);
+            } else if name.ends_with(".ipynb") {
+                found.push(p);
+            }
+        }
+    }
+    found.sort();
+    if found.is_empty() {
+        return Err(
+            CliError::not_found(format!("no notebook (.ipynb) under {}", path.display())).into(),
+        );
+    }
+    Ok(found)
 }
 
 fn write_result(output: Option<&Path>, bytes: &[u8]) -> Result<()> {

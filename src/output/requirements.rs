@@ -4,7 +4,9 @@
 
 use std::fmt::Write as _;
 
-use crate::resolve::evidence::{AvoidKind, Channel, ImportOutcome, NotOnPyPiSource, Unresolved};
+use crate::resolve::evidence::{
+    AvoidKind, Change, Channel, ImportOutcome, NotOnPyPiSource, Unresolved,
+};
 use crate::resolve::infer::{describe, Inference};
 use crate::resolve::interpreter::PythonChoice;
 use crate::resolve::solver::RequiredBy;
@@ -120,20 +122,27 @@ pub fn requirements_txt(
     let _ = writeln!(out, "# {}", python_line(inference));
     let records: Vec<_> = inference.evidence.distributions.iter().collect();
     for pin in inference.solution.roots() {
+        // The evidence that caps the pin: the earliest removal after it (with several
+        // notebooks, that names the one that forced it); else what narrows the versions most.
+        let removal_after = |r: &&crate::resolve::evidence::EvidenceRecord| {
+            r.changes()
+                .into_iter()
+                .filter_map(|c| match c {
+                    Change::Removed { version, .. } if version > pin.version => Some(version),
+                    _ => None,
+                })
+                .min()
+        };
         let why = records
             .iter()
             .find(|d| d.dist == pin.dist)
             .and_then(|d| {
                 d.records
                     .iter()
-                    .find(|r| {
-                        r.effect == crate::resolve::evidence::Effect::Constrains
-                            && !r.changes().is_empty()
-                    })
-                    .or_else(|| {
-                        d.records
-                            .iter()
-                            .find(|r| r.effect == crate::resolve::evidence::Effect::Constrains)
+                    .filter(|r| r.effect == crate::resolve::evidence::Effect::Constrains)
+                    .min_by_key(|r| {
+                        let removal = removal_after(r);
+                        (removal.is_none(), removal, r.allowed.len())
                     })
                     .map(describe)
             })
@@ -165,10 +174,12 @@ pub fn requirements_txt(
     if !unresolved.is_empty() {
         let _ = writeln!(out, "# Not requirements:");
         for (decision, why) in unresolved {
-            let place = decision
-                .at
-                .map(|at| format!(" (cell {})", at.cell))
-                .unwrap_or_default();
+            let place = match (&decision.notebook, decision.at) {
+                (Some(nb), Some(at)) => format!(" ({nb} cell {})", at.cell),
+                (Some(nb), None) => format!(" ({nb})"),
+                (None, Some(at)) => format!(" (cell {})", at.cell),
+                (None, None) => String::new(),
+            };
             let _ = writeln!(
                 out,
                 "#   {}{place}: {}",

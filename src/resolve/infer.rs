@@ -49,6 +49,9 @@ pub enum InferError {
     Catalog(#[from] CatalogError),
     #[error("interrupted")]
     Interrupted,
+    /// Notebooks resolved together leave a distribution no version in common.
+    #[error(transparent)]
+    Joint(#[from] super::joint::JointConflict),
 }
 
 /// The distributions the notebook needs, each with the versions its evidence allows and the
@@ -100,10 +103,12 @@ fn labels(d: &DistVersions) -> Vec<String> {
 /// One piece of evidence as a phrase: "cell 3 uses sklearn.cross_validation (removed in
 /// 0.20.0)".
 pub fn describe(record: &EvidenceRecord) -> String {
-    let place = record.at().map_or_else(
-        || "the notebook".to_string(),
-        |at| format!("cell {}", at.cell),
-    );
+    let place = match (&record.notebook, record.at()) {
+        (Some(nb), Some(at)) => format!("{nb} cell {}", at.cell),
+        (Some(nb), None) => nb.clone(),
+        (None, Some(at)) => format!("cell {}", at.cell),
+        (None, None) => "the notebook".to_string(),
+    };
     let what = match &record.source {
         EvidenceSource::Import { module } => format!("{place} imports {module}"),
         EvidenceSource::Api { api } => format!("{place} uses {api}"),

@@ -13,4 +13,5 @@ pub mod evidence;
 pub mod index_providers;
 pub mod infer;
 pub mod interpreter;
+pub mod joint;
 pub mod solver;

@@ -34,6 +34,9 @@ pub struct ImportDecision {
     /// Every candidate, with its verdict.
     pub candidates: Vec<Candidate>,
     pub outcome: ImportOutcome,
+    /// The notebook it comes from, when several are resolved together.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub notebook: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -94,6 +97,7 @@ pub fn decide_imports<B: BankView + ?Sized>(
             optional: false,
             paths: Vec::new(),
             candidates: Vec::new(),
+            notebook: None,
             outcome: ImportOutcome::Unresolved(Unresolved::LocalModule {
                 source: local.source,
                 file: local.file.clone(),
@@ -119,6 +123,7 @@ fn decide<B: BankView + ?Sized>(
         optional,
         paths,
         candidates: Vec::new(),
+        notebook: None,
         outcome: ImportOutcome::Unresolved(Unresolved::NoProvider),
     };
     if let Some(u) = sources.providers.unavailable(top) {

@@ -85,6 +85,9 @@ pub struct EvidenceRecord {
     pub allowed: ReleaseSet,
     /// The bank's answer over the releases, in version order (empty for install lines).
     pub history: Vec<Span>,
+    /// The notebook it comes from, when several are resolved together.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub notebook: Option<String>,
 }
 
 impl EvidenceRecord {

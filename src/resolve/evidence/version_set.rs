@@ -195,6 +195,7 @@ fn one<B: BankView + ?Sized>(
             effect,
             allowed: set,
             history: Vec::new(),
+            notebook: None,
         };
         if r.optional {
             soft_installs.push(record);
@@ -305,5 +306,6 @@ fn bank_record(
         effect,
         allowed,
         history: spans(catalog, presence),
+        notebook: None,
     }
 }

@@ -1,0 +1,98 @@
+//! One environment for a folder of notebooks, as a repository's maintainer needs: each
+//! distribution's allowed versions are those every notebook allows, every record keeps the
+//! notebook it came from, and where the notebooks leave a distribution no version in common,
+//! the conflict names them.
+
+use std::collections::BTreeSet;
+
+use pep508_rs::pep440_rs::Version;
+use serde::Serialize;
+
+use super::evidence::{DistVersions, Evidence};
+use crate::names::DistName;
+use crate::notebook::PythonEvidence;
+
+/// Notebooks whose evidence on one distribution has no version in common.
+#[derive(Debug, Clone, Serialize, thiserror::Error)]
+#[error("the notebooks allow no version of {dist} in common: {}", describe(.allowed))]
+pub struct JointConflict {
+    pub dist: DistName,
+    /// Each notebook that constrains the distribution, with the versions it allows.
+    pub allowed: Vec<(String, Vec<Version>)>,
+}
+
+fn describe(allowed: &[(String, Vec<Version>)]) -> String {
+    allowed
+        .iter()
+        .map(|(nb, versions)| match (versions.first(), versions.last()) {
+            (Some(lo), Some(hi)) if lo == hi => format!("{nb} allows only {lo}"),
+            (Some(lo), Some(hi)) => format!("{nb} allows {lo} to {hi}"),
+            _ => format!("{nb} allows none"),
+        })
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+/// The evidence of all `notebooks` (name, evidence) as one: records and import decisions
+/// labelled with their notebook, version sets intersected.
+pub fn joint_evidence(notebooks: Vec<(String, Evidence)>) -> Result<Evidence, JointConflict> {
+    let mut imports = Vec::new();
+    let mut by_dist: Vec<(DistVersions, Vec<(String, Vec<Version>)>)> = Vec::new();
+    for (name, evidence) in notebooks {
+        for mut decision in evidence.imports {
+            decision.notebook = Some(name.clone());
+            imports.push(decision);
+        }
+        for mut d in evidence.distributions {
+            for r in &mut d.records {
+                r.notebook = Some(name.clone());
+            }
+            let own = (name.clone(), d.allowed.clone());
+            match by_dist.iter_mut().find(|(j, _)| j.dist == d.dist) {
+                None => by_dist.push((d, vec![own])),
+                Some((j, seen)) => {
+                    seen.push(own);
+                    let keep: BTreeSet<&Version> = d.allowed.iter().collect();
+                    j.allowed.retain(|v| keep.contains(v));
+                    let keep: BTreeSet<&Version> = d.allowed_not_indexed.iter().collect();
+                    j.allowed_not_indexed.retain(|v| keep.contains(v));
+                    j.allowed_set = j.allowed_set.intersection(&d.allowed_set);
+                    j.in_bank |= d.in_bank;
+                    j.needs.extend(d.needs);
+                    j.requirements.extend(d.requirements);
+                    j.records.extend(d.records);
+                }
+            }
+        }
+    }
+    let mut distributions = Vec::new();
+    for (d, seen) in by_dist {
+        if d.in_bank && d.allowed.is_empty() && seen.iter().all(|(_, v)| !v.is_empty()) {
+            return Err(JointConflict {
+                dist: d.dist,
+                allowed: seen,
+            });
+        }
+        distributions.push(d);
+    }
+    Ok(Evidence {
+        imports,
+        distributions,
+    })
+}
+
+/// What the notebooks say about Python together: the versions all of them allow.
+pub fn joint_python(notebooks: &[PythonEvidence]) -> Option<PythonEvidence> {
+    let mut iter = notebooks.iter();
+    let mut joint = iter.next()?.clone();
+    for p in iter {
+        joint.range = joint.range.intersect(&p.range);
+        joint.conflict |= p.conflict;
+        joint.hints.extend(p.hints.iter().cloned());
+        if joint.kernel.is_none() {
+            joint.kernel = p.kernel.clone();
+        }
+    }
+    joint.conflict |= joint.range.is_empty();
+    Some(joint)
+}
