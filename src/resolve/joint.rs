@@ -18,8 +18,11 @@ use crate::notebook::PythonEvidence;
 pub struct JointConflict {
     pub dist: DistName,
     /// Each notebook that constrains the distribution, with the versions it allows.
-    pub allowed: Vec<(String, Vec<Version>)>,
+    pub allowed: PerNotebook,
 }
+
+/// Each notebook's name with the versions it allows.
+type PerNotebook = Vec<(String, Vec<Version>)>;
 
 fn describe(allowed: &[(String, Vec<Version>)]) -> String {
     allowed
@@ -37,7 +40,7 @@ fn describe(allowed: &[(String, Vec<Version>)]) -> String {
 /// labelled with their notebook, version sets intersected.
 pub fn joint_evidence(notebooks: Vec<(String, Evidence)>) -> Result<Evidence, JointConflict> {
     let mut imports = Vec::new();
-    let mut by_dist: Vec<(DistVersions, Vec<(String, Vec<Version>)>)> = Vec::new();
+    let mut by_dist: Vec<(DistVersions, PerNotebook)> = Vec::new();
     for (name, evidence) in notebooks {
         for mut decision in evidence.imports {
             decision.notebook = Some(name.clone());
