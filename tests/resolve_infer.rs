@@ -388,3 +388,17 @@ fn a_folder_gets_one_environment_and_each_pin_names_the_notebook_that_forced_it(
     let (code, _, err) = env.infer(&empty, &[]);
     assert_eq!(code, 3, "{err}");
 }
+
+#[test]
+fn without_indexing_what_the_bank_lacks_is_resolved_without_api_evidence_and_said() {
+    let env = Env::new();
+    let nb = env.notebook("import toolkit\ntoolkit.old_api()\n");
+    let (code, out, err) = env.infer(&nb, &["--no-index"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains("the bank lacks toolkit: resolved without API evidence for it"),
+        "{err}"
+    );
+    // No evidence: the newest release, which an indexed bank would have ruled out.
+    assert_eq!(pins(&out), ["toolkit==3.0"], "{out}");
+}

@@ -162,9 +162,20 @@ pub fn run(global: &GlobalArgs, args: &InferArgs) -> Result<()> {
     };
     let mut evidence = gather_all()?;
     let missing = infer::missing_from_bank(&evidence);
-    if !missing.is_empty() && !args.no_index {
-        index_missing(global, &bank_file, &missing, args.jobs)?;
-        evidence = gather_all()?;
+    if !missing.is_empty() {
+        if args.no_index || global.offline {
+            if !global.quiet {
+                let names: Vec<String> = missing.iter().map(ToString::to_string).collect();
+                eprintln!(
+                    "note: the bank lacks {}: resolved without API evidence for {}",
+                    names.join(", "),
+                    if names.len() == 1 { "it" } else { "them" }
+                );
+            }
+        } else {
+            index_missing(global, &bank_file, &missing, args.jobs)?;
+            evidence = gather_all()?;
+        }
     }
 
     let catalog = IndexCatalog::new(&client);
