@@ -392,13 +392,24 @@ fn a_folder_gets_one_environment_and_each_pin_names_the_notebook_that_forced_it(
 #[test]
 fn without_indexing_what_the_bank_lacks_is_resolved_without_api_evidence_and_said() {
     let env = Env::new();
-    let nb = env.notebook("import toolkit\ntoolkit.old_api()\n");
+    // `six` is in nbenv's package list, so it is a candidate without the bank or the index.
+    env.publish(
+        "six",
+        &[
+            WheelBuilder::new("six", "1.0").file("six.py", "def old(): pass\n"),
+            WheelBuilder::new("six", "2.0").file("six.py", "def new(): pass\n"),
+        ],
+    );
+    let nb = env.notebook("import six\nsix.old()\n");
     let (code, out, err) = env.infer(&nb, &["--no-index"]);
     assert_eq!(code, 0, "{err}");
     assert!(
-        err.contains("the bank lacks toolkit: resolved without API evidence for it"),
+        err.contains("the bank lacks six: resolved without API evidence for it"),
         "{err}"
     );
     // No evidence: the newest release, which an indexed bank would have ruled out.
-    assert_eq!(pins(&out), ["toolkit==3.0"], "{out}");
+    assert_eq!(pins(&out), ["six==2.0"], "{out}");
+    let (code, out, err) = env.infer(&nb, &[]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(pins(&out), ["six==1.0"], "{out}");
 }
