@@ -246,7 +246,7 @@ pub fn run(global: &GlobalArgs, args: &BankArgs) -> Result<()> {
             run,
         } => {
             let targets = add_targets(specs, *all_versions, latest);
-            let report = run_build(global, &bank, &targets, run)?;
+            let report = run_build(global, &bank, &targets, &run.build_options())?;
             print_runs(&bank, &report, None, run.format.format, true)?;
             outcome(&report, None, run.format.format)
         }
@@ -266,7 +266,7 @@ pub fn run(global: &GlobalArgs, args: &BankArgs) -> Result<()> {
                 format: *format,
             };
             // The static index first: introspection imports the modules it lists.
-            let report = run_build(global, &bank, &targets, &run)?;
+            let report = run_build(global, &bank, &targets, &run.build_options())?;
             let nothing = report.releases_indexed + report.releases_skipped == 0;
             let runtime = if nothing || report.interrupted {
                 None
@@ -316,7 +316,7 @@ pub fn run(global: &GlobalArgs, args: &BankArgs) -> Result<()> {
                     selection: latest.map_or(Selection::All, Selection::Latest),
                 })
                 .collect();
-            let report = run_build(global, &bank, &targets, run)?;
+            let report = run_build(global, &bank, &targets, &run.build_options())?;
             let marked: Vec<BuildTarget> = targets
                 .into_iter()
                 .filter(|t| list.iter().any(|e| e.name == t.name && e.introspect))
@@ -592,25 +592,30 @@ impl BuildObserver for BarObserver {
     }
 }
 
-/// Indexes `targets`; Ctrl-C stops it after the releases in flight.
-fn run_build(
+impl RunArgs {
+    fn build_options(&self) -> BuildOptions {
+        BuildOptions {
+            jobs: self.jobs,
+            force: self.force,
+            lock: self.write.lock_policy(),
+        }
+    }
+}
+
+/// Indexes `targets` with a progress bar; Ctrl-C stops it after the releases in flight.
+pub(super) fn run_build(
     global: &GlobalArgs,
     bank: &Path,
     targets: &[BuildTarget],
-    run: &RunArgs,
+    options: &BuildOptions,
 ) -> Result<BuildReport> {
     let client = context::index_client(global)?;
     let observer = BarObserver {
         progress: Progress::new(global, 0, "releases"),
         verbose: global.verbose > 0,
     };
-    let options = BuildOptions {
-        jobs: run.jobs,
-        force: run.force,
-        lock: run.write.lock_policy(),
-    };
     let _graceful = Graceful::start();
-    let report = indexer::build(&client, bank, targets, &options, &observer)
+    let report = indexer::build(&client, bank, targets, options, &observer)
         .with_context(|| format!("building the bank at {}", bank.display()))?;
     observer.progress.finish();
     Ok(report)

@@ -6,17 +6,14 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context as _, Result};
 use clap::{Args, ValueEnum};
-use pep440_rs::Version;
 
-use nbenv::bank::indexer::{
-    self, BuildObserver, BuildOptions, BuildTarget, ReleaseOutcome, Selection,
-};
+use nbenv::bank::indexer::{BuildOptions, BuildTarget, Selection};
 use nbenv::bank::store::Store;
 use nbenv::names::DistName;
 use nbenv::notebook::{self, AnalyzeOptions};
 use nbenv::output::{lock_txt, requirements_txt, write_atomically};
 use nbenv::python::PythonVersion;
-use nbenv::resolve::evidence::{SharedBank, Sources};
+use nbenv::resolve::evidence::{gather, SharedBank, Sources};
 use nbenv::resolve::index_providers::IndexProviders;
 use nbenv::resolve::infer::{self, InferError};
 use nbenv::resolve::interpreter::InterpreterPlan;
@@ -24,12 +21,10 @@ use nbenv::resolve::joint::{joint_evidence, joint_python};
 use nbenv::resolve::solver::{IndexCatalog, SolveOptions};
 
 use super::args::GlobalArgs;
-use super::bank::bank_path;
+use super::bank::{bank_path, run_build};
 use super::context;
 use super::exit::CliError;
-use super::interrupt::Graceful;
 use super::output::write_json;
-use super::progress::Progress;
 
 #[derive(Debug, Args)]
 pub struct InferArgs {
@@ -44,7 +39,7 @@ pub struct InferArgs {
     pub format: InferFormat,
     /// Resolve for this Python (X.Y), installed here or not. Default: the newest CPython the
     /// notebook allows that has a full resolution, installed ones first.
-    #[arg(long, value_name = "X.Y", value_parser = parse_python)]
+    #[arg(long, value_name = "X.Y", value_parser = super::usage::parse_python)]
     pub python: Option<PythonVersion>,
     /// Ignore files uploaded after this date (YYYY-MM-DD, or an RFC 3339 instant): resolve as
     /// the index stood then.
@@ -81,13 +76,6 @@ pub enum InferFormat {
     /// For programs: one JSON document with the evidence, the choice of Python and the
     /// full resolution, `schema_version` first.
     Json,
-}
-
-fn parse_python(s: &str) -> Result<PythonVersion, String> {
-    let t = s.trim();
-    PythonVersion::parse(t)
-        .filter(|v| t.split('.').count() == 2 && (v.major == 2 || v.major == 3))
-        .ok_or_else(|| format!("`{s}` is not a Python version like 3.8"))
 }
 
 fn parse_date(s: &str) -> Result<jiff::Timestamp, String> {
@@ -152,11 +140,11 @@ pub fn run(global: &GlobalArgs, args: &InferArgs) -> Result<()> {
     };
     let gather_all = || -> Result<nbenv::resolve::evidence::Evidence, InferError> {
         if let [(_, usage)] = &usages[..] {
-            return infer::gather(usage, &bank, &sources);
+            return Ok(gather(usage, &bank, &sources)?);
         }
         let mut each = Vec::new();
         for (name, usage) in &usages {
-            each.push((name.clone(), infer::gather(usage, &bank, &sources)?));
+            each.push((name.clone(), gather(usage, &bank, &sources)?));
         }
         Ok(joint_evidence(each)?)
     };
@@ -350,12 +338,13 @@ fn index_missing(
     missing: &[DistName],
     jobs: usize,
 ) -> Result<()> {
-    let names: Vec<String> = missing.iter().map(ToString::to_string).collect();
-    let progress = Progress::new(global, 0, "releases");
-    progress.note(&format!(
-        "indexing what the bank lacks: {} (once; later runs read the bank)",
-        names.join(", ")
-    ));
+    if !global.quiet {
+        let names: Vec<String> = missing.iter().map(ToString::to_string).collect();
+        eprintln!(
+            "note: indexing what the bank lacks: {} (once; later runs read the bank)",
+            names.join(", ")
+        );
+    }
     let targets: Vec<BuildTarget> = missing
         .iter()
         .map(|name| BuildTarget {
@@ -363,21 +352,11 @@ fn index_missing(
             selection: Selection::All,
         })
         .collect();
-    let client = context::index_client(global)?;
-    let observer = IndexingProgress { progress };
-    let _graceful = Graceful::start();
-    let report = indexer::build(
-        &client,
-        bank,
-        &targets,
-        &BuildOptions {
-            jobs,
-            ..BuildOptions::default()
-        },
-        &observer,
-    )
-    .with_context(|| format!("indexing into the bank at {}", bank.display()))?;
-    observer.progress.finish();
+    let options = BuildOptions {
+        jobs,
+        ..BuildOptions::default()
+    };
+    let report = run_build(global, bank, &targets, &options)?;
     if report.interrupted {
         return Err(super::interrupt::stopped(
             report.releases_indexed,
@@ -386,34 +365,18 @@ fn index_missing(
         )
         .into());
     }
-    for failed in &report.failed {
-        let version = failed
-            .version
-            .as_ref()
-            .map(|v| format!(" {v}"))
-            .unwrap_or_default();
-        observer.progress.note(&format!(
-            "could not index {}{version}: {}",
-            failed.distribution, failed.reason
-        ));
+    if !global.quiet {
+        for failed in &report.failed {
+            let version = failed
+                .version
+                .as_ref()
+                .map(|v| format!(" {v}"))
+                .unwrap_or_default();
+            eprintln!(
+                "note: could not index {}{version}: {}",
+                failed.distribution, failed.reason
+            );
+        }
     }
     Ok(())
-}
-
-struct IndexingProgress {
-    progress: Progress,
-}
-
-impl BuildObserver for IndexingProgress {
-    fn queued(&self, releases: usize) {
-        self.progress.set_length(releases as u64);
-    }
-
-    fn note(&self, message: &str) {
-        self.progress.warn(message);
-    }
-
-    fn finished(&self, name: &DistName, version: &Version, _result: Result<&ReleaseOutcome, &str>) {
-        self.progress.advance(format!("{name} {version}"));
-    }
 }

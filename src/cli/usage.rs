@@ -33,7 +33,7 @@ pub struct UsageArgs {
 
 /// A version nbenv has a standard-library list for; any other would silently count every
 /// stdlib module as third-party.
-fn parse_python(s: &str) -> Result<PythonVersion, String> {
+pub(super) fn parse_python(s: &str) -> Result<PythonVersion, String> {
     let known: Vec<String> = KNOWN_VERSIONS.iter().map(ToString::to_string).collect();
     let known = known.join(", ");
     let v = PythonVersion::parse(s.trim())

@@ -120,7 +120,6 @@ pub fn requirements_txt(
         env!("CARGO_PKG_VERSION")
     );
     let _ = writeln!(out, "# {}", python_line(inference));
-    let records: Vec<_> = inference.evidence.distributions.iter().collect();
     for pin in inference.solution.roots() {
         // The evidence that caps the pin: the earliest removal after it (with several
         // notebooks, that names the one that forced it); else what narrows the versions most.
@@ -133,7 +132,9 @@ pub fn requirements_txt(
                 })
                 .min()
         };
-        let why = records
+        let why = inference
+            .evidence
+            .distributions
             .iter()
             .find(|d| d.dist == pin.dist)
             .and_then(|d| {

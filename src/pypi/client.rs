@@ -92,7 +92,7 @@ impl IndexClient {
         Ok(Self {
             index,
             cache: Cache::with_budget(config.cache_dir, config.cache_budget),
-            http: HttpClient::new(config.http, events)?,
+            http: HttpClient::new(config.http, events),
             offline: config.offline,
             page_ttl: config.page_ttl,
             limits: config.limits,

@@ -97,15 +97,15 @@ pub struct HttpClient {
 static INSTALL_PROVIDER: Once = Once::new();
 
 impl HttpClient {
-    pub fn new(config: HttpConfig, events: Option<EventSink>) -> Result<Self, PypiError> {
-        Ok(Self {
+    pub fn new(config: HttpConfig, events: Option<EventSink>) -> Self {
+        Self {
             client: OnceLock::new(),
             limiter: Limiter::new(config.max_concurrency),
             config,
             events,
             bytes_received: AtomicU64::new(0),
             requests: AtomicU64::new(0),
-        })
+        }
     }
 
     /// The reqwest client, built once.
@@ -381,14 +381,7 @@ impl HttpClient {
 
     /// Waits before retry `attempt` of a streamed read, saying so.
     pub fn back_off(&self, url: &Url, attempt: u32, cause: &str) {
-        let delay = self.config.retry.delay(attempt, None);
-        self.emit(HttpEvent::Retry {
-            url,
-            attempt,
-            delay,
-            cause,
-        });
-        std::thread::sleep(delay);
+        self.wait_to_retry(url, attempt, None, cause);
     }
 }
 

@@ -7,8 +7,7 @@ use std::collections::BTreeSet;
 use serde::Serialize;
 
 use super::evidence::{
-    BankView, Change, DistVersions, Effect, Evidence, EvidenceError, EvidenceRecord,
-    EvidenceSource, Need,
+    Change, DistVersions, Effect, Evidence, EvidenceError, EvidenceRecord, EvidenceSource, Need,
 };
 use super::interpreter::{choose, InterpreterPlan, PythonCandidate, PythonChoice};
 use super::solver::{
@@ -232,13 +231,4 @@ pub fn missing_from_bank(evidence: &Evidence) -> Vec<DistName> {
         .filter(|d| !d.in_bank)
         .map(|d| d.dist.clone())
         .collect()
-}
-
-/// Reads the evidence of `usage` from `bank`.
-pub fn gather<B: BankView + ?Sized>(
-    usage: &crate::notebook::Usage,
-    bank: &B,
-    sources: &super::evidence::Sources<'_>,
-) -> Result<Evidence, InferError> {
-    Ok(super::evidence::gather(usage, bank, sources)?)
 }

@@ -207,7 +207,7 @@ impl Store {
 
     /// Each signature text of the definitions of a resolved API, with the releases in which it
     /// is that definition's.
-    fn definition_signatures(
+    pub(super) fn definition_signatures(
         &self,
         resolved: &Resolved,
     ) -> Result<Vec<(String, ReleaseSet)>, StoreError> {

@@ -167,7 +167,6 @@ impl Store {
     /// some indexed release has the API or may have it.
     pub fn query_api(&self, path: &str) -> Result<Vec<ApiReport>, StoreError> {
         let names = self.dist_names()?;
-        let err = self.err();
         let mut reports = Vec::new();
         for dist_id in self.candidate_distributions(path)? {
             let mut resolver = Resolver::new(self, dist_id);
@@ -239,27 +238,7 @@ impl Store {
             }
 
             // Signatures live on definitions: each release takes its definition's.
-            let mut signature_of: Vec<(String, ReleaseSet)> = Vec::new();
-            let mut stmt = self
-                .conn()
-                .prepare_cached(
-                    "SELECT s.text, l.releases FROM api_signatures l JOIN signatures s ON s.id = l.signature_id
-                     WHERE l.api_id = ?1",
-                )
-                .map_err(&err)?;
-            for (def_id, _, def_set) in &resolved.definitions {
-                let sigs: Vec<(String, Vec<u8>)> = stmt
-                    .query_map([def_id], |r| Ok((r.get(0)?, r.get(1)?)))
-                    .map_err(&err)?
-                    .collect::<Result<_, _>>()
-                    .map_err(&err)?;
-                for (text, blob) in sigs {
-                    let set = self.decode_set(&blob)?.intersection(def_set);
-                    if !set.is_empty() {
-                        signature_of.push((text, set));
-                    }
-                }
-            }
+            let signature_of = self.definition_signatures(&resolved)?;
             let mut signature_changes = Vec::new();
             let mut current: Option<&str> = None;
             for r in &indexed {
