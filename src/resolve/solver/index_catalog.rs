@@ -1,5 +1,6 @@
-//! A catalog read from a package index through [`IndexClient`]: project pages for releases,
-//! core metadata for dependencies, each read once.
+//! A catalog read from a package index through [`IndexClient`]: project pages for releases
+//! (through their compact copies in the cache, keeping only the files that may install on
+//! this machine), core metadata for dependencies, each read once.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -8,6 +9,7 @@ use super::catalog::{parse_requires_python, Catalog, CatalogError, Release, Rele
 use super::target::Target;
 use crate::names::DistName;
 use crate::pypi::{DistFile, FileKind, IndexClient};
+use crate::python::wheel_platform_fits;
 
 /// Reads releases and metadata from an index, memoizing both for the catalog's lifetime.
 pub struct IndexCatalog<'c> {
@@ -46,24 +48,26 @@ impl Catalog for IndexCatalog<'_> {
         if let Some(found) = lock(&self.releases).get(dist) {
             return Ok(found.clone());
         }
-        let page = self.client.project(dist).map_err(|source| {
-            if source.is_not_found() {
-                CatalogError::NotFound { dist: dist.clone() }
-            } else {
-                CatalogError::Releases {
-                    dist: dist.clone(),
-                    source,
+        let page = self
+            .client
+            .project_releases(dist, &may_install_here)
+            .map_err(|source| {
+                if source.is_not_found() {
+                    CatalogError::NotFound { dist: dist.clone() }
+                } else {
+                    CatalogError::Releases {
+                        dist: dist.clone(),
+                        source,
+                    }
                 }
-            }
-        })?;
+            })?;
         let releases: Arc<[Release]> = page
-            .releases()
             .into_iter()
             .map(|r| Release {
-                version: r.version.clone(),
-                requires_python: r.requires_python().and_then(parse_requires_python),
-                yanked: r.is_yanked(),
-                files: r.files.iter().map(|f| (*f).clone()).collect(),
+                requires_python: r.requires_python.as_deref().and_then(parse_requires_python),
+                version: r.version,
+                yanked: r.yanked,
+                files: r.files,
             })
             .collect();
         lock(&self.releases).insert(dist.clone(), releases.clone());
@@ -98,6 +102,20 @@ impl Catalog for IndexCatalog<'_> {
         ));
         lock(&self.metadata).insert(key, parsed.clone());
         Ok(parsed)
+    }
+}
+
+/// Whether a file may install on some interpreter of this machine: an sdist, or a wheel
+/// whose platform tags fit here (targets differ only in their Python). Wheels for other
+/// platforms (most files of a binary project) could never be chosen, so they are not read.
+/// A release keeps its place, its yanked state and its Requires-Python even when none of its
+/// files is kept; the one trace of the others is in `--exclude-newer` verdicts, where a
+/// release whose only files uploaded in time are for other platforms is said to be
+/// "uploaded after" the cap rather than to have no wheel.
+fn may_install_here(kind: &FileKind) -> bool {
+    match kind {
+        FileKind::Sdist { .. } => true,
+        FileKind::Wheel { tags, .. } => wheel_platform_fits(tags),
     }
 }
 
