@@ -10,19 +10,41 @@
 //! the writer merges small chunks into their elders as a binary counter does, so a
 //! distribution has O(log n) chunks and each path is rewritten O(log n) times.
 //!
+//! In memory, the decoded paths sit in one string, with a table of (offset, length, id) per
+//! chunk, each sorted as its chunk is: a query decodes a distribution's dictionary (tens of
+//! thousands of paths) per run, and one allocation per path, in two maps, cost more than the
+//! query itself (and as much again to free). A lookup searches each chunk's table (there are
+//! O(log n) of them); listing merges them. Paths a writer adds later go to a small map beside.
+//!
 //! Format of a chunk (inside zlib): for each path in sorted order, `shared` (bytes in common
 //! with the previous path), `len` (of the rest), the rest, and the API's id, all LEB128
 //! varints.
 
+use std::cell::OnceCell;
 use std::collections::{BTreeMap, HashMap};
 use std::io::{Read, Write};
 use std::sync::Arc;
 
-/// Each path is allocated once and shared by both maps.
 #[derive(Debug, Clone, Default)]
 pub struct PathDictionary {
-    by_path: BTreeMap<Arc<str>, i64>,
-    by_id: HashMap<i64, Arc<str>>,
+    /// The decoded paths, one after another.
+    text: String,
+    /// Where each decoded path is in `text`, chunk after chunk.
+    sorted: Vec<Entry>,
+    /// The ranges of `sorted` that hold one chunk each, every one sorted by path.
+    runs: Vec<std::ops::Range<usize>>,
+    /// Positions in `sorted` ordered by id, made on the first lookup by id.
+    by_id: OnceCell<Vec<u32>>,
+    /// Paths inserted after decoding (a writer's new APIs); they win over decoded ones.
+    added: BTreeMap<Arc<str>, i64>,
+    added_by_id: HashMap<i64, Arc<str>>,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Entry {
+    start: u32,
+    len: u32,
+    id: i64,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -51,42 +73,111 @@ fn take_varint(bytes: &[u8], at: &mut usize) -> Result<u64, CorruptDictionary> {
 }
 
 impl PathDictionary {
+    fn text_of(&self, e: &Entry) -> &str {
+        &self.text[e.start as usize..(e.start + e.len) as usize]
+    }
+
+    /// In each run, the first position whose path is not below `path`.
+    fn lower_bounds(&self, path: &str) -> Vec<std::ops::Range<usize>> {
+        self.runs
+            .iter()
+            .map(|run| {
+                let at = self.sorted[run.clone()].partition_point(|e| self.text_of(e) < path);
+                run.start + at..run.end
+            })
+            .collect()
+    }
+
+    fn by_id(&self) -> &[u32] {
+        self.by_id.get_or_init(|| {
+            let mut order: Vec<u32> = (0..self.sorted.len() as u32).collect();
+            order.sort_unstable_by_key(|&i| self.sorted[i as usize].id);
+            order
+        })
+    }
+
     pub fn get(&self, path: &str) -> Option<i64> {
-        self.by_path.get(path).copied()
+        if let Some(id) = self.added.get(path) {
+            return Some(*id);
+        }
+        self.runs.iter().find_map(|run| {
+            let run = &self.sorted[run.clone()];
+            let at = run.partition_point(|e| self.text_of(e) < path);
+            run.get(at)
+                .filter(|e| self.text_of(e) == path)
+                .map(|e| e.id)
+        })
     }
 
     pub fn path(&self, id: i64) -> Option<&str> {
-        self.by_id.get(&id).map(|p| &**p)
+        if let Some(p) = self.added_by_id.get(&id) {
+            return Some(p);
+        }
+        let order = self.by_id();
+        let at = order.partition_point(|&i| self.sorted[i as usize].id < id);
+        let e = &self.sorted[*order.get(at)? as usize];
+        (e.id == id).then(|| self.text_of(e))
     }
 
     pub fn insert(&mut self, path: &str, id: i64) {
         let shared: Arc<str> = Arc::from(path);
-        self.by_path.insert(shared.clone(), id);
-        self.by_id.insert(id, shared);
+        self.added.insert(shared.clone(), id);
+        self.added_by_id.insert(id, shared);
     }
 
     pub fn len(&self) -> usize {
-        self.by_path.len()
+        self.iter().count()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.by_path.is_empty()
+        self.sorted.is_empty() && self.added.is_empty()
     }
 
     /// (path, id), sorted by path.
     pub fn iter(&self) -> impl Iterator<Item = (&str, i64)> {
-        self.by_path.iter().map(|(p, id)| (&**p, *id))
+        self.merged(self.runs.clone(), "")
     }
 
     /// The paths starting with `prefix`, sorted.
     pub fn with_prefix<'a>(&'a self, prefix: &'a str) -> impl Iterator<Item = (&'a str, i64)> + 'a {
-        self.by_path
-            .range::<str, _>((
-                std::ops::Bound::Included(prefix),
-                std::ops::Bound::Unbounded,
-            ))
+        self.merged(self.lower_bounds(prefix), prefix)
             .take_while(move |(p, _)| p.starts_with(prefix))
+    }
+
+    /// The decoded paths left in `cursors` (one range per run) and the added paths from
+    /// `first` on, merged in path order; an added path hides a decoded one of the same text.
+    fn merged<'a>(
+        &'a self,
+        mut cursors: Vec<std::ops::Range<usize>>,
+        first: &'a str,
+    ) -> impl Iterator<Item = (&'a str, i64)> + 'a {
+        let mut added = self
+            .added
+            .range::<str, _>((std::ops::Bound::Included(first), std::ops::Bound::Unbounded))
             .map(|(p, id)| (&**p, *id))
+            .peekable();
+        std::iter::from_fn(move || {
+            let head = |c: &std::ops::Range<usize>| {
+                (c.start < c.end).then(|| self.text_of(&self.sorted[c.start]))
+            };
+            let least = (0..cursors.len())
+                .filter_map(|i| Some((head(&cursors[i])?, i)))
+                .min();
+            match (least, added.peek()) {
+                (Some((path, i)), Some(&(a, _))) if a <= path => {
+                    if a == path {
+                        cursors[i].start += 1;
+                    }
+                    added.next()
+                }
+                (Some((path, i)), _) => {
+                    let id = self.sorted[cursors[i].start].id;
+                    cursors[i].start += 1;
+                    Some((path, id))
+                }
+                (None, _) => added.next(),
+            }
+        })
     }
 
     /// The whole dictionary as one chunk.
@@ -113,14 +204,34 @@ impl PathDictionary {
     pub fn from_chunks<'b>(
         blobs: impl IntoIterator<Item = &'b [u8]>,
     ) -> Result<Self, CorruptDictionary> {
-        let mut entries = Vec::new();
+        let mut text = Vec::new();
+        let mut sorted = Vec::new();
+        let mut runs = Vec::new();
         for blob in blobs {
-            decode_chunk(blob, &mut entries)?;
+            let start = sorted.len();
+            if !decode_chunk(blob, &mut text, &mut sorted)? {
+                // A chunk this nbenv did not write in order: put it in order here.
+                sorted[start..].sort_by(|a: &Entry, b: &Entry| {
+                    text[a.start as usize..(a.start + a.len) as usize]
+                        .cmp(&text[b.start as usize..(b.start + b.len) as usize])
+                });
+            }
+            runs.push(start..sorted.len());
         }
-        let by_id = entries.iter().map(|(p, id)| (*id, p.clone())).collect();
+        // Checked once for the whole text, then at each path's start: every path is a whole
+        // UTF-8 string.
+        let text = String::from_utf8(text).map_err(|_| CorruptDictionary)?;
+        if sorted.iter().any(|e| {
+            !text.is_char_boundary(e.start as usize)
+                || !text.is_char_boundary((e.start + e.len) as usize)
+        }) {
+            return Err(CorruptDictionary);
+        }
         Ok(Self {
-            by_path: entries.into_iter().collect(),
-            by_id,
+            text,
+            sorted,
+            runs,
+            ..Self::default()
         })
     }
 }
@@ -163,34 +274,54 @@ fn encode_chunk<'p>(entries: impl Iterator<Item = (&'p str, i64)>) -> Vec<u8> {
 /// The ids of the APIs in one chunk.
 pub fn chunk_ids(blob: &[u8]) -> Result<Vec<i64>, CorruptDictionary> {
     let mut entries = Vec::new();
-    decode_chunk(blob, &mut entries)?;
-    Ok(entries.into_iter().map(|(_, id)| id).collect())
+    decode_chunk(blob, &mut Vec::new(), &mut entries)?;
+    Ok(entries.into_iter().map(|e| e.id).collect())
 }
 
-/// Appends a chunk's (path, id) entries to `entries`.
-fn decode_chunk(blob: &[u8], entries: &mut Vec<(Arc<str>, i64)>) -> Result<(), CorruptDictionary> {
+/// Appends a chunk's paths to `text` and their entries to `entries`; whether the chunk's
+/// paths came in strictly increasing order (as this nbenv writes them).
+fn decode_chunk(
+    blob: &[u8],
+    text: &mut Vec<u8>,
+    entries: &mut Vec<Entry>,
+) -> Result<bool, CorruptDictionary> {
     let mut raw = Vec::new();
     flate2::read::ZlibDecoder::new(blob)
         .take(1 << 30)
         .read_to_end(&mut raw)
         .map_err(|_| CorruptDictionary)?;
     let mut at = 0;
-    let mut previous: Vec<u8> = Vec::new();
+    let mut in_order = true;
+    let mut previous: Option<(usize, usize)> = None;
     while at < raw.len() {
         let shared = take_varint(&raw, &mut at)? as usize;
         let len = take_varint(&raw, &mut at)? as usize;
         let rest = raw.get(at..at + len).ok_or(CorruptDictionary)?;
         at += len;
         let id = take_varint(&raw, &mut at)? as i64;
-        if shared > previous.len() {
+        let start = text.len();
+        match previous {
+            Some((p_start, p_len)) if shared <= p_len => {
+                text.extend_from_within(p_start..p_start + shared);
+                // Equal up to `shared`: the order is that of the rest.
+                in_order &= rest > &text[p_start + shared..p_start + p_len];
+            }
+            None if shared == 0 => {}
+            _ => return Err(CorruptDictionary),
+        }
+        text.extend_from_slice(rest);
+        let path_len = text.len() - start;
+        if u32::try_from(text.len()).is_err() {
             return Err(CorruptDictionary);
         }
-        previous.truncate(shared);
-        previous.extend_from_slice(rest);
-        let path = std::str::from_utf8(&previous).map_err(|_| CorruptDictionary)?;
-        entries.push((Arc::from(path), id));
+        entries.push(Entry {
+            start: start as u32,
+            len: path_len as u32,
+            id,
+        });
+        previous = Some((start, path_len));
     }
-    Ok(())
+    Ok(in_order)
 }
 
 #[cfg(test)]
@@ -245,6 +376,109 @@ mod tests {
         let all: Vec<(&str, i64)> = back.iter().collect();
         assert_eq!(all, [("a", 1), ("a.b", 0), ("a.c", 3), ("c.d", 2)]);
         assert_eq!(back.path(3), Some("a.c"));
+    }
+
+    /// Several chunks and a writer's inserts answer as one map would: lookups both ways,
+    /// listing in order, prefixes; an insert of a known path wins over the decoded entry.
+    #[test]
+    fn chunks_and_inserts_answer_as_one_map() {
+        let mut model: BTreeMap<String, i64> = BTreeMap::new();
+        let mut ids: HashMap<i64, String> = HashMap::new();
+        let mut x: u64 = 7;
+        let mut next = || {
+            x = x
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            (x >> 33) as usize
+        };
+        let words = [
+            "np",
+            "pd",
+            "core",
+            "frame",
+            "DataFrame",
+            "ix",
+            "é",
+            "loc",
+            "_x",
+        ];
+        let path = |next: &mut dyn FnMut() -> usize| -> String {
+            let n = 1 + next() % 4;
+            (0..n)
+                .map(|_| words[next() % words.len()])
+                .collect::<Vec<_>>()
+                .join(".")
+        };
+        let mut d = PathDictionary::default();
+        let mut chunks = Vec::new();
+        let mut id = 0;
+        for _ in 0..4 {
+            let mut chunk_ids = Vec::new();
+            for _ in 0..40 {
+                let p = path(&mut next);
+                if model.contains_key(&p) {
+                    continue;
+                }
+                id += 1;
+                d.insert(&p, id);
+                model.insert(p.clone(), id);
+                ids.insert(id, p);
+                chunk_ids.push(id);
+            }
+            chunks.push(d.encode_ids(&chunk_ids));
+        }
+        let mut back = PathDictionary::from_chunks(chunks.iter().map(Vec::as_slice)).unwrap();
+        assert_eq!(back.runs.len(), 4);
+        // A writer adds paths, one of them already known under another id.
+        for _ in 0..30 {
+            let p = path(&mut next);
+            id += 1;
+            back.insert(&p, id);
+            model.insert(p.clone(), id);
+            ids.insert(id, p);
+        }
+        let listed: Vec<(String, i64)> = back.iter().map(|(p, i)| (p.to_string(), i)).collect();
+        let expected: Vec<(String, i64)> = model.iter().map(|(p, i)| (p.clone(), *i)).collect();
+        assert_eq!(listed, expected);
+        for (p, i) in &model {
+            assert_eq!(back.get(p), Some(*i), "{p}");
+        }
+        for (i, p) in &ids {
+            assert_eq!(back.path(*i), Some(p.as_str()), "{i}");
+        }
+        assert_eq!(back.get("pd.nothing"), None);
+        for prefix in ["pd.", "np.core.", "é", "zzz"] {
+            let got: Vec<&str> = back.with_prefix(prefix).map(|(p, _)| p).collect();
+            let want: Vec<&str> = model
+                .keys()
+                .filter(|p| p.starts_with(prefix))
+                .map(String::as_str)
+                .collect();
+            assert_eq!(got, want, "{prefix}");
+        }
+    }
+
+    /// A chunk whose paths are out of order is still read whole; one whose bytes are not
+    /// UTF-8 paths is refused.
+    #[test]
+    fn odd_chunks_are_ordered_or_refused() {
+        let unordered = encode_chunk([("b.x", 1), ("a.y", 2), ("c", 3)].into_iter());
+        let d = PathDictionary::decode(&unordered).unwrap();
+        assert_eq!(d.get("a.y"), Some(2));
+        let all: Vec<&str> = d.iter().map(|(p, _)| p).collect();
+        assert_eq!(all, ["a.y", "b.x", "c"]);
+
+        // "é" is two bytes: split across two paths, each half is invalid on its own.
+        let mut raw = Vec::new();
+        for (rest, id) in [(&[b'a', 0xC3][..], 1u64), (&[0xA9][..], 2)] {
+            put_varint(&mut raw, 0);
+            put_varint(&mut raw, rest.len() as u64);
+            raw.extend_from_slice(rest);
+            put_varint(&mut raw, id);
+        }
+        let mut enc = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::default());
+        enc.write_all(&raw).unwrap();
+        assert!(PathDictionary::decode(&enc.finish().unwrap()).is_err());
     }
 
     /// Chunk sizes fall by at least half from the oldest, so a dictionary of n paths has at
