@@ -138,6 +138,21 @@ impl PathDictionary {
         self.merged(self.runs.clone(), "")
     }
 
+    /// The paths ending with `suffix`, in no particular order (cheaper than a sorted walk).
+    pub fn ending_with<'a>(&'a self, suffix: &'a str) -> impl Iterator<Item = (&'a str, i64)> + 'a {
+        let decoded = self
+            .sorted
+            .iter()
+            .map(|e| (self.text_of(e), e.id))
+            .filter(move |(p, _)| p.ends_with(suffix) && !self.added.contains_key(*p));
+        let added = self
+            .added
+            .iter()
+            .map(|(p, id)| (&**p, *id))
+            .filter(move |(p, _)| p.ends_with(suffix));
+        decoded.chain(added)
+    }
+
     /// The paths starting with `prefix`, sorted.
     pub fn with_prefix<'a>(&'a self, prefix: &'a str) -> impl Iterator<Item = (&'a str, i64)> + 'a {
         self.merged(self.lower_bounds(prefix), prefix)
