@@ -200,7 +200,7 @@ fn a_copy_of_another_body_of_the_page_is_never_used() {
 }
 
 #[test]
-fn a_page_cached_without_its_digest_is_read_through_its_copy_once_checked() {
+fn a_page_cached_without_its_digest_is_checked_once_then_read_through_its_copy() {
     let server = TestServer::start(PageMode::Json);
     publish(&server, false);
     let cache = tempfile::tempdir().unwrap();
@@ -227,10 +227,17 @@ fn a_page_cached_without_its_digest_is_read_through_its_copy_once_checked() {
         .project(&name())
         .unwrap();
     assert_eq!(summary(&again), summary(&parsed));
-    // The copy served (it was not made again), and the page is left as it was: only a
-    // revalidation rewrites it.
+    // The copy served (it was not made again), and the page now records its digest, so
+    // that the next read needs its header alone.
     assert_eq!(inode(&copy), copy_inode);
-    assert_eq!(std::fs::read(&page).unwrap(), legacy);
+    let upgraded = std::fs::read(&page).unwrap();
+    assert_ne!(upgraded, legacy);
+    assert!(upgraded.ends_with(&text[header_end..]), "same body");
+    drop_page_body(&page);
+    let third = client(&server, cache.path(), true, DAY)
+        .project(&name())
+        .unwrap();
+    assert_eq!(summary(&third), summary(&parsed));
 }
 
 #[test]

@@ -170,6 +170,27 @@ impl Cache {
         write_atomic(&self.page_path(url, accept), &bytes)
     }
 
+    /// Records the digest of a page cached without one (by an older nbenv), so that the next
+    /// read can trust the header alone. Only a page still exactly as `seen` is rewritten: one
+    /// replaced in between is left to whoever replaced it.
+    pub fn record_page_digest(&self, url: &str, accept: &str, seen: &CachedPage, digest: &str) {
+        let Some(current) = self.get_page(url, accept) else {
+            return;
+        };
+        let unchanged = current.digest.is_none()
+            && current.fetched_at == seen.fetched_at
+            && current.final_url == seen.final_url
+            && current.content_type == seen.content_type
+            && current.body == seen.body;
+        if unchanged {
+            let page = CachedPage {
+                digest: Some(digest.to_string()),
+                ..current
+            };
+            let _ = self.put_page(url, accept, &page);
+        }
+    }
+
     fn compact_path(&self, url: &str, accept: &str) -> PathBuf {
         let key = hex_sha256(format!("{accept}\n{url}").as_bytes());
         self.sharded("compact", &key)

@@ -173,6 +173,10 @@ impl IndexClient {
         }
         let page = self.fetch_page(&url, name)?;
         let fingerprint = PageFingerprint::of(&page);
+        if page.digest.is_none() {
+            self.cache
+                .record_page_digest(key, ACCEPT_SIMPLE, &page, &fingerprint.digest);
+        }
         if let Some(found) = compact(&fingerprint) {
             return Ok(found);
         }
