@@ -180,3 +180,44 @@ fn a_namesake_without_any_used_api_has_its_whole_history_read_and_is_no_requirem
     assert!(out.contains("#   helpers (cell 1)"), "{out}");
     assert_eq!(env.indexed("helpers").len(), 12);
 }
+
+/// Like pandas 0.x `DataFrame.ix`: members a class method makes with `setattr` under names
+/// computed in a loop, which static reading cannot list; `ix` until 3.0, gone from 4.0 (the
+/// method stays, so static reading still cannot tell).
+fn dynpkg(i: usize) -> String {
+    let names = if i <= 3 {
+        "[\"ix\", \"at_old\"]"
+    } else {
+        "[\"at_old\"]"
+    };
+    format!(
+        "class Frame:\n    def head(self, n=5):\n        return n\n\n\
+         \x20   @classmethod\n    def _create_indexer(cls, name):\n\
+         \x20       setattr(cls, name, property(lambda self: 1))\n\n\
+         def make():\n    return Frame()\n\n\
+         for _name in {names}:\n    Frame._create_indexer(_name)\n"
+    )
+}
+
+#[test]
+fn a_pin_hinging_on_what_static_reading_cannot_tell_is_settled_by_introspection() {
+    let source = "import dynpkg\ndf = dynpkg.make()\ndf.ix[0]\n";
+    let env = Env::new();
+    env.publish("dynpkg", 6, &dynpkg, &|_| None);
+    let (code, out, err) = env.infer(source, &["-v"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(pins(&out), ["dynpkg==3.0"], "{out}\n{err}");
+    assert!(err.contains("introspecting dynpkg 6.0"), "{err}");
+    assert!(err.contains("note: introspected"), "{err}");
+
+    // Without introspection the answer stays unknown, rules nothing out, and is said.
+    let env = Env::new();
+    env.publish("dynpkg", 6, &dynpkg, &|_| None);
+    let (code, out, err) = env.infer(source, &["--no-introspect"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(pins(&out), ["dynpkg==6.0"], "{out}");
+    assert!(
+        err.contains("note: dynpkg 6.0: whether it has .ix is unknown"),
+        "{err}"
+    );
+}

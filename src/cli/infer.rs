@@ -8,6 +8,7 @@ use anyhow::{Context as _, Result};
 use clap::{Args, ValueEnum};
 
 use nbenv::bank::indexer::{BuildOptions, BuildReport, BuildTarget, Selection};
+use nbenv::bank::introspect::Outcome;
 use nbenv::bank::store::Store;
 use nbenv::names::DistName;
 use nbenv::notebook::{self, AnalyzeOptions};
@@ -18,11 +19,11 @@ use nbenv::resolve::index_providers::IndexProviders;
 use nbenv::resolve::infer::{self, InferError};
 use nbenv::resolve::interpreter::InterpreterPlan;
 use nbenv::resolve::joint::{joint_evidence, joint_python};
-use nbenv::resolve::lazy::{self, LazySteps, Probe};
+use nbenv::resolve::lazy::{self, LazyOptions, LazySteps, Probe};
 use nbenv::resolve::solver::{IndexCatalog, SolveOptions};
 
 use super::args::GlobalArgs;
-use super::bank::{bank_path, run_build};
+use super::bank::{bank_path, introspect_for_infer, run_build};
 use super::context;
 use super::exit::CliError;
 use super::output::write_json;
@@ -66,6 +67,12 @@ pub struct InferArgs {
     /// around the releases where its APIs appear or disappear, and the ones pinned.
     #[arg(long, conflicts_with = "no_index")]
     pub full_history: bool,
+    /// Never run releases to settle what static reading cannot tell. By default, when a pin
+    /// hinges on such an answer (`df.ix` on pandas 0.x), the release is installed in a scratch
+    /// venv on a fitting interpreter here and its names read at run time, as `bank introspect`
+    /// does.
+    #[arg(long)]
+    pub no_introspect: bool,
     /// Worker threads when indexing what the bank lacks.
     #[arg(long, default_value_t = 8, value_name = "N", value_parser = super::args::positive)]
     pub jobs: usize,
@@ -229,9 +236,41 @@ pub fn run(global: &GlobalArgs, args: &InferArgs) -> Result<()> {
             announced: false,
             downloaded: 0,
         };
-        let (inference, report) =
-            lazy::infer_lazily(&bank, &mut steps, solve_options.exclude_newer)?;
+        let (inference, report) = lazy::infer_lazily(
+            &bank,
+            &mut steps,
+            LazyOptions {
+                cap: solve_options.exclude_newer,
+                introspect: !args.no_introspect,
+            },
+        )?;
         downloaded += steps.downloaded;
+        if !global.quiet {
+            let introspected: usize = report.introspected.iter().map(Vec::len).sum();
+            if introspected > 0 {
+                eprintln!(
+                    "note: introspected {} where a pin hinged on what static reading could not tell",
+                    plural(introspected, "release", "releases"),
+                );
+            }
+            for h in lazy::hinging(&inference, &bank)? {
+                eprintln!(
+                    "note: {} {}: whether it has {} is unknown (static reading cannot tell{})",
+                    h.pin.dist,
+                    h.pin
+                        .version
+                        .as_ref()
+                        .map(ToString::to_string)
+                        .unwrap_or_default(),
+                    h.unknown.join(", "),
+                    if args.no_introspect {
+                        "; without --no-introspect, nbenv would run it to see"
+                    } else {
+                        ", and introspection could not run it here"
+                    }
+                );
+            }
+        }
         if report.releases() > 0 && !global.quiet {
             eprintln!(
                 "note: indexed {} in {} ({} downloaded; the rest of their histories is \
@@ -478,20 +517,7 @@ impl LazySteps for Steps<'_> {
                 eprintln!("indexing {p}");
             }
         }
-        let mut targets: Vec<BuildTarget> = Vec::new();
-        for p in round {
-            let selection = match &p.version {
-                Some(v) => Selection::Exact(vec![v.clone()]),
-                None => Selection::Latest(1),
-            };
-            match targets.iter_mut().find(|t| t.name == p.dist) {
-                Some(t) => t.selection = std::mem::take(&mut t.selection).or(selection),
-                None => targets.push(BuildTarget {
-                    name: p.dist.clone(),
-                    selection,
-                }),
-            }
-        }
+        let targets = targets_of(round);
         let options = BuildOptions {
             jobs: self.jobs,
             ..BuildOptions::default()
@@ -509,6 +535,52 @@ impl LazySteps for Steps<'_> {
     ) -> Result<infer::Inference> {
         (self.resolve)(evidence)
     }
+
+    fn introspect(&mut self, round: &[Probe]) -> Result<()> {
+        if self.global.verbose > 0 {
+            for p in round {
+                eprintln!("introspecting {p}");
+            }
+        }
+        let targets = targets_of(round);
+        let report = introspect_for_infer(self.global, self.bank, &targets)?;
+        if report.interrupted {
+            return Err(super::interrupt::stopped(
+                report.releases.len(),
+                report.releases_left,
+                "introspected releases",
+            )
+            .into());
+        }
+        if !self.global.quiet {
+            for (dist, version, outcome) in &report.releases {
+                if let Outcome::Gap { reason } = outcome {
+                    eprintln!("note: could not introspect {dist} {version}: {reason}");
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// One build target per distribution, selecting exactly the releases of the round (the
+/// newest for a distribution not registered yet).
+fn targets_of(round: &[Probe]) -> Vec<BuildTarget> {
+    let mut targets: Vec<BuildTarget> = Vec::new();
+    for p in round {
+        let selection = match &p.version {
+            Some(v) => Selection::Exact(vec![v.clone()]),
+            None => Selection::Latest(1),
+        };
+        match targets.iter_mut().find(|t| t.name == p.dist) {
+            Some(t) => t.selection = std::mem::take(&mut t.selection).or(selection),
+            None => targets.push(BuildTarget {
+                name: p.dist.clone(),
+                selection,
+            }),
+        }
+    }
+    targets
 }
 
 fn plural(n: usize, one: &str, many: &str) -> String {

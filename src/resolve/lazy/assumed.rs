@@ -1,12 +1,14 @@
-//! The bank as lazy indexing ranks with it: a release not indexed yet, lying where the
-//! indexed releases around it lack an API (between two that lack it, or older than the
-//! oldest read, which lacks it), is taken to lack it too, once some read release has it.
+//! The bank as lazy indexing ranks with it: a release not read yet (not indexed, or unknown to
+//! static reading and not settled by introspection), lying where the read releases around it
+//! lack an API (between two that lack it, or older than the oldest read, which lacks it), is
+//! taken to lack it too, once some read release has it.
 //! That is bisection's own assumption (an API's releases are contiguous), applied to the
 //! version sets, so the solver does not walk down unread releases one round at a time.
 //!
-//! Only absence is assumed, and only for ranking: a release assumed to have an API is still
-//! "not indexed", so a pin on it is read before it is trusted ([`super::unindexed_pins`]),
-//! and what reading it shows (a gap) is read whole ([`super::search`]).
+//! Only absence is assumed, and only for ranking: a release that may have an API stays "not
+//! indexed" or "unknown", so a pin on it is read before it is trusted ([`super::unindexed_pins`],
+//! [`super::unsettled_pins`]), and what reading it shows (a gap) is read whole
+//! ([`super::search`]).
 
 use super::super::evidence::{BankReadError, BankView};
 use crate::bank::store::{Catalog, ImportProvider, Presence};
@@ -23,7 +25,9 @@ impl<'a, B: BankView + ?Sized> Assumed<'a, B> {
     }
 
     fn assume(&self, dist: &DistName, presence: Presence) -> Result<Presence, BankReadError> {
-        if presence.present.is_empty() || presence.not_indexed.is_empty() {
+        if presence.present.is_empty()
+            || (presence.not_indexed.is_empty() && presence.unknown.is_empty())
+        {
             return Ok(presence);
         }
         let Some(catalog) = self.bank.catalog(dist)? else {
@@ -33,39 +37,36 @@ impl<'a, B: BankView + ?Sized> Assumed<'a, B> {
     }
 }
 
-/// Moves the not-indexed releases whose nearest read neighbours (or the one neighbour, at
-/// either end) both lack it into `absent`.
+/// Moves the releases not read (not indexed, or unknown) whose nearest read neighbours (or
+/// the one neighbour, at either end) both lack it into `absent`.
 pub fn assume_absent(catalog: &Catalog, mut presence: Presence) -> Presence {
     if presence.present.is_empty() {
         return presence;
     }
-    let read = |slot| {
-        presence.present.contains(slot)
-            || presence.unknown.contains(slot)
-            || presence.absent.contains(slot)
-    };
+    let read = |slot| presence.present.contains(slot) || presence.absent.contains(slot);
+    let unread = |slot| presence.not_indexed.contains(slot) || presence.unknown.contains(slot);
     let slots: Vec<_> = catalog.releases.iter().map(|r| r.slot).collect();
     let mut assumed = Vec::new();
     let mut at = 0;
     while at < slots.len() {
-        if read(slots[at]) || !presence.not_indexed.contains(slots[at]) {
+        if !unread(slots[at]) {
             at += 1;
             continue;
         }
         let start = at;
-        while at < slots.len() && !read(slots[at]) && presence.not_indexed.contains(slots[at]) {
+        while at < slots.len() && unread(slots[at]) {
             at += 1;
         }
-        let older = start.checked_sub(1).map(|i| slots[i]);
-        let newer = slots.get(at).copied();
+        let older = start.checked_sub(1).map(|i| slots[i]).filter(|&s| read(s));
+        let newer = slots.get(at).copied().filter(|&s| read(s));
         let lacks = |s: Option<_>| s.is_none_or(|s| presence.absent.contains(s));
-        let bounded = older.is_some() || newer.is_some();
-        if bounded && lacks(older) && lacks(newer) {
+        if (older.is_some() || newer.is_some()) && lacks(older) && lacks(newer) {
             assumed.extend(slots[start..at].iter().copied());
         }
     }
     for slot in assumed {
         presence.not_indexed.remove(slot);
+        presence.unknown.remove(slot);
         presence.absent.insert(slot);
     }
     presence
@@ -152,7 +153,7 @@ mod tests {
         (0..states.len())
             .map(|i| {
                 let s = Slot(i as u32);
-                if p.not_indexed.contains(s) && out.absent.contains(s) {
+                if !p.absent.contains(s) && out.absent.contains(s) {
                     'a'
                 } else {
                     states.as_bytes()[i] as char
@@ -166,7 +167,9 @@ mod tests {
         assert_eq!(assume("..P..A..A"), "..P..AaaA");
         assert_eq!(assume("..P..A.."), "..P..Aaa");
         assert_eq!(assume("...A..P..P"), "aaaA..P..P");
-        assert_eq!(assume("..U..A..P"), "..U..A..P");
+        // Unknown counts as not read: between releases that lack it, it is ranked as lacking.
+        assert_eq!(assume("..U..A..P"), "aaaaaA..P");
+        assert_eq!(assume("P.U.A"), "P.U.A");
         // Nothing read has it: nothing is assumed (the search is still looking back).
         assert_eq!(assume("....A..A"), "....A..A");
     }

@@ -9,14 +9,19 @@
 //! is read whole, and a distribution none of whose read releases has any used API has its
 //! whole history read, since whether it is a requirement at all depends on the rest.
 //!
-//! [`plan`] and [`unindexed_pins`] are pure over the evidence and the bank; [`infer_lazily`]
-//! runs the rounds through [`LazySteps`], which the CLI implements with the real indexer and
-//! tests with an in-memory bank.
+//! Then, when a pin hinges on an answer static reading could not give ("unknown"), the pinned
+//! release, and what the same search over the known answers needs, are introspected
+//! ([`settle`]).
+//!
+//! [`plan`], [`unindexed_pins`] and [`unsettled_pins`] are pure over the evidence and the bank;
+//! [`infer_lazily`] runs the rounds through [`LazySteps`], which the CLI implements with the
+//! real indexer and introspection, and tests with an in-memory bank.
 
 mod assumed;
 mod line;
 mod probe;
 mod search;
+mod settle;
 
 use std::collections::HashSet;
 
@@ -25,6 +30,7 @@ use pep508_rs::pep440_rs::Version;
 
 pub use assumed::{assume_absent, Assumed};
 pub use probe::{Probe, ProbeReason};
+pub use settle::{hinging, unsettled_pins, Hinging};
 
 use super::evidence::{
     BankReadError, BankView, DistVersions, Effect, Evidence, EvidenceRecord, EvidenceSource,
@@ -65,7 +71,7 @@ fn plan_dist(d: &DistVersions, catalog: Option<&Catalog>, cap: Option<Timestamp>
     let Some(newest) = line.releases.len().checked_sub(1) else {
         return Vec::new();
     };
-    if !line.is_indexed(newest) {
+    if !line.is_read(newest) {
         return vec![probe(
             Some(line.releases[newest].version.clone()),
             ProbeReason::Newest,
@@ -106,7 +112,7 @@ fn plan_dist(d: &DistVersions, catalog: Option<&Catalog>, cap: Option<Timestamp>
         }
     }
     if apis > 0 && apis_exhausted == apis {
-        for at in (0..line.releases.len()).filter(|&i| !line.is_indexed(i)) {
+        for at in (0..line.releases.len()).filter(|&i| !line.is_read(i)) {
             if !wanted.iter().any(|(w, _)| *w == at) {
                 wanted.push((at, ProbeReason::Credibility));
             }
@@ -181,12 +187,25 @@ pub trait LazySteps {
     /// Indexes the releases (all at once; a round).
     fn index(&mut self, round: &[Probe]) -> Result<(), Self::Error>;
     fn resolve(&mut self, evidence: Evidence) -> Result<Inference, Self::Error>;
+    /// Introspects the releases (all indexed already), settling unknown answers.
+    fn introspect(&mut self, round: &[Probe]) -> Result<(), Self::Error>;
 }
 
 /// What lazy indexing read, round by round.
 #[derive(Debug, Clone, Default, serde::Serialize)]
 pub struct LazyReport {
     pub rounds: Vec<Vec<Probe>>,
+    /// Releases introspected because a pin hinged on unknown answers, round by round.
+    pub introspected: Vec<Vec<Probe>>,
+}
+
+/// How far lazy inference goes.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct LazyOptions {
+    /// Releases uploaded after this are never read (`--exclude-newer`).
+    pub cap: Option<Timestamp>,
+    /// Settle unknown answers a pin hinges on by introspection.
+    pub introspect: bool,
 }
 
 impl LazyReport {
@@ -196,39 +215,52 @@ impl LazyReport {
 }
 
 /// Gathers, indexes what the evidence needs, and resolves, until the resolution pins only
-/// releases the bank has read. A release is asked for once: one that could not be indexed
-/// stays unknown and is not asked for again.
+/// releases the bank has read (and, with `introspect`, whose answers are known). A release is
+/// asked for once: one that could not be read stays unknown and is not asked for again.
 pub fn infer_lazily<B, S>(
     bank: &B,
     steps: &mut S,
-    cap: Option<Timestamp>,
+    options: LazyOptions,
 ) -> Result<(Inference, LazyReport), S::Error>
 where
     B: BankView + ?Sized,
     S: LazySteps,
 {
-    let mut asked: HashSet<(DistName, Option<Version>)> = HashSet::new();
-    let mut report = LazyReport::default();
-    let mut fresh = |probes: Vec<Probe>| -> Vec<Probe> {
+    let mut indexing: HashSet<(DistName, Option<Version>)> = HashSet::new();
+    let mut introspecting: HashSet<(DistName, Option<Version>)> = HashSet::new();
+    let fresh = |asked: &mut HashSet<_>, probes: Vec<Probe>| -> Vec<Probe> {
         probes
             .into_iter()
             .filter(|p| asked.insert((p.dist.clone(), p.version.clone())))
             .collect()
     };
+    let mut report = LazyReport::default();
     loop {
         let evidence = steps.gather()?;
-        let round = fresh(plan(&evidence, bank, cap)?);
+        let round = fresh(&mut indexing, plan(&evidence, bank, options.cap)?);
         if !round.is_empty() {
             steps.index(&round)?;
             report.rounds.push(round);
             continue;
         }
         let inference = steps.resolve(evidence)?;
-        let round = fresh(unindexed_pins(&inference.solution, bank)?);
-        if round.is_empty() {
-            return Ok((inference, report));
+        let round = fresh(&mut indexing, unindexed_pins(&inference.solution, bank)?);
+        if !round.is_empty() {
+            steps.index(&round)?;
+            report.rounds.push(round);
+            continue;
         }
-        steps.index(&round)?;
-        report.rounds.push(round);
+        if options.introspect {
+            let round = fresh(
+                &mut introspecting,
+                unsettled_pins(&inference, bank, options.cap)?,
+            );
+            if !round.is_empty() {
+                steps.introspect(&round)?;
+                report.introspected.push(round);
+                continue;
+            }
+        }
+        return Ok((inference, report));
     }
 }

@@ -1,17 +1,17 @@
 //! Where one piece of evidence turns along a line of releases, found by reading as few of
 //! them as possible: look back from the newest, twice as far each time, until some release
-//! has it; then halve each stretch between indexed releases that disagree, until they are
+//! has it; then halve each stretch between read releases that disagree, until they are
 //! neighbours. Bisection assumes the releases that have an API are contiguous; where the
-//! indexed ones show otherwise (present, absent, present again), every release between is read.
+//! read ones show otherwise (present, absent, present again), every release between is read.
 
 use super::line::Line;
 
 /// What one search wants read next.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Step {
-    /// Every turn the indexed releases show is between neighbours: nothing to read.
+    /// Every turn the read releases show is between neighbours: nothing to read.
     Settled,
-    /// No indexed release has it, and every look-back point down to the oldest is read.
+    /// No read release has it, and every look-back point down to the oldest is read.
     Exhausted,
     /// Read these positions of the line.
     Read(Vec<Wanted>),
@@ -35,10 +35,10 @@ pub enum Wanted {
     },
 }
 
-/// The next step for one piece of evidence: `has(position)` says whether the indexed
-/// release there has (or may have) it. The line's newest release must be indexed.
+/// The next step for one piece of evidence: `has(position)` says whether the read
+/// release there has (or may have) it. The line's newest release must be read.
 pub fn next(line: &Line<'_>, has: &dyn Fn(usize) -> bool) -> Step {
-    let indexed = line.indexed();
+    let indexed = line.read();
     let Some(&newest) = indexed.last() else {
         return Step::Settled;
     };
@@ -62,7 +62,7 @@ pub fn next(line: &Line<'_>, has: &dyn Fn(usize) -> bool) -> Step {
         let (older, newer) = (states[first].0, states[last].0);
         wanted.extend(
             (older + 1..newer)
-                .filter(|&i| !line.is_indexed(i))
+                .filter(|&i| !line.is_read(i))
                 .map(|at| Wanted::Gap { at, older, newer }),
         );
     }
@@ -72,7 +72,7 @@ pub fn next(line: &Line<'_>, has: &dyn Fn(usize) -> bool) -> Step {
             continue;
         }
         let middle = older + (newer - older) / 2;
-        if let Some(at) = line.nearest_unindexed(middle, older + 1, newer - 1) {
+        if let Some(at) = line.nearest_unread(middle, older + 1, newer - 1) {
             if !wanted.iter().any(|w| w.at() == at) {
                 wanted.push(Wanted::Middle { at, older, newer });
             }
@@ -94,7 +94,7 @@ fn look_back(line: &Line<'_>, anchor: usize) -> Option<usize> {
             return None;
         }
         let target = anchor.saturating_sub(back);
-        if !line.is_indexed(target) {
+        if !line.is_read(target) {
             return Some(target);
         }
         if target == 0 {
