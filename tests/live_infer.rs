@@ -42,7 +42,10 @@ fn live_infer_pins_the_last_release_with_a_removed_api_reading_few_releases() {
     let stats: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let indexed = stats["stats"]["indexed_releases"].as_u64().unwrap();
     let registered = stats["stats"]["releases"].as_u64().unwrap();
-    assert!(registered >= 40, "packaging has 40-odd releases: {registered}");
+    assert!(
+        registered >= 40,
+        "packaging has 40-odd releases: {registered}"
+    );
     assert!(
         indexed <= 14,
         "lazy indexing read {indexed} of {registered} releases\n{err}"

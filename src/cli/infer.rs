@@ -199,7 +199,7 @@ pub fn run(global: &GlobalArgs, args: &InferArgs) -> Result<()> {
             Err(e) => Err(e.into()),
         }
     };
-    let inference = if args.no_index || global.offline {
+    let (inference, read) = if args.no_index || global.offline {
         let evidence = gather_all()?;
         let missing = infer::missing_from_bank(&evidence);
         if !missing.is_empty() && !global.quiet {
@@ -210,7 +210,7 @@ pub fn run(global: &GlobalArgs, args: &InferArgs) -> Result<()> {
                 if names.len() == 1 { "it" } else { "them" }
             );
         }
-        resolve(evidence)?
+        (resolve(evidence)?, lazy::LazyReport::default())
     } else {
         let mut downloaded = 0;
         if args.full_history {
@@ -280,7 +280,7 @@ pub fn run(global: &GlobalArgs, args: &InferArgs) -> Result<()> {
                 super::index::human_size(downloaded),
             );
         }
-        inference
+        (inference, report)
     };
     if !global.quiet {
         for d in &inference.evidence.distributions {
@@ -324,7 +324,12 @@ pub fn run(global: &GlobalArgs, args: &InferArgs) -> Result<()> {
         }
         InferFormat::Json => {
             let mut buf = Vec::new();
-            write_json(&mut buf, &inference)?;
+            let document = InferJson {
+                inference: &inference,
+                read: &read,
+                unknown_at_pins: lazy::hinging(&inference, &bank)?,
+            };
+            write_json(&mut buf, &document)?;
             buf
         }
     };
@@ -479,6 +484,16 @@ fn note_failures(global: &GlobalArgs, report: &BuildReport) {
             failed.distribution, failed.reason
         );
     }
+}
+
+/// `--format json`: the inference, what was indexed and introspected to reach it, and the
+/// answers still unknown at the pins.
+#[derive(serde::Serialize)]
+struct InferJson<'a> {
+    #[serde(flatten)]
+    inference: &'a infer::Inference,
+    read: &'a lazy::LazyReport,
+    unknown_at_pins: Vec<lazy::Hinging>,
 }
 
 /// Lazy inference's steps, done for real: the bank read again, releases indexed with a
