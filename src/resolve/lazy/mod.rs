@@ -29,59 +29,93 @@ use jiff::Timestamp;
 use pep508_rs::pep440_rs::Version;
 
 pub use assumed::{assume_absent, Assumed};
-pub use probe::{Probe, ProbeReason};
+pub use probe::{Action, Probe, ProbeReason};
 pub use settle::{hinging, unsettled_pins, Hinging};
 
 use super::evidence::{
     BankReadError, BankView, DistVersions, Effect, Evidence, EvidenceRecord, EvidenceSource,
-    Strength,
+    ReleaseState, Strength,
 };
 use super::infer::Inference;
 use super::solver::Solution;
-use crate::bank::store::{Catalog, IndexStatus, ReleaseSet};
+use crate::bank::store::{Catalog, CatalogRelease, IndexStatus, ReleaseSet, Slot};
 use crate::names::DistName;
-use line::Line;
+use line::{Line, Reading};
 use search::{next, Step, Wanted};
 
-/// The releases to read next, for every distribution the evidence chose.
+/// The releases to read next, for every distribution the evidence chose. `introspected`:
+/// releases introspection was asked for already (what it could not tell stays unknown).
 pub fn plan<B: BankView + ?Sized>(
     evidence: &Evidence,
     bank: &B,
-    cap: Option<Timestamp>,
+    options: LazyOptions,
+    introspected: &HashSet<(DistName, Option<Version>)>,
 ) -> Result<Vec<Probe>, BankReadError> {
     let mut out = Vec::new();
     for d in &evidence.distributions {
         let catalog = bank.catalog(&d.dist)?;
-        out.extend(plan_dist(d, catalog.as_ref(), cap));
+        out.extend(plan_dist(d, catalog.as_ref(), options, introspected));
     }
     Ok(out)
 }
 
 /// What to read of one distribution.
-fn plan_dist(d: &DistVersions, catalog: Option<&Catalog>, cap: Option<Timestamp>) -> Vec<Probe> {
-    let probe = |version: Option<Version>, reason| Probe {
-        dist: d.dist.clone(),
-        version,
-        reason,
-    };
+fn plan_dist(
+    d: &DistVersions,
+    catalog: Option<&Catalog>,
+    options: LazyOptions,
+    introspected: &HashSet<(DistName, Option<Version>)>,
+) -> Vec<Probe> {
     let Some(catalog) = catalog else {
-        return vec![probe(None, ProbeReason::Newest)];
+        return vec![Probe {
+            dist: d.dist.clone(),
+            version: None,
+            reason: ProbeReason::Newest,
+            action: Action::Index,
+        }];
     };
-    let line = Line::new(catalog, install_scope(d).as_ref(), cap);
-    let Some(newest) = line.releases.len().checked_sub(1) else {
+    let scope = install_scope(d);
+    let probe = |r: &CatalogRelease, reason| Probe {
+        dist: d.dist.clone(),
+        version: Some(r.version.clone()),
+        reason,
+        action: if r.index == IndexStatus::Indexed {
+            Action::Introspect
+        } else {
+            Action::Index
+        },
+    };
+    let indexing = Line::new(catalog, scope.as_ref(), options.cap);
+    let Some(newest) = indexing.releases.len().checked_sub(1) else {
         return Vec::new();
     };
-    if !line.is_read(newest) {
-        return vec![probe(
-            Some(line.releases[newest].version.clone()),
-            ProbeReason::Newest,
-        )];
+    if !indexing.is_read(newest) {
+        return vec![probe(indexing.releases[newest], ProbeReason::Newest)];
     }
-    let mut wanted: Vec<(usize, ProbeReason)> = Vec::new();
+    let tried = |v: &Version| introspected.contains(&(d.dist.clone(), Some(v.clone())));
+    let mut wanted: Vec<Probe> = Vec::new();
+    let mut want = |p: Probe| {
+        if !wanted.iter().any(|w| w.version == p.version) {
+            wanted.push(p);
+        }
+    };
     let mut apis = 0;
     let mut apis_exhausted = 0;
     for record in d.records.iter().filter(|r| from_bank(r)) {
-        let has = |at: usize| record.allowed.contains(line.releases[at].slot);
+        let reading = RecordReading {
+            known: Known::of(catalog, record),
+            introspect: options.introspect,
+            tried: &tried,
+        };
+        let line = Line::reading(catalog, scope.as_ref(), options.cap, &reading);
+        let Some(last) = line.releases.len().checked_sub(1) else {
+            continue;
+        };
+        if !line.is_read(last) {
+            want(probe(line.releases[last], ProbeReason::Newest));
+            continue;
+        }
+        let has = |at: usize| reading.has(line.releases[at]);
         let what = what(record);
         let version = |at: usize| line.releases[at].version.clone();
         let step = next(&line, &has);
@@ -106,23 +140,84 @@ fn plan_dist(d: &DistVersions, catalog: Option<&Catalog>, cap: Option<Timestamp>
                     newer: version(newer),
                 },
             };
-            if !wanted.iter().any(|(at, _)| *at == w.at()) {
-                wanted.push((w.at(), reason));
-            }
+            want(probe(line.releases[w.at()], reason));
         }
     }
     if apis > 0 && apis_exhausted == apis {
-        for at in (0..line.releases.len()).filter(|&i| !line.is_read(i)) {
-            if !wanted.iter().any(|(w, _)| *w == at) {
-                wanted.push((at, ProbeReason::Credibility));
-            }
+        for at in (0..indexing.releases.len()).filter(|&i| !indexing.is_read(i)) {
+            want(probe(indexing.releases[at], ProbeReason::Credibility));
         }
     }
-    wanted.sort_by_key(|(at, _)| *at);
+    wanted.sort_by(|a, b| a.version.cmp(&b.version));
     wanted
-        .into_iter()
-        .map(|(at, reason)| probe(Some(line.releases[at].version.clone()), reason))
-        .collect()
+}
+
+/// One record's reading of the releases: a release is read once the bank knows whether it
+/// has the evidence; one not indexed can be indexed, and one static reading could not tell
+/// can be introspected (when allowed, and not tried already). Without introspection, or once
+/// tried, an unknown answer counts as read, and as possibly having it.
+struct RecordReading<'a> {
+    known: Known,
+    introspect: bool,
+    tried: &'a dyn Fn(&Version) -> bool,
+}
+
+impl RecordReading<'_> {
+    fn has(&self, release: &CatalogRelease) -> bool {
+        matches!(
+            self.known.state(release.slot),
+            Some(ReleaseState::Present | ReleaseState::Unknown)
+        )
+    }
+}
+
+impl Reading for RecordReading<'_> {
+    fn is_read(&self, release: &CatalogRelease) -> bool {
+        // What ranking assumed of a release not indexed (see `Assumed`) is not a reading.
+        if release.index != IndexStatus::Indexed {
+            return false;
+        }
+        match self.known.state(release.slot) {
+            Some(ReleaseState::Present | ReleaseState::Absent) => true,
+            Some(ReleaseState::Unknown) => !self.introspect || (self.tried)(&release.version),
+            _ => false,
+        }
+    }
+    fn can_read(&self, release: &CatalogRelease) -> bool {
+        match self.known.state(release.slot) {
+            _ if release.index == IndexStatus::NotIndexed => true,
+            Some(ReleaseState::Unknown) => self.introspect && !(self.tried)(&release.version),
+            _ => false,
+        }
+    }
+}
+
+/// One record's answer release by release, from its history.
+pub(super) struct Known {
+    states: Vec<(Slot, ReleaseState)>,
+}
+
+impl Known {
+    pub(super) fn of(catalog: &Catalog, record: &EvidenceRecord) -> Self {
+        let mut states = Vec::with_capacity(catalog.releases.len());
+        let mut releases = catalog.releases.iter();
+        for span in &record.history {
+            for r in releases.by_ref() {
+                states.push((r.slot, span.state));
+                if r.version == span.last {
+                    break;
+                }
+            }
+        }
+        Self { states }
+    }
+
+    pub(super) fn state(&self, slot: Slot) -> Option<ReleaseState> {
+        self.states
+            .iter()
+            .find(|(s, _)| *s == slot)
+            .map(|(_, st)| *st)
+    }
 }
 
 /// The releases the notebook's own install lines allow, when they constrain.
@@ -173,6 +268,7 @@ pub fn unindexed_pins<B: BankView + ?Sized>(
                 dist: pin.dist.clone(),
                 version: Some(pin.version.clone()),
                 reason: ProbeReason::Pinned,
+                action: Action::Index,
             });
         }
     }
@@ -228,33 +324,47 @@ where
 {
     let mut indexing: HashSet<(DistName, Option<Version>)> = HashSet::new();
     let mut introspecting: HashSet<(DistName, Option<Version>)> = HashSet::new();
-    let fresh = |asked: &mut HashSet<_>, probes: Vec<Probe>| -> Vec<Probe> {
-        probes
-            .into_iter()
-            .filter(|p| asked.insert((p.dist.clone(), p.version.clone())))
-            .collect()
-    };
     let mut report = LazyReport::default();
     loop {
         let evidence = steps.gather()?;
-        let round = fresh(&mut indexing, plan(&evidence, bank, options.cap)?);
-        if !round.is_empty() {
-            steps.index(&round)?;
-            report.rounds.push(round);
+        let mut to_index = Vec::new();
+        let mut to_introspect = Vec::new();
+        for p in plan(&evidence, bank, options, &introspecting)? {
+            let key = (p.dist.clone(), p.version.clone());
+            let (asked, round) = match p.action {
+                Action::Index => (&mut indexing, &mut to_index),
+                Action::Introspect => (&mut introspecting, &mut to_introspect),
+            };
+            if asked.insert(key) {
+                round.push(p);
+            }
+        }
+        if !to_index.is_empty() || !to_introspect.is_empty() {
+            if !to_index.is_empty() {
+                steps.index(&to_index)?;
+                report.rounds.push(to_index);
+            }
+            if !to_introspect.is_empty() {
+                steps.introspect(&to_introspect)?;
+                report.introspected.push(to_introspect);
+            }
             continue;
         }
         let inference = steps.resolve(evidence)?;
-        let round = fresh(&mut indexing, unindexed_pins(&inference.solution, bank)?);
+        let round: Vec<Probe> = unindexed_pins(&inference.solution, bank)?
+            .into_iter()
+            .filter(|p| indexing.insert((p.dist.clone(), p.version.clone())))
+            .collect();
         if !round.is_empty() {
             steps.index(&round)?;
             report.rounds.push(round);
             continue;
         }
         if options.introspect {
-            let round = fresh(
-                &mut introspecting,
-                unsettled_pins(&inference, bank, options.cap)?,
-            );
+            let round: Vec<Probe> = unsettled_pins(&inference, bank)?
+                .into_iter()
+                .filter(|p| introspecting.insert((p.dist.clone(), p.version.clone())))
+                .collect();
             if !round.is_empty() {
                 steps.introspect(&round)?;
                 report.introspected.push(round);

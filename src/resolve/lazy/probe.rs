@@ -12,6 +12,18 @@ pub struct Probe {
     /// `None`: the distribution is not in the bank yet; its newest release on the index.
     pub version: Option<Version>,
     pub reason: ProbeReason,
+    pub action: Action,
+}
+
+/// How the release is read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Action {
+    /// Indexed: its files read statically.
+    Index,
+    /// Introspected: installed and its names read at run time, where static reading could
+    /// not tell.
+    Introspect,
 }
 
 /// Why a release is read. `what` names the evidence: an API path, `.member`, `api(keyword=)`.
@@ -40,6 +52,8 @@ pub enum ProbeReason {
     Credibility,
     /// The resolution pinned it: a pin is never a release the bank has not read.
     Pinned,
+    /// The resolution pinned it, and static reading cannot tell whether it has `what`.
+    Unknown { what: String },
 }
 
 impl std::fmt::Display for Probe {
@@ -62,6 +76,7 @@ impl std::fmt::Display for Probe {
             }
             ProbeReason::Credibility => write!(f, " (no read release has the APIs used)"),
             ProbeReason::Pinned => write!(f, " (pinned)"),
+            ProbeReason::Unknown { what } => write!(f, " (pinned, and unknown: {what})"),
         }
     }
 }

@@ -53,7 +53,9 @@ pub fn next(line: &Line<'_>, has: &dyn Fn(usize) -> bool) -> Step {
     // A release read below the ones that have it (a pin the interpreter forced down) lacks
     // it: whether older ones have it again is looked for the same way.
     if first > 0 {
-        if let Some(at) = look_back(line, states[first].0) {
+        // From the newest release below them that lacks it, so that the steps keep doubling
+        // as more releases below are read.
+        if let Some(at) = look_back(line, states[first - 1].0) {
             wanted.push(Wanted::Back(at));
         }
     }
