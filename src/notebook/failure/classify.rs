@@ -120,7 +120,7 @@ fn raised_cause(r: &Raised, cell: Option<u32>, cx: &FailureContext) -> Cause {
         return Cause::Network { detail };
     }
     match msg {
-        Message::NoModule { module } => return module_cause(module, cx),
+        Message::NoModule { module } => return module_cause(module, cell, cx),
         Message::CannotImport {
             name,
             module,
@@ -415,19 +415,28 @@ fn missing_module(module: &str) -> Cause {
 }
 
 /// A missing module, placed: local, standard library of another Python, or third-party.
-fn module_cause(module: &str, cx: &FailureContext) -> Cause {
-    let Ok(m) = ModulePath::new(module) else {
+fn module_cause(module: &str, cell: Option<u32>, cx: &FailureContext) -> Cause {
+    let Ok(mut m) = ModulePath::new(module) else {
         return missing_module(module);
     };
-    let top = m.top_level();
-    match cx.module_kind(top) {
-        ModuleKind::Local => return Cause::MissingLocalModule { module: m },
-        ModuleKind::Stdlib => {}
-        ModuleKind::ThirdParty => {
-            if let Some(python) = cx.stdlib_elsewhere(top) {
-                return Cause::StdlibModule { module: m, python };
-            }
+    // Python 2 names only the last part of a missing submodule (`No module named
+    // cross_validation` for `import sklearn.cross_validation`): the import says the rest.
+    if !module.contains('.') {
+        let full = cx.usage.imports.iter().find(|i| {
+            i.module.top_level() != module
+                && i.module.name() == module
+                && cell.is_none_or(|c| i.at.cell == c)
+        });
+        if let Some(i) = full {
+            m = i.module.clone();
         }
+    }
+    let top = m.top_level();
+    if cx.module_kind(top) == ModuleKind::Local {
+        return Cause::MissingLocalModule { module: m };
+    }
+    if let Some(python) = cx.stdlib_elsewhere(top) {
+        return Cause::StdlibModule { module: m, python };
     }
     Cause::MissingModule { module: m }
 }

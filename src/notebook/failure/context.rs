@@ -93,13 +93,15 @@ impl<'a> FailureContext<'a> {
         }
     }
 
-    /// The known Pythons whose standard library has `top`, when this one's does not.
+    /// The known Pythons whose standard library has `top`, when this one's does not (or,
+    /// with the interpreter unknown, when some Pythons lack it).
     pub(crate) fn stdlib_elsewhere(&self, top: &str) -> Option<Vec<PythonVersion>> {
         let having = stdlib::versions_having(top)?;
-        if stdlib::has_backport(top) || having.intersects(self.stdlib_versions()) {
-            return None;
-        }
-        Some(having.iter().collect())
+        let missing_here = match self.python {
+            Some(v) => !having.intersects(VersionSet::of(&[v])),
+            None => having != VersionSet::ALL,
+        };
+        (missing_here && !stdlib::has_backport(top)).then(|| having.iter().collect())
     }
 
     /// Third-party APIs used in `cell` (at `line` first, when given) that satisfy `pred`.

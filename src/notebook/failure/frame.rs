@@ -110,7 +110,7 @@ fn is_stdlib_path(file: &str) -> bool {
             && w[1].strip_prefix("python").is_some_and(|v| {
                 v.starts_with(['2', '3']) && v.chars().all(|c| c.is_ascii_digit() || c == '.')
             })
-    }) || parts.iter().any(|p| *p == "Lib") && file.ends_with(".py")
+    }) || parts.contains(&"Lib") && file.ends_with(".py")
 }
 
 #[cfg(test)]
