@@ -147,8 +147,8 @@ pub enum Cause {
         library: ModulePath,
         ename: String,
     },
-    /// IndentationError on an indented cell: the kernel's IPython no longer strips a cell's
-    /// leading indentation (IPython 9).
+    /// IndentationError on a cell whose first line is indented: IPython up to 9.0 strips that
+    /// indentation, 9.1 and later do not.
     KernelIndentation,
     /// A program the notebook runs is not installed (`dot` for graphviz).
     MissingProgram {
@@ -300,7 +300,7 @@ impl fmt::Display for Cause {
             }
             KernelIndentation => write!(
                 f,
-                "an indented cell that this IPython does not dedent (IPython 9 stopped)"
+                "a cell with an indented first line, which IPython 9.1+ no longer dedents"
             ),
             MissingProgram { program } => write!(f, "program `{program}` is not installed"),
             NativeCrash { signal } => write!(f, "crashed in native code (signal {signal})"),
