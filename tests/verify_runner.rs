@@ -257,10 +257,12 @@ fn the_ipython_path_runs_magics_when_ipython_is_installed() {
             code("%%writefile helper.py\nanswer = 42\n"),
             code("import helper\nprint(helper.answer)\nhelper.answer + 1\n"),
             code("def f():\n    return undefined_name\n\nf()\n"),
+            code("name = input('Your name? ')\n"),
         ],
     );
     let o = RunOptions {
         kernel: KernelMode::Ipython,
+        keep_going: true,
         ..opts()
     };
     let run = run_with(&nb, &python, &o);

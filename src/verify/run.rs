@@ -24,6 +24,11 @@ use crate::python::{run_capped, Finished, OutputCap, ProcessError, PythonVersion
 /// The runner script, shipped inside the binary.
 pub const RUNNER: &str = include_str!("runner.py");
 
+/// Runs the script given as the first argument under a name of its own, so that its frames
+/// are told from the notebook's; `-c` keeps the working directory first on `sys.path`, as a
+/// kernel has it.
+const BOOTSTRAP: &str = "import sys; exec(compile(sys.argv[1], '<nbenv-runner>', 'exec'))";
+
 #[derive(Debug, thiserror::Error)]
 pub enum RunError {
     #[error("could not create a scratch directory for the run: {0}")]
@@ -160,6 +165,7 @@ pub fn run_notebook(
 
     let mut cmd = Command::new(python);
     cmd.arg("-c")
+        .arg(BOOTSTRAP)
         .arg(RUNNER)
         .current_dir(&work)
         .env("MPLBACKEND", "Agg")

@@ -1,5 +1,6 @@
-# nbenv's notebook runner. nbenv starts it as `python -c <this file>` in a throw-away copy of
-# the notebook's directory, writes the cells (JSON) to its stdin and reads one JSON line per
+# nbenv's notebook runner. nbenv starts it as `python -c <bootstrap> <this file>` (compiled
+# under the name `<nbenv-runner>`, so that its frames can be told from the notebook's) in a
+# throw-away copy of the notebook's directory, writes the cells (JSON) to its stdin and reads one JSON line per
 # cell back. It runs on Python 2.7 and 3.x, so it uses only what both have.
 #
 # Cells run top-down in one namespace: through IPython's InteractiveShell when IPython is
@@ -33,6 +34,7 @@ else:
     text_type = str
 
 MARK = "@nbenv "
+RUNNER_FILE = "<nbenv-runner>"
 RUNNER_PID = os.getpid()
 STATE = {"proto": None, "lock": threading.Lock()}
 
@@ -200,6 +202,8 @@ def describe(etype, value, tb, cells):
     started = False
     for item in extracted:
         filename, line, function, code = tuple(item)[:4]
+        if filename == RUNNER_FILE:
+            continue
         cell = cells.cell_of(filename)
         if cell is not None:
             started = True
@@ -634,6 +638,21 @@ class Runner(object):
             return original_system(command)
 
         shell.system = system
+        try:
+            original_matplotlib = shell.find_line_magic("matplotlib")
+        except Exception:
+            original_matplotlib = None
+        if original_matplotlib is not None:
+            def matplotlib_magic(line=""):
+                # Jupyter always has an inline backend; a shell without ipykernel or
+                # matplotlib-inline falls back to Agg (figures are still shown at the end of
+                # the cell). A missing matplotlib itself stays the cell's error.
+                try:
+                    return original_matplotlib(line)
+                except Exception:
+                    __import__("matplotlib.pyplot")
+                    return None
+            shell.register_magic_function(matplotlib_magic, "line", "matplotlib")
         if not self.allow_installs:
             for magic in ("pip", "conda", "mamba"):
                 def skip(line, _name=magic):
