@@ -223,6 +223,19 @@ fn missing_modules_and_apis() {
         "{f:?}"
     );
 
+    // A private module in the message: the public name the notebook used is the API.
+    let f = one(vec![failing(
+        "import tensorflow as tf\nopt = tf.train.AdamOptimizer(0.01)\n",
+        1,
+        "AttributeError",
+        "module 'tensorflow._api.v2.train' has no attribute 'AdamOptimizer'",
+        vec![],
+    )]);
+    assert!(
+        matches!(&f.cause, Cause::MissingApi { api } if api.as_str() == "tensorflow.train.AdamOptimizer"),
+        "{f:?}"
+    );
+
     // Raised inside another library: still the API that library needs.
     let f = one(vec![failing(
         "import pandas as pd\ndf = pd.DataFrame({'a': [1]})\n",
@@ -328,6 +341,14 @@ fn code_for_another_python() {
     assert!(
         matches!(&f.cause, Cause::WrongPython { needs, .. } if !needs.contains(PythonVersion::new(3, 6)))
     );
+    let f = one(vec![failing(
+        "try:\n    pass\nexcept Exception, e:\n    pass\n",
+        1,
+        "SyntaxError",
+        "invalid syntax",
+        vec![],
+    )]);
+    assert!(matches!(&f.cause, Cause::WrongPython { .. }), "{f:?}");
     let f = one(vec![failing(
         "from itertools import izip\n",
         1,

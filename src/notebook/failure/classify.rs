@@ -7,6 +7,7 @@
 use crate::names::{ApiPath, ModulePath};
 use crate::notebook::location::Location;
 use crate::notebook::usage::{Receiver, UseKind};
+use crate::notebook::HintReason;
 use crate::python::{PythonRange, PythonVersion};
 
 use super::bindings::DefKind;
@@ -130,7 +131,7 @@ fn raised_cause(r: &Raised, cell: Option<u32>, cx: &FailureContext) -> Cause {
             module,
             attribute,
             circular,
-        } if !circular => return module_attribute(module, attribute, cx),
+        } if !circular => return module_attribute(module, attribute, r, cell, cx),
         Message::SomeModuleAttribute { attribute } => {
             if let Some(cause) = some_module_attribute(attribute, r, cell, cx) {
                 return cause;
@@ -504,7 +505,13 @@ fn cannot_import(
     }
 }
 
-fn module_attribute(module: &str, attribute: &str, cx: &FailureContext) -> Cause {
+fn module_attribute(
+    module: &str,
+    attribute: &str,
+    r: &Raised,
+    cell: Option<u32>,
+    cx: &FailureContext,
+) -> Cause {
     let api = ModulePath::new(module)
         .ok()
         .and_then(|m| ApiPath::in_module(&m, attribute).ok().map(|a| (m, a)));
@@ -518,7 +525,21 @@ fn module_attribute(module: &str, attribute: &str, cx: &FailureContext) -> Cause
             ename: "AttributeError".into(),
         },
         ModuleKind::Stdlib => Cause::StdlibApi { api },
-        ModuleKind::ThirdParty => Cause::MissingApi { api },
+        ModuleKind::ThirdParty => {
+            // A private module (`tensorflow._api.v2.train`) is where the public name the
+            // notebook used (`tf.train.AdamOptimizer`) lives: the notebook's name is the API.
+            if m.segments().any(|s| s.starts_with('_')) {
+                let line = r.innermost_cell_frame().and_then(|f| f.line);
+                if let Some(public) = cx.api_in(cell, line, |a| {
+                    a.api.top_level() == m.top_level() && api_name_is(&a.api, attribute)
+                }) {
+                    return Cause::MissingApi {
+                        api: public.clone(),
+                    };
+                }
+            }
+            Cause::MissingApi { api }
+        }
     }
 }
 
@@ -775,17 +796,21 @@ fn syntax(ename: &str, r: &Raised, cell: Option<u32>, cx: &FailureContext) -> Ca
         {
             return Cause::KernelIndentation;
         }
-        // The notebook's own syntax evidence for this cell, against the interpreter.
-        if let Some(python) = cx.python {
-            let hint = cx.usage.python.hints.iter().find(|h| {
-                !h.weak && h.at.is_some_and(|a| a.cell == cell) && !h.range.contains(python)
-            });
-            if let Some(h) = hint {
-                return Cause::WrongPython {
-                    detail: h.detail.clone(),
-                    needs: h.range,
-                };
-            }
+        // The notebook's own syntax evidence for this cell, against the interpreter (when it
+        // is unknown, Python 2 syntax failing says enough: the interpreter was Python 3).
+        let hint = cx.usage.python.hints.iter().find(|h| {
+            !h.weak
+                && h.at.is_some_and(|a| a.cell == cell)
+                && match cx.python {
+                    Some(python) => !h.range.contains(python),
+                    None => h.reason == HintReason::Python2Syntax,
+                }
+        });
+        if let Some(h) = hint {
+            return Cause::WrongPython {
+                detail: h.detail.clone(),
+                needs: h.range,
+            };
         }
     }
     Cause::Syntax {
