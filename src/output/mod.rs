@@ -3,9 +3,11 @@
 //! interrupted run never leaves half a file where a good one was.
 
 mod atomic;
+mod header;
 mod lock;
 mod requirements;
 
 pub use atomic::write_atomically;
+pub use header::python_of;
 pub use lock::lock_txt;
 pub use requirements::{python_line, requirements_txt, unresolved_reason};

@@ -1,5 +1,8 @@
 //! Running a notebook in an environment, and measuring how far it gets.
 //!
+//! [`prepare`] builds the environment of an [`EnvPlan`] (the requirements and a kernel
+//! runtime on one interpreter), or finds it in the cache.
+//!
 //! [`run_notebook`] starts the bundled runner ([`RUNNER`], a Python script for 2.7 and 3.x)
 //! with an interpreter, in a throw-away copy of the notebook's directory: it runs the code
 //! cells top-down in one namespace, through IPython when the environment has it (magics
@@ -12,6 +15,7 @@
 //! authoring.
 
 mod cell_run;
+mod environment;
 mod executability;
 mod normalize;
 mod options;
@@ -24,6 +28,7 @@ mod run;
 mod workdir;
 
 pub use cell_run::{CellRun, CellStatus};
+pub use environment::{prepare, EnvError, EnvPlan, PreparedEnv, KERNEL_RUNTIME};
 pub use executability::Executability;
 pub use normalize::normalize;
 pub use options::{KernelMode, RunOptions};
