@@ -221,3 +221,66 @@ fn a_pin_hinging_on_what_static_reading_cannot_tell_is_settled_by_introspection(
         "{err}"
     );
 }
+
+#[test]
+fn tensorflow_1_code_gets_a_1_x_release_on_a_python_that_has_wheels_for_it() {
+    // Like TensorFlow: 1.x has `Session` and wheels only for CPython 3.6-3.7; 2.x dropped
+    // `Session` and has wheels for 3.11. No --python: the interpreter is chosen by the evidence.
+    let env = Env::new();
+    let release = |v: &str, tags: &[&str], init: &str| -> Vec<FixtureFile> {
+        tags.iter()
+            .map(|tag| {
+                let w = WheelBuilder::new("tflike", v)
+                    .tag(tag)
+                    .file("tflike/__init__.py", init);
+                FixtureFile {
+                    upload_time: Some("2019-01-01T00:00:00Z".into()),
+                    ..FixtureFile::new(&w.filename(), w.build())
+                }
+            })
+            .collect()
+    };
+    let v1 = "class Session:\n    pass\ndef constant(x):\n    return x\n";
+    let v2 = "def constant(x):\n    return x\n";
+    let mut files = Vec::new();
+    for v in ["1.13.0", "1.14.0", "1.15.0"] {
+        files.extend(release(
+            v,
+            &[
+                "cp36-cp36m-manylinux2010_x86_64",
+                "cp37-cp37m-manylinux2010_x86_64",
+            ],
+            v1,
+        ));
+    }
+    for v in ["2.0.0", "2.15.0"] {
+        files.extend(release(v, &["cp311-cp311-manylinux2014_x86_64"], v2));
+    }
+    env.server.publish("tflike", &files);
+    let nb = env.dir.path().join("tf.py");
+    std::fs::write(
+        &nb,
+        "import tflike as tf\nx = tf.constant(1)\nwith tf.Session() as s:\n    pass\n",
+    )
+    .unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_nbenv"))
+        .args(["--index-url", &env.server.index_url()])
+        .arg("--cache-dir")
+        .arg(env.dir.path().join("cache"))
+        .arg("--bank")
+        .arg(env.bank())
+        .arg("infer")
+        .arg(&nb)
+        .output()
+        .unwrap();
+    let (stdout, err) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    assert!(out.status.success(), "{stdout}{err}");
+    assert_eq!(pins(&stdout), ["tflike==1.15.0"], "{stdout}");
+    assert!(
+        stdout.contains("# Python 3.7 (") && stdout.contains("tflike.Session (removed in 2.0.0)"),
+        "{stdout}"
+    );
+}
