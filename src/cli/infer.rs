@@ -266,7 +266,7 @@ pub fn run(global: &GlobalArgs, args: &InferArgs) -> Result<()> {
                     if args.no_introspect {
                         "; without --no-introspect, nbenv would run it to see"
                     } else {
-                        ", and introspection could not run it here"
+                        ", and introspection could not settle it here"
                     }
                 );
             }

@@ -104,7 +104,7 @@ fn plan_dist(
     for record in d.records.iter().filter(|r| from_bank(r)) {
         let reading = RecordReading {
             known: Known::of(catalog, record),
-            introspect: options.introspect,
+            introspect: options.introspect && settles(record),
             tried: &tried,
         };
         let line = Line::reading(catalog, scope.as_ref(), options.cap, &reading);
@@ -231,6 +231,12 @@ fn install_scope(d: &DistVersions) -> Option<ReleaseSet> {
         })
         .map(|r| r.allowed.clone())
         .reduce(|a, b| a.intersection(&b))
+}
+
+/// Whether introspection can settle an unknown answer to this evidence: it records the names
+/// a release has at run time, not the keywords its functions accept (`**kwargs`).
+fn settles(record: &EvidenceRecord) -> bool {
+    !matches!(record.source, EvidenceSource::Keyword { .. })
 }
 
 /// Evidence the bank answers (not install lines).

@@ -6,7 +6,7 @@
 //! is trusted.
 
 use super::probe::{Action, Probe, ProbeReason};
-use super::{from_bank, what, Known};
+use super::{from_bank, settles, what, Known};
 use crate::bank::store::IndexStatus;
 use crate::resolve::evidence::{BankReadError, BankView, ReleaseState};
 use crate::resolve::infer::Inference;
@@ -19,7 +19,7 @@ pub struct Hinging {
     pub unknown: Vec<String>,
 }
 
-/// The pins that hinge on unknown answers.
+/// The pins that hinge on unknown answers introspection can settle (names, not keywords).
 pub fn hinging<B: BankView + ?Sized>(
     inference: &Inference,
     bank: &B,
@@ -46,7 +46,7 @@ pub fn hinging<B: BankView + ?Sized>(
         let unknown: Vec<String> = d
             .records
             .iter()
-            .filter(|r| from_bank(r))
+            .filter(|r| from_bank(r) && settles(r))
             .filter(|r| Known::of(&catalog, r).state(at.slot) == Some(ReleaseState::Unknown))
             .map(what)
             .collect();
