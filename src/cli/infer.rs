@@ -11,7 +11,7 @@ use nbenv::bank::indexer::{BuildOptions, BuildTarget, Selection};
 use nbenv::bank::store::Store;
 use nbenv::names::DistName;
 use nbenv::notebook::{self, AnalyzeOptions};
-use nbenv::output::{lock_txt, requirements_txt, write_atomically};
+use nbenv::output::{lock_txt, pylock_toml, requirements_txt, write_atomically};
 use nbenv::python::PythonVersion;
 use nbenv::resolve::evidence::{gather, SharedBank, Sources};
 use nbenv::resolve::index_providers::IndexProviders;
@@ -73,6 +73,9 @@ pub enum InferFormat {
     /// The full transitive closure pinned, with the sha256 of every file that installs on
     /// the target: for `pip install --require-hashes -r` and `uv pip install -r`.
     Lock,
+    /// The same closure as a PEP 751 `pylock.toml`, for `uv pip install -r pylock.toml` and
+    /// other readers of the standard; only for the chosen Python on this platform.
+    Pylock,
     /// For programs: one JSON document with the evidence, the choice of Python and the
     /// full resolution, `schema_version` first.
     Json,
@@ -229,6 +232,20 @@ pub fn run(global: &GlobalArgs, args: &InferArgs) -> Result<()> {
             if !unhashed.is_empty() {
                 eprintln!(
                     "warning: the index gives no hash for {}: pip's --require-hashes will refuse this lock",
+                    unhashed.join(", ")
+                );
+            }
+            text.into_bytes()
+        }
+        InferFormat::Pylock => {
+            let (text, unhashed) = pylock_toml(
+                &inference,
+                &args.notebook.display().to_string(),
+                Some(client.index_url().as_str()),
+            )?;
+            if !unhashed.is_empty() {
+                eprintln!(
+                    "warning: the index gives no hash for files of {}: they are left out of the lock",
                     unhashed.join(", ")
                 );
             }
