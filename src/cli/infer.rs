@@ -60,6 +60,12 @@ pub struct InferArgs {
     /// Do not index distributions the bank lacks; resolve with what it has.
     #[arg(long)]
     pub no_index: bool,
+    /// Do not read the repository's declarations beside the notebook (requirements*.txt,
+    /// environment.yml, setup.py, pyproject.toml, Binder's runtime.txt, from the notebook's
+    /// folder up to the repository's root). Read by default, as soft evidence: they narrow
+    /// versions and steer the Python only where the notebook's own evidence allows.
+    #[arg(long)]
+    pub no_declarations: bool,
     /// Worker threads when indexing what the bank lacks.
     #[arg(long, default_value_t = 8, value_name = "N", value_parser = super::args::positive)]
     pub jobs: usize,
@@ -112,7 +118,17 @@ pub fn run(global: &GlobalArgs, args: &InferArgs) -> Result<()> {
             .unwrap_or(path)
             .display()
             .to_string();
-        usages.push((name, notebook::analyze(&nb, &options)));
+        let mut usage = notebook::analyze(&nb, &options);
+        if !args.no_declarations {
+            let declarations = notebook::read_declarations(path);
+            if !global.quiet {
+                for problem in &declarations.problems {
+                    eprintln!("warning: {problem} (ignored)");
+                }
+            }
+            usage.attach_declarations(declarations);
+        }
+        usages.push((name, usage));
     }
     let python = joint_python(
         &usages
@@ -201,9 +217,10 @@ pub fn run(global: &GlobalArgs, args: &InferArgs) -> Result<()> {
         for d in &inference.evidence.distributions {
             for r in d.dropped() {
                 eprintln!(
-                    "warning: {}: {} (no release still allowed satisfies it; dropped)",
+                    "warning: {}: {} ({}; dropped)",
                     d.dist,
-                    infer::describe(r)
+                    infer::describe(r),
+                    r.dropped_why().map_or("", |w| w.describe())
                 );
             }
         }

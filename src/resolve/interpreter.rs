@@ -1,5 +1,7 @@
 //! The interpreter to resolve for: the newest CPython the notebook allows for which a full
-//! resolution exists, preferring one installed here, and saying how it was chosen.
+//! resolution exists, preferring one installed here, and saying how it was chosen. An
+//! interpreter the repository declares (Binder's `runtime.txt`) is tried first when the
+//! notebook allows it.
 //!
 //! A plan (which versions to try, in which order) is made from the evidence alone, so it is
 //! testable without interpreters; [`choose`] then tries the plan with a resolution function.
@@ -8,7 +10,7 @@ use std::path::PathBuf;
 
 use serde::Serialize;
 
-use crate::notebook::{PythonEvidence, KNOWN_VERSIONS};
+use crate::notebook::{HintReason, PythonEvidence, KNOWN_VERSIONS};
 use crate::python::{Interpreter, PythonRange, PythonVersion};
 
 /// One interpreter version to resolve for.
@@ -30,6 +32,19 @@ pub enum PythonChoice {
     NewestInstalled,
     /// No installed interpreter had a resolution: the newest one that has, not installed here.
     NotInstalled,
+    /// The interpreter a file of the repository declares, which the notebook allows and
+    /// which has a resolution (installed here or not).
+    Declared,
+}
+
+/// An interpreter a file of the repository declares.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct DeclaredInterpreter {
+    pub version: PythonVersion,
+    /// Where (`runtime.txt:1`).
+    pub declared_at: String,
+    /// Tried first; false when the notebook's own evidence rules it out.
+    pub applied: bool,
 }
 
 /// The versions to try, best first.
@@ -40,6 +55,9 @@ pub struct InterpreterPlan {
     pub allowed: PythonRange,
     /// The notebook's strong hints contradict each other, so none of them was applied.
     pub evidence_ignored: bool,
+    /// What the repository declares, unless `--python` was given.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub declared: Option<DeclaredInterpreter>,
 }
 
 impl InterpreterPlan {
@@ -66,6 +84,7 @@ impl InterpreterPlan {
             version: version.feature(),
             installed: on_machine(version),
         };
+        let mut declared = None;
         let candidates = match requested {
             Some(v) => vec![candidate(v)],
             None => {
@@ -76,6 +95,7 @@ impl InterpreterPlan {
                     .map(candidate)
                     .collect();
                 all.sort_by_key(|c| (c.installed.is_none(), std::cmp::Reverse(c.version)));
+                declared = declared_interpreter(evidence, &mut all);
                 all
             }
         };
@@ -83,8 +103,32 @@ impl InterpreterPlan {
             candidates,
             allowed,
             evidence_ignored,
+            declared,
         }
     }
+}
+
+/// The first interpreter the repository declares, moved to the front of `candidates` when
+/// it is among them (the notebook allows it).
+fn declared_interpreter(
+    evidence: &PythonEvidence,
+    candidates: &mut Vec<PythonCandidate>,
+) -> Option<DeclaredInterpreter> {
+    let hint = evidence
+        .hints
+        .iter()
+        .find(|h| h.reason == HintReason::Declared)?;
+    let version = hint.range.min?.feature();
+    let position = candidates.iter().position(|c| c.version == version);
+    if let Some(i) = position {
+        let c = candidates.remove(i);
+        candidates.insert(0, c);
+    }
+    Some(DeclaredInterpreter {
+        version,
+        declared_at: hint.detail.clone(),
+        applied: position.is_some(),
+    })
 }
 
 /// What trying a plan gave: the chosen candidate and its result, and why each better
@@ -108,8 +152,14 @@ pub fn choose<T, E>(
     for candidate in &plan.candidates {
         match resolve(candidate) {
             Ok(result) => {
+                let declared = plan
+                    .declared
+                    .as_ref()
+                    .is_some_and(|d| d.applied && d.version == candidate.version);
                 let how = if requested {
                     PythonChoice::Requested
+                } else if declared {
+                    PythonChoice::Declared
                 } else if candidate.installed.is_some() {
                     PythonChoice::NewestInstalled
                 } else {
