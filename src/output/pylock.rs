@@ -124,21 +124,7 @@ pub fn pylock_toml(
             },
         },
     };
-    Ok((spaced(&toml::to_string(&lock)?), unhashed))
-}
-
-/// A blank line before each package and the tool table, for people reading the lock (TOML
-/// ignores blank lines).
-fn spaced(text: &str) -> String {
-    let mut out = String::with_capacity(text.len() + 64);
-    for line in text.lines() {
-        if line == "[[packages]]" || line.starts_with("[tool") {
-            out.push('\n');
-        }
-        out.push_str(line);
-        out.push('\n');
-    }
-    out
+    Ok((toml::to_string(&lock)?, unhashed))
 }
 
 /// One `[[packages]]` entry, and whether every installable file had a hash.
