@@ -5,10 +5,16 @@
 //! steers the Python; `--format pylock` writes a lock a TOML reader accepts, with the
 //! specification's keys and the files' hashes.
 
+mod common;
 mod support;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
+
+use nbenv::notebook::{DeclarationKind, Declarations, DeclaredAt, DeclaredRequirement};
+use nbenv::resolve::evidence::{
+    gather, DropReason, Effect, EvidenceSource, MemoryBank, Relaxation, Sources,
+};
 
 use support::archives::WheelBuilder;
 use support::server::{sha256_hex, FixtureFile, PageMode, TestServer};
@@ -401,4 +407,71 @@ fn the_pylock_has_the_specifications_keys_and_every_files_hash() {
         .as_str()
         .unwrap()
         .starts_with("Python 3.11"));
+}
+
+/// On an in-memory bank: setting soft evidence aside drops the declarations first, then the
+/// notebook's own soft evidence, and applies what is left again.
+#[test]
+fn relaxing_sets_declarations_aside_first_then_all_soft_evidence() {
+    let mut bank = MemoryBank::new();
+    bank.releases("toolkit", &["1.0", "2.0", "3.0"])
+        .provides("toolkit", "toolkit", &["1.0", "2.0", "3.0"])
+        .api("toolkit", "toolkit.load", &["1.0", "2.0", "3.0"], &[])
+        .member("toolkit", "ix", &["1.0", "2.0"], &[]);
+    let mut usage = common::usage_of_source("import toolkit\ndf = toolkit.load()\ndf.ix[0]\n");
+    let requirement = nbenv::names::parse_requirement("toolkit<2").unwrap();
+    usage.attach_declarations(Declarations {
+        files: vec!["requirements.txt".into()],
+        requirements: vec![DeclaredRequirement {
+            name: nbenv::names::DistName::new("toolkit").unwrap(),
+            text: requirement.to_string(),
+            requirement,
+            kind: DeclarationKind::RequirementsFile,
+            at: DeclaredAt {
+                file: "requirements.txt".into(),
+                line: 1,
+            },
+        }],
+        ..Declarations::default()
+    });
+    let versions = |e: &nbenv::resolve::evidence::Evidence| -> Vec<String> {
+        e.distributions[0]
+            .allowed
+            .iter()
+            .map(ToString::to_string)
+            .collect()
+    };
+    let effect = |e: &nbenv::resolve::evidence::Evidence, declared: bool| -> Effect {
+        e.distributions[0]
+            .records
+            .iter()
+            .find(|r| {
+                matches!(r.source, EvidenceSource::Declared { .. }) == declared
+                    && r.strength == nbenv::resolve::evidence::Strength::Soft
+            })
+            .unwrap()
+            .effect
+    };
+    let all = gather(&usage, &bank, &Sources::built_in()).unwrap();
+    assert_eq!(versions(&all), ["1.0"]);
+
+    let without_declarations = all.relaxed(Relaxation::Declarations).unwrap();
+    assert_eq!(versions(&without_declarations), ["1.0", "2.0"]);
+    assert_eq!(
+        effect(&without_declarations, true),
+        Effect::Dropped(DropReason::NoResolution)
+    );
+    assert_eq!(effect(&without_declarations, false), Effect::Constrains);
+    // Nothing declared is left to set aside.
+    assert!(without_declarations
+        .relaxed(Relaxation::Declarations)
+        .is_none());
+
+    let hard_only = all.relaxed(Relaxation::AllSoft).unwrap();
+    assert_eq!(versions(&hard_only), ["1.0", "2.0", "3.0"]);
+    assert_eq!(
+        effect(&hard_only, false),
+        Effect::Dropped(DropReason::NoResolution)
+    );
+    assert!(hard_only.relaxed(Relaxation::AllSoft).is_none());
 }

@@ -255,6 +255,62 @@ mod tests {
     }
 
     #[test]
+    fn a_declared_interpreter_goes_first_only_where_the_notebook_allows_it() {
+        let declared = |range: PythonRange, version: PythonVersion| {
+            let mut e = evidence(range, false);
+            e.hints.push(crate::notebook::VersionHint {
+                reason: HintReason::Declared,
+                detail: "runtime.txt:1".into(),
+                range: PythonRange::exactly(version),
+                weak: true,
+                count: 1,
+                at: None,
+            });
+            e
+        };
+        let here = installed(&[(3, 11), (3, 6)]);
+        let plan = InterpreterPlan::new(
+            &declared(PythonRange::default(), PythonVersion::new(3, 7)),
+            None,
+            &here,
+        );
+        assert_eq!(&order(&plan)[..3], ["3.7", "3.11*", "3.6*"]);
+        let d = plan.declared.as_ref().unwrap();
+        assert!(d.applied && d.declared_at == "runtime.txt:1");
+        let chosen = choose(&plan, false, |c| Ok::<_, ()>(c.version)).unwrap();
+        assert_eq!(chosen.how, PythonChoice::Declared);
+        // Passed over when it has no resolution: the usual order decides.
+        let chosen = choose(&plan, false, |c| {
+            if c.version == PythonVersion::new(3, 7) {
+                Err(())
+            } else {
+                Ok(())
+            }
+        })
+        .unwrap();
+        assert_eq!(chosen.how, PythonChoice::NewestInstalled);
+
+        // The notebook needs 3.8 or newer: the declaration is kept, not applied.
+        let plan = InterpreterPlan::new(
+            &declared(
+                PythonRange::at_least(PythonVersion::new(3, 8)),
+                PythonVersion::new(3, 7),
+            ),
+            None,
+            &here,
+        );
+        assert_eq!(order(&plan)[0], "3.11*");
+        assert!(!plan.declared.as_ref().unwrap().applied);
+        // `--python` decides alone.
+        let plan = InterpreterPlan::new(
+            &declared(PythonRange::default(), PythonVersion::new(3, 7)),
+            Some(PythonVersion::new(3, 9)),
+            &here,
+        );
+        assert!(plan.declared.is_none());
+    }
+
+    #[test]
     fn the_first_candidate_that_resolves_is_chosen_and_the_others_say_why_not() {
         let plan = InterpreterPlan::new(
             &evidence(PythonRange::default(), false),
