@@ -145,6 +145,9 @@ pub enum Command {
     Infer(super::infer::InferArgs),
     /// Show the environment evidence in a notebook: imports, APIs, installs, Python version.
     Usage(super::usage::UsageArgs),
+    /// Build an environment from requirements, run the notebook in it, and say how far it got
+    /// and why it stopped.
+    Verify(super::verify::VerifyArgs),
     /// Build and query the API bank.
     Bank(super::bank::BankArgs),
     /// Look at what the package index says about a project.

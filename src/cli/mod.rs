@@ -16,3 +16,4 @@ pub mod interrupt;
 pub mod output;
 pub mod progress;
 pub mod usage;
+pub mod verify;

@@ -13,13 +13,14 @@
 mod analyze;
 mod binding;
 mod builtins;
-mod cell;
+pub(crate) mod cell;
 mod collect;
 mod commit_date;
 mod declarations;
 mod error;
 mod escape;
 mod evaluate;
+pub mod failure;
 mod finish;
 mod format;
 mod ipynb;

@@ -8,6 +8,7 @@ use serde::{Serialize, Serializer};
 use crate::names::{ApiPath, DistName, ModulePath};
 
 use super::declarations::Declarations;
+use super::failure::Failure;
 use super::format::{Kernel, SourceFormat};
 use super::location::Location;
 use super::python_version::VersionHint;
@@ -239,11 +240,14 @@ pub enum OutputEvidence {
         module: Option<ModulePath>,
         cell: u32,
     },
-    /// The exception a cell stopped with when the notebook was saved.
+    /// The exception a cell stopped with when the notebook was saved, classified as a live
+    /// run's would be.
     Error {
         ename: String,
         evalue: String,
         cell: u32,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        failure: Option<Failure>,
     },
     /// A printed `module.__version__`.
     Version {

@@ -3,11 +3,13 @@
 //! target, then a rename), so an interrupted run never leaves half a file where a good one was.
 
 mod atomic;
+mod header;
 mod lock;
 mod pylock;
 mod requirements;
 
 pub use atomic::write_atomically;
+pub use header::python_of;
 pub use lock::lock_txt;
 pub use pylock::{pylock_toml, PylockError};
 pub use requirements::{python_line, requirements_txt, unresolved_reason};

@@ -8,7 +8,7 @@ use serde::Serialize;
 
 use super::evidence::{
     Change, DistVersions, Effect, Evidence, EvidenceError, EvidenceRecord, EvidenceSource, Need,
-    Relaxation, ShownVersion,
+    Relaxation, ShownVersion, Span,
 };
 use super::interpreter::{choose, InterpreterPlan, PythonCandidate, PythonChoice};
 use super::solver::{
@@ -17,6 +17,7 @@ use super::solver::{
 };
 use crate::names::DistName;
 use crate::python::PythonVersion;
+use pep508_rs::pep440_rs::Version;
 
 /// What `infer` concluded.
 #[derive(Debug, Clone, Serialize)]
@@ -136,9 +137,17 @@ pub fn describe(record: &EvidenceRecord) -> String {
     let turns: Vec<String> = record
         .changes()
         .iter()
-        .map(|c| match c {
-            Change::Added { version, .. } => format!("added in {version}"),
-            Change::Removed { version, .. } => format!("removed in {version}"),
+        .map(|c| {
+            let (verb, version, after) = match c {
+                Change::Added { version, after } => ("added", version, after),
+                Change::Removed { version, after } => ("removed", version, after),
+            };
+            if neighbours(&record.history, after, version) {
+                format!("{verb} in {version}")
+            } else {
+                // Releases between were not read (or cannot be told apart): say what is known.
+                format!("{verb} after {after}, by {version}")
+            }
         })
         .collect();
     if turns.is_empty() {
@@ -146,6 +155,14 @@ pub fn describe(record: &EvidenceRecord) -> String {
     } else {
         format!("{what} ({})", turns.join(", "))
     }
+}
+
+/// Whether `older` ends the span right before the one `newer` starts: no release between them
+/// is unread or unknown.
+fn neighbours(history: &[Span], older: &Version, newer: &Version) -> bool {
+    history
+        .windows(2)
+        .any(|w| &w[0].last == older && &w[1].first == newer)
 }
 
 /// Resolves the evidence on each interpreter of `plan` in turn and keeps the first solution.
