@@ -12,7 +12,7 @@ use nbenv::bank::introspect::Outcome;
 use nbenv::bank::store::Store;
 use nbenv::names::DistName;
 use nbenv::notebook::{self, AnalyzeOptions};
-use nbenv::output::{lock_txt, requirements_txt, write_atomically};
+use nbenv::output::{lock_txt, pylock_toml, requirements_txt, write_atomically};
 use nbenv::python::PythonVersion;
 use nbenv::resolve::evidence::{gather, BankView, SharedBank, Sources};
 use nbenv::resolve::index_providers::IndexProviders;
@@ -62,6 +62,12 @@ pub struct InferArgs {
     /// Do not index distributions the bank lacks; resolve with what it has.
     #[arg(long)]
     pub no_index: bool,
+    /// Do not read the repository's declarations beside the notebook (requirements*.txt,
+    /// environment.yml, setup.py, pyproject.toml, Binder's runtime.txt, from the notebook's
+    /// folder up to the repository's root). Read by default, as soft evidence: they narrow
+    /// versions and steer the Python only where the notebook's own evidence allows.
+    #[arg(long)]
+    pub no_declarations: bool,
     /// Index the whole history of each distribution the bank lacks before resolving. By
     /// default only the releases the notebook's evidence needs are indexed: the newest, those
     /// around the releases where its APIs appear or disappear, and the ones pinned.
@@ -86,6 +92,9 @@ pub enum InferFormat {
     /// The full transitive closure pinned, with the sha256 of every file that installs on
     /// the target: for `pip install --require-hashes -r` and `uv pip install -r`.
     Lock,
+    /// The same closure as a PEP 751 `pylock.toml`, for `uv pip install -r pylock.toml` and
+    /// other readers of the standard; only for the chosen Python on this platform.
+    Pylock,
     /// For programs: one JSON document with the evidence, the choice of Python and the
     /// full resolution, `schema_version` first.
     Json,
@@ -122,7 +131,17 @@ pub fn run(global: &GlobalArgs, args: &InferArgs) -> Result<()> {
             .unwrap_or(path)
             .display()
             .to_string();
-        usages.push((name, notebook::analyze(&nb, &options)));
+        let mut usage = notebook::analyze(&nb, &options);
+        if !args.no_declarations {
+            let declarations = notebook::read_declarations(path);
+            if !global.quiet {
+                for problem in &declarations.problems {
+                    eprintln!("warning: {problem} (ignored)");
+                }
+            }
+            usage.attach_declarations(declarations);
+        }
+        usages.push((name, usage));
     }
     let python = joint_python(
         &usages
@@ -286,9 +305,10 @@ pub fn run(global: &GlobalArgs, args: &InferArgs) -> Result<()> {
         for d in &inference.evidence.distributions {
             for r in d.dropped() {
                 eprintln!(
-                    "warning: {}: {} (no release still allowed satisfies it; dropped)",
+                    "warning: {}: {} ({}; dropped)",
                     d.dist,
-                    infer::describe(r)
+                    infer::describe(r),
+                    r.dropped_why().map_or("", |w| w.describe())
                 );
             }
         }
@@ -317,6 +337,20 @@ pub fn run(global: &GlobalArgs, args: &InferArgs) -> Result<()> {
             if !unhashed.is_empty() {
                 eprintln!(
                     "warning: the index gives no hash for {}: pip's --require-hashes will refuse this lock",
+                    unhashed.join(", ")
+                );
+            }
+            text.into_bytes()
+        }
+        InferFormat::Pylock => {
+            let (text, unhashed) = pylock_toml(
+                &inference,
+                &args.notebook.display().to_string(),
+                Some(client.index_url().as_str()),
+            )?;
+            if !unhashed.is_empty() {
+                eprintln!(
+                    "warning: the index gives no hash for files of {}: they are left out of the lock",
                     unhashed.join(", ")
                 );
             }

@@ -7,6 +7,7 @@ use serde::{Serialize, Serializer};
 
 use crate::names::{ApiPath, DistName, ModulePath};
 
+use super::declarations::Declarations;
 use super::failure::Failure;
 use super::format::{Kernel, SourceFormat};
 use super::location::Location;
@@ -37,6 +38,10 @@ pub struct Usage {
     pub notes: Vec<Note>,
     /// Problems with the notebook itself (cells that did not parse), with where they are.
     pub warnings: Vec<Warning>,
+    /// What the repository around the notebook declares, when read
+    /// ([`Usage::attach_declarations`]): soft evidence.
+    #[serde(skip_serializing_if = "Declarations::is_empty")]
+    pub declarations: Declarations,
 }
 
 #[derive(Debug, Clone, Serialize)]

@@ -239,9 +239,14 @@ fn settles(record: &EvidenceRecord) -> bool {
     !matches!(record.source, EvidenceSource::Keyword { .. })
 }
 
-/// Evidence the bank answers (not install lines).
+/// Evidence the bank answers (not install lines, versions outputs show or declarations).
 fn from_bank(record: &EvidenceRecord) -> bool {
-    !matches!(record.source, EvidenceSource::Install { .. })
+    !matches!(
+        record.source,
+        EvidenceSource::Install { .. }
+            | EvidenceSource::Output { .. }
+            | EvidenceSource::Declared { .. }
+    )
 }
 
 /// The evidence in a few words, for progress and reasons.
@@ -252,6 +257,8 @@ fn what(record: &EvidenceRecord) -> String {
         EvidenceSource::Member { member, .. } => format!(".{member}"),
         EvidenceSource::Keyword { api, keyword } => format!("{api}({keyword}=)"),
         EvidenceSource::Install { command, .. } => command.clone(),
+        EvidenceSource::Output { version, .. } => format!("=={version}"),
+        EvidenceSource::Declared { text, .. } => text.clone(),
     }
 }
 
