@@ -11,7 +11,7 @@ use nbenv::bank::indexer::{BuildOptions, BuildReport, BuildTarget, Selection};
 use nbenv::bank::introspect::Outcome;
 use nbenv::bank::store::Store;
 use nbenv::names::DistName;
-use nbenv::notebook::{self, AnalyzeOptions};
+use nbenv::notebook::{self, AnalyzeOptions, Usage};
 use nbenv::output::{lock_txt, pylock_toml, requirements_txt, write_atomically};
 use nbenv::python::PythonVersion;
 use nbenv::resolve::evidence::{gather, BankView, SharedBank, Sources};
@@ -21,6 +21,7 @@ use nbenv::resolve::interpreter::InterpreterPlan;
 use nbenv::resolve::joint::{joint_evidence, joint_python};
 use nbenv::resolve::lazy::{self, LazyOptions, LazySteps, Probe};
 use nbenv::resolve::solver::{IndexCatalog, SolveOptions};
+use pep508_rs::pep440_rs::Version;
 
 use super::args::GlobalArgs;
 use super::bank::{bank_path, introspect_for_infer, run_build};
@@ -116,6 +117,87 @@ pub fn run(global: &GlobalArgs, args: &InferArgs) -> Result<()> {
     if args.ranges && args.format != InferFormat::Requirements {
         return Err(CliError::usage("--ranges is for the requirements format only").into());
     }
+    let usages = read_usages(global, args)?;
+    let (inference, read) = infer_usages(global, args, &usages, &[])?;
+    let bank = SharedBank::open(&bank_path(global))?;
+    let client = context::index_client(global)?;
+    let catalog = IndexCatalog::new(&client);
+    let solve_options = SolveOptions {
+        allow_sdist: args.allow_sdist,
+        exclude_newer: cap_date(global, args, false)?,
+    };
+    if !global.quiet {
+        for d in &inference.evidence.distributions {
+            for r in d.dropped() {
+                eprintln!(
+                    "warning: {}: {} ({}; dropped)",
+                    d.dist,
+                    infer::describe(r),
+                    r.dropped_why().map_or("", |w| w.describe())
+                );
+            }
+        }
+    }
+
+    let text = match args.format {
+        InferFormat::Requirements => {
+            let ranges = if args.ranges {
+                Some(infer::compatible_ranges(
+                    &inference,
+                    &catalog,
+                    &solve_options,
+                )?)
+            } else {
+                None
+            };
+            requirements_txt(
+                &inference,
+                &args.notebook.display().to_string(),
+                ranges.as_deref(),
+            )
+            .into_bytes()
+        }
+        InferFormat::Lock => {
+            let (text, unhashed) = lock_txt(&inference, &args.notebook.display().to_string());
+            if !unhashed.is_empty() {
+                eprintln!(
+                    "warning: the index gives no hash for {}: pip's --require-hashes will refuse this lock",
+                    unhashed.join(", ")
+                );
+            }
+            text.into_bytes()
+        }
+        InferFormat::Pylock => {
+            let (text, unhashed) = pylock_toml(
+                &inference,
+                &args.notebook.display().to_string(),
+                Some(client.index_url().as_str()),
+            )?;
+            if !unhashed.is_empty() {
+                eprintln!(
+                    "warning: the index gives no hash for files of {}: they are left out of the lock",
+                    unhashed.join(", ")
+                );
+            }
+            text.into_bytes()
+        }
+        InferFormat::Json => {
+            let mut buf = Vec::new();
+            let document = InferJson {
+                inference: &inference,
+                read: &read,
+                unknown_at_pins: lazy::hinging(&inference, &bank)?,
+            };
+            write_json(&mut buf, &document)?;
+            buf
+        }
+    };
+    write_result(args.output.as_deref(), &text)
+}
+
+/// Each notebook (every `.ipynb` of a folder) read and analysed, with the repository's
+/// declarations beside it unless asked not to; named as the output names them.
+pub(super) fn read_usages(global: &GlobalArgs, args: &InferArgs) -> Result<Vec<(String, Usage)>> {
     let mut options = AnalyzeOptions::default();
     if let Some(v) = args.python {
         options.python_versions = vec![v];
@@ -143,6 +225,17 @@ pub fn run(global: &GlobalArgs, args: &InferArgs) -> Result<()> {
         }
         usages.push((name, usage));
     }
+    Ok(usages)
+}
+
+/// Resolves the notebooks' evidence, indexing (and introspecting) what the bank lacks unless
+/// told not to; `excluded` releases (a verification saw them fail) are ruled out.
+pub(super) fn infer_usages(
+    global: &GlobalArgs,
+    args: &InferArgs,
+    usages: &[(String, Usage)],
+    excluded: &[(DistName, Version)],
+) -> Result<(infer::Inference, lazy::LazyReport)> {
     let python = joint_python(
         &usages
             .iter()
@@ -183,7 +276,7 @@ pub fn run(global: &GlobalArgs, args: &InferArgs) -> Result<()> {
             return Ok(gather(usage, view, &sources)?);
         }
         let mut each = Vec::new();
-        for (name, usage) in &usages {
+        for (name, usage) in usages {
             each.push((name.clone(), gather(usage, view, &sources)?));
         }
         Ok(joint_evidence(each)?)
@@ -193,9 +286,10 @@ pub fn run(global: &GlobalArgs, args: &InferArgs) -> Result<()> {
     let plan = InterpreterPlan::new(&python, args.python, &installed);
     let solve_options = SolveOptions {
         allow_sdist: args.allow_sdist,
-        exclude_newer: cap_date(global, args)?,
+        exclude_newer: cap_date(global, args, true)?,
     };
-    let resolve = |evidence| -> Result<infer::Inference> {
+    let resolve = |mut evidence| -> Result<infer::Inference> {
+        infer::exclude(&mut evidence, excluded);
         match infer::resolve(
             evidence,
             plan.clone(),
@@ -301,78 +395,12 @@ pub fn run(global: &GlobalArgs, args: &InferArgs) -> Result<()> {
         }
         (inference, report)
     };
-    if !global.quiet {
-        for d in &inference.evidence.distributions {
-            for r in d.dropped() {
-                eprintln!(
-                    "warning: {}: {} ({}; dropped)",
-                    d.dist,
-                    infer::describe(r),
-                    r.dropped_why().map_or("", |w| w.describe())
-                );
-            }
-        }
-    }
-
-    let text = match args.format {
-        InferFormat::Requirements => {
-            let ranges = if args.ranges {
-                Some(infer::compatible_ranges(
-                    &inference,
-                    &catalog,
-                    &solve_options,
-                )?)
-            } else {
-                None
-            };
-            requirements_txt(
-                &inference,
-                &args.notebook.display().to_string(),
-                ranges.as_deref(),
-            )
-            .into_bytes()
-        }
-        InferFormat::Lock => {
-            let (text, unhashed) = lock_txt(&inference, &args.notebook.display().to_string());
-            if !unhashed.is_empty() {
-                eprintln!(
-                    "warning: the index gives no hash for {}: pip's --require-hashes will refuse this lock",
-                    unhashed.join(", ")
-                );
-            }
-            text.into_bytes()
-        }
-        InferFormat::Pylock => {
-            let (text, unhashed) = pylock_toml(
-                &inference,
-                &args.notebook.display().to_string(),
-                Some(client.index_url().as_str()),
-            )?;
-            if !unhashed.is_empty() {
-                eprintln!(
-                    "warning: the index gives no hash for files of {}: they are left out of the lock",
-                    unhashed.join(", ")
-                );
-            }
-            text.into_bytes()
-        }
-        InferFormat::Json => {
-            let mut buf = Vec::new();
-            let document = InferJson {
-                inference: &inference,
-                read: &read,
-                unknown_at_pins: lazy::hinging(&inference, &bank)?,
-            };
-            write_json(&mut buf, &document)?;
-            buf
-        }
-    };
-    write_result(args.output.as_deref(), &text)
+    Ok((inference, read))
 }
 
 /// `--exclude-newer`, or `--date`: a date, or `auto` for the notebook's last commit (the end of
 /// that day, so that what was on the index when the notebook was committed counts).
-fn cap_date(global: &GlobalArgs, args: &InferArgs) -> Result<Option<jiff::Timestamp>> {
+fn cap_date(global: &GlobalArgs, args: &InferArgs, say: bool) -> Result<Option<jiff::Timestamp>> {
     let Some(date) = args.date.as_deref() else {
         return Ok(args.exclude_newer);
     };
@@ -390,7 +418,7 @@ fn cap_date(global: &GlobalArgs, args: &InferArgs) -> Result<Option<jiff::Timest
                 .ok()
                 .and_then(|d| d.to_zoned(jiff::tz::TimeZone::UTC).ok())
                 .map_or(committed, |z| z.timestamp());
-            if !global.quiet {
+            if say && !global.quiet {
                 eprintln!(
                     "note: resolving as the index stood on {} (the notebook's last commit)",
                     committed.strftime("%Y-%m-%d")
@@ -399,7 +427,7 @@ fn cap_date(global: &GlobalArgs, args: &InferArgs) -> Result<Option<jiff::Timest
             Ok(Some(cap))
         }
         None => {
-            if !global.quiet {
+            if say && !global.quiet {
                 eprintln!(
                     "note: {} has no git commit: --date auto caps nothing",
                     args.notebook.display()

@@ -287,6 +287,15 @@ pub fn compatible_ranges(
     Ok(out)
 }
 
+/// Rules out releases a verification saw fail (to install, or to run the notebook): they
+/// leave the allowed versions of their distribution.
+pub fn exclude(evidence: &mut Evidence, releases: &[(DistName, Version)]) {
+    for d in &mut evidence.distributions {
+        d.allowed
+            .retain(|v| !releases.iter().any(|(dist, x)| dist == &d.dist && x == v));
+    }
+}
+
 /// The distributions the evidence chose that the bank has not registered: what an `infer`
 /// on a bank lacking them indexes before reading the evidence again.
 pub fn missing_from_bank(evidence: &Evidence) -> Vec<DistName> {

@@ -62,7 +62,12 @@ fn with_exclusion(inference: &Inference, lesson: Lesson) -> Vec<Lesson> {
     let Lesson::Api { api, .. } = &lesson else {
         return vec![lesson];
     };
-    let top = api.as_str().split('.').next().unwrap_or_default().to_string();
+    let top = api
+        .as_str()
+        .split('.')
+        .next()
+        .unwrap_or_default()
+        .to_string();
     let mut out = vec![lesson.clone()];
     if let Some((dist, version)) = provider(inference, &top) {
         out.push(Lesson::Exclude { dist, version });
