@@ -272,7 +272,7 @@ pub(super) fn infer_usages(
         &assumed
     };
     let gather_all = || -> Result<nbenv::resolve::evidence::Evidence, InferError> {
-        if let [(_, usage)] = &usages[..] {
+        if let [(_, usage)] = usages {
             return Ok(gather(usage, view, &sources)?);
         }
         let mut each = Vec::new();

@@ -164,7 +164,7 @@ pub fn run(global: &GlobalArgs, args: &RestoreArgs) -> Result<()> {
         let mut this = Round {
             python: inference.python.version,
             requirements,
-            executability: Some(run.executability.clone()),
+            executability: Some(run.executability),
             first_failure: failure.clone(),
             install_error: None,
             learned: Vec::new(),
