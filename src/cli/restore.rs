@@ -59,6 +59,9 @@ struct Round {
     /// `None` when the environment could not be built.
     executability: Option<Executability>,
     first_failure: Option<Failure>,
+    /// Cells whose stored text outputs the run printed the same, of those compared.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    reproduced: Option<(u32, u32)>,
     /// Why the environment could not be built.
     #[serde(skip_serializing_if = "Option::is_none")]
     install_error: Option<String>,
@@ -143,6 +146,7 @@ pub fn run(global: &GlobalArgs, args: &RestoreArgs) -> Result<()> {
                     requirements,
                     executability: None,
                     first_failure: None,
+                    reproduced: None,
                     install_error: Some(detail),
                     learned: Vec::new(),
                 });
@@ -166,6 +170,10 @@ pub fn run(global: &GlobalArgs, args: &RestoreArgs) -> Result<()> {
             requirements,
             executability: Some(run.executability),
             first_failure: failure.clone(),
+            reproduced: {
+                let r = run.reproduction(&nb);
+                (r.compared > 0).then_some((r.reproduced, r.compared))
+            },
             install_error: None,
             learned: Vec::new(),
         };
@@ -247,6 +255,10 @@ fn summary(done: &Restoration<'_>) -> String {
                 e.cells_before_first_error, e.code_cells
             ),
             None => "the environment could not be built".to_string(),
+        };
+        let ran = match r.reproduced {
+            Some((same, of)) => format!("{ran}, {same} of {of} stored outputs reproduced"),
+            None => ran,
         };
         let error = match (&r.first_failure, &r.install_error) {
             (Some(f), _) => {
