@@ -4,7 +4,8 @@
 //! `names` (the shared vocabulary), `pypi` (package indexes), `python` (interpreters, venvs,
 //! time-limited processes), `bank` (the API bank), `notebook` (reading notebooks and
 //! analysing what they use), `resolve` (from that evidence to pinned releases on a chosen
-//! Python), `output` (requirements files, written atomically). `interrupt` is the
+//! Python), `output` (requirements files, written atomically), `verify` (running a notebook
+//! in an environment and measuring how far it gets). `interrupt` is the
 //! process-wide stop flag (Ctrl-C) every long loop checks.
 
 pub mod interrupt;
@@ -17,3 +18,5 @@ pub mod notebook;
 pub mod resolve;
 
 pub mod output;
+
+pub mod verify;

@@ -122,7 +122,7 @@ fn old_pandas() {
     assert!(u.outputs.iter().any(|o| matches!(o,
         OutputEvidence::Version { module, version, .. } if module.as_str() == "pandas" && version == "0.20.3")));
     assert!(u.outputs.iter().any(|o| matches!(o,
-        OutputEvidence::Error { ename, evalue, cell: 3 } if ename == "AttributeError" && evalue.contains("'sort'"))));
+        OutputEvidence::Error { ename, evalue, cell: 3, .. } if ename == "AttributeError" && evalue.contains("'sort'"))));
     assert!(u.outputs.iter().any(|o| matches!(o,
         OutputEvidence::LibraryPath { module, python: Some(v), .. } if module.as_str() == "pandas.core.generic" && *v == PythonVersion::new(3, 6))));
     assert!(u.outputs.iter().any(|o| matches!(o,

@@ -67,6 +67,8 @@ fn record_for<'a>(d: &'a DistVersions, what: &str) -> &'a nbenv::resolve::eviden
             EvidenceSource::Member { member, .. } => member == what,
             EvidenceSource::Keyword { keyword, .. } => keyword == what,
             EvidenceSource::Install { command, .. } => command.contains(what),
+            EvidenceSource::Output { version, .. } => version == what,
+            EvidenceSource::Declared { text, .. } => text == what,
         })
         .unwrap_or_else(|| panic!("no record for {what}: {:#?}", d.records))
 }

@@ -105,7 +105,7 @@ fn an_empty_bank_is_filled_on_demand_and_every_pin_says_why() {
     let (code, out, err) = env.infer(&nb, &[]);
     assert_eq!(code, 0, "{out}{err}");
     assert!(
-        err.contains("indexing what the bank lacks: toolkit"),
+        err.contains("indexing what the notebook needs of toolkit"),
         "{err}"
     );
     // old_api was removed in 2.0: the pin is the release that has it, not the newest.

@@ -145,6 +145,12 @@ pub enum Command {
     Infer(super::infer::InferArgs),
     /// Show the environment evidence in a notebook: imports, APIs, installs, Python version.
     Usage(super::usage::UsageArgs),
+    /// Build an environment from requirements, run the notebook in it, and say how far it got
+    /// and why it stopped.
+    Verify(super::verify::VerifyArgs),
+    /// Infer, build the environment, run the notebook; when it stops at an environment
+    /// error, learn from it and go again.
+    Restore(super::restore::RestoreArgs),
     /// Build and query the API bank.
     Bank(super::bank::BankArgs),
     /// Look at what the package index says about a project.

@@ -404,6 +404,30 @@ impl IntrospectObserver for IntrospectBar {
     }
 }
 
+/// Introspects the releases `infer` chose, as `bank introspect` would with its defaults.
+pub(super) fn introspect_for_infer(
+    global: &GlobalArgs,
+    bank: &Path,
+    targets: &[BuildTarget],
+) -> Result<IntrospectReport> {
+    let runtime = RuntimeArgs {
+        pythons: Vec::new(),
+        install_timeout: 900,
+    };
+    let again = Again {
+        force: false,
+        unknown_only: false,
+    };
+    run_introspect(
+        global,
+        bank,
+        targets,
+        &runtime,
+        WriteArgs { no_wait: false },
+        again,
+    )
+}
+
 /// Which releases introspection takes on again.
 #[derive(Debug, Clone, Copy)]
 struct Again {

@@ -37,12 +37,16 @@ pub enum Code {
     NotebookUnreadable,
     /// Resolution: no environment satisfies the notebook's evidence on any interpreter tried.
     NoSolution,
+    /// Verification: the notebook stopped at an error (the summary names it and its class).
+    NotebookFailed,
+    /// Verification: the environment could not be built (the installer's words are shown).
+    EnvironmentFailed,
     /// Stopped by Ctrl-C after saying what was kept (128 + SIGINT, as shells report it).
     Interrupted,
 }
 
 impl Code {
-    pub const ALL: [Code; 15] = [
+    pub const ALL: [Code; 17] = [
         Code::Success,
         Code::Failure,
         Code::Usage,
@@ -57,6 +61,8 @@ impl Code {
         Code::NotebookNotPython,
         Code::NotebookUnreadable,
         Code::NoSolution,
+        Code::NotebookFailed,
+        Code::EnvironmentFailed,
         Code::Interrupted,
     ];
 
@@ -76,6 +82,8 @@ impl Code {
             Code::NotebookNotPython => 13,
             Code::NotebookUnreadable => 14,
             Code::NoSolution => 20,
+            Code::NotebookFailed => 21,
+            Code::EnvironmentFailed => 22,
             Code::Interrupted => 130,
         }
     }
@@ -112,6 +120,12 @@ impl Code {
             }
             Code::NoSolution => {
                 "Resolution: no environment satisfies the notebook's evidence on any interpreter tried"
+            }
+            Code::NotebookFailed => {
+                "Verification: the notebook stopped at an error (its cell and class are reported)"
+            }
+            Code::EnvironmentFailed => {
+                "Verification: the environment could not be built (the installer's words are reported)"
             }
             Code::Interrupted => "Interrupted (Ctrl-C), after saying what was kept",
         }
@@ -259,6 +273,12 @@ pub fn code_for(err: &anyhow::Error) -> Code {
                 // The catalog's cause (an index error) is further down the chain.
                 InferError::Catalog(_) | InferError::Evidence(_) => {}
             }
+        }
+        if let Some(e) = cause.downcast_ref::<nbenv::verify::EnvError>() {
+            return match e {
+                nbenv::verify::EnvError::Install { .. } => Code::EnvironmentFailed,
+                _ => Code::Failure,
+            };
         }
         if let Some(e) = cause.downcast_ref::<NotebookError>() {
             return match e {

@@ -7,21 +7,24 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context as _, Result};
 use clap::{Args, ValueEnum};
 
-use nbenv::bank::indexer::{BuildOptions, BuildTarget, Selection};
+use nbenv::bank::indexer::{BuildOptions, BuildReport, BuildTarget, Selection};
+use nbenv::bank::introspect::Outcome;
 use nbenv::bank::store::Store;
 use nbenv::names::DistName;
-use nbenv::notebook::{self, AnalyzeOptions};
-use nbenv::output::{lock_txt, requirements_txt, write_atomically};
+use nbenv::notebook::{self, AnalyzeOptions, Usage};
+use nbenv::output::{lock_txt, pylock_toml, requirements_txt, write_atomically};
 use nbenv::python::PythonVersion;
-use nbenv::resolve::evidence::{gather, SharedBank, Sources};
+use nbenv::resolve::evidence::{gather, BankView, SharedBank, Sources};
 use nbenv::resolve::index_providers::IndexProviders;
 use nbenv::resolve::infer::{self, InferError};
 use nbenv::resolve::interpreter::InterpreterPlan;
 use nbenv::resolve::joint::{joint_evidence, joint_python};
+use nbenv::resolve::lazy::{self, LazyOptions, LazySteps, Probe};
 use nbenv::resolve::solver::{IndexCatalog, SolveOptions};
+use pep508_rs::pep440_rs::Version;
 
 use super::args::GlobalArgs;
-use super::bank::{bank_path, run_build};
+use super::bank::{bank_path, introspect_for_infer, run_build};
 use super::context;
 use super::exit::CliError;
 use super::output::write_json;
@@ -60,6 +63,23 @@ pub struct InferArgs {
     /// Do not index distributions the bank lacks; resolve with what it has.
     #[arg(long)]
     pub no_index: bool,
+    /// Do not read the repository's declarations beside the notebook (requirements*.txt,
+    /// environment.yml, setup.py, pyproject.toml, Binder's runtime.txt, from the notebook's
+    /// folder up to the repository's root). Read by default, as soft evidence: they narrow
+    /// versions and steer the Python only where the notebook's own evidence allows.
+    #[arg(long)]
+    pub no_declarations: bool,
+    /// Index the whole history of each distribution the bank lacks before resolving. By
+    /// default only the releases the notebook's evidence needs are indexed: the newest, those
+    /// around the releases where its APIs appear or disappear, and the ones pinned.
+    #[arg(long, conflicts_with = "no_index")]
+    pub full_history: bool,
+    /// Never run releases to settle what static reading cannot tell. By default, when a pin
+    /// hinges on such an answer (`df.ix` on pandas 0.x), the release is installed in a scratch
+    /// venv on a fitting interpreter here and its names read at run time, as `bank introspect`
+    /// does.
+    #[arg(long)]
+    pub no_introspect: bool,
     /// Worker threads when indexing what the bank lacks.
     #[arg(long, default_value_t = 8, value_name = "N", value_parser = super::args::positive)]
     pub jobs: usize,
@@ -73,6 +93,9 @@ pub enum InferFormat {
     /// The full transitive closure pinned, with the sha256 of every file that installs on
     /// the target: for `pip install --require-hashes -r` and `uv pip install -r`.
     Lock,
+    /// The same closure as a PEP 751 `pylock.toml`, for `uv pip install -r pylock.toml` and
+    /// other readers of the standard; only for the chosen Python on this platform.
+    Pylock,
     /// For programs: one JSON document with the evidence, the choice of Python and the
     /// full resolution, `schema_version` first.
     Json,
@@ -94,113 +117,23 @@ pub fn run(global: &GlobalArgs, args: &InferArgs) -> Result<()> {
     if args.ranges && args.format != InferFormat::Requirements {
         return Err(CliError::usage("--ranges is for the requirements format only").into());
     }
-    let mut options = AnalyzeOptions::default();
-    if let Some(v) = args.python {
-        options.python_versions = vec![v];
-    }
-    let paths = notebooks_at(&args.notebook)?;
-    let mut usages = Vec::new();
-    for path in &paths {
-        let nb = notebook::read(path)?;
-        let name = path
-            .strip_prefix(&args.notebook)
-            .ok()
-            .filter(|p| !p.as_os_str().is_empty())
-            .unwrap_or(path)
-            .display()
-            .to_string();
-        usages.push((name, notebook::analyze(&nb, &options)));
-    }
-    let python = joint_python(
-        &usages
-            .iter()
-            .map(|(_, u)| u.python.clone())
-            .collect::<Vec<_>>(),
-    )
-    .expect("at least one notebook");
-
-    let bank_file = bank_path(global);
-    if !bank_file.exists() {
-        // An empty bank: created here, filled below with what the notebook needs.
-        Store::open(&bank_file)
-            .with_context(|| format!("creating the bank at {}", bank_file.display()))?;
-    }
-    let bank = SharedBank::open(&bank_file)?;
+    let usages = read_usages(global, args)?;
+    let (inference, read) = infer_usages(global, args, &usages, &[])?;
+    let bank = SharedBank::open(&bank_path(global))?;
     let client = context::index_client(global)?;
-    // Import names nothing else knows are looked up on the index, unless asked not to.
-    let on_index = IndexProviders::new(&client);
-    let built_in = Sources::built_in();
-    let sources = Sources {
-        lookup: if args.no_index || global.offline {
-            built_in.lookup
-        } else {
-            &on_index
-        },
-        ..built_in
-    };
-    let gather_all = || -> Result<nbenv::resolve::evidence::Evidence, InferError> {
-        if let [(_, usage)] = &usages[..] {
-            return Ok(gather(usage, &bank, &sources)?);
-        }
-        let mut each = Vec::new();
-        for (name, usage) in &usages {
-            each.push((name.clone(), gather(usage, &bank, &sources)?));
-        }
-        Ok(joint_evidence(each)?)
-    };
-    let mut evidence = gather_all()?;
-    let missing = infer::missing_from_bank(&evidence);
-    if !missing.is_empty() {
-        if args.no_index || global.offline {
-            if !global.quiet {
-                let names: Vec<String> = missing.iter().map(ToString::to_string).collect();
-                eprintln!(
-                    "note: the bank lacks {}: resolved without API evidence for {}",
-                    names.join(", "),
-                    if names.len() == 1 { "it" } else { "them" }
-                );
-            }
-        } else {
-            index_missing(global, &bank_file, &missing, args.jobs)?;
-            evidence = gather_all()?;
-        }
-    }
-
     let catalog = IndexCatalog::new(&client);
-    let installed = nbenv::python::discover_by_name();
-    let plan = InterpreterPlan::new(&python, args.python, &installed);
     let solve_options = SolveOptions {
         allow_sdist: args.allow_sdist,
-        exclude_newer: cap_date(global, args)?,
-    };
-    let inference = match infer::resolve(
-        evidence,
-        plan,
-        args.python.is_some(),
-        &catalog,
-        &solve_options,
-    ) {
-        Ok(i) => i,
-        Err(InferError::NoSolution { tried }) => {
-            for t in &tried {
-                eprintln!("Python {}: {}\n", t.python, t.why.trim_end());
-            }
-            return Err(InferError::NoSolution { tried }).with_context(|| {
-                format!(
-                    "no environment satisfies {} (see why above)",
-                    args.notebook.display()
-                )
-            });
-        }
-        Err(e) => return Err(e.into()),
+        exclude_newer: cap_date(global, args, false)?,
     };
     if !global.quiet {
         for d in &inference.evidence.distributions {
             for r in d.dropped() {
                 eprintln!(
-                    "warning: {}: {} (no release still allowed satisfies it; dropped)",
+                    "warning: {}: {} ({}; dropped)",
                     d.dist,
-                    infer::describe(r)
+                    infer::describe(r),
+                    r.dropped_why().map_or("", |w| w.describe())
                 );
             }
         }
@@ -234,18 +167,240 @@ pub fn run(global: &GlobalArgs, args: &InferArgs) -> Result<()> {
             }
             text.into_bytes()
         }
+        InferFormat::Pylock => {
+            let (text, unhashed) = pylock_toml(
+                &inference,
+                &args.notebook.display().to_string(),
+                Some(client.index_url().as_str()),
+            )?;
+            if !unhashed.is_empty() {
+                eprintln!(
+                    "warning: the index gives no hash for files of {}: they are left out of the lock",
+                    unhashed.join(", ")
+                );
+            }
+            text.into_bytes()
+        }
         InferFormat::Json => {
             let mut buf = Vec::new();
-            write_json(&mut buf, &inference)?;
+            let document = InferJson {
+                inference: &inference,
+                read: &read,
+                unknown_at_pins: lazy::hinging(&inference, &bank)?,
+            };
+            write_json(&mut buf, &document)?;
             buf
         }
     };
     write_result(args.output.as_deref(), &text)
 }
 
+/// Each notebook (every `.ipynb` of a folder) read and analysed, with the repository's
+/// declarations beside it unless asked not to; named as the output names them.
+pub(super) fn read_usages(global: &GlobalArgs, args: &InferArgs) -> Result<Vec<(String, Usage)>> {
+    let mut options = AnalyzeOptions::default();
+    if let Some(v) = args.python {
+        options.python_versions = vec![v];
+    }
+    let paths = notebooks_at(&args.notebook)?;
+    let mut usages = Vec::new();
+    for path in &paths {
+        let nb = notebook::read(path)?;
+        let name = path
+            .strip_prefix(&args.notebook)
+            .ok()
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or(path)
+            .display()
+            .to_string();
+        let mut usage = notebook::analyze(&nb, &options);
+        if !args.no_declarations {
+            let declarations = notebook::read_declarations(path);
+            if !global.quiet {
+                for problem in &declarations.problems {
+                    eprintln!("warning: {problem} (ignored)");
+                }
+            }
+            usage.attach_declarations(declarations);
+        }
+        usages.push((name, usage));
+    }
+    Ok(usages)
+}
+
+/// Resolves the notebooks' evidence, indexing (and introspecting) what the bank lacks unless
+/// told not to; `excluded` releases (a verification saw them fail) are ruled out.
+pub(super) fn infer_usages(
+    global: &GlobalArgs,
+    args: &InferArgs,
+    usages: &[(String, Usage)],
+    excluded: &[(DistName, Version)],
+) -> Result<(infer::Inference, lazy::LazyReport)> {
+    let python = joint_python(
+        &usages
+            .iter()
+            .map(|(_, u)| u.python.clone())
+            .collect::<Vec<_>>(),
+    )
+    .expect("at least one notebook");
+
+    let bank_file = bank_path(global);
+    if !bank_file.exists() {
+        // An empty bank: created here, filled below with what the notebook needs.
+        Store::open(&bank_file)
+            .with_context(|| format!("creating the bank at {}", bank_file.display()))?;
+    }
+    let bank = SharedBank::open(&bank_file)?;
+    let client = context::index_client(global)?;
+    // Import names nothing else knows are looked up on the index, unless asked not to.
+    let on_index = IndexProviders::new(&client);
+    let built_in = Sources::built_in();
+    let sources = Sources {
+        lookup: if args.no_index || global.offline {
+            built_in.lookup
+        } else {
+            &on_index
+        },
+        ..built_in
+    };
+    // Indexing lazily, releases not read yet between ones that lack an API are ranked as
+    // lacking it too (see `lazy::Assumed`); without indexing, the bank is read as it is.
+    let assumed = lazy::Assumed::new(&bank);
+    let view: &dyn BankView = if args.no_index || global.offline {
+        &bank
+    } else {
+        &assumed
+    };
+    let gather_all = || -> Result<nbenv::resolve::evidence::Evidence, InferError> {
+        if let [(_, usage)] = usages {
+            return Ok(gather(usage, view, &sources)?);
+        }
+        let mut each = Vec::new();
+        for (name, usage) in usages {
+            each.push((name.clone(), gather(usage, view, &sources)?));
+        }
+        Ok(joint_evidence(each)?)
+    };
+    let catalog = IndexCatalog::new(&client);
+    let installed = nbenv::python::discover_by_name();
+    let plan = InterpreterPlan::new(&python, args.python, &installed);
+    let solve_options = SolveOptions {
+        allow_sdist: args.allow_sdist,
+        exclude_newer: cap_date(global, args, true)?,
+    };
+    let resolve = |mut evidence| -> Result<infer::Inference> {
+        infer::exclude(&mut evidence, excluded);
+        match infer::resolve(
+            evidence,
+            plan.clone(),
+            args.python.is_some(),
+            &catalog,
+            &solve_options,
+        ) {
+            Ok(i) => Ok(i),
+            Err(InferError::NoSolution { tried }) => {
+                for t in &tried {
+                    eprintln!("Python {}: {}\n", t.python, t.why.trim_end());
+                }
+                Err(InferError::NoSolution { tried }).with_context(|| {
+                    format!(
+                        "no environment satisfies {} (see why above)",
+                        args.notebook.display()
+                    )
+                })
+            }
+            Err(e) => Err(e.into()),
+        }
+    };
+    let (inference, read) = if args.no_index || global.offline {
+        let evidence = gather_all()?;
+        let missing = infer::missing_from_bank(&evidence);
+        if !missing.is_empty() && !global.quiet {
+            let names: Vec<String> = missing.iter().map(ToString::to_string).collect();
+            eprintln!(
+                "note: the bank lacks {}: resolved without API evidence for {}",
+                names.join(", "),
+                if names.len() == 1 { "it" } else { "them" }
+            );
+        }
+        (resolve(evidence)?, lazy::LazyReport::default())
+    } else {
+        let mut downloaded = 0;
+        if args.full_history {
+            let missing = infer::missing_from_bank(&gather_all()?);
+            if !missing.is_empty() {
+                let report = index_missing(global, &bank_file, &missing, args.jobs)?;
+                downloaded += report.bytes_fetched;
+                if !global.quiet {
+                    eprintln!(
+                        "note: indexed {} ({} downloaded)",
+                        plural(report.releases_indexed, "release", "releases"),
+                        super::index::human_size(report.bytes_fetched)
+                    );
+                }
+            }
+        }
+        let mut steps = Steps {
+            global,
+            bank: &bank_file,
+            jobs: args.jobs,
+            gather: &gather_all,
+            resolve: &resolve,
+            announced: false,
+            downloaded: 0,
+        };
+        let (inference, report) = lazy::infer_lazily(
+            &bank,
+            &mut steps,
+            LazyOptions {
+                cap: solve_options.exclude_newer,
+                introspect: !args.no_introspect,
+            },
+        )?;
+        downloaded += steps.downloaded;
+        if !global.quiet {
+            let introspected: usize = report.introspected.iter().map(Vec::len).sum();
+            if introspected > 0 {
+                eprintln!(
+                    "note: introspected {} where a pin hinged on what static reading could not tell",
+                    plural(introspected, "release", "releases"),
+                );
+            }
+            for h in lazy::hinging(&inference, &bank)? {
+                eprintln!(
+                    "note: {} {}: whether it has {} is unknown (static reading cannot tell{})",
+                    h.pin.dist,
+                    h.pin
+                        .version
+                        .as_ref()
+                        .map(ToString::to_string)
+                        .unwrap_or_default(),
+                    h.unknown.join(", "),
+                    if args.no_introspect {
+                        "; without --no-introspect, nbenv would run it to see"
+                    } else {
+                        ", and introspection could not settle it here"
+                    }
+                );
+            }
+        }
+        if report.releases() > 0 && !global.quiet {
+            eprintln!(
+                "note: indexed {} in {} ({} downloaded; the rest of their histories is \
+                 indexed when a notebook needs it, or by `nbenv bank build`)",
+                plural(report.releases(), "release", "releases"),
+                plural(report.rounds.len(), "round", "rounds"),
+                super::index::human_size(downloaded),
+            );
+        }
+        (inference, report)
+    };
+    Ok((inference, read))
+}
+
 /// `--exclude-newer`, or `--date`: a date, or `auto` for the notebook's last commit (the end of
 /// that day, so that what was on the index when the notebook was committed counts).
-fn cap_date(global: &GlobalArgs, args: &InferArgs) -> Result<Option<jiff::Timestamp>> {
+fn cap_date(global: &GlobalArgs, args: &InferArgs, say: bool) -> Result<Option<jiff::Timestamp>> {
     let Some(date) = args.date.as_deref() else {
         return Ok(args.exclude_newer);
     };
@@ -263,7 +418,7 @@ fn cap_date(global: &GlobalArgs, args: &InferArgs) -> Result<Option<jiff::Timest
                 .ok()
                 .and_then(|d| d.to_zoned(jiff::tz::TimeZone::UTC).ok())
                 .map_or(committed, |z| z.timestamp());
-            if !global.quiet {
+            if say && !global.quiet {
                 eprintln!(
                     "note: resolving as the index stood on {} (the notebook's last commit)",
                     committed.strftime("%Y-%m-%d")
@@ -272,7 +427,7 @@ fn cap_date(global: &GlobalArgs, args: &InferArgs) -> Result<Option<jiff::Timest
             Ok(Some(cap))
         }
         None => {
-            if !global.quiet {
+            if say && !global.quiet {
                 eprintln!(
                     "note: {} has no git commit: --date auto caps nothing",
                     args.notebook.display()
@@ -337,7 +492,7 @@ fn index_missing(
     bank: &Path,
     missing: &[DistName],
     jobs: usize,
-) -> Result<()> {
+) -> Result<BuildReport> {
     if !global.quiet {
         let names: Vec<String> = missing.iter().map(ToString::to_string).collect();
         eprintln!(
@@ -357,6 +512,13 @@ fn index_missing(
         ..BuildOptions::default()
     };
     let report = run_build(global, bank, &targets, &options)?;
+    stop_if_interrupted(&report)?;
+    note_failures(global, &report);
+    Ok(report)
+}
+
+/// Ctrl-C during indexing ends `infer`, saying what was kept.
+fn stop_if_interrupted(report: &BuildReport) -> Result<()> {
     if report.interrupted {
         return Err(super::interrupt::stopped(
             report.releases_indexed,
@@ -365,18 +527,139 @@ fn index_missing(
         )
         .into());
     }
-    if !global.quiet {
-        for failed in &report.failed {
-            let version = failed
-                .version
-                .as_ref()
-                .map(|v| format!(" {v}"))
-                .unwrap_or_default();
+    Ok(())
+}
+
+/// Releases that could not be indexed stay unknown to the evidence: said, not fatal.
+fn note_failures(global: &GlobalArgs, report: &BuildReport) {
+    if global.quiet {
+        return;
+    }
+    for failed in &report.failed {
+        let version = failed
+            .version
+            .as_ref()
+            .map(|v| format!(" {v}"))
+            .unwrap_or_default();
+        eprintln!(
+            "note: could not index {}{version}: {}",
+            failed.distribution, failed.reason
+        );
+    }
+}
+
+/// `--format json`: the inference, what was indexed and introspected to reach it, and the
+/// answers still unknown at the pins.
+#[derive(serde::Serialize)]
+struct InferJson<'a> {
+    #[serde(flatten)]
+    inference: &'a infer::Inference,
+    read: &'a lazy::LazyReport,
+    unknown_at_pins: Vec<lazy::Hinging>,
+}
+
+/// Lazy inference's steps, done for real: the bank read again, releases indexed with a
+/// progress bar, the resolution on the planned interpreters.
+struct Steps<'a> {
+    global: &'a GlobalArgs,
+    bank: &'a Path,
+    jobs: usize,
+    gather: &'a dyn Fn() -> Result<nbenv::resolve::evidence::Evidence, InferError>,
+    resolve: &'a dyn Fn(nbenv::resolve::evidence::Evidence) -> Result<infer::Inference>,
+    announced: bool,
+    /// Archive bytes received while indexing.
+    downloaded: u64,
+}
+
+impl LazySteps for Steps<'_> {
+    type Error = anyhow::Error;
+
+    fn gather(&mut self) -> Result<nbenv::resolve::evidence::Evidence> {
+        Ok((self.gather)()?)
+    }
+
+    fn index(&mut self, round: &[Probe]) -> Result<()> {
+        if !self.global.quiet && !self.announced {
+            let mut names: Vec<String> = round.iter().map(|p| p.dist.to_string()).collect();
+            names.dedup();
             eprintln!(
-                "note: could not index {}{version}: {}",
-                failed.distribution, failed.reason
+                "note: indexing what the notebook needs of {}: the newest releases, then those \
+                 around the releases where its APIs change (once; later runs read the bank)",
+                names.join(", ")
             );
+            self.announced = true;
+        }
+        if self.global.verbose > 0 {
+            for p in round {
+                eprintln!("indexing {p}");
+            }
+        }
+        let targets = targets_of(round);
+        let options = BuildOptions {
+            jobs: self.jobs,
+            ..BuildOptions::default()
+        };
+        let report = run_build(self.global, self.bank, &targets, &options)?;
+        stop_if_interrupted(&report)?;
+        note_failures(self.global, &report);
+        self.downloaded += report.bytes_fetched;
+        Ok(())
+    }
+
+    fn resolve(
+        &mut self,
+        evidence: nbenv::resolve::evidence::Evidence,
+    ) -> Result<infer::Inference> {
+        (self.resolve)(evidence)
+    }
+
+    fn introspect(&mut self, round: &[Probe]) -> Result<()> {
+        if self.global.verbose > 0 {
+            for p in round {
+                eprintln!("introspecting {p}");
+            }
+        }
+        let targets = targets_of(round);
+        let report = introspect_for_infer(self.global, self.bank, &targets)?;
+        if report.interrupted {
+            return Err(super::interrupt::stopped(
+                report.releases.len(),
+                report.releases_left,
+                "introspected releases",
+            )
+            .into());
+        }
+        if !self.global.quiet {
+            for (dist, version, outcome) in &report.releases {
+                if let Outcome::Gap { reason } = outcome {
+                    eprintln!("note: could not introspect {dist} {version}: {reason}");
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// One build target per distribution, selecting exactly the releases of the round (the
+/// newest for a distribution not registered yet).
+fn targets_of(round: &[Probe]) -> Vec<BuildTarget> {
+    let mut targets: Vec<BuildTarget> = Vec::new();
+    for p in round {
+        let selection = match &p.version {
+            Some(v) => Selection::Exact(vec![v.clone()]),
+            None => Selection::Latest(1),
+        };
+        match targets.iter_mut().find(|t| t.name == p.dist) {
+            Some(t) => t.selection = std::mem::take(&mut t.selection).or(selection),
+            None => targets.push(BuildTarget {
+                name: p.dist.clone(),
+                selection,
+            }),
         }
     }
-    Ok(())
+    targets
+}
+
+fn plural(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
 }

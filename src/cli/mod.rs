@@ -15,4 +15,6 @@ pub mod infer;
 pub mod interrupt;
 pub mod output;
 pub mod progress;
+pub mod restore;
 pub mod usage;
+pub mod verify;

@@ -343,7 +343,8 @@ pub fn render(u: &Usage) -> String {
         let rows: Vec<Vec<String>> = u
             .outputs
             .iter()
-            .map(|o| {
+            .flat_map(|o| {
+                let mut class = None;
                 let (cell, kind, text) = match o {
                     OutputEvidence::LibraryPath {
                         module,
@@ -373,7 +374,13 @@ pub fn render(u: &Usage) -> String {
                         ename,
                         evalue,
                         cell,
-                    } => (cell, "error", format!("{ename}: {evalue}")),
+                        failure,
+                    } => {
+                        // The class goes on a line of its own, under the message.
+                        class = failure.as_ref().map(|f| format!("→ {f}"));
+                        let evalue = evalue.lines().next().unwrap_or("");
+                        (cell, "error", format!("{ename}: {evalue}"))
+                    }
                     OutputEvidence::Version {
                         module,
                         version,
@@ -385,12 +392,17 @@ pub fn render(u: &Usage) -> String {
                         cell,
                     } => (cell, "installed", format!("{name} {version}")),
                 };
-                let text: String = text
-                    .chars()
-                    .map(|c| if c.is_control() { ' ' } else { c })
-                    .take(140)
-                    .collect();
-                vec![format!("cell {cell}"), kind.to_string(), text]
+                let clean = |text: &str| -> String {
+                    text.chars()
+                        .map(|c| if c.is_control() { ' ' } else { c })
+                        .take(140)
+                        .collect()
+                };
+                let mut rows = vec![vec![format!("cell {cell}"), kind.to_string(), clean(&text)]];
+                if let Some(class) = class {
+                    rows.push(vec![String::new(), String::new(), clean(&class)]);
+                }
+                rows
             })
             .collect();
         s.push_str(&table(&rows, "  ", &[]));

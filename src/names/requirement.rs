@@ -14,13 +14,16 @@ pub struct InvalidRequirement {
 /// Parses a PEP 508 requirement (`pkg[extra]>=1 ; python_version < "3"`).
 ///
 /// Every parse of outside text goes through here: pep508_rs 0.9.2 panics on a name that ends
-/// in `.`, `-` or `_` and is followed by more text (`a-!`, `s. >=1`), so such names are
-/// refused first.
+/// in `.`, `-` or `_` and is followed by more text (`a-!`, `s. >=1`), and on some non-ASCII
+/// text in markers (it slices inside a character), so such text is refused first.
 pub fn parse_requirement(text: &str) -> Result<Requirement, InvalidRequirement> {
     let invalid = |message: String| InvalidRequirement {
         text: text.to_string(),
         message,
     };
+    if let Some(c) = text.chars().find(|c| !c.is_ascii()) {
+        return Err(invalid(format!("`{c}` is not ASCII")));
+    }
     let trimmed = text.trim_start();
     let name_end = trimmed
         .find(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_')))
@@ -43,6 +46,8 @@ mod tests {
         for text in ["a-!", "s. >=1", "pkg_ [x]", "x- ; python_version < '3'"] {
             assert!(parse_requirement(text).is_err(), "{text}");
         }
+        // Reproduced (a proptest over core metadata): a slice inside `\u{fffd}` panicked.
+        assert!(parse_requirement("a ; python_version !=\"A\"\u{fffd} '").is_err());
         for text in ["a-", "_a", ""] {
             assert!(parse_requirement(text).is_err(), "{text}");
         }

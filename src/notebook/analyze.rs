@@ -71,7 +71,9 @@ pub fn analyze(nb: &Notebook, options: &AnalyzeOptions) -> Usage {
     } else {
         VersionSet::of(&options.python_versions)
     };
-    finish::build(nb, ev, outputs, locals, candidates)
+    let mut usage = finish::build(nb, ev, outputs, locals, candidates);
+    outputs::classify_errors(nb, &mut usage);
+    usage
 }
 
 fn notebook_dir(path: &Path) -> &Path {

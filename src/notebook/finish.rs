@@ -192,5 +192,6 @@ pub(crate) fn build(
         outputs,
         notes,
         warnings,
+        declarations: Default::default(),
     }
 }

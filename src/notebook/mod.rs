@@ -4,7 +4,8 @@
 //! a [`Notebook`]; [`analyze`] traces its code cells in order and returns a [`Usage`]: imports,
 //! fully qualified APIs (with object tracing across cells), member evidence on values of unknown
 //! type, explicit `pip`/`conda` installs, Python-version evidence, stored-output evidence and
-//! warnings.
+//! warnings. [`read_declarations`] reads what the repository around the notebook declares
+//! (requirements files, `environment.yml`, `setup.py`, `pyproject.toml`, `runtime.txt`).
 //!
 //! Locations are 1-based: the cell number counts every cell of the file (markdown and raw
 //! included) in file order, and the line counts lines of that cell's source.
@@ -12,12 +13,14 @@
 mod analyze;
 mod binding;
 mod builtins;
-mod cell;
+pub(crate) mod cell;
 mod collect;
 mod commit_date;
+mod declarations;
 mod error;
 mod escape;
 mod evaluate;
+pub mod failure;
 mod finish;
 mod format;
 mod ipynb;
@@ -38,6 +41,10 @@ mod usage;
 
 pub use analyze::{analyze, AnalyzeOptions};
 pub use commit_date::last_commit_date;
+pub use declarations::{
+    read_declarations, DeclarationKind, DeclarationProblem, Declarations, DeclaredAt,
+    DeclaredPython, DeclaredRequirement, PythonDeclaration, MAX_LEVELS_UP,
+};
 pub use error::NotebookError;
 pub use format::{Cell, CellKind, Kernel, Notebook, Output, SourceFormat, StreamName};
 pub use location::Location;

@@ -9,9 +9,10 @@ use std::rc::Rc;
 use crate::names::{DistName, ModulePath};
 
 use super::collect::Evidence;
+use super::failure::{classify, Failure, FailureContext, Problem, Raised};
 use super::format::{CellKind, Notebook, Output, StreamName};
 use super::python_version::HintReason;
-use super::usage::OutputEvidence;
+use super::usage::{OutputEvidence, Usage};
 use crate::python::{PythonRange, PythonVersion};
 
 /// Jupyter's own machinery, which appears in every traceback and says nothing about the
@@ -53,6 +54,7 @@ pub(crate) fn scan(nb: &Notebook, ev: &mut Evidence) -> Vec<OutputEvidence> {
                         ename: ename.clone(),
                         evalue: strip_ansi(evalue).into_owned(),
                         cell: n,
+                        failure: None,
                     });
                     for line in traceback {
                         let line = strip_ansi(line);
@@ -84,8 +86,59 @@ pub(crate) fn scan(nb: &Notebook, ev: &mut Evidence) -> Vec<OutputEvidence> {
     dedup(out)
 }
 
+/// Classifies each stored error with the finished usage evidence (imports, APIs, bindings),
+/// the way a live run's errors are classified.
+pub(crate) fn classify_errors(nb: &Notebook, usage: &mut Usage) {
+    if !usage
+        .outputs
+        .iter()
+        .any(|o| matches!(o, OutputEvidence::Error { .. }))
+    {
+        return;
+    }
+    let failures: Vec<Option<Failure>> = {
+        let cx = FailureContext::new(nb, usage);
+        usage
+            .outputs
+            .iter()
+            .map(|o| {
+                let OutputEvidence::Error {
+                    ename,
+                    evalue,
+                    cell,
+                    ..
+                } = o
+                else {
+                    return None;
+                };
+                let traceback = nb
+                    .cells
+                    .iter()
+                    .filter(|c| c.number == *cell)
+                    .flat_map(|c| &c.outputs)
+                    .find_map(|out| match out {
+                        Output::Error {
+                            ename: e,
+                            traceback,
+                            ..
+                        } if e == ename => Some(traceback.as_slice()),
+                        _ => None,
+                    })
+                    .unwrap_or(&[]);
+                let raised = Raised::stored(ename, evalue, traceback, &cx);
+                Some(classify(&Problem::Raised(raised), Some(*cell), &cx))
+            })
+            .collect()
+    };
+    for (output, classified) in usage.outputs.iter_mut().zip(failures) {
+        if let (OutputEvidence::Error { failure, .. }, Some(f)) = (output, classified) {
+            *failure = Some(f);
+        }
+    }
+}
+
 /// Removes terminal colour codes (`\x1b[0;31m`), which IPython puts in tracebacks.
-fn strip_ansi(s: &str) -> Cow<'_, str> {
+pub(crate) fn strip_ansi(s: &str) -> Cow<'_, str> {
     if !s.contains('\x1b') {
         return Cow::Borrowed(s);
     }
@@ -151,7 +204,7 @@ fn library_paths(text: &str, cell: u32, out: &mut Vec<OutputEvidence>, ev: &mut 
 
 /// A path below site-packages as a module: `pandas/core/frame.py` → `pandas.core.frame`,
 /// `sklearn/__init__.py` → `sklearn`.
-fn module_of(path: &str) -> Option<ModulePath> {
+pub(crate) fn module_of(path: &str) -> Option<ModulePath> {
     let path = path.trim_end_matches(['.', ':']);
     let path = path
         .strip_suffix(".py")

@@ -37,6 +37,9 @@ pub enum HintReason {
     StdlibModule,
     /// An interpreter path in a stored output (`lib/python3.6/site-packages`).
     OutputPath,
+    /// A file of the repository declares the interpreter (Binder's `runtime.txt`,
+    /// `python=3.6` in `environment.yml`): always weak, it steers only within the rest.
+    Declared,
 }
 
 /// One piece of evidence about the Python version. Repeated evidence of the same kind and

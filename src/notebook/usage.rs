@@ -7,6 +7,8 @@ use serde::{Serialize, Serializer};
 
 use crate::names::{ApiPath, DistName, ModulePath};
 
+use super::declarations::Declarations;
+use super::failure::Failure;
 use super::format::{Kernel, SourceFormat};
 use super::location::Location;
 use super::python_version::VersionHint;
@@ -36,6 +38,10 @@ pub struct Usage {
     pub notes: Vec<Note>,
     /// Problems with the notebook itself (cells that did not parse), with where they are.
     pub warnings: Vec<Warning>,
+    /// What the repository around the notebook declares, when read
+    /// ([`Usage::attach_declarations`]): soft evidence.
+    #[serde(skip_serializing_if = "Declarations::is_empty")]
+    pub declarations: Declarations,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -234,11 +240,14 @@ pub enum OutputEvidence {
         module: Option<ModulePath>,
         cell: u32,
     },
-    /// The exception a cell stopped with when the notebook was saved.
+    /// The exception a cell stopped with when the notebook was saved, classified as a live
+    /// run's would be.
     Error {
         ename: String,
         evalue: String,
         cell: u32,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        failure: Option<Failure>,
     },
     /// A printed `module.__version__`.
     Version {

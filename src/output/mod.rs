@@ -1,11 +1,15 @@
-//! What nbenv writes for other tools: requirements files and hashed locks from an
-//! inference, written atomically (a temporary file beside the target, then a rename), so an
-//! interrupted run never leaves half a file where a good one was.
+//! What nbenv writes for other tools: requirements files, hashed locks and PEP 751
+//! `pylock.toml` files from an inference, written atomically (a temporary file beside the
+//! target, then a rename), so an interrupted run never leaves half a file where a good one was.
 
 mod atomic;
+mod header;
 mod lock;
+mod pylock;
 mod requirements;
 
 pub use atomic::write_atomically;
+pub use header::python_of;
 pub use lock::lock_txt;
+pub use pylock::{pylock_toml, PylockError};
 pub use requirements::{python_line, requirements_txt, unresolved_reason};

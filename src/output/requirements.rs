@@ -28,6 +28,10 @@ pub fn python_line(inference: &Inference) -> String {
             "no installed interpreter the notebook allows has a full resolution; this is the newest that has"
                 .to_string()
         }
+        PythonChoice::Declared => match &inference.plan.declared {
+            Some(d) => format!("declared by {}, allowed by the notebook", d.declared_at),
+            None => "declared by the repository".to_string(),
+        },
     };
     let mut line = format!("Python {} ({here}): {how}", python.version);
     if !inference.passed_over.is_empty() {
@@ -37,6 +41,18 @@ pub fn python_line(inference: &Inference) -> String {
             .map(|p| p.python.to_string())
             .collect();
         let _ = write!(line, "; no resolution on {}", tried.join(", "));
+    }
+    if let Some(d) = inference.plan.declared.as_ref().filter(|d| !d.applied) {
+        let why = if inference.plan.allowed.contains(d.version) {
+            "which nbenv does not resolve for"
+        } else {
+            "which the notebook rules out"
+        };
+        let _ = write!(
+            line,
+            "; {} declares Python {}, {why}",
+            d.declared_at, d.version
+        );
     }
     if inference.plan.evidence_ignored {
         line.push_str("; the notebook's Python hints contradict each other and were set aside");

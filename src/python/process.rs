@@ -3,7 +3,7 @@
 
 use std::collections::VecDeque;
 use std::io::Read;
-use std::os::unix::process::CommandExt;
+use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -12,6 +12,8 @@ use std::time::{Duration, Instant};
 pub struct Finished {
     /// `None` when killed by a signal, including on timeout.
     pub code: Option<i32>,
+    /// The signal that killed it, if one did.
+    pub signal: Option<i32>,
     pub stdout: Vec<u8>,
     pub stderr: Vec<u8>,
     pub timed_out: bool,
@@ -142,6 +144,7 @@ pub fn run_capped(
     let (stderr, err_dropped) = err_reader.join().unwrap_or_default();
     Ok(Finished {
         code: status.and_then(|s| s.code()),
+        signal: status.and_then(|s| s.signal()),
         stdout,
         stderr,
         timed_out,

@@ -8,6 +8,7 @@ use serde::Serialize;
 
 use super::evidence::{
     Change, DistVersions, Effect, Evidence, EvidenceError, EvidenceRecord, EvidenceSource, Need,
+    Relaxation, ShownVersion, Span,
 };
 use super::interpreter::{choose, InterpreterPlan, PythonCandidate, PythonChoice};
 use super::solver::{
@@ -16,6 +17,7 @@ use super::solver::{
 };
 use crate::names::DistName;
 use crate::python::PythonVersion;
+use pep508_rs::pep440_rs::Version;
 
 /// What `infer` concluded.
 #[derive(Debug, Clone, Serialize)]
@@ -114,13 +116,38 @@ pub fn describe(record: &EvidenceRecord) -> String {
         EvidenceSource::Member { example, .. } => format!("{place} uses {example}"),
         EvidenceSource::Keyword { api, keyword } => format!("{place} passes {keyword}= to {api}"),
         EvidenceSource::Install { command, .. } => format!("{place} runs `{command}`"),
+        EvidenceSource::Output {
+            shown,
+            version,
+            cell,
+        } => {
+            let place = match &record.notebook {
+                Some(nb) => format!("{nb} cell {cell}"),
+                None => format!("cell {cell}"),
+            };
+            match shown {
+                ShownVersion::Printed { module } => {
+                    format!("{place} printed {module}.__version__ {version}")
+                }
+                ShownVersion::Pip => format!("{place}'s pip output shows {version} installed"),
+            }
+        }
+        EvidenceSource::Declared { text, at, .. } => format!("{at} declares {text}"),
     };
     let turns: Vec<String> = record
         .changes()
         .iter()
-        .map(|c| match c {
-            Change::Added { version, .. } => format!("added in {version}"),
-            Change::Removed { version, .. } => format!("removed in {version}"),
+        .map(|c| {
+            let (verb, version, after) = match c {
+                Change::Added { version, after } => ("added", version, after),
+                Change::Removed { version, after } => ("removed", version, after),
+            };
+            if neighbours(&record.history, after, version) {
+                format!("{verb} in {version}")
+            } else {
+                // Releases between were not read (or cannot be told apart): say what is known.
+                format!("{verb} after {after}, by {version}")
+            }
         })
         .collect();
     if turns.is_empty() {
@@ -130,7 +157,17 @@ pub fn describe(record: &EvidenceRecord) -> String {
     }
 }
 
-/// Resolves `roots` on each interpreter of `plan` in turn and keeps the first solution.
+/// Whether `older` ends the span right before the one `newer` starts: no release between them
+/// is unread or unknown.
+fn neighbours(history: &[Span], older: &Version, newer: &Version) -> bool {
+    history
+        .windows(2)
+        .any(|w| &w[0].last == older && &w[1].first == newer)
+}
+
+/// Resolves the evidence on each interpreter of `plan` in turn and keeps the first solution.
+/// When no interpreter has one, soft evidence is set aside and the plan tried again:
+/// the repository's declarations first, then all of it; the records set aside say so.
 pub fn resolve(
     evidence: Evidence,
     plan: InterpreterPlan,
@@ -138,9 +175,37 @@ pub fn resolve(
     catalog: &dyn Catalog,
     options: &SolveOptions,
 ) -> Result<Inference, InferError> {
+    let declarations = evidence.relaxed(Relaxation::Declarations);
+    let all_soft = evidence.relaxed(Relaxation::AllSoft).filter(|all| {
+        declarations
+            .as_ref()
+            .is_none_or(|d| d.distributions != all.distributions)
+    });
+    let mut last = None;
+    for attempt in [Some(evidence), declarations, all_soft]
+        .into_iter()
+        .flatten()
+    {
+        match resolve_once(attempt, &plan, requested, catalog, options) {
+            Err(InferError::NoSolution { tried }) => last = Some(tried),
+            done => return done,
+        }
+    }
+    Err(InferError::NoSolution {
+        tried: last.unwrap_or_default(),
+    })
+}
+
+fn resolve_once(
+    evidence: Evidence,
+    plan: &InterpreterPlan,
+    requested: bool,
+    catalog: &dyn Catalog,
+    options: &SolveOptions,
+) -> Result<Inference, InferError> {
     let roots = root_requirements(&evidence);
     let mut fatal: Option<InferError> = None;
-    let chosen = choose(&plan, requested, |candidate| {
+    let chosen = choose(plan, requested, |candidate| {
         if fatal.is_some() {
             return Err(String::new());
         }
@@ -172,7 +237,7 @@ pub fn resolve(
             python: c.candidate,
             python_choice: c.how,
             passed_over: passed(c.passed_over),
-            plan,
+            plan: plan.clone(),
             solution: c.result,
         }),
         Err(tried) => Err(InferError::NoSolution {
@@ -220,6 +285,15 @@ pub fn compatible_ranges(
         out.push((root.dist, spec));
     }
     Ok(out)
+}
+
+/// Rules out releases a verification saw fail (to install, or to run the notebook): they
+/// leave the allowed versions of their distribution.
+pub fn exclude(evidence: &mut Evidence, releases: &[(DistName, Version)]) {
+    for d in &mut evidence.distributions {
+        d.allowed
+            .retain(|v| !releases.iter().any(|(dist, x)| dist == &d.dist && x == v));
+    }
 }
 
 /// The distributions the evidence chose that the bank has not registered: what an `infer`

@@ -1,5 +1,7 @@
 //! The interpreter to resolve for: the newest CPython the notebook allows for which a full
-//! resolution exists, preferring one installed here, and saying how it was chosen.
+//! resolution exists, preferring one installed here, and saying how it was chosen. An
+//! interpreter the repository declares (Binder's `runtime.txt`) is tried first when the
+//! notebook allows it.
 //!
 //! A plan (which versions to try, in which order) is made from the evidence alone, so it is
 //! testable without interpreters; [`choose`] then tries the plan with a resolution function.
@@ -8,7 +10,7 @@ use std::path::PathBuf;
 
 use serde::Serialize;
 
-use crate::notebook::{PythonEvidence, KNOWN_VERSIONS};
+use crate::notebook::{HintReason, PythonEvidence, KNOWN_VERSIONS};
 use crate::python::{Interpreter, PythonRange, PythonVersion};
 
 /// One interpreter version to resolve for.
@@ -30,6 +32,19 @@ pub enum PythonChoice {
     NewestInstalled,
     /// No installed interpreter had a resolution: the newest one that has, not installed here.
     NotInstalled,
+    /// The interpreter a file of the repository declares, which the notebook allows and
+    /// which has a resolution (installed here or not).
+    Declared,
+}
+
+/// An interpreter a file of the repository declares.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct DeclaredInterpreter {
+    pub version: PythonVersion,
+    /// Where (`runtime.txt:1`).
+    pub declared_at: String,
+    /// Tried first; false when the notebook's own evidence rules it out.
+    pub applied: bool,
 }
 
 /// The versions to try, best first.
@@ -40,6 +55,9 @@ pub struct InterpreterPlan {
     pub allowed: PythonRange,
     /// The notebook's strong hints contradict each other, so none of them was applied.
     pub evidence_ignored: bool,
+    /// What the repository declares, unless `--python` was given.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub declared: Option<DeclaredInterpreter>,
 }
 
 impl InterpreterPlan {
@@ -66,6 +84,7 @@ impl InterpreterPlan {
             version: version.feature(),
             installed: on_machine(version),
         };
+        let mut declared = None;
         let candidates = match requested {
             Some(v) => vec![candidate(v)],
             None => {
@@ -76,6 +95,7 @@ impl InterpreterPlan {
                     .map(candidate)
                     .collect();
                 all.sort_by_key(|c| (c.installed.is_none(), std::cmp::Reverse(c.version)));
+                declared = declared_interpreter(evidence, &mut all);
                 all
             }
         };
@@ -83,8 +103,32 @@ impl InterpreterPlan {
             candidates,
             allowed,
             evidence_ignored,
+            declared,
         }
     }
+}
+
+/// The first interpreter the repository declares, moved to the front of `candidates` when
+/// it is among them (the notebook allows it).
+fn declared_interpreter(
+    evidence: &PythonEvidence,
+    candidates: &mut Vec<PythonCandidate>,
+) -> Option<DeclaredInterpreter> {
+    let hint = evidence
+        .hints
+        .iter()
+        .find(|h| h.reason == HintReason::Declared)?;
+    let version = hint.range.min?.feature();
+    let position = candidates.iter().position(|c| c.version == version);
+    if let Some(i) = position {
+        let c = candidates.remove(i);
+        candidates.insert(0, c);
+    }
+    Some(DeclaredInterpreter {
+        version,
+        declared_at: hint.detail.clone(),
+        applied: position.is_some(),
+    })
 }
 
 /// What trying a plan gave: the chosen candidate and its result, and why each better
@@ -108,8 +152,14 @@ pub fn choose<T, E>(
     for candidate in &plan.candidates {
         match resolve(candidate) {
             Ok(result) => {
+                let declared = plan
+                    .declared
+                    .as_ref()
+                    .is_some_and(|d| d.applied && d.version == candidate.version);
                 let how = if requested {
                     PythonChoice::Requested
+                } else if declared {
+                    PythonChoice::Declared
                 } else if candidate.installed.is_some() {
                     PythonChoice::NewestInstalled
                 } else {
@@ -202,6 +252,62 @@ mod tests {
             &installed(&[(3, 11)]),
         );
         assert_eq!(order(&requested), ["3.9"]);
+    }
+
+    #[test]
+    fn a_declared_interpreter_goes_first_only_where_the_notebook_allows_it() {
+        let declared = |range: PythonRange, version: PythonVersion| {
+            let mut e = evidence(range, false);
+            e.hints.push(crate::notebook::VersionHint {
+                reason: HintReason::Declared,
+                detail: "runtime.txt:1".into(),
+                range: PythonRange::exactly(version),
+                weak: true,
+                count: 1,
+                at: None,
+            });
+            e
+        };
+        let here = installed(&[(3, 11), (3, 6)]);
+        let plan = InterpreterPlan::new(
+            &declared(PythonRange::default(), PythonVersion::new(3, 7)),
+            None,
+            &here,
+        );
+        assert_eq!(&order(&plan)[..3], ["3.7", "3.11*", "3.6*"]);
+        let d = plan.declared.as_ref().unwrap();
+        assert!(d.applied && d.declared_at == "runtime.txt:1");
+        let chosen = choose(&plan, false, |c| Ok::<_, ()>(c.version)).unwrap();
+        assert_eq!(chosen.how, PythonChoice::Declared);
+        // Passed over when it has no resolution: the usual order decides.
+        let chosen = choose(&plan, false, |c| {
+            if c.version == PythonVersion::new(3, 7) {
+                Err(())
+            } else {
+                Ok(())
+            }
+        })
+        .unwrap();
+        assert_eq!(chosen.how, PythonChoice::NewestInstalled);
+
+        // The notebook needs 3.8 or newer: the declaration is kept, not applied.
+        let plan = InterpreterPlan::new(
+            &declared(
+                PythonRange::at_least(PythonVersion::new(3, 8)),
+                PythonVersion::new(3, 7),
+            ),
+            None,
+            &here,
+        );
+        assert_eq!(order(&plan)[0], "3.11*");
+        assert!(!plan.declared.as_ref().unwrap().applied);
+        // `--python` decides alone.
+        let plan = InterpreterPlan::new(
+            &declared(PythonRange::default(), PythonVersion::new(3, 7)),
+            Some(PythonVersion::new(3, 9)),
+            &here,
+        );
+        assert!(plan.declared.is_none());
     }
 
     #[test]

@@ -14,4 +14,5 @@ pub mod index_providers;
 pub mod infer;
 pub mod interpreter;
 pub mod joint;
+pub mod lazy;
 pub mod solver;

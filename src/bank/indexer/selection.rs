@@ -14,6 +14,8 @@ pub enum Selection {
     LatestMatching(usize, VersionSpecifiers),
     /// Every release any of these selects (`numpy==1.19.5 numpy==1.24.0`).
     Any(Vec<Selection>),
+    /// Exactly these releases (what `infer` chose to index), whichever the index lists.
+    Exact(Vec<Version>),
 }
 
 impl Selection {
@@ -21,6 +23,11 @@ impl Selection {
     pub fn pick<'a>(&self, versions: &[&'a Version]) -> Vec<&'a Version> {
         match self {
             Selection::All => versions.to_vec(),
+            Selection::Exact(wanted) => versions
+                .iter()
+                .copied()
+                .filter(|v| wanted.contains(v))
+                .collect(),
             Selection::Matching(spec) => versions
                 .iter()
                 .copied()
@@ -55,6 +62,15 @@ impl std::fmt::Display for Selection {
             Selection::Latest(n) => write!(f, "the latest {n}"),
             Selection::Matching(spec) => write!(f, "`{spec}`"),
             Selection::LatestMatching(n, spec) => write!(f, "`{spec}` (the latest {n})"),
+            Selection::Exact(versions) => {
+                for (i, v) in versions.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(", ")?;
+                    }
+                    write!(f, "=={v}")?;
+                }
+                Ok(())
+            }
             Selection::Any(all) => {
                 for (i, s) in all.iter().enumerate() {
                     if i > 0 {

@@ -36,12 +36,14 @@ pub use provider_choice::{Candidate, CandidateSource, ChoiceReason, PathState, V
 pub use provider_list::{
     AvoidKind, Avoided, Channel, Preference, ProviderList, ProviderListError, Unavailable,
 };
-pub use record::{Effect, EvidenceRecord, EvidenceSource, NoConstraint, Strength};
+pub use record::{
+    DropReason, Effect, EvidenceRecord, EvidenceSource, NoConstraint, ShownVersion, Strength,
+};
 pub use shared_bank::SharedBank;
 pub use sources::{listed_imports, Sources};
 pub use unresolved::{NotOnPyPiSource, Unresolved};
 pub use used_paths::{used_paths, PathUse, UsedPath};
-pub use version_set::{version_sets, DistVersions, Need};
+pub use version_set::{version_sets, DistVersions, Need, Relaxation};
 
 use crate::notebook::Usage;
 
@@ -50,6 +52,29 @@ use crate::notebook::Usage;
 pub struct Evidence {
     pub imports: Vec<ImportDecision>,
     pub distributions: Vec<DistVersions>,
+}
+
+impl Evidence {
+    /// The same evidence with the soft records `relaxation` names set aside; `None` when no
+    /// such record constrains anything.
+    pub fn relaxed(&self, relaxation: Relaxation) -> Option<Evidence> {
+        let mut changed = false;
+        let distributions = self
+            .distributions
+            .iter()
+            .map(|d| match d.relaxed(relaxation) {
+                Some(r) => {
+                    changed = true;
+                    r
+                }
+                None => d.clone(),
+            })
+            .collect();
+        changed.then(|| Evidence {
+            imports: self.imports.clone(),
+            distributions,
+        })
+    }
 }
 
 /// Decides the import names, then the version sets of the chosen distributions.

@@ -1,14 +1,16 @@
 //! One piece of evidence about a distribution's versions: what the notebook did (an API it
-//! used, a member, a keyword, a `pip install` line), where, and what that implied for the
-//! releases ("removed in 0.20", "unknown in 2.0-2.3"), so every pin can say why.
+//! used, a member, a keyword, a `pip install` line), what its stored outputs show (a printed
+//! `__version__`), or what the repository beside it declares (requirements.txt), where, and
+//! what that implied for the releases ("removed in 0.20", "unknown in 2.0-2.3"), so every pin
+//! can say why.
 
 use pep508_rs::Requirement;
 use serde::Serialize;
 
 use super::history::{changes, Change, Span};
 use crate::bank::store::ReleaseSet;
-use crate::names::ApiPath;
-use crate::notebook::{Installer, Location};
+use crate::names::{ApiPath, ModulePath};
+use crate::notebook::{DeclarationKind, DeclaredAt, Installer, Location};
 
 /// Hard evidence always applies; soft evidence only when some release allowed by everything
 /// before it satisfies it, and is dropped with a warning otherwise.
@@ -42,6 +44,30 @@ pub enum EvidenceSource {
         installer: Installer,
         command: String,
     },
+    /// A version a stored output of `cell` shows: the release the notebook last ran with.
+    Output {
+        shown: ShownVersion,
+        version: String,
+        cell: u32,
+    },
+    /// A file of the repository around the notebook declares it (`requirements.txt:3`).
+    Declared {
+        requirement: Requirement,
+        /// As written in the file.
+        text: String,
+        declared_in: DeclarationKind,
+        at: DeclaredAt,
+    },
+}
+
+/// How a stored output shows a version.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case", tag = "by")]
+pub enum ShownVersion {
+    /// `print(module.__version__)`, or the value of a cell ending in it.
+    Printed { module: ModulePath },
+    /// pip's `Successfully installed x-1.2` or `Requirement already satisfied: x … (1.2)`.
+    Pip,
 }
 
 /// Why a piece of evidence rules nothing out.
@@ -61,6 +87,9 @@ pub enum NoConstraint {
     NotInBank,
     /// A requirement without a version (`pip install x`) or with a direct URL.
     NoVersion,
+    /// A declared requirement under an environment marker (`; python_version < "3"`), which
+    /// cannot be told before the interpreter is chosen.
+    UnderMarker,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -69,8 +98,31 @@ pub enum Effect {
     /// Keeps only the releases in `allowed`.
     Constrains,
     NoConstraint(NoConstraint),
-    /// Soft evidence no release still allowed satisfies: dropped, with a warning.
-    Dropped,
+    /// Soft evidence that could not be honoured: dropped, with a warning.
+    Dropped(DropReason),
+}
+
+/// Why soft evidence was dropped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DropReason {
+    /// No release that the evidence before it still allows satisfies it.
+    Contradicts,
+    /// Releases satisfy it, but no interpreter the notebook allows has a full resolution
+    /// (installable wheels, dependencies) with it.
+    NoResolution,
+}
+
+impl DropReason {
+    /// The reason in words, for the warning.
+    pub fn describe(self) -> &'static str {
+        match self {
+            DropReason::Contradicts => "no release still allowed satisfies it",
+            DropReason::NoResolution => {
+                "no Python the notebook allows has a full resolution with it"
+            }
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -91,7 +143,8 @@ pub struct EvidenceRecord {
 }
 
 impl EvidenceRecord {
-    /// Where it was first seen.
+    /// Where in the notebook it was first seen (`None` for outputs and declarations, which
+    /// carry their own place).
     pub fn at(&self) -> Option<Location> {
         self.locations.first().copied()
     }
@@ -102,6 +155,20 @@ impl EvidenceRecord {
     }
 
     pub fn is_dropped(&self) -> bool {
-        self.effect == Effect::Dropped
+        matches!(self.effect, Effect::Dropped(_))
+    }
+
+    /// Why it was dropped, if it was.
+    pub fn dropped_why(&self) -> Option<DropReason> {
+        match self.effect {
+            Effect::Dropped(why) => Some(why),
+            _ => None,
+        }
+    }
+
+    /// Whether the repository's files, not the notebook, say it: the weakest evidence there
+    /// is, set aside first when a resolution needs room.
+    pub fn is_declared(&self) -> bool {
+        matches!(self.source, EvidenceSource::Declared { .. })
     }
 }

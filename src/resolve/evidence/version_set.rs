@@ -4,13 +4,22 @@
 //! that have it, may have it (unknown), or were not indexed; the result need not be
 //! contiguous (an API removed, then restored). Paths no indexed release has or may have
 //! constrain nothing: the bank does not know them (or has not indexed where they are). `pip install` lines keep the releases their specifiers accept.
-//! Soft evidence (members on values the distribution returned, keyword arguments) then
-//! applies one by one, in notebook order, when it leaves some release; else it is dropped,
-//! and the record says so.
+//! Soft evidence then applies one by one when it leaves some release; else it is dropped, and
+//! the record says so. First the notebook's own, in notebook order: members on values the
+//! distribution returned, keyword arguments, optional install lines, and versions its stored
+//! outputs show (a printed `__version__`, pip's "Successfully installed x-1.2"). Then what
+//! the repository declares beside it (requirements files, `environment.yml`, `setup.py`,
+//! `pyproject.toml`), nearest file first: only for distributions the notebook needs, so a
+//! declared distribution it never imports is no requirement.
+//!
+//! When no interpreter has a full resolution with the soft evidence, [`DistVersions::relaxed`]
+//! sets it aside, declarations first ([`Relaxation`]), and the records say so.
 //!
 //! A pure function of the notebook's usage, the import decisions and the bank view.
 
-use pep508_rs::pep440_rs::Version;
+use std::str::FromStr;
+
+use pep508_rs::pep440_rs::{Version, VersionSpecifiers};
 use pep508_rs::{Requirement, VersionOrUrl};
 use serde::Serialize;
 
@@ -18,11 +27,13 @@ use super::bank_view::BankView;
 use super::candidates::ImportDecision;
 use super::error::EvidenceError;
 use super::history::spans;
-use super::record::{Effect, EvidenceRecord, EvidenceSource, NoConstraint, Strength};
+use super::record::{
+    DropReason, Effect, EvidenceRecord, EvidenceSource, NoConstraint, ShownVersion, Strength,
+};
 use super::used_paths::{is_under, PathUse, UsedPath};
 use crate::bank::store::{Catalog, Presence, ReleaseSet};
 use crate::names::{ApiPath, DistName, ModulePath};
-use crate::notebook::{Installer, Location, Receiver, Usage};
+use crate::notebook::{Installer, Location, OutputEvidence, Receiver, Usage};
 
 /// Why a distribution is needed.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -51,8 +62,21 @@ pub struct DistVersions {
     /// The notebook's install requirements on it, hard ones only, for versions the bank does
     /// not list.
     pub requirements: Vec<Requirement>,
-    /// Every piece of evidence, hard first, then soft in notebook order.
+    /// Every piece of evidence, hard first, then soft in notebook order, then declarations.
     pub records: Vec<EvidenceRecord>,
+    /// The releases the records' sets refer to, to apply them again when soft evidence is
+    /// set aside.
+    #[serde(skip)]
+    catalog: Catalog,
+}
+
+/// Which soft evidence to set aside when no interpreter has a resolution with it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Relaxation {
+    /// What the repository's files declare: often stale, so the first to go.
+    Declarations,
+    /// Every soft record: only the notebook's hard evidence is left.
+    AllSoft,
 }
 
 impl DistVersions {
@@ -60,6 +84,67 @@ impl DistVersions {
     pub fn dropped(&self) -> impl Iterator<Item = &EvidenceRecord> {
         self.records.iter().filter(|r| r.is_dropped())
     }
+
+    /// The same evidence with the soft records `relaxation` names that constrain dropped
+    /// ([`DropReason::NoResolution`]) and the versions applied again; `None` when it drops
+    /// nothing.
+    pub fn relaxed(&self, relaxation: Relaxation) -> Option<DistVersions> {
+        let mut out = self.clone();
+        let mut changed = false;
+        for r in &mut out.records {
+            let named = match relaxation {
+                Relaxation::Declarations => r.is_declared(),
+                Relaxation::AllSoft => true,
+            };
+            if named && r.strength == Strength::Soft && r.effect == Effect::Constrains {
+                r.effect = Effect::Dropped(DropReason::NoResolution);
+                changed = true;
+            }
+        }
+        if !changed {
+            return None;
+        }
+        let allowed = apply(&out.catalog, &mut out.records);
+        out.set_allowed(allowed);
+        Some(out)
+    }
+
+    fn set_allowed(&mut self, allowed: ReleaseSet) {
+        self.allowed = self.catalog.versions(&allowed);
+        self.allowed_not_indexed = self
+            .catalog
+            .versions(&allowed.intersection(&self.catalog.not_indexed()));
+        self.allowed_set = allowed;
+    }
+}
+
+/// The releases `records` allow together: every hard record that constrains, then each soft
+/// one in order while it leaves some release (else it is marked dropped). Soft records
+/// already dropped for want of a resolution stay dropped.
+fn apply(catalog: &Catalog, records: &mut [EvidenceRecord]) -> ReleaseSet {
+    let mut allowed = catalog.registered();
+    for r in records
+        .iter()
+        .filter(|r| r.strength == Strength::Hard && r.effect == Effect::Constrains)
+    {
+        allowed = allowed.intersection(&r.allowed);
+    }
+    for r in records.iter_mut().filter(|r| r.strength == Strength::Soft) {
+        if !matches!(
+            r.effect,
+            Effect::Constrains | Effect::Dropped(DropReason::Contradicts)
+        ) {
+            continue;
+        }
+        let kept = allowed.intersection(&r.allowed);
+        if kept.is_empty() {
+            r.effect = Effect::Dropped(DropReason::Contradicts);
+        } else {
+            r.effect = Effect::Constrains;
+            allowed = kept;
+        }
+    }
+    allowed
 }
 
 /// The paths and needs of one distribution, collected from the import decisions.
@@ -139,7 +224,6 @@ fn one<B: BankView + ?Sized>(
     let in_bank = catalog.is_some();
     let catalog = catalog.unwrap_or_default();
     let registered = catalog.registered();
-    let mut allowed = registered.clone();
     let mut records = Vec::new();
     let mut requirements = Vec::new();
 
@@ -155,31 +239,20 @@ fn one<B: BankView + ?Sized>(
                 api: u.path.clone(),
             },
         };
-        let record = bank_record(source, Strength::Hard, &u.locations, &p, &catalog, in_bank);
-        if record.effect == Effect::Constrains {
-            allowed = allowed.intersection(&record.allowed);
-        }
-        records.push(record);
+        records.push(bank_record(
+            source,
+            Strength::Hard,
+            &u.locations,
+            &p,
+            &catalog,
+            in_bank,
+        ));
     }
 
     // Hard: install lines (soft when optional).
-    let mut soft_installs = Vec::new();
+    let mut soft = Vec::new();
     for r in usage.requirements.iter().filter(|r| &r.name == dist) {
-        let (set, effect) = match &r.requirement.version_or_url {
-            Some(VersionOrUrl::VersionSpecifier(spec)) => {
-                let set = catalog.matching(spec);
-                let effect = if set == registered {
-                    Effect::NoConstraint(NoConstraint::Everywhere)
-                } else {
-                    Effect::Constrains
-                };
-                (set, effect)
-            }
-            _ => (
-                registered.clone(),
-                Effect::NoConstraint(NoConstraint::NoVersion),
-            ),
-        };
+        let (allowed, effect) = requirement_effect(&r.requirement, &catalog, &registered);
         let record = EvidenceRecord {
             source: EvidenceSource::Install {
                 requirement: r.requirement.clone(),
@@ -193,23 +266,19 @@ fn one<B: BankView + ?Sized>(
             },
             locations: vec![r.at],
             effect,
-            allowed: set,
+            allowed,
             history: Vec::new(),
             notebook: None,
         };
         if r.optional {
-            soft_installs.push(record);
+            soft.push(record);
             continue;
         }
         requirements.push(r.requirement.clone());
-        if record.effect == Effect::Constrains {
-            allowed = allowed.intersection(&record.allowed);
-        }
         records.push(record);
     }
 
     // Soft, in notebook order.
-    let mut soft = soft_installs;
     for m in &usage.members {
         let Receiver::DerivedFrom(api) = &m.receiver else {
             continue;
@@ -253,29 +322,162 @@ fn one<B: BankView + ?Sized>(
             ));
         }
     }
-    soft.sort_by_key(|r| r.at());
-    for mut record in soft {
-        if record.effect == Effect::Constrains {
-            let kept = allowed.intersection(&record.allowed);
-            if kept.is_empty() {
-                record.effect = Effect::Dropped;
+    soft.extend(shown_versions(
+        usage,
+        dist,
+        &needed.provides,
+        &catalog,
+        in_bank,
+    ));
+    soft.sort_by_key(notebook_order);
+    records.extend(soft);
+
+    // Soft, last: the repository's declarations, nearest file first.
+    for d in usage
+        .declarations
+        .requirements
+        .iter()
+        .filter(|d| &d.name == dist)
+    {
+        let (allowed, effect) = if !d.requirement.marker.is_true() {
+            (
+                registered.clone(),
+                Effect::NoConstraint(NoConstraint::UnderMarker),
+            )
+        } else {
+            requirement_effect(&d.requirement, &catalog, &registered)
+        };
+        records.push(EvidenceRecord {
+            source: EvidenceSource::Declared {
+                requirement: d.requirement.clone(),
+                text: d.text.clone(),
+                declared_in: d.kind,
+                at: d.at.clone(),
+            },
+            strength: Strength::Soft,
+            locations: Vec::new(),
+            effect: if in_bank {
+                effect
             } else {
-                allowed = kept;
-            }
-        }
-        records.push(record);
+                Effect::NoConstraint(NoConstraint::NotInBank)
+            },
+            allowed,
+            history: Vec::new(),
+            notebook: None,
+        });
     }
 
-    Ok(DistVersions {
+    let allowed = apply(&catalog, &mut records);
+    let mut out = DistVersions {
         dist: dist.clone(),
         needs: needed.needs,
         in_bank,
-        allowed: catalog.versions(&allowed),
-        allowed_not_indexed: catalog.versions(&allowed.intersection(&catalog.not_indexed())),
-        allowed_set: allowed,
+        allowed_set: ReleaseSet::new(),
+        allowed: Vec::new(),
+        allowed_not_indexed: Vec::new(),
         requirements,
         records,
-    })
+        catalog,
+    };
+    out.set_allowed(allowed);
+    Ok(out)
+}
+
+/// The releases a requirement's specifiers accept, and whether that rules anything out.
+fn requirement_effect(
+    requirement: &Requirement,
+    catalog: &Catalog,
+    registered: &ReleaseSet,
+) -> (ReleaseSet, Effect) {
+    match &requirement.version_or_url {
+        Some(VersionOrUrl::VersionSpecifier(spec)) => {
+            let set = catalog.matching(spec);
+            let effect = if &set == registered {
+                Effect::NoConstraint(NoConstraint::Everywhere)
+            } else {
+                Effect::Constrains
+            };
+            (set, effect)
+        }
+        _ => (
+            registered.clone(),
+            Effect::NoConstraint(NoConstraint::NoVersion),
+        ),
+    }
+}
+
+/// Versions the stored outputs show for `dist`: a printed `__version__` of a module it
+/// provides (the module exactly: `tensorflow.keras.__version__` is Keras's, not
+/// TensorFlow's), or pip reporting it installed. Each asks for exactly that release.
+fn shown_versions(
+    usage: &Usage,
+    dist: &DistName,
+    provides: &[ModulePath],
+    catalog: &Catalog,
+    in_bank: bool,
+) -> Vec<EvidenceRecord> {
+    let mut out: Vec<EvidenceRecord> = Vec::new();
+    for o in &usage.outputs {
+        let (shown, version, cell) = match o {
+            OutputEvidence::Version {
+                module,
+                version,
+                cell,
+            } if provides.contains(module) => (
+                ShownVersion::Printed {
+                    module: module.clone(),
+                },
+                version,
+                *cell,
+            ),
+            OutputEvidence::Installed {
+                name,
+                version,
+                cell,
+            } if name == dist => (ShownVersion::Pip, version, *cell),
+            _ => continue,
+        };
+        // A version PEP 440 cannot read (a conda build string, `unknown`) asks for nothing.
+        let Ok(spec) = VersionSpecifiers::from_str(&format!("=={version}")) else {
+            continue;
+        };
+        let allowed = catalog.matching(&spec);
+        let effect = if !in_bank {
+            Effect::NoConstraint(NoConstraint::NotInBank)
+        } else if allowed == catalog.registered() {
+            Effect::NoConstraint(NoConstraint::Everywhere)
+        } else {
+            Effect::Constrains
+        };
+        let source = EvidenceSource::Output {
+            shown,
+            version: version.clone(),
+            cell,
+        };
+        if out.iter().any(|r| r.source == source) {
+            continue;
+        }
+        out.push(EvidenceRecord {
+            source,
+            strength: Strength::Soft,
+            locations: Vec::new(),
+            effect,
+            allowed,
+            history: Vec::new(),
+            notebook: None,
+        });
+    }
+    out
+}
+
+/// Where soft evidence sits in the notebook: its first location, or for an output the end
+/// of its cell (an output follows the code that printed it).
+fn notebook_order(record: &EvidenceRecord) -> (u32, u32) {
+    match (&record.source, record.at()) {
+        (EvidenceSource::Output { cell, .. }, _) => (*cell, u32::MAX),
+        (_, Some(at)) => (at.cell, at.line),
+        (_, None) => (0, 0),
+    }
 }
 
 /// A record of what the bank said, and whether it constrains.

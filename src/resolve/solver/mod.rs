@@ -35,7 +35,7 @@ pub use memory_catalog::{InvalidRelease, MemoryCatalog, MemoryRelease};
 pub use options::SolveOptions;
 pub use package::Package;
 pub use root::{Allowed, RootRequirement};
-pub use solution::{LockedFile, Pin, RequiredBy, Solution};
+pub use solution::{LockedFile, LockedKind, Pin, RequiredBy, Solution};
 pub use target::Target;
 
 use pubgrub::PubGrubError;

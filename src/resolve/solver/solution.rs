@@ -54,6 +54,37 @@ pub struct LockedFile {
     pub filename: String,
     pub url: String,
     pub sha256: Option<String>,
+    pub kind: LockedKind,
+    /// As the index gives them (PEP 700): a PEP 751 lock records both when known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub size: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub upload_time: Option<jiff::Timestamp>,
+}
+
+/// Whether an installer unpacks the file or builds it (a PEP 751 lock lists them apart).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LockedKind {
+    Wheel,
+    Sdist,
+}
+
+impl LockedFile {
+    fn from_dist_file(f: &crate::pypi::DistFile) -> Self {
+        Self {
+            filename: f.filename.clone(),
+            url: f.url.clone(),
+            sha256: f.sha256().map(str::to_string),
+            kind: if f.is_wheel() {
+                LockedKind::Wheel
+            } else {
+                LockedKind::Sdist
+            },
+            size: f.size,
+            upload_time: f.upload_time,
+        }
+    }
 }
 
 impl Solution {
@@ -87,11 +118,7 @@ impl Solution {
                             .any(|r| &r.dist == d && r.allowed.is_pinned(version));
                         let release = &c.releases[at];
                         installable_files(release, provider.target, provider.options, pinned)
-                            .map(|f| LockedFile {
-                                filename: f.filename.clone(),
-                                url: f.url.clone(),
-                                sha256: f.sha256().map(str::to_string),
-                            })
+                            .map(LockedFile::from_dist_file)
                             .collect()
                     })
                     .unwrap_or_default();

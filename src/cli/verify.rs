@@ -1,0 +1,235 @@
+//! `nbenv verify NB -r requirements.txt`: build the environment (with a kernel runtime), run
+//! the notebook in it, and say how far it got, where it stopped and why.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use anyhow::{Context as _, Result};
+use clap::Args;
+use serde::Serialize;
+
+use nbenv::notebook::failure::{Failure, FailureContext};
+use nbenv::notebook::{self, AnalyzeOptions};
+use nbenv::output::python_of;
+use nbenv::python::{Interpreter, PythonVersion};
+use nbenv::resolve::interpreter::InterpreterPlan;
+use nbenv::verify::{self, EnvPlan, NotebookRun, PreparedEnv, Reproduction, RunOptions};
+
+use super::args::{Format, FormatArg};
+use super::context;
+use super::exit::{CliError, Code};
+use super::output::{count, write_json};
+
+/// Where built environments are kept, under the cache directory.
+pub const ENVS_DIR: &str = "envs";
+
+#[derive(Debug, Args)]
+pub struct VerifyArgs {
+    /// The notebook (`.ipynb`, or a percent-format / plain `.py`).
+    pub notebook: PathBuf,
+    /// The requirements to install (what `nbenv infer -o` wrote, or any requirements file).
+    #[arg(short = 'r', long, value_name = "FILE")]
+    pub requirements: PathBuf,
+    /// The interpreter: a version (X.Y) installed here, or a path. Default: the Python the
+    /// requirements' header names (`infer` writes it), else the newest installed one the
+    /// notebook allows.
+    #[arg(long, value_name = "X.Y|PATH")]
+    pub python: Option<String>,
+    /// Seconds each cell may take.
+    #[arg(long, default_value_t = 600, value_name = "SECS")]
+    pub cell_timeout: u64,
+    /// Seconds the whole run may take.
+    #[arg(long, default_value_t = 3600, value_name = "SECS")]
+    pub timeout: u64,
+    /// Seconds installing may take.
+    #[arg(long, default_value_t = 1800, value_name = "SECS")]
+    pub install_timeout: u64,
+    /// Let the installer build sdists (default: wheels only).
+    #[arg(long)]
+    pub allow_sdist: bool,
+    /// Do not install the kernel runtime (IPython below 9.1) with the requirements: cells run
+    /// as plain Python, with the common magics translated.
+    #[arg(long)]
+    pub no_kernel_runtime: bool,
+    #[command(flatten)]
+    pub format: FormatArg,
+}
+
+/// What `verify` found, as JSON.
+#[derive(Debug, Serialize)]
+struct Verification<'a> {
+    notebook: &'a Path,
+    requirements: &'a Path,
+    python: PythonVersion,
+    interpreter: &'a Path,
+    environment: &'a PreparedEnv,
+    run: &'a NotebookRun,
+    first_failure: Option<Failure>,
+    reproduction: Reproduction,
+}
+
+pub fn run(global: &super::args::GlobalArgs, args: &VerifyArgs) -> Result<()> {
+    let nb = notebook::read(&args.notebook)?;
+    let usage = notebook::analyze(&nb, &AnalyzeOptions::default());
+    let text = std::fs::read_to_string(&args.requirements)
+        .with_context(|| format!("reading {}", args.requirements.display()))
+        .map_err(|e| CliError::not_found(format!("{e:#}")))?;
+    let interpreter = choose_interpreter(args, &text, &usage)?;
+    let discovered = nbenv::python::discover();
+    let tools = context::tools(global, &discovered);
+    let (installer, _) = tools.installer();
+    let plan = EnvPlan {
+        interpreter: interpreter.clone(),
+        requirements: text,
+        only_binary: !args.allow_sdist,
+        index_url: (global.index_url() != nbenv::pypi::PYPI_SIMPLE)
+            .then(|| global.index_url().to_string()),
+        kernel_runtime: !args.no_kernel_runtime,
+    };
+    let envs = context::cache_dir(global).join(ENVS_DIR);
+    if !global.quiet && !plan.is_built(&envs) {
+        eprintln!(
+            "note: building the environment on Python {} ({}) from {}{}",
+            interpreter.version,
+            interpreter.path.display(),
+            args.requirements.display(),
+            if plan.kernel_runtime {
+                format!(", with the kernel runtime ({})", verify::KERNEL_RUNTIME)
+            } else {
+                String::new()
+            }
+        );
+    }
+    let env = verify::prepare(
+        &plan,
+        &envs,
+        &installer,
+        &tools,
+        Duration::from_secs(args.install_timeout),
+    )?;
+    let options = RunOptions {
+        cell_timeout: Duration::from_secs(args.cell_timeout),
+        total_timeout: Duration::from_secs(args.timeout),
+        ..RunOptions::default()
+    };
+    let run = verify::run_notebook(&nb, &env.python, &options)
+        .with_context(|| format!("running {}", args.notebook.display()))?;
+    let cx = FailureContext::new(&nb, &usage).with_python(interpreter.version);
+    let failure = run.first_failure(&cx);
+    let reproduction = run.reproduction(&nb);
+    let found = Verification {
+        notebook: &args.notebook,
+        requirements: &args.requirements,
+        python: interpreter.version,
+        interpreter: &interpreter.path,
+        environment: &env,
+        run: &run,
+        first_failure: failure.clone(),
+        reproduction,
+    };
+    match args.format.format {
+        Format::Json => write_json(&mut std::io::stdout().lock(), &found)?,
+        Format::Text => print!("{}", summary(&found)),
+    }
+    match &failure {
+        None if run.executability.complete() => Ok(()),
+        _ => Err(CliError::reported(Code::NotebookFailed).into()),
+    }
+}
+
+/// The human summary: cells run, the first error with its class and cell, the environment.
+fn summary(v: &Verification<'_>) -> String {
+    let mut out = String::new();
+    let e = &v.run.executability;
+    out.push_str(&format!("notebook     {}\n", v.notebook.display()));
+    out.push_str(&format!(
+        "environment  Python {} ({}), {} {}\n",
+        v.python,
+        v.interpreter.display(),
+        if v.environment.reused {
+            "reused".to_string()
+        } else {
+            format!("built in {:.1} s", v.environment.build_time.as_secs_f64())
+        },
+        v.environment.root.display()
+    ));
+    out.push_str(&format!(
+        "cells        {} of {} ran{} (executability {:.2})\n",
+        e.cells_before_first_error,
+        count(e.code_cells as usize, "code cell", "code cells"),
+        if e.complete() {
+            ""
+        } else {
+            " before the first error"
+        },
+        e.share()
+    ));
+    match &v.first_failure {
+        Some(f) => {
+            let cell = f.cell.map(|c| format!("cell {c}: ")).unwrap_or_default();
+            out.push_str(&format!("error        {cell}{f}\n"));
+        }
+        None if e.complete() => out.push_str("error        none: the notebook ran to the end\n"),
+        None => out.push_str("error        the run stopped without an error from a cell\n"),
+    }
+    if let Some(share) = v.reproduction.share() {
+        out.push_str(&format!(
+            "reproduced   {} of {} cells with stored text output printed the same ({:.0}%)\n",
+            v.reproduction.reproduced,
+            v.reproduction.compared,
+            share * 100.0
+        ));
+    }
+    out
+}
+
+/// `--python`, else the requirements' header, else the newest installed interpreter the
+/// notebook allows.
+fn choose_interpreter(
+    args: &VerifyArgs,
+    requirements: &str,
+    usage: &nbenv::notebook::Usage,
+) -> Result<Interpreter> {
+    let installed = nbenv::python::discover();
+    let by_version = |v: PythonVersion, why: &str| -> Result<Interpreter> {
+        installed
+            .iter()
+            .filter(|i| i.version.feature() == v.feature())
+            .max_by_key(|i| i.version)
+            .cloned()
+            .ok_or_else(|| {
+                CliError::not_found(format!(
+                    "no Python {v} is installed here ({why}); install one (pyenv install {v}) or pass --python"
+                ))
+                .into()
+            })
+    };
+    if let Some(p) = &args.python {
+        let path = Path::new(p);
+        if path.exists() {
+            return Interpreter::at(path)
+                .map_err(|e| CliError::usage(format!("--python {p}: {e}")).into());
+        }
+        let v = PythonVersion::parse(p)
+            .filter(|_| p.split('.').count() == 2)
+            .ok_or_else(|| {
+                CliError::usage(format!("--python {p}: not a version like 3.8 nor a file"))
+            })?;
+        return by_version(v, "asked for with --python");
+    }
+    if let Some(v) = python_of(requirements) {
+        return by_version(v, "the requirements were resolved for it");
+    }
+    let by_name = nbenv::python::discover_by_name();
+    let plan = InterpreterPlan::new(&usage.python, None, &by_name);
+    plan.candidates
+        .iter()
+        .find_map(|c| c.installed.as_ref())
+        .map(|p| Interpreter::at(p).map_err(anyhow::Error::msg))
+        .unwrap_or_else(|| {
+            Err(
+                CliError::not_found("no installed interpreter fits the notebook; pass --python")
+                    .into(),
+            )
+        })
+}

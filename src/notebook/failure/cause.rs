@@ -1,0 +1,387 @@
+//! What the classifier decides: a class (the seeds' taxonomy, which decides whether a repair
+//! round can help) and a cause carrying what the repair loop needs.
+
+use std::fmt;
+
+use serde::Serialize;
+
+use super::frame::Frame;
+use crate::names::{ApiPath, ModulePath};
+use crate::python::{PythonRange, PythonVersion};
+
+/// The kind of failure, as the repair loop acts on it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FailureClass {
+    /// The installed environment does not fit the notebook: other releases, another Python
+    /// or another package would fix it. The only class a repair round acts on.
+    Environment,
+    /// Something the notebook reads is not there: a file, a local module, the network, a
+    /// person typing at `input()`.
+    DataInput,
+    /// The notebook's own code fails, whatever the environment: an undefined name, a syntax
+    /// error, any other exception raised in it.
+    Code,
+    /// Memory or time ran out, or the process was killed.
+    Resource,
+    /// A GPU or other accelerator, or CPU feature, that this machine lacks.
+    Hardware,
+    /// The environment could not be installed.
+    Install,
+}
+
+impl FailureClass {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FailureClass::Environment => "environment",
+            FailureClass::DataInput => "data/input",
+            FailureClass::Code => "code",
+            FailureClass::Resource => "resource",
+            FailureClass::Hardware => "hardware",
+            FailureClass::Install => "install",
+        }
+    }
+}
+
+impl fmt::Display for FailureClass {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Where an undefined name is bound in the notebook, if anywhere.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case", tag = "where")]
+pub enum Definition {
+    /// Only after the use: in a later cell (or further down the same one). The notebook was
+    /// run out of order when it was written.
+    Later { cell: u32, line: u32 },
+    /// Before the use, in code that did not bind it in this run (a branch not taken, a `del`,
+    /// a cell that stopped early).
+    Earlier { cell: u32, line: u32 },
+    /// Nowhere in the notebook.
+    Nowhere,
+}
+
+/// Why installing failed, from the installer's words.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum InstallReason {
+    /// No release file fits (no wheel for these tags, or the version does not exist).
+    NoMatchingDistribution,
+    /// Building an sdist failed.
+    BuildFailed,
+    /// The requirements cannot all hold together.
+    Conflict,
+    /// The index could not be reached.
+    Network,
+    Other,
+}
+
+/// The cause of a failure. Its class follows from it ([`Cause::class`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case", tag = "cause")]
+pub enum Cause {
+    // ---- environment
+    /// A third-party module is not installed (or the installed release lacks this submodule).
+    MissingModule {
+        module: ModulePath,
+    },
+    /// `cannot import name X from Y`, `module Y has no attribute X`: the installed release of
+    /// a library lacks an API.
+    MissingApi {
+        api: ApiPath,
+    },
+    /// A library object lacks a member (`'DataFrame' object has no attribute 'ix'`).
+    /// `api` is the member's full path when the notebook's tracing knows the class;
+    /// `receiver` is the API the object came from when only that is known.
+    MissingMember {
+        type_name: String,
+        member: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        api: Option<ApiPath>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        receiver: Option<ApiPath>,
+    },
+    /// A library function does not take a keyword the notebook passes.
+    BadKeyword {
+        function: String,
+        keyword: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        api: Option<ApiPath>,
+    },
+    /// A library function does not take the arguments the notebook passes.
+    BadArguments {
+        function: String,
+        api: ApiPath,
+    },
+    /// A standard-library module that this Python lacks and others have (`urllib2`, `imp`).
+    StdlibModule {
+        module: ModulePath,
+        /// The known Python versions whose standard library has it.
+        python: Vec<PythonVersion>,
+    },
+    /// A standard-library name that this Python lacks (`collections.Mapping` on 3.10).
+    StdlibApi {
+        api: ApiPath,
+    },
+    /// Code for another Python: `print "x"`, `xrange`, `d.iteritems()` on Python 3.
+    WrongPython {
+        detail: String,
+        needs: PythonRange,
+    },
+    /// A magic that an IPython extension provides (`%%sql`, `%memit`) is not there.
+    MissingMagic {
+        magic: String,
+    },
+    /// A binary or version incompatibility a library reports itself (`numpy.ndarray size
+    /// changed`, `module compiled against API version`, a missing shared library).
+    IncompatibleBuild {
+        #[serde(skip_serializing_if = "Option::is_none")]
+        library: Option<ModulePath>,
+        detail: String,
+    },
+    /// An AttributeError, ImportError or TypeError raised inside a library: libraries of
+    /// mismatched versions calling each other.
+    LibraryMismatch {
+        library: ModulePath,
+        ename: String,
+    },
+    /// IndentationError on a cell whose first line is indented: IPython up to 9.0 strips that
+    /// indentation, 9.1 and later do not.
+    KernelIndentation,
+    /// A program the notebook runs is not installed (`dot` for graphviz).
+    MissingProgram {
+        program: String,
+    },
+    /// The interpreter crashed in native code (segfault, abort): often a binary mismatch.
+    NativeCrash {
+        signal: i32,
+    },
+
+    // ---- data / input
+    MissingFile {
+        #[serde(skip_serializing_if = "Option::is_none")]
+        path: Option<String>,
+    },
+    /// A module that should sit beside the notebook.
+    MissingLocalModule {
+        module: ModulePath,
+    },
+    Network {
+        detail: String,
+    },
+    /// The notebook asks for keyboard input (`input()`).
+    Stdin,
+
+    // ---- code
+    /// NameError, with where the name is bound.
+    Undefined {
+        name: String,
+        definition: Definition,
+    },
+    Syntax {
+        detail: String,
+    },
+    /// `sys.exit()` or `os._exit()` in a cell.
+    Exit {
+        #[serde(skip_serializing_if = "Option::is_none")]
+        code: Option<String>,
+    },
+    /// Any other exception raised in the notebook's code (or in a library it misuses).
+    Raised {
+        ename: String,
+    },
+
+    // ---- resource
+    Memory,
+    /// `whole_run`: the run's total limit rather than one cell's.
+    Timeout {
+        whole_run: bool,
+    },
+    Killed {
+        #[serde(skip_serializing_if = "Option::is_none")]
+        signal: Option<i32>,
+    },
+
+    // ---- hardware
+    Accelerator {
+        detail: String,
+    },
+    /// SIGILL: the build needs CPU instructions this machine lacks (AVX in TensorFlow ≥ 1.6).
+    InstructionSet,
+
+    // ---- install
+    Install {
+        what: String,
+        reason: InstallReason,
+    },
+}
+
+impl Cause {
+    pub fn class(&self) -> FailureClass {
+        use Cause::*;
+        match self {
+            MissingModule { .. }
+            | MissingApi { .. }
+            | MissingMember { .. }
+            | BadKeyword { .. }
+            | BadArguments { .. }
+            | StdlibModule { .. }
+            | StdlibApi { .. }
+            | WrongPython { .. }
+            | MissingMagic { .. }
+            | IncompatibleBuild { .. }
+            | LibraryMismatch { .. }
+            | KernelIndentation
+            | MissingProgram { .. }
+            | NativeCrash { .. } => FailureClass::Environment,
+            MissingFile { .. } | MissingLocalModule { .. } | Network { .. } | Stdin => {
+                FailureClass::DataInput
+            }
+            Undefined { .. } | Syntax { .. } | Exit { .. } | Raised { .. } => FailureClass::Code,
+            Memory | Timeout { .. } | Killed { .. } => FailureClass::Resource,
+            Accelerator { .. } | InstructionSet => FailureClass::Hardware,
+            Install { .. } => FailureClass::Install,
+        }
+    }
+}
+
+impl fmt::Display for Cause {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        use Cause::*;
+        match self {
+            MissingModule { module } => write!(f, "no module `{module}`"),
+            MissingApi { api } => write!(f, "`{api}` is missing from the installed release"),
+            MissingMember {
+                type_name,
+                member,
+                api,
+                receiver,
+            } => {
+                write!(f, "`{type_name}` has no member `{member}`")?;
+                match (api, receiver) {
+                    (Some(api), _) => write!(f, " ({api})"),
+                    (None, Some(r)) => write!(f, " (on a value from {r})"),
+                    (None, None) => Ok(()),
+                }
+            }
+            BadKeyword {
+                function,
+                keyword,
+                api,
+            } => {
+                write!(f, "`{function}()` takes no keyword `{keyword}`")?;
+                match api {
+                    Some(api) => write!(f, " ({api})"),
+                    None => Ok(()),
+                }
+            }
+            BadArguments { function, api } => {
+                write!(f, "`{function}()` takes other arguments ({api})")
+            }
+            StdlibModule { module, python } => {
+                let v: Vec<String> = python.iter().map(ToString::to_string).collect();
+                write!(
+                    f,
+                    "`{module}` is in the standard library of Python {} only",
+                    v.join(", ")
+                )
+            }
+            StdlibApi { api } => write!(f, "`{api}` is not in this Python's standard library"),
+            WrongPython { detail, needs } => write!(f, "{detail}: needs Python {needs}"),
+            MissingMagic { magic } => write!(f, "no magic `{magic}`"),
+            IncompatibleBuild { library, detail } => match library {
+                Some(l) => write!(f, "incompatible build in {l}: {detail}"),
+                None => write!(f, "incompatible build: {detail}"),
+            },
+            LibraryMismatch { library, ename } => {
+                write!(f, "{ename} inside {library}: mismatched library versions")
+            }
+            KernelIndentation => write!(
+                f,
+                "a cell with an indented first line, which IPython 9.1+ no longer dedents"
+            ),
+            MissingProgram { program } => write!(f, "program `{program}` is not installed"),
+            NativeCrash { signal } => write!(f, "crashed in native code (signal {signal})"),
+            MissingFile { path } => match path {
+                Some(p) => write!(f, "no file `{p}`"),
+                None => write!(f, "a file is missing"),
+            },
+            MissingLocalModule { module } => write!(f, "local module `{module}` is missing"),
+            Network { detail } => write!(f, "network: {detail}"),
+            Stdin => write!(f, "asks for keyboard input"),
+            Undefined { name, definition } => match definition {
+                Definition::Later { cell, line } => {
+                    write!(f, "`{name}` is defined only later, at {cell}:{line}")
+                }
+                Definition::Earlier { cell, line } => write!(
+                    f,
+                    "`{name}` is bound earlier, at {cell}:{line}, but that binding had not run"
+                ),
+                Definition::Nowhere => write!(f, "`{name}` is never defined"),
+            },
+            Syntax { detail } => write!(f, "syntax: {detail}"),
+            Exit { code } => match code {
+                Some(c) => write!(f, "the notebook exits (code {c})"),
+                None => write!(f, "the notebook exits"),
+            },
+            Raised { ename } => write!(f, "{ename} in notebook code"),
+            Memory => write!(f, "out of memory"),
+            Timeout { whole_run: true } => write!(f, "the run's time limit"),
+            Timeout { whole_run: false } => write!(f, "the cell's time limit"),
+            Killed { signal: Some(s) } => write!(f, "killed (signal {s})"),
+            Killed { signal: None } => write!(f, "killed"),
+            Accelerator { detail } => write!(f, "needs an accelerator: {detail}"),
+            InstructionSet => write!(f, "illegal instruction: the CPU lacks what the build needs"),
+            Install { what, reason } => {
+                let why = match reason {
+                    InstallReason::NoMatchingDistribution => "no matching distribution",
+                    InstallReason::BuildFailed => "a build failed",
+                    InstallReason::Conflict => "conflicting requirements",
+                    InstallReason::Network => "the index could not be reached",
+                    InstallReason::Other => "see the installer's output",
+                };
+                write!(f, "installing {what} failed: {why}")
+            }
+        }
+    }
+}
+
+/// A classified failure: its class, its cause, the cell it surfaced in and the innermost
+/// frame of its traceback.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Failure {
+    pub class: FailureClass,
+    #[serde(flatten)]
+    pub cause: Cause,
+    /// The cell that was running (or that stored the error).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cell: Option<u32>,
+    /// The innermost frame, where the exception was raised.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub frame: Option<Frame>,
+}
+
+impl Failure {
+    pub fn new(cause: Cause, cell: Option<u32>, frame: Option<Frame>) -> Self {
+        Self {
+            class: cause.class(),
+            cause,
+            cell,
+            frame,
+        }
+    }
+
+    /// Whether a repair round (new evidence, another resolution) can help.
+    pub fn is_environmental(&self) -> bool {
+        self.class == FailureClass::Environment
+    }
+}
+
+/// `environment: no module `sklearn.cross_validation``.
+impl fmt::Display for Failure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.class, self.cause)
+    }
+}

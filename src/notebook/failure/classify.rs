@@ -1,0 +1,878 @@
+//! The classifier: one pure function from a problem and the notebook around it to a
+//! [`Failure`]. It decides on the exception's type, the parts of its standard message
+//! ([`super::message`]), where its frames run (a cell, a library, the standard library) and
+//! the notebook's own evidence (imports, APIs, bindings); matching the free text of
+//! messages is kept to what has no structure (accelerators, network, version complaints).
+
+use crate::names::{ApiPath, ModulePath};
+use crate::notebook::location::Location;
+use crate::notebook::usage::{Receiver, UseKind};
+use crate::notebook::HintReason;
+use crate::python::{PythonRange, PythonVersion};
+
+use super::bindings::DefKind;
+use super::cause::{Cause, Definition, Failure, InstallReason};
+use super::context::{FailureContext, ModuleKind};
+use super::frame::{Frame, FrameOrigin};
+use super::message::{self, Message};
+use super::problem::{Problem, Raised};
+
+/// Classifies `problem`, which surfaced while `cell` ran (or was stored in `cell`).
+pub fn classify(problem: &Problem, cell: Option<u32>, cx: &FailureContext) -> Failure {
+    match problem {
+        Problem::Raised(raised) => {
+            let cause = raised_cause(raised, cell, cx);
+            Failure::new(cause, cell, raised.innermost().cloned())
+        }
+        Problem::TimedOut { whole_run } => Failure::new(
+            Cause::Timeout {
+                whole_run: *whole_run,
+            },
+            cell,
+            None,
+        ),
+        Problem::Killed { signal } => {
+            let cause = match signal {
+                Some(libc::SIGILL) => Cause::InstructionSet,
+                Some(s @ (libc::SIGSEGV | libc::SIGBUS | libc::SIGABRT | libc::SIGFPE)) => {
+                    Cause::NativeCrash { signal: *s }
+                }
+                _ => Cause::Killed { signal: *signal },
+            };
+            Failure::new(cause, cell, None)
+        }
+        Problem::Exited { code } => Failure::new(
+            Cause::Exit {
+                code: code.map(|c| c.to_string()),
+            },
+            cell,
+            None,
+        ),
+        Problem::InstallFailed { what, detail } => Failure::new(
+            Cause::Install {
+                what: what.clone(),
+                reason: install_reason(detail),
+            },
+            None,
+            None,
+        ),
+    }
+}
+
+fn python2_only() -> PythonRange {
+    PythonRange::at_most(PythonVersion::new(2, 7))
+}
+
+/// Whether the interpreter may be Python 3 (it is, or it is unknown).
+fn maybe_python3(cx: &FailureContext) -> bool {
+    cx.python.is_none_or(|v| v.major >= 3)
+}
+
+fn raised_cause(r: &Raised, cell: Option<u32>, cx: &FailureContext) -> Cause {
+    let ename = r.short_ename();
+    let text = r.evalue.to_ascii_lowercase();
+    let innermost = r.innermost();
+    let library = innermost.and_then(Frame::library);
+
+    if let Some(detail) = accelerator(&text, r) {
+        return Cause::Accelerator { detail };
+    }
+    if matches!(
+        ename,
+        "MemoryError" | "_ArrayMemoryError" | "OutOfMemoryError" | "ResourceExhaustedError"
+    ) || text.contains("out of memory")
+        || text.contains("oom when allocating")
+        || text.starts_with("unable to allocate")
+    {
+        return Cause::Memory;
+    }
+    if ename == "StdinNotImplementedError"
+        || (ename == "EOFError" && text.contains("eof when reading a line"))
+    {
+        return Cause::Stdin;
+    }
+    if ename == "CellTimeout" {
+        return Cause::Timeout { whole_run: false };
+    }
+    if ename == "UsageError" {
+        if let Some(magic) = magic_name(&r.evalue) {
+            return Cause::MissingMagic { magic };
+        }
+        return Cause::Raised {
+            ename: ename.into(),
+        };
+    }
+    if matches!(ename, "SyntaxError" | "IndentationError" | "TabError") {
+        return syntax(ename, r, cell, cx);
+    }
+    if ename == "SystemExit" {
+        let code = r.evalue.trim();
+        return Cause::Exit {
+            code: (!code.is_empty()).then(|| code.to_string()),
+        };
+    }
+    let msg = message::parse(&r.evalue);
+    if ename == "NameError" {
+        if let Message::NameNotDefined { name } = msg {
+            return undefined(name, r, cell, cx);
+        }
+    }
+    if let Some(detail) = network(ename, &text, r) {
+        return Cause::Network { detail };
+    }
+    match msg {
+        Message::NoModule { module } => return module_cause(module, cell, cx),
+        Message::CannotImport {
+            name,
+            module,
+            circular,
+        } => return cannot_import(name, module, circular, r, cell, cx),
+        Message::ModuleAttribute {
+            module,
+            attribute,
+            circular,
+        } if !circular => return module_attribute(module, attribute, r, cell, cx),
+        Message::SomeModuleAttribute { attribute } => {
+            if let Some(cause) = some_module_attribute(attribute, r, cell, cx) {
+                return cause;
+            }
+        }
+        Message::ObjectAttribute {
+            type_name,
+            attribute,
+        } => {
+            if let Some(cause) =
+                object_attribute(type_name, attribute, library.as_ref(), r, cell, cx)
+            {
+                return cause;
+            }
+        }
+        Message::UnexpectedKeyword { function, keyword } => {
+            if let Some(cause) = bad_keyword(function, keyword, library.is_some(), r, cell, cx) {
+                return cause;
+            }
+        }
+        Message::Arguments { function } => {
+            let last = function.rsplit('.').next().unwrap_or(function);
+            let line = r.innermost_cell_frame().and_then(|f| f.line);
+            if cx.bindings.def_kind(last).is_none() {
+                if let Some(api) = cx.api_in(cell, line, |a| api_name_is(&a.api, last)) {
+                    return Cause::BadArguments {
+                        function: function.to_string(),
+                        api: api.clone(),
+                    };
+                }
+            }
+        }
+        _ => {}
+    }
+    if let Some(cause) = file_problem(ename, &text, r) {
+        return cause;
+    }
+    if let Some(detail) = version_complaint(&text) {
+        if library.is_some() || ename.ends_with("ImportError") {
+            return Cause::IncompatibleBuild {
+                library,
+                detail: first_line(&r.evalue),
+            }
+            .with_detail_if_empty(detail);
+        }
+    }
+    if let Some(library) = library {
+        if matches!(
+            ename,
+            "AttributeError" | "ImportError" | "ModuleNotFoundError"
+        ) {
+            return Cause::LibraryMismatch {
+                library,
+                ename: ename.into(),
+            };
+        }
+    }
+    if ename == "ImportError" {
+        return Cause::IncompatibleBuild {
+            library: None,
+            detail: first_line(&r.evalue),
+        };
+    }
+    Cause::Raised {
+        ename: ename.into(),
+    }
+}
+
+impl Cause {
+    fn with_detail_if_empty(self, fallback: &str) -> Cause {
+        match self {
+            Cause::IncompatibleBuild { library, detail } if detail.is_empty() => {
+                Cause::IncompatibleBuild {
+                    library,
+                    detail: fallback.to_string(),
+                }
+            }
+            other => other,
+        }
+    }
+}
+
+fn first_line(s: &str) -> String {
+    s.lines()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or("")
+        .trim()
+        .chars()
+        .take(300)
+        .collect()
+}
+
+/// The first quoted word of `s`.
+fn first_quoted(s: &str) -> Option<&str> {
+    let start = s.find(['\'', '"'])?;
+    let quote = s.as_bytes()[start] as char;
+    let rest = &s[start + 1..];
+    rest.find(quote).map(|end| &rest[..end])
+}
+
+// ---- hardware, network, files ---------------------------------------------------
+
+const ACCELERATOR_WORDS: &[&str] = &[
+    "no cuda gpus are available",
+    "torch not compiled with cuda enabled",
+    "found no nvidia driver",
+    "cuda driver version is insufficient",
+    "no cuda-capable device",
+    "cuda is not available",
+    "cuda.is_available() is false",
+    "libcuda.so",
+    "libcudart.so",
+    "libcudnn",
+    "libnvinfer",
+    "nvidia-smi",
+    "cudagetdevicecount",
+    "no kernel image is available",
+    "invalid device ordinal",
+    "could not find any tpu",
+    "no tpu",
+    "no gpu devices",
+    "mps backend is not available",
+];
+
+/// A GPU or TPU the code asks for and this machine lacks (running out of GPU memory is a
+/// resource problem instead).
+fn accelerator(text: &str, r: &Raised) -> Option<String> {
+    if text.contains("out of memory") {
+        return None;
+    }
+    let named = ACCELERATOR_WORDS.iter().any(|w| text.contains(w));
+    let in_torch_cuda = r.frames.iter().any(|f| {
+        f.library()
+            .is_some_and(|m| m.as_str().starts_with("torch.cuda"))
+    });
+    (named || in_torch_cuda).then(|| first_line(&r.evalue))
+}
+
+const NETWORK_ERRORS: &[&str] = &[
+    "ConnectionError",
+    "ConnectionRefusedError",
+    "ConnectionResetError",
+    "ConnectionAbortedError",
+    "URLError",
+    "HTTPError",
+    "gaierror",
+    "herror",
+    "timeout",
+    "SSLError",
+    "ProxyError",
+    "MaxRetryError",
+    "NewConnectionError",
+    "ReadTimeout",
+    "ConnectTimeout",
+    "ReadTimeoutError",
+    "ConnectTimeoutError",
+    "RemoteDisconnected",
+    "IncompleteRead",
+    "ChunkedEncodingError",
+    "ContentTooShortError",
+    "TooManyRedirects",
+    "ServerSelectionTimeoutError",
+];
+
+const NETWORK_WORDS: &[&str] = &[
+    "name or service not known",
+    "temporary failure in name resolution",
+    "nodename nor servname",
+    "network is unreachable",
+    "connection refused",
+    "failed to establish a new connection",
+    "max retries exceeded",
+    "url fetch failure",
+    "urlopen error",
+    "getaddrinfo failed",
+    "no address associated with hostname",
+    "http error 4",
+    "http error 5",
+];
+
+const NETWORK_MODULES: &[&str] = &["requests", "urllib3", "httpx", "httplib2", "aiohttp"];
+
+fn network(ename: &str, text: &str, r: &Raised) -> Option<String> {
+    let named = NETWORK_ERRORS.contains(&ename) || NETWORK_WORDS.iter().any(|w| text.contains(w));
+    // An OSError raised by an HTTP library (or the socket module) is a network failure too.
+    let os_error_in_http = matches!(ename, "OSError" | "TimeoutError" | "IOError")
+        && r.innermost().is_some_and(|f| {
+            f.library()
+                .is_some_and(|m| NETWORK_MODULES.contains(&m.top_level()))
+                || (f.origin() == FrameOrigin::Stdlib
+                    && [
+                        "socket.py",
+                        "ssl.py",
+                        "client.py",
+                        "request.py",
+                        "urllib2.py",
+                        "httplib.py",
+                    ]
+                    .iter()
+                    .any(|s| f.file.ends_with(s)))
+        });
+    (named || os_error_in_http).then(|| first_line(&r.evalue))
+}
+
+/// A missing input file, or a missing program that a subprocess was to run.
+fn file_problem(ename: &str, text: &str, r: &Raised) -> Option<Cause> {
+    if ename == "ExecutableNotFound" {
+        return Some(Cause::MissingProgram {
+            program: first_quoted(&r.evalue).unwrap_or("").to_string(),
+        });
+    }
+    let file_error = ename == "FileNotFoundError"
+        || (matches!(ename, "IOError" | "OSError" | "FileNotFoundError")
+            && (text.contains("errno 2")
+                || text.contains("no such file or directory")
+                || text.contains("does not exist")
+                || text.contains(" not found")));
+    if !file_error {
+        return None;
+    }
+    let path = match r.evalue.find("No such file or directory: ") {
+        Some(i) => first_quoted(&r.evalue[i..]),
+        None => first_quoted(&r.evalue),
+    }
+    .map(str::to_string);
+    let in_subprocess = r.innermost().is_some_and(|f| {
+        f.origin() == FrameOrigin::Stdlib
+            && (f.file.ends_with("subprocess.py") || f.file.ends_with("os.py"))
+    });
+    if in_subprocess {
+        if let Some(p) = &path {
+            return Some(Cause::MissingProgram { program: p.clone() });
+        }
+    }
+    Some(Cause::MissingFile { path })
+}
+
+/// A library saying itself that versions or builds do not fit.
+fn version_complaint(text: &str) -> Option<&'static str> {
+    const BUILD: &[&str] = &[
+        "binary incompatibility",
+        "compiled against api version",
+        "module compiled against",
+        "failed to import",
+        "undefined symbol",
+        "cannot open shared object file",
+        "dll load failed",
+        "incompatible architecture",
+        "wrong elf class",
+    ];
+    if let Some(w) = BUILD.iter().find(|w| text.contains(*w)) {
+        return Some(w);
+    }
+    if text.contains("version")
+        && [
+            "is required",
+            "or later",
+            "or higher",
+            "or newer",
+            "not supported",
+            "incompatible",
+            "upgrade",
+            "requires",
+        ]
+        .iter()
+        .any(|w| text.contains(w))
+    {
+        return Some("a version requirement");
+    }
+    None
+}
+
+// ---- imports and attributes ---------------------------------------------------------
+
+fn missing_module(module: &str) -> Cause {
+    match ModulePath::new(module) {
+        Ok(m) => Cause::MissingModule { module: m },
+        Err(_) => Cause::Raised {
+            ename: "ModuleNotFoundError".into(),
+        },
+    }
+}
+
+/// A missing module, placed: local, standard library of another Python, or third-party.
+fn module_cause(module: &str, cell: Option<u32>, cx: &FailureContext) -> Cause {
+    let Ok(mut m) = ModulePath::new(module) else {
+        return missing_module(module);
+    };
+    // Python 2 names only the last part of a missing submodule (`No module named
+    // cross_validation` for `import sklearn.cross_validation`): the import says the rest.
+    if !module.contains('.') {
+        let full = cx.usage.imports.iter().find(|i| {
+            i.module.top_level() != module
+                && i.module.name() == module
+                && cell.is_none_or(|c| i.at.cell == c)
+        });
+        if let Some(i) = full {
+            m = i.module.clone();
+        }
+    }
+    let top = m.top_level();
+    if cx.module_kind(top) == ModuleKind::Local {
+        return Cause::MissingLocalModule { module: m };
+    }
+    if let Some(python) = cx.stdlib_elsewhere(top) {
+        return Cause::StdlibModule { module: m, python };
+    }
+    Cause::MissingModule { module: m }
+}
+
+fn cannot_import(
+    name: &str,
+    module: Option<&str>,
+    circular: bool,
+    r: &Raised,
+    cell: Option<u32>,
+    cx: &FailureContext,
+) -> Cause {
+    let library = r.innermost().and_then(Frame::library);
+    // Python 2 and 3.3–3.6 do not say the module: the notebook's import statement does.
+    let module = module.map(str::to_string).or_else(|| {
+        let line = r.innermost_cell_frame().and_then(|f| f.line);
+        let imports = &cx.usage.imports;
+        imports
+            .iter()
+            .filter(|i| i.name.as_deref() == Some(name))
+            .min_by_key(|i| {
+                (
+                    Some(i.at.cell) != cell,
+                    line.is_some_and(|l| l != i.at.line),
+                )
+            })
+            .map(|i| i.module.to_string())
+    });
+    let Some(module) = module else {
+        return match library {
+            Some(library) => Cause::LibraryMismatch {
+                library,
+                ename: r.short_ename().into(),
+            },
+            None => Cause::Raised {
+                ename: r.short_ename().into(),
+            },
+        };
+    };
+    let Ok(m) = ModulePath::new(&module) else {
+        return Cause::Raised {
+            ename: r.short_ename().into(),
+        };
+    };
+    let Ok(api) = ApiPath::in_module(&m, name) else {
+        return Cause::Raised {
+            ename: r.short_ename().into(),
+        };
+    };
+    match cx.module_kind(m.top_level()) {
+        ModuleKind::Local => Cause::Raised {
+            ename: r.short_ename().into(),
+        },
+        _ if circular => match library {
+            Some(library) => Cause::LibraryMismatch {
+                library,
+                ename: r.short_ename().into(),
+            },
+            None => Cause::Raised {
+                ename: r.short_ename().into(),
+            },
+        },
+        ModuleKind::Stdlib => Cause::StdlibApi { api },
+        ModuleKind::ThirdParty => Cause::MissingApi { api },
+    }
+}
+
+fn module_attribute(
+    module: &str,
+    attribute: &str,
+    r: &Raised,
+    cell: Option<u32>,
+    cx: &FailureContext,
+) -> Cause {
+    let api = ModulePath::new(module)
+        .ok()
+        .and_then(|m| ApiPath::in_module(&m, attribute).ok().map(|a| (m, a)));
+    let Some((m, api)) = api else {
+        return Cause::Raised {
+            ename: "AttributeError".into(),
+        };
+    };
+    match cx.module_kind(m.top_level()) {
+        ModuleKind::Local => Cause::Raised {
+            ename: "AttributeError".into(),
+        },
+        ModuleKind::Stdlib => Cause::StdlibApi { api },
+        ModuleKind::ThirdParty => {
+            // A private module (`tensorflow._api.v2.train`) is where the public name the
+            // notebook used (`tf.train.AdamOptimizer`) lives: the notebook's name is the API.
+            if m.segments().any(|s| s.starts_with('_')) {
+                let line = r.innermost_cell_frame().and_then(|f| f.line);
+                if let Some(public) = cx.api_in(cell, line, |a| {
+                    a.api.top_level() == m.top_level() && api_name_is(&a.api, attribute)
+                }) {
+                    return Cause::MissingApi {
+                        api: public.clone(),
+                    };
+                }
+            }
+            Cause::MissingApi { api }
+        }
+    }
+}
+
+/// `'module' object has no attribute 'x'` (Python 2): the module is found through the
+/// notebook's APIs used where it failed.
+fn some_module_attribute(
+    attribute: &str,
+    r: &Raised,
+    cell: Option<u32>,
+    cx: &FailureContext,
+) -> Option<Cause> {
+    let line = r.innermost_cell_frame().and_then(|f| f.line);
+    if let Some(api) = cx.api_in(cell, line, |a| {
+        api_name_is(&a.api, attribute) && !a.kinds.contains(&UseKind::Traced)
+    }) {
+        return Some(Cause::MissingApi { api: api.clone() });
+    }
+    let library = r.innermost().and_then(Frame::library)?;
+    Some(Cause::LibraryMismatch {
+        library,
+        ename: "AttributeError".into(),
+    })
+}
+
+fn api_name_is(api: &ApiPath, name: &str) -> bool {
+    api.split_last().is_some_and(|(_, last)| last == name)
+}
+
+/// Builtin types whose missing attributes are the notebook's own mistakes.
+const BUILTIN_TYPES: &[&str] = &[
+    "NoneType",
+    "int",
+    "float",
+    "complex",
+    "bool",
+    "list",
+    "tuple",
+    "set",
+    "frozenset",
+    "dict",
+    "str",
+    "bytes",
+    "unicode",
+    "function",
+    "method",
+    "builtin_function_or_method",
+    "generator",
+    "range",
+    "zip",
+    "map",
+    "filter",
+    "module",
+    "type",
+    "object",
+];
+
+/// Python 2 methods that Python 3 removed from builtin types.
+const PYTHON2_METHODS: &[(&str, &str)] = &[
+    ("dict", "iteritems"),
+    ("dict", "iterkeys"),
+    ("dict", "itervalues"),
+    ("dict", "has_key"),
+    ("dict", "viewitems"),
+    ("dict", "viewkeys"),
+    ("dict", "viewvalues"),
+    ("str", "decode"),
+    ("map", "sort"),
+    ("filter", "sort"),
+    ("zip", "sort"),
+    ("dict_keys", "sort"),
+    ("dict_items", "sort"),
+    ("dict_values", "sort"),
+    ("itertools", "izip"),
+];
+
+fn object_attribute(
+    type_name: &str,
+    attribute: &str,
+    library: Option<&ModulePath>,
+    r: &Raised,
+    cell: Option<u32>,
+    cx: &FailureContext,
+) -> Option<Cause> {
+    if maybe_python3(cx) && PYTHON2_METHODS.contains(&(type_name, attribute)) {
+        return Some(Cause::WrongPython {
+            detail: format!("`{type_name}.{attribute}` is Python 2"),
+            needs: python2_only(),
+        });
+    }
+    if BUILTIN_TYPES.contains(&type_name) || type_name.starts_with("dict_") {
+        return None;
+    }
+    if cx.bindings.def_kind(type_name) == Some(DefKind::Class) && library.is_none() {
+        return None;
+    }
+    let line = r.innermost_cell_frame().and_then(|f| f.line);
+    let missing = |api: Option<ApiPath>, receiver: Option<ApiPath>| Cause::MissingMember {
+        type_name: type_name.to_string(),
+        member: attribute.to_string(),
+        api,
+        receiver,
+    };
+    // A member traced to a library class: `…LinearRegression.fit`, or the class used by name.
+    if let Some(api) = cx.api_in(cell, line, |a| {
+        a.api.split_last().is_some_and(|(parent, last)| {
+            last == attribute && parent.rsplit('.').next() == Some(type_name)
+        })
+    }) {
+        return Some(missing(Some(api.clone()), None));
+    }
+    if let Some(class) = cx.api_in(cell, None, |a| api_name_is(&a.api, type_name)) {
+        return Some(missing(class.member(attribute).ok(), None));
+    }
+    // A member used on a value a library API returned: `df.ix` on `pd.read_csv(...)`.
+    let derived = |m: &crate::notebook::usage::MemberUse| match &m.receiver {
+        Receiver::DerivedFrom(api) if m.member == attribute => Some(api.clone()),
+        _ => None,
+    };
+    let members = &cx.usage.members;
+    let member = members
+        .iter()
+        .filter(|m| cell.is_some_and(|c| m.locations.iter().any(|l| l.cell == c)))
+        .find_map(derived)
+        .or_else(|| members.iter().find_map(derived));
+    if let Some(receiver) = member {
+        return Some(missing(None, Some(receiver)));
+    }
+    // Raised inside a library: one library using another's removed member.
+    library.map(|_| missing(None, None))
+}
+
+fn bad_keyword(
+    function: &str,
+    keyword: &str,
+    in_library: bool,
+    r: &Raised,
+    cell: Option<u32>,
+    cx: &FailureContext,
+) -> Option<Cause> {
+    let last = function.rsplit('.').next().unwrap_or(function);
+    let line = r.innermost_cell_frame().and_then(|f| f.line);
+    let api = cx.api_in(cell, line, |a| {
+        a.keywords.iter().any(|k| k == keyword)
+            && a.api.split_last().is_some_and(|(_, name)| {
+                name == last
+                    || (last == "__init__" && name.starts_with(|c: char| c.is_ascii_uppercase()))
+            })
+    });
+    let own = cx.bindings.def_kind(last).is_some() && !in_library;
+    match api {
+        Some(api) if !own => Some(Cause::BadKeyword {
+            function: function.to_string(),
+            keyword: keyword.to_string(),
+            api: Some(api.clone()),
+        }),
+        None if in_library => Some(Cause::BadKeyword {
+            function: function.to_string(),
+            keyword: keyword.to_string(),
+            api: None,
+        }),
+        _ => None,
+    }
+}
+
+// ---- names and syntax ---------------------------------------------------------------
+
+/// Builtins Python 3 removed.
+const PYTHON2_BUILTINS: &[&str] = &[
+    "unicode",
+    "xrange",
+    "raw_input",
+    "basestring",
+    "long",
+    "unichr",
+    "reduce",
+    "execfile",
+    "file",
+    "cmp",
+    "reload",
+    "apply",
+    "buffer",
+    "intern",
+    "coerce",
+];
+
+fn undefined(name: &str, r: &Raised, cell: Option<u32>, cx: &FailureContext) -> Cause {
+    let binds = cx.bindings.of_name(name);
+    if binds.is_empty() {
+        if maybe_python3(cx) && PYTHON2_BUILTINS.contains(&name) {
+            return Cause::WrongPython {
+                detail: format!("`{name}` is a Python 2 builtin"),
+                needs: python2_only(),
+            };
+        }
+        // A name only a star import can have bound: the imported module no longer has it.
+        if let Some(api) = cx.api_in(cell, None, |a| {
+            a.kinds.contains(&UseKind::Star) && api_name_is(&a.api, name)
+        }) {
+            return Cause::MissingApi { api: api.clone() };
+        }
+        return Cause::Undefined {
+            name: name.into(),
+            definition: Definition::Nowhere,
+        };
+    }
+    let Some(cell) = cell else {
+        let at = binds[0];
+        return Cause::Undefined {
+            name: name.into(),
+            definition: Definition::Later {
+                cell: at.cell,
+                line: at.line,
+            },
+        };
+    };
+    // The use: the line in the running cell when the innermost frame is there.
+    let line = r
+        .innermost()
+        .filter(|f| f.cell == Some(cell))
+        .and_then(|f| f.line)
+        .unwrap_or(u32::MAX);
+    let use_at = Location::new(cell, line);
+    let earlier = binds.iter().rev().find(|l| **l < use_at);
+    let later = binds.iter().find(|l| **l > use_at);
+    let definition = match (earlier, later) {
+        (Some(at), _) => Definition::Earlier {
+            cell: at.cell,
+            line: at.line,
+        },
+        (None, Some(at)) => Definition::Later {
+            cell: at.cell,
+            line: at.line,
+        },
+        (None, None) => Definition::Nowhere,
+    };
+    Cause::Undefined {
+        name: name.into(),
+        definition,
+    }
+}
+
+fn syntax(ename: &str, r: &Raised, cell: Option<u32>, cx: &FailureContext) -> Cause {
+    let msg = message::parse(&r.evalue);
+    if let Message::MissingParentheses { call } = msg {
+        return Cause::WrongPython {
+            detail: format!("a Python 2 `{call}` statement"),
+            needs: python2_only(),
+        };
+    }
+    if let Some(cell) = cell {
+        if ename == "IndentationError"
+            && r.evalue.contains("unexpected indent")
+            && cx.source(cell).is_some_and(starts_indented)
+        {
+            return Cause::KernelIndentation;
+        }
+        // The notebook's own syntax evidence for this cell, against the interpreter (when it
+        // is unknown, Python 2 syntax failing says enough: the interpreter was Python 3).
+        let hint = cx.usage.python.hints.iter().find(|h| {
+            !h.weak
+                && h.at.is_some_and(|a| a.cell == cell)
+                && match cx.python {
+                    Some(python) => !h.range.contains(python),
+                    None => h.reason == HintReason::Python2Syntax,
+                }
+        });
+        if let Some(h) = hint {
+            return Cause::WrongPython {
+                detail: h.detail.clone(),
+                needs: h.range,
+            };
+        }
+    }
+    Cause::Syntax {
+        detail: first_line(&r.evalue),
+    }
+}
+
+fn starts_indented(source: &str) -> bool {
+    source
+        .lines()
+        .find(|l| !l.trim().is_empty())
+        .is_some_and(|l| l.starts_with([' ', '\t']))
+}
+
+/// `Line magic function `%memit` not found.` → `%memit`.
+fn magic_name(evalue: &str) -> Option<String> {
+    let start = evalue.find('`')?;
+    let rest = &evalue[start + 1..];
+    let end = rest.find('`')?;
+    let name = &rest[..end];
+    (name.starts_with('%') && evalue.contains("not found")).then(|| name.to_string())
+}
+
+fn install_reason(detail: &str) -> InstallReason {
+    let t = detail.to_ascii_lowercase();
+    let any = |words: &[&str]| words.iter().any(|w| t.contains(w));
+    if any(&[
+        "no matching distribution",
+        "could not find a version that satisfies",
+        "not found in the package registry",
+        "no version of",
+        "there is no version",
+        "has no wheels with a matching",
+        "no wheels with a matching",
+        "doesn't have a source distribution or wheel",
+    ]) {
+        InstallReason::NoMatchingDistribution
+    } else if any(&[
+        "resolutionimpossible",
+        "conflicting dependencies",
+        "unsatisfiable",
+        "no solution found",
+        "incompatible",
+    ]) {
+        InstallReason::Conflict
+    } else if any(&[
+        "failed to build",
+        "failed building wheel",
+        "subprocess-exited-with-error",
+        "setup.py egg_info",
+        "build backend",
+    ]) {
+        InstallReason::BuildFailed
+    } else if any(&[
+        "could not fetch url",
+        "failed to fetch",
+        "connection",
+        "network",
+        "timed out",
+    ]) {
+        InstallReason::Network
+    } else {
+        InstallReason::Other
+    }
+}

@@ -1,0 +1,303 @@
+//! The standard CPython exception messages, read into their parts. Python 2 and old Python 3
+//! forms are kept: notebooks of every era store them (`No module named foo`,
+//! `cannot import name X`, `'module' object has no attribute 'x'`).
+
+/// What a message says, for the messages the classifier decides on.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Message<'a> {
+    /// `No module named 'a.b'` (`No module named a.b` on Python 2).
+    NoModule {
+        module: &'a str,
+    },
+    /// `cannot import name 'X' from 'Y' (path)`; Python 2 and 3.3–3.6 omit the module.
+    CannotImport {
+        name: &'a str,
+        module: Option<&'a str>,
+        /// `from partially initialized module`: a circular import.
+        circular: bool,
+    },
+    /// `module 'Y' has no attribute 'X'`.
+    ModuleAttribute {
+        module: &'a str,
+        attribute: &'a str,
+        circular: bool,
+    },
+    /// Python 2's `'module' object has no attribute 'X'`: which module is not said.
+    SomeModuleAttribute {
+        attribute: &'a str,
+    },
+    /// `'T' object has no attribute 'X'`, `type object 'T' has no attribute 'X'`, Python 2's
+    /// `T instance has no attribute 'X'`.
+    ObjectAttribute {
+        type_name: &'a str,
+        attribute: &'a str,
+    },
+    /// `f() got an unexpected keyword argument 'k'` (3.10+: `Class.method() got …`).
+    UnexpectedKeyword {
+        function: &'a str,
+        keyword: &'a str,
+    },
+    /// `f() takes 2 positional arguments but 3 were given`, `f() missing 1 required
+    /// positional argument: 'x'`, Python 2's `f() takes exactly 2 arguments (3 given)`.
+    Arguments {
+        function: &'a str,
+    },
+    /// `name 'x' is not defined`, Python 2's `global name 'x' is not defined`.
+    NameNotDefined {
+        name: &'a str,
+    },
+    /// `Missing parentheses in call to 'print'`: Python 2 code on Python 3.
+    MissingParentheses {
+        call: &'a str,
+    },
+    Other,
+}
+
+/// The first quoted word: `'x'` (or `"x"`).
+fn quoted(s: &str) -> Option<(&str, &str)> {
+    let start = s.find(['\'', '"'])?;
+    let quote = s.as_bytes()[start] as char;
+    let rest = &s[start + 1..];
+    let end = rest.find(quote)?;
+    Some((&rest[..end], &rest[end + 1..]))
+}
+
+fn unquote(s: &str) -> &str {
+    let s = s.trim();
+    s.strip_prefix(['\'', '"'])
+        .and_then(|r| r.strip_suffix(['\'', '"']))
+        .unwrap_or(s)
+}
+
+/// Reads the first line of `evalue`.
+pub(crate) fn parse(evalue: &str) -> Message<'_> {
+    let line = evalue
+        .lines()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or("")
+        .trim();
+    if let Some(rest) = line.strip_prefix("No module named ") {
+        // `No module named 'a.b'; 'a' is not a package`
+        let rest = rest.split(';').next().unwrap_or(rest);
+        let module = unquote(rest.trim_end_matches('.'));
+        if !module.is_empty() {
+            return Message::NoModule { module };
+        }
+    }
+    if let Some(rest) = line.strip_prefix("cannot import name ") {
+        let (name, after) = match quoted(rest) {
+            Some((n, a)) if rest.starts_with(['\'', '"']) => (n, a),
+            _ => {
+                let n = rest.split_whitespace().next().unwrap_or("");
+                (n, &rest[n.len()..])
+            }
+        };
+        let circular = after.contains("partially initialized module");
+        let module = after
+            .find(" from ")
+            .and_then(|i| quoted(&after[i..]))
+            .map(|(m, _)| m);
+        if !name.is_empty() {
+            return Message::CannotImport {
+                name,
+                module,
+                circular,
+            };
+        }
+    }
+    let circular = line.starts_with("partially initialized module ");
+    if let Some(rest) = line
+        .strip_prefix("module ")
+        .or_else(|| line.strip_prefix("partially initialized module "))
+    {
+        if let Some((module, after)) = quoted(rest) {
+            if let Some((attribute, _)) = after.strip_prefix(" has no attribute ").and_then(quoted)
+            {
+                return Message::ModuleAttribute {
+                    module,
+                    attribute,
+                    circular,
+                };
+            }
+        }
+    }
+    if let Some(rest) = line.strip_prefix("'module' object has no attribute ") {
+        if let Some((attribute, _)) = quoted(rest) {
+            return Message::SomeModuleAttribute { attribute };
+        }
+    }
+    if let Some(i) = line.find(" has no attribute ") {
+        let head = &line[..i];
+        let attribute = quoted(&line[i..]).map(|(a, _)| a);
+        let type_name = if let Some(t) = head.strip_prefix("type object ") {
+            Some(unquote(t))
+        } else if let Some(t) = head.strip_suffix(" object") {
+            Some(unquote(t))
+        } else {
+            head.strip_suffix(" instance").map(unquote)
+        };
+        if let (Some(type_name), Some(attribute)) = (type_name, attribute) {
+            return Message::ObjectAttribute {
+                type_name,
+                attribute,
+            };
+        }
+    }
+    if let Some(i) = line.find(" got an unexpected keyword argument ") {
+        let function = line[..i].trim_end_matches("()");
+        if let Some((keyword, _)) = quoted(&line[i..]) {
+            return Message::UnexpectedKeyword { function, keyword };
+        }
+    }
+    if let Some(i) = line.find("() ") {
+        let after = &line[i + 3..];
+        if after.starts_with("takes ")
+            || after.starts_with("missing ")
+            || after.starts_with("got multiple values")
+        {
+            return Message::Arguments {
+                function: &line[..i],
+            };
+        }
+    }
+    if let Some(rest) = line
+        .strip_prefix("name ")
+        .or_else(|| line.strip_prefix("global name "))
+        .or_else(|| line.strip_prefix("free variable "))
+        .or_else(|| line.strip_prefix("cannot access free variable "))
+    {
+        if let Some((name, after)) = quoted(rest) {
+            if after.contains("not defined")
+                || after.contains("referenced before assignment")
+                || after.contains("not associated with a value")
+            {
+                return Message::NameNotDefined { name };
+            }
+        }
+    }
+    if let Some(rest) = line.strip_prefix("Missing parentheses in call to ") {
+        if let Some((call, _)) = quoted(rest) {
+            return Message::MissingParentheses { call };
+        }
+    }
+    Message::Other
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn import_messages() {
+        assert_eq!(
+            parse("No module named 'sklearn.cross_validation'"),
+            Message::NoModule {
+                module: "sklearn.cross_validation"
+            }
+        );
+        assert_eq!(
+            parse("No module named foo.bar"),
+            Message::NoModule { module: "foo.bar" }
+        );
+        assert_eq!(
+            parse("No module named 'a.b'; 'a' is not a package"),
+            Message::NoModule { module: "a.b" }
+        );
+        assert_eq!(
+            parse("cannot import name 'joblib' from 'sklearn.externals' (/x/__init__.py)"),
+            Message::CannotImport {
+                name: "joblib",
+                module: Some("sklearn.externals"),
+                circular: false
+            }
+        );
+        assert_eq!(
+            parse("cannot import name izip"),
+            Message::CannotImport {
+                name: "izip",
+                module: None,
+                circular: false
+            }
+        );
+        assert_eq!(
+            parse("cannot import name 'x' from partially initialized module 'pandas' (most likely due to a circular import) (/a/pandas.py)"),
+            Message::CannotImport { name: "x", module: Some("pandas"), circular: true }
+        );
+    }
+
+    #[test]
+    fn attribute_messages() {
+        assert_eq!(
+            parse("module 'numpy' has no attribute 'float'.\n`np.float` was a deprecated alias"),
+            Message::ModuleAttribute {
+                module: "numpy",
+                attribute: "float",
+                circular: false
+            }
+        );
+        assert_eq!(
+            parse("'module' object has no attribute 'float'"),
+            Message::SomeModuleAttribute { attribute: "float" }
+        );
+        assert_eq!(
+            parse("'DataFrame' object has no attribute 'ix'"),
+            Message::ObjectAttribute {
+                type_name: "DataFrame",
+                attribute: "ix"
+            }
+        );
+        assert_eq!(
+            parse("type object 'DataFrame' has no attribute 'from_items'"),
+            Message::ObjectAttribute {
+                type_name: "DataFrame",
+                attribute: "from_items"
+            }
+        );
+        assert_eq!(
+            parse("Foo instance has no attribute 'bar'"),
+            Message::ObjectAttribute {
+                type_name: "Foo",
+                attribute: "bar"
+            }
+        );
+    }
+
+    #[test]
+    fn call_and_name_messages() {
+        assert_eq!(
+            parse("DataFrame.to_csv() got an unexpected keyword argument 'line_terminator'"),
+            Message::UnexpectedKeyword {
+                function: "DataFrame.to_csv",
+                keyword: "line_terminator"
+            }
+        );
+        assert_eq!(
+            parse("__init__() got an unexpected keyword argument 'n_iter'"),
+            Message::UnexpectedKeyword {
+                function: "__init__",
+                keyword: "n_iter"
+            }
+        );
+        assert_eq!(
+            parse("f() takes 1 positional argument but 2 were given"),
+            Message::Arguments { function: "f" }
+        );
+        assert_eq!(
+            parse("name 'np' is not defined"),
+            Message::NameNotDefined { name: "np" }
+        );
+        assert_eq!(
+            parse("global name 'np' is not defined"),
+            Message::NameNotDefined { name: "np" }
+        );
+        assert_eq!(
+            parse("name 'xrange' is not defined. Did you mean: 'range'?"),
+            Message::NameNotDefined { name: "xrange" }
+        );
+        assert_eq!(
+            parse("Missing parentheses in call to 'print'. Did you mean print(...)?"),
+            Message::MissingParentheses { call: "print" }
+        );
+        assert_eq!(parse("division by zero"), Message::Other);
+    }
+}

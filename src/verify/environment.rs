@@ -1,0 +1,194 @@
+//! The environment a notebook is verified in: a venv on a chosen interpreter with the
+//! requirements and a kernel runtime installed together, kept in a cache keyed by what went
+//! into it, so a repeated run reuses it.
+//!
+//! The kernel runtime is IPython below 9.1: from 9.1 on, a cell whose first line alone is
+//! indented raises IndentationError where earlier IPythons (and Jupyter then) dedented it. It
+//! is installed in the same command as the requirements, so the installer resolves them
+//! together and the runtime cannot break what the notebook needs; the interpreter's own
+//! Requires-Python picks an IPython it runs (5.x on 2.7).
+//!
+//! [`EnvPlan`] is what to build (pure: its key is a hash of the interpreter, the requirements'
+//! text and the options); [`prepare`] builds it, or finds it built. A half-built environment
+//! is never found: it is built under a temporary name and renamed when complete.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use sha2::{Digest, Sha256};
+
+use crate::python::{InstallOptions, Installer, Interpreter, Tools, Venv, VenvError};
+
+/// What the kernel runtime is, as a requirement installed with the notebook's.
+pub const KERNEL_RUNTIME: &str = "ipython<9.1";
+
+/// File inside a complete environment: what it was built from.
+const READY: &str = "nbenv-env.json";
+
+/// An environment to build.
+#[derive(Debug, Clone)]
+pub struct EnvPlan {
+    pub interpreter: Interpreter,
+    /// The requirements file's text (installed with `-r`, so hashes and options in it count).
+    pub requirements: String,
+    /// Wheels only, unless sdists are allowed.
+    pub only_binary: bool,
+    pub index_url: Option<String>,
+    /// Install the kernel runtime ([`KERNEL_RUNTIME`]) too; without it the runner executes
+    /// cells as plain Python with the common magics translated.
+    pub kernel_runtime: bool,
+}
+
+impl EnvPlan {
+    /// A hash of everything the environment is built from.
+    pub fn key(&self) -> String {
+        let mut h = Sha256::new();
+        for part in [
+            self.interpreter.path.display().to_string(),
+            self.interpreter.version.to_string(),
+            self.requirements.clone(),
+            self.kernel_runtime.to_string(),
+            KERNEL_RUNTIME.to_string(),
+            self.only_binary.to_string(),
+            self.index_url.clone().unwrap_or_default(),
+        ] {
+            h.update(part.as_bytes());
+            h.update([0]);
+        }
+        h.finalize()[..10]
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect()
+    }
+
+    /// Whether `cache` holds this environment, complete.
+    pub fn is_built(&self, cache: &Path) -> bool {
+        let root = cache.join(self.key());
+        root.join(READY).is_file() && root.join("bin").join("python").exists()
+    }
+}
+
+/// A built environment.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct PreparedEnv {
+    pub root: PathBuf,
+    pub python: PathBuf,
+    /// Found in the cache rather than built now.
+    pub reused: bool,
+    #[serde(serialize_with = "seconds")]
+    pub build_time: Duration,
+}
+
+fn seconds<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_f64((d.as_secs_f64() * 10.0).round() / 10.0)
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum EnvError {
+    /// The requirements (or the kernel runtime) could not be installed: the installer's words.
+    #[error("installing the requirements on Python {python} failed:\n{detail}")]
+    Install { python: String, detail: String },
+    #[error(transparent)]
+    Venv(VenvError),
+    #[error("{what} {}: {source}", path.display())]
+    Io {
+        what: &'static str,
+        path: PathBuf,
+        source: std::io::Error,
+    },
+}
+
+/// Builds the environment of `plan` under `cache` (`<cache>/<key>`), or finds it built.
+pub fn prepare(
+    plan: &EnvPlan,
+    cache: &Path,
+    installer: &Installer,
+    tools: &Tools,
+    timeout: Duration,
+) -> Result<PreparedEnv, EnvError> {
+    let root = cache.join(plan.key());
+    let python = root.join("bin").join("python");
+    if plan.is_built(cache) {
+        return Ok(PreparedEnv {
+            root,
+            python,
+            reused: true,
+            build_time: Duration::ZERO,
+        });
+    }
+    let started = Instant::now();
+    let io = |what, path: &Path| {
+        let path = path.to_path_buf();
+        move |source| EnvError::Io { what, path, source }
+    };
+    std::fs::create_dir_all(cache).map_err(io("creating", cache))?;
+    let building = cache.join(format!(".{}-{}", plan.key(), std::process::id()));
+    if building.exists() {
+        std::fs::remove_dir_all(&building).map_err(io("removing", &building))?;
+    }
+    let result = build(plan, &building, installer, tools, timeout);
+    if let Err(e) = result {
+        let _ = std::fs::remove_dir_all(&building);
+        return Err(e);
+    }
+    if root.exists() {
+        // Left incomplete by an interrupted build: replaced.
+        std::fs::remove_dir_all(&root).map_err(io("removing", &root))?;
+    }
+    // The runner starts `bin/python`, which finds its environment relative to itself: the
+    // venv works under its final name (its console scripts' shebangs do not, and are unused).
+    std::fs::rename(&building, &root).map_err(io("renaming", &building))?;
+    std::fs::write(root.join(READY), ready_record(plan)).map_err(io("writing", &root))?;
+    Ok(PreparedEnv {
+        root,
+        python,
+        reused: false,
+        build_time: started.elapsed(),
+    })
+}
+
+fn ready_record(plan: &EnvPlan) -> String {
+    serde_json::json!({
+        "interpreter": plan.interpreter.path,
+        "python": plan.interpreter.version.to_string(),
+        "kernel_runtime": plan.kernel_runtime.then_some(KERNEL_RUNTIME),
+        "only_binary": plan.only_binary,
+        "requirements": plan.requirements,
+    })
+    .to_string()
+}
+
+fn build(
+    plan: &EnvPlan,
+    root: &Path,
+    installer: &Installer,
+    tools: &Tools,
+    timeout: Duration,
+) -> Result<(), EnvError> {
+    let venv =
+        Venv::create(root, &plan.interpreter, installer, tools, timeout).map_err(EnvError::Venv)?;
+    let file = root.join("nbenv-requirements.txt");
+    std::fs::write(&file, &plan.requirements).map_err(|source| EnvError::Io {
+        what: "writing",
+        path: file.clone(),
+        source,
+    })?;
+    let options = InstallOptions {
+        only_binary: plan.only_binary,
+        index_url: plan.index_url.clone(),
+        timeout,
+        ..InstallOptions::default()
+    };
+    let mut args = vec!["-r".to_string(), file.display().to_string()];
+    if plan.kernel_runtime {
+        args.push(KERNEL_RUNTIME.to_string());
+    }
+    match venv.install(&args, &options) {
+        Ok(_) => Ok(()),
+        Err(VenvError::Install { detail, .. }) => Err(EnvError::Install {
+            python: plan.interpreter.version.to_string(),
+            detail,
+        }),
+        Err(e) => Err(EnvError::Venv(e)),
+    }
+}

@@ -1,0 +1,41 @@
+//! Running a notebook in an environment, and measuring how far it gets.
+//!
+//! [`prepare`] builds the environment of an [`EnvPlan`] (the requirements and a kernel
+//! runtime on one interpreter), or finds it in the cache.
+//!
+//! [`run_notebook`] starts the bundled runner ([`RUNNER`], a Python script for 2.7 and 3.x)
+//! with an interpreter, in a throw-away copy of the notebook's directory: it runs the code
+//! cells top-down in one namespace, through IPython when the environment has it (magics
+//! work) and through plain exec of translated source ([`plain_source`]) otherwise, with a
+//! time limit per cell and for the whole run. Each cell's outcome is a [`CellRun`]; a
+//! failure is classified by the notebook stage's classifier
+//! ([`NotebookRun::first_failure`]). [`Executability`] counts the cells run before the first
+//! error; [`Reproduction`] compares what they printed with what the notebook stored;
+//! [`ExecutionOrder`] reads the stored execution counts as evidence of out-of-order
+//! authoring.
+
+mod cell_run;
+mod environment;
+mod executability;
+mod normalize;
+mod options;
+mod order;
+mod plain;
+mod plan;
+mod protocol;
+mod repair;
+mod reproduce;
+mod run;
+mod workdir;
+
+pub use cell_run::{CellRun, CellStatus};
+pub use environment::{prepare, EnvError, EnvPlan, PreparedEnv, KERNEL_RUNTIME};
+pub use executability::Executability;
+pub use normalize::normalize;
+pub use options::{KernelMode, RunOptions};
+pub use order::{ExecutionOrder, StoredCount};
+pub use plain::plain_source;
+pub use plan::{PlannedCell, RunPlan};
+pub use repair::{lessons, teach, Lesson};
+pub use reproduce::{compare, CellComparison, Difference, Reproduction};
+pub use run::{run_notebook, NotebookRun, RunEnd, RunError, RunnerMode, RUNNER};

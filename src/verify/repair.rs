@@ -1,0 +1,128 @@
+//! What a failed run teaches the next resolution. An environment failure becomes evidence the
+//! static reading lacked or the bank got wrong: a module nothing installed provides is an
+//! import to resolve; an API the installed release lacks is API evidence, and that release
+//! of the distribution that provides it is ruled out. Other classes teach nothing: the run
+//! stops there.
+
+use pep508_rs::pep440_rs::Version;
+use serde::Serialize;
+
+use crate::names::{ApiPath, DistName, ModulePath};
+use crate::notebook::failure::{Cause, Failure};
+use crate::notebook::{ApiUse, Location, Origin, ThirdPartyImport, Usage, UseKind};
+use crate::resolve::infer::Inference;
+
+/// One thing learned from a failure.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Lesson {
+    /// The notebook needs `api`; the release installed lacked it.
+    Api { api: ApiPath, cell: u32 },
+    /// The notebook imports `module`, which nothing installed provides.
+    Module { module: ModulePath, cell: u32 },
+    /// This release failed the notebook: resolve without it.
+    Exclude { dist: DistName, version: Version },
+}
+
+/// The lessons of `failure` for a run of `inference`'s environment.
+pub fn lessons(failure: &Failure, inference: &Inference) -> Vec<Lesson> {
+    if !failure.is_environmental() {
+        return Vec::new();
+    }
+    let cell = failure.cell.unwrap_or(0);
+    let api = match &failure.cause {
+        Cause::MissingModule { module } => {
+            let top = ModulePath::new(module.top_level()).ok();
+            let pinned = top.as_ref().and_then(|t| provider(inference, t.as_str()));
+            return match pinned {
+                // A submodule the installed release lacks.
+                Some(_) => with_exclusion(
+                    inference,
+                    Lesson::Api {
+                        api: ApiPath::new(module.as_str()).expect("a module path is an API path"),
+                        cell,
+                    },
+                ),
+                None => vec![Lesson::Module {
+                    module: top.unwrap_or_else(|| module.clone()),
+                    cell,
+                }],
+            };
+        }
+        Cause::MissingApi { api } => api.clone(),
+        Cause::MissingMember { api: Some(api), .. } => api.clone(),
+        Cause::BadKeyword { api: Some(api), .. } | Cause::BadArguments { api, .. } => api.clone(),
+        _ => return Vec::new(),
+    };
+    with_exclusion(inference, Lesson::Api { api, cell })
+}
+
+/// The lesson, and the exclusion of the pinned release that provides what it names.
+fn with_exclusion(inference: &Inference, lesson: Lesson) -> Vec<Lesson> {
+    let Lesson::Api { api, .. } = &lesson else {
+        return vec![lesson];
+    };
+    let top = api
+        .as_str()
+        .split('.')
+        .next()
+        .unwrap_or_default()
+        .to_string();
+    let mut out = vec![lesson.clone()];
+    if let Some((dist, version)) = provider(inference, &top) {
+        out.push(Lesson::Exclude { dist, version });
+    }
+    out
+}
+
+/// The distribution pinned for an import name, and its version.
+fn provider(inference: &Inference, top: &str) -> Option<(DistName, Version)> {
+    let decision = inference
+        .evidence
+        .imports
+        .iter()
+        .find(|d| d.import.as_str() == top)?;
+    decision.providers().iter().find_map(|chosen| {
+        inference
+            .solution
+            .get(&chosen.dist)
+            .map(|pin| (pin.dist.clone(), pin.version.clone()))
+    })
+}
+
+/// Adds the evidence lessons to the notebook's usage; returns whether anything was new.
+pub fn teach(usage: &mut Usage, lessons: &[Lesson]) -> bool {
+    let mut new = false;
+    for lesson in lessons {
+        match lesson {
+            Lesson::Api { api, cell } => {
+                if usage.apis.iter().any(|a| &a.api == api) {
+                    continue;
+                }
+                usage.apis.push(ApiUse {
+                    api: api.clone(),
+                    origin: Origin::ThirdParty,
+                    count: 1,
+                    kinds: vec![UseKind::Attribute],
+                    keywords: Vec::new(),
+                    locations: vec![Location::new(*cell, 0)],
+                });
+                new = true;
+            }
+            Lesson::Module { module, cell } => {
+                if usage.third_party.iter().any(|t| &t.name == module) {
+                    continue;
+                }
+                usage.third_party.push(ThirdPartyImport {
+                    name: module.clone(),
+                    optional: false,
+                    count: 1,
+                    at: Location::new(*cell, 0),
+                });
+                new = true;
+            }
+            Lesson::Exclude { .. } => {}
+        }
+    }
+    new
+}

@@ -1,0 +1,419 @@
+//! Running a notebook: the runner started with an interpreter in a throw-away copy of the
+//! notebook's directory, in its own process group under a total time limit, and its
+//! records turned into a [`NotebookRun`]. Turning records into the run ([`assemble`]) is
+//! pure; only [`run_notebook`] touches processes and files.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Duration;
+
+use serde::{Serialize, Serializer};
+
+use super::cell_run::{CellRun, CellStatus};
+use super::executability::Executability;
+use super::options::RunOptions;
+use super::order::ExecutionOrder;
+use super::plan::RunPlan;
+use super::protocol::{self, Parsed, Record, RecordStatus};
+use super::reproduce::{self, Reproduction};
+use super::workdir;
+use crate::notebook::failure::{classify, Failure, FailureContext};
+use crate::notebook::Notebook;
+use crate::python::{run_capped, Finished, OutputCap, ProcessError, PythonVersion};
+
+/// The runner script, shipped inside the binary.
+pub const RUNNER: &str = include_str!("runner.py");
+
+/// Runs the script given as the first argument under a name of its own, so that its frames
+/// are told from the notebook's; `-c` keeps the working directory first on `sys.path`, as a
+/// kernel has it.
+const BOOTSTRAP: &str = "import sys; exec(compile(sys.argv[1], '<nbenv-runner>', 'exec'))";
+
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    #[error("could not create a scratch directory for the run: {0}")]
+    Scratch(#[source] std::io::Error),
+    #[error("could not copy {}: {source}", path.display())]
+    Copy {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{} holds more than {limit} bytes: too much to copy for a run", dir.display())]
+    DirectoryTooLarge { dir: PathBuf, limit: u64 },
+    #[error(transparent)]
+    Start(#[from] ProcessError),
+    /// The interpreter ended before the runner said anything: not a working Python, or one
+    /// older than 2.7.
+    #[error("the runner did not start with {}: {detail}", python.display())]
+    RunnerFailed { python: PathBuf, detail: String },
+    #[error("IPython was required, and {} cannot import it: {reason}", python.display())]
+    NoIpython { python: PathBuf, reason: String },
+    #[error("interrupted")]
+    Interrupted,
+}
+
+/// How the runner executed the cells.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case", tag = "kind")]
+pub enum RunnerMode {
+    Ipython {
+        version: String,
+    },
+    /// Plain exec; `reason` says why (IPython not importable, or plain exec was asked for).
+    Plain {
+        reason: String,
+    },
+}
+
+/// How the run as a whole ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case", tag = "end")]
+pub enum RunEnd {
+    /// Every cell was run.
+    Completed,
+    /// The runner stopped at a cell that failed.
+    StoppedAtError,
+    /// The total time limit ran out.
+    TimedOut,
+    /// The interpreter died from a signal.
+    Killed { signal: Option<i32> },
+    /// The interpreter exited before the end.
+    Exited { code: Option<i32> },
+}
+
+/// One run of a notebook.
+#[derive(Debug, Clone, Serialize)]
+pub struct NotebookRun {
+    pub notebook: PathBuf,
+    /// The interpreter as given.
+    pub interpreter: PathBuf,
+    /// Its version, as it reported it.
+    pub python: Option<PythonVersion>,
+    pub mode: RunnerMode,
+    /// The cells that started, in order.
+    pub cells: Vec<CellRun>,
+    #[serde(flatten)]
+    pub end: RunEnd,
+    pub executability: Executability,
+    /// The execution counts the notebook was saved with.
+    pub stored_order: ExecutionOrder,
+    #[serde(serialize_with = "seconds")]
+    pub elapsed: Duration,
+    /// Lines on the runner's protocol stream that were not records.
+    pub garbage_lines: u32,
+    /// The end of the interpreter's stderr (where low-level output of the cells goes).
+    pub stderr_tail: String,
+}
+
+fn seconds<S: Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_f64((d.as_secs_f64() * 1000.0).round() / 1000.0)
+}
+
+impl NotebookRun {
+    /// The first cell that did not run cleanly.
+    pub fn first_failed(&self) -> Option<&CellRun> {
+        self.cells.iter().find(|c| !c.ok())
+    }
+
+    /// The first failure, classified in the notebook's context.
+    pub fn first_failure(&self, cx: &FailureContext) -> Option<Failure> {
+        let cell = self.first_failed()?;
+        Some(classify(&cell.problem()?, Some(cell.cell), cx))
+    }
+
+    /// How many of the cells that ran printed what the notebook stored.
+    pub fn reproduction(&self, nb: &Notebook) -> Reproduction {
+        reproduce::compare(nb, &self.cells)
+    }
+}
+
+/// How the runner's process ended, as [`assemble`] needs it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ProcessEnd {
+    Exited(i32),
+    Signaled(Option<i32>),
+    TimedOut,
+}
+
+impl ProcessEnd {
+    fn of(f: &Finished) -> Self {
+        if f.timed_out {
+            ProcessEnd::TimedOut
+        } else if let Some(code) = f.code {
+            ProcessEnd::Exited(code)
+        } else {
+            ProcessEnd::Signaled(f.signal)
+        }
+    }
+}
+
+/// Runs `nb`'s code cells with the interpreter at `python`.
+pub fn run_notebook(
+    nb: &Notebook,
+    python: &Path,
+    opts: &RunOptions,
+) -> Result<NotebookRun, RunError> {
+    let plan = RunPlan::new(nb, opts);
+    let scratch = crate::python::scratch_dir("run").map_err(RunError::Scratch)?;
+    let work = scratch.path().join("work");
+    let source = opts
+        .directory
+        .clone()
+        .unwrap_or_else(|| notebook_dir(&nb.path));
+    workdir::copy_tree(&source, &work, opts.copy_limit, scratch.path())?;
+
+    let mut cmd = Command::new(python);
+    cmd.arg("-c")
+        .arg(BOOTSTRAP)
+        .arg(RUNNER)
+        .current_dir(&work)
+        .env("MPLBACKEND", "Agg")
+        .env("IPYTHONDIR", scratch.path().join("ipython"))
+        .env("PYTHONIOENCODING", "utf-8")
+        .env_remove("PYTHONPATH")
+        .env_remove("PYTHONHOME")
+        .env_remove("PYTHONSTARTUP")
+        .env_remove("PYTHONSAFEPATH");
+    for (k, v) in &opts.env {
+        cmd.env(k, v);
+    }
+    let input = serde_json::to_vec(&plan).expect("the plan serializes");
+    // Records carry each cell's capped output: room for thousands of cells. Beyond that the
+    // middle is dropped and its cells are missing from the run.
+    let cap = OutputCap {
+        head: 16 << 20,
+        tail: 240 << 20,
+    };
+    let finished = run_capped(cmd, &input, opts.total_timeout, cap)?;
+    if finished.interrupted {
+        return Err(RunError::Interrupted);
+    }
+    let parsed = protocol::parse(&finished.stdout);
+    let mut run = assemble(nb, python, &plan, parsed, ProcessEnd::of(&finished))
+        .map_err(|detail| failed_start(python, detail, &finished))?;
+    run.elapsed = finished.elapsed;
+    run.stderr_tail = finished.stderr_tail(20);
+    Ok(run)
+}
+
+fn failed_start(python: &Path, detail: StartFailure, finished: &Finished) -> RunError {
+    match detail {
+        StartFailure::NoIpython(reason) => RunError::NoIpython {
+            python: python.to_path_buf(),
+            reason,
+        },
+        StartFailure::Silent => {
+            let how = match ProcessEnd::of(finished) {
+                ProcessEnd::TimedOut => "no output within the time limit".to_string(),
+                ProcessEnd::Exited(code) => format!("exit code {code}"),
+                ProcessEnd::Signaled(Some(s)) => format!("killed by signal {s}"),
+                ProcessEnd::Signaled(None) => "killed".to_string(),
+            };
+            let stderr = finished.stderr_tail(8);
+            RunError::RunnerFailed {
+                python: python.to_path_buf(),
+                detail: if stderr.is_empty() {
+                    how
+                } else {
+                    format!("{how}\n{stderr}")
+                },
+            }
+        }
+    }
+}
+
+fn notebook_dir(path: &Path) -> PathBuf {
+    match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    }
+}
+
+#[derive(Debug)]
+pub(crate) enum StartFailure {
+    /// The runner never said it started.
+    Silent,
+    NoIpython(String),
+}
+
+/// The run the records describe. A cell without a record, after the last one, was running
+/// when the process ended: it gets the process's end as its status.
+pub(crate) fn assemble(
+    nb: &Notebook,
+    python: &Path,
+    plan: &RunPlan,
+    parsed: Parsed,
+    end: ProcessEnd,
+) -> Result<NotebookRun, StartFailure> {
+    let mut start = None;
+    let mut finished = None;
+    let mut cells: Vec<CellRun> = Vec::new();
+    for record in parsed.records {
+        match record {
+            Record::Start(s) => start = Some(s),
+            Record::End(e) => finished = Some(e),
+            Record::Cell(c) => {
+                // One record per cell: a watchdog's and the runner's may both arrive.
+                if cells.iter().any(|r| r.cell == c.index) {
+                    continue;
+                }
+                let status = match c.status {
+                    RecordStatus::Ok => CellStatus::Ok,
+                    RecordStatus::Error => CellStatus::Error,
+                    RecordStatus::Timeout => CellStatus::Timeout,
+                };
+                cells.push(CellRun {
+                    cell: c.index,
+                    status,
+                    duration: Duration::from_secs_f64(c.duration.max(0.0)),
+                    outputs: c.outputs.into_iter().map(|o| o.into_output()).collect(),
+                    dropped: c.dropped,
+                    error: c.error,
+                    skipped_installs: c.skipped,
+                });
+            }
+        }
+    }
+    let Some(start) = start else {
+        return Err(StartFailure::Silent);
+    };
+    let mode = match start.mode.as_str() {
+        "ipython" => RunnerMode::Ipython {
+            version: start.ipython.unwrap_or_default(),
+        },
+        "plain" => RunnerMode::Plain {
+            reason: start.reason.unwrap_or_default(),
+        },
+        _ => return Err(StartFailure::NoIpython(start.reason.unwrap_or_default())),
+    };
+    let stopped_by_cell = cells.last().is_some_and(|c| !c.ok());
+    let run_end = match (finished, end) {
+        (Some(e), _) if e.reason == "done" => RunEnd::Completed,
+        (Some(_), _) => RunEnd::StoppedAtError,
+        // A cell that timed out and would not stop: the runner ended its own group.
+        (None, _)
+            if cells
+                .last()
+                .is_some_and(|c| c.status == CellStatus::Timeout) =>
+        {
+            RunEnd::StoppedAtError
+        }
+        (None, ProcessEnd::TimedOut) => RunEnd::TimedOut,
+        (None, ProcessEnd::Signaled(signal)) => RunEnd::Killed { signal },
+        (None, ProcessEnd::Exited(code)) => RunEnd::Exited { code: Some(code) },
+    };
+    let dying = match run_end {
+        RunEnd::TimedOut => Some(CellStatus::RunTimeout),
+        RunEnd::Killed { signal } => Some(CellStatus::Killed { signal }),
+        RunEnd::Exited { code } => Some(CellStatus::Exited { code }),
+        _ => None,
+    };
+    if let Some(status) = dying {
+        if !stopped_by_cell || cells.is_empty() {
+            let after = cells.last().map(|c| c.cell);
+            let running = plan
+                .cells
+                .iter()
+                .find(|p| after.is_none_or(|a| p.index > a))
+                .map(|p| p.index);
+            if let Some(cell) = running {
+                cells.push(CellRun {
+                    cell,
+                    status,
+                    duration: Duration::ZERO,
+                    outputs: Vec::new(),
+                    dropped: 0,
+                    error: None,
+                    skipped_installs: Vec::new(),
+                });
+            }
+        }
+    }
+    let code_cells = plan.cells.len() as u32;
+    Ok(NotebookRun {
+        notebook: nb.path.clone(),
+        interpreter: python.to_path_buf(),
+        python: PythonVersion::parse(&start.python),
+        mode,
+        executability: Executability::of(&cells, code_cells),
+        cells,
+        end: run_end,
+        stored_order: ExecutionOrder::of(nb),
+        elapsed: Duration::ZERO,
+        garbage_lines: parsed.garbage,
+        stderr_tail: String::new(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::verify::RunOptions;
+
+    fn nb() -> Notebook {
+        crate::notebook::from_bytes(
+            Path::new("t.py"),
+            b"# %%\nx = 1\n# %%\nimport time\n# %%\nprint(x)\n",
+        )
+        .unwrap()
+    }
+
+    fn lines(records: &[&str]) -> Parsed {
+        let text: String = records
+            .iter()
+            .map(|r| format!("{}{r}\n", protocol::MARK))
+            .collect();
+        protocol::parse(text.as_bytes())
+    }
+
+    const START: &str = r#"{"event":"start","mode":"plain","python":"3.11.7","reason":"No module named 'IPython'"}"#;
+
+    #[test]
+    fn a_killed_run_blames_the_running_cell() {
+        let nb = nb();
+        let plan = RunPlan::new(&nb, &RunOptions::default());
+        let parsed = lines(&[
+            START,
+            r#"{"event":"cell","index":1,"status":"ok","duration":0.01}"#,
+        ]);
+        let run = assemble(
+            &nb,
+            Path::new("py"),
+            &plan,
+            parsed,
+            ProcessEnd::Signaled(Some(9)),
+        )
+        .unwrap();
+        assert_eq!(run.end, RunEnd::Killed { signal: Some(9) });
+        assert_eq!(run.cells.len(), 2);
+        assert_eq!(run.cells[1].cell, 2);
+        assert_eq!(run.cells[1].status, CellStatus::Killed { signal: Some(9) });
+        assert_eq!(run.executability.cells_before_first_error, 1);
+        assert_eq!(run.executability.code_cells, 3);
+        assert_eq!(run.python, Some(PythonVersion::parse("3.11.7").unwrap()));
+
+        let parsed = lines(&[START]);
+        let run = assemble(&nb, Path::new("py"), &plan, parsed, ProcessEnd::TimedOut).unwrap();
+        assert_eq!(run.cells[0].status, CellStatus::RunTimeout);
+        assert_eq!(run.cells[0].cell, 1);
+    }
+
+    #[test]
+    fn no_start_record_is_a_failed_start() {
+        let nb = nb();
+        let plan = RunPlan::new(&nb, &RunOptions::default());
+        let parsed = protocol::parse(b"Traceback (most recent call last):\n");
+        assert!(matches!(
+            assemble(&nb, Path::new("py"), &plan, parsed, ProcessEnd::Exited(1)),
+            Err(StartFailure::Silent)
+        ));
+        let parsed = lines(&[
+            r#"{"event":"start","mode":"none","python":"3.8.1","reason":"ModuleNotFoundError: No module named 'IPython'"}"#,
+        ]);
+        assert!(matches!(
+            assemble(&nb, Path::new("py"), &plan, parsed, ProcessEnd::Exited(3)),
+            Err(StartFailure::NoIpython(r)) if r.contains("IPython")
+        ));
+    }
+}

@@ -1,0 +1,151 @@
+//! `nbenv verify` end to end, offline: a venv built with uv from a loopback index, the
+//! notebook run in it, the first failure classified, the environment reused on the next run.
+//! Needs `python3` and uv on the machine (`.ci/run` installs uv).
+
+mod support;
+
+use std::path::PathBuf;
+use std::process::Command;
+
+use support::archives::WheelBuilder;
+use support::server::{FixtureFile, PageMode, TestServer};
+
+struct Env {
+    server: TestServer,
+    dir: tempfile::TempDir,
+}
+
+impl Env {
+    /// `toolkit` 1.0 has `old_api`; 2.0 removed it.
+    fn new() -> Self {
+        let env = Self {
+            server: TestServer::start(PageMode::Json),
+            dir: tempfile::tempdir().unwrap(),
+        };
+        let wheels = [
+            WheelBuilder::new("toolkit", "1.0").file(
+                "toolkit/__init__.py",
+                "def old_api():\n    return 41\ndef kept():\n    return 1\n",
+            ),
+            WheelBuilder::new("toolkit", "2.0")
+                .file("toolkit/__init__.py", "def kept():\n    return 1\n"),
+        ];
+        let files: Vec<FixtureFile> = wheels
+            .iter()
+            .map(|w| FixtureFile {
+                // uv refuses a JSON page whose files have a null upload time.
+                upload_time: Some("2020-01-01T00:00:00Z".into()),
+                ..FixtureFile::new(&w.filename(), w.build())
+            })
+            .collect();
+        env.server.publish("toolkit", &files);
+        env
+    }
+
+    fn notebook(&self) -> PathBuf {
+        let cell = |n: u32, source: &str, output: Option<&str>| {
+            let outputs = match output {
+                Some(text) => serde_json::json!([
+                    {"output_type": "stream", "name": "stdout", "text": [text]}
+                ]),
+                None => serde_json::json!([]),
+            };
+            serde_json::json!({"cell_type": "code", "execution_count": n, "metadata": {},
+                               "outputs": outputs, "source": source})
+        };
+        let nb = serde_json::json!({
+            "cells": [
+                cell(1, "import toolkit\nprint(toolkit.kept())", Some("1\n")),
+                cell(2, "print(toolkit.old_api() + 1)", Some("42\n")),
+            ],
+            "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3"}},
+            "nbformat": 4, "nbformat_minor": 2
+        });
+        let path = self.dir.path().join("nb.ipynb");
+        std::fs::write(&path, nb.to_string()).unwrap();
+        path
+    }
+
+    fn verify(&self, requirements: &str, extra: &[&str]) -> (i32, String, String) {
+        let req = self.dir.path().join("requirements.txt");
+        std::fs::write(&req, requirements).unwrap();
+        let nb = self.notebook();
+        let out = Command::new(env!("CARGO_BIN_EXE_nbenv"))
+            .args(["--index-url", &self.server.index_url()])
+            .arg("--cache-dir")
+            .arg(self.dir.path().join("cache"))
+            .arg("verify")
+            .arg(&nb)
+            .arg("-r")
+            .arg(&req)
+            .args(["--python", &python3().display().to_string()])
+            .arg("--no-kernel-runtime")
+            .args(extra)
+            .output()
+            .unwrap();
+        (
+            out.status.code().unwrap_or(-1),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    }
+}
+
+fn python3() -> PathBuf {
+    let out = Command::new("python3")
+        .args(["-c", "import sys; print(sys.executable)"])
+        .output()
+        .expect("python3 on PATH");
+    PathBuf::from(String::from_utf8_lossy(&out.stdout).trim())
+}
+
+#[test]
+fn a_notebook_that_runs_exits_0_and_its_environment_is_reused() {
+    let env = Env::new();
+    let (code, out, err) = env.verify("toolkit==1.0\n", &[]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("cells        2 of 2 code cells ran"), "{out}");
+    assert!(out.contains("error        none"), "{out}");
+    assert!(out.contains("reproduced   2 of 2 cells"), "{out}");
+    assert!(out.contains("built in"), "{out}");
+    assert!(err.contains("note: building the environment"), "{err}");
+
+    let (code, again, err) = env.verify("toolkit==1.0\n", &[]);
+    assert_eq!(code, 0, "{again}{err}");
+    assert!(again.contains("reused"), "{again}");
+    assert!(!err.contains("building"), "{err}");
+}
+
+#[test]
+fn a_removed_api_stops_the_run_with_an_environment_error_and_exit_21() {
+    let env = Env::new();
+    let (code, out, err) = env.verify("toolkit==2.0\n", &[]);
+    assert_eq!(code, 21, "{out}{err}");
+    assert!(
+        out.contains("1 of 2 code cells ran before the first error"),
+        "{out}"
+    );
+    assert!(out.contains("error        cell 2: environment"), "{out}");
+
+    let (code, json, _) = env.verify("toolkit==2.0\n", &["--format", "json"]);
+    assert_eq!(code, 21);
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(v["first_failure"]["class"], "environment", "{json}");
+    assert_eq!(v["first_failure"]["cell"], 2, "{json}");
+    assert_eq!(v["run"]["executability"]["cells_before_first_error"], 1);
+    assert_eq!(v["environment"]["reused"], true, "{json}");
+}
+
+#[test]
+fn requirements_that_cannot_install_exit_22_with_the_installers_words() {
+    let env = Env::new();
+    let (code, out, err) = env.verify("toolkit==9.9\n", &[]);
+    assert_eq!(code, 22, "{out}{err}");
+    assert!(err.contains("toolkit"), "{err}");
+    // Nothing half-built is left to be reused.
+    let envs = env.dir.path().join("cache").join("envs");
+    let left: Vec<_> = std::fs::read_dir(&envs)
+        .map(|d| d.flatten().map(|e| e.path()).collect())
+        .unwrap_or_default();
+    assert!(left.is_empty(), "{left:?}");
+}
