@@ -33,11 +33,59 @@ pub struct PathDictionary {
     sorted: Vec<Entry>,
     /// The ranges of `sorted` that hold one chunk each, every one sorted by path.
     runs: Vec<std::ops::Range<usize>>,
-    /// Positions in `sorted` ordered by id, made on the first lookup by id.
-    by_id: OnceCell<Vec<u32>>,
+    /// From ids to positions in `sorted`, made on the first lookup by id.
+    by_id: OnceCell<ById>,
     /// Paths inserted after decoding (a writer's new APIs); they win over decoded ones.
     added: BTreeMap<Arc<str>, i64>,
     added_by_id: HashMap<i64, Arc<str>>,
+}
+
+/// From an API's id to its entry. A distribution's ids mostly sit in one range (rows are
+/// added release by release), so a table over that range, filled in one pass, is the usual
+/// form; ids spread far apart fall back to positions sorted by id.
+#[derive(Debug, Clone)]
+enum ById {
+    /// `table[id - first]` is the entry's position plus one (0: no such id).
+    Range {
+        first: i64,
+        table: Vec<u32>,
+    },
+    Sorted(Vec<u32>),
+}
+
+impl ById {
+    fn new(sorted: &[Entry]) -> Self {
+        let (Some(first), Some(last)) = (
+            sorted.iter().map(|e| e.id).min(),
+            sorted.iter().map(|e| e.id).max(),
+        ) else {
+            return ById::Sorted(Vec::new());
+        };
+        let span = last.abs_diff(first).saturating_add(1);
+        if span <= 4 * sorted.len() as u64 + 1024 {
+            let mut table = vec![0u32; span as usize];
+            for (at, e) in sorted.iter().enumerate() {
+                table[(e.id - first) as usize] = at as u32 + 1;
+            }
+            return ById::Range { first, table };
+        }
+        let mut order: Vec<u32> = (0..sorted.len() as u32).collect();
+        order.sort_unstable_by_key(|&i| sorted[i as usize].id);
+        ById::Sorted(order)
+    }
+
+    fn position(&self, sorted: &[Entry], id: i64) -> Option<usize> {
+        match self {
+            ById::Range { first, table } => {
+                let at = *table.get(usize::try_from(id.checked_sub(*first)?).ok()?)?;
+                at.checked_sub(1).map(|at| at as usize)
+            }
+            ById::Sorted(order) => {
+                let at = order.partition_point(|&i| sorted[i as usize].id < id);
+                order.get(at).map(|&i| i as usize)
+            }
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -88,12 +136,8 @@ impl PathDictionary {
             .collect()
     }
 
-    fn by_id(&self) -> &[u32] {
-        self.by_id.get_or_init(|| {
-            let mut order: Vec<u32> = (0..self.sorted.len() as u32).collect();
-            order.sort_unstable_by_key(|&i| self.sorted[i as usize].id);
-            order
-        })
+    fn by_id(&self) -> &ById {
+        self.by_id.get_or_init(|| ById::new(&self.sorted))
     }
 
     pub fn get(&self, path: &str) -> Option<i64> {
@@ -113,9 +157,7 @@ impl PathDictionary {
         if let Some(p) = self.added_by_id.get(&id) {
             return Some(p);
         }
-        let order = self.by_id();
-        let at = order.partition_point(|&i| self.sorted[i as usize].id < id);
-        let e = &self.sorted[*order.get(at)? as usize];
+        let e = &self.sorted[self.by_id().position(&self.sorted, id)?];
         (e.id == id).then(|| self.text_of(e))
     }
 
@@ -482,6 +524,19 @@ mod tests {
         assert_eq!(d.get("a.y"), Some(2));
         let all: Vec<&str> = d.iter().map(|(p, _)| p).collect();
         assert_eq!(all, ["a.y", "b.x", "c"]);
+
+        // Ids far apart are found by their sorted order instead of a table over their range.
+        let sparse = encode_chunk([("a", 7), ("b", 9_000_000_000), ("c", -3)].into_iter());
+        let d = PathDictionary::decode(&sparse).unwrap();
+        assert!(matches!(d.by_id(), ById::Sorted(_)));
+        assert_eq!(
+            [d.path(-3), d.path(7), d.path(9_000_000_000), d.path(8)],
+            [Some("c"), Some("a"), Some("b"), None]
+        );
+        assert!(matches!(
+            PathDictionary::decode(&unordered).unwrap().by_id(),
+            ById::Range { .. }
+        ));
 
         // "é" is two bytes: split across two paths, each half is invalid on its own.
         let mut raw = Vec::new();
