@@ -23,6 +23,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::str::FromStr;
+use std::sync::Arc;
 
 use pep440_rs::Version;
 
@@ -194,7 +195,7 @@ pub fn encode(page: &ProjectPage, fingerprint: &PageFingerprint) -> Vec<u8> {
             }
             FileKind::Wheel { build, tags } => {
                 w.byte(1);
-                w.varint(tag_at[tags]);
+                w.varint(tag_at[&**tags]);
                 w.opt_str(build.as_deref());
             }
         }
@@ -304,11 +305,11 @@ fn decode_inner(
     let n_tags = r.count()?;
     let mut tag_sets = Vec::with_capacity(n_tags);
     for _ in 0..n_tags {
-        tag_sets.push(WheelTags {
+        tag_sets.push(Arc::new(WheelTags {
             python: r.strings()?,
             abi: r.strings()?,
             platform: r.strings()?,
-        });
+        }));
     }
     // Whether files of each tag set are kept, decided once per set.
     let wheel_kept: Vec<bool> = tag_sets
@@ -626,7 +627,7 @@ mod tests {
     fn wheel(python: &str, abi: &str, platform: &str) -> FileKind {
         FileKind::Wheel {
             build: None,
-            tags: WheelTags::parse(python, abi, platform).unwrap(),
+            tags: WheelTags::parse(python, abi, platform).unwrap().into(),
         }
     }
 
@@ -667,7 +668,9 @@ mod tests {
         };
         files[2].kind = FileKind::Wheel {
             build: Some("1".into()),
-            tags: WheelTags::parse("cp27", "cp27mu", "manylinux1_x86_64").unwrap(),
+            tags: WheelTags::parse("cp27", "cp27mu", "manylinux1_x86_64")
+                .unwrap()
+                .into(),
         };
         files[2].yanked = Some(String::new());
         files[2].core_metadata = MetadataHint::Absent;
