@@ -22,7 +22,7 @@
 
 use std::cell::OnceCell;
 use std::collections::{BTreeMap, HashMap};
-use std::io::{Read, Write};
+use std::io::Write;
 use std::sync::Arc;
 
 #[derive(Debug, Clone, Default)]
@@ -107,7 +107,15 @@ fn put_varint(out: &mut Vec<u8>, mut v: u64) {
     out.push(v as u8);
 }
 
+#[inline]
 fn take_varint(bytes: &[u8], at: &mut usize) -> Result<u64, CorruptDictionary> {
+    // Most values (shared and rest lengths) fit one byte.
+    if let Some(&b) = bytes.get(*at) {
+        if b < 0x80 {
+            *at += 1;
+            return Ok(u64::from(b));
+        }
+    }
     let mut value: u64 = 0;
     for shift in (0..64).step_by(7) {
         let b = *bytes.get(*at).ok_or(CorruptDictionary)?;
@@ -342,11 +350,45 @@ fn decode_chunk(
     text: &mut Vec<u8>,
     entries: &mut Vec<Entry>,
 ) -> Result<bool, CorruptDictionary> {
-    let mut raw = Vec::new();
-    flate2::read::ZlibDecoder::new(blob)
-        .take(1 << 30)
-        .read_to_end(&mut raw)
-        .map_err(|_| CorruptDictionary)?;
+    // Inflated straight into one buffer sized for the usual ratio (front-coded paths
+    // compress about fourfold), growing only if the chunk compresses better.
+    let mut raw = Vec::with_capacity(blob.len().saturating_mul(5).min(1 << 30));
+    let mut inflate = flate2::Decompress::new(true);
+    loop {
+        if raw.len() == raw.capacity() {
+            if raw.len() >= 1 << 30 {
+                return Err(CorruptDictionary);
+            }
+            raw.reserve(raw.len().max(4096));
+        }
+        let (consumed, produced) = (inflate.total_in(), inflate.total_out());
+        let status = inflate
+            .decompress_vec(
+                &blob[consumed as usize..],
+                &mut raw,
+                flate2::FlushDecompress::Finish,
+            )
+            .map_err(|_| CorruptDictionary)?;
+        if status != flate2::Status::StreamEnd
+            && (inflate.total_in(), inflate.total_out()) == (consumed, produced)
+        {
+            // No progress with room to write: the stream is cut short or damaged.
+            return Err(CorruptDictionary);
+        }
+        match status {
+            flate2::Status::StreamEnd => break,
+            flate2::Status::Ok | flate2::Status::BufError
+                if raw.len() < raw.capacity() && inflate.total_in() as usize == blob.len() =>
+            {
+                // Input used up before the stream's end: truncated.
+                return Err(CorruptDictionary);
+            }
+            flate2::Status::Ok | flate2::Status::BufError => {}
+        }
+    }
+    // Paths are about twice their front-coded size; one entry per dozen bytes or so.
+    text.reserve(raw.len() * 2);
+    entries.reserve(raw.len() / 12);
     let mut at = 0;
     let mut in_order = true;
     let mut previous: Option<(usize, usize)> = None;
@@ -359,9 +401,14 @@ fn decode_chunk(
         let start = text.len();
         match previous {
             Some((p_start, p_len)) if shared <= p_len => {
+                // Equal up to `shared`: the order is that of the rest, most often decided by
+                // its first byte.
+                let before = &text[p_start + shared..p_start + p_len];
+                in_order &= match (rest.first(), before.first()) {
+                    (Some(a), Some(b)) if a != b => a > b,
+                    _ => rest > before,
+                };
                 text.extend_from_within(p_start..p_start + shared);
-                // Equal up to `shared`: the order is that of the rest.
-                in_order &= rest > &text[p_start + shared..p_start + p_len];
             }
             None if shared == 0 => {}
             _ => return Err(CorruptDictionary),
@@ -537,6 +584,17 @@ mod tests {
             PathDictionary::decode(&unordered).unwrap().by_id(),
             ById::Range { .. }
         ));
+
+        // A chunk that compresses far better than most still inflates whole; a cut one fails.
+        let long: Vec<(String, i64)> = (0..20_000)
+            .map(|i| (format!("pkg.mod.Klass.member_{i:06}"), i))
+            .collect();
+        let blob = encode_chunk(long.iter().map(|(p, i)| (p.as_str(), *i)));
+        let d = PathDictionary::decode(&blob).unwrap();
+        assert_eq!(d.get("pkg.mod.Klass.member_019999"), Some(19_999));
+        for cut in [blob.len() / 2, blob.len() - 1, 3] {
+            assert!(PathDictionary::decode(&blob[..cut]).is_err(), "{cut}");
+        }
 
         // "é" is two bytes: split across two paths, each half is invalid on its own.
         let mut raw = Vec::new();
