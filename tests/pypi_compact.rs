@@ -252,7 +252,11 @@ fn releases_keep_only_the_chosen_files_but_every_release_and_its_facts() {
             .unwrap()
             .iter()
             .map(|r| {
-                let files: Vec<&str> = r.files.iter().map(|f| f.filename.as_str()).collect();
+                let files: Vec<String> = r
+                    .files
+                    .iter()
+                    .map(|f| f.dist_file(&r.version).filename)
+                    .collect();
                 format!(
                     "{} yanked={} requires-python={:?} {files:?}",
                     r.version, r.yanked, r.requires_python

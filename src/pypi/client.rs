@@ -1,4 +1,5 @@
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Duration;
 
 use reqwest::header::{HeaderName, HeaderValue, ACCEPT, IF_MODIFIED_SINCE, IF_NONE_MATCH};
@@ -122,7 +123,7 @@ impl IndexClient {
     pub fn project(&self, name: &DistName) -> Result<ProjectPage, PypiError> {
         self.read_project(
             name,
-            |bytes, fingerprint| compact_page::decode(bytes, fingerprint, name),
+            |bytes, fingerprint| compact_page::decode(&bytes, fingerprint, name),
             |page| page,
         )
     }
@@ -137,7 +138,9 @@ impl IndexClient {
     ) -> Result<Vec<ProjectRelease>, PypiError> {
         self.read_project(
             name,
-            |bytes, fingerprint| compact_page::decode_releases(bytes, fingerprint, name, keep),
+            |bytes, fingerprint| {
+                compact_page::decode_releases(Arc::new(bytes), fingerprint, name, keep)
+            },
             |page| compact_page::page_releases(page, keep),
         )
     }
@@ -147,7 +150,7 @@ impl IndexClient {
     fn read_project<T>(
         &self,
         name: &DistName,
-        from_compact: impl Fn(&[u8], &PageFingerprint) -> Result<T, CompactError>,
+        from_compact: impl Fn(Vec<u8>, &PageFingerprint) -> Result<T, CompactError>,
         from_page: impl FnOnce(ProjectPage) -> T,
     ) -> Result<T, PypiError> {
         let url = self
@@ -160,7 +163,7 @@ impl IndexClient {
         let key = url.as_str();
         let compact = |fingerprint: &PageFingerprint| {
             let bytes = self.cache.get_compact(key, ACCEPT_SIMPLE)?;
-            from_compact(&bytes, fingerprint).ok()
+            from_compact(bytes, fingerprint).ok()
         };
         if let Some(header) = self.cache.get_page_header(key, ACCEPT_SIMPLE) {
             if self.serves_as_is(&header) {

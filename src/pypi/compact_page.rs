@@ -13,13 +13,16 @@
 //! all read as "no entry", and the page is parsed as before.
 //!
 //! Format (integers LEB128 varints unless said; `str` is a length then UTF-8 bytes; `opt` a
-//! byte 0/1 then the value):
-//! `MAGIC`, crc32 of the rest (4 bytes LE), fingerprint (`str` digest, `str` final URL, `opt
-//! str` content type), `str` name, `str` page URL, format byte, versions (count, `str` each,
-//! in their display form), files (count, then each: version index, `str` filename, `str` URL,
-//! kind, hashes, `opt str` requires-python, `opt` size, `opt` upload time as zigzag seconds and
-//! zigzag nanoseconds, `opt str` yanked reason, core-metadata hint), skipped file names (count, `str`
-//! each; their reasons are found again from the name).
+//! byte 0/1 then the value): `MAGIC`, crc32 of the rest (4 bytes LE), fingerprint (`str`
+//! digest, `str` final URL, `opt str` content type), `str` name, `str` page URL, format byte;
+//! releases in PEP 440 order (count, then each: `str` version in its display form, `opt str`
+//! Requires-Python, yanked byte); wheel tag sets (count, then each: python, abi and platform
+//! tags as a count and `str`s); files in page order (count, then each: release index, kind
+//! (0 and an sdist format, or 1, a tag set index and `opt str` build tag), `opt` upload time
+//! as zigzag seconds and zigzag nanoseconds, yanked byte, then the length of the rest and the
+//! rest: `str` filename, `str` URL, hashes (count, `str` algorithm and `str` digest each),
+//! `opt str` requires-python, `opt` size, `opt str` yanked reason, core-metadata hint);
+//! skipped file names (count, `str` each; their reasons are found again from the name).
 
 use std::collections::{BTreeMap, HashMap};
 use std::str::FromStr;
@@ -36,7 +39,7 @@ use crate::names::DistName;
 
 /// Bumped whenever the layout or the meaning of a field changes: older entries then read as
 /// absent and are made again.
-const MAGIC: &[u8] = b"nbenv-compact-page-v1\n";
+const MAGIC: &[u8] = b"nbenv-compact-page-v2\n";
 
 /// What identifies the page body a compact entry was made from.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -96,7 +99,64 @@ pub struct ProjectRelease {
     /// Every file of the release is yanked (PEP 592), kept or not.
     pub yanked: bool,
     /// The kept files, in page order.
-    pub files: Vec<DistFile>,
+    pub files: Vec<ReleaseFile>,
+}
+
+/// A kept file of a release: what judging it needs (kind and tags, upload time, yanked) at
+/// hand, the rest (name, URL, hashes, ...) read from the compact copy when asked for. A
+/// resolution judges every file of thousands of releases and reads the whole of a few.
+#[derive(Debug, Clone)]
+pub struct ReleaseFile {
+    pub kind: FileKind,
+    pub upload_time: Option<jiff::Timestamp>,
+    pub yanked: bool,
+    rest: FileRest,
+}
+
+#[derive(Clone)]
+enum FileRest {
+    Parsed(Box<DistFile>),
+    /// The file's details in a compact copy, checked when the copy was read.
+    Compact {
+        bytes: Arc<Vec<u8>>,
+        start: usize,
+        end: usize,
+    },
+}
+
+impl std::fmt::Debug for FileRest {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            FileRest::Parsed(file) => write!(f, "Parsed({})", file.filename),
+            FileRest::Compact { start, end, .. } => write!(f, "Compact({start}..{end})"),
+        }
+    }
+}
+
+impl ReleaseFile {
+    pub fn from_file(file: DistFile) -> Self {
+        Self {
+            kind: file.kind.clone(),
+            upload_time: file.upload_time,
+            yanked: file.is_yanked(),
+            rest: FileRest::Parsed(Box::new(file)),
+        }
+    }
+
+    /// The whole file, of release `version`.
+    pub fn dist_file(&self, version: &Version) -> DistFile {
+        match &self.rest {
+            FileRest::Parsed(file) => (**file).clone(),
+            FileRest::Compact { bytes, start, end } => {
+                let mut r = Reader {
+                    bytes: &bytes[*start..*end],
+                    at: 0,
+                };
+                r.file_details(version.clone(), self.kind.clone(), self.upload_time)
+                    .expect("a file's details are checked when the copy is read")
+            }
+        }
+    }
 }
 
 /// Every release of `page`, oldest first, with only the files `keep` accepts; a release
@@ -124,7 +184,7 @@ pub fn page_releases(page: ProjectPage, keep: &dyn Fn(&FileKind) -> bool) -> Vec
             release.requires_python.clone_from(&file.requires_python);
         }
         if keep(&file.kind) {
-            release.files.push(file);
+            release.files.push(ReleaseFile::from_file(file));
         }
     }
     out
@@ -199,7 +259,18 @@ pub fn encode(page: &ProjectPage, fingerprint: &PageFingerprint) -> Vec<u8> {
                 w.opt_str(build.as_deref());
             }
         }
-        // The rest, behind its length, so that a file not kept is skipped in one step.
+        match file.upload_time {
+            Some(t) => {
+                w.byte(1);
+                w.varint(zigzag(t.as_second()));
+                // Before 1970 both parts are negative.
+                w.varint(zigzag(i64::from(t.subsec_nanosecond())));
+            }
+            None => w.byte(0),
+        }
+        w.byte(u8::from(file.is_yanked()));
+        // The rest, behind its length: skipped in one step for a file not kept, read later
+        // for one kept.
         let mut rest = Writer::default();
         rest.file_details(file);
         w.varint(rest.0.len() as u64);
@@ -234,7 +305,7 @@ pub fn decode(
     expected: &PageFingerprint,
     name: &DistName,
 ) -> Result<ProjectPage, CompactError> {
-    let d = decode_inner(bytes, expected, name, None)?;
+    let d = decode_inner(bytes, None, expected, name, None)?;
     Ok(ProjectPage {
         name: name.clone(),
         url: d.url,
@@ -244,20 +315,23 @@ pub fn decode(
     })
 }
 
-/// Decodes an entry for project `name` into its releases, oldest first, materializing only
-/// the files `keep` accepts (judged once per distinct tag set), if it was made from the
-/// page `expected` identifies.
+/// Decodes an entry for project `name` into its releases, oldest first, with only the files
+/// `keep` accepts (judged once per distinct tag set), if it was made from the page
+/// `expected` identifies. The kept files' details stay in `bytes` until asked for.
 pub fn decode_releases(
-    bytes: &[u8],
+    bytes: Arc<Vec<u8>>,
     expected: &PageFingerprint,
     name: &DistName,
     keep: &dyn Fn(&FileKind) -> bool,
 ) -> Result<Vec<ProjectRelease>, CompactError> {
-    Ok(decode_inner(bytes, expected, name, Some(keep))?.releases)
+    Ok(decode_inner(&bytes, Some(&bytes), expected, name, Some(keep))?.releases)
 }
 
+/// With `keep`, files go to their releases, their details left in `shared` (the same bytes);
+/// without, every file is read whole into the page's list.
 fn decode_inner(
     bytes: &[u8],
+    shared: Option<&Arc<Vec<u8>>>,
     expected: &PageFingerprint,
     name: &DistName,
     keep: Option<&dyn Fn(&FileKind) -> bool>,
@@ -268,6 +342,8 @@ fn decode_inner(
     if crc32fast::hash(body) != sum {
         return Err(CompactError::Checksum);
     }
+    // Offsets into `bytes` of the body's bytes.
+    let base = MAGIC.len() + 4;
     let mut r = Reader { bytes: body, at: 0 };
     let fingerprint = PageFingerprint {
         digest: r.str()?.to_string(),
@@ -287,11 +363,7 @@ fn decode_inner(
     for _ in 0..releases.capacity() {
         let version = Version::from_str(r.str()?).map_err(|_| CompactError::Malformed)?;
         let requires_python = r.opt_str()?.map(str::to_string);
-        let yanked = match r.byte()? {
-            0 => false,
-            1 => true,
-            _ => return Err(CompactError::Malformed),
-        };
+        let yanked = r.flag()?;
         releases.push(ProjectRelease {
             version,
             requires_python,
@@ -350,7 +422,10 @@ fn decode_inner(
             }
             _ => return Err(CompactError::Malformed),
         };
+        let upload_time = r.upload_time()?;
+        let yanked = r.flag()?;
         let len = r.count()?;
+        let start = r.at;
         let details = r.take(len)?;
         let Some(kind) = kind.filter(|_| kept) else {
             continue;
@@ -359,14 +434,30 @@ fn decode_inner(
             bytes: details,
             at: 0,
         };
-        let file = d.file_details(releases[at].version.clone(), kind)?;
-        if d.at != details.len() {
-            return Err(CompactError::Malformed);
-        }
-        if keep.is_none() {
-            files.push(file);
-        } else {
-            releases[at].files.push(file);
+        match shared {
+            None => {
+                let file = d.file_details(releases[at].version.clone(), kind, upload_time)?;
+                if d.at != details.len() || file.is_yanked() != yanked {
+                    return Err(CompactError::Malformed);
+                }
+                files.push(file);
+            }
+            Some(bytes) => {
+                // Checked now, so that reading it later cannot fail.
+                if d.check_file_details()? != yanked || d.at != details.len() {
+                    return Err(CompactError::Malformed);
+                }
+                releases[at].files.push(ReleaseFile {
+                    kind,
+                    upload_time,
+                    yanked,
+                    rest: FileRest::Compact {
+                        bytes: bytes.clone(),
+                        start: base + start,
+                        end: base + start + len,
+                    },
+                });
+            }
         }
     }
     let mut skipped = Vec::new();
@@ -471,15 +562,6 @@ impl Writer {
             }
             None => self.byte(0),
         }
-        match file.upload_time {
-            Some(t) => {
-                self.byte(1);
-                self.varint(zigzag(t.as_second()));
-                // Before 1970 both parts are negative.
-                self.varint(zigzag(i64::from(t.subsec_nanosecond())));
-            }
-            None => self.byte(0),
-        }
         self.opt_str(file.yanked.as_deref());
         match &file.core_metadata {
             MetadataHint::Unknown => self.byte(0),
@@ -550,7 +632,31 @@ impl<'b> Reader<'b> {
         Ok(slice)
     }
 
-    fn file_details(&mut self, version: Version, kind: FileKind) -> Result<DistFile, CompactError> {
+    fn flag(&mut self) -> Result<bool, CompactError> {
+        match self.byte()? {
+            0 => Ok(false),
+            1 => Ok(true),
+            _ => Err(CompactError::Malformed),
+        }
+    }
+
+    fn upload_time(&mut self) -> Result<Option<jiff::Timestamp>, CompactError> {
+        if !self.flag()? {
+            return Ok(None);
+        }
+        let seconds = unzigzag(self.varint()?);
+        let nanos = i32::try_from(unzigzag(self.varint()?)).map_err(|_| CompactError::Malformed)?;
+        jiff::Timestamp::new(seconds, nanos)
+            .map(Some)
+            .map_err(|_| CompactError::Malformed)
+    }
+
+    fn file_details(
+        &mut self,
+        version: Version,
+        kind: FileKind,
+        upload_time: Option<jiff::Timestamp>,
+    ) -> Result<DistFile, CompactError> {
         let filename = self.str()?.to_string();
         let url = self.str()?.to_string();
         let mut hashes = BTreeMap::new();
@@ -559,20 +665,10 @@ impl<'b> Reader<'b> {
             hashes.insert(algo, self.str()?.to_string());
         }
         let requires_python = self.opt_str()?.map(str::to_string);
-        let size = match self.byte()? {
-            0 => None,
-            1 => Some(self.varint()?),
-            _ => return Err(CompactError::Malformed),
-        };
-        let upload_time = match self.byte()? {
-            0 => None,
-            1 => {
-                let seconds = unzigzag(self.varint()?);
-                let nanos =
-                    i32::try_from(unzigzag(self.varint()?)).map_err(|_| CompactError::Malformed)?;
-                Some(jiff::Timestamp::new(seconds, nanos).map_err(|_| CompactError::Malformed)?)
-            }
-            _ => return Err(CompactError::Malformed),
+        let size = if self.flag()? {
+            Some(self.varint()?)
+        } else {
+            None
         };
         let yanked = self.opt_str()?.map(str::to_string);
         let core_metadata = match self.byte()? {
@@ -596,6 +692,30 @@ impl<'b> Reader<'b> {
             yanked,
             core_metadata,
         })
+    }
+
+    /// Walks what [`Self::file_details`] reads, as it reads it, without keeping anything;
+    /// whether the file is yanked.
+    fn check_file_details(&mut self) -> Result<bool, CompactError> {
+        self.str()?;
+        self.str()?;
+        for _ in 0..self.count()? {
+            self.str()?;
+            self.str()?;
+        }
+        self.opt_str()?;
+        if self.flag()? {
+            self.varint()?;
+        }
+        let yanked = self.opt_str()?.is_some();
+        match self.byte()? {
+            0..=2 => {}
+            3 => {
+                self.str()?;
+            }
+            _ => return Err(CompactError::Malformed),
+        }
+        Ok(yanked)
     }
 
     fn strings(&mut self) -> Result<Vec<String>, CompactError> {
@@ -717,12 +837,17 @@ mod tests {
         let (page, fingerprint) = sample();
         let bytes = encode(&page, &fingerprint);
         let wheels_only = |k: &FileKind| matches!(k, FileKind::Wheel { .. });
-        let from_copy = decode_releases(&bytes, &fingerprint, &page.name, &wheels_only).unwrap();
+        let from_copy =
+            decode_releases(Arc::new(bytes), &fingerprint, &page.name, &wheels_only).unwrap();
         let from_page = page_releases(page.clone(), &wheels_only);
         let show = |rs: &[ProjectRelease]| -> Vec<String> {
             rs.iter()
                 .map(|r| {
-                    let files: Vec<&str> = r.files.iter().map(|f| f.filename.as_str()).collect();
+                    let files: Vec<String> = r
+                        .files
+                        .iter()
+                        .map(|f| f.dist_file(&r.version).filename)
+                        .collect();
                     format!(
                         "{} {} {:?} {files:?}",
                         r.version, r.yanked, r.requires_python
@@ -739,8 +864,17 @@ mod tests {
             ]
         );
         assert_eq!(show(&from_copy), show(&from_page));
-        let kept: Vec<&DistFile> = from_copy.iter().flat_map(|r| &r.files).collect();
-        assert_eq!(kept, [&page.files[1], &page.files[2]]);
+        let kept: Vec<DistFile> = from_copy
+            .iter()
+            .flat_map(|r| r.files.iter().map(|f| f.dist_file(&r.version)))
+            .collect();
+        assert_eq!(kept, [page.files[1].clone(), page.files[2].clone()]);
+        // What judging needs is at hand without reading the files whole.
+        let facts: Vec<(bool, Option<jiff::Timestamp>)> = from_copy
+            .iter()
+            .flat_map(|r| r.files.iter().map(|f| (f.yanked, f.upload_time)))
+            .collect();
+        assert_eq!(facts, [(true, page.files[1].upload_time), (true, None)]);
     }
 
     #[test]

@@ -40,7 +40,7 @@ pub use cache_usage::{
     CacheEntry, EntryKind, Tally,
 };
 pub use client::{IndexClient, IndexConfig, PYPI_SIMPLE};
-pub use compact_page::ProjectRelease;
+pub use compact_page::{ProjectRelease, ReleaseFile};
 pub use dist_file::{DistFile, MetadataHint};
 pub use error::PypiError;
 pub use filename::{DistFilename, FileKind, FilenameError, SdistFormat};

@@ -6,9 +6,10 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use super::catalog::{parse_requires_python, Catalog, CatalogError, Release, ReleaseMetadata};
+use super::release_files::ReleaseFiles;
 use super::target::Target;
 use crate::names::DistName;
-use crate::pypi::{DistFile, FileKind, IndexClient};
+use crate::pypi::{DistFile, FileKind, IndexClient, ReleaseFile};
 use crate::python::wheel_platform_fits;
 
 /// Reads releases and metadata from an index, memoizing both for the catalog's lifetime.
@@ -30,17 +31,24 @@ impl<'c> IndexCatalog<'c> {
 }
 
 /// The file whose metadata speaks for the release on `target`: a wheel that installs there
-/// (unyanked first), else an sdist (what would be built), else any wheel.
+/// (unyanked first), else an sdist (what would be built), else any wheel. Only that release's
+/// files are read whole.
 fn metadata_file<'r>(release: &'r Release, target: &Target) -> Option<&'r DistFile> {
+    let entries = release.files.entries();
     let fitting =
-        |f: &&DistFile| matches!(&f.kind, FileKind::Wheel { tags, .. } if target.fits(tags));
-    let files = &release.files;
-    files
+        |f: &&ReleaseFile| matches!(&f.kind, FileKind::Wheel { tags, .. } if target.fits(tags));
+    let chosen = entries
         .iter()
         .filter(fitting)
-        .min_by_key(|f| f.is_yanked())
-        .or_else(|| files.iter().find(|f| !f.is_wheel()))
-        .or_else(|| files.first())
+        .min_by_key(|f| f.yanked)
+        .or_else(|| {
+            entries
+                .iter()
+                .find(|f| matches!(f.kind, FileKind::Sdist { .. }))
+        })
+        .or_else(|| entries.first())?;
+    let at = entries.iter().position(|e| std::ptr::eq(e, chosen))?;
+    release.files.whole().get(at)
 }
 
 impl Catalog for IndexCatalog<'_> {
@@ -65,9 +73,9 @@ impl Catalog for IndexCatalog<'_> {
             .into_iter()
             .map(|r| Release {
                 requires_python: r.requires_python.as_deref().and_then(parse_requires_python),
+                files: ReleaseFiles::lazy(r.version.clone(), r.files),
                 version: r.version,
                 yanked: r.yanked,
-                files: r.files,
             })
             .collect();
         lock(&self.releases).insert(dist.clone(), releases.clone());
