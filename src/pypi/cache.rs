@@ -196,9 +196,10 @@ impl Cache {
         self.sharded("compact", &key)
     }
 
-    /// The compact copy of a page (see `compact_page`), whatever page it was made from.
-    pub fn get_compact(&self, url: &str, accept: &str) -> Option<Vec<u8>> {
-        std::fs::read(self.compact_path(url, accept)).ok()
+    /// The compact copy of a page (see `compact_page`), whatever page it was made from,
+    /// opened to be read in parts. A copy replaced meanwhile leaves this one readable.
+    pub fn open_compact(&self, url: &str, accept: &str) -> Option<std::fs::File> {
+        std::fs::File::open(self.compact_path(url, accept)).ok()
     }
 
     pub fn put_compact(&self, url: &str, accept: &str, bytes: &[u8]) -> Result<(), PypiError> {

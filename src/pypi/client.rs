@@ -1,5 +1,4 @@
 use std::path::PathBuf;
-use std::sync::Arc;
 use std::time::Duration;
 
 use reqwest::header::{HeaderName, HeaderValue, ACCEPT, IF_MODIFIED_SINCE, IF_NONE_MATCH};
@@ -123,7 +122,7 @@ impl IndexClient {
     pub fn project(&self, name: &DistName) -> Result<ProjectPage, PypiError> {
         self.read_project(
             name,
-            |bytes, fingerprint| compact_page::decode(&bytes, fingerprint, name),
+            |file, fingerprint| compact_page::decode(file, fingerprint, name),
             |page| page,
         )
     }
@@ -138,9 +137,7 @@ impl IndexClient {
     ) -> Result<Vec<ProjectRelease>, PypiError> {
         self.read_project(
             name,
-            |bytes, fingerprint| {
-                compact_page::decode_releases(Arc::new(bytes), fingerprint, name, keep)
-            },
+            |file, fingerprint| compact_page::decode_releases(file, fingerprint, name, keep),
             |page| compact_page::page_releases(page, keep),
         )
     }
@@ -150,7 +147,7 @@ impl IndexClient {
     fn read_project<T>(
         &self,
         name: &DistName,
-        from_compact: impl Fn(Vec<u8>, &PageFingerprint) -> Result<T, CompactError>,
+        from_compact: impl Fn(std::fs::File, &PageFingerprint) -> Result<T, CompactError>,
         from_page: impl FnOnce(ProjectPage) -> T,
     ) -> Result<T, PypiError> {
         let url = self
@@ -162,8 +159,8 @@ impl IndexClient {
             })?;
         let key = url.as_str();
         let compact = |fingerprint: &PageFingerprint| {
-            let bytes = self.cache.get_compact(key, ACCEPT_SIMPLE)?;
-            from_compact(bytes, fingerprint).ok()
+            let file = self.cache.open_compact(key, ACCEPT_SIMPLE)?;
+            from_compact(file, fingerprint).ok()
         };
         if let Some(header) = self.cache.get_page_header(key, ACCEPT_SIMPLE) {
             if self.serves_as_is(&header) {

@@ -12,17 +12,25 @@
 //! A page that changed, a different format version, a failed checksum or a truncated entry
 //! all read as "no entry", and the page is parsed as before.
 //!
+//! A resolver reads only what it keeps: the head (every release and file, without names,
+//! URLs or hashes) and, for the files it keeps (those that may install here), their details,
+//! which sit together by wheel tag set. For numpy that is about a tenth of the copy.
+//!
 //! Format (integers LEB128 varints unless said; `str` is a length then UTF-8 bytes; `opt` a
-//! byte 0/1 then the value): `MAGIC`, crc32 of the rest (4 bytes LE), fingerprint (`str`
-//! digest, `str` final URL, `opt str` content type), `str` name, `str` page URL, format byte;
-//! releases in PEP 440 order (count, then each: `str` version in its display form, `opt str`
-//! Requires-Python, yanked byte); wheel tag sets (count, then each: python, abi and platform
-//! tags as a count and `str`s); files in page order (count, then each: release index, kind
-//! (0 and an sdist format, or 1, a tag set index and `opt str` build tag), `opt` upload time
-//! as zigzag seconds and zigzag nanoseconds, yanked byte, then the length of the rest and the
-//! rest: `str` filename, `str` URL, hashes (count, `str` algorithm and `str` digest each),
-//! `opt str` requires-python, `opt` size, `opt str` yanked reason, core-metadata hint);
-//! skipped file names (count, `str` each; their reasons are found again from the name).
+//! byte 0/1 then the value; `u32` 4 bytes little-endian): `MAGIC`, `u32` head length, `u32`
+//! crc32 of the head, the head, then the details of each group of files: sdists first, then
+//! one group per wheel tag set, each group's files in page order.
+//! The head: fingerprint (`str` digest, `str` final URL, `opt str` content type), `str` name,
+//! `str` page URL, format byte; releases in PEP 440 order (count, then each: `str` version in
+//! its display form, `opt str` Requires-Python, yanked byte); wheel tag sets (count, then
+//! each: python, abi and platform tags as a count and `str`s); files in page order (count,
+//! then each: release index, kind (0 and an sdist format, or 1, a tag set index and `opt str`
+//! build tag), `opt` upload time as zigzag seconds and zigzag nanoseconds, yanked byte, length
+//! of its details); groups (count, then each: length, `u32` crc32); skipped file names (count,
+//! `str` each; their reasons are found again from the name).
+//! A file's details: `str` filename, `str` URL, hashes (count, `str` algorithm and `str`
+//! digest each), `opt str` requires-python, `opt` size, `opt str` yanked reason, core-metadata
+//! hint.
 
 use std::collections::{BTreeMap, HashMap};
 use std::str::FromStr;
@@ -39,7 +47,7 @@ use crate::names::DistName;
 
 /// Bumped whenever the layout or the meaning of a field changes: older entries then read as
 /// absent and are made again.
-const MAGIC: &[u8] = b"nbenv-compact-page-v2\n";
+const MAGIC: &[u8] = b"nbenv-compact-page-v3\n";
 
 /// What identifies the page body a compact entry was made from.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -245,20 +253,25 @@ pub fn encode(page: &ProjectPage, fingerprint: &PageFingerprint) -> Vec<u8> {
         }
     }
 
+    // Each file's head; its details go to its group (sdists, then one per tag set).
+    let mut groups: Vec<Writer> = (0..=tag_sets.len()).map(|_| Writer::default()).collect();
     w.varint(page.files.len() as u64);
     for file in &page.files {
         w.varint(version_at[&file.version]);
-        match &file.kind {
+        let group = match &file.kind {
             FileKind::Sdist { format } => {
                 w.byte(0);
                 w.byte(sdist_code(*format));
+                0
             }
             FileKind::Wheel { build, tags } => {
                 w.byte(1);
-                w.varint(tag_at[&**tags]);
+                let t = tag_at[&**tags];
+                w.varint(t);
                 w.opt_str(build.as_deref());
+                t as usize + 1
             }
-        }
+        };
         match file.upload_time {
             Some(t) => {
                 w.byte(1);
@@ -269,26 +282,66 @@ pub fn encode(page: &ProjectPage, fingerprint: &PageFingerprint) -> Vec<u8> {
             None => w.byte(0),
         }
         w.byte(u8::from(file.is_yanked()));
-        // The rest, behind its length: skipped in one step for a file not kept, read later
-        // for one kept.
-        let mut rest = Writer::default();
-        rest.file_details(file);
-        w.varint(rest.0.len() as u64);
-        w.0.extend_from_slice(&rest.0);
+        let before = groups[group].0.len();
+        groups[group].file_details(file);
+        w.varint((groups[group].0.len() - before) as u64);
+    }
+    w.varint(groups.len() as u64);
+    for g in &groups {
+        w.varint(g.0.len() as u64);
+        w.0.extend_from_slice(&crc32fast::hash(&g.0).to_le_bytes());
     }
     w.varint(page.skipped.len() as u64);
     for s in &page.skipped {
         w.str(&s.filename);
     }
-    let body = w.0;
-    let mut out = Vec::with_capacity(MAGIC.len() + 4 + body.len());
+    let head = w.0;
+    let details: usize = groups.iter().map(|g| g.0.len()).sum();
+    let mut out = Vec::with_capacity(HEADER + head.len() + details);
     out.extend_from_slice(MAGIC);
-    out.extend_from_slice(&crc32fast::hash(&body).to_le_bytes());
-    out.extend_from_slice(&body);
+    out.extend_from_slice(&(head.len() as u32).to_le_bytes());
+    out.extend_from_slice(&crc32fast::hash(&head).to_le_bytes());
+    out.extend_from_slice(&head);
+    for g in groups {
+        out.extend_from_slice(&g.0);
+    }
     out
 }
 
-/// A decoded entry: the page's releases with the kept files, or the whole page.
+/// Bytes before the head: the magic line, the head's length and its crc32.
+const HEADER: usize = MAGIC.len() + 8;
+
+/// Where a compact copy is read from, in parts: its file, or the whole copy in memory.
+pub trait CopySource {
+    fn read_at(&mut self, offset: u64, len: usize) -> Result<Vec<u8>, CompactError>;
+}
+
+impl CopySource for &[u8] {
+    fn read_at(&mut self, offset: u64, len: usize) -> Result<Vec<u8>, CompactError> {
+        let start = usize::try_from(offset).map_err(|_| CompactError::Malformed)?;
+        self.get(start..start.checked_add(len).ok_or(CompactError::Malformed)?)
+            .map(<[u8]>::to_vec)
+            .ok_or(CompactError::Malformed)
+    }
+}
+
+impl CopySource for std::fs::File {
+    fn read_at(&mut self, offset: u64, len: usize) -> Result<Vec<u8>, CompactError> {
+        use std::io::{Read, Seek, SeekFrom};
+        let size = self.metadata().map_err(|_| CompactError::Malformed)?.len();
+        if offset.saturating_add(len as u64) > size {
+            return Err(CompactError::Malformed);
+        }
+        self.seek(SeekFrom::Start(offset))
+            .map_err(|_| CompactError::Malformed)?;
+        let mut buf = vec![0; len];
+        self.read_exact(&mut buf)
+            .map_err(|_| CompactError::Malformed)?;
+        Ok(buf)
+    }
+}
+
+/// A decoded copy: the page's releases with the kept files, or the whole page.
 struct Decoded {
     url: String,
     format: PageFormat,
@@ -298,14 +351,14 @@ struct Decoded {
     skipped: Vec<SkippedFile>,
 }
 
-/// Decodes an entry for project `name` into the whole page, if it was made from the page
+/// Decodes a copy for project `name` into the whole page, if it was made from the page
 /// `expected` identifies.
 pub fn decode(
-    bytes: &[u8],
+    mut source: impl CopySource,
     expected: &PageFingerprint,
     name: &DistName,
 ) -> Result<ProjectPage, CompactError> {
-    let d = decode_inner(bytes, None, expected, name, None)?;
+    let d = decode_inner(&mut source, expected, name, None)?;
     Ok(ProjectPage {
         name: name.clone(),
         url: d.url,
@@ -315,36 +368,55 @@ pub fn decode(
     })
 }
 
-/// Decodes an entry for project `name` into its releases, oldest first, with only the files
-/// `keep` accepts (judged once per distinct tag set), if it was made from the page
-/// `expected` identifies. The kept files' details stay in `bytes` until asked for.
+/// Decodes a copy for project `name` into its releases, oldest first, with only the files
+/// `keep` accepts (judged once per tag set), if it was made from the page `expected`
+/// identifies. Only the head and the details of kept files are read; those details stay as
+/// bytes until asked for.
 pub fn decode_releases(
-    bytes: Arc<Vec<u8>>,
+    mut source: impl CopySource,
     expected: &PageFingerprint,
     name: &DistName,
     keep: &dyn Fn(&FileKind) -> bool,
 ) -> Result<Vec<ProjectRelease>, CompactError> {
-    Ok(decode_inner(&bytes, Some(&bytes), expected, name, Some(keep))?.releases)
+    Ok(decode_inner(&mut source, expected, name, Some(keep))?.releases)
 }
 
-/// With `keep`, files go to their releases, their details left in `shared` (the same bytes);
+/// One file's head, as read before its details.
+struct FileHead {
+    release: usize,
+    kind: FileKind,
+    upload_time: Option<jiff::Timestamp>,
+    yanked: bool,
+    group: usize,
+    /// Its details' place in its group.
+    offset: usize,
+    len: usize,
+}
+
+/// With `keep`, the kept files go to their releases (their details left as bytes, checked);
 /// without, every file is read whole into the page's list.
 fn decode_inner(
-    bytes: &[u8],
-    shared: Option<&Arc<Vec<u8>>>,
+    source: &mut dyn CopySource,
     expected: &PageFingerprint,
     name: &DistName,
     keep: Option<&dyn Fn(&FileKind) -> bool>,
 ) -> Result<Decoded, CompactError> {
-    let rest = bytes.strip_prefix(MAGIC).ok_or(CompactError::Foreign)?;
-    let (sum, body) = rest.split_at_checked(4).ok_or(CompactError::Malformed)?;
-    let sum = u32::from_le_bytes(sum.try_into().expect("4 bytes"));
-    if crc32fast::hash(body) != sum {
+    let header = source
+        .read_at(0, HEADER)
+        .map_err(|_| CompactError::Foreign)?;
+    if !header.starts_with(MAGIC) {
+        return Err(CompactError::Foreign);
+    }
+    let word = |at: usize| u32::from_le_bytes(header[at..at + 4].try_into().expect("4 bytes"));
+    let (head_len, head_sum) = (word(MAGIC.len()) as usize, word(MAGIC.len() + 4));
+    let head = source.read_at(HEADER as u64, head_len)?;
+    if crc32fast::hash(&head) != head_sum {
         return Err(CompactError::Checksum);
     }
-    // Offsets into `bytes` of the body's bytes.
-    let base = MAGIC.len() + 4;
-    let mut r = Reader { bytes: body, at: 0 };
+    let mut r = Reader {
+        bytes: &head,
+        at: 0,
+    };
     let fingerprint = PageFingerprint {
         digest: r.str()?.to_string(),
         final_url: r.str()?.to_string(),
@@ -396,19 +468,21 @@ fn decode_inner(
         })
         .collect();
     let n_files = r.count()?;
-    let mut files = Vec::with_capacity(if keep.is_none() { n_files } else { 0 });
+    let mut heads = Vec::with_capacity(n_files);
+    let mut filled = vec![0usize; n_tags + 1];
+    let mut group_kept = vec![false; n_tags + 1];
     for _ in 0..n_files {
-        let at = r.varint()? as usize;
-        if at >= releases.len() {
+        let release = r.varint()? as usize;
+        if release >= releases.len() {
             return Err(CompactError::Malformed);
         }
-        let (kind, kept) = match r.byte()? {
+        let (kind, group, kept) = match r.byte()? {
             0 => {
                 let kind = FileKind::Sdist {
                     format: sdist_format(r.byte()?)?,
                 };
                 let kept = keep.is_none_or(|keep| keep(&kind));
-                (Some(kind), kept)
+                (Some(kind), 0, kept)
             }
             1 => {
                 let t = r.varint()? as usize;
@@ -418,47 +492,41 @@ fn decode_inner(
                     build: build.map(str::to_string),
                     tags: tag_sets[t].clone(),
                 });
-                (kind, kept)
+                (kind, t + 1, kept)
             }
             _ => return Err(CompactError::Malformed),
         };
         let upload_time = r.upload_time()?;
         let yanked = r.flag()?;
-        let len = r.count()?;
-        let start = r.at;
-        let details = r.take(len)?;
-        let Some(kind) = kind.filter(|_| kept) else {
-            continue;
-        };
-        let mut d = Reader {
-            bytes: details,
-            at: 0,
-        };
-        match shared {
-            None => {
-                let file = d.file_details(releases[at].version.clone(), kind, upload_time)?;
-                if d.at != details.len() || file.is_yanked() != yanked {
-                    return Err(CompactError::Malformed);
-                }
-                files.push(file);
-            }
-            Some(bytes) => {
-                // Checked now, so that reading it later cannot fail.
-                if d.check_file_details()? != yanked || d.at != details.len() {
-                    return Err(CompactError::Malformed);
-                }
-                releases[at].files.push(ReleaseFile {
-                    kind,
-                    upload_time,
-                    yanked,
-                    rest: FileRest::Compact {
-                        bytes: bytes.clone(),
-                        start: base + start,
-                        end: base + start + len,
-                    },
-                });
-            }
+        let len = r.varint()? as usize;
+        let offset = filled[group];
+        filled[group] = offset.checked_add(len).ok_or(CompactError::Malformed)?;
+        if let (Some(kind), true) = (kind, kept) {
+            group_kept[group] = true;
+            heads.push(FileHead {
+                release,
+                kind,
+                upload_time,
+                yanked,
+                group,
+                offset,
+                len,
+            });
         }
+    }
+    if r.count()? != n_tags + 1 {
+        return Err(CompactError::Malformed);
+    }
+    let mut groups = Vec::with_capacity(n_tags + 1);
+    let mut at = (HEADER + head_len) as u64;
+    for g in 0..=n_tags {
+        let len = r.varint()? as usize;
+        let sum = u32::from_le_bytes(r.take(4)?.try_into().expect("4 bytes"));
+        if len != filled[g] {
+            return Err(CompactError::Malformed);
+        }
+        groups.push((at, len, sum));
+        at += len as u64;
     }
     let mut skipped = Vec::new();
     for _ in 0..r.count()? {
@@ -473,8 +541,54 @@ fn decode_inner(
             error,
         });
     }
-    if r.at != body.len() {
+    if r.at != head.len() {
         return Err(CompactError::Malformed);
+    }
+    // The details of the kept groups, each read once and checked.
+    let mut bytes: Vec<Option<Arc<Vec<u8>>>> = vec![None; n_tags + 1];
+    for (g, &(offset, len, sum)) in groups.iter().enumerate() {
+        if !group_kept[g] {
+            continue;
+        }
+        let read = source.read_at(offset, len)?;
+        if crc32fast::hash(&read) != sum {
+            return Err(CompactError::Checksum);
+        }
+        bytes[g] = Some(Arc::new(read));
+    }
+    let mut files = Vec::with_capacity(if keep.is_none() { heads.len() } else { 0 });
+    for h in heads {
+        let group = bytes[h.group].as_ref().expect("kept groups were read");
+        let details = group
+            .get(h.offset..h.offset + h.len)
+            .ok_or(CompactError::Malformed)?;
+        let mut d = Reader {
+            bytes: details,
+            at: 0,
+        };
+        let version = &releases[h.release].version;
+        if keep.is_none() {
+            let file = d.file_details(version.clone(), h.kind, h.upload_time)?;
+            if d.at != details.len() || file.is_yanked() != h.yanked {
+                return Err(CompactError::Malformed);
+            }
+            files.push(file);
+        } else {
+            // Checked now, so that reading it later cannot fail.
+            if d.check_file_details()? != h.yanked || d.at != details.len() {
+                return Err(CompactError::Malformed);
+            }
+            releases[h.release].files.push(ReleaseFile {
+                kind: h.kind,
+                upload_time: h.upload_time,
+                yanked: h.yanked,
+                rest: FileRest::Compact {
+                    bytes: group.clone(),
+                    start: h.offset,
+                    end: h.offset + h.len,
+                },
+            });
+        }
     }
     Ok(Decoded {
         url,
@@ -826,7 +940,7 @@ mod tests {
     fn round_trips_the_whole_page() {
         let (page, fingerprint) = sample();
         let bytes = encode(&page, &fingerprint);
-        let back = decode(&bytes, &fingerprint, &page.name).unwrap();
+        let back = decode(&bytes[..], &fingerprint, &page.name).unwrap();
         assert_eq!(back.files, page.files);
         assert_eq!(back.skipped, page.skipped);
         assert_eq!((back.url, back.format), (page.url.clone(), page.format));
@@ -838,7 +952,7 @@ mod tests {
         let bytes = encode(&page, &fingerprint);
         let wheels_only = |k: &FileKind| matches!(k, FileKind::Wheel { .. });
         let from_copy =
-            decode_releases(Arc::new(bytes), &fingerprint, &page.name, &wheels_only).unwrap();
+            decode_releases(&bytes[..], &fingerprint, &page.name, &wheels_only).unwrap();
         let from_page = page_releases(page.clone(), &wheels_only);
         let show = |rs: &[ProjectRelease]| -> Vec<String> {
             rs.iter()
@@ -891,18 +1005,19 @@ mod tests {
         };
         for expected in [&other_body, &other_type] {
             assert_eq!(
-                decode(&bytes, expected, &page.name).unwrap_err(),
+                decode(&bytes[..], expected, &page.name).unwrap_err(),
                 CompactError::Stale
             );
         }
         let other = DistName::new("demo2").unwrap();
         assert_eq!(
-            decode(&bytes, &fingerprint, &other).unwrap_err(),
+            decode(&bytes[..], &fingerprint, &other).unwrap_err(),
             CompactError::Stale
         );
     }
 
-    /// Every prefix and every single-byte change is refused, never a panic or a wrong page.
+    /// Every prefix and every single-byte change is refused, never a panic or a wrong page;
+    /// reading releases, a damaged group of files not kept goes unread.
     #[test]
     fn damage_is_always_refused() {
         let (page, fingerprint) = sample();
@@ -916,10 +1031,30 @@ mod tests {
         for at in 0..bytes.len() {
             let mut damaged = bytes.clone();
             damaged[at] ^= 0x01;
-            assert!(decode(&damaged, &fingerprint, &page.name).is_err(), "{at}");
+            assert!(
+                decode(&damaged[..], &fingerprint, &page.name).is_err(),
+                "{at}"
+            );
         }
+        let sdists_only = |k: &FileKind| matches!(k, FileKind::Sdist { .. });
+        let mut wheel_damaged = bytes.clone();
+        let last = wheel_damaged.len() - 1;
+        wheel_damaged[last] ^= 0x01; // in the last tag set's group
+        assert!(decode(&wheel_damaged[..], &fingerprint, &page.name).is_err());
+        let releases =
+            decode_releases(&wheel_damaged[..], &fingerprint, &page.name, &sdists_only).unwrap();
+        let kept: Vec<String> = releases
+            .iter()
+            .flat_map(|r| r.files.iter().map(|f| f.dist_file(&r.version).filename))
+            .collect();
+        assert_eq!(kept, ["demo-0.9.zip", "demo-1.10.tar.gz"]);
+
+        // Bytes after the last group are never read: harmless.
         let mut longer = bytes.clone();
         longer.push(0);
-        assert!(decode(&longer, &fingerprint, &page.name).is_err());
+        assert_eq!(
+            decode(&longer[..], &fingerprint, &page.name).unwrap().files,
+            page.files
+        );
     }
 }

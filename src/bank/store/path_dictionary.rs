@@ -175,6 +175,22 @@ impl PathDictionary {
         self.added_by_id.insert(id, shared);
     }
 
+    /// The smallest and largest id among the decoded paths.
+    pub fn id_range(&self) -> Option<(i64, i64)> {
+        match self.by_id() {
+            ById::Range { first, table } => Some((*first, *first + table.len() as i64 - 1)),
+            ById::Sorted(order) => Some((
+                self.sorted[*order.first()? as usize].id,
+                self.sorted[*order.last()? as usize].id,
+            )),
+        }
+    }
+
+    /// How many paths were decoded (a writer's inserts aside).
+    pub fn len_decoded(&self) -> usize {
+        self.sorted.len()
+    }
+
     pub fn len(&self) -> usize {
         self.iter().count()
     }

@@ -10,6 +10,7 @@ use std::str::FromStr;
 use std::collections::HashMap;
 use std::rc::Rc;
 
+use super::path_dictionary::PathDictionary;
 use super::resolve::{ApiRowInfo, Resolved, Resolver};
 use super::{DistId, ReleaseSet, Store, StoreError};
 use crate::bank::extract::{ParamKind, Signature};
@@ -204,9 +205,18 @@ impl Store {
                 present = present.union(&row.presence().intersection(&class.presence()));
             }
         }
-        let open = self
-            .open_classes(dist_id, &facts)?
+        // Open classes can only make unknown the indexed releases that lack the member and
+        // were not introspected: when there are none, they need not be read.
+        let undecided = releases
+            .indexed
+            .difference(&present)
             .difference(&releases.introspected);
+        let open = if undecided.is_empty() {
+            ReleaseSet::new()
+        } else {
+            self.open_classes(dist_id, &facts, &dictionary)?
+                .difference(&releases.introspected)
+        };
         Ok(Presence::split(
             &releases.registered,
             &releases.indexed,
@@ -261,28 +271,57 @@ impl Store {
     }
 
     /// The releases where some class of the distribution is open to static reading.
-    fn open_classes(&self, dist_id: DistId, facts: &DistFacts) -> Result<ReleaseSet, StoreError> {
+    fn open_classes(
+        &self,
+        dist_id: DistId,
+        facts: &DistFacts,
+        dictionary: &PathDictionary,
+    ) -> Result<ReleaseSet, StoreError> {
         if let Some(found) = facts.open_classes.get() {
             return Ok(found.clone());
         }
-        let found = self.read_open_classes(dist_id)?;
+        let found = self.read_open_classes(dist_id, dictionary)?;
         Ok(facts.open_classes.get_or_init(|| found).clone())
     }
 
-    fn read_open_classes(&self, dist_id: DistId) -> Result<ReleaseSet, StoreError> {
+    /// A scan of the distribution's APIs. Its rows were mostly added together, so when its ids
+    /// (the dictionary's) lie close, the table is read in id order over that range, about
+    /// twice as fast as following the distribution's index to each row; otherwise through the
+    /// index.
+    fn read_open_classes(
+        &self,
+        dist_id: DistId,
+        dictionary: &PathDictionary,
+    ) -> Result<ReleaseSet, StoreError> {
         let err = self.err();
-        let rows: Vec<(Vec<u8>, Vec<u8>)> = self
-            .conn()
-            .prepare_cached(
-                "SELECT open, runtime FROM apis WHERE dist_id = ?1 AND kind = ?2 AND open != x''",
-            )
-            .map_err(&err)?
-            .query_map(rusqlite::params![dist_id, ApiKind::Class.code()], |r| {
-                Ok((r.get(0)?, r.get(1)?))
-            })
-            .map_err(&err)?
-            .collect::<Result<_, _>>()
-            .map_err(&err)?;
+        let close = dictionary
+            .id_range()
+            .filter(|(first, last)| last.abs_diff(*first) / 2 <= dictionary.len_decoded() as u64);
+        let kind = ApiKind::Class.code();
+        let read = |r: &rusqlite::Row<'_>| Ok((r.get(0)?, r.get(1)?));
+        let rows: Vec<(Vec<u8>, Vec<u8>)> = match close {
+            // `+dist_id` keeps SQLite from taking the index for this term.
+            Some((first, last)) => self
+                .conn()
+                .prepare_cached(
+                    "SELECT open, runtime FROM apis WHERE id BETWEEN ?3 AND ?4 AND +dist_id = ?1
+                     AND kind = ?2 AND open != x''",
+                )
+                .map_err(&err)?
+                .query_map(rusqlite::params![dist_id, kind, first, last], read)
+                .map_err(&err)?
+                .collect::<Result<_, _>>(),
+            None => self
+                .conn()
+                .prepare_cached(
+                    "SELECT open, runtime FROM apis WHERE dist_id = ?1 AND kind = ?2 AND open != x''",
+                )
+                .map_err(&err)?
+                .query_map(rusqlite::params![dist_id, kind], read)
+                .map_err(&err)?
+                .collect::<Result<_, _>>(),
+        }
+        .map_err(&err)?;
         let mut out = ReleaseSet::new();
         for (open, runtime) in rows {
             out = out.union(

@@ -380,3 +380,33 @@ fn member_presence_reads_every_owning_class_and_sees_later_writes() {
     assert_eq!(versions(&shape.present), ["1.0", "2.0", "3.0"]);
     assert!(shape.not_indexed.is_empty());
 }
+
+/// A member no class lists is unknown where some class is open to static reading (read by a
+/// range scan of the distribution's rows), and not where every indexed release has it.
+#[test]
+fn member_presence_is_unknown_only_where_an_open_class_could_have_it() {
+    let mut bank = Bank::new(&["1.0", "2.0"]);
+    let open = "def _ops(cls):\n    for n in ['add']:\n        setattr(cls, n, None)\n\
+                class Frame:\n    def head(self): pass\n_ops(Frame)\n";
+    bank.write("1.0", &[("pkg/__init__.py", open)]);
+    bank.write(
+        "2.0",
+        &[(
+            "pkg/__init__.py",
+            "class Frame:\n    def head(self): pass\n",
+        )],
+    );
+    let rows = bank.rows.clone();
+    let versions = |set: &ReleaseSet| -> Vec<String> {
+        rows.iter()
+            .filter(|r| set.contains(r.slot))
+            .map(|r| r.version.to_string())
+            .collect()
+    };
+    let ix = bank.store.member_presence(bank.dist, "ix").unwrap();
+    assert_eq!(versions(&ix.unknown), ["1.0"]);
+    assert_eq!(versions(&ix.absent), ["2.0"]);
+    let head = bank.store.member_presence(bank.dist, "head").unwrap();
+    assert_eq!(versions(&head.present), ["1.0", "2.0"]);
+    assert!(head.unknown.is_empty() && head.absent.is_empty());
+}
