@@ -519,10 +519,10 @@ fn decode_inner(
     }
     let mut groups = Vec::with_capacity(n_tags + 1);
     let mut at = (HEADER + head_len) as u64;
-    for g in 0..=n_tags {
+    for expected in &filled {
         let len = r.varint()? as usize;
         let sum = u32::from_le_bytes(r.take(4)?.try_into().expect("4 bytes"));
-        if len != filled[g] {
+        if len != *expected {
             return Err(CompactError::Malformed);
         }
         groups.push((at, len, sum));
