@@ -14,6 +14,7 @@ use super::error::PypiError;
 use super::filename::{FileKind, SdistFormat};
 use super::http::{Budget, EventSink, HttpClient, HttpConfig, HttpEvent};
 use super::metadata::{CoreMetadata, MetadataSource};
+use super::metadata_memo;
 use super::project::{PageFormat, ProjectPage};
 use super::remote_file::RemoteFile;
 use super::sdist::{is_streamed, unsupported};
@@ -346,9 +347,26 @@ impl IndexClient {
             file: file.filename.clone(),
             message,
         };
-        match &file.kind {
+        let hinted = matches!(file.kind, FileKind::Wheel { .. })
+            && file.core_metadata != MetadataHint::Absent;
+        let pep658_key = format!("{}.metadata", file.cache_key());
+        if hinted {
+            if let Some(bytes) = self.cache.get_blob("metadata", &pep658_key) {
+                let meta = CoreMetadata::parse(&bytes).map_err(bad)?;
+                return Ok((meta, MetadataSource::Pep658));
+            }
+        }
+        // Read out of this very archive before: no request, no archive to open.
+        if let Some(found) = self
+            .cache
+            .get_blob("metadata", &metadata_memo::key(file))
+            .and_then(|bytes| metadata_memo::decode(&bytes))
+        {
+            return Ok(found);
+        }
+        let (raw, source) = match &file.kind {
             FileKind::Wheel { .. } => {
-                if file.core_metadata != MetadataHint::Absent {
+                if hinted {
                     if let Some(bytes) = self.pep658_metadata(file)? {
                         let meta = CoreMetadata::parse(&bytes).map_err(bad)?;
                         return Ok((meta, MetadataSource::Pep658));
@@ -361,10 +379,10 @@ impl IndexClient {
                 let contents = self.read_archive(file, &is_metadata)?;
                 let member = contents
                     .members
-                    .first()
+                    .into_iter()
+                    .next()
                     .ok_or_else(|| bad("the wheel has no .dist-info/METADATA".into()))?;
-                let meta = CoreMetadata::parse(&member.data).map_err(bad)?;
-                Ok((meta, MetadataSource::Wheel))
+                (member.data, MetadataSource::Wheel)
             }
             FileKind::Sdist { .. } => {
                 let is_pkg_info = |name: &str| {
@@ -376,13 +394,20 @@ impl IndexClient {
                 let contents = self.read_archive(file, &is_pkg_info)?;
                 let member = contents
                     .members
-                    .iter()
+                    .into_iter()
                     .min_by_key(|m| m.name.len())
                     .ok_or_else(|| bad("the sdist has no PKG-INFO".into()))?;
-                let meta = CoreMetadata::parse(&member.data).map_err(bad)?;
-                Ok((meta, MetadataSource::Sdist))
+                (member.data, MetadataSource::Sdist)
             }
-        }
+        };
+        let meta = CoreMetadata::parse(&raw).map_err(bad)?;
+        // A memo that fails to be written only costs the next run the archive read.
+        let _ = self.cache.put_blob(
+            "metadata",
+            &metadata_memo::key(file),
+            &metadata_memo::encode(source, &raw),
+        );
+        Ok((meta, source))
     }
 
     /// The PEP 658 file, or `None` when the index has none for this file (or, offline, when

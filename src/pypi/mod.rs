@@ -16,6 +16,7 @@ mod filename;
 mod http;
 mod limiter;
 mod metadata;
+mod metadata_memo;
 mod project;
 #[cfg(test)]
 mod properties;
