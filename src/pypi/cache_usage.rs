@@ -22,16 +22,19 @@ pub enum EntryKind {
     Lengths,
     /// Index pages in nbenv's binary form, each tied to the page body it was made from.
     Compact,
+    /// The bank's path dictionaries decoded, named by the chunks they were decoded from.
+    Dictionaries,
 }
 
 impl EntryKind {
-    pub const ALL: [EntryKind; 6] = [
+    pub const ALL: [EntryKind; 7] = [
         EntryKind::Pages,
         EntryKind::Compact,
         EntryKind::Files,
         EntryKind::Ranges,
         EntryKind::Metadata,
         EntryKind::Lengths,
+        EntryKind::Dictionaries,
     ];
 
     pub fn dir_name(self) -> &'static str {
@@ -42,6 +45,7 @@ impl EntryKind {
             EntryKind::Metadata => "metadata",
             EntryKind::Lengths => "lengths",
             EntryKind::Compact => "compact",
+            EntryKind::Dictionaries => "dictionaries",
         }
     }
 
@@ -49,7 +53,7 @@ impl EntryKind {
     pub fn evictable(self) -> bool {
         matches!(
             self,
-            EntryKind::Files | EntryKind::Ranges | EntryKind::Metadata
+            EntryKind::Files | EntryKind::Ranges | EntryKind::Metadata | EntryKind::Dictionaries
         )
     }
 }

@@ -410,3 +410,65 @@ fn member_presence_is_unknown_only_where_an_open_class_could_have_it() {
     assert_eq!(versions(&head.present), ["1.0", "2.0"]);
     assert!(head.unknown.is_empty() && head.absent.is_empty());
 }
+
+/// With a dictionary cache, a store decodes a distribution's dictionary once per content of
+/// its chunks: a later store reads the kept one; a write makes other chunks, under another
+/// name; a damaged entry is decoded again from the bank.
+#[test]
+fn decoded_dictionaries_are_kept_by_the_content_of_their_chunks() {
+    let mut bank = Bank::new(&["1.0", "2.0"]);
+    bank.write("1.0", &[("pkg/__init__.py", "def f(): pass\n")]);
+    let cache_dir = tempfile::tempdir().unwrap();
+    let cache = crate::pypi::Cache::new(cache_dir.path());
+    let entries = || -> Vec<std::path::PathBuf> {
+        crate::pypi::cache_entries(cache_dir.path(), crate::pypi::EntryKind::Dictionaries)
+            .into_iter()
+            .map(|e| e.path)
+            .collect()
+    };
+    let bank_file = bank._dir.path().join("bank.sqlite3");
+    let reader = || {
+        let mut store = Store::open_read_only(&bank_file).unwrap();
+        store.set_dictionary_cache(cache.clone());
+        store
+    };
+    assert_eq!(
+        reader()
+            .path_dictionary(bank.dist)
+            .unwrap()
+            .get("pkg.f")
+            .map(|_| ()),
+        Some(())
+    );
+    let kept = entries();
+    assert_eq!(kept.len(), 1);
+
+    // The kept entry is what a new store reads: one standing in for it shows through.
+    let mut marked = PathDictionary::default();
+    marked.insert("pkg.marked", 7);
+    let marked = PathDictionary::decode(&marked.encode()).unwrap();
+    std::fs::write(&kept[0], dictionary_cache::encode(&marked)).unwrap();
+    assert_eq!(
+        reader()
+            .path_dictionary(bank.dist)
+            .unwrap()
+            .get("pkg.marked"),
+        Some(7)
+    );
+
+    // A write changes the chunks: the entry does not speak for them.
+    bank.write("2.0", &[("pkg/__init__.py", "def g(): pass\n")]);
+    let d = reader().path_dictionary(bank.dist).unwrap();
+    assert_eq!(
+        (d.get("pkg.marked"), d.get("pkg.g").is_some()),
+        (None, true)
+    );
+    assert_eq!(entries().len(), 2);
+
+    // A damaged entry is decoded again.
+    for entry in entries() {
+        std::fs::write(&entry, b"nbenv-dictionary-v1\nnot a dictionary").unwrap();
+    }
+    let d = reader().path_dictionary(bank.dist).unwrap();
+    assert!(d.get("pkg.f").is_some() && d.get("pkg.g").is_some());
+}
