@@ -57,7 +57,6 @@ enum Part {
     ByteRanges,
     CoreMetadata,
     FileLengths,
-    DecodedDictionaries,
     SummaryCache,
     OldSummaryCaches,
     LeftoverTempFiles,
@@ -76,7 +75,6 @@ impl Part {
             Part::ByteRanges => "byte ranges",
             Part::CoreMetadata => "core metadata",
             Part::FileLengths => "file lengths",
-            Part::DecodedDictionaries => "decoded bank dictionaries",
             Part::SummaryCache => "summary cache",
             Part::OldSummaryCaches => "old summary caches",
             Part::LeftoverTempFiles => "left-over temporary files",
@@ -95,7 +93,6 @@ impl Part {
             EntryKind::Ranges => Part::ByteRanges,
             EntryKind::Metadata => Part::CoreMetadata,
             EntryKind::Lengths => Part::FileLengths,
-            EntryKind::Dictionaries => Part::DecodedDictionaries,
         }
     }
 

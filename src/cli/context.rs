@@ -18,15 +18,6 @@ pub fn cache_dir(global: &GlobalArgs) -> PathBuf {
     })
 }
 
-/// The cache as the bank's readers keep decoded dictionaries in it (see
-/// `SharedBank::open_with_dictionary_cache`), with the same budget as the index client's.
-pub fn dictionaries(global: &GlobalArgs) -> Option<nbenv::pypi::Cache> {
-    Some(nbenv::pypi::Cache::with_budget(
-        cache_dir(global),
-        global.cache_budget(),
-    ))
-}
-
 /// The index client, configured by the global options and the environment (checked already).
 pub fn index_client(global: &GlobalArgs) -> Result<IndexClient> {
     let mut config = IndexConfig::new(global.index_url().to_string(), cache_dir(global));

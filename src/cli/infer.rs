@@ -250,7 +250,7 @@ pub(super) fn infer_usages(
         Store::open(&bank_file)
             .with_context(|| format!("creating the bank at {}", bank_file.display()))?;
     }
-    let bank = SharedBank::open_with_dictionary_cache(&bank_file, context::dictionaries(global))?;
+    let bank = SharedBank::open(&bank_file)?;
     let client = context::index_client(global)?;
     // Import names nothing else knows are looked up on the index, unless asked not to.
     let on_index = IndexProviders::new(&client);

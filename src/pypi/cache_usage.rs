@@ -22,19 +22,16 @@ pub enum EntryKind {
     Lengths,
     /// Index pages in nbenv's binary form, each tied to the page body it was made from.
     Compact,
-    /// The bank's path dictionaries decoded, named by the chunks they were decoded from.
-    Dictionaries,
 }
 
 impl EntryKind {
-    pub const ALL: [EntryKind; 7] = [
+    pub const ALL: [EntryKind; 6] = [
         EntryKind::Pages,
         EntryKind::Compact,
         EntryKind::Files,
         EntryKind::Ranges,
         EntryKind::Metadata,
         EntryKind::Lengths,
-        EntryKind::Dictionaries,
     ];
 
     pub fn dir_name(self) -> &'static str {
@@ -45,7 +42,6 @@ impl EntryKind {
             EntryKind::Metadata => "metadata",
             EntryKind::Lengths => "lengths",
             EntryKind::Compact => "compact",
-            EntryKind::Dictionaries => "dictionaries",
         }
     }
 
@@ -53,7 +49,7 @@ impl EntryKind {
     pub fn evictable(self) -> bool {
         matches!(
             self,
-            EntryKind::Files | EntryKind::Ranges | EntryKind::Metadata | EntryKind::Dictionaries
+            EntryKind::Files | EntryKind::Ranges | EntryKind::Metadata
         )
     }
 }

@@ -5,7 +5,6 @@
 //! while a build writes, and an interrupted build loses only the release in flight.
 
 mod catalog;
-mod dictionary_cache;
 mod diff;
 mod error;
 mod ids;
@@ -54,8 +53,6 @@ pub struct Store {
     path: PathBuf,
     /// Decoded path dictionaries, kept for the next query of the same distribution.
     dictionaries: RefCell<HashMap<DistId, Rc<PathDictionary>>>,
-    /// Where decoded dictionaries are kept between processes, if anywhere.
-    dictionary_cache: Option<crate::pypi::Cache>,
     /// What presence queries read of a whole distribution, kept likewise.
     dist_facts: RefCell<HashMap<DistId, Rc<presence::DistFacts>>>,
     /// The writer lock, for a bank opened for writing.
@@ -92,7 +89,6 @@ impl Store {
             conn,
             path: path.to_path_buf(),
             dictionaries: RefCell::default(),
-            dictionary_cache: None,
             dist_facts: RefCell::default(),
             lock: Some(lock),
             seen_version: Cell::new(0),
@@ -160,7 +156,6 @@ impl Store {
             conn,
             path: path.to_path_buf(),
             dictionaries: RefCell::default(),
-            dictionary_cache: None,
             dist_facts: RefCell::default(),
             lock: None,
             seen_version: Cell::new(0),
@@ -262,14 +257,7 @@ impl Store {
 }
 
 impl Store {
-    /// Keeps decoded dictionaries in (and reads them from) `cache`, named by the chunks they
-    /// were decoded from.
-    pub fn set_dictionary_cache(&mut self, cache: crate::pypi::Cache) {
-        self.dictionary_cache = Some(cache);
-    }
-
-    /// The API paths of a distribution (empty when it has none yet), decoded once per `Store`
-    /// (and, with a dictionary cache, once per content of the chunks).
+    /// The API paths of a distribution (empty when it has none yet), decoded once per `Store`.
     pub fn path_dictionary(&self, dist_id: DistId) -> Result<Rc<PathDictionary>, StoreError> {
         if let Some(d) = self.dictionaries.borrow().get(&dist_id) {
             return Ok(d.clone());
@@ -282,19 +270,10 @@ impl Store {
                     .collect::<rusqlite::Result<_>>()
             })
             .map_err(self.err())?;
-        let cache = self.dictionary_cache.as_ref().filter(|_| !blobs.is_empty());
-        let decoded = match cache.and_then(|c| dictionary_cache::load(c, &blobs)) {
-            Some(found) => found,
-            None => {
-                let decoded = PathDictionary::from_chunks(blobs.iter().map(Vec::as_slice))
-                    .map_err(|_| self.corrupt("API path dictionary"))?;
-                if let Some(cache) = cache {
-                    dictionary_cache::store(cache, &blobs, &decoded);
-                }
-                decoded
-            }
-        };
-        let dictionary = Rc::new(decoded);
+        let dictionary = Rc::new(
+            PathDictionary::from_chunks(blobs.iter().map(Vec::as_slice))
+                .map_err(|_| self.corrupt("API path dictionary"))?,
+        );
         self.dictionaries
             .borrow_mut()
             .insert(dist_id, dictionary.clone());

@@ -40,15 +40,6 @@ pub struct PathDictionary {
     added_by_id: HashMap<i64, Arc<str>>,
 }
 
-/// A dictionary's decoded paths as plain parts, to be kept outside the bank (see
-/// `dictionary_cache`): the text, each path's (start, length, id), the end of each run.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct DecodedParts {
-    pub text: String,
-    pub entries: Vec<(u32, u32, i64)>,
-    pub runs: Vec<usize>,
-}
-
 /// From an API's id to its entry. A distribution's ids mostly sit in one range (rows are
 /// added release by release), so a table over that range, filled in one pass, is the usual
 /// form; ids spread far apart fall back to positions sorted by id.
@@ -288,57 +279,6 @@ impl PathDictionary {
     /// A dictionary of one chunk.
     pub fn decode(blob: &[u8]) -> Result<Self, CorruptDictionary> {
         Self::from_chunks([blob])
-    }
-
-    /// The decoded paths (a writer's inserts left out).
-    pub(crate) fn decoded_parts(&self) -> DecodedParts {
-        DecodedParts {
-            text: self.text.clone(),
-            entries: self.sorted.iter().map(|e| (e.start, e.len, e.id)).collect(),
-            runs: self.runs.iter().map(|r| r.end).collect(),
-        }
-    }
-
-    /// A dictionary from parts [`Self::decoded_parts`] gave, checked as far as a lookup could
-    /// go wrong: runs that cover the entries in order, paths inside the text on character
-    /// boundaries. (Each run's order is that of the dictionary the parts came from.)
-    pub(crate) fn from_decoded_parts(parts: DecodedParts) -> Result<Self, CorruptDictionary> {
-        let DecodedParts {
-            text,
-            entries,
-            runs: ends,
-        } = parts;
-        let mut runs = Vec::with_capacity(ends.len());
-        let mut start = 0;
-        for end in ends {
-            if end < start || end > entries.len() {
-                return Err(CorruptDictionary);
-            }
-            runs.push(start..end);
-            start = end;
-        }
-        if start != entries.len() {
-            return Err(CorruptDictionary);
-        }
-        let sorted: Vec<Entry> = entries
-            .into_iter()
-            .map(|(start, len, id)| Entry { start, len, id })
-            .collect();
-        let fits = |e: &Entry| {
-            let end = e.start as usize + e.len as usize;
-            end <= text.len()
-                && text.is_char_boundary(e.start as usize)
-                && text.is_char_boundary(end)
-        };
-        if !sorted.iter().all(fits) {
-            return Err(CorruptDictionary);
-        }
-        Ok(Self {
-            text,
-            sorted,
-            runs,
-            ..Self::default()
-        })
     }
 
     /// The dictionary made of all of a distribution's chunks.

@@ -13,7 +13,6 @@ use std::sync::{Arc, Weak};
 use super::bank_view::{BankReadError, BankView};
 use crate::bank::store::{Catalog, ImportProvider, Presence, Store, StoreError};
 use crate::names::{ApiPath, DistName};
-use crate::pypi::Cache;
 
 /// A bank file that any number of threads read at once.
 #[derive(Debug, Clone)]
@@ -24,8 +23,6 @@ pub struct SharedBank {
 #[derive(Debug)]
 struct Inner {
     path: PathBuf,
-    /// Where the stores keep decoded path dictionaries between processes.
-    dictionary_cache: Option<Cache>,
     /// Tells this bank's stores apart from other banks' in a thread's pool.
     id: u64,
 }
@@ -48,19 +45,9 @@ impl SharedBank {
     /// Opens the bank at `path` once on this thread, so that a missing or foreign file is
     /// reported here rather than by the first question.
     pub fn open(path: &Path) -> Result<Self, StoreError> {
-        Self::open_with_dictionary_cache(path, None)
-    }
-
-    /// Opens the bank as [`Self::open`] does; its stores keep decoded path dictionaries in
-    /// `cache` and read them from there (a warm run then decodes none).
-    pub fn open_with_dictionary_cache(
-        path: &Path,
-        cache: Option<Cache>,
-    ) -> Result<Self, StoreError> {
         let bank = Self {
             inner: Arc::new(Inner {
                 path: path.to_path_buf(),
-                dictionary_cache: cache,
                 id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
             }),
         };
@@ -87,17 +74,11 @@ impl SharedBank {
         });
         let pooled = match taken {
             Some(p) => p,
-            None => {
-                let mut store = Store::open_read_only(&self.inner.path)?;
-                if let Some(cache) = &self.inner.dictionary_cache {
-                    store.set_dictionary_cache(cache.clone());
-                }
-                Pooled {
-                    bank: Arc::downgrade(&self.inner),
-                    id: self.inner.id,
-                    store,
-                }
-            }
+            None => Pooled {
+                bank: Arc::downgrade(&self.inner),
+                id: self.inner.id,
+                store: Store::open_read_only(&self.inner.path)?,
+            },
         };
         // A writer may have committed since this store last read: what it cached is stale.
         pooled.store.others_wrote()?;
