@@ -285,12 +285,18 @@ impl PathDictionary {
     pub fn from_chunks<'b>(
         blobs: impl IntoIterator<Item = &'b [u8]>,
     ) -> Result<Self, CorruptDictionary> {
-        let mut text = Vec::new();
-        let mut sorted = Vec::new();
-        let mut runs = Vec::new();
+        let blobs: Vec<&[u8]> = blobs.into_iter().collect();
+        // Sized once for all the chunks (paths run to about five times their compressed
+        // size, an entry per five or six compressed bytes): growing them chunk by chunk
+        // copied what was decoded and touched fresh memory each time.
+        let total: usize = blobs.iter().map(|b| b.len()).sum();
+        let mut text = Vec::with_capacity(total.saturating_mul(6).min(1 << 30));
+        let mut sorted = Vec::with_capacity(total / 5);
+        let mut runs = Vec::with_capacity(blobs.len());
+        let mut raw = Vec::new();
         for blob in blobs {
             let start = sorted.len();
-            if !decode_chunk(blob, &mut text, &mut sorted)? {
+            if !decode_chunk(blob, &mut raw, &mut text, &mut sorted)? {
                 // A chunk this nbenv did not write in order: put it in order here.
                 sorted[start..].sort_by(|a: &Entry, b: &Entry| {
                     text[a.start as usize..(a.start + a.len) as usize]
@@ -355,7 +361,7 @@ fn encode_chunk<'p>(entries: impl Iterator<Item = (&'p str, i64)>) -> Vec<u8> {
 /// The ids of the APIs in one chunk.
 pub fn chunk_ids(blob: &[u8]) -> Result<Vec<i64>, CorruptDictionary> {
     let mut entries = Vec::new();
-    decode_chunk(blob, &mut Vec::new(), &mut entries)?;
+    decode_chunk(blob, &mut Vec::new(), &mut Vec::new(), &mut entries)?;
     Ok(entries.into_iter().map(|e| e.id).collect())
 }
 
@@ -363,12 +369,15 @@ pub fn chunk_ids(blob: &[u8]) -> Result<Vec<i64>, CorruptDictionary> {
 /// paths came in strictly increasing order (as this nbenv writes them).
 fn decode_chunk(
     blob: &[u8],
+    raw: &mut Vec<u8>,
     text: &mut Vec<u8>,
     entries: &mut Vec<Entry>,
 ) -> Result<bool, CorruptDictionary> {
-    // Inflated straight into one buffer sized for the usual ratio (front-coded paths
-    // compress about fourfold), growing only if the chunk compresses better.
-    let mut raw = Vec::with_capacity(blob.len().saturating_mul(5).min(1 << 30));
+    // Inflated straight into `raw` (a buffer reused across chunks) sized for the usual ratio
+    // (front-coded paths compress about fourfold), growing only if the chunk compresses
+    // better.
+    raw.clear();
+    raw.reserve(blob.len().saturating_mul(5).min(1 << 30));
     let mut inflate = flate2::Decompress::new(true);
     loop {
         if raw.len() == raw.capacity() {
@@ -381,7 +390,7 @@ fn decode_chunk(
         let status = inflate
             .decompress_vec(
                 &blob[consumed as usize..],
-                &mut raw,
+                raw,
                 flate2::FlushDecompress::Finish,
             )
             .map_err(|_| CorruptDictionary)?;
@@ -402,7 +411,8 @@ fn decode_chunk(
             flate2::Status::Ok | flate2::Status::BufError => {}
         }
     }
-    // Paths are about twice their front-coded size; one entry per dozen bytes or so.
+    // Paths are about twice their front-coded size; one entry per dozen bytes or so (a
+    // no-op when the caller sized them for every chunk).
     text.reserve(raw.len() * 2);
     entries.reserve(raw.len() / 12);
     let mut at = 0;
