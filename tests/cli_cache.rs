@@ -138,6 +138,7 @@ fn info_shows_every_part_against_the_budget() {
     assert_eq!(info["schema_version"], 1);
     assert_eq!(info["budget_bytes"], 3 << 20);
     assert_eq!(part(&info, "index_pages")["entries"], 1);
+    assert_eq!(part(&info, "compact_index_pages")["entries"], 1);
     // The sdist was streamed and kept whole; the wheel was read by range.
     assert_eq!(part(&info, "archives")["entries"], 1);
     assert_eq!(part(&info, "byte_ranges")["entries"], 1);
@@ -208,6 +209,7 @@ fn prune_removes_what_can_be_made_again_and_keeps_what_is_in_use() {
     assert!(left.live.exists(), "a live process's venv was removed");
     assert_eq!(count(&v1.join("files")) + count(&v1.join("ranges")), 0);
     assert_eq!(count(&v1.join("pages")), 1);
+    assert_eq!(count(&v1.join("compact")), 1);
     assert!(env.cache.path().join("summaries-v1.sqlite3").exists());
     assert!(env.cache.path().join("tools/bin/uv-stand-in").exists());
 
@@ -221,6 +223,10 @@ fn prune_removes_what_can_be_made_again_and_keeps_what_is_in_use() {
     // --all: pages and the summary cache too.
     let text = String::from_utf8_lossy(&env.run(&["cache", "prune", "--all"]).stdout).into_owned();
     assert!(text.contains("removed index pages: 1 entry"), "{text}");
+    assert!(
+        text.contains("removed compact index pages: 1 entry"),
+        "{text}"
+    );
     assert!(text.contains("removed summary cache"), "{text}");
     assert_eq!(count(&v1), 0);
     assert!(!env.cache.path().join("summaries-v1.sqlite3").exists());

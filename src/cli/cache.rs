@@ -52,6 +52,7 @@ pub enum CacheCommand {
 #[serde(rename_all = "snake_case")]
 enum Part {
     IndexPages,
+    CompactIndexPages,
     Archives,
     ByteRanges,
     CoreMetadata,
@@ -69,6 +70,7 @@ impl Part {
     fn label(self) -> &'static str {
         match self {
             Part::IndexPages => "index pages",
+            Part::CompactIndexPages => "compact index pages",
             Part::Archives => "archives",
             Part::ByteRanges => "byte ranges",
             Part::CoreMetadata => "core metadata",
@@ -86,6 +88,7 @@ impl Part {
     fn of_kind(kind: EntryKind) -> Part {
         match kind {
             EntryKind::Pages => Part::IndexPages,
+            EntryKind::Compact => Part::CompactIndexPages,
             EntryKind::Files => Part::Archives,
             EntryKind::Ranges => Part::ByteRanges,
             EntryKind::Metadata => Part::CoreMetadata,
@@ -96,7 +99,10 @@ impl Part {
     /// Removed by a plain `prune`; the rest only with `--all`, or never (in use).
     fn pruned(self, all: bool) -> bool {
         match self {
-            Part::IndexPages | Part::SummaryCache | Part::InstalledTools => all,
+            Part::IndexPages
+            | Part::CompactIndexPages
+            | Part::SummaryCache
+            | Part::InstalledTools => all,
             Part::ScratchVenvsInUse | Part::UvCache => false,
             _ => true,
         }

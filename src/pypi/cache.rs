@@ -35,11 +35,30 @@ pub struct CachedPage {
     pub last_modified: Option<String>,
     /// Seconds since the Unix epoch when the page was last fetched or revalidated.
     pub fetched_at: u64,
+    /// sha256 of the body (hex), which ties a compact copy to this very body. Pages cached
+    /// by older nbenvs lack it until their next revalidation.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub digest: Option<String>,
     #[serde(skip)]
     pub body: Vec<u8>,
 }
 
 const PAGE_MAGIC: &[u8] = b"nbenv-page-v1\n";
+
+impl CachedPage {
+    /// The page without its body.
+    fn clone_header(&self) -> Self {
+        Self {
+            final_url: self.final_url.clone(),
+            content_type: self.content_type.clone(),
+            etag: self.etag.clone(),
+            last_modified: self.last_modified.clone(),
+            fetched_at: self.fetched_at,
+            digest: self.digest.clone(),
+            body: Vec::new(),
+        }
+    }
+}
 
 pub fn hex_sha256(bytes: &[u8]) -> String {
     let digest = Sha256::digest(bytes);
@@ -105,6 +124,23 @@ impl Cache {
         self.sharded("pages", &key)
     }
 
+    /// A cached page's header alone (its body left empty): enough to decide whether it is
+    /// fresh and whether its compact copy speaks for it, without reading megabytes.
+    pub fn get_page_header(&self, url: &str, accept: &str) -> Option<CachedPage> {
+        use std::io::BufRead;
+        let file = std::fs::File::open(self.page_path(url, accept)).ok()?;
+        let mut reader = std::io::BufReader::with_capacity(4096, file);
+        let mut line = Vec::new();
+        reader.read_until(b'\n', &mut line).ok()?;
+        if line != PAGE_MAGIC {
+            return None;
+        }
+        line.clear();
+        reader.read_until(b'\n', &mut line).ok()?;
+        let header = line.strip_suffix(b"\n")?;
+        serde_json::from_slice(header).ok()
+    }
+
     pub fn get_page(&self, url: &str, accept: &str) -> Option<CachedPage> {
         let bytes = std::fs::read(self.page_path(url, accept)).ok()?;
         let rest = bytes.strip_prefix(PAGE_MAGIC)?;
@@ -114,14 +150,59 @@ impl Cache {
         Some(page)
     }
 
+    /// Keeps a page, with its body's digest in the header (computed if the page lacks one).
     pub fn put_page(&self, url: &str, accept: &str, page: &CachedPage) -> Result<(), PypiError> {
-        let header = serde_json::to_vec(page).expect("page header serializes");
+        let header = if page.digest.is_some() {
+            serde_json::to_vec(page)
+        } else {
+            serde_json::to_vec(&CachedPage {
+                digest: Some(hex_sha256(&page.body)),
+                body: Vec::new(),
+                ..page.clone_header()
+            })
+        }
+        .expect("page header serializes");
         let mut bytes = Vec::with_capacity(PAGE_MAGIC.len() + header.len() + 1 + page.body.len());
         bytes.extend_from_slice(PAGE_MAGIC);
         bytes.extend_from_slice(&header);
         bytes.push(b'\n');
         bytes.extend_from_slice(&page.body);
         write_atomic(&self.page_path(url, accept), &bytes)
+    }
+
+    /// Records the digest of a page cached without one (by an older nbenv), so that the next
+    /// read can trust the header alone. Only a page still exactly as `seen` is rewritten: one
+    /// replaced in between is left to whoever replaced it.
+    pub fn record_page_digest(&self, url: &str, accept: &str, seen: &CachedPage, digest: &str) {
+        let Some(current) = self.get_page(url, accept) else {
+            return;
+        };
+        let unchanged = current.digest.is_none()
+            && current.fetched_at == seen.fetched_at
+            && current.final_url == seen.final_url
+            && current.content_type == seen.content_type
+            && current.body == seen.body;
+        if unchanged {
+            let page = CachedPage {
+                digest: Some(digest.to_string()),
+                ..current
+            };
+            let _ = self.put_page(url, accept, &page);
+        }
+    }
+
+    fn compact_path(&self, url: &str, accept: &str) -> PathBuf {
+        let key = hex_sha256(format!("{accept}\n{url}").as_bytes());
+        self.sharded("compact", &key)
+    }
+
+    /// The compact copy of a page (see `compact_page`), whatever page it was made from.
+    pub fn get_compact(&self, url: &str, accept: &str) -> Option<Vec<u8>> {
+        std::fs::read(self.compact_path(url, accept)).ok()
+    }
+
+    pub fn put_compact(&self, url: &str, accept: &str, bytes: &[u8]) -> Result<(), PypiError> {
+        write_atomic(&self.compact_path(url, accept), bytes)
     }
 
     /// An immutable blob (`kind` is `files` or `metadata`).

@@ -20,11 +20,14 @@ pub enum EntryKind {
     Metadata,
     /// Lengths of remote files the index gave no size for.
     Lengths,
+    /// Index pages in nbenv's binary form, each tied to the page body it was made from.
+    Compact,
 }
 
 impl EntryKind {
-    pub const ALL: [EntryKind; 5] = [
+    pub const ALL: [EntryKind; 6] = [
         EntryKind::Pages,
+        EntryKind::Compact,
         EntryKind::Files,
         EntryKind::Ranges,
         EntryKind::Metadata,
@@ -38,6 +41,7 @@ impl EntryKind {
             EntryKind::Ranges => "ranges",
             EntryKind::Metadata => "metadata",
             EntryKind::Lengths => "lengths",
+            EntryKind::Compact => "compact",
         }
     }
 

@@ -1,4 +1,5 @@
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Duration;
 
 use reqwest::header::{HeaderName, HeaderValue, ACCEPT, IF_MODIFIED_SINCE, IF_NONE_MATCH};
@@ -6,8 +7,9 @@ use reqwest::Url;
 
 use super::archive::{ArchiveContents, ArchiveLimits, ReadMethod, Transfer};
 use super::archive_reader::ArchiveReader;
-use super::cache::{check_sha256, now_secs, Cache, CachedPage};
+use super::cache::{check_sha256, hex_sha256, now_secs, Cache, CachedPage};
 use super::cache_budget::DEFAULT_CACHE_BUDGET;
+use super::compact_page::{self, CompactError, PageFingerprint, ProjectRelease};
 use super::dist_file::{DistFile, MetadataHint};
 use super::error::PypiError;
 use super::filename::{FileKind, SdistFormat};
@@ -114,7 +116,43 @@ impl IndexClient {
 
     /// The project's page: every file with its version, hashes, size, upload time, yanked
     /// state and requires-python.
+    ///
+    /// A page the cache may serve as it is (fresh, or offline) is read from its compact copy
+    /// when that copy was made from the same body; otherwise the page is fetched or
+    /// revalidated as usual, parsed, and its compact copy made again.
     pub fn project(&self, name: &DistName) -> Result<ProjectPage, PypiError> {
+        self.read_project(
+            name,
+            |bytes, fingerprint| compact_page::decode(&bytes, fingerprint, name),
+            |page| page,
+        )
+    }
+
+    /// The project's releases, oldest first, each with its release-wide facts (yanked,
+    /// Requires-Python) and only the files `keep` accepts: what a resolver for one platform
+    /// reads, without making the files it would discard. Served like [`Self::project`].
+    pub fn project_releases(
+        &self,
+        name: &DistName,
+        keep: &dyn Fn(&FileKind) -> bool,
+    ) -> Result<Vec<ProjectRelease>, PypiError> {
+        self.read_project(
+            name,
+            |bytes, fingerprint| {
+                compact_page::decode_releases(Arc::new(bytes), fingerprint, name, keep)
+            },
+            |page| compact_page::page_releases(page, keep),
+        )
+    }
+
+    /// Reads a project's page through its compact copy when that copy speaks for the page
+    /// the cache serves, else fetches (or revalidates) and parses it, and keeps a new copy.
+    fn read_project<T>(
+        &self,
+        name: &DistName,
+        from_compact: impl Fn(Vec<u8>, &PageFingerprint) -> Result<T, CompactError>,
+        from_page: impl FnOnce(ProjectPage) -> T,
+    ) -> Result<T, PypiError> {
         let url = self
             .index
             .join(&format!("{name}/"))
@@ -122,36 +160,49 @@ impl IndexClient {
                 url: self.index.to_string(),
                 message: e.to_string(),
             })?;
+        let key = url.as_str();
+        let compact = |fingerprint: &PageFingerprint| {
+            let bytes = self.cache.get_compact(key, ACCEPT_SIMPLE)?;
+            from_compact(bytes, fingerprint).ok()
+        };
+        if let Some(header) = self.cache.get_page_header(key, ACCEPT_SIMPLE) {
+            if self.serves_as_is(&header) {
+                if let Some(found) = PageFingerprint::from_header(&header).and_then(|f| compact(&f))
+                {
+                    self.http.emit(HttpEvent::CacheHit { url: key });
+                    return Ok(found);
+                }
+            }
+        }
         let page = self.fetch_page(&url, name)?;
-        let final_url = Url::parse(&page.final_url).unwrap_or(url.clone());
-        let is_json = page
-            .content_type
-            .as_deref()
-            .is_some_and(|c| c.contains("json"));
-        let bad_page = |message: String| PypiError::BadPage {
-            url: final_url.to_string(),
-            message,
-        };
-        let (format, raw, base) = if is_json {
-            let raw = simple_json::parse(&page.body).map_err(bad_page)?;
-            (PageFormat::Json, raw, None)
-        } else {
-            let (raw, base) = simple_html::parse(&page.body);
-            (PageFormat::Html, raw, base)
-        };
-        let base = match base {
-            Some(b) => final_url.join(&b).map_err(|e| bad_page(e.to_string()))?,
-            None => final_url.clone(),
-        };
-        simple_page::build_page(name, &base, format, raw).map_err(bad_page)
+        let fingerprint = PageFingerprint::of(&page);
+        if page.digest.is_none() {
+            self.cache
+                .record_page_digest(key, ACCEPT_SIMPLE, &page, &fingerprint.digest);
+        }
+        if let Some(found) = compact(&fingerprint) {
+            return Ok(found);
+        }
+        let parsed = parse_page(name, &url, &page)?;
+        // A copy that fails to be written only costs the next run a parse.
+        let _ = self.cache.put_compact(
+            key,
+            ACCEPT_SIMPLE,
+            &compact_page::encode(&parsed, &fingerprint),
+        );
+        Ok(from_page(parsed))
+    }
+
+    /// Whether a cached page is used without asking the index: offline, or within its TTL.
+    fn serves_as_is(&self, page: &CachedPage) -> bool {
+        self.offline || now_secs().saturating_sub(page.fetched_at) < self.page_ttl.as_secs()
     }
 
     fn fetch_page(&self, url: &Url, name: &DistName) -> Result<CachedPage, PypiError> {
         let key = url.as_str();
         let cached = self.cache.get_page(key, ACCEPT_SIMPLE);
         if let Some(page) = &cached {
-            let fresh = now_secs().saturating_sub(page.fetched_at) < self.page_ttl.as_secs();
-            if self.offline || fresh {
+            if self.serves_as_is(page) {
                 self.http.emit(HttpEvent::CacheHit { url: key });
                 return Ok(page.clone());
             }
@@ -195,6 +246,7 @@ impl IndexClient {
                     etag: response.header("etag").map(str::to_string),
                     last_modified: response.header("last-modified").map(str::to_string),
                     fetched_at: now_secs(),
+                    digest: Some(hex_sha256(&response.body)),
                     body: response.body,
                 };
                 // A page that fails to cache is still good to use.
@@ -364,4 +416,29 @@ impl IndexClient {
         let _ = self.cache.put_blob("metadata", &key, &response.body);
         Ok(Some(response.body))
     }
+}
+
+/// Reads a fetched page body as its content type says: PEP 691 JSON, else PEP 503 HTML.
+fn parse_page(name: &DistName, url: &Url, page: &CachedPage) -> Result<ProjectPage, PypiError> {
+    let final_url = Url::parse(&page.final_url).unwrap_or(url.clone());
+    let is_json = page
+        .content_type
+        .as_deref()
+        .is_some_and(|c| c.contains("json"));
+    let bad_page = |message: String| PypiError::BadPage {
+        url: final_url.to_string(),
+        message,
+    };
+    let (format, raw, base) = if is_json {
+        let raw = simple_json::parse(&page.body).map_err(bad_page)?;
+        (PageFormat::Json, raw, None)
+    } else {
+        let (raw, base) = simple_html::parse(&page.body);
+        (PageFormat::Html, raw, base)
+    };
+    let base = match base {
+        Some(b) => final_url.join(&b).map_err(|e| bad_page(e.to_string()))?,
+        None => final_url.clone(),
+    };
+    simple_page::build_page(name, &base, format, raw).map_err(bad_page)
 }

@@ -1,4 +1,5 @@
 use std::str::FromStr;
+use std::sync::Arc;
 
 use pep440_rs::Version;
 use serde::{Deserialize, Serialize};
@@ -18,7 +19,9 @@ pub struct DistFilename {
 pub enum FileKind {
     Wheel {
         build: Option<String>,
-        tags: WheelTags,
+        /// Shared: the files of a project have few distinct tag sets, and a resolution holds
+        /// thousands of files.
+        tags: Arc<WheelTags>,
     },
     Sdist {
         format: SdistFormat,
@@ -102,7 +105,10 @@ impl DistFilename {
         let tags = WheelTags::parse(tags.0, tags.1, tags.2).ok_or(FilenameError::BadWheelName)?;
         Ok(Self {
             version: parse_version(version)?,
-            kind: FileKind::Wheel { build, tags },
+            kind: FileKind::Wheel {
+                build,
+                tags: Arc::new(tags),
+            },
         })
     }
 }

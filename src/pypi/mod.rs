@@ -9,6 +9,7 @@ mod cache;
 mod cache_budget;
 mod cache_usage;
 mod client;
+mod compact_page;
 mod dist_file;
 mod error;
 mod filename;
@@ -39,6 +40,7 @@ pub use cache_usage::{
     CacheEntry, EntryKind, Tally,
 };
 pub use client::{IndexClient, IndexConfig, PYPI_SIMPLE};
+pub use compact_page::{ProjectRelease, ReleaseFile};
 pub use dist_file::{DistFile, MetadataHint};
 pub use error::PypiError;
 pub use filename::{DistFilename, FileKind, FilenameError, SdistFormat};

@@ -20,7 +20,7 @@ pub use process::{run_capped, run_limited, Finished, OutputCap, ProcessError};
 pub use release_dates::{by_fitness_for, released_on, start_of_next_day};
 pub use release_install::ReleaseInstall;
 pub use scratch::{scratch_dir, scratch_dirs, ScratchDir, SCRATCH_PREFIX};
-pub use tags::wheel_fits;
+pub use tags::{wheel_fits, wheel_platform_fits};
 pub use tools::{Installer, InstallerOrigin, Tools};
 pub use venv::{InstallOptions, Venv, VenvError};
 pub use version::{PythonRange, PythonVersion};

@@ -53,6 +53,8 @@ pub struct Store {
     path: PathBuf,
     /// Decoded path dictionaries, kept for the next query of the same distribution.
     dictionaries: RefCell<HashMap<DistId, Rc<PathDictionary>>>,
+    /// What presence queries read of a whole distribution, kept likewise.
+    dist_facts: RefCell<HashMap<DistId, Rc<presence::DistFacts>>>,
     /// The writer lock, for a bank opened for writing.
     lock: Option<lock::WriterLock>,
     /// SQLite's `data_version` when this connection last looked: it changes when another
@@ -87,6 +89,7 @@ impl Store {
             conn,
             path: path.to_path_buf(),
             dictionaries: RefCell::default(),
+            dist_facts: RefCell::default(),
             lock: Some(lock),
             seen_version: Cell::new(0),
         };
@@ -153,6 +156,7 @@ impl Store {
             conn,
             path: path.to_path_buf(),
             dictionaries: RefCell::default(),
+            dist_facts: RefCell::default(),
             lock: None,
             seen_version: Cell::new(0),
         };
@@ -302,9 +306,11 @@ impl Store {
             .collect()
     }
 
-    /// Forgets decoded dictionaries: a writer is changing them.
+    /// Forgets decoded dictionaries and what was read of whole distributions: a writer is
+    /// changing them.
     pub(crate) fn forget_dictionaries(&self) {
         self.dictionaries.borrow_mut().clear();
+        self.dist_facts.borrow_mut().clear();
     }
 }
 

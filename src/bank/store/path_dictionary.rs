@@ -10,19 +10,89 @@
 //! the writer merges small chunks into their elders as a binary counter does, so a
 //! distribution has O(log n) chunks and each path is rewritten O(log n) times.
 //!
+//! In memory, the decoded paths sit in one string, with a table of (offset, length, id) per
+//! chunk, each sorted as its chunk is: a query decodes a distribution's dictionary (tens of
+//! thousands of paths) per run, and one allocation per path, in two maps, cost more than the
+//! query itself (and as much again to free). A lookup searches each chunk's table (there are
+//! O(log n) of them); listing merges them. Paths a writer adds later go to a small map beside.
+//!
 //! Format of a chunk (inside zlib): for each path in sorted order, `shared` (bytes in common
 //! with the previous path), `len` (of the rest), the rest, and the API's id, all LEB128
 //! varints.
 
+use std::cell::OnceCell;
 use std::collections::{BTreeMap, HashMap};
-use std::io::{Read, Write};
+use std::io::Write;
 use std::sync::Arc;
 
-/// Each path is allocated once and shared by both maps.
 #[derive(Debug, Clone, Default)]
 pub struct PathDictionary {
-    by_path: BTreeMap<Arc<str>, i64>,
-    by_id: HashMap<i64, Arc<str>>,
+    /// The decoded paths, one after another.
+    text: String,
+    /// Where each decoded path is in `text`, chunk after chunk.
+    sorted: Vec<Entry>,
+    /// The ranges of `sorted` that hold one chunk each, every one sorted by path.
+    runs: Vec<std::ops::Range<usize>>,
+    /// From ids to positions in `sorted`, made on the first lookup by id.
+    by_id: OnceCell<ById>,
+    /// Paths inserted after decoding (a writer's new APIs); they win over decoded ones.
+    added: BTreeMap<Arc<str>, i64>,
+    added_by_id: HashMap<i64, Arc<str>>,
+}
+
+/// From an API's id to its entry. A distribution's ids mostly sit in one range (rows are
+/// added release by release), so a table over that range, filled in one pass, is the usual
+/// form; ids spread far apart fall back to positions sorted by id.
+#[derive(Debug, Clone)]
+enum ById {
+    /// `table[id - first]` is the entry's position plus one (0: no such id).
+    Range {
+        first: i64,
+        table: Vec<u32>,
+    },
+    Sorted(Vec<u32>),
+}
+
+impl ById {
+    fn new(sorted: &[Entry]) -> Self {
+        let (Some(first), Some(last)) = (
+            sorted.iter().map(|e| e.id).min(),
+            sorted.iter().map(|e| e.id).max(),
+        ) else {
+            return ById::Sorted(Vec::new());
+        };
+        let span = last.abs_diff(first).saturating_add(1);
+        if span <= 4 * sorted.len() as u64 + 1024 {
+            let mut table = vec![0u32; span as usize];
+            for (at, e) in sorted.iter().enumerate() {
+                table[(e.id - first) as usize] = at as u32 + 1;
+            }
+            return ById::Range { first, table };
+        }
+        let mut order: Vec<u32> = (0..sorted.len() as u32).collect();
+        order.sort_unstable_by_key(|&i| sorted[i as usize].id);
+        ById::Sorted(order)
+    }
+
+    fn position(&self, sorted: &[Entry], id: i64) -> Option<usize> {
+        match self {
+            ById::Range { first, table } => {
+                let at = *table.get(usize::try_from(id.checked_sub(*first)?).ok()?)?;
+                at.checked_sub(1).map(|at| at as usize)
+            }
+            ById::Sorted(order) => {
+                let at = order.partition_point(|&i| sorted[i as usize].id < id);
+                order.get(at).map(|&i| i as usize)
+            }
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Entry {
+    start: u32,
+    len: u32,
+    id: i64,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -37,7 +107,15 @@ fn put_varint(out: &mut Vec<u8>, mut v: u64) {
     out.push(v as u8);
 }
 
+#[inline]
 fn take_varint(bytes: &[u8], at: &mut usize) -> Result<u64, CorruptDictionary> {
+    // Most values (shared and rest lengths) fit one byte.
+    if let Some(&b) = bytes.get(*at) {
+        if b < 0x80 {
+            *at += 1;
+            return Ok(u64::from(b));
+        }
+    }
     let mut value: u64 = 0;
     for shift in (0..64).step_by(7) {
         let b = *bytes.get(*at).ok_or(CorruptDictionary)?;
@@ -51,42 +129,120 @@ fn take_varint(bytes: &[u8], at: &mut usize) -> Result<u64, CorruptDictionary> {
 }
 
 impl PathDictionary {
+    fn text_of(&self, e: &Entry) -> &str {
+        &self.text[e.start as usize..(e.start + e.len) as usize]
+    }
+
+    /// In each run, the first position whose path is not below `path`.
+    fn lower_bounds(&self, path: &str) -> Vec<std::ops::Range<usize>> {
+        self.runs
+            .iter()
+            .map(|run| {
+                let at = self.sorted[run.clone()].partition_point(|e| self.text_of(e) < path);
+                run.start + at..run.end
+            })
+            .collect()
+    }
+
+    fn by_id(&self) -> &ById {
+        self.by_id.get_or_init(|| ById::new(&self.sorted))
+    }
+
     pub fn get(&self, path: &str) -> Option<i64> {
-        self.by_path.get(path).copied()
+        if let Some(id) = self.added.get(path) {
+            return Some(*id);
+        }
+        self.runs.iter().find_map(|run| {
+            let run = &self.sorted[run.clone()];
+            let at = run.partition_point(|e| self.text_of(e) < path);
+            run.get(at)
+                .filter(|e| self.text_of(e) == path)
+                .map(|e| e.id)
+        })
     }
 
     pub fn path(&self, id: i64) -> Option<&str> {
-        self.by_id.get(&id).map(|p| &**p)
+        if let Some(p) = self.added_by_id.get(&id) {
+            return Some(p);
+        }
+        let e = &self.sorted[self.by_id().position(&self.sorted, id)?];
+        (e.id == id).then(|| self.text_of(e))
     }
 
     pub fn insert(&mut self, path: &str, id: i64) {
         let shared: Arc<str> = Arc::from(path);
-        self.by_path.insert(shared.clone(), id);
-        self.by_id.insert(id, shared);
+        self.added.insert(shared.clone(), id);
+        self.added_by_id.insert(id, shared);
     }
 
     pub fn len(&self) -> usize {
-        self.by_path.len()
+        self.iter().count()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.by_path.is_empty()
+        self.sorted.is_empty() && self.added.is_empty()
     }
 
     /// (path, id), sorted by path.
     pub fn iter(&self) -> impl Iterator<Item = (&str, i64)> {
-        self.by_path.iter().map(|(p, id)| (&**p, *id))
+        self.merged(self.runs.clone(), "")
+    }
+
+    /// The paths ending with `suffix`, in no particular order (cheaper than a sorted walk).
+    pub fn ending_with<'a>(&'a self, suffix: &'a str) -> impl Iterator<Item = (&'a str, i64)> + 'a {
+        let decoded = self
+            .sorted
+            .iter()
+            .map(|e| (self.text_of(e), e.id))
+            .filter(move |(p, _)| p.ends_with(suffix) && !self.added.contains_key(*p));
+        let added = self
+            .added
+            .iter()
+            .map(|(p, id)| (&**p, *id))
+            .filter(move |(p, _)| p.ends_with(suffix));
+        decoded.chain(added)
     }
 
     /// The paths starting with `prefix`, sorted.
     pub fn with_prefix<'a>(&'a self, prefix: &'a str) -> impl Iterator<Item = (&'a str, i64)> + 'a {
-        self.by_path
-            .range::<str, _>((
-                std::ops::Bound::Included(prefix),
-                std::ops::Bound::Unbounded,
-            ))
+        self.merged(self.lower_bounds(prefix), prefix)
             .take_while(move |(p, _)| p.starts_with(prefix))
+    }
+
+    /// The decoded paths left in `cursors` (one range per run) and the added paths from
+    /// `first` on, merged in path order; an added path hides a decoded one of the same text.
+    fn merged<'a>(
+        &'a self,
+        mut cursors: Vec<std::ops::Range<usize>>,
+        first: &'a str,
+    ) -> impl Iterator<Item = (&'a str, i64)> + 'a {
+        let mut added = self
+            .added
+            .range::<str, _>((std::ops::Bound::Included(first), std::ops::Bound::Unbounded))
             .map(|(p, id)| (&**p, *id))
+            .peekable();
+        std::iter::from_fn(move || {
+            let head = |c: &std::ops::Range<usize>| {
+                (c.start < c.end).then(|| self.text_of(&self.sorted[c.start]))
+            };
+            let least = (0..cursors.len())
+                .filter_map(|i| Some((head(&cursors[i])?, i)))
+                .min();
+            match (least, added.peek()) {
+                (Some((path, i)), Some(&(a, _))) if a <= path => {
+                    if a == path {
+                        cursors[i].start += 1;
+                    }
+                    added.next()
+                }
+                (Some((path, i)), _) => {
+                    let id = self.sorted[cursors[i].start].id;
+                    cursors[i].start += 1;
+                    Some((path, id))
+                }
+                (None, _) => added.next(),
+            }
+        })
     }
 
     /// The whole dictionary as one chunk.
@@ -113,14 +269,34 @@ impl PathDictionary {
     pub fn from_chunks<'b>(
         blobs: impl IntoIterator<Item = &'b [u8]>,
     ) -> Result<Self, CorruptDictionary> {
-        let mut entries = Vec::new();
+        let mut text = Vec::new();
+        let mut sorted = Vec::new();
+        let mut runs = Vec::new();
         for blob in blobs {
-            decode_chunk(blob, &mut entries)?;
+            let start = sorted.len();
+            if !decode_chunk(blob, &mut text, &mut sorted)? {
+                // A chunk this nbenv did not write in order: put it in order here.
+                sorted[start..].sort_by(|a: &Entry, b: &Entry| {
+                    text[a.start as usize..(a.start + a.len) as usize]
+                        .cmp(&text[b.start as usize..(b.start + b.len) as usize])
+                });
+            }
+            runs.push(start..sorted.len());
         }
-        let by_id = entries.iter().map(|(p, id)| (*id, p.clone())).collect();
+        // Checked once for the whole text, then at each path's start: every path is a whole
+        // UTF-8 string.
+        let text = String::from_utf8(text).map_err(|_| CorruptDictionary)?;
+        if sorted.iter().any(|e| {
+            !text.is_char_boundary(e.start as usize)
+                || !text.is_char_boundary((e.start + e.len) as usize)
+        }) {
+            return Err(CorruptDictionary);
+        }
         Ok(Self {
-            by_path: entries.into_iter().collect(),
-            by_id,
+            text,
+            sorted,
+            runs,
+            ..Self::default()
         })
     }
 }
@@ -163,34 +339,93 @@ fn encode_chunk<'p>(entries: impl Iterator<Item = (&'p str, i64)>) -> Vec<u8> {
 /// The ids of the APIs in one chunk.
 pub fn chunk_ids(blob: &[u8]) -> Result<Vec<i64>, CorruptDictionary> {
     let mut entries = Vec::new();
-    decode_chunk(blob, &mut entries)?;
-    Ok(entries.into_iter().map(|(_, id)| id).collect())
+    decode_chunk(blob, &mut Vec::new(), &mut entries)?;
+    Ok(entries.into_iter().map(|e| e.id).collect())
 }
 
-/// Appends a chunk's (path, id) entries to `entries`.
-fn decode_chunk(blob: &[u8], entries: &mut Vec<(Arc<str>, i64)>) -> Result<(), CorruptDictionary> {
-    let mut raw = Vec::new();
-    flate2::read::ZlibDecoder::new(blob)
-        .take(1 << 30)
-        .read_to_end(&mut raw)
-        .map_err(|_| CorruptDictionary)?;
+/// Appends a chunk's paths to `text` and their entries to `entries`; whether the chunk's
+/// paths came in strictly increasing order (as this nbenv writes them).
+fn decode_chunk(
+    blob: &[u8],
+    text: &mut Vec<u8>,
+    entries: &mut Vec<Entry>,
+) -> Result<bool, CorruptDictionary> {
+    // Inflated straight into one buffer sized for the usual ratio (front-coded paths
+    // compress about fourfold), growing only if the chunk compresses better.
+    let mut raw = Vec::with_capacity(blob.len().saturating_mul(5).min(1 << 30));
+    let mut inflate = flate2::Decompress::new(true);
+    loop {
+        if raw.len() == raw.capacity() {
+            if raw.len() >= 1 << 30 {
+                return Err(CorruptDictionary);
+            }
+            raw.reserve(raw.len().max(4096));
+        }
+        let (consumed, produced) = (inflate.total_in(), inflate.total_out());
+        let status = inflate
+            .decompress_vec(
+                &blob[consumed as usize..],
+                &mut raw,
+                flate2::FlushDecompress::Finish,
+            )
+            .map_err(|_| CorruptDictionary)?;
+        if status != flate2::Status::StreamEnd
+            && (inflate.total_in(), inflate.total_out()) == (consumed, produced)
+        {
+            // No progress with room to write: the stream is cut short or damaged.
+            return Err(CorruptDictionary);
+        }
+        match status {
+            flate2::Status::StreamEnd => break,
+            flate2::Status::Ok | flate2::Status::BufError
+                if raw.len() < raw.capacity() && inflate.total_in() as usize == blob.len() =>
+            {
+                // Input used up before the stream's end: truncated.
+                return Err(CorruptDictionary);
+            }
+            flate2::Status::Ok | flate2::Status::BufError => {}
+        }
+    }
+    // Paths are about twice their front-coded size; one entry per dozen bytes or so.
+    text.reserve(raw.len() * 2);
+    entries.reserve(raw.len() / 12);
     let mut at = 0;
-    let mut previous: Vec<u8> = Vec::new();
+    let mut in_order = true;
+    let mut previous: Option<(usize, usize)> = None;
     while at < raw.len() {
         let shared = take_varint(&raw, &mut at)? as usize;
         let len = take_varint(&raw, &mut at)? as usize;
         let rest = raw.get(at..at + len).ok_or(CorruptDictionary)?;
         at += len;
         let id = take_varint(&raw, &mut at)? as i64;
-        if shared > previous.len() {
+        let start = text.len();
+        match previous {
+            Some((p_start, p_len)) if shared <= p_len => {
+                // Equal up to `shared`: the order is that of the rest, most often decided by
+                // its first byte.
+                let before = &text[p_start + shared..p_start + p_len];
+                in_order &= match (rest.first(), before.first()) {
+                    (Some(a), Some(b)) if a != b => a > b,
+                    _ => rest > before,
+                };
+                text.extend_from_within(p_start..p_start + shared);
+            }
+            None if shared == 0 => {}
+            _ => return Err(CorruptDictionary),
+        }
+        text.extend_from_slice(rest);
+        let path_len = text.len() - start;
+        if u32::try_from(text.len()).is_err() {
             return Err(CorruptDictionary);
         }
-        previous.truncate(shared);
-        previous.extend_from_slice(rest);
-        let path = std::str::from_utf8(&previous).map_err(|_| CorruptDictionary)?;
-        entries.push((Arc::from(path), id));
+        entries.push(Entry {
+            start: start as u32,
+            len: path_len as u32,
+            id,
+        });
+        previous = Some((start, path_len));
     }
-    Ok(())
+    Ok(in_order)
 }
 
 #[cfg(test)]
@@ -245,6 +480,133 @@ mod tests {
         let all: Vec<(&str, i64)> = back.iter().collect();
         assert_eq!(all, [("a", 1), ("a.b", 0), ("a.c", 3), ("c.d", 2)]);
         assert_eq!(back.path(3), Some("a.c"));
+    }
+
+    /// Several chunks and a writer's inserts answer as one map would: lookups both ways,
+    /// listing in order, prefixes; an insert of a known path wins over the decoded entry.
+    #[test]
+    fn chunks_and_inserts_answer_as_one_map() {
+        let mut model: BTreeMap<String, i64> = BTreeMap::new();
+        let mut ids: HashMap<i64, String> = HashMap::new();
+        let mut x: u64 = 7;
+        let mut next = || {
+            x = x
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            (x >> 33) as usize
+        };
+        let words = [
+            "np",
+            "pd",
+            "core",
+            "frame",
+            "DataFrame",
+            "ix",
+            "é",
+            "loc",
+            "_x",
+        ];
+        let path = |next: &mut dyn FnMut() -> usize| -> String {
+            let n = 1 + next() % 4;
+            (0..n)
+                .map(|_| words[next() % words.len()])
+                .collect::<Vec<_>>()
+                .join(".")
+        };
+        let mut d = PathDictionary::default();
+        let mut chunks = Vec::new();
+        let mut id = 0;
+        for _ in 0..4 {
+            let mut chunk_ids = Vec::new();
+            for _ in 0..40 {
+                let p = path(&mut next);
+                if model.contains_key(&p) {
+                    continue;
+                }
+                id += 1;
+                d.insert(&p, id);
+                model.insert(p.clone(), id);
+                ids.insert(id, p);
+                chunk_ids.push(id);
+            }
+            chunks.push(d.encode_ids(&chunk_ids));
+        }
+        let mut back = PathDictionary::from_chunks(chunks.iter().map(Vec::as_slice)).unwrap();
+        assert_eq!(back.runs.len(), 4);
+        // A writer adds paths, one of them already known under another id.
+        for _ in 0..30 {
+            let p = path(&mut next);
+            id += 1;
+            back.insert(&p, id);
+            model.insert(p.clone(), id);
+            ids.insert(id, p);
+        }
+        let listed: Vec<(String, i64)> = back.iter().map(|(p, i)| (p.to_string(), i)).collect();
+        let expected: Vec<(String, i64)> = model.iter().map(|(p, i)| (p.clone(), *i)).collect();
+        assert_eq!(listed, expected);
+        for (p, i) in &model {
+            assert_eq!(back.get(p), Some(*i), "{p}");
+        }
+        for (i, p) in &ids {
+            assert_eq!(back.path(*i), Some(p.as_str()), "{i}");
+        }
+        assert_eq!(back.get("pd.nothing"), None);
+        for prefix in ["pd.", "np.core.", "é", "zzz"] {
+            let got: Vec<&str> = back.with_prefix(prefix).map(|(p, _)| p).collect();
+            let want: Vec<&str> = model
+                .keys()
+                .filter(|p| p.starts_with(prefix))
+                .map(String::as_str)
+                .collect();
+            assert_eq!(got, want, "{prefix}");
+        }
+    }
+
+    /// A chunk whose paths are out of order is still read whole; one whose bytes are not
+    /// UTF-8 paths is refused.
+    #[test]
+    fn odd_chunks_are_ordered_or_refused() {
+        let unordered = encode_chunk([("b.x", 1), ("a.y", 2), ("c", 3)].into_iter());
+        let d = PathDictionary::decode(&unordered).unwrap();
+        assert_eq!(d.get("a.y"), Some(2));
+        let all: Vec<&str> = d.iter().map(|(p, _)| p).collect();
+        assert_eq!(all, ["a.y", "b.x", "c"]);
+
+        // Ids far apart are found by their sorted order instead of a table over their range.
+        let sparse = encode_chunk([("a", 7), ("b", 9_000_000_000), ("c", -3)].into_iter());
+        let d = PathDictionary::decode(&sparse).unwrap();
+        assert!(matches!(d.by_id(), ById::Sorted(_)));
+        assert_eq!(
+            [d.path(-3), d.path(7), d.path(9_000_000_000), d.path(8)],
+            [Some("c"), Some("a"), Some("b"), None]
+        );
+        assert!(matches!(
+            PathDictionary::decode(&unordered).unwrap().by_id(),
+            ById::Range { .. }
+        ));
+
+        // A chunk that compresses far better than most still inflates whole; a cut one fails.
+        let long: Vec<(String, i64)> = (0..20_000)
+            .map(|i| (format!("pkg.mod.Klass.member_{i:06}"), i))
+            .collect();
+        let blob = encode_chunk(long.iter().map(|(p, i)| (p.as_str(), *i)));
+        let d = PathDictionary::decode(&blob).unwrap();
+        assert_eq!(d.get("pkg.mod.Klass.member_019999"), Some(19_999));
+        for cut in [blob.len() / 2, blob.len() - 1, 3] {
+            assert!(PathDictionary::decode(&blob[..cut]).is_err(), "{cut}");
+        }
+
+        // "é" is two bytes: split across two paths, each half is invalid on its own.
+        let mut raw = Vec::new();
+        for (rest, id) in [(&[b'a', 0xC3][..], 1u64), (&[0xA9][..], 2)] {
+            put_varint(&mut raw, 0);
+            put_varint(&mut raw, rest.len() as u64);
+            raw.extend_from_slice(rest);
+            put_varint(&mut raw, id);
+        }
+        let mut enc = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::default());
+        enc.write_all(&raw).unwrap();
+        assert!(PathDictionary::decode(&enc.finish().unwrap()).is_err());
     }
 
     /// Chunk sizes fall by at least half from the oldest, so a dictionary of n paths has at

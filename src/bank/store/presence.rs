@@ -7,7 +7,10 @@
 
 use std::str::FromStr;
 
-use super::resolve::{Resolved, Resolver};
+use std::collections::HashMap;
+use std::rc::Rc;
+
+use super::resolve::{ApiRowInfo, Resolved, Resolver};
 use super::{DistId, ReleaseSet, Store, StoreError};
 use crate::bank::extract::{ParamKind, Signature};
 use crate::bank::flow::ApiKind;
@@ -57,22 +60,86 @@ impl Presence {
     }
 }
 
+/// What presence queries read of a whole distribution, once per store (until a writer
+/// changes the bank): a notebook asks about dozens of names of the same distribution.
+#[derive(Debug)]
+pub(crate) struct DistFacts {
+    releases: Releases,
+    /// Releases where some class is open to static reading, read on first need (a scan of
+    /// the distribution's classes).
+    open_classes: std::cell::OnceCell<ReleaseSet>,
+}
+
 /// The registered and the indexed releases of a distribution, and which were introspected.
+#[derive(Debug)]
 struct Releases {
     registered: ReleaseSet,
     indexed: ReleaseSet,
     introspected: ReleaseSet,
 }
 
+/// The most ids one batched read names (SQLite allows thousands of parameters; this keeps
+/// each statement small).
+const BATCH: usize = 256;
+
 impl Store {
-    fn release_sets(&self, dist_id: DistId) -> Result<Releases, StoreError> {
+    fn dist_facts(&self, dist_id: DistId) -> Result<Rc<DistFacts>, StoreError> {
+        if let Some(found) = self.dist_facts.borrow().get(&dist_id) {
+            return Ok(found.clone());
+        }
         let rows = self.releases(dist_id)?;
         let indexed = super::query::indexed(&rows);
-        Ok(Releases {
-            registered: super::query::slots(&rows),
-            indexed: super::query::slots(indexed.iter().copied()),
-            introspected: super::query::slots(indexed.into_iter().filter(|r| r.is_introspected())),
-        })
+        let facts = Rc::new(DistFacts {
+            releases: Releases {
+                registered: super::query::slots(&rows),
+                indexed: super::query::slots(indexed.iter().copied()),
+                introspected: super::query::slots(
+                    indexed.into_iter().filter(|r| r.is_introspected()),
+                ),
+            },
+            open_classes: std::cell::OnceCell::new(),
+        });
+        self.dist_facts.borrow_mut().insert(dist_id, facts.clone());
+        Ok(facts)
+    }
+
+    /// The `apis` rows of `ids` (those that exist), read in batches.
+    fn api_rows(&self, ids: &[i64]) -> Result<HashMap<i64, ApiRowInfo>, StoreError> {
+        let err = self.err();
+        let mut out = HashMap::with_capacity(ids.len());
+        for batch in ids.chunks(BATCH) {
+            let marks = vec!["?"; batch.len()].join(",");
+            let sql =
+                format!("SELECT id, kind, static, runtime, open FROM apis WHERE id IN ({marks})");
+            let mut stmt = self.conn().prepare_cached(&sql).map_err(&err)?;
+            let rows = stmt
+                .query_map(rusqlite::params_from_iter(batch), |r| {
+                    Ok((
+                        r.get::<_, i64>(0)?,
+                        r.get::<_, i64>(1)?,
+                        [
+                            r.get::<_, Vec<u8>>(2)?,
+                            r.get::<_, Vec<u8>>(3)?,
+                            r.get::<_, Vec<u8>>(4)?,
+                        ],
+                    ))
+                })
+                .map_err(&err)?;
+            for row in rows {
+                let (id, kind, [s, r, o]) = row.map_err(&err)?;
+                out.insert(
+                    id,
+                    ApiRowInfo {
+                        id,
+                        kind: ApiKind::from_code(kind),
+                        static_set: self.decode_set(&s)?,
+                        runtime_set: self.decode_set(&r)?,
+                        open_set: self.decode_set(&o)?,
+                    },
+                );
+            }
+        }
+        Ok(out)
     }
 
     /// Where each of `paths` is found in the distribution, through aliases and base classes
@@ -83,7 +150,8 @@ impl Store {
         dist_id: DistId,
         paths: &[&str],
     ) -> Result<Vec<Presence>, StoreError> {
-        let releases = self.release_sets(dist_id)?;
+        let facts = self.dist_facts(dist_id)?;
+        let releases = &facts.releases;
         let mut resolver = Resolver::new(self, dist_id);
         paths
             .iter()
@@ -105,27 +173,39 @@ impl Store {
     /// static reading cannot list (members set by computed `setattr`, bases outside the
     /// release) and introspection, which lists every public class's members, did not run.
     pub fn member_presence(&self, dist_id: DistId, member: &str) -> Result<Presence, StoreError> {
-        let releases = self.release_sets(dist_id)?;
+        let facts = self.dist_facts(dist_id)?;
+        let releases = &facts.releases;
         let suffix = format!(".{member}");
-        let candidates: Vec<String> = self
-            .path_dictionary(dist_id)?
-            .iter()
-            .filter(|(path, _)| path.ends_with(&suffix))
-            .map(|(path, _)| path.to_string())
+        // Every `Owner.member` path whose owner is an API too, then the owners' rows and the
+        // members' rows each in a few batched reads (a common member such as `shape` has
+        // thousands of owners in a large distribution).
+        let dictionary = self.path_dictionary(dist_id)?;
+        let pairs: Vec<(i64, i64)> = dictionary
+            .ending_with(&suffix)
+            .filter_map(|(path, id)| {
+                let owner = dictionary.get(&path[..path.len() - suffix.len()])?;
+                Some((owner, id))
+            })
             .collect();
-        let mut resolver = Resolver::new(self, dist_id);
+        let owner_ids: Vec<i64> = pairs.iter().map(|&(owner, _)| owner).collect();
+        let owners = self.api_rows(&owner_ids)?;
+        let pairs: Vec<(&ApiRowInfo, i64)> = pairs
+            .iter()
+            .filter_map(|(owner, id)| {
+                let class = owners.get(owner)?;
+                (class.kind == ApiKind::Class).then_some((class, *id))
+            })
+            .collect();
+        let member_ids: Vec<i64> = pairs.iter().map(|&(_, id)| id).collect();
+        let members = self.api_rows(&member_ids)?;
         let mut present = ReleaseSet::new();
-        for path in &candidates {
-            let owner = &path[..path.len() - suffix.len()];
-            let (Some(class), Some(row)) = (resolver.row(owner)?, resolver.row(path)?) else {
-                continue;
-            };
-            if class.kind == ApiKind::Class {
+        for (class, id) in pairs {
+            if let Some(row) = members.get(&id) {
                 present = present.union(&row.presence().intersection(&class.presence()));
             }
         }
         let open = self
-            .open_classes(dist_id)?
+            .open_classes(dist_id, &facts)?
             .difference(&releases.introspected);
         Ok(Presence::split(
             &releases.registered,
@@ -145,7 +225,8 @@ impl Store {
         path: &str,
         keyword: &str,
     ) -> Result<Presence, StoreError> {
-        let releases = self.release_sets(dist_id)?;
+        let facts = self.dist_facts(dist_id)?;
+        let releases = &facts.releases;
         let mut resolver = Resolver::new(self, dist_id);
         let resolved = resolver.resolve(path)?;
         let api_present = resolved.presence();
@@ -180,7 +261,15 @@ impl Store {
     }
 
     /// The releases where some class of the distribution is open to static reading.
-    fn open_classes(&self, dist_id: DistId) -> Result<ReleaseSet, StoreError> {
+    fn open_classes(&self, dist_id: DistId, facts: &DistFacts) -> Result<ReleaseSet, StoreError> {
+        if let Some(found) = facts.open_classes.get() {
+            return Ok(found.clone());
+        }
+        let found = self.read_open_classes(dist_id)?;
+        Ok(facts.open_classes.get_or_init(|| found).clone())
+    }
+
+    fn read_open_classes(&self, dist_id: DistId) -> Result<ReleaseSet, StoreError> {
         let err = self.err();
         let rows: Vec<(Vec<u8>, Vec<u8>)> = self
             .conn()

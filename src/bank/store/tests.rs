@@ -340,3 +340,43 @@ fn path_dictionary_grows_in_few_chunks_and_stays_whole() {
         (s("1.39-1.39"), s(""), s("1.0-1.38"))
     );
 }
+
+/// A member asked of a value whose class is unknown is looked for under every class of the
+/// distribution; with hundreds of owners (more than one batch of rows), only classes count,
+/// and a later write is seen by the same store.
+#[test]
+fn member_presence_reads_every_owning_class_and_sees_later_writes() {
+    let mut bank = Bank::new(&["1.0", "2.0", "3.0"]);
+    let mut source = String::new();
+    for i in 0..300 {
+        source.push_str(&format!("class C{i}:\n    def shape(self): pass\n"));
+    }
+    // A function's attribute is no class member.
+    source.push_str("def f(): pass\nf.size = 3\n");
+    bank.write("1.0", &[("pkg/__init__.py", &source)]);
+    bank.write(
+        "2.0",
+        &[(
+            "pkg/__init__.py",
+            "class C299:\n    def shape(self): pass\ndef f(): pass\nf.size = 3\n",
+        )],
+    );
+    let rows = bank.rows.clone();
+    let versions = |set: &ReleaseSet| -> Vec<String> {
+        rows.iter()
+            .filter(|r| set.contains(r.slot))
+            .map(|r| r.version.to_string())
+            .collect()
+    };
+    let shape = bank.store.member_presence(bank.dist, "shape").unwrap();
+    assert_eq!(versions(&shape.present), ["1.0", "2.0"]);
+    assert_eq!(versions(&shape.not_indexed), ["3.0"]);
+    let size = bank.store.member_presence(bank.dist, "size").unwrap();
+    assert!(size.present.is_empty());
+    assert_eq!(versions(&size.absent), ["1.0", "2.0"]);
+
+    bank.write("3.0", &[("pkg/__init__.py", "class D:\n    shape = 1\n")]);
+    let shape = bank.store.member_presence(bank.dist, "shape").unwrap();
+    assert_eq!(versions(&shape.present), ["1.0", "2.0", "3.0"]);
+    assert!(shape.not_indexed.is_empty());
+}

@@ -12,7 +12,7 @@ use super::exclusion::Exclusion;
 use super::options::SolveOptions;
 use super::requires_python;
 use super::target::Target;
-use crate::pypi::{DistFile, FileKind};
+use crate::pypi::{DistFile, FileKind, ReleaseFile};
 
 /// What the root asks of one distribution beyond its range.
 #[derive(Debug, Clone, Default)]
@@ -161,25 +161,41 @@ fn usable_before(verdicts: &[Option<Exclusion>]) -> Vec<usize> {
     counts
 }
 
-/// The files of `release` an installer may use on the target.
+/// The files of `release` an installer may use on the target (read whole).
 pub(crate) fn installable_files<'a>(
     release: &'a Release,
     target: &'a Target,
     options: &'a SolveOptions,
     pinned: bool,
 ) -> impl Iterator<Item = &'a DistFile> + 'a {
-    release.files.iter().filter(move |f| {
-        in_time(f, options)
-            && (pinned || !f.is_yanked())
-            && match &f.kind {
-                FileKind::Wheel { tags, .. } => target.fits(tags),
-                FileKind::Sdist { .. } => options.allow_sdist,
-            }
-    })
+    let entries = release.files.entries();
+    let fits: Vec<bool> = entries
+        .iter()
+        .map(|e| installable(e, target, options, pinned))
+        .collect();
+    let whole: &[DistFile] = if fits.contains(&true) {
+        release.files.whole()
+    } else {
+        &[]
+    };
+    whole
+        .iter()
+        .zip(fits)
+        .filter_map(|(f, fit)| fit.then_some(f))
 }
 
-fn in_time(file: &DistFile, options: &SolveOptions) -> bool {
-    match (options.exclude_newer, file.upload_time) {
+/// Whether an installer may use this file on the target.
+fn installable(file: &ReleaseFile, target: &Target, options: &SolveOptions, pinned: bool) -> bool {
+    in_time(file.upload_time, options)
+        && (pinned || !file.yanked)
+        && match &file.kind {
+            FileKind::Wheel { tags, .. } => target.fits(tags),
+            FileKind::Sdist { .. } => options.allow_sdist,
+        }
+}
+
+fn in_time(upload_time: Option<jiff::Timestamp>, options: &SolveOptions) -> bool {
+    match (options.exclude_newer, upload_time) {
         (Some(cap), Some(t)) => t <= cap,
         _ => true,
     }
@@ -197,8 +213,9 @@ fn verdict(
     options: &SolveOptions,
     pinned: bool,
 ) -> Option<Exclusion> {
+    let files = release.files.entries();
     if let Some(cap) = options.exclude_newer {
-        if !release.files.is_empty() && !release.files.iter().any(|f| in_time(f, options)) {
+        if !files.is_empty() && !files.iter().any(|f| in_time(f.upload_time, options)) {
             return Some(Exclusion::UploadedAfter(cap));
         }
     }
@@ -210,14 +227,13 @@ fn verdict(
             return Some(Exclusion::RequiresPython(spec.clone()));
         }
     }
-    if installable_files(release, target, options, pinned)
-        .next()
-        .is_none()
+    if !files
+        .iter()
+        .any(|f| installable(f, target, options, pinned))
     {
-        let sdist = release
-            .files
+        let sdist = files
             .iter()
-            .any(|f| !f.is_wheel() && in_time(f, options));
+            .any(|f| matches!(f.kind, FileKind::Sdist { .. }) && in_time(f.upload_time, options));
         return Some(Exclusion::NoWheel {
             python: target.python(),
             only_sdist: sdist && !options.allow_sdist,

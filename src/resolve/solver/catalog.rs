@@ -6,9 +6,10 @@ use std::sync::Arc;
 use jiff::Timestamp;
 use pep508_rs::pep440_rs::{Version, VersionSpecifiers};
 
+use super::release_files::ReleaseFiles;
 use super::target::Target;
 use crate::names::DistName;
-use crate::pypi::{DistFile, InvalidRequiresDist, PypiError, RequiresDist};
+use crate::pypi::{FileKind, InvalidRequiresDist, PypiError, RequiresDist};
 
 /// A source of releases and their dependencies. Implementations memoize: the solver asks for
 /// the same distribution many times. `Sync`, so that one catalog serves worker threads.
@@ -34,17 +35,24 @@ pub struct Release {
     pub requires_python: Option<VersionSpecifiers>,
     /// Every file is yanked (PEP 592).
     pub yanked: bool,
-    pub files: Vec<DistFile>,
+    pub files: ReleaseFiles,
 }
 
 impl Release {
     /// When the release appeared: its earliest upload.
     pub fn upload_time(&self) -> Option<Timestamp> {
-        self.files.iter().filter_map(|f| f.upload_time).min()
+        self.files
+            .entries()
+            .iter()
+            .filter_map(|f| f.upload_time)
+            .min()
     }
 
     pub fn has_sdist(&self) -> bool {
-        self.files.iter().any(|f| !f.is_wheel())
+        self.files
+            .entries()
+            .iter()
+            .any(|f| matches!(f.kind, FileKind::Sdist { .. }))
     }
 }
 

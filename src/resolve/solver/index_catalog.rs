@@ -1,13 +1,16 @@
-//! A catalog read from a package index through [`IndexClient`]: project pages for releases,
-//! core metadata for dependencies, each read once.
+//! A catalog read from a package index through [`IndexClient`]: project pages for releases
+//! (through their compact copies in the cache, keeping only the files that may install on
+//! this machine), core metadata for dependencies, each read once.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use super::catalog::{parse_requires_python, Catalog, CatalogError, Release, ReleaseMetadata};
+use super::release_files::ReleaseFiles;
 use super::target::Target;
 use crate::names::DistName;
-use crate::pypi::{DistFile, FileKind, IndexClient};
+use crate::pypi::{DistFile, FileKind, IndexClient, ReleaseFile};
+use crate::python::wheel_platform_fits;
 
 /// Reads releases and metadata from an index, memoizing both for the catalog's lifetime.
 pub struct IndexCatalog<'c> {
@@ -28,17 +31,24 @@ impl<'c> IndexCatalog<'c> {
 }
 
 /// The file whose metadata speaks for the release on `target`: a wheel that installs there
-/// (unyanked first), else an sdist (what would be built), else any wheel.
+/// (unyanked first), else an sdist (what would be built), else any wheel. Only that release's
+/// files are read whole.
 fn metadata_file<'r>(release: &'r Release, target: &Target) -> Option<&'r DistFile> {
+    let entries = release.files.entries();
     let fitting =
-        |f: &&DistFile| matches!(&f.kind, FileKind::Wheel { tags, .. } if target.fits(tags));
-    let files = &release.files;
-    files
+        |f: &&ReleaseFile| matches!(&f.kind, FileKind::Wheel { tags, .. } if target.fits(tags));
+    let chosen = entries
         .iter()
         .filter(fitting)
-        .min_by_key(|f| f.is_yanked())
-        .or_else(|| files.iter().find(|f| !f.is_wheel()))
-        .or_else(|| files.first())
+        .min_by_key(|f| f.yanked)
+        .or_else(|| {
+            entries
+                .iter()
+                .find(|f| matches!(f.kind, FileKind::Sdist { .. }))
+        })
+        .or_else(|| entries.first())?;
+    let at = entries.iter().position(|e| std::ptr::eq(e, chosen))?;
+    release.files.whole().get(at)
 }
 
 impl Catalog for IndexCatalog<'_> {
@@ -46,24 +56,26 @@ impl Catalog for IndexCatalog<'_> {
         if let Some(found) = lock(&self.releases).get(dist) {
             return Ok(found.clone());
         }
-        let page = self.client.project(dist).map_err(|source| {
-            if source.is_not_found() {
-                CatalogError::NotFound { dist: dist.clone() }
-            } else {
-                CatalogError::Releases {
-                    dist: dist.clone(),
-                    source,
+        let page = self
+            .client
+            .project_releases(dist, &may_install_here)
+            .map_err(|source| {
+                if source.is_not_found() {
+                    CatalogError::NotFound { dist: dist.clone() }
+                } else {
+                    CatalogError::Releases {
+                        dist: dist.clone(),
+                        source,
+                    }
                 }
-            }
-        })?;
+            })?;
         let releases: Arc<[Release]> = page
-            .releases()
             .into_iter()
             .map(|r| Release {
-                version: r.version.clone(),
-                requires_python: r.requires_python().and_then(parse_requires_python),
-                yanked: r.is_yanked(),
-                files: r.files.iter().map(|f| (*f).clone()).collect(),
+                requires_python: r.requires_python.as_deref().and_then(parse_requires_python),
+                files: ReleaseFiles::lazy(r.version.clone(), r.files),
+                version: r.version,
+                yanked: r.yanked,
             })
             .collect();
         lock(&self.releases).insert(dist.clone(), releases.clone());
@@ -98,6 +110,20 @@ impl Catalog for IndexCatalog<'_> {
         ));
         lock(&self.metadata).insert(key, parsed.clone());
         Ok(parsed)
+    }
+}
+
+/// Whether a file may install on some interpreter of this machine: an sdist, or a wheel
+/// whose platform tags fit here (targets differ only in their Python). Wheels for other
+/// platforms (most files of a binary project) could never be chosen, so they are not read.
+/// A release keeps its place, its yanked state and its Requires-Python even when none of its
+/// files is kept; the one trace of the others is in `--exclude-newer` verdicts, where a
+/// release whose only files uploaded in time are for other platforms is said to be
+/// "uploaded after" the cap rather than to have no wheel.
+fn may_install_here(kind: &FileKind) -> bool {
+    match kind {
+        FileKind::Sdist { .. } => true,
+        FileKind::Wheel { tags, .. } => wheel_platform_fits(tags),
     }
 }
 

@@ -7,6 +7,7 @@ use jiff::Timestamp;
 use pep508_rs::pep440_rs::Version;
 
 use super::catalog::{parse_requires_python, Catalog, CatalogError, Release, ReleaseMetadata};
+use super::release_files::ReleaseFiles;
 use super::target::Target;
 use crate::names::DistName;
 use crate::pypi::{hex_sha256, DistFile, DistFilename, MetadataHint};
@@ -167,13 +168,13 @@ impl MemoryRelease {
             return Err(self.invalid(bad.to_string()));
         }
         let release = Release {
-            version,
             requires_python: self
                 .requires_python
                 .as_deref()
                 .and_then(parse_requires_python),
             yanked: self.yanked,
-            files,
+            files: ReleaseFiles::new(version.clone(), files),
+            version,
         };
         Ok((dist, release, metadata))
     }
