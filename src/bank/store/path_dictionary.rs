@@ -419,11 +419,11 @@ fn decode_chunk(
     let mut in_order = true;
     let mut previous: Option<(usize, usize)> = None;
     while at < raw.len() {
-        let shared = take_varint(&raw, &mut at)? as usize;
-        let len = take_varint(&raw, &mut at)? as usize;
+        let shared = take_varint(raw, &mut at)? as usize;
+        let len = take_varint(raw, &mut at)? as usize;
         let rest = raw.get(at..at + len).ok_or(CorruptDictionary)?;
         at += len;
-        let id = take_varint(&raw, &mut at)? as i64;
+        let id = take_varint(raw, &mut at)? as i64;
         let start = text.len();
         match previous {
             Some((p_start, p_len)) if shared <= p_len => {
