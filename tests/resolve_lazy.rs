@@ -5,12 +5,12 @@
 mod support;
 
 use std::path::PathBuf;
-use std::process::Command;
 
 use nbenv::bank::store::IndexStatus;
 use nbenv::names::DistName;
 use nbenv::resolve::evidence::{BankView, SharedBank};
 use support::archives::WheelBuilder;
+use support::cli::{nbenv, pins};
 use support::server::{FixtureFile, PageMode, TestServer};
 
 struct Env {
@@ -59,24 +59,10 @@ impl Env {
     fn infer(&self, source: &str, extra: &[&str]) -> (i32, String, String) {
         let nb = self.dir.path().join("nb.py");
         std::fs::write(&nb, source).unwrap();
-        let out = Command::new(env!("CARGO_BIN_EXE_nbenv"))
-            .args(["--index-url", &self.server.index_url()])
-            .arg("--cache-dir")
-            .arg(self.dir.path().join("cache"))
-            .arg("--bank")
-            .arg(self.bank())
-            .arg("infer")
-            .arg(&nb)
-            .args(["--python", "3.11"])
-            .args(extra)
-            .env("NBENV_HTTP_RETRIES", "0")
-            .output()
-            .unwrap();
-        (
-            out.status.code().unwrap_or(-1),
-            String::from_utf8_lossy(&out.stdout).into_owned(),
-            String::from_utf8_lossy(&out.stderr).into_owned(),
-        )
+        let nb = nb.display().to_string();
+        let mut args = vec!["infer", &nb, "--python", "3.11"];
+        args.extend_from_slice(extra);
+        nbenv(&self.server.index_url(), self.dir.path(), args)
     }
 
     /// The versions of `project` the bank has indexed, as their major numbers.
@@ -93,14 +79,6 @@ impl Env {
             .map(|r| r.version.release()[0] as usize)
             .collect()
     }
-}
-
-fn pins(requirements: &str) -> Vec<&str> {
-    requirements
-        .lines()
-        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
-        .map(|l| l.split("  #").next().unwrap())
-        .collect()
 }
 
 /// `old_api` until 23.0, removed in 24.0; `kept` always; 40 releases.
@@ -263,21 +241,12 @@ fn tensorflow_1_code_gets_a_1_x_release_on_a_python_that_has_wheels_for_it() {
         "import tflike as tf\nx = tf.constant(1)\nwith tf.Session() as s:\n    pass\n",
     )
     .unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_nbenv"))
-        .args(["--index-url", &env.server.index_url()])
-        .arg("--cache-dir")
-        .arg(env.dir.path().join("cache"))
-        .arg("--bank")
-        .arg(env.bank())
-        .arg("infer")
-        .arg(&nb)
-        .output()
-        .unwrap();
-    let (stdout, err) = (
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr),
+    let (code, stdout, err) = nbenv(
+        &env.server.index_url(),
+        env.dir.path(),
+        ["infer".as_ref(), nb.as_os_str()],
     );
-    assert!(out.status.success(), "{stdout}{err}");
+    assert_eq!(code, 0, "{stdout}{err}");
     assert_eq!(pins(&stdout), ["tflike==1.15.0"], "{stdout}");
     assert!(
         stdout.contains("# Python 3.7 (") && stdout.contains("tflike.Session (removed in 2.0.0)"),

@@ -8,6 +8,7 @@ mod support;
 use std::process::Command;
 
 use support::archives::WheelBuilder;
+use support::cli::nbenv;
 use support::server::{FixtureFile, PageMode, TestServer};
 
 fn python3_version() -> String {
@@ -50,21 +51,22 @@ fn an_environment_error_becomes_evidence_and_the_next_round_runs() {
         "nbformat": 4, "nbformat_minor": 2
     });
     std::fs::write(&nb, notebook.to_string()).unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_nbenv"))
-        .args(["--index-url", &server.index_url()])
-        .arg("--cache-dir")
-        .arg(dir.path().join("cache"))
-        .arg("--bank")
-        .arg(dir.path().join("bank.sqlite3"))
-        .arg("restore")
-        .arg(&nb)
-        .args(["--python", &python3_version(), "--no-kernel-runtime"])
-        .arg("-o")
-        .arg(dir.path().join("requirements.txt"))
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(0), "{err}");
+    let (nb, python, output) = (
+        nb.display().to_string(),
+        python3_version(),
+        dir.path().join("requirements.txt").display().to_string(),
+    );
+    let args = [
+        "restore",
+        &nb,
+        "--python",
+        &python,
+        "--no-kernel-runtime",
+        "-o",
+        &output,
+    ];
+    let (code, _, err) = nbenv(&server.index_url(), dir.path(), args);
+    assert_eq!(code, 0, "{err}");
     assert!(err.contains("round 1: Python"), "{err}");
     assert!(err.contains("toolkit==2.0"), "{err}");
     assert!(

@@ -8,6 +8,7 @@ use std::path::PathBuf;
 use std::process::Command;
 
 use support::archives::WheelBuilder;
+use support::cli::nbenv;
 use support::server::{FixtureFile, PageMode, TestServer};
 
 struct Env {
@@ -69,25 +70,15 @@ impl Env {
     fn verify(&self, requirements: &str, extra: &[&str]) -> (i32, String, String) {
         let req = self.dir.path().join("requirements.txt");
         std::fs::write(&req, requirements).unwrap();
-        let nb = self.notebook();
-        let out = Command::new(env!("CARGO_BIN_EXE_nbenv"))
-            .args(["--index-url", &self.server.index_url()])
-            .arg("--cache-dir")
-            .arg(self.dir.path().join("cache"))
-            .arg("verify")
-            .arg(&nb)
-            .arg("-r")
-            .arg(&req)
-            .args(["--python", &python3().display().to_string()])
-            .arg("--no-kernel-runtime")
-            .args(extra)
-            .output()
-            .unwrap();
-        (
-            out.status.code().unwrap_or(-1),
-            String::from_utf8_lossy(&out.stdout).into_owned(),
-            String::from_utf8_lossy(&out.stderr).into_owned(),
-        )
+        let (nb, req, python) = (
+            self.notebook().display().to_string(),
+            req.display().to_string(),
+            python3().display().to_string(),
+        );
+        let mut args = vec!["verify", &nb, "-r", &req, "--python", &python];
+        args.push("--no-kernel-runtime");
+        args.extend_from_slice(extra);
+        nbenv(&self.server.index_url(), self.dir.path(), args)
     }
 }
 

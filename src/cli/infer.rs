@@ -27,7 +27,7 @@ use super::args::GlobalArgs;
 use super::bank::{bank_path, introspect_for_infer, run_build};
 use super::context;
 use super::exit::CliError;
-use super::output::write_json;
+use super::output::{count, write_json};
 
 #[derive(Debug, Args)]
 pub struct InferArgs {
@@ -118,14 +118,11 @@ pub fn run(global: &GlobalArgs, args: &InferArgs) -> Result<()> {
         return Err(CliError::usage("--ranges is for the requirements format only").into());
     }
     let usages = read_usages(global, args)?;
-    let (inference, read) = infer_usages(global, args, &usages, &[])?;
-    let bank = SharedBank::open(&bank_path(global))?;
-    let client = context::index_client(global)?;
-    let catalog = IndexCatalog::new(&client);
-    let solve_options = SolveOptions {
-        allow_sdist: args.allow_sdist,
-        exclude_newer: cap_date(global, args, false)?,
-    };
+    let session = InferSession::open(global, args)?;
+    let (inference, read) = infer_usages(global, args, &session, &usages, &[])?;
+    let bank = &session.bank;
+    let catalog = IndexCatalog::new(&session.client);
+    let solve_options = &session.solve_options;
     if !global.quiet {
         for d in &inference.evidence.distributions {
             for r in d.dropped() {
@@ -145,7 +142,7 @@ pub fn run(global: &GlobalArgs, args: &InferArgs) -> Result<()> {
                 Some(infer::compatible_ranges(
                     &inference,
                     &catalog,
-                    &solve_options,
+                    solve_options,
                 )?)
             } else {
                 None
@@ -171,7 +168,7 @@ pub fn run(global: &GlobalArgs, args: &InferArgs) -> Result<()> {
             let (text, unhashed) = pylock_toml(
                 &inference,
                 &args.notebook.display().to_string(),
-                Some(client.index_url().as_str()),
+                Some(session.client.index_url().as_str()),
             )?;
             if !unhashed.is_empty() {
                 eprintln!(
@@ -186,13 +183,43 @@ pub fn run(global: &GlobalArgs, args: &InferArgs) -> Result<()> {
             let document = InferJson {
                 inference: &inference,
                 read: &read,
-                unknown_at_pins: lazy::hinging(&inference, &bank)?,
+                unknown_at_pins: lazy::hinging(&inference, bank)?,
             };
             write_json(&mut buf, &document)?;
             buf
         }
     };
     write_result(args.output.as_deref(), &text)
+}
+
+/// What one `infer` (or every round of a `restore`) works with, opened once: the bank
+/// (created empty when missing), the index client, and the solver's options (the date cap is
+/// worked out, and said, once).
+pub(super) struct InferSession {
+    pub bank_file: PathBuf,
+    pub bank: SharedBank,
+    pub client: nbenv::pypi::IndexClient,
+    pub solve_options: SolveOptions,
+}
+
+impl InferSession {
+    pub fn open(global: &GlobalArgs, args: &InferArgs) -> Result<Self> {
+        let bank_file = bank_path(global);
+        if !bank_file.exists() {
+            // An empty bank: created here, filled with what the notebook needs.
+            Store::open(&bank_file)
+                .with_context(|| format!("creating the bank at {}", bank_file.display()))?;
+        }
+        Ok(Self {
+            bank: SharedBank::open(&bank_file)?,
+            bank_file,
+            client: context::index_client(global)?,
+            solve_options: SolveOptions {
+                allow_sdist: args.allow_sdist,
+                exclude_newer: cap_date(global, args)?,
+            },
+        })
+    }
 }
 
 /// Each notebook (every `.ipynb` of a folder) read and analysed, with the repository's
@@ -233,6 +260,7 @@ pub(super) fn read_usages(global: &GlobalArgs, args: &InferArgs) -> Result<Vec<(
 pub(super) fn infer_usages(
     global: &GlobalArgs,
     args: &InferArgs,
+    session: &InferSession,
     usages: &[(String, Usage)],
     excluded: &[(DistName, Version)],
 ) -> Result<(infer::Inference, lazy::LazyReport)> {
@@ -244,16 +272,14 @@ pub(super) fn infer_usages(
     )
     .expect("at least one notebook");
 
-    let bank_file = bank_path(global);
-    if !bank_file.exists() {
-        // An empty bank: created here, filled below with what the notebook needs.
-        Store::open(&bank_file)
-            .with_context(|| format!("creating the bank at {}", bank_file.display()))?;
-    }
-    let bank = SharedBank::open(&bank_file)?;
-    let client = context::index_client(global)?;
+    let InferSession {
+        bank_file,
+        bank,
+        client,
+        solve_options,
+    } = session;
     // Import names nothing else knows are looked up on the index, unless asked not to.
-    let on_index = IndexProviders::new(&client);
+    let on_index = IndexProviders::new(client);
     let built_in = Sources::built_in();
     let sources = Sources {
         lookup: if args.no_index || global.offline {
@@ -265,9 +291,9 @@ pub(super) fn infer_usages(
     };
     // Indexing lazily, releases not read yet between ones that lack an API are ranked as
     // lacking it too (see `lazy::Assumed`); without indexing, the bank is read as it is.
-    let assumed = lazy::Assumed::new(&bank);
+    let assumed = lazy::Assumed::new(bank);
     let view: &dyn BankView = if args.no_index || global.offline {
-        &bank
+        bank
     } else {
         &assumed
     };
@@ -281,13 +307,9 @@ pub(super) fn infer_usages(
         }
         Ok(joint_evidence(each)?)
     };
-    let catalog = IndexCatalog::new(&client);
+    let catalog = IndexCatalog::new(client);
     let installed = nbenv::python::discover_by_name();
     let plan = InterpreterPlan::new(&python, args.python, &installed);
-    let solve_options = SolveOptions {
-        allow_sdist: args.allow_sdist,
-        exclude_newer: cap_date(global, args, true)?,
-    };
     let resolve = |mut evidence| -> Result<infer::Inference> {
         infer::exclude(&mut evidence, excluded);
         match infer::resolve(
@@ -295,7 +317,7 @@ pub(super) fn infer_usages(
             plan.clone(),
             args.python.is_some(),
             &catalog,
-            &solve_options,
+            solve_options,
         ) {
             Ok(i) => Ok(i),
             Err(InferError::NoSolution { tried }) => {
@@ -329,12 +351,12 @@ pub(super) fn infer_usages(
         if args.full_history {
             let missing = infer::missing_from_bank(&gather_all()?);
             if !missing.is_empty() {
-                let report = index_missing(global, &bank_file, &missing, args.jobs)?;
+                let report = index_missing(global, bank_file, &missing, args.jobs)?;
                 downloaded += report.bytes_fetched;
                 if !global.quiet {
                     eprintln!(
                         "note: indexed {} ({} downloaded)",
-                        plural(report.releases_indexed, "release", "releases"),
+                        count(report.releases_indexed, "release", "releases"),
                         super::index::human_size(report.bytes_fetched)
                     );
                 }
@@ -342,7 +364,7 @@ pub(super) fn infer_usages(
         }
         let mut steps = Steps {
             global,
-            bank: &bank_file,
+            bank: bank_file,
             jobs: args.jobs,
             gather: &gather_all,
             resolve: &resolve,
@@ -350,7 +372,7 @@ pub(super) fn infer_usages(
             downloaded: 0,
         };
         let (inference, report) = lazy::infer_lazily(
-            &bank,
+            bank,
             &mut steps,
             LazyOptions {
                 cap: solve_options.exclude_newer,
@@ -363,10 +385,10 @@ pub(super) fn infer_usages(
             if introspected > 0 {
                 eprintln!(
                     "note: introspected {} where a pin hinged on what static reading could not tell",
-                    plural(introspected, "release", "releases"),
+                    count(introspected, "release", "releases"),
                 );
             }
-            for h in lazy::hinging(&inference, &bank)? {
+            for h in lazy::hinging(&inference, bank)? {
                 eprintln!(
                     "note: {} {}: whether it has {} is unknown (static reading cannot tell{})",
                     h.pin.dist,
@@ -388,8 +410,8 @@ pub(super) fn infer_usages(
             eprintln!(
                 "note: indexed {} in {} ({} downloaded; the rest of their histories is \
                  indexed when a notebook needs it, or by `nbenv bank build`)",
-                plural(report.releases(), "release", "releases"),
-                plural(report.rounds.len(), "round", "rounds"),
+                count(report.releases(), "release", "releases"),
+                count(report.rounds.len(), "round", "rounds"),
                 super::index::human_size(downloaded),
             );
         }
@@ -400,7 +422,7 @@ pub(super) fn infer_usages(
 
 /// `--exclude-newer`, or `--date`: a date, or `auto` for the notebook's last commit (the end of
 /// that day, so that what was on the index when the notebook was committed counts).
-fn cap_date(global: &GlobalArgs, args: &InferArgs, say: bool) -> Result<Option<jiff::Timestamp>> {
+fn cap_date(global: &GlobalArgs, args: &InferArgs) -> Result<Option<jiff::Timestamp>> {
     let Some(date) = args.date.as_deref() else {
         return Ok(args.exclude_newer);
     };
@@ -418,7 +440,7 @@ fn cap_date(global: &GlobalArgs, args: &InferArgs, say: bool) -> Result<Option<j
                 .ok()
                 .and_then(|d| d.to_zoned(jiff::tz::TimeZone::UTC).ok())
                 .map_or(committed, |z| z.timestamp());
-            if say && !global.quiet {
+            if !global.quiet {
                 eprintln!(
                     "note: resolving as the index stood on {} (the notebook's last commit)",
                     committed.strftime("%Y-%m-%d")
@@ -427,7 +449,7 @@ fn cap_date(global: &GlobalArgs, args: &InferArgs, say: bool) -> Result<Option<j
             Ok(Some(cap))
         }
         None => {
-            if say && !global.quiet {
+            if !global.quiet {
                 eprintln!(
                     "note: {} has no git commit: --date auto caps nothing",
                     args.notebook.display()
@@ -640,26 +662,17 @@ impl LazySteps for Steps<'_> {
     }
 }
 
-/// One build target per distribution, selecting exactly the releases of the round (the
-/// newest for a distribution not registered yet).
+/// A build target per release of the round (the newest for a distribution not registered
+/// yet); the indexer merges those of one distribution.
 fn targets_of(round: &[Probe]) -> Vec<BuildTarget> {
-    let mut targets: Vec<BuildTarget> = Vec::new();
-    for p in round {
-        let selection = match &p.version {
-            Some(v) => Selection::Exact(vec![v.clone()]),
-            None => Selection::Latest(1),
-        };
-        match targets.iter_mut().find(|t| t.name == p.dist) {
-            Some(t) => t.selection = std::mem::take(&mut t.selection).or(selection),
-            None => targets.push(BuildTarget {
-                name: p.dist.clone(),
-                selection,
-            }),
-        }
-    }
-    targets
-}
-
-fn plural(n: usize, one: &str, many: &str) -> String {
-    format!("{n} {}", if n == 1 { one } else { many })
+    round
+        .iter()
+        .map(|p| BuildTarget {
+            name: p.dist.clone(),
+            selection: match &p.version {
+                Some(v) => Selection::Exact(vec![v.clone()]),
+                None => Selection::Latest(1),
+            },
+        })
+        .collect()
 }

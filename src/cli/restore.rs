@@ -18,9 +18,9 @@ use pep508_rs::pep440_rs::Version;
 use super::args::{Format, FormatArg, GlobalArgs};
 use super::context;
 use super::exit::{CliError, Code};
-use super::infer::{infer_usages, read_usages, InferArgs, InferFormat};
+use super::infer::{infer_usages, read_usages, InferArgs, InferFormat, InferSession};
 use super::output::write_json;
-use super::verify::ENVS_DIR;
+use super::verify::{located, ENVS_DIR};
 
 #[derive(Debug, Args)]
 pub struct RestoreArgs {
@@ -104,6 +104,7 @@ pub fn run(global: &GlobalArgs, args: &RestoreArgs) -> Result<()> {
     };
     let nb = nbenv::notebook::read(&args.notebook)?;
     let mut usages = read_usages(global, &infer_args)?;
+    let session = InferSession::open(global, &infer_args)?;
     let mut excluded: Vec<(DistName, Version)> = Vec::new();
     let mut rounds: Vec<Round> = Vec::new();
     let name = args.notebook.display().to_string();
@@ -112,7 +113,7 @@ pub fn run(global: &GlobalArgs, args: &RestoreArgs) -> Result<()> {
     let envs = context::cache_dir(global).join(ENVS_DIR);
     let mut stopped = Stop::MaxRounds;
     for round in 1..=args.max_rounds {
-        let (inference, _) = infer_usages(global, &infer_args, &usages, &excluded)?;
+        let (inference, _) = infer_usages(global, &infer_args, &session, &usages, &excluded)?;
         let requirements = requirements_txt(&inference, &name, None);
         let Some(path) = inference.python.installed.clone() else {
             return Err(CliError::not_found(format!(
@@ -183,11 +184,7 @@ pub fn run(global: &GlobalArgs, args: &RestoreArgs) -> Result<()> {
             break;
         };
         if !global.quiet {
-            let cell = failure
-                .cell
-                .map(|c| format!("cell {c}: "))
-                .unwrap_or_default();
-            eprintln!("round {round}: stopped at {cell}{failure}");
+            eprintln!("round {round}: stopped at {}", located(&failure));
         }
         if !failure.is_environmental() {
             rounds.push(this);
@@ -261,10 +258,7 @@ fn summary(done: &Restoration<'_>) -> String {
             None => ran,
         };
         let error = match (&r.first_failure, &r.install_error) {
-            (Some(f), _) => {
-                let cell = f.cell.map(|c| format!("cell {c}: ")).unwrap_or_default();
-                format!("; {cell}{f}")
-            }
+            (Some(f), _) => format!("; {}", located(f)),
             (None, Some(detail)) => format!(": {}", detail.lines().last().unwrap_or_default()),
             _ => String::new(),
         };

@@ -165,10 +165,7 @@ fn summary(v: &Verification<'_>) -> String {
         e.share()
     ));
     match &v.first_failure {
-        Some(f) => {
-            let cell = f.cell.map(|c| format!("cell {c}: ")).unwrap_or_default();
-            out.push_str(&format!("error        {cell}{f}\n"));
-        }
+        Some(f) => out.push_str(&format!("error        {}\n", located(f))),
         None if e.complete() => out.push_str("error        none: the notebook ran to the end\n"),
         None => out.push_str("error        the run stopped without an error from a cell\n"),
     }
@@ -181,6 +178,14 @@ fn summary(v: &Verification<'_>) -> String {
         ));
     }
     out
+}
+
+/// `cell 2: environment: ...`: a failure with the cell it stopped in, when known.
+pub(super) fn located(f: &Failure) -> String {
+    match f.cell {
+        Some(c) => format!("cell {c}: {f}"),
+        None => f.to_string(),
+    }
 }
 
 /// `--python`, else the requirements' header, else the newest installed interpreter the

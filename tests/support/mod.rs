@@ -3,4 +3,5 @@
 #![allow(dead_code)]
 
 pub mod archives;
+pub mod cli;
 pub mod server;

@@ -251,14 +251,11 @@ fn parse(text: &str) -> Result<Option<Node>, (u32, String)> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::{read_declarations, DeclarationKind, PythonDeclaration};
+    use super::super::{DeclarationKind, PythonDeclaration};
     use crate::python::PythonVersion;
 
     fn declarations(yaml: &str) -> super::super::Declarations {
-        let dir = tempfile::tempdir().unwrap();
-        std::fs::create_dir(dir.path().join(".git")).unwrap();
-        std::fs::write(dir.path().join("environment.yml"), yaml).unwrap();
-        read_declarations(&dir.path().join("nb.ipynb"))
+        super::super::declared_in("environment.yml", yaml)
     }
 
     #[test]

@@ -235,3 +235,12 @@ impl Usage {
         self.declarations = declarations;
     }
 }
+
+/// The declarations a notebook in a fresh repository holding only `file` (with `text`) gets.
+#[cfg(test)]
+pub(super) fn declared_in(file: &str, text: &str) -> Declarations {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join(".git")).unwrap();
+    std::fs::write(dir.path().join(file), text).unwrap();
+    read_declarations(&dir.path().join("nb.ipynb"))
+}

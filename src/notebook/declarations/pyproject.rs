@@ -89,13 +89,10 @@ pub(super) fn read(text: &str, sink: &mut Sink<'_>) {
 
 #[cfg(test)]
 mod tests {
-    use super::super::{read_declarations, DeclarationKind, Declarations};
+    use super::super::{DeclarationKind, Declarations};
 
     fn declarations(text: &str) -> Declarations {
-        let dir = tempfile::tempdir().unwrap();
-        std::fs::create_dir(dir.path().join(".git")).unwrap();
-        std::fs::write(dir.path().join("pyproject.toml"), text).unwrap();
-        read_declarations(&dir.path().join("nb.ipynb"))
+        super::super::declared_in("pyproject.toml", text)
     }
 
     #[test]

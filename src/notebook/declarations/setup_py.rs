@@ -113,13 +113,10 @@ impl<'a> Visitor<'a> for SetupCalls<'a> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::{read_declarations, DeclarationKind, Declarations};
+    use super::super::{DeclarationKind, Declarations};
 
     fn declarations(setup: &str) -> Declarations {
-        let dir = tempfile::tempdir().unwrap();
-        std::fs::create_dir(dir.path().join(".git")).unwrap();
-        std::fs::write(dir.path().join("setup.py"), setup).unwrap();
-        read_declarations(&dir.path().join("nb.ipynb"))
+        super::super::declared_in("setup.py", setup)
     }
 
     fn got(d: &Declarations) -> Vec<(String, u32)> {

@@ -194,16 +194,18 @@ impl Reading for RecordReading<'_> {
 
 /// One record's answer release by release, from its history.
 pub(super) struct Known {
-    states: Vec<(Slot, ReleaseState)>,
+    /// By slot (slots number a distribution's releases densely).
+    states: Vec<Option<ReleaseState>>,
 }
 
 impl Known {
     pub(super) fn of(catalog: &Catalog, record: &EvidenceRecord) -> Self {
-        let mut states = Vec::with_capacity(catalog.releases.len());
+        let slots = catalog.releases.iter().map(|r| r.slot.0 as usize + 1).max();
+        let mut states = vec![None; slots.unwrap_or(0)];
         let mut releases = catalog.releases.iter();
         for span in &record.history {
             for r in releases.by_ref() {
-                states.push((r.slot, span.state));
+                states[r.slot.0 as usize] = Some(span.state);
                 if r.version == span.last {
                     break;
                 }
@@ -213,10 +215,7 @@ impl Known {
     }
 
     pub(super) fn state(&self, slot: Slot) -> Option<ReleaseState> {
-        self.states
-            .iter()
-            .find(|(s, _)| *s == slot)
-            .map(|(_, st)| *st)
+        self.states.get(slot.0 as usize).copied().flatten()
     }
 }
 
