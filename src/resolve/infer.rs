@@ -306,3 +306,36 @@ pub fn missing_from_bank(evidence: &Evidence) -> Vec<DistName> {
         .map(|d| d.dist.clone())
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::resolve::evidence::ReleaseState;
+
+    fn span(state: ReleaseState, first: &str, last: &str) -> Span {
+        Span {
+            state,
+            first: first.parse().unwrap(),
+            last: last.parse().unwrap(),
+        }
+    }
+
+    #[test]
+    fn a_turn_is_exact_only_between_neighbouring_read_releases() {
+        let v = |s: &str| s.parse::<Version>().unwrap();
+        // Read on both sides of the turn: "removed in 2.0".
+        let read = [
+            span(ReleaseState::Present, "1.0", "1.15"),
+            span(ReleaseState::Absent, "2.0", "2.21"),
+        ];
+        assert!(neighbours(&read, &v("1.15"), &v("2.0")));
+        // Releases between not read (lazy indexing scoped by a `pip install` line): the turn
+        // lies somewhere after 1.15 and by 2.21, and is told so.
+        let gap = [
+            span(ReleaseState::Present, "1.15", "1.15"),
+            span(ReleaseState::NotIndexed, "1.15.1", "2.20"),
+            span(ReleaseState::Absent, "2.21", "2.21"),
+        ];
+        assert!(!neighbours(&gap, &v("1.15"), &v("2.21")));
+    }
+}
