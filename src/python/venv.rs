@@ -52,6 +52,21 @@ pub struct Venv {
 }
 
 impl Venv {
+    /// An environment already built at `root` (by [`Venv::create`]), to install more into:
+    /// Python 2 environments install with their own pip, as they were built.
+    pub fn existing(root: &Path, interpreter: &Interpreter, installer: &Installer) -> Self {
+        let old = interpreter.version < PythonVersion::new(3, 6);
+        Self {
+            python: root.join("bin").join("python"),
+            root: root.to_path_buf(),
+            installer: if old {
+                Installer::Pip
+            } else {
+                installer.clone()
+            },
+        }
+    }
+
     pub fn create(
         root: &Path,
         interpreter: &Interpreter,

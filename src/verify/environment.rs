@@ -75,8 +75,13 @@ pub struct PreparedEnv {
     pub python: PathBuf,
     /// Found in the cache rather than built now.
     pub reused: bool,
+    /// Creating the venv and installing into it; zero when reused.
     #[serde(serialize_with = "seconds")]
     pub build_time: Duration,
+    #[serde(serialize_with = "seconds")]
+    pub venv_time: Duration,
+    #[serde(serialize_with = "seconds")]
+    pub install_time: Duration,
 }
 
 fn seconds<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
@@ -114,6 +119,8 @@ pub fn prepare(
             python,
             reused: true,
             build_time: Duration::ZERO,
+            venv_time: Duration::ZERO,
+            install_time: Duration::ZERO,
         });
     }
     let started = Instant::now();
@@ -126,11 +133,13 @@ pub fn prepare(
     if building.exists() {
         std::fs::remove_dir_all(&building).map_err(io("removing", &building))?;
     }
-    let result = build(plan, &building, installer, tools, timeout);
-    if let Err(e) = result {
-        let _ = std::fs::remove_dir_all(&building);
-        return Err(e);
-    }
+    let (venv_time, install_time) = match build(plan, &building, installer, tools, timeout) {
+        Ok(times) => times,
+        Err(e) => {
+            let _ = std::fs::remove_dir_all(&building);
+            return Err(e);
+        }
+    };
     if root.exists() {
         // Left incomplete by an interrupted build: replaced.
         std::fs::remove_dir_all(&root).map_err(io("removing", &root))?;
@@ -144,6 +153,8 @@ pub fn prepare(
         python,
         reused: false,
         build_time: started.elapsed(),
+        venv_time,
+        install_time,
     })
 }
 
@@ -164,9 +175,11 @@ fn build(
     installer: &Installer,
     tools: &Tools,
     timeout: Duration,
-) -> Result<(), EnvError> {
+) -> Result<(Duration, Duration), EnvError> {
+    let started = Instant::now();
     let venv =
         Venv::create(root, &plan.interpreter, installer, tools, timeout).map_err(EnvError::Venv)?;
+    let venv_time = started.elapsed();
     let file = root.join("nbenv-requirements.txt");
     std::fs::write(&file, &plan.requirements).map_err(|source| EnvError::Io {
         what: "writing",
@@ -183,8 +196,9 @@ fn build(
     if plan.kernel_runtime {
         args.push(KERNEL_RUNTIME.to_string());
     }
+    let started = Instant::now();
     match venv.install(&args, &options) {
-        Ok(_) => Ok(()),
+        Ok(_) => Ok((venv_time, started.elapsed())),
         Err(VenvError::Install { detail, .. }) => Err(EnvError::Install {
             python: plan.interpreter.version.to_string(),
             detail,

@@ -6,6 +6,7 @@ use std::fmt;
 use jiff::Timestamp;
 use pep508_rs::pep440_rs::VersionSpecifiers;
 
+use crate::bank::store::FailedStep;
 use crate::python::PythonVersion;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -24,6 +25,12 @@ pub enum Exclusion {
     },
     /// Its metadata could not be read.
     Unreadable(String),
+    /// It failed to install or import on the target's Python in an earlier run.
+    FailedBefore {
+        python: PythonVersion,
+        step: FailedStep,
+        at: Timestamp,
+    },
 }
 
 impl fmt::Display for Exclusion {
@@ -41,6 +48,11 @@ impl fmt::Display for Exclusion {
                 only_sdist: false,
             } => write!(f, "no wheel for CPython {python}"),
             Exclusion::Unreadable(why) => write!(f, "metadata unreadable: {why}"),
+            Exclusion::FailedBefore { python, step, at } => write!(
+                f,
+                "failed to {step} on Python {python} in a run on {}",
+                at.strftime("%Y-%m-%d")
+            ),
         }
     }
 }
