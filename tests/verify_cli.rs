@@ -101,10 +101,31 @@ fn a_notebook_that_runs_exits_0_and_its_environment_is_reused() {
     assert!(out.contains("built in"), "{out}");
     assert!(err.contains("note: building the environment"), "{err}");
 
-    let (code, again, err) = env.verify("toolkit==1.0\n", &[]);
+    let executed = env.dir.path().join("out").join("executed.ipynb");
+    let executed_arg = executed.display().to_string();
+    std::fs::create_dir(env.dir.path().join("out")).unwrap();
+    let (code, again, err) = env.verify("toolkit==1.0\n", &["--executed", &executed_arg]);
     assert_eq!(code, 0, "{again}{err}");
     assert!(again.contains("reused"), "{again}");
     assert!(!err.contains("building"), "{err}");
+    // The executed notebook reproduces its stored outputs, read back by nbenv itself.
+    let ran = nbenv::notebook::read(&executed).unwrap();
+    assert_eq!(ran.cells.len(), 2);
+    assert_eq!(ran.cells[1].execution_count, Some(2));
+    assert!(
+        matches!(ran.cells[1].outputs.as_slice(), [nbenv::notebook::Output::Stream { text, .. }] if text == "42\n"),
+        "{:?}",
+        ran.cells[1].outputs
+    );
+    // Both runs are in the bank's run records.
+    let (code, out, _) = nbenv(
+        &env.server.index_url(),
+        env.dir.path(),
+        ["bank", "runs", "--format", "json"],
+    );
+    assert_eq!(code, 0);
+    let runs: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(runs["runs"], 2, "{out}");
 }
 
 #[test]

@@ -239,6 +239,7 @@ pub fn run(global: &GlobalArgs, args: &RestoreArgs) -> Result<()> {
                 if !global.quiet {
                     eprintln!("round {round}: {failure}");
                 }
+                say_broken(global, round, python, &lessons);
                 let new = learn(&mut session, &mut excluded, &lessons, python, &name);
                 rounds.push(Round {
                     python,
@@ -322,6 +323,7 @@ pub fn run(global: &GlobalArgs, args: &RestoreArgs) -> Result<()> {
             stopped = Stop::NotEnvironmental;
             break;
         }
+        say_broken(global, round, python, &lessons);
         let mut new = verify::teach(&mut usages[0].1, &lessons);
         new |= learn(&mut session, &mut excluded, &lessons, python, &name);
         this.learned = lessons;
@@ -444,6 +446,26 @@ fn keep(
         }
     }
     kept
+}
+
+/// `round 1: gast 0.2.2 failed to install on Python 3.6: passed over from now on`.
+fn say_broken(global: &GlobalArgs, round: usize, python: PythonVersion, lessons: &[Lesson]) {
+    if global.quiet {
+        return;
+    }
+    for lesson in lessons {
+        if let Lesson::Broken {
+            dist,
+            version,
+            step,
+        } = lesson
+        {
+            eprintln!(
+                "round {round}: {dist} {version} failed to {step} on Python {}: passed over from now on",
+                python.feature()
+            );
+        }
+    }
 }
 
 /// Takes in what a round taught: evidence and exclusions for this notebook, and releases
