@@ -13,6 +13,7 @@ use nbenv::names::DistName;
 use nbenv::notebook::failure::{classify, Failure, FailureContext, Problem};
 use nbenv::output::{requirements_txt, write_atomically};
 use nbenv::python::{Interpreter, PythonVersion};
+use nbenv::resolve::interpreter::{runnable_fallback, InterpreterPlan};
 use nbenv::verify::{
     self, run_record, EnvError, EnvPlan, Executability, Lesson, PreparedEnv, RunContext, RunEnded,
     RunOptions,
@@ -150,6 +151,24 @@ pub fn run(global: &GlobalArgs, args: &RestoreArgs) -> Result<()> {
     let analysed = Instant::now();
     let mut usages = read_usages(global, &infer_args)?;
     let analysis = analysed.elapsed();
+    let mut infer_args = infer_args;
+    if args.python.is_none() {
+        let evidence = &usages[0].1.python;
+        let installed = nbenv::python::discover_by_name();
+        if let Some(v) = runnable_fallback(evidence, &installed) {
+            if !global.quiet {
+                eprintln!(
+                    "note: the notebook was written for Python {}, which is not installed here; \
+                     restoring it on Python {v}, the newest installed one its code allows",
+                    InterpreterPlan::new(evidence, None, &[])
+                        .candidates
+                        .first()
+                        .map_or_else(|| "?".to_string(), |c| c.version.to_string())
+                );
+            }
+            infer_args.python = Some(v);
+        }
+    }
     let mut session = InferSession::open(global, &infer_args)?;
     let mut excluded: Vec<(DistName, Version)> = Vec::new();
     let mut rounds: Vec<Round> = Vec::new();

@@ -1,0 +1,67 @@
+//! The README's main job against the real PyPI, on an empty bank: `nbenv restore` on the
+//! bundled demo (packaging's `LegacyVersion`, removed in 22.0) infers packaging 21.3, builds
+//! it with the kernel runtime, runs the notebook to the end, writes the executed notebook and
+//! registers a Jupyter kernel (into a temporary Jupyter data directory) whose interpreter is
+//! the kept environment's.
+
+use std::process::Command;
+
+#[test]
+fn live_restore_the_demo_on_an_empty_bank_with_a_kernel() {
+    let dir = tempfile::tempdir().unwrap();
+    let nb = dir.path().join("legacy_version.ipynb");
+    std::fs::copy(
+        concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/fixtures/notebooks/legacy_version.ipynb"
+        ),
+        &nb,
+    )
+    .unwrap();
+    let jupyter = dir.path().join("jupyter");
+    let out = Command::new(env!("CARGO_BIN_EXE_nbenv"))
+        .arg("--cache-dir")
+        .arg(dir.path().join("cache"))
+        .arg("--bank")
+        .arg(dir.path().join("bank.sqlite3"))
+        .args(["--no-progress", "restore"])
+        .arg(&nb)
+        .arg("-o")
+        .arg(dir.path().join("requirements.txt"))
+        .arg("--executed")
+        .arg(dir.path().join("executed.ipynb"))
+        .args(["--format", "json"])
+        .env("JUPYTER_DATA_DIR", &jupyter)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(json["stopped"], "ran", "{json}");
+    let requirements = std::fs::read_to_string(dir.path().join("requirements.txt")).unwrap();
+    assert!(requirements.contains("packaging==21.3"), "{requirements}");
+
+    let executed = nbenv::notebook::read(dir.path().join("executed.ipynb")).unwrap();
+    assert!(executed
+        .cells
+        .iter()
+        .any(|c| !c.outputs.is_empty() && c.execution_count.is_some()));
+
+    let kernel = json["environment"]["kernel"].as_str().expect("a kernel");
+    let spec: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(jupyter.join("kernels").join(kernel).join("kernel.json")).unwrap(),
+    )
+    .unwrap();
+    let root = json["environment"]["root"].as_str().unwrap();
+    let argv0 = spec["argv"][0].as_str().unwrap();
+    assert!(argv0.starts_with(root), "{argv0} is not in {root}");
+    // The kernel's interpreter has ipykernel and the notebook's pin, unmoved.
+    let check = Command::new(argv0)
+        .args([
+            "-c",
+            "import ipykernel, packaging; print(packaging.__version__)",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8_lossy(&check.stdout).trim(), "21.3");
+}
