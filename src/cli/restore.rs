@@ -362,6 +362,9 @@ pub fn run(global: &GlobalArgs, args: &RestoreArgs) -> Result<()> {
         // A failed round's environment: nothing will use it again.
         let _ = std::fs::remove_dir_all(root);
     }
+    if let Some(root) = &final_root {
+        super::verify::keep_envs_within_budget(global, &envs, root);
+    }
     if let (Some(path), Some(run)) = (&args.executed, &last_run) {
         let executed = verify::executed_notebook(&nb, run);
         let text = serde_json::to_string_pretty(&executed)? + "\n";

@@ -177,6 +177,7 @@ pub fn run(global: &super::args::GlobalArgs, args: &VerifyArgs) -> Result<()> {
             return Err(e.into());
         }
     };
+    keep_envs_within_budget(global, &envs, &env.root);
     let options = RunOptions {
         cell_timeout: Duration::from_secs(args.cell_timeout),
         total_timeout: Duration::from_secs(args.timeout),
@@ -263,6 +264,20 @@ fn summary(v: &Verification<'_>) -> String {
         ));
     }
     out
+}
+
+/// Keeps the built environments within their budget, `keep` (the one just used) whatever
+/// its size; says what went.
+pub(super) fn keep_envs_within_budget(global: &super::args::GlobalArgs, envs: &Path, keep: &Path) {
+    for gone in verify::keep_within(envs, global.env_cache_budget(), keep) {
+        if !global.quiet {
+            eprintln!(
+                "note: removed the environment {} ({}, least recently used) to stay within NBENV_ENV_CACHE_SIZE",
+                gone.root.display(),
+                super::index::human_size(gone.bytes)
+            );
+        }
+    }
 }
 
 /// `cell 2: environment: ...`: a failure with the cell it stopped in, when known.

@@ -114,6 +114,11 @@ pub fn prepare(
     let root = cache.join(plan.key());
     let python = root.join("bin").join("python");
     if plan.is_built(cache) {
+        // Its last use, for the budget: the least recently used go first.
+        let _ = std::fs::File::options()
+            .append(true)
+            .open(root.join(READY))
+            .and_then(|f| f.set_modified(std::time::SystemTime::now()));
         return Ok(PreparedEnv {
             root,
             python,
@@ -205,4 +210,71 @@ fn build(
         }),
         Err(e) => Err(EnvError::Venv(e)),
     }
+}
+
+/// A complete environment in the cache, as the budget sees it.
+#[derive(Debug, Clone)]
+pub struct CachedEnv {
+    pub root: PathBuf,
+    pub bytes: u64,
+    pub last_used: std::time::SystemTime,
+}
+
+/// The complete environments under `cache`, least recently used first. Directories being
+/// built (`.<key>-<pid>`) are not among them.
+pub fn cached_environments(cache: &Path) -> Vec<CachedEnv> {
+    let mut found: Vec<CachedEnv> = std::fs::read_dir(cache)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter(|e| !e.file_name().to_string_lossy().starts_with('.'))
+        .filter_map(|e| {
+            let root = e.path();
+            let last_used = std::fs::metadata(root.join(READY)).ok()?.modified().ok()?;
+            Some(CachedEnv {
+                bytes: dir_bytes(&root),
+                root,
+                last_used,
+            })
+        })
+        .collect();
+    found.sort_by_key(|e| e.last_used);
+    found
+}
+
+/// Removes the least recently used environments until those left hold `budget` bytes at
+/// most; `keep` (the one just used) stays whatever its size. Returns what was removed.
+pub fn keep_within(cache: &Path, budget: u64, keep: &Path) -> Vec<CachedEnv> {
+    let all = cached_environments(cache);
+    let mut total: u64 = all.iter().map(|e| e.bytes).sum();
+    let mut removed = Vec::new();
+    for env in all {
+        if total <= budget {
+            break;
+        }
+        if env.root == keep {
+            continue;
+        }
+        if std::fs::remove_dir_all(&env.root).is_ok() {
+            total = total.saturating_sub(env.bytes);
+            removed.push(env);
+        }
+    }
+    removed
+}
+
+/// Bytes of the files under `dir` (links not followed).
+fn dir_bytes(dir: &Path) -> u64 {
+    let mut total = 0;
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for entry in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+            match entry.file_type() {
+                Ok(t) if t.is_dir() => stack.push(entry.path()),
+                Ok(t) if t.is_file() => total += entry.metadata().map_or(0, |m| m.len()),
+                _ => {}
+            }
+        }
+    }
+    total
 }

@@ -35,7 +35,10 @@ mod workdir;
 
 pub use blame::blamed;
 pub use cell_run::{CellRun, CellStatus};
-pub use environment::{prepare, EnvError, EnvPlan, PreparedEnv, KERNEL_RUNTIME};
+pub use environment::{
+    cached_environments, keep_within, prepare, CachedEnv, EnvError, EnvPlan, PreparedEnv,
+    KERNEL_RUNTIME,
+};
 pub use executability::Executability;
 pub use executed::executed_notebook;
 pub use kernel_spec::{install_kernel_spec, kernel_name, KernelSpecError};
