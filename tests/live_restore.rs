@@ -65,3 +65,57 @@ fn live_restore_the_demo_on_an_empty_bank_with_a_kernel() {
         .unwrap();
     assert_eq!(String::from_utf8_lossy(&check.stdout).trim(), "21.3");
 }
+
+/// Python 2 end to end, where this machine has a 2.7 (never required): a notebook in
+/// Python 2 syntax is restored on 2.7 (virtualenv and pip, IPython 5 as the kernel runtime,
+/// whose sdist-only dependencies may build) and runs to the end.
+#[test]
+fn live_restore_a_python2_notebook_on_27_when_present() {
+    let home = std::env::var_os("HOME").unwrap_or_default();
+    let pyenv = std::path::Path::new(&home).join(".pyenv/versions");
+    let has_27 = std::fs::read_dir(&pyenv)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .any(|e| e.file_name().to_string_lossy().starts_with("2.7"));
+    if !has_27 {
+        eprintln!("no Python 2.7 under {}: not tested here", pyenv.display());
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let nb = dir.path().join("py2.ipynb");
+    let notebook = serde_json::json!({
+        "cells": [
+            {"cell_type": "code", "execution_count": 1, "metadata": {}, "outputs": [],
+             "source": "import six\nprint \"python 2:\", six.PY2"},
+            {"cell_type": "code", "execution_count": 2, "metadata": {}, "outputs": [],
+             "source": "for i in xrange(2):\n    print i"}
+        ],
+        "metadata": {"kernelspec": {"name": "python2", "display_name": "Python 2"}},
+        "nbformat": 4, "nbformat_minor": 2
+    });
+    std::fs::write(&nb, notebook.to_string()).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_nbenv"))
+        .arg("--cache-dir")
+        .arg(dir.path().join("cache"))
+        .arg("--bank")
+        .arg(dir.path().join("bank.sqlite3"))
+        .args(["--no-progress", "restore"])
+        .arg(&nb)
+        .args(["--no-kernel-spec", "--format", "json"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let round = &json["rounds"][0];
+    assert_eq!(round["python"], "2.7", "{json}");
+    assert_eq!(
+        round["executability"]["cells_before_first_error"], 2,
+        "{json}"
+    );
+    assert!(
+        round["requirements"].as_str().unwrap().contains("six=="),
+        "{json}"
+    );
+}

@@ -6,7 +6,8 @@
 //! indented raises IndentationError where earlier IPythons (and Jupyter then) dedented it. It
 //! is installed in the same command as the requirements, so the installer resolves them
 //! together and the runtime cannot break what the notebook needs; the interpreter's own
-//! Requires-Python picks an IPython it runs (5.x on 2.7).
+//! Requires-Python picks an IPython it runs (5.x on 2.7). Wheels-only applies to the
+//! requirements; the runtime's own dependencies may build from sdists.
 //!
 //! [`EnvPlan`] is what to build (pure: its key is a hash of the interpreter, the requirements'
 //! text and the options); [`prepare`] builds it, or finds it built. A half-built environment
@@ -191,8 +192,19 @@ fn build(
         path: file.clone(),
         source,
     })?;
+    // The requirements come as wheels; what the kernel runtime needs beyond them may build
+    // (IPython 5 on Python 2.7 needs `simplegeneric` and `scandir`, which are sdists only).
+    let only_binary_packages = if plan.kernel_runtime {
+        super::repair::pinned(&plan.requirements)
+            .into_iter()
+            .map(|(dist, _)| dist.to_string())
+            .collect()
+    } else {
+        Vec::new()
+    };
     let options = InstallOptions {
         only_binary: plan.only_binary,
+        only_binary_packages,
         index_url: plan.index_url.clone(),
         timeout,
         ..InstallOptions::default()
