@@ -305,17 +305,32 @@ mod tests {
         );
         // 3.7 installed: nothing to fall back from.
         assert_eq!(runnable_fallback(&ev, &installed(&[(3, 7), (3, 13)])), None);
-        // Python 2 code: only 2.7 would run it.
+        // Python 2 code that last ran on 3.7 (a contradiction in the code: f-strings too):
+        // nothing installed fits the code, no fallback.
         ev.hints.push(hint(
             HintReason::Python2Syntax,
             PythonRange::at_most(PythonVersion::new(2, 7)),
             false,
         ));
+        assert_eq!(runnable_fallback(&ev, &machine), None);
+        // Python 2 code written on 2.7.15, on a machine with 3.x only: nothing to run it on.
+        let py27 = PythonRange::exactly(PythonVersion::new(2, 7));
+        let mut py2 = evidence(py27, false);
+        py2.hints = vec![
+            hint(HintReason::LanguageInfo, py27, false),
+            hint(
+                HintReason::Python2Syntax,
+                PythonRange::at_most(PythonVersion::new(2, 7)),
+                false,
+            ),
+        ];
+        assert_eq!(runnable_fallback(&py2, &installed(&[(3, 13)])), None);
+        // Metadata alone (no code evidence): any installed Python, the newest.
+        py2.hints.pop();
         assert_eq!(
-            runnable_fallback(&ev, &machine),
-            Some(PythonVersion::new(2, 7))
+            runnable_fallback(&py2, &installed(&[(3, 13), (3, 11)])),
+            Some(PythonVersion::new(3, 13))
         );
-        assert_eq!(runnable_fallback(&ev, &installed(&[(3, 13)])), None);
     }
 
     #[test]

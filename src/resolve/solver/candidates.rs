@@ -264,9 +264,20 @@ fn verdict(
         let sdist = files
             .iter()
             .any(|f| matches!(f.kind, FileKind::Sdist { .. }) && in_time(f.upload_time, options));
+        let mut wheels_for: Vec<String> = files
+            .iter()
+            .filter(|f| in_time(f.upload_time, options))
+            .filter_map(|f| match &f.kind {
+                FileKind::Wheel { tags, .. } => Some(tags.python.join(".")),
+                FileKind::Sdist { .. } => None,
+            })
+            .collect();
+        wheels_for.sort();
+        wheels_for.dedup();
         return Some(Exclusion::NoWheel {
             python: target.python(),
             only_sdist: sdist && !options.allow_sdist,
+            wheels_for,
         });
     }
     None

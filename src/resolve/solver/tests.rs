@@ -318,7 +318,7 @@ fn wheel_tags_decide_availability() {
         "{why}"
     );
     assert!(
-        why.contains("old 0.19.2 cannot be installed on CPython 3.11 (no wheel for CPython 3.11, only an sdist)"),
+        why.contains("old 0.19.2 cannot be installed on CPython 3.11 (no wheel for CPython 3.11, only for cp27, cp36 and an sdist)"),
         "{why}"
     );
     // The newest release fits 3.11 but 0.20.0 does not: without a cap, 1.0.0.
@@ -644,8 +644,8 @@ fn the_whole_explanation_of_a_release_with_no_wheel_for_the_target() {
         why,
         "Because the notebook needs scikit-learn <0.20 (cell 4 uses sklearn.cross_validation) \
          and scikit-learn <0.20 has no release installable on CPython 3.11 (0.18.0: no wheel for \
-         CPython 3.11; 0.19.2: no wheel for CPython 3.11, only an sdist), the notebook's \
-         requirements cannot all be met on CPython 3.11."
+         CPython 3.11, only for cp36; 0.19.2: no wheel for CPython 3.11, only for cp27, cp36 and \
+         an sdist), the notebook's requirements cannot all be met on CPython 3.11."
     );
 }
 
