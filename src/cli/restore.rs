@@ -81,6 +81,9 @@ struct Round {
     #[serde(skip_serializing_if = "Option::is_none")]
     install_error: Option<String>,
     learned: Vec<Lesson>,
+    /// How the cells ran: through IPython (the kernel runtime, with its version) or plain.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    runner: Option<verify::RunnerMode>,
     /// Seconds each stage took this round.
     seconds: Stages,
 }
@@ -268,6 +271,7 @@ pub fn run(global: &GlobalArgs, args: &RestoreArgs) -> Result<()> {
                     reproduced: None,
                     install_error: Some(detail),
                     learned: lessons,
+                    runner: None,
                     seconds: Stages {
                         resolution: resolution.as_secs_f64(),
                         ..Stages::default()
@@ -320,6 +324,7 @@ pub fn run(global: &GlobalArgs, args: &RestoreArgs) -> Result<()> {
             },
             install_error: None,
             learned: Vec::new(),
+            runner: Some(run.mode.clone()),
             seconds: Stages {
                 resolution: resolution.as_secs_f64(),
                 venv: env.venv_time.as_secs_f64(),
@@ -568,8 +573,12 @@ fn summary(done: &Restoration<'_>) -> String {
             (None, Some(detail)) => format!(": {}", detail.lines().last().unwrap_or_default()),
             _ => String::new(),
         };
+        let runtime = match &r.runner {
+            Some(verify::RunnerMode::Ipython { version }) => format!(" (IPython {version})"),
+            _ => String::new(),
+        };
         out.push_str(&format!(
-            "round {}: Python {}: {ran}{error}\n",
+            "round {}: Python {}{runtime}: {ran}{error}\n",
             i + 1,
             r.python
         ));
