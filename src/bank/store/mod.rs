@@ -4,13 +4,18 @@
 //! Written in WAL mode, one transaction per release: readers (queries, `infer`) keep working
 //! while a build writes, and an interrupted build loses only the release in flight.
 
+mod bloom;
 mod catalog;
 mod diff;
 mod error;
 mod ids;
 mod import_providers;
 mod lock;
+mod member_index;
+mod open_classes;
+mod path_blocks;
 mod path_dictionary;
+mod path_index;
 mod presence;
 mod query;
 mod registry;
@@ -35,7 +40,8 @@ pub use error::StoreError;
 pub use ids::{DistId, ReleaseId, Slot};
 pub use import_providers::ImportProvider;
 pub use lock::{LockPolicy, WaitNotice};
-pub use path_dictionary::{CorruptDictionary, PathDictionary};
+pub use path_blocks::EncodedChunk;
+pub use path_dictionary::{CorruptDictionary, PathDictionary, StoredChunk};
 pub use presence::Presence;
 pub use query::{
     ApiReport, CanonicalSpan, ModuleReport, OpenSpan, RaisingModule, ReleaseModule,
@@ -55,6 +61,8 @@ pub struct Store {
     path: PathBuf,
     /// Decoded path dictionaries, kept for the next query of the same distribution.
     dictionaries: RefCell<HashMap<DistId, Rc<PathDictionary>>>,
+    /// Path dictionaries read block by block, likewise.
+    path_indexes: RefCell<HashMap<DistId, Rc<path_index::PathIndex>>>,
     /// What presence queries read of a whole distribution, kept likewise.
     dist_facts: RefCell<HashMap<DistId, Rc<presence::DistFacts>>>,
     /// The writer lock, for a bank opened for writing.
@@ -91,6 +99,7 @@ impl Store {
             conn,
             path: path.to_path_buf(),
             dictionaries: RefCell::default(),
+            path_indexes: RefCell::default(),
             dist_facts: RefCell::default(),
             lock: Some(lock),
             seen_version: Cell::new(0),
@@ -158,6 +167,7 @@ impl Store {
             conn,
             path: path.to_path_buf(),
             dictionaries: RefCell::default(),
+            path_indexes: RefCell::default(),
             dist_facts: RefCell::default(),
             lock: None,
             seen_version: Cell::new(0),
@@ -264,22 +274,71 @@ impl Store {
         if let Some(d) = self.dictionaries.borrow().get(&dist_id) {
             return Ok(d.clone());
         }
-        let blobs: Vec<Vec<u8>> = self
+        let chunks: Vec<(i64, Vec<u8>)> = self
             .conn()
-            .prepare_cached("SELECT paths FROM api_path_chunks WHERE dist_id = ?1 ORDER BY chunk")
+            .prepare_cached(
+                "SELECT chunk, paths FROM api_path_chunks WHERE dist_id = ?1 ORDER BY chunk",
+            )
             .and_then(|mut stmt| {
-                stmt.query_map([dist_id], |r| r.get(0))?
+                stmt.query_map([dist_id], |r| Ok((r.get(0)?, r.get(1)?)))?
                     .collect::<rusqlite::Result<_>>()
             })
             .map_err(self.err())?;
-        let dictionary = Rc::new(
-            PathDictionary::from_chunks(blobs.iter().map(Vec::as_slice))
-                .map_err(|_| self.corrupt("API path dictionary"))?,
-        );
+        let blocks: Vec<(i64, i64, Vec<u8>)> = self
+            .conn()
+            .prepare_cached(
+                "SELECT chunk, block, paths FROM api_path_blocks WHERE dist_id = ?1 ORDER BY chunk, block",
+            )
+            .and_then(|mut stmt| {
+                stmt.query_map([dist_id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
+                    .collect::<rusqlite::Result<_>>()
+            })
+            .map_err(self.err())?;
+        let corrupt = |_| self.corrupt("API path dictionary");
+        let stored = chunks
+            .iter()
+            .map(|(chunk, blob)| {
+                if !path_blocks::is_directory(blob) {
+                    return Ok(StoredChunk::Whole(blob));
+                }
+                // Every block the directory counts, numbered from 0, and no other.
+                let count = path_blocks::Directory::decode(blob)
+                    .map_err(corrupt)?
+                    .blocks();
+                let first = blocks.partition_point(|(c, _, _)| c < chunk);
+                let mine =
+                    &blocks[first..first + blocks[first..].partition_point(|(c, _, _)| c == chunk)];
+                if mine.len() != count
+                    || mine.iter().enumerate().any(|(i, (_, b, _))| *b != i as i64)
+                {
+                    return Err(self.corrupt("API path dictionary"));
+                }
+                Ok(StoredChunk::Blocks(
+                    mine.iter().map(|(_, _, b)| b.as_slice()).collect(),
+                ))
+            })
+            .collect::<Result<Vec<_>, StoreError>>()?;
+        let dictionary = Rc::new(PathDictionary::from_chunks(stored).map_err(corrupt)?);
         self.dictionaries
             .borrow_mut()
             .insert(dist_id, dictionary.clone());
         Ok(dictionary)
+    }
+
+    /// The API paths of a distribution, read block by block as lookups need them (kept for
+    /// the next query of the same distribution).
+    pub(crate) fn path_index(
+        &self,
+        dist_id: DistId,
+    ) -> Result<Rc<path_index::PathIndex>, StoreError> {
+        if let Some(found) = self.path_indexes.borrow().get(&dist_id) {
+            return Ok(found.clone());
+        }
+        let index = Rc::new(path_index::PathIndex::load(self, dist_id)?);
+        self.path_indexes
+            .borrow_mut()
+            .insert(dist_id, index.clone());
+        Ok(index)
     }
 
     /// Decodes a stored release set; a bad one means the bank file is damaged.
@@ -301,7 +360,7 @@ impl Store {
             .map_err(self.err())?;
         rows.into_iter()
             .map(|(chunk, blob)| {
-                let ids = path_dictionary::chunk_ids(&blob)
+                let ids = path_dictionary::stored_chunk_ids(&blob)
                     .map_err(|_| self.corrupt("API path dictionary"))?;
                 Ok((chunk, ids))
             })
@@ -312,6 +371,7 @@ impl Store {
     /// changing them.
     pub(crate) fn forget_dictionaries(&self) {
         self.dictionaries.borrow_mut().clear();
+        self.path_indexes.borrow_mut().clear();
         self.dist_facts.borrow_mut().clear();
     }
 }
@@ -369,5 +429,7 @@ pub(crate) fn sqlite_err(path: &Path) -> impl Fn(rusqlite::Error) -> StoreError 
     }
 }
 
+#[cfg(test)]
+mod index_tests;
 #[cfg(test)]
 mod tests;

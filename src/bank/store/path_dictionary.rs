@@ -16,14 +16,21 @@
 //! query itself (and as much again to free). A lookup searches each chunk's table (there are
 //! O(log n) of them); listing merges them. Paths a writer adds later go to a small map beside.
 //!
-//! Format of a chunk (inside zlib): for each path in sorted order, `shared` (bytes in common
+//! This is the whole dictionary, decoded at once, as writers and reports over a whole
+//! distribution need it. Since schema 5 each chunk is stored cut into blocks
+//! ([`super::path_blocks`]), and queries about a few paths read only the blocks they need
+//! ([`super::path_index`]); a chunk of an older schema is one stream, still read here.
+//!
+//! Format of a stream (inside zlib): for each path in sorted order, `shared` (bytes in common
 //! with the previous path), `len` (of the rest), the rest, and the API's id, all LEB128
-//! varints.
+//! varints. A chunk of schemas 3 and 4 is one stream; a block is one.
 
 use std::cell::OnceCell;
 use std::collections::{BTreeMap, HashMap};
 use std::io::Write;
 use std::sync::Arc;
+
+use super::path_blocks::{self, Directory, EncodedChunk};
 
 #[derive(Debug, Clone, Default)]
 pub struct PathDictionary {
@@ -89,17 +96,44 @@ impl ById {
 }
 
 #[derive(Debug, Clone, Copy)]
-struct Entry {
-    start: u32,
-    len: u32,
-    id: i64,
+pub(super) struct Entry {
+    pub start: u32,
+    pub len: u32,
+    pub id: i64,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("corrupt path dictionary")]
 pub struct CorruptDictionary;
 
-fn put_varint(out: &mut Vec<u8>, mut v: u64) {
+/// A chunk as stored: one zlib stream (schemas 3 and 4), or the blocks of a blocked chunk in
+/// order (see [`super::path_blocks`]).
+#[derive(Debug, Clone)]
+pub enum StoredChunk<'b> {
+    Whole(&'b [u8]),
+    Blocks(Vec<&'b [u8]>),
+}
+
+impl<'b> StoredChunk<'b> {
+    fn streams(&self) -> impl Iterator<Item = &'b [u8]> + '_ {
+        let (whole, blocks) = match self {
+            StoredChunk::Whole(b) => (Some(*b), &[][..]),
+            StoredChunk::Blocks(v) => (None, &v[..]),
+        };
+        whole.into_iter().chain(blocks.iter().copied())
+    }
+}
+
+/// The ids of the APIs in one stored chunk: a blocked chunk's directory lists them, a whole
+/// chunk is decoded.
+pub fn stored_chunk_ids(blob: &[u8]) -> Result<Vec<i64>, CorruptDictionary> {
+    if path_blocks::is_directory(blob) {
+        return Ok(Directory::decode(blob)?.ids().collect());
+    }
+    chunk_ids(blob)
+}
+
+pub(super) fn put_varint(out: &mut Vec<u8>, mut v: u64) {
     while v >= 0x80 {
         out.push((v as u8) | 0x80);
         v >>= 7;
@@ -108,7 +142,7 @@ fn put_varint(out: &mut Vec<u8>, mut v: u64) {
 }
 
 #[inline]
-fn take_varint(bytes: &[u8], at: &mut usize) -> Result<u64, CorruptDictionary> {
+pub(super) fn take_varint(bytes: &[u8], at: &mut usize) -> Result<u64, CorruptDictionary> {
     // Most values (shared and rest lengths) fit one byte.
     if let Some(&b) = bytes.get(*at) {
         if b < 0x80 {
@@ -261,42 +295,56 @@ impl PathDictionary {
         })
     }
 
-    /// The whole dictionary as one chunk.
+    /// The whole dictionary as one stream, the chunk form of schemas 3 and 4.
     pub fn encode(&self) -> Vec<u8> {
         encode_chunk(self.iter())
     }
 
-    /// The chunk holding just the APIs `ids` (those the dictionary knows).
-    pub fn encode_ids(&self, ids: &[i64]) -> Vec<u8> {
+    /// The chunk holding just the APIs `ids` (those the dictionary knows), in blocked form.
+    pub fn encode_ids(&self, ids: &[i64]) -> EncodedChunk {
         let mut entries: Vec<(&str, i64)> = ids
             .iter()
             .filter_map(|&id| Some((self.path(id)?, id)))
             .collect();
         entries.sort_unstable();
-        encode_chunk(entries.into_iter())
+        path_blocks::encode(&entries, |owner| self.get(owner))
     }
 
-    /// A dictionary of one chunk.
+    /// A dictionary of one chunk in the single-stream form of schemas 3 and 4.
     pub fn decode(blob: &[u8]) -> Result<Self, CorruptDictionary> {
-        Self::from_chunks([blob])
+        Self::from_chunks([StoredChunk::Whole(blob)])
     }
 
-    /// The dictionary made of all of a distribution's chunks.
+    /// The dictionary made of all of a distribution's chunks, oldest first.
     pub fn from_chunks<'b>(
-        blobs: impl IntoIterator<Item = &'b [u8]>,
+        chunks: impl IntoIterator<Item = StoredChunk<'b>>,
     ) -> Result<Self, CorruptDictionary> {
-        let blobs: Vec<&[u8]> = blobs.into_iter().collect();
+        let chunks: Vec<StoredChunk<'b>> = chunks.into_iter().collect();
         // Sized once for all the chunks (paths run to about five times their compressed
         // size, an entry per five or six compressed bytes): growing them chunk by chunk
         // copied what was decoded and touched fresh memory each time.
-        let total: usize = blobs.iter().map(|b| b.len()).sum();
+        let total: usize = chunks
+            .iter()
+            .flat_map(StoredChunk::streams)
+            .map(<[u8]>::len)
+            .sum();
         let mut text = Vec::with_capacity(total.saturating_mul(6).min(1 << 30));
         let mut sorted = Vec::with_capacity(total / 5);
-        let mut runs = Vec::with_capacity(blobs.len());
+        let mut runs = Vec::with_capacity(chunks.len());
         let mut raw = Vec::new();
-        for blob in blobs {
+        for chunk in &chunks {
             let start = sorted.len();
-            if !decode_chunk(blob, &mut raw, &mut text, &mut sorted)? {
+            let mut in_order = true;
+            for (i, stream) in chunk.streams().enumerate() {
+                let from = sorted.len();
+                in_order &= decode_chunk(stream, &mut raw, &mut text, &mut sorted)?;
+                // Blocks follow one another: each begins after the previous one ended.
+                if i > 0 && from > start && from < sorted.len() {
+                    let at = |e: &Entry| &text[e.start as usize..(e.start + e.len) as usize];
+                    in_order &= at(&sorted[from - 1]) < at(&sorted[from]);
+                }
+            }
+            if !in_order {
                 // A chunk this nbenv did not write in order: put it in order here.
                 sorted[start..].sort_by(|a: &Entry, b: &Entry| {
                     text[a.start as usize..(a.start + a.len) as usize]
@@ -337,7 +385,7 @@ pub fn merge_from(sizes: &[usize], new: usize) -> usize {
 }
 
 /// Front-codes then compresses `entries`, which come sorted by path.
-fn encode_chunk<'p>(entries: impl Iterator<Item = (&'p str, i64)>) -> Vec<u8> {
+pub(super) fn encode_chunk<'p>(entries: impl Iterator<Item = (&'p str, i64)>) -> Vec<u8> {
     let mut raw = Vec::new();
     let mut previous: &[u8] = b"";
     for (path, id) in entries {
@@ -358,8 +406,8 @@ fn encode_chunk<'p>(entries: impl Iterator<Item = (&'p str, i64)>) -> Vec<u8> {
     enc.finish().expect("writing to memory")
 }
 
-/// The ids of the APIs in one chunk.
-pub fn chunk_ids(blob: &[u8]) -> Result<Vec<i64>, CorruptDictionary> {
+/// The ids of the APIs in one whole chunk.
+fn chunk_ids(blob: &[u8]) -> Result<Vec<i64>, CorruptDictionary> {
     let mut entries = Vec::new();
     decode_chunk(blob, &mut Vec::new(), &mut Vec::new(), &mut entries)?;
     Ok(entries.into_iter().map(|e| e.id).collect())
@@ -367,18 +415,40 @@ pub fn chunk_ids(blob: &[u8]) -> Result<Vec<i64>, CorruptDictionary> {
 
 /// Appends a chunk's paths to `text` and their entries to `entries`; whether the chunk's
 /// paths came in strictly increasing order (as this nbenv writes them).
-fn decode_chunk(
+pub(super) fn decode_chunk(
     blob: &[u8],
     raw: &mut Vec<u8>,
     text: &mut Vec<u8>,
     entries: &mut Vec<Entry>,
 ) -> Result<bool, CorruptDictionary> {
+    inflate(blob, raw)?;
+    decode_entries(raw, text, entries)
+}
+
+/// Inflates the zlib stream `blob` into `raw` (cleared first), refusing one cut short.
+pub(super) fn inflate(blob: &[u8], raw: &mut Vec<u8>) -> Result<(), CorruptDictionary> {
     // Inflated straight into `raw` (a buffer reused across chunks) sized for the usual ratio
     // (front-coded paths compress about fourfold), growing only if the chunk compresses
     // better.
     raw.clear();
     raw.reserve(blob.len().saturating_mul(5).min(1 << 30));
-    let mut inflate = flate2::Decompress::new(true);
+    // One inflater per thread, reset for each stream: a query inflates hundreds of small
+    // blocks, and a fresh inflater each time allocated (and the allocator gave back, then
+    // faulted in again) its state and window every time.
+    INFLATER.with_borrow_mut(|inflate| inflate_with(inflate, blob, raw))
+}
+
+thread_local! {
+    static INFLATER: std::cell::RefCell<flate2::Decompress> =
+        std::cell::RefCell::new(flate2::Decompress::new(true));
+}
+
+fn inflate_with(
+    inflate: &mut flate2::Decompress,
+    blob: &[u8],
+    raw: &mut Vec<u8>,
+) -> Result<(), CorruptDictionary> {
+    inflate.reset(true);
     loop {
         if raw.len() == raw.capacity() {
             if raw.len() >= 1 << 30 {
@@ -411,6 +481,16 @@ fn decode_chunk(
             flate2::Status::Ok | flate2::Status::BufError => {}
         }
     }
+    Ok(())
+}
+
+/// Appends the front-coded entries of `raw` to `text` and `entries`; whether they came in
+/// strictly increasing order.
+fn decode_entries(
+    raw: &[u8],
+    text: &mut Vec<u8>,
+    entries: &mut Vec<Entry>,
+) -> Result<bool, CorruptDictionary> {
     // Paths are about twice their front-coded size; one entry per dozen bytes or so (a
     // no-op when the caller sized them for every chunk).
     text.reserve(raw.len() * 2);
@@ -502,10 +582,45 @@ mod tests {
         }
         let first = d.encode_ids(&[0, 1]);
         let second = d.encode_ids(&[3, 2, 99]);
-        let back = PathDictionary::from_chunks([&first[..], &second[..]]).unwrap();
+        let back = PathDictionary::from_chunks([stored(&first), stored(&second)]).unwrap();
         let all: Vec<(&str, i64)> = back.iter().collect();
         assert_eq!(all, [("a", 1), ("a.b", 0), ("a.c", 3), ("c.d", 2)]);
         assert_eq!(back.path(3), Some("a.c"));
+        // A whole chunk of an older schema among blocked ones.
+        let whole = encode_chunk([("a.a", 7), ("z", 8)].into_iter());
+        let back = PathDictionary::from_chunks([
+            stored(&first),
+            StoredChunk::Whole(&whole),
+            stored(&second),
+        ])
+        .unwrap();
+        let all: Vec<&str> = back.iter().map(|(p, _)| p).collect();
+        assert_eq!(all, ["a", "a.a", "a.b", "a.c", "c.d", "z"]);
+        assert_eq!(stored_chunk_ids(&whole).unwrap(), [7, 8]);
+        let mut ids = stored_chunk_ids(&second.directory).unwrap();
+        ids.sort();
+        assert_eq!(ids, [2, 3]);
+    }
+
+    fn stored(chunk: &EncodedChunk) -> StoredChunk<'_> {
+        StoredChunk::Blocks(chunk.blocks.iter().map(Vec::as_slice).collect())
+    }
+
+    /// A chunk of many blocks reads back whole and in order.
+    #[test]
+    fn blocks_of_a_chunk_make_one_run() {
+        let mut d = PathDictionary::default();
+        for i in 0..1_000 {
+            d.insert(&format!("m.{:04}", (i * 7919) % 1_000), i);
+        }
+        let ids: Vec<i64> = (0..1_000).collect();
+        let chunk = d.encode_ids(&ids);
+        assert!(chunk.blocks.len() > 4);
+        let back = PathDictionary::from_chunks([stored(&chunk)]).unwrap();
+        assert_eq!(back.runs.len(), 1);
+        let listed: Vec<(String, i64)> = back.iter().map(|(p, i)| (p.to_string(), i)).collect();
+        let expected: Vec<(String, i64)> = d.iter().map(|(p, i)| (p.to_string(), i)).collect();
+        assert_eq!(listed, expected);
     }
 
     /// Several chunks and a writer's inserts answer as one map would: lookups both ways,
@@ -557,7 +672,7 @@ mod tests {
             }
             chunks.push(d.encode_ids(&chunk_ids));
         }
-        let mut back = PathDictionary::from_chunks(chunks.iter().map(Vec::as_slice)).unwrap();
+        let mut back = PathDictionary::from_chunks(chunks.iter().map(stored)).unwrap();
         assert_eq!(back.runs.len(), 4);
         // A writer adds paths, one of them already known under another id.
         for _ in 0..30 {

@@ -10,7 +10,7 @@ use std::str::FromStr;
 use std::collections::HashMap;
 use std::rc::Rc;
 
-use super::path_dictionary::PathDictionary;
+use super::path_index::PathIndex;
 use super::resolve::{ApiRowInfo, Resolved, Resolver};
 use super::{DistId, ReleaseSet, Store, StoreError};
 use crate::bank::extract::{ParamKind, Signature};
@@ -176,18 +176,12 @@ impl Store {
     pub fn member_presence(&self, dist_id: DistId, member: &str) -> Result<Presence, StoreError> {
         let facts = self.dist_facts(dist_id)?;
         let releases = &facts.releases;
-        let suffix = format!(".{member}");
-        // Every `Owner.member` path whose owner is an API too, then the owners' rows and the
-        // members' rows each in a few batched reads (a common member such as `shape` has
-        // thousands of owners in a large distribution).
-        let dictionary = self.path_dictionary(dist_id)?;
-        let pairs: Vec<(i64, i64)> = dictionary
-            .ending_with(&suffix)
-            .filter_map(|(path, id)| {
-                let owner = dictionary.get(&path[..path.len() - suffix.len()])?;
-                Some((owner, id))
-            })
-            .collect();
+        // Every `Owner.member` API whose owner is an API too (from the member index, without
+        // reading paths), then the owners' rows and the members' rows each in a few batched
+        // reads (a common member such as `shape` has thousands of owners in a large
+        // distribution).
+        let index = self.path_index(dist_id)?;
+        let pairs = index.members_named(self, member)?;
         let owner_ids: Vec<i64> = pairs.iter().map(|&(owner, _)| owner).collect();
         let owners = self.api_rows(&owner_ids)?;
         let pairs: Vec<(&ApiRowInfo, i64)> = pairs
@@ -214,7 +208,7 @@ impl Store {
         let open = if undecided.is_empty() {
             ReleaseSet::new()
         } else {
-            self.open_classes(dist_id, &facts, &dictionary)?
+            self.open_classes(dist_id, &facts, &index)?
                 .difference(&releases.introspected)
         };
         Ok(Presence::split(
@@ -270,17 +264,21 @@ impl Store {
         ))
     }
 
-    /// The releases where some class of the distribution is open to static reading.
+    /// The releases where some class of the distribution is open to static reading (and
+    /// introspection did not list it): as writers stored it, else from a scan.
     fn open_classes(
         &self,
         dist_id: DistId,
         facts: &DistFacts,
-        dictionary: &PathDictionary,
+        index: &PathIndex,
     ) -> Result<ReleaseSet, StoreError> {
         if let Some(found) = facts.open_classes.get() {
             return Ok(found.clone());
         }
-        let found = self.read_open_classes(dist_id, dictionary)?;
+        let found = match self.stored_open_classes(dist_id)? {
+            Some(stored) => stored,
+            None => self.read_open_classes(dist_id, index)?,
+        };
         Ok(facts.open_classes.get_or_init(|| found).clone())
     }
 
@@ -288,15 +286,15 @@ impl Store {
     /// (the dictionary's) lie close, the table is read in id order over that range, about
     /// twice as fast as following the distribution's index to each row; otherwise through the
     /// index.
-    fn read_open_classes(
+    pub(super) fn read_open_classes(
         &self,
         dist_id: DistId,
-        dictionary: &PathDictionary,
+        index: &PathIndex,
     ) -> Result<ReleaseSet, StoreError> {
         let err = self.err();
-        let close = dictionary
+        let close = index
             .id_range()
-            .filter(|(first, last)| last.abs_diff(*first) / 2 <= dictionary.len_decoded() as u64);
+            .filter(|(first, last)| last.abs_diff(*first) / 2 <= index.len() as u64);
         let kind = ApiKind::Class.code();
         let read = |r: &rusqlite::Row<'_>| Ok((r.get(0)?, r.get(1)?));
         let rows: Vec<(Vec<u8>, Vec<u8>)> = match close {

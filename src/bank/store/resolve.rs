@@ -15,7 +15,7 @@ use std::collections::{HashMap, HashSet};
 
 use rusqlite::OptionalExtension;
 
-use super::path_dictionary::PathDictionary;
+use super::path_index::PathIndex;
 use super::release_set::ReleaseSet;
 use super::{DistId, Store, StoreError};
 use crate::bank::flow::ApiKind;
@@ -117,7 +117,7 @@ impl Resolved {
 pub(crate) struct Resolver<'s> {
     store: &'s Store,
     dist_id: DistId,
-    dictionary: Option<std::rc::Rc<PathDictionary>>,
+    paths: Option<std::rc::Rc<PathIndex>>,
     rows: HashMap<String, Option<ApiRowInfo>>,
     modules: HashMap<String, ModuleFacts>,
     memo: HashMap<String, Resolved>,
@@ -131,7 +131,7 @@ impl<'s> Resolver<'s> {
         Self {
             store,
             dist_id,
-            dictionary: None,
+            paths: None,
             rows: HashMap::new(),
             modules: HashMap::new(),
             memo: HashMap::new(),
@@ -139,18 +139,18 @@ impl<'s> Resolver<'s> {
         }
     }
 
-    fn dictionary(&mut self) -> Result<&PathDictionary, StoreError> {
-        if self.dictionary.is_none() {
-            self.dictionary = Some(self.store.path_dictionary(self.dist_id)?);
+    fn paths(&mut self) -> Result<std::rc::Rc<PathIndex>, StoreError> {
+        if self.paths.is_none() {
+            self.paths = Some(self.store.path_index(self.dist_id)?);
         }
-        Ok(self.dictionary.as_ref().expect("loaded above"))
+        Ok(self.paths.clone().expect("loaded above"))
     }
 
     pub fn row(&mut self, path: &str) -> Result<Option<ApiRowInfo>, StoreError> {
         if let Some(r) = self.rows.get(path) {
             return Ok(r.clone());
         }
-        let Some(id) = self.dictionary()?.get(path) else {
+        let Some(id) = self.paths()?.get(self.store, path)? else {
             self.rows.insert(path.to_string(), None);
             return Ok(None);
         };
@@ -221,10 +221,9 @@ impl<'s> Resolver<'s> {
         for (target, static_blob, runtime_blob) in rows {
             let store = self.store;
             let path = self
-                .dictionary()?
-                .path(target)
-                .ok_or_else(|| store.corrupt(format!("API {target} has no path")))?
-                .to_string();
+                .paths()?
+                .path(store, target)?
+                .ok_or_else(|| store.corrupt(format!("API {target} has no path")))?;
             // A link holds in a release if either reading saw it.
             let set = self
                 .store

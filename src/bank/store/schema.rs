@@ -7,7 +7,10 @@
 //!   link, a signature) is a [`super::ReleaseSet`] blob of runs over slots;
 //! - `apis` holds each API once per distribution, with the releases where static reading
 //!   found it and, separately, where runtime introspection did; its path is in the
-//!   distribution's [`super::PathDictionary`] (`api_path_chunks`), a few compressed chunks;
+//!   distribution's [`super::PathDictionary`] (`api_path_chunks`), a few chunks, each cut
+//!   into compressed blocks (`api_path_blocks`) that lookups read one at a time;
+//! - `open_classes` holds, per distribution, what a scan of its classes' `open` sets would
+//!   say, kept by writers;
 //! - each class member is stored once, under the class that defines it; `class_bases` (a
 //!   class's bases, and the class an attribute is an instance of) and `aliases`, both with
 //!   release sets, let queries reach it through any alias, subclass or instance;
@@ -28,7 +31,7 @@ use super::ids::{DistId, Slot};
 use super::release_set::ReleaseSet;
 
 /// The schema this build writes. Older banks are migrated on open; newer ones are refused.
-pub const SCHEMA_VERSION: u32 = 4;
+pub const SCHEMA_VERSION: u32 = 5;
 
 /// Bumped when extraction or flow changes what a release's APIs are, so that stale releases
 /// can be told apart from fresh ones (and indexed again by the next build).
@@ -172,6 +175,7 @@ const MIGRATIONS: &[Migration] = &[
     to_v2,
     to_v3,
     |tx| tx.execute_batch(V4),
+    to_v5,
 ];
 
 /// Version 4: what verifications saw. Run records live in their own tables (named `run_*`, so
@@ -207,6 +211,72 @@ CREATE TABLE run_releases (
 ) WITHOUT ROWID;
 CREATE INDEX run_releases_by_dist ON run_releases(dist, python);
 "#;
+
+/// Version 5 reads a distribution's paths block by block: each chunk becomes a directory (in
+/// its row) and blocks (in `api_path_blocks`, a table with rowids: a block of about 1 KB
+/// would take an overflow page of its own in a table without), with member filters (see
+/// [`super::path_blocks`]); and keeps each distribution's open classes (see
+/// [`super::open_classes`]). A chunk that does not decode is kept as it was, for readers to
+/// report.
+fn to_v5(tx: &Transaction<'_>) -> rusqlite::Result<()> {
+    tx.execute_batch(
+        "CREATE TABLE api_path_blocks (
+            id INTEGER PRIMARY KEY,
+            dist_id INTEGER NOT NULL REFERENCES distributions(id),
+            chunk INTEGER NOT NULL,
+            block INTEGER NOT NULL,
+            paths BLOB NOT NULL,
+            UNIQUE (dist_id, chunk, block)
+        );
+        CREATE TABLE api_member_blocks (
+            id INTEGER PRIMARY KEY,
+            dist_id INTEGER NOT NULL REFERENCES distributions(id),
+            chunk INTEGER NOT NULL,
+            block INTEGER NOT NULL,
+            entries BLOB NOT NULL,
+            UNIQUE (dist_id, chunk, block)
+        );
+        ALTER TABLE api_path_chunks ADD COLUMN members BLOB;
+        CREATE TABLE open_classes (
+            dist_id INTEGER PRIMARY KEY REFERENCES distributions(id),
+            releases BLOB NOT NULL
+        );",
+    )?;
+    let dists: Vec<DistId> = tx
+        .prepare("SELECT DISTINCT dist_id FROM api_path_chunks")?
+        .query_map([], |r| r.get(0))?
+        .collect::<Result<_, _>>()?;
+    let mut read =
+        tx.prepare("SELECT chunk, paths FROM api_path_chunks WHERE dist_id = ?1 ORDER BY chunk")?;
+    // Per distribution: the member index names each entry's owner, which may sit in another
+    // chunk, so the whole dictionary is read first.
+    for dist in dists {
+        let rows: Vec<(i64, Vec<u8>)> = read
+            .query_map([dist], |r| Ok((r.get(0)?, r.get(1)?)))?
+            .collect::<Result<_, _>>()?;
+        let chunks: Option<Vec<(i64, super::PathDictionary)>> = rows
+            .iter()
+            .map(|(chunk, blob)| Some((*chunk, super::PathDictionary::decode(blob).ok()?)))
+            .collect();
+        let Some(chunks) = chunks else {
+            continue;
+        };
+        let whole = super::PathDictionary::from_chunks(
+            rows.iter().map(|(_, blob)| super::StoredChunk::Whole(blob)),
+        )
+        .expect("each chunk decoded above");
+        for (chunk, decoded) in &chunks {
+            let entries: Vec<(&str, i64)> = decoded.iter().collect();
+            if entries.windows(2).any(|w| w[0].0 >= w[1].0) {
+                // The same path twice: a damaged chunk, left for readers to report.
+                continue;
+            }
+            let encoded = super::path_blocks::encode(&entries, |owner| whole.get(owner));
+            super::writer::insert_chunk(tx, dist, *chunk, &encoded)?;
+        }
+    }
+    super::open_classes::fill(tx)
+}
 
 /// Version 3 keeps a distribution's paths in chunks, so that a release adding paths writes
 /// only those (see [`super::PathDictionary`]); each old dictionary becomes its first chunk.

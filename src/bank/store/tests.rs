@@ -12,7 +12,7 @@ use crate::bank::flow::{analyze, ApiKind, ReleaseApis, ReleaseInput};
 use crate::names::DistName;
 
 /// The APIs of a release made of `files` (path, source).
-fn apis_of(files: &[(&str, &str)]) -> ReleaseApis {
+pub(super) fn apis_of(files: &[(&str, &str)]) -> ReleaseApis {
     let layout = ReleaseLayout::new(ArchiveKind::Wheel, files.iter().map(|(p, _)| *p));
     let summaries: HashMap<&str, FileSummary> = files
         .iter()
@@ -21,16 +21,16 @@ fn apis_of(files: &[(&str, &str)]) -> ReleaseApis {
     analyze(&ReleaseInput::from_layout(&layout, |p| summaries.get(p)))
 }
 
-struct Bank {
-    _dir: tempfile::TempDir,
-    store: Store,
-    dist: DistId,
-    rows: Vec<ReleaseRow>,
+pub(super) struct Bank {
+    pub _dir: tempfile::TempDir,
+    pub store: Store,
+    pub dist: DistId,
+    pub rows: Vec<ReleaseRow>,
 }
 
 impl Bank {
     /// A bank with distribution `pkg` registered at `versions`.
-    fn new(versions: &[&str]) -> Self {
+    pub fn new(versions: &[&str]) -> Self {
         let dir = tempfile::tempdir().unwrap();
         let mut store = Store::open(&dir.path().join("bank.sqlite3")).unwrap();
         let infos: Vec<ReleaseInfo> = versions
@@ -53,12 +53,12 @@ impl Bank {
         }
     }
 
-    fn row(&self, version: &str) -> &ReleaseRow {
+    pub fn row(&self, version: &str) -> &ReleaseRow {
         let v = Version::from_str(version).unwrap();
         self.rows.iter().find(|r| r.version == v).unwrap()
     }
 
-    fn write(&mut self, version: &str, files: &[(&str, &str)]) {
+    pub fn write(&mut self, version: &str, files: &[(&str, &str)]) {
         let apis = apis_of(files);
         let row = self.row(version).clone();
         BankWriter::new(&mut self.store)
@@ -66,7 +66,7 @@ impl Bank {
             .unwrap();
     }
 
-    fn runtime(&mut self, version: &str, names: &[(&str, ApiKind)], links: RuntimeLinks<'_>) {
+    pub fn runtime(&mut self, version: &str, names: &[(&str, ApiKind)], links: RuntimeLinks<'_>) {
         let row = self.row(version).clone();
         let findings: Vec<RuntimeFinding> = names
             .iter()

@@ -14,6 +14,8 @@ use std::collections::HashMap;
 use rusqlite::{params, OptionalExtension, Transaction};
 use sha2::Digest;
 
+use super::open_classes;
+use super::path_blocks::EncodedChunk;
 use super::path_dictionary::{merge_from, PathDictionary};
 use super::registry::{NoSources, ReleaseStatus, RuntimeStatus};
 use super::release_set::ReleaseSet;
@@ -123,6 +125,8 @@ struct DistCache {
     chunks: Vec<(i64, Vec<i64>)>,
     /// APIs added since the dictionary was last written.
     new_paths: Vec<i64>,
+    /// The distribution's row in `open_classes`, as stored.
+    open_classes: Option<ReleaseSet>,
     modules: HashMap<String, ModuleRow>,
     import_names: HashMap<String, ReleaseSet>,
     aliases: HashMap<(i64, i64), LinkSets>,
@@ -200,6 +204,7 @@ impl<'s> BankWriter<'s> {
         let mut cache = DistCache {
             dictionary: (*store.path_dictionary(dist_id)?).clone(),
             chunks: store.path_chunks(dist_id)?,
+            open_classes: store.stored_open_classes(dist_id)?,
             ..DistCache::default()
         };
         let mut stmt = conn
@@ -336,6 +341,7 @@ impl<'s> BankWriter<'s> {
                 .conn
                 .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
             write(&tx, cache, &mut self.signature_ids)?;
+            save_open_classes(&tx, dist_id, cache)?;
             tx.commit()
         })();
         if result.is_err() {
@@ -716,16 +722,66 @@ fn save_dictionary(
     }
     tx.prepare_cached("DELETE FROM api_path_chunks WHERE dist_id = ?1 AND chunk >= ?2")?
         .execute(params![dist_id, number])?;
+    tx.prepare_cached("DELETE FROM api_path_blocks WHERE dist_id = ?1 AND chunk >= ?2")?
+        .execute(params![dist_id, number])?;
+    tx.prepare_cached("DELETE FROM api_member_blocks WHERE dist_id = ?1 AND chunk >= ?2")?
+        .execute(params![dist_id, number])?;
+    let encoded = cache.dictionary.encode_ids(&ids);
+    insert_chunk(tx, dist_id, number, &encoded)?;
+    cache.chunks.push((number, ids));
+    Ok(())
+}
+
+/// Stores a chunk in blocked form: its directory and its member index's in its row, their
+/// blocks beside (see [`super::path_blocks`] and [`super::member_index`]).
+pub(super) fn insert_chunk(
+    tx: &Transaction<'_>,
+    dist_id: DistId,
+    number: i64,
+    chunk: &EncodedChunk,
+) -> rusqlite::Result<()> {
     tx.prepare_cached(
-        "INSERT INTO api_path_chunks (dist_id, chunk, paths_count, paths) VALUES (?1, ?2, ?3, ?4)",
+        "INSERT OR REPLACE INTO api_path_chunks (dist_id, chunk, paths_count, paths, members)
+         VALUES (?1, ?2, ?3, ?4, ?5)",
     )?
     .execute(params![
         dist_id,
         number,
-        ids.len() as i64,
-        cache.dictionary.encode_ids(&ids)
+        chunk.count as i64,
+        chunk.directory,
+        chunk.members.directory
     ])?;
-    cache.chunks.push((number, ids));
+    for (table, column, blocks) in [
+        ("api_path_blocks", "paths", &chunk.blocks),
+        ("api_member_blocks", "entries", &chunk.members.blocks),
+    ] {
+        let mut insert = tx.prepare_cached(&format!(
+            "INSERT OR REPLACE INTO {table} (dist_id, chunk, block, {column}) VALUES (?1, ?2, ?3, ?4)"
+        ))?;
+        for (i, block) in blocks.iter().enumerate() {
+            insert.execute(params![dist_id, number, i as i64, block])?;
+        }
+    }
+    Ok(())
+}
+
+/// Stores the distribution's open classes (see [`super::open_classes`]) when the rows the
+/// transaction wrote changed them.
+fn save_open_classes(
+    tx: &Transaction<'_>,
+    dist_id: DistId,
+    cache: &mut DistCache,
+) -> rusqlite::Result<()> {
+    let set = open_classes::union(
+        cache
+            .apis
+            .values()
+            .map(|row| (row.kind, &row.open_set, &row.runtime_set)),
+    );
+    if cache.open_classes.as_ref() != Some(&set) {
+        open_classes::save(tx, dist_id, &set)?;
+        cache.open_classes = Some(set);
+    }
     Ok(())
 }
 
