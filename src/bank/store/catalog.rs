@@ -138,12 +138,17 @@ impl Catalog {
 }
 
 impl Store {
-    /// The releases of a distribution, oldest first, with their index status.
+    /// The releases of a distribution, oldest first, with their index status; read once per
+    /// store until the bank changes (a resolution asks for each distribution's several times,
+    /// and each read parses every version and Requires-Python).
     pub fn catalog(&self, dist_id: DistId) -> Result<Catalog, StoreError> {
+        if let Some(found) = self.catalogs.borrow().get(&dist_id) {
+            return Ok(found.clone());
+        }
         let rows = self.releases(dist_id)?;
-        Ok(Catalog::new(
-            rows.iter().map(CatalogRelease::from_row).collect(),
-        ))
+        let catalog = Catalog::new(rows.iter().map(CatalogRelease::from_row).collect());
+        self.catalogs.borrow_mut().insert(dist_id, catalog.clone());
+        Ok(catalog)
     }
 }
 

@@ -82,7 +82,7 @@ impl SharedBank {
         };
         // A writer may have committed since this store last read: what it cached is stale.
         pooled.store.others_wrote()?;
-        let result = read(&pooled.store);
+        let result = pooled.store.read_snapshot(read);
         POOL.with(|pool| pool.borrow_mut().push(pooled));
         result
     }
