@@ -41,6 +41,7 @@ use pep440_rs::Version;
 use super::cache::{hex_sha256, CachedPage};
 use super::dist_file::{DistFile, MetadataHint};
 use super::filename::{DistFilename, FileKind, SdistFormat};
+use super::mapped_file::MappedFile;
 use super::project::{PageFormat, ProjectPage, SkippedFile};
 use super::wheel_tags::WheelTags;
 use crate::names::DistName;
@@ -126,7 +127,8 @@ enum FileRest {
     Parsed(Box<DistFile>),
     /// The file's details in a compact copy, checked when the copy was read.
     Compact {
-        bytes: Arc<Vec<u8>>,
+        /// The whole copy; the details are `start..end` of it.
+        bytes: CopyBytes,
         start: usize,
         end: usize,
     },
@@ -157,7 +159,7 @@ impl ReleaseFile {
             FileRest::Parsed(file) => (**file).clone(),
             FileRest::Compact { bytes, start, end } => {
                 let mut r = Reader {
-                    bytes: &bytes[*start..*end],
+                    bytes: &(**bytes).as_ref()[*start..*end],
                     at: 0,
                 };
                 r.file_details(version.clone(), self.kind.clone(), self.upload_time)
@@ -311,34 +313,34 @@ pub fn encode(page: &ProjectPage, fingerprint: &PageFingerprint) -> Vec<u8> {
 /// Bytes before the head: the magic line, the head's length and its crc32.
 const HEADER: usize = MAGIC.len() + 8;
 
-/// Where a compact copy is read from, in parts: its file, or the whole copy in memory.
+/// The bytes of a compact copy, shared by the kept files whose details stay in them.
+pub type CopyBytes = Arc<dyn AsRef<[u8]> + Send + Sync>;
+
+/// Where a compact copy is read from: its file (mapped, so that only the parts read are
+/// touched), or the whole copy in memory.
 pub trait CopySource {
-    fn read_at(&mut self, offset: u64, len: usize) -> Result<Vec<u8>, CompactError>;
+    fn bytes(self) -> Result<CopyBytes, CompactError>;
 }
 
 impl CopySource for &[u8] {
-    fn read_at(&mut self, offset: u64, len: usize) -> Result<Vec<u8>, CompactError> {
-        let start = usize::try_from(offset).map_err(|_| CompactError::Malformed)?;
-        self.get(start..start.checked_add(len).ok_or(CompactError::Malformed)?)
-            .map(<[u8]>::to_vec)
-            .ok_or(CompactError::Malformed)
+    fn bytes(self) -> Result<CopyBytes, CompactError> {
+        Ok(Arc::new(self.to_vec()))
     }
 }
 
 impl CopySource for std::fs::File {
-    fn read_at(&mut self, offset: u64, len: usize) -> Result<Vec<u8>, CompactError> {
-        use std::io::{Read, Seek, SeekFrom};
-        let size = self.metadata().map_err(|_| CompactError::Malformed)?.len();
-        if offset.saturating_add(len as u64) > size {
-            return Err(CompactError::Malformed);
-        }
-        self.seek(SeekFrom::Start(offset))
-            .map_err(|_| CompactError::Malformed)?;
-        let mut buf = vec![0; len];
-        self.read_exact(&mut buf)
-            .map_err(|_| CompactError::Malformed)?;
-        Ok(buf)
+    fn bytes(self) -> Result<CopyBytes, CompactError> {
+        let mapped = MappedFile::open(&self).map_err(|_| CompactError::Malformed)?;
+        Ok(Arc::new(mapped))
     }
+}
+
+/// `len` bytes of `bytes` from `offset`.
+fn part(bytes: &[u8], offset: u64, len: usize) -> Result<&[u8], CompactError> {
+    let start = usize::try_from(offset).map_err(|_| CompactError::Malformed)?;
+    bytes
+        .get(start..start.checked_add(len).ok_or(CompactError::Malformed)?)
+        .ok_or(CompactError::Malformed)
 }
 
 /// A decoded copy: the page's releases with the kept files, or the whole page.
@@ -354,11 +356,11 @@ struct Decoded {
 /// Decodes a copy for project `name` into the whole page, if it was made from the page
 /// `expected` identifies.
 pub fn decode(
-    mut source: impl CopySource,
+    source: impl CopySource,
     expected: &PageFingerprint,
     name: &DistName,
 ) -> Result<ProjectPage, CompactError> {
-    let d = decode_inner(&mut source, expected, name, None)?;
+    let d = decode_inner(source.bytes()?, expected, name, None)?;
     Ok(ProjectPage {
         name: name.clone(),
         url: d.url,
@@ -373,12 +375,12 @@ pub fn decode(
 /// identifies. Only the head and the details of kept files are read; those details stay as
 /// bytes until asked for.
 pub fn decode_releases(
-    mut source: impl CopySource,
+    source: impl CopySource,
     expected: &PageFingerprint,
     name: &DistName,
     keep: &dyn Fn(&FileKind) -> bool,
 ) -> Result<Vec<ProjectRelease>, CompactError> {
-    Ok(decode_inner(&mut source, expected, name, Some(keep))?.releases)
+    Ok(decode_inner(source.bytes()?, expected, name, Some(keep))?.releases)
 }
 
 /// One file's head, as read before its details.
@@ -396,27 +398,23 @@ struct FileHead {
 /// With `keep`, the kept files go to their releases (their details left as bytes, checked);
 /// without, every file is read whole into the page's list.
 fn decode_inner(
-    source: &mut dyn CopySource,
+    copy: CopyBytes,
     expected: &PageFingerprint,
     name: &DistName,
     keep: Option<&dyn Fn(&FileKind) -> bool>,
 ) -> Result<Decoded, CompactError> {
-    let header = source
-        .read_at(0, HEADER)
-        .map_err(|_| CompactError::Foreign)?;
+    let source: &[u8] = (*copy).as_ref();
+    let header = part(source, 0, HEADER).map_err(|_| CompactError::Foreign)?;
     if !header.starts_with(MAGIC) {
         return Err(CompactError::Foreign);
     }
     let word = |at: usize| u32::from_le_bytes(header[at..at + 4].try_into().expect("4 bytes"));
     let (head_len, head_sum) = (word(MAGIC.len()) as usize, word(MAGIC.len() + 4));
-    let head = source.read_at(HEADER as u64, head_len)?;
-    if crc32fast::hash(&head) != head_sum {
+    let head = part(source, HEADER as u64, head_len)?;
+    if crc32fast::hash(head) != head_sum {
         return Err(CompactError::Checksum);
     }
-    let mut r = Reader {
-        bytes: &head,
-        at: 0,
-    };
+    let mut r = Reader { bytes: head, at: 0 };
     let fingerprint = PageFingerprint {
         digest: r.str()?.to_string(),
         final_url: r.str()?.to_string(),
@@ -544,24 +542,32 @@ fn decode_inner(
     if r.at != head.len() {
         return Err(CompactError::Malformed);
     }
-    // The details of the kept groups, each read once and checked.
-    let mut bytes: Vec<Option<Arc<Vec<u8>>>> = vec![None; n_tags + 1];
+    // The details of the kept groups, each checked once: where each starts in the copy.
+    let mut starts: Vec<Option<usize>> = vec![None; n_tags + 1];
     for (g, &(offset, len, sum)) in groups.iter().enumerate() {
         if !group_kept[g] {
             continue;
         }
-        let read = source.read_at(offset, len)?;
-        if crc32fast::hash(&read) != sum {
+        if crc32fast::hash(part(source, offset, len)?) != sum {
             return Err(CompactError::Checksum);
         }
-        bytes[g] = Some(Arc::new(read));
+        starts[g] = Some(offset as usize);
     }
     let mut files = Vec::with_capacity(if keep.is_none() { heads.len() } else { 0 });
+    if keep.is_some() {
+        // Each release's files, sized once rather than grown push by push.
+        let mut kept = vec![0usize; releases.len()];
+        for h in &heads {
+            kept[h.release] += 1;
+        }
+        for (release, n) in releases.iter_mut().zip(kept) {
+            release.files.reserve_exact(n);
+        }
+    }
     for h in heads {
-        let group = bytes[h.group].as_ref().expect("kept groups were read");
-        let details = group
-            .get(h.offset..h.offset + h.len)
-            .ok_or(CompactError::Malformed)?;
+        let start = starts[h.group].expect("kept groups were checked") + h.offset;
+        // Within its group: a file's offset and length add up to at most the group's length.
+        let details = part(source, start as u64, h.len)?;
         let mut d = Reader {
             bytes: details,
             at: 0,
@@ -583,9 +589,9 @@ fn decode_inner(
                 upload_time: h.upload_time,
                 yanked: h.yanked,
                 rest: FileRest::Compact {
-                    bytes: group.clone(),
-                    start: h.offset,
-                    end: h.offset + h.len,
+                    bytes: copy.clone(),
+                    start,
+                    end: start + h.len,
                 },
             });
         }
@@ -809,27 +815,43 @@ impl<'b> Reader<'b> {
     }
 
     /// Walks what [`Self::file_details`] reads, as it reads it, without keeping anything;
-    /// whether the file is yanked.
+    /// whether the file is yanked. Strings are skipped, not checked as UTF-8: the group's
+    /// checksum, checked first, already shows they are the bytes the encoder wrote from
+    /// strings (that check was a tenth of reading a resolution's copies).
     fn check_file_details(&mut self) -> Result<bool, CompactError> {
-        self.str()?;
-        self.str()?;
+        self.skip_str()?;
+        self.skip_str()?;
         for _ in 0..self.count()? {
-            self.str()?;
-            self.str()?;
+            self.skip_str()?;
+            self.skip_str()?;
         }
-        self.opt_str()?;
+        self.skip_opt_str()?;
         if self.flag()? {
             self.varint()?;
         }
-        let yanked = self.opt_str()?.is_some();
+        let yanked = self.skip_opt_str()?;
         match self.byte()? {
             0..=2 => {}
             3 => {
-                self.str()?;
+                self.skip_str()?;
             }
             _ => return Err(CompactError::Malformed),
         }
         Ok(yanked)
+    }
+
+    fn skip_str(&mut self) -> Result<(), CompactError> {
+        let len = self.count()?;
+        self.take(len).map(drop)
+    }
+
+    /// Whether there was one.
+    fn skip_opt_str(&mut self) -> Result<bool, CompactError> {
+        match self.byte()? {
+            0 => Ok(false),
+            1 => self.skip_str().map(|()| true),
+            _ => Err(CompactError::Malformed),
+        }
     }
 
     fn strings(&mut self) -> Result<Vec<String>, CompactError> {

@@ -15,6 +15,7 @@ mod error;
 mod filename;
 mod http;
 mod limiter;
+mod mapped_file;
 mod metadata;
 mod metadata_memo;
 mod project;
