@@ -47,7 +47,9 @@ impl Sources<'_> {
     /// Package-list entries installing `top_level` or a dotted name under it, with that name.
     pub fn listed_providers(&self, top_level: &str) -> Vec<(DistName, ModulePath, usize)> {
         let mut out = Vec::new();
-        for entry in self.packages {
+        // Hundreds of entries, asked once per import name: compare their text first, and
+        // build paths only for the entries that can match.
+        for entry in self.packages.iter().filter(|e| may_install(e, top_level)) {
             for import in listed_imports(entry) {
                 if import.top_level() == top_level {
                     out.push((entry.name.clone(), import, entry.line));
@@ -56,4 +58,21 @@ impl Sources<'_> {
         }
         out
     }
+}
+
+/// Whether some import name of `entry` has `top_level` as its first segment, by their text
+/// (the default name is the distribution's with `-` as `_`).
+fn may_install(entry: &PackageEntry, top_level: &str) -> bool {
+    if entry.import_names.is_empty() {
+        let name = entry.name.as_str();
+        return name.len() == top_level.len()
+            && name
+                .bytes()
+                .zip(top_level.bytes())
+                .all(|(a, b)| a == b || (a == b'-' && b == b'_'));
+    }
+    entry
+        .import_names
+        .iter()
+        .any(|n| n.split('.').next() == Some(top_level))
 }
