@@ -4,13 +4,15 @@
 //! Whether a release was indexed is kept beside every answer, because a release the bank has
 //! not read says nothing about its APIs: it must never be mistaken for one that lacks them.
 
+use std::collections::HashMap;
 use std::str::FromStr;
 
 use jiff::Timestamp;
 use pep508_rs::pep440_rs::{Version, VersionSpecifiers};
 use serde::Serialize;
 
-use super::registry::{ReleaseRow, ReleaseStatus};
+use super::registry::ReleaseStatus;
+use super::release_facts::ReleaseFacts;
 use super::{DistId, ReleaseSet, Slot, Store, StoreError};
 
 /// Whether the bank has read a release's APIs.
@@ -59,12 +61,19 @@ pub struct CatalogRelease {
 }
 
 impl CatalogRelease {
-    fn from_row(row: &ReleaseRow) -> Self {
+    /// `requires_python` gives a row's Requires-Python as parsed before, if it was.
+    fn from_row<'r>(
+        row: &'r ReleaseFacts,
+        requires_python: &mut HashMap<Option<&'r str>, RequiresPython>,
+    ) -> Self {
         Self {
             slot: row.slot,
             version: row.version.clone(),
             upload_time: row.upload_time,
-            requires_python: RequiresPython::parse(row.requires_python.as_deref()),
+            requires_python: requires_python
+                .entry(row.requires_python.as_deref())
+                .or_insert_with_key(|text| RequiresPython::parse(*text))
+                .clone(),
             yanked: row.yanked,
             index: match row.status {
                 ReleaseStatus::Indexed => IndexStatus::Indexed,
@@ -145,8 +154,15 @@ impl Store {
         if let Some(found) = self.catalogs.borrow().get(&dist_id) {
             return Ok(found.clone());
         }
-        let rows = self.releases(dist_id)?;
-        let catalog = Catalog::new(rows.iter().map(CatalogRelease::from_row).collect());
+        let rows = self.release_facts(dist_id)?;
+        // Most releases say the same Requires-Python as the one before: each text is parsed
+        // once.
+        let mut requires_python = HashMap::new();
+        let catalog = Catalog::new(
+            rows.iter()
+                .map(|row| CatalogRelease::from_row(row, &mut requires_python))
+                .collect(),
+        );
         self.catalogs.borrow_mut().insert(dist_id, catalog.clone());
         Ok(catalog)
     }

@@ -19,6 +19,7 @@ mod path_index;
 mod presence;
 mod query;
 mod registry;
+mod release_facts;
 mod release_set;
 mod resolve;
 mod runs;
@@ -75,6 +76,10 @@ pub struct Store {
     dist_facts: RefCell<HashMap<DistId, Rc<presence::DistFacts>>>,
     /// Distributions' catalogs, kept likewise.
     catalogs: RefCell<HashMap<DistId, Catalog>>,
+    /// What resolvers looked up of each distribution, kept likewise.
+    lookups: RefCell<HashMap<DistId, Rc<RefCell<resolve::Lookups>>>>,
+    /// Distributions' releases as answers read them, kept likewise.
+    release_facts: RefCell<HashMap<DistId, Rc<Vec<release_facts::ReleaseFacts>>>>,
     /// The writer lock, for a bank opened for writing.
     lock: Option<lock::WriterLock>,
     /// SQLite's `data_version` when this connection last looked: it changes when another
@@ -112,6 +117,8 @@ impl Store {
             path_indexes: RefCell::default(),
             dist_facts: RefCell::default(),
             catalogs: RefCell::default(),
+            lookups: RefCell::default(),
+            release_facts: RefCell::default(),
             lock: Some(lock),
             seen_version: Cell::new(0),
         };
@@ -159,10 +166,19 @@ impl Store {
         if !self.conn.is_autocommit() {
             return read(self);
         }
-        self.conn.execute_batch("BEGIN").map_err(self.err())?;
+        // Kept statements: a notebook asks dozens of questions, and preparing these two each
+        // time cost more than some of the questions.
+        let run = |sql: &str| -> Result<(), StoreError> {
+            self.conn
+                .prepare_cached(sql)
+                .and_then(|mut stmt| stmt.execute([]))
+                .map(drop)
+                .map_err(self.err())
+        };
+        run("BEGIN")?;
         let out = read(self);
         // Nothing was written: ending the transaction only lets the snapshot go.
-        let ended = self.conn.execute_batch("COMMIT").map_err(self.err());
+        let ended = run("COMMIT");
         let out = out?;
         ended?;
         Ok(out)
@@ -206,6 +222,8 @@ impl Store {
             path_indexes: RefCell::default(),
             dist_facts: RefCell::default(),
             catalogs: RefCell::default(),
+            lookups: RefCell::default(),
+            release_facts: RefCell::default(),
             lock: None,
             seen_version: Cell::new(0),
         };
@@ -388,9 +406,33 @@ impl Store {
         Ok(index)
     }
 
+    /// What resolvers looked up of a distribution so far.
+    pub(crate) fn lookups(&self, dist_id: DistId) -> Rc<RefCell<resolve::Lookups>> {
+        self.lookups
+            .borrow_mut()
+            .entry(dist_id)
+            .or_default()
+            .clone()
+    }
+
     /// Decodes a stored release set; a bad one means the bank file is damaged.
     pub(crate) fn decode_set(&self, blob: &[u8]) -> Result<ReleaseSet, StoreError> {
         ReleaseSet::decode(blob).map_err(|_| self.corrupt("release set"))
+    }
+
+    /// Decodes the release set in column `i` of `row` where SQLite holds it, without copying
+    /// it out first (queries read thousands).
+    pub(crate) fn set_at(
+        &self,
+        row: &rusqlite::Row<'_>,
+        i: usize,
+    ) -> Result<ReleaseSet, StoreError> {
+        let blob = row
+            .get_ref(i)
+            .map_err(self.err())?
+            .as_blob()
+            .map_err(|_| self.corrupt("release set"))?;
+        self.decode_set(blob)
     }
 
     /// The numbers of a distribution's path chunks, oldest first, each with its APIs' ids.
@@ -420,6 +462,8 @@ impl Store {
         self.dictionaries.borrow_mut().clear();
         self.path_indexes.borrow_mut().clear();
         self.catalogs.borrow_mut().clear();
+        self.lookups.borrow_mut().clear();
+        self.release_facts.borrow_mut().clear();
         self.dist_facts.borrow_mut().clear();
     }
 }

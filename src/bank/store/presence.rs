@@ -12,7 +12,7 @@ use std::rc::Rc;
 
 use super::path_index::PathIndex;
 use super::resolve::{ApiRowInfo, Resolved, Resolver};
-use super::{DistId, ReleaseSet, Store, StoreError};
+use super::{DistId, ReleaseSet, ReleaseStatus, Store, StoreError};
 use crate::bank::extract::{ParamKind, Signature};
 use crate::bank::flow::ApiKind;
 
@@ -83,20 +83,24 @@ struct Releases {
 /// each statement small).
 const BATCH: usize = 256;
 
+/// The sizes batched reads are padded to.
+const BATCH_SIZES: [usize; 4] = [4, 16, 64, BATCH];
+
 impl Store {
     fn dist_facts(&self, dist_id: DistId) -> Result<Rc<DistFacts>, StoreError> {
         if let Some(found) = self.dist_facts.borrow().get(&dist_id) {
             return Ok(found.clone());
         }
-        let rows = self.releases(dist_id)?;
-        let indexed = super::query::indexed(&rows);
+        let rows = self.release_facts(dist_id)?;
+        let indexed = || rows.iter().filter(|r| r.status == ReleaseStatus::Indexed);
         let facts = Rc::new(DistFacts {
             releases: Releases {
-                registered: super::query::slots(&rows),
-                indexed: super::query::slots(indexed.iter().copied()),
-                introspected: super::query::slots(
-                    indexed.into_iter().filter(|r| r.is_introspected()),
-                ),
+                registered: rows.iter().map(|r| r.slot).collect(),
+                indexed: indexed().map(|r| r.slot).collect(),
+                introspected: indexed()
+                    .filter(|r| r.introspected)
+                    .map(|r| r.slot)
+                    .collect(),
             },
             open_classes: std::cell::OnceCell::new(),
         });
@@ -109,33 +113,39 @@ impl Store {
         let err = self.err();
         let mut out = HashMap::with_capacity(ids.len());
         for batch in ids.chunks(BATCH) {
+            // A few statement sizes, each prepared once and kept: the batch is padded with its
+            // last id (`IN` reads a row once however often it is named).
+            let size = BATCH_SIZES
+                .into_iter()
+                .find(|&n| n >= batch.len())
+                .unwrap_or(BATCH);
+            let batch: Vec<i64> = batch
+                .iter()
+                .copied()
+                .chain(std::iter::repeat(
+                    *batch.last().expect("chunks are not empty"),
+                ))
+                .take(size)
+                .collect();
             let marks = vec!["?"; batch.len()].join(",");
             let sql =
                 format!("SELECT id, kind, static, runtime, open FROM apis WHERE id IN ({marks})");
             let mut stmt = self.conn().prepare_cached(&sql).map_err(&err)?;
-            let rows = stmt
-                .query_map(rusqlite::params_from_iter(batch), |r| {
-                    Ok((
-                        r.get::<_, i64>(0)?,
-                        r.get::<_, i64>(1)?,
-                        [
-                            r.get::<_, Vec<u8>>(2)?,
-                            r.get::<_, Vec<u8>>(3)?,
-                            r.get::<_, Vec<u8>>(4)?,
-                        ],
-                    ))
-                })
+            let mut rows = stmt
+                .query(rusqlite::params_from_iter(batch))
                 .map_err(&err)?;
-            for row in rows {
-                let (id, kind, [s, r, o]) = row.map_err(&err)?;
+            // Release sets decoded where SQLite holds them, not copied out first.
+            while let Some(r) = rows.next().map_err(&err)? {
+                let id: i64 = r.get(0).map_err(&err)?;
+                let kind: i64 = r.get(1).map_err(&err)?;
                 out.insert(
                     id,
                     ApiRowInfo {
                         id,
                         kind: ApiKind::from_code(kind),
-                        static_set: self.decode_set(&s)?,
-                        runtime_set: self.decode_set(&r)?,
-                        open_set: self.decode_set(&o)?,
+                        static_set: self.set_at(r, 2)?,
+                        runtime_set: self.set_at(r, 3)?,
+                        open_set: self.set_at(r, 4)?,
                     },
                 );
             }

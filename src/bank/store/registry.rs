@@ -38,7 +38,7 @@ impl ReleaseStatus {
         }
     }
 
-    fn parse(s: &str) -> Self {
+    pub(super) fn parse(s: &str) -> Self {
         match s {
             "indexed" => ReleaseStatus::Indexed,
             "failed" => ReleaseStatus::Failed,
@@ -65,7 +65,7 @@ impl RuntimeStatus {
         }
     }
 
-    fn parse(s: &str) -> Option<Self> {
+    pub(super) fn parse(s: &str) -> Option<Self> {
         match s {
             "ok" => Some(RuntimeStatus::Ok),
             "gap" => Some(RuntimeStatus::Gap),

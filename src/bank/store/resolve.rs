@@ -13,8 +13,6 @@
 
 use std::collections::{HashMap, HashSet};
 
-use rusqlite::OptionalExtension;
-
 use super::path_index::PathIndex;
 use super::release_set::ReleaseSet;
 use super::{DistId, Store, StoreError};
@@ -113,13 +111,28 @@ impl Resolved {
     }
 }
 
+/// A link: (target id, target path, releases by either reading).
+type Link = (i64, String, ReleaseSet);
+
+/// What resolvers of one distribution looked up in the bank: rows, module facts and links by
+/// path or id, answers that depend on nothing else. A store keeps them for the next resolver
+/// of the distribution (until the bank changes): a notebook's questions resolve the same
+/// prefixes and follow the same aliases again and again (`pandas.DataFrame`'s for each of its
+/// members), one query each time before.
+#[derive(Debug, Default)]
+pub(crate) struct Lookups {
+    rows: HashMap<String, Option<ApiRowInfo>>,
+    modules: HashMap<String, ModuleFacts>,
+    aliases: HashMap<i64, Vec<Link>>,
+    bases: HashMap<i64, Vec<Link>>,
+}
+
 /// Resolves paths within one distribution, remembering what it has looked up.
 pub(crate) struct Resolver<'s> {
     store: &'s Store,
     dist_id: DistId,
     paths: Option<std::rc::Rc<PathIndex>>,
-    rows: HashMap<String, Option<ApiRowInfo>>,
-    modules: HashMap<String, ModuleFacts>,
+    lookups: std::rc::Rc<std::cell::RefCell<Lookups>>,
     memo: HashMap<String, Resolved>,
     in_progress: HashSet<String>,
 }
@@ -132,8 +145,7 @@ impl<'s> Resolver<'s> {
             store,
             dist_id,
             paths: None,
-            rows: HashMap::new(),
-            modules: HashMap::new(),
+            lookups: store.lookups(dist_id),
             memo: HashMap::new(),
             in_progress: HashSet::new(),
         }
@@ -147,105 +159,119 @@ impl<'s> Resolver<'s> {
     }
 
     pub fn row(&mut self, path: &str) -> Result<Option<ApiRowInfo>, StoreError> {
-        if let Some(r) = self.rows.get(path) {
+        if let Some(r) = self.lookups.borrow().rows.get(path) {
             return Ok(r.clone());
         }
         let Some(id) = self.paths()?.get(self.store, path)? else {
-            self.rows.insert(path.to_string(), None);
+            self.lookups
+                .borrow_mut()
+                .rows
+                .insert(path.to_string(), None);
             return Ok(None);
         };
-        let err = self.store.err();
-        let raw: Option<(i64, [Vec<u8>; 3])> = self
-            .store
+        let store = self.store;
+        let err = store.err();
+        let mut stmt = store
             .conn()
             .prepare_cached("SELECT kind, static, runtime, open FROM apis WHERE id = ?1")
-            .map_err(&err)?
-            .query_row([id], |r| Ok((r.get(0)?, [r.get(1)?, r.get(2)?, r.get(3)?])))
-            .optional()
             .map_err(&err)?;
-        let row = match raw {
-            Some((kind, [s, r, o])) => Some(ApiRowInfo {
+        let mut rows = stmt.query([id]).map_err(&err)?;
+        let row = match rows.next().map_err(&err)? {
+            Some(r) => Some(ApiRowInfo {
                 id,
-                kind: ApiKind::from_code(kind),
-                static_set: self.store.decode_set(&s)?,
-                runtime_set: self.store.decode_set(&r)?,
-                open_set: self.store.decode_set(&o)?,
+                kind: ApiKind::from_code(r.get(0).map_err(&err)?),
+                static_set: store.set_at(r, 1)?,
+                runtime_set: store.set_at(r, 2)?,
+                open_set: store.set_at(r, 3)?,
             }),
             None => None,
         };
-        self.rows.insert(path.to_string(), row.clone());
+        self.lookups
+            .borrow_mut()
+            .rows
+            .insert(path.to_string(), row.clone());
         Ok(row)
     }
 
     /// What the modules table says of module `path` (nothing, for a path that is no module).
     pub fn module_facts(&mut self, path: &str) -> Result<ModuleFacts, StoreError> {
-        if let Some(f) = self.modules.get(path) {
+        if let Some(f) = self.lookups.borrow().modules.get(path) {
             return Ok(f.clone());
         }
-        let err = self.store.err();
-        let raw: Option<([Vec<u8>; 3], Option<String>)> = self
-            .store
+        let store = self.store;
+        let err = store.err();
+        let mut stmt = store
             .conn()
             .prepare_cached(
                 "SELECT listed, extends_path, raises, raises_message FROM modules WHERE dist_id = ?1 AND path = ?2",
             )
-            .map_err(&err)?
-            .query_row(rusqlite::params![self.dist_id, path], |r| {
-                Ok(([r.get(0)?, r.get(1)?, r.get(2)?], r.get(3)?))
-            })
-            .optional()
             .map_err(&err)?;
-        let facts = match raw {
-            Some(([listed, extends, raises], message)) => ModuleFacts {
-                listed: self.store.decode_set(&listed)?,
-                extends_path: self.store.decode_set(&extends)?,
-                raises: self.store.decode_set(&raises)?,
-                raises_message: message,
+        let mut rows = stmt
+            .query(rusqlite::params![self.dist_id, path])
+            .map_err(&err)?;
+        let facts = match rows.next().map_err(&err)? {
+            Some(r) => ModuleFacts {
+                listed: store.set_at(r, 0)?,
+                extends_path: store.set_at(r, 1)?,
+                raises: store.set_at(r, 2)?,
+                raises_message: r.get(3).map_err(&err)?,
             },
             None => ModuleFacts::default(),
         };
-        self.modules.insert(path.to_string(), facts.clone());
+        self.lookups
+            .borrow_mut()
+            .modules
+            .insert(path.to_string(), facts.clone());
         Ok(facts)
     }
 
     /// (target id, target path, releases by either reading) for `sql`'s rows owned by `id`.
-    fn links(&mut self, sql: &str, id: i64) -> Result<Vec<(i64, String, ReleaseSet)>, StoreError> {
-        let err = self.store.err();
-        let mut stmt = self.store.conn().prepare_cached(sql).map_err(&err)?;
-        let rows: Vec<(i64, Vec<u8>, Vec<u8>)> = stmt
-            .query_map([id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
-            .map_err(&err)?
-            .collect::<Result<_, _>>()
-            .map_err(&err)?;
-        let mut out = Vec::with_capacity(rows.len());
-        for (target, static_blob, runtime_blob) in rows {
-            let store = self.store;
+    fn links(&mut self, sql: &str, id: i64) -> Result<Vec<Link>, StoreError> {
+        let store = self.store;
+        let err = store.err();
+        let mut stmt = store.conn().prepare_cached(sql).map_err(&err)?;
+        let mut rows = stmt.query([id]).map_err(&err)?;
+        let mut found: Vec<(i64, ReleaseSet)> = Vec::new();
+        while let Some(r) = rows.next().map_err(&err)? {
+            // A link holds in a release if either reading saw it.
+            let set = store.set_at(r, 1)?.union(&store.set_at(r, 2)?);
+            found.push((r.get(0).map_err(&err)?, set));
+        }
+        drop(rows);
+        drop(stmt);
+        let mut out = Vec::with_capacity(found.len());
+        for (target, set) in found {
             let path = self
                 .paths()?
                 .path(store, target)?
                 .ok_or_else(|| store.corrupt(format!("API {target} has no path")))?;
-            // A link holds in a release if either reading saw it.
-            let set = self
-                .store
-                .decode_set(&static_blob)?
-                .union(&self.store.decode_set(&runtime_blob)?);
             out.push((target, path, set));
         }
         Ok(out)
     }
 
-    fn aliases(&mut self, id: i64) -> Result<Vec<(i64, String, ReleaseSet)>, StoreError> {
-        self.links(
+    fn aliases(&mut self, id: i64) -> Result<Vec<Link>, StoreError> {
+        if let Some(found) = self.lookups.borrow().aliases.get(&id) {
+            return Ok(found.clone());
+        }
+        let links = self.links(
             "SELECT canonical_id, releases, runtime FROM aliases WHERE api_id = ?1",
             id,
-        )
+        )?;
+        self.lookups.borrow_mut().aliases.insert(id, links.clone());
+        Ok(links)
     }
 
-    fn bases(&mut self, id: i64) -> Result<Vec<(i64, String, ReleaseSet)>, StoreError> {
-        self.links(
+    fn bases(&mut self, id: i64) -> Result<Vec<Link>, StoreError> {
+        if let Some(found) = self.lookups.borrow().bases.get(&id) {
+            return Ok(found.clone());
+        }
+        let links = self.links(
             "SELECT base_id, releases, runtime FROM class_bases WHERE class_id = ?1",
             id,
-        )
+        )?;
+        self.lookups.borrow_mut().bases.insert(id, links.clone());
+        Ok(links)
     }
 
     pub fn resolve(&mut self, path: &str) -> Result<Resolved, StoreError> {
