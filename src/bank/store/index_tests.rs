@@ -247,6 +247,8 @@ fn a_schema_4_bank_migrates_with_the_same_answers() {
     assert_eq!(answers(&store, bank.dist, &paths, MEMBERS), before);
     let index = store.path_index(bank.dist).unwrap();
     assert!(index.chunks_blocked());
+    // Its chunks became one.
+    assert_eq!(store.path_chunks(bank.dist).unwrap().len(), 1);
 }
 
 #[test]

@@ -13,22 +13,21 @@
 //! no owner and are left out.
 //!
 //! Storage: the chunk's row (`api_path_chunks.members`) holds the directory: [`MAGIC`], then
-//! zlib over the block count and, per block, its first name front-coded against the previous
-//! block's and its entry count. Each block (`api_member_blocks`) is zlib over its entries in
-//! (name, id) order: the name front-coded against the previous entry's, the API's id as its
-//! distance from the previous entry's (zigzag), and the owner as 0 when unknown, else one
-//! more than its distance from the API's id (zigzag: owners are mostly written just before
-//! their members), all LEB128 varints.
-
-use std::io::Write;
+//! sealed (a crc32, then the bytes as they are, as path blocks are) the block count and, per
+//! block, its first name front-coded against the previous block's and its entry count. Each
+//! block (`api_member_blocks`) is sealed likewise, over its entries in (name, id) order: the
+//! name front-coded against the previous entry's, the API's id as its distance from the
+//! previous entry's (zigzag), and the owner as 0 when unknown, else one more than its distance
+//! from the API's id (zigzag: owners are mostly written just before their members), all
+//! LEB128 varints.
 
 use super::path_blocks::{last_name, unzigzag, zigzag};
-use super::path_dictionary::{inflate, put_varint, take_varint, CorruptDictionary};
+use super::path_dictionary::{put_varint, seal, take_varint, unseal, CorruptDictionary};
 
 /// Entries per block.
 pub const BLOCK_ENTRIES: usize = 256;
 
-const MAGIC: &[u8] = b"\0nbenv-members-1\n";
+const MAGIC: &[u8] = b"\0nbenv-members-2\n";
 
 /// One entry: an API of the chunk, under its last name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -43,12 +42,6 @@ pub struct Member {
 pub struct EncodedMembers {
     pub directory: Vec<u8>,
     pub blocks: Vec<Vec<u8>>,
-}
-
-fn zlib(prefix: &[u8], raw: &[u8]) -> Vec<u8> {
-    let mut enc = flate2::write::ZlibEncoder::new(prefix.to_vec(), flate2::Compression::default());
-    enc.write_all(raw).expect("writing to memory");
-    enc.finish().expect("writing to memory")
 }
 
 fn put_front_coded(out: &mut Vec<u8>, text: &[u8], previous: &[u8]) {
@@ -119,10 +112,12 @@ pub fn encode(entries: &[(&str, i64)], owner: impl Fn(&str) -> Option<i64>) -> E
             previous = name.as_bytes();
             previous_id = id;
         }
-        out_blocks.push(zlib(b"", &raw));
+        out_blocks.push(seal(&raw));
     }
+    let mut sealed = MAGIC.to_vec();
+    sealed.extend_from_slice(&seal(&directory));
     EncodedMembers {
-        directory: zlib(MAGIC, &directory),
+        directory: sealed,
         blocks: out_blocks,
     }
 }
@@ -136,11 +131,9 @@ pub struct MemberDirectory {
 
 impl MemberDirectory {
     pub fn decode(blob: &[u8]) -> Result<Self, CorruptDictionary> {
-        let zipped = blob.strip_prefix(MAGIC).ok_or(CorruptDictionary)?;
-        let mut raw = Vec::new();
-        inflate(zipped, &mut raw)?;
+        let raw = unseal(blob.strip_prefix(MAGIC).ok_or(CorruptDictionary)?)?;
         let mut at = 0;
-        let count = usize::try_from(take_varint(&raw, &mut at)?).map_err(|_| CorruptDictionary)?;
+        let count = usize::try_from(take_varint(raw, &mut at)?).map_err(|_| CorruptDictionary)?;
         if count > raw.len() {
             return Err(CorruptDictionary);
         }
@@ -148,9 +141,9 @@ impl MemberDirectory {
         let mut blocks: Vec<(std::ops::Range<usize>, u32)> = Vec::with_capacity(count);
         for _ in 0..count {
             let previous = blocks.last().map_or(0..0, |(r, _)| r.clone());
-            let range = take_front_coded(&raw, &mut at, &mut text, previous.clone())?;
+            let range = take_front_coded(raw, &mut at, &mut text, previous.clone())?;
             let entries =
-                u32::try_from(take_varint(&raw, &mut at)?).map_err(|_| CorruptDictionary)?;
+                u32::try_from(take_varint(raw, &mut at)?).map_err(|_| CorruptDictionary)?;
             // In order, so that a name's blocks are found by bisection.
             if entries == 0 || (!blocks.is_empty() && text[range.clone()] < text[previous]) {
                 return Err(CorruptDictionary);
@@ -201,17 +194,16 @@ impl MemberDirectory {
         name: &str,
     ) -> Result<Vec<Member>, CorruptDictionary> {
         let (_, count) = self.blocks.get(block).ok_or(CorruptDictionary)?;
-        let mut raw = Vec::new();
-        inflate(blob, &mut raw)?;
+        let raw = unseal(blob)?;
         let mut at = 0;
         let mut text = Vec::new();
         let mut previous = 0..0;
         let mut id: i64 = 0;
         let mut out = Vec::new();
         for i in 0..*count {
-            let range = take_front_coded(&raw, &mut at, &mut text, previous.clone())?;
-            id = id.wrapping_add(unzigzag(take_varint(&raw, &mut at)?));
-            let owner = match take_varint(&raw, &mut at)? {
+            let range = take_front_coded(raw, &mut at, &mut text, previous.clone())?;
+            id = id.wrapping_add(unzigzag(take_varint(raw, &mut at)?));
+            let owner = match take_varint(raw, &mut at)? {
                 0 => None,
                 code => Some(id.wrapping_sub(unzigzag(code - 1))),
             };
@@ -306,7 +298,18 @@ mod tests {
         assert!(
             MemberDirectory::decode(&encoded.directory[..encoded.directory.len() - 2]).is_err()
         );
-        assert!(MemberDirectory::decode(b"\0nbenv-members-1\nxx").is_err());
+        assert!(MemberDirectory::decode(b"\0nbenv-members-2\nxx").is_err());
+        // A changed byte anywhere is seen.
+        for at in 0..encoded.blocks[0].len() {
+            let mut damaged = encoded.blocks[0].clone();
+            damaged[at] ^= 0x10;
+            assert!(dir.named(&damaged, 0, "b").is_err(), "{at}");
+        }
+        for at in 0..encoded.directory.len() {
+            let mut damaged = encoded.directory.clone();
+            damaged[at] ^= 0x10;
+            assert!(MemberDirectory::decode(&damaged).is_err(), "{at}");
+        }
         assert!(dir.named(&encoded.blocks[0][..5], 0, "b").is_err());
         assert!(dir.named(&encoded.blocks[0], 1, "b").is_err());
         assert!(indexable("ix") && !indexable("a.b") && !indexable(""));

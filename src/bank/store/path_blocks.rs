@@ -4,36 +4,36 @@
 //! A warm `infer` asks a few hundred paths of a distribution whose dictionary holds tens of
 //! thousands (TensorFlow: 213,000 paths, 1.6 MB compressed); decoding it whole was most of the
 //! run. Each chunk is now stored as:
-//! - blocks of [`BLOCK_ENTRIES`] consecutive paths (`api_path_blocks`), each in the format a
-//!   whole chunk had (zlib over front-coded paths and ids), read by key when needed;
+//! - blocks of [`BLOCK_ENTRIES`] consecutive paths (`api_path_blocks`), each front-coded as a
+//!   whole chunk was but sealed with a checksum, not compressed (see
+//!   [`super::path_dictionary`]), read by key when needed;
 //! - a small directory in the chunk's row (`api_path_chunks.paths`): each block's first path
 //!   and size, the chunk's ids as runs of consecutive ids in one block (ids are given out in
-//!   path order as a release is written, so a few thousand runs cover TensorFlow), and a
-//!   Bloom filter of the chunk's paths, so that a path is looked for only in the chunk that
-//!   holds it;
+//!   path order as a release is written, so a few thousand runs cover TensorFlow), and, but
+//!   for a distribution's oldest chunk, a Bloom filter of the chunk's paths, so that a path
+//!   is looked for only in the chunk that holds it (the oldest holds most paths and is looked
+//!   in anyway: its filter spared few reads for most of the filters' bytes);
 //! - the chunk's APIs by last name, with their owners (see [`super::member_index`]), for
 //!   "every `X.ix`".
 //!
 //! Directory format: [`DIRECTORY_MAGIC`] (its first byte, 0, never starts a zlib stream, which
-//! is how a whole chunk of schema 3 and 4 is told apart), then zlib over: entry count, block
-//! count, probes and length of the path filter, its bytes; per block, its first path
-//! front-coded against the previous block's (`shared`, `len`, the rest) and its entry count;
-//! the run count, then per run the distance from the previous run's end (zigzag), its length
-//! and its block. Integers are LEB128 varints.
-
-use std::io::Write;
+//! is how a whole chunk of schema 3 and 4 is told apart), then sealed (a crc32, then the bytes
+//! as they are: zlib saved half of a directory's bytes, and inflating TensorFlow's cost a
+//! millisecond): the path filter's probes and length (0: none) and its bytes; entry count,
+//! block count; per block, its first path front-coded against the previous block's (`shared`,
+//! `len`, the rest) and its entry count; the run count, then per run the distance from the
+//! previous run's end (zigzag), its length and its block. Integers are LEB128 varints.
 
 use super::bloom;
 use super::member_index::{self, EncodedMembers};
 use super::path_dictionary::{
-    decode_chunk, encode_chunk, inflate, put_varint, take_varint, CorruptDictionary, Entry,
+    decode_block, encode_block, put_varint, seal, take_varint, unseal, CorruptDictionary, Entry,
 };
 
-/// Paths per block: about 1 KB compressed, a tenth of a millisecond to fetch and decode.
-/// Smaller blocks compress worse (128: a quarter more bytes than one stream per chunk).
+/// Paths per block: about 1.8 KB, a few microseconds to fetch and decode.
 pub const BLOCK_ENTRIES: usize = 128;
 
-pub(crate) const DIRECTORY_MAGIC: &[u8] = b"\0nbenv-path-blocks-1\n";
+pub(crate) const DIRECTORY_MAGIC: &[u8] = b"\0nbenv-path-blocks-2\n";
 
 /// A chunk in blocked form, ready to be stored.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -65,26 +65,29 @@ pub(super) fn unzigzag(v: u64) -> i64 {
     ((v >> 1) as i64) ^ -((v & 1) as i64)
 }
 
-fn compressed(magic: &[u8], raw: &[u8]) -> Vec<u8> {
-    let mut enc = flate2::write::ZlibEncoder::new(magic.to_vec(), flate2::Compression::default());
-    enc.write_all(raw).expect("writing to memory");
-    enc.finish().expect("writing to memory")
-}
-
-/// Cuts `entries` (sorted by path, each path once) into blocks, with their directory and
-/// their member index (`owner` gives the id of a path's owner, if it is an API).
-pub fn encode(entries: &[(&str, i64)], owner: impl Fn(&str) -> Option<i64>) -> EncodedChunk {
+/// Cuts `entries` (sorted by path, each path once) into blocks, with their directory (with a
+/// path filter if `filtered`) and their member index (`owner` gives the id of a path's owner,
+/// if it is an API).
+pub fn encode(
+    entries: &[(&str, i64)],
+    filtered: bool,
+    owner: impl Fn(&str) -> Option<i64>,
+) -> EncodedChunk {
     let blocks: Vec<&[(&str, i64)]> = entries.chunks(BLOCK_ENTRIES).collect();
+    let filter = if filtered {
+        bloom::build(
+            entries.iter().map(|(p, _)| p.as_bytes()),
+            bloom::bytes_for(entries.len()),
+        )
+    } else {
+        Vec::new()
+    };
     let mut body = Vec::new();
-    put_varint(&mut body, entries.len() as u64);
-    put_varint(&mut body, blocks.len() as u64);
-    let filter = bloom::build(
-        entries.iter().map(|(p, _)| p.as_bytes()),
-        bloom::bytes_for(entries.len()),
-    );
     put_varint(&mut body, u64::from(bloom::PROBES));
     put_varint(&mut body, filter.len() as u64);
     body.extend_from_slice(&filter);
+    put_varint(&mut body, entries.len() as u64);
+    put_varint(&mut body, blocks.len() as u64);
     let mut previous: &[u8] = b"";
     for block in &blocks {
         let first = block[0].0.as_bytes();
@@ -123,12 +126,14 @@ pub fn encode(entries: &[(&str, i64)], owner: impl Fn(&str) -> Option<i64>) -> E
         end = start.wrapping_add(len as i64);
     }
 
+    let mut directory = DIRECTORY_MAGIC.to_vec();
+    directory.extend_from_slice(&seal(&body));
     EncodedChunk {
         count: entries.len(),
-        directory: compressed(DIRECTORY_MAGIC, &body),
+        directory,
         blocks: blocks
             .iter()
-            .map(|block| encode_chunk(block.iter().copied()))
+            .map(|block| encode_block(block.iter().copied()))
             .collect(),
         members: member_index::encode(entries, owner),
     }
@@ -158,37 +163,40 @@ pub struct Directory {
 
 impl Directory {
     pub fn decode(blob: &[u8]) -> Result<Self, CorruptDictionary> {
-        let zipped = blob
-            .strip_prefix(DIRECTORY_MAGIC)
-            .ok_or(CorruptDictionary)?;
-        let mut raw = Vec::new();
-        inflate(zipped, &mut raw)?;
+        let raw = unseal(
+            blob.strip_prefix(DIRECTORY_MAGIC)
+                .ok_or(CorruptDictionary)?,
+        )?;
         let mut at = 0;
-        let mut next = || take_varint(&raw, &mut at);
-        let count = usize::try_from(next()?).map_err(|_| CorruptDictionary)?;
-        let block_count = usize::try_from(next()?).map_err(|_| CorruptDictionary)?;
-        let probes = u32::try_from(next()?).map_err(|_| CorruptDictionary)?;
-        let filter_len = usize::try_from(next()?).map_err(|_| CorruptDictionary)?;
-        if block_count > count || probes == 0 || probes > 64 {
-            return Err(CorruptDictionary);
-        }
+        let probes = u32::try_from(take_varint(raw, &mut at)?).map_err(|_| CorruptDictionary)?;
+        let filter_len =
+            usize::try_from(take_varint(raw, &mut at)?).map_err(|_| CorruptDictionary)?;
         let filter = raw
             .get(at..at.checked_add(filter_len).ok_or(CorruptDictionary)?)
             .ok_or(CorruptDictionary)?
             .to_vec();
         at += filter_len;
+        if probes == 0 || probes > 64 {
+            return Err(CorruptDictionary);
+        }
+        let mut next = || take_varint(raw, &mut at);
+        let count = usize::try_from(next()?).map_err(|_| CorruptDictionary)?;
+        let block_count = usize::try_from(next()?).map_err(|_| CorruptDictionary)?;
+        if block_count > count {
+            return Err(CorruptDictionary);
+        }
         let mut firsts_text = Vec::new();
         let mut blocks = Vec::with_capacity(block_count);
         let mut total = 0usize;
         let mut previous: Option<(usize, usize)> = None;
         for _ in 0..block_count {
-            let shared = take_varint(&raw, &mut at)? as usize;
-            let len = take_varint(&raw, &mut at)? as usize;
+            let shared = take_varint(raw, &mut at)? as usize;
+            let len = take_varint(raw, &mut at)? as usize;
             let rest = raw
                 .get(at..at.checked_add(len).ok_or(CorruptDictionary)?)
                 .ok_or(CorruptDictionary)?;
             at += len;
-            let entries = take_varint(&raw, &mut at)?;
+            let entries = take_varint(raw, &mut at)?;
             let start = firsts_text.len();
             match previous {
                 Some((p_start, p_len)) if shared <= p_len => {
@@ -224,7 +232,7 @@ impl Directory {
             return Err(CorruptDictionary);
         }
         let run_count =
-            usize::try_from(take_varint(&raw, &mut at)?).map_err(|_| CorruptDictionary)?;
+            usize::try_from(take_varint(raw, &mut at)?).map_err(|_| CorruptDictionary)?;
         if run_count > count {
             return Err(CorruptDictionary);
         }
@@ -232,10 +240,9 @@ impl Directory {
         let mut end: i64 = 0;
         let mut covered: u64 = 0;
         for i in 0..run_count {
-            let start = end.wrapping_add(unzigzag(take_varint(&raw, &mut at)?));
-            let len = take_varint(&raw, &mut at)?;
-            let block =
-                u32::try_from(take_varint(&raw, &mut at)?).map_err(|_| CorruptDictionary)?;
+            let start = end.wrapping_add(unzigzag(take_varint(raw, &mut at)?));
+            let len = take_varint(raw, &mut at)?;
+            let block = u32::try_from(take_varint(raw, &mut at)?).map_err(|_| CorruptDictionary)?;
             if len == 0 || block as usize >= block_count || (i > 0 && start < end) {
                 return Err(CorruptDictionary);
             }
@@ -304,10 +311,6 @@ impl Directory {
     }
 }
 
-thread_local! {
-    static RAW: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
-}
-
 /// One decoded block: its paths sorted, each with its id.
 #[derive(Debug)]
 pub struct Block {
@@ -327,9 +330,7 @@ impl Block {
         let &(_, _, count) = directory.blocks.get(block).ok_or(CorruptDictionary)?;
         let mut text = Vec::new();
         let mut entries = Vec::new();
-        // The inflated bytes are read once: one buffer per thread serves every block.
-        let in_order =
-            RAW.with_borrow_mut(|raw| decode_chunk(blob, raw, &mut text, &mut entries))?;
+        let in_order = decode_block(blob, &mut text, &mut entries)?;
         if !in_order {
             return Err(CorruptDictionary);
         }
@@ -404,7 +405,7 @@ mod tests {
     fn blocks_answer_as_the_whole_chunk() {
         let owned = sample(1_000);
         let entries: Vec<(&str, i64)> = owned.iter().map(|(p, i)| (p.as_str(), *i)).collect();
-        let chunk = encode(&entries, |_| None);
+        let chunk = encode(&entries, true, |_| None);
         assert_eq!(chunk.count, 1_000);
         assert_eq!(chunk.blocks.len(), 1_000usize.div_ceil(BLOCK_ENTRIES));
         let dir = Directory::decode(&chunk.directory).unwrap();
@@ -437,21 +438,34 @@ mod tests {
     fn damaged_directories_and_blocks_are_refused() {
         let owned = sample(300);
         let entries: Vec<(&str, i64)> = owned.iter().map(|(p, i)| (p.as_str(), *i)).collect();
-        let chunk = encode(&entries, |_| None);
+        let chunk = encode(&entries, true, |_| None);
         for cut in [chunk.directory.len() - 1, DIRECTORY_MAGIC.len() + 3, 2] {
             assert!(Directory::decode(&chunk.directory[..cut]).is_err(), "{cut}");
+        }
+        // A changed byte anywhere: in the filter, a first path, a run, the checksum.
+        for at in 0..chunk.directory.len() {
+            let mut flipped = chunk.directory.clone();
+            flipped[at] ^= 0x10;
+            assert!(Directory::decode(&flipped).is_err(), "{at}");
         }
         let dir = Directory::decode(&chunk.directory).unwrap();
         // A block in another block's place, or cut short.
         assert!(Block::decode(&chunk.blocks[1], &dir, 0).is_err());
         assert!(Block::decode(&chunk.blocks[0][..10], &dir, 0).is_err());
         assert!(Block::decode(&chunk.blocks[0], &dir, 7).is_err());
+        // A block's bytes are not compressed: a changed byte (a path's letter, an id) is seen
+        // by its checksum.
+        for at in 0..chunk.blocks[2].len() {
+            let mut flipped = chunk.blocks[2].clone();
+            flipped[at] ^= 0x10;
+            assert!(Block::decode(&flipped, &dir, 2).is_err(), "{at}");
+        }
     }
 
     #[test]
     fn ids_far_apart_and_out_of_order() {
         let entries = [("a", 9_000_000_000), ("b", 3), ("c", 4), ("d", 2), ("e", 7)];
-        let chunk = encode(&entries, |_| None);
+        let chunk = encode(&entries, true, |_| None);
         let dir = Directory::decode(&chunk.directory).unwrap();
         assert_eq!(dir.ids().collect::<Vec<_>>(), [2, 3, 4, 7, 9_000_000_000]);
         assert_eq!(dir.id_range(), Some((2, 9_000_000_000)));
@@ -463,9 +477,25 @@ mod tests {
         assert_eq!(dir.block_for_id(5), None);
     }
 
+    /// A chunk without a filter looks in its blocks for every path.
+    #[test]
+    fn an_unfiltered_chunk_admits_every_path() {
+        let owned = sample(300);
+        let entries: Vec<(&str, i64)> = owned.iter().map(|(p, i)| (p.as_str(), *i)).collect();
+        let chunk = encode(&entries, false, |_| None);
+        let dir = Directory::decode(&chunk.directory).unwrap();
+        assert!(chunk.directory.len() < encode(&entries, true, |_| None).directory.len());
+        for (path, id) in &owned {
+            let b = dir.block_for_path(path).unwrap();
+            let block = Block::decode(&chunk.blocks[b], &dir, b).unwrap();
+            assert_eq!(block.get(path), Some(*id));
+        }
+        assert!(dir.block_for_path("zzz").is_some());
+    }
+
     #[test]
     fn an_empty_chunk_has_no_blocks() {
-        let chunk = encode(&[], |_| None);
+        let chunk = encode(&[], true, |_| None);
         let dir = Directory::decode(&chunk.directory).unwrap();
         assert_eq!((dir.count(), dir.blocks()), (0, 0));
         assert_eq!(dir.block_for_path("x"), None);

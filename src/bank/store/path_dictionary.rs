@@ -21,9 +21,11 @@
 //! ([`super::path_blocks`]), and queries about a few paths read only the blocks they need
 //! ([`super::path_index`]); a chunk of an older schema is one stream, still read here.
 //!
-//! Format of a stream (inside zlib): for each path in sorted order, `shared` (bytes in common
-//! with the previous path), `len` (of the rest), the rest, and the API's id, all LEB128
-//! varints. A chunk of schemas 3 and 4 is one stream; a block is one.
+//! Format of a stream: for each path in sorted order, `shared` (bytes in common with the
+//! previous path), `len` (of the rest), the rest, and the API's id, all LEB128 varints. A
+//! chunk of schemas 3 and 4 is one stream, compressed with zlib. A block is one stream,
+//! sealed (see [`seal`]): not compressed, as zlib kept only two thirds of a block's bytes and
+//! inflating was most of the cost of a lookup.
 
 use std::cell::OnceCell;
 use std::collections::{BTreeMap, HashMap};
@@ -115,12 +117,16 @@ pub enum StoredChunk<'b> {
 }
 
 impl<'b> StoredChunk<'b> {
-    fn streams(&self) -> impl Iterator<Item = &'b [u8]> + '_ {
+    /// Its streams, each with whether it is a sealed block (else zlib).
+    fn streams(&self) -> impl Iterator<Item = (&'b [u8], bool)> + '_ {
         let (whole, blocks) = match self {
             StoredChunk::Whole(b) => (Some(*b), &[][..]),
             StoredChunk::Blocks(v) => (None, &v[..]),
         };
-        whole.into_iter().chain(blocks.iter().copied())
+        whole
+            .into_iter()
+            .map(|b| (b, false))
+            .chain(blocks.iter().map(|b| (*b, true)))
     }
 }
 
@@ -300,14 +306,15 @@ impl PathDictionary {
         encode_chunk(self.iter())
     }
 
-    /// The chunk holding just the APIs `ids` (those the dictionary knows), in blocked form.
-    pub fn encode_ids(&self, ids: &[i64]) -> EncodedChunk {
+    /// The chunk holding just the APIs `ids` (those the dictionary knows), in blocked form,
+    /// with a path filter if `filtered`.
+    pub fn encode_ids(&self, ids: &[i64], filtered: bool) -> EncodedChunk {
         let mut entries: Vec<(&str, i64)> = ids
             .iter()
             .filter_map(|&id| Some((self.path(id)?, id)))
             .collect();
         entries.sort_unstable();
-        path_blocks::encode(&entries, |owner| self.get(owner))
+        path_blocks::encode(&entries, filtered, |owner| self.get(owner))
     }
 
     /// A dictionary of one chunk in the single-stream form of schemas 3 and 4.
@@ -321,23 +328,30 @@ impl PathDictionary {
     ) -> Result<Self, CorruptDictionary> {
         let chunks: Vec<StoredChunk<'b>> = chunks.into_iter().collect();
         // Sized once for all the chunks (paths run to about five times their compressed
-        // size, an entry per five or six compressed bytes): growing them chunk by chunk
-        // copied what was decoded and touched fresh memory each time.
-        let total: usize = chunks
-            .iter()
-            .flat_map(StoredChunk::streams)
-            .map(<[u8]>::len)
-            .sum();
-        let mut text = Vec::with_capacity(total.saturating_mul(6).min(1 << 30));
-        let mut sorted = Vec::with_capacity(total / 5);
+        // size and three times a block's, an entry per five or six compressed bytes and per
+        // fourteen of a block's): growing them chunk by chunk copied what was decoded and
+        // touched fresh memory each time.
+        let (zipped, sealed) = chunks.iter().fold((0usize, 0usize), |(z, b), c| match c {
+            StoredChunk::Whole(blob) => (z + blob.len(), b),
+            StoredChunk::Blocks(blocks) => (z, b + blocks.iter().map(|b| b.len()).sum::<usize>()),
+        });
+        let text_len = zipped
+            .saturating_mul(6)
+            .saturating_add(sealed.saturating_mul(3));
+        let mut text = Vec::with_capacity(text_len.min(1 << 30));
+        let mut sorted = Vec::with_capacity(zipped / 5 + sealed / 14);
         let mut runs = Vec::with_capacity(chunks.len());
         let mut raw = Vec::new();
         for chunk in &chunks {
             let start = sorted.len();
             let mut in_order = true;
-            for (i, stream) in chunk.streams().enumerate() {
+            for (i, (stream, sealed)) in chunk.streams().enumerate() {
                 let from = sorted.len();
-                in_order &= decode_chunk(stream, &mut raw, &mut text, &mut sorted)?;
+                in_order &= if sealed {
+                    decode_block(stream, &mut text, &mut sorted)?
+                } else {
+                    decode_chunk(stream, &mut raw, &mut text, &mut sorted)?
+                };
                 // Blocks follow one another: each begins after the previous one ended.
                 if i > 0 && from > start && from < sorted.len() {
                     let at = |e: &Entry| &text[e.start as usize..(e.start + e.len) as usize];
@@ -386,6 +400,37 @@ pub fn merge_from(sizes: &[usize], new: usize) -> usize {
 
 /// Front-codes then compresses `entries`, which come sorted by path.
 pub(super) fn encode_chunk<'p>(entries: impl Iterator<Item = (&'p str, i64)>) -> Vec<u8> {
+    let raw = front_coded(entries);
+    let mut enc = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::default());
+    enc.write_all(&raw).expect("writing to memory");
+    enc.finish().expect("writing to memory")
+}
+
+/// Front-codes `entries` into a sealed block.
+pub(super) fn encode_block<'p>(entries: impl Iterator<Item = (&'p str, i64)>) -> Vec<u8> {
+    seal(&front_coded(entries))
+}
+
+/// `raw` after its crc32 (4 bytes, little-endian): how blocks, directories and member
+/// indexes are stored, so that damage is seen without compressing them.
+pub(super) fn seal(raw: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(4 + raw.len());
+    out.extend_from_slice(&crc32fast::hash(raw).to_le_bytes());
+    out.extend_from_slice(raw);
+    out
+}
+
+/// The bytes a [`seal`]ed blob holds, if its checksum holds.
+pub(super) fn unseal(blob: &[u8]) -> Result<&[u8], CorruptDictionary> {
+    let (sum, raw) = blob.split_at_checked(4).ok_or(CorruptDictionary)?;
+    if crc32fast::hash(raw).to_le_bytes() != sum {
+        return Err(CorruptDictionary);
+    }
+    Ok(raw)
+}
+
+/// `entries` (sorted by path) as one stream.
+fn front_coded<'p>(entries: impl Iterator<Item = (&'p str, i64)>) -> Vec<u8> {
     let mut raw = Vec::new();
     let mut previous: &[u8] = b"";
     for (path, id) in entries {
@@ -401,9 +446,7 @@ pub(super) fn encode_chunk<'p>(entries: impl Iterator<Item = (&'p str, i64)>) ->
         put_varint(&mut raw, id as u64);
         previous = bytes;
     }
-    let mut enc = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::default());
-    enc.write_all(&raw).expect("writing to memory");
-    enc.finish().expect("writing to memory")
+    raw
 }
 
 /// The ids of the APIs in one whole chunk.
@@ -423,6 +466,15 @@ pub(super) fn decode_chunk(
 ) -> Result<bool, CorruptDictionary> {
     inflate(blob, raw)?;
     decode_entries(raw, text, entries)
+}
+
+/// [`decode_chunk`] for a sealed block.
+pub(super) fn decode_block(
+    blob: &[u8],
+    text: &mut Vec<u8>,
+    entries: &mut Vec<Entry>,
+) -> Result<bool, CorruptDictionary> {
+    decode_entries(unseal(blob)?, text, entries)
 }
 
 /// Inflates the zlib stream `blob` into `raw` (cleared first), refusing one cut short.
@@ -580,8 +632,8 @@ mod tests {
         for (i, p) in ["a.b", "a", "c.d", "a.c"].iter().enumerate() {
             d.insert(p, i as i64);
         }
-        let first = d.encode_ids(&[0, 1]);
-        let second = d.encode_ids(&[3, 2, 99]);
+        let first = d.encode_ids(&[0, 1], true);
+        let second = d.encode_ids(&[3, 2, 99], false);
         let back = PathDictionary::from_chunks([stored(&first), stored(&second)]).unwrap();
         let all: Vec<(&str, i64)> = back.iter().collect();
         assert_eq!(all, [("a", 1), ("a.b", 0), ("a.c", 3), ("c.d", 2)]);
@@ -614,7 +666,7 @@ mod tests {
             d.insert(&format!("m.{:04}", (i * 7919) % 1_000), i);
         }
         let ids: Vec<i64> = (0..1_000).collect();
-        let chunk = d.encode_ids(&ids);
+        let chunk = d.encode_ids(&ids, true);
         assert!(chunk.blocks.len() > 4);
         let back = PathDictionary::from_chunks([stored(&chunk)]).unwrap();
         assert_eq!(back.runs.len(), 1);
@@ -670,7 +722,7 @@ mod tests {
                 ids.insert(id, p);
                 chunk_ids.push(id);
             }
-            chunks.push(d.encode_ids(&chunk_ids));
+            chunks.push(d.encode_ids(&chunk_ids, true));
         }
         let mut back = PathDictionary::from_chunks(chunks.iter().map(stored)).unwrap();
         assert_eq!(back.runs.len(), 4);

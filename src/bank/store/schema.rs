@@ -212,12 +212,12 @@ CREATE TABLE run_releases (
 CREATE INDEX run_releases_by_dist ON run_releases(dist, python);
 "#;
 
-/// Version 5 reads a distribution's paths block by block: each chunk becomes a directory (in
-/// its row) and blocks (in `api_path_blocks`, a table with rowids: a block of about 1 KB
-/// would take an overflow page of its own in a table without), with member filters (see
-/// [`super::path_blocks`]); and keeps each distribution's open classes (see
-/// [`super::open_classes`]). A chunk that does not decode is kept as it was, for readers to
-/// report.
+/// Version 5 reads a distribution's paths block by block: its chunks become one, stored as a
+/// directory (in its row) and blocks (in `api_path_blocks`, a table with rowids: a block of
+/// about 1 KB would take an overflow page of its own in a table without), with a member
+/// index (see [`super::path_blocks`]); and keeps each distribution's open classes (see
+/// [`super::open_classes`]). A dictionary that does not decode is kept as it was, for readers
+/// to report.
 fn to_v5(tx: &Transaction<'_>) -> rusqlite::Result<()> {
     tx.execute_batch(
         "CREATE TABLE api_path_blocks (
@@ -247,33 +247,28 @@ fn to_v5(tx: &Transaction<'_>) -> rusqlite::Result<()> {
         .query_map([], |r| r.get(0))?
         .collect::<Result<_, _>>()?;
     let mut read =
-        tx.prepare("SELECT chunk, paths FROM api_path_chunks WHERE dist_id = ?1 ORDER BY chunk")?;
-    // Per distribution: the member index names each entry's owner, which may sit in another
-    // chunk, so the whole dictionary is read first.
+        tx.prepare("SELECT paths FROM api_path_chunks WHERE dist_id = ?1 ORDER BY chunk")?;
+    // A distribution's chunks become one: the migration reads and writes every path anyway,
+    // and one chunk is the quickest to look in (later writes add chunks as before). The
+    // member index names each entry's owner, from the whole dictionary.
     for dist in dists {
-        let rows: Vec<(i64, Vec<u8>)> = read
-            .query_map([dist], |r| Ok((r.get(0)?, r.get(1)?)))?
+        let blobs: Vec<Vec<u8>> = read
+            .query_map([dist], |r| r.get(0))?
             .collect::<Result<_, _>>()?;
-        let chunks: Option<Vec<(i64, super::PathDictionary)>> = rows
-            .iter()
-            .map(|(chunk, blob)| Some((*chunk, super::PathDictionary::decode(blob).ok()?)))
-            .collect();
-        let Some(chunks) = chunks else {
+        let Ok(whole) = super::PathDictionary::from_chunks(
+            blobs.iter().map(|blob| super::StoredChunk::Whole(blob)),
+        ) else {
+            // A chunk that does not decode: left as it was, for readers to report.
             continue;
         };
-        let whole = super::PathDictionary::from_chunks(
-            rows.iter().map(|(_, blob)| super::StoredChunk::Whole(blob)),
-        )
-        .expect("each chunk decoded above");
-        for (chunk, decoded) in &chunks {
-            let entries: Vec<(&str, i64)> = decoded.iter().collect();
-            if entries.windows(2).any(|w| w[0].0 >= w[1].0) {
-                // The same path twice: a damaged chunk, left for readers to report.
-                continue;
-            }
-            let encoded = super::path_blocks::encode(&entries, |owner| whole.get(owner));
-            super::writer::insert_chunk(tx, dist, *chunk, &encoded)?;
+        let entries: Vec<(&str, i64)> = whole.iter().collect();
+        if entries.windows(2).any(|w| w[0].0 >= w[1].0) {
+            // The same path twice: a damaged dictionary, likewise.
+            continue;
         }
+        let encoded = super::path_blocks::encode(&entries, false, |owner| whole.get(owner));
+        tx.execute("DELETE FROM api_path_chunks WHERE dist_id = ?1", [dist])?;
+        super::writer::insert_chunk(tx, dist, 0, &encoded)?;
     }
     super::open_classes::fill(tx)
 }

@@ -726,7 +726,8 @@ fn save_dictionary(
         .execute(params![dist_id, number])?;
     tx.prepare_cached("DELETE FROM api_member_blocks WHERE dist_id = ?1 AND chunk >= ?2")?
         .execute(params![dist_id, number])?;
-    let encoded = cache.dictionary.encode_ids(&ids);
+    // The oldest chunk holds most paths: every lookup looks in it, so it has no filter.
+    let encoded = cache.dictionary.encode_ids(&ids, from > 0);
     insert_chunk(tx, dist_id, number, &encoded)?;
     cache.chunks.push((number, ids));
     Ok(())
