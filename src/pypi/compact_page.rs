@@ -12,22 +12,25 @@
 //! A page that changed, a different format version, a failed checksum or a truncated entry
 //! all read as "no entry", and the page is parsed as before.
 //!
-//! A resolver reads only what it keeps: the head (every release and file, without names,
-//! URLs or hashes) and, for the files it keeps (those that may install here), their details,
-//! which sit together by wheel tag set. For numpy that is about a tenth of the copy.
+//! A resolver reads only what it keeps: of the head, the releases and the heads of the files
+//! in groups it keeps (a group of another platform's wheels is skipped whole, unread: most of
+//! a binary project's files, whose heads were most of reading its copy), and, for the files it
+//! keeps (those that may install here), their details, which sit together by group. For
+//! numpy that is about a tenth of the copy.
 //!
 //! Format (integers LEB128 varints unless said; `str` is a length then UTF-8 bytes; `opt` a
 //! byte 0/1 then the value; `u32` 4 bytes little-endian): `MAGIC`, `u32` head length, `u32`
-//! crc32 of the head, the head, then the details of each group of files: sdists first, then
-//! one group per wheel tag set, each group's files in page order.
+//! crc32 of the head, the head, then the details of each group of files, in group order.
 //! The head: fingerprint (`str` digest, `str` final URL, `opt str` content type), `str` name,
 //! `str` page URL, format byte; releases in PEP 440 order (count, then each: `str` version in
-//! its display form, `opt str` Requires-Python, yanked byte); wheel tag sets (count, then
-//! each: python, abi and platform tags as a count and `str`s); files in page order (count,
-//! then each: release index, kind (0 and an sdist format, or 1, a tag set index and `opt str`
-//! build tag), `opt` upload time as zigzag seconds and zigzag nanoseconds, yanked byte, length
-//! of its details); groups (count, then each: length, `u32` crc32); skipped file names (count,
-//! `str` each; their reasons are found again from the name).
+//! its display form, `opt str` Requires-Python, yanked byte); the file count; groups (count,
+//! then each): sdists first, then one group per wheel tag set, which starts with its python,
+//! abi and platform tags (each a count and `str`s); then the length of the group's details
+//! and their `u32` crc32, its file count, the length in bytes of its files' heads and those
+//! heads, each: page position, release index, sdist format byte (sdists) or `opt str` build
+//! tag (wheels), `opt` upload time as zigzag seconds and zigzag nanoseconds, yanked byte,
+//! length of its details; then skipped file names (count, `str` each; their reasons are found
+//! again from the name).
 //! A file's details: `str` filename, `str` URL, hashes (count, `str` algorithm and `str`
 //! digest each), `opt str` requires-python, `opt` size, `opt str` yanked reason, core-metadata
 //! hint.
@@ -48,7 +51,7 @@ use crate::names::DistName;
 
 /// Bumped whenever the layout or the meaning of a field changes: older entries then read as
 /// absent and are made again.
-const MAGIC: &[u8] = b"nbenv-compact-page-v3\n";
+const MAGIC: &[u8] = b"nbenv-compact-page-v4\n";
 
 /// What identifies the page body a compact entry was made from.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -234,79 +237,77 @@ pub fn encode(page: &ProjectPage, fingerprint: &PageFingerprint) -> Vec<u8> {
         w.byte(u8::from(*yanked));
     }
 
-    // Distinct wheel tags, once each: a project has hundreds of files but few tag sets.
-    let mut tag_at: HashMap<&WheelTags, u64> = HashMap::new();
+    // The files by group: sdists, then one group per distinct wheel tag set (a project has
+    // hundreds of files but few tag sets), each group's files in page order.
+    let mut tag_at: HashMap<&WheelTags, usize> = HashMap::new();
     let mut tag_sets: Vec<&WheelTags> = Vec::new();
-    for file in &page.files {
-        if let FileKind::Wheel { tags, .. } = &file.kind {
-            tag_at.entry(tags).or_insert_with(|| {
-                tag_sets.push(tags);
-                tag_sets.len() as u64 - 1
-            });
-        }
-    }
-    w.varint(tag_sets.len() as u64);
-    for tags in &tag_sets {
-        for part in [&tags.python, &tags.abi, &tags.platform] {
-            w.varint(part.len() as u64);
-            for t in part {
-                w.str(t);
-            }
-        }
-    }
-
-    // Each file's head; its details go to its group (sdists, then one per tag set).
-    let mut groups: Vec<Writer> = (0..=tag_sets.len()).map(|_| Writer::default()).collect();
-    w.varint(page.files.len() as u64);
-    for file in &page.files {
-        w.varint(version_at[&file.version]);
+    let mut members: Vec<Vec<usize>> = vec![Vec::new()];
+    for (position, file) in page.files.iter().enumerate() {
         let group = match &file.kind {
-            FileKind::Sdist { format } => {
-                w.byte(0);
-                w.byte(sdist_code(*format));
-                0
-            }
-            FileKind::Wheel { build, tags } => {
-                w.byte(1);
-                let t = tag_at[&**tags];
-                w.varint(t);
-                w.opt_str(build.as_deref());
-                t as usize + 1
-            }
+            FileKind::Sdist { .. } => 0,
+            FileKind::Wheel { tags, .. } => *tag_at.entry(tags).or_insert_with(|| {
+                tag_sets.push(tags);
+                members.push(Vec::new());
+                tag_sets.len()
+            }),
         };
-        match file.upload_time {
-            Some(t) => {
-                w.byte(1);
-                w.varint(zigzag(t.as_second()));
-                // Before 1970 both parts are negative.
-                w.varint(zigzag(i64::from(t.subsec_nanosecond())));
-            }
-            None => w.byte(0),
-        }
-        w.byte(u8::from(file.is_yanked()));
-        let before = groups[group].0.len();
-        groups[group].file_details(file);
-        w.varint((groups[group].0.len() - before) as u64);
+        members[group].push(position);
     }
-    w.varint(groups.len() as u64);
-    for g in &groups {
-        w.varint(g.0.len() as u64);
-        w.0.extend_from_slice(&crc32fast::hash(&g.0).to_le_bytes());
+    w.varint(page.files.len() as u64);
+    w.varint(members.len() as u64);
+    let mut details = Writer::default();
+    for (group, files) in members.iter().enumerate() {
+        if group > 0 {
+            let tags = tag_sets[group - 1];
+            for part in [&tags.python, &tags.abi, &tags.platform] {
+                w.varint(part.len() as u64);
+                for t in part {
+                    w.str(t);
+                }
+            }
+        }
+        let mut heads = Writer::default();
+        let mut group_details = Writer::default();
+        for &position in files {
+            let file = &page.files[position];
+            heads.varint(position as u64);
+            heads.varint(version_at[&file.version]);
+            match &file.kind {
+                FileKind::Sdist { format } => heads.byte(sdist_code(*format)),
+                FileKind::Wheel { build, .. } => heads.opt_str(build.as_deref()),
+            }
+            match file.upload_time {
+                Some(t) => {
+                    heads.byte(1);
+                    heads.varint(zigzag(t.as_second()));
+                    // Before 1970 both parts are negative.
+                    heads.varint(zigzag(i64::from(t.subsec_nanosecond())));
+                }
+                None => heads.byte(0),
+            }
+            heads.byte(u8::from(file.is_yanked()));
+            let before = group_details.0.len();
+            group_details.file_details(file);
+            heads.varint((group_details.0.len() - before) as u64);
+        }
+        w.varint(group_details.0.len() as u64);
+        w.0.extend_from_slice(&crc32fast::hash(&group_details.0).to_le_bytes());
+        w.varint(files.len() as u64);
+        w.varint(heads.0.len() as u64);
+        w.0.extend_from_slice(&heads.0);
+        details.0.extend_from_slice(&group_details.0);
     }
     w.varint(page.skipped.len() as u64);
     for s in &page.skipped {
         w.str(&s.filename);
     }
     let head = w.0;
-    let details: usize = groups.iter().map(|g| g.0.len()).sum();
-    let mut out = Vec::with_capacity(HEADER + head.len() + details);
+    let mut out = Vec::with_capacity(HEADER + head.len() + details.0.len());
     out.extend_from_slice(MAGIC);
     out.extend_from_slice(&(head.len() as u32).to_le_bytes());
     out.extend_from_slice(&crc32fast::hash(&head).to_le_bytes());
     out.extend_from_slice(&head);
-    for g in groups {
-        out.extend_from_slice(&g.0);
-    }
+    out.extend_from_slice(&details.0);
     out
 }
 
@@ -383,20 +384,9 @@ pub fn decode_releases(
     Ok(decode_inner(source.bytes()?, expected, name, Some(keep))?.releases)
 }
 
-/// One file's head, as read before its details.
-struct FileHead {
-    release: usize,
-    kind: FileKind,
-    upload_time: Option<jiff::Timestamp>,
-    yanked: bool,
-    group: usize,
-    /// Its details' place in its group.
-    offset: usize,
-    len: usize,
-}
-
-/// With `keep`, the kept files go to their releases (their details left as bytes, checked);
-/// without, every file is read whole into the page's list.
+/// With `keep`, the kept files go to their releases (their details left as bytes, checked),
+/// and the heads of a tag set that is not kept are skipped unread (most of a binary project's
+/// files are for other platforms); without, every file is read whole into the page's list.
 fn decode_inner(
     copy: CopyBytes,
     expected: &PageFingerprint,
@@ -444,87 +434,134 @@ fn decode_inner(
     if releases.windows(2).any(|w| w[0].version >= w[1].version) {
         return Err(CompactError::Malformed);
     }
-    let n_tags = r.count()?;
-    let mut tag_sets = Vec::with_capacity(n_tags);
-    for _ in 0..n_tags {
-        tag_sets.push(Arc::new(WheelTags {
-            python: r.strings()?,
-            abi: r.strings()?,
-            platform: r.strings()?,
-        }));
-    }
-    // Whether files of each tag set are kept, decided once per set.
-    let wheel_kept: Vec<bool> = tag_sets
-        .iter()
-        .map(|tags| {
-            keep.is_none_or(|keep| {
-                keep(&FileKind::Wheel {
-                    build: None,
-                    tags: tags.clone(),
-                })
-            })
-        })
-        .collect();
     let n_files = r.count()?;
-    let mut heads = Vec::with_capacity(n_files);
-    let mut filled = vec![0usize; n_tags + 1];
-    let mut group_kept = vec![false; n_tags + 1];
-    for _ in 0..n_files {
-        let release = r.varint()? as usize;
-        if release >= releases.len() {
-            return Err(CompactError::Malformed);
-        }
-        let (kind, group, kept) = match r.byte()? {
-            0 => {
-                let kind = FileKind::Sdist {
-                    format: sdist_format(r.byte()?)?,
-                };
-                let kept = keep.is_none_or(|keep| keep(&kind));
-                (Some(kind), 0, kept)
-            }
-            1 => {
-                let t = r.varint()? as usize;
-                let kept = *wheel_kept.get(t).ok_or(CompactError::Malformed)?;
-                let build = r.opt_str()?;
-                let kind = kept.then(|| FileKind::Wheel {
-                    build: build.map(str::to_string),
-                    tags: tag_sets[t].clone(),
-                });
-                (kind, t + 1, kept)
-            }
-            _ => return Err(CompactError::Malformed),
-        };
-        let upload_time = r.upload_time()?;
-        let yanked = r.flag()?;
-        let len = r.varint()? as usize;
-        let offset = filled[group];
-        filled[group] = offset.checked_add(len).ok_or(CompactError::Malformed)?;
-        if let (Some(kind), true) = (kind, kept) {
-            group_kept[group] = true;
-            heads.push(FileHead {
-                release,
-                kind,
-                upload_time,
-                yanked,
-                group,
-                offset,
-                len,
-            });
-        }
-    }
-    if r.count()? != n_tags + 1 {
+    let n_groups = r.count()?;
+    if n_groups == 0 {
         return Err(CompactError::Malformed);
     }
-    let mut groups = Vec::with_capacity(n_tags + 1);
-    let mut at = (HEADER + head_len) as u64;
-    for expected in &filled {
-        let len = r.varint()? as usize;
+    // The whole page: each file at its page position.
+    let mut whole: Vec<Option<DistFile>> = if keep.is_none() {
+        std::iter::repeat_with(|| None).take(n_files).collect()
+    } else {
+        Vec::new()
+    };
+    // Kept files, and each one's page position and release.
+    let mut kept: Vec<Option<ReleaseFile>> = Vec::new();
+    let mut kept_at: Vec<(usize, usize)> = Vec::new();
+    let mut files_seen = 0usize;
+    // Where the next group's details start in the copy.
+    let mut details_at = HEADER + head_len;
+    for group in 0..n_groups {
+        let tags = if group == 0 {
+            None
+        } else {
+            Some(Arc::new(WheelTags {
+                python: r.strings()?,
+                abi: r.strings()?,
+                platform: r.strings()?,
+            }))
+        };
+        let details_len = usize::try_from(r.varint()?).map_err(|_| CompactError::Malformed)?;
         let sum = u32::from_le_bytes(r.take(4)?.try_into().expect("4 bytes"));
-        if len != *expected {
+        let count = r.count()?;
+        let heads_len = r.count()?;
+        let heads = r.take(heads_len)?;
+        files_seen = files_seen
+            .checked_add(count)
+            .ok_or(CompactError::Malformed)?;
+        let start = details_at;
+        details_at = details_at
+            .checked_add(details_len)
+            .ok_or(CompactError::Malformed)?;
+        // A tag set's files are kept or not together, judged once.
+        let group_kept = match (&tags, keep) {
+            (Some(tags), Some(keep)) => keep(&FileKind::Wheel {
+                build: None,
+                tags: tags.clone(),
+            }),
+            _ => true,
+        };
+        if !group_kept {
+            continue;
+        }
+        // The group's details, checked once, when one of its files is kept.
+        let mut details: Option<&[u8]> = None;
+        let mut h = Reader {
+            bytes: heads,
+            at: 0,
+        };
+        let mut offset = 0usize;
+        for _ in 0..count {
+            let position = h.varint()? as usize;
+            let release = h.varint()? as usize;
+            if position >= n_files || release >= releases.len() {
+                return Err(CompactError::Malformed);
+            }
+            let kind = match &tags {
+                None => FileKind::Sdist {
+                    format: sdist_format(h.byte()?)?,
+                },
+                Some(tags) => FileKind::Wheel {
+                    build: h.opt_str()?.map(str::to_string),
+                    tags: tags.clone(),
+                },
+            };
+            let upload_time = h.upload_time()?;
+            let yanked = h.flag()?;
+            let len = usize::try_from(h.varint()?).map_err(|_| CompactError::Malformed)?;
+            let file_start = offset;
+            offset = offset.checked_add(len).ok_or(CompactError::Malformed)?;
+            if offset > details_len {
+                return Err(CompactError::Malformed);
+            }
+            if tags.is_none() && keep.is_some_and(|keep| !keep(&kind)) {
+                continue;
+            }
+            let group_details = match details {
+                Some(d) => d,
+                None => {
+                    let d = part(source, start as u64, details_len)?;
+                    if crc32fast::hash(d) != sum {
+                        return Err(CompactError::Checksum);
+                    }
+                    *details.insert(d)
+                }
+            };
+            let mut d = Reader {
+                bytes: &group_details[file_start..offset],
+                at: 0,
+            };
+            if keep.is_none() {
+                let version = releases[release].version.clone();
+                let file = d.file_details(version, kind, upload_time)?;
+                if d.at != len || file.is_yanked() != yanked || whole[position].is_some() {
+                    return Err(CompactError::Malformed);
+                }
+                whole[position] = Some(file);
+            } else {
+                // Checked now, so that reading it later cannot fail.
+                if d.check_file_details()? != yanked || d.at != len {
+                    return Err(CompactError::Malformed);
+                }
+                kept_at.push((position, release));
+                kept.push(Some(ReleaseFile {
+                    kind,
+                    upload_time,
+                    yanked,
+                    rest: FileRest::Compact {
+                        bytes: copy.clone(),
+                        start: start + file_start,
+                        end: start + offset,
+                    },
+                }));
+            }
+        }
+        if h.at != heads.len() || offset != details_len {
             return Err(CompactError::Malformed);
         }
-        groups.push((at, len, sum));
-        at += len as u64;
+    }
+    if files_seen != n_files || details_at > source.len() {
+        return Err(CompactError::Malformed);
     }
     let mut skipped = Vec::new();
     for _ in 0..r.count()? {
@@ -542,59 +579,31 @@ fn decode_inner(
     if r.at != head.len() {
         return Err(CompactError::Malformed);
     }
-    // The details of the kept groups, each checked once: where each starts in the copy.
-    let mut starts: Vec<Option<usize>> = vec![None; n_tags + 1];
-    for (g, &(offset, len, sum)) in groups.iter().enumerate() {
-        if !group_kept[g] {
-            continue;
-        }
-        if crc32fast::hash(part(source, offset, len)?) != sum {
-            return Err(CompactError::Checksum);
-        }
-        starts[g] = Some(offset as usize);
+    let files = whole
+        .into_iter()
+        .collect::<Option<Vec<DistFile>>>()
+        .ok_or(CompactError::Malformed)?;
+    // Each release's files in page order (sorting small keys, not the files), sized once
+    // rather than grown push by push.
+    let mut order: Vec<(usize, usize)> = kept_at
+        .iter()
+        .enumerate()
+        .map(|(at, &(position, _))| (position, at))
+        .collect();
+    order.sort_unstable();
+    if order.windows(2).any(|w| w[0].0 == w[1].0) {
+        return Err(CompactError::Malformed);
     }
-    let mut files = Vec::with_capacity(if keep.is_none() { heads.len() } else { 0 });
-    if keep.is_some() {
-        // Each release's files, sized once rather than grown push by push.
-        let mut kept = vec![0usize; releases.len()];
-        for h in &heads {
-            kept[h.release] += 1;
-        }
-        for (release, n) in releases.iter_mut().zip(kept) {
-            release.files.reserve_exact(n);
-        }
+    let mut per_release = vec![0usize; releases.len()];
+    for &(_, release) in &kept_at {
+        per_release[release] += 1;
     }
-    for h in heads {
-        let start = starts[h.group].expect("kept groups were checked") + h.offset;
-        // Within its group: a file's offset and length add up to at most the group's length.
-        let details = part(source, start as u64, h.len)?;
-        let mut d = Reader {
-            bytes: details,
-            at: 0,
-        };
-        let version = &releases[h.release].version;
-        if keep.is_none() {
-            let file = d.file_details(version.clone(), h.kind, h.upload_time)?;
-            if d.at != details.len() || file.is_yanked() != h.yanked {
-                return Err(CompactError::Malformed);
-            }
-            files.push(file);
-        } else {
-            // Checked now, so that reading it later cannot fail.
-            if d.check_file_details()? != h.yanked || d.at != details.len() {
-                return Err(CompactError::Malformed);
-            }
-            releases[h.release].files.push(ReleaseFile {
-                kind: h.kind,
-                upload_time: h.upload_time,
-                yanked: h.yanked,
-                rest: FileRest::Compact {
-                    bytes: copy.clone(),
-                    start,
-                    end: start + h.len,
-                },
-            });
-        }
+    for (release, n) in releases.iter_mut().zip(per_release) {
+        release.files.reserve_exact(n);
+    }
+    for (_, at) in order {
+        let file = kept[at].take().expect("each file is placed once");
+        releases[kept_at[at].1].files.push(file);
     }
     Ok(Decoded {
         url,
