@@ -32,7 +32,9 @@ impl CoreMetadata {
     /// Reads RFC 822-style headers up to the first blank line (the body is the description).
     /// Continuation lines (starting with whitespace) extend the previous header.
     pub fn parse(bytes: &[u8]) -> Result<Self, String> {
-        let text = String::from_utf8_lossy(bytes);
+        // Only the headers are read: the description after them (most of a METADATA file)
+        // is not even decoded.
+        let text = String::from_utf8_lossy(&bytes[..headers_end(bytes)]);
         let mut headers: Vec<(String, String)> = Vec::new();
         for line in text.lines() {
             if line.trim().is_empty() {
@@ -68,6 +70,23 @@ impl CoreMetadata {
         }
         Ok(meta)
     }
+}
+
+/// Where the headers of `bytes` end: after the line before the first blank one (a line of
+/// whitespace alone), or at the end.
+fn headers_end(bytes: &[u8]) -> usize {
+    let mut at = 0;
+    while at < bytes.len() {
+        let end = bytes[at..]
+            .iter()
+            .position(|&b| b == b'\n')
+            .map_or(bytes.len(), |i| at + i + 1);
+        if bytes[at..end].iter().all(u8::is_ascii_whitespace) {
+            return at;
+        }
+        at = end;
+    }
+    bytes.len()
 }
 
 impl CoreMetadata {

@@ -69,10 +69,18 @@ impl Catalog for IndexCatalog<'_> {
                     }
                 }
             })?;
+        // Consecutive releases mostly say the same Requires-Python: each text parsed once.
+        let mut parsed: HashMap<String, Option<pep508_rs::pep440_rs::VersionSpecifiers>> =
+            HashMap::new();
         let releases: Arc<[Release]> = page
             .into_iter()
             .map(|r| Release {
-                requires_python: r.requires_python.as_deref().and_then(parse_requires_python),
+                requires_python: r.requires_python.and_then(|text| {
+                    parsed
+                        .entry(text)
+                        .or_insert_with_key(|text| parse_requires_python(text))
+                        .clone()
+                }),
                 files: ReleaseFiles::lazy(r.version.clone(), r.files),
                 version: r.version,
                 yanked: r.yanked,
