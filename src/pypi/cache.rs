@@ -208,9 +208,15 @@ impl Cache {
 
     /// An immutable blob (`kind` is `files` or `metadata`).
     pub fn get_blob(&self, kind: &str, key: &str) -> Option<Vec<u8>> {
+        use std::io::Read;
         let path = self.sharded(kind, key);
-        let bytes = std::fs::read(&path).ok()?;
-        touch(&path);
+        // Read and marked as used through one handle: opening it again to mark it was as
+        // much as the read (a resolution reads a blob per release it visits).
+        let mut file = std::fs::File::open(&path).ok()?;
+        let len = file.metadata().ok()?.len();
+        let mut bytes = Vec::with_capacity(usize::try_from(len).ok()?);
+        file.read_to_end(&mut bytes).ok()?;
+        let _ = file.set_modified(std::time::SystemTime::now());
         Some(bytes)
     }
 

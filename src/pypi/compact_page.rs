@@ -452,15 +452,7 @@ fn decode_inner(
     // Where the next group's details start in the copy.
     let mut details_at = HEADER + head_len;
     for group in 0..n_groups {
-        let tags = if group == 0 {
-            None
-        } else {
-            Some(Arc::new(WheelTags {
-                python: r.strings()?,
-                abi: r.strings()?,
-                platform: r.strings()?,
-            }))
-        };
+        let tags = if group == 0 { None } else { Some(r.tag_set()?) };
         let details_len = usize::try_from(r.varint()?).map_err(|_| CompactError::Malformed)?;
         let sum = u32::from_le_bytes(r.take(4)?.try_into().expect("4 bytes"));
         let count = r.count()?;
@@ -704,6 +696,9 @@ impl Writer {
     }
 }
 
+/// Tag sets read so far, by their encoded bytes.
+type KnownTagSets = HashMap<Box<[u8]>, Arc<WheelTags>>;
+
 struct Reader<'b> {
     bytes: &'b [u8],
     at: usize,
@@ -863,6 +858,35 @@ impl<'b> Reader<'b> {
         }
     }
 
+    /// A tag set (python, abi and platform tags, each a count and `str`s), shared with every
+    /// copy read before that has the same one: a resolution reads the same few dozen tag sets
+    /// (`cp311-cp311-manylinux_2_17_x86_64`) from many projects' copies, and making each one
+    /// anew was a tenth of reading them.
+    fn tag_set(&mut self) -> Result<Arc<WheelTags>, CompactError> {
+        static KNOWN: std::sync::LazyLock<std::sync::Mutex<KnownTagSets>> =
+            std::sync::LazyLock::new(Default::default);
+        let start = self.at;
+        for _ in 0..3 {
+            for _ in 0..self.count()? {
+                self.skip_str()?;
+            }
+        }
+        let bytes = &self.bytes[start..self.at];
+        // A poisoned map is still a valid map: entries are inserted whole.
+        let mut known = KNOWN.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(tags) = known.get(bytes) {
+            return Ok(tags.clone());
+        }
+        let mut r = Reader { bytes, at: 0 };
+        let tags = Arc::new(WheelTags {
+            python: r.strings()?,
+            abi: r.strings()?,
+            platform: r.strings()?,
+        });
+        known.insert(bytes.into(), tags.clone());
+        Ok(tags)
+    }
+
     fn strings(&mut self) -> Result<Vec<String>, CompactError> {
         (0..self.count()?)
             .map(|_| self.str().map(str::to_string))
@@ -1020,6 +1044,35 @@ mod tests {
             .flat_map(|r| r.files.iter().map(|f| (f.yanked, f.upload_time)))
             .collect();
         assert_eq!(facts, [(true, page.files[1].upload_time), (true, None)]);
+    }
+
+    /// Copies read one after another share their tag sets; a copy of the format before,
+    /// whose heads were in page order, is not read as this one.
+    #[test]
+    fn tag_sets_are_shared_and_older_copies_are_foreign() {
+        let (page, fingerprint) = sample();
+        let bytes = encode(&page, &fingerprint);
+        let all = |_: &FileKind| true;
+        let tags = |releases: &[ProjectRelease]| -> Vec<Arc<WheelTags>> {
+            releases
+                .iter()
+                .flat_map(|r| &r.files)
+                .filter_map(|f| match &f.kind {
+                    FileKind::Wheel { tags, .. } => Some(tags.clone()),
+                    FileKind::Sdist { .. } => None,
+                })
+                .collect()
+        };
+        let first = tags(&decode_releases(&bytes[..], &fingerprint, &page.name, &all).unwrap());
+        let again = tags(&decode_releases(&bytes[..], &fingerprint, &page.name, &all).unwrap());
+        assert_eq!(first.len(), 2);
+        assert!(first.iter().zip(&again).all(|(a, b)| Arc::ptr_eq(a, b)));
+        let mut older = bytes.clone();
+        older[..MAGIC.len()].copy_from_slice(b"nbenv-compact-page-v3\n");
+        assert_eq!(
+            decode(&older[..], &fingerprint, &page.name).unwrap_err(),
+            CompactError::Foreign
+        );
     }
 
     #[test]

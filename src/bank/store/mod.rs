@@ -251,6 +251,17 @@ impl Store {
         store
             .conn
             .set_prepared_statement_cache_capacity(STATEMENT_CACHE);
+        // Plans that do not depend on the values bound: with the range over import names
+        // (`name >= ?2 AND name < ?3`), SQLite prepared that statement again for nearly every
+        // question, as its statistics support (which a bank never collects) may change a plan
+        // with the values.
+        store
+            .conn
+            .set_db_config(
+                rusqlite::config::DbConfig::SQLITE_DBCONFIG_ENABLE_QPSG,
+                true,
+            )
+            .map_err(sqlite_err(path))?;
         Ok(store)
     }
 

@@ -143,13 +143,10 @@ impl ReleaseRow {
 
 impl Store {
     pub fn distribution_id(&self, name: &DistName) -> Result<Option<DistId>, StoreError> {
+        // Kept: a resolution asks for dozens of distributions.
         self.conn()
-            .query_row(
-                "SELECT id FROM distributions WHERE name = ?1",
-                [name.as_str()],
-                |r| r.get(0),
-            )
-            .optional()
+            .prepare_cached("SELECT id FROM distributions WHERE name = ?1")
+            .and_then(|mut stmt| stmt.query_row([name.as_str()], |r| r.get(0)).optional())
             .map_err(self.err())
     }
 
