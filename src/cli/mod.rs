@@ -16,5 +16,6 @@ pub mod interrupt;
 pub mod output;
 pub mod progress;
 pub mod restore;
+pub mod snapshot;
 pub mod usage;
 pub mod verify;
