@@ -134,6 +134,11 @@ fn text(o: &Output) -> String {
     )
 }
 
+fn file_mode(path: &Path) -> u32 {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(path).unwrap().permissions().mode() & 0o777
+}
+
 fn run_rows(bank: &Path) -> i64 {
     let conn = rusqlite::Connection::open(bank).unwrap();
     conn.query_row("SELECT COUNT(*) FROM run_test", [], |r| r.get(0))
@@ -164,6 +169,9 @@ fn a_bank_survives_export_and_import_and_run_records_only_when_asked() {
     );
     // The live bank still has its run records: only the copy lost them.
     assert_eq!(run_rows(&env.bank()), 3);
+    // Created as any file is (the umask decides), so that others may read and serve it.
+    std::fs::write(env.path("plain"), "x").unwrap();
+    assert_eq!(file_mode(&snapshot), file_mode(&env.path("plain")));
 
     let elsewhere = env.path("worker/bank.sqlite3");
     let out = env.ok(&elsewhere, &["bank", "import", snapshot.to_str().unwrap()]);
@@ -192,9 +200,16 @@ fn a_bank_survives_export_and_import_and_run_records_only_when_asked() {
     assert_eq!(refused.status.code(), Some(1), "{}", text(&refused));
     assert!(text(&refused).contains("--force"), "{}", text(&refused));
     assert_eq!(run_rows(&elsewhere), 0);
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&elsewhere, std::fs::Permissions::from_mode(0o640)).unwrap();
     let out = env.ok(
         &elsewhere,
         &["bank", "import", with_runs.to_str().unwrap(), "--force"],
+    );
+    assert_eq!(
+        file_mode(&elsewhere),
+        0o640,
+        "a replaced bank keeps its mode"
     );
     assert!(out.contains("replaced a bank of 6 releases"), "{out}");
     assert!(out.contains("run records kept: 3 rows (run_test)"), "{out}");

@@ -169,8 +169,11 @@ fn write_snapshot(
     dir: &Path,
 ) -> Result<u64, SnapshotError> {
     let err = |action| SnapshotError::io(out, action);
+    // As any file the user writes: readable by others unless the umask says otherwise
+    // (tempfile's default, 0600, would keep a web server from serving it).
     let tmp = tempfile::Builder::new()
         .prefix(".nbenv-snapshot-")
+        .permissions(std::os::unix::fs::PermissionsExt::from_mode(0o666))
         .tempfile_in(dir)
         .map_err(err("creating a temporary file"))?;
     let mut writer = BufWriter::with_capacity(1 << 20, tmp.as_file());

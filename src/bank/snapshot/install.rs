@@ -124,6 +124,10 @@ pub(crate) fn replace(
             }
         }
     }
+    if let Ok(old) = std::fs::metadata(bank) {
+        // Best effort: a bank shared through group permissions stays shared.
+        let _ = std::fs::set_permissions(database.path(), old.permissions());
+    }
     database.persist(bank).map_err(|e| SnapshotError::Io {
         path: bank.to_path_buf(),
         action: "renaming the imported bank into place",

@@ -96,8 +96,10 @@ fn length_defect(header: &SnapshotHeader, found_total: u64) -> Option<Defect> {
 }
 
 fn temp_beside(dir: &Path) -> Result<NamedTempFile, SnapshotError> {
+    // The mode SQLite gives a new database (an old bank's own mode is kept on replacing).
     tempfile::Builder::new()
         .prefix(".nbenv-import-")
+        .permissions(std::os::unix::fs::PermissionsExt::from_mode(0o644))
         .tempfile_in(dir)
         .map_err(SnapshotError::io(dir, "creating a temporary file"))
 }
