@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use anyhow::Result;
 use nbenv::bank::snapshot::{
-    self, DroppedRuns, ExistingBank, ExportOptions, ImportOptions, SnapshotSource,
+    self, ExistingBank, ExportOptions, ImportOptions, RunRecords, SnapshotSource,
 };
 use serde_json::json;
 
@@ -155,7 +155,7 @@ fn counts(c: &snapshot::BankCounts) -> String {
 }
 
 /// What became of the run records: `absent` says it for a snapshot without them.
-fn runs_line(runs: &DroppedRuns, kept: bool, absent: &str) -> String {
+fn runs_line(runs: &RunRecords, kept: bool, absent: &str) -> String {
     let tables = if runs.tables.is_empty() {
         "no run tables".to_string()
     } else {

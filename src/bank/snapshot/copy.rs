@@ -108,9 +108,10 @@ pub(crate) fn run_tables(conn: &Connection) -> rusqlite::Result<Vec<String>> {
     .collect()
 }
 
-/// Run records dropped from a copy: the tables stay, their rows go.
+/// The run tables of a copy and the rows in them: kept, or dropped (the tables stay, their
+/// rows go).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct DroppedRuns {
+pub struct RunRecords {
     pub tables: Vec<String>,
     pub rows: u64,
 }
@@ -118,7 +119,7 @@ pub struct DroppedRuns {
 /// Empties every run table of the copy. When rows went, the copy is vacuumed again: deleted
 /// rows stay readable in free pages until then, and a snapshot without runs must not carry
 /// them.
-pub(crate) fn drop_runs(conn: &Connection) -> rusqlite::Result<DroppedRuns> {
+pub(crate) fn drop_runs(conn: &Connection) -> rusqlite::Result<RunRecords> {
     let tables = run_tables(conn)?;
     let mut rows = 0;
     for table in &tables {
@@ -127,7 +128,7 @@ pub(crate) fn drop_runs(conn: &Connection) -> rusqlite::Result<DroppedRuns> {
     if rows > 0 {
         conn.execute_batch("VACUUM")?;
     }
-    Ok(DroppedRuns { tables, rows })
+    Ok(RunRecords { tables, rows })
 }
 
 /// Rows in the run tables.

@@ -9,7 +9,7 @@ use rusqlite::Connection;
 use sha2::{Digest, Sha256};
 
 use super::container::{Compression, SnapshotHeader};
-use super::copy::{self, DroppedRuns};
+use super::copy::{self, RunRecords};
 use super::error::SnapshotError;
 use crate::bank::store::EXTRACTOR_VERSION;
 
@@ -42,7 +42,7 @@ pub struct ExportReport {
     /// Bytes of the snapshot file.
     pub snapshot_len: u64,
     /// Run tables found, and rows in them: kept with `with_runs`, else dropped.
-    pub runs: DroppedRuns,
+    pub runs: RunRecords,
 }
 
 /// Writes a snapshot of the bank at `bank` to `out`, replacing `out` atomically: a reader of
@@ -77,7 +77,7 @@ pub fn export(
         let version = copy::user_version(&conn).map_err(at)?;
         copy::check_version(bank, version)?;
         let runs = if options.with_runs {
-            DroppedRuns {
+            RunRecords {
                 tables: copy::run_tables(&conn).map_err(at)?,
                 rows: copy::run_rows(&conn).map_err(at)?,
             }

@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 
 use super::container::SnapshotHeader;
-use super::copy::DroppedRuns;
+use super::copy::RunRecords;
 use super::error::SnapshotError;
 use super::install::{self, ExistingBank};
 use super::source::SnapshotSource;
@@ -46,7 +46,7 @@ pub struct ImportReport {
     /// The snapshot's schema, when it was older than this nbenv's and was migrated.
     pub migrated_from: Option<u32>,
     /// Run tables and their rows; `runs_kept` says whether the rows were kept.
-    pub runs: DroppedRuns,
+    pub runs: RunRecords,
     pub runs_kept: bool,
 }
 

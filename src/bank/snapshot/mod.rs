@@ -18,7 +18,7 @@ mod unpack;
 pub use container::{
     BankCounts, Compression, Defect, HeaderError, Part, SnapshotHeader, FORMAT_VERSION, MAGIC,
 };
-pub use copy::DroppedRuns;
+pub use copy::RunRecords;
 pub use error::SnapshotError;
 pub use export::{export, ExportOptions, ExportReport, DEFAULT_LEVEL};
 pub use import::{import, ImportOptions, ImportReport, DEFAULT_MAX_SIZE};

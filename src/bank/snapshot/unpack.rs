@@ -12,7 +12,7 @@ use sha2::{Digest, Sha256};
 use tempfile::NamedTempFile;
 
 use super::container::{Defect, HeaderError, Part, SnapshotHeader};
-use super::copy::{self, DroppedRuns};
+use super::copy::{self, RunRecords};
 use super::error::SnapshotError;
 use super::export::hex;
 use super::source::SnapshotSource;
@@ -27,7 +27,7 @@ pub(crate) struct Unpacked {
     pub snapshot_len: u64,
     /// Run tables and their rows: kept when the snapshot was exported with them, else
     /// emptied (an exporter without runs already left them empty).
-    pub runs: DroppedRuns,
+    pub runs: RunRecords,
     /// Whether run rows were kept.
     pub runs_kept: bool,
 }
@@ -389,7 +389,7 @@ fn decompress(input: impl Read, header: &SnapshotHeader, out: &mut File) -> Resu
 /// The decompressed database must be a whole SQLite file of the schema the header claims.
 /// Run rows are emptied unless the snapshot says it carries them. Returns the run tables
 /// and their rows (kept or emptied), and whether they were kept.
-fn check_database(path: &Path, header: &SnapshotHeader) -> Result<(DroppedRuns, bool), Defect> {
+fn check_database(path: &Path, header: &SnapshotHeader) -> Result<(RunRecords, bool), Defect> {
     let corrupt = |what: &str, e: rusqlite::Error| Defect::Corrupt(format!("{what}: {e}"));
     let conn = Connection::open(path).map_err(|e| corrupt("its database does not open", e))?;
     let problems: Vec<String> = conn
@@ -411,7 +411,7 @@ fn check_database(path: &Path, header: &SnapshotHeader) -> Result<(DroppedRuns, 
         )));
     }
     let runs = if header.with_runs {
-        DroppedRuns {
+        RunRecords {
             tables: copy::run_tables(&conn).map_err(|e| corrupt("its database", e))?,
             rows: copy::run_rows(&conn).map_err(|e| corrupt("its database", e))?,
         }
