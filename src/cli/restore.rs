@@ -84,6 +84,10 @@ struct Round {
     /// How the cells ran: through IPython (the kernel runtime, with its version) or plain.
     #[serde(skip_serializing_if = "Option::is_none")]
     runner: Option<verify::RunnerMode>,
+    /// What the environment holds beyond the requirements' pins (the kernel runtime, its
+    /// dependencies, unpinned dependencies of the requirements), as installed.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    installed_beyond_requirements: Vec<String>,
     /// Seconds each stage took this round.
     seconds: Stages,
 }
@@ -272,6 +276,7 @@ pub fn run(global: &GlobalArgs, args: &RestoreArgs) -> Result<()> {
                     install_error: Some(detail),
                     learned: lessons,
                     runner: None,
+                    installed_beyond_requirements: Vec::new(),
                     seconds: Stages {
                         resolution: resolution.as_secs_f64(),
                         ..Stages::default()
@@ -325,6 +330,7 @@ pub fn run(global: &GlobalArgs, args: &RestoreArgs) -> Result<()> {
             install_error: None,
             learned: Vec::new(),
             runner: Some(run.mode.clone()),
+            installed_beyond_requirements: env.beyond_requirements.clone(),
             seconds: Stages {
                 resolution: resolution.as_secs_f64(),
                 venv: env.venv_time.as_secs_f64(),

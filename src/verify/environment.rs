@@ -16,7 +16,10 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+use pep508_rs::pep440_rs::Version;
 use sha2::{Digest, Sha256};
+
+use crate::names::DistName;
 
 use crate::python::{InstallOptions, Installer, Interpreter, Tools, Venv, VenvError};
 
@@ -83,6 +86,10 @@ pub struct PreparedEnv {
     pub venv_time: Duration,
     #[serde(serialize_with = "seconds")]
     pub install_time: Duration,
+    /// What is installed beyond the requirements' pins, as the environment holds it
+    /// (`ipython==7.34.0`): the kernel runtime and its dependencies, and the requirements'
+    /// own dependencies where the requirements do not pin them.
+    pub beyond_requirements: Vec<String>,
 }
 
 fn seconds<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
@@ -121,6 +128,7 @@ pub fn prepare(
             .open(root.join(READY))
             .and_then(|f| f.set_modified(std::time::SystemTime::now()));
         return Ok(PreparedEnv {
+            beyond_requirements: beyond_requirements(&root, plan),
             root,
             python,
             reused: true,
@@ -155,6 +163,7 @@ pub fn prepare(
     std::fs::rename(&building, &root).map_err(io("renaming", &building))?;
     std::fs::write(root.join(READY), ready_record(plan)).map_err(io("writing", &root))?;
     Ok(PreparedEnv {
+        beyond_requirements: beyond_requirements(&root, plan),
         root,
         python,
         reused: false,
@@ -162,6 +171,50 @@ pub fn prepare(
         venv_time,
         install_time,
     })
+}
+
+/// The distributions installed in the environment at `root` (from its `.dist-info` and
+/// `.egg-info` directories), `name==version`, sorted.
+pub fn installed(root: &Path) -> Vec<(DistName, Version)> {
+    let mut found = Vec::new();
+    let lib = root.join("lib");
+    for python in std::fs::read_dir(&lib).into_iter().flatten().flatten() {
+        let site = python.path().join("site-packages");
+        for entry in std::fs::read_dir(&site).into_iter().flatten().flatten() {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            let Some(stem) = name
+                .strip_suffix(".dist-info")
+                .or_else(|| name.strip_suffix(".egg-info"))
+            else {
+                continue;
+            };
+            // `IPython-7.34.0` (an egg-info may add `-py2.7`).
+            let mut parts = stem.splitn(3, '-');
+            let (Some(dist), Some(version)) = (parts.next(), parts.next()) else {
+                continue;
+            };
+            if let (Ok(dist), Ok(version)) = (DistName::new(dist), version.parse::<Version>()) {
+                found.push((dist, version));
+            }
+        }
+    }
+    found.sort();
+    found.dedup();
+    found
+}
+
+/// What `root` holds beyond the plan's pins and the installer's own tools.
+fn beyond_requirements(root: &Path, plan: &EnvPlan) -> Vec<String> {
+    let pinned: Vec<DistName> = super::repair::pinned(&plan.requirements)
+        .into_iter()
+        .map(|(d, _)| d)
+        .collect();
+    installed(root)
+        .into_iter()
+        .filter(|(d, _)| !pinned.contains(d))
+        .filter(|(d, _)| !matches!(d.as_str(), "pip" | "setuptools" | "wheel" | "distribute"))
+        .map(|(d, v)| format!("{d}=={v}"))
+        .collect()
 }
 
 fn ready_record(plan: &EnvPlan) -> String {
