@@ -38,6 +38,17 @@ fn live_restore_the_demo_on_an_empty_bank_with_a_kernel() {
     assert!(out.status.success(), "{err}");
     let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(json["stopped"], "ran", "{json}");
+    // The kernel runtime is in the environment, beside the requirements and not in them.
+    let beyond = json["rounds"][0]["installed_beyond_requirements"]
+        .as_array()
+        .unwrap();
+    assert!(
+        beyond
+            .iter()
+            .any(|p| p.as_str().unwrap().starts_with("ipython==")),
+        "{json}"
+    );
+    assert_eq!(json["rounds"][0]["runner"]["kind"], "ipython", "{json}");
     let requirements = std::fs::read_to_string(dir.path().join("requirements.txt")).unwrap();
     assert!(requirements.contains("packaging==21.3"), "{requirements}");
 
