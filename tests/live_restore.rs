@@ -30,6 +30,8 @@ fn live_restore_the_demo_on_an_empty_bank_with_a_kernel() {
         .arg(dir.path().join("requirements.txt"))
         .arg("--executed")
         .arg(dir.path().join("executed.ipynb"))
+        .arg("--lock")
+        .arg(dir.path().join("environment.lock"))
         .args(["--format", "json"])
         .env("JUPYTER_DATA_DIR", &jupyter)
         .output()
@@ -39,9 +41,7 @@ fn live_restore_the_demo_on_an_empty_bank_with_a_kernel() {
     let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(json["stopped"], "ran", "{json}");
     // The kernel runtime is in the environment, beside the requirements and not in them.
-    let beyond = json["rounds"][0]["installed_beyond_requirements"]
-        .as_array()
-        .unwrap();
+    let beyond = json["rounds"][0]["kernel_runtime"].as_array().unwrap();
     assert!(
         beyond
             .iter()
@@ -49,6 +49,13 @@ fn live_restore_the_demo_on_an_empty_bank_with_a_kernel() {
         "{json}"
     );
     assert_eq!(json["rounds"][0]["runner"]["kind"], "ipython", "{json}");
+    let lock = std::fs::read_to_string(dir.path().join("environment.lock")).unwrap();
+    assert!(lock.contains("packaging==21.3  # requirement\n"), "{lock}");
+    assert!(
+        lock.lines().any(|l| l.starts_with("ipython==")
+            && l.ends_with("# kernel runtime (not a requirement of the notebook)")),
+        "{lock}"
+    );
     let requirements = std::fs::read_to_string(dir.path().join("requirements.txt")).unwrap();
     assert!(requirements.contains("packaging==21.3"), "{requirements}");
 

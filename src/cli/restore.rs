@@ -60,6 +60,10 @@ pub struct RestoreArgs {
     /// Write the notebook as the last run left it (outputs, execution counts) to PATH.
     #[arg(long, value_name = "PATH")]
     pub executed: Option<PathBuf>,
+    /// Write the final environment as installed to FILE: the requirements' pins, their
+    /// unpinned dependencies and the kernel runtime, each marked.
+    #[arg(long, value_name = "FILE")]
+    pub lock: Option<PathBuf>,
     #[command(flatten)]
     pub sandbox: super::verify::SandboxArg,
     #[command(flatten)]
@@ -84,10 +88,9 @@ struct Round {
     /// How the cells ran: through IPython (the kernel runtime, with its version) or plain.
     #[serde(skip_serializing_if = "Option::is_none")]
     runner: Option<verify::RunnerMode>,
-    /// What the environment holds beyond the requirements' pins (the kernel runtime, its
-    /// dependencies, unpinned dependencies of the requirements), as installed.
+    /// The kernel runtime's lock, as installed beside the requirements (never in them).
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    installed_beyond_requirements: Vec<String>,
+    kernel_runtime: Vec<String>,
     /// Seconds each stage took this round.
     seconds: Stages,
 }
@@ -276,7 +279,7 @@ pub fn run(global: &GlobalArgs, args: &RestoreArgs) -> Result<()> {
                     install_error: Some(detail),
                     learned: lessons,
                     runner: None,
-                    installed_beyond_requirements: Vec::new(),
+                    kernel_runtime: Vec::new(),
                     seconds: Stages {
                         resolution: resolution.as_secs_f64(),
                         ..Stages::default()
@@ -330,7 +333,7 @@ pub fn run(global: &GlobalArgs, args: &RestoreArgs) -> Result<()> {
             install_error: None,
             learned: Vec::new(),
             runner: Some(run.mode.clone()),
-            installed_beyond_requirements: env.beyond_requirements.clone(),
+            kernel_runtime: env.kernel_runtime.clone(),
             seconds: Stages {
                 resolution: resolution.as_secs_f64(),
                 venv: env.venv_time.as_secs_f64(),
@@ -375,6 +378,11 @@ pub fn run(global: &GlobalArgs, args: &RestoreArgs) -> Result<()> {
     }
     if let Some(root) = &final_root {
         super::verify::keep_envs_within_budget(global, &envs, root);
+    }
+    if let (Some(path), Some((env, _))) = (&args.lock, &last_env) {
+        let requirements = rounds.last().map_or("", |r| r.requirements.as_str());
+        write_atomically(path, environment_lock(&name, requirements, env).as_bytes())
+            .with_context(|| format!("writing {}", path.display()))?;
     }
     if let (Some(path), Some(run)) = (&args.executed, &last_run) {
         let executed = verify::executed_notebook(&nb, run);
@@ -479,6 +487,28 @@ fn keep(
         }
     }
     kept
+}
+
+/// The environment as installed, for `--lock`: what the notebook needs (pinned by nbenv),
+/// what those pins pulled in, and the kernel runtime, marked so that nobody takes it for a
+/// requirement of the notebook.
+fn environment_lock(notebook: &str, requirements: &str, env: &PreparedEnv) -> String {
+    let mut out = format!(
+        "# The environment nbenv restored {notebook} in, as installed ({})\n",
+        env.root.display()
+    );
+    for pin in pins_of(requirements) {
+        out.push_str(&format!("{pin}  # requirement\n"));
+    }
+    for pin in &env.unpinned_dependencies {
+        out.push_str(&format!("{pin}  # dependency of the requirements\n"));
+    }
+    for pin in &env.kernel_runtime {
+        out.push_str(&format!(
+            "{pin}  # kernel runtime (not a requirement of the notebook)\n"
+        ));
+    }
+    out
 }
 
 /// `round 1: gast 0.2.2 failed to install on Python 3.6: passed over from now on`.

@@ -86,10 +86,11 @@ pub struct PreparedEnv {
     pub venv_time: Duration,
     #[serde(serialize_with = "seconds")]
     pub install_time: Duration,
-    /// What is installed beyond the requirements' pins, as the environment holds it
-    /// (`ipython==7.34.0`): the kernel runtime and its dependencies, and the requirements'
-    /// own dependencies where the requirements do not pin them.
-    pub beyond_requirements: Vec<String>,
+    /// The kernel runtime as installed (`ipython==7.34.0` and what it needs that the
+    /// requirements do not): its lock, never part of the requirements.
+    pub kernel_runtime: Vec<String>,
+    /// Dependencies of the requirements that they leave unpinned, as installed.
+    pub unpinned_dependencies: Vec<String>,
 }
 
 fn seconds<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
@@ -122,15 +123,17 @@ pub fn prepare(
     let root = cache.join(plan.key());
     let python = root.join("bin").join("python");
     if plan.is_built(cache) {
+        let (kernel_runtime, unpinned_dependencies) = beyond_requirements(&root, plan);
         // Its last use, for the budget: the least recently used go first.
         let _ = std::fs::File::options()
             .append(true)
             .open(root.join(READY))
             .and_then(|f| f.set_modified(std::time::SystemTime::now()));
         return Ok(PreparedEnv {
-            beyond_requirements: beyond_requirements(&root, plan),
             root,
             python,
+            kernel_runtime,
+            unpinned_dependencies,
             reused: true,
             build_time: Duration::ZERO,
             venv_time: Duration::ZERO,
@@ -162,8 +165,10 @@ pub fn prepare(
     // venv works under its final name (its console scripts' shebangs do not, and are unused).
     std::fs::rename(&building, &root).map_err(io("renaming", &building))?;
     std::fs::write(root.join(READY), ready_record(plan)).map_err(io("writing", &root))?;
+    let (kernel_runtime, unpinned_dependencies) = beyond_requirements(&root, plan);
     Ok(PreparedEnv {
-        beyond_requirements: beyond_requirements(&root, plan),
+        kernel_runtime,
+        unpinned_dependencies,
         root,
         python,
         reused: false,
@@ -173,19 +178,30 @@ pub fn prepare(
     })
 }
 
-/// The distributions installed in the environment at `root` (from its `.dist-info` and
-/// `.egg-info` directories), `name==version`, sorted.
-pub fn installed(root: &Path) -> Vec<(DistName, Version)> {
-    let mut found = Vec::new();
+/// One distribution installed in an environment, with what it requires there.
+#[derive(Debug, Clone)]
+struct Installed {
+    dist: DistName,
+    version: Version,
+    /// Requires-Dist names whose markers hold on the environment's Python (no extras).
+    requires: Vec<DistName>,
+}
+
+/// The distributions installed in the environment at `root`, read from its `.dist-info`
+/// (and old `.egg-info`) directories, with their requirements evaluated for `python`.
+fn installed(root: &Path, python: crate::python::PythonVersion) -> Vec<Installed> {
+    let target = crate::resolve::solver::Target::new(python.feature());
+    let mut found: Vec<Installed> = Vec::new();
     let lib = root.join("lib");
-    for python in std::fs::read_dir(&lib).into_iter().flatten().flatten() {
-        let site = python.path().join("site-packages");
+    for site in std::fs::read_dir(&lib).into_iter().flatten().flatten() {
+        let site = site.path().join("site-packages");
         for entry in std::fs::read_dir(&site).into_iter().flatten().flatten() {
             let name = entry.file_name().to_string_lossy().into_owned();
-            let Some(stem) = name
-                .strip_suffix(".dist-info")
-                .or_else(|| name.strip_suffix(".egg-info"))
-            else {
+            let (stem, metadata) = if let Some(stem) = name.strip_suffix(".dist-info") {
+                (stem, entry.path().join("METADATA"))
+            } else if let Some(stem) = name.strip_suffix(".egg-info") {
+                (stem, entry.path().join("PKG-INFO"))
+            } else {
                 continue;
             };
             // `IPython-7.34.0` (an egg-info may add `-py2.7`).
@@ -193,28 +209,73 @@ pub fn installed(root: &Path) -> Vec<(DistName, Version)> {
             let (Some(dist), Some(version)) = (parts.next(), parts.next()) else {
                 continue;
             };
-            if let (Ok(dist), Ok(version)) = (DistName::new(dist), version.parse::<Version>()) {
-                found.push((dist, version));
-            }
+            let (Ok(dist), Ok(version)) = (DistName::new(dist), version.parse::<Version>()) else {
+                continue;
+            };
+            let text = std::fs::read_to_string(&metadata).unwrap_or_default();
+            let requires = text
+                .lines()
+                .take_while(|l| !l.is_empty())
+                .filter_map(|l| l.strip_prefix("Requires-Dist:"))
+                .filter_map(|r| crate::names::parse_requirement(r.trim()).ok())
+                .filter(|r| r.evaluate_markers(target.markers(), &[]))
+                .filter_map(|r| DistName::new(r.name.as_ref()).ok())
+                .collect();
+            found.push(Installed {
+                dist,
+                version,
+                requires,
+            });
         }
     }
-    found.sort();
-    found.dedup();
+    found.sort_by(|a, b| a.dist.cmp(&b.dist));
+    found.dedup_by(|a, b| a.dist == b.dist);
     found
 }
 
-/// What `root` holds beyond the plan's pins and the installer's own tools.
-fn beyond_requirements(root: &Path, plan: &EnvPlan) -> Vec<String> {
+/// What the environment holds beyond the plan's pins, split in two: the kernel runtime
+/// (IPython, ipykernel when a Jupyter kernel was added, and what they need that the
+/// requirements do not), and the requirements' own dependencies that they leave unpinned.
+fn beyond_requirements(root: &Path, plan: &EnvPlan) -> (Vec<String>, Vec<String>) {
+    let all = installed(root, plan.interpreter.version);
+    let closure = |from: Vec<DistName>| -> Vec<DistName> {
+        let mut seen: Vec<DistName> = Vec::new();
+        let mut stack = from;
+        while let Some(d) = stack.pop() {
+            if seen.contains(&d) {
+                continue;
+            }
+            if let Some(i) = all.iter().find(|i| i.dist == d) {
+                stack.extend(i.requires.iter().cloned());
+            }
+            seen.push(d);
+        }
+        seen
+    };
     let pinned: Vec<DistName> = super::repair::pinned(&plan.requirements)
         .into_iter()
         .map(|(d, _)| d)
         .collect();
-    installed(root)
+    let needed = closure(pinned.clone());
+    let runtime_roots = ["ipython", "ipykernel"]
         .into_iter()
-        .filter(|(d, _)| !pinned.contains(d))
-        .filter(|(d, _)| !matches!(d.as_str(), "pip" | "setuptools" | "wheel" | "distribute"))
-        .map(|(d, v)| format!("{d}=={v}"))
-        .collect()
+        .filter_map(|n| DistName::new(n).ok())
+        .collect();
+    let runtime = closure(runtime_roots);
+    let tools = |d: &DistName| matches!(d.as_str(), "pip" | "setuptools" | "wheel" | "distribute");
+    let (mut kernel, mut dependencies) = (Vec::new(), Vec::new());
+    for i in all
+        .iter()
+        .filter(|i| !pinned.contains(&i.dist) && !tools(&i.dist))
+    {
+        let pin = format!("{}=={}", i.dist, i.version);
+        if runtime.contains(&i.dist) && !needed.contains(&i.dist) {
+            kernel.push(pin);
+        } else {
+            dependencies.push(pin);
+        }
+    }
+    (kernel, dependencies)
 }
 
 fn ready_record(plan: &EnvPlan) -> String {
