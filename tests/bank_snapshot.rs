@@ -34,7 +34,8 @@ struct Env {
 
 impl Env {
     /// A loopback index with `alpha` 1.0–4.0 and `beta` 1.0–2.0, and a bank of all of them
-    /// plus a `run_test` table of three run records.
+    /// plus run records: a `run_test` table of three rows, and one run in the schema's own
+    /// run tables, one referring to the other.
     fn new() -> Self {
         let server = TestServer::start(PageMode::Json);
         for (name, last) in [("alpha", 4), ("beta", 2)] {
@@ -58,7 +59,12 @@ impl Env {
         let conn = rusqlite::Connection::open(&bank).unwrap();
         conn.execute_batch(
             "CREATE TABLE run_test (id INTEGER PRIMARY KEY, notebook TEXT NOT NULL);
-             INSERT INTO run_test (notebook) VALUES ('a.ipynb'), ('b.ipynb'), ('c.ipynb');",
+             INSERT INTO run_test (notebook) VALUES ('a.ipynb'), ('b.ipynb'), ('c.ipynb');
+             INSERT INTO run_notebooks (id, notebook, notebook_sha256, command, round, python,
+                 started_at, seconds, requirements, outcome)
+             VALUES (1, 'nb.ipynb', 'ab', 'verify', 1, '3.11', 0, 1.5, 'alpha==1.0', 'failed');
+             INSERT INTO run_releases (run_id, dist, version, python, outcome, detail)
+             VALUES (1, 'alpha', '1.0', '3.11', 'install', 'no wheel');",
         )
         .unwrap();
         env
@@ -139,10 +145,16 @@ fn file_mode(path: &Path) -> u32 {
     std::fs::metadata(path).unwrap().permissions().mode() & 0o777
 }
 
+/// Rows in the run tables: `run_test`, `run_notebooks`, `run_releases`.
 fn run_rows(bank: &Path) -> i64 {
     let conn = rusqlite::Connection::open(bank).unwrap();
-    conn.query_row("SELECT COUNT(*) FROM run_test", [], |r| r.get(0))
-        .unwrap()
+    conn.query_row(
+        "SELECT (SELECT COUNT(*) FROM run_test) + (SELECT COUNT(*) FROM run_notebooks)
+                + (SELECT COUNT(*) FROM run_releases)",
+        [],
+        |r| r.get(0),
+    )
+    .unwrap()
 }
 
 /// Files in `dir` other than the bank's and the snapshots: what an import may not leave.
@@ -164,11 +176,13 @@ fn a_bank_survives_export_and_import_and_run_records_only_when_asked() {
     assert!(out.contains("2 distributions, 6 releases"), "{out}");
     assert!(out.contains("ratio"), "{out}");
     assert!(
-        out.contains("run records left out: 3 rows dropped (run_test)"),
+        out.contains(
+            "run records left out: 5 rows dropped (run_notebooks, run_releases, run_test)"
+        ),
         "{out}"
     );
     // The live bank still has its run records: only the copy lost them.
-    assert_eq!(run_rows(&env.bank()), 3);
+    assert_eq!(run_rows(&env.bank()), 5);
     // Created as any file is (the umask decides), so that others may read and serve it.
     std::fs::write(env.path("plain"), "x").unwrap();
     assert_eq!(file_mode(&snapshot), file_mode(&env.path("plain")));
@@ -212,8 +226,11 @@ fn a_bank_survives_export_and_import_and_run_records_only_when_asked() {
         "a replaced bank keeps its mode"
     );
     assert!(out.contains("replaced a bank of 6 releases"), "{out}");
-    assert!(out.contains("run records kept: 3 rows (run_test)"), "{out}");
-    assert_eq!(run_rows(&elsewhere), 3);
+    assert!(
+        out.contains("run records kept: 5 rows (run_notebooks, run_releases, run_test)"),
+        "{out}"
+    );
+    assert_eq!(run_rows(&elsewhere), 5);
     assert_eq!(env.answers(&elsewhere), before);
 
     // The header says what it holds, in JSON too.
@@ -642,6 +659,6 @@ fn export_refuses_what_is_not_a_bank() {
     let bank = env.bank();
     let out = env.run(&bank, &["bank", "export", bank.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(1), "{}", text(&out));
-    assert_eq!(run_rows(&bank), 3);
+    assert_eq!(run_rows(&bank), 5);
     assert!(leftovers(env.dir.path()).is_empty());
 }

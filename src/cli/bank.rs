@@ -133,6 +133,15 @@ pub enum BankCommand {
         #[command(flatten)]
         format: FormatArg,
     },
+    /// What verifications recorded: the releases that failed to install or import on an
+    /// interpreter, which `infer` and `restore` then pass over for that Python.
+    Runs {
+        /// Delete every run record (resolutions stop passing those releases over).
+        #[arg(long)]
+        forget: bool,
+        #[command(flatten)]
+        format: FormatArg,
+    },
     /// Write the whole bank into one compressed, checksummed snapshot file, which `bank
     /// import` installs elsewhere (batch workers start warm).
     ///
@@ -405,6 +414,7 @@ pub fn run(global: &GlobalArgs, args: &BankArgs) -> Result<()> {
             format.format,
         ),
         BankCommand::Stats { format } => stats(&Store::open_read_only(&bank)?, format.format),
+        BankCommand::Runs { forget, format } => super::runs::show(&bank, *forget, format.format),
         BankCommand::Export {
             file,
             with_runs,

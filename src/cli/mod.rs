@@ -16,6 +16,7 @@ pub mod interrupt;
 pub mod output;
 pub mod progress;
 pub mod restore;
+pub mod runs;
 pub mod snapshot;
 pub mod usage;
 pub mod verify;

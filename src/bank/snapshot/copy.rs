@@ -119,8 +119,13 @@ pub struct RunRecords {
 /// Empties every run table of the copy. When rows went, the copy is vacuumed again: deleted
 /// rows stay readable in free pages until then, and a snapshot without runs must not carry
 /// them.
+///
+/// Run tables refer to one another (`run_releases.run_id`), and the bundled SQLite enforces
+/// foreign keys by default: they are switched off on this connection, since every run table
+/// is emptied whole.
 pub(crate) fn drop_runs(conn: &Connection) -> rusqlite::Result<RunRecords> {
     let tables = run_tables(conn)?;
+    conn.pragma_update(None, "foreign_keys", false)?;
     let mut rows = 0;
     for table in &tables {
         rows += conn.execute(&format!("DELETE FROM {}", quoted(table)), [])? as u64;
