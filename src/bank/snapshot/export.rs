@@ -14,7 +14,8 @@ use super::error::SnapshotError;
 use crate::bank::store::EXTRACTOR_VERSION;
 
 /// zstd's default level: on the full bank it compresses at about 200 MB/s on one core to
-/// 31% of the database; level 9 saves 8% more for ten times the time (README, Benchmarks).
+/// 31% of the database; level 9 makes it 7% smaller for several times the time (README,
+/// Benchmarks).
 pub const DEFAULT_LEVEL: i32 = 3;
 
 #[derive(Debug, Clone)]
