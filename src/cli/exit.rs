@@ -30,6 +30,8 @@ pub enum Code {
     Partial,
     /// The bank cannot be used: not an nbenv bank, corrupt, or from a newer nbenv.
     Bank,
+    /// Asked for something this nbenv knows of but does not do yet (`batch --stage verify`).
+    NotYet,
     NotebookBrokenJson,
     NotANotebook,
     NotebookEmpty,
@@ -46,7 +48,7 @@ pub enum Code {
 }
 
 impl Code {
-    pub const ALL: [Code; 17] = [
+    pub const ALL: [Code; 18] = [
         Code::Success,
         Code::Failure,
         Code::Usage,
@@ -55,6 +57,7 @@ impl Code {
         Code::BadArchive,
         Code::Partial,
         Code::Bank,
+        Code::NotYet,
         Code::NotebookBrokenJson,
         Code::NotANotebook,
         Code::NotebookEmpty,
@@ -76,6 +79,7 @@ impl Code {
             Code::BadArchive => 5,
             Code::Partial => 6,
             Code::Bank => 7,
+            Code::NotYet => 8,
             Code::NotebookBrokenJson => 10,
             Code::NotANotebook => 11,
             Code::NotebookEmpty => 12,
@@ -108,6 +112,9 @@ impl Code {
             }
             Code::Bank => {
                 "Unusable bank: a directory, not an nbenv bank, corrupt, from a newer nbenv, or being written by another nbenv with `--no-wait`"
+            }
+            Code::NotYet => {
+                "Not available yet: known to this nbenv, not built into it (`batch --stage verify`)"
             }
             Code::NotebookBrokenJson => "Notebook: broken JSON",
             Code::NotANotebook => {

@@ -3,6 +3,8 @@
 
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
+use std::sync::{Mutex, PoisonError};
+use std::time::Instant;
 
 use anyhow::{Context as _, Result};
 use clap::{Args, ValueEnum};
@@ -101,7 +103,7 @@ pub enum InferFormat {
     Json,
 }
 
-fn parse_date(s: &str) -> Result<jiff::Timestamp, String> {
+pub(super) fn parse_date(s: &str) -> Result<jiff::Timestamp, String> {
     let t = s.trim();
     if let Ok(ts) = t.parse::<jiff::Timestamp>() {
         return Ok(ts);
@@ -192,14 +194,43 @@ pub fn run(global: &GlobalArgs, args: &InferArgs) -> Result<()> {
     write_result(args.output.as_deref(), &text)
 }
 
-/// What one `infer` (or every round of a `restore`) works with, opened once: the bank
-/// (created empty when missing), the index client, and the solver's options (the date cap is
-/// worked out, and said, once).
+/// What one `infer` (or every round of a `restore`, or every notebook of a `batch`) works
+/// with, opened once: the bank (created empty when missing), the index client, the solver's
+/// options (the date cap is worked out, and said, once) and the interpreters on this machine.
+/// Threads may share it: a batch's workers do.
 pub(super) struct InferSession {
     pub bank_file: PathBuf,
     pub bank: SharedBank,
     pub client: nbenv::pypi::IndexClient,
     pub solve_options: SolveOptions,
+    pub installed: Vec<nbenv::python::Interpreter>,
+    /// Held while lazy inference writes the bank (indexing, introspection): threads sharing
+    /// the session write one at a time, and each then reads what the others wrote instead of
+    /// fetching it again.
+    pub writing: Mutex<()>,
+}
+
+/// How one inference runs within a longer job (a batch).
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct InferRun {
+    /// Past this instant, the next step (reading the bank, an indexing round, a resolution)
+    /// fails with [`OutOfTime`] instead of starting.
+    pub deadline: Option<Instant>,
+    /// Print nothing: no notes, no progress, no reasons for a missing solution (the caller
+    /// records what matters).
+    pub silent: bool,
+}
+
+/// An inference stopped at [`InferRun::deadline`].
+#[derive(Debug, thiserror::Error)]
+#[error("past its time limit")]
+pub(super) struct OutOfTime;
+
+fn check_time(deadline: Option<Instant>) -> Result<()> {
+    match deadline {
+        Some(d) if Instant::now() >= d => Err(OutOfTime.into()),
+        _ => Ok(()),
+    }
 }
 
 impl InferSession {
@@ -218,6 +249,8 @@ impl InferSession {
                 allow_sdist: args.allow_sdist,
                 exclude_newer: cap_date(global, args)?,
             },
+            installed: nbenv::python::discover_by_name(),
+            writing: Mutex::new(()),
         })
     }
 }
@@ -264,6 +297,31 @@ pub(super) fn infer_usages(
     usages: &[(String, Usage)],
     excluded: &[(DistName, Version)],
 ) -> Result<(infer::Inference, lazy::LazyReport)> {
+    infer_usages_with(global, args, session, usages, excluded, InferRun::default())
+}
+
+/// [`infer_usages`] within a time limit, silently if asked.
+pub(super) fn infer_usages_with(
+    global: &GlobalArgs,
+    args: &InferArgs,
+    session: &InferSession,
+    usages: &[(String, Usage)],
+    excluded: &[(DistName, Version)],
+    run: InferRun,
+) -> Result<(infer::Inference, lazy::LazyReport)> {
+    let quiet;
+    let global = if run.silent {
+        quiet = GlobalArgs {
+            quiet: true,
+            no_progress: true,
+            verbose: 0,
+            ..global.clone()
+        };
+        &quiet
+    } else {
+        global
+    };
+    check_time(run.deadline)?;
     let python = joint_python(
         &usages
             .iter()
@@ -277,6 +335,8 @@ pub(super) fn infer_usages(
         bank,
         client,
         solve_options,
+        installed,
+        writing,
     } = session;
     // Import names nothing else knows are looked up on the index, unless asked not to.
     let on_index = IndexProviders::new(client);
@@ -308,8 +368,7 @@ pub(super) fn infer_usages(
         Ok(joint_evidence(each)?)
     };
     let catalog = IndexCatalog::new(client);
-    let installed = nbenv::python::discover_by_name();
-    let plan = InterpreterPlan::new(&python, args.python, &installed);
+    let plan = InterpreterPlan::new(&python, args.python, installed);
     let resolve = |mut evidence| -> Result<infer::Inference> {
         infer::exclude(&mut evidence, excluded);
         match infer::resolve(
@@ -321,8 +380,10 @@ pub(super) fn infer_usages(
         ) {
             Ok(i) => Ok(i),
             Err(InferError::NoSolution { tried }) => {
-                for t in &tried {
-                    eprintln!("Python {}: {}\n", t.python, t.why.trim_end());
+                if !run.silent {
+                    for t in &tried {
+                        eprintln!("Python {}: {}\n", t.python, t.why.trim_end());
+                    }
                 }
                 Err(InferError::NoSolution { tried }).with_context(|| {
                     format!(
@@ -370,6 +431,8 @@ pub(super) fn infer_usages(
             resolve: &resolve,
             announced: false,
             downloaded: 0,
+            deadline: run.deadline,
+            writing,
         };
         let (inference, report) = lazy::infer_lazily(
             bank,
@@ -591,16 +654,21 @@ struct Steps<'a> {
     announced: bool,
     /// Archive bytes received while indexing.
     downloaded: u64,
+    deadline: Option<Instant>,
+    writing: &'a Mutex<()>,
 }
 
 impl LazySteps for Steps<'_> {
     type Error = anyhow::Error;
 
     fn gather(&mut self) -> Result<nbenv::resolve::evidence::Evidence> {
+        check_time(self.deadline)?;
         Ok((self.gather)()?)
     }
 
     fn index(&mut self, round: &[Probe]) -> Result<()> {
+        check_time(self.deadline)?;
+        let _writing = self.writing.lock().unwrap_or_else(PoisonError::into_inner);
         if !self.global.quiet && !self.announced {
             let mut names: Vec<String> = round.iter().map(|p| p.dist.to_string()).collect();
             names.dedup();
@@ -632,10 +700,13 @@ impl LazySteps for Steps<'_> {
         &mut self,
         evidence: nbenv::resolve::evidence::Evidence,
     ) -> Result<infer::Inference> {
+        check_time(self.deadline)?;
         (self.resolve)(evidence)
     }
 
     fn introspect(&mut self, round: &[Probe]) -> Result<()> {
+        check_time(self.deadline)?;
+        let _writing = self.writing.lock().unwrap_or_else(PoisonError::into_inner);
         if self.global.verbose > 0 {
             for p in round {
                 eprintln!("introspecting {p}");

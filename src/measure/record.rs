@@ -80,6 +80,11 @@ pub enum ErrorKind {
     Network,
     BadArchive,
     Bank,
+    /// Resolution found no environment (status `no_solution`; the message gives each
+    /// Python's reason).
+    NoSolution,
+    /// Past the per-notebook time limit (status `timeout`).
+    Timeout,
     /// A bug in nbenv (a panic), caught so that the batch goes on.
     Internal,
     Other,
@@ -354,8 +359,12 @@ impl Record {
         });
     }
 
-    /// The error after the last repair round: the sequence's last, else the first run's.
-    pub fn last_error(&self) -> Option<&ErrorType> {
+    /// The error the notebook still stops at after the last repair round: none when it then
+    /// ran to the end; else the last round's (the sequence's last, or the first run's).
+    pub fn error_after(&self) -> Option<&ErrorType> {
+        if self.executability_after.is_some_and(|e| e.complete()) {
+            return None;
+        }
         match &self.error_sequence {
             Some(seq) => seq.last(),
             None => self.first_error.as_ref(),

@@ -350,7 +350,7 @@ fn error_types(records: &[Record]) -> ErrorTypes {
     let after = records
         .iter()
         .filter(|r| r.stage == Stage::Restore && r.executability_after.is_some())
-        .filter_map(|r| r.last_error())
+        .filter_map(|r| r.error_after())
         .map(|e| (e.type_name().to_string(), Some(e.class)))
         .collect();
     ErrorTypes {
