@@ -116,7 +116,10 @@ fn the_fixtures_at_stage_usage_each_get_a_record() {
     let all = records(&out);
     let recs = by_path(&all);
     assert_eq!(all.len(), recs.len(), "one record a notebook");
-    assert_eq!(recs.keys().cloned().collect::<BTreeSet<_>>(), fixture_names());
+    assert_eq!(
+        recs.keys().cloned().collect::<BTreeSet<_>>(),
+        fixture_names()
+    );
     assert!(err.contains("measured 18 notebooks"), "{err}");
     assert!(err.contains("14 ok, 4 error"), "{err}");
 
@@ -156,7 +159,9 @@ fn the_fixtures_at_stage_usage_each_get_a_record() {
         .collect();
     assert_eq!(
         kinds,
-        ["download", "fetch", "install", "request"].into_iter().collect()
+        ["download", "fetch", "install", "request"]
+            .into_iter()
+            .collect()
     );
     let stored: Vec<&str> = recs["nbformat3.ipynb"]["triage"]["stored_errors"]
         .as_array()
@@ -176,10 +181,20 @@ fn stages_not_built_yet_are_refused_with_their_code() {
         let (code, _, err) = nbenv(
             dir.path(),
             None,
-            &["batch", fx.to_str().unwrap(), "--stage", stage, "--out", out.to_str().unwrap()],
+            &[
+                "batch",
+                fx.to_str().unwrap(),
+                "--stage",
+                stage,
+                "--out",
+                out.to_str().unwrap(),
+            ],
         );
         assert_eq!(code, 8, "{err}");
-        assert!(err.contains(&format!("--stage {stage} is not available")), "{err}");
+        assert!(
+            err.contains(&format!("--stage {stage} is not available")),
+            "{err}"
+        );
     }
     assert!(!out.exists(), "nothing is written for a refused stage");
     let (code, _, err) = nbenv(
@@ -235,11 +250,18 @@ fn stage_infer_resolves_each_notebook_and_no_index_stays_offline() {
     let server = toolkit_index();
     let dir = tempfile::tempdir().unwrap();
     let corpus = dir.path().join("corpus");
-    write(&corpus, "old.ipynb", &ipynb(&["import toolkit", "toolkit.old_api()"]));
+    write(
+        &corpus,
+        "old.ipynb",
+        &ipynb(&["import toolkit", "toolkit.old_api()"]),
+    );
     write(
         &corpus,
         "sub/new.ipynb",
-        &ipynb(&["import toolkit\nimport nowhere_to_be_found", "toolkit.kept()"]),
+        &ipynb(&[
+            "import toolkit\nimport nowhere_to_be_found",
+            "toolkit.kept()",
+        ]),
     );
     write(&corpus, "sub/broken.ipynb", "{\"cells\": [");
     write(
@@ -278,7 +300,12 @@ fn stage_infer_resolves_each_notebook_and_no_index_stays_offline() {
     let recs = by_path(&records(&out));
     assert_eq!(
         recs.keys().map(String::as_str).collect::<Vec<_>>(),
-        ["data/reads.ipynb", "old.ipynb", "sub/broken.ipynb", "sub/new.ipynb"]
+        [
+            "data/reads.ipynb",
+            "old.ipynb",
+            "sub/broken.ipynb",
+            "sub/new.ipynb"
+        ]
     );
     let env = |p: &str| recs[p]["environment"].clone();
     assert_eq!(recs["old.ipynb"]["status"], "ok", "{}", recs["old.ipynb"]);
@@ -380,7 +407,12 @@ fn shards_cover_the_corpus_once_and_stay_put() {
     let merged = report(&["shard0.jsonl", "shard1.jsonl", "shard2.jsonl"]);
     assert_eq!(merged["notebooks"], 18);
     assert_eq!(merged["records_replaced"], 0);
-    let all = report(&["whole.jsonl", "shard0.jsonl", "shard1.jsonl", "shard2.jsonl"]);
+    let all = report(&[
+        "whole.jsonl",
+        "shard0.jsonl",
+        "shard1.jsonl",
+        "shard2.jsonl",
+    ]);
     assert_eq!(all["notebooks"], 18);
     assert_eq!(all["records_read"], 36);
     assert_eq!(all["records_replaced"], 18);
@@ -388,7 +420,14 @@ fn shards_cover_the_corpus_once_and_stay_put() {
     let (code, _, err) = nbenv(
         dir.path(),
         None,
-        &["batch", fx.to_str().unwrap(), "--shard", "3/3", "--out", &path("x.jsonl")],
+        &[
+            "batch",
+            fx.to_str().unwrap(),
+            "--shard",
+            "3/3",
+            "--out",
+            &path("x.jsonl"),
+        ],
     );
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("K counts from 0"), "{err}");
@@ -441,7 +480,10 @@ fn a_killed_batch_resumes_where_it_stopped() {
     assert!(err.contains("measured 3 notebooks"), "{err}");
     assert!(err.contains("3 skipped (already in"), "{err}");
     let text = std::fs::read_to_string(&out).unwrap();
-    assert!(text.starts_with(&kept), "records already written are kept as they were");
+    assert!(
+        text.starts_with(&kept),
+        "records already written are kept as they were"
+    );
     let all = records(&out);
     assert_eq!(all.len(), 6);
     assert_eq!(by_path(&all).len(), 6, "each notebook once");
@@ -449,7 +491,10 @@ fn a_killed_batch_resumes_where_it_stopped() {
     // Nothing left: nothing measured. A notebook whose content changed is measured again.
     let (code, _, err) = nbenv(dir.path(), None, &args);
     assert_eq!(code, 0, "{err}");
-    assert!(err.contains("nothing new to measure: 6 notebooks already in"), "{err}");
+    assert!(
+        err.contains("nothing new to measure: 6 notebooks already in"),
+        "{err}"
+    );
     write(&corpus, "d0/nb00000.ipynb", &ipynb(&["import scipy"]));
     let (code, _, err) = nbenv(dir.path(), None, &args);
     assert_eq!(code, 0, "{err}");
@@ -481,7 +526,10 @@ fn ctrl_c_stops_cleanly_and_the_rest_is_done_next_time() {
     // Once some records are written, Ctrl-C.
     let started = std::time::Instant::now();
     while std::fs::read(&out).map_or(0, |b| b.iter().filter(|&&c| c == b'\n').count()) < 20 {
-        assert!(started.elapsed().as_secs() < 60, "no records after a minute");
+        assert!(
+            started.elapsed().as_secs() < 60,
+            "no records after a minute"
+        );
         std::thread::sleep(std::time::Duration::from_millis(5));
     }
     // SAFETY: kill(2) on the child's own pid.
@@ -501,4 +549,54 @@ fn ctrl_c_stops_cleanly_and_the_rest_is_done_next_time() {
     let all = records(&out);
     assert_eq!(all.len(), n);
     assert_eq!(by_path(&all).len(), n);
+}
+
+#[test]
+fn a_notebook_past_its_time_limit_is_a_timeout_record() {
+    let server = toolkit_index();
+    // The index takes 3 s to answer about toolkit: past the 1 s limit before indexing starts.
+    server.delay_next("/simple/toolkit/", 10, std::time::Duration::from_secs(3));
+    let dir = tempfile::tempdir().unwrap();
+    let corpus = dir.path().join("corpus");
+    write(
+        &corpus,
+        "slow.ipynb",
+        &ipynb(&["import toolkit", "toolkit.kept()"]),
+    );
+    write(
+        &corpus,
+        "quick.ipynb",
+        &ipynb(&["import json", "json.dumps({})"]),
+    );
+    let out = dir.path().join("r.jsonl");
+    let url = server.index_url();
+    let (code, _, err) = nbenv(
+        dir.path(),
+        Some(&url),
+        &[
+            "batch",
+            corpus.to_str().unwrap(),
+            "--python",
+            "3.11",
+            "--timeout",
+            "1",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    let recs = by_path(&records(&out));
+    assert_eq!(
+        recs["slow.ipynb"]["status"], "timeout",
+        "{}",
+        recs["slow.ipynb"]
+    );
+    assert_eq!(recs["slow.ipynb"]["error"]["kind"], "timeout");
+    assert!(recs["slow.ipynb"].get("environment").is_none());
+    assert_eq!(
+        recs["quick.ipynb"]["status"], "ok",
+        "{}",
+        recs["quick.ipynb"]
+    );
+    assert!(err.contains("1 ok, 1 timeout"), "{err}");
 }

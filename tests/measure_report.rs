@@ -138,7 +138,11 @@ fn shard_b() -> String {
 fn report() -> Report {
     let a = parse_records(Path::new("a.jsonl"), shard_a().as_bytes()).unwrap();
     let b = parse_records(Path::new("b.jsonl"), shard_b().as_bytes()).unwrap();
-    assert!(a.malformed.is_empty() && b.malformed.is_empty(), "{:?}", a.malformed);
+    assert!(
+        a.malformed.is_empty() && b.malformed.is_empty(),
+        "{:?}",
+        a.malformed
+    );
     Report::of(&merge(a.records.into_iter().chain(b.records)))
 }
 
@@ -286,9 +290,15 @@ fn the_command_reads_shards_and_prints_markdown() {
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "{stderr}");
-    assert!(stderr.contains("b.jsonl:4: ignoring a last line cut short"), "{stderr}");
+    assert!(
+        stderr.contains("b.jsonl:4: ignoring a last line cut short"),
+        "{stderr}"
+    );
     assert!(stdout.contains("### Executable, restorable, pathological (4 notebooks run)\n\n| outcome | notebooks | share |\n| --- | ---: | ---: |\n| executable | 1 | 25.0% |\n"), "{stdout}");
-    assert!(stdout.contains("| &nbsp;&nbsp;by environment | 1 | 25.0% |"), "{stdout}");
+    assert!(
+        stdout.contains("| &nbsp;&nbsp;by environment | 1 | 25.0% |"),
+        "{stdout}"
+    );
 
     let missing = dir.path().join("none.jsonl");
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_nbenv"))

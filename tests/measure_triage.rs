@@ -71,7 +71,10 @@ fn network_use_of_every_kind() {
         kinds,
         [
             (NetworkUseKind::Install, "pip install seaborn==0.9.0"),
-            (NetworkUseKind::Download, "wget https://example.org/data.zip"),
+            (
+                NetworkUseKind::Download,
+                "wget https://example.org/data.zip"
+            ),
             (NetworkUseKind::Url, "https://api.example.org/v1"),
             (NetworkUseKind::Request, "requests.get"),
             (NetworkUseKind::Fetch, "seaborn.load_dataset"),
@@ -102,7 +105,10 @@ fn relative_imports_with_no_module_and_python_2() {
     assert!(!t.parseable);
     assert_eq!(t.syntax_errors.len(), 1);
     assert!(
-        t.python2_evidence.as_deref().unwrap().starts_with("print statement"),
+        t.python2_evidence
+            .as_deref()
+            .unwrap()
+            .starts_with("print statement"),
         "{:?}",
         t.python2_evidence
     );

@@ -20,19 +20,18 @@ use sha2::{Digest, Sha256};
 use nbenv::measure::record::{millis, RecordError, Requirement};
 use nbenv::measure::usage_stage::unreadable;
 use nbenv::measure::{
-    add_resolution, analyse, expand, pool, Appender, Done, Environment, ErrorKind, Input,
-    InputError, NotebookInput, Record, Shard, Stage, Status,
+    add_resolution, analyse, expand, pool, Appender, CachedBank, Done, Environment, ErrorKind,
+    Input, InputError, NotebookInput, Record, Shard, Stage, Status,
 };
 use nbenv::notebook::AnalyzeOptions;
 use nbenv::python::PythonVersion;
-use nbenv::resolve::infer::{Inference, InferError};
-use nbenv::resolve::solver::RequiredBy;
+use nbenv::resolve::evidence::SharedBank;
+use nbenv::resolve::infer::{InferError, Inference};
+use nbenv::resolve::solver::{IndexCatalog, RequiredBy};
 
 use super::args::GlobalArgs;
 use super::exit::{code_for, CliError, Code};
-use super::infer::{
-    infer_usages_with, InferArgs, InferFormat, InferRun, InferSession, OutOfTime,
-};
+use super::infer::{infer_usages_with, InferArgs, InferFormat, InferRun, InferSession, OutOfTime};
 use super::interrupt::{self, Graceful};
 use super::output::count;
 use super::progress::Progress;
@@ -138,7 +137,11 @@ struct Batch<'a> {
     measure: Measure,
     done: Done,
     analyze: AnalyzeOptions,
-    session: Option<InferSession>,
+    session: Option<&'a InferSession>,
+    /// The index as read so far, shared by every notebook's resolution.
+    catalog: Option<IndexCatalog<'a>>,
+    /// The bank's answers so far (forgotten whenever a notebook's inference writes it).
+    bank: Option<CachedBank<SharedBank>>,
 }
 
 pub fn run(global: &GlobalArgs, args: &BatchArgs) -> Result<()> {
@@ -161,7 +164,10 @@ pub fn run(global: &GlobalArgs, args: &BatchArgs) -> Result<()> {
     })?;
     let corpus = all.len();
     let notebooks: Vec<NotebookInput> = match args.shard {
-        Some(shard) => all.into_iter().filter(|n| shard.contains(&n.path)).collect(),
+        Some(shard) => all
+            .into_iter()
+            .filter(|n| shard.contains(&n.path))
+            .collect(),
         None => all,
     };
 
@@ -185,12 +191,16 @@ pub fn run(global: &GlobalArgs, args: &BatchArgs) -> Result<()> {
     let appender = Appender::open(&args.out, keep)?;
 
     // Without indexing, a batch reads the bank and the cache and never the network.
+    let offline = global.offline || args.no_index;
     let working = GlobalArgs {
-        offline: global.offline || args.no_index,
+        offline,
         ..global.clone()
     };
     let session = if stage >= Stage::Infer {
-        Some(InferSession::open(&working, &infer_args(args, Path::new(".")))?)
+        Some(InferSession::open(
+            &working,
+            &infer_args(args, Path::new(".")),
+        )?)
     } else {
         None
     };
@@ -211,7 +221,9 @@ pub fn run(global: &GlobalArgs, args: &BatchArgs) -> Result<()> {
                 .map_or_else(|| AnalyzeOptions::default().python_versions, |v| vec![v]),
             ..AnalyzeOptions::default()
         },
-        session,
+        session: session.as_ref(),
+        catalog: session.as_ref().map(|s| IndexCatalog::new(&s.client)),
+        bank: session.as_ref().map(|s| CachedBank::new(s.bank.clone())),
     };
 
     let jobs = args.jobs.unwrap_or_else(|| {
@@ -240,7 +252,7 @@ pub fn run(global: &GlobalArgs, args: &BatchArgs) -> Result<()> {
                     .entry(record.status)
                     .or_default() += 1;
                 progress.advance(nb.path.clone());
-                sink.send(record).is_ok()
+                sink.send(*record).is_ok()
             }
         })
     };
@@ -253,9 +265,7 @@ pub fn run(global: &GlobalArgs, args: &BatchArgs) -> Result<()> {
     let skipped = skipped.into_inner();
     eprintln!(
         "{}",
-        summary(
-            args, corpus, &notebooks, written, skipped, &statuses, elapsed
-        )
+        summary(args, corpus, &notebooks, written, skipped, &statuses, elapsed)
     );
     if end.stopped && nbenv::interrupt::requested() {
         let left = notebooks.len().saturating_sub(written + skipped);
@@ -318,7 +328,7 @@ enum Outcome {
     Skipped,
     /// The user stopped the batch while it ran: nothing written.
     Stopped,
-    Measured(Record),
+    Measured(Box<Record>),
 }
 
 /// Reads the notebook, skips it if done, measures it at the batch's stage. A panic in nbenv
@@ -329,13 +339,10 @@ fn measure_one(batch: &Batch<'_>, input: &NotebookInput) -> Outcome {
         Ok(b) => b,
         // Unreadable last time too: its record stands.
         Err(_) if batch.done.contains(&input.path, None, batch.stage) => return Outcome::Skipped,
-        Err(e) => return Outcome::Measured(unreadable(input, batch.stage, &e)),
+        Err(e) => return Outcome::Measured(Box::new(unreadable(input, batch.stage, &e))),
     };
     let sha256 = format!("{:x}", Sha256::digest(&bytes));
-    if batch
-        .done
-        .contains(&input.path, Some(&sha256), batch.stage)
-    {
+    if batch.done.contains(&input.path, Some(&sha256), batch.stage) {
         return Outcome::Skipped;
     }
     let job = Job {
@@ -360,7 +367,7 @@ fn measure_one(batch: &Batch<'_>, input: &NotebookInput) -> Outcome {
         }
     };
     record.timings.total_ms = millis(started.elapsed());
-    Outcome::Measured(record)
+    Outcome::Measured(Box::new(record))
 }
 
 /// Stage usage: read, analyse, triage.
@@ -375,7 +382,7 @@ fn measure_usage(batch: &Batch<'_>, job: &Job<'_>) -> Option<Record> {
             false,
         ) {
             Ok(a) => a.record,
-            Err(record) => record,
+            Err(record) => *record,
         },
     )
 }
@@ -392,10 +399,10 @@ fn measure_infer(batch: &Batch<'_>, job: &Job<'_>) -> Option<Record> {
         !batch.args.no_declarations,
     ) {
         Ok(a) => a,
-        Err(record) => return Some(record),
+        Err(record) => return Some(*record),
     };
     let mut record = analysed.record;
-    let session = batch.session.as_ref().expect("opened for stage infer");
+    let session = batch.session.expect("opened for stage infer");
     let started = Instant::now();
     let usages = [(job.input.path.clone(), analysed.usage)];
     let result = infer_usages_with(
@@ -407,6 +414,8 @@ fn measure_infer(batch: &Batch<'_>, job: &Job<'_>) -> Option<Record> {
         InferRun {
             deadline: Some(job.deadline),
             silent: true,
+            catalog: batch.catalog.as_ref(),
+            bank: batch.bank.as_ref(),
         },
     );
     record.timings.infer_ms = Some(millis(started.elapsed()));
@@ -467,17 +476,18 @@ fn stopped_by_user(e: &anyhow::Error) -> bool {
 
 /// Each interpreter tried and why it had no solution.
 fn no_solution(e: &anyhow::Error) -> Option<String> {
-    e.chain().find_map(|c| match c.downcast_ref::<InferError>() {
-        Some(InferError::NoSolution { tried }) => Some(
-            tried
-                .iter()
-                .map(|t| format!("Python {}: {}", t.python, t.why.trim_end()))
-                .collect::<Vec<_>>()
-                .join("\n"),
-        ),
-        Some(InferError::Joint(j)) => Some(j.to_string()),
-        _ => None,
-    })
+    e.chain()
+        .find_map(|c| match c.downcast_ref::<InferError>() {
+            Some(InferError::NoSolution { tried }) => Some(
+                tried
+                    .iter()
+                    .map(|t| format!("Python {}: {}", t.python, t.why.trim_end()))
+                    .collect::<Vec<_>>()
+                    .join("\n"),
+            ),
+            Some(InferError::Joint(j)) => Some(j.to_string()),
+            _ => None,
+        })
 }
 
 fn error_kind(code: Code) -> ErrorKind {
@@ -497,11 +507,11 @@ fn error_kind(code: Code) -> ErrorKind {
 
 /// The resolution as the record keeps it: what the notebook asks for, and the rest.
 fn environment(inference: &Inference) -> Environment {
-    let (roots, rest): (Vec<_>, Vec<_>) = inference
-        .solution
-        .pins
-        .iter()
-        .partition(|p| p.required_by.iter().any(|r| matches!(r, RequiredBy::Root { .. })));
+    let (roots, rest): (Vec<_>, Vec<_>) = inference.solution.pins.iter().partition(|p| {
+        p.required_by
+            .iter()
+            .any(|r| matches!(r, RequiredBy::Root { .. }))
+    });
     let requirement = |p: &&nbenv::resolve::solver::Pin| Requirement {
         dist: p.dist.clone(),
         version: p.version.clone(),

@@ -12,6 +12,7 @@ use clap::{Args, ValueEnum};
 use nbenv::bank::indexer::{BuildOptions, BuildReport, BuildTarget, Selection};
 use nbenv::bank::introspect::Outcome;
 use nbenv::bank::store::Store;
+use nbenv::measure::CachedBank;
 use nbenv::names::DistName;
 use nbenv::notebook::{self, AnalyzeOptions, Usage};
 use nbenv::output::{lock_txt, pylock_toml, requirements_txt, write_atomically};
@@ -211,14 +212,20 @@ pub(super) struct InferSession {
 }
 
 /// How one inference runs within a longer job (a batch).
-#[derive(Debug, Clone, Copy, Default)]
-pub(super) struct InferRun {
+#[derive(Clone, Copy, Default)]
+pub(super) struct InferRun<'a> {
     /// Past this instant, the next step (reading the bank, an indexing round, a resolution)
     /// fails with [`OutOfTime`] instead of starting.
     pub deadline: Option<Instant>,
     /// Print nothing: no notes, no progress, no reasons for a missing solution (the caller
     /// records what matters).
     pub silent: bool,
+    /// The index's releases and metadata as read for earlier inferences of the same job:
+    /// shared, each project page is decoded once per batch rather than once per notebook.
+    pub catalog: Option<&'a IndexCatalog<'a>>,
+    /// The bank's answers to earlier inferences of the same job: read instead of the
+    /// session's bank, and forgotten whenever an inference writes the bank.
+    pub bank: Option<&'a CachedBank<SharedBank>>,
 }
 
 /// An inference stopped at [`InferRun::deadline`].
@@ -307,7 +314,7 @@ pub(super) fn infer_usages_with(
     session: &InferSession,
     usages: &[(String, Usage)],
     excluded: &[(DistName, Version)],
-    run: InferRun,
+    run: InferRun<'_>,
 ) -> Result<(infer::Inference, lazy::LazyReport)> {
     let quiet;
     let global = if run.silent {
@@ -351,9 +358,13 @@ pub(super) fn infer_usages_with(
     };
     // Indexing lazily, releases not read yet between ones that lack an API are ranked as
     // lacking it too (see `lazy::Assumed`); without indexing, the bank is read as it is.
-    let assumed = lazy::Assumed::new(bank);
+    let read: &dyn BankView = match run.bank {
+        Some(cached) => cached,
+        None => bank,
+    };
+    let assumed = lazy::Assumed::new(read);
     let view: &dyn BankView = if args.no_index || global.offline {
-        bank
+        read
     } else {
         &assumed
     };
@@ -367,7 +378,14 @@ pub(super) fn infer_usages_with(
         }
         Ok(joint_evidence(each)?)
     };
-    let catalog = IndexCatalog::new(client);
+    let own_catalog;
+    let catalog = match run.catalog {
+        Some(shared) => shared,
+        None => {
+            own_catalog = IndexCatalog::new(client);
+            &own_catalog
+        }
+    };
     let plan = InterpreterPlan::new(&python, args.python, installed);
     let resolve = |mut evidence| -> Result<infer::Inference> {
         infer::exclude(&mut evidence, excluded);
@@ -375,7 +393,7 @@ pub(super) fn infer_usages_with(
             evidence,
             plan.clone(),
             args.python.is_some(),
-            &catalog,
+            catalog,
             solve_options,
         ) {
             Ok(i) => Ok(i),
@@ -433,6 +451,7 @@ pub(super) fn infer_usages_with(
             downloaded: 0,
             deadline: run.deadline,
             writing,
+            written: run.bank,
         };
         let (inference, report) = lazy::infer_lazily(
             bank,
@@ -656,6 +675,8 @@ struct Steps<'a> {
     downloaded: u64,
     deadline: Option<Instant>,
     writing: &'a Mutex<()>,
+    /// Answers to forget once the bank is written.
+    written: Option<&'a CachedBank<SharedBank>>,
 }
 
 impl LazySteps for Steps<'_> {
@@ -689,7 +710,11 @@ impl LazySteps for Steps<'_> {
             jobs: self.jobs,
             ..BuildOptions::default()
         };
-        let report = run_build(self.global, self.bank, &targets, &options)?;
+        let report = run_build(self.global, self.bank, &targets, &options);
+        if let Some(cached) = self.written {
+            cached.forget();
+        }
+        let report = report?;
         stop_if_interrupted(&report)?;
         note_failures(self.global, &report);
         self.downloaded += report.bytes_fetched;
@@ -713,7 +738,11 @@ impl LazySteps for Steps<'_> {
             }
         }
         let targets = targets_of(round);
-        let report = introspect_for_infer(self.global, self.bank, &targets)?;
+        let report = introspect_for_infer(self.global, self.bank, &targets);
+        if let Some(cached) = self.written {
+            cached.forget();
+        }
+        let report = report?;
         if report.interrupted {
             return Err(super::interrupt::stopped(
                 report.releases.len(),

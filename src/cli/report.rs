@@ -59,11 +59,9 @@ pub fn run(global: &GlobalArgs, args: &ReportArgs) -> Result<()> {
     let mut records = Vec::new();
     for path in &args.files {
         if !path.is_file() {
-            return Err(CliError::not_found(format!(
-                "{}: there is no such file",
-                path.display()
-            ))
-            .into());
+            return Err(
+                CliError::not_found(format!("{}: there is no such file", path.display())).into(),
+            );
         }
         let file = read_records(path)?;
         if let Some(t) = file.truncated {
@@ -143,14 +141,18 @@ pub fn markdown(tables: &[Table]) -> String {
         let header: Vec<String> = t.header.iter().map(|h| cell(h)).collect();
         s.push_str(&format!("| {} |\n", header.join(" | ")));
         let rule: Vec<&str> = (0..t.header.len())
-            .map(|c| if t.numeric.contains(&c) { "---:" } else { "---" })
+            .map(|c| {
+                if t.numeric.contains(&c) {
+                    "---:"
+                } else {
+                    "---"
+                }
+            })
             .collect();
         s.push_str(&format!("| {} |\n", rule.join(" | ")));
         for row in &t.rows {
             let cells: Vec<String> = row.iter().map(|c| cell(c.trim_start())).collect();
-            let indent = row
-                .first()
-                .map_or(0, |c| c.len() - c.trim_start().len());
+            let indent = row.first().map_or(0, |c| c.len() - c.trim_start().len());
             let mut cells = cells;
             if indent > 0 {
                 // Sub-rows (`  by environment`) keep their nesting visible.

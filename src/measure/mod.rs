@@ -12,6 +12,7 @@
 //! releases); [`tables`] lays them out.
 
 pub mod append;
+pub mod bank_cache;
 pub mod input;
 pub mod jsonl;
 pub mod pool;
@@ -24,6 +25,7 @@ pub mod triage;
 pub mod usage_stage;
 
 pub use append::{AppendError, Appender};
+pub use bank_cache::CachedBank;
 pub use input::{expand, Input, InputError, NotebookInput};
 pub use jsonl::{read_records, RecordsError, RecordsFile, Truncated};
 pub use record::{

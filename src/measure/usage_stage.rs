@@ -26,7 +26,7 @@ pub fn analyse(
     stage: Stage,
     options: &AnalyzeOptions,
     declarations: bool,
-) -> Result<Analysed, Record> {
+) -> Result<Analysed, Box<Record>> {
     let started = Instant::now();
     let mut record = Record::new(input.path.clone(), Some(sha256), stage);
     let nb = match notebook::from_bytes(&input.file, bytes) {
@@ -34,7 +34,7 @@ pub fn analyse(
         Err(e) => {
             record.failed(error_kind(&e), e.to_string());
             record.timings.total_ms = millis(started.elapsed());
-            return Err(record);
+            return Err(Box::new(record));
         }
     };
     let mut usage = notebook::analyze(&nb, options);
