@@ -173,7 +173,7 @@ pub fn run(global: &GlobalArgs, args: &BatchArgs) -> Result<()> {
 
     let done = Done::read(&args.out)
         .with_context(|| format!("reading what {} holds already", args.out.display()))?;
-    if let Some(t) = done.truncated {
+    if let Some(t) = done.truncated.filter(|_| !global.quiet) {
         eprintln!(
             "note: {}:{}: ignoring a last line cut short ({} bytes, left by an interrupted run); it is cut off and its notebook measured again",
             args.out.display(),

@@ -4,6 +4,9 @@
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
+/// Each worker's stack.
+const STACK: usize = 8 << 20;
+
 /// How the pool ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct PoolEnd {
@@ -33,8 +36,16 @@ pub fn run<T: Sync>(items: &[T], jobs: usize, work: impl Fn(&T) -> bool + Sync) 
     };
     let threads = jobs.clamp(1, items.len().max(1));
     std::thread::scope(|s| {
-        for _ in 1..threads {
-            s.spawn(worker);
+        for i in 1..threads {
+            // The main thread's stack, not a spawned thread's 2 MiB: the parser recurses on
+            // deeply nested code, and an overflow would end the whole batch.
+            let spawned = std::thread::Builder::new()
+                .name(format!("nbenv-worker-{i}"))
+                .stack_size(STACK)
+                .spawn_scoped(s, worker);
+            if spawned.is_err() {
+                break;
+            }
         }
         worker();
     });
