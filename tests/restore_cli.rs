@@ -7,8 +7,9 @@ mod support;
 
 use std::process::Command;
 
-use support::archives::WheelBuilder;
-use support::cli::nbenv;
+use nbenv::notebook::Output;
+use support::archives::{sdist_tar_gz, WheelBuilder};
+use support::cli::{nbenv, pins};
 use support::server::{FixtureFile, PageMode, TestServer};
 
 fn python3_version() -> String {
@@ -56,12 +57,16 @@ fn an_environment_error_becomes_evidence_and_the_next_round_runs() {
         python3_version(),
         dir.path().join("requirements.txt").display().to_string(),
     );
+    let executed = dir.path().join("executed.ipynb").display().to_string();
     let args = [
         "restore",
         &nb,
         "--python",
         &python,
         "--no-kernel-runtime",
+        "--no-kernel-spec",
+        "--executed",
+        &executed,
         "-o",
         &output,
     ];
@@ -80,4 +85,197 @@ fn an_environment_error_becomes_evidence_and_the_next_round_runs() {
     );
     let written = std::fs::read_to_string(dir.path().join("requirements.txt")).unwrap();
     assert!(written.contains("toolkit==1.0"), "{written}");
+    assert!(err.contains("  use it: source "), "{err}");
+
+    // The executed notebook: what the last run printed, readable as a notebook.
+    let ran = nbenv::notebook::read(&executed).unwrap();
+    let printed: Vec<&Output> = ran.cells[1].outputs.iter().collect();
+    assert!(
+        matches!(printed.as_slice(), [Output::Stream { text, .. }] if text.trim() == "42"),
+        "{printed:?}"
+    );
+    assert_eq!(ran.cells[1].execution_count, Some(2));
+
+    // Only the final environment is kept.
+    let envs = std::fs::read_dir(dir.path().join("cache/envs"))
+        .unwrap()
+        .count();
+    assert_eq!(envs, 1);
+
+    // Both rounds are recorded; a missing API rules a release out for this notebook only,
+    // so no release is recorded as broken.
+    let (code, out, err) = nbenv(
+        &server.index_url(),
+        dir.path(),
+        ["bank", "runs", "--format", "json"],
+    );
+    assert_eq!(code, 0, "{err}");
+    let runs: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(runs["runs"], 2, "{out}");
+    assert_eq!(runs["failed_releases"], serde_json::json!([]), "{out}");
+}
+
+/// `toolkit` 2.0 is an sdist whose build fails; 1.0 is a wheel. With sdists allowed the
+/// resolver picks 2.0; the install fails naming it; the next round does without it and runs;
+/// the failure is in the bank, so a later `infer` passes 2.0 over on this Python, until the
+/// run records are forgotten.
+#[test]
+fn a_release_that_fails_to_install_is_passed_over_then_and_later() {
+    let server = TestServer::start(PageMode::Json);
+    let wheel = WheelBuilder::new("toolkit", "1.0")
+        .file("toolkit/__init__.py", "def api():\n    return 41\n");
+    let pkg_info = "Metadata-Version: 2.1\nName: toolkit\nVersion: 2.0\n";
+    let sdist = sdist_tar_gz(
+        "toolkit",
+        "2.0",
+        &[
+            (
+                "setup.py",
+                "raise SystemExit('this release does not build')\n",
+            ),
+            ("toolkit/__init__.py", "def api():\n    return 41\n"),
+        ],
+        pkg_info,
+    );
+    let at = |f: FixtureFile| FixtureFile {
+        upload_time: Some("2020-01-01T00:00:00Z".into()),
+        ..f
+    };
+    server.publish(
+        "toolkit",
+        &[
+            at(FixtureFile::new(&wheel.filename(), wheel.build())),
+            at(FixtureFile::new("toolkit-2.0.tar.gz", sdist)),
+        ],
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let nb = dir.path().join("nb.ipynb");
+    let notebook = serde_json::json!({
+        "cells": [
+            {"cell_type": "code", "execution_count": 1, "metadata": {}, "outputs": [],
+             "source": "import toolkit\nprint(toolkit.api() + 1)"}
+        ],
+        "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3"}},
+        "nbformat": 4, "nbformat_minor": 2
+    });
+    std::fs::write(&nb, notebook.to_string()).unwrap();
+    let (nb, python) = (nb.display().to_string(), python3_version());
+    let restore = [
+        "restore",
+        &nb,
+        "--python",
+        &python,
+        "--allow-sdist",
+        "--no-kernel-runtime",
+        "--no-kernel-spec",
+    ];
+    let (code, out, err) = nbenv(&server.index_url(), dir.path(), restore);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("round 1: Python"), "{err}");
+    assert!(err.contains("toolkit==2.0"), "{err}");
+    assert!(err.contains("round 1: install"), "{err}");
+    assert!(
+        err.contains(&format!(
+            "round 1: toolkit 2.0 failed to install on Python {python}: passed over from now on"
+        )),
+        "{err}"
+    );
+    assert!(
+        err.contains("restored: the notebook ran to the end"),
+        "{err}"
+    );
+    assert_eq!(pins(&out), ["toolkit==1.0"], "{out}");
+
+    let (code, out, err) = nbenv(&server.index_url(), dir.path(), ["bank", "runs"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.starts_with("2 runs recorded; 1 release failed:"),
+        "{out}"
+    );
+    assert!(
+        out.contains(&format!(
+            "toolkit 2.0 on Python {python}: failed to install"
+        )),
+        "{out}"
+    );
+
+    let infer = ["infer", &nb, "--python", &python, "--allow-sdist"];
+    let (code, out, err) = nbenv(&server.index_url(), dir.path(), infer);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(pins(&out), ["toolkit==1.0"], "{out}");
+    assert!(
+        err.contains(&format!(
+            "note: passed over toolkit 2.0: failed to install on Python {python} in a run on"
+        )),
+        "{err}"
+    );
+
+    let (code, _, err) = nbenv(
+        &server.index_url(),
+        dir.path(),
+        ["bank", "runs", "--forget"],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("forgot 2 runs"), "{err}");
+    let (code, out, err) = nbenv(&server.index_url(), dir.path(), infer);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(pins(&out), ["toolkit==2.0"], "{out}");
+}
+
+/// `toolkit` 2.0 imports but says it was built against other binaries (an ImportError raised
+/// in its own code, on a condition static reading cannot decide, so the bank believes it
+/// imports): the release is broken on this Python whatever the notebook, recorded so, and
+/// the next round does without it.
+#[test]
+fn a_release_that_fails_to_import_is_recorded_broken_and_passed_over() {
+    let server = TestServer::start(PageMode::Json);
+    let wheels = [
+        WheelBuilder::new("toolkit", "1.0").file("toolkit/__init__.py", "def api():\n    return 41\n"),
+        WheelBuilder::new("toolkit", "2.0").file(
+            "toolkit/__init__.py",
+            "def api():\n    return 41\n_core = None\ndef _load():\n    raise ImportError('toolkit._core: module compiled against API version 0x10 but this version of numpy is 0xe')\nimport os\nif 'NBENV_NEVER_SET' not in os.environ:\n    _load()\n",
+        ),
+    ];
+    let files: Vec<FixtureFile> = wheels
+        .iter()
+        .map(|w| FixtureFile {
+            upload_time: Some("2020-01-01T00:00:00Z".into()),
+            ..FixtureFile::new(&w.filename(), w.build())
+        })
+        .collect();
+    server.publish("toolkit", &files);
+    let dir = tempfile::tempdir().unwrap();
+    let nb = dir.path().join("nb.ipynb");
+    let notebook = serde_json::json!({
+        "cells": [
+            {"cell_type": "code", "execution_count": 1, "metadata": {}, "outputs": [],
+             "source": "import toolkit\nprint(toolkit.api() + 1)"}
+        ],
+        "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3"}},
+        "nbformat": 4, "nbformat_minor": 2
+    });
+    std::fs::write(&nb, notebook.to_string()).unwrap();
+    let (nb, python) = (nb.display().to_string(), python3_version());
+    let args = [
+        "restore",
+        &nb,
+        "--python",
+        &python,
+        "--no-kernel-runtime",
+        "--no-kernel-spec",
+    ];
+    let (code, out, err) = nbenv(&server.index_url(), dir.path(), args);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains(&format!(
+            "round 1: toolkit 2.0 failed to import on Python {python}: passed over from now on"
+        )),
+        "{err}"
+    );
+    assert_eq!(pins(&out), ["toolkit==1.0"], "{out}");
+    let (_, out, _) = nbenv(&server.index_url(), dir.path(), ["bank", "runs"]);
+    assert!(
+        out.contains(&format!("toolkit 2.0 on Python {python}: failed to import")),
+        "{out}"
+    );
 }

@@ -101,10 +101,31 @@ fn a_notebook_that_runs_exits_0_and_its_environment_is_reused() {
     assert!(out.contains("built in"), "{out}");
     assert!(err.contains("note: building the environment"), "{err}");
 
-    let (code, again, err) = env.verify("toolkit==1.0\n", &[]);
+    let executed = env.dir.path().join("out").join("executed.ipynb");
+    let executed_arg = executed.display().to_string();
+    std::fs::create_dir(env.dir.path().join("out")).unwrap();
+    let (code, again, err) = env.verify("toolkit==1.0\n", &["--executed", &executed_arg]);
     assert_eq!(code, 0, "{again}{err}");
     assert!(again.contains("reused"), "{again}");
     assert!(!err.contains("building"), "{err}");
+    // The executed notebook reproduces its stored outputs, read back by nbenv itself.
+    let ran = nbenv::notebook::read(&executed).unwrap();
+    assert_eq!(ran.cells.len(), 2);
+    assert_eq!(ran.cells[1].execution_count, Some(2));
+    assert!(
+        matches!(ran.cells[1].outputs.as_slice(), [nbenv::notebook::Output::Stream { text, .. }] if text == "42\n"),
+        "{:?}",
+        ran.cells[1].outputs
+    );
+    // Both runs are in the bank's run records.
+    let (code, out, _) = nbenv(
+        &env.server.index_url(),
+        env.dir.path(),
+        ["bank", "runs", "--format", "json"],
+    );
+    assert_eq!(code, 0);
+    let runs: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(runs["runs"], 2, "{out}");
 }
 
 #[test]
@@ -139,4 +160,61 @@ fn requirements_that_cannot_install_exit_22_with_the_installers_words() {
         .map(|d| d.flatten().map(|e| e.path()).collect())
         .unwrap_or_default();
     assert!(left.is_empty(), "{left:?}");
+}
+
+/// Environments stay within `NBENV_ENV_CACHE_SIZE`: with a budget smaller than one
+/// environment, each verify keeps only the one it used; `cache info` counts them.
+#[test]
+fn built_environments_stay_within_their_budget() {
+    let env = Env::new();
+    let nb = env.notebook().display().to_string();
+    let python = python3().display().to_string();
+    let run = |requirements: &str, args: &[&str]| {
+        let req = env.dir.path().join("requirements.txt");
+        std::fs::write(&req, requirements).unwrap();
+        Command::new(env!("CARGO_BIN_EXE_nbenv"))
+            .args(["--index-url", &env.server.index_url()])
+            .arg("--cache-dir")
+            .arg(env.dir.path().join("cache"))
+            .arg("--bank")
+            .arg(env.dir.path().join("bank.sqlite3"))
+            .args(args)
+            .args(if args.is_empty() {
+                vec![
+                    "verify",
+                    &nb,
+                    "-r",
+                    req.to_str().unwrap(),
+                    "--python",
+                    &python,
+                    "--no-kernel-runtime",
+                ]
+            } else {
+                vec![]
+            })
+            .env("NBENV_ENV_CACHE_SIZE", "1")
+            .output()
+            .unwrap()
+    };
+    let first = run("toolkit==1.0\n", &[]);
+    assert!(first.status.success());
+    let second = run("toolkit==2.0\n", &[]);
+    assert_eq!(second.status.code(), Some(21));
+    let err = String::from_utf8_lossy(&second.stderr);
+    assert!(err.contains("note: removed the environment"), "{err}");
+    let envs = std::fs::read_dir(env.dir.path().join("cache/envs"))
+        .unwrap()
+        .count();
+    assert_eq!(envs, 1);
+    let info = run("", &["cache", "info", "--format", "json"]);
+    let json: serde_json::Value = serde_json::from_slice(&info.stdout).unwrap();
+    let part = json["parts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["part"] == "environments")
+        .unwrap()
+        .clone();
+    assert_eq!(part["entries"], 1, "{json}");
+    assert_eq!(json["environments_budget_bytes"], 1);
 }

@@ -70,6 +70,11 @@ impl GlobalArgs {
         self.cache_size.unwrap_or(nbenv::pypi::DEFAULT_CACHE_BUDGET)
     }
 
+    /// `NBENV_ENV_CACHE_SIZE`, else 10 GiB: what built environments may hold.
+    pub fn env_cache_budget(&self) -> u64 {
+        self.env.env_cache_size.unwrap_or(10 << 30)
+    }
+
     /// Options win over the environment.
     fn apply(&mut self, env: Env) {
         self.bank = self.bank.take().or_else(|| env.bank.clone());

@@ -132,6 +132,15 @@ pub enum BankCommand {
         #[command(flatten)]
         format: FormatArg,
     },
+    /// What verifications recorded: the releases that failed to install or import on an
+    /// interpreter, which `infer` and `restore` then pass over for that Python.
+    Runs {
+        /// Delete every run record (resolutions stop passing those releases over).
+        #[arg(long)]
+        forget: bool,
+        #[command(flatten)]
+        format: FormatArg,
+    },
 }
 
 #[derive(Debug, Args)]
@@ -366,6 +375,7 @@ pub fn run(global: &GlobalArgs, args: &BankArgs) -> Result<()> {
             format.format,
         ),
         BankCommand::Stats { format } => stats(&Store::open_read_only(&bank)?, format.format),
+        BankCommand::Runs { forget, format } => super::runs::show(&bank, *forget, format.format),
     }
 }
 

@@ -63,6 +63,7 @@ enum Part {
     ScratchVenvsInUse,
     AbandonedScratchVenvs,
     InstalledTools,
+    Environments,
     UvCache,
 }
 
@@ -81,6 +82,7 @@ impl Part {
             Part::ScratchVenvsInUse => "scratch venvs in use",
             Part::AbandonedScratchVenvs => "abandoned scratch venvs",
             Part::InstalledTools => "tools nbenv installed",
+            Part::Environments => "environments (verify, restore)",
             Part::UvCache => "uv's cache",
         }
     }
@@ -102,7 +104,8 @@ impl Part {
             Part::IndexPages
             | Part::CompactIndexPages
             | Part::SummaryCache
-            | Part::InstalledTools => all,
+            | Part::InstalledTools
+            | Part::Environments => all,
             Part::ScratchVenvsInUse | Part::UvCache => false,
             _ => true,
         }
@@ -138,7 +141,9 @@ pub fn run(global: &GlobalArgs, args: &CacheArgs) -> Result<()> {
     let root = context::cache_dir(global);
     let budget = global.cache_budget();
     match &args.command {
-        CacheCommand::Info { format } => info(&root, budget, format.format),
+        CacheCommand::Info { format } => {
+            info(&root, budget, global.env_cache_budget(), format.format)
+        }
         CacheCommand::Prune {
             all,
             dry_run,
@@ -207,6 +212,11 @@ fn survey(root: &Path) -> Vec<Found> {
         installed.add(tools.clone(), dir_size(&tools));
     }
     parts.push(installed);
+    let mut envs = Found::new(Part::Environments);
+    for env in nbenv::verify::cached_environments(&root.join(super::verify::ENVS_DIR)) {
+        envs.add(env.root, env.bytes);
+    }
+    parts.push(envs);
     if let Some((_, dir)) = uv_cache(root) {
         let mut found = Found::new(Part::UvCache);
         found.add(dir.clone(), dir_size(&dir));
@@ -254,7 +264,7 @@ fn part_json(found: &Found) -> PartJson {
     }
 }
 
-fn info(root: &Path, budget: u64, format: Format) -> Result<()> {
+fn info(root: &Path, budget: u64, env_budget: u64, format: Format) -> Result<()> {
     let parts = survey(root);
     let budgeted: u64 = parts
         .iter()
@@ -275,6 +285,7 @@ fn info(root: &Path, budget: u64, format: Format) -> Result<()> {
                 "cache_dir": root,
                 "budget_bytes": budget,
                 "budgeted_bytes": budgeted,
+                "environments_budget_bytes": env_budget,
                 "parts": json,
             }),
         );
@@ -302,6 +313,16 @@ fn info(root: &Path, budget: u64, format: Format) -> Result<()> {
         "archives, byte ranges and core metadata: {} of a {} budget (least recently used go first)",
         human_size(budgeted),
         human_size(budget)
+    )?;
+    let envs = parts
+        .iter()
+        .find(|p| p.part == Part::Environments)
+        .map_or(0, |p| p.tally.bytes);
+    writeln!(
+        out,
+        "environments: {} of a {} budget (NBENV_ENV_CACHE_SIZE; least recently used go first)",
+        human_size(envs),
+        human_size(env_budget)
     )?;
     Ok(())
 }

@@ -46,6 +46,7 @@ pub const CONCURRENCY: &str = "NBENV_CONCURRENCY";
 pub const INDEX_TTL: &str = "NBENV_INDEX_TTL";
 pub const CACHE_SIZE: &str = "NBENV_CACHE_SIZE";
 pub const MAX_SDIST_SIZE: &str = "NBENV_MAX_SDIST_SIZE";
+pub const ENV_CACHE_SIZE: &str = "NBENV_ENV_CACHE_SIZE";
 
 /// Every variable nbenv reads. The README's configuration table lists the same (a test checks).
 pub const VARS: &[Var] = &[
@@ -120,6 +121,13 @@ pub const VARS: &[Var] = &[
         meaning: "Largest tarball sdist read; past it the release is skipped",
     },
     Var {
+        name: ENV_CACHE_SIZE,
+        option: None,
+        kind: Kind::Size,
+        default: "10GiB",
+        meaning: "Built environments `verify` and `restore` keep; least recently used removed first",
+    },
+    Var {
         name: "NBENV_PYTHON",
         option: None,
         kind: Kind::Text,
@@ -149,6 +157,7 @@ pub struct Env {
     pub index_ttl: Option<Duration>,
     pub cache_size: Option<u64>,
     pub max_sdist_size: Option<u64>,
+    pub env_cache_size: Option<u64>,
 }
 
 impl Env {
@@ -193,6 +202,7 @@ impl Env {
             index_ttl: number(INDEX_TTL)?.map(Duration::from_secs),
             cache_size: size(CACHE_SIZE)?,
             max_sdist_size: size(MAX_SDIST_SIZE)?,
+            env_cache_size: size(ENV_CACHE_SIZE)?,
         })
     }
 }

@@ -43,12 +43,14 @@ pub enum Code {
     NotebookFailed,
     /// Verification: the environment could not be built (the installer's words are shown).
     EnvironmentFailed,
+    /// Verification: `--sandbox` was asked for and this system cannot confine the run.
+    SandboxUnavailable,
     /// Stopped by Ctrl-C after saying what was kept (128 + SIGINT, as shells report it).
     Interrupted,
 }
 
 impl Code {
-    pub const ALL: [Code; 18] = [
+    pub const ALL: [Code; 19] = [
         Code::Success,
         Code::Failure,
         Code::Usage,
@@ -66,6 +68,7 @@ impl Code {
         Code::NoSolution,
         Code::NotebookFailed,
         Code::EnvironmentFailed,
+        Code::SandboxUnavailable,
         Code::Interrupted,
     ];
 
@@ -88,6 +91,7 @@ impl Code {
             Code::NoSolution => 20,
             Code::NotebookFailed => 21,
             Code::EnvironmentFailed => 22,
+            Code::SandboxUnavailable => 23,
             Code::Interrupted => 130,
         }
     }
@@ -133,6 +137,9 @@ impl Code {
             }
             Code::EnvironmentFailed => {
                 "Verification: the environment could not be built (the installer's words are reported)"
+            }
+            Code::SandboxUnavailable => {
+                "Verification: `--sandbox` asked for, and this system allows no network namespace to confine the run"
             }
             Code::Interrupted => "Interrupted (Ctrl-C), after saying what was kept",
         }
@@ -286,6 +293,16 @@ pub fn code_for(err: &anyhow::Error) -> Code {
                 nbenv::verify::EnvError::Install { .. } => Code::EnvironmentFailed,
                 _ => Code::Failure,
             };
+        }
+        if cause
+            .downcast_ref::<nbenv::verify::sandbox::SandboxUnavailable>()
+            .is_some()
+            || matches!(
+                cause.downcast_ref::<nbenv::verify::RunError>(),
+                Some(nbenv::verify::RunError::Sandbox(_))
+            )
+        {
+            return Code::SandboxUnavailable;
         }
         if let Some(e) = cause.downcast_ref::<NotebookError>() {
             return match e {

@@ -250,14 +250,15 @@ impl InferSession {
         }
         Ok(Self {
             bank: SharedBank::open(&bank_file)?,
-            bank_file,
             client: context::index_client(global)?,
             solve_options: SolveOptions {
                 allow_sdist: args.allow_sdist,
                 exclude_newer: cap_date(global, args)?,
+                failed: super::runs::failures(&bank_file)?,
             },
             installed: nbenv::python::discover_by_name(),
             writing: Mutex::new(()),
+            bank_file,
         })
     }
 }
@@ -499,7 +500,44 @@ pub(super) fn infer_usages_with(
         }
         (inference, report)
     };
+    if !global.quiet {
+        for f in passed_over_after_runs(&inference, &solve_options.failed) {
+            eprintln!(
+                "note: passed over {} {}: {} ({}; nbenv bank runs)",
+                f.dist,
+                f.version,
+                nbenv::resolve::solver::Exclusion::FailedBefore {
+                    python: f.python.feature(),
+                    step: f.step,
+                    at: f.at,
+                },
+                f.notebook
+            );
+        }
+    }
     Ok((inference, read))
+}
+
+/// The releases earlier runs saw fail on the chosen Python, of the distributions the solution
+/// pins: what the resolution did without.
+fn passed_over_after_runs<'a>(
+    inference: &infer::Inference,
+    failed: &'a [nbenv::bank::store::ReleaseFailure],
+) -> Vec<&'a nbenv::bank::store::ReleaseFailure> {
+    let python = inference.python.version.feature();
+    let mut seen = std::collections::HashSet::new();
+    failed
+        .iter()
+        .rev()
+        .filter(|f| f.python.feature() == python)
+        .filter(|f| {
+            inference
+                .solution
+                .get(&f.dist)
+                .is_some_and(|pin| pin.version != f.version)
+        })
+        .filter(|f| seen.insert((f.dist.clone(), f.version.clone())))
+        .collect()
 }
 
 /// `--exclude-newer`, or `--date`: a date, or `auto` for the notebook's last commit (the end of

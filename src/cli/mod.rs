@@ -18,5 +18,6 @@ pub mod output;
 pub mod progress;
 pub mod report;
 pub mod restore;
+pub mod runs;
 pub mod usage;
 pub mod verify;

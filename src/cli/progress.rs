@@ -74,3 +74,39 @@ impl Progress {
         self.bar.finish_and_clear();
     }
 }
+
+/// A spinner with the time spent, for one long step (building an environment). Where no
+/// spinner is drawn (a pipe, a log) the step is said once as a note, so logs show it too.
+pub struct Spinner {
+    bar: Option<ProgressBar>,
+}
+
+impl Spinner {
+    /// Starts one for `message`; `None` starts nothing (the step is quick, say a cache hit).
+    pub fn start(global: &GlobalArgs, message: Option<String>) -> Self {
+        let Some(message) = message.filter(|_| !global.quiet) else {
+            return Self { bar: None };
+        };
+        let bar = ProgressBar::new_spinner();
+        if global.no_progress {
+            bar.set_draw_target(ProgressDrawTarget::hidden());
+        }
+        if bar.is_hidden() {
+            eprintln!("note: {message}");
+            return Self { bar: None };
+        }
+        bar.set_style(
+            ProgressStyle::with_template("{spinner} [{elapsed_precise}] {wide_msg}")
+                .expect("valid template"),
+        );
+        bar.set_message(message);
+        bar.enable_steady_tick(std::time::Duration::from_millis(200));
+        Self { bar: Some(bar) }
+    }
+
+    pub fn finish(self) {
+        if let Some(bar) = self.bar {
+            bar.finish_and_clear();
+        }
+    }
+}

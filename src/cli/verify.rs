@@ -8,17 +8,21 @@ use anyhow::{Context as _, Result};
 use clap::Args;
 use serde::Serialize;
 
-use nbenv::notebook::failure::{Failure, FailureContext};
+use nbenv::notebook::failure::{classify, Failure, FailureContext, Problem};
 use nbenv::notebook::{self, AnalyzeOptions};
 use nbenv::output::python_of;
 use nbenv::python::{Interpreter, PythonVersion};
 use nbenv::resolve::interpreter::InterpreterPlan;
-use nbenv::verify::{self, EnvPlan, NotebookRun, PreparedEnv, Reproduction, RunOptions};
+use nbenv::verify::{
+    self, run_record, EnvPlan, NotebookRun, PreparedEnv, Reproduction, RunContext, RunEnded,
+    RunOptions,
+};
 
 use super::args::{Format, FormatArg};
 use super::context;
 use super::exit::{CliError, Code};
 use super::output::{count, write_json};
+use super::runs;
 
 /// Where built environments are kept, under the cache directory.
 pub const ENVS_DIR: &str = "envs";
@@ -51,8 +55,34 @@ pub struct VerifyArgs {
     /// as plain Python, with the common magics translated.
     #[arg(long)]
     pub no_kernel_runtime: bool,
+    /// Write the notebook as the run left it (outputs, execution counts) to PATH.
+    #[arg(long, value_name = "PATH")]
+    pub executed: Option<PathBuf>,
+    #[command(flatten)]
+    pub sandbox: SandboxArg,
     #[command(flatten)]
     pub format: FormatArg,
+}
+
+/// `--sandbox`, shared by `verify` and `restore`.
+#[derive(Debug, Clone, Copy, Args)]
+pub struct SandboxArg {
+    /// Run the notebook confined: no network (a network namespace of its own), limits on
+    /// memory (16 GiB of address space), CPU time (the run's limit), file size (4 GiB) and
+    /// processes, a temporary HOME, none of your environment variables. Refused (exit 23)
+    /// where the system allows no network namespace.
+    #[arg(long)]
+    pub sandbox: bool,
+}
+
+impl SandboxArg {
+    /// Refuses before anything is built when the sandbox cannot be had here.
+    pub fn check(&self) -> Result<()> {
+        if self.sandbox {
+            verify::sandbox::check()?;
+        }
+        Ok(())
+    }
 }
 
 /// What `verify` found, as JSON.
@@ -69,6 +99,7 @@ struct Verification<'a> {
 }
 
 pub fn run(global: &super::args::GlobalArgs, args: &VerifyArgs) -> Result<()> {
+    args.sandbox.check()?;
     let nb = notebook::read(&args.notebook)?;
     let usage = notebook::analyze(&nb, &AnalyzeOptions::default());
     let text = std::fs::read_to_string(&args.requirements)
@@ -100,22 +131,77 @@ pub fn run(global: &super::args::GlobalArgs, args: &VerifyArgs) -> Result<()> {
             }
         );
     }
-    let env = verify::prepare(
+    let started_at = jiff::Timestamp::now();
+    let clock = std::time::Instant::now();
+    let requirements = plan.requirements.clone();
+    let cx = RunContext {
+        notebook: &args.notebook,
+        command: "verify",
+        round: 1,
+        python: interpreter.version.feature(),
+        started_at,
+        requirements: &requirements,
+    };
+    let failures = FailureContext::new(&nb, &usage).with_python(interpreter.version);
+    let bank = super::bank::bank_path(global);
+    let env = match verify::prepare(
         &plan,
         &envs,
         &installer,
         &tools,
         Duration::from_secs(args.install_timeout),
-    )?;
+    ) {
+        Ok(env) => env,
+        Err(e) => {
+            if let verify::EnvError::Install { detail, .. } = &e {
+                let failure = classify(
+                    &Problem::InstallFailed {
+                        what: args.requirements.display().to_string(),
+                        detail: detail.clone(),
+                    },
+                    None,
+                    &failures,
+                );
+                let lessons =
+                    verify::install_lessons(&failure, detail, &verify::pinned(&requirements));
+                let ended = RunEnded::NotBuilt {
+                    failure: &failure,
+                    detail,
+                };
+                runs::record(
+                    global.quiet,
+                    &bank,
+                    &run_record(&cx, ended, &lessons, clock.elapsed()),
+                );
+            }
+            return Err(e.into());
+        }
+    };
+    keep_envs_within_budget(global, &envs, &env.root);
     let options = RunOptions {
         cell_timeout: Duration::from_secs(args.cell_timeout),
         total_timeout: Duration::from_secs(args.timeout),
+        sandbox: args.sandbox.sandbox,
         ..RunOptions::default()
     };
     let run = verify::run_notebook(&nb, &env.python, &options)
         .with_context(|| format!("running {}", args.notebook.display()))?;
-    let cx = FailureContext::new(&nb, &usage).with_python(interpreter.version);
-    let failure = run.first_failure(&cx);
+    if let Some(path) = &args.executed {
+        let executed = verify::executed_notebook(&nb, &run);
+        let text = serde_json::to_string_pretty(&executed)? + "\n";
+        nbenv::output::write_atomically(path, text.as_bytes())
+            .with_context(|| format!("writing {}", path.display()))?;
+    }
+    let failure = run.first_failure(&failures);
+    let ended = RunEnded::Ran {
+        run: &run,
+        failure: failure.as_ref(),
+    };
+    runs::record(
+        global.quiet,
+        &bank,
+        &run_record(&cx, ended, &[], clock.elapsed()),
+    );
     let reproduction = run.reproduction(&nb);
     let found = Verification {
         notebook: &args.notebook,
@@ -178,6 +264,20 @@ fn summary(v: &Verification<'_>) -> String {
         ));
     }
     out
+}
+
+/// Keeps the built environments within their budget, `keep` (the one just used) whatever
+/// its size; says what went.
+pub(super) fn keep_envs_within_budget(global: &super::args::GlobalArgs, envs: &Path, keep: &Path) {
+    for gone in verify::keep_within(envs, global.env_cache_budget(), keep) {
+        if !global.quiet {
+            eprintln!(
+                "note: removed the environment {} ({}, least recently used) to stay within NBENV_ENV_CACHE_SIZE",
+                gone.root.display(),
+                super::index::human_size(gone.bytes)
+            );
+        }
+    }
 }
 
 /// `cell 2: environment: ...`: a failure with the cell it stopped in, when known.

@@ -20,6 +20,9 @@ const PIP_FOR_PYTHON_3_6: &str = "pip==21.3.1";
 pub struct InstallOptions {
     /// Wheels only: building sdists of old releases mostly fails and runs their setup.py.
     pub only_binary: bool,
+    /// With `only_binary`, wheels only for these packages (the rest may build from sdists);
+    /// empty: for every package.
+    pub only_binary_packages: Vec<String>,
     /// Ignore anything uploaded after this time (uv only), so dependencies are the ones that
     /// existed when the release came out.
     pub exclude_newer: Option<jiff::Timestamp>,
@@ -29,6 +32,17 @@ pub struct InstallOptions {
     /// torch: an install that needs it fails to resolve instead).
     pub constraints: Vec<String>,
     pub timeout: Duration,
+}
+
+impl InstallOptions {
+    /// `:all:`, or the packages that must come as wheels.
+    fn binary_format(&self) -> String {
+        if self.only_binary_packages.is_empty() {
+            ":all:".to_string()
+        } else {
+            self.only_binary_packages.join(",")
+        }
+    }
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -52,6 +66,21 @@ pub struct Venv {
 }
 
 impl Venv {
+    /// An environment already built at `root` (by [`Venv::create`]), to install more into:
+    /// Python 2 environments install with their own pip, as they were built.
+    pub fn existing(root: &Path, interpreter: &Interpreter, installer: &Installer) -> Self {
+        let old = interpreter.version < PythonVersion::new(3, 6);
+        Self {
+            python: root.join("bin").join("python"),
+            root: root.to_path_buf(),
+            installer: if old {
+                Installer::Pip
+            } else {
+                installer.clone()
+            },
+        }
+    }
+
     pub fn create(
         root: &Path,
         interpreter: &Interpreter,
@@ -127,7 +156,7 @@ impl Venv {
                 c.args(["pip", "install", "--quiet", "--python"])
                     .arg(&self.python);
                 if options.only_binary {
-                    c.args(["--only-binary", ":all:"]);
+                    c.args(["--only-binary", &options.binary_format()]);
                 }
                 if let Some(time) = &options.exclude_newer {
                     c.arg("--exclude-newer").arg(time.to_string());
@@ -148,7 +177,7 @@ impl Venv {
                     "--no-input",
                 ]);
                 if options.only_binary {
-                    c.arg("--only-binary=:all:");
+                    c.arg(format!("--only-binary={}", options.binary_format()));
                 }
                 if let Some(url) = &options.index_url {
                     c.args(["--index-url", url]);

@@ -178,6 +178,40 @@ pub fn choose<T, E>(
     Err(passed_over)
 }
 
+/// For running the notebook here when its evidence names only interpreters not installed:
+/// the newest installed Python that the notebook's *code* allows. Where it last ran (kernel
+/// metadata, interpreter paths in outputs) and what the repository declares say where it was
+/// written, not what its code needs; syntax, removed builtins and standard-library modules
+/// do, and are kept. `None` when an allowed interpreter is installed, or none fits the code.
+pub fn runnable_fallback(
+    evidence: &PythonEvidence,
+    installed: &[Interpreter],
+) -> Option<PythonVersion> {
+    let plan = InterpreterPlan::new(evidence, None, installed);
+    if plan.candidates.iter().any(|c| c.installed.is_some()) {
+        return None;
+    }
+    let code = evidence
+        .hints
+        .iter()
+        .filter(|h| !h.weak)
+        .filter(|h| {
+            matches!(
+                h.reason,
+                HintReason::Python2Syntax
+                    | HintReason::Python2Name
+                    | HintReason::SyntaxFeature
+                    | HintReason::StdlibModule
+            )
+        })
+        .fold(PythonRange::default(), |range, h| range.intersect(&h.range));
+    installed
+        .iter()
+        .map(|i| i.version.feature())
+        .filter(|v| KNOWN_VERSIONS.contains(v) && code.contains(*v))
+        .max()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -234,6 +268,69 @@ mod tests {
         let o = order(&any);
         assert_eq!(&o[..3], ["3.11*", "2.7*", "3.14"]);
         assert_eq!(o.last().unwrap(), "3.6");
+    }
+
+    #[test]
+    fn a_notebook_that_ran_on_a_python_not_installed_runs_on_the_newest_its_code_allows() {
+        use crate::notebook::VersionHint;
+        let hint = |reason, range, weak| VersionHint {
+            reason,
+            detail: String::new(),
+            range,
+            weak,
+            count: 1,
+            at: None,
+        };
+        let py37 = PythonRange::exactly(PythonVersion::new(3, 7));
+        let mut ev = evidence(py37, false);
+        ev.hints = vec![
+            hint(HintReason::LanguageInfo, py37, false),
+            // f-strings: 3.6 and later.
+            hint(
+                HintReason::SyntaxFeature,
+                PythonRange::at_least(PythonVersion::new(3, 6)),
+                false,
+            ),
+            // `imp`, weakly (inside a try): does not bind.
+            hint(
+                HintReason::StdlibModule,
+                PythonRange::at_most(PythonVersion::new(3, 11)),
+                true,
+            ),
+        ];
+        let machine = installed(&[(3, 13), (3, 11), (2, 7)]);
+        assert_eq!(
+            runnable_fallback(&ev, &machine),
+            Some(PythonVersion::new(3, 13))
+        );
+        // 3.7 installed: nothing to fall back from.
+        assert_eq!(runnable_fallback(&ev, &installed(&[(3, 7), (3, 13)])), None);
+        // Python 2 code that last ran on 3.7 (a contradiction in the code: f-strings too):
+        // nothing installed fits the code, no fallback.
+        ev.hints.push(hint(
+            HintReason::Python2Syntax,
+            PythonRange::at_most(PythonVersion::new(2, 7)),
+            false,
+        ));
+        assert_eq!(runnable_fallback(&ev, &machine), None);
+        // Python 2 code written on 2.7.15, on a machine with 3.x only: nothing to run it on.
+        let py27 = PythonRange::exactly(PythonVersion::new(2, 7));
+        let mut py2 = evidence(py27, false);
+        py2.hints = vec![
+            hint(HintReason::LanguageInfo, py27, false),
+            hint(
+                HintReason::Python2Syntax,
+                PythonRange::at_most(PythonVersion::new(2, 7)),
+                false,
+            ),
+        ];
+        assert_eq!(runnable_fallback(&py2, &installed(&[(3, 13)])), None);
+        // Metadata alone (no code evidence): any installed Python, the newest.
+        py2.hints.pop();
+        assert_eq!(
+            runnable_fallback(&py2, &installed(&[(3, 13), (3, 11)])),
+            Some(PythonVersion::new(3, 13))
+        );
     }
 
     #[test]

@@ -6,7 +6,8 @@
 //! indented raises IndentationError where earlier IPythons (and Jupyter then) dedented it. It
 //! is installed in the same command as the requirements, so the installer resolves them
 //! together and the runtime cannot break what the notebook needs; the interpreter's own
-//! Requires-Python picks an IPython it runs (5.x on 2.7).
+//! Requires-Python picks an IPython it runs (5.x on 2.7). Wheels-only applies to the
+//! requirements; the runtime's own dependencies may build from sdists.
 //!
 //! [`EnvPlan`] is what to build (pure: its key is a hash of the interpreter, the requirements'
 //! text and the options); [`prepare`] builds it, or finds it built. A half-built environment
@@ -15,7 +16,10 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+use pep508_rs::pep440_rs::Version;
 use sha2::{Digest, Sha256};
+
+use crate::names::DistName;
 
 use crate::python::{InstallOptions, Installer, Interpreter, Tools, Venv, VenvError};
 
@@ -75,8 +79,18 @@ pub struct PreparedEnv {
     pub python: PathBuf,
     /// Found in the cache rather than built now.
     pub reused: bool,
+    /// Creating the venv and installing into it; zero when reused.
     #[serde(serialize_with = "seconds")]
     pub build_time: Duration,
+    #[serde(serialize_with = "seconds")]
+    pub venv_time: Duration,
+    #[serde(serialize_with = "seconds")]
+    pub install_time: Duration,
+    /// The kernel runtime as installed (`ipython==7.34.0` and what it needs that the
+    /// requirements do not): its lock, never part of the requirements.
+    pub kernel_runtime: Vec<String>,
+    /// Dependencies of the requirements that they leave unpinned, as installed.
+    pub unpinned_dependencies: Vec<String>,
 }
 
 fn seconds<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
@@ -109,11 +123,21 @@ pub fn prepare(
     let root = cache.join(plan.key());
     let python = root.join("bin").join("python");
     if plan.is_built(cache) {
+        let (kernel_runtime, unpinned_dependencies) = beyond_requirements(&root, plan);
+        // Its last use, for the budget: the least recently used go first.
+        let _ = std::fs::File::options()
+            .append(true)
+            .open(root.join(READY))
+            .and_then(|f| f.set_modified(std::time::SystemTime::now()));
         return Ok(PreparedEnv {
             root,
             python,
+            kernel_runtime,
+            unpinned_dependencies,
             reused: true,
             build_time: Duration::ZERO,
+            venv_time: Duration::ZERO,
+            install_time: Duration::ZERO,
         });
     }
     let started = Instant::now();
@@ -126,11 +150,13 @@ pub fn prepare(
     if building.exists() {
         std::fs::remove_dir_all(&building).map_err(io("removing", &building))?;
     }
-    let result = build(plan, &building, installer, tools, timeout);
-    if let Err(e) = result {
-        let _ = std::fs::remove_dir_all(&building);
-        return Err(e);
-    }
+    let (venv_time, install_time) = match build(plan, &building, installer, tools, timeout) {
+        Ok(times) => times,
+        Err(e) => {
+            let _ = std::fs::remove_dir_all(&building);
+            return Err(e);
+        }
+    };
     if root.exists() {
         // Left incomplete by an interrupted build: replaced.
         std::fs::remove_dir_all(&root).map_err(io("removing", &root))?;
@@ -139,12 +165,117 @@ pub fn prepare(
     // venv works under its final name (its console scripts' shebangs do not, and are unused).
     std::fs::rename(&building, &root).map_err(io("renaming", &building))?;
     std::fs::write(root.join(READY), ready_record(plan)).map_err(io("writing", &root))?;
+    let (kernel_runtime, unpinned_dependencies) = beyond_requirements(&root, plan);
     Ok(PreparedEnv {
+        kernel_runtime,
+        unpinned_dependencies,
         root,
         python,
         reused: false,
         build_time: started.elapsed(),
+        venv_time,
+        install_time,
     })
+}
+
+/// One distribution installed in an environment, with what it requires there.
+#[derive(Debug, Clone)]
+struct Installed {
+    dist: DistName,
+    version: Version,
+    /// Requires-Dist names whose markers hold on the environment's Python (no extras).
+    requires: Vec<DistName>,
+}
+
+/// The distributions installed in the environment at `root`, read from its `.dist-info`
+/// (and old `.egg-info`) directories, with their requirements evaluated for `python`.
+fn installed(root: &Path, python: crate::python::PythonVersion) -> Vec<Installed> {
+    let target = crate::resolve::solver::Target::new(python.feature());
+    let mut found: Vec<Installed> = Vec::new();
+    let lib = root.join("lib");
+    for site in std::fs::read_dir(&lib).into_iter().flatten().flatten() {
+        let site = site.path().join("site-packages");
+        for entry in std::fs::read_dir(&site).into_iter().flatten().flatten() {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            let (stem, metadata) = if let Some(stem) = name.strip_suffix(".dist-info") {
+                (stem, entry.path().join("METADATA"))
+            } else if let Some(stem) = name.strip_suffix(".egg-info") {
+                (stem, entry.path().join("PKG-INFO"))
+            } else {
+                continue;
+            };
+            // `IPython-7.34.0` (an egg-info may add `-py2.7`).
+            let mut parts = stem.splitn(3, '-');
+            let (Some(dist), Some(version)) = (parts.next(), parts.next()) else {
+                continue;
+            };
+            let (Ok(dist), Ok(version)) = (DistName::new(dist), version.parse::<Version>()) else {
+                continue;
+            };
+            let text = std::fs::read_to_string(&metadata).unwrap_or_default();
+            let requires = text
+                .lines()
+                .take_while(|l| !l.is_empty())
+                .filter_map(|l| l.strip_prefix("Requires-Dist:"))
+                .filter_map(|r| crate::names::parse_requirement(r.trim()).ok())
+                .filter(|r| r.evaluate_markers(target.markers(), &[]))
+                .filter_map(|r| DistName::new(r.name.as_ref()).ok())
+                .collect();
+            found.push(Installed {
+                dist,
+                version,
+                requires,
+            });
+        }
+    }
+    found.sort_by(|a, b| a.dist.cmp(&b.dist));
+    found.dedup_by(|a, b| a.dist == b.dist);
+    found
+}
+
+/// What the environment holds beyond the plan's pins, split in two: the kernel runtime
+/// (IPython, ipykernel when a Jupyter kernel was added, and what they need that the
+/// requirements do not), and the requirements' own dependencies that they leave unpinned.
+fn beyond_requirements(root: &Path, plan: &EnvPlan) -> (Vec<String>, Vec<String>) {
+    let all = installed(root, plan.interpreter.version);
+    let closure = |from: Vec<DistName>| -> Vec<DistName> {
+        let mut seen: Vec<DistName> = Vec::new();
+        let mut stack = from;
+        while let Some(d) = stack.pop() {
+            if seen.contains(&d) {
+                continue;
+            }
+            if let Some(i) = all.iter().find(|i| i.dist == d) {
+                stack.extend(i.requires.iter().cloned());
+            }
+            seen.push(d);
+        }
+        seen
+    };
+    let pinned: Vec<DistName> = super::repair::pinned(&plan.requirements)
+        .into_iter()
+        .map(|(d, _)| d)
+        .collect();
+    let needed = closure(pinned.clone());
+    let runtime_roots = ["ipython", "ipykernel"]
+        .into_iter()
+        .filter_map(|n| DistName::new(n).ok())
+        .collect();
+    let runtime = closure(runtime_roots);
+    let tools = |d: &DistName| matches!(d.as_str(), "pip" | "setuptools" | "wheel" | "distribute");
+    let (mut kernel, mut dependencies) = (Vec::new(), Vec::new());
+    for i in all
+        .iter()
+        .filter(|i| !pinned.contains(&i.dist) && !tools(&i.dist))
+    {
+        let pin = format!("{}=={}", i.dist, i.version);
+        if runtime.contains(&i.dist) && !needed.contains(&i.dist) {
+            kernel.push(pin);
+        } else {
+            dependencies.push(pin);
+        }
+    }
+    (kernel, dependencies)
 }
 
 fn ready_record(plan: &EnvPlan) -> String {
@@ -164,17 +295,30 @@ fn build(
     installer: &Installer,
     tools: &Tools,
     timeout: Duration,
-) -> Result<(), EnvError> {
+) -> Result<(Duration, Duration), EnvError> {
+    let started = Instant::now();
     let venv =
         Venv::create(root, &plan.interpreter, installer, tools, timeout).map_err(EnvError::Venv)?;
+    let venv_time = started.elapsed();
     let file = root.join("nbenv-requirements.txt");
     std::fs::write(&file, &plan.requirements).map_err(|source| EnvError::Io {
         what: "writing",
         path: file.clone(),
         source,
     })?;
+    // The requirements come as wheels; what the kernel runtime needs beyond them may build
+    // (IPython 5 on Python 2.7 needs `simplegeneric` and `scandir`, which are sdists only).
+    let only_binary_packages = if plan.kernel_runtime {
+        super::repair::pinned(&plan.requirements)
+            .into_iter()
+            .map(|(dist, _)| dist.to_string())
+            .collect()
+    } else {
+        Vec::new()
+    };
     let options = InstallOptions {
         only_binary: plan.only_binary,
+        only_binary_packages,
         index_url: plan.index_url.clone(),
         timeout,
         ..InstallOptions::default()
@@ -183,12 +327,80 @@ fn build(
     if plan.kernel_runtime {
         args.push(KERNEL_RUNTIME.to_string());
     }
+    let started = Instant::now();
     match venv.install(&args, &options) {
-        Ok(_) => Ok(()),
+        Ok(_) => Ok((venv_time, started.elapsed())),
         Err(VenvError::Install { detail, .. }) => Err(EnvError::Install {
             python: plan.interpreter.version.to_string(),
             detail,
         }),
         Err(e) => Err(EnvError::Venv(e)),
     }
+}
+
+/// A complete environment in the cache, as the budget sees it.
+#[derive(Debug, Clone)]
+pub struct CachedEnv {
+    pub root: PathBuf,
+    pub bytes: u64,
+    pub last_used: std::time::SystemTime,
+}
+
+/// The complete environments under `cache`, least recently used first. Directories being
+/// built (`.<key>-<pid>`) are not among them.
+pub fn cached_environments(cache: &Path) -> Vec<CachedEnv> {
+    let mut found: Vec<CachedEnv> = std::fs::read_dir(cache)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter(|e| !e.file_name().to_string_lossy().starts_with('.'))
+        .filter_map(|e| {
+            let root = e.path();
+            let last_used = std::fs::metadata(root.join(READY)).ok()?.modified().ok()?;
+            Some(CachedEnv {
+                bytes: dir_bytes(&root),
+                root,
+                last_used,
+            })
+        })
+        .collect();
+    found.sort_by_key(|e| e.last_used);
+    found
+}
+
+/// Removes the least recently used environments until those left hold `budget` bytes at
+/// most; `keep` (the one just used) stays whatever its size. Returns what was removed.
+pub fn keep_within(cache: &Path, budget: u64, keep: &Path) -> Vec<CachedEnv> {
+    let all = cached_environments(cache);
+    let mut total: u64 = all.iter().map(|e| e.bytes).sum();
+    let mut removed = Vec::new();
+    for env in all {
+        if total <= budget {
+            break;
+        }
+        if env.root == keep {
+            continue;
+        }
+        if std::fs::remove_dir_all(&env.root).is_ok() {
+            total = total.saturating_sub(env.bytes);
+            removed.push(env);
+        }
+    }
+    removed
+}
+
+/// Bytes of the files under `dir` (links not followed).
+fn dir_bytes(dir: &Path) -> u64 {
+    let mut total = 0;
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for entry in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+            match entry.file_type() {
+                Ok(t) if t.is_dir() => stack.push(entry.path()),
+                Ok(t) if t.is_file() => total += entry.metadata().map_or(0, |m| m.len()),
+                _ => {}
+            }
+        }
+    }
+    total
 }

@@ -14,28 +14,40 @@
 //! [`ExecutionOrder`] reads the stored execution counts as evidence of out-of-order
 //! authoring.
 
+mod blame;
 mod cell_run;
 mod environment;
 mod executability;
+mod executed;
+mod kernel_spec;
 mod normalize;
 mod options;
 mod order;
 mod plain;
 mod plan;
 mod protocol;
+mod record;
 mod repair;
 mod reproduce;
 mod run;
+pub mod sandbox;
 mod workdir;
 
+pub use blame::blamed;
 pub use cell_run::{CellRun, CellStatus};
-pub use environment::{prepare, EnvError, EnvPlan, PreparedEnv, KERNEL_RUNTIME};
+pub use environment::{
+    cached_environments, keep_within, prepare, CachedEnv, EnvError, EnvPlan, PreparedEnv,
+    KERNEL_RUNTIME,
+};
 pub use executability::Executability;
+pub use executed::executed_notebook;
+pub use kernel_spec::{install_kernel_spec, kernel_name, KernelSpecError};
 pub use normalize::normalize;
 pub use options::{KernelMode, RunOptions};
 pub use order::{ExecutionOrder, StoredCount};
 pub use plain::plain_source;
 pub use plan::{PlannedCell, RunPlan};
-pub use repair::{lessons, teach, Lesson};
+pub use record::{run_record, RunContext, RunEnded};
+pub use repair::{install_lessons, lessons, pinned, teach, Lesson};
 pub use reproduce::{compare, CellComparison, Difference, Reproduction};
 pub use run::{run_notebook, NotebookRun, RunEnd, RunError, RunnerMode, RUNNER};

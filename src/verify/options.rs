@@ -39,6 +39,9 @@ pub struct RunOptions {
     pub copy_limit: u64,
     /// Environment variables added for the run.
     pub env: Vec<(String, String)>,
+    /// Run confined ([`super::sandbox`]): no network, resource limits, a temporary HOME,
+    /// none of the caller's environment variables.
+    pub sandbox: bool,
 }
 
 impl Default for RunOptions {
@@ -53,6 +56,7 @@ impl Default for RunOptions {
             directory: None,
             copy_limit: 1 << 30,
             env: Vec::new(),
+            sandbox: false,
         }
     }
 }

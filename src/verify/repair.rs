@@ -7,8 +7,9 @@
 use pep508_rs::pep440_rs::Version;
 use serde::Serialize;
 
+use crate::bank::store::FailedStep;
 use crate::names::{ApiPath, DistName, ModulePath};
-use crate::notebook::failure::{Cause, Failure};
+use crate::notebook::failure::{Cause, Failure, InstallReason};
 use crate::notebook::{ApiUse, Location, Origin, ThirdPartyImport, Usage, UseKind};
 use crate::resolve::infer::Inference;
 
@@ -22,6 +23,14 @@ pub enum Lesson {
     Module { module: ModulePath, cell: u32 },
     /// This release failed the notebook: resolve without it.
     Exclude { dist: DistName, version: Version },
+    /// This release is broken on the run's Python, whatever the notebook (it failed to
+    /// install, or to import beside the rest of the environment): recorded in the bank, so
+    /// that later resolutions for that Python pass it over too.
+    Broken {
+        dist: DistName,
+        version: Version,
+        step: FailedStep,
+    },
 }
 
 /// The lessons of `failure` for a run of `inference`'s environment.
@@ -52,6 +61,29 @@ pub fn lessons(failure: &Failure, inference: &Inference) -> Vec<Lesson> {
         Cause::MissingApi { api } => api.clone(),
         Cause::MissingMember { api: Some(api), .. } => api.clone(),
         Cause::BadKeyword { api: Some(api), .. } | Cause::BadArguments { api, .. } => api.clone(),
+        // A binary built against other releases than those installed beside it: the
+        // release that says so is broken here.
+        Cause::IncompatibleBuild {
+            library: Some(library),
+            ..
+        } => {
+            return provider(inference, library.top_level())
+                .map(|(dist, version)| Lesson::Broken {
+                    dist,
+                    version,
+                    step: FailedStep::Import,
+                })
+                .into_iter()
+                .collect()
+        }
+        // A library calling another in a way the installed release of it does not take:
+        // this notebook does without the release that raised.
+        Cause::LibraryMismatch { library, .. } => {
+            return provider(inference, library.top_level())
+                .map(|(dist, version)| Lesson::Exclude { dist, version })
+                .into_iter()
+                .collect()
+        }
         _ => return Vec::new(),
     };
     with_exclusion(inference, Lesson::Api { api, cell })
@@ -73,6 +105,46 @@ fn with_exclusion(inference: &Inference, lesson: Lesson) -> Vec<Lesson> {
         out.push(Lesson::Exclude { dist, version });
     }
     out
+}
+
+/// The lessons of an environment that could not be built (`failure`, classified from the
+/// installer's report `detail`) from `pins` (what was asked for): a release the installer
+/// names as having no file that fits or as failing to build is broken on this Python. The
+/// network, a conflict or anything else blames no release.
+pub fn install_lessons(
+    failure: &Failure,
+    detail: &str,
+    pins: &[(DistName, Version)],
+) -> Vec<Lesson> {
+    let Cause::Install {
+        reason: InstallReason::NoMatchingDistribution | InstallReason::BuildFailed,
+        ..
+    } = failure.cause
+    else {
+        return Vec::new();
+    };
+    super::blamed(detail, pins)
+        .into_iter()
+        .map(|(dist, version)| Lesson::Broken {
+            dist,
+            version,
+            step: FailedStep::Install,
+        })
+        .collect()
+}
+
+/// What a requirements file pins exactly (`name==version` lines), for [`install_lessons`].
+pub fn pinned(requirements: &str) -> Vec<(DistName, Version)> {
+    requirements
+        .lines()
+        .map(|l| l.split('#').next().unwrap_or_default().trim())
+        .filter_map(|l| {
+            let spec = l.split([' ', ';', '\\']).next()?;
+            let (name, version) = spec.split_once("==")?;
+            let name = name.split('[').next()?;
+            Some((DistName::new(name).ok()?, version.trim().parse().ok()?))
+        })
+        .collect()
 }
 
 /// The distribution pinned for an import name, and its version.
@@ -121,7 +193,7 @@ pub fn teach(usage: &mut Usage, lessons: &[Lesson]) -> bool {
                 });
                 new = true;
             }
-            Lesson::Exclude { .. } => {}
+            Lesson::Exclude { .. } | Lesson::Broken { .. } => {}
         }
     }
     new

@@ -16,6 +16,7 @@ use super::order::ExecutionOrder;
 use super::plan::RunPlan;
 use super::protocol::{self, Parsed, Record, RecordStatus};
 use super::reproduce::{self, Reproduction};
+use super::sandbox::{self, SandboxLimits};
 use super::workdir;
 use crate::notebook::failure::{classify, Failure, FailureContext};
 use crate::notebook::Notebook;
@@ -43,6 +44,9 @@ pub enum RunError {
     DirectoryTooLarge { dir: PathBuf, limit: u64 },
     #[error(transparent)]
     Start(#[from] ProcessError),
+    /// The confined runner could not start: no network namespace here, or a limit refused.
+    #[error("the sandboxed runner could not start: {0}")]
+    Sandbox(ProcessError),
     /// The interpreter ended before the runner said anything: not a working Python, or one
     /// older than 2.7.
     #[error("the runner did not start with {}: {detail}", python.display())]
@@ -164,6 +168,10 @@ pub fn run_notebook(
     workdir::copy_tree(&source, &work, opts.copy_limit, scratch.path())?;
 
     let mut cmd = Command::new(python);
+    if opts.sandbox {
+        sandbox::environment(&mut cmd, scratch.path(), python).map_err(RunError::Scratch)?;
+        sandbox::confine(&mut cmd, SandboxLimits::for_run(opts.total_timeout));
+    }
     cmd.arg("-c")
         .arg(BOOTSTRAP)
         .arg(RUNNER)
@@ -185,7 +193,13 @@ pub fn run_notebook(
         head: 16 << 20,
         tail: 240 << 20,
     };
-    let finished = run_capped(cmd, &input, opts.total_timeout, cap)?;
+    let finished = run_capped(cmd, &input, opts.total_timeout, cap).map_err(|e| {
+        if opts.sandbox {
+            RunError::Sandbox(e)
+        } else {
+            RunError::Start(e)
+        }
+    })?;
     if finished.interrupted {
         return Err(RunError::Interrupted);
     }

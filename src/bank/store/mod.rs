@@ -16,6 +16,7 @@ mod query;
 mod registry;
 mod release_set;
 mod resolve;
+mod runs;
 mod schema;
 mod stats;
 mod summaries;
@@ -42,6 +43,7 @@ pub use query::{
 };
 pub use registry::{NoSources, ReleaseInfo, ReleaseRow, ReleaseStatus, RuntimeStatus};
 pub use release_set::{CorruptReleaseSet, ReleaseSet};
+pub use runs::{FailedRelease, FailedStep, ReleaseFailure, RunOutcome, RunRecord};
 pub use schema::{EXTRACTOR_VERSION, SCHEMA_VERSION};
 pub use stats::{BankStats, SourcelessRelease, UnknownShare};
 pub use summaries::SummaryStore;

@@ -18,6 +18,8 @@
 //! - `apis.open` holds the releases where names under an API may exist that static reading
 //!   cannot list: there a name not found is unknown, not absent; `apis.external` those where
 //!   the name is bound to another distribution's object (`pandas.np`);
+//! - what verifications saw (`run_notebooks`, `run_releases`: releases that failed to install
+//!   or import on an interpreter) is kept apart in `run_*` tables ([`super::RunRecord`]);
 //! - the per-file summary cache lives apart, in the cache directory ([`super::SummaryStore`]).
 
 use rusqlite::{params, Connection, Transaction};
@@ -26,7 +28,7 @@ use super::ids::{DistId, Slot};
 use super::release_set::ReleaseSet;
 
 /// The schema this build writes. Older banks are migrated on open; newer ones are refused.
-pub const SCHEMA_VERSION: u32 = 3;
+pub const SCHEMA_VERSION: u32 = 4;
 
 /// Bumped when extraction or flow changes what a release's APIs are, so that stale releases
 /// can be told apart from fresh ones (and indexed again by the next build).
@@ -165,7 +167,46 @@ CREATE TABLE file_requires_dist (
 type Migration = fn(&Transaction<'_>) -> rusqlite::Result<()>;
 
 /// Each entry upgrades the schema from version `i` to `i + 1`.
-const MIGRATIONS: &[Migration] = &[|tx| tx.execute_batch(V1), to_v2, to_v3];
+const MIGRATIONS: &[Migration] = &[
+    |tx| tx.execute_batch(V1),
+    to_v2,
+    to_v3,
+    |tx| tx.execute_batch(V4),
+];
+
+/// Version 4: what verifications saw. Run records live in their own tables (named `run_*`, so
+/// that a snapshot can leave them out) and name distributions by normalized name, not by id:
+/// a run may install releases the bank never indexed.
+const V4: &str = r#"
+CREATE TABLE run_notebooks (
+    id INTEGER PRIMARY KEY,
+    notebook TEXT NOT NULL,
+    notebook_sha256 TEXT NOT NULL,
+    command TEXT NOT NULL,
+    round INTEGER NOT NULL,
+    python TEXT NOT NULL,
+    started_at INTEGER NOT NULL,
+    seconds REAL NOT NULL,
+    requirements TEXT NOT NULL,
+    outcome TEXT NOT NULL,
+    cells_run INTEGER,
+    code_cells INTEGER,
+    failure_class TEXT,
+    failure_kind TEXT,
+    failure_cell INTEGER,
+    detail TEXT
+);
+CREATE TABLE run_releases (
+    run_id INTEGER NOT NULL REFERENCES run_notebooks(id),
+    dist TEXT NOT NULL,
+    version TEXT NOT NULL,
+    python TEXT NOT NULL,
+    outcome TEXT NOT NULL,
+    detail TEXT NOT NULL,
+    PRIMARY KEY (run_id, dist, version)
+) WITHOUT ROWID;
+CREATE INDEX run_releases_by_dist ON run_releases(dist, python);
+"#;
 
 /// Version 3 keeps a distribution's paths in chunks, so that a release adding paths writes
 /// only those (see [`super::PathDictionary`]); each old dictionary becomes its first chunk.

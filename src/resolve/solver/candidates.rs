@@ -12,6 +12,7 @@ use super::exclusion::Exclusion;
 use super::options::SolveOptions;
 use super::requires_python;
 use super::target::Target;
+use crate::names::DistName;
 use crate::pypi::{DistFile, FileKind, ReleaseFile};
 
 /// What the root asks of one distribution beyond its range.
@@ -21,6 +22,27 @@ pub(crate) struct RootPolicy {
     pub pinned: Vec<Version>,
     /// A root specifier names a pre-release: pre-releases rank with stable ones.
     pub prereleases: bool,
+}
+
+/// A release that failed on the target's Python in an earlier run, unless a root pins it (the
+/// notebook's own `pip install x==v` is kept: the run record says why it may fail).
+fn failed_before(
+    dist: &DistName,
+    release: &Release,
+    target: &Target,
+    options: &SolveOptions,
+) -> Option<Exclusion> {
+    let python = target.python().feature();
+    options
+        .failed
+        .iter()
+        .rev()
+        .find(|f| &f.dist == dist && f.version == release.version && f.python.feature() == python)
+        .map(|f| Exclusion::FailedBefore {
+            python,
+            step: f.step,
+            at: f.at,
+        })
 }
 
 /// Every release of one distribution with its verdict for the target.
@@ -39,6 +61,7 @@ pub(crate) struct Candidates {
 
 impl Candidates {
     pub fn judge(
+        dist: &DistName,
         releases: Arc<[Release]>,
         target: &Target,
         options: &SolveOptions,
@@ -46,7 +69,14 @@ impl Candidates {
     ) -> Self {
         let verdicts: Vec<Option<Exclusion>> = releases
             .iter()
-            .map(|r| verdict(r, target, options, policy.pinned.contains(&r.version)))
+            .map(|r| {
+                let pinned = policy.pinned.contains(&r.version);
+                verdict(r, target, options, pinned).or_else(|| {
+                    (!pinned)
+                        .then(|| failed_before(dist, r, target, options))
+                        .flatten()
+                })
+            })
             .collect();
         Self {
             releases,
@@ -234,9 +264,20 @@ fn verdict(
         let sdist = files
             .iter()
             .any(|f| matches!(f.kind, FileKind::Sdist { .. }) && in_time(f.upload_time, options));
+        let mut wheels_for: Vec<String> = files
+            .iter()
+            .filter(|f| in_time(f.upload_time, options))
+            .filter_map(|f| match &f.kind {
+                FileKind::Wheel { tags, .. } => Some(tags.python.join(".")),
+                FileKind::Sdist { .. } => None,
+            })
+            .collect();
+        wheels_for.sort();
+        wheels_for.dedup();
         return Some(Exclusion::NoWheel {
             python: target.python(),
             only_sdist: sdist && !options.allow_sdist,
+            wheels_for,
         });
     }
     None

@@ -6,6 +6,7 @@ use std::fmt;
 use jiff::Timestamp;
 use pep508_rs::pep440_rs::VersionSpecifiers;
 
+use crate::bank::store::FailedStep;
 use crate::python::PythonVersion;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -21,9 +22,18 @@ pub enum Exclusion {
     NoWheel {
         python: PythonVersion,
         only_sdist: bool,
+        /// The Python tags its wheels are for (`cp27`, `cp35`), so that the reader sees what
+        /// it was built for.
+        wheels_for: Vec<String>,
     },
     /// Its metadata could not be read.
     Unreadable(String),
+    /// It failed to install or import on the target's Python in an earlier run.
+    FailedBefore {
+        python: PythonVersion,
+        step: FailedStep,
+        at: Timestamp,
+    },
 }
 
 impl fmt::Display for Exclusion {
@@ -34,13 +44,28 @@ impl fmt::Display for Exclusion {
             Exclusion::RequiresPython(spec) => write!(f, "requires Python {spec}"),
             Exclusion::NoWheel {
                 python,
-                only_sdist: true,
-            } => write!(f, "no wheel for CPython {python}, only an sdist"),
-            Exclusion::NoWheel {
-                python,
-                only_sdist: false,
-            } => write!(f, "no wheel for CPython {python}"),
+                only_sdist,
+                wheels_for,
+            } => {
+                // "no wheel for CPython 3.11, only for cp27, cp36 and an sdist"
+                write!(f, "no wheel for CPython {python}")?;
+                match (wheels_for.is_empty(), *only_sdist) {
+                    (true, false) => Ok(()),
+                    (true, true) => f.write_str(", only an sdist"),
+                    (false, sdist) => write!(
+                        f,
+                        ", only for {}{}",
+                        wheels_for.join(", "),
+                        if sdist { " and an sdist" } else { "" }
+                    ),
+                }
+            }
             Exclusion::Unreadable(why) => write!(f, "metadata unreadable: {why}"),
+            Exclusion::FailedBefore { python, step, at } => write!(
+                f,
+                "failed to {step} on Python {python} in a run on {}",
+                at.strftime("%Y-%m-%d")
+            ),
         }
     }
 }

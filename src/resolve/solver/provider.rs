@@ -101,7 +101,7 @@ impl<'a> Provider<'a> {
                     })
                     .cloned()
                     .collect();
-                Candidates::judge(releases, self.target, self.options, &policy)
+                Candidates::judge(dist, releases, self.target, self.options, &policy)
             }
             Err(CatalogError::NotFound { .. }) => Candidates::not_found(),
             Err(e) => return Err(e.into()),

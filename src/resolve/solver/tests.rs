@@ -318,7 +318,7 @@ fn wheel_tags_decide_availability() {
         "{why}"
     );
     assert!(
-        why.contains("old 0.19.2 cannot be installed on CPython 3.11 (no wheel for CPython 3.11, only an sdist)"),
+        why.contains("old 0.19.2 cannot be installed on CPython 3.11 (no wheel for CPython 3.11, only for cp27, cp36 and an sdist)"),
         "{why}"
     );
     // The newest release fits 3.11 but 0.20.0 does not: without a cap, 1.0.0.
@@ -414,6 +414,47 @@ fn exclude_newer_caps_upload_times() {
         &cap("2018-01-01T00:00:00Z"),
     );
     assert!(why.contains("uploaded after 2018-01-01"), "{why}");
+}
+
+#[test]
+fn releases_that_failed_on_the_python_in_a_run_are_passed_over_there_only() {
+    use crate::bank::store::{FailedStep, ReleaseFailure};
+    // lib 2.0 depends on dep; dep 1.5 failed to install on 3.11 (a dependency, not a root).
+    let c = catalog([
+        pure("lib", "1.0"),
+        pure("lib", "2.0").requires("dep>=1"),
+        pure("dep", "1.0"),
+        pure("dep", "1.5"),
+    ]);
+    let failed = |dist: &str, version: &str, python: &str, step| ReleaseFailure {
+        dist: name(dist),
+        version: v(version),
+        python: PythonVersion::parse(python).unwrap(),
+        step,
+        detail: String::new(),
+        at: "2026-11-23T10:00:00Z".parse().unwrap(),
+        notebook: "nb.ipynb".into(),
+    };
+    let options = SolveOptions {
+        failed: vec![
+            failed("dep", "1.5", "3.11", FailedStep::Install),
+            failed("lib", "2.0", "3.10", FailedStep::Import),
+        ],
+        ..SolveOptions::default()
+    };
+    let any = [spec("lib", "", &[])];
+    let on_311 = solved(&c, "3.11", &any, &options);
+    assert_eq!(pins(&on_311), ["dep==1.0", "lib==2.0"]);
+    // On 3.10 lib 2.0 failed to import: 1.0 instead; dep 1.5 is fine there.
+    assert_eq!(pins(&solved(&c, "3.10", &any, &options)), ["lib==1.0"]);
+    // A root that pins the release keeps it; asking only for it says why it is out.
+    let pinned = solved(&c, "3.10", &[spec("lib", "==2.0", &[])], &options);
+    assert_eq!(version_of(&pinned, "lib"), "2.0");
+    let why = failure(&c, "3.10", &[spec("lib", ">=2.0", &["cell 1"])], &options);
+    assert!(
+        why.contains("failed to import on Python 3.10 in a run on 2026-11-23"),
+        "{why}"
+    );
 }
 
 #[test]
@@ -603,8 +644,8 @@ fn the_whole_explanation_of_a_release_with_no_wheel_for_the_target() {
         why,
         "Because the notebook needs scikit-learn <0.20 (cell 4 uses sklearn.cross_validation) \
          and scikit-learn <0.20 has no release installable on CPython 3.11 (0.18.0: no wheel for \
-         CPython 3.11; 0.19.2: no wheel for CPython 3.11, only an sdist), the notebook's \
-         requirements cannot all be met on CPython 3.11."
+         CPython 3.11, only for cp36; 0.19.2: no wheel for CPython 3.11, only for cp27, cp36 and \
+         an sdist), the notebook's requirements cannot all be met on CPython 3.11."
     );
 }
 
@@ -623,6 +664,7 @@ fn candidates_are_counted_and_chosen_segment_by_segment() {
     ]);
     let releases = c.releases(&name("lib")).unwrap();
     let judged = Candidates::judge(
+        &name("lib"),
         releases,
         &target("3.11"),
         &SolveOptions::default(),
