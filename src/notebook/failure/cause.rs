@@ -3,14 +3,14 @@
 
 use std::fmt;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::frame::Frame;
 use crate::names::{ApiPath, ModulePath};
 use crate::python::{PythonRange, PythonVersion};
 
 /// The kind of failure, as the repair loop acts on it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum FailureClass {
     /// The installed environment does not fit the notebook: other releases, another Python

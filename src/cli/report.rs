@@ -1,0 +1,165 @@
+//! `nbenv report FILE...`: the tables over the records of one or more batch outputs (shards
+//! merged), as text, Markdown or JSON.
+
+use std::io::Write as _;
+use std::path::PathBuf;
+
+use anyhow::{Context as _, Result};
+use clap::{Args, ValueEnum};
+use serde::Serialize;
+
+use nbenv::measure::{merge, read_records, Report, Table};
+
+use super::args::GlobalArgs;
+use super::exit::CliError;
+use super::output::{table, write_json};
+
+#[derive(Debug, Args)]
+pub struct ReportArgs {
+    /// Outputs of `nbenv batch` (JSONL), for instance one per shard. A notebook in several
+    /// counts once: the last record of each path and content hash wins.
+    #[arg(required = true, value_name = "FILE")]
+    pub files: Vec<PathBuf>,
+    /// How to print the report.
+    #[arg(long, value_enum, default_value_t, value_name = "FORMAT")]
+    pub format: ReportFormat,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, ValueEnum)]
+pub enum ReportFormat {
+    /// For people: titled, aligned tables.
+    #[default]
+    Text,
+    /// Markdown tables, for a README, an issue or a notebook.
+    Markdown,
+    /// For programs: the counts behind every table, `schema_version` first.
+    Json,
+}
+
+/// What was read of each file.
+#[derive(Debug, Serialize)]
+struct FileRead {
+    path: PathBuf,
+    records: usize,
+    /// A last line cut short (a batch killed mid-write): ignored.
+    truncated: bool,
+    /// Lines that are not records: ignored.
+    malformed: Vec<usize>,
+}
+
+#[derive(Serialize)]
+struct ReportJson<'a> {
+    files: &'a [FileRead],
+    #[serde(flatten)]
+    report: &'a Report,
+}
+
+pub fn run(global: &GlobalArgs, args: &ReportArgs) -> Result<()> {
+    let mut files = Vec::new();
+    let mut records = Vec::new();
+    for path in &args.files {
+        if !path.is_file() {
+            return Err(
+                CliError::not_found(format!("{}: there is no such file", path.display())).into(),
+            );
+        }
+        let file = read_records(path)?;
+        if let Some(t) = file.truncated {
+            if !global.quiet {
+                eprintln!(
+                    "note: {}:{}: ignoring a last line cut short ({} bytes): its batch was interrupted while writing it",
+                    path.display(),
+                    t.line,
+                    t.bytes
+                );
+            }
+        }
+        for (line, why) in &file.malformed {
+            eprintln!(
+                "warning: {}:{line}: not a record, ignored ({why})",
+                path.display()
+            );
+        }
+        files.push(FileRead {
+            path: path.clone(),
+            records: file.records.len(),
+            truncated: file.truncated.is_some(),
+            malformed: file.malformed.iter().map(|(l, _)| *l).collect(),
+        });
+        records.extend(file.records);
+    }
+    let report = Report::of(&merge(records));
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    match args.format {
+        ReportFormat::Json => write_json(
+            &mut out,
+            &ReportJson {
+                files: &files,
+                report: &report,
+            },
+        )?,
+        ReportFormat::Text => out.write_all(text(&report.tables()).as_bytes())?,
+        ReportFormat::Markdown => out.write_all(markdown(&report.tables()).as_bytes())?,
+    }
+    out.flush().context("writing to stdout")
+}
+
+/// Each table under its title, aligned, a blank line between tables.
+pub fn text(tables: &[Table]) -> String {
+    let mut s = String::new();
+    for (i, t) in tables.iter().enumerate() {
+        if i > 0 {
+            s.push('\n');
+        }
+        s.push_str(&t.title);
+        s.push('\n');
+        if t.rows.is_empty() {
+            s.push_str(&format!("  {}\n", t.empty));
+            continue;
+        }
+        let mut rows = vec![t.header.clone()];
+        rows.extend(t.rows.iter().cloned());
+        s.push_str(&table(&rows, "  ", &t.numeric));
+    }
+    s
+}
+
+/// Each table as a Markdown table under a heading.
+pub fn markdown(tables: &[Table]) -> String {
+    let cell = |c: &str| c.replace('|', "\\|");
+    let mut s = String::new();
+    for (i, t) in tables.iter().enumerate() {
+        if i > 0 {
+            s.push('\n');
+        }
+        s.push_str(&format!("### {}\n\n", cell(&t.title)));
+        if t.rows.is_empty() {
+            s.push_str(&format!("_{}_\n", t.empty));
+            continue;
+        }
+        let header: Vec<String> = t.header.iter().map(|h| cell(h)).collect();
+        s.push_str(&format!("| {} |\n", header.join(" | ")));
+        let rule: Vec<&str> = (0..t.header.len())
+            .map(|c| {
+                if t.numeric.contains(&c) {
+                    "---:"
+                } else {
+                    "---"
+                }
+            })
+            .collect();
+        s.push_str(&format!("| {} |\n", rule.join(" | ")));
+        for row in &t.rows {
+            let cells: Vec<String> = row.iter().map(|c| cell(c.trim_start())).collect();
+            let indent = row.first().map_or(0, |c| c.len() - c.trim_start().len());
+            let mut cells = cells;
+            if indent > 0 {
+                // Sub-rows (`  by environment`) keep their nesting visible.
+                cells[0] = format!("&nbsp;&nbsp;{}", cells[0]);
+            }
+            s.push_str(&format!("| {} |\n", cells.join(" | ")));
+        }
+    }
+    s
+}
