@@ -6,8 +6,8 @@
 //! indented raises IndentationError where earlier IPythons (and Jupyter then) dedented it. It
 //! is installed in the same command as the requirements, so the installer resolves them
 //! together and the runtime cannot break what the notebook needs; the interpreter's own
-//! Requires-Python picks an IPython it runs (5.x on 2.7). Wheels-only applies to the
-//! requirements; the runtime's own dependencies may build from sdists.
+//! Requires-Python picks an IPython it runs (5.x on 2.7). Everything comes as wheels, but for
+//! the two dependencies of IPython 5 that never had one ([`RUNTIME_SDISTS_ON_PYTHON2`]).
 //!
 //! [`EnvPlan`] is what to build (pure: its key is a hash of the interpreter, the requirements'
 //! text and the options); [`prepare`] builds it, or finds it built. A half-built environment
@@ -25,6 +25,10 @@ use crate::python::{InstallOptions, Installer, Interpreter, Tools, Venv, VenvErr
 
 /// What the kernel runtime is, as a requirement installed with the notebook's.
 pub const KERNEL_RUNTIME: &str = "ipython<9.1";
+
+/// What the kernel runtime on Python 2.7 (IPython 5) depends on that was only ever published
+/// as sdists: these may build even when wheels only are asked for.
+pub const RUNTIME_SDISTS_ON_PYTHON2: &[&str] = &["simplegeneric", "scandir"];
 
 /// File inside a complete environment: what it was built from.
 const READY: &str = "nbenv-env.json";
@@ -337,19 +341,21 @@ fn build(
         path: file.clone(),
         source,
     })?;
-    // The requirements come as wheels; what the kernel runtime needs beyond them may build
-    // (IPython 5 on Python 2.7 needs `simplegeneric` and `scandir`, which are sdists only).
-    let only_binary_packages = if plan.kernel_runtime {
-        super::repair::pinned(&plan.requirements)
-            .into_iter()
-            .map(|(dist, _)| dist.to_string())
+    // Everything comes as wheels, but for what IPython 5 (the runtime on Python 2.7) needs
+    // and no wheel exists for.
+    let sdists_allowed = if plan.kernel_runtime
+        && plan.interpreter.version < crate::python::PythonVersion::new(3, 0)
+    {
+        RUNTIME_SDISTS_ON_PYTHON2
+            .iter()
+            .map(ToString::to_string)
             .collect()
     } else {
         Vec::new()
     };
     let options = InstallOptions {
         only_binary: plan.only_binary,
-        only_binary_packages,
+        sdists_allowed,
         index_url: plan.index_url.clone(),
         timeout,
         ..InstallOptions::default()
