@@ -188,6 +188,8 @@ pub fn run(global: &GlobalArgs, args: &RestoreArgs) -> Result<()> {
     let envs = context::cache_dir(global).join(ENVS_DIR);
     let mut stopped = Stop::MaxRounds;
     let mut last_env: Option<(PreparedEnv, Interpreter)> = None;
+    // Worked out once, on the first round's Python (every round resolves for the same one).
+    let mut runtime_era: Option<Option<Version>> = None;
     let mut last_run: Option<verify::NotebookRun> = None;
     // Environments this restore built: all but the last are removed at the end.
     let mut built: Vec<PathBuf> = Vec::new();
@@ -219,6 +221,15 @@ pub fn run(global: &GlobalArgs, args: &RestoreArgs) -> Result<()> {
             index_url: (global.index_url() != nbenv::pypi::PYPI_SIMPLE)
                 .then(|| global.index_url().to_string()),
             kernel_runtime: !args.no_kernel_runtime,
+            kernel_runtime_at_most: if args.no_kernel_runtime {
+                None
+            } else {
+                runtime_era
+                    .get_or_insert_with(|| {
+                        super::verify::runtime_era(global, &nb, python, &session.client)
+                    })
+                    .clone()
+            },
         };
         let cx = RunContext {
             notebook: &args.notebook,

@@ -20,8 +20,8 @@ const PIP_FOR_PYTHON_3_6: &str = "pip==21.3.1";
 pub struct InstallOptions {
     /// Wheels only: building sdists of old releases mostly fails and runs their setup.py.
     pub only_binary: bool,
-    /// With `only_binary`, packages that may build from sdists all the same (pip only: the
-    /// interpreters uv cannot serve are the ones whose tools lack wheels).
+    /// With `only_binary`, packages that come from their sdists all the same (`--no-binary`
+    /// for just those: pip and uv both let it override `--only-binary :all:`).
     pub sdists_allowed: Vec<String>,
     /// Ignore anything uploaded after this time (uv only), so dependencies are the ones that
     /// existed when the release came out.
@@ -146,6 +146,9 @@ impl Venv {
                     .arg(&self.python);
                 if options.only_binary {
                     c.args(["--only-binary", ":all:"]);
+                    if !options.sdists_allowed.is_empty() {
+                        c.args(["--no-binary", &options.sdists_allowed.join(",")]);
+                    }
                 }
                 if let Some(time) = &options.exclude_newer {
                     c.arg("--exclude-newer").arg(time.to_string());

@@ -7,7 +7,7 @@
 //! is installed in the same command as the requirements, so the installer resolves them
 //! together and the runtime cannot break what the notebook needs; the interpreter's own
 //! Requires-Python picks an IPython it runs (5.x on 2.7). Everything comes as wheels, but for
-//! the two dependencies of IPython 5 that never had one ([`RUNTIME_SDISTS_ON_PYTHON2`]).
+//! the two dependencies of older IPythons that never had one ([`RUNTIME_SDISTS`]).
 //!
 //! [`EnvPlan`] is what to build (pure: its key is a hash of the interpreter, the requirements'
 //! text and the options); [`prepare`] builds it, or finds it built. A half-built environment
@@ -26,9 +26,11 @@ use crate::python::{InstallOptions, Installer, Interpreter, Tools, Venv, VenvErr
 /// What the kernel runtime is, as a requirement installed with the notebook's.
 pub const KERNEL_RUNTIME: &str = "ipython<9.1";
 
-/// What the kernel runtime on Python 2.7 (IPython 5) depends on that was only ever published
-/// as sdists: these may build even when wheels only are asked for.
-pub const RUNTIME_SDISTS_ON_PYTHON2: &[&str] = &["simplegeneric", "scandir"];
+/// What the kernel runtime depends on that was only ever published as sdists: IPython up to
+/// 7.x needs `simplegeneric`, IPython 5 on Python 2.7 also `scandir`. These two build even
+/// when wheels only are asked for; without them an IPython of those years cannot install,
+/// and the installer quietly falls back to one older still.
+pub const RUNTIME_SDISTS: &[&str] = &["simplegeneric", "scandir"];
 
 /// File inside a complete environment: what it was built from.
 const READY: &str = "nbenv-env.json";
@@ -45,9 +47,19 @@ pub struct EnvPlan {
     /// Install the kernel runtime ([`KERNEL_RUNTIME`]) too; without it the runner executes
     /// cells as plain Python with the common magics translated.
     pub kernel_runtime: bool,
+    /// The newest IPython the runtime may be ([`runtime_of_era`]): the notebook's era.
+    pub kernel_runtime_at_most: Option<Version>,
 }
 
 impl EnvPlan {
+    /// The kernel runtime as a requirement: `ipython<9.1`, capped at the era's release.
+    pub fn runtime_requirement(&self) -> String {
+        match &self.kernel_runtime_at_most {
+            Some(v) => format!("{KERNEL_RUNTIME},<={v}"),
+            None => KERNEL_RUNTIME.to_string(),
+        }
+    }
+
     /// A hash of everything the environment is built from.
     pub fn key(&self) -> String {
         let mut h = Sha256::new();
@@ -56,7 +68,7 @@ impl EnvPlan {
             self.interpreter.version.to_string(),
             self.requirements.clone(),
             self.kernel_runtime.to_string(),
-            KERNEL_RUNTIME.to_string(),
+            self.runtime_requirement(),
             self.only_binary.to_string(),
             self.index_url.clone().unwrap_or_default(),
         ] {
@@ -74,6 +86,27 @@ impl EnvPlan {
         let root = cache.join(self.key());
         root.join(READY).is_file() && root.join("bin").join("python").exists()
     }
+}
+
+/// The IPython of the notebook's era: the newest final release uploaded by `when` (the
+/// notebook's last commit), from `files` (the index's IPython files). A notebook of 2018 runs
+/// under the IPython of 2018, as it did then, not today's. `None` when no release is that old.
+pub fn runtime_of_era(files: &[crate::pypi::DistFile], when: jiff::Timestamp) -> Option<Version> {
+    let mut first_upload: std::collections::BTreeMap<&Version, jiff::Timestamp> =
+        std::collections::BTreeMap::new();
+    for f in files.iter().filter(|f| f.yanked.is_none()) {
+        if let Some(t) = f.upload_time {
+            first_upload
+                .entry(&f.version)
+                .and_modify(|e| *e = (*e).min(t))
+                .or_insert(t);
+        }
+    }
+    first_upload
+        .into_iter()
+        .filter(|(v, t)| *t <= when && !v.any_prerelease() && !v.is_post() && !v.is_dev())
+        .map(|(v, _)| v.clone())
+        .max()
 }
 
 /// A built environment.
@@ -286,7 +319,7 @@ fn ready_record(plan: &EnvPlan) -> String {
     serde_json::json!({
         "interpreter": plan.interpreter.path,
         "python": plan.interpreter.version.to_string(),
-        "kernel_runtime": plan.kernel_runtime.then_some(KERNEL_RUNTIME),
+        "kernel_runtime": plan.kernel_runtime.then(|| plan.runtime_requirement()),
         "only_binary": plan.only_binary,
         "requirements": plan.requirements,
     })
@@ -310,15 +343,9 @@ fn build(
         path: file.clone(),
         source,
     })?;
-    // Everything comes as wheels, but for what IPython 5 (the runtime on Python 2.7) needs
-    // and no wheel exists for.
-    let sdists_allowed = if plan.kernel_runtime
-        && plan.interpreter.version < crate::python::PythonVersion::new(3, 0)
-    {
-        RUNTIME_SDISTS_ON_PYTHON2
-            .iter()
-            .map(ToString::to_string)
-            .collect()
+    // Everything comes as wheels, but for what IPython up to 7.x needs and never had one.
+    let sdists_allowed = if plan.kernel_runtime {
+        RUNTIME_SDISTS.iter().map(ToString::to_string).collect()
     } else {
         Vec::new()
     };
@@ -331,7 +358,7 @@ fn build(
     };
     let mut args = vec!["-r".to_string(), file.display().to_string()];
     if plan.kernel_runtime {
-        args.push(KERNEL_RUNTIME.to_string());
+        args.push(plan.runtime_requirement());
     }
     let started = Instant::now();
     match venv.install(&args, &options) {
@@ -409,4 +436,64 @@ fn dir_bytes(dir: &Path) -> u64 {
         }
     }
     total
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pypi::{DistFile, DistFilename, MetadataHint};
+
+    fn file(name: &str, uploaded: &str, yanked: bool) -> DistFile {
+        let parsed = DistFilename::parse(name, &DistName::new("ipython").unwrap()).unwrap();
+        DistFile {
+            filename: name.into(),
+            url: format!("https://files/{name}"),
+            version: parsed.version,
+            kind: parsed.kind,
+            hashes: Default::default(),
+            requires_python: None,
+            size: None,
+            upload_time: Some(uploaded.parse().unwrap()),
+            yanked: yanked.then(String::new),
+            core_metadata: MetadataHint::Unknown,
+        }
+    }
+
+    #[test]
+    fn the_runtime_of_an_era_is_the_newest_final_release_uploaded_by_then() {
+        let files = [
+            file(
+                "ipython-6.5.0-py3-none-any.whl",
+                "2018-07-28T00:00:00Z",
+                false,
+            ),
+            file(
+                "ipython-7.0.0b1-py3-none-any.whl",
+                "2018-09-01T00:00:00Z",
+                false,
+            ),
+            file(
+                "ipython-7.0.0-py3-none-any.whl",
+                "2018-09-27T00:00:00Z",
+                false,
+            ),
+            // A wheel uploaded later does not make 7.0.0 newer than it was.
+            file("ipython-7.0.0.tar.gz", "2019-01-01T00:00:00Z", false),
+            file(
+                "ipython-7.0.1-py3-none-any.whl",
+                "2018-09-28T00:00:00Z",
+                true,
+            ),
+            file(
+                "ipython-7.1.0-py3-none-any.whl",
+                "2018-10-27T00:00:00Z",
+                false,
+            ),
+        ];
+        let at = |t: &str| runtime_of_era(&files, t.parse().unwrap());
+        assert_eq!(at("2018-10-01T00:00:00Z"), Some("7.0.0".parse().unwrap()));
+        assert_eq!(at("2018-09-15T00:00:00Z"), Some("6.5.0".parse().unwrap()));
+        assert_eq!(at("2030-01-01T00:00:00Z"), Some("7.1.0".parse().unwrap()));
+        assert_eq!(at("2010-01-01T00:00:00Z"), None);
+    }
 }

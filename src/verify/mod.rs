@@ -36,8 +36,8 @@ mod workdir;
 pub use blame::blamed;
 pub use cell_run::{CellRun, CellStatus};
 pub use environment::{
-    cached_environments, keep_within, prepare, CachedEnv, EnvError, EnvPlan, PreparedEnv,
-    KERNEL_RUNTIME,
+    cached_environments, keep_within, prepare, runtime_of_era, CachedEnv, EnvError, EnvPlan,
+    PreparedEnv, KERNEL_RUNTIME,
 };
 pub use executability::Executability;
 pub use executed::executed_notebook;
