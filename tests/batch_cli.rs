@@ -173,30 +173,9 @@ fn the_fixtures_at_stage_usage_each_get_a_record() {
 }
 
 #[test]
-fn stages_not_built_yet_are_refused_with_their_code() {
+fn a_missing_input_is_refused_with_its_code() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("r.jsonl");
-    let fx = fixtures();
-    for stage in ["verify", "restore"] {
-        let (code, _, err) = nbenv(
-            dir.path(),
-            None,
-            &[
-                "batch",
-                fx.to_str().unwrap(),
-                "--stage",
-                stage,
-                "--out",
-                out.to_str().unwrap(),
-            ],
-        );
-        assert_eq!(code, 9, "{err}");
-        assert!(
-            err.contains(&format!("--stage {stage} is not available")),
-            "{err}"
-        );
-    }
-    assert!(!out.exists(), "nothing is written for a refused stage");
     let (code, _, err) = nbenv(
         dir.path(),
         None,

@@ -3,8 +3,10 @@
 //! `error`, `no_solution` or `timeout`), never the end of the batch; a batch run again on
 //! the same output resumes; `--shard K/N` splits a corpus across machines.
 //!
-//! Each stage is one function from a notebook to its record ([`measurer`]); the ones after
-//! `infer` (running notebooks) are not built into this nbenv yet and are refused up front.
+//! Each stage is one function from a notebook to its record ([`measurer`]). The stages that
+//! run notebooks (verify, restore) run each first as it is ([`Baseline`]: in a bare
+//! environment, or the one the pipeline supplies), then in nbenv's environment, round after
+//! round for restore, as `nbenv restore` does.
 
 use std::collections::BTreeMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -20,21 +22,27 @@ use sha2::{Digest, Sha256};
 use nbenv::measure::record::{millis, RecordError, Requirement};
 use nbenv::measure::usage_stage::unreadable;
 use nbenv::measure::{
-    add_resolution, analyse, expand, pool, Appender, CachedBank, Done, Environment, ErrorKind,
-    Input, InputError, NotebookInput, Record, Shard, Stage, Status,
+    add_resolution, analyse, expand, pool, record_runs, Analysed, Appender, CachedBank, Done,
+    Environment, ErrorKind, Input, InputError, NotebookInput, Record, RunOutcome, Runs, Shard,
+    Stage, Status,
 };
+use nbenv::notebook::failure::FailureContext;
 use nbenv::notebook::AnalyzeOptions;
 use nbenv::python::PythonVersion;
 use nbenv::resolve::evidence::SharedBank;
 use nbenv::resolve::infer::{InferError, Inference};
+use nbenv::resolve::interpreter::runnable_fallback;
 use nbenv::resolve::solver::{IndexCatalog, RequiredBy};
+use nbenv::verify::EnvPlan;
 
 use super::args::GlobalArgs;
+use super::context;
 use super::exit::{code_for, CliError, Code};
 use super::infer::{infer_usages_with, InferArgs, InferFormat, InferRun, InferSession, OutOfTime};
 use super::interrupt::{self, Graceful};
 use super::output::count;
 use super::progress::Progress;
+use super::rounds::{run_rounds, NotInstalled, Round, RoundsSpec, Stop};
 
 #[derive(Debug, Args)]
 pub struct BatchArgs {
@@ -48,8 +56,9 @@ pub struct BatchArgs {
     #[arg(long, value_name = "FILE")]
     pub out: PathBuf,
     /// How far to take each notebook: `usage` reads and triages it; `infer` also resolves
-    /// its environment (indexing what the bank lacks, unless --no-index). `verify` and
-    /// `restore` are not available yet.
+    /// its environment (indexing what the bank lacks, unless --no-index); `verify` also
+    /// builds that environment and runs the notebook in it; `restore` also repairs what the
+    /// run reveals, round after round.
     #[arg(long, value_enum, default_value_t = BatchStage::Infer, value_name = "STAGE")]
     pub stage: BatchStage,
     /// Notebooks measured at once. Default: the number of cores.
@@ -82,6 +91,46 @@ pub struct BatchArgs {
     /// Do not read the repository's declarations beside each notebook.
     #[arg(long)]
     pub no_declarations: bool,
+    /// Stages verify and restore: what each notebook runs in first, to measure it as it
+    /// was: `bare` (a venv of the resolved Python with only the kernel runtime), the path
+    /// of a Python interpreter (the environment the pipeline supplies), or `none`.
+    #[arg(long, value_name = "ENV", default_value = "bare")]
+    pub before: Baseline,
+    /// Stage restore: rounds of infer, build and run at most.
+    #[arg(long, default_value_t = 4, value_name = "N", value_parser = super::args::positive)]
+    pub max_rounds: usize,
+    /// Stages verify and restore: seconds each cell may take (within --timeout).
+    #[arg(long, default_value_t = 600, value_name = "SECS", value_parser = seconds)]
+    pub cell_timeout: u64,
+    /// Stages verify and restore: run cells as plain Python, without the kernel runtime.
+    #[arg(long)]
+    pub no_kernel_runtime: bool,
+    #[command(flatten)]
+    pub sandbox: super::verify::SandboxArg,
+}
+
+/// What a notebook runs in before nbenv's environment.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Baseline {
+    /// A venv of the Python nbenv resolved, with nothing but the kernel runtime.
+    Bare,
+    /// The environment the pipeline supplies: this interpreter, as it is.
+    Python(PathBuf),
+    /// No run before: the first round stands for the notebook as it was.
+    None,
+}
+
+impl std::str::FromStr for Baseline {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "bare" => Ok(Baseline::Bare),
+            "none" => Ok(Baseline::None),
+            "" => Err("expected `bare`, `none` or the path of a Python interpreter".into()),
+            path => Ok(Baseline::Python(PathBuf::from(path))),
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -119,12 +168,12 @@ struct Job<'a> {
 /// (nothing is written, so the next run measures it).
 type Measure = fn(&Batch<'_>, &Job<'_>) -> Option<Record>;
 
-/// The function of each stage, when this nbenv has it.
-fn measurer(stage: Stage) -> Option<Measure> {
+/// The function of each stage.
+fn measurer(stage: Stage) -> Measure {
     match stage {
-        Stage::Usage => Some(measure_usage),
-        Stage::Infer => Some(measure_infer),
-        Stage::Verify | Stage::Restore => None,
+        Stage::Usage => measure_usage,
+        Stage::Infer => measure_infer,
+        Stage::Verify | Stage::Restore => measure_runs,
     }
 }
 
@@ -142,20 +191,31 @@ struct Batch<'a> {
     catalog: Option<IndexCatalog<'a>>,
     /// The bank's answers so far (forgotten whenever a notebook's inference writes it).
     bank: Option<CachedBank<SharedBank>>,
+    /// What running notebooks needs (stages verify and restore).
+    runner: Option<Runner>,
+}
+
+/// The installer and where environments are kept, found once for the batch.
+struct Runner {
+    tools: nbenv::python::Tools,
+    installer: nbenv::python::Installer,
+    envs: PathBuf,
 }
 
 pub fn run(global: &GlobalArgs, args: &BatchArgs) -> Result<()> {
     let stage = args.stage.stage();
-    let Some(measure) = measurer(stage) else {
-        return Err(CliError::new(
-            Code::NotYet,
-            format!(
-                "--stage {} is not available in this nbenv yet: use --stage infer (resolution without running) or --stage usage",
-                stage.as_str()
-            ),
-        )
-        .into());
-    };
+    let measure = measurer(stage);
+    if stage >= Stage::Verify {
+        args.sandbox.check()?;
+        if let Baseline::Python(path) = &args.before {
+            nbenv::python::Interpreter::at(path).map_err(|e| {
+                CliError::usage(format!(
+                    "--before {}: not a Python interpreter: {e}",
+                    path.display()
+                ))
+            })?;
+        }
+    }
     let inputs: Vec<Input> = args.inputs.iter().map(|p| Input::classify(p)).collect();
     let all = expand(&inputs, std::io::stdin().lock()).map_err(|e| match e {
         InputError::Missing { .. } => anyhow::Error::new(CliError::not_found(e.to_string())),
@@ -210,7 +270,7 @@ pub fn run(global: &GlobalArgs, args: &BatchArgs) -> Result<()> {
             quiet: true,
             no_progress: true,
             verbose: 0,
-            ..working
+            ..working.clone()
         },
         stage,
         measure,
@@ -224,6 +284,15 @@ pub fn run(global: &GlobalArgs, args: &BatchArgs) -> Result<()> {
         session: session.as_ref(),
         catalog: session.as_ref().map(|s| IndexCatalog::new(&s.client)),
         bank: session.as_ref().map(|s| CachedBank::new(s.bank.clone())),
+        runner: (stage >= Stage::Verify).then(|| {
+            let tools = context::tools(&working, &nbenv::python::discover());
+            let (installer, _) = tools.installer();
+            Runner {
+                tools,
+                installer,
+                envs: context::cache_dir(&working).join(super::verify::ENVS_DIR),
+            }
+        }),
     };
 
     let jobs = args.jobs.unwrap_or_else(|| {
@@ -416,6 +485,7 @@ fn measure_infer(batch: &Batch<'_>, job: &Job<'_>) -> Option<Record> {
             silent: true,
             catalog: batch.catalog.as_ref(),
             bank: batch.bank.as_ref(),
+            failed: &[],
         },
     );
     record.timings.infer_ms = Some(millis(started.elapsed()));
@@ -426,29 +496,234 @@ fn measure_infer(batch: &Batch<'_>, job: &Job<'_>) -> Option<Record> {
             }
             record.environment = Some(environment(&inference));
         }
-        Err(e) if stopped_by_user(&e) => return None,
-        Err(e) if e.chain().any(|c| c.is::<OutOfTime>()) => {
-            record.status = Status::Timeout;
-            record.error = Some(RecordError {
-                kind: ErrorKind::Timeout,
-                message: format!(
-                    "resolution stopped past the limit of {} s",
-                    batch.args.timeout
-                ),
-            });
-        }
-        Err(e) => match no_solution(&e) {
-            Some(why) => {
-                record.status = Status::NoSolution;
-                record.error = Some(RecordError {
-                    kind: ErrorKind::NoSolution,
-                    message: why,
-                });
-            }
-            None => record.failed(error_kind(code_for(&e)), format!("{e:#}")),
-        },
+        Err(e) => failed(&mut record, &e, batch.args.timeout)?,
     }
     Some(record)
+}
+
+/// Records why the stage could not go on for the notebook; `None` when the user stopped the
+/// batch (nothing is written).
+fn failed(record: &mut Record, e: &anyhow::Error, timeout: u64) -> Option<()> {
+    if stopped_by_user(e) {
+        return None;
+    }
+    if e.chain().any(|c| c.is::<OutOfTime>()) {
+        record.status = Status::Timeout;
+        record.error = Some(RecordError {
+            kind: ErrorKind::Timeout,
+            message: format!("stopped past the limit of {timeout} s"),
+        });
+    } else if let Some(why) = no_solution(e) {
+        record.status = Status::NoSolution;
+        record.error = Some(RecordError {
+            kind: ErrorKind::NoSolution,
+            message: why,
+        });
+    } else if e.chain().any(|c| c.is::<NotInstalled>()) {
+        record.failed(ErrorKind::PythonMissing, format!("{e:#}"));
+    } else {
+        record.failed(error_kind(code_for(e)), format!("{e:#}"));
+    }
+    Some(())
+}
+
+/// Stages verify and restore: the notebook analysed and resolved as for stage infer, then
+/// run in nbenv's environment, one round (verify) or round after round until it runs or
+/// nothing more is learned (restore), and run as it was ([`Baseline`]) in the time left.
+fn measure_runs(batch: &Batch<'_>, job: &Job<'_>) -> Option<Record> {
+    let Analysed {
+        mut record,
+        notebook: nb,
+        usage,
+    } = match analyse(
+        job.input,
+        &job.bytes,
+        job.sha256.clone(),
+        batch.stage,
+        &batch.analyze,
+        !batch.args.no_declarations,
+    ) {
+        Ok(a) => a,
+        Err(record) => return Some(*record),
+    };
+    let session = batch.session.expect("opened for the running stages");
+    let runner = batch.runner.as_ref().expect("found for the running stages");
+    let args = batch.args;
+    let mut infer_args = infer_args(args, &job.input.file);
+    if infer_args.python.is_none() {
+        // As restore: on the newest installed Python the code allows, when nothing the
+        // notebook's evidence allows is installed.
+        infer_args.python = runnable_fallback(&usage.python, &session.installed);
+    }
+    let mut usages = vec![(job.input.path.clone(), usage)];
+    let spec = RoundsSpec {
+        notebook: &job.input.file,
+        nb: &nb,
+        max_rounds: if batch.stage == Stage::Verify {
+            1
+        } else {
+            args.max_rounds
+        },
+        allow_sdist: args.allow_sdist,
+        kernel_runtime: !args.no_kernel_runtime,
+        cell_timeout: Duration::from_secs(args.cell_timeout),
+        run_timeout: Duration::from_secs(args.timeout),
+        sandbox: args.sandbox.sandbox,
+        envs: &runner.envs,
+        installer: &runner.installer,
+        tools: &runner.tools,
+        infer: InferRun {
+            deadline: Some(job.deadline),
+            silent: true,
+            catalog: batch.catalog.as_ref(),
+            bank: batch.bank.as_ref(),
+            failed: &[],
+        },
+        command: "batch",
+    };
+    let rounds = match run_rounds(&batch.quiet, &infer_args, session, &mut usages, &spec) {
+        Ok(r) => r,
+        Err(e) => {
+            failed(&mut record, &e, args.timeout)?;
+            return Some(record);
+        }
+    };
+    let inference = rounds
+        .rounds
+        .iter()
+        .rev()
+        .find_map(|r| r.inference.as_deref());
+    if let Some(inference) = inference {
+        if let Some(t) = record.triage.as_mut() {
+            add_resolution(t, &inference.evidence.imports);
+        }
+        record.environment = Some(environment(inference));
+    }
+    let mut run_ms: f64 = rounds.rounds.iter().map(|r| r.seconds.run * 1e3).sum();
+    record.timings.infer_ms = Some(
+        rounds
+            .rounds
+            .iter()
+            .map(|r| r.seconds.resolution * 1e3)
+            .sum(),
+    );
+
+    let past = || Instant::now() >= job.deadline;
+    let before = match (&args.before, rounds.rounds.first()) {
+        (Baseline::None, _) | (_, None) => None,
+        _ if past() => None,
+        (baseline, Some(first)) => {
+            let ran = Instant::now();
+            let outcome = run_before(batch, runner, &spec, baseline, first, &usages[0].1);
+            run_ms += ran.elapsed().as_secs_f64() * 1e3;
+            outcome
+        }
+    };
+    let outcome = |r: &Round| RunOutcome {
+        executability: r.executability,
+        failure: r.first_failure.clone(),
+        ename: r.ename.clone(),
+    };
+    record_runs(
+        &mut record,
+        &Runs {
+            before,
+            rounds: rounds.rounds.iter().map(outcome).collect(),
+            failed: rounds.failed.clone(),
+        },
+    );
+    record.timings.run_ms = Some(run_ms);
+    if rounds.stopped == Stop::TimeLimit
+        || (args.before != Baseline::None && record.executability_before.is_none() && past())
+    {
+        record.status = Status::Timeout;
+        record.error = Some(RecordError {
+            kind: ErrorKind::Timeout,
+            message: format!(
+                "stopped past the limit of {} s after {}",
+                args.timeout,
+                count(rounds.rounds.len(), "round", "rounds")
+            ),
+        });
+    }
+
+    // Only the environment the notebook last ran in is worth keeping, within the budget.
+    let last = rounds.last_env.as_ref().map(|(env, _)| env.root.clone());
+    for root in rounds.built.iter().filter(|r| Some(*r) != last.as_ref()) {
+        nbenv::verify::remove_unused(&runner.envs, root);
+    }
+    if let Some(root) = &last {
+        nbenv::verify::keep_within(&runner.envs, batch.quiet.env_cache_budget(), root);
+    }
+    Some(record)
+}
+
+/// The notebook run as it was: in a bare environment of the Python the first round used, or
+/// with the pipeline's interpreter. `None` when that run could not be had (the bare
+/// environment could not be built, the interpreter could not start).
+fn run_before(
+    batch: &Batch<'_>,
+    runner: &Runner,
+    spec: &RoundsSpec<'_>,
+    baseline: &Baseline,
+    first: &Round,
+    usage: &nbenv::notebook::Usage,
+) -> Option<RunOutcome> {
+    let python = match baseline {
+        Baseline::None => return None,
+        Baseline::Python(path) => path.clone(),
+        Baseline::Bare => {
+            let installed = first.inference.as_ref()?.python.installed.clone()?;
+            let plan = EnvPlan {
+                interpreter: nbenv::python::Interpreter::at(&installed).ok()?,
+                requirements: String::new(),
+                only_binary: !spec.allow_sdist,
+                index_url: (batch.quiet.index_url() != nbenv::pypi::PYPI_SIMPLE)
+                    .then(|| batch.quiet.index_url().to_string()),
+                kernel_runtime: spec.kernel_runtime,
+                kernel_runtime_at_most: None,
+            };
+            let env = nbenv::verify::prepare(
+                &plan,
+                &runner.envs,
+                &runner.installer,
+                &runner.tools,
+                Duration::from_secs(600),
+            )
+            .ok()?;
+            let python = env.python.clone();
+            return run_in(spec, &python, usage, Some(env));
+        }
+    };
+    run_in(spec, &python, usage, None)
+}
+
+/// One run of the notebook with `python`, as the record counts it (`_env` held while it runs).
+fn run_in(
+    spec: &RoundsSpec<'_>,
+    python: &Path,
+    usage: &nbenv::notebook::Usage,
+    _env: Option<nbenv::verify::PreparedEnv>,
+) -> Option<RunOutcome> {
+    let left = spec.infer.deadline.map_or(Duration::MAX, |d| {
+        d.saturating_duration_since(Instant::now())
+    });
+    let options = nbenv::verify::RunOptions {
+        cell_timeout: spec.cell_timeout.min(left),
+        total_timeout: spec.run_timeout.min(left),
+        sandbox: spec.sandbox,
+        ..nbenv::verify::RunOptions::default()
+    };
+    let run = nbenv::verify::run_notebook(spec.nb, python, &options).ok()?;
+    let version = run
+        .python
+        .unwrap_or_else(|| PythonVersion::parse("3").expect("a version"));
+    let failures = FailureContext::new(spec.nb, usage).with_python(version);
+    Some(RunOutcome {
+        executability: Some(run.executability),
+        failure: run.first_failure(&failures),
+        ename: run.first_error_name().map(str::to_string),
+    })
 }
 
 /// The options `nbenv infer` would get for this notebook from the batch's.

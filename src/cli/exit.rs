@@ -34,8 +34,6 @@ pub enum Code {
     /// A bank snapshot is refused: not a snapshot, truncated, corrupt, from a newer nbenv,
     /// or over the size limit. The bank was left as it was.
     Snapshot,
-    /// Asked for something this nbenv knows of but does not do yet (`batch --stage verify`).
-    NotYet,
     NotebookBrokenJson,
     NotANotebook,
     NotebookEmpty,
@@ -54,7 +52,7 @@ pub enum Code {
 }
 
 impl Code {
-    pub const ALL: [Code; 20] = [
+    pub const ALL: [Code; 19] = [
         Code::Success,
         Code::Failure,
         Code::Usage,
@@ -64,7 +62,6 @@ impl Code {
         Code::Partial,
         Code::Bank,
         Code::Snapshot,
-        Code::NotYet,
         Code::NotebookBrokenJson,
         Code::NotANotebook,
         Code::NotebookEmpty,
@@ -88,7 +85,6 @@ impl Code {
             Code::Partial => 6,
             Code::Bank => 7,
             Code::Snapshot => 8,
-            Code::NotYet => 9,
             Code::NotebookBrokenJson => 10,
             Code::NotANotebook => 11,
             Code::NotebookEmpty => 12,
@@ -125,9 +121,6 @@ impl Code {
             }
             Code::Snapshot => {
                 "Refused bank snapshot: not an nbenv snapshot, truncated, corrupt (checksum or SQLite integrity), from a newer nbenv, or over `--max-size`; the bank is left as it was"
-            }
-            Code::NotYet => {
-                "Not available yet: known to this nbenv, not built into it (`batch --stage verify`)"
             }
             Code::NotebookBrokenJson => "Notebook: broken JSON",
             Code::NotANotebook => {

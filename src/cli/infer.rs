@@ -226,6 +226,9 @@ pub(super) struct InferRun<'a> {
     /// The bank's answers to earlier inferences of the same job: read instead of the
     /// session's bank, and forgotten whenever an inference writes the bank.
     pub bank: Option<&'a CachedBank<SharedBank>>,
+    /// Releases this job saw fail (a restoration's earlier rounds), passed over besides the
+    /// ones the bank's run records name.
+    pub failed: &'a [nbenv::bank::store::ReleaseFailure],
 }
 
 /// An inference stopped at [`InferRun::deadline`].
@@ -346,6 +349,21 @@ pub(super) fn infer_usages_with(
         installed,
         writing,
     } = session;
+    let with_failed;
+    let solve_options = if run.failed.is_empty() {
+        solve_options
+    } else {
+        with_failed = SolveOptions {
+            failed: solve_options
+                .failed
+                .iter()
+                .chain(run.failed)
+                .cloned()
+                .collect(),
+            ..solve_options.clone()
+        };
+        &with_failed
+    };
     // Import names nothing else knows are looked up on the index, unless asked not to.
     let on_index = IndexProviders::new(client);
     let built_in = Sources::built_in();

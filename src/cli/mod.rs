@@ -18,6 +18,7 @@ pub mod output;
 pub mod progress;
 pub mod report;
 pub mod restore;
+mod rounds;
 pub mod runs;
 pub mod snapshot;
 pub mod usage;

@@ -3,8 +3,8 @@
 //! A batch expands its INPUTs into notebooks ([`input`]), keeps its shard of them
 //! ([`shard`]), skips those its output already has ([`resume`]), measures the rest on worker
 //! threads ([`pool`]) stage by stage ([`usage_stage`], then the stages the command line adds
-//! on top: resolution, runs) and appends one [`Record`] a notebook to a JSONL file as each
-//! finishes ([`append`]). [`triage`] is the static status of a notebook before any run.
+//! on top: resolution, and runs counted by [`run_stage`]) and appends one [`Record`] a
+//! notebook to a JSONL file as each finishes ([`append`]). [`triage`] is the static status of a notebook before any run.
 //!
 //! [`report`] merges the records of any number of outputs (shards) and counts the
 //! measurements of the executability study (executable, restorable by class, pathological;
@@ -19,6 +19,7 @@ pub mod pool;
 pub mod record;
 pub mod report;
 pub mod resume;
+pub mod run_stage;
 pub mod shard;
 pub mod tables;
 pub mod triage;
@@ -34,6 +35,7 @@ pub use record::{
 };
 pub use report::{merge, Merged, Report};
 pub use resume::Done;
+pub use run_stage::{record_runs, RunOutcome, Runs};
 pub use shard::{shard_of, Shard};
 pub use tables::Table;
 pub use triage::{add_resolution, triage, Triage};

@@ -85,6 +85,9 @@ pub enum ErrorKind {
     NoSolution,
     /// Past the per-notebook time limit (status `timeout`).
     Timeout,
+    /// The notebook resolved for a Python this machine does not have, so it could not run
+    /// (stages verify and restore).
+    PythonMissing,
     /// A bug in nbenv (a panic), caught so that the batch goes on.
     Internal,
     Other,

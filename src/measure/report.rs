@@ -126,7 +126,7 @@ pub struct ErrorTypes {
     pub stored: Vec<ErrorCount>,
     /// The first run's first error.
     pub before: Vec<ErrorCount>,
-    /// The first error after the last repair round.
+    /// The first error in nbenv's environment after its last round (verify: its one run).
     pub after: Vec<ErrorCount>,
 }
 
@@ -349,7 +349,8 @@ fn error_types(records: &[Record]) -> ErrorTypes {
         .collect();
     let after = records
         .iter()
-        .filter(|r| r.stage == Stage::Restore && r.executability_after.is_some())
+        .filter(|r| matches!(r.stage, Stage::Verify | Stage::Restore))
+        .filter(|r| r.executability_after.is_some())
         .filter_map(|r| r.error_after())
         .map(|e| (e.type_name().to_string(), Some(e.class)))
         .collect();

@@ -89,6 +89,9 @@ pub enum ImportVia {
     WrittenModule,
     /// `import` / `cimport` lines in a `%%cython` cell.
     Cython,
+    /// Not in the notebook: a run showed that something the notebook runs imports it (a
+    /// library's import of a package its metadata does not require).
+    Run,
 }
 
 #[derive(Debug, Clone, Serialize)]

@@ -20,6 +20,7 @@ use pep508_rs::pep440_rs::Version;
 use sha2::{Digest, Sha256};
 
 use crate::names::DistName;
+use crate::notebook::failure::{install_reason, InstallReason};
 
 use crate::python::{InstallOptions, Installer, Interpreter, Tools, Venv, VenvError};
 
@@ -128,6 +129,9 @@ pub struct PreparedEnv {
     pub kernel_runtime: Vec<String>,
     /// Dependencies of the requirements that they leave unpinned, as installed.
     pub unpinned_dependencies: Vec<String>,
+    /// Held while this value (or a clone) lives: the environment is not removed under it.
+    #[serde(skip)]
+    pub lease: super::env_lock::EnvLease,
 }
 
 fn seconds<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
@@ -159,7 +163,16 @@ pub fn prepare(
 ) -> Result<PreparedEnv, EnvError> {
     let root = cache.join(plan.key());
     let python = root.join("bin").join("python");
+    let io = |what, path: &Path| {
+        let path = path.to_path_buf();
+        move |source| EnvError::Io { what, path, source }
+    };
+    std::fs::create_dir_all(cache).map_err(io("creating", cache))?;
+    // Another run building this environment finishes first; one using it goes on using it.
+    let lock = super::env_lock::lock_path(cache, &plan.key());
+    let held = super::env_lock::Exclusive::wait(&lock).map_err(io("locking", &lock))?;
     if plan.is_built(cache) {
+        let lease = held.share().map_err(io("locking", &lock))?;
         let (kernel_runtime, unpinned_dependencies) = beyond_requirements(&root, plan);
         // Its last use, for the budget: the least recently used go first.
         let _ = std::fs::File::options()
@@ -171,6 +184,7 @@ pub fn prepare(
             python,
             kernel_runtime,
             unpinned_dependencies,
+            lease,
             reused: true,
             build_time: Duration::ZERO,
             venv_time: Duration::ZERO,
@@ -178,16 +192,20 @@ pub fn prepare(
         });
     }
     let started = Instant::now();
-    let io = |what, path: &Path| {
-        let path = path.to_path_buf();
-        move |source| EnvError::Io { what, path, source }
-    };
-    std::fs::create_dir_all(cache).map_err(io("creating", cache))?;
     let building = cache.join(format!(".{}-{}", plan.key(), std::process::id()));
     if building.exists() {
         std::fs::remove_dir_all(&building).map_err(io("removing", &building))?;
     }
-    let (venv_time, install_time) = match build(plan, &building, installer, tools, timeout) {
+    let mut built = build(plan, &building, installer, tools, timeout);
+    if let (Installer::Uv(_), Err(EnvError::Install { detail, .. })) = (installer, &built) {
+        // uv refuses metadata that pip takes (pandas 0.19's `pytz (>=2011k)`): those old
+        // releases install with pip, as they did in their day.
+        if install_reason(detail) == InstallReason::InvalidMetadata {
+            let _ = std::fs::remove_dir_all(&building);
+            built = build(plan, &building, &Installer::Pip, tools, timeout);
+        }
+    }
+    let (venv_time, install_time) = match built {
         Ok(times) => times,
         Err(e) => {
             let _ = std::fs::remove_dir_all(&building);
@@ -203,9 +221,11 @@ pub fn prepare(
     std::fs::rename(&building, &root).map_err(io("renaming", &building))?;
     std::fs::write(root.join(READY), ready_record(plan)).map_err(io("writing", &root))?;
     let (kernel_runtime, unpinned_dependencies) = beyond_requirements(&root, plan);
+    let lease = held.share().map_err(io("locking", &lock))?;
     Ok(PreparedEnv {
         kernel_runtime,
         unpinned_dependencies,
+        lease,
         root,
         python,
         reused: false,
@@ -402,7 +422,8 @@ pub fn cached_environments(cache: &Path) -> Vec<CachedEnv> {
 }
 
 /// Removes the least recently used environments until those left hold `budget` bytes at
-/// most; `keep` (the one just used) stays whatever its size. Returns what was removed.
+/// most; `keep` (the one just used) stays whatever its size, and so do the ones other runs
+/// are using. Returns what was removed.
 pub fn keep_within(cache: &Path, budget: u64, keep: &Path) -> Vec<CachedEnv> {
     let all = cached_environments(cache);
     let mut total: u64 = all.iter().map(|e| e.bytes).sum();
@@ -414,7 +435,7 @@ pub fn keep_within(cache: &Path, budget: u64, keep: &Path) -> Vec<CachedEnv> {
         if env.root == keep {
             continue;
         }
-        if std::fs::remove_dir_all(&env.root).is_ok() {
+        if super::env_lock::remove_unused(cache, &env.root) {
             total = total.saturating_sub(env.bytes);
             removed.push(env);
         }
