@@ -1,14 +1,15 @@
 //! `nbenv report FILE...`: the tables over the records of one or more batch outputs (shards
-//! merged), as text, Markdown or JSON.
+//! merged), as text, Markdown or JSON; with `--html` and `--svg`, also a page and charts,
+//! which the library renders and this module only writes.
 
 use std::io::Write as _;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::{Context as _, Result};
 use clap::{Args, ValueEnum};
 use serde::Serialize;
 
-use nbenv::measure::{merge, read_records, Report, Table};
+use nbenv::measure::{charts, merge, page, read_records, Report, Source, Table};
 
 use super::args::GlobalArgs;
 use super::exit::CliError;
@@ -23,6 +24,14 @@ pub struct ReportArgs {
     /// How to print the report.
     #[arg(long, value_enum, default_value_t, value_name = "FORMAT")]
     pub format: ReportFormat,
+    /// Also write the report as one self-contained HTML page (tables and charts, no external
+    /// resources) to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<PathBuf>,
+    /// Also write the charts as SVG files into DIR (created when missing):
+    /// `error-classes.svg`, `executability.svg`, `verdicts.svg`.
+    #[arg(long, value_name = "DIR")]
+    pub svg: Option<PathBuf>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, ValueEnum)]
@@ -36,20 +45,9 @@ pub enum ReportFormat {
     Json,
 }
 
-/// What was read of each file.
-#[derive(Debug, Serialize)]
-struct FileRead {
-    path: PathBuf,
-    records: usize,
-    /// A last line cut short (a batch killed mid-write): ignored.
-    truncated: bool,
-    /// Lines that are not records: ignored.
-    malformed: Vec<usize>,
-}
-
 #[derive(Serialize)]
 struct ReportJson<'a> {
-    files: &'a [FileRead],
+    files: &'a [Source],
     #[serde(flatten)]
     report: &'a Report,
 }
@@ -80,15 +78,27 @@ pub fn run(global: &GlobalArgs, args: &ReportArgs) -> Result<()> {
                 path.display()
             );
         }
-        files.push(FileRead {
+        files.push(Source {
             path: path.clone(),
             records: file.records.len(),
             truncated: file.truncated.is_some(),
             malformed: file.malformed.iter().map(|(l, _)| *l).collect(),
+            modified: modified(path),
         });
         records.extend(file.records);
     }
     let report = Report::of(&merge(records));
+    // Files first: a path that cannot be written fails the command before anything is printed.
+    if let Some(dir) = &args.svg {
+        write_charts(global, &report, dir)?;
+    }
+    if let Some(path) = &args.html {
+        let html = page(&report, &files, jiff::Timestamp::now());
+        write_file(path, html.as_bytes(), "the HTML report")?;
+        if !global.quiet {
+            eprintln!("note: wrote the HTML report to {}", path.display());
+        }
+    }
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     match args.format {
@@ -103,6 +113,58 @@ pub fn run(global: &GlobalArgs, args: &ReportArgs) -> Result<()> {
         ReportFormat::Markdown => out.write_all(markdown(&report.tables()).as_bytes())?,
     }
     out.flush().context("writing to stdout")
+}
+
+/// When the file was last written, if the file system says.
+fn modified(path: &Path) -> Option<jiff::Timestamp> {
+    let time = std::fs::metadata(path).and_then(|m| m.modified()).ok()?;
+    jiff::Timestamp::try_from(time).ok()
+}
+
+fn write_charts(global: &GlobalArgs, report: &Report, dir: &Path) -> Result<()> {
+    std::fs::create_dir_all(dir)
+        .with_context(|| format!("cannot create the chart directory {}", dir.display()))?;
+    let charts = charts(report);
+    for chart in &charts {
+        let path = dir.join(chart.file_name());
+        write_file(&path, chart.standalone().as_bytes(), "a chart")?;
+    }
+    if !global.quiet {
+        let names: Vec<String> = charts.iter().map(|c| c.file_name()).collect();
+        eprintln!(
+            "note: wrote {} charts to {}: {}",
+            charts.len(),
+            dir.display(),
+            names.join(", ")
+        );
+    }
+    Ok(())
+}
+
+/// Through a temporary file renamed over `path`: a reader never sees half a page. Unlike
+/// `output::write_atomically` (private files: requirements, locks), a page and its charts are
+/// made to be shared or served, so they get the permissions of any new file (umask applies),
+/// not the temporary file's owner-only ones.
+fn write_file(path: &Path, bytes: &[u8], what: &str) -> Result<()> {
+    let write = || -> std::io::Result<()> {
+        let dir = match path.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d,
+            _ => Path::new("."),
+        };
+        let mut builder = tempfile::Builder::new();
+        builder.prefix(".nbenv-").suffix(".tmp");
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt as _;
+            builder.permissions(std::fs::Permissions::from_mode(0o666));
+        }
+        let mut tmp = builder.tempfile_in(dir)?;
+        tmp.write_all(bytes)?;
+        tmp.as_file().sync_all()?;
+        tmp.persist(path).map_err(|e| e.error)?;
+        Ok(())
+    };
+    write().with_context(|| format!("cannot write {what} to {}", path.display()))
 }
 
 /// Each table under its title, aligned, a blank line between tables.

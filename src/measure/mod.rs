@@ -9,10 +9,14 @@
 //! [`report`] merges the records of any number of outputs (shards) and counts the
 //! measurements of the executability study (executable, restorable by class, pathological;
 //! executability before and after restore; error types; needed distributions; failing
-//! releases); [`tables`] lays them out.
+//! releases); [`tables`] lays them out, [`chart`] draws them as SVG and [`html`] makes one
+//! self-contained page of both.
 
 pub mod append;
 pub mod bank_cache;
+pub mod chart;
+pub mod escape;
+pub mod html;
 pub mod input;
 pub mod jsonl;
 pub mod pool;
@@ -27,6 +31,8 @@ pub mod usage_stage;
 
 pub use append::{AppendError, Appender};
 pub use bank_cache::CachedBank;
+pub use chart::{charts, Chart};
+pub use html::{page, Source};
 pub use input::{expand, Input, InputError, NotebookInput};
 pub use jsonl::{read_records, RecordsError, RecordsFile, Truncated};
 pub use record::{

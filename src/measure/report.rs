@@ -67,6 +67,7 @@ pub struct Report {
     pub triage: TriageSummary,
     pub executability: Vec<Bucket>,
     pub error_types: ErrorTypes,
+    pub error_classes: ErrorClasses,
     pub distributions: Vec<Needed>,
     pub pythons: Vec<Counted<String>>,
     pub release_failures: Vec<ReleaseRate>,
@@ -139,6 +140,29 @@ pub struct ErrorCount {
     pub notebooks: usize,
 }
 
+/// Notebooks by the class of the error they stop at, before restore and after: every class
+/// counted (the error-type tables keep only the top types), for the chart of classes.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct ErrorClasses {
+    /// Notebooks run before restore (stages verify and restore) ...
+    pub runs_before: usize,
+    /// ... and of those, the ones that ran to the end.
+    pub ran_to_end_before: usize,
+    /// Notebooks run after restore (stage restore) ...
+    pub runs_after: usize,
+    /// ... and of those, the ones that ran to the end.
+    pub ran_to_end_after: usize,
+    /// The classes that occur, in [`FailureClass`] order.
+    pub by_class: Vec<ClassCount>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ClassCount {
+    pub class: FailureClass,
+    pub before: usize,
+    pub after: usize,
+}
+
 /// A distribution notebooks need, with the versions resolved most often.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Needed {
@@ -174,6 +198,7 @@ impl Report {
             triage: triage_summary(records),
             executability: buckets(records),
             error_types: error_types(records),
+            error_classes: error_classes(records),
             distributions: distributions(records),
             pythons: ranked(
                 records
@@ -359,6 +384,38 @@ fn error_types(records: &[Record]) -> ErrorTypes {
         before: top(before),
         after: top(after),
     }
+}
+
+/// Before: the first run's first error, over the notebooks run; after: the error still
+/// stopped at after the last round, over the notebooks restored (as [`error_types`] counts).
+fn error_classes(records: &[Record]) -> ErrorClasses {
+    let mut out = ErrorClasses::default();
+    let mut by: BTreeMap<FailureClass, (usize, usize)> = BTreeMap::new();
+    for r in records {
+        if r.executability_before.is_some() {
+            out.runs_before += 1;
+            match &r.first_error {
+                Some(e) => by.entry(e.class).or_default().0 += 1,
+                None => out.ran_to_end_before += 1,
+            }
+        }
+        if r.stage == Stage::Restore && r.executability_after.is_some() {
+            out.runs_after += 1;
+            match r.error_after() {
+                Some(e) => by.entry(e.class).or_default().1 += 1,
+                None => out.ran_to_end_after += 1,
+            }
+        }
+    }
+    out.by_class = by
+        .into_iter()
+        .map(|(class, (before, after))| ClassCount {
+            class,
+            before,
+            after,
+        })
+        .collect();
+    out
 }
 
 fn distributions(records: &[Record]) -> Vec<Needed> {
