@@ -362,6 +362,14 @@ impl Record {
         });
     }
 
+    /// Whether nbenv's rounds were measured (stages verify and restore): a round ran, or
+    /// its environment failed to build (then the install failure is where it stops).
+    pub fn after_measured(&self) -> bool {
+        matches!(self.stage, Stage::Verify | Stage::Restore)
+            && (self.executability_after.is_some()
+                || self.error_sequence.as_ref().is_some_and(|s| !s.is_empty()))
+    }
+
     /// The error the notebook still stops at after the last repair round: none when it then
     /// ran to the end; else the last round's (the sequence's last, or the first run's).
     pub fn error_after(&self) -> Option<&ErrorType> {

@@ -374,8 +374,7 @@ fn error_types(records: &[Record]) -> ErrorTypes {
         .collect();
     let after = records
         .iter()
-        .filter(|r| matches!(r.stage, Stage::Verify | Stage::Restore))
-        .filter(|r| r.executability_after.is_some())
+        .filter(|r| r.after_measured())
         .filter_map(|r| r.error_after())
         .map(|e| (e.type_name().to_string(), Some(e.class)))
         .collect();
@@ -399,7 +398,7 @@ fn error_classes(records: &[Record]) -> ErrorClasses {
                 None => out.ran_to_end_before += 1,
             }
         }
-        if r.stage == Stage::Restore && r.executability_after.is_some() {
+        if r.after_measured() {
             out.runs_after += 1;
             match r.error_after() {
                 Some(e) => by.entry(e.class).or_default().1 += 1,
