@@ -652,7 +652,8 @@ fn measure_runs(batch: &Batch<'_>, job: &Job<'_>) -> Option<Record> {
     for root in rounds.built.iter().filter(|r| Some(*r) != last.as_ref()) {
         nbenv::verify::remove_unused(&runner.envs, root);
     }
-    if let Some(root) = &last {
+    // Measuring what is kept walks every environment: only worth it when one was added.
+    if let (Some(root), false) = (&last, rounds.built.is_empty()) {
         nbenv::verify::keep_within(&runner.envs, batch.quiet.env_cache_budget(), root);
     }
     Some(record)
