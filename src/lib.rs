@@ -5,7 +5,8 @@
 //! time-limited processes), `bank` (the API bank), `notebook` (reading notebooks and
 //! analysing what they use), `resolve` (from that evidence to pinned releases on a chosen
 //! Python), `output` (requirements files, written atomically), `verify` (running a notebook
-//! in an environment and measuring how far it gets). `interrupt` is the
+//! in an environment and measuring how far it gets), `measure` (batch runs over many
+//! notebooks: triage, JSONL records, shards, resumption, the report). `interrupt` is the
 //! process-wide stop flag (Ctrl-C) every long loop checks.
 
 pub mod interrupt;
@@ -20,3 +21,5 @@ pub mod resolve;
 pub mod output;
 
 pub mod verify;
+
+pub mod measure;

@@ -30,6 +30,8 @@ fn live_restore_the_demo_on_an_empty_bank_with_a_kernel() {
         .arg(dir.path().join("requirements.txt"))
         .arg("--executed")
         .arg(dir.path().join("executed.ipynb"))
+        .arg("--lock")
+        .arg(dir.path().join("environment.lock"))
         .args(["--format", "json"])
         .env("JUPYTER_DATA_DIR", &jupyter)
         .output()
@@ -38,6 +40,22 @@ fn live_restore_the_demo_on_an_empty_bank_with_a_kernel() {
     assert!(out.status.success(), "{err}");
     let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(json["stopped"], "ran", "{json}");
+    // The kernel runtime is in the environment, beside the requirements and not in them.
+    let beyond = json["rounds"][0]["kernel_runtime"].as_array().unwrap();
+    assert!(
+        beyond
+            .iter()
+            .any(|p| p.as_str().unwrap().starts_with("ipython==")),
+        "{json}"
+    );
+    assert_eq!(json["rounds"][0]["runner"]["kind"], "ipython", "{json}");
+    let lock = std::fs::read_to_string(dir.path().join("environment.lock")).unwrap();
+    assert!(lock.contains("packaging==21.3  # requirement\n"), "{lock}");
+    assert!(
+        lock.lines().any(|l| l.starts_with("ipython==")
+            && l.ends_with("# kernel runtime (not a requirement of the notebook)")),
+        "{lock}"
+    );
     let requirements = std::fs::read_to_string(dir.path().join("requirements.txt")).unwrap();
     assert!(requirements.contains("packaging==21.3"), "{requirements}");
 
@@ -118,4 +136,65 @@ fn live_restore_a_python2_notebook_on_27_when_present() {
         round["requirements"].as_str().unwrap().contains("six=="),
         "{json}"
     );
+}
+
+/// The kernel runtime of the notebook's era, where a 3.7 is present (never required): the demo
+/// committed on 2018-10-01 and run on the 3.7 it was saved with gets the IPython of that day.
+#[test]
+fn live_restore_runs_a_2018_notebook_under_the_ipython_of_2018() {
+    let home = std::env::var_os("HOME").unwrap_or_default();
+    let has_37 = std::fs::read_dir(std::path::Path::new(&home).join(".pyenv/versions"))
+        .into_iter()
+        .flatten()
+        .flatten()
+        .any(|e| e.file_name().to_string_lossy().starts_with("3.7"));
+    if !has_37 {
+        eprintln!("no Python 3.7 under ~/.pyenv: not tested here");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let repo = dir.path().join("repo");
+    std::fs::create_dir(&repo).unwrap();
+    std::fs::copy(
+        concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/fixtures/notebooks/legacy_version.ipynb"
+        ),
+        repo.join("nb.ipynb"),
+    )
+    .unwrap();
+    let git = |args: &[&str]| {
+        let ok = Command::new("git")
+            .args(["-c", "user.name=t", "-c", "user.email=t@t"])
+            .args(args)
+            .current_dir(&repo)
+            .env("GIT_AUTHOR_DATE", "2018-10-01T12:00:00Z")
+            .env("GIT_COMMITTER_DATE", "2018-10-01T12:00:00Z")
+            .status()
+            .unwrap()
+            .success();
+        assert!(ok, "git {args:?}");
+    };
+    git(&["init", "-q"]);
+    git(&["add", "."]);
+    git(&["commit", "-qm", "2018"]);
+    let out = Command::new(env!("CARGO_BIN_EXE_nbenv"))
+        .arg("--cache-dir")
+        .arg(dir.path().join("cache"))
+        .arg("--bank")
+        .arg(dir.path().join("bank.sqlite3"))
+        .args(["--no-progress", "restore"])
+        .arg(repo.join("nb.ipynb"))
+        .args(["--no-kernel-spec", "--format", "json"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(
+        err.contains("the newest when the notebook was last committed (2018-10-01)"),
+        "{err}"
+    );
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let ran_with = json["rounds"][0]["runner"]["version"].as_str().unwrap();
+    assert!(ran_with.starts_with("7.0."), "{json}");
 }

@@ -508,6 +508,11 @@ fn processes_and_installs() {
         install("  × No solution found when resolving dependencies:\n  ╰─▶ Because x depends on y<1 and z depends on y>2 ..."),
         InstallReason::Conflict
     );
+    // uv's words for metadata it refuses (and pip takes): not a conflict.
+    assert_eq!(
+        install("error: No solution found when resolving dependencies\n  cause: Because pandas==0.19.2 has invalid metadata and you require pandas==0.19.2, we can conclude that your requirements are unsatisfiable.\n\nhint: Metadata for `pandas` (v0.19.2) could not be parsed:\n  after parsing `2011`, found `k`, which is not part of a valid version"),
+        InstallReason::InvalidMetadata
+    );
     // On Python 2, `xrange` is no sign of the wrong Python.
     let cx2 = FailureContext::new(&nb, &usage).with_python(PythonVersion::new(2, 7));
     let raised = Raised {

@@ -96,9 +96,11 @@ fn an_environment_error_becomes_evidence_and_the_next_round_runs() {
     );
     assert_eq!(ran.cells[1].execution_count, Some(2));
 
-    // Only the final environment is kept.
+    // Only the final environment is kept (hidden entries are locks).
     let envs = std::fs::read_dir(dir.path().join("cache/envs"))
         .unwrap()
+        .flatten()
+        .filter(|e| !e.file_name().to_string_lossy().starts_with('.'))
         .count();
     assert_eq!(envs, 1);
 
@@ -276,6 +278,73 @@ fn a_release_that_fails_to_import_is_recorded_broken_and_passed_over() {
     let (_, out, _) = nbenv(&server.index_url(), dir.path(), ["bank", "runs"]);
     assert!(
         out.contains(&format!("toolkit 2.0 on Python {python}: failed to import")),
+        "{out}"
+    );
+}
+
+/// `toolkit` imports `helperlib` without requiring it in its metadata (as scikit-learn 0.19
+/// imports scipy, declared only under an extra): the first round's environment lacks it, the
+/// run shows the library's import failing, and the next round resolves `helperlib` as a
+/// requirement, saying why.
+#[test]
+fn a_module_a_library_imports_undeclared_becomes_a_requirement() {
+    let server = TestServer::start(PageMode::Json);
+    let at = |f: FixtureFile| FixtureFile {
+        upload_time: Some("2020-01-01T00:00:00Z".into()),
+        ..f
+    };
+    let toolkit = WheelBuilder::new("toolkit", "1.0").file(
+        "toolkit/__init__.py",
+        "import helperlib\ndef api():\n    return helperlib.VALUE\n",
+    );
+    let helper =
+        WheelBuilder::new("helperlib", "1.0").file("helperlib/__init__.py", "VALUE = 41\n");
+    server.publish(
+        "toolkit",
+        &[at(FixtureFile::new(&toolkit.filename(), toolkit.build()))],
+    );
+    server.publish(
+        "helperlib",
+        &[at(FixtureFile::new(&helper.filename(), helper.build()))],
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let nb = dir.path().join("nb.ipynb");
+    let notebook = serde_json::json!({
+        "cells": [
+            {"cell_type": "code", "execution_count": 1, "metadata": {}, "outputs": [],
+             "source": "import toolkit"},
+            {"cell_type": "code", "execution_count": 2, "metadata": {}, "outputs": [],
+             "source": "print(toolkit.api() + 1)"}
+        ],
+        "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3"}},
+        "nbformat": 4, "nbformat_minor": 2
+    });
+    std::fs::write(&nb, notebook.to_string()).unwrap();
+    let (nb, python) = (nb.display().to_string(), python3_version());
+    let (code, out, err) = nbenv(
+        &server.index_url(),
+        dir.path(),
+        [
+            "restore",
+            &nb,
+            "--python",
+            &python,
+            "--no-kernel-runtime",
+            "--no-kernel-spec",
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains("round 1: stopped at cell 1: environment: no module `helperlib`"),
+        "{err}"
+    );
+    assert!(
+        err.contains("restored: the notebook ran to the end"),
+        "{err}"
+    );
+    assert_eq!(pins(&out), ["helperlib==1.0", "toolkit==1.0"], "{out}");
+    assert!(
+        out.contains("helperlib==1.0  # cell 1 ran code that imports helperlib (seen in a run)"),
         "{out}"
     );
 }

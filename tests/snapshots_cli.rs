@@ -61,6 +61,8 @@ fn help() {
         &[],
         &["infer"],
         &["usage"],
+        &["batch"],
+        &["report"],
         &["bank"],
         &["bank", "add"],
         &["bank", "build"],

@@ -157,7 +157,12 @@ fn requirements_that_cannot_install_exit_22_with_the_installers_words() {
     // Nothing half-built is left to be reused.
     let envs = env.dir.path().join("cache").join("envs");
     let left: Vec<_> = std::fs::read_dir(&envs)
-        .map(|d| d.flatten().map(|e| e.path()).collect())
+        .map(|d| {
+            d.flatten()
+                .filter(|e| e.file_name() != ".locks")
+                .map(|e| e.path())
+                .collect()
+        })
         .unwrap_or_default();
     assert!(left.is_empty(), "{left:?}");
 }
@@ -204,6 +209,8 @@ fn built_environments_stay_within_their_budget() {
     assert!(err.contains("note: removed the environment"), "{err}");
     let envs = std::fs::read_dir(env.dir.path().join("cache/envs"))
         .unwrap()
+        .flatten()
+        .filter(|e| e.file_name() != ".locks")
         .count();
     assert_eq!(envs, 1);
     let info = run("", &["cache", "info", "--format", "json"]);
@@ -217,4 +224,42 @@ fn built_environments_stay_within_their_budget() {
         .clone();
     assert_eq!(part["entries"], 1, "{json}");
     assert_eq!(json["environments_budget_bytes"], 1);
+}
+
+/// A release whose metadata uv refuses (a requirement on a version pip took in its day,
+/// `dep (>=2011k)`, as pandas 0.19 requires pytz) installs with pip instead.
+#[test]
+fn metadata_uv_refuses_installs_with_pip() {
+    let env = Env::new();
+    let at = |f: FixtureFile| FixtureFile {
+        upload_time: Some("2020-01-01T00:00:00Z".into()),
+        ..f
+    };
+    let old = WheelBuilder::new("toolkit", "0.9")
+        .file(
+            "toolkit/__init__.py",
+            "def old_api():\n    return 41\ndef kept():\n    return 1\n",
+        )
+        .requires("dep (>=2011k)");
+    let dep = WheelBuilder::new("dep", "2012.1").file("dep/__init__.py", "");
+    env.server.publish(
+        "toolkit",
+        &[at(FixtureFile::new(&old.filename(), old.build()))],
+    );
+    env.server
+        .publish("dep", &[at(FixtureFile::new(&dep.filename(), dep.build()))]);
+    let (code, out, err) = env.verify("toolkit==0.9\n", &[]);
+    assert_eq!(code, 0, "{out}{err}");
+    let site = std::fs::read_dir(env.dir.path().join("cache/envs"))
+        .unwrap()
+        .flatten()
+        .filter(|e| e.file_name() != ".locks")
+        .map(|e| e.path())
+        .next()
+        .unwrap();
+    let listed = Command::new(site.join("bin/python"))
+        .args(["-c", "import dep, toolkit; print('both')"])
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8_lossy(&listed.stdout).trim(), "both");
 }

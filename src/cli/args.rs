@@ -156,6 +156,12 @@ pub enum Command {
     /// Infer, build the environment, run the notebook; when it stops at an environment
     /// error, learn from it and go again.
     Restore(super::restore::RestoreArgs),
+    /// Measure many notebooks on worker threads, one JSONL record each: triage, inferred
+    /// environment; resumable, shardable across machines.
+    Batch(super::batch::BatchArgs),
+    /// Tables over batch records (shards merged): outcomes, triage, executability, error
+    /// types, needed distributions, failing releases.
+    Report(super::report::ReportArgs),
     /// Build and query the API bank.
     Bank(super::bank::BankArgs),
     /// Look at what the package index says about a project.

@@ -13,6 +13,7 @@ use nbenv::bank::indexer::{
 use nbenv::bank::introspect::{
     introspect, IntrospectConfig, IntrospectObserver, IntrospectReport, Outcome,
 };
+use nbenv::bank::snapshot::{self, ExportOptions, ImportOptions};
 use nbenv::bank::store::{
     ApiReport, DiffEntry, DiffMiss, DiffSource, LockPolicy, Store, VersionRun,
 };
@@ -21,7 +22,7 @@ use nbenv::pypi::{Version, VersionSpecifiers};
 use nbenv::python::InstallerOrigin;
 use serde_json::json;
 
-use super::args::{positive, Format, FormatArg, GlobalArgs};
+use super::args::{byte_size, positive, Format, FormatArg, GlobalArgs};
 use super::context;
 use super::exit::{CliError, Code};
 use super::index::human_size;
@@ -138,6 +139,44 @@ pub enum BankCommand {
         /// Delete every run record (resolutions stop passing those releases over).
         #[arg(long)]
         forget: bool,
+        #[command(flatten)]
+        format: FormatArg,
+    },
+    /// Write the whole bank into one compressed, checksummed snapshot file, which `bank
+    /// import` installs elsewhere (batch workers start warm).
+    ///
+    /// Writers may go on meanwhile: the snapshot holds what was committed when the export
+    /// started. Run records (`run_*` tables) are left out unless `--with-runs`.
+    Export {
+        /// The snapshot to write (replaced atomically), e.g. `bank.nbsnap`.
+        file: PathBuf,
+        /// Keep the run records.
+        #[arg(long)]
+        with_runs: bool,
+        /// zstd level, from 1 (fastest) to 19 (smallest).
+        #[arg(long, default_value_t = snapshot::DEFAULT_LEVEL, value_name = "N",
+              value_parser = clap::value_parser!(i32).range(1..=19))]
+        level: i32,
+        #[command(flatten)]
+        format: FormatArg,
+    },
+    /// Install a snapshot made by `bank export` as the bank, after checking it whole.
+    ///
+    /// A corrupt, truncated or newer-schema snapshot is refused and the bank left as it was;
+    /// an older schema is migrated. A bank that holds releases is replaced only with
+    /// `--force`.
+    Import {
+        /// A snapshot file, or an http(s) URL to fetch it from.
+        #[arg(value_name = "FILE|URL")]
+        source: String,
+        /// Replace a bank that already holds releases.
+        #[arg(long)]
+        force: bool,
+        /// The largest snapshot fetched from a URL, e.g. `500M`.
+        #[arg(long, value_name = "SIZE", value_parser = byte_size, default_value = "8GiB")]
+        max_size: u64,
+        #[command(flatten)]
+        write: WriteArgs,
         #[command(flatten)]
         format: FormatArg,
     },
@@ -376,6 +415,37 @@ pub fn run(global: &GlobalArgs, args: &BankArgs) -> Result<()> {
         ),
         BankCommand::Stats { format } => stats(&Store::open_read_only(&bank)?, format.format),
         BankCommand::Runs { forget, format } => super::runs::show(&bank, *forget, format.format),
+        BankCommand::Export {
+            file,
+            with_runs,
+            level,
+            format,
+        } => super::snapshot::export(
+            &bank,
+            file,
+            &ExportOptions {
+                with_runs: *with_runs,
+                level: *level,
+            },
+            format.format,
+        ),
+        BankCommand::Import {
+            source,
+            force,
+            max_size,
+            write,
+            format,
+        } => super::snapshot::import(
+            global,
+            &bank,
+            source,
+            &ImportOptions {
+                force: *force,
+                lock: write.lock_policy(),
+                max_size: *max_size,
+            },
+            format.format,
+        ),
     }
 }
 

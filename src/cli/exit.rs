@@ -5,6 +5,7 @@
 use std::process::ExitCode;
 
 use nbenv::bank::indexer::{FailureKind, IndexError};
+use nbenv::bank::snapshot::SnapshotError;
 use nbenv::bank::store::StoreError;
 use nbenv::notebook::NotebookError;
 use nbenv::pypi::PypiError;
@@ -30,6 +31,9 @@ pub enum Code {
     Partial,
     /// The bank cannot be used: not an nbenv bank, corrupt, or from a newer nbenv.
     Bank,
+    /// A bank snapshot is refused: not a snapshot, truncated, corrupt, from a newer nbenv,
+    /// or over the size limit. The bank was left as it was.
+    Snapshot,
     NotebookBrokenJson,
     NotANotebook,
     NotebookEmpty,
@@ -48,7 +52,7 @@ pub enum Code {
 }
 
 impl Code {
-    pub const ALL: [Code; 18] = [
+    pub const ALL: [Code; 19] = [
         Code::Success,
         Code::Failure,
         Code::Usage,
@@ -57,6 +61,7 @@ impl Code {
         Code::BadArchive,
         Code::Partial,
         Code::Bank,
+        Code::Snapshot,
         Code::NotebookBrokenJson,
         Code::NotANotebook,
         Code::NotebookEmpty,
@@ -79,6 +84,7 @@ impl Code {
             Code::BadArchive => 5,
             Code::Partial => 6,
             Code::Bank => 7,
+            Code::Snapshot => 8,
             Code::NotebookBrokenJson => 10,
             Code::NotANotebook => 11,
             Code::NotebookEmpty => 12,
@@ -111,7 +117,10 @@ impl Code {
                 "Partly done: some of what was asked failed (each is reported), the rest is done"
             }
             Code::Bank => {
-                "Unusable bank: a directory, not an nbenv bank, corrupt, from a newer nbenv, or being written by another nbenv with `--no-wait`"
+                "Unusable bank: a directory, not an nbenv bank, corrupt, from a newer nbenv, being written by another nbenv with `--no-wait`, or (`bank import`) open in another process"
+            }
+            Code::Snapshot => {
+                "Refused bank snapshot: not an nbenv snapshot, truncated, corrupt (checksum or SQLite integrity), from a newer nbenv, or over `--max-size`; the bank is left as it was"
             }
             Code::NotebookBrokenJson => "Notebook: broken JSON",
             Code::NotANotebook => {
@@ -250,6 +259,9 @@ pub fn code_for(err: &anyhow::Error) -> Code {
         if let Some(e) = cause.downcast_ref::<CliError>() {
             return e.code;
         }
+        if let Some(e) = cause.downcast_ref::<SnapshotError>() {
+            return of_snapshot(e);
+        }
         // `IndexError` wraps these transparently, so they are not in the chain themselves.
         let (pypi, store) = match cause.downcast_ref::<IndexError>() {
             Some(IndexError::Index(e)) => (Some(e), None),
@@ -308,6 +320,21 @@ pub fn code_for(err: &anyhow::Error) -> Code {
         }
     }
     Code::Failure
+}
+
+/// A snapshot error's code; those about the bank are the bank's codes.
+fn of_snapshot(e: &SnapshotError) -> Code {
+    match e {
+        SnapshotError::Refused { .. } | SnapshotError::TooLarge { .. } => Code::Snapshot,
+        SnapshotError::Missing { .. } => Code::NotFound,
+        SnapshotError::BadSource { .. } => Code::Usage,
+        SnapshotError::Fetch { source, .. } => Code::of_failure(FailureKind::of(source)),
+        SnapshotError::Store(StoreError::Missing { .. }) => Code::NotFound,
+        SnapshotError::Store(_)
+        | SnapshotError::Sqlite { .. }
+        | SnapshotError::BankInUse { .. } => Code::Bank,
+        SnapshotError::BankNotEmpty { .. } | SnapshotError::Io { .. } => Code::Failure,
+    }
 }
 
 #[cfg(test)]

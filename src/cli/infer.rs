@@ -3,6 +3,8 @@
 
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
+use std::sync::{Mutex, PoisonError};
+use std::time::Instant;
 
 use anyhow::{Context as _, Result};
 use clap::{Args, ValueEnum};
@@ -10,6 +12,7 @@ use clap::{Args, ValueEnum};
 use nbenv::bank::indexer::{BuildOptions, BuildReport, BuildTarget, Selection};
 use nbenv::bank::introspect::Outcome;
 use nbenv::bank::store::Store;
+use nbenv::measure::CachedBank;
 use nbenv::names::DistName;
 use nbenv::notebook::{self, AnalyzeOptions, Usage};
 use nbenv::output::{lock_txt, pylock_toml, requirements_txt, write_atomically};
@@ -101,7 +104,7 @@ pub enum InferFormat {
     Json,
 }
 
-fn parse_date(s: &str) -> Result<jiff::Timestamp, String> {
+pub(super) fn parse_date(s: &str) -> Result<jiff::Timestamp, String> {
     let t = s.trim();
     if let Ok(ts) = t.parse::<jiff::Timestamp>() {
         return Ok(ts);
@@ -192,14 +195,52 @@ pub fn run(global: &GlobalArgs, args: &InferArgs) -> Result<()> {
     write_result(args.output.as_deref(), &text)
 }
 
-/// What one `infer` (or every round of a `restore`) works with, opened once: the bank
-/// (created empty when missing), the index client, and the solver's options (the date cap is
-/// worked out, and said, once).
+/// What one `infer` (or every round of a `restore`, or every notebook of a `batch`) works
+/// with, opened once: the bank (created empty when missing), the index client, the solver's
+/// options (the date cap is worked out, and said, once) and the interpreters on this machine.
+/// Threads may share it: a batch's workers do.
 pub(super) struct InferSession {
     pub bank_file: PathBuf,
     pub bank: SharedBank,
     pub client: nbenv::pypi::IndexClient,
     pub solve_options: SolveOptions,
+    pub installed: Vec<nbenv::python::Interpreter>,
+    /// Held while lazy inference writes the bank (indexing, introspection): threads sharing
+    /// the session write one at a time, and each then reads what the others wrote instead of
+    /// fetching it again.
+    pub writing: Mutex<()>,
+}
+
+/// How one inference runs within a longer job (a batch).
+#[derive(Clone, Copy, Default)]
+pub(super) struct InferRun<'a> {
+    /// Past this instant, the next step (reading the bank, an indexing round, a resolution)
+    /// fails with [`OutOfTime`] instead of starting.
+    pub deadline: Option<Instant>,
+    /// Print nothing: no notes, no progress, no reasons for a missing solution (the caller
+    /// records what matters).
+    pub silent: bool,
+    /// The index's releases and metadata as read for earlier inferences of the same job:
+    /// shared, each project page is decoded once per batch rather than once per notebook.
+    pub catalog: Option<&'a IndexCatalog<'a>>,
+    /// The bank's answers to earlier inferences of the same job: read instead of the
+    /// session's bank, and forgotten whenever an inference writes the bank.
+    pub bank: Option<&'a CachedBank<SharedBank>>,
+    /// Releases this job saw fail (a restoration's earlier rounds), passed over besides the
+    /// ones the bank's run records name.
+    pub failed: &'a [nbenv::bank::store::ReleaseFailure],
+}
+
+/// An inference stopped at [`InferRun::deadline`].
+#[derive(Debug, thiserror::Error)]
+#[error("past its time limit")]
+pub(super) struct OutOfTime;
+
+fn check_time(deadline: Option<Instant>) -> Result<()> {
+    match deadline {
+        Some(d) if Instant::now() >= d => Err(OutOfTime.into()),
+        _ => Ok(()),
+    }
 }
 
 impl InferSession {
@@ -218,6 +259,8 @@ impl InferSession {
                 exclude_newer: cap_date(global, args)?,
                 failed: super::runs::failures(&bank_file)?,
             },
+            installed: nbenv::python::discover_by_name(),
+            writing: Mutex::new(()),
             bank_file,
         })
     }
@@ -265,6 +308,31 @@ pub(super) fn infer_usages(
     usages: &[(String, Usage)],
     excluded: &[(DistName, Version)],
 ) -> Result<(infer::Inference, lazy::LazyReport)> {
+    infer_usages_with(global, args, session, usages, excluded, InferRun::default())
+}
+
+/// [`infer_usages`] within a time limit, silently if asked.
+pub(super) fn infer_usages_with(
+    global: &GlobalArgs,
+    args: &InferArgs,
+    session: &InferSession,
+    usages: &[(String, Usage)],
+    excluded: &[(DistName, Version)],
+    run: InferRun<'_>,
+) -> Result<(infer::Inference, lazy::LazyReport)> {
+    let quiet;
+    let global = if run.silent {
+        quiet = GlobalArgs {
+            quiet: true,
+            no_progress: true,
+            verbose: 0,
+            ..global.clone()
+        };
+        &quiet
+    } else {
+        global
+    };
+    check_time(run.deadline)?;
     let python = joint_python(
         &usages
             .iter()
@@ -278,7 +346,24 @@ pub(super) fn infer_usages(
         bank,
         client,
         solve_options,
+        installed,
+        writing,
     } = session;
+    let with_failed;
+    let solve_options = if run.failed.is_empty() {
+        solve_options
+    } else {
+        with_failed = SolveOptions {
+            failed: solve_options
+                .failed
+                .iter()
+                .chain(run.failed)
+                .cloned()
+                .collect(),
+            ..solve_options.clone()
+        };
+        &with_failed
+    };
     // Import names nothing else knows are looked up on the index, unless asked not to.
     let on_index = IndexProviders::new(client);
     let built_in = Sources::built_in();
@@ -292,9 +377,13 @@ pub(super) fn infer_usages(
     };
     // Indexing lazily, releases not read yet between ones that lack an API are ranked as
     // lacking it too (see `lazy::Assumed`); without indexing, the bank is read as it is.
-    let assumed = lazy::Assumed::new(bank);
+    let read: &dyn BankView = match run.bank {
+        Some(cached) => cached,
+        None => bank,
+    };
+    let assumed = lazy::Assumed::new(read);
     let view: &dyn BankView = if args.no_index || global.offline {
-        bank
+        read
     } else {
         &assumed
     };
@@ -308,22 +397,30 @@ pub(super) fn infer_usages(
         }
         Ok(joint_evidence(each)?)
     };
-    let catalog = IndexCatalog::new(client);
-    let installed = nbenv::python::discover_by_name();
-    let plan = InterpreterPlan::new(&python, args.python, &installed);
+    let own_catalog;
+    let catalog = match run.catalog {
+        Some(shared) => shared,
+        None => {
+            own_catalog = IndexCatalog::new(client);
+            &own_catalog
+        }
+    };
+    let plan = InterpreterPlan::new(&python, args.python, installed);
     let resolve = |mut evidence| -> Result<infer::Inference> {
         infer::exclude(&mut evidence, excluded);
         match infer::resolve(
             evidence,
             plan.clone(),
             args.python.is_some(),
-            &catalog,
+            catalog,
             solve_options,
         ) {
             Ok(i) => Ok(i),
             Err(InferError::NoSolution { tried }) => {
-                for t in &tried {
-                    eprintln!("Python {}: {}\n", t.python, t.why.trim_end());
+                if !run.silent {
+                    for t in &tried {
+                        eprintln!("Python {}: {}\n", t.python, t.why.trim_end());
+                    }
                 }
                 Err(InferError::NoSolution { tried }).with_context(|| {
                     format!(
@@ -371,6 +468,9 @@ pub(super) fn infer_usages(
             resolve: &resolve,
             announced: false,
             downloaded: 0,
+            deadline: run.deadline,
+            writing,
+            written: run.bank,
         };
         let (inference, report) = lazy::infer_lazily(
             bank,
@@ -629,16 +729,23 @@ struct Steps<'a> {
     announced: bool,
     /// Archive bytes received while indexing.
     downloaded: u64,
+    deadline: Option<Instant>,
+    writing: &'a Mutex<()>,
+    /// Answers to forget once the bank is written.
+    written: Option<&'a CachedBank<SharedBank>>,
 }
 
 impl LazySteps for Steps<'_> {
     type Error = anyhow::Error;
 
     fn gather(&mut self) -> Result<nbenv::resolve::evidence::Evidence> {
+        check_time(self.deadline)?;
         Ok((self.gather)()?)
     }
 
     fn index(&mut self, round: &[Probe]) -> Result<()> {
+        check_time(self.deadline)?;
+        let _writing = self.writing.lock().unwrap_or_else(PoisonError::into_inner);
         if !self.global.quiet && !self.announced {
             let mut names: Vec<String> = round.iter().map(|p| p.dist.to_string()).collect();
             names.dedup();
@@ -659,7 +766,11 @@ impl LazySteps for Steps<'_> {
             jobs: self.jobs,
             ..BuildOptions::default()
         };
-        let report = run_build(self.global, self.bank, &targets, &options)?;
+        let report = run_build(self.global, self.bank, &targets, &options);
+        if let Some(cached) = self.written {
+            cached.forget();
+        }
+        let report = report?;
         stop_if_interrupted(&report)?;
         note_failures(self.global, &report);
         self.downloaded += report.bytes_fetched;
@@ -670,17 +781,24 @@ impl LazySteps for Steps<'_> {
         &mut self,
         evidence: nbenv::resolve::evidence::Evidence,
     ) -> Result<infer::Inference> {
+        check_time(self.deadline)?;
         (self.resolve)(evidence)
     }
 
     fn introspect(&mut self, round: &[Probe]) -> Result<()> {
+        check_time(self.deadline)?;
+        let _writing = self.writing.lock().unwrap_or_else(PoisonError::into_inner);
         if self.global.verbose > 0 {
             for p in round {
                 eprintln!("introspecting {p}");
             }
         }
         let targets = targets_of(round);
-        let report = introspect_for_infer(self.global, self.bank, &targets)?;
+        let report = introspect_for_infer(self.global, self.bank, &targets);
+        if let Some(cached) = self.written {
+            cached.forget();
+        }
+        let report = report?;
         if report.interrupted {
             return Err(super::interrupt::stopped(
                 report.releases.len(),

@@ -4,17 +4,19 @@
 //! abandoned cleanly, temporary directories are removed as the stack unwinds, and the command
 //! ends with one line saying what was kept, and code 130. A second Ctrl-C ends nbenv at once.
 
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use super::exit::{CliError, Code};
 
-static ARMED: AtomicBool = AtomicBool::new(false);
+/// How many [`Graceful`] sections are open: a batch holds one while each notebook's lazy
+/// indexing opens and closes its own.
+static ARMED: AtomicUsize = AtomicUsize::new(0);
 static HITS: AtomicUsize = AtomicUsize::new(0);
 
 extern "C" fn on_interrupt(_signal: libc::c_int) {
     // Only async-signal-safe work here: atomics and _exit(2).
     let first = HITS.fetch_add(1, Ordering::SeqCst) == 0;
-    if first && ARMED.load(Ordering::SeqCst) {
+    if first && ARMED.load(Ordering::SeqCst) > 0 {
         nbenv::interrupt::request();
         return;
     }
@@ -40,14 +42,14 @@ pub struct Graceful(());
 
 impl Graceful {
     pub fn start() -> Self {
-        ARMED.store(true, Ordering::SeqCst);
+        ARMED.fetch_add(1, Ordering::SeqCst);
         Graceful(())
     }
 }
 
 impl Drop for Graceful {
     fn drop(&mut self) {
-        ARMED.store(false, Ordering::SeqCst);
+        ARMED.fetch_sub(1, Ordering::SeqCst);
     }
 }
 

@@ -5,6 +5,7 @@
 
 pub mod args;
 pub mod bank;
+pub mod batch;
 pub mod cache;
 pub mod completions;
 pub mod context;
@@ -15,7 +16,10 @@ pub mod infer;
 pub mod interrupt;
 pub mod output;
 pub mod progress;
+pub mod report;
 pub mod restore;
+mod rounds;
 pub mod runs;
+pub mod snapshot;
 pub mod usage;
 pub mod verify;

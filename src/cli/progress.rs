@@ -38,6 +38,12 @@ impl Progress {
         self.bar.set_length(len);
     }
 
+    /// One fewer to do: it needed no work (done by an earlier run), so it counts neither as
+    /// done nor in the estimate of what is left.
+    pub fn shrink(&self) {
+        self.bar.dec_length(1);
+    }
+
     /// One more done; `message` names it.
     pub fn advance(&self, message: String) {
         self.bar.inc(1);

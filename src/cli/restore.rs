@@ -8,24 +8,17 @@ use anyhow::{Context as _, Result};
 use clap::Args;
 use serde::Serialize;
 
-use nbenv::bank::store::ReleaseFailure;
-use nbenv::names::DistName;
-use nbenv::notebook::failure::{classify, Failure, FailureContext, Problem};
-use nbenv::output::{requirements_txt, write_atomically};
+use nbenv::output::write_atomically;
 use nbenv::python::{Interpreter, PythonVersion};
 use nbenv::resolve::interpreter::{runnable_fallback, InterpreterPlan};
-use nbenv::verify::{
-    self, run_record, EnvError, EnvPlan, Executability, Lesson, PreparedEnv, RunContext, RunEnded,
-    RunOptions,
-};
-use pep508_rs::pep440_rs::Version;
+use nbenv::verify::{self, PreparedEnv};
 
 use super::args::{Format, FormatArg, GlobalArgs};
 use super::context;
 use super::exit::{CliError, Code};
-use super::infer::{infer_usages, read_usages, InferArgs, InferFormat, InferSession};
+use super::infer::{read_usages, InferArgs, InferFormat, InferRun, InferSession};
 use super::output::write_json;
-use super::runs;
+use super::rounds::{pins_of, run_rounds, NotInstalled, Round, Rounds, RoundsSpec, Stop};
 use super::verify::{located, ENVS_DIR};
 
 #[derive(Debug, Args)]
@@ -60,53 +53,14 @@ pub struct RestoreArgs {
     /// Write the notebook as the last run left it (outputs, execution counts) to PATH.
     #[arg(long, value_name = "PATH")]
     pub executed: Option<PathBuf>,
+    /// Write the final environment as installed to FILE: the requirements' pins, their
+    /// unpinned dependencies and the kernel runtime, each marked.
+    #[arg(long, value_name = "FILE")]
+    pub lock: Option<PathBuf>,
     #[command(flatten)]
     pub sandbox: super::verify::SandboxArg,
     #[command(flatten)]
     pub format: FormatArg,
-}
-
-/// One round: what was resolved, and how the run went.
-#[derive(Debug, Serialize)]
-struct Round {
-    python: PythonVersion,
-    requirements: String,
-    /// `None` when the environment could not be built.
-    executability: Option<Executability>,
-    first_failure: Option<Failure>,
-    /// Cells whose stored text outputs the run printed the same, of those compared.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    reproduced: Option<(u32, u32)>,
-    /// Why the environment could not be built.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    install_error: Option<String>,
-    learned: Vec<Lesson>,
-    /// How the cells ran: through IPython (the kernel runtime, with its version) or plain.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    runner: Option<verify::RunnerMode>,
-    /// Seconds each stage took this round.
-    seconds: Stages,
-}
-
-/// Seconds by stage: resolving (and indexing what the bank lacked), creating the venv,
-/// installing into it (both zero when the environment was reused), running the notebook.
-#[derive(Debug, Default, Clone, Copy, Serialize)]
-struct Stages {
-    resolution: f64,
-    venv: f64,
-    install: f64,
-    run: f64,
-}
-
-/// Why the rounds stopped.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-enum Stop {
-    Ran,
-    NotEnvironmental,
-    NothingLearned,
-    InstallFailed,
-    MaxRounds,
 }
 
 #[derive(Debug, Serialize)]
@@ -172,191 +126,43 @@ pub fn run(global: &GlobalArgs, args: &RestoreArgs) -> Result<()> {
             infer_args.python = Some(v);
         }
     }
-    let mut session = InferSession::open(global, &infer_args)?;
-    let mut excluded: Vec<(DistName, Version)> = Vec::new();
-    let mut rounds: Vec<Round> = Vec::new();
+    let session = InferSession::open(global, &infer_args)?;
     let name = args.notebook.display().to_string();
     let tools = context::tools(global, &nbenv::python::discover());
     let (installer, _) = tools.installer();
     let envs = context::cache_dir(global).join(ENVS_DIR);
-    let mut stopped = Stop::MaxRounds;
-    let mut last_env: Option<(PreparedEnv, Interpreter)> = None;
-    let mut last_run: Option<verify::NotebookRun> = None;
-    // Environments this restore built: all but the last are removed at the end.
-    let mut built: Vec<PathBuf> = Vec::new();
-    for round in 1..=args.max_rounds {
-        let started_at = jiff::Timestamp::now();
-        let clock = Instant::now();
-        let (inference, _) = infer_usages(global, &infer_args, &session, &usages, &excluded)?;
-        let resolution = clock.elapsed();
-        let requirements = requirements_txt(&inference, &name, None);
-        let python = inference.python.version;
-        let Some(path) = inference.python.installed.clone() else {
-            return Err(CliError::not_found(format!(
-                "the notebook resolved for Python {python}, which is not installed here: install it (pyenv install {python}) to run the notebook"
-            ))
-            .into());
-        };
-        let interpreter = Interpreter::at(&path).map_err(anyhow::Error::msg)?;
-        let chosen = interpreter.clone();
-        if !global.quiet {
-            eprintln!(
-                "round {round}: Python {python}, {}",
-                pins_of(&requirements).join(" ")
-            );
-        }
-        let plan = EnvPlan {
-            interpreter,
-            requirements: requirements.clone(),
-            only_binary: !args.allow_sdist,
-            index_url: (global.index_url() != nbenv::pypi::PYPI_SIMPLE)
-                .then(|| global.index_url().to_string()),
-            kernel_runtime: !args.no_kernel_runtime,
-        };
-        let cx = RunContext {
+    let Rounds {
+        rounds,
+        stopped,
+        last_env,
+        last_run,
+        built,
+        failed: _,
+    } = run_rounds(
+        global,
+        &infer_args,
+        &session,
+        &mut usages,
+        &RoundsSpec {
             notebook: &args.notebook,
-            command: "restore",
-            round: round as u32,
-            python,
-            started_at,
-            requirements: &requirements,
-        };
-        let usage = &usages[0].1;
-        let failures = FailureContext::new(&nb, usage).with_python(python);
-        let building = super::progress::Spinner::start(
-            global,
-            if plan.is_built(&envs) {
-                None
-            } else {
-                Some(format!(
-                    "round {round}: building the environment on Python {python}"
-                ))
-            },
-        );
-        let prepared = verify::prepare(&plan, &envs, &installer, &tools, Duration::from_secs(1800));
-        building.finish();
-        let env = match prepared {
-            Ok(env) => env,
-            Err(EnvError::Install { detail, .. }) => {
-                let failure = classify(
-                    &Problem::InstallFailed {
-                        what: "the requirements".into(),
-                        detail: detail.clone(),
-                    },
-                    None,
-                    &failures,
-                );
-                let lessons =
-                    verify::install_lessons(&failure, &detail, &verify::pinned(&requirements));
-                let record = run_record(
-                    &cx,
-                    RunEnded::NotBuilt {
-                        failure: &failure,
-                        detail: &detail,
-                    },
-                    &lessons,
-                    clock.elapsed(),
-                );
-                runs::record(global.quiet, &session.bank_file, &record);
-                if !global.quiet {
-                    eprintln!("round {round}: {failure}");
-                }
-                say_broken(global, round, python, &lessons);
-                let new = learn(&mut session, &mut excluded, &lessons, python, &name);
-                rounds.push(Round {
-                    python,
-                    requirements,
-                    executability: None,
-                    first_failure: Some(failure),
-                    reproduced: None,
-                    install_error: Some(detail),
-                    learned: lessons,
-                    runner: None,
-                    seconds: Stages {
-                        resolution: resolution.as_secs_f64(),
-                        ..Stages::default()
-                    },
-                });
-                if !new {
-                    stopped = Stop::InstallFailed;
-                    break;
-                }
-                continue;
-            }
-            Err(e) => return Err(e.into()),
-        };
-        if !env.reused {
-            built.push(env.root.clone());
-        }
-        let options = RunOptions {
+            nb: &nb,
+            max_rounds: args.max_rounds,
+            allow_sdist: args.allow_sdist,
+            kernel_runtime: !args.no_kernel_runtime,
             cell_timeout: Duration::from_secs(args.cell_timeout),
-            total_timeout: Duration::from_secs(args.timeout),
+            run_timeout: Duration::from_secs(args.timeout),
             sandbox: args.sandbox.sandbox,
-            ..RunOptions::default()
-        };
-        let ran = Instant::now();
-        let run = verify::run_notebook(&nb, &env.python, &options)
-            .with_context(|| format!("running {}", args.notebook.display()))?;
-        let run_time = ran.elapsed();
-        let failure = run.first_failure(&failures);
-        let lessons = failure
-            .as_ref()
-            .map(|f| verify::lessons(f, &inference))
-            .unwrap_or_default();
-        let record = run_record(
-            &cx,
-            RunEnded::Ran {
-                run: &run,
-                failure: failure.as_ref(),
-            },
-            &lessons,
-            clock.elapsed(),
-        );
-        runs::record(global.quiet, &session.bank_file, &record);
-        let mut this = Round {
-            python,
-            requirements,
-            executability: Some(run.executability),
-            first_failure: failure.clone(),
-            reproduced: {
-                let r = run.reproduction(&nb);
-                (r.compared > 0).then_some((r.reproduced, r.compared))
-            },
-            install_error: None,
-            learned: Vec::new(),
-            runner: Some(run.mode.clone()),
-            seconds: Stages {
-                resolution: resolution.as_secs_f64(),
-                venv: env.venv_time.as_secs_f64(),
-                install: env.install_time.as_secs_f64(),
-                run: run_time.as_secs_f64(),
-            },
-        };
-        last_env = Some((env, chosen));
-        last_run = Some(run);
-        let Some(failure) = failure else {
-            rounds.push(this);
-            stopped = Stop::Ran;
-            break;
-        };
-        if !global.quiet {
-            eprintln!("round {round}: stopped at {}", located(&failure));
-        }
-        if !failure.is_environmental() {
-            rounds.push(this);
-            stopped = Stop::NotEnvironmental;
-            break;
-        }
-        say_broken(global, round, python, &lessons);
-        let mut new = verify::teach(&mut usages[0].1, &lessons);
-        new |= learn(&mut session, &mut excluded, &lessons, python, &name);
-        this.learned = lessons;
-        rounds.push(this);
-        if !new {
-            stopped = Stop::NothingLearned;
-            break;
-        }
-    }
+            envs: &envs,
+            installer: &installer,
+            tools: &tools,
+            infer: InferRun::default(),
+            command: "restore",
+        },
+    )
+    .map_err(|e| match e.downcast::<NotInstalled>() {
+        Ok(not) => CliError::not_found(not.to_string()).into(),
+        Err(e) => e,
+    })?;
     let last = rounds.last().expect("at least one round");
     if let Some(path) = &args.output {
         write_atomically(path, last.requirements.as_bytes())
@@ -364,11 +170,17 @@ pub fn run(global: &GlobalArgs, args: &RestoreArgs) -> Result<()> {
     }
     let final_root = last_env.as_ref().map(|(env, _)| env.root.clone());
     for root in built.iter().filter(|r| Some(*r) != final_root.as_ref()) {
-        // A failed round's environment: nothing will use it again.
-        let _ = std::fs::remove_dir_all(root);
+        // A failed round's environment: nothing will use it again (unless another run is
+        // using it now).
+        verify::remove_unused(&envs, root);
     }
     if let Some(root) = &final_root {
         super::verify::keep_envs_within_budget(global, &envs, root);
+    }
+    if let (Some(path), Some((env, _))) = (&args.lock, &last_env) {
+        let requirements = rounds.last().map_or("", |r| r.requirements.as_str());
+        write_atomically(path, environment_lock(&name, requirements, env).as_bytes())
+            .with_context(|| format!("writing {}", path.display()))?;
     }
     if let (Some(path), Some(run)) = (&args.executed, &last_run) {
         let executed = verify::executed_notebook(&nb, run);
@@ -475,82 +287,26 @@ fn keep(
     kept
 }
 
-/// `round 1: gast 0.2.2 failed to install on Python 3.6: passed over from now on`.
-fn say_broken(global: &GlobalArgs, round: usize, python: PythonVersion, lessons: &[Lesson]) {
-    if global.quiet {
-        return;
+/// The environment as installed, for `--lock`: what the notebook needs (pinned by nbenv),
+/// what those pins pulled in, and the kernel runtime, marked so that nobody takes it for a
+/// requirement of the notebook.
+fn environment_lock(notebook: &str, requirements: &str, env: &PreparedEnv) -> String {
+    let mut out = format!(
+        "# The environment nbenv restored {notebook} in, as installed ({})\n",
+        env.root.display()
+    );
+    for pin in pins_of(requirements) {
+        out.push_str(&format!("{pin}  # requirement\n"));
     }
-    for lesson in lessons {
-        if let Lesson::Broken {
-            dist,
-            version,
-            step,
-        } = lesson
-        {
-            eprintln!(
-                "round {round}: {dist} {version} failed to {step} on Python {}: passed over from now on",
-                python.feature()
-            );
-        }
+    for pin in &env.unpinned_dependencies {
+        out.push_str(&format!("{pin}  # dependency of the requirements\n"));
     }
-}
-
-/// Takes in what a round taught: evidence and exclusions for this notebook, and releases
-/// broken on this Python, which later resolutions (this one's next round, and every one
-/// after reading the bank's run records) pass over. Returns whether anything was new.
-fn learn(
-    session: &mut InferSession,
-    excluded: &mut Vec<(DistName, Version)>,
-    lessons: &[Lesson],
-    python: PythonVersion,
-    notebook: &str,
-) -> bool {
-    let mut new = false;
-    for lesson in lessons {
-        match lesson {
-            Lesson::Exclude { dist, version } => {
-                if !excluded.iter().any(|(d, v)| d == dist && v == version) {
-                    excluded.push((dist.clone(), version.clone()));
-                    new = true;
-                }
-            }
-            Lesson::Broken {
-                dist,
-                version,
-                step,
-            } => {
-                let failed = &mut session.solve_options.failed;
-                if !failed.iter().any(|f| {
-                    &f.dist == dist
-                        && &f.version == version
-                        && f.python.feature() == python.feature()
-                }) {
-                    failed.push(ReleaseFailure {
-                        dist: dist.clone(),
-                        version: version.clone(),
-                        python: python.feature(),
-                        step: *step,
-                        detail: String::new(),
-                        at: jiff::Timestamp::now(),
-                        notebook: notebook.to_string(),
-                    });
-                    new = true;
-                }
-            }
-            Lesson::Api { .. } | Lesson::Module { .. } => {}
-        }
+    for pin in &env.kernel_runtime {
+        out.push_str(&format!(
+            "{pin}  # kernel runtime (not a requirement of the notebook)\n"
+        ));
     }
-    new
-}
-
-fn pins_of(requirements: &str) -> Vec<&str> {
-    requirements
-        .lines()
-        .map(str::trim)
-        .filter(|l| !l.starts_with('#') && !l.starts_with('-') && !l.is_empty())
-        .filter_map(|l| l.split_whitespace().next())
-        .map(|p| p.trim_end_matches('\\'))
-        .collect()
+    out
 }
 
 /// Rounds, cells run, the first error, and why the rounds stopped.
@@ -591,6 +347,7 @@ fn summary(done: &Restoration<'_>) -> String {
         Stop::NothingLearned => "not restored: the last error taught nothing new\n",
         Stop::InstallFailed => "not restored: the environment could not be built\n",
         Stop::MaxRounds => "not restored: --max-rounds reached\n",
+        Stop::TimeLimit => "not restored: out of time\n",
     });
     if let Some(kept) = &done.environment {
         out.push_str(&format!("environment: {}\n", kept.root.display()));

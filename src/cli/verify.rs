@@ -116,6 +116,16 @@ pub fn run(global: &super::args::GlobalArgs, args: &VerifyArgs) -> Result<()> {
         index_url: (global.index_url() != nbenv::pypi::PYPI_SIMPLE)
             .then(|| global.index_url().to_string()),
         kernel_runtime: !args.no_kernel_runtime,
+        kernel_runtime_at_most: if args.no_kernel_runtime {
+            None
+        } else {
+            runtime_era(
+                global,
+                &nb,
+                interpreter.version,
+                &context::index_client(global)?,
+            )
+        },
     };
     let envs = context::cache_dir(global).join(ENVS_DIR);
     if !global.quiet && !plan.is_built(&envs) {
@@ -125,7 +135,7 @@ pub fn run(global: &super::args::GlobalArgs, args: &VerifyArgs) -> Result<()> {
             interpreter.path.display(),
             args.requirements.display(),
             if plan.kernel_runtime {
-                format!(", with the kernel runtime ({})", verify::KERNEL_RUNTIME)
+                format!(", with the kernel runtime ({})", plan.runtime_requirement())
             } else {
                 String::new()
             }
@@ -264,6 +274,40 @@ fn summary(v: &Verification<'_>) -> String {
         ));
     }
     out
+}
+
+/// The IPython of the notebook's era, for the kernel runtime: the newest release when the
+/// notebook was last committed, where the notebook runs on the Python it was saved with (on a
+/// newer one, an IPython that old may not import, and the interpreter decides). Said when
+/// applied; `None` without a commit date or an index answer.
+pub(super) fn runtime_era(
+    global: &super::args::GlobalArgs,
+    nb: &nbenv::notebook::Notebook,
+    python: PythonVersion,
+    client: &nbenv::pypi::IndexClient,
+) -> Option<pep508_rs::pep440_rs::Version> {
+    let saved_with = nb
+        .language_version
+        .as_deref()
+        .and_then(PythonVersion::parse)?;
+    if saved_with.feature() != python.feature() {
+        return None;
+    }
+    let when = nbenv::notebook::last_commit_date(&nb.path)?;
+    let ipython = nbenv::names::DistName::new("ipython").ok()?;
+    let page = client.project(&ipython).ok()?;
+    let version = verify::runtime_of_era(&page.files, when)?;
+    // Newer than the standing bound (`ipython<9.1`): that bound is the tighter one.
+    if version >= "9.1".parse().expect("a version") {
+        return None;
+    }
+    if !global.quiet {
+        eprintln!(
+            "note: kernel runtime: IPython {version} at most, the newest when the notebook was last committed ({})",
+            when.strftime("%Y-%m-%d")
+        );
+    }
+    Some(version)
 }
 
 /// Keeps the built environments within their budget, `keep` (the one just used) whatever

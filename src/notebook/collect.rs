@@ -6,6 +6,7 @@ use std::rc::Rc;
 
 use crate::names::{ApiPath, ModulePath};
 
+use super::external::{FileUse, NetworkUse};
 use super::location::Location;
 use super::python_version::{HintReason, VersionHint};
 use super::requirement::InstallRequirement;
@@ -86,6 +87,9 @@ pub(crate) struct Evidence {
     pub(crate) version_probes: Vec<(u32, Rc<str>)>,
     /// Cells whose output lists installed packages (`pip list`, `pip freeze`, `%watermark`).
     pub(crate) listing_cells: Vec<u32>,
+    /// Files opened by a literal path.
+    pub(crate) files: Vec<FileUse>,
+    pub(crate) network: Vec<NetworkUse>,
 }
 
 impl Evidence {

@@ -10,6 +10,7 @@ use ruff_python_parser::parse_expression;
 use crate::names::{DistName, ModulePath};
 
 use super::collect::RawImport;
+use super::external::{FileAccess, FileUse};
 use super::location::Location;
 use super::magic::{self, CellMagicKind};
 use super::requirement::{pip_requirement, InstallRequirement, Installer};
@@ -297,6 +298,12 @@ impl Tracer {
         let path = path.trim_matches(['"', '\'']);
         let file = path.rsplit(['/', '\\']).next().unwrap_or(path);
         let at = Location::new(cell, line);
+        self.ev.files.push(FileUse {
+            path: path.to_string(),
+            access: FileAccess::Write,
+            call: "%%writefile".into(),
+            at,
+        });
         if let Some(stem) = file.strip_suffix(".py") {
             let top = path
                 .trim_start_matches("./")

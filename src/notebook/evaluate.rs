@@ -9,6 +9,7 @@ use ruff_text_size::Ranged;
 
 use super::binding::{FrameKind, Value};
 use super::builtins;
+use super::external::{self, FileAccess, FileUse, NetworkKind, NetworkUse};
 use super::python_version::HintReason;
 use super::tracing::{walk_children, Tracer};
 use super::usage::{NoteKind, UseKind};
@@ -266,8 +267,19 @@ impl Tracer {
                 self.escape(c.kind, &c.value, at);
                 Value::Local
             }
-            Expr::StringLiteral(_)
-            | Expr::BytesLiteral(_)
+            Expr::StringLiteral(s) => {
+                let text = s.value.to_str();
+                if external::is_url(text) {
+                    let at = self.at(s.start());
+                    self.ev.network.push(NetworkUse {
+                        kind: NetworkKind::Url,
+                        detail: text.trim().to_string(),
+                        at,
+                    });
+                }
+                Value::Local
+            }
+            Expr::BytesLiteral(_)
             | Expr::NumberLiteral(_)
             | Expr::BooleanLiteral(_)
             | Expr::NoneLiteral(_)
@@ -465,6 +477,16 @@ impl Tracer {
         } else {
             (kind, Some(UseKind::Call))
         };
+        if let Expr::Attribute(a) = &*c.func {
+            if !matches!(callee, Value::Api(_)) {
+                if let Some((access, path)) =
+                    external::member_file_call(a.attr.as_str(), &c.arguments)
+                {
+                    let call = format!(".{}", a.attr.as_str());
+                    self.file_use(access, path, call, c.start());
+                }
+            }
+        }
         match callee {
             Value::Api(p) => {
                 match &*c.func {
@@ -480,6 +502,7 @@ impl Tracer {
                     ),
                 }
                 self.special_call(&p, c);
+                self.external_call(&p, c);
                 if is_class_name(&p) {
                     Value::Instance(p)
                 } else {
@@ -500,6 +523,9 @@ impl Tracer {
                 let Expr::Name(n) = &*c.func else {
                     return Value::Local;
                 };
+                if n.id == "open" {
+                    self.external_call("open", c);
+                }
                 if builtins::passes_through(&n.id) {
                     return first_arg.map_or(Value::Local, |v| match v.library_origin() {
                         Some(o) => Value::Derived(o.clone()),
@@ -604,6 +630,37 @@ impl Tracer {
             let at = self.at(c.start());
             self.note(kind, detail, at);
         }
+    }
+
+    /// Files a call opens by a literal path, and its use of the network.
+    fn external_call(&mut self, path: &str, c: &ExprCall) {
+        if let Some((access, file)) = external::file_call(path, &c.arguments) {
+            self.file_use(access, file, path.to_string(), c.start());
+        }
+        if let Some(kind) = external::network_call(path) {
+            let at = self.at(c.start());
+            self.ev.network.push(NetworkUse {
+                kind,
+                detail: path.to_string(),
+                at,
+            });
+        }
+    }
+
+    pub(crate) fn file_use(
+        &mut self,
+        access: FileAccess,
+        path: String,
+        call: String,
+        offset: ruff_text_size::TextSize,
+    ) {
+        let at = self.at(offset);
+        self.ev.files.push(FileUse {
+            path,
+            access,
+            call,
+            at,
+        });
     }
 
     /// nbconvert writes magics as `get_ipython().run_line_magic('matplotlib', 'inline')`.

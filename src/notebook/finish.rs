@@ -169,6 +169,14 @@ pub(crate) fn build(
     notes.sort_by_key(|n| n.at);
 
     let local_modules = imported_locals(locals, &imports);
+    let mut files = ev.files;
+    files.sort_by_key(|f| f.at);
+    let mut seen_files = std::collections::HashSet::new();
+    files.retain(|f| seen_files.insert((f.path.clone(), f.access)));
+    let mut network = ev.network;
+    network.sort_by_key(|n| n.at);
+    let mut seen_network = std::collections::HashSet::new();
+    network.retain(|n| seen_network.insert((n.kind, n.detail.clone())));
     Usage {
         notebook: NotebookInfo {
             path: nb.path.clone(),
@@ -191,6 +199,8 @@ pub(crate) fn build(
         },
         outputs,
         notes,
+        files,
+        network,
         warnings,
         declarations: Default::default(),
     }

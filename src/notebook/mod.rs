@@ -20,6 +20,7 @@ mod declarations;
 mod error;
 mod escape;
 mod evaluate;
+mod external;
 pub mod failure;
 mod finish;
 mod format;
@@ -46,6 +47,7 @@ pub use declarations::{
     DeclaredPython, DeclaredRequirement, PythonDeclaration, MAX_LEVELS_UP,
 };
 pub use error::NotebookError;
+pub use external::{is_url, FileAccess, FileUse, NetworkKind, NetworkUse};
 pub use format::{Cell, CellKind, Kernel, Notebook, Output, SourceFormat, StreamName};
 pub use location::Location;
 pub use python_version::{HintReason, VersionHint, KNOWN_VERSIONS};

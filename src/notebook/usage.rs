@@ -8,6 +8,7 @@ use serde::{Serialize, Serializer};
 use crate::names::{ApiPath, DistName, ModulePath};
 
 use super::declarations::Declarations;
+use super::external::{FileUse, NetworkUse};
 use super::failure::Failure;
 use super::format::{Kernel, SourceFormat};
 use super::location::Location;
@@ -36,6 +37,12 @@ pub struct Usage {
     /// What stored outputs reveal: library paths, warnings, errors, printed versions.
     pub outputs: Vec<OutputEvidence>,
     pub notes: Vec<Note>,
+    /// Files the code opens by a literal path, reading or writing, in notebook order (each
+    /// path and access once, where first seen).
+    pub files: Vec<FileUse>,
+    /// URLs in the code and calls that use the network, in notebook order (each once). Shell
+    /// downloads, clones and model downloads are in `notes`; installs in `requirements`.
+    pub network: Vec<NetworkUse>,
     /// Problems with the notebook itself (cells that did not parse), with where they are.
     pub warnings: Vec<Warning>,
     /// What the repository around the notebook declares, when read
@@ -82,6 +89,9 @@ pub enum ImportVia {
     WrittenModule,
     /// `import` / `cimport` lines in a `%%cython` cell.
     Cython,
+    /// Not in the notebook: a run showed that something the notebook runs imports it (a
+    /// library's import of a package its metadata does not require).
+    Run,
 }
 
 #[derive(Debug, Clone, Serialize)]

@@ -46,7 +46,7 @@ pub use compact_page::{ProjectRelease, ReleaseFile};
 pub use dist_file::{DistFile, MetadataHint};
 pub use error::PypiError;
 pub use filename::{DistFilename, FileKind, FilenameError, SdistFormat};
-pub use http::{EventSink, HttpConfig, HttpEvent};
+pub use http::{Budget, EventSink, HttpClient, HttpConfig, HttpEvent, StreamResponse};
 pub use metadata::{CoreMetadata, MetadataSource};
 pub use project::{PageFormat, ProjectPage, Release, SkippedFile, SourceClass};
 pub use requires_dist::{InvalidRequiresDist, RequiresDist};

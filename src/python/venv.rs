@@ -20,9 +20,9 @@ const PIP_FOR_PYTHON_3_6: &str = "pip==21.3.1";
 pub struct InstallOptions {
     /// Wheels only: building sdists of old releases mostly fails and runs their setup.py.
     pub only_binary: bool,
-    /// With `only_binary`, wheels only for these packages (the rest may build from sdists);
-    /// empty: for every package.
-    pub only_binary_packages: Vec<String>,
+    /// With `only_binary`, packages that come from their sdists all the same (`--no-binary`
+    /// for just those: pip and uv both let it override `--only-binary :all:`).
+    pub sdists_allowed: Vec<String>,
     /// Ignore anything uploaded after this time (uv only), so dependencies are the ones that
     /// existed when the release came out.
     pub exclude_newer: Option<jiff::Timestamp>,
@@ -32,17 +32,6 @@ pub struct InstallOptions {
     /// torch: an install that needs it fails to resolve instead).
     pub constraints: Vec<String>,
     pub timeout: Duration,
-}
-
-impl InstallOptions {
-    /// `:all:`, or the packages that must come as wheels.
-    fn binary_format(&self) -> String {
-        if self.only_binary_packages.is_empty() {
-            ":all:".to_string()
-        } else {
-            self.only_binary_packages.join(",")
-        }
-    }
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -156,7 +145,10 @@ impl Venv {
                 c.args(["pip", "install", "--quiet", "--python"])
                     .arg(&self.python);
                 if options.only_binary {
-                    c.args(["--only-binary", &options.binary_format()]);
+                    c.args(["--only-binary", ":all:"]);
+                    if !options.sdists_allowed.is_empty() {
+                        c.args(["--no-binary", &options.sdists_allowed.join(",")]);
+                    }
                 }
                 if let Some(time) = &options.exclude_newer {
                     c.arg("--exclude-newer").arg(time.to_string());
@@ -177,7 +169,12 @@ impl Venv {
                     "--no-input",
                 ]);
                 if options.only_binary {
-                    c.arg(format!("--only-binary={}", options.binary_format()));
+                    c.arg("--only-binary=:all:");
+                    // Named packages come from their sdists: pip lets `--no-binary NAME`
+                    // override `--only-binary :all:` for just those.
+                    if !options.sdists_allowed.is_empty() {
+                        c.arg(format!("--no-binary={}", options.sdists_allowed.join(",")));
+                    }
                 }
                 if let Some(url) = &options.index_url {
                     c.args(["--index-url", url]);

@@ -2,7 +2,7 @@
 
 use std::fmt;
 
-use serde::{Serialize, Serializer};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 /// A CPython version: a feature release (`3.7`), or one patch level of it (`3.7.3`).
 ///
@@ -76,6 +76,15 @@ impl fmt::Display for PythonVersion {
 impl Serialize for PythonVersion {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         s.collect_str(self)
+    }
+}
+
+/// Read back as written: `3.7`, `3.7.3` (records of batch runs keep the Python they chose).
+impl<'de> Deserialize<'de> for PythonVersion {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(d)?;
+        PythonVersion::parse(&text)
+            .ok_or_else(|| serde::de::Error::custom(format!("`{text}` is not a Python version")))
     }
 }
 

@@ -96,6 +96,12 @@ fn labels(d: &DistVersions) -> Vec<String> {
         out.extend(d.needs.iter().map(|n| match n {
             Need::Import { import } => format!("the notebook imports {import}"),
             Need::Installed { at } => format!("cell {} installs it", at.cell),
+            Need::ImportedInRun { import, at } => {
+                format!(
+                    "cell {} ran code that imports {import} (seen in a run)",
+                    at.cell
+                )
+            }
         }));
     }
     out

@@ -6,8 +6,8 @@
 //! indented raises IndentationError where earlier IPythons (and Jupyter then) dedented it. It
 //! is installed in the same command as the requirements, so the installer resolves them
 //! together and the runtime cannot break what the notebook needs; the interpreter's own
-//! Requires-Python picks an IPython it runs (5.x on 2.7). Wheels-only applies to the
-//! requirements; the runtime's own dependencies may build from sdists.
+//! Requires-Python picks an IPython it runs (5.x on 2.7). Everything comes as wheels, but for
+//! the two dependencies of older IPythons that never had one ([`RUNTIME_SDISTS`]).
 //!
 //! [`EnvPlan`] is what to build (pure: its key is a hash of the interpreter, the requirements'
 //! text and the options); [`prepare`] builds it, or finds it built. A half-built environment
@@ -16,12 +16,22 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+use pep508_rs::pep440_rs::Version;
 use sha2::{Digest, Sha256};
+
+use crate::names::DistName;
+use crate::notebook::failure::{install_reason, InstallReason};
 
 use crate::python::{InstallOptions, Installer, Interpreter, Tools, Venv, VenvError};
 
 /// What the kernel runtime is, as a requirement installed with the notebook's.
 pub const KERNEL_RUNTIME: &str = "ipython<9.1";
+
+/// What the kernel runtime depends on that was only ever published as sdists: IPython up to
+/// 7.x needs `simplegeneric`, IPython 5 on Python 2.7 also `scandir`. These two build even
+/// when wheels only are asked for; without them an IPython of those years cannot install,
+/// and the installer quietly falls back to one older still.
+pub const RUNTIME_SDISTS: &[&str] = &["simplegeneric", "scandir"];
 
 /// File inside a complete environment: what it was built from.
 const READY: &str = "nbenv-env.json";
@@ -38,9 +48,19 @@ pub struct EnvPlan {
     /// Install the kernel runtime ([`KERNEL_RUNTIME`]) too; without it the runner executes
     /// cells as plain Python with the common magics translated.
     pub kernel_runtime: bool,
+    /// The newest IPython the runtime may be ([`runtime_of_era`]): the notebook's era.
+    pub kernel_runtime_at_most: Option<Version>,
 }
 
 impl EnvPlan {
+    /// The kernel runtime as a requirement: `ipython<9.1`, capped at the era's release.
+    pub fn runtime_requirement(&self) -> String {
+        match &self.kernel_runtime_at_most {
+            Some(v) => format!("{KERNEL_RUNTIME},<={v}"),
+            None => KERNEL_RUNTIME.to_string(),
+        }
+    }
+
     /// A hash of everything the environment is built from.
     pub fn key(&self) -> String {
         let mut h = Sha256::new();
@@ -49,7 +69,7 @@ impl EnvPlan {
             self.interpreter.version.to_string(),
             self.requirements.clone(),
             self.kernel_runtime.to_string(),
-            KERNEL_RUNTIME.to_string(),
+            self.runtime_requirement(),
             self.only_binary.to_string(),
             self.index_url.clone().unwrap_or_default(),
         ] {
@@ -69,6 +89,27 @@ impl EnvPlan {
     }
 }
 
+/// The IPython of the notebook's era: the newest final release uploaded by `when` (the
+/// notebook's last commit), from `files` (the index's IPython files). A notebook of 2018 runs
+/// under the IPython of 2018, as it did then, not today's. `None` when no release is that old.
+pub fn runtime_of_era(files: &[crate::pypi::DistFile], when: jiff::Timestamp) -> Option<Version> {
+    let mut first_upload: std::collections::BTreeMap<&Version, jiff::Timestamp> =
+        std::collections::BTreeMap::new();
+    for f in files.iter().filter(|f| f.yanked.is_none()) {
+        if let Some(t) = f.upload_time {
+            first_upload
+                .entry(&f.version)
+                .and_modify(|e| *e = (*e).min(t))
+                .or_insert(t);
+        }
+    }
+    first_upload
+        .into_iter()
+        .filter(|(v, t)| *t <= when && !v.any_prerelease() && !v.is_post() && !v.is_dev())
+        .map(|(v, _)| v.clone())
+        .max()
+}
+
 /// A built environment.
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct PreparedEnv {
@@ -83,6 +124,14 @@ pub struct PreparedEnv {
     pub venv_time: Duration,
     #[serde(serialize_with = "seconds")]
     pub install_time: Duration,
+    /// The kernel runtime as installed (`ipython==7.34.0` and what it needs that the
+    /// requirements do not): its lock, never part of the requirements.
+    pub kernel_runtime: Vec<String>,
+    /// Dependencies of the requirements that they leave unpinned, as installed.
+    pub unpinned_dependencies: Vec<String>,
+    /// Held while this value (or a clone) lives: the environment is not removed under it.
+    #[serde(skip)]
+    pub lease: super::env_lock::EnvLease,
 }
 
 fn seconds<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
@@ -114,7 +163,17 @@ pub fn prepare(
 ) -> Result<PreparedEnv, EnvError> {
     let root = cache.join(plan.key());
     let python = root.join("bin").join("python");
+    let io = |what, path: &Path| {
+        let path = path.to_path_buf();
+        move |source| EnvError::Io { what, path, source }
+    };
+    std::fs::create_dir_all(cache).map_err(io("creating", cache))?;
+    // Another run building this environment finishes first; one using it goes on using it.
+    let lock = super::env_lock::lock_path(cache, &plan.key());
+    let held = super::env_lock::Exclusive::wait(&lock).map_err(io("locking", &lock))?;
     if plan.is_built(cache) {
+        let lease = held.share().map_err(io("locking", &lock))?;
+        let (kernel_runtime, unpinned_dependencies) = beyond_requirements(&root, plan);
         // Its last use, for the budget: the least recently used go first.
         let _ = std::fs::File::options()
             .append(true)
@@ -123,6 +182,9 @@ pub fn prepare(
         return Ok(PreparedEnv {
             root,
             python,
+            kernel_runtime,
+            unpinned_dependencies,
+            lease,
             reused: true,
             build_time: Duration::ZERO,
             venv_time: Duration::ZERO,
@@ -130,16 +192,20 @@ pub fn prepare(
         });
     }
     let started = Instant::now();
-    let io = |what, path: &Path| {
-        let path = path.to_path_buf();
-        move |source| EnvError::Io { what, path, source }
-    };
-    std::fs::create_dir_all(cache).map_err(io("creating", cache))?;
     let building = cache.join(format!(".{}-{}", plan.key(), std::process::id()));
     if building.exists() {
         std::fs::remove_dir_all(&building).map_err(io("removing", &building))?;
     }
-    let (venv_time, install_time) = match build(plan, &building, installer, tools, timeout) {
+    let mut built = build(plan, &building, installer, tools, timeout);
+    if let (Installer::Uv(_), Err(EnvError::Install { detail, .. })) = (installer, &built) {
+        // uv refuses metadata that pip takes (pandas 0.19's `pytz (>=2011k)`): those old
+        // releases install with pip, as they did in their day.
+        if install_reason(detail) == InstallReason::InvalidMetadata {
+            let _ = std::fs::remove_dir_all(&building);
+            built = build(plan, &building, &Installer::Pip, tools, timeout);
+        }
+    }
+    let (venv_time, install_time) = match built {
         Ok(times) => times,
         Err(e) => {
             let _ = std::fs::remove_dir_all(&building);
@@ -154,7 +220,12 @@ pub fn prepare(
     // venv works under its final name (its console scripts' shebangs do not, and are unused).
     std::fs::rename(&building, &root).map_err(io("renaming", &building))?;
     std::fs::write(root.join(READY), ready_record(plan)).map_err(io("writing", &root))?;
+    let (kernel_runtime, unpinned_dependencies) = beyond_requirements(&root, plan);
+    let lease = held.share().map_err(io("locking", &lock))?;
     Ok(PreparedEnv {
+        kernel_runtime,
+        unpinned_dependencies,
+        lease,
         root,
         python,
         reused: false,
@@ -164,11 +235,111 @@ pub fn prepare(
     })
 }
 
+/// One distribution installed in an environment, with what it requires there.
+#[derive(Debug, Clone)]
+struct Installed {
+    dist: DistName,
+    version: Version,
+    /// Requires-Dist names whose markers hold on the environment's Python (no extras).
+    requires: Vec<DistName>,
+}
+
+/// The distributions installed in the environment at `root`, read from its `.dist-info`
+/// (and old `.egg-info`) directories, with their requirements evaluated for `python`.
+fn installed(root: &Path, python: crate::python::PythonVersion) -> Vec<Installed> {
+    let target = crate::resolve::solver::Target::new(python.feature());
+    let mut found: Vec<Installed> = Vec::new();
+    let lib = root.join("lib");
+    for site in std::fs::read_dir(&lib).into_iter().flatten().flatten() {
+        let site = site.path().join("site-packages");
+        for entry in std::fs::read_dir(&site).into_iter().flatten().flatten() {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            let (stem, metadata) = if let Some(stem) = name.strip_suffix(".dist-info") {
+                (stem, entry.path().join("METADATA"))
+            } else if let Some(stem) = name.strip_suffix(".egg-info") {
+                (stem, entry.path().join("PKG-INFO"))
+            } else {
+                continue;
+            };
+            // `IPython-7.34.0` (an egg-info may add `-py2.7`).
+            let mut parts = stem.splitn(3, '-');
+            let (Some(dist), Some(version)) = (parts.next(), parts.next()) else {
+                continue;
+            };
+            let (Ok(dist), Ok(version)) = (DistName::new(dist), version.parse::<Version>()) else {
+                continue;
+            };
+            let text = std::fs::read_to_string(&metadata).unwrap_or_default();
+            let requires = text
+                .lines()
+                .take_while(|l| !l.is_empty())
+                .filter_map(|l| l.strip_prefix("Requires-Dist:"))
+                .filter_map(|r| crate::names::parse_requirement(r.trim()).ok())
+                .filter(|r| r.evaluate_markers(target.markers(), &[]))
+                .filter_map(|r| DistName::new(r.name.as_ref()).ok())
+                .collect();
+            found.push(Installed {
+                dist,
+                version,
+                requires,
+            });
+        }
+    }
+    found.sort_by(|a, b| a.dist.cmp(&b.dist));
+    found.dedup_by(|a, b| a.dist == b.dist);
+    found
+}
+
+/// What the environment holds beyond the plan's pins, split in two: the kernel runtime
+/// (IPython, ipykernel when a Jupyter kernel was added, and what they need that the
+/// requirements do not), and the requirements' own dependencies that they leave unpinned.
+fn beyond_requirements(root: &Path, plan: &EnvPlan) -> (Vec<String>, Vec<String>) {
+    let all = installed(root, plan.interpreter.version);
+    let closure = |from: Vec<DistName>| -> Vec<DistName> {
+        let mut seen: Vec<DistName> = Vec::new();
+        let mut stack = from;
+        while let Some(d) = stack.pop() {
+            if seen.contains(&d) {
+                continue;
+            }
+            if let Some(i) = all.iter().find(|i| i.dist == d) {
+                stack.extend(i.requires.iter().cloned());
+            }
+            seen.push(d);
+        }
+        seen
+    };
+    let pinned: Vec<DistName> = super::repair::pinned(&plan.requirements)
+        .into_iter()
+        .map(|(d, _)| d)
+        .collect();
+    let needed = closure(pinned.clone());
+    let runtime_roots = ["ipython", "ipykernel"]
+        .into_iter()
+        .filter_map(|n| DistName::new(n).ok())
+        .collect();
+    let runtime = closure(runtime_roots);
+    let tools = |d: &DistName| matches!(d.as_str(), "pip" | "setuptools" | "wheel" | "distribute");
+    let (mut kernel, mut dependencies) = (Vec::new(), Vec::new());
+    for i in all
+        .iter()
+        .filter(|i| !pinned.contains(&i.dist) && !tools(&i.dist))
+    {
+        let pin = format!("{}=={}", i.dist, i.version);
+        if runtime.contains(&i.dist) && !needed.contains(&i.dist) {
+            kernel.push(pin);
+        } else {
+            dependencies.push(pin);
+        }
+    }
+    (kernel, dependencies)
+}
+
 fn ready_record(plan: &EnvPlan) -> String {
     serde_json::json!({
         "interpreter": plan.interpreter.path,
         "python": plan.interpreter.version.to_string(),
-        "kernel_runtime": plan.kernel_runtime.then_some(KERNEL_RUNTIME),
+        "kernel_runtime": plan.kernel_runtime.then(|| plan.runtime_requirement()),
         "only_binary": plan.only_binary,
         "requirements": plan.requirements,
     })
@@ -192,26 +363,22 @@ fn build(
         path: file.clone(),
         source,
     })?;
-    // The requirements come as wheels; what the kernel runtime needs beyond them may build
-    // (IPython 5 on Python 2.7 needs `simplegeneric` and `scandir`, which are sdists only).
-    let only_binary_packages = if plan.kernel_runtime {
-        super::repair::pinned(&plan.requirements)
-            .into_iter()
-            .map(|(dist, _)| dist.to_string())
-            .collect()
+    // Everything comes as wheels, but for what IPython up to 7.x needs and never had one.
+    let sdists_allowed = if plan.kernel_runtime {
+        RUNTIME_SDISTS.iter().map(ToString::to_string).collect()
     } else {
         Vec::new()
     };
     let options = InstallOptions {
         only_binary: plan.only_binary,
-        only_binary_packages,
+        sdists_allowed,
         index_url: plan.index_url.clone(),
         timeout,
         ..InstallOptions::default()
     };
     let mut args = vec!["-r".to_string(), file.display().to_string()];
     if plan.kernel_runtime {
-        args.push(KERNEL_RUNTIME.to_string());
+        args.push(plan.runtime_requirement());
     }
     let started = Instant::now();
     match venv.install(&args, &options) {
@@ -255,7 +422,8 @@ pub fn cached_environments(cache: &Path) -> Vec<CachedEnv> {
 }
 
 /// Removes the least recently used environments until those left hold `budget` bytes at
-/// most; `keep` (the one just used) stays whatever its size. Returns what was removed.
+/// most; `keep` (the one just used) stays whatever its size, and so do the ones other runs
+/// are using. Returns what was removed.
 pub fn keep_within(cache: &Path, budget: u64, keep: &Path) -> Vec<CachedEnv> {
     let all = cached_environments(cache);
     let mut total: u64 = all.iter().map(|e| e.bytes).sum();
@@ -267,7 +435,7 @@ pub fn keep_within(cache: &Path, budget: u64, keep: &Path) -> Vec<CachedEnv> {
         if env.root == keep {
             continue;
         }
-        if std::fs::remove_dir_all(&env.root).is_ok() {
+        if super::env_lock::remove_unused(cache, &env.root) {
             total = total.saturating_sub(env.bytes);
             removed.push(env);
         }
@@ -289,4 +457,64 @@ fn dir_bytes(dir: &Path) -> u64 {
         }
     }
     total
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pypi::{DistFile, DistFilename, MetadataHint};
+
+    fn file(name: &str, uploaded: &str, yanked: bool) -> DistFile {
+        let parsed = DistFilename::parse(name, &DistName::new("ipython").unwrap()).unwrap();
+        DistFile {
+            filename: name.into(),
+            url: format!("https://files/{name}"),
+            version: parsed.version,
+            kind: parsed.kind,
+            hashes: Default::default(),
+            requires_python: None,
+            size: None,
+            upload_time: Some(uploaded.parse().unwrap()),
+            yanked: yanked.then(String::new),
+            core_metadata: MetadataHint::Unknown,
+        }
+    }
+
+    #[test]
+    fn the_runtime_of_an_era_is_the_newest_final_release_uploaded_by_then() {
+        let files = [
+            file(
+                "ipython-6.5.0-py3-none-any.whl",
+                "2018-07-28T00:00:00Z",
+                false,
+            ),
+            file(
+                "ipython-7.0.0b1-py3-none-any.whl",
+                "2018-09-01T00:00:00Z",
+                false,
+            ),
+            file(
+                "ipython-7.0.0-py3-none-any.whl",
+                "2018-09-27T00:00:00Z",
+                false,
+            ),
+            // A wheel uploaded later does not make 7.0.0 newer than it was.
+            file("ipython-7.0.0.tar.gz", "2019-01-01T00:00:00Z", false),
+            file(
+                "ipython-7.0.1-py3-none-any.whl",
+                "2018-09-28T00:00:00Z",
+                true,
+            ),
+            file(
+                "ipython-7.1.0-py3-none-any.whl",
+                "2018-10-27T00:00:00Z",
+                false,
+            ),
+        ];
+        let at = |t: &str| runtime_of_era(&files, t.parse().unwrap());
+        assert_eq!(at("2018-10-01T00:00:00Z"), Some("7.0.0".parse().unwrap()));
+        assert_eq!(at("2018-09-15T00:00:00Z"), Some("6.5.0".parse().unwrap()));
+        assert_eq!(at("2030-01-01T00:00:00Z"), Some("7.1.0".parse().unwrap()));
+        assert_eq!(at("2010-01-01T00:00:00Z"), None);
+    }
 }

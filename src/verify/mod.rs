@@ -16,6 +16,7 @@
 
 mod blame;
 mod cell_run;
+mod env_lock;
 mod environment;
 mod executability;
 mod executed;
@@ -35,9 +36,10 @@ mod workdir;
 
 pub use blame::blamed;
 pub use cell_run::{CellRun, CellStatus};
+pub use env_lock::{remove_unused, EnvLease};
 pub use environment::{
-    cached_environments, keep_within, prepare, CachedEnv, EnvError, EnvPlan, PreparedEnv,
-    KERNEL_RUNTIME,
+    cached_environments, keep_within, prepare, runtime_of_era, CachedEnv, EnvError, EnvPlan,
+    PreparedEnv, KERNEL_RUNTIME,
 };
 pub use executability::Executability;
 pub use executed::executed_notebook;

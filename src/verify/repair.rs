@@ -10,7 +10,9 @@ use serde::Serialize;
 use crate::bank::store::FailedStep;
 use crate::names::{ApiPath, DistName, ModulePath};
 use crate::notebook::failure::{Cause, Failure, InstallReason};
-use crate::notebook::{ApiUse, Location, Origin, ThirdPartyImport, Usage, UseKind};
+use crate::notebook::{
+    ApiUse, Import, ImportVia, Location, Origin, ThirdPartyImport, Usage, UseKind,
+};
 use crate::resolve::infer::Inference;
 
 /// One thing learned from a failure.
@@ -185,6 +187,20 @@ pub fn teach(usage: &mut Usage, lessons: &[Lesson]) -> bool {
                 if usage.third_party.iter().any(|t| &t.name == module) {
                     continue;
                 }
+                // An import as the evidence reads one: the module is then a used path,
+                // which a provider must have.
+                usage.imports.push(Import {
+                    module: module.clone(),
+                    name: None,
+                    alias: None,
+                    star: false,
+                    level: 0,
+                    optional: false,
+                    in_function: false,
+                    via: ImportVia::Run,
+                    origin: Origin::ThirdParty,
+                    at: Location::new(*cell, 0),
+                });
                 usage.third_party.push(ThirdPartyImport {
                     name: module.clone(),
                     optional: false,

@@ -126,6 +126,16 @@ impl NotebookRun {
         Some(classify(&cell.problem()?, Some(cell.cell), cx))
     }
 
+    /// The exception the first failed cell raised (`ModuleNotFoundError`); none when it
+    /// failed otherwise (a time limit, a signal) or every cell ran.
+    pub fn first_error_name(&self) -> Option<&str> {
+        let cell = self.first_failed()?;
+        match cell.status {
+            CellStatus::Error => cell.error.as_ref().map(|e| e.ename.as_str()),
+            _ => None,
+        }
+    }
+
     /// How many of the cells that ran printed what the notebook stored.
     pub fn reproduction(&self, nb: &Notebook) -> Reproduction {
         reproduce::compare(nb, &self.cells)

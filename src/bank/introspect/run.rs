@@ -262,7 +262,7 @@ fn introspect_release(
         without_dependencies: install.without_dependencies,
         options: InstallOptions {
             only_binary: true,
-            only_binary_packages: Vec::new(),
+            sdists_allowed: Vec::new(),
             exclude_newer: newest_upload.and_then(start_of_next_day),
             index_url: config.index_url.clone(),
             no_deps: false,

@@ -40,6 +40,7 @@ pub use diff::{DiffEntry, DiffMiss, DiffReport, DiffSource};
 pub use error::StoreError;
 pub use ids::{DistId, ReleaseId, Slot};
 pub use import_providers::ImportProvider;
+pub(crate) use lock::WriterLock;
 pub use lock::{LockPolicy, WaitNotice};
 pub use path_blocks::EncodedChunk;
 pub use path_dictionary::{CorruptDictionary, PathDictionary, StoredChunk};

@@ -3,14 +3,14 @@
 
 use std::fmt;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::frame::Frame;
 use crate::names::{ApiPath, ModulePath};
 use crate::python::{PythonRange, PythonVersion};
 
 /// The kind of failure, as the repair loop acts on it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum FailureClass {
     /// The installed environment does not fit the notebook: other releases, another Python
@@ -73,6 +73,9 @@ pub enum InstallReason {
     BuildFailed,
     /// The requirements cannot all hold together.
     Conflict,
+    /// The installer refused a release's metadata (uv does for versions old pips took, such
+    /// as `pytz (>=2011k)` in pandas 0.19 to 0.22).
+    InvalidMetadata,
     /// The index could not be reached.
     Network,
     Other,
@@ -339,6 +342,7 @@ impl fmt::Display for Cause {
                     InstallReason::NoMatchingDistribution => "no matching distribution",
                     InstallReason::BuildFailed => "a build failed",
                     InstallReason::Conflict => "conflicting requirements",
+                    InstallReason::InvalidMetadata => "the installer refused a release's metadata",
                     InstallReason::Network => "the index could not be reached",
                     InstallReason::Other => "see the installer's output",
                 };

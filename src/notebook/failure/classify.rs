@@ -834,10 +834,13 @@ fn magic_name(evalue: &str) -> Option<String> {
     (name.starts_with('%') && evalue.contains("not found")).then(|| name.to_string())
 }
 
-fn install_reason(detail: &str) -> InstallReason {
+/// Why an installer failed, from its words (uv's and pip's).
+pub fn install_reason(detail: &str) -> InstallReason {
     let t = detail.to_ascii_lowercase();
     let any = |words: &[&str]| words.iter().any(|w| t.contains(w));
-    if any(&[
+    if any(&["has invalid metadata", "could not be parsed"]) && t.contains("metadata") {
+        InstallReason::InvalidMetadata
+    } else if any(&[
         "no matching distribution",
         "could not find a version that satisfies",
         "not found in the package registry",

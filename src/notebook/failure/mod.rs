@@ -25,7 +25,7 @@ mod traceback;
 
 pub use bindings::Bindings;
 pub use cause::{Cause, Definition, Failure, FailureClass, InstallReason};
-pub use classify::classify;
+pub use classify::{classify, install_reason};
 pub use context::FailureContext;
 pub use frame::{Frame, FrameOrigin};
 pub use problem::{Problem, Raised};

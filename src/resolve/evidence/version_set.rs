@@ -33,7 +33,7 @@ use super::record::{
 use super::used_paths::{is_under, PathUse, UsedPath};
 use crate::bank::store::{Catalog, Presence, ReleaseSet};
 use crate::names::{ApiPath, DistName, ModulePath};
-use crate::notebook::{Installer, Location, OutputEvidence, Receiver, Usage};
+use crate::notebook::{ImportVia, Installer, Location, Origin, OutputEvidence, Receiver, Usage};
 
 /// Why a distribution is needed.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -43,6 +43,9 @@ pub enum Need {
     Import { import: ModulePath },
     /// The notebook installs it.
     Installed { at: Location },
+    /// A run showed that code the notebook runs imports it (at `at`), though the notebook
+    /// itself does not.
+    ImportedInRun { import: ModulePath, at: Location },
 }
 
 /// The evidence on one distribution, and the versions it allows.
@@ -188,8 +191,20 @@ pub fn version_sets<B: BankView + ?Sized>(
     }
     for (i, decision, provides) in choices {
         let n = &mut needed[i].1;
-        n.needs.push(Need::Import {
-            import: decision.import.clone(),
+        let mut imports = usage
+            .imports
+            .iter()
+            .filter(|i| i.origin == Origin::ThirdParty && i.level == 0)
+            .filter(|i| i.module.top_level() == decision.import.top_level());
+        let in_run = imports.clone().find(|i| i.via == ImportVia::Run);
+        n.needs.push(match in_run {
+            Some(i) if imports.all(|i| i.via == ImportVia::Run) => Need::ImportedInRun {
+                import: decision.import.clone(),
+                at: i.at,
+            },
+            _ => Need::Import {
+                import: decision.import.clone(),
+            },
         });
         for p in provides {
             if !n.provides.contains(&p) {

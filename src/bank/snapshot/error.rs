@@ -1,0 +1,78 @@
+use std::path::PathBuf;
+
+use super::container::Defect;
+use crate::bank::store::StoreError;
+use crate::pypi::PypiError;
+
+/// Errors of exporting and importing bank snapshots. Each names the snapshot (a path or a
+/// URL) or the bank it is about.
+#[derive(Debug, thiserror::Error)]
+pub enum SnapshotError {
+    /// The snapshot is refused as it is: nothing was installed.
+    #[error("snapshot {snapshot}: {defect}")]
+    Refused { snapshot: String, defect: Defect },
+    #[error("snapshot {} does not exist", path.display())]
+    Missing { path: PathBuf },
+    /// A snapshot URL that nbenv does not fetch.
+    #[error("snapshot {snapshot}: {detail}")]
+    BadSource { snapshot: String, detail: String },
+    #[error("snapshot {url}: {source}")]
+    Fetch {
+        url: String,
+        #[source]
+        source: PypiError,
+    },
+    #[error("snapshot {url}: larger than the {limit} byte limit (--max-size)")]
+    TooLarge { url: String, limit: u64 },
+    #[error("{}: {action}: {source}", path.display())]
+    Io {
+        path: PathBuf,
+        action: &'static str,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{}: {source}", path.display())]
+    Sqlite {
+        path: PathBuf,
+        #[source]
+        source: rusqlite::Error,
+    },
+    /// Replacing a bank that holds releases must be asked for.
+    #[error("bank {} {}; add --force to replace it with the snapshot", bank.display(), holds(releases))]
+    BankNotEmpty {
+        bank: PathBuf,
+        releases: Option<u64>,
+    },
+    /// Another process has the bank open: replacing the file under it would leave it reading
+    /// (or writing) a bank that is no longer there.
+    #[error("bank {} is open in another process (an nbenv infer, batch or build?); stop it and import again", bank.display())]
+    BankInUse { bank: PathBuf },
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+fn holds(releases: &Option<u64>) -> String {
+    match releases {
+        Some(n) => format!("already holds {n} releases"),
+        None => "already holds a bank (too damaged to count its releases)".into(),
+    }
+}
+
+impl SnapshotError {
+    pub(crate) fn io(
+        path: impl Into<PathBuf>,
+        action: &'static str,
+    ) -> impl FnOnce(std::io::Error) -> Self {
+        let path = path.into();
+        move |source| SnapshotError::Io {
+            path,
+            action,
+            source,
+        }
+    }
+
+    pub(crate) fn sqlite(path: impl Into<PathBuf>) -> impl FnOnce(rusqlite::Error) -> Self {
+        let path = path.into();
+        move |source| SnapshotError::Sqlite { path, source }
+    }
+}

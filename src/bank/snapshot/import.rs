@@ -1,0 +1,104 @@
+//! `bank import`: a snapshot checked whole, then installed as the bank in one rename.
+
+use std::path::{Path, PathBuf};
+
+use super::container::SnapshotHeader;
+use super::copy::RunRecords;
+use super::error::SnapshotError;
+use super::install::{self, ExistingBank};
+use super::source::SnapshotSource;
+use super::unpack;
+use crate::bank::store::{LockPolicy, Store, StoreError, WriterLock, SCHEMA_VERSION};
+use crate::pypi::HttpClient;
+
+/// The largest snapshot fetched from a URL unless told otherwise: the full bank's is about
+/// 100 MB.
+pub const DEFAULT_MAX_SIZE: u64 = 8 << 30;
+
+#[derive(Debug, Clone)]
+pub struct ImportOptions {
+    /// Replace a bank that holds releases.
+    pub force: bool,
+    /// What to do when another writer holds the bank's lock.
+    pub lock: LockPolicy,
+    /// Largest snapshot (compressed) fetched from a URL.
+    pub max_size: u64,
+}
+
+impl Default for ImportOptions {
+    fn default() -> Self {
+        Self {
+            force: false,
+            lock: LockPolicy::default(),
+            max_size: DEFAULT_MAX_SIZE,
+        }
+    }
+}
+
+/// What an import installed, and what it replaced.
+#[derive(Debug, Clone)]
+pub struct ImportReport {
+    pub bank: PathBuf,
+    pub header: SnapshotHeader,
+    /// Bytes of the snapshot read.
+    pub snapshot_len: u64,
+    pub replaced: ExistingBank,
+    /// The snapshot's schema, when it was older than this nbenv's and was migrated.
+    pub migrated_from: Option<u32>,
+    /// Run tables and their rows; `runs_kept` says whether the rows were kept.
+    pub runs: RunRecords,
+    pub runs_kept: bool,
+}
+
+/// Installs the snapshot at `source` as the bank at `bank`. Everything about the snapshot is
+/// checked before the bank is touched, and a failure leaves the bank as it was; `http`
+/// fetches URLs.
+pub fn import(
+    source: &SnapshotSource,
+    bank: &Path,
+    http: &HttpClient,
+    options: &ImportOptions,
+) -> Result<ImportReport, SnapshotError> {
+    if bank.is_dir() {
+        return Err(StoreError::NotABank {
+            path: bank.to_path_buf(),
+            detail: "it is a directory; a bank is one file, such as bank.sqlite3 inside it".into(),
+        }
+        .into());
+    }
+    let dir = match bank.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    std::fs::create_dir_all(&dir)
+        .map_err(SnapshotError::io(&dir, "creating the bank's directory"))?;
+    if let SnapshotSource::File(path) = source {
+        if !path.exists() {
+            return Err(SnapshotError::Missing { path: path.clone() });
+        }
+    }
+    // Said before a long download, and decided again under the lock.
+    install::may_replace(bank, &ExistingBank::inspect(bank), options.force)?;
+
+    let unpacked = unpack::unpack(source, &dir, http, options.max_size)?;
+
+    let replaced = {
+        let _guard = WriterLock::new(bank, options.lock.clone()).acquire()?;
+        let existing = ExistingBank::inspect(bank);
+        install::may_replace(bank, &existing, options.force)?;
+        install::replace(unpacked.file, bank, &existing)?;
+        existing
+    };
+    // The usual open: back to WAL mode, and an older schema migrated.
+    drop(Store::open_with(bank, options.lock.clone())?);
+    let header = unpacked.header;
+    Ok(ImportReport {
+        bank: bank.to_path_buf(),
+        migrated_from: (header.schema_version < SCHEMA_VERSION).then_some(header.schema_version),
+        header,
+        snapshot_len: unpacked.snapshot_len,
+        replaced,
+        runs: unpacked.runs,
+        runs_kept: unpacked.runs_kept,
+    })
+}

@@ -1,0 +1,511 @@
+//! A snapshot read, decompressed into a temporary file beside the bank and checked, before
+//! anything of the bank is touched: header, length, the database's sha256, SQLite's
+//! integrity check, and the schema the header claims.
+
+use std::fs::File;
+use std::io::{BufWriter, Read, Write};
+use std::path::Path;
+
+use reqwest::Url;
+use rusqlite::Connection;
+use sha2::{Digest, Sha256};
+use tempfile::NamedTempFile;
+
+use super::container::{Defect, HeaderError, Part, SnapshotHeader};
+use super::copy::{self, RunRecords};
+use super::error::SnapshotError;
+use super::export::hex;
+use super::source::SnapshotSource;
+use crate::bank::store::SCHEMA_VERSION;
+use crate::pypi::{Budget, HttpClient, PypiError};
+
+/// A snapshot's database, checked, in a temporary file that goes away unless installed.
+pub(crate) struct Unpacked {
+    pub header: SnapshotHeader,
+    pub file: NamedTempFile,
+    /// Bytes of the snapshot read.
+    pub snapshot_len: u64,
+    /// Run tables and their rows: kept when the snapshot was exported with them, else
+    /// emptied (an exporter without runs already left them empty).
+    pub runs: RunRecords,
+    /// Whether run rows were kept.
+    pub runs_kept: bool,
+}
+
+/// Reads and checks the snapshot at `source` into a temporary file in `dir`.
+pub(crate) fn unpack(
+    source: &SnapshotSource,
+    dir: &Path,
+    http: &HttpClient,
+    max_size: u64,
+) -> Result<Unpacked, SnapshotError> {
+    let name = source.name();
+    let (header, file, snapshot_len) = match source {
+        SnapshotSource::File(path) => unpack_file(path, dir)?,
+        SnapshotSource::Url(url) => unpack_url(url, dir, http, max_size)?,
+    };
+    let (runs, runs_kept) =
+        check_database(file.path(), &header).map_err(|defect| refused(&name, defect))?;
+    Ok(Unpacked {
+        header,
+        file,
+        snapshot_len,
+        runs,
+        runs_kept,
+    })
+}
+
+fn refused(snapshot: &str, defect: Defect) -> SnapshotError {
+    SnapshotError::Refused {
+        snapshot: snapshot.to_string(),
+        defect,
+    }
+}
+
+/// The header's schema must be one this nbenv reads; an older one is migrated once
+/// installed.
+fn check_header(header: &SnapshotHeader) -> Result<(), Defect> {
+    if header.schema_version > SCHEMA_VERSION {
+        return Err(Defect::NewerSchema {
+            found: header.schema_version,
+            supported: SCHEMA_VERSION,
+        });
+    }
+    if header.schema_version == 0 {
+        return Err(Defect::Corrupt("its header names no schema version".into()));
+    }
+    Ok(())
+}
+
+/// Where a snapshot of `total` bytes (header and payload) disagrees with the length found.
+fn length_defect(header: &SnapshotHeader, found_total: u64) -> Option<Defect> {
+    let expected = header.encoded_len() + header.payload_len;
+    if found_total < expected {
+        return Some(Defect::Truncated {
+            part: Part::Payload,
+            expected: header.payload_len,
+            found: found_total.saturating_sub(header.encoded_len()),
+        });
+    }
+    (found_total > expected).then(|| {
+        Defect::Corrupt(format!(
+            "{} bytes follow the end of its compressed database",
+            found_total - expected
+        ))
+    })
+}
+
+fn temp_beside(dir: &Path) -> Result<NamedTempFile, SnapshotError> {
+    // The mode SQLite gives a new database (an old bank's own mode is kept on replacing).
+    tempfile::Builder::new()
+        .prefix(".nbenv-import-")
+        .permissions(std::os::unix::fs::PermissionsExt::from_mode(0o644))
+        .tempfile_in(dir)
+        .map_err(SnapshotError::io(dir, "creating a temporary file"))
+}
+
+fn unpack_file(
+    path: &Path,
+    dir: &Path,
+) -> Result<(SnapshotHeader, NamedTempFile, u64), SnapshotError> {
+    let name = path.display().to_string();
+    let mut input = File::open(path).map_err(|e| match e.kind() {
+        std::io::ErrorKind::NotFound => SnapshotError::Missing {
+            path: path.to_path_buf(),
+        },
+        _ => SnapshotError::Io {
+            path: path.to_path_buf(),
+            action: "opening the snapshot",
+            source: e,
+        },
+    })?;
+    let len = input
+        .metadata()
+        .map_err(SnapshotError::io(path, "reading the snapshot"))?
+        .len();
+    let header = match SnapshotHeader::read_from(&mut std::io::BufReader::new(&mut input)) {
+        Ok(h) => h,
+        Err(HeaderError::Defect(d)) => return Err(refused(&name, d)),
+        Err(HeaderError::Io(e)) => {
+            return Err(SnapshotError::Io {
+                path: path.to_path_buf(),
+                action: "reading the snapshot",
+                source: e,
+            })
+        }
+    };
+    check_header(&header).map_err(|d| refused(&name, d))?;
+    if let Some(defect) = length_defect(&header, len) {
+        return Err(refused(&name, defect));
+    }
+    // The buffered reader above may have read past the header: start the payload afresh.
+    use std::io::Seek;
+    input
+        .seek(std::io::SeekFrom::Start(header.encoded_len()))
+        .map_err(SnapshotError::io(path, "reading the snapshot"))?;
+    let mut out = temp_beside(dir)?;
+    match decompress(input, &header, out.as_file_mut()) {
+        Ok(()) => Ok((header, out, len)),
+        Err(Failure::Defect(d)) => Err(refused(&name, d)),
+        Err(Failure::Source(e)) => Err(SnapshotError::Io {
+            path: path.to_path_buf(),
+            action: "reading the snapshot",
+            source: e,
+        }),
+        Err(Failure::Write(e)) => Err(SnapshotError::Io {
+            path: out.path().to_path_buf(),
+            action: "writing the decompressed bank",
+            source: e,
+        }),
+    }
+}
+
+/// One try at a download: a broken connection is tried again from the start, as the HTTP
+/// client does for any request.
+enum Attempt {
+    Transient(String),
+    Fatal(SnapshotError),
+}
+
+impl From<SnapshotError> for Attempt {
+    fn from(e: SnapshotError) -> Self {
+        Attempt::Fatal(e)
+    }
+}
+
+/// Streams the snapshot at `url` through the decompressor into a temporary file: nothing
+/// but the database lands on disk, and the header is checked before the payload is read.
+fn unpack_url(
+    url: &Url,
+    dir: &Path,
+    http: &HttpClient,
+    max_size: u64,
+) -> Result<(SnapshotHeader, NamedTempFile, u64), SnapshotError> {
+    let mut attempt = 0;
+    loop {
+        match try_url(url, dir, http, max_size) {
+            Ok(done) => return Ok(done),
+            Err(Attempt::Fatal(e)) => return Err(e),
+            Err(Attempt::Transient(cause)) if attempt < http.retries() => {
+                attempt += 1;
+                http.back_off(url, attempt, &cause);
+            }
+            Err(Attempt::Transient(cause)) => {
+                return Err(SnapshotError::Fetch {
+                    url: url.to_string(),
+                    source: PypiError::Network {
+                        url: url.to_string(),
+                        attempts: attempt + 1,
+                        cause,
+                    },
+                })
+            }
+        }
+    }
+}
+
+fn try_url(
+    url: &Url,
+    dir: &Path,
+    http: &HttpClient,
+    max_size: u64,
+) -> Result<(SnapshotHeader, NamedTempFile, u64), Attempt> {
+    let name = url.to_string();
+    let fetch = |source| SnapshotError::Fetch {
+        url: name.clone(),
+        source,
+    };
+    let too_large = || SnapshotError::TooLarge {
+        url: name.clone(),
+        limit: max_size,
+    };
+    let mut response = http
+        .get_stream(url, &[], Budget::File)
+        .map_err(|e| Attempt::Fatal(fetch(e)))?;
+    if !(200..300).contains(&response.status) {
+        return Err(Attempt::Fatal(fetch(PypiError::Status {
+            url: name.clone(),
+            status: response.status,
+            detail: None,
+        })));
+    }
+    let declared = response.content_length();
+    if declared.is_some_and(|n| n > max_size) {
+        return Err(too_large().into());
+    }
+    let header = match SnapshotHeader::read_from(&mut response) {
+        Ok(h) => h,
+        Err(HeaderError::Defect(d)) => return Err(refused(&name, d).into()),
+        Err(HeaderError::Io(e)) => {
+            return Err(Attempt::Transient(format!("reading the body: {e}")))
+        }
+    };
+    check_header(&header).map_err(|d| refused(&name, d))?;
+    let total = header.encoded_len() + header.payload_len;
+    if total > max_size {
+        return Err(too_large().into());
+    }
+    if let Some(defect) = declared.and_then(|n| length_defect(&header, n)) {
+        return Err(refused(&name, defect).into());
+    }
+    let mut out = temp_beside(dir)?;
+    match decompress(&mut response, &header, out.as_file_mut()) {
+        Ok(()) => {}
+        Err(Failure::Defect(d)) => return Err(refused(&name, d).into()),
+        Err(Failure::Source(e)) => {
+            return Err(Attempt::Transient(format!("reading the body: {e}")))
+        }
+        Err(Failure::Write(e)) => {
+            return Err(SnapshotError::Io {
+                path: out.path().to_path_buf(),
+                action: "writing the decompressed bank",
+                source: e,
+            }
+            .into())
+        }
+    }
+    // A server that sends more than the snapshot holds is sending something else.
+    let mut extra = [0u8; 1];
+    match response.read(&mut extra) {
+        Ok(0) => {}
+        Ok(_) => {
+            return Err(refused(
+                &name,
+                Defect::Corrupt("more bytes follow the end of its compressed database".into()),
+            )
+            .into())
+        }
+        Err(e) => return Err(Attempt::Transient(format!("reading the body: {e}"))),
+    }
+    Ok((header, out, total))
+}
+
+/// Why decompressing stopped: the snapshot's bytes are wrong, reading them failed, or
+/// writing the database failed.
+enum Failure {
+    Defect(Defect),
+    Source(std::io::Error),
+    Write(std::io::Error),
+}
+
+/// Counts what is read, and keeps the reader's own error apart from the decompressor's.
+struct Counted<R> {
+    inner: R,
+    count: u64,
+    error: Option<std::io::Error>,
+}
+
+impl<R: Read> Read for Counted<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        match self.inner.read(buf) {
+            Ok(n) => {
+                self.count += n as u64;
+                Ok(n)
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => Err(e),
+            Err(e) => {
+                let told = std::io::Error::new(e.kind(), e.to_string());
+                self.error = Some(e);
+                Err(told)
+            }
+        }
+    }
+}
+
+/// Decompresses exactly the header's `payload_len` bytes of `input` into `out`, checking
+/// the length and sha256 of what comes out against the header.
+fn decompress(input: impl Read, header: &SnapshotHeader, out: &mut File) -> Result<(), Failure> {
+    let mut counted = Counted {
+        inner: input.take(header.payload_len),
+        count: 0,
+        error: None,
+    };
+    let truncated = |found| {
+        Failure::Defect(Defect::Truncated {
+            part: Part::Payload,
+            expected: header.payload_len,
+            found,
+        })
+    };
+    let mut writer = BufWriter::with_capacity(1 << 20, out);
+    let mut hasher = Sha256::new();
+    let mut written = 0u64;
+    {
+        let mut decoder = zstd::Decoder::new(&mut counted).map_err(Failure::Write)?;
+        let mut buf = vec![0u8; 1 << 20];
+        loop {
+            let n = match decoder.read(&mut buf) {
+                Ok(0) => break,
+                Ok(n) => n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => {
+                    drop(decoder);
+                    if let Some(source) = counted.error.take() {
+                        return Err(Failure::Source(source));
+                    }
+                    if counted.count < header.payload_len {
+                        return Err(truncated(counted.count));
+                    }
+                    return Err(Failure::Defect(Defect::Corrupt(format!(
+                        "its compressed database does not decompress ({e})"
+                    ))));
+                }
+            };
+            written += n as u64;
+            if written > header.db_len {
+                return Err(Failure::Defect(Defect::Corrupt(format!(
+                    "it decompresses to more than the {} bytes its header says",
+                    header.db_len
+                ))));
+            }
+            hasher.update(&buf[..n]);
+            writer.write_all(&buf[..n]).map_err(Failure::Write)?;
+        }
+    }
+    if counted.count < header.payload_len {
+        return Err(truncated(counted.count));
+    }
+    writer.flush().map_err(Failure::Write)?;
+    let out = writer
+        .into_inner()
+        .map_err(|e| Failure::Write(e.into_error()))?;
+    if written != header.db_len {
+        return Err(Failure::Defect(Defect::Corrupt(format!(
+            "it decompresses to {written} bytes, its header says {}",
+            header.db_len
+        ))));
+    }
+    let sha = hex(&hasher.finalize());
+    if sha != header.db_sha256.to_ascii_lowercase() {
+        return Err(Failure::Defect(Defect::Corrupt(format!(
+            "its database's sha256 is {sha}, its header says {}",
+            header.db_sha256
+        ))));
+    }
+    out.sync_all().map_err(Failure::Write)?;
+    Ok(())
+}
+
+/// The decompressed database must be a whole SQLite file of the schema the header claims.
+/// Run rows are emptied unless the snapshot says it carries them. Returns the run tables
+/// and their rows (kept or emptied), and whether they were kept.
+fn check_database(path: &Path, header: &SnapshotHeader) -> Result<(RunRecords, bool), Defect> {
+    let corrupt = |what: &str, e: rusqlite::Error| Defect::Corrupt(format!("{what}: {e}"));
+    let conn = Connection::open(path).map_err(|e| corrupt("its database does not open", e))?;
+    let problems: Vec<String> = conn
+        .prepare("PRAGMA integrity_check")
+        .and_then(|mut s| s.query_map([], |r| r.get(0))?.collect())
+        .map_err(|e| corrupt("its database fails SQLite's integrity check", e))?;
+    if problems != ["ok"] {
+        let first: Vec<&str> = problems.iter().take(3).map(String::as_str).collect();
+        return Err(Defect::Corrupt(format!(
+            "its database fails SQLite's integrity check: {}",
+            first.join("; ")
+        )));
+    }
+    let version = copy::user_version(&conn).map_err(|e| corrupt("its database", e))?;
+    if version != header.schema_version {
+        return Err(Defect::Corrupt(format!(
+            "its header says schema version {}, its database has {version}",
+            header.schema_version
+        )));
+    }
+    let runs = if header.with_runs {
+        RunRecords {
+            tables: copy::run_tables(&conn).map_err(|e| corrupt("its database", e))?,
+            rows: copy::run_rows(&conn).map_err(|e| corrupt("its database", e))?,
+        }
+    } else {
+        copy::drop_runs(&conn).map_err(|e| corrupt("its database", e))?
+    };
+    copy::rollback_journal(&conn).map_err(|e| corrupt("its database", e))?;
+    Ok((runs, header.with_runs))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bank::snapshot::container::{BankCounts, Compression};
+
+    fn header_for(db: &[u8], payload: &[u8]) -> SnapshotHeader {
+        SnapshotHeader {
+            schema_version: SCHEMA_VERSION,
+            extractor_version: 1,
+            with_runs: false,
+            compression: Compression::Zstd,
+            db_len: db.len() as u64,
+            db_sha256: hex(&Sha256::digest(db)),
+            payload_len: payload.len() as u64,
+            created: jiff::Timestamp::UNIX_EPOCH,
+            nbenv_version: "0".into(),
+            counts: BankCounts::default(),
+        }
+    }
+
+    fn run(payload: &[u8], header: &SnapshotHeader) -> Result<Vec<u8>, Defect> {
+        let mut out = tempfile::tempfile().unwrap();
+        match decompress(payload, header, &mut out) {
+            Ok(()) => {
+                use std::io::Seek;
+                out.seek(std::io::SeekFrom::Start(0)).unwrap();
+                let mut v = Vec::new();
+                out.read_to_end(&mut v).unwrap();
+                Ok(v)
+            }
+            Err(Failure::Defect(d)) => Err(d),
+            Err(_) => panic!("I/O failure"),
+        }
+    }
+
+    #[test]
+    fn the_payload_is_checked_against_the_header() {
+        let db: Vec<u8> = (0..200_000u32)
+            .flat_map(|i| (i % 251).to_le_bytes())
+            .collect();
+        let payload = zstd::encode_all(&db[..], 3).unwrap();
+        let header = header_for(&db, &payload);
+        assert_eq!(run(&payload, &header).unwrap(), db);
+
+        let cut = &payload[..payload.len() / 2];
+        assert_eq!(
+            run(cut, &header),
+            Err(Defect::Truncated {
+                part: Part::Payload,
+                expected: payload.len() as u64,
+                found: cut.len() as u64
+            })
+        );
+
+        let mut flipped = payload.clone();
+        let at = flipped.len() / 2;
+        flipped[at] ^= 0x55;
+        assert!(matches!(run(&flipped, &header), Err(Defect::Corrupt(_))));
+
+        let mut wrong_sha = header.clone();
+        wrong_sha.db_sha256 = "0".repeat(64);
+        assert!(matches!(run(&payload, &wrong_sha), Err(Defect::Corrupt(_))));
+
+        let mut shorter = header.clone();
+        shorter.db_len -= 1;
+        assert!(matches!(run(&payload, &shorter), Err(Defect::Corrupt(_))));
+    }
+
+    #[test]
+    fn lengths_tell_truncation_from_trailing_bytes() {
+        let header = header_for(b"db", b"payload");
+        let whole = header.encoded_len() + header.payload_len;
+        assert_eq!(length_defect(&header, whole), None);
+        assert_eq!(
+            length_defect(&header, whole - 3),
+            Some(Defect::Truncated {
+                part: Part::Payload,
+                expected: 7,
+                found: 4
+            })
+        );
+        assert!(matches!(
+            length_defect(&header, whole + 1),
+            Some(Defect::Corrupt(_))
+        ));
+    }
+}

@@ -1,0 +1,170 @@
+//! `nbenv bank export` and `nbenv bank import`: what they print.
+
+use std::io::Write;
+use std::path::Path;
+use std::time::Instant;
+
+use anyhow::Result;
+use nbenv::bank::snapshot::{
+    self, ExistingBank, ExportOptions, ImportOptions, RunRecords, SnapshotSource,
+};
+use serde_json::json;
+
+use super::args::{Format, GlobalArgs};
+use super::context;
+use super::index::human_size;
+use super::output::{count, write_json};
+
+pub fn export(bank: &Path, file: &Path, options: &ExportOptions, format: Format) -> Result<()> {
+    let started = Instant::now();
+    let report = snapshot::export(bank, file, options)?;
+    let seconds = started.elapsed().as_secs_f64();
+    let h = &report.header;
+    let ratio = h.db_len as f64 / report.snapshot_len.max(1) as f64;
+    let mut out = std::io::stdout().lock();
+    if format == Format::Json {
+        return write_json(
+            &mut out,
+            &json!({
+                "bank": bank,
+                "snapshot": report.snapshot,
+                "header": h,
+                "snapshot_bytes": report.snapshot_len,
+                "ratio": ratio,
+                "seconds": seconds,
+                "run_tables": report.runs.tables,
+                "run_rows": report.runs.rows,
+            }),
+        );
+    }
+    writeln!(
+        out,
+        "exported {} to {} in {seconds:.1} s",
+        bank.display(),
+        report.snapshot.display()
+    )?;
+    writeln!(out, "{}; schema {}", counts(&h.counts), h.schema_version)?;
+    writeln!(
+        out,
+        "{} bank → {} snapshot (ratio {ratio:.2}, {:.0} MB/s of bank); sha256 {}",
+        human_size(h.db_len),
+        human_size(report.snapshot_len),
+        h.db_len as f64 / 1e6 / seconds.max(1e-9),
+        h.db_sha256
+    )?;
+    writeln!(out, "{}", runs_line(&report.runs, h.with_runs, "left out"))?;
+    Ok(())
+}
+
+pub fn import(
+    global: &GlobalArgs,
+    bank: &Path,
+    source: &str,
+    options: &ImportOptions,
+    format: Format,
+) -> Result<()> {
+    let started = Instant::now();
+    let source = SnapshotSource::parse(source)?;
+    if global.offline {
+        if let SnapshotSource::Url(url) = &source {
+            return Err(snapshot::SnapshotError::Fetch {
+                url: url.to_string(),
+                source: nbenv::pypi::PypiError::Offline {
+                    url: url.to_string(),
+                },
+            }
+            .into());
+        }
+    }
+    // The index client's HTTP layer: the same TLS roots, retries and timeouts as every
+    // other request nbenv makes.
+    let client = context::index_client(global)?;
+    let report = snapshot::import(&source, bank, client.http(), options)?;
+    let seconds = started.elapsed().as_secs_f64();
+    let h = &report.header;
+    let mut out = std::io::stdout().lock();
+    let replaced = match &report.replaced {
+        ExistingBank::Missing => "new bank".to_string(),
+        ExistingBank::Empty => "replaced an empty bank".to_string(),
+        ExistingBank::Bank { releases: Some(n) } => format!(
+            "replaced a bank of {}",
+            count(*n as usize, "release", "releases")
+        ),
+        ExistingBank::Bank { releases: None } => "replaced a damaged bank".to_string(),
+        ExistingBank::Foreign { .. } => unreachable!("a foreign file is never replaced"),
+    };
+    if format == Format::Json {
+        return write_json(
+            &mut out,
+            &json!({
+                "bank": report.bank,
+                "snapshot": source.name(),
+                "header": h,
+                "snapshot_bytes": report.snapshot_len,
+                "replaced": replaced,
+                "migrated_from": report.migrated_from,
+                "run_tables": report.runs.tables,
+                "run_rows": report.runs.rows,
+                "runs_kept": report.runs_kept,
+                "seconds": seconds,
+            }),
+        );
+    }
+    writeln!(
+        out,
+        "imported {} into {} in {seconds:.1} s ({replaced})",
+        source.name(),
+        report.bank.display()
+    )?;
+    let schema = match report.migrated_from {
+        Some(from) => format!(
+            "schema {} (migrated from {from})",
+            nbenv::bank::store::SCHEMA_VERSION
+        ),
+        None => format!("schema {}", h.schema_version),
+    };
+    writeln!(
+        out,
+        "{}; {schema}; exported {} by nbenv {}",
+        counts(&h.counts),
+        h.created.strftime("%Y-%m-%d %H:%M UTC"),
+        h.nbenv_version
+    )?;
+    writeln!(
+        out,
+        "{} snapshot → {} bank ({:.0} MB/s of bank); sha256 and SQLite integrity checked",
+        human_size(report.snapshot_len),
+        human_size(h.db_len),
+        h.db_len as f64 / 1e6 / seconds.max(1e-9),
+    )?;
+    writeln!(
+        out,
+        "{}",
+        runs_line(&report.runs, report.runs_kept, "not in the snapshot")
+    )?;
+    Ok(())
+}
+
+fn counts(c: &snapshot::BankCounts) -> String {
+    format!(
+        "{}, {}, {}",
+        count(c.distributions as usize, "distribution", "distributions"),
+        count(c.releases as usize, "release", "releases"),
+        count(c.apis as usize, "API", "APIs")
+    )
+}
+
+/// What became of the run records: `absent` says it for a snapshot without them.
+fn runs_line(runs: &RunRecords, kept: bool, absent: &str) -> String {
+    let tables = if runs.tables.is_empty() {
+        "no run tables".to_string()
+    } else {
+        runs.tables.join(", ")
+    };
+    let rows = count(runs.rows as usize, "row", "rows");
+    match (kept, runs.rows) {
+        (true, _) => format!("run records kept: {rows} ({tables})"),
+        (false, 0) => format!("run records {absent} ({tables})"),
+        (false, _) => format!("run records {absent}: {rows} dropped ({tables})"),
+    }
+}

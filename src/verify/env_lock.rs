@@ -1,0 +1,153 @@
+//! Environments shared by runs at once: a batch's workers (threads, or processes on one
+//! machine) verify notebooks whose requirements are often the same, so they meet at the same
+//! cached environment. Each environment has a lock file (`.locks/<key>`, hidden from the
+//! cache's listing; empty, and kept when the environment goes, so that every run locks the
+//! same file): building or removing it takes the lock exclusively, using it
+//! holds it shared. So two runs never build one environment twice over each other, and the
+//! budget never removes an environment a run is using.
+//!
+//! The locks are `flock(2)`, as the bank's writer lock: the kernel drops them when the
+//! process ends, however it ends. Each open of the file is its own lock holder, so threads
+//! of one process exclude each other too.
+
+use std::fs::{File, OpenOptions};
+use std::os::fd::AsRawFd;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// The lock file of the environment `key` under `cache`.
+pub(crate) fn lock_path(cache: &Path, key: &str) -> PathBuf {
+    cache.join(".locks").join(key)
+}
+
+/// Held while an environment is in use (shared with other users): the budget and the
+/// removal of failed rounds' environments pass it over. Dropped with the last clone.
+#[derive(Clone)]
+pub struct EnvLease {
+    _file: Arc<File>,
+}
+
+impl std::fmt::Debug for EnvLease {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("EnvLease")
+    }
+}
+
+/// The environment's lock, held exclusively: waits while another run builds or uses it.
+pub(crate) struct Exclusive {
+    file: File,
+}
+
+fn open(path: &Path) -> std::io::Result<File> {
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir)?;
+    }
+    OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .read(true)
+        .write(true)
+        .open(path)
+}
+
+fn flock(file: &File, op: libc::c_int) -> std::io::Result<()> {
+    loop {
+        // SAFETY: flock on a descriptor this `File` owns; no memory is shared.
+        if unsafe { libc::flock(file.as_raw_fd(), op) } == 0 {
+            return Ok(());
+        }
+        let e = std::io::Error::last_os_error();
+        if e.kind() != std::io::ErrorKind::Interrupted {
+            return Err(e);
+        }
+    }
+}
+
+impl Exclusive {
+    /// Waits for the lock of `path`.
+    pub(crate) fn wait(path: &Path) -> std::io::Result<Self> {
+        let file = open(path)?;
+        flock(&file, libc::LOCK_EX)?;
+        Ok(Self { file })
+    }
+
+    /// The lock of `path` if nobody holds it, else `None`.
+    pub(crate) fn try_now(path: &Path) -> Option<Self> {
+        let file = open(path).ok()?;
+        flock(&file, libc::LOCK_EX | libc::LOCK_NB).ok()?;
+        Some(Self { file })
+    }
+
+    /// The environment is built: others may use it now, alongside this run.
+    pub(crate) fn share(self) -> std::io::Result<EnvLease> {
+        flock(&self.file, libc::LOCK_SH)?;
+        Ok(EnvLease {
+            _file: Arc::new(self.file),
+        })
+    }
+}
+
+/// Removes the environment at `root` (in `cache`) unless a run is using it; returns whether
+/// it is gone.
+pub fn remove_unused(cache: &Path, root: &Path) -> bool {
+    let Some(key) = root.file_name().and_then(|n| n.to_str()) else {
+        return false;
+    };
+    let Some(_held) = Exclusive::try_now(&lock_path(cache, key)) else {
+        return false;
+    };
+    std::fs::remove_dir_all(root).is_ok() || !root.exists()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_lease_keeps_an_environment_from_removal() {
+        let cache = tempfile::tempdir().unwrap();
+        let root = cache.path().join("abc");
+        std::fs::create_dir_all(root.join("bin")).unwrap();
+        let lease = Exclusive::wait(&lock_path(cache.path(), "abc"))
+            .unwrap()
+            .share()
+            .unwrap();
+        // Another user shares it; nobody can take it exclusively.
+        let other = open(&lock_path(cache.path(), "abc")).unwrap();
+        flock(&other, libc::LOCK_SH | libc::LOCK_NB).unwrap();
+        assert!(!remove_unused(cache.path(), &root));
+        assert!(root.exists());
+        drop(other);
+        drop(lease.clone());
+        assert!(
+            !remove_unused(cache.path(), &root),
+            "a clone still holds it"
+        );
+        drop(lease);
+        assert!(remove_unused(cache.path(), &root));
+        assert!(!root.exists());
+    }
+
+    #[test]
+    fn a_builder_waits_for_the_one_before() {
+        let cache = tempfile::tempdir().unwrap();
+        let path = lock_path(cache.path(), "k");
+        let first = Exclusive::wait(&path).unwrap();
+        assert!(Exclusive::try_now(&path).is_none());
+        let (tx, rx) = std::sync::mpsc::channel();
+        let waiter = {
+            let path = path.clone();
+            std::thread::spawn(move || {
+                let got = Exclusive::wait(&path).unwrap();
+                tx.send(()).unwrap();
+                drop(got);
+            })
+        };
+        assert!(rx
+            .recv_timeout(std::time::Duration::from_millis(200))
+            .is_err());
+        drop(first);
+        rx.recv_timeout(std::time::Duration::from_secs(10)).unwrap();
+        waiter.join().unwrap();
+    }
+}
