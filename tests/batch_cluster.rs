@@ -7,6 +7,8 @@
 //! read a release's sources would fail, and each worker's bank must come out as it went in.
 //! Then the three shards run again, at once, against one shared imported bank with
 //! `--no-index` (readers together), and must give the same as an unsharded `--no-index` run.
+//! Last, what a snapshot does not carry: the index's pages, without which a worker with
+//! `--no-index` and an empty cache resolves nothing.
 
 mod support;
 
@@ -521,6 +523,18 @@ fn shards_on_three_machines_at_once_merge_into_the_single_run() {
             offline_whole[path]["environment"], record["environment"],
             "{path}"
         );
+    }
+
+    // The snapshot carries the bank, not the index's pages: a worker with `--no-index` and
+    // an empty cache cannot resolve what needs a distribution (README, batch).
+    let bare = Machine::new(&dir.join("bare"));
+    bare.ok(&url, &["bank", "import", snapshot.to_str().unwrap()]);
+    let out = dir.join("bare.jsonl");
+    bare.ok(&url, &strs(&offline.args(None, &out)));
+    let bare = comparable(&records(&out));
+    for path in ["nb-00.ipynb", "a/nb-01.ipynb", "c/nb-03.ipynb"] {
+        assert_eq!(bare[path]["status"], "error", "{}", bare[path]);
+        assert_eq!(bare[path]["error"]["kind"], "network", "{}", bare[path]);
     }
 }
 
