@@ -141,30 +141,10 @@ fn write_charts(global: &GlobalArgs, report: &Report, dir: &Path) -> Result<()> 
     Ok(())
 }
 
-/// Through a temporary file renamed over `path`: a reader never sees half a page. Unlike
-/// `output::write_atomically` (private files: requirements, locks), a page and its charts are
-/// made to be shared or served, so they get the permissions of any new file (umask applies),
-/// not the temporary file's owner-only ones.
+/// Through a temporary file renamed over `path`: a reader never sees half a page.
 fn write_file(path: &Path, bytes: &[u8], what: &str) -> Result<()> {
-    let write = || -> std::io::Result<()> {
-        let dir = match path.parent() {
-            Some(d) if !d.as_os_str().is_empty() => d,
-            _ => Path::new("."),
-        };
-        let mut builder = tempfile::Builder::new();
-        builder.prefix(".nbenv-").suffix(".tmp");
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::PermissionsExt as _;
-            builder.permissions(std::fs::Permissions::from_mode(0o666));
-        }
-        let mut tmp = builder.tempfile_in(dir)?;
-        tmp.write_all(bytes)?;
-        tmp.as_file().sync_all()?;
-        tmp.persist(path).map_err(|e| e.error)?;
-        Ok(())
-    };
-    write().with_context(|| format!("cannot write {what} to {}", path.display()))
+    nbenv::output::write_atomically(path, bytes)
+        .with_context(|| format!("cannot write {what} to {}", path.display()))
 }
 
 /// Each table under its title, aligned, a blank line between tables.

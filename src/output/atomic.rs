@@ -8,10 +8,16 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),
     };
-    let mut tmp = tempfile::Builder::new()
-        .prefix(".nbenv-")
-        .suffix(".tmp")
-        .tempfile_in(dir)?;
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(".nbenv-").suffix(".tmp");
+    // What nbenv writes for the user (requirements, locks, reports) is made to be shared:
+    // the permissions of any new file, the umask applying, not a temporary file's 0600.
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt as _;
+        builder.permissions(std::fs::Permissions::from_mode(0o666));
+    }
+    let mut tmp = builder.tempfile_in(dir)?;
     tmp.write_all(bytes)?;
     tmp.as_file().sync_all()?;
     tmp.persist(path).map_err(|e| e.error)?;
@@ -21,6 +27,23 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[cfg(unix)]
+    #[test]
+    fn written_files_are_readable_by_others_as_the_umask_allows() {
+        use std::os::unix::fs::PermissionsExt as _;
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("requirements.txt");
+        write_atomically(&target, b"x\n").unwrap();
+        let mode = std::fs::metadata(&target).unwrap().permissions().mode() & 0o777;
+        // SAFETY: umask only reads and sets this process's mask; set back at once.
+        let mask = unsafe {
+            let m = libc::umask(0o022);
+            libc::umask(m);
+            m
+        };
+        assert_eq!(mode, 0o666 & !mask, "{mode:o}");
+    }
 
     #[test]
     fn replaces_the_file_whole_and_leaves_no_temporary_behind() {
