@@ -14,38 +14,9 @@ use std::path::Path;
 use std::process::Command;
 
 use serde_json::{json, Value};
-use support::archives::WheelBuilder;
-use support::cli::nbenv;
-use support::server::{FixtureFile, PageMode, TestServer};
-
-fn python3_version() -> String {
-    let out = Command::new("python3")
-        .args(["-c", "import sys; print('%d.%d' % sys.version_info[:2])"])
-        .output()
-        .expect("python3 on PATH");
-    String::from_utf8_lossy(&out.stdout).trim().to_string()
-}
-
-fn toolkit_index() -> TestServer {
-    let server = TestServer::start(PageMode::Json);
-    let wheels = [
-        WheelBuilder::new("toolkit", "1.0")
-            .file("toolkit/__init__.py", "def old_api():\n    return 41\n"),
-        WheelBuilder::new("toolkit", "2.0").file(
-            "toolkit/__init__.py",
-            "import sys\nif sys.version_info[0] == 2:\n    def old_api():\n        return 41\n",
-        ),
-    ];
-    let files: Vec<FixtureFile> = wheels
-        .iter()
-        .map(|w| FixtureFile {
-            upload_time: Some("2020-01-01T00:00:00Z".into()),
-            ..FixtureFile::new(&w.filename(), w.build())
-        })
-        .collect();
-    server.publish("toolkit", &files);
-    server
-}
+use support::cli::{nbenv, python3_version};
+use support::server::TestServer;
+use support::toolkit::python2_only_api_index;
 
 fn ipynb(cells: &[&str]) -> String {
     let cells: Vec<Value> = cells
@@ -112,7 +83,7 @@ fn batch(server: &TestServer, dir: &Path, stage: &str, out: &Path, extra: &[&str
 
 #[test]
 fn stage_restore_measures_before_and_after_and_judges_each_notebook() {
-    let server = toolkit_index();
+    let server = python2_only_api_index();
     let dir = tempfile::tempdir().unwrap();
     corpus(dir.path());
     let out = dir.path().join("restore.jsonl");
@@ -197,7 +168,7 @@ fn stage_restore_measures_before_and_after_and_judges_each_notebook() {
 
 #[test]
 fn stage_verify_runs_once_and_the_baseline_is_the_callers_choice() {
-    let server = toolkit_index();
+    let server = python2_only_api_index();
     let dir = tempfile::tempdir().unwrap();
     corpus(dir.path());
 

@@ -5,40 +5,15 @@
 
 mod support;
 
-use std::process::Command;
-
 use nbenv::notebook::Output;
 use support::archives::{sdist_tar_gz, WheelBuilder};
-use support::cli::{nbenv, pins};
+use support::cli::{nbenv, pins, python3_version};
 use support::server::{FixtureFile, PageMode, TestServer};
-
-fn python3_version() -> String {
-    let out = Command::new("python3")
-        .args(["-c", "import sys; print('%d.%d' % sys.version_info[:2])"])
-        .output()
-        .expect("python3 on PATH");
-    String::from_utf8_lossy(&out.stdout).trim().to_string()
-}
+use support::toolkit::python2_only_api_index;
 
 #[test]
 fn an_environment_error_becomes_evidence_and_the_next_round_runs() {
-    let server = TestServer::start(PageMode::Json);
-    let wheels = [
-        WheelBuilder::new("toolkit", "1.0")
-            .file("toolkit/__init__.py", "def old_api():\n    return 41\n"),
-        WheelBuilder::new("toolkit", "2.0").file(
-            "toolkit/__init__.py",
-            "import sys\nif sys.version_info[0] == 2:\n    def old_api():\n        return 41\n",
-        ),
-    ];
-    let files: Vec<FixtureFile> = wheels
-        .iter()
-        .map(|w| FixtureFile {
-            upload_time: Some("2020-01-01T00:00:00Z".into()),
-            ..FixtureFile::new(&w.filename(), w.build())
-        })
-        .collect();
-    server.publish("toolkit", &files);
+    let server = python2_only_api_index();
     let dir = tempfile::tempdir().unwrap();
     let nb = dir.path().join("nb.ipynb");
     let notebook = serde_json::json!({

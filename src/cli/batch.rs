@@ -706,12 +706,9 @@ fn run_in(
     usage: &nbenv::notebook::Usage,
     _env: Option<nbenv::verify::PreparedEnv>,
 ) -> Option<RunOutcome> {
-    let left = spec.infer.deadline.map_or(Duration::MAX, |d| {
-        d.saturating_duration_since(Instant::now())
-    });
     let options = nbenv::verify::RunOptions {
-        cell_timeout: spec.cell_timeout.min(left),
-        total_timeout: spec.run_timeout.min(left),
+        cell_timeout: spec.within(spec.cell_timeout),
+        total_timeout: spec.within(spec.run_timeout),
         sandbox: spec.sandbox,
         ..nbenv::verify::RunOptions::default()
     };

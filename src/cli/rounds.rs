@@ -113,7 +113,7 @@ pub(super) struct RoundsSpec<'a> {
 
 impl RoundsSpec<'_> {
     /// What is left of `limit` before the deadline, if any.
-    fn within(&self, limit: Duration) -> Duration {
+    pub(super) fn within(&self, limit: Duration) -> Duration {
         match self.infer.deadline {
             Some(d) => limit.min(d.saturating_duration_since(Instant::now())),
             None => limit,
@@ -341,12 +341,11 @@ pub(super) fn run_rounds(
                 install: env.install_time.as_secs_f64(),
                 run: run_time.as_secs_f64(),
             },
-            inference: None,
+            inference: Some(Box::new(inference)),
         };
         last_env = Some((env, chosen));
         last_run = Some(run);
         let Some(failure) = failure else {
-            this.inference = Some(Box::new(inference));
             rounds.push(this);
             stopped = Stop::Ran;
             break;
@@ -355,7 +354,6 @@ pub(super) fn run_rounds(
             eprintln!("round {round}: stopped at {}", located(&failure));
         }
         if !failure.is_environmental() {
-            this.inference = Some(Box::new(inference));
             rounds.push(this);
             stopped = Stop::NotEnvironmental;
             break;
@@ -364,7 +362,6 @@ pub(super) fn run_rounds(
         let mut new = verify::teach(&mut usages[0].1, &lessons);
         new |= learn(&mut excluded, &mut failed, &lessons, python, &name);
         this.learned = lessons;
-        this.inference = Some(Box::new(inference));
         rounds.push(this);
         if !new {
             stopped = Stop::NothingLearned;

@@ -78,12 +78,8 @@ pub fn record_runs(record: &mut Record, runs: &Runs) {
     // Each round's first error, until one runs to the end.
     record.error_sequence = Some(runs.rounds.iter().map_while(typed).collect());
     if let Some(first) = first {
-        let after = runs.rounds.last().and_then(|r| r.failure.as_ref());
-        let after = if runs.rounds.is_empty() {
-            first.failure.as_ref()
-        } else {
-            after
-        };
+        // Where it still stops: the last round's error, or the first one's with no round.
+        let after = runs.rounds.last().unwrap_or(first).failure.as_ref();
         record.verdict = Some(Verdict::after_repair(first.failure.as_ref(), after));
     }
     record.release_failures = Some(

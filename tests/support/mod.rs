@@ -5,3 +5,4 @@
 pub mod archives;
 pub mod cli;
 pub mod server;
+pub mod toolkit;

@@ -351,16 +351,7 @@ impl Store {
         if let Some(d) = self.dictionaries.borrow().get(&dist_id) {
             return Ok(d.clone());
         }
-        let chunks: Vec<(i64, Vec<u8>)> = self
-            .conn()
-            .prepare_cached(
-                "SELECT chunk, paths FROM api_path_chunks WHERE dist_id = ?1 ORDER BY chunk",
-            )
-            .and_then(|mut stmt| {
-                stmt.query_map([dist_id], |r| Ok((r.get(0)?, r.get(1)?)))?
-                    .collect::<rusqlite::Result<_>>()
-            })
-            .map_err(self.err())?;
+        let chunks = self.chunk_rows(dist_id)?;
         let blocks: Vec<(i64, i64, Vec<u8>)> = self
             .conn()
             .prepare_cached(
@@ -447,10 +438,9 @@ impl Store {
         self.decode_set(blob)
     }
 
-    /// The numbers of a distribution's path chunks, oldest first, each with its APIs' ids.
-    pub(crate) fn path_chunks(&self, dist_id: DistId) -> Result<Vec<(i64, Vec<i64>)>, StoreError> {
-        let rows: Vec<(i64, Vec<u8>)> = self
-            .conn()
+    /// A distribution's path chunk rows (number, stored directory or chunk), oldest first.
+    pub(crate) fn chunk_rows(&self, dist_id: DistId) -> Result<Vec<(i64, Vec<u8>)>, StoreError> {
+        self.conn()
             .prepare_cached(
                 "SELECT chunk, paths FROM api_path_chunks WHERE dist_id = ?1 ORDER BY chunk",
             )
@@ -458,8 +448,13 @@ impl Store {
                 stmt.query_map([dist_id], |r| Ok((r.get(0)?, r.get(1)?)))?
                     .collect::<rusqlite::Result<_>>()
             })
-            .map_err(self.err())?;
-        rows.into_iter()
+            .map_err(self.err())
+    }
+
+    /// The numbers of a distribution's path chunks, oldest first, each with its APIs' ids.
+    pub(crate) fn path_chunks(&self, dist_id: DistId) -> Result<Vec<(i64, Vec<i64>)>, StoreError> {
+        self.chunk_rows(dist_id)?
+            .into_iter()
             .map(|(chunk, blob)| {
                 let ids = path_dictionary::stored_chunk_ids(&blob)
                     .map_err(|_| self.corrupt("API path dictionary"))?;

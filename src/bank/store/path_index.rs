@@ -46,16 +46,7 @@ pub(crate) struct PathIndex {
 impl PathIndex {
     /// Reads the directories of the distribution's chunks.
     pub fn load(store: &Store, dist_id: DistId) -> Result<Self, StoreError> {
-        let rows: Vec<(i64, Vec<u8>)> = store
-            .conn()
-            .prepare_cached(
-                "SELECT chunk, paths FROM api_path_chunks WHERE dist_id = ?1 ORDER BY chunk",
-            )
-            .and_then(|mut stmt| {
-                stmt.query_map([dist_id], |r| Ok((r.get(0)?, r.get(1)?)))?
-                    .collect::<rusqlite::Result<_>>()
-            })
-            .map_err(store.err())?;
+        let rows = store.chunk_rows(dist_id)?;
         let corrupt = |_| store.corrupt("API path dictionary");
         let chunks = rows
             .into_iter()
