@@ -308,3 +308,47 @@ fn the_command_reads_shards_and_prints_markdown() {
         .unwrap();
     assert_eq!(out.status.code(), Some(3));
 }
+
+/// Errors after nbenv's rounds: a verify record's one run counts, and so does a restore
+/// record whose environment never built (it stops at the install failure).
+#[test]
+fn errors_after_count_verify_runs_and_environments_never_built() {
+    let records = [
+        record(
+            "v.ipynb",
+            "verify",
+            "ok",
+            json!({"executability_before": exe(0, 3),
+                   "first_error": error("ModuleNotFoundError", "environment", "missing_module"),
+                   "executability_after": exe(1, 3),
+                   "error_sequence": [error("FileNotFoundError", "data_input", "missing_file")],
+                   "verdict": {"kind": "restorable", "by": "data_input"}}),
+        ),
+        record(
+            "r.ipynb",
+            "restore",
+            "ok",
+            json!({"executability_before": exe(0, 3),
+                   "first_error": error("ModuleNotFoundError", "environment", "missing_module"),
+                   "error_sequence": [{"class": "install", "cause": "install", "message": "…"}],
+                   "verdict": {"kind": "restorable", "by": "install"}}),
+        ),
+    ]
+    .concat();
+    let read = parse_records(Path::new("x.jsonl"), records.as_bytes()).unwrap();
+    let report = Report::of(&merge(read.records));
+    let after: Vec<(String, usize)> = report
+        .error_types
+        .after
+        .iter()
+        .map(|e| (e.name.clone(), e.notebooks))
+        .collect();
+    assert_eq!(
+        after,
+        [
+            ("FileNotFoundError".to_string(), 1),
+            ("install".to_string(), 1)
+        ]
+    );
+    assert_eq!(report.error_classes.runs_after, 2);
+}
