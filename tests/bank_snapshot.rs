@@ -662,3 +662,193 @@ fn export_refuses_what_is_not_a_bank() {
     assert_eq!(run_rows(&bank), 5);
     assert!(leftovers(env.dir.path()).is_empty());
 }
+
+/// A notebook whose API pins `alpha` 3.0 (`only_in_3` is in no other release).
+const PINS_ALPHA_3: &str = r#"{"nbformat": 4, "nbformat_minor": 2, "metadata": {},
+ "cells": [{"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": null,
+            "source": "import alpha\nalpha.only_in_3()\nimport beta\nbeta.only_in_2()"}]}"#;
+
+/// The container format a snapshot file says it is in.
+fn format_of(snapshot: &Path) -> u32 {
+    let bytes = std::fs::read(snapshot).unwrap();
+    u32::from_le_bytes(bytes[16..20].try_into().unwrap())
+}
+
+/// Files under `dir`, recursively, with their bytes.
+fn tree(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for e in entries.flatten() {
+            if e.file_type().unwrap().is_dir() {
+                stack.push(e.path());
+            } else {
+                out.push((e.path(), std::fs::read(e.path()).unwrap()));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn the_index_cache_travels_so_a_worker_resolves_with_no_index_at_all() {
+    let env = Env::new();
+    let nb = env.path("nb.ipynb");
+    std::fs::write(&nb, PINS_ALPHA_3).unwrap();
+    // The exporting machine resolves once, online: its cache now holds what that read.
+    let infer = |bank: &Path, cache: &Path, extra: &[&str]| -> Output {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_nbenv"));
+        cmd.args(["--index-url", &env.server.index_url()])
+            .arg("--cache-dir")
+            .arg(cache)
+            .arg("--bank")
+            .arg(bank)
+            .args(extra)
+            .args([
+                "infer",
+                nb.to_str().unwrap(),
+                "--python",
+                "3.11",
+                "--no-index",
+            ])
+            .env("NBENV_HTTP_RETRIES", "0");
+        cmd.output().unwrap()
+    };
+    let online = infer(&env.bank(), &env.path("cache"), &[]);
+    assert!(online.status.success(), "{}", text(&online));
+    let wanted = String::from_utf8(online.stdout).unwrap();
+    assert!(wanted.contains("alpha==3.0"), "{wanted}");
+    assert!(wanted.contains("beta==2.0"), "{wanted}");
+
+    let plain = env.export("plain.nbsnap", &[]);
+    assert_eq!(
+        format_of(&plain),
+        1,
+        "without the cache, the format older nbenvs read"
+    );
+    let carried = env.path("carried.nbsnap");
+    let out = env.ok(
+        &env.bank(),
+        &[
+            "bank",
+            "export",
+            carried.to_str().unwrap(),
+            "--with-index-cache",
+        ],
+    );
+    assert!(
+        out.contains("index cache: 2 index pages, 2 compact copies,"),
+        "{out}"
+    );
+    assert_eq!(format_of(&carried), 2);
+
+    // A worker on a fresh cache, offline: with the plain snapshot it cannot resolve...
+    let worker = |name: &str, snapshot: &Path| -> (PathBuf, PathBuf, String) {
+        let bank = env.path(&format!("{name}/bank.sqlite3"));
+        let cache = env.path(&format!("{name}/cache"));
+        let out = Command::new(env!("CARGO_BIN_EXE_nbenv"))
+            .args(["--index-url", &env.server.index_url()])
+            .arg("--cache-dir")
+            .arg(&cache)
+            .arg("--bank")
+            .arg(&bank)
+            .args(["bank", "import", snapshot.to_str().unwrap()])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", text(&out));
+        (bank, cache, String::from_utf8(out.stdout).unwrap())
+    };
+    let (bank, cache, _) = worker("plain-worker", &plain);
+    let refused = infer(&bank, &cache, &["--offline"]);
+    assert!(!refused.status.success(), "{}", text(&refused));
+
+    // ...with the carried one it resolves as the exporter did, the index never asked.
+    let (bank, cache, said) = worker("worker", &carried);
+    assert!(said.contains("index cache: 2 index pages"), "{said}");
+    assert!(said.contains("written into"), "{said}");
+    env.server.clear_log();
+    let offline = infer(&bank, &cache, &["--offline"]);
+    assert!(offline.status.success(), "{}", text(&offline));
+    assert_eq!(String::from_utf8(offline.stdout).unwrap(), wanted);
+    assert!(env.server.log().is_empty(), "{:?}", env.server.log());
+
+    // Imported again, nothing is newer than what the worker holds: its cache is unchanged.
+    let held = tree(&cache);
+    let again = Command::new(env!("CARGO_BIN_EXE_nbenv"))
+        .arg("--cache-dir")
+        .arg(&cache)
+        .arg("--bank")
+        .arg(&bank)
+        .args(["bank", "import", carried.to_str().unwrap(), "--force"])
+        .args(["--format", "json"])
+        .output()
+        .unwrap();
+    assert!(again.status.success(), "{}", text(&again));
+    let v: serde_json::Value = serde_json::from_slice(&again.stdout).unwrap();
+    assert_eq!(v["index_cache"]["written"], 0, "{v}");
+    assert_eq!(v["index_cache"]["kept_local"], 4, "{v}");
+    assert!(
+        v["index_cache"]["already_held"].as_u64().unwrap() > 0,
+        "{v}"
+    );
+    assert_eq!(tree(&cache), held);
+
+    // A damaged index cache is refused before the bank or the cache is touched.
+    let bytes = std::fs::read(&carried).unwrap();
+    let header = SnapshotHeader::read_from(&mut &bytes[..]).unwrap();
+    let index = header.index_cache.clone().unwrap();
+    let index_start = (header.encoded_len() + header.payload_len) as usize;
+    let mut flipped = bytes.clone();
+    flipped[index_start + index.payload_len as usize / 2] ^= 0x20;
+    std::fs::write(env.path("flipped.nbsnap"), &flipped).unwrap();
+    std::fs::write(env.path("cut.nbsnap"), &bytes[..bytes.len() - 5]).unwrap();
+    rewrite_header(&carried, &env.path("sha.nbsnap"), |h| {
+        h.index_cache.as_mut().unwrap().sha256 = "0".repeat(64)
+    });
+    let target = env.path("target/bank.sqlite3");
+    let target_cache = env.path("target/cache");
+    for (name, says) in [
+        ("flipped.nbsnap", "index cache"),
+        ("cut.nbsnap", "truncated: "),
+        (
+            "sha.nbsnap",
+            "its compressed index cache decompresses to data with sha256",
+        ),
+    ] {
+        let out = Command::new(env!("CARGO_BIN_EXE_nbenv"))
+            .arg("--cache-dir")
+            .arg(&target_cache)
+            .arg("--bank")
+            .arg(&target)
+            .args(["bank", "import", env.path(name).to_str().unwrap()])
+            .output()
+            .unwrap();
+        let said = text(&out);
+        assert_eq!(out.status.code(), Some(SNAPSHOT_REFUSED), "{name}: {said}");
+        assert!(said.contains(says), "{name}: says {says:?}: {said}");
+        assert!(!target.exists(), "{name}: no bank installed");
+        assert!(
+            tree(&target_cache).is_empty(),
+            "{name}: the cache was written"
+        );
+        assert!(leftovers(&env.path("target")).is_empty(), "{name}");
+    }
+    assert!(
+        text(
+            &Command::new(env!("CARGO_BIN_EXE_nbenv"))
+                .arg("--bank")
+                .arg(&target)
+                .arg("--cache-dir")
+                .arg(&target_cache)
+                .args(["bank", "import", env.path("cut.nbsnap").to_str().unwrap()])
+                .output()
+                .unwrap()
+        )
+        .contains("compressed index cache"),
+        "a cut names the part it cut into"
+    );
+}

@@ -7,8 +7,10 @@
 //! read a release's sources would fail, and each worker's bank must come out as it went in.
 //! Then the three shards run again, at once, against one shared imported bank with
 //! `--no-index` (readers together), and must give the same as an unsharded `--no-index` run.
-//! Last, what a snapshot does not carry: the index's pages, without which a worker with
-//! `--no-index` and an empty cache resolves nothing.
+//! Last, the index's pages: a plain snapshot does not carry them, and a worker with
+//! `--no-index` and an empty cache resolves nothing; one exported `--with-index-cache` by the
+//! machine that triaged the corpus does, and three fresh workers resolve their shards with no
+//! index at all, merging into the triage's records.
 
 mod support;
 
@@ -525,8 +527,8 @@ fn shards_on_three_machines_at_once_merge_into_the_single_run() {
         );
     }
 
-    // The snapshot carries the bank, not the index's pages: a worker with `--no-index` and
-    // an empty cache cannot resolve what needs a distribution (README, batch).
+    // A plain snapshot carries the bank, not the index's pages: a worker with `--no-index`
+    // and an empty cache cannot resolve what needs a distribution.
     let bare = Machine::new(&dir.join("bare"));
     bare.ok(&url, &["bank", "import", snapshot.to_str().unwrap()]);
     let out = dir.join("bare.jsonl");
@@ -536,6 +538,55 @@ fn shards_on_three_machines_at_once_merge_into_the_single_run() {
         assert_eq!(bare[path]["status"], "error", "{}", bare[path]);
         assert_eq!(bare[path]["error"]["kind"], "network", "{}", bare[path]);
     }
+
+    // Exported with `--with-index-cache` by the machine that triaged the corpus, it carries
+    // the pages and core metadata that triage read: three fresh workers, empty caches, each
+    // importing it, run their shards at once with `--no-index` and never ask the index, and
+    // together give what the triage gave.
+    let triaged = dir.join("triaged.nbsnap");
+    single.ok(
+        &url,
+        &[
+            "bank",
+            "export",
+            triaged.to_str().unwrap(),
+            "--with-index-cache",
+        ],
+    );
+    let workers: Vec<Machine> = (0..SHARDS)
+        .map(|k| Machine::new(&dir.join(format!("worker-{k}"))))
+        .collect();
+    for w in &workers {
+        assert!(!w.cache.exists());
+        let said = w.ok(&url, &["bank", "import", triaged.to_str().unwrap()]);
+        assert!(said.contains("index cache: "), "{said}");
+    }
+    let outs: Vec<PathBuf> = (0..SHARDS)
+        .map(|k| dir.join(format!("worker-{k}.jsonl")))
+        .collect();
+    server.clear_log();
+    let ran = all_at_once(
+        workers
+            .iter()
+            .enumerate()
+            .map(|(k, w)| w.command(&url, &strs(&offline.args(Some(k), &outs[k]))))
+            .collect(),
+    );
+    for (k, o) in ran.iter().enumerate() {
+        assert!(o.status.success(), "worker {k}: {}", text(o));
+    }
+    assert!(
+        server.log().is_empty(),
+        "a worker asked the index: {:?}",
+        server.log()
+    );
+    check_merge(
+        dir,
+        &url,
+        &alone,
+        &outs,
+        "workers from a snapshot with its index cache",
+    );
 }
 
 fn copy_dir(from: &Path, to: &Path) {

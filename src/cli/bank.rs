@@ -153,6 +153,11 @@ pub enum BankCommand {
         /// Keep the run records.
         #[arg(long)]
         with_runs: bool,
+        /// Also carry the cache's index pages and core metadata (not its archives), so that
+        /// workers resolve with `--no-index` and no index at all. Such a snapshot is in
+        /// container format 2, which older nbenvs refuse.
+        #[arg(long)]
+        with_index_cache: bool,
         /// zstd level, from 1 (fastest) to 19 (smallest).
         #[arg(long, default_value_t = snapshot::DEFAULT_LEVEL, value_name = "N",
               value_parser = clap::value_parser!(i32).range(1..=19))]
@@ -418,6 +423,7 @@ pub fn run(global: &GlobalArgs, args: &BankArgs) -> Result<()> {
         BankCommand::Export {
             file,
             with_runs,
+            with_index_cache,
             level,
             format,
         } => super::snapshot::export(
@@ -426,6 +432,11 @@ pub fn run(global: &GlobalArgs, args: &BankArgs) -> Result<()> {
             &ExportOptions {
                 with_runs: *with_runs,
                 level: *level,
+                index_cache: if *with_index_cache {
+                    Some(super::context::index_client(global)?.cache().clone())
+                } else {
+                    None
+                },
             },
             format.format,
         ),
@@ -443,6 +454,7 @@ pub fn run(global: &GlobalArgs, args: &BankArgs) -> Result<()> {
                 force: *force,
                 lock: write.lock_policy(),
                 max_size: *max_size,
+                cache: None,
             },
             format.format,
         ),

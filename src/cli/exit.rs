@@ -328,7 +328,9 @@ fn of_snapshot(e: &SnapshotError) -> Code {
         SnapshotError::Refused { .. } | SnapshotError::TooLarge { .. } => Code::Snapshot,
         SnapshotError::Missing { .. } => Code::NotFound,
         SnapshotError::BadSource { .. } => Code::Usage,
-        SnapshotError::Fetch { source, .. } => Code::of_failure(FailureKind::of(source)),
+        SnapshotError::Fetch { source, .. } | SnapshotError::Cache { source, .. } => {
+            Code::of_failure(FailureKind::of(source))
+        }
         SnapshotError::Store(StoreError::Missing { .. }) => Code::NotFound,
         SnapshotError::Store(_)
         | SnapshotError::Sqlite { .. }

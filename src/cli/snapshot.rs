@@ -20,7 +20,8 @@ pub fn export(bank: &Path, file: &Path, options: &ExportOptions, format: Format)
     let report = snapshot::export(bank, file, options)?;
     let seconds = started.elapsed().as_secs_f64();
     let h = &report.header;
-    let ratio = h.db_len as f64 / report.snapshot_len.max(1) as f64;
+    // The bank's own compression: an index cache after it is told apart.
+    let ratio = h.db_len as f64 / h.payload_len.max(1) as f64;
     let mut out = std::io::stdout().lock();
     if format == Format::Json {
         return write_json(
@@ -46,13 +47,28 @@ pub fn export(bank: &Path, file: &Path, options: &ExportOptions, format: Format)
     writeln!(out, "{}; schema {}", counts(&h.counts), h.schema_version)?;
     writeln!(
         out,
-        "{} bank → {} snapshot (ratio {ratio:.2}, {:.0} MB/s of bank); sha256 {}",
+        "{} bank → {} compressed (ratio {ratio:.2}); sha256 {}",
         human_size(h.db_len),
-        human_size(report.snapshot_len),
-        h.db_len as f64 / 1e6 / seconds.max(1e-9),
+        human_size(h.payload_len),
         h.db_sha256
     )?;
     writeln!(out, "{}", runs_line(&report.runs, h.with_runs, "left out"))?;
+    if let Some(i) = &h.index_cache {
+        writeln!(
+            out,
+            "index cache: {}; {} → {} compressed",
+            carried(i),
+            human_size(i.len),
+            human_size(i.payload_len)
+        )?;
+    }
+    let read = h.db_len + h.index_cache.as_ref().map_or(0, |i| i.len);
+    writeln!(
+        out,
+        "snapshot: {} ({:.0} MB/s)",
+        human_size(report.snapshot_len),
+        read as f64 / 1e6 / seconds.max(1e-9)
+    )?;
     Ok(())
 }
 
@@ -79,7 +95,12 @@ pub fn import(
     // The index client's HTTP layer: the same TLS roots, retries and timeouts as every
     // other request nbenv makes.
     let client = context::index_client(global)?;
-    let report = snapshot::import(&source, bank, client.http(), options)?;
+    let cache_dir = client.cache().root().to_path_buf();
+    let options = ImportOptions {
+        cache: Some(client.cache().clone()),
+        ..options.clone()
+    };
+    let report = snapshot::import(&source, bank, client.http(), &options)?;
     let seconds = started.elapsed().as_secs_f64();
     let h = &report.header;
     let mut out = std::io::stdout().lock();
@@ -106,6 +127,7 @@ pub fn import(
                 "run_tables": report.runs.tables,
                 "run_rows": report.runs.rows,
                 "runs_kept": report.runs_kept,
+                "index_cache": report.index_cache,
                 "seconds": seconds,
             }),
         );
@@ -130,19 +152,56 @@ pub fn import(
         h.created.strftime("%Y-%m-%d %H:%M UTC"),
         h.nbenv_version
     )?;
+    let read = h.db_len + h.index_cache.as_ref().map_or(0, |i| i.len);
     writeln!(
         out,
-        "{} snapshot → {} bank ({:.0} MB/s of bank); sha256 and SQLite integrity checked",
+        "{} snapshot → {} bank ({:.0} MB/s decompressed); sha256 and SQLite integrity checked",
         human_size(report.snapshot_len),
         human_size(h.db_len),
-        h.db_len as f64 / 1e6 / seconds.max(1e-9),
+        read as f64 / 1e6 / seconds.max(1e-9),
     )?;
     writeln!(
         out,
         "{}",
         runs_line(&report.runs, report.runs_kept, "not in the snapshot")
     )?;
+    if let (Some(i), Some(done)) = (&h.index_cache, &report.index_cache) {
+        let mut kept = Vec::new();
+        if done.kept_local > 0 {
+            kept.push(format!("{} kept (fetched here later)", done.kept_local));
+        }
+        if done.already_held > 0 {
+            kept.push(format!("{} already held", done.already_held));
+        }
+        if done.over_budget > 0 {
+            kept.push(format!(
+                "{} over the cache's budget, left out",
+                done.over_budget
+            ));
+        }
+        let kept = if kept.is_empty() {
+            String::new()
+        } else {
+            format!("; {}", kept.join(", "))
+        };
+        writeln!(
+            out,
+            "index cache: {}; {} written into {}{kept}",
+            carried(i),
+            done.written,
+            cache_dir.display()
+        )?;
+    }
     Ok(())
+}
+
+fn carried(i: &snapshot::IndexSection) -> String {
+    format!(
+        "{}, {}, {}",
+        count(i.pages as usize, "index page", "index pages"),
+        count(i.compact as usize, "compact copy", "compact copies"),
+        count(i.metadata as usize, "metadata file", "metadata files")
+    )
 }
 
 fn counts(c: &snapshot::BankCounts) -> String {

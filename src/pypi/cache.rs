@@ -43,7 +43,7 @@ pub struct CachedPage {
     pub body: Vec<u8>,
 }
 
-const PAGE_MAGIC: &[u8] = b"nbenv-page-v1\n";
+pub(super) const PAGE_MAGIC: &[u8] = b"nbenv-page-v1\n";
 
 impl CachedPage {
     /// The page without its body.
@@ -117,6 +117,11 @@ impl Cache {
     fn sharded(&self, kind: &str, key: &str) -> PathBuf {
         let shard = key.get(..2).unwrap_or("00");
         versioned_root(&self.root).join(kind).join(shard).join(key)
+    }
+
+    /// Where the entry `key` of `kind` lives.
+    pub(super) fn entry_path(&self, kind: super::EntryKind, key: &str) -> PathBuf {
+        self.sharded(kind.dir_name(), key)
     }
 
     fn page_path(&self, url: &str, accept: &str) -> PathBuf {

@@ -3,6 +3,7 @@
 //! ```text
 //! magic "nbenv snapshot\n\0" (16 bytes) | format version (u32 LE) | header length (u32 LE)
 //! | header CRC-32 (u32 LE) | header (JSON) | payload (zstd frames, `payload_len` bytes)
+//! [| index cache (zstd frames, `index_cache.payload_len` bytes), format 2 only]
 //! ```
 //!
 //! The header comes first so that an importer refuses a newer schema or format before it
@@ -14,11 +15,15 @@ use std::io::{Read, Write};
 
 use serde::{Deserialize, Serialize};
 
+pub use super::index_section::IndexSection;
+
 /// What every snapshot starts with; readable in `head -c 16`.
 pub const MAGIC: [u8; 16] = *b"nbenv snapshot\n\0";
 
-/// The container layout this build writes and reads. A newer one is refused.
-pub const FORMAT_VERSION: u32 = 1;
+/// The newest container layout this build reads. A newer one is refused. Format 2 adds the
+/// index cache after the bank; a snapshot without one is still written as format 1, which
+/// older nbenvs read.
+pub const FORMAT_VERSION: u32 = 2;
 
 /// A header is a few hundred bytes; anything past this is not one.
 const MAX_HEADER: u32 = 64 << 10;
@@ -62,6 +67,9 @@ pub struct SnapshotHeader {
     pub created: jiff::Timestamp,
     pub nbenv_version: String,
     pub counts: BankCounts,
+    /// The index cache carried after the bank (`--with-index-cache`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub index_cache: Option<IndexSection>,
 }
 
 /// Why a file is not a snapshot this nbenv installs. Decided on the bytes, before the bank is
@@ -89,6 +97,7 @@ pub enum Defect {
 pub enum Part {
     Header,
     Payload,
+    IndexCache,
 }
 
 impl std::fmt::Display for Part {
@@ -96,6 +105,7 @@ impl std::fmt::Display for Part {
         f.write_str(match self {
             Part::Header => "header",
             Part::Payload => "compressed database",
+            Part::IndexCache => "compressed index cache",
         })
     }
 }
@@ -116,6 +126,22 @@ impl SnapshotHeader {
         (PRELUDE + self.json().len()) as u64
     }
 
+    /// Bytes of the whole file: prelude, header and payloads.
+    pub fn total_len(&self) -> u64 {
+        self.encoded_len()
+            + self.payload_len
+            + self.index_cache.as_ref().map_or(0, |i| i.payload_len)
+    }
+
+    /// The layout this header is written in: the oldest that holds it.
+    fn format(&self) -> u32 {
+        if self.index_cache.is_some() {
+            2
+        } else {
+            1
+        }
+    }
+
     fn json(&self) -> Vec<u8> {
         serde_json::to_vec(self).expect("a header serializes")
     }
@@ -124,7 +150,7 @@ impl SnapshotHeader {
     pub fn write_to(&self, out: &mut impl Write) -> std::io::Result<()> {
         let json = self.json();
         out.write_all(&MAGIC)?;
-        out.write_all(&FORMAT_VERSION.to_le_bytes())?;
+        out.write_all(&self.format().to_le_bytes())?;
         out.write_all(&(json.len() as u32).to_le_bytes())?;
         out.write_all(&crc32fast::hash(&json).to_le_bytes())?;
         out.write_all(&json)
@@ -174,6 +200,16 @@ impl SnapshotHeader {
         let hex = |s: &str| s.len() == 64 && s.bytes().all(|b| b.is_ascii_hexdigit());
         if !hex(&header.db_sha256) {
             return Err(corrupt("its header's sha256 is not 64 hex digits"));
+        }
+        if let Some(index) = &header.index_cache {
+            if format < 2 {
+                return Err(corrupt(
+                    "its header names an index cache, which its format does not hold",
+                ));
+            }
+            if !hex(&index.sha256) {
+                return Err(corrupt("its index cache's sha256 is not 64 hex digits"));
+            }
         }
         Ok(header)
     }
@@ -226,6 +262,7 @@ mod tests {
                 releases: 2,
                 apis: 3,
             },
+            index_cache: None,
         }
     }
 
@@ -250,6 +287,28 @@ mod tests {
         let mut input = &bytes[..];
         assert_eq!(SnapshotHeader::read_from(&mut input).unwrap(), header());
         assert_eq!(input, b"payload");
+    }
+
+    #[test]
+    fn the_format_is_the_oldest_that_holds_the_snapshot() {
+        assert_eq!(encoded()[MAGIC.len()..MAGIC.len() + 4], 1u32.to_le_bytes());
+        let mut with_cache = header();
+        with_cache.index_cache = Some(IndexSection {
+            pages: 1,
+            compact: 1,
+            metadata: 0,
+            len: 10,
+            sha256: "cd".repeat(32),
+            payload_len: 5,
+        });
+        let mut bytes = Vec::new();
+        with_cache.write_to(&mut bytes).unwrap();
+        assert_eq!(bytes[MAGIC.len()..MAGIC.len() + 4], 2u32.to_le_bytes());
+        assert_eq!(read(&bytes), Ok(with_cache.clone()));
+        assert_eq!(with_cache.total_len(), with_cache.encoded_len() + 100 + 5);
+        // Format 1 has no room for an index cache: a header that names one is damaged.
+        bytes[MAGIC.len()..MAGIC.len() + 4].copy_from_slice(&1u32.to_le_bytes());
+        assert!(matches!(read(&bytes), Err(Defect::Corrupt(_))));
     }
 
     #[test]

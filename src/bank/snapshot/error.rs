@@ -47,6 +47,13 @@ pub enum SnapshotError {
     /// (or writing) a bank that is no longer there.
     #[error("bank {} is open in another process (an nbenv infer, batch or build?); stop it and import again", bank.display())]
     BankInUse { bank: PathBuf },
+    /// Reading or writing the index cache a snapshot carries.
+    #[error("index cache {}: {source}", cache.display())]
+    Cache {
+        cache: PathBuf,
+        #[source]
+        source: PypiError,
+    },
     #[error(transparent)]
     Store(#[from] StoreError),
 }

@@ -11,7 +11,9 @@ use sha2::{Digest, Sha256};
 use super::container::{Compression, SnapshotHeader};
 use super::copy::{self, RunRecords};
 use super::error::SnapshotError;
+use super::index_section;
 use crate::bank::store::EXTRACTOR_VERSION;
+use crate::pypi::Cache;
 
 /// zstd's default level: on the full bank it compresses at about 200 MB/s on one core to
 /// 31% of the database; level 9 makes it 7% smaller for several times the time (README,
@@ -24,6 +26,8 @@ pub struct ExportOptions {
     pub with_runs: bool,
     /// zstd level, 1 to 19.
     pub level: i32,
+    /// Carry this cache's index pages and core metadata after the bank.
+    pub index_cache: Option<Cache>,
 }
 
 impl Default for ExportOptions {
@@ -31,6 +35,7 @@ impl Default for ExportOptions {
         Self {
             with_runs: false,
             level: DEFAULT_LEVEL,
+            index_cache: None,
         }
     }
 }
@@ -95,6 +100,15 @@ pub fn export(
     let payload_len = std::fs::metadata(&payload)
         .map_err(SnapshotError::io(&payload, "reading"))?
         .len();
+    let index_payload = scratch.path().join("index-cache.zst");
+    let index_cache = match &options.index_cache {
+        Some(cache) => Some(index_section::write_section(
+            cache,
+            &index_payload,
+            options.level,
+        )?),
+        None => None,
+    };
     let header = SnapshotHeader {
         schema_version,
         extractor_version: EXTRACTOR_VERSION,
@@ -106,8 +120,11 @@ pub fn export(
         created: jiff::Timestamp::now(),
         nbenv_version: env!("CARGO_PKG_VERSION").to_string(),
         counts,
+        index_cache,
     };
-    let snapshot_len = write_snapshot(&header, &payload, out, &dir)?;
+    let payloads = [payload.as_path(), index_payload.as_path()];
+    let payloads = &payloads[..if header.index_cache.is_some() { 2 } else { 1 }];
+    let snapshot_len = write_snapshot(&header, payloads, out, &dir)?;
     Ok(ExportReport {
         snapshot: out.to_path_buf(),
         header,
@@ -161,11 +178,11 @@ fn compress(db: &Path, payload: &Path, level: i32) -> Result<(u64, String), Snap
     result.map_err(write_err)
 }
 
-/// Writes header and payload to a temporary file beside `out`, syncs it and renames it onto
+/// Writes header and payloads to a temporary file beside `out`, syncs it and renames it onto
 /// `out`; returns the snapshot's length.
 fn write_snapshot(
     header: &SnapshotHeader,
-    payload: &Path,
+    payloads: &[&Path],
     out: &Path,
     dir: &Path,
 ) -> Result<u64, SnapshotError> {
@@ -179,12 +196,14 @@ fn write_snapshot(
         .map_err(err("creating a temporary file"))?;
     let mut writer = BufWriter::with_capacity(1 << 20, tmp.as_file());
     header.write_to(&mut writer).map_err(err("writing"))?;
-    let mut input = File::open(payload).map_err(SnapshotError::io(payload, "reading"))?;
-    std::io::copy(&mut input, &mut writer).map_err(err("writing"))?;
+    for payload in payloads {
+        let mut input = File::open(payload).map_err(SnapshotError::io(*payload, "reading"))?;
+        std::io::copy(&mut input, &mut writer).map_err(err("writing"))?;
+    }
     writer.flush().map_err(err("writing"))?;
     drop(writer);
     tmp.as_file().sync_all().map_err(err("syncing"))?;
-    let len = header.encoded_len() + header.payload_len;
+    let len = header.total_len();
     tmp.persist(out).map_err(|e| SnapshotError::Io {
         path: out.to_path_buf(),
         action: "renaming the finished snapshot into place",

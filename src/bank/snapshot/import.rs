@@ -5,11 +5,12 @@ use std::path::{Path, PathBuf};
 use super::container::SnapshotHeader;
 use super::copy::RunRecords;
 use super::error::SnapshotError;
+use super::index_section::{self, CacheInstall};
 use super::install::{self, ExistingBank};
 use super::source::SnapshotSource;
 use super::unpack;
 use crate::bank::store::{LockPolicy, Store, StoreError, WriterLock, SCHEMA_VERSION};
-use crate::pypi::HttpClient;
+use crate::pypi::{Cache, HttpClient};
 
 /// The largest snapshot fetched from a URL unless told otherwise: the full bank's is about
 /// 100 MB.
@@ -23,6 +24,8 @@ pub struct ImportOptions {
     pub lock: LockPolicy,
     /// Largest snapshot (compressed) fetched from a URL.
     pub max_size: u64,
+    /// Where the index cache a snapshot carries goes; `None` leaves it out.
+    pub cache: Option<Cache>,
 }
 
 impl Default for ImportOptions {
@@ -31,6 +34,7 @@ impl Default for ImportOptions {
             force: false,
             lock: LockPolicy::default(),
             max_size: DEFAULT_MAX_SIZE,
+            cache: None,
         }
     }
 }
@@ -48,6 +52,9 @@ pub struct ImportReport {
     /// Run tables and their rows; `runs_kept` says whether the rows were kept.
     pub runs: RunRecords,
     pub runs_kept: bool,
+    /// What became of the index cache the snapshot carried, when it carried one and a cache
+    /// was given.
+    pub index_cache: Option<CacheInstall>,
 }
 
 /// Installs the snapshot at `source` as the bank at `bank`. Everything about the snapshot is
@@ -81,6 +88,12 @@ pub fn import(
     install::may_replace(bank, &ExistingBank::inspect(bank), options.force)?;
 
     let unpacked = unpack::unpack(source, &dir, http, options.max_size)?;
+    // The cache first: its entries are each written whole and harm nothing if the bank is
+    // then not replaced, while a bank installed without them would resolve nothing offline.
+    let index_cache = match (&unpacked.index_cache, &options.cache) {
+        (Some(stream), Some(cache)) => Some(index_section::install_stream(stream.path(), cache)?),
+        _ => None,
+    };
 
     let replaced = {
         let _guard = WriterLock::new(bank, options.lock.clone()).acquire()?;
@@ -100,5 +113,6 @@ pub fn import(
         replaced,
         runs: unpacked.runs,
         runs_kept: unpacked.runs_kept,
+        index_cache,
     })
 }

@@ -15,6 +15,7 @@ use super::container::{Defect, HeaderError, Part, SnapshotHeader};
 use super::copy::{self, RunRecords};
 use super::error::SnapshotError;
 use super::export::hex;
+use super::index_section;
 use super::source::SnapshotSource;
 use crate::bank::store::SCHEMA_VERSION;
 use crate::pypi::{Budget, HttpClient, PypiError};
@@ -30,6 +31,8 @@ pub(crate) struct Unpacked {
     pub runs: RunRecords,
     /// Whether run rows were kept.
     pub runs_kept: bool,
+    /// The index cache's entry stream, decompressed and checked, when the snapshot has one.
+    pub index_cache: Option<NamedTempFile>,
 }
 
 /// Reads and checks the snapshot at `source` into a temporary file in `dir`.
@@ -40,19 +43,66 @@ pub(crate) fn unpack(
     max_size: u64,
 ) -> Result<Unpacked, SnapshotError> {
     let name = source.name();
-    let (header, file, snapshot_len) = match source {
+    let Sections {
+        header,
+        db: file,
+        index: index_cache,
+        len: snapshot_len,
+    } = match source {
         SnapshotSource::File(path) => unpack_file(path, dir)?,
         SnapshotSource::Url(url) => unpack_url(url, dir, http, max_size)?,
     };
     let (runs, runs_kept) =
         check_database(file.path(), &header).map_err(|defect| refused(&name, defect))?;
+    if let (Some(section), Some(stream)) = (&header.index_cache, &index_cache) {
+        index_section::check_stream(stream.path(), section)
+            .map_err(|defect| refused(&name, defect))?;
+    }
     Ok(Unpacked {
         header,
         file,
         snapshot_len,
         runs,
         runs_kept,
+        index_cache,
     })
+}
+
+/// What was read of a snapshot: its header, its database and index cache decompressed into
+/// temporary files, and its length.
+struct Sections {
+    header: SnapshotHeader,
+    db: NamedTempFile,
+    index: Option<NamedTempFile>,
+    len: u64,
+}
+
+/// One compressed section, as the header describes it.
+struct Expected<'h> {
+    part: Part,
+    payload_len: u64,
+    len: u64,
+    sha256: &'h str,
+}
+
+impl<'h> Expected<'h> {
+    fn sections(header: &'h SnapshotHeader) -> Vec<Self> {
+        let mut out = vec![Expected {
+            part: Part::Payload,
+            payload_len: header.payload_len,
+            len: header.db_len,
+            sha256: &header.db_sha256,
+        }];
+        if let Some(i) = &header.index_cache {
+            out.push(Expected {
+                part: Part::IndexCache,
+                payload_len: i.payload_len,
+                len: i.len,
+                sha256: &i.sha256,
+            });
+        }
+        out
+    }
 }
 
 fn refused(snapshot: &str, defect: Defect) -> SnapshotError {
@@ -77,20 +127,25 @@ fn check_header(header: &SnapshotHeader) -> Result<(), Defect> {
     Ok(())
 }
 
-/// Where a snapshot of `total` bytes (header and payload) disagrees with the length found.
+/// Where a snapshot of `total` bytes (header and payloads) disagrees with the length found.
 fn length_defect(header: &SnapshotHeader, found_total: u64) -> Option<Defect> {
-    let expected = header.encoded_len() + header.payload_len;
-    if found_total < expected {
-        return Some(Defect::Truncated {
-            part: Part::Payload,
-            expected: header.payload_len,
-            found: found_total.saturating_sub(header.encoded_len()),
-        });
+    let mut start = header.encoded_len();
+    let sections = Expected::sections(header);
+    for section in &sections {
+        if found_total < start + section.payload_len {
+            return Some(Defect::Truncated {
+                part: section.part,
+                expected: section.payload_len,
+                found: found_total.saturating_sub(start),
+            });
+        }
+        start += section.payload_len;
     }
-    (found_total > expected).then(|| {
+    let last = sections.last().expect("a bank section").part;
+    (found_total > start).then(|| {
         Defect::Corrupt(format!(
-            "{} bytes follow the end of its compressed database",
-            found_total - expected
+            "{} bytes follow the end of its {last}",
+            found_total - start
         ))
     })
 }
@@ -104,10 +159,7 @@ fn temp_beside(dir: &Path) -> Result<NamedTempFile, SnapshotError> {
         .map_err(SnapshotError::io(dir, "creating a temporary file"))
 }
 
-fn unpack_file(
-    path: &Path,
-    dir: &Path,
-) -> Result<(SnapshotHeader, NamedTempFile, u64), SnapshotError> {
+fn unpack_file(path: &Path, dir: &Path) -> Result<Sections, SnapshotError> {
     let name = path.display().to_string();
     let mut input = File::open(path).map_err(|e| match e.kind() {
         std::io::ErrorKind::NotFound => SnapshotError::Missing {
@@ -143,20 +195,45 @@ fn unpack_file(
     input
         .seek(std::io::SeekFrom::Start(header.encoded_len()))
         .map_err(SnapshotError::io(path, "reading the snapshot"))?;
-    let mut out = temp_beside(dir)?;
-    match decompress(input, &header, out.as_file_mut()) {
-        Ok(()) => Ok((header, out, len)),
-        Err(Failure::Defect(d)) => Err(refused(&name, d)),
-        Err(Failure::Source(e)) => Err(SnapshotError::Io {
-            path: path.to_path_buf(),
-            action: "reading the snapshot",
-            source: e,
-        }),
-        Err(Failure::Write(e)) => Err(SnapshotError::Io {
-            path: out.path().to_path_buf(),
-            action: "writing the decompressed bank",
-            source: e,
-        }),
+    let mut outs = Vec::new();
+    for section in Expected::sections(&header) {
+        let mut out = temp_beside(dir)?;
+        match decompress(&mut input, &section, out.as_file_mut()) {
+            Ok(()) => outs.push(out),
+            Err(Failure::Defect(d)) => return Err(refused(&name, d)),
+            Err(Failure::Source(e)) => {
+                return Err(SnapshotError::Io {
+                    path: path.to_path_buf(),
+                    action: "reading the snapshot",
+                    source: e,
+                })
+            }
+            Err(Failure::Write(e)) => return Err(write_failed(&out, section.part, e)),
+        }
+    }
+    Ok(read_whole(header, outs, len))
+}
+
+/// The decompressed sections as [`Sections`]: the bank first, then the index cache if any.
+fn read_whole(header: SnapshotHeader, outs: Vec<NamedTempFile>, len: u64) -> Sections {
+    let mut outs = outs.into_iter();
+    let db = outs.next().expect("the bank's section");
+    Sections {
+        header,
+        db,
+        index: outs.next(),
+        len,
+    }
+}
+
+fn write_failed(out: &NamedTempFile, part: Part, e: std::io::Error) -> SnapshotError {
+    SnapshotError::Io {
+        path: out.path().to_path_buf(),
+        action: match part {
+            Part::IndexCache => "writing the decompressed index cache",
+            _ => "writing the decompressed bank",
+        },
+        source: e,
     }
 }
 
@@ -180,7 +257,7 @@ fn unpack_url(
     dir: &Path,
     http: &HttpClient,
     max_size: u64,
-) -> Result<(SnapshotHeader, NamedTempFile, u64), SnapshotError> {
+) -> Result<Sections, SnapshotError> {
     let mut attempt = 0;
     loop {
         match try_url(url, dir, http, max_size) {
@@ -204,12 +281,7 @@ fn unpack_url(
     }
 }
 
-fn try_url(
-    url: &Url,
-    dir: &Path,
-    http: &HttpClient,
-    max_size: u64,
-) -> Result<(SnapshotHeader, NamedTempFile, u64), Attempt> {
+fn try_url(url: &Url, dir: &Path, http: &HttpClient, max_size: u64) -> Result<Sections, Attempt> {
     let name = url.to_string();
     let fetch = |source| SnapshotError::Fetch {
         url: name.clone(),
@@ -241,27 +313,23 @@ fn try_url(
         }
     };
     check_header(&header).map_err(|d| refused(&name, d))?;
-    let total = header.encoded_len() + header.payload_len;
+    let total = header.total_len();
     if total > max_size {
         return Err(too_large().into());
     }
     if let Some(defect) = declared.and_then(|n| length_defect(&header, n)) {
         return Err(refused(&name, defect).into());
     }
-    let mut out = temp_beside(dir)?;
-    match decompress(&mut response, &header, out.as_file_mut()) {
-        Ok(()) => {}
-        Err(Failure::Defect(d)) => return Err(refused(&name, d).into()),
-        Err(Failure::Source(e)) => {
-            return Err(Attempt::Transient(format!("reading the body: {e}")))
-        }
-        Err(Failure::Write(e)) => {
-            return Err(SnapshotError::Io {
-                path: out.path().to_path_buf(),
-                action: "writing the decompressed bank",
-                source: e,
+    let mut outs = Vec::new();
+    for section in Expected::sections(&header) {
+        let mut out = temp_beside(dir)?;
+        match decompress(&mut response, &section, out.as_file_mut()) {
+            Ok(()) => outs.push(out),
+            Err(Failure::Defect(d)) => return Err(refused(&name, d).into()),
+            Err(Failure::Source(e)) => {
+                return Err(Attempt::Transient(format!("reading the body: {e}")))
             }
-            .into())
+            Err(Failure::Write(e)) => return Err(write_failed(&out, section.part, e).into()),
         }
     }
     // A server that sends more than the snapshot holds is sending something else.
@@ -269,15 +337,16 @@ fn try_url(
     match response.read(&mut extra) {
         Ok(0) => {}
         Ok(_) => {
+            let last = Expected::sections(&header).last().expect("a bank").part;
             return Err(refused(
                 &name,
-                Defect::Corrupt("more bytes follow the end of its compressed database".into()),
+                Defect::Corrupt(format!("more bytes follow the end of its {last}")),
             )
-            .into())
+            .into());
         }
         Err(e) => return Err(Attempt::Transient(format!("reading the body: {e}"))),
     }
-    Ok((header, out, total))
+    Ok(read_whole(header, outs, total))
 }
 
 /// Why decompressing stopped: the snapshot's bytes are wrong, reading them failed, or
@@ -312,18 +381,19 @@ impl<R: Read> Read for Counted<R> {
     }
 }
 
-/// Decompresses exactly the header's `payload_len` bytes of `input` into `out`, checking
+/// Decompresses exactly the section's `payload_len` bytes of `input` into `out`, checking
 /// the length and sha256 of what comes out against the header.
-fn decompress(input: impl Read, header: &SnapshotHeader, out: &mut File) -> Result<(), Failure> {
+fn decompress(input: impl Read, expected: &Expected, out: &mut File) -> Result<(), Failure> {
+    let part = expected.part;
     let mut counted = Counted {
-        inner: input.take(header.payload_len),
+        inner: input.take(expected.payload_len),
         count: 0,
         error: None,
     };
     let truncated = |found| {
         Failure::Defect(Defect::Truncated {
-            part: Part::Payload,
-            expected: header.payload_len,
+            part,
+            expected: expected.payload_len,
             found,
         })
     };
@@ -343,43 +413,43 @@ fn decompress(input: impl Read, header: &SnapshotHeader, out: &mut File) -> Resu
                     if let Some(source) = counted.error.take() {
                         return Err(Failure::Source(source));
                     }
-                    if counted.count < header.payload_len {
+                    if counted.count < expected.payload_len {
                         return Err(truncated(counted.count));
                     }
                     return Err(Failure::Defect(Defect::Corrupt(format!(
-                        "its compressed database does not decompress ({e})"
+                        "its {part} does not decompress ({e})"
                     ))));
                 }
             };
             written += n as u64;
-            if written > header.db_len {
+            if written > expected.len {
                 return Err(Failure::Defect(Defect::Corrupt(format!(
-                    "it decompresses to more than the {} bytes its header says",
-                    header.db_len
+                    "its {part} decompresses to more than the {} bytes its header says",
+                    expected.len
                 ))));
             }
             hasher.update(&buf[..n]);
             writer.write_all(&buf[..n]).map_err(Failure::Write)?;
         }
     }
-    if counted.count < header.payload_len {
+    if counted.count < expected.payload_len {
         return Err(truncated(counted.count));
     }
     writer.flush().map_err(Failure::Write)?;
     let out = writer
         .into_inner()
         .map_err(|e| Failure::Write(e.into_error()))?;
-    if written != header.db_len {
+    if written != expected.len {
         return Err(Failure::Defect(Defect::Corrupt(format!(
-            "it decompresses to {written} bytes, its header says {}",
-            header.db_len
+            "its {part} decompresses to {written} bytes, its header says {}",
+            expected.len
         ))));
     }
     let sha = hex(&hasher.finalize());
-    if sha != header.db_sha256.to_ascii_lowercase() {
+    if sha != expected.sha256.to_ascii_lowercase() {
         return Err(Failure::Defect(Defect::Corrupt(format!(
-            "its database's sha256 is {sha}, its header says {}",
-            header.db_sha256
+            "its {part} decompresses to data with sha256 {sha}; its header says {}",
+            expected.sha256
         ))));
     }
     out.sync_all().map_err(Failure::Write)?;
@@ -439,12 +509,14 @@ mod tests {
             created: jiff::Timestamp::UNIX_EPOCH,
             nbenv_version: "0".into(),
             counts: BankCounts::default(),
+            index_cache: None,
         }
     }
 
     fn run(payload: &[u8], header: &SnapshotHeader) -> Result<Vec<u8>, Defect> {
         let mut out = tempfile::tempfile().unwrap();
-        match decompress(payload, header, &mut out) {
+        let section = &Expected::sections(header)[0];
+        match decompress(payload, section, &mut out) {
             Ok(()) => {
                 use std::io::Seek;
                 out.seek(std::io::SeekFrom::Start(0)).unwrap();
