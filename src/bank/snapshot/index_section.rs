@@ -59,6 +59,15 @@ fn tag(kind: EntryKind) -> u8 {
     }
 }
 
+/// Where a kind is counted: pages, compact copies, metadata.
+fn slot(kind: EntryKind) -> usize {
+    match kind {
+        EntryKind::Pages => 0,
+        EntryKind::Compact => 1,
+        _ => 2,
+    }
+}
+
 fn kind_of(tag: u8) -> Option<EntryKind> {
     match tag {
         b'p' => Some(EntryKind::Pages),
@@ -105,32 +114,24 @@ pub(crate) fn write_section(
     };
     let write_err = |e| SnapshotError::io(payload, "compressing the index cache")(e);
     let mut counts = [0u64; 3];
-    let result = (|| -> Result<(), SnapshotError> {
-        out.write_all(MAGIC).map_err(&write_err)?;
-        for entry in cache.carried_entries() {
-            let Some(bytes) = read_carried(&entry.path).map_err(|e| SnapshotError::Cache {
-                cache: cache.root().to_path_buf(),
-                source: e,
-            })?
-            else {
-                continue;
-            };
-            let key = entry.key.as_bytes();
-            let record = [tag(entry.kind), key.len() as u8];
-            out.write_all(&record)
-                .and_then(|()| out.write_all(key))
-                .and_then(|()| out.write_all(&(bytes.len() as u64).to_le_bytes()))
-                .and_then(|()| out.write_all(&bytes))
-                .map_err(&write_err)?;
-            counts[match entry.kind {
-                EntryKind::Pages => 0,
-                EntryKind::Compact => 1,
-                _ => 2,
-            }] += 1;
-        }
-        Ok(())
-    })();
-    result?;
+    out.write_all(MAGIC).map_err(write_err)?;
+    for entry in cache.carried_entries() {
+        // An entry evicted since it was listed is simply not carried.
+        let Some(bytes) = read_carried(&entry.path).map_err(|e| SnapshotError::Cache {
+            cache: cache.root().to_path_buf(),
+            source: e,
+        })?
+        else {
+            continue;
+        };
+        let key = entry.key.as_bytes();
+        out.write_all(&[tag(entry.kind), key.len() as u8])
+            .and_then(|()| out.write_all(key))
+            .and_then(|()| out.write_all(&(bytes.len() as u64).to_le_bytes()))
+            .and_then(|()| out.write_all(&bytes))
+            .map_err(write_err)?;
+        counts[slot(entry.kind)] += 1;
+    }
     let (len, sha) = (out.len, hex(&out.hasher.finalize()));
     encoder
         .finish()
@@ -211,11 +212,7 @@ pub(crate) fn check_stream(path: &Path, section: &IndexSection) -> Result<(), De
     let (mut input, mut left) = open_stream(path)?;
     let mut counts = [0u64; 3];
     while let Some(e) = next_entry(&mut input, &mut left)? {
-        counts[match e.kind {
-            EntryKind::Pages => 0,
-            EntryKind::Compact => 1,
-            _ => 2,
-        }] += 1;
+        counts[slot(e.kind)] += 1;
     }
     if counts != [section.pages, section.compact, section.metadata] {
         return Err(Defect::Corrupt(format!(
