@@ -249,6 +249,17 @@ fn stage_infer_resolves_each_notebook_and_no_index_stays_offline() {
         &ipynb(&["import toolkit", "rows = open('here.csv').readlines()"]),
     );
     write(&corpus, "data/here.csv", "a,b\n1,2\n");
+    // What a notebook needs through the local module it imports counts, as in `infer`.
+    write(
+        &corpus,
+        "helped/uses.ipynb",
+        &ipynb(&["import helper", "helper.go()"]),
+    );
+    write(
+        &corpus,
+        "helped/helper.py",
+        "import toolkit\n\ndef go():\n    toolkit.old_api()\n",
+    );
     let out = dir.path().join("infer.jsonl");
     let url = server.index_url();
     let args = |out: &Path, extra: &[&str]| -> Vec<String> {
@@ -281,10 +292,17 @@ fn stage_infer_resolves_each_notebook_and_no_index_stays_offline() {
         recs.keys().map(String::as_str).collect::<Vec<_>>(),
         [
             "data/reads.ipynb",
+            "helped/uses.ipynb",
             "old.ipynb",
             "sub/broken.ipynb",
             "sub/new.ipynb"
         ]
+    );
+    assert_eq!(
+        recs["helped/uses.ipynb"]["environment"]["requirements"],
+        json!([{"dist": "toolkit", "version": "1.0"}]),
+        "{}",
+        recs["helped/uses.ipynb"]
     );
     let env = |p: &str| recs[p]["environment"].clone();
     assert_eq!(recs["old.ipynb"]["status"], "ok", "{}", recs["old.ipynb"]);
@@ -324,7 +342,7 @@ fn stage_infer_resolves_each_notebook_and_no_index_stays_offline() {
     let log = server.log();
     assert!(log.is_empty(), "requests with --no-index: {log:?}");
     let second = by_path(&records(&again));
-    for p in ["old.ipynb", "sub/new.ipynb"] {
+    for p in ["old.ipynb", "sub/new.ipynb", "helped/uses.ipynb"] {
         assert_eq!(second[p]["environment"], recs[p]["environment"], "{p}");
     }
     // Without it, the same batch asks the index (its pages are stale at once here).

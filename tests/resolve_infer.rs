@@ -413,3 +413,63 @@ fn without_indexing_what_the_bank_lacks_is_resolved_without_api_evidence_and_sai
     assert_eq!(code, 0, "{err}");
     assert_eq!(pins(&out), ["six==1.0"], "{out}");
 }
+
+#[test]
+fn the_local_modules_a_notebook_imports_bring_their_requirements_and_evidence() {
+    let env = Env::new();
+    env.publish(
+        "split",
+        &[
+            WheelBuilder::new("split", "1.0").file("split/__init__.py", "def old():\n    pass\n"),
+            WheelBuilder::new("split", "2.0").file("split/__init__.py", "def new():\n    pass\n"),
+        ],
+    );
+    let dir = env.dir.path().join("repo");
+    std::fs::create_dir_all(dir.join("pkg")).unwrap();
+    std::fs::write(
+        dir.join("analysis.ipynb"),
+        ipynb("import helpers\nfrom pkg.sub import plot\nhelpers.load()\nplot()\n"),
+    )
+    .unwrap();
+    // `import helpers` runs helpers.py: its API use pins toolkit, and it imports chain, which
+    // imports dep (and helpers again: a cycle is read once).
+    std::fs::write(
+        dir.join("helpers.py"),
+        "import toolkit\nimport chain\n\n\ndef load():\n    return toolkit.old_api()\n",
+    )
+    .unwrap();
+    std::fs::write(dir.join("chain.py"), "import dep\nimport helpers\n").unwrap();
+    std::fs::write(dir.join("pkg/__init__.py"), "").unwrap();
+    std::fs::write(
+        dir.join("pkg/sub.py"),
+        "import split\n\ndef plot():\n    split.new()\n",
+    )
+    .unwrap();
+    // Beside the notebook but never imported: asks for nothing.
+    std::fs::write(dir.join("unused.py"), "import never_imported_pkg\n").unwrap();
+
+    let nb = dir.join("analysis.ipynb");
+    let (code, out, err) = env.infer(&nb, &[]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(
+        pins(&out),
+        ["dep==2.0", "split==2.0", "toolkit==1.0"],
+        "{out}"
+    );
+    assert!(
+        out.contains("toolkit==1.0  # helpers.py line 6 uses toolkit.old_api (removed in 2.0)"),
+        "{out}"
+    );
+    assert!(
+        out.contains("dep==2.0  # chain.py imports dep (the notebook imports chain)"),
+        "{out}"
+    );
+    // Only the newest split was read, and it has `new`: nothing constrains it, the import
+    // asked for it.
+    assert!(
+        out.contains("split==2.0  # pkg/sub.py imports split (the notebook imports pkg.sub)"),
+        "{out}"
+    );
+    assert!(!out.contains("never_imported_pkg"), "{out}");
+    assert!(!err.contains("never_imported_pkg"), "{err}");
+}

@@ -27,7 +27,7 @@ use nbenv::measure::{
     Stage, Status,
 };
 use nbenv::notebook::failure::FailureContext;
-use nbenv::notebook::AnalyzeOptions;
+use nbenv::notebook::{AnalyzeOptions, Usage};
 use nbenv::python::PythonVersion;
 use nbenv::resolve::evidence::SharedBank;
 use nbenv::resolve::infer::{InferError, Inference};
@@ -457,6 +457,15 @@ fn measure_usage(batch: &Batch<'_>, job: &Job<'_>) -> Option<Record> {
 }
 
 /// Stage infer: the usage stage, then the environment resolved as `nbenv infer` resolves it
+/// The notebook's usage, then those of the local modules it imports (as `infer` reads them).
+fn with_local_imports(batch: &Batch<'_>, job: &Job<'_>, usage: Usage) -> Vec<(String, Usage)> {
+    let mut usages = vec![(job.input.path.clone(), usage)];
+    let base = job.input.file.parent().unwrap_or(Path::new(""));
+    let modules = nbenv::notebook::local_imports(&usages, &batch.analyze, base);
+    usages.extend(modules);
+    usages
+}
+
 /// (lazily indexing what the bank lacks unless `--no-index`), within the time limit.
 fn measure_infer(batch: &Batch<'_>, job: &Job<'_>) -> Option<Record> {
     let analysed = match analyse(
@@ -473,7 +482,7 @@ fn measure_infer(batch: &Batch<'_>, job: &Job<'_>) -> Option<Record> {
     let mut record = analysed.record;
     let session = batch.session.expect("opened for stage infer");
     let started = Instant::now();
-    let usages = [(job.input.path.clone(), analysed.usage)];
+    let usages = with_local_imports(batch, job, analysed.usage);
     let result = infer_usages_with(
         &batch.quiet,
         &infer_args(batch.args, &job.input.file),
@@ -555,7 +564,7 @@ fn measure_runs(batch: &Batch<'_>, job: &Job<'_>) -> Option<Record> {
         // notebook's evidence allows is installed.
         infer_args.python = runnable_fallback(&usage.python, &session.installed);
     }
-    let mut usages = vec![(job.input.path.clone(), usage)];
+    let mut usages = with_local_imports(batch, job, usage);
     let spec = RoundsSpec {
         notebook: &job.input.file,
         nb: &nb,

@@ -21,7 +21,7 @@ use nbenv::resolve::evidence::{gather, BankView, SharedBank, Sources};
 use nbenv::resolve::index_providers::IndexProviders;
 use nbenv::resolve::infer::{self, InferError};
 use nbenv::resolve::interpreter::InterpreterPlan;
-use nbenv::resolve::joint::{joint_evidence, joint_python};
+use nbenv::resolve::joint::{joint_evidence, joint_python, Part};
 use nbenv::resolve::lazy::{self, LazyOptions, LazySteps, Probe};
 use nbenv::resolve::solver::{IndexCatalog, SolveOptions};
 use pep508_rs::pep440_rs::Version;
@@ -296,6 +296,14 @@ pub(super) fn read_usages(global: &GlobalArgs, args: &InferArgs) -> Result<Vec<(
         }
         usages.push((name, usage));
     }
+    // The local modules they import, after them: `usages[0]` stays the first notebook.
+    let base = if args.notebook.is_dir() {
+        args.notebook.as_path()
+    } else {
+        args.notebook.parent().unwrap_or(Path::new(""))
+    };
+    let modules = notebook::local_imports(&usages, &options, base);
+    usages.extend(modules);
     Ok(usages)
 }
 
@@ -391,9 +399,19 @@ pub(super) fn infer_usages_with(
         if let [(_, usage)] = usages {
             return Ok(gather(usage, view, &sources)?);
         }
+        // One notebook with the local modules it imports: its own places stay unnamed.
+        let notebooks = usages
+            .iter()
+            .filter(|(_, u)| u.imported_as.is_none())
+            .count();
         let mut each = Vec::new();
         for (name, usage) in usages {
-            each.push((name.clone(), gather(usage, view, &sources)?));
+            let in_module = usage.imported_as.is_some();
+            each.push(Part {
+                name: (notebooks > 1 || in_module).then(|| name.clone()),
+                in_module,
+                evidence: gather(usage, view, &sources)?,
+            });
         }
         Ok(joint_evidence(each)?)
     };

@@ -203,5 +203,6 @@ pub(crate) fn build(
         network,
         warnings,
         declarations: Default::default(),
+        imported_as: None,
     }
 }

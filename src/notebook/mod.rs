@@ -25,6 +25,7 @@ pub mod failure;
 mod finish;
 mod format;
 mod ipynb;
+mod local_imports;
 mod local_modules;
 mod location;
 mod magic;
@@ -49,6 +50,7 @@ pub use declarations::{
 pub use error::NotebookError;
 pub use external::{is_url, FileAccess, FileUse, NetworkKind, NetworkUse};
 pub use format::{Cell, CellKind, Kernel, Notebook, Output, SourceFormat, StreamName};
+pub use local_imports::local_imports;
 pub use location::Location;
 pub use python_version::{HintReason, VersionHint, KNOWN_VERSIONS};
 pub use read::{from_bytes, read};

@@ -49,6 +49,9 @@ pub struct Usage {
     /// ([`Usage::attach_declarations`]): soft evidence.
     #[serde(skip_serializing_if = "Declarations::is_empty")]
     pub declarations: Declarations,
+    /// For a local module read because a notebook imports it: the name it is imported as.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub imported_as: Option<ModulePath>,
 }
 
 #[derive(Debug, Clone, Serialize)]

@@ -192,6 +192,9 @@ pub fn requirements_txt(
         let _ = writeln!(out, "# Not requirements:");
         for (decision, why) in unresolved {
             let place = match (&decision.notebook, decision.at) {
+                (Some(file), Some(at)) if decision.in_module => {
+                    format!(" ({file} line {})", at.line)
+                }
                 (Some(nb), Some(at)) => format!(" ({nb} cell {})", at.cell),
                 (Some(nb), None) => format!(" ({nb})"),
                 (None, Some(at)) => format!(" (cell {})", at.cell),

@@ -102,6 +102,11 @@ fn labels(d: &DistVersions) -> Vec<String> {
                     at.cell
                 )
             }
+            Need::ImportedByModule {
+                import,
+                file,
+                imported_as,
+            } => format!("{file} imports {import} (the notebook imports {imported_as})"),
         }));
     }
     out
@@ -111,6 +116,7 @@ fn labels(d: &DistVersions) -> Vec<String> {
 /// 0.20.0)".
 pub fn describe(record: &EvidenceRecord) -> String {
     let place = match (&record.notebook, record.at()) {
+        (Some(file), Some(at)) if record.in_module => format!("{file} line {}", at.line),
         (Some(nb), Some(at)) => format!("{nb} cell {}", at.cell),
         (Some(nb), None) => nb.clone(),
         (None, Some(at)) => format!("cell {}", at.cell),

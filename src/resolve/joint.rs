@@ -8,7 +8,7 @@ use std::collections::BTreeSet;
 use pep508_rs::pep440_rs::Version;
 use serde::Serialize;
 
-use super::evidence::{DistVersions, Evidence};
+use super::evidence::{DistVersions, Evidence, Need};
 use crate::names::DistName;
 use crate::notebook::PythonEvidence;
 
@@ -36,21 +36,49 @@ fn describe(allowed: &[(String, Vec<Version>)]) -> String {
         .join("; ")
 }
 
-/// The evidence of all `notebooks` (name, evidence) as one: records and import decisions
-/// labelled with their notebook, version sets intersected.
-pub fn joint_evidence(notebooks: Vec<(String, Evidence)>) -> Result<Evidence, JointConflict> {
+/// One notebook's evidence, or a local module's that a notebook imports, and how outputs name
+/// it: `None` for the one notebook of a resolution (its places are said as cells alone).
+#[derive(Debug, Clone)]
+pub struct Part {
+    pub name: Option<String>,
+    /// A local module file, whose places are lines of the file.
+    pub in_module: bool,
+    pub evidence: Evidence,
+}
+
+/// The evidence of all `parts` as one: records and import decisions labelled with their
+/// part, version sets intersected.
+pub fn joint_evidence(parts: Vec<Part>) -> Result<Evidence, JointConflict> {
     let mut imports = Vec::new();
     let mut by_dist: Vec<(DistVersions, PerNotebook)> = Vec::new();
-    for (name, evidence) in notebooks {
+    for Part {
+        name,
+        in_module,
+        evidence,
+    } in parts
+    {
         for mut decision in evidence.imports {
-            decision.notebook = Some(name.clone());
+            decision.notebook.clone_from(&name);
+            decision.in_module = in_module;
             imports.push(decision);
         }
         for mut d in evidence.distributions {
             for r in &mut d.records {
-                r.notebook = Some(name.clone());
+                r.notebook.clone_from(&name);
+                r.in_module = in_module;
             }
-            let own = (name.clone(), d.allowed.clone());
+            // A module's needs name it as the part does.
+            if let Some(name) = name.as_ref().filter(|_| in_module) {
+                for n in &mut d.needs {
+                    if let Need::ImportedByModule { file, .. } = n {
+                        file.clone_from(name);
+                    }
+                }
+            }
+            let own = (
+                name.clone().unwrap_or_else(|| "the notebook".to_string()),
+                d.allowed.clone(),
+            );
             match by_dist.iter_mut().find(|(j, _)| j.dist == d.dist) {
                 None => by_dist.push((d, vec![own])),
                 Some((j, seen)) => {

@@ -34,9 +34,13 @@ pub struct ImportDecision {
     /// Every candidate, with its verdict.
     pub candidates: Vec<Candidate>,
     pub outcome: ImportOutcome,
-    /// The notebook it comes from, when several are resolved together.
+    /// The notebook it comes from, when several are resolved together, or the local module
+    /// file a notebook imports.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub notebook: Option<String>,
+    /// `notebook` names a local module file (its places are lines of the file, not cells).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub in_module: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -98,6 +102,7 @@ pub fn decide_imports<B: BankView + ?Sized>(
             paths: Vec::new(),
             candidates: Vec::new(),
             notebook: None,
+            in_module: false,
             outcome: ImportOutcome::Unresolved(Unresolved::LocalModule {
                 source: local.source,
                 file: local.file.clone(),
@@ -124,6 +129,7 @@ fn decide<B: BankView + ?Sized>(
         paths,
         candidates: Vec::new(),
         notebook: None,
+        in_module: false,
         outcome: ImportOutcome::Unresolved(Unresolved::NoProvider),
     };
     if let Some(u) = sources.providers.unavailable(top) {

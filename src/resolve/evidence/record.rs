@@ -137,9 +137,13 @@ pub struct EvidenceRecord {
     pub allowed: ReleaseSet,
     /// The bank's answer over the releases, in version order (empty for install lines).
     pub history: Vec<Span>,
-    /// The notebook it comes from, when several are resolved together.
+    /// The notebook it comes from, when several are resolved together, or the local module
+    /// file a notebook imports.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub notebook: Option<String>,
+    /// `notebook` names a local module file (its places are lines of the file, not cells).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub in_module: bool,
 }
 
 impl EvidenceRecord {

@@ -46,6 +46,12 @@ pub enum Need {
     /// A run showed that code the notebook runs imports it (at `at`), though the notebook
     /// itself does not.
     ImportedInRun { import: ModulePath, at: Location },
+    /// A local module the notebook imports (`imported_as`, read from `file`) imports it.
+    ImportedByModule {
+        import: ModulePath,
+        file: String,
+        imported_as: ModulePath,
+    },
 }
 
 /// The evidence on one distribution, and the versions it allows.
@@ -197,10 +203,15 @@ pub fn version_sets<B: BankView + ?Sized>(
             .filter(|i| i.origin == Origin::ThirdParty && i.level == 0)
             .filter(|i| i.module.top_level() == decision.import.top_level());
         let in_run = imports.clone().find(|i| i.via == ImportVia::Run);
-        n.needs.push(match in_run {
-            Some(i) if imports.all(|i| i.via == ImportVia::Run) => Need::ImportedInRun {
+        n.needs.push(match (in_run, &usage.imported_as) {
+            (Some(i), _) if imports.all(|i| i.via == ImportVia::Run) => Need::ImportedInRun {
                 import: decision.import.clone(),
                 at: i.at,
+            },
+            (_, Some(module)) => Need::ImportedByModule {
+                import: decision.import.clone(),
+                file: usage.notebook.path.display().to_string(),
+                imported_as: module.clone(),
             },
             _ => Need::Import {
                 import: decision.import.clone(),
@@ -284,6 +295,7 @@ fn one<B: BankView + ?Sized>(
             allowed,
             history: Vec::new(),
             notebook: None,
+            in_module: false,
         };
         if r.optional {
             soft.push(record);
@@ -379,6 +391,7 @@ fn one<B: BankView + ?Sized>(
             allowed,
             history: Vec::new(),
             notebook: None,
+            in_module: false,
         });
     }
 
@@ -480,6 +493,7 @@ fn shown_versions(
             allowed,
             history: Vec::new(),
             notebook: None,
+            in_module: false,
         });
     }
     out
@@ -524,5 +538,6 @@ fn bank_record(
         allowed,
         history: spans(catalog, presence),
         notebook: None,
+        in_module: false,
     }
 }
