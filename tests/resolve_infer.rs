@@ -7,7 +7,7 @@ mod support;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use support::archives::WheelBuilder;
+use support::archives::{sdist_tar_gz, WheelBuilder};
 use support::server::{FixtureFile, PageMode, TestServer};
 
 struct Env {
@@ -472,4 +472,99 @@ fn the_local_modules_a_notebook_imports_bring_their_requirements_and_evidence() 
     );
     assert!(!out.contains("never_imported_pkg"), "{out}");
     assert!(!err.contains("never_imported_pkg"), "{err}");
+}
+
+#[test]
+fn without_a_resolution_from_wheels_the_sdists_are_built_and_said_unless_wheels_only() {
+    let env = Env::new();
+    // Like lime or langid: never a wheel, only sdists of pure Python.
+    let sdist = |version: &str, source: &str| FixtureFile {
+        upload_time: Some("2016-01-01T00:00:00Z".into()),
+        ..FixtureFile::new(
+            &format!("puresdist-{version}.tar.gz"),
+            sdist_tar_gz(
+                "puresdist",
+                version,
+                &[("puresdist.py", source)],
+                &format!("Metadata-Version: 1.1\nName: puresdist\nVersion: {version}\n"),
+            ),
+        )
+    };
+    env.server.publish(
+        "puresdist",
+        &[
+            sdist("1.0", "def detect():\n    pass\n"),
+            sdist("1.1", "def detect():\n    pass\n"),
+        ],
+    );
+    // The index's name lookup reads wheels: the bank, which indexes sdists too, provides it.
+    let (code, _, err) = env.run(&["bank", "add", "puresdist", "--all-versions"]);
+    assert_eq!(code, 0, "{err}");
+    let nb = env.notebook("import puresdist\nimport toolkit\ntoolkit.kept()\n");
+    let (code, out, err) = env.infer(&nb, &[]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(pins(&out), ["puresdist==1.1", "toolkit==3.0"], "{out}");
+    assert!(
+        out.contains("\n# Built from sdists: puresdist 1.1 (no resolution from wheels alone"),
+        "{out}"
+    );
+    assert!(
+        err.contains("note: no resolution from wheels alone on any Python the notebook allows; built from their sdists: puresdist 1.1"),
+        "{err}"
+    );
+    let (code, json, err) = env.infer(&nb, &["--format", "json"]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(
+        v["sdist_fallback"]["built"],
+        serde_json::json!([["puresdist", "1.1"]]),
+        "{}",
+        v["sdist_fallback"]
+    );
+    assert!(
+        v["sdist_fallback"]["wheels_only"][0]["why"]
+            .as_str()
+            .unwrap()
+            .contains("only an sdist"),
+        "{}",
+        v["sdist_fallback"]
+    );
+
+    // Asked for wheels only: no environment, and why.
+    let (code, out, err) = env.infer(&nb, &["--wheels-only"]);
+    assert_eq!(code, 20, "{out}{err}");
+    assert!(err.contains("only an sdist"), "{err}");
+    // A distribution that has a wheel for the target in some release is never built: its
+    // API in an sdist-only release leaves no resolution, as before.
+    let mixed_sdist = FixtureFile {
+        upload_time: Some("2016-01-01T00:00:00Z".into()),
+        ..FixtureFile::new(
+            "mixed-1.0.tar.gz",
+            sdist_tar_gz(
+                "mixed",
+                "1.0",
+                &[("mixed.py", "def old_api():\n    pass\n")],
+                "Metadata-Version: 1.1\nName: mixed\nVersion: 1.0\n",
+            ),
+        )
+    };
+    let mixed_wheel =
+        WheelBuilder::new("mixed", "2.0").file("mixed.py", "def new_api():\n    pass\n");
+    env.server.publish(
+        "mixed",
+        &[
+            mixed_sdist,
+            FixtureFile::new(&mixed_wheel.filename(), mixed_wheel.build()),
+        ],
+    );
+    let (code, _, err) = env.run(&["bank", "add", "mixed", "--all-versions"]);
+    assert_eq!(code, 0, "{err}");
+    let nb = env.notebook("import mixed\nmixed.old_api()\n");
+    let (code, out, err) = env.infer(&nb, &[]);
+    assert_eq!(code, 20, "{out}{err}");
+    // A notebook with a resolution from wheels says nothing of sdists.
+    let nb = env.notebook("import toolkit\ntoolkit.kept()\n");
+    let (code, out, _) = env.infer(&nb, &[]);
+    assert_eq!(code, 0);
+    assert!(!out.contains("sdist"), "{out}");
 }

@@ -79,8 +79,12 @@ pub struct BatchArgs {
     #[arg(long, value_name = "DATE", value_parser = super::infer::parse_date)]
     pub exclude_newer: Option<jiff::Timestamp>,
     /// Count releases that have only an sdist as installable.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "wheels_only")]
     pub allow_sdist: bool,
+    /// A notebook without a resolution from wheels alone is `no_solution` rather than
+    /// resolved again with sdists allowed (as `infer --wheels-only`).
+    #[arg(long)]
+    pub wheels_only: bool,
     /// Never index what the bank lacks, and never touch the network: resolve with what the
     /// bank and the cache hold (implies --offline).
     #[arg(long)]
@@ -743,6 +747,7 @@ fn infer_args(args: &BatchArgs, notebook: &Path) -> InferArgs {
         exclude_newer: args.exclude_newer,
         date: None,
         allow_sdist: args.allow_sdist,
+        wheels_only: args.wheels_only,
         ranges: false,
         no_index: args.no_index,
         no_declarations: args.no_declarations,

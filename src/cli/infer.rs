@@ -56,9 +56,15 @@ pub struct InferArgs {
     /// a note says so). A date works as `--exclude-newer`.
     #[arg(long, value_name = "auto|DATE")]
     pub date: Option<String>,
-    /// Count releases that have only an sdist for the target as installable (pip builds them).
-    #[arg(long)]
+    /// Count releases that have only an sdist for the target as installable (pip builds them)
+    /// from the start, so they compete with wheels for the interpreter and the versions.
+    #[arg(long, conflicts_with = "wheels_only")]
     pub allow_sdist: bool,
+    /// Fail (exit 20) rather than build from sdists when no interpreter has a resolution from
+    /// wheels alone. Without it, that resolution is made again with sdists allowed, and the
+    /// output names the releases to be built.
+    #[arg(long)]
+    pub wheels_only: bool,
     /// Write each distribution's compatible versions (what the evidence allows and installs on
     /// the chosen Python) instead of pins; requirements format only.
     #[arg(long)]
@@ -125,8 +131,14 @@ pub fn run(global: &GlobalArgs, args: &InferArgs) -> Result<()> {
     let (inference, read) = infer_usages(global, args, &session, &usages, &[])?;
     let bank = &session.bank;
     let catalog = IndexCatalog::new(&session.client);
-    let solve_options = &session.solve_options;
+    let solve_options = &inference.options_used(&session.solve_options);
     if !global.quiet {
+        if let Some(built) = nbenv::output::sdist_builds(&inference) {
+            eprintln!(
+                "note: no resolution from wheels alone on any Python the notebook allows; \
+                 built from their sdists: {built} (--wheels-only refuses this)"
+            );
+        }
         for d in &inference.evidence.distributions {
             for r in d.dropped() {
                 eprintln!(
@@ -256,6 +268,8 @@ impl InferSession {
             client: context::index_client(global)?,
             solve_options: SolveOptions {
                 allow_sdist: args.allow_sdist,
+                sdist_where_no_wheel: false,
+                sdist_fallback: !args.wheels_only,
                 exclude_newer: cap_date(global, args)?,
                 failed: super::runs::failures(&bank_file)?,
             },

@@ -35,8 +35,12 @@ pub struct RestoreArgs {
     #[arg(long, value_name = "X.Y", value_parser = super::usage::parse_python)]
     pub python: Option<PythonVersion>,
     /// Count releases that have only an sdist as installable, and let the installer build them.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "wheels_only")]
     pub allow_sdist: bool,
+    /// Stop (exit 20) rather than build from sdists when no interpreter has a resolution from
+    /// wheels alone (as `infer --wheels-only`).
+    #[arg(long)]
+    pub wheels_only: bool,
     /// Seconds each cell may take.
     #[arg(long, default_value_t = 600, value_name = "SECS")]
     pub cell_timeout: u64,
@@ -96,6 +100,7 @@ pub fn run(global: &GlobalArgs, args: &RestoreArgs) -> Result<()> {
         exclude_newer: None,
         date: None,
         allow_sdist: args.allow_sdist,
+        wheels_only: args.wheels_only,
         ranges: false,
         no_index: false,
         no_declarations: false,

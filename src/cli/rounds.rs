@@ -199,7 +199,7 @@ pub(super) fn run_rounds(
         let plan = EnvPlan {
             interpreter,
             requirements: requirements.clone(),
-            only_binary: !spec.allow_sdist,
+            only_binary: !spec.allow_sdist && inference.sdist_fallback.is_none(),
             index_url: (global.index_url() != nbenv::pypi::PYPI_SIMPLE)
                 .then(|| global.index_url().to_string()),
             kernel_runtime: spec.kernel_runtime,

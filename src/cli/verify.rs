@@ -109,10 +109,12 @@ pub fn run(global: &super::args::GlobalArgs, args: &VerifyArgs) -> Result<()> {
     let discovered = nbenv::python::discover();
     let tools = context::tools(global, &discovered);
     let (installer, _) = tools.installer();
+    // A resolution `infer` made from sdists says so in its header.
+    let only_binary = !args.allow_sdist && !nbenv::output::builds_sdists(&text);
     let plan = EnvPlan {
         interpreter: interpreter.clone(),
         requirements: text,
-        only_binary: !args.allow_sdist,
+        only_binary,
         index_url: (global.index_url() != nbenv::pypi::PYPI_SIMPLE)
             .then(|| global.index_url().to_string()),
         kernel_runtime: !args.no_kernel_runtime,

@@ -19,6 +19,9 @@ pub fn lock_txt(inference: &Inference, notebook: &str) -> (String, Vec<String>) 
         env!("CARGO_PKG_VERSION")
     );
     let _ = writeln!(out, "# {}", python_line(inference));
+    if let Some(line) = super::requirements::sdist_line(inference) {
+        let _ = writeln!(out, "{line}");
+    }
     for pin in &inference.solution.pins {
         let via: Vec<String> = pin
             .required_by

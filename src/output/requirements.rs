@@ -121,6 +121,31 @@ pub fn unresolved_reason(why: &Unresolved) -> String {
     }
 }
 
+/// The pins a resolution builds from their sdists (`lime 0.2.0.1, langid 1.1.6`), when no
+/// resolution from wheels alone existed.
+pub fn sdist_builds(inference: &Inference) -> Option<String> {
+    let fallback = inference.sdist_fallback.as_ref()?;
+    let built: Vec<String> = fallback
+        .built
+        .iter()
+        .map(|(dist, version)| format!("{dist} {version}"))
+        .collect();
+    Some(if built.is_empty() {
+        "none of the pins on this Python".to_string()
+    } else {
+        built.join(", ")
+    })
+}
+
+/// The header line of such a resolution, which `verify -r` reads back.
+pub(super) fn sdist_line(inference: &Inference) -> Option<String> {
+    Some(format!(
+        "{}{} (no resolution from wheels alone on any Python the notebook allows; --wheels-only refuses this)",
+        super::header::SDIST_LINE,
+        sdist_builds(inference)?
+    ))
+}
+
 /// The requirements file: `# ` comments, then `name==version  # why` lines sorted by name, or
 /// with `ranges` (from [`crate::resolve::infer::compatible_ranges`]) each distribution's
 /// compatible versions instead of its pin.
@@ -136,6 +161,9 @@ pub fn requirements_txt(
         env!("CARGO_PKG_VERSION")
     );
     let _ = writeln!(out, "# {}", python_line(inference));
+    if let Some(line) = sdist_line(inference) {
+        let _ = writeln!(out, "{line}");
+    }
     for pin in inference.solution.roots() {
         // The evidence that caps the pin: the earliest removal after it (with several
         // notebooks, that names the one that forced it); else what narrows the versions most.

@@ -12,8 +12,8 @@ use super::evidence::{
 };
 use super::interpreter::{choose, InterpreterPlan, PythonCandidate, PythonChoice};
 use super::solver::{
-    solve, Allowed, Catalog, CatalogError, RootRequirement, Solution, SolveError, SolveOptions,
-    Target,
+    solve, Allowed, Catalog, CatalogError, LockedKind, RootRequirement, Solution, SolveError,
+    SolveOptions, Target,
 };
 use crate::names::DistName;
 use crate::python::PythonVersion;
@@ -30,6 +30,30 @@ pub struct Inference {
     pub passed_over: Vec<PassedOver>,
     pub plan: InterpreterPlan,
     pub solution: Solution,
+    /// Set when no interpreter had a resolution from wheels alone and this one allows
+    /// sdists: why each interpreter had none from wheels, and the pins built from source.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sdist_fallback: Option<SdistFallback>,
+}
+
+/// A resolution that builds some releases from their sdists, because none from wheels alone
+/// exists.
+#[derive(Debug, Clone, Serialize)]
+pub struct SdistFallback {
+    /// Why each interpreter tried had no resolution from wheels.
+    pub wheels_only: Vec<PassedOver>,
+    /// The pins with no wheel for the interpreter: built from their sdists on install.
+    pub built: Vec<(DistName, Version)>,
+}
+
+impl Inference {
+    /// The options the resolution was made under: with sdists allowed after a fallback.
+    pub fn options_used(&self, asked: &SolveOptions) -> SolveOptions {
+        SolveOptions {
+            sdist_where_no_wheel: asked.sdist_where_no_wheel || self.sdist_fallback.is_some(),
+            ..asked.clone()
+        }
+    }
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -187,6 +211,46 @@ pub fn resolve(
     catalog: &dyn Catalog,
     options: &SolveOptions,
 ) -> Result<Inference, InferError> {
+    if options.allow_sdist || options.sdist_where_no_wheel || !options.sdist_fallback {
+        return resolve_relaxing(evidence, plan, requested, catalog, options);
+    }
+    let again = evidence.clone();
+    let wheels_only = match resolve_relaxing(evidence, plan.clone(), requested, catalog, options) {
+        Err(InferError::NoSolution { tried }) => tried,
+        done => return done,
+    };
+    let with_sdist = SolveOptions {
+        sdist_where_no_wheel: true,
+        ..options.clone()
+    };
+    match resolve_relaxing(again, plan, requested, catalog, &with_sdist) {
+        Ok(mut inference) => {
+            let built = inference
+                .solution
+                .pins
+                .iter()
+                .filter(|p| !p.files.iter().any(|f| f.kind == LockedKind::Wheel))
+                .map(|p| (p.dist.clone(), p.version.clone()))
+                .collect();
+            inference.sdist_fallback = Some(SdistFallback { wheels_only, built });
+            Ok(inference)
+        }
+        Err(InferError::Interrupted) => Err(InferError::Interrupted),
+        // No resolution with sdists either, or one that cannot be read (offline, an sdist's
+        // metadata not cached): the reasons from wheels alone are the answer.
+        Err(_) => Err(InferError::NoSolution { tried: wheels_only }),
+    }
+}
+
+/// [`resolve`] under one set of options: the evidence as it is, then without the
+/// repository's declarations, then without any soft evidence.
+fn resolve_relaxing(
+    evidence: Evidence,
+    plan: InterpreterPlan,
+    requested: bool,
+    catalog: &dyn Catalog,
+    options: &SolveOptions,
+) -> Result<Inference, InferError> {
     let declarations = evidence.relaxed(Relaxation::Declarations);
     let all_soft = evidence.relaxed(Relaxation::AllSoft).filter(|all| {
         declarations
@@ -251,6 +315,7 @@ fn resolve_once(
             passed_over: passed(c.passed_over),
             plan: plan.clone(),
             solution: c.result,
+            sdist_fallback: None,
         }),
         Err(tried) => Err(InferError::NoSolution {
             tried: passed(tried),
@@ -275,10 +340,8 @@ pub fn compatible_ranges(
         let releases = catalog.releases(&root.dist)?;
         let fits: Vec<bool> = releases
             .iter()
-            .map(|r| {
-                root.allowed.contains(&r.version)
-                    && super::solver::exclusion(r, &target, options).is_none()
-            })
+            .zip(super::solver::exclusions(&releases, &target, options))
+            .map(|(r, out)| root.allowed.contains(&r.version) && out.is_none())
             .collect();
         let (Some(lo), Some(hi)) = (fits.iter().position(|&f| f), fits.iter().rposition(|&f| f))
         else {

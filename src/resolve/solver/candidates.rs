@@ -9,7 +9,7 @@ use pubgrub::Ranges;
 
 use super::catalog::Release;
 use super::exclusion::Exclusion;
-use super::options::SolveOptions;
+use super::options::{Sdists, SolveOptions};
 use super::requires_python;
 use super::target::Target;
 use crate::names::DistName;
@@ -57,6 +57,8 @@ pub(crate) struct Candidates {
     /// The index has no such project.
     pub not_found: bool,
     prereleases: bool,
+    /// Which sdists count as installable (see [`SolveOptions::sdists_for`]).
+    pub sdists: Sdists,
 }
 
 impl Candidates {
@@ -67,11 +69,12 @@ impl Candidates {
         options: &SolveOptions,
         policy: &RootPolicy,
     ) -> Self {
+        let sdists = options.sdists_for(&releases, target);
         let verdicts: Vec<Option<Exclusion>> = releases
             .iter()
             .map(|r| {
                 let pinned = policy.pinned.contains(&r.version);
-                verdict(r, target, options, pinned).or_else(|| {
+                verdict(r, target, options, sdists, pinned).or_else(|| {
                     (!pinned)
                         .then(|| failed_before(dist, r, target, options))
                         .flatten()
@@ -84,6 +87,7 @@ impl Candidates {
             verdicts,
             not_found: false,
             prereleases: policy.prereleases,
+            sdists,
         }
     }
 
@@ -94,6 +98,7 @@ impl Candidates {
             usable_before: vec![0],
             not_found: true,
             prereleases: false,
+            sdists: Sdists::No,
         }
     }
 
@@ -196,12 +201,13 @@ pub(crate) fn installable_files<'a>(
     release: &'a Release,
     target: &'a Target,
     options: &'a SolveOptions,
+    sdists: Sdists,
     pinned: bool,
 ) -> impl Iterator<Item = &'a DistFile> + 'a {
     let entries = release.files.entries();
     let fits: Vec<bool> = entries
         .iter()
-        .map(|e| installable(e, target, options, pinned))
+        .map(|e| installable(e, target, options, sdists, pinned))
         .collect();
     let whole: &[DistFile] = if fits.contains(&true) {
         release.files.whole()
@@ -214,13 +220,19 @@ pub(crate) fn installable_files<'a>(
         .filter_map(|(f, fit)| fit.then_some(f))
 }
 
-/// Whether an installer may use this file on the target.
-fn installable(file: &ReleaseFile, target: &Target, options: &SolveOptions, pinned: bool) -> bool {
+/// Whether an installer may use this file on the target (`sdists`: which sdists count).
+fn installable(
+    file: &ReleaseFile,
+    target: &Target,
+    options: &SolveOptions,
+    sdists: Sdists,
+    pinned: bool,
+) -> bool {
     in_time(file.upload_time, options)
         && (pinned || !file.yanked)
         && match &file.kind {
             FileKind::Wheel { tags, .. } => target.fits(tags),
-            FileKind::Sdist { .. } => options.allow_sdist,
+            FileKind::Sdist { .. } => sdists.admit(file.upload_time, target),
         }
 }
 
@@ -231,16 +243,25 @@ fn in_time(upload_time: Option<jiff::Timestamp>, options: &SolveOptions) -> bool
     }
 }
 
-/// Why `release` cannot be installed on `target` under `options` (`None`: it can), as the
-/// solver judges it for a release no root pins exactly.
-pub fn exclusion(release: &Release, target: &Target, options: &SolveOptions) -> Option<Exclusion> {
-    verdict(release, target, options, false)
+/// Why each of a distribution's `releases` cannot be installed on `target` under `options`
+/// (`None`: it can), as the solver judges releases no root pins exactly.
+pub fn exclusions(
+    releases: &[Release],
+    target: &Target,
+    options: &SolveOptions,
+) -> Vec<Option<Exclusion>> {
+    let sdists = options.sdists_for(releases, target);
+    releases
+        .iter()
+        .map(|r| verdict(r, target, options, sdists, false))
+        .collect()
 }
 
 fn verdict(
     release: &Release,
     target: &Target,
     options: &SolveOptions,
+    sdists: Sdists,
     pinned: bool,
 ) -> Option<Exclusion> {
     let files = release.files.entries();
@@ -259,7 +280,7 @@ fn verdict(
     }
     if !files
         .iter()
-        .any(|f| installable(f, target, options, pinned))
+        .any(|f| installable(f, target, options, sdists, pinned))
     {
         let sdist = files
             .iter()
@@ -276,7 +297,7 @@ fn verdict(
         wheels_for.dedup();
         return Some(Exclusion::NoWheel {
             python: target.python(),
-            only_sdist: sdist && !options.allow_sdist,
+            only_sdist: sdist && sdists == Sdists::No,
             wheels_for,
         });
     }

@@ -27,7 +27,7 @@ mod target;
 #[cfg(test)]
 mod tests;
 
-pub use candidates::exclusion;
+pub use candidates::exclusions;
 pub use catalog::{parse_requires_python, Catalog, CatalogError, Release, ReleaseMetadata};
 pub use error::SolveError;
 pub use exclusion::Exclusion;

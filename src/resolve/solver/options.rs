@@ -8,10 +8,111 @@ use crate::bank::store::ReleaseFailure;
 pub struct SolveOptions {
     /// Count a release with an sdist but no fitting wheel as installable (it will be built).
     pub allow_sdist: bool,
+    /// Count sdists as installable for a distribution none of whose releases has a wheel for
+    /// the target (lime, langid, jieba, qgrid never published one), and for no other: what a
+    /// resolution falls back to when none from wheels alone exists.
+    pub sdist_where_no_wheel: bool,
+    /// When no interpreter has a resolution from wheels alone, resolve again with
+    /// `sdist_where_no_wheel` (`infer` does unless `--wheels-only`).
+    pub sdist_fallback: bool,
     /// Ignore files uploaded after this instant, to reproduce an era (`--exclude-newer`).
     /// Files whose upload time the index does not give are kept.
     pub exclude_newer: Option<Timestamp>,
     /// Releases that failed to install or import on an interpreter in an earlier run (the
     /// bank's run records): not chosen again for that Python unless a root pins them.
     pub failed: Vec<ReleaseFailure>,
+}
+
+/// Which sdists count as installable for one distribution on a target.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Sdists {
+    No,
+    /// `--allow-sdist`: every one.
+    Any,
+    /// The fallback, for a distribution with no wheel for the target: those uploaded before
+    /// the target Python's end of life. A project that never said which Pythons it supports
+    /// (no Requires-Python) is not taken to support one that was dead when it was released.
+    BeforeEndOfLife,
+}
+
+/// When each old CPython stopped being supported (python.org's release schedules).
+fn end_of_life(python: crate::python::PythonVersion) -> Option<jiff::Timestamp> {
+    let date = match (python.major, python.minor) {
+        (2, _) => "2020-01-01",
+        (3, 0..=5) => "2020-09-30",
+        (3, 6) => "2021-12-23",
+        (3, 7) => "2023-06-27",
+        (3, 8) => "2024-10-07",
+        (3, 9) => "2025-10-31",
+        _ => return None,
+    };
+    Some(
+        format!("{date}T00:00:00Z")
+            .parse()
+            .expect("the table's dates parse"),
+    )
+}
+
+impl Sdists {
+    /// Whether an sdist uploaded at `upload_time` counts on `target`.
+    pub(crate) fn admit(
+        self,
+        upload_time: Option<jiff::Timestamp>,
+        target: &super::target::Target,
+    ) -> bool {
+        match self {
+            Sdists::No => false,
+            Sdists::Any => true,
+            Sdists::BeforeEndOfLife => match (end_of_life(target.python()), upload_time) {
+                (Some(eol), Some(t)) => t < eol,
+                _ => true,
+            },
+        }
+    }
+}
+
+impl SolveOptions {
+    /// Which sdists count for the distribution whose releases are `releases`, on `target`.
+    pub(crate) fn sdists_for(
+        &self,
+        releases: &[super::catalog::Release],
+        target: &super::target::Target,
+    ) -> Sdists {
+        if self.allow_sdist {
+            return Sdists::Any;
+        }
+        let some_wheel = || {
+            releases.iter().any(|r| {
+                r.files.entries().iter().any(|f| {
+                    matches!(&f.kind, crate::pypi::FileKind::Wheel { tags, .. } if target.fits(tags))
+                })
+            })
+        };
+        if self.sdist_where_no_wheel && !some_wheel() {
+            Sdists::BeforeEndOfLife
+        } else {
+            Sdists::No
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::python::PythonVersion;
+    use crate::resolve::solver::target::Target;
+
+    #[test]
+    fn the_fallback_builds_only_what_was_released_while_its_python_lived() {
+        let py27 = Target::new(PythonVersion::new(2, 7));
+        let py311 = Target::new(PythonVersion::new(3, 11));
+        let at = |s: &str| Some(format!("{s}T00:00:00Z").parse().unwrap());
+        let fallback = Sdists::BeforeEndOfLife;
+        assert!(fallback.admit(at("2019-06-30"), &py27));
+        assert!(!fallback.admit(at("2022-01-01"), &py27), "after 2.7's end");
+        assert!(fallback.admit(at("2022-01-01"), &py311), "3.11 lives");
+        assert!(fallback.admit(None, &py27), "no upload time: not judged");
+        assert!(Sdists::Any.admit(at("2022-01-01"), &py27));
+        assert!(!Sdists::No.admit(at("2019-06-30"), &py27));
+    }
 }

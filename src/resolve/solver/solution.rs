@@ -117,9 +117,15 @@ impl Solution {
                             .iter()
                             .any(|r| &r.dist == d && r.allowed.is_pinned(version));
                         let release = &c.releases[at];
-                        installable_files(release, provider.target, provider.options, pinned)
-                            .map(LockedFile::from_dist_file)
-                            .collect()
+                        installable_files(
+                            release,
+                            provider.target,
+                            provider.options,
+                            c.sdists,
+                            pinned,
+                        )
+                        .map(LockedFile::from_dist_file)
+                        .collect()
                     })
                     .unwrap_or_default();
                 pins.insert(
