@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use serde_json::{json, Value};
-use support::archives::WheelBuilder;
+use support::archives::{sdist_tar_gz, WheelBuilder};
 use support::server::{FixtureFile, PageMode, TestServer};
 
 fn fixtures() -> PathBuf {
@@ -214,6 +214,21 @@ fn toolkit_index() -> TestServer {
                 .requires("dep>=2"),
         ],
     );
+    server.publish(
+        "puresdist",
+        &["1.0", "1.1"].map(|v| FixtureFile {
+            upload_time: Some("2016-01-01T00:00:00Z".into()),
+            ..FixtureFile::new(
+                &format!("puresdist-{v}.tar.gz"),
+                sdist_tar_gz(
+                    "puresdist",
+                    v,
+                    &[("puresdist.py", "def detect():\n    pass\n")],
+                    &format!("Metadata-Version: 1.1\nName: puresdist\nVersion: {v}\n"),
+                ),
+            )
+        }),
+    );
     publish(
         "dep",
         &[
@@ -260,8 +275,20 @@ fn stage_infer_resolves_each_notebook_and_no_index_stays_offline() {
         "helped/helper.py",
         "import toolkit\n\ndef go():\n    toolkit.old_api()\n",
     );
+    // A distribution that never published a wheel: built from its sdist, and the record says.
+    write(
+        &corpus,
+        "sdist/only.ipynb",
+        &ipynb(&["import puresdist\nimport toolkit", "toolkit.kept()"]),
+    );
     let out = dir.path().join("infer.jsonl");
     let url = server.index_url();
+    let (code, _, err) = nbenv(
+        dir.path(),
+        Some(&url),
+        &["bank", "add", "puresdist", "--all-versions"],
+    );
+    assert_eq!(code, 0, "{err}");
     let args = |out: &Path, extra: &[&str]| -> Vec<String> {
         let mut a: Vec<String> = [
             "batch",
@@ -294,10 +321,20 @@ fn stage_infer_resolves_each_notebook_and_no_index_stays_offline() {
             "data/reads.ipynb",
             "helped/uses.ipynb",
             "old.ipynb",
+            "sdist/only.ipynb",
             "sub/broken.ipynb",
             "sub/new.ipynb"
         ]
     );
+    assert_eq!(
+        recs["sdist/only.ipynb"]["environment"]["built_from_sdist"],
+        json!([{"dist": "puresdist", "version": "1.1"}]),
+        "{}",
+        recs["sdist/only.ipynb"]
+    );
+    assert!(recs["old.ipynb"]["environment"]
+        .get("built_from_sdist")
+        .is_none());
     assert_eq!(
         recs["helped/uses.ipynb"]["environment"]["requirements"],
         json!([{"dist": "toolkit", "version": "1.0"}]),

@@ -808,5 +808,14 @@ fn environment(inference: &Inference) -> Environment {
         python_installed: inference.python.installed.is_some(),
         requirements: roots.iter().map(requirement).collect(),
         dependencies: rest.iter().map(requirement).collect(),
+        built_from_sdist: inference
+            .sdist_fallback
+            .iter()
+            .flat_map(|f| &f.built)
+            .map(|(dist, version)| Requirement {
+                dist: dist.clone(),
+                version: version.clone(),
+            })
+            .collect(),
     }
 }
