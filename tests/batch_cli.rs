@@ -11,6 +11,7 @@ use std::process::Command;
 
 use serde_json::{json, Value};
 use support::archives::{sdist_tar_gz, WheelBuilder};
+use support::corpus::{ipynb, write};
 use support::server::{FixtureFile, PageMode, TestServer};
 
 fn fixtures() -> PathBuf {
@@ -54,27 +55,6 @@ fn by_path(records: &[Value]) -> BTreeMap<String, Value> {
         .iter()
         .map(|r| (r["path"].as_str().unwrap().to_string(), r.clone()))
         .collect()
-}
-
-/// A notebook of code cells.
-fn ipynb(cells: &[&str]) -> String {
-    let cells: Vec<Value> = cells
-        .iter()
-        .map(|source| {
-            json!({"cell_type": "code", "source": source, "metadata": {}, "outputs": [],
-                   "execution_count": null})
-        })
-        .collect();
-    json!({"nbformat": 4, "nbformat_minor": 2, "cells": cells,
-           "metadata": {"kernelspec": {"name": "python3", "language": "python",
-                                       "display_name": "Python 3"}}})
-    .to_string()
-}
-
-fn write(dir: &Path, name: &str, text: &str) {
-    let path = dir.join(name);
-    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    std::fs::write(path, text).unwrap();
 }
 
 fn fixture_names() -> BTreeSet<String> {

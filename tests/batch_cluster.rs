@@ -21,6 +21,7 @@ use std::process::{Command, Output, Stdio};
 use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
 use support::archives::WheelBuilder;
+use support::corpus::{ipynb, write};
 use support::server::{FixtureFile, PageMode, TestServer};
 
 const SHARDS: usize = 3;
@@ -183,27 +184,6 @@ fn index() -> (TestServer, Vec<String>) {
         wheels.extend(files.iter().map(|f| format!("/files/{}", f.filename)));
     }
     (server, wheels)
-}
-
-/// A notebook of code cells.
-fn ipynb(cells: &[&str]) -> String {
-    let cells: Vec<Value> = cells
-        .iter()
-        .map(|source| {
-            json!({"cell_type": "code", "source": source, "metadata": {}, "outputs": [],
-                   "execution_count": null})
-        })
-        .collect();
-    json!({"nbformat": 4, "nbformat_minor": 2, "cells": cells,
-           "metadata": {"kernelspec": {"name": "python3", "language": "python",
-                                       "display_name": "Python 3"}}})
-    .to_string()
-}
-
-fn write(dir: &Path, name: &str, text: &str) {
-    let path = dir.join(name);
-    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    std::fs::write(path, text).unwrap();
 }
 
 /// A corpus of 30 notebooks over the index's distributions, in nested folders: each calls an

@@ -432,11 +432,12 @@ pub fn run(global: &GlobalArgs, args: &BankArgs) -> Result<()> {
             &ExportOptions {
                 with_runs: *with_runs,
                 level: *level,
-                index_cache: if *with_index_cache {
-                    Some(super::context::index_client(global)?.cache().clone())
-                } else {
-                    None
-                },
+                index_cache: with_index_cache.then(|| {
+                    nbenv::pypi::Cache::with_budget(
+                        super::context::cache_dir(global),
+                        global.cache_budget(),
+                    )
+                }),
             },
             format.format,
         ),

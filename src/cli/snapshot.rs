@@ -62,7 +62,7 @@ pub fn export(bank: &Path, file: &Path, options: &ExportOptions, format: Format)
             human_size(i.payload_len)
         )?;
     }
-    let read = h.db_len + h.index_cache.as_ref().map_or(0, |i| i.len);
+    let read = h.decompressed_len();
     writeln!(
         out,
         "snapshot: {} ({:.0} MB/s)",
@@ -152,7 +152,7 @@ pub fn import(
         h.created.strftime("%Y-%m-%d %H:%M UTC"),
         h.nbenv_version
     )?;
-    let read = h.db_len + h.index_cache.as_ref().map_or(0, |i| i.len);
+    let read = h.decompressed_len();
     writeln!(
         out,
         "{} snapshot → {} bank ({:.0} MB/s decompressed); sha256 and SQLite integrity checked",

@@ -76,7 +76,8 @@ pub fn analyze(nb: &Notebook, options: &AnalyzeOptions) -> Usage {
     usage
 }
 
-fn notebook_dir(path: &Path) -> &Path {
+/// The directory a notebook's local modules are looked for in.
+pub(crate) fn notebook_dir(path: &Path) -> &Path {
     match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),

@@ -8,7 +8,7 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use super::analyze::{analyze, AnalyzeOptions};
+use super::analyze::{analyze, notebook_dir, AnalyzeOptions};
 use super::usage::{Origin, Usage};
 use crate::names::ModulePath;
 
@@ -64,10 +64,7 @@ pub fn local_imports(
 /// The files of the local modules `usage` imports: `x.py` for `import x`; for a package, its
 /// `__init__.py` and the submodules named (`from pkg.sub import f`, `from pkg import sub`).
 fn imported_files(usage: &Usage) -> Vec<(PathBuf, ModulePath)> {
-    let dir = match usage.notebook.path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
+    let dir = notebook_dir(&usage.notebook.path);
     let mut out = Vec::new();
     for import in usage.imports.iter().filter(|i| i.origin == Origin::Local) {
         if import.level > 0 {

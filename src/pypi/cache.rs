@@ -43,7 +43,31 @@ pub struct CachedPage {
     pub body: Vec<u8>,
 }
 
-pub(super) const PAGE_MAGIC: &[u8] = b"nbenv-page-v1\n";
+const PAGE_MAGIC: &[u8] = b"nbenv-page-v1\n";
+
+/// The header of the page file at `path`, read without its body.
+pub(super) fn read_page_header(path: &Path) -> Option<CachedPage> {
+    use std::io::BufRead;
+    let file = std::fs::File::open(path).ok()?;
+    let mut reader = std::io::BufReader::with_capacity(4096, file);
+    let mut line = Vec::new();
+    reader.read_until(b'\n', &mut line).ok()?;
+    if line != PAGE_MAGIC {
+        return None;
+    }
+    line.clear();
+    reader.read_until(b'\n', &mut line).ok()?;
+    let header = line.strip_suffix(b"\n")?;
+    serde_json::from_slice(header).ok()
+}
+
+/// A page file's bytes as its header (body left empty) and its body.
+pub(super) fn split_page(bytes: &[u8]) -> Option<(CachedPage, &[u8])> {
+    let rest = bytes.strip_prefix(PAGE_MAGIC)?;
+    let newline = rest.iter().position(|&b| b == b'\n')?;
+    let page = serde_json::from_slice(&rest[..newline]).ok()?;
+    Some((page, &rest[newline + 1..]))
+}
 
 impl CachedPage {
     /// The page without its body.
@@ -132,26 +156,13 @@ impl Cache {
     /// A cached page's header alone (its body left empty): enough to decide whether it is
     /// fresh and whether its compact copy speaks for it, without reading megabytes.
     pub fn get_page_header(&self, url: &str, accept: &str) -> Option<CachedPage> {
-        use std::io::BufRead;
-        let file = std::fs::File::open(self.page_path(url, accept)).ok()?;
-        let mut reader = std::io::BufReader::with_capacity(4096, file);
-        let mut line = Vec::new();
-        reader.read_until(b'\n', &mut line).ok()?;
-        if line != PAGE_MAGIC {
-            return None;
-        }
-        line.clear();
-        reader.read_until(b'\n', &mut line).ok()?;
-        let header = line.strip_suffix(b"\n")?;
-        serde_json::from_slice(header).ok()
+        read_page_header(&self.page_path(url, accept))
     }
 
     pub fn get_page(&self, url: &str, accept: &str) -> Option<CachedPage> {
         let bytes = std::fs::read(self.page_path(url, accept)).ok()?;
-        let rest = bytes.strip_prefix(PAGE_MAGIC)?;
-        let newline = rest.iter().position(|&b| b == b'\n')?;
-        let mut page: CachedPage = serde_json::from_slice(&rest[..newline]).ok()?;
-        page.body = rest[newline + 1..].to_vec();
+        let (mut page, body) = split_page(&bytes)?;
+        page.body = body.to_vec();
         Some(page)
     }
 

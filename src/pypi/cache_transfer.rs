@@ -8,7 +8,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::cache::{write_atomic, Cache, CachedPage, PAGE_MAGIC};
+use super::cache::{read_page_header, split_page, write_atomic, Cache};
 use super::cache_usage::{entries, EntryKind};
 use super::error::PypiError;
 
@@ -86,11 +86,11 @@ impl Cache {
         let path = self.entry_path(kind, key);
         match kind {
             EntryKind::Pages => {
-                let offered = page_header(bytes).ok_or_else(|| PypiError::Cache {
+                let (offered, _) = split_page(bytes).ok_or_else(|| PypiError::Cache {
                     path: path.clone(),
                     source: std::io::Error::other("the carried index page does not read"),
                 })?;
-                let local = std::fs::read(&path).ok().and_then(|b| page_header(&b));
+                let local = read_page_header(&path);
                 if local.is_some_and(|l| l.fetched_at >= offered.fetched_at) {
                     return Ok(Installed::KeptLocal);
                 }
@@ -120,13 +120,6 @@ impl Cache {
     }
 }
 
-/// The header of a page file's bytes, if they are one.
-fn page_header(bytes: &[u8]) -> Option<CachedPage> {
-    let rest = bytes.strip_prefix(PAGE_MAGIC)?;
-    let newline = rest.iter().position(|&b| b == b'\n')?;
-    serde_json::from_slice(&rest[..newline]).ok()
-}
-
 /// Reads one carried entry's bytes; `None` when it went (evicted) since it was listed.
 pub fn read_carried(path: &Path) -> Result<Option<Vec<u8>>, PypiError> {
     match std::fs::read(path) {
@@ -142,6 +135,7 @@ pub fn read_carried(path: &Path) -> Result<Option<Vec<u8>>, PypiError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::pypi::cache::CachedPage;
 
     fn page(fetched_at: u64, body: &str) -> CachedPage {
         CachedPage {

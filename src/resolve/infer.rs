@@ -211,19 +211,21 @@ pub fn resolve(
     catalog: &dyn Catalog,
     options: &SolveOptions,
 ) -> Result<Inference, InferError> {
-    if options.allow_sdist || options.sdist_where_no_wheel || !options.sdist_fallback {
-        return resolve_relaxing(evidence, plan, requested, catalog, options);
-    }
-    let again = evidence.clone();
-    let wheels_only = match resolve_relaxing(evidence, plan.clone(), requested, catalog, options) {
-        Err(InferError::NoSolution { tried }) => tried,
-        done => return done,
+    let Unresolved { error, evidence } =
+        match resolve_relaxing(evidence, &plan, requested, catalog, options) {
+            Ok(inference) => return Ok(inference),
+            Err(failed) => *failed,
+        };
+    let fallback = options.sdist_fallback && !options.allow_sdist && !options.sdist_where_no_wheel;
+    let wheels_only = match error {
+        InferError::NoSolution { tried } if fallback => tried,
+        other => return Err(other),
     };
     let with_sdist = SolveOptions {
         sdist_where_no_wheel: true,
         ..options.clone()
     };
-    match resolve_relaxing(again, plan, requested, catalog, &with_sdist) {
+    match resolve_relaxing(evidence, &plan, requested, catalog, &with_sdist) {
         Ok(mut inference) => {
             let built = inference
                 .solution
@@ -235,7 +237,9 @@ pub fn resolve(
             inference.sdist_fallback = Some(SdistFallback { wheels_only, built });
             Ok(inference)
         }
-        Err(InferError::Interrupted) => Err(InferError::Interrupted),
+        Err(failed) if matches!(failed.error, InferError::Interrupted) => {
+            Err(InferError::Interrupted)
+        }
         // No resolution with sdists either, or one that cannot be read (offline, an sdist's
         // metadata not cached): the reasons from wheels alone are the answer.
         Err(_) => Err(InferError::NoSolution { tried: wheels_only }),
@@ -243,43 +247,73 @@ pub fn resolve(
 }
 
 /// [`resolve`] under one set of options: the evidence as it is, then without the
-/// repository's declarations, then without any soft evidence.
+/// repository's declarations, then without any soft evidence (each relaxation made only
+/// when the one before had no resolution). A failure hands the evidence back.
 fn resolve_relaxing(
     evidence: Evidence,
-    plan: InterpreterPlan,
+    plan: &InterpreterPlan,
     requested: bool,
     catalog: &dyn Catalog,
     options: &SolveOptions,
-) -> Result<Inference, InferError> {
+) -> Result<Inference, Box<Unresolved>> {
+    let unresolved = |error, evidence| Box::new(Unresolved { error, evidence });
+    let mut last = match resolve_once(&evidence, plan, requested, catalog, options) {
+        Ok(found) => return Ok(found.into_inference(evidence, plan)),
+        Err(InferError::NoSolution { tried }) => tried,
+        Err(e) => return Err(unresolved(e, evidence)),
+    };
     let declarations = evidence.relaxed(Relaxation::Declarations);
     let all_soft = evidence.relaxed(Relaxation::AllSoft).filter(|all| {
         declarations
             .as_ref()
             .is_none_or(|d| d.distributions != all.distributions)
     });
-    let mut last = None;
-    for attempt in [Some(evidence), declarations, all_soft]
-        .into_iter()
-        .flatten()
-    {
-        match resolve_once(attempt, &plan, requested, catalog, options) {
-            Err(InferError::NoSolution { tried }) => last = Some(tried),
-            done => return done,
+    for attempt in [declarations, all_soft].into_iter().flatten() {
+        match resolve_once(&attempt, plan, requested, catalog, options) {
+            Ok(found) => return Ok(found.into_inference(attempt, plan)),
+            Err(InferError::NoSolution { tried }) => last = tried,
+            Err(e) => return Err(unresolved(e, evidence)),
         }
     }
-    Err(InferError::NoSolution {
-        tried: last.unwrap_or_default(),
-    })
+    Err(unresolved(InferError::NoSolution { tried: last }, evidence))
+}
+
+/// Why [`resolve_relaxing`] found nothing, with the evidence it was given, for another try.
+struct Unresolved {
+    error: InferError,
+    evidence: Evidence,
+}
+
+/// A resolution found on one interpreter, before it is joined to the evidence it came from.
+struct Found {
+    python: PythonCandidate,
+    python_choice: PythonChoice,
+    passed_over: Vec<PassedOver>,
+    solution: Solution,
+}
+
+impl Found {
+    fn into_inference(self, evidence: Evidence, plan: &InterpreterPlan) -> Inference {
+        Inference {
+            evidence,
+            python: self.python,
+            python_choice: self.python_choice,
+            passed_over: self.passed_over,
+            plan: plan.clone(),
+            solution: self.solution,
+            sdist_fallback: None,
+        }
+    }
 }
 
 fn resolve_once(
-    evidence: Evidence,
+    evidence: &Evidence,
     plan: &InterpreterPlan,
     requested: bool,
     catalog: &dyn Catalog,
     options: &SolveOptions,
-) -> Result<Inference, InferError> {
-    let roots = root_requirements(&evidence);
+) -> Result<Found, InferError> {
+    let roots = root_requirements(evidence);
     let mut fatal: Option<InferError> = None;
     let chosen = choose(plan, requested, |candidate| {
         if fatal.is_some() {
@@ -308,14 +342,11 @@ fn resolve_once(
             .collect()
     };
     match chosen {
-        Ok(c) => Ok(Inference {
-            evidence,
+        Ok(c) => Ok(Found {
             python: c.candidate,
             python_choice: c.how,
             passed_over: passed(c.passed_over),
-            plan: plan.clone(),
             solution: c.result,
-            sdist_fallback: None,
         }),
         Err(tried) => Err(InferError::NoSolution {
             tried: passed(tried),

@@ -4,5 +4,6 @@
 
 pub mod archives;
 pub mod cli;
+pub mod corpus;
 pub mod server;
 pub mod toolkit;

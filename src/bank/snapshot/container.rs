@@ -133,6 +133,11 @@ impl SnapshotHeader {
             + self.index_cache.as_ref().map_or(0, |i| i.payload_len)
     }
 
+    /// Bytes of the bank and the index cache once decompressed.
+    pub fn decompressed_len(&self) -> u64 {
+        self.db_len + self.index_cache.as_ref().map_or(0, |i| i.len)
+    }
+
     /// The layout this header is written in: the oldest that holds it.
     fn format(&self) -> u32 {
         if self.index_cache.is_some() {

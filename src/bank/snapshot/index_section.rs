@@ -229,19 +229,18 @@ pub(crate) fn install_stream(path: &Path, cache: &Cache) -> Result<CacheInstall,
         cache: cache.root().to_path_buf(),
         source,
     };
-    let (mut input, mut left) = open_stream(path).map_err(|d| SnapshotError::Refused {
+    let refused = |defect| SnapshotError::Refused {
         snapshot: path.display().to_string(),
-        defect: d,
-    })?;
+        defect,
+    };
+    let (mut input, mut left) = open_stream(path).map_err(refused)?;
     let mut done = CacheInstall::default();
     // Pages come before compact copies: a copy goes with a page written here.
     let mut pages_written = std::collections::HashSet::new();
     loop {
-        let entry = next_entry(&mut input, &mut left).map_err(|d| SnapshotError::Refused {
-            snapshot: path.display().to_string(),
-            defect: d,
-        })?;
-        let Some(e) = entry else { break };
+        let Some(e) = next_entry(&mut input, &mut left).map_err(refused)? else {
+            break;
+        };
         let got = cache
             .install_carried(e.kind, &e.key, &e.bytes, pages_written.contains(&e.key))
             .map_err(cache_err)?;
