@@ -46,6 +46,19 @@ impl Env {
         env
     }
 
+    /// `split`: 1.0 has `old`, 2.0 has `new` instead.
+    fn publish_split(&self) {
+        self.publish(
+            "split",
+            &[
+                WheelBuilder::new("split", "1.0")
+                    .file("split/__init__.py", "def old():\n    pass\n"),
+                WheelBuilder::new("split", "2.0")
+                    .file("split/__init__.py", "def new():\n    pass\n"),
+            ],
+        );
+    }
+
     fn publish(&self, project: &str, wheels: &[WheelBuilder]) {
         let files: Vec<FixtureFile> = wheels
             .iter()
@@ -341,13 +354,7 @@ fn ipynb(source: &str) -> String {
 #[test]
 fn a_folder_gets_one_environment_and_each_pin_names_the_notebook_that_forced_it() {
     let env = Env::new();
-    env.publish(
-        "split",
-        &[
-            WheelBuilder::new("split", "1.0").file("split/__init__.py", "def old():\n    pass\n"),
-            WheelBuilder::new("split", "2.0").file("split/__init__.py", "def new():\n    pass\n"),
-        ],
-    );
+    env.publish_split();
     let dir = env.dir.path().join("repo");
     std::fs::create_dir_all(dir.join("sub/.ipynb_checkpoints")).unwrap();
     std::fs::write(
@@ -417,13 +424,7 @@ fn without_indexing_what_the_bank_lacks_is_resolved_without_api_evidence_and_sai
 #[test]
 fn the_local_modules_a_notebook_imports_bring_their_requirements_and_evidence() {
     let env = Env::new();
-    env.publish(
-        "split",
-        &[
-            WheelBuilder::new("split", "1.0").file("split/__init__.py", "def old():\n    pass\n"),
-            WheelBuilder::new("split", "2.0").file("split/__init__.py", "def new():\n    pass\n"),
-        ],
-    );
+    env.publish_split();
     let dir = env.dir.path().join("repo");
     std::fs::create_dir_all(dir.join("pkg")).unwrap();
     std::fs::write(
