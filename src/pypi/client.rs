@@ -263,9 +263,23 @@ impl IndexClient {
         }
     }
 
+    /// What the client will read out of an archive.
+    pub fn limits(&self) -> ArchiveLimits {
+        self.limits
+    }
+
     /// Opens `file` for reading members: a wheel or a zip sdist by HTTP Range (its central
     /// directory is read now), a tarball sdist as a stream when members are read.
     pub fn open_archive(&self, file: &DistFile) -> Result<ArchiveReader<'_>, PypiError> {
+        self.open_archive_within(file, self.limits)
+    }
+
+    /// [`Self::open_archive`] under other limits.
+    pub(crate) fn open_archive_within(
+        &self,
+        file: &DistFile,
+        limits: ArchiveLimits,
+    ) -> Result<ArchiveReader<'_>, PypiError> {
         match &file.kind {
             FileKind::Wheel { .. }
             | FileKind::Sdist {
@@ -273,12 +287,12 @@ impl IndexClient {
             } => {
                 let remote =
                     RemoteFile::open(&self.http, &self.cache, file, self.offline, self.merge_gap)?;
-                ArchiveReader::zip(remote, self.limits)
+                ArchiveReader::zip(remote, limits)
             }
             FileKind::Sdist { format } if is_streamed(*format) => Ok(ArchiveReader::tar(
-                StreamedFile::new(&self.http, &self.cache, file, self.offline, self.limits),
+                StreamedFile::new(&self.http, &self.cache, file, self.offline, limits),
                 *format,
-                self.limits,
+                limits,
             )),
             FileKind::Sdist { format } => Err(unsupported(&file.filename, *format)),
         }

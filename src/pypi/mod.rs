@@ -26,6 +26,7 @@ mod remote_file;
 mod requires_dist;
 mod retry;
 mod sdist;
+mod sdist_survey;
 mod simple_html;
 mod simple_json;
 mod simple_page;
@@ -53,6 +54,10 @@ pub use metadata::{CoreMetadata, MetadataSource};
 pub use project::{PageFormat, ProjectPage, Release, SkippedFile, SourceClass};
 pub use requires_dist::{InvalidRequiresDist, RequiresDist};
 pub use retry::RetryPolicy;
+pub use sdist_survey::{
+    SdistBuild, SdistSurvey, BACKEND_MARKERS, BUILD_FILES, COMPILED_SUFFIXES, SETUP_MARKERS,
+    SURVEY_MAX_BYTES,
+};
 pub use wheel_tags::WheelTags;
 
 pub use pep440_rs::{Version, VersionSpecifiers};
