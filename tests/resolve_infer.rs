@@ -478,39 +478,38 @@ fn the_local_modules_a_notebook_imports_bring_their_requirements_and_evidence() 
 #[test]
 fn without_a_resolution_from_wheels_the_sdists_are_built_and_said_unless_wheels_only() {
     let env = Env::new();
-    // Like lime or langid: never a wheel, only sdists of pure Python.
+    // Like langid or jieba: never a wheel, only sdists, with a C extension to build.
     let sdist = |version: &str, source: &str| FixtureFile {
         upload_time: Some("2016-01-01T00:00:00Z".into()),
         ..FixtureFile::new(
-            &format!("puresdist-{version}.tar.gz"),
+            &format!("speedy-{version}.tar.gz"),
             sdist_tar_gz(
-                "puresdist",
+                "speedy",
                 version,
-                &[("puresdist.py", source)],
-                &format!("Metadata-Version: 1.1\nName: puresdist\nVersion: {version}\n"),
+                &[("speedy.py", source), ("_speedups.c", "int fast(void);\n")],
+                &format!("Metadata-Version: 1.1\nName: speedy\nVersion: {version}\n"),
             ),
         )
     };
     env.server.publish(
-        "puresdist",
+        "speedy",
         &[
             sdist("1.0", "def detect():\n    pass\n"),
             sdist("1.1", "def detect():\n    pass\n"),
         ],
     );
-    // The index's name lookup reads wheels: the bank, which indexes sdists too, provides it.
-    let (code, _, err) = env.run(&["bank", "add", "puresdist", "--all-versions"]);
+    let (code, _, err) = env.run(&["bank", "add", "speedy", "--all-versions"]);
     assert_eq!(code, 0, "{err}");
-    let nb = env.notebook("import puresdist\nimport toolkit\ntoolkit.kept()\n");
+    let nb = env.notebook("import speedy\nimport toolkit\ntoolkit.kept()\n");
     let (code, out, err) = env.infer(&nb, &[]);
     assert_eq!(code, 0, "{out}{err}");
-    assert_eq!(pins(&out), ["puresdist==1.1", "toolkit==3.0"], "{out}");
+    assert_eq!(pins(&out), ["speedy==1.1", "toolkit==3.0"], "{out}");
     assert!(
-        out.contains("\n# Built from sdists: puresdist 1.1 (no resolution from wheels alone"),
+        out.contains("\n# Built from sdists: speedy 1.1 (no resolution from wheels alone"),
         "{out}"
     );
     assert!(
-        err.contains("note: no resolution from wheels alone on any Python the notebook allows; built from their sdists: puresdist 1.1"),
+        err.contains("note: no resolution from wheels alone on any Python the notebook allows; built from their sdists: speedy 1.1"),
         "{err}"
     );
     let (code, json, err) = env.infer(&nb, &["--format", "json"]);
@@ -518,7 +517,7 @@ fn without_a_resolution_from_wheels_the_sdists_are_built_and_said_unless_wheels_
     let v: serde_json::Value = serde_json::from_str(&json).unwrap();
     assert_eq!(
         v["sdist_fallback"]["built"],
-        serde_json::json!([["puresdist", "1.1"]]),
+        serde_json::json!([["speedy", "1.1"]]),
         "{}",
         v["sdist_fallback"]
     );
@@ -526,7 +525,7 @@ fn without_a_resolution_from_wheels_the_sdists_are_built_and_said_unless_wheels_
         v["sdist_fallback"]["wheels_only"][0]["why"]
             .as_str()
             .unwrap()
-            .contains("only an sdist"),
+            .contains("only an sdist not known to be pure Python"),
         "{}",
         v["sdist_fallback"]
     );
@@ -544,7 +543,10 @@ fn without_a_resolution_from_wheels_the_sdists_are_built_and_said_unless_wheels_
             sdist_tar_gz(
                 "mixed",
                 "1.0",
-                &[("mixed.py", "def old_api():\n    pass\n")],
+                &[
+                    ("mixed.py", "def old_api():\n    pass\n"),
+                    ("_mixed.pyx", "def fast():\n    pass\n"),
+                ],
                 "Metadata-Version: 1.1\nName: mixed\nVersion: 1.0\n",
             ),
         )
@@ -568,4 +570,154 @@ fn without_a_resolution_from_wheels_the_sdists_are_built_and_said_unless_wheels_
     let (code, out, _) = env.infer(&nb, &[]);
     assert_eq!(code, 0);
     assert!(!out.contains("sdist"), "{out}");
+}
+
+/// An sdist of pure Python: a `setup.py` that builds no extension and one package.
+fn pure_sdist(name: &str, version: &str, files: &[(&str, &str)]) -> FixtureFile {
+    let setup =
+        format!("from setuptools import setup\nsetup(name='{name}', version='{version}')\n");
+    let mut all = vec![("setup.py", setup.as_str())];
+    all.extend_from_slice(files);
+    FixtureFile {
+        upload_time: Some("2016-06-05T00:00:00Z".into()),
+        ..FixtureFile::new(
+            &format!("{name}-{version}.tar.gz"),
+            sdist_tar_gz(
+                name,
+                version,
+                &all,
+                &format!("Metadata-Version: 1.1\nName: {name}\nVersion: {version}\n"),
+            ),
+        )
+    }
+}
+
+#[test]
+fn a_release_with_only_a_pure_python_sdist_is_pinned_and_said_to_be_built() {
+    let env = Env::new();
+    // Like seaborn 0.7.1: the API the notebook uses is only in a release published as an
+    // sdist of pure Python; the next one has a wheel, without it.
+    let newer = WheelBuilder::new("oldplot", "0.8")
+        .file("oldplot/__init__.py", "def histplot():\n    pass\n");
+    env.server.publish(
+        "oldplot",
+        &[
+            pure_sdist(
+                "oldplot",
+                "0.7.1",
+                &[("oldplot/__init__.py", "def distplot():\n    pass\n")],
+            ),
+            FixtureFile {
+                upload_time: Some("2017-07-08T00:00:00Z".into()),
+                ..FixtureFile::new(&newer.filename(), newer.build())
+            },
+        ],
+    );
+    let nb = env.notebook("import oldplot\noldplot.distplot()\n");
+    let (code, out, err) = env.infer(&nb, &[]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(pins(&out), ["oldplot==0.7.1"], "{out}");
+    assert!(
+        out.contains("\n# Built from sdists: oldplot 0.7.1 (pure Python)\n"),
+        "{out}"
+    );
+    assert!(!err.contains("no resolution from wheels alone"), "{err}");
+    let (code, json, err) = env.infer(&nb, &["--format", "json"]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(v["pure_sdists"], serde_json::json!([["oldplot", "0.7.1"]]));
+    assert!(v["sdist_fallback"].is_null(), "{}", v["sdist_fallback"]);
+    let (code, lock, err) = env.infer(&nb, &["--format", "lock"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        lock.contains("# Built from sdists: oldplot 0.7.1 (pure Python)"),
+        "{lock}"
+    );
+    assert!(
+        lock.contains("oldplot==0.7.1 \\\n    --hash=sha256:"),
+        "{lock}"
+    );
+    // Asked for wheels only: no environment, and why.
+    let (code, out, err) = env.infer(&nb, &["--wheels-only"]);
+    assert_eq!(code, 20, "{out}{err}");
+    assert!(
+        err.contains(
+            "0.7.1 cannot be installed on CPython 3.11 (no wheel for CPython 3.11, only an sdist)"
+        ),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_project_that_never_published_a_wheel_provides_the_modules_its_sdist_holds() {
+    let env = Env::new();
+    // Like pydotplus: only sdists, its package under lib/, named in its egg-info.
+    let files = |version: &str| -> Vec<(&'static str, String)> {
+        vec![
+            (
+                "lib/dotlike/__init__.py",
+                format!("__version__ = '{version}'\ndef graph_from_dot_data(data):\n    pass\n"),
+            ),
+            ("lib/dotlike.egg-info/top_level.txt", "dotlike\n".into()),
+        ]
+    };
+    let release = |version: &str| {
+        let owned = files(version);
+        let borrowed: Vec<(&str, &str)> = owned.iter().map(|(p, d)| (*p, d.as_str())).collect();
+        pure_sdist("dotlike", version, &borrowed)
+    };
+    env.server
+        .publish("dotlike", &[release("2.0.1"), release("2.0.2")]);
+    // A namesake whose sdist holds another module provides nothing.
+    env.server.publish(
+        "dotother",
+        &[pure_sdist(
+            "dotother",
+            "1.0",
+            &[("elsewhere/__init__.py", "")],
+        )],
+    );
+    let nb = env.notebook(
+        "import dotlike\nimport dotother\ng = dotlike.graph_from_dot_data('digraph {}')\n",
+    );
+    let (code, out, err) = env.infer(&nb, &[]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(pins(&out), ["dotlike==2.0.2"], "{out}");
+    assert!(
+        out.contains("\n# Built from sdists: dotlike 2.0.2 (pure Python)\n"),
+        "{out}"
+    );
+    assert!(
+        out.contains("#   dotother (cell 1): no distribution provides it"),
+        "{out}"
+    );
+}
+
+#[test]
+fn no_pre_release_is_pinned_while_a_final_release_will_do() {
+    let env = Env::new();
+    let plot = |version: &str| {
+        WheelBuilder::new("plotlib", version).file("plotlib/__init__.py", "def plot():\n    pass\n")
+    };
+    env.publish("plotlib", &[plot("2.2.2"), plot("2.2.3"), plot("3.0.0rc2")]);
+    // The newest `styles` asks for plotlib's release candidate: newest first would pin it.
+    env.publish(
+        "styles",
+        &[
+            WheelBuilder::new("styles", "0.8").file("styles/__init__.py", "def set():\n    pass\n"),
+            WheelBuilder::new("styles", "0.9")
+                .file("styles/__init__.py", "def set():\n    pass\n")
+                .requires("plotlib>=3.0.0rc1"),
+        ],
+    );
+    let nb = env.notebook("import plotlib\nimport styles\nstyles.set()\nplotlib.plot()\n");
+    let (code, out, err) = env.infer(&nb, &[]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(pins(&out), ["plotlib==2.2.3", "styles==0.8"], "{out}");
+    // A notebook that asks for the release candidate gets it.
+    let nb = env
+        .notebook("!pip install plotlib==3.0.0rc2\nimport plotlib\nimport styles\nstyles.set()\n");
+    let (code, out, err) = env.infer(&nb, &[]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(pins(&out), ["plotlib==3.0.0rc2", "styles==0.9"], "{out}");
 }

@@ -243,10 +243,18 @@ fn index_catalog_reads_an_sdists_metadata_when_sdists_are_allowed() {
     let catalog = IndexCatalog::new(&client);
     let roots = [root("oldutil", "", "cell 2 imports oldutil")];
 
+    // Its sdist is pure Python (its file list says so): it counts from the start.
+    let s = solve(&catalog, &target("3.6"), &roots, &SolveOptions::default()).unwrap();
+    assert_eq!(pins(&s), ["numpy==1.19.5", "oldutil==0.3"]);
+    assert!(s.get(&name("oldutil")).unwrap().builds_pure_sdist());
+    let wheels_only = SolveOptions {
+        wheels_only: true,
+        ..SolveOptions::default()
+    };
     let Err(SolveError::NoSolution { explanation }) =
-        solve(&catalog, &target("3.6"), &roots, &SolveOptions::default())
+        solve(&catalog, &target("3.6"), &roots, &wheels_only)
     else {
-        panic!("an sdist-only project needs --allow-sdist");
+        panic!("wheels only refuse an sdist-only project");
     };
     assert!(
         explanation.contains("oldutil 0.3 cannot be installed on CPython 3.6 (no wheel for CPython 3.6, only an sdist)"),

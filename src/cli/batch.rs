@@ -81,8 +81,9 @@ pub struct BatchArgs {
     /// Count releases that have only an sdist as installable.
     #[arg(long, conflicts_with = "wheels_only")]
     pub allow_sdist: bool,
-    /// A notebook without a resolution from wheels alone is `no_solution` rather than
-    /// resolved again with sdists allowed (as `infer --wheels-only`).
+    /// Nothing from sdists, not even pure-Python ones: a notebook without a resolution from
+    /// wheels alone is `no_solution` rather than resolved again with sdists allowed (as
+    /// `infer --wheels-only`).
     #[arg(long)]
     pub wheels_only: bool,
     /// Never index what the bank lacks, and never touch the network: resolve with what the
@@ -809,9 +810,9 @@ fn environment(inference: &Inference) -> Environment {
         requirements: roots.iter().map(requirement).collect(),
         dependencies: rest.iter().map(requirement).collect(),
         built_from_sdist: inference
-            .sdist_fallback
+            .pure_sdists
             .iter()
-            .flat_map(|f| &f.built)
+            .chain(inference.sdist_fallback.iter().flat_map(|f| &f.built))
             .map(|(dist, version)| Requirement {
                 dist: dist.clone(),
                 version: version.clone(),

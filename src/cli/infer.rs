@@ -60,9 +60,11 @@ pub struct InferArgs {
     /// from the start, so they compete with wheels for the interpreter and the versions.
     #[arg(long, conflicts_with = "wheels_only")]
     pub allow_sdist: bool,
-    /// Fail (exit 20) rather than build from sdists when no interpreter has a resolution from
-    /// wheels alone. Without it, that resolution is made again with sdists allowed, and the
-    /// output names the releases to be built.
+    /// Install nothing from an sdist: not even a pure-Python one (counted as installable by
+    /// default, for releases with no wheel for the target), and fail (exit 20) rather than
+    /// build from sdists when no interpreter has a resolution from wheels alone. Without it,
+    /// that resolution is made again with sdists allowed, and the output names the releases
+    /// to be built.
     #[arg(long)]
     pub wheels_only: bool,
     /// Write each distribution's compatible versions (what the evidence allows and installs on
@@ -268,6 +270,7 @@ impl InferSession {
             client: context::index_client(global)?,
             solve_options: SolveOptions {
                 allow_sdist: args.allow_sdist,
+                wheels_only: args.wheels_only,
                 sdist_where_no_wheel: false,
                 sdist_fallback: !args.wheels_only,
                 exclude_newer: cap_date(global, args)?,

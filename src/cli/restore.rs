@@ -37,8 +37,8 @@ pub struct RestoreArgs {
     /// Count releases that have only an sdist as installable, and let the installer build them.
     #[arg(long, conflicts_with = "wheels_only")]
     pub allow_sdist: bool,
-    /// Stop (exit 20) rather than build from sdists when no interpreter has a resolution from
-    /// wheels alone (as `infer --wheels-only`).
+    /// Nothing from sdists, not even pure-Python ones: stop (exit 20) rather than build from
+    /// sdists when no interpreter has a resolution from wheels alone (as `infer --wheels-only`).
     #[arg(long)]
     pub wheels_only: bool,
     /// Seconds each cell may take.

@@ -109,8 +109,11 @@ pub fn run(global: &super::args::GlobalArgs, args: &VerifyArgs) -> Result<()> {
     let discovered = nbenv::python::discover();
     let tools = context::tools(global, &discovered);
     let (installer, _) = tools.installer();
-    // A resolution `infer` made from sdists says so in its header.
-    let only_binary = !args.allow_sdist && !nbenv::output::builds_sdists(&text);
+    // A resolution `infer` made from sdists says so in its header: pure-Python ones are
+    // built by name (the plan reads them from the header), everything else from wheels;
+    // one made for want of a resolution from wheels builds whatever it needs.
+    let only_binary =
+        !args.allow_sdist && nbenv::output::sdists_built(&text).is_none_or(|built| built.only_pure);
     let plan = EnvPlan {
         interpreter: interpreter.clone(),
         requirements: text,

@@ -131,7 +131,8 @@ pub struct Environment {
     pub requirements: Vec<Requirement>,
     /// The rest of the resolution: what those require, by name.
     pub dependencies: Vec<Requirement>,
-    /// Pins to be built from their sdists, when no resolution from wheels alone existed.
+    /// Pins to be built from their sdists: pure-Python ones, and any when no resolution from
+    /// wheels alone existed.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub built_from_sdist: Vec<Requirement>,
 }

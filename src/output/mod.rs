@@ -9,7 +9,9 @@ mod pylock;
 mod requirements;
 
 pub use atomic::write_atomically;
-pub use header::{builds_sdists, python_of, SDIST_LINE};
+pub use header::{python_of, sdists_built, SdistBuilds, SDIST_LINE};
 pub use lock::lock_txt;
 pub use pylock::{pylock_toml, PylockError};
-pub use requirements::{python_line, requirements_txt, sdist_builds, unresolved_reason};
+pub use requirements::{
+    pure_sdist_builds, python_line, requirements_txt, sdist_builds, unresolved_reason,
+};

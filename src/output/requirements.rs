@@ -122,7 +122,7 @@ pub fn unresolved_reason(why: &Unresolved) -> String {
 }
 
 /// The pins a resolution builds from their sdists (`lime 0.2.0.1, langid 1.1.6`), when no
-/// resolution from wheels alone existed.
+/// resolution from wheels alone existed (pure-Python ones aside: see [`pure_sdist_builds`]).
 pub fn sdist_builds(inference: &Inference) -> Option<String> {
     let fallback = inference.sdist_fallback.as_ref()?;
     let built: Vec<String> = fallback
@@ -137,13 +137,33 @@ pub fn sdist_builds(inference: &Inference) -> Option<String> {
     })
 }
 
-/// The header line of such a resolution, which `verify -r` reads back.
+/// The pins built from pure-Python sdists (`seaborn 0.7.1, pydotplus 2.0.2`), if any.
+pub fn pure_sdist_builds(inference: &Inference) -> Option<String> {
+    let built: Vec<String> = inference
+        .pure_sdists
+        .iter()
+        .map(|(dist, version)| format!("{dist} {version}"))
+        .collect();
+    (!built.is_empty()).then(|| built.join(", "))
+}
+
+/// What [`super::header::SDIST_LINE`] says of the pure-Python ones.
+pub(super) const PURE_PYTHON: &str = "pure Python";
+
+/// The header line of a resolution that builds pins from their sdists, which `verify -r`
+/// reads back: `# Built from sdists: seaborn 0.7.1 (pure Python); lime 0.2.0.1 (no
+/// resolution from wheels alone ...)`, each group with why in parentheses.
 pub(super) fn sdist_line(inference: &Inference) -> Option<String> {
-    Some(format!(
-        "{}{} (no resolution from wheels alone on any Python the notebook allows; --wheels-only refuses this)",
-        super::header::SDIST_LINE,
-        sdist_builds(inference)?
-    ))
+    let mut groups = Vec::new();
+    if let Some(pure) = pure_sdist_builds(inference) {
+        groups.push(format!("{pure} ({PURE_PYTHON})"));
+    }
+    if let Some(built) = sdist_builds(inference) {
+        groups.push(format!(
+            "{built} (no resolution from wheels alone on any Python the notebook allows; --wheels-only refuses this)"
+        ));
+    }
+    (!groups.is_empty()).then(|| format!("{}{}", super::header::SDIST_LINE, groups.join("; ")))
 }
 
 /// The requirements file: `# ` comments, then `name==version  # why` lines sorted by name, or

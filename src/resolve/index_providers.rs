@@ -2,6 +2,8 @@
 //! nbenv's lists know: a project of a conventional name counts only if its newest wheel
 //! really installs that top-level module, as its file list shows (read by range: the zip's
 //! directory, not the archive). A namesake whose wheel installs something else is no provider.
+//! A project that never published a wheel (pydotplus, version_information) is judged by its
+//! newest sdist's survey: its egg-info's `top_level.txt`, else its layout.
 
 use std::collections::BTreeSet;
 
@@ -18,8 +20,9 @@ impl<'c> IndexProviders<'c> {
         Self { client }
     }
 
-    /// The top-level modules the newest wheel of `name` installs; `None` when the project
-    /// is not on the index or has no wheel (an sdist's modules are only known once built).
+    /// The top-level modules the newest wheel of `name` installs, else (a project that never
+    /// published one) those its newest sdist holds; `None` when the project is not on the
+    /// index or has neither.
     fn installed_modules(&self, name: &DistName) -> Result<Option<BTreeSet<String>>, PypiError> {
         let page = match self.client.project(name) {
             Ok(page) => page,
@@ -33,7 +36,15 @@ impl<'c> IndexProviders<'c> {
                 .find(|f| matches!(f.kind, FileKind::Wheel { .. }) && !f.is_yanked())
         });
         let Some(wheel) = wheel else {
-            return Ok(None);
+            let sdist = releases.iter().rev().find_map(|r| {
+                r.files
+                    .iter()
+                    .find(|f| matches!(f.kind, FileKind::Sdist { .. }) && !f.is_yanked())
+            });
+            return match sdist {
+                Some(sdist) => Ok(Some(self.client.survey_sdist(sdist)?.modules)),
+                None => Ok(None),
+            };
         };
         let mut archive = self.client.open_archive(wheel)?;
         let modules = archive

@@ -34,6 +34,10 @@ pub struct Inference {
     /// sdists: why each interpreter had none from wheels, and the pins built from source.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub sdist_fallback: Option<SdistFallback>,
+    /// The pins with no wheel for the interpreter whose sdists are pure Python: built on
+    /// install, with nothing to compile.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub pure_sdists: Vec<(DistName, Version)>,
 }
 
 /// A resolution that builds some releases from their sdists, because none from wheels alone
@@ -42,7 +46,8 @@ pub struct Inference {
 pub struct SdistFallback {
     /// Why each interpreter tried had no resolution from wheels.
     pub wheels_only: Vec<PassedOver>,
-    /// The pins with no wheel for the interpreter: built from their sdists on install.
+    /// The pins with no wheel for the interpreter and no pure-Python sdist: built from their
+    /// sdists on install (the pure ones are in [`Inference::pure_sdists`]).
     pub built: Vec<(DistName, Version)>,
 }
 
@@ -232,6 +237,7 @@ pub fn resolve(
                 .pins
                 .iter()
                 .filter(|p| !p.files.iter().any(|f| f.kind == LockedKind::Wheel))
+                .filter(|p| !p.builds_pure_sdist())
                 .map(|p| (p.dist.clone(), p.version.clone()))
                 .collect();
             inference.sdist_fallback = Some(SdistFallback { wheels_only, built });
@@ -294,7 +300,15 @@ struct Found {
 
 impl Found {
     fn into_inference(self, evidence: Evidence, plan: &InterpreterPlan) -> Inference {
+        let pure_sdists = self
+            .solution
+            .pins
+            .iter()
+            .filter(|p| p.builds_pure_sdist())
+            .map(|p| (p.dist.clone(), p.version.clone()))
+            .collect();
         Inference {
+            pure_sdists,
             evidence,
             python: self.python,
             python_choice: self.python_choice,
@@ -371,7 +385,9 @@ pub fn compatible_ranges(
         let releases = catalog.releases(&root.dist)?;
         let fits: Vec<bool> = releases
             .iter()
-            .zip(super::solver::exclusions(&releases, &target, options))
+            .zip(super::solver::exclusions(
+                catalog, &root.dist, &releases, &target, options,
+            ))
             .map(|(r, out)| root.allowed.contains(&r.version) && out.is_none())
             .collect();
         let (Some(lo), Some(hi)) = (fits.iter().position(|&f| f), fits.iter().rposition(|&f| f))

@@ -42,7 +42,8 @@ pub struct EnvPlan {
     pub interpreter: Interpreter,
     /// The requirements file's text (installed with `-r`, so hashes and options in it count).
     pub requirements: String,
-    /// Wheels only, unless sdists are allowed.
+    /// Wheels only, unless sdists are allowed; even so, the pins the requirements' header
+    /// names as built from their sdists (`# Built from sdists: ...`) are built.
     pub only_binary: bool,
     pub index_url: Option<String>,
     /// Install the kernel runtime ([`KERNEL_RUNTIME`]) too; without it the runner executes
@@ -363,12 +364,16 @@ fn build(
         path: file.clone(),
         source,
     })?;
-    // Everything comes as wheels, but for what IPython up to 7.x needs and never had one.
-    let sdists_allowed = if plan.kernel_runtime {
+    // Everything comes as wheels, but for what IPython up to 7.x needs and never had one,
+    // and the pins the requirements' header says are built from their sdists.
+    let mut sdists_allowed: Vec<String> = if plan.kernel_runtime {
         RUNTIME_SDISTS.iter().map(ToString::to_string).collect()
     } else {
         Vec::new()
     };
+    if let Some(built) = crate::output::sdists_built(&plan.requirements) {
+        sdists_allowed.extend(built.dists.iter().map(ToString::to_string));
+    }
     let options = InstallOptions {
         only_binary: plan.only_binary,
         sdists_allowed,

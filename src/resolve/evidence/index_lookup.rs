@@ -1,7 +1,8 @@
 //! The hook for finding providers on the package index when neither the bank nor the lists
 //! know an import name: a project of the same or a conventional name (`X`, `python-X`, `pyX`,
 //! `X-python`) counts only if its wheel really installs that top-level module (RECORD or
-//! `top_level.txt`). The lazy-indexing stage implements it; offline, nothing is looked up.
+//! `top_level.txt`), or, for a project that never published a wheel, its newest sdist holds
+//! it. The lazy-indexing stage implements it; offline, nothing is looked up.
 
 use crate::names::{DistName, ModulePath};
 
@@ -17,7 +18,7 @@ pub struct LookupError {
 /// Finds, on the index, distributions whose wheels install `import`.
 pub trait IndexLookup {
     /// The distributions, among those [`conventional_names`] suggests, whose newest wheel
-    /// installs `import`; each was checked, not guessed.
+    /// (or, without any wheel, newest sdist) installs `import`; each was checked, not guessed.
     fn providers_on_index(&self, import: &ModulePath) -> Result<Vec<DistName>, LookupError>;
 }
 

@@ -7,10 +7,11 @@ use std::sync::Arc;
 use pep508_rs::pep440_rs::Version;
 use pubgrub::Ranges;
 
-use super::catalog::Release;
-use super::exclusion::Exclusion;
-use super::options::{Sdists, SolveOptions};
+use super::catalog::{Catalog, Release};
+use super::exclusion::{Exclusion, SdistRefused};
+use super::options::{pure_sdist_admitted, Sdists, SolveOptions};
 use super::requires_python;
+use super::root::Allowed;
 use super::target::Target;
 use crate::names::DistName;
 use crate::pypi::{DistFile, FileKind, ReleaseFile};
@@ -22,6 +23,58 @@ pub(crate) struct RootPolicy {
     pub pinned: Vec<Version>,
     /// A root specifier names a pre-release: pre-releases rank with stable ones.
     pub prereleases: bool,
+    /// What each root requirement on the distribution allows (none for a dependency only):
+    /// pre-releases are candidates only when no final release they allow installs.
+    pub allowed: Vec<Allowed>,
+}
+
+/// A release's standing on the target.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Verdict {
+    /// Installable from the files the rules admit: wheels that fit, sdists when allowed.
+    Usable,
+    /// Installable from its sdist `entry` (an index into its files), surveyed as pure Python.
+    PureSdist {
+        entry: usize,
+    },
+    Out(Exclusion),
+    /// Installable from one of these sdists (indices into its files) if it is pure Python,
+    /// which the catalog is asked when the solver first considers the release; else as
+    /// `otherwise` says (`None`: built all the same, under the fallback's rule).
+    IfPure {
+        sdists: Vec<usize>,
+        otherwise: Option<Exclusion>,
+    },
+}
+
+impl Verdict {
+    /// Usable, or may be once its sdist is surveyed.
+    fn may_be_usable(&self) -> bool {
+        !matches!(self, Verdict::Out(_))
+    }
+
+    /// Usable whatever a survey would say.
+    fn surely_usable(&self) -> bool {
+        matches!(
+            self,
+            Verdict::Usable
+                | Verdict::PureSdist { .. }
+                | Verdict::IfPure {
+                    otherwise: None,
+                    ..
+                }
+        )
+    }
+
+    /// Why the release is out; for one not surveyed yet, why it would be if its sdist is not
+    /// pure Python.
+    fn exclusion(&self) -> Option<&Exclusion> {
+        match self {
+            Verdict::Out(e) => Some(e),
+            Verdict::IfPure { otherwise, .. } => otherwise.as_ref(),
+            Verdict::Usable | Verdict::PureSdist { .. } => None,
+        }
+    }
 }
 
 /// A release that failed on the target's Python in an earlier run, unless a root pins it (the
@@ -49,10 +102,10 @@ fn failed_before(
 #[derive(Debug)]
 pub(crate) struct Candidates {
     pub releases: Arc<[Release]>,
-    /// Aligned with `releases`: `None` when installable.
-    pub verdicts: Vec<Option<Exclusion>>,
-    /// `usable_before[i]`: installable releases among the first `i` (one more entry than
-    /// releases), so that a count is two subtractions per segment.
+    /// Aligned with `releases`.
+    pub verdicts: Vec<Verdict>,
+    /// `usable_before[i]`: releases among the first `i` that are usable or may be (one more
+    /// entry than releases), so that a count is two subtractions per segment.
     usable_before: Vec<usize>,
     /// The index has no such project.
     pub not_found: bool,
@@ -70,17 +123,35 @@ impl Candidates {
         policy: &RootPolicy,
     ) -> Self {
         let sdists = options.sdists_for(&releases, target);
-        let verdicts: Vec<Option<Exclusion>> = releases
+        let survey = options.surveys_sdists(&releases);
+        let mut verdicts: Vec<Verdict> = releases
             .iter()
             .map(|r| {
                 let pinned = policy.pinned.contains(&r.version);
-                verdict(r, target, options, sdists, pinned).or_else(|| {
-                    (!pinned)
-                        .then(|| failed_before(dist, r, target, options))
-                        .flatten()
-                })
+                let judged = verdict(r, target, options, (sdists, survey), pinned);
+                match (!pinned && judged.may_be_usable())
+                    .then(|| failed_before(dist, r, target, options))
+                    .flatten()
+                {
+                    Some(failed) => Verdict::Out(failed),
+                    None => judged,
+                }
             })
             .collect();
+        // Finals first: a pre-release is a candidate only when the notebook names one, or
+        // when no final release it allows installs (matplotlib 3.0.0rc2 does not import).
+        let allows = |v: &Version| policy.allowed.iter().all(|a| a.contains(v));
+        let final_fits = releases
+            .iter()
+            .zip(&verdicts)
+            .any(|(r, v)| v.surely_usable() && r.version.is_stable() && allows(&r.version));
+        if final_fits && !policy.prereleases {
+            for (r, v) in releases.iter().zip(verdicts.iter_mut()) {
+                if !r.version.is_stable() && v.may_be_usable() {
+                    *v = Verdict::Out(Exclusion::PreRelease);
+                }
+            }
+        }
         Self {
             releases,
             usable_before: usable_before(&verdicts),
@@ -124,23 +195,59 @@ impl Candidates {
     }
 
     /// The preferred installable release in `range`: the newest stable one, else the newest
-    /// pre-release (or simply the newest when the root asked for pre-releases).
-    pub fn choose<'a>(&'a self, range: &'a Ranges<Version>) -> Option<&'a Version> {
-        let mut newest_pre = None;
+    /// pre-release (or simply the newest when the root asked for pre-releases). A release
+    /// installable only from its sdist is surveyed (`is_pure`: whether the sdist at that
+    /// index of its files is pure Python) when it is reached, and not before: the newest
+    /// usable release ends the search, so older sdists are never fetched.
+    pub fn choose(
+        &mut self,
+        range: &Ranges<Version>,
+        is_pure: &mut dyn FnMut(&Release, usize) -> bool,
+    ) -> Option<Version> {
         let spans: Vec<std::ops::Range<usize>> = self.spans(range).collect();
+        let mut pre = Vec::new();
         for span in spans.into_iter().rev() {
             for i in span.rev() {
-                if self.verdicts[i].is_some() {
+                if !self.verdicts[i].may_be_usable() {
                     continue;
                 }
-                let version = &self.releases[i].version;
-                if self.prereleases || version.is_stable() {
-                    return Some(version);
+                if !self.prereleases && !self.releases[i].version.is_stable() {
+                    pre.push(i);
+                    continue;
                 }
-                newest_pre.get_or_insert(version);
+                if self.settle(i, is_pure) {
+                    return Some(self.releases[i].version.clone());
+                }
             }
         }
-        newest_pre
+        for i in pre {
+            if self.settle(i, is_pure) {
+                return Some(self.releases[i].version.clone());
+            }
+        }
+        None
+    }
+
+    /// Whether release `i` is usable, surveying its sdists if that is still to be done.
+    fn settle(&mut self, i: usize, is_pure: &mut dyn FnMut(&Release, usize) -> bool) -> bool {
+        let Verdict::IfPure { sdists, otherwise } = &self.verdicts[i] else {
+            return self.verdicts[i].may_be_usable();
+        };
+        let release = &self.releases[i];
+        let settled = match sdists
+            .iter()
+            .copied()
+            .find(|&entry| is_pure(release, entry))
+        {
+            Some(entry) => Verdict::PureSdist { entry },
+            None => otherwise.clone().map_or(Verdict::Usable, Verdict::Out),
+        };
+        let usable = settled.may_be_usable();
+        self.verdicts[i] = settled;
+        if !usable {
+            self.usable_before = usable_before(&self.verdicts);
+        }
+        usable
     }
 
     /// How many installable releases `range` holds (for prioritizing).
@@ -150,9 +257,15 @@ impl Candidates {
             .sum()
     }
 
+    /// Whether the release is usable (a release whose sdist is still to be surveyed is not
+    /// yet).
     pub fn is_usable(&self, version: &Version) -> bool {
-        self.position(version)
-            .is_some_and(|i| self.verdicts[i].is_none())
+        self.position(version).is_some_and(|i| {
+            matches!(
+                self.verdicts[i],
+                Verdict::Usable | Verdict::PureSdist { .. }
+            )
+        })
     }
 
     pub fn position(&self, version: &Version) -> Option<usize> {
@@ -169,7 +282,7 @@ impl Candidates {
         self.releases
             .iter()
             .zip(&self.verdicts)
-            .filter_map(move |(r, v)| Some((&r.version, v.as_ref()?)))
+            .filter_map(move |(r, v)| Some((&r.version, v.exclusion()?)))
             .filter(move |(v, _)| range.contains(v))
     }
 
@@ -181,35 +294,48 @@ impl Candidates {
     /// Marks a release out for a reason found later (its metadata is unreadable).
     pub fn exclude(&mut self, version: &Version, why: Exclusion) {
         if let Some(i) = self.position(version) {
-            self.verdicts[i] = Some(why);
+            self.verdicts[i] = Verdict::Out(why);
             self.usable_before = usable_before(&self.verdicts);
         }
     }
 }
 
-fn usable_before(verdicts: &[Option<Exclusion>]) -> Vec<usize> {
+fn usable_before(verdicts: &[Verdict]) -> Vec<usize> {
     let mut counts = Vec::with_capacity(verdicts.len() + 1);
     counts.push(0);
     for v in verdicts {
-        counts.push(counts[counts.len() - 1] + usize::from(v.is_none()));
+        counts.push(counts[counts.len() - 1] + usize::from(v.may_be_usable()));
     }
     counts
 }
 
-/// The files of `release` an installer may use on the target (read whole).
+/// The files of `release` an installer may use on the target (read whole), each with
+/// whether it is an sdist surveyed as pure Python, for a release judged `verdict`.
 pub(crate) fn installable_files<'a>(
     release: &'a Release,
     target: &'a Target,
     options: &'a SolveOptions,
     sdists: Sdists,
     pinned: bool,
-) -> impl Iterator<Item = &'a DistFile> + 'a {
+    verdict: &Verdict,
+) -> impl Iterator<Item = (&'a DistFile, bool)> + 'a {
+    let pure = match verdict {
+        Verdict::PureSdist { entry } => Some(*entry),
+        _ => None,
+    };
     let entries = release.files.entries();
-    let fits: Vec<bool> = entries
+    let fits: Vec<(bool, bool)> = entries
         .iter()
-        .map(|e| installable(e, target, options, sdists, pinned))
+        .enumerate()
+        .map(|(i, e)| {
+            let pure = pure == Some(i);
+            (
+                pure || installable(e, target, options, sdists, pinned),
+                pure,
+            )
+        })
         .collect();
-    let whole: &[DistFile] = if fits.contains(&true) {
+    let whole: &[DistFile] = if fits.iter().any(|(fit, _)| *fit) {
         release.files.whole()
     } else {
         &[]
@@ -217,7 +343,7 @@ pub(crate) fn installable_files<'a>(
     whole
         .iter()
         .zip(fits)
-        .filter_map(|(f, fit)| fit.then_some(f))
+        .filter_map(|(f, (fit, pure))| fit.then_some((f, pure)))
 }
 
 /// Whether an installer may use this file on the target (`sdists`: which sdists count).
@@ -244,62 +370,137 @@ fn in_time(upload_time: Option<jiff::Timestamp>, options: &SolveOptions) -> bool
 }
 
 /// Why each of a distribution's `releases` cannot be installed on `target` under `options`
-/// (`None`: it can), as the solver judges releases no root pins exactly.
+/// (`None`: it can), as the solver judges releases no root pins exactly; releases whose only
+/// file for the target is an sdist are surveyed through `catalog`.
 pub fn exclusions(
+    catalog: &dyn Catalog,
+    dist: &DistName,
     releases: &[Release],
     target: &Target,
     options: &SolveOptions,
 ) -> Vec<Option<Exclusion>> {
     let sdists = options.sdists_for(releases, target);
+    let survey = options.surveys_sdists(releases);
     releases
         .iter()
-        .map(|r| verdict(r, target, options, sdists, false))
+        .map(
+            |r| match verdict(r, target, options, (sdists, survey), false) {
+                Verdict::Usable | Verdict::PureSdist { .. } => None,
+                Verdict::IfPure {
+                    otherwise: None, ..
+                } => None,
+                Verdict::Out(e) => Some(e),
+                Verdict::IfPure {
+                    sdists,
+                    otherwise: Some(e),
+                } => {
+                    let whole = r.files.whole();
+                    let pure = sdists
+                        .iter()
+                        .any(|&i| catalog.is_pure_python_sdist(dist, r, &whole[i]));
+                    (!pure).then_some(e)
+                }
+            },
+        )
         .collect()
 }
 
+/// A release's verdict on the target, with `sdists` the distribution's sdist rule and
+/// whether its sdists are surveyed for pure Python (see [`SolveOptions::surveys_sdists`]).
 fn verdict(
     release: &Release,
     target: &Target,
     options: &SolveOptions,
-    sdists: Sdists,
+    (sdists, survey): (Sdists, bool),
     pinned: bool,
-) -> Option<Exclusion> {
+) -> Verdict {
     let files = release.files.entries();
     if let Some(cap) = options.exclude_newer {
         if !files.is_empty() && !files.iter().any(|f| in_time(f.upload_time, options)) {
-            return Some(Exclusion::UploadedAfter(cap));
+            return Verdict::Out(Exclusion::UploadedAfter(cap));
         }
     }
     if release.yanked && !pinned {
-        return Some(Exclusion::Yanked);
+        return Verdict::Out(Exclusion::Yanked);
     }
     if let Some(spec) = &release.requires_python {
         if !requires_python::allows(spec, target) {
-            return Some(Exclusion::RequiresPython(spec.clone()));
+            return Verdict::Out(Exclusion::RequiresPython(spec.clone()));
         }
     }
-    if !files
-        .iter()
-        .any(|f| installable(f, target, options, sdists, pinned))
-    {
-        let sdist = files
-            .iter()
-            .any(|f| matches!(f.kind, FileKind::Sdist { .. }) && in_time(f.upload_time, options));
-        let mut wheels_for: Vec<String> = files
-            .iter()
-            .filter(|f| in_time(f.upload_time, options))
-            .filter_map(|f| match &f.kind {
-                FileKind::Wheel { tags, .. } => Some(tags.python.join(".")),
-                FileKind::Sdist { .. } => None,
-            })
-            .collect();
-        wheels_for.sort();
-        wheels_for.dedup();
-        return Some(Exclusion::NoWheel {
-            python: target.python(),
-            only_sdist: sdist && sdists == Sdists::No,
-            wheels_for,
-        });
+    let fits = |f: &ReleaseFile| installable(f, target, options, sdists, pinned);
+    let is_sdist = |f: &ReleaseFile| matches!(f.kind, FileKind::Sdist { .. });
+    if files.iter().any(|f| !is_sdist(f) && fits(f)) {
+        return Verdict::Usable;
     }
-    None
+    // No wheel fits: sdists built under `--allow-sdist` or the fallback's rule, else (and
+    // for the output to say which are pure) those that are pure Python.
+    let built = files.iter().any(fits);
+    let sdists_in_time = || {
+        files
+            .iter()
+            .filter(|f| is_sdist(f) && in_time(f.upload_time, options))
+    };
+    let eligible = |f: &ReleaseFile| {
+        (pinned || !f.yanked)
+            && pure_sdist_admitted(release.requires_python.is_some(), f.upload_time, target)
+    };
+    let pure_candidates: Vec<usize> = if !survey {
+        Vec::new()
+    } else {
+        files
+            .iter()
+            .enumerate()
+            .filter(|(_, f)| is_sdist(f) && in_time(f.upload_time, options) && eligible(f))
+            .map(|(i, _)| i)
+            .collect()
+    };
+    let refused = if !pure_candidates.is_empty() {
+        SdistRefused::NotKnownPure
+    } else if survey && sdists_in_time().any(|f| !eligible(f) && !f.yanked) {
+        SdistRefused::AfterEndOfLife
+    } else {
+        SdistRefused::NotAllowed
+    };
+    let otherwise = (!built).then(|| {
+        no_wheel(
+            files,
+            target,
+            options,
+            sdists_in_time().next().map(|_| refused),
+        )
+    });
+    match (pure_candidates.is_empty(), otherwise) {
+        (true, None) => Verdict::Usable,
+        (true, Some(out)) => Verdict::Out(out),
+        (false, otherwise) => Verdict::IfPure {
+            sdists: pure_candidates,
+            otherwise,
+        },
+    }
+}
+
+/// Why a release with no wheel for the target is out: the Pythons its wheels are for, and
+/// why its sdist (if it has one) does not count.
+fn no_wheel(
+    files: &[ReleaseFile],
+    target: &Target,
+    options: &SolveOptions,
+    sdist: Option<SdistRefused>,
+) -> Exclusion {
+    let mut wheels_for: Vec<String> = files
+        .iter()
+        .filter(|f| in_time(f.upload_time, options))
+        .filter_map(|f| match &f.kind {
+            FileKind::Wheel { tags, .. } => Some(tags.python.join(".")),
+            FileKind::Sdist { .. } => None,
+        })
+        .collect();
+    wheels_for.sort();
+    wheels_for.dedup();
+    Exclusion::NoWheel {
+        python: target.python(),
+        sdist,
+        wheels_for,
+    }
 }

@@ -9,7 +9,7 @@ use pep508_rs::pep440_rs::{Version, VersionSpecifiers};
 use super::release_files::ReleaseFiles;
 use super::target::Target;
 use crate::names::DistName;
-use crate::pypi::{FileKind, InvalidRequiresDist, PypiError, RequiresDist};
+use crate::pypi::{DistFile, FileKind, InvalidRequiresDist, PypiError, RequiresDist};
 
 /// A source of releases and their dependencies. Implementations memoize: the solver asks for
 /// the same distribution many times. `Sync`, so that one catalog serves worker threads.
@@ -25,6 +25,11 @@ pub trait Catalog: Sync {
         release: &Release,
         target: &Target,
     ) -> Result<Arc<ReleaseMetadata>, CatalogError>;
+
+    /// Whether `sdist`, a file of `release`, is pure Python (builds without compiling
+    /// anything). Asked only of releases the solver considers that have no wheel for the
+    /// target; what cannot be found out (offline, too large) is not pure, and no error.
+    fn is_pure_python_sdist(&self, dist: &DistName, release: &Release, sdist: &DistFile) -> bool;
 }
 
 /// One version of a distribution, with its files.

@@ -17,15 +17,18 @@ pub enum Exclusion {
     Yanked,
     /// The index's Requires-Python excludes the target.
     RequiresPython(VersionSpecifiers),
-    /// No wheel installs on the target; `only_sdist` when an sdist exists but sdists are not
-    /// allowed.
+    /// No wheel installs on the target; `sdist` when an sdist exists, with why it does not
+    /// count.
     NoWheel {
         python: PythonVersion,
-        only_sdist: bool,
+        sdist: Option<SdistRefused>,
         /// The Python tags its wheels are for (`cp27`, `cp35`), so that the reader sees what
         /// it was built for.
         wheels_for: Vec<String>,
     },
+    /// A pre-release, while final releases the notebook allows install on the target (and
+    /// the notebook names no pre-release).
+    PreRelease,
     /// Its metadata could not be read.
     Unreadable(String),
     /// It failed to install or import on the target's Python in an earlier run.
@@ -36,6 +39,30 @@ pub enum Exclusion {
     },
 }
 
+/// Why a release's sdist does not count as installable.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SdistRefused {
+    /// Only wheels are asked for, or the sdist rules do not reach this distribution.
+    NotAllowed,
+    /// Building it compiles something, or what it takes is not known (too large to survey,
+    /// offline).
+    NotKnownPure,
+    /// No Requires-Python, and uploaded after the target Python's end of life.
+    AfterEndOfLife,
+}
+
+impl SdistRefused {
+    fn describe(self, python: PythonVersion) -> String {
+        match self {
+            SdistRefused::NotAllowed => "an sdist".to_string(),
+            SdistRefused::NotKnownPure => "an sdist not known to be pure Python".to_string(),
+            SdistRefused::AfterEndOfLife => {
+                format!("an sdist uploaded after Python {python}'s end of life")
+            }
+        }
+    }
+}
+
 impl fmt::Display for Exclusion {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -44,21 +71,25 @@ impl fmt::Display for Exclusion {
             Exclusion::RequiresPython(spec) => write!(f, "requires Python {spec}"),
             Exclusion::NoWheel {
                 python,
-                only_sdist,
+                sdist,
                 wheels_for,
             } => {
                 // "no wheel for CPython 3.11, only for cp27, cp36 and an sdist"
                 write!(f, "no wheel for CPython {python}")?;
-                match (wheels_for.is_empty(), *only_sdist) {
-                    (true, false) => Ok(()),
-                    (true, true) => f.write_str(", only an sdist"),
+                let sdist = sdist.map(|s| s.describe(python.feature()));
+                match (wheels_for.is_empty(), sdist) {
+                    (true, None) => Ok(()),
+                    (true, Some(sdist)) => write!(f, ", only {sdist}"),
                     (false, sdist) => write!(
                         f,
                         ", only for {}{}",
                         wheels_for.join(", "),
-                        if sdist { " and an sdist" } else { "" }
+                        sdist.map(|s| format!(" and {s}")).unwrap_or_default()
                     ),
                 }
+            }
+            Exclusion::PreRelease => {
+                f.write_str("a pre-release, and final releases the notebook allows install")
             }
             Exclusion::Unreadable(why) => write!(f, "metadata unreadable: {why}"),
             Exclusion::FailedBefore { python, step, at } => write!(

@@ -18,6 +18,8 @@ pub struct IndexCatalog<'c> {
     releases: Mutex<HashMap<DistName, Arc<[Release]>>>,
     /// Keyed by file: targets that pick the same file share its metadata.
     metadata: Mutex<HashMap<String, Arc<ReleaseMetadata>>>,
+    /// Whether each sdist asked about is pure Python, by file.
+    pure: Mutex<HashMap<String, bool>>,
 }
 
 impl<'c> IndexCatalog<'c> {
@@ -26,6 +28,7 @@ impl<'c> IndexCatalog<'c> {
             client,
             releases: Mutex::default(),
             metadata: Mutex::default(),
+            pure: Mutex::default(),
         }
     }
 }
@@ -118,6 +121,21 @@ impl Catalog for IndexCatalog<'_> {
         ));
         lock(&self.metadata).insert(key, parsed.clone());
         Ok(parsed)
+    }
+
+    /// From the sdist's survey (see [`IndexClient::survey_sdist`]: fetched once, then read
+    /// from the cache); a survey that cannot be made (offline, the network) says not pure.
+    fn is_pure_python_sdist(&self, _dist: &DistName, _release: &Release, sdist: &DistFile) -> bool {
+        let key = sdist.cache_key();
+        if let Some(&known) = lock(&self.pure).get(&key) {
+            return known;
+        }
+        let pure = self
+            .client
+            .survey_sdist(sdist)
+            .is_ok_and(|survey| survey.is_pure_python());
+        lock(&self.pure).insert(key, pure);
+        pure
     }
 }
 

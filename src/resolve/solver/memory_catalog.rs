@@ -1,7 +1,7 @@
 //! A catalog built in code: for tests, and for banks small enough to hold in memory.
 
-use std::collections::{BTreeMap, HashMap};
-use std::sync::Arc;
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::sync::{Arc, Mutex};
 
 use jiff::Timestamp;
 use pep508_rs::pep440_rs::Version;
@@ -16,6 +16,10 @@ use crate::pypi::{hex_sha256, DistFile, DistFilename, MetadataHint};
 #[derive(Debug, Default)]
 pub struct MemoryCatalog {
     dists: HashMap<DistName, MemoryDist>,
+    /// The file names of the sdists that are pure Python.
+    pure_sdists: HashSet<String>,
+    /// The sdists the solver asked about, in order: what an index would have fetched.
+    surveyed: Mutex<Vec<String>>,
 }
 
 #[derive(Debug, Default)]
@@ -32,6 +36,8 @@ pub struct MemoryRelease {
     version: String,
     wheel_tags: Vec<String>,
     sdist: bool,
+    /// The sdist is pure Python.
+    pure: bool,
     requires_dist: Vec<String>,
     requires_python: Option<String>,
     /// Requires-Python in the metadata only, as on indexes whose pages do not carry it.
@@ -55,6 +61,7 @@ impl MemoryRelease {
             version: version.to_string(),
             wheel_tags: Vec::new(),
             sdist: false,
+            pure: false,
             requires_dist: Vec::new(),
             requires_python: None,
             metadata_requires_python: None,
@@ -69,8 +76,16 @@ impl MemoryRelease {
         self
     }
 
+    /// Adds an sdist that compiles something (or whose build is not known).
     pub fn sdist(mut self) -> Self {
         self.sdist = true;
+        self
+    }
+
+    /// Adds an sdist of pure Python.
+    pub fn pure_sdist(mut self) -> Self {
+        self.sdist = true;
+        self.pure = true;
         self
     }
 
@@ -111,7 +126,8 @@ impl MemoryRelease {
         }
     }
 
-    fn build(self) -> Result<(DistName, Release, ReleaseMetadata), InvalidRelease> {
+    /// The release, its metadata, and the file name of its sdist when that is pure Python.
+    fn build(self) -> Result<(DistName, Release, ReleaseMetadata, Option<String>), InvalidRelease> {
         let dist = DistName::new(&self.name).map_err(|e| self.invalid(e.to_string()))?;
         let version: Version = self
             .version
@@ -130,8 +146,9 @@ impl MemoryRelease {
             .iter()
             .map(|tags| format!("{stem}-{tags}.whl"))
             .collect();
+        let sdist = format!("{stem}.tar.gz");
         if self.sdist {
-            filenames.push(format!("{stem}.tar.gz"));
+            filenames.push(sdist.clone());
         }
         let mut files = Vec::with_capacity(filenames.len());
         for filename in filenames {
@@ -176,7 +193,7 @@ impl MemoryRelease {
             files: ReleaseFiles::new(version.clone(), files),
             version,
         };
-        Ok((dist, release, metadata))
+        Ok((dist, release, metadata, self.pure.then_some(sdist)))
     }
 }
 
@@ -187,7 +204,8 @@ impl MemoryCatalog {
 
     /// Adds (or replaces) one release.
     pub fn add(&mut self, release: MemoryRelease) -> Result<&mut Self, InvalidRelease> {
-        let (dist, release, metadata) = release.build()?;
+        let (dist, release, metadata, pure) = release.build()?;
+        self.pure_sdists.extend(pure);
         let entry = self.dists.entry(dist).or_default();
         let mut releases: Vec<Release> = entry
             .releases
@@ -202,6 +220,16 @@ impl MemoryCatalog {
         releases.sort_by(|a, b| a.version.cmp(&b.version));
         entry.releases = releases.into();
         Ok(self)
+    }
+}
+
+impl MemoryCatalog {
+    /// The sdists the solver asked about so far, in order.
+    pub fn surveyed(&self) -> Vec<String> {
+        self.surveyed
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
     }
 }
 
@@ -227,5 +255,13 @@ impl Catalog for MemoryCatalog {
                 dist: dist.clone(),
                 version: release.version.clone(),
             })
+    }
+
+    fn is_pure_python_sdist(&self, _dist: &DistName, _release: &Release, sdist: &DistFile) -> bool {
+        self.surveyed
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(sdist.filename.clone());
+        self.pure_sdists.contains(&sdist.filename)
     }
 }

@@ -8,6 +8,11 @@ use crate::bank::store::ReleaseFailure;
 pub struct SolveOptions {
     /// Count a release with an sdist but no fitting wheel as installable (it will be built).
     pub allow_sdist: bool,
+    /// Count no sdist as installable, not even a pure-Python one (`--wheels-only`). Without
+    /// it, a release whose only file for the target is an sdist of pure Python counts (the
+    /// catalog surveys the sdist when the solver first considers the release), unless it
+    /// says no Requires-Python and came after the target Python's end of life.
+    pub wheels_only: bool,
     /// Count sdists as installable for a distribution none of whose releases has a wheel for
     /// the target (lime, langid, jieba, qgrid never published one), and for no other: what a
     /// resolution falls back to when none from wheels alone exists.
@@ -71,7 +76,34 @@ impl Sdists {
     }
 }
 
+/// Whether a pure-Python sdist uploaded at `upload_time` counts on `target`, for a release
+/// whose Requires-Python is `requires_python` (already checked against the target): one that
+/// says which Pythons it supports is taken at its word; one that does not, only if it came
+/// before the target Python's end of life (a 2023 sdist is doubtful on Python 2.7).
+pub(crate) fn pure_sdist_admitted(
+    requires_python: bool,
+    upload_time: Option<jiff::Timestamp>,
+    target: &super::target::Target,
+) -> bool {
+    requires_python || Sdists::BeforeEndOfLife.admit(upload_time, target)
+}
+
 impl SolveOptions {
+    /// Whether the sdists of the distribution whose releases are `releases` are surveyed for
+    /// pure Python, when no wheel fits: not when only wheels are asked for, nor under
+    /// `--allow-sdist` (every sdist counts), nor when some release has a binary wheel (one
+    /// built per Python or platform): such a project compiles, and fetching scikit-learn's
+    /// sdists one by one to find that out would cost hundreds of megabytes.
+    pub(crate) fn surveys_sdists(&self, releases: &[super::catalog::Release]) -> bool {
+        !self.wheels_only
+            && !self.allow_sdist
+            && !releases.iter().any(|r| {
+                r.files.entries().iter().any(|f| {
+                    matches!(&f.kind, crate::pypi::FileKind::Wheel { tags, .. } if !tags.is_universal())
+                })
+            })
+    }
+
     /// Which sdists count for the distribution whose releases are `releases`, on `target`.
     pub(crate) fn sdists_for(
         &self,
@@ -114,5 +146,14 @@ mod tests {
         assert!(fallback.admit(None, &py27), "no upload time: not judged");
         assert!(Sdists::Any.admit(at("2022-01-01"), &py27));
         assert!(!Sdists::No.admit(at("2019-06-30"), &py27));
+    }
+
+    #[test]
+    fn a_pure_sdist_without_requires_python_only_while_its_python_lived() {
+        let py27 = Target::new(PythonVersion::new(2, 7));
+        let at = |s: &str| Some(format!("{s}T00:00:00Z").parse().unwrap());
+        assert!(pure_sdist_admitted(false, at("2016-09-05"), &py27));
+        assert!(!pure_sdist_admitted(false, at("2023-03-01"), &py27));
+        assert!(pure_sdist_admitted(true, at("2023-03-01"), &py27));
     }
 }

@@ -64,6 +64,7 @@ impl<'a> Provider<'a> {
         for root in roots {
             let policy = policies.entry(root.dist.clone()).or_default();
             policy.prereleases |= root.allowed.asks_for_prerelease();
+            policy.allowed.push(root.allowed.clone());
         }
         Self {
             catalog,
@@ -108,6 +109,32 @@ impl<'a> Provider<'a> {
         };
         self.candidates.borrow_mut().insert(dist.clone(), judged);
         Ok(f(&self.candidates.borrow()[dist]))
+    }
+
+    /// Runs `f` on the judged releases of `dist`, which it may settle (surveying sdists).
+    fn with_candidates_mut<R>(
+        &self,
+        dist: &DistName,
+        f: impl FnOnce(&mut Candidates) -> R,
+    ) -> Result<R, SolveError> {
+        self.with_candidates(dist, |_| ())?;
+        let mut all = self.candidates.borrow_mut();
+        Ok(f(all.get_mut(dist).expect("judged above")))
+    }
+
+    /// The preferred release of `dist` in `range`, its sdists surveyed through the catalog
+    /// as the search reaches them.
+    fn choose(
+        &self,
+        dist: &DistName,
+        range: &Ranges<Version>,
+    ) -> Result<Option<Version>, SolveError> {
+        let catalog = self.catalog;
+        self.with_candidates_mut(dist, |c| {
+            c.choose(range, &mut |release, entry| {
+                catalog.is_pure_python_sdist(dist, release, &release.files.whole()[entry])
+            })
+        })
     }
 
     pub fn root_ranges(&self) -> std::cell::Ref<'_, Vec<Ranges<Version>>> {
@@ -274,7 +301,7 @@ impl DependencyProvider for Provider<'_> {
                 Ok(range.contains(v).then(|| v.clone()))
             }
             Package::Dist(d) => {
-                let chosen = self.with_candidates(d, |c| c.choose(range).cloned())?;
+                let chosen = self.choose(d, range)?;
                 if let Some(v) = &chosen {
                     self.last_chosen.borrow_mut().insert(d.clone(), v.clone());
                 }
@@ -282,10 +309,13 @@ impl DependencyProvider for Provider<'_> {
             }
             Package::Extra(d, _) => {
                 let base = self.last_chosen.borrow().get(d).cloned();
-                self.with_candidates(d, |c| {
-                    base.filter(|v| range.contains(v) && c.is_usable(v))
-                        .or_else(|| c.choose(range).cloned())
-                })
+                let base = base.filter(|v| range.contains(v));
+                if let Some(v) = base {
+                    if self.with_candidates(d, |c| c.is_usable(&v))? {
+                        return Ok(Some(v));
+                    }
+                }
+                self.choose(d, range)
             }
         }
     }

@@ -60,6 +60,9 @@ pub struct LockedFile {
     pub size: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub upload_time: Option<jiff::Timestamp>,
+    /// An sdist surveyed as pure Python: it builds without compiling anything.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub pure_python: bool,
 }
 
 /// Whether an installer unpacks the file or builds it (a PEP 751 lock lists them apart).
@@ -71,7 +74,7 @@ pub enum LockedKind {
 }
 
 impl LockedFile {
-    fn from_dist_file(f: &crate::pypi::DistFile) -> Self {
+    fn from_dist_file(f: &crate::pypi::DistFile, pure_python: bool) -> Self {
         Self {
             filename: f.filename.clone(),
             url: f.url.clone(),
@@ -83,6 +86,7 @@ impl LockedFile {
             },
             size: f.size,
             upload_time: f.upload_time,
+            pure_python,
         }
     }
 }
@@ -123,8 +127,9 @@ impl Solution {
                             provider.options,
                             c.sdists,
                             pinned,
+                            &c.verdicts[at],
                         )
-                        .map(LockedFile::from_dist_file)
+                        .map(|(file, pure)| LockedFile::from_dist_file(file, pure))
                         .collect()
                     })
                     .unwrap_or_default();
@@ -204,6 +209,16 @@ impl RequiredBy {
 }
 
 impl Pin {
+    /// No wheel: the installer builds it from its sdist.
+    pub fn builds_from_sdist(&self) -> bool {
+        !self.files.is_empty() && !self.files.iter().any(|f| f.kind == LockedKind::Wheel)
+    }
+
+    /// Built from an sdist surveyed as pure Python.
+    pub fn builds_pure_sdist(&self) -> bool {
+        self.builds_from_sdist() && self.files.iter().any(|f| f.pure_python)
+    }
+
     pub fn is_root(&self) -> bool {
         self.required_by
             .iter()

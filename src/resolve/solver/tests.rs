@@ -649,6 +649,191 @@ fn the_whole_explanation_of_a_release_with_no_wheel_for_the_target() {
     );
 }
 
+/// seaborn as it stood in 2016: 0.7.0 and 0.7.1 only as sdists of pure Python, 0.8 with a
+/// wheel for Python 3 alone.
+fn seaborn() -> MemoryCatalog {
+    catalog([
+        MemoryRelease::new("seaborn", "0.7.0")
+            .pure_sdist()
+            .uploaded("2016-01-25T00:00:00Z"),
+        MemoryRelease::new("seaborn", "0.7.1")
+            .pure_sdist()
+            .uploaded("2016-06-05T00:00:00Z"),
+        MemoryRelease::new("seaborn", "0.8")
+            .wheel("py3-none-any")
+            .sdist()
+            .uploaded("2017-07-08T00:00:00Z"),
+    ])
+}
+
+#[test]
+fn a_release_whose_only_file_for_the_target_is_a_pure_sdist_is_installable() {
+    let c = seaborn();
+    let roots = [spec("seaborn", "", &["cell 1 imports seaborn"])];
+    let s = solved(&c, "2.7", &roots, &SolveOptions::default());
+    let pin = s.get(&name("seaborn")).unwrap();
+    assert_eq!(pin.version, v("0.7.1"));
+    assert!(pin.builds_pure_sdist(), "{pin:?}");
+    assert_eq!(
+        pin.files
+            .iter()
+            .map(|f| (f.filename.as_str(), f.kind, f.pure_python))
+            .collect::<Vec<_>>(),
+        [("seaborn-0.7.1.tar.gz", LockedKind::Sdist, true)]
+    );
+    // Surveyed lazily: 0.8 (no wheel for 2.7, an sdist not known to be pure) was asked about,
+    // then 0.7.1 ended the search; 0.7.0 was never fetched.
+    assert_eq!(c.surveyed(), ["seaborn-0.8.tar.gz", "seaborn-0.7.1.tar.gz"]);
+    // Where a wheel fits, no sdist is asked about.
+    let c = seaborn();
+    let s = solved(&c, "3.6", &roots, &SolveOptions::default());
+    assert_eq!(version_of(&s, "seaborn"), "0.8");
+    assert!(!s.get(&name("seaborn")).unwrap().builds_from_sdist());
+    assert!(c.surveyed().is_empty(), "{:?}", c.surveyed());
+    // Capped before 0.7.1: 0.7.0, as with any file.
+    let capped = SolveOptions {
+        exclude_newer: Some("2016-03-01T00:00:00Z".parse().unwrap()),
+        ..SolveOptions::default()
+    };
+    assert_eq!(
+        version_of(&solved(&c, "2.7", &roots, &capped), "seaborn"),
+        "0.7.0"
+    );
+    // Wheels only: none of it.
+    let wheels_only = SolveOptions {
+        wheels_only: true,
+        ..SolveOptions::default()
+    };
+    let why = failure(&c, "2.7", &roots, &wheels_only);
+    assert!(
+        why.contains("0.7.1: no wheel for CPython 2.7, only an sdist"),
+        "{why}"
+    );
+}
+
+#[test]
+fn a_compiled_sdist_is_built_only_by_the_fallback() {
+    let c = catalog([
+        MemoryRelease::new("speedy", "1.0").sdist(),
+        MemoryRelease::new("speedy", "1.1").sdist(),
+    ]);
+    let roots = [spec("speedy", "", &["cell 1 imports speedy"])];
+    let why = failure(&c, "3.11", &roots, &SolveOptions::default());
+    assert!(
+        why.contains("no wheel for CPython 3.11, only an sdist not known to be pure Python"),
+        "{why}"
+    );
+    let fallback = SolveOptions {
+        sdist_where_no_wheel: true,
+        ..SolveOptions::default()
+    };
+    let s = solved(&c, "3.11", &roots, &fallback);
+    let pin = s.get(&name("speedy")).unwrap();
+    assert_eq!(pin.version, v("1.1"));
+    assert!(
+        pin.builds_from_sdist() && !pin.builds_pure_sdist(),
+        "{pin:?}"
+    );
+
+    // A project that publishes binary wheels compiles: its sdists are not even fetched.
+    let c = catalog([
+        MemoryRelease::new("binary", "1.0").pure_sdist(),
+        MemoryRelease::new("binary", "2.0")
+            .wheel(&cp("3.11"))
+            .sdist(),
+    ]);
+    let why = failure(
+        &c,
+        "3.6",
+        &[spec("binary", "", &[])],
+        &SolveOptions::default(),
+    );
+    assert!(
+        why.contains("1.0: no wheel for CPython 3.6, only an sdist;"),
+        "{why}"
+    );
+    assert!(c.surveyed().is_empty(), "{:?}", c.surveyed());
+}
+
+#[test]
+fn a_pure_sdist_that_says_no_requires_python_is_doubtful_after_its_pythons_end() {
+    let c = catalog([
+        MemoryRelease::new("late", "1.0")
+            .pure_sdist()
+            .uploaded("2018-01-01T00:00:00Z"),
+        MemoryRelease::new("late", "2.0")
+            .pure_sdist()
+            .uploaded("2023-03-01T00:00:00Z"),
+        MemoryRelease::new("said", "2.0")
+            .pure_sdist()
+            .requires_python(">=2.7")
+            .uploaded("2023-03-01T00:00:00Z"),
+    ]);
+    let roots = [spec("late", "", &[]), spec("said", "", &[])];
+    let s = solved(&c, "2.7", &roots, &SolveOptions::default());
+    assert_eq!(pins(&s), ["late==1.0", "said==2.0"]);
+    let why = failure(
+        &c,
+        "2.7",
+        &[spec("late", ">=2", &[])],
+        &SolveOptions::default(),
+    );
+    assert!(
+        why.contains("only an sdist uploaded after Python 2.7's end of life"),
+        "{why}"
+    );
+    // On a Python still supported, the newest.
+    let s = solved(&c, "3.11", &roots, &SolveOptions::default());
+    assert_eq!(pins(&s), ["late==2.0", "said==2.0"]);
+}
+
+#[test]
+fn no_pre_release_while_a_final_release_the_evidence_allows_installs() {
+    // The newest seaborn wants matplotlib>=3.0.0rc1, which only its release candidate
+    // meets: taking the newest of everything pins the rc. Finals first: the older seaborn,
+    // and a final matplotlib.
+    let c = catalog([
+        pure("matplotlib", "2.2.2"),
+        pure("matplotlib", "2.2.3"),
+        pure("matplotlib", "3.0.0rc2"),
+        pure("seaborn", "0.8"),
+        pure("seaborn", "0.9").requires("matplotlib>=3.0.0rc1"),
+    ]);
+    let evidence = ["cell 1 uses matplotlib.pyplot.plot"];
+    let roots = [
+        exactly("matplotlib", &["2.2.2", "2.2.3", "3.0.0rc2"], &evidence),
+        spec("seaborn", "", &[]),
+    ];
+    let s = solved(&c, "3.11", &roots, &SolveOptions::default());
+    assert_eq!(pins(&s), ["matplotlib==2.2.3", "seaborn==0.8"]);
+    // With only the rc allowed, the rc.
+    let only_rc = [exactly("matplotlib", &["3.0.0rc2"], &evidence)];
+    let s = solved(&c, "3.11", &only_rc, &SolveOptions::default());
+    assert_eq!(pins(&s), ["matplotlib==3.0.0rc2"]);
+    // A root that names a pre-release asks for it.
+    let s = solved(
+        &c,
+        "3.11",
+        &[
+            spec("seaborn", "==0.9", &[]),
+            spec("matplotlib", ">=3.0.0rc1", &[]),
+        ],
+        &SolveOptions::default(),
+    );
+    assert_eq!(pins(&s), ["matplotlib==3.0.0rc2", "seaborn==0.9"]);
+    // Else the conflict says why the rc is out.
+    let why = failure(
+        &c,
+        "3.11",
+        &[spec("seaborn", "==0.9", &[])],
+        &SolveOptions::default(),
+    );
+    assert!(
+        why.contains("a pre-release, and final releases the notebook allows install"),
+        "{why}"
+    );
+}
+
 #[test]
 fn candidates_are_counted_and_chosen_segment_by_segment() {
     use super::candidates::{Candidates, RootPolicy};
@@ -663,13 +848,16 @@ fn candidates_are_counted_and_chosen_segment_by_segment() {
         pure("lib", "3.0"),
     ]);
     let releases = c.releases(&name("lib")).unwrap();
-    let judged = Candidates::judge(
-        &name("lib"),
-        releases,
-        &target("3.11"),
-        &SolveOptions::default(),
-        &RootPolicy::default(),
-    );
+    let judge = |policy: &RootPolicy| {
+        Candidates::judge(
+            &name("lib"),
+            releases.clone(),
+            &target("3.11"),
+            &SolveOptions::default(),
+            policy,
+        )
+    };
+    let never = &mut |_: &Release, _: usize| -> bool { panic!("no sdist to survey") };
     let range = |s: &str| Ranges::from(s.parse::<VersionSpecifiers>().unwrap());
     // (1.0, 1.2] or [2.0b1, 3.0): 1.1 is yanked; bounds both open and closed.
     let two_segments = Ranges::from_range_bounds((
@@ -677,18 +865,28 @@ fn candidates_are_counted_and_chosen_segment_by_segment() {
         std::ops::Bound::Included(v("1.2")),
     ))
     .union(&Ranges::from_range_bounds(v("2.0b1")..v("3.0")));
-    assert_eq!(judged.count(&two_segments), 3);
-    assert_eq!(judged.choose(&two_segments), Some(&v("2.0")));
+    // Final releases install: the beta is no candidate, even where it is all a range holds.
+    let mut judged = judge(&RootPolicy::default());
+    assert_eq!(judged.count(&two_segments), 2);
+    assert_eq!(judged.choose(&two_segments, never), Some(v("2.0")));
+    let only_beta = Ranges::from_range_bounds(v("2.0b1")..v("2.0"));
+    assert_eq!(judged.count(&only_beta), 0);
+    assert_eq!(judged.choose(&only_beta, never), None);
+    assert_eq!(judged.count(&range("<1.2")), 1);
+    assert_eq!(judged.choose(&range("<1.2"), never), Some(v("1.0")));
+    assert_eq!(judged.count(&range("==1.1")), 0);
+    assert_eq!(judged.choose(&range("==1.1"), never), None);
+    assert_eq!(judged.count(&range(">3.0")), 0);
+    assert_eq!(judged.count(&Ranges::full()), 4);
+    assert_eq!(judged.choose(&Ranges::full(), never), Some(v("3.0")));
+    // Asked for: the beta counts, and ranks with the finals.
+    let mut judged = judge(&RootPolicy {
+        prereleases: true,
+        ..RootPolicy::default()
+    });
     // `<2.0` leaves out 2.0's pre-releases (PEP 440); a bare bound does not.
     assert_eq!(judged.count(&range(">=2.0b1,<2.0")), 0);
-    let only_beta = Ranges::from_range_bounds(v("2.0b1")..v("2.0"));
     assert_eq!(judged.count(&only_beta), 1);
-    assert_eq!(judged.choose(&only_beta), Some(&v("2.0b1")));
-    assert_eq!(judged.count(&range("<1.2")), 1);
-    assert_eq!(judged.choose(&range("<1.2")), Some(&v("1.0")));
-    assert_eq!(judged.count(&range("==1.1")), 0);
-    assert_eq!(judged.choose(&range("==1.1")), None);
-    assert_eq!(judged.count(&range(">3.0")), 0);
-    assert_eq!(judged.count(&Ranges::full()), 5);
-    assert_eq!(judged.choose(&Ranges::full()), Some(&v("3.0")));
+    assert_eq!(judged.choose(&only_beta, never), Some(v("2.0b1")));
+    assert_eq!(judged.count(&two_segments), 3);
 }
