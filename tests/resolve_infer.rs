@@ -721,3 +721,58 @@ fn no_pre_release_is_pinned_while_a_final_release_will_do() {
     assert_eq!(code, 0, "{out}{err}");
     assert_eq!(pins(&out), ["plotlib==3.0.0rc2", "styles==0.9"], "{out}");
 }
+
+#[test]
+fn offline_an_sdist_never_surveyed_is_not_pure_and_nothing_fails() {
+    let env = Env::new();
+    let newer = WheelBuilder::new("oldplot", "0.8")
+        .file("oldplot/__init__.py", "def histplot():\n    pass\n");
+    env.server.publish(
+        "oldplot",
+        &[
+            pure_sdist(
+                "oldplot",
+                "0.7.1",
+                &[("oldplot/__init__.py", "def distplot():\n    pass\n")],
+            ),
+            FixtureFile {
+                upload_time: Some("2017-07-08T00:00:00Z".into()),
+                ..FixtureFile::new(&newer.filename(), newer.build())
+            },
+        ],
+    );
+    let nb = env.notebook("import oldplot\noldplot.distplot()\n");
+    let nb = nb.to_str().unwrap();
+    // Online, wheels only and no archive kept: the bank and the index pages are filled, and
+    // no sdist is surveyed or kept.
+    let (code, out, err) = env.run(&[
+        "--cache-size",
+        "0",
+        "infer",
+        nb,
+        "--python",
+        "3.11",
+        "--wheels-only",
+    ]);
+    assert_eq!(code, 20, "{out}{err}");
+    // Offline, the sdist cannot be surveyed: not pure, said so, and no error beyond exit 20.
+    let offline = [
+        "--offline",
+        "--cache-size",
+        "0",
+        "infer",
+        nb,
+        "--python",
+        "3.11",
+    ];
+    let (code, out, err) = env.run(&offline);
+    assert_eq!(code, 20, "{out}{err}");
+    assert!(
+        err.contains("0.7.1 cannot be installed on CPython 3.11 (no wheel for CPython 3.11, only an sdist not known to be pure Python)"),
+        "{err}"
+    );
+    // Online, it is surveyed, and counts.
+    let (code, out, err) = env.run(&["--cache-size", "0", "infer", nb, "--python", "3.11"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(pins(&out), ["oldplot==0.7.1"], "{out}");
+}
