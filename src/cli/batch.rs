@@ -31,7 +31,7 @@ use nbenv::notebook::{AnalyzeOptions, Usage};
 use nbenv::python::PythonVersion;
 use nbenv::resolve::evidence::SharedBank;
 use nbenv::resolve::infer::{InferError, Inference};
-use nbenv::resolve::interpreter::runnable_fallback;
+use nbenv::resolve::interpreter::Reach;
 use nbenv::resolve::solver::{IndexCatalog, RequiredBy};
 use nbenv::verify::EnvPlan;
 
@@ -499,6 +499,8 @@ fn measure_infer(batch: &Batch<'_>, job: &Job<'_>) -> Option<Record> {
             catalog: batch.catalog.as_ref(),
             bank: batch.bank.as_ref(),
             failed: &[],
+            reach: Reach::Known,
+            skip_pythons: &[],
         },
     );
     record.timings.infer_ms = Some(millis(started.elapsed()));
@@ -532,7 +534,13 @@ fn failed(record: &mut Record, e: &anyhow::Error, timeout: u64) -> Option<()> {
             kind: ErrorKind::NoSolution,
             message: why,
         });
-    } else if e.chain().any(|c| c.is::<NotInstalled>()) {
+    } else if e.chain().any(|c| {
+        c.is::<NotInstalled>()
+            || matches!(
+                c.downcast_ref::<InferError>(),
+                Some(InferError::NoInterpreter { .. })
+            )
+    }) {
         record.failed(ErrorKind::PythonMissing, format!("{e:#}"));
     } else {
         record.failed(error_kind(code_for(e)), format!("{e:#}"));
@@ -562,12 +570,7 @@ fn measure_runs(batch: &Batch<'_>, job: &Job<'_>) -> Option<Record> {
     let session = batch.session.expect("opened for the running stages");
     let runner = batch.runner.as_ref().expect("found for the running stages");
     let args = batch.args;
-    let mut infer_args = infer_args(args, &job.input.file);
-    if infer_args.python.is_none() {
-        // As restore: on the newest installed Python the code allows, when nothing the
-        // notebook's evidence allows is installed.
-        infer_args.python = runnable_fallback(&usage.python, &session.installed);
-    }
+    let infer_args = infer_args(args, &job.input.file);
     let mut usages = with_local_imports(batch, job, usage);
     let spec = RoundsSpec {
         notebook: &job.input.file,
@@ -591,6 +594,9 @@ fn measure_runs(batch: &Batch<'_>, job: &Job<'_>) -> Option<Record> {
             catalog: batch.catalog.as_ref(),
             bank: batch.bank.as_ref(),
             failed: &[],
+            // As restore: on the installed interpreters nearest where it last ran.
+            reach: Reach::Installed,
+            skip_pythons: &[],
         },
         command: "batch",
     };
@@ -773,6 +779,10 @@ fn no_solution(e: &anyhow::Error) -> Option<String> {
                     .join("\n"),
             ),
             Some(InferError::Joint(j)) => Some(j.to_string()),
+            Some(e @ InferError::NoInterpreter {
+                reach: nbenv::resolve::interpreter::Reach::Known,
+                ..
+            }) => Some(e.to_string()),
             _ => None,
         })
 }

@@ -10,7 +10,7 @@ use serde::Serialize;
 
 use nbenv::output::write_atomically;
 use nbenv::python::{Interpreter, PythonVersion};
-use nbenv::resolve::interpreter::{runnable_fallback, InterpreterPlan};
+use nbenv::resolve::interpreter::Reach;
 use nbenv::verify::{self, PreparedEnv};
 
 use super::args::{Format, FormatArg, GlobalArgs};
@@ -113,24 +113,6 @@ pub fn run(global: &GlobalArgs, args: &RestoreArgs) -> Result<()> {
     let analysed = Instant::now();
     let mut usages = read_usages(global, &infer_args)?;
     let analysis = analysed.elapsed();
-    let mut infer_args = infer_args;
-    if args.python.is_none() {
-        let evidence = &usages[0].1.python;
-        let installed = nbenv::python::discover_by_name();
-        if let Some(v) = runnable_fallback(evidence, &installed) {
-            if !global.quiet {
-                eprintln!(
-                    "note: the notebook was written for Python {}, which is not installed here; \
-                     restoring it on Python {v}, the newest installed one its code allows",
-                    InterpreterPlan::new(evidence, None, &[])
-                        .candidates
-                        .first()
-                        .map_or_else(|| "?".to_string(), |c| c.version.to_string())
-                );
-            }
-            infer_args.python = Some(v);
-        }
-    }
     let session = InferSession::open(global, &infer_args)?;
     let name = args.notebook.display().to_string();
     let tools = context::tools(global, &nbenv::python::discover());
@@ -160,7 +142,10 @@ pub fn run(global: &GlobalArgs, args: &RestoreArgs) -> Result<()> {
             envs: &envs,
             installer: &installer,
             tools: &tools,
-            infer: InferRun::default(),
+            infer: InferRun {
+                reach: Reach::Installed,
+                ..InferRun::default()
+            },
             command: "restore",
         },
     )

@@ -15,7 +15,8 @@ use nbenv::notebook::failure::{classify, Failure, FailureContext, Problem};
 use nbenv::notebook::{Notebook, Usage};
 use nbenv::output::requirements_txt;
 use nbenv::python::{Installer, Interpreter, PythonVersion, Tools};
-use nbenv::resolve::infer::Inference;
+use nbenv::resolve::infer::{InferError, Inference};
+use nbenv::resolve::interpreter::Reach;
 use nbenv::verify::{
     self, run_record, EnvError, EnvPlan, Executability, Lesson, NotebookRun, PreparedEnv,
     RunContext, RunEnded, RunOptions,
@@ -156,6 +157,9 @@ pub(super) fn run_rounds(
     let mut runtime_era: Option<Option<Version>> = None;
     let mut last_run: Option<NotebookRun> = None;
     let mut built: Vec<PathBuf> = Vec::new();
+    // Interpreters whose environment could not be built, with nothing left to learn there:
+    // the next round resolves for the next one of the plan.
+    let mut skipped: Vec<PythonVersion> = spec.infer.skip_pythons.to_vec();
     for round in 1..=spec.max_rounds {
         if round > 1 && spec.past_deadline() {
             stopped = Stop::TimeLimit;
@@ -171,6 +175,7 @@ pub(super) fn run_rounds(
             &excluded,
             InferRun {
                 failed: &failed,
+                skip_pythons: &skipped,
                 ..spec.infer
             },
         );
@@ -178,6 +183,20 @@ pub(super) fn run_rounds(
             Ok((inference, _)) => inference,
             Err(e) if round > 1 && e.chain().any(|c| c.is::<OutOfTime>()) => {
                 stopped = Stop::TimeLimit;
+                break;
+            }
+            // Moved on from interpreters that could not build it, and none is left.
+            Err(e)
+                if round > 1
+                    && !skipped.is_empty()
+                    && e.chain().any(|c| {
+                        matches!(
+                            c.downcast_ref::<InferError>(),
+                            Some(InferError::NoSolution { .. })
+                        )
+                    }) =>
+            {
+                stopped = Stop::InstallFailed;
                 break;
             }
             Err(e) => return Err(e),
@@ -286,6 +305,18 @@ pub(super) fn run_rounds(
                     inference: Some(Box::new(inference)),
                 });
                 if !new {
+                    if spec.infer.reach == Reach::Installed && infer_args.python.is_none() {
+                        // Nothing to learn on this interpreter: the next one nearest the
+                        // notebook's.
+                        if !global.quiet {
+                            eprintln!(
+                                "round {round}: the environment cannot be built on Python {python}: \
+                                 trying the next interpreter"
+                            );
+                        }
+                        skipped.push(python);
+                        continue;
+                    }
                     stopped = Stop::InstallFailed;
                     break;
                 }

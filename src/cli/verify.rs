@@ -12,7 +12,7 @@ use nbenv::notebook::failure::{classify, Failure, FailureContext, Problem};
 use nbenv::notebook::{self, AnalyzeOptions};
 use nbenv::output::python_of;
 use nbenv::python::{Interpreter, PythonVersion};
-use nbenv::resolve::interpreter::InterpreterPlan;
+use nbenv::resolve::interpreter::{InterpreterPlan, Reach};
 use nbenv::verify::{
     self, run_record, EnvPlan, NotebookRun, PreparedEnv, Reproduction, RunContext, RunEnded,
     RunOptions,
@@ -372,7 +372,7 @@ fn choose_interpreter(
         return by_version(v, "the requirements were resolved for it");
     }
     let by_name = nbenv::python::discover_by_name();
-    let plan = InterpreterPlan::new(&usage.python, None, &by_name);
+    let plan = InterpreterPlan::new(&usage.python, None, &by_name, Reach::Installed);
     plan.candidates
         .iter()
         .find_map(|c| c.installed.as_ref())

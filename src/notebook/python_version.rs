@@ -42,6 +42,21 @@ pub enum HintReason {
     Declared,
 }
 
+impl HintReason {
+    /// Whether it is the code's own need (syntax, builtins, standard library), which binds,
+    /// rather than a record of where the notebook ran or what its repository declares, which
+    /// only steers.
+    pub fn is_code(self) -> bool {
+        matches!(
+            self,
+            HintReason::Python2Syntax
+                | HintReason::Python2Name
+                | HintReason::SyntaxFeature
+                | HintReason::StdlibModule
+        )
+    }
+}
+
 /// One piece of evidence about the Python version. Repeated evidence of the same kind and
 /// detail is counted, with the first place it was seen.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

@@ -8,7 +8,7 @@ use crate::resolve::evidence::{
     AvoidKind, Change, Channel, ImportOutcome, NotOnPyPiSource, Unresolved,
 };
 use crate::resolve::infer::{describe, Inference};
-use crate::resolve::interpreter::PythonChoice;
+use crate::resolve::interpreter::{PythonChoice, Reach};
 use crate::resolve::solver::RequiredBy;
 
 /// The interpreter, and how it was chosen, in one sentence.
@@ -21,12 +21,35 @@ pub fn python_line(inference: &Inference) -> String {
     let how = match inference.python_choice {
         PythonChoice::Requested => "asked for with --python".to_string(),
         PythonChoice::NewestInstalled => {
-            "the newest installed interpreter the notebook allows that has a full resolution"
+            "the newest installed interpreter the notebook allows that has a full resolution \
+             (nothing records where it last ran)"
                 .to_string()
         }
         PythonChoice::NotInstalled => {
             "no installed interpreter the notebook allows has a full resolution; this is the newest that has"
                 .to_string()
+        }
+        PythonChoice::Recorded => match &inference.plan.recorded {
+            Some(r) => format!("where the notebook last ran ({})", r.recorded_by),
+            None => "where the notebook last ran".to_string(),
+        },
+        PythonChoice::NearestRecorded => {
+            let installed = if inference.plan.reach == Reach::Installed {
+                "is installed here and "
+            } else {
+                ""
+            };
+            match &inference.plan.recorded {
+                Some(r) => format!(
+                    "the nearest to Python {} (where the notebook last ran: {}) that {installed}\
+                     has a full resolution",
+                    r.range, r.recorded_by
+                ),
+                None => format!(
+                    "the nearest to where the notebook last ran that {installed}has a full \
+                     resolution"
+                ),
+            }
         }
         PythonChoice::Declared => match &inference.plan.declared {
             Some(d) => format!("declared by {}, allowed by the notebook", d.declared_at),

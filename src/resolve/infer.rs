@@ -10,7 +10,7 @@ use super::evidence::{
     Change, DistVersions, Effect, Evidence, EvidenceError, EvidenceRecord, EvidenceSource, Need,
     Relaxation, ShownVersion, Span,
 };
-use super::interpreter::{choose, InterpreterPlan, PythonCandidate, PythonChoice};
+use super::interpreter::{choose, InterpreterPlan, PythonCandidate, PythonChoice, Reach};
 use super::solver::{
     solve, Allowed, Catalog, CatalogError, LockedKind, RootRequirement, Solution, SolveError,
     SolveOptions, Target,
@@ -67,8 +67,15 @@ pub enum InferError {
     #[error(transparent)]
     Evidence(#[from] EvidenceError),
     /// No interpreter the evidence allows has a resolution.
-    #[error("no environment satisfies the notebook's evidence")]
+    #[error("no environment satisfies the notebook's evidence{}", why_each(tried))]
     NoSolution { tried: Vec<PassedOver> },
+    /// No interpreter to resolve for: none nbenv knows (or, to run the notebook here, none
+    /// installed) fits what the notebook's code needs.
+    #[error("{}", no_interpreter(*allowed, *reach))]
+    NoInterpreter {
+        allowed: crate::python::PythonRange,
+        reach: Reach,
+    },
     /// The index could not say what the resolution needs.
     #[error(transparent)]
     Catalog(#[from] CatalogError),
@@ -77,6 +84,31 @@ pub enum InferError {
     /// Notebooks resolved together leave a distribution no version in common.
     #[error(transparent)]
     Joint(#[from] super::joint::JointConflict),
+}
+
+/// `: on Python 3.6, ...` when one interpreter was tried (its reason fits the message),
+/// else nothing: the caller lists each.
+fn why_each(tried: &[PassedOver]) -> String {
+    match tried {
+        [one] => format!(
+            " on Python {}: {}",
+            one.python,
+            one.why.trim_end().replace('\n', " ")
+        ),
+        _ => String::new(),
+    }
+}
+
+fn no_interpreter(allowed: crate::python::PythonRange, reach: Reach) -> String {
+    match reach {
+        Reach::Known => format!(
+            "no Python nbenv knows fits what the notebook's code needs (Python {allowed})"
+        ),
+        Reach::Installed => format!(
+            "no Python installed here fits what the notebook's code needs (Python {allowed}): \
+             install one (pyenv install) to run it"
+        ),
+    }
 }
 
 /// The distributions the notebook needs, each with the versions its evidence allows and the
@@ -211,6 +243,12 @@ pub fn resolve(
     catalog: &dyn Catalog,
     options: &SolveOptions,
 ) -> Result<Inference, InferError> {
+    if plan.candidates.is_empty() {
+        return Err(InferError::NoInterpreter {
+            allowed: plan.allowed,
+            reach: plan.reach,
+        });
+    }
     let Unresolved { error, evidence } =
         match resolve_relaxing(evidence, &plan, requested, catalog, options) {
             Ok(inference) => return Ok(inference),
@@ -246,9 +284,11 @@ pub fn resolve(
     }
 }
 
-/// [`resolve`] under one set of options: the evidence as it is, then without the
-/// repository's declarations, then without any soft evidence (each relaxation made only
-/// when the one before had no resolution). A failure hands the evidence back.
+/// [`resolve`] under one set of options: the evidence as it is, then with the weakest of it
+/// set aside, step by step ([`Relaxation::LADDER`]: the repository's declarations, all soft
+/// evidence, guessed attributions, APIs used once, every API use; never imports and install
+/// lines), each step made only when the one before had no resolution. A failure hands the
+/// evidence back.
 fn resolve_relaxing(
     evidence: Evidence,
     plan: &InterpreterPlan,
@@ -262,18 +302,25 @@ fn resolve_relaxing(
         Err(InferError::NoSolution { tried }) => tried,
         Err(e) => return Err(unresolved(e, evidence)),
     };
-    let declarations = evidence.relaxed(Relaxation::Declarations);
-    let all_soft = evidence.relaxed(Relaxation::AllSoft).filter(|all| {
-        declarations
+    // Each step of the ladder sets aside more of the weakest evidence; a step that changes
+    // nothing the one before it tried is skipped.
+    let mut tried_last: Option<Evidence> = None;
+    for relaxation in Relaxation::LADDER {
+        let Some(attempt) = evidence.relaxed(relaxation) else {
+            continue;
+        };
+        if tried_last
             .as_ref()
-            .is_none_or(|d| d.distributions != all.distributions)
-    });
-    for attempt in [declarations, all_soft].into_iter().flatten() {
+            .is_some_and(|t| t.distributions == attempt.distributions)
+        {
+            continue;
+        }
         match resolve_once(&attempt, plan, requested, catalog, options) {
             Ok(found) => return Ok(found.into_inference(attempt, plan)),
             Err(InferError::NoSolution { tried }) => last = tried,
             Err(e) => return Err(unresolved(e, evidence)),
         }
+        tried_last = Some(attempt);
     }
     Err(unresolved(InferError::NoSolution { tried: last }, evidence))
 }
