@@ -78,7 +78,22 @@ impl Env {
     }
 
     fn run(&self, args: &[&str]) -> (i32, String, String) {
-        let out = Command::new(env!("CARGO_BIN_EXE_nbenv"))
+        self.run_in(args, Command::new(env!("CARGO_BIN_EXE_nbenv")))
+    }
+
+    /// As [`Env::run`], on a machine with no Python at all: no pyenv, nothing on `PATH`.
+    fn run_without_pythons(&self, args: &[&str]) -> (i32, String, String) {
+        let nothing = self.dir.path().join("no-pythons");
+        std::fs::create_dir_all(&nothing).unwrap();
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_nbenv"));
+        cmd.env("PATH", &nothing)
+            .env("PYENV_ROOT", &nothing)
+            .env_remove("NBENV_PYTHON");
+        self.run_in(args, cmd)
+    }
+
+    fn run_in(&self, args: &[&str], mut cmd: Command) -> (i32, String, String) {
+        let out = cmd
             .args(["--index-url", &self.server.index_url()])
             .arg("--cache-dir")
             .arg(self.dir.path().join("cache"))
@@ -568,4 +583,52 @@ fn without_a_resolution_from_wheels_the_sdists_are_built_and_said_unless_wheels_
     let (code, out, _) = env.infer(&nb, &[]);
     assert_eq!(code, 0);
     assert!(!out.contains("sdist"), "{out}");
+}
+
+#[test]
+fn python_3_5_is_a_target_its_wheels_resolve_for() {
+    let env = Env::new();
+    let arch = std::env::consts::ARCH;
+    let wheel = |version: &str, tag: String| {
+        let w = WheelBuilder::new("oldlib", version)
+            .tag(&tag)
+            .file("oldlib/__init__.py", "def f():\n    pass\n");
+        FixtureFile::new(&w.filename(), w.build())
+    };
+    env.server.publish(
+        "oldlib",
+        &[
+            wheel("1.0", format!("cp35-cp35m-manylinux1_{arch}")),
+            wheel("2.0", format!("cp36-cp36m-manylinux1_{arch}")),
+        ],
+    );
+    let nb = env.notebook("import oldlib\noldlib.f()\n");
+    let nb = nb.to_str().unwrap();
+    let (code, out, err) = env.run_without_pythons(&["infer", nb, "--python", "3.5"]);
+    assert_eq!(code, 0, "{out}{err}");
+    // 2.0 has a wheel for 3.6 only.
+    assert_eq!(pins(&out), ["oldlib==1.0"], "{out}");
+    assert!(out.contains("# Python 3.5 (not installed here)"), "{out}");
+    let (code, out, err) = env.run_without_pythons(&["infer", nb, "--python", "3.6"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(pins(&out), ["oldlib==2.0"], "{out}");
+
+    // A notebook saved on 3.5 whose dependency has wheels for 3.5 alone resolves there.
+    let path = env.dir.path().join("py35.ipynb");
+    let mut notebook: serde_json::Value =
+        serde_json::from_str(&ipynb("import only35\nonly35.f()\n")).unwrap();
+    notebook["metadata"] = serde_json::json!({
+        "kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"},
+        "language_info": {"name": "python", "version": "3.5.2"}
+    });
+    std::fs::write(&path, notebook.to_string()).unwrap();
+    let w = WheelBuilder::new("only35", "1.0")
+        .tag(&format!("cp35-cp35m-manylinux1_{arch}"))
+        .file("only35/__init__.py", "def f():\n    pass\n");
+    env.server
+        .publish("only35", &[FixtureFile::new(&w.filename(), w.build())]);
+    let (code, out, err) = env.run_without_pythons(&["infer", path.to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(pins(&out), ["only35==1.0"], "{out}");
+    assert!(out.contains("# Python 3.5 (not installed here)"), "{out}");
 }

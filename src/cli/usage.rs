@@ -22,7 +22,7 @@ pub struct UsageArgs {
     pub notebook: PathBuf,
     #[command(flatten)]
     pub format: FormatArg,
-    /// A Python version the notebook may run on (repeatable): 2.7 or 3.6 to 3.14. Modules in
+    /// A Python version the notebook may run on (repeatable): 2.7 or 3.3 to 3.14. Modules in
     /// the standard library of any of them are not third-party. Default: all of them.
     #[arg(long = "python", value_name = "X.Y", value_parser = parse_python)]
     pub python: Vec<PythonVersion>,

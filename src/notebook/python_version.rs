@@ -6,8 +6,11 @@ use super::location::Location;
 use crate::python::{PythonRange, PythonVersion};
 
 /// The versions nbenv knows the standard library of (and can choose an interpreter from).
-pub const KNOWN_VERSIONS: [PythonVersion; 10] = [
+pub const KNOWN_VERSIONS: [PythonVersion; 13] = [
     PythonVersion::new(2, 7),
+    PythonVersion::new(3, 3),
+    PythonVersion::new(3, 4),
+    PythonVersion::new(3, 5),
     PythonVersion::new(3, 6),
     PythonVersion::new(3, 7),
     PythonVersion::new(3, 8),

@@ -363,7 +363,7 @@ mod tests {
         );
         let o = order(&any);
         assert_eq!(&o[..3], ["3.11*", "2.7*", "3.14"]);
-        assert_eq!(o.last().unwrap(), &KNOWN_VERSIONS[1].to_string());
+        assert_eq!(o.last().unwrap(), "3.3");
     }
 
     /// A notebook saved on 3.5 that needs nothing of 3.5's own: resolved for 3.5 first
@@ -379,12 +379,7 @@ mod tests {
         let machine = installed(&[(3, 13), (3, 12), (3, 11), (3, 6), (2, 7)]);
         let known = InterpreterPlan::new(&ev, None, &machine, Reach::Known);
         let o = order(&known);
-        if KNOWN_VERSIONS.contains(&v(3, 5)) {
-            assert_eq!(o[0], "3.5");
-            assert_eq!(o[1], "3.6*", "a tie: the installed one");
-        } else {
-            assert_eq!(o[0], "3.6*");
-        }
+        assert_eq!(o[..3], ["3.5", "3.6*", "3.4"], "a tie: the installed one first");
         assert!(o.iter().position(|x| x == "3.7") < o.iter().position(|x| x == "3.13*"));
         assert_eq!(o.last().unwrap(), "2.7*", "another major: last");
         let r = known.recorded.as_ref().unwrap();
