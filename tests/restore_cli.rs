@@ -323,3 +323,126 @@ fn a_module_a_library_imports_undeclared_becomes_a_requirement() {
         "{out}"
     );
 }
+
+/// Three releases of `toolkit`: only 1.0's `fit` takes `size`. The notebook passes it through
+/// `**params`, so its evidence does not name it; the newest release refuses it, the bank shows
+/// 1.0 takes it, and the keyword becomes evidence: the next round pins 1.0 at once, not 2.0
+/// first.
+#[test]
+fn a_refused_keyword_becomes_keyword_evidence_for_the_next_round() {
+    let server = TestServer::start(PageMode::Json);
+    let fit =
+        |v: &str, source: &str| WheelBuilder::new("toolkit", v).file("toolkit/__init__.py", source);
+    let wheels = [
+        fit("1.0", "def fit(x, size=1):\n    return x + size\n"),
+        fit("2.0", "def fit(x):\n    return x\n"),
+        fit("3.0", "def fit(x):\n    return x\n"),
+    ];
+    let files: Vec<FixtureFile> = wheels
+        .iter()
+        .map(|w| FixtureFile {
+            upload_time: Some("2020-01-01T00:00:00Z".into()),
+            ..FixtureFile::new(&w.filename(), w.build())
+        })
+        .collect();
+    server.publish("toolkit", &files);
+    let dir = tempfile::tempdir().unwrap();
+    let nb = dir.path().join("nb.ipynb");
+    let notebook = serde_json::json!({
+        "cells": [
+            {"cell_type": "code", "execution_count": 1, "metadata": {}, "outputs": [],
+             "source": "import toolkit\nparams = {'size': 2}"},
+            {"cell_type": "code", "execution_count": 2, "metadata": {}, "outputs": [],
+             "source": "print(toolkit.fit(40, **params))"}
+        ],
+        "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3"}},
+        "nbformat": 4, "nbformat_minor": 2
+    });
+    std::fs::write(&nb, notebook.to_string()).unwrap();
+    let (nb, python) = (nb.display().to_string(), python3_version());
+    let args = [
+        "restore",
+        &nb,
+        "--python",
+        &python,
+        "--no-kernel-runtime",
+        "--no-kernel-spec",
+    ];
+    let (code, out, err) = nbenv(&server.index_url(), dir.path(), args);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("toolkit==3.0"), "{err}");
+    // The bank had indexed only 3.0 then: whether another release takes `size` was unknown,
+    // and a round tried it.
+    assert!(
+        err.contains(
+            "round 1: stopped at cell 2: unknown: `fit()` takes no keyword `size` (toolkit.fit)"
+        ),
+        "{err}"
+    );
+    assert!(!err.contains("round 3"), "{err}");
+    assert!(
+        err.contains("restored: the notebook ran to the end"),
+        "{err}"
+    );
+    assert_eq!(pins(&out), ["toolkit==1.0"], "{out}");
+}
+
+/// A member no release of `toolkit` ever had (`sortt` for `sort`): the code's, and the rounds
+/// stop at once rather than trying release after release.
+#[test]
+fn a_name_no_release_had_ends_the_rounds_as_the_codes() {
+    let server = TestServer::start(PageMode::Json);
+    let wheels = [
+        WheelBuilder::new("toolkit", "1.0").file(
+            "toolkit/__init__.py",
+            "class Table:\n    def sort(self):\n        return 41\n",
+        ),
+        WheelBuilder::new("toolkit", "2.0").file(
+            "toolkit/__init__.py",
+            "class Table:\n    def sort(self):\n        return 42\n",
+        ),
+    ];
+    let files: Vec<FixtureFile> = wheels
+        .iter()
+        .map(|w| FixtureFile {
+            upload_time: Some("2020-01-01T00:00:00Z".into()),
+            ..FixtureFile::new(&w.filename(), w.build())
+        })
+        .collect();
+    server.publish("toolkit", &files);
+    let dir = tempfile::tempdir().unwrap();
+    let nb = dir.path().join("nb.ipynb");
+    let notebook = serde_json::json!({
+        "cells": [
+            {"cell_type": "code", "execution_count": 1, "metadata": {}, "outputs": [],
+             "source": "import toolkit\nt = toolkit.Table()"},
+            {"cell_type": "code", "execution_count": 2, "metadata": {}, "outputs": [],
+             "source": "print(t.sortt())"}
+        ],
+        "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3"}},
+        "nbformat": 4, "nbformat_minor": 2
+    });
+    std::fs::write(&nb, notebook.to_string()).unwrap();
+    let (nb, python) = (nb.display().to_string(), python3_version());
+    // Both releases in the bank, as a warm bank has them.
+    let (code, _, err) = nbenv(
+        &server.index_url(),
+        dir.path(),
+        ["bank", "add", "toolkit", "--all-versions"],
+    );
+    assert_eq!(code, 0, "{err}");
+    let args = [
+        "restore",
+        &nb,
+        "--python",
+        &python,
+        "--no-kernel-runtime",
+        "--no-kernel-spec",
+    ];
+    let (_, _, err) = nbenv(&server.index_url(), dir.path(), args);
+    assert!(
+        err.contains("round 1: stopped at cell 2: code: `Table` has no member `sortt` (toolkit.Table.sortt): no release of toolkit has it"),
+        "{err}"
+    );
+    assert!(!err.contains("round 2"), "{err}");
+}

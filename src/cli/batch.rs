@@ -26,7 +26,7 @@ use nbenv::measure::{
     Environment, ErrorKind, Input, InputError, NotebookInput, Record, RunOutcome, Runs, Shard,
     Stage, Status,
 };
-use nbenv::notebook::failure::FailureContext;
+use nbenv::notebook::failure::{ApiHistory, BankHistory, FailureContext};
 use nbenv::notebook::{AnalyzeOptions, Usage};
 use nbenv::python::PythonVersion;
 use nbenv::resolve::evidence::SharedBank;
@@ -195,8 +195,18 @@ struct Batch<'a> {
     catalog: Option<IndexCatalog<'a>>,
     /// The bank's answers so far (forgotten whenever a notebook's inference writes it).
     bank: Option<CachedBank<SharedBank>>,
+    /// The bank's file, when there is one: it tells errors another release would fix from
+    /// the code's own.
+    bank_file: Option<PathBuf>,
     /// What running notebooks needs (stages verify and restore).
     runner: Option<Runner>,
+}
+
+impl Batch<'_> {
+    /// The bank, for one notebook's errors (opened on this thread when first asked).
+    fn history(&self) -> Option<BankHistory> {
+        self.bank_file.as_deref().map(BankHistory::at)
+    }
 }
 
 /// The installer and where environments are kept, found once for the batch.
@@ -288,6 +298,7 @@ pub fn run(global: &GlobalArgs, args: &BatchArgs) -> Result<()> {
         session: session.as_ref(),
         catalog: session.as_ref().map(|s| IndexCatalog::new(&s.client)),
         bank: session.as_ref().map(|s| CachedBank::new(s.bank.clone())),
+        bank_file: Some(super::bank::bank_path(&working)).filter(|p| p.exists()),
         runner: (stage >= Stage::Verify).then(|| {
             let tools = context::tools(&working, &nbenv::python::discover());
             let (installer, _) = tools.installer();
@@ -453,6 +464,7 @@ fn measure_usage(batch: &Batch<'_>, job: &Job<'_>) -> Option<Record> {
             Stage::Usage,
             &batch.analyze,
             false,
+            batch.history().as_ref().map(|h| h as &dyn ApiHistory),
         ) {
             Ok(a) => a.record,
             Err(record) => *record,
@@ -479,6 +491,7 @@ fn measure_infer(batch: &Batch<'_>, job: &Job<'_>) -> Option<Record> {
         Stage::Infer,
         &batch.analyze,
         !batch.args.no_declarations,
+        batch.history().as_ref().map(|h| h as &dyn ApiHistory),
     ) {
         Ok(a) => a,
         Err(record) => return Some(*record),
@@ -563,6 +576,7 @@ fn measure_runs(batch: &Batch<'_>, job: &Job<'_>) -> Option<Record> {
         batch.stage,
         &batch.analyze,
         !batch.args.no_declarations,
+        batch.history().as_ref().map(|h| h as &dyn ApiHistory),
     ) {
         Ok(a) => a,
         Err(record) => return Some(*record),
@@ -712,10 +726,10 @@ fn run_before(
             )
             .ok()?;
             let python = env.python.clone();
-            return run_in(spec, &python, usage, Some(env));
+            return run_in(spec, &python, usage, batch.history(), Some(env));
         }
     };
-    run_in(spec, &python, usage, None)
+    run_in(spec, &python, usage, batch.history(), None)
 }
 
 /// One run of the notebook with `python`, as the record counts it (`_env` held while it runs).
@@ -723,6 +737,7 @@ fn run_in(
     spec: &RoundsSpec<'_>,
     python: &Path,
     usage: &nbenv::notebook::Usage,
+    bank: Option<BankHistory>,
     _env: Option<nbenv::verify::PreparedEnv>,
 ) -> Option<RunOutcome> {
     let options = nbenv::verify::RunOptions {
@@ -735,7 +750,10 @@ fn run_in(
     let version = run
         .python
         .unwrap_or_else(|| PythonVersion::parse("3").expect("a version"));
-    let failures = FailureContext::new(spec.nb, usage).with_python(version);
+    let mut failures = FailureContext::new(spec.nb, usage).with_python(version);
+    if let Some(bank) = &bank {
+        failures = failures.with_bank(bank);
+    }
     Some(RunOutcome {
         executability: Some(run.executability),
         failure: run.first_failure(&failures),

@@ -11,7 +11,7 @@ use serde::Serialize;
 
 use nbenv::bank::store::ReleaseFailure;
 use nbenv::names::DistName;
-use nbenv::notebook::failure::{classify, Failure, FailureContext, Problem};
+use nbenv::notebook::failure::{classify, BankHistory, Failure, FailureContext, Problem};
 use nbenv::notebook::{Notebook, Usage};
 use nbenv::output::requirements_txt;
 use nbenv::python::{Installer, Interpreter, PythonVersion, Tools};
@@ -240,7 +240,11 @@ pub(super) fn run_rounds(
             started_at,
             requirements: &requirements,
         };
-        let failures = FailureContext::new(spec.nb, &usages[0].1).with_python(python);
+        let bank = BankHistory::at(&session.bank_file);
+        let failures = FailureContext::new(spec.nb, &usages[0].1)
+            .with_python(python)
+            .with_bank(&bank)
+            .with_installed(verify::pinned(&requirements));
         let building = super::progress::Spinner::start(
             global,
             if plan.is_built(spec.envs) {
@@ -384,7 +388,7 @@ pub(super) fn run_rounds(
         if !global.quiet {
             eprintln!("round {round}: stopped at {}", located(&failure));
         }
-        if !failure.is_environmental() {
+        if !failure.may_repair() {
             rounds.push(this);
             stopped = Stop::NotEnvironmental;
             break;
@@ -470,7 +474,7 @@ fn learn(
                     new = true;
                 }
             }
-            Lesson::Api { .. } | Lesson::Module { .. } => {}
+            Lesson::Api { .. } | Lesson::Keyword { .. } | Lesson::Module { .. } => {}
         }
     }
     new

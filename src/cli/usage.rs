@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use anyhow::Context as _;
 use clap::Args;
 
+use nbenv::notebook::failure::BankHistory;
 use nbenv::notebook::{
     self, AnalyzeOptions, Import, ImportVia, LocalModule, LocalSource, Location, Origin,
     OutputEvidence, Receiver, SourceFormat, Usage, KNOWN_VERSIONS,
@@ -47,7 +48,7 @@ pub(super) fn parse_python(s: &str) -> Result<PythonVersion, String> {
     Ok(v)
 }
 
-pub fn run(_global: &GlobalArgs, args: &UsageArgs) -> anyhow::Result<()> {
+pub fn run(global: &GlobalArgs, args: &UsageArgs) -> anyhow::Result<()> {
     let nb = notebook::read(&args.notebook)?;
     let mut options = AnalyzeOptions {
         scan_local_modules: !args.no_local_modules,
@@ -56,7 +57,13 @@ pub fn run(_global: &GlobalArgs, args: &UsageArgs) -> anyhow::Result<()> {
     if !args.python.is_empty() {
         options.python_versions = args.python.clone();
     }
-    let usage = notebook::analyze(&nb, &options);
+    let mut usage = notebook::analyze(&nb, &options);
+    // Stored errors are told apart with the bank when there is one (never created here).
+    let bank = super::bank::bank_path(global);
+    if bank.exists() {
+        let history = BankHistory::at(&bank);
+        notebook::classify_stored_errors(&nb, &mut usage, Some(&history));
+    }
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     match args.format.format {

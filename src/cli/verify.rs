@@ -8,7 +8,7 @@ use anyhow::{Context as _, Result};
 use clap::Args;
 use serde::Serialize;
 
-use nbenv::notebook::failure::{classify, Failure, FailureContext, Problem};
+use nbenv::notebook::failure::{classify, BankHistory, Failure, FailureContext, Problem};
 use nbenv::notebook::{self, AnalyzeOptions};
 use nbenv::output::python_of;
 use nbenv::python::{Interpreter, PythonVersion};
@@ -154,8 +154,12 @@ pub fn run(global: &super::args::GlobalArgs, args: &VerifyArgs) -> Result<()> {
         started_at,
         requirements: &requirements,
     };
-    let failures = FailureContext::new(&nb, &usage).with_python(interpreter.version);
     let bank = super::bank::bank_path(global);
+    let history = BankHistory::at(&bank);
+    let failures = FailureContext::new(&nb, &usage)
+        .with_python(interpreter.version)
+        .with_bank(&history)
+        .with_installed(verify::pinned(&requirements));
     let env = match verify::prepare(
         &plan,
         &envs,

@@ -72,7 +72,7 @@ pub fn analyze(nb: &Notebook, options: &AnalyzeOptions) -> Usage {
         VersionSet::of(&options.python_versions)
     };
     let mut usage = finish::build(nb, ev, outputs, locals, candidates);
-    outputs::classify_errors(nb, &mut usage);
+    outputs::classify_stored_errors(nb, &mut usage, None);
     usage
 }
 

@@ -281,7 +281,7 @@ pub enum OutputEvidence {
         evalue: String,
         cell: u32,
         #[serde(skip_serializing_if = "Option::is_none")]
-        failure: Option<Failure>,
+        failure: Option<Box<Failure>>,
     },
     /// A printed `module.__version__`.
     Version {
