@@ -189,8 +189,11 @@ fn a_pip_install_line_is_honoured() {
     assert_eq!(pins(&out), ["toolkit==2.0"], "{out}");
 }
 
+/// An API only a release without a wheel for the target has: the evidence gives way (an
+/// API used once is the weakest there is), the requirements are still written, and the
+/// warning says what was set aside and why.
 #[test]
-fn a_conflict_exits_20_and_names_the_evidence_and_the_interpreter() {
+fn evidence_no_python_can_satisfy_gives_way_and_says_so() {
     let env = Env::new();
     // toolkit 1.0, the only release with old_api, has a wheel for Python 2 only.
     env.server.publish(
@@ -215,11 +218,60 @@ fn a_conflict_exits_20_and_names_the_evidence_and_the_interpreter() {
     );
     let nb = env.notebook("import toolkit\ntoolkit.old_api()\n");
     let (code, out, err) = env.infer(&nb, &[]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(pins(&out), ["toolkit==2.0"], "{out}");
+    assert!(
+        err.contains(
+            "warning: toolkit: cell 1 uses toolkit.old_api (removed in 2.0) (no Python the \
+             notebook allows has a full resolution with it; dropped)"
+        ),
+        "{err}"
+    );
+    let (code, json, err) = env.infer(&nb, &["--format", "json"]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let record = &v["evidence"]["distributions"][0]["records"][1];
+    assert_eq!(record["source"]["api"], "toolkit.old_api", "{record}");
+    assert_eq!(record["rank"], "single", "{record}");
+    assert_eq!(
+        record["effect"],
+        serde_json::json!({"kind": "dropped", "why": "no_resolution"})
+    );
+}
+
+/// Exit 20 is for imports that cannot be installed at all; it always says why, on stderr
+/// and, asked for JSON, in the document it writes.
+#[test]
+fn an_import_nothing_installs_exits_20_with_its_reason_in_text_and_json() {
+    let env = Env::new();
+    let py2 = WheelBuilder::new("toolkit", "1.0")
+        .tag("py2-none-any")
+        .file("toolkit/__init__.py", "def old_api():\n    pass\n");
+    env.server
+        .publish("toolkit", &[FixtureFile::new(&py2.filename(), py2.build())]);
+    let nb = env.notebook("import toolkit\ntoolkit.old_api()\n");
+    let (code, out, err) = env.infer(&nb, &[]);
     assert_eq!(code, 20, "{out}{err}");
     assert!(out.is_empty(), "{out}");
-    assert!(err.contains("cell 1 uses toolkit.old_api"), "{err}");
+    assert!(
+        err.contains("error: no environment satisfies") && err.contains("on Python 3.11"),
+        "{err}"
+    );
     assert!(err.contains("no wheel for CPython 3.11"), "{err}");
-    assert!(err.contains("no environment satisfies"), "{err}");
+    assert!(!err.contains("see why above"), "{err}");
+    let (code, json, _) = env.infer(&nb, &["--format", "json"]);
+    assert_eq!(code, 20);
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(v["schema_version"], 1);
+    assert_eq!(v["error"]["kind"], "no_solution");
+    assert_eq!(v["error"]["tried"][0]["python"], "3.11");
+    assert!(
+        v["error"]["tried"][0]["why"]
+            .as_str()
+            .unwrap()
+            .contains("no wheel for CPython 3.11"),
+        "{v}"
+    );
     // Building from source is not the question here: an sdist-only escape does not exist.
     let (code, _, _) = env.infer(&nb, &["--allow-sdist"]);
     assert_eq!(code, 20);
@@ -551,7 +603,7 @@ fn without_a_resolution_from_wheels_the_sdists_are_built_and_said_unless_wheels_
     assert_eq!(code, 20, "{out}{err}");
     assert!(err.contains("only an sdist"), "{err}");
     // A distribution that has a wheel for the target in some release is never built: its
-    // API in an sdist-only release leaves no resolution, as before.
+    // API in an sdist-only release gives way instead.
     let mixed_sdist = FixtureFile {
         upload_time: Some("2016-01-01T00:00:00Z".into()),
         ..FixtureFile::new(
@@ -577,7 +629,13 @@ fn without_a_resolution_from_wheels_the_sdists_are_built_and_said_unless_wheels_
     assert_eq!(code, 0, "{err}");
     let nb = env.notebook("import mixed\nmixed.old_api()\n");
     let (code, out, err) = env.infer(&nb, &[]);
-    assert_eq!(code, 20, "{out}{err}");
+    assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(pins(&out), ["mixed==2.0"], "{out}");
+    assert!(!out.contains("sdist"), "{out}");
+    assert!(
+        err.contains("mixed.old_api") && err.contains("dropped"),
+        "{err}"
+    );
     // A notebook with a resolution from wheels says nothing of sdists.
     let nb = env.notebook("import toolkit\ntoolkit.kept()\n");
     let (code, out, _) = env.infer(&nb, &[]);

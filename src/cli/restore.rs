@@ -41,6 +41,17 @@ pub struct RestoreArgs {
     /// wheels alone (as `infer --wheels-only`).
     #[arg(long)]
     pub wheels_only: bool,
+    /// Ignore files uploaded after this date (YYYY-MM-DD, or an RFC 3339 instant), as
+    /// `infer --exclude-newer`.
+    #[arg(long, value_name = "DATE", value_parser = super::infer::parse_date, conflicts_with = "date")]
+    pub exclude_newer: Option<jiff::Timestamp>,
+    /// `auto` (the notebook's last commit) or a date, as `infer --date`.
+    #[arg(long, value_name = "auto|DATE")]
+    pub date: Option<String>,
+    /// Do not read the repository's declarations beside the notebook, as `infer
+    /// --no-declarations`.
+    #[arg(long)]
+    pub no_declarations: bool,
     /// Seconds each cell may take.
     #[arg(long, default_value_t = 600, value_name = "SECS")]
     pub cell_timeout: u64,
@@ -97,13 +108,13 @@ pub fn run(global: &GlobalArgs, args: &RestoreArgs) -> Result<()> {
         output: None,
         format: InferFormat::Requirements,
         python: args.python,
-        exclude_newer: None,
-        date: None,
+        exclude_newer: args.exclude_newer,
+        date: args.date.clone(),
         allow_sdist: args.allow_sdist,
         wheels_only: args.wheels_only,
         ranges: false,
         no_index: false,
-        no_declarations: false,
+        no_declarations: args.no_declarations,
         full_history: false,
         no_introspect: false,
         jobs: 8,
@@ -282,7 +293,8 @@ fn keep(
 /// requirement of the notebook.
 fn environment_lock(notebook: &str, requirements: &str, env: &PreparedEnv) -> String {
     let mut out = format!(
-        "# The environment nbenv restored {notebook} in, as installed ({})\n",
+        "{} {notebook} in, as installed ({})\n",
+        nbenv::notebook::WRITTEN_BY_NBENV[2],
         env.root.display()
     );
     for pin in pins_of(requirements) {

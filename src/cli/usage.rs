@@ -184,11 +184,15 @@ pub fn render(u: &Usage) -> String {
     }
     s.push_str("\n\n");
 
-    let python = if u.python.conflict {
+    let mut python = if u.python.conflict {
         "conflicting evidence (see below)".to_string()
     } else {
         u.python.range.to_string()
     };
+    // What the code allows binds; where it last ran is a preference, said beside it.
+    if let Some(r) = u.python.recorded() {
+        let _ = write!(python, " (last ran on {})", r.range);
+    }
     let mut summary = vec![vec!["python".to_string(), python]];
     let third: Vec<String> = u
         .third_party

@@ -45,7 +45,7 @@ pub use analyze::{analyze, AnalyzeOptions};
 pub use commit_date::last_commit_date;
 pub use declarations::{
     read_declarations, DeclarationKind, DeclarationProblem, Declarations, DeclaredAt,
-    DeclaredPython, DeclaredRequirement, PythonDeclaration, MAX_LEVELS_UP,
+    DeclaredPython, DeclaredRequirement, PythonDeclaration, MAX_LEVELS_UP, WRITTEN_BY_NBENV,
 };
 pub use error::NotebookError;
 pub use external::{is_url, FileAccess, FileUse, NetworkKind, NetworkUse};

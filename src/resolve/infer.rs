@@ -101,9 +101,9 @@ fn why_each(tried: &[PassedOver]) -> String {
 
 fn no_interpreter(allowed: crate::python::PythonRange, reach: Reach) -> String {
     match reach {
-        Reach::Known => format!(
-            "no Python nbenv knows fits what the notebook's code needs (Python {allowed})"
-        ),
+        Reach::Known => {
+            format!("no Python nbenv knows fits what the notebook's code needs (Python {allowed})")
+        }
         Reach::Installed => format!(
             "no Python installed here fits what the notebook's code needs (Python {allowed}): \
              install one (pyenv install) to run it"
@@ -234,8 +234,12 @@ fn neighbours(history: &[Span], older: &Version, newer: &Version) -> bool {
 }
 
 /// Resolves the evidence on each interpreter of `plan` in turn and keeps the first solution.
-/// When no interpreter has one, soft evidence is set aside and the plan tried again:
-/// the repository's declarations first, then all of it; the records set aside say so.
+/// When no interpreter has one, evidence is set aside and the plan tried again, weakest
+/// first: the repository's declarations, then the notebook's soft evidence; then, unless
+/// told not to, the same again building sdists where no wheel exists (the notebook's whole
+/// hard evidence is worth a build); only then its hard evidence, rank by rank
+/// ([`Relaxation::LADDER`]: guessed attributions, APIs used once, every API use), never its
+/// imports and install lines. The records set aside say so.
 pub fn resolve(
     evidence: Evidence,
     plan: InterpreterPlan,
@@ -249,86 +253,102 @@ pub fn resolve(
             reach: plan.reach,
         });
     }
-    let Unresolved { error, evidence } =
-        match resolve_relaxing(evidence, &plan, requested, catalog, options) {
-            Ok(inference) => return Ok(inference),
-            Err(failed) => *failed,
-        };
     let fallback = options.sdist_fallback && !options.allow_sdist && !options.sdist_where_no_wheel;
-    let wheels_only = match error {
-        InferError::NoSolution { tried } if fallback => tried,
-        other => return Err(other),
-    };
     let with_sdist = SolveOptions {
         sdist_where_no_wheel: true,
         ..options.clone()
     };
-    match resolve_relaxing(evidence, &plan, requested, catalog, &with_sdist) {
-        Ok(mut inference) => {
-            let built = inference
-                .solution
-                .pins
-                .iter()
-                .filter(|p| !p.files.iter().any(|f| f.kind == LockedKind::Wheel))
-                .map(|p| (p.dist.clone(), p.version.clone()))
-                .collect();
-            inference.sdist_fallback = Some(SdistFallback { wheels_only, built });
-            Ok(inference)
-        }
-        Err(failed) if matches!(failed.error, InferError::Interrupted) => {
-            Err(InferError::Interrupted)
-        }
-        // No resolution with sdists either, or one that cannot be read (offline, an sdist's
-        // metadata not cached): the reasons from wheels alone are the answer.
-        Err(_) => Err(InferError::NoSolution { tried: wheels_only }),
-    }
-}
-
-/// [`resolve`] under one set of options: the evidence as it is, then with the weakest of it
-/// set aside, step by step ([`Relaxation::LADDER`]: the repository's declarations, all soft
-/// evidence, guessed attributions, APIs used once, every API use; never imports and install
-/// lines), each step made only when the one before had no resolution. A failure hands the
-/// evidence back.
-fn resolve_relaxing(
-    evidence: Evidence,
-    plan: &InterpreterPlan,
-    requested: bool,
-    catalog: &dyn Catalog,
-    options: &SolveOptions,
-) -> Result<Inference, Box<Unresolved>> {
-    let unresolved = |error, evidence| Box::new(Unresolved { error, evidence });
-    let mut last = match resolve_once(&evidence, plan, requested, catalog, options) {
-        Ok(found) => return Ok(found.into_inference(evidence, plan)),
-        Err(InferError::NoSolution { tried }) => tried,
-        Err(e) => return Err(unresolved(e, evidence)),
+    let (soft, hard) = Relaxation::LADDER.split_at(2);
+    let attempt = Attempt {
+        evidence: &evidence,
+        plan: &plan,
+        requested,
+        catalog,
     };
-    // Each step of the ladder sets aside more of the weakest evidence; a step that changes
-    // nothing the one before it tried is skipped.
-    let mut tried_last: Option<Evidence> = None;
-    for relaxation in Relaxation::LADDER {
-        let Some(attempt) = evidence.relaxed(relaxation) else {
-            continue;
-        };
-        if tried_last
-            .as_ref()
-            .is_some_and(|t| t.distributions == attempt.distributions)
-        {
+    let mut wheels_only: Option<Vec<PassedOver>> = None;
+    // What each set of options was tried with already: a hard step that sets aside nothing
+    // the soft ones did not is not tried again.
+    let (mut seen, mut seen_with_sdist) = (Vec::new(), Vec::new());
+    for (whole, steps) in [(true, soft), (false, hard)] {
+        match attempt.relaxing(whole, steps, options, &mut seen) {
+            Ok(inference) => return Ok(inference),
+            // A phase that tried nothing new keeps the reasons of the one before.
+            Err(InferError::NoSolution { tried }) if tried.is_empty() => {}
+            Err(InferError::NoSolution { tried }) => wheels_only = Some(tried),
+            Err(e) => return Err(e),
+        }
+        if !fallback {
             continue;
         }
-        match resolve_once(&attempt, plan, requested, catalog, options) {
-            Ok(found) => return Ok(found.into_inference(attempt, plan)),
-            Err(InferError::NoSolution { tried }) => last = tried,
-            Err(e) => return Err(unresolved(e, evidence)),
+        match attempt.relaxing(whole, steps, &with_sdist, &mut seen_with_sdist) {
+            Ok(mut inference) => {
+                let built = inference
+                    .solution
+                    .pins
+                    .iter()
+                    .filter(|p| !p.files.iter().any(|f| f.kind == LockedKind::Wheel))
+                    .map(|p| (p.dist.clone(), p.version.clone()))
+                    .collect();
+                inference.sdist_fallback = Some(SdistFallback {
+                    wheels_only: wheels_only.clone().unwrap_or_default(),
+                    built,
+                });
+                return Ok(inference);
+            }
+            Err(InferError::Interrupted) => return Err(InferError::Interrupted),
+            // No resolution with sdists either, or one that cannot be read (offline, an
+            // sdist's metadata not cached): the reasons from wheels alone are the answer.
+            Err(_) => {}
         }
-        tried_last = Some(attempt);
     }
-    Err(unresolved(InferError::NoSolution { tried: last }, evidence))
+    Err(InferError::NoSolution {
+        tried: wheels_only.unwrap_or_default(),
+    })
 }
 
-/// Why [`resolve_relaxing`] found nothing, with the evidence it was given, for another try.
-struct Unresolved {
-    error: InferError,
-    evidence: Evidence,
+/// One evidence, plan and catalog, tried under some options with steps of relaxation.
+struct Attempt<'a> {
+    evidence: &'a Evidence,
+    plan: &'a InterpreterPlan,
+    requested: bool,
+    catalog: &'a dyn Catalog,
+}
+
+impl Attempt<'_> {
+    /// The evidence as it is (when `whole`), then with each of `steps` set aside in turn,
+    /// each made only when the one before had no resolution; evidence already `tried` is
+    /// skipped. The last failure's reasons when none resolves.
+    fn relaxing(
+        &self,
+        whole: bool,
+        steps: &[Relaxation],
+        options: &SolveOptions,
+        tried: &mut Vec<Evidence>,
+    ) -> Result<Inference, InferError> {
+        let mut last = Vec::new();
+        let mut candidates: Vec<Evidence> = Vec::new();
+        if whole {
+            candidates.push(self.evidence.clone());
+        }
+        for attempt in candidates
+            .into_iter()
+            .chain(steps.iter().filter_map(|r| self.evidence.relaxed(*r)))
+        {
+            if tried
+                .iter()
+                .any(|t| t.distributions == attempt.distributions)
+            {
+                continue;
+            }
+            match resolve_once(&attempt, self.plan, self.requested, self.catalog, options) {
+                Ok(found) => return Ok(found.into_inference(attempt, self.plan)),
+                Err(InferError::NoSolution { tried: why }) => last = why,
+                Err(e) => return Err(e),
+            }
+            tried.push(attempt);
+        }
+        Err(InferError::NoSolution { tried: last })
+    }
 }
 
 /// A resolution found on one interpreter, before it is joined to the evidence it came from.

@@ -126,6 +126,10 @@ pub enum NoConstraint {
     /// answers any name), a local name a star import seemed to define: nothing to choose
     /// versions by.
     NeverSeen,
+    /// A member of a value a call returned that classes of another distribution the
+    /// notebook uses have too (numpy's arrays have `.mean`, `.shape`): the bank does not
+    /// know which library's object the value is.
+    AlsoElsewhere,
     /// A requirement without a version (`pip install x`) or with a direct URL.
     NoVersion,
     /// A declared requirement under an environment marker (`; python_version < "3"`), which

@@ -28,8 +28,7 @@ use super::candidates::ImportDecision;
 use super::error::EvidenceError;
 use super::history::spans;
 use super::record::{
-    DropReason, Effect, EvidenceRecord, EvidenceSource, NoConstraint, Rank, ShownVersion,
-    Strength,
+    DropReason, Effect, EvidenceRecord, EvidenceSource, NoConstraint, Rank, ShownVersion, Strength,
 };
 use super::used_paths::{is_under, PathUse, UsedPath};
 use crate::bank::store::{Catalog, Presence, ReleaseSet};
@@ -259,12 +258,14 @@ pub fn version_sets<B: BankView + ?Sized>(
             }
         }
     }
+    let all: Vec<DistName> = needed.iter().map(|(d, _)| d.clone()).collect();
     let mut out = Vec::with_capacity(needed.len());
     for (dist, mut n) in needed {
         for r in usage.requirements.iter().filter(|r| r.name == dist) {
             n.needs.push(Need::Installed { at: r.at });
         }
-        out.push(one(usage, &dist, n, bank)?);
+        let others: Vec<&DistName> = all.iter().filter(|d| **d != dist).collect();
+        out.push(one(usage, &dist, n, &others, bank)?);
     }
     Ok(out)
 }
@@ -274,6 +275,7 @@ fn one<B: BankView + ?Sized>(
     usage: &Usage,
     dist: &DistName,
     needed: Needed,
+    others: &[&DistName],
     bank: &B,
 ) -> Result<DistVersions, EvidenceError> {
     let catalog = bank.catalog(dist)?;
@@ -355,14 +357,19 @@ fn one<B: BankView + ?Sized>(
             derived_from: api.clone(),
             example: m.example.clone(),
         };
-        soft.push(bank_record(
-            source,
-            Rank::Soft,
-            &m.locations,
-            &p,
-            &catalog,
-            in_bank,
-        ));
+        let mut record = bank_record(source, Rank::Soft, &m.locations, &p, &catalog, in_bank);
+        // The bank does not know what the call returned: a member some class of another
+        // distribution the notebook uses has too (`scores.mean()` on the numpy array
+        // scikit-learn returned) says nothing of this one.
+        if record.effect == Effect::Constrains {
+            for other in others {
+                if !bank.member_presence(other, &m.member)?.present.is_empty() {
+                    record.effect = Effect::NoConstraint(NoConstraint::AlsoElsewhere);
+                    break;
+                }
+            }
+        }
+        soft.push(record);
     }
     for u in needed.paths.iter().filter(|u| u.used == PathUse::Api) {
         for keyword in &u.keywords {
