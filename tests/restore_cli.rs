@@ -446,3 +446,73 @@ fn a_name_no_release_had_ends_the_rounds_as_the_codes() {
     );
     assert!(!err.contains("round 2"), "{err}");
 }
+
+/// The notebook last ran on Python 3.5, which is not installed here: restore runs it on the
+/// installed interpreter nearest that one (the only one here), says which and why, and never
+/// claims a `--python` was asked for.
+#[test]
+fn a_recorded_python_not_installed_runs_on_the_nearest_installed_one() {
+    let server = python2_only_api_index();
+    let dir = tempfile::tempdir().unwrap();
+    let nb = dir.path().join("nb.ipynb");
+    let notebook = serde_json::json!({
+        "cells": [
+            {"cell_type": "code", "execution_count": 1, "metadata": {}, "outputs": [],
+             "source": "import toolkit"},
+            {"cell_type": "code", "execution_count": 2, "metadata": {}, "outputs": [],
+             "source": "print(toolkit.old_api() + 1)"}
+        ],
+        "metadata": {
+            "kernelspec": {"name": "python3", "display_name": "Python 3"},
+            "language_info": {"name": "python", "version": "3.5.2"}
+        },
+        "nbformat": 4, "nbformat_minor": 2
+    });
+    std::fs::write(&nb, notebook.to_string()).unwrap();
+    // The only interpreter this run can see: the test's own python3, by its versioned name.
+    let python = python3_version();
+    let real = std::process::Command::new("python3")
+        .args(["-c", "import sys; print(sys.executable)"])
+        .output()
+        .unwrap();
+    let real = String::from_utf8_lossy(&real.stdout).trim().to_string();
+    let bin = dir.path().join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    std::os::unix::fs::symlink(&real, bin.join(format!("python{python}"))).unwrap();
+    let uv = std::process::Command::new("sh")
+        .args(["-c", "command -v uv"])
+        .output()
+        .unwrap();
+    let uv = String::from_utf8_lossy(&uv.stdout).trim().to_string();
+    let output = dir.path().join("requirements.txt");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_nbenv"))
+        .args(["--index-url", &server.index_url()])
+        .arg("--cache-dir")
+        .arg(dir.path().join("cache"))
+        .arg("--bank")
+        .arg(dir.path().join("bank.sqlite3"))
+        .args(["restore", nb.to_str().unwrap(), "--no-kernel-runtime"])
+        .args(["--no-kernel-spec", "-o", output.to_str().unwrap()])
+        .env("PATH", &bin)
+        .env("PYENV_ROOT", dir.path().join("no-pyenv"))
+        .env("NBENV_UV", &uv)
+        .env_remove("NBENV_PYTHON")
+        .env("NBENV_HTTP_RETRIES", "0")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(err.contains(&format!("round 1: Python {python}")), "{err}");
+    assert!(!err.contains("Python ?"), "{err}");
+    let written = std::fs::read_to_string(&output).unwrap();
+    assert!(!written.contains("asked for with --python"), "{written}");
+    assert!(
+        written.contains(&format!(
+            "# Python {python} (installed here at {}): the nearest to Python 3.5 (where the \
+             notebook last ran: language_info 3.5.2) that is installed here and has a full \
+             resolution",
+            bin.join(format!("python{python}")).display()
+        )),
+        "{written}"
+    );
+}
