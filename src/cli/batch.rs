@@ -797,10 +797,12 @@ fn no_solution(e: &anyhow::Error) -> Option<String> {
                     .join("\n"),
             ),
             Some(InferError::Joint(j)) => Some(j.to_string()),
-            Some(e @ InferError::NoInterpreter {
-                reach: nbenv::resolve::interpreter::Reach::Known,
-                ..
-            }) => Some(e.to_string()),
+            Some(
+                e @ InferError::NoInterpreter {
+                    reach: nbenv::resolve::interpreter::Reach::Known,
+                    ..
+                },
+            ) => Some(e.to_string()),
             _ => None,
         })
 }

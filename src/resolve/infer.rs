@@ -101,9 +101,9 @@ fn why_each(tried: &[PassedOver]) -> String {
 
 fn no_interpreter(allowed: crate::python::PythonRange, reach: Reach) -> String {
     match reach {
-        Reach::Known => format!(
-            "no Python nbenv knows fits what the notebook's code needs (Python {allowed})"
-        ),
+        Reach::Known => {
+            format!("no Python nbenv knows fits what the notebook's code needs (Python {allowed})")
+        }
         Reach::Installed => format!(
             "no Python installed here fits what the notebook's code needs (Python {allowed}): \
              install one (pyenv install) to run it"

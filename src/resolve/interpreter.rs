@@ -143,8 +143,9 @@ impl InterpreterPlan {
                             std::cmp::Reverse(c.version),
                         )
                     }),
-                    None => all
-                        .sort_by_key(|c| (c.installed.is_none(), std::cmp::Reverse(c.version))),
+                    None => {
+                        all.sort_by_key(|c| (c.installed.is_none(), std::cmp::Reverse(c.version)))
+                    }
                 }
                 declared = declared_interpreter(evidence, &mut all);
                 all
@@ -268,7 +269,11 @@ pub fn choose<T, E>(
     Err(passed_over)
 }
 
-fn how_chosen(plan: &InterpreterPlan, requested: bool, candidate: &PythonCandidate) -> PythonChoice {
+fn how_chosen(
+    plan: &InterpreterPlan,
+    requested: bool,
+    candidate: &PythonCandidate,
+) -> PythonChoice {
     let declared = plan
         .declared
         .as_ref()
@@ -379,7 +384,11 @@ mod tests {
         let machine = installed(&[(3, 13), (3, 12), (3, 11), (3, 6), (2, 7)]);
         let known = InterpreterPlan::new(&ev, None, &machine, Reach::Known);
         let o = order(&known);
-        assert_eq!(o[..3], ["3.5", "3.6*", "3.4"], "a tie: the installed one first");
+        assert_eq!(
+            o[..3],
+            ["3.5", "3.6*", "3.4"],
+            "a tie: the installed one first"
+        );
         assert!(o.iter().position(|x| x == "3.7") < o.iter().position(|x| x == "3.13*"));
         assert_eq!(o.last().unwrap(), "2.7*", "another major: last");
         let r = known.recorded.as_ref().unwrap();

@@ -204,6 +204,10 @@ pub struct FlowStats {
 pub struct ReleaseApis {
     pub modules: Vec<ModuleEntry>,
     pub apis: Vec<ApiEntry>,
+    /// The other distributions' modules and names (`scipy.sparse`, `scipy.misc.comb`) that
+    /// importing the release's top-level packages surely imports, sorted.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub external_imports: Vec<String>,
     pub stats: FlowStats,
 }
 

@@ -28,8 +28,7 @@ use super::candidates::ImportDecision;
 use super::error::EvidenceError;
 use super::history::spans;
 use super::record::{
-    DropReason, Effect, EvidenceRecord, EvidenceSource, NoConstraint, Rank, ShownVersion,
-    Strength,
+    DropReason, Effect, EvidenceRecord, EvidenceSource, NoConstraint, Rank, ShownVersion, Strength,
 };
 use super::used_paths::{is_under, PathUse, UsedPath};
 use crate::bank::store::{Catalog, Presence, ReleaseSet};
