@@ -568,7 +568,7 @@ impl<'s, 'a> Emitter<'s, 'a> {
             modules,
             apis,
             stats,
-            external_imports: Vec::new(),
+            external_imports: None,
         }
     }
 }

@@ -35,8 +35,9 @@ const NOT_IMPORTED: &[&str] = &[
 /// The external dotted paths (`scipy.sparse`, `scipy.misc.comb`, `tensorflow.compat.v2`) the
 /// modules imported with the release's top-level modules import unconditionally, sorted,
 /// each once. Includes the standard library's: which modules are standard depends on the
-/// Python, which the resolver knows and the bank does not.
-pub fn external_imports(input: &ReleaseInput<'_>) -> Vec<String> {
+/// Python, which the resolver knows and the bank does not. `None` when no top-level module
+/// was read from source (a compiled-only release, a meta wheel): nothing can be said.
+pub fn external_imports(input: &ReleaseInput<'_>) -> Option<Vec<String>> {
     let mut input = input.clone();
     input.complete_parents();
     let own_tops: BTreeSet<&str> = input.modules.keys().map(|m| m.top_level()).collect();
@@ -47,15 +48,17 @@ pub fn external_imports(input: &ReleaseInput<'_>) -> Vec<String> {
         queue: VecDeque::new(),
         external: BTreeSet::new(),
     };
-    for module in input.modules.keys() {
+    let mut read = false;
+    for (module, entry) in &input.modules {
         if module.parent().is_none() && !NOT_IMPORTED.contains(&module.as_str()) {
+            read |= matches!(entry.source, InputSource::Source { is_stub: false, .. });
             walk.reach(module.as_str());
         }
     }
     while let Some(module) = walk.queue.pop_front() {
         walk.visit(&module);
     }
-    walk.external.into_iter().collect()
+    read.then(|| walk.external.into_iter().collect())
 }
 
 struct Walk<'i, 'a> {
@@ -184,6 +187,10 @@ mod tests {
     use crate::bank::extract::{summarize_source, ArchiveKind, ReleaseLayout};
 
     fn imports_of(files: &[(&str, &str)], python2: bool) -> Vec<String> {
+        read_imports(files, python2).expect("read from source")
+    }
+
+    fn read_imports(files: &[(&str, &str)], python2: bool) -> Option<Vec<String>> {
         let layout = ReleaseLayout::new(ArchiveKind::Wheel, files.iter().map(|(p, _)| *p));
         let summaries: HashMap<&str, FileSummary> = files
             .iter()
@@ -321,6 +328,18 @@ else:
         assert_eq!(imports_of(&files, true), ["chardet", "urllib"]);
         // On Python 3 the same statements mean top-level modules.
         assert_eq!(imports_of(&files, false), ["compat.urlparse", "core"]);
+    }
+
+    #[test]
+    fn nothing_is_said_of_a_release_without_sources() {
+        assert_eq!(
+            read_imports(&[("ext.cpython-36m-x86_64-linux-gnu.so", "")], false),
+            None
+        );
+        assert_eq!(
+            read_imports(&[("tests/__init__.py", "import pytest\n")], false),
+            None
+        );
     }
 
     #[test]
