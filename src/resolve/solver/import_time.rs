@@ -50,9 +50,12 @@ struct ImportEdge {
     declared: bool,
 }
 
+/// A release: (distribution, version).
+type ReleaseKey = (DistName, Version);
+
 /// The import-time dependencies of each decided release.
 #[derive(Debug, Default)]
-pub(crate) struct ImportEdges(RefCell<HashMap<(DistName, Version), Rc<[ImportEdge]>>>);
+pub(crate) struct ImportEdges(RefCell<HashMap<ReleaseKey, Rc<[ImportEdge]>>>);
 
 impl Provider<'_> {
     /// Adds the import-time dependencies of `dist` at `version` to `deps` (its
