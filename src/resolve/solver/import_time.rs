@@ -119,6 +119,29 @@ impl Provider<'_> {
     }
 }
 
+impl Provider<'_> {
+    /// What releases of `parent` in `versions` import of `dist` whenever imported, as
+    /// decided so far: `None` when none does (their dependency on it is a Requires-Dist).
+    pub(super) fn imported_modules(
+        &self,
+        parent: &DistName,
+        versions: &Ranges<Version>,
+        dist: &DistName,
+    ) -> Option<Vec<String>> {
+        let edges = self.import_edges.0.borrow();
+        let mut modules: Vec<String> = edges
+            .iter()
+            .filter(|((p, v), _)| p == parent && versions.contains(v))
+            .flat_map(|(_, found)| found.iter())
+            .filter(|e| &e.dist == dist)
+            .flat_map(|e| e.modules.iter().cloned())
+            .collect();
+        modules.sort();
+        modules.dedup();
+        (!modules.is_empty()).then_some(modules)
+    }
+}
+
 /// Why each pin that a decided release imports undeclared is there: (pin, reason).
 pub(super) fn imported_by(
     selected: &SelectedDependencies<Package, Version>,
@@ -264,12 +287,15 @@ mod tests {
         let tf = s.get(&DistName::new("tensorflow").unwrap()).unwrap();
         assert!(!tf.is_imported_undeclared());
 
-        // Pinned to the incompatible pair, there is no resolution.
+        // Pinned to the incompatible pair, there is no resolution, and the conflict says why.
         let pinned = [root("keras", "==2.10.0"), root("tensorflow", "==1.1.0")];
-        assert!(matches!(
-            solve_on(&c, &pinned, &options),
-            Err(SolveError::NoSolution { .. })
-        ));
+        match solve_on(&c, &pinned, &options) {
+            Err(SolveError::NoSolution { explanation }) => assert!(
+                explanation.contains("imports tensorflow whenever it is imported"),
+                "{explanation}"
+            ),
+            other => panic!("{:?}", other.map(|s| pins(&s))),
+        }
     }
 
     /// A declared dependency keeps its Requires-Dist range and gets the narrowing too, without
