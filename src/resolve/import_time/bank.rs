@@ -8,6 +8,7 @@ use std::sync::Mutex;
 use pep508_rs::pep440_rs::Version;
 
 use super::{Asked, ImportTimeDependencies, ImportedDist};
+use crate::bank::store::ImportProvider;
 use crate::names::{ApiPath, DistName, ModulePath};
 use crate::notebook::{is_stdlib, VersionSet};
 use crate::resolve::evidence::{conventional_names, BankReadError, BankView, ProviderList};
@@ -35,10 +36,15 @@ impl<B: BankView + Send + Sync> BankImportTime<B> {
     /// own choices among them, then the preference list; the one provider; the one named
     /// like the module; else a distribution named like the module that the release itself
     /// requires (under some extra).
-    fn provider(&self, asked: &Asked<'_>, path: &str) -> Result<Option<DistName>, BankReadError> {
+    fn provider(
+        &self,
+        asked: &Asked<'_>,
+        path: &str,
+        providers: &[ImportProvider],
+    ) -> Option<DistName> {
         let top = path.split('.').next().unwrap_or(path);
         let mut candidates: Vec<DistName> = Vec::new();
-        for p in self.bank.import_providers(top)? {
+        for p in providers {
             let name = p.import_name.as_str();
             let under = path == name || path.starts_with(&format!("{name}."));
             if under
@@ -46,26 +52,24 @@ impl<B: BankView + Send + Sync> BankImportTime<B> {
                 && self.list.avoided(&p.dist).is_none()
                 && !candidates.contains(&p.dist)
             {
-                candidates.push(p.dist);
+                candidates.push(p.dist.clone());
             }
         }
         if let Some(d) = asked.preferred.iter().find(|d| candidates.contains(d)) {
-            return Ok(Some(d.clone()));
+            return Some(d.clone());
         }
-        let Ok(module) = ModulePath::new(top) else {
-            return Ok(None);
-        };
+        let module = ModulePath::new(top).ok()?;
         if let Some(preference) = self.list.preference(&module) {
             let listed = preference
                 .order
                 .iter()
                 .find(|d| candidates.is_empty() || candidates.contains(d));
             if let Some(d) = listed.filter(|d| *d != asked.dist) {
-                return Ok(Some(d.clone()));
+                return Some(d.clone());
             }
         }
         let named = conventional_names(&module);
-        Ok(match candidates.as_slice() {
+        match candidates.as_slice() {
             [one] => Some(one.clone()),
             [] => asked
                 .preferred
@@ -73,7 +77,7 @@ impl<B: BankView + Send + Sync> BankImportTime<B> {
                 .find(|d| named.contains(d) && *d != asked.dist)
                 .cloned(),
             several => several.iter().find(|d| named.first() == Some(d)).cloned(),
-        })
+        }
     }
 
     /// The releases of `dist` that the bank shows lack some of `paths`. A private path, or
@@ -116,12 +120,16 @@ impl<B: BankView + Send + Sync> BankImportTime<B> {
         };
         let python = VersionSet::of(&[asked.python]);
         let mut by_dist: BTreeMap<DistName, Vec<String>> = BTreeMap::new();
+        let mut providers: HashMap<String, Vec<ImportProvider>> = HashMap::new();
         for path in paths {
             let top = path.split('.').next().unwrap_or(&path);
             if is_stdlib(top, python) {
                 continue;
             }
-            if let Some(dist) = self.provider(asked, &path)? {
+            if !providers.contains_key(top) {
+                providers.insert(top.to_string(), self.bank.import_providers(top)?);
+            }
+            if let Some(dist) = self.provider(asked, &path, &providers[top]) {
                 by_dist.entry(dist).or_default().push(path);
             }
         }
