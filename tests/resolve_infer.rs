@@ -690,3 +690,119 @@ fn python_3_5_is_a_target_its_wheels_resolve_for() {
     assert_eq!(pins(&out), ["only35==1.0"], "{out}");
     assert!(out.contains("# Python 3.5 (not installed here)"), "{out}");
 }
+
+/// scikit-learn 0.19.1 imports scipy whenever it is imported but declares it only under an
+/// extra: `pip install -r` of the roots alone gives an environment where `import sklearn`
+/// fails. The bank read that import when it indexed the release, so scipy is pinned too,
+/// with why, on an empty bank (scipy is taken as the provider because the release's own
+/// Requires-Dist names it); JSON and the lock say it as well.
+#[test]
+fn a_distribution_a_release_imports_undeclared_is_pinned_with_why() {
+    let env = Env::new();
+    env.publish(
+        "scikit-learn",
+        &[WheelBuilder::new("scikit-learn", "0.19.1")
+            .file(
+                "sklearn/__init__.py",
+                "try:\n    __SKLEARN_SETUP__\nexcept NameError:\n    __SKLEARN_SETUP__ = False\n\
+                 if __SKLEARN_SETUP__:\n    pass\nelse:\n    from .base import clone\n",
+            )
+            .file(
+                "sklearn/base.py",
+                "import copy\nfrom scipy import sparse\ndef clone(x):\n    return copy.copy(x)\n",
+            )
+            .requires("scipy>=0.13.3; extra == 'alldeps'")],
+    );
+    env.publish(
+        "scipy",
+        &[
+            WheelBuilder::new("scipy", "1.4.1").file("scipy/sparse/__init__.py", "X = 1\n"),
+            WheelBuilder::new("scipy", "1.5.4").file("scipy/sparse/__init__.py", "X = 1\n"),
+        ],
+    );
+    let nb = env.notebook("import sklearn\nsklearn.clone(1)\n");
+    let (code, out, err) = env.infer(&nb, &[]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(
+        pins(&out),
+        ["scikit-learn==0.19.1", "scipy==1.5.4"],
+        "{out}"
+    );
+    assert!(
+        out.contains("scipy==1.5.4  # scikit-learn 0.19.1 imports scipy (undeclared)\n"),
+        "{out}"
+    );
+
+    let (code, json, err) = env.infer(&nb, &["--format", "json"]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let scipy = v["solution"]["pins"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["dist"] == "scipy")
+        .unwrap_or_else(|| panic!("{json}"));
+    assert_eq!(
+        scipy["required_by"],
+        serde_json::json!([{
+            "kind": "imported",
+            "parent": "scikit-learn",
+            "parent_version": "0.19.1",
+            "modules": ["scipy"],
+        }])
+    );
+
+    let (code, lock, err) = env.infer(&nb, &["--format", "lock"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        lock.contains("# via scikit-learn (imports it)\nscipy==1.5.4"),
+        "{lock}"
+    );
+}
+
+/// Standalone keras 2.10 declares nothing but imports `tensorflow.compat.v2` whenever it is
+/// imported; tensorflow 1.1 has no such module. A notebook held to tensorflow 1.1 gets the
+/// keras that imports nothing of tensorflow at import time, never the pair that cannot work.
+#[test]
+fn a_pair_the_bank_shows_incompatible_is_never_emitted() {
+    let env = Env::new();
+    env.publish(
+        "keras",
+        &[
+            WheelBuilder::new("keras", "2.0.8").file(
+                "keras/__init__.py",
+                "from . import backend\ndef Sequential():\n    pass\n",
+            )
+            .file(
+                "keras/backend/__init__.py",
+                "if _BACKEND == 'theano':\n    from theano import tensor\nelse:\n    from tensorflow import nn\n",
+            ),
+            WheelBuilder::new("keras", "2.10.0").file(
+                "keras/__init__.py",
+                "import tensorflow.compat.v2 as tf\ndef Sequential():\n    pass\n",
+            ),
+        ],
+    );
+    env.publish(
+        "tensorflow",
+        &[
+            WheelBuilder::new("tensorflow", "1.1.0")
+                .file("tensorflow/__init__.py", "def placeholder():\n    pass\n"),
+            WheelBuilder::new("tensorflow", "2.10.0")
+                .file("tensorflow/__init__.py", "from tensorflow import compat\n")
+                .file("tensorflow/compat/__init__.py", "")
+                .file(
+                    "tensorflow/compat/v2/__init__.py",
+                    "def function():\n    pass\n",
+                ),
+        ],
+    );
+    let (code, out, err) = env.run(&["bank", "add", "keras", "tensorflow"]);
+    assert_eq!(code, 0, "{out}{err}");
+    let nb = env.notebook(
+        "import keras\nimport tensorflow as tf\nx = tf.placeholder()\nm = keras.Sequential()\n",
+    );
+    let (code, out, err) = env.infer(&nb, &[]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(pins(&out), ["keras==2.0.8", "tensorflow==1.1.0"], "{out}");
+}

@@ -258,11 +258,51 @@ fn a_release_that_fails_to_import_is_recorded_broken_and_passed_over() {
 }
 
 /// `toolkit` imports `helperlib` without requiring it in its metadata (as scikit-learn 0.19
-/// imports scipy, declared only under an extra): the first round's environment lacks it, the
-/// run shows the library's import failing, and the next round resolves `helperlib` as a
-/// requirement, saying why.
+/// imports scipy, declared only under an extra). On an empty bank nothing says which
+/// distribution provides `helperlib`, so the bank's reading of toolkit's imports adds nothing:
+/// the first round's environment lacks it, the run shows the library's import failing, and
+/// the next round resolves `helperlib` as a requirement, saying why.
 #[test]
 fn a_module_a_library_imports_undeclared_becomes_a_requirement() {
+    let (code, out, err) = restore_toolkit_importing_helperlib(false);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains("round 1: stopped at cell 1: environment: no module `helperlib`"),
+        "{err}"
+    );
+    assert!(
+        err.contains("restored: the notebook ran to the end"),
+        "{err}"
+    );
+    assert_eq!(pins(&out), ["helperlib==1.0", "toolkit==1.0"], "{out}");
+    assert!(
+        out.contains("helperlib==1.0  # cell 1 ran code that imports helperlib (seen in a run)"),
+        "{out}"
+    );
+}
+
+/// The same, with a bank that knows `helperlib` (indexed before): the bank's reading of
+/// toolkit's imports puts it in the first round's requirements, and no second round is
+/// needed to learn it.
+#[test]
+fn a_module_a_library_imports_undeclared_is_required_from_the_first_round() {
+    let (code, out, err) = restore_toolkit_importing_helperlib(true);
+    assert_eq!(code, 0, "{err}");
+    assert!(!err.contains("round 2"), "{err}");
+    assert!(
+        err.contains("restored: the notebook ran to the end"),
+        "{err}"
+    );
+    assert_eq!(pins(&out), ["helperlib==1.0", "toolkit==1.0"], "{out}");
+    assert!(
+        out.contains("helperlib==1.0  # toolkit 1.0 imports helperlib (undeclared)"),
+        "{out}"
+    );
+}
+
+/// `nbenv restore` of a notebook using `toolkit`, which imports `helperlib` undeclared;
+/// with `helperlib` indexed in the bank first when `bank_knows_helperlib`.
+fn restore_toolkit_importing_helperlib(bank_knows_helperlib: bool) -> (i32, String, String) {
     let server = TestServer::start(PageMode::Json);
     let at = |f: FixtureFile| FixtureFile {
         upload_time: Some("2020-01-01T00:00:00Z".into()),
@@ -283,6 +323,14 @@ fn a_module_a_library_imports_undeclared_becomes_a_requirement() {
         &[at(FixtureFile::new(&helper.filename(), helper.build()))],
     );
     let dir = tempfile::tempdir().unwrap();
+    if bank_knows_helperlib {
+        let (code, _, err) = nbenv(
+            &server.index_url(),
+            dir.path(),
+            ["bank", "add", "helperlib"],
+        );
+        assert_eq!(code, 0, "{err}");
+    }
     let nb = dir.path().join("nb.ipynb");
     let notebook = serde_json::json!({
         "cells": [
@@ -296,7 +344,7 @@ fn a_module_a_library_imports_undeclared_becomes_a_requirement() {
     });
     std::fs::write(&nb, notebook.to_string()).unwrap();
     let (nb, python) = (nb.display().to_string(), python3_version());
-    let (code, out, err) = nbenv(
+    nbenv(
         &server.index_url(),
         dir.path(),
         [
@@ -307,21 +355,7 @@ fn a_module_a_library_imports_undeclared_becomes_a_requirement() {
             "--no-kernel-runtime",
             "--no-kernel-spec",
         ],
-    );
-    assert_eq!(code, 0, "{err}");
-    assert!(
-        err.contains("round 1: stopped at cell 1: environment: no module `helperlib`"),
-        "{err}"
-    );
-    assert!(
-        err.contains("restored: the notebook ran to the end"),
-        "{err}"
-    );
-    assert_eq!(pins(&out), ["helperlib==1.0", "toolkit==1.0"], "{out}");
-    assert!(
-        out.contains("helperlib==1.0  # cell 1 ran code that imports helperlib (seen in a run)"),
-        "{out}"
-    );
+    )
 }
 
 /// Three releases of `toolkit`: only 1.0's `fit` takes `size`. The notebook passes it through

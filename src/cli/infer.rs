@@ -293,8 +293,8 @@ impl InferSession {
             Store::open(&bank_file)
                 .with_context(|| format!("creating the bank at {}", bank_file.display()))?;
         }
+        let bank = SharedBank::open(&bank_file)?;
         Ok(Self {
-            bank: SharedBank::open(&bank_file)?,
             client: context::index_client(global)?,
             solve_options: SolveOptions {
                 allow_sdist: args.allow_sdist,
@@ -302,7 +302,14 @@ impl InferSession {
                 sdist_fallback: !args.wheels_only,
                 exclude_newer: cap_date(global, args)?,
                 failed: super::runs::failures(&bank_file)?,
+                // What releases import, as the bank read their code. What it shows other
+                // releases lack is kept for the session: one indexed meanwhile counts from
+                // the next.
+                import_time: nbenv::resolve::solver::ImportTime::new(std::sync::Arc::new(
+                    nbenv::resolve::import_time::BankImportTime::new(bank.clone()),
+                )),
             },
+            bank,
             installed: nbenv::python::discover_by_name(),
             writing: Mutex::new(()),
             bank_file,

@@ -30,6 +30,7 @@ pub fn lock_txt(inference: &Inference, notebook: &str) -> (String, Vec<String>) 
             .map(|r| match r {
                 RequiredBy::Root { .. } => "the notebook".to_string(),
                 RequiredBy::Dependency { parent, .. } => parent.to_string(),
+                RequiredBy::Imported { parent, .. } => format!("{parent} (imports it)"),
             })
             .collect();
         let _ = writeln!(out, "# via {}", via.join(", "));

@@ -170,9 +170,32 @@ pub(super) fn sdist_line(inference: &Inference) -> Option<String> {
     ))
 }
 
+/// Why a pin no root asks for is listed: `scikit-learn 0.19.1 imports scipy (undeclared)`,
+/// for each release that imports it.
+fn imported_by(pin: &crate::resolve::solver::Pin) -> Option<String> {
+    let said: Vec<String> = pin
+        .required_by
+        .iter()
+        .filter_map(|r| match r {
+            RequiredBy::Imported {
+                parent,
+                parent_version,
+                modules,
+            } => Some(format!(
+                "{parent} {parent_version} imports {} (undeclared)",
+                modules.join(", ")
+            )),
+            _ => None,
+        })
+        .collect();
+    (!said.is_empty()).then(|| said.join("; "))
+}
+
 /// The requirements file: `# ` comments, then `name==version  # why` lines sorted by name, or
 /// with `ranges` (from [`crate::resolve::infer::compatible_ranges`]) each distribution's
-/// compatible versions instead of its pin.
+/// compatible versions instead of its pin. Besides the notebook's own distributions, it
+/// pins those a chosen release imports without declaring them (installing the rest would
+/// not bring them).
 pub fn requirements_txt(
     inference: &Inference,
     notebook: &str,
@@ -189,7 +212,12 @@ pub fn requirements_txt(
     if let Some(line) = sdist_line(inference) {
         let _ = writeln!(out, "{line}");
     }
-    for pin in inference.solution.roots() {
+    let listed = inference
+        .solution
+        .pins
+        .iter()
+        .filter(|p| p.is_root() || p.is_imported_undeclared());
+    for pin in listed {
         // The evidence that caps the pin: the earliest removal after it (with several
         // notebooks, that names the one that forced it); else what narrows the versions most.
         let removal_after = |r: &&crate::resolve::evidence::EvidenceRecord| {
@@ -219,9 +247,10 @@ pub fn requirements_txt(
             .or_else(|| {
                 pin.required_by.iter().find_map(|r| match r {
                     RequiredBy::Root { evidence } => evidence.first().cloned(),
-                    RequiredBy::Dependency { .. } => None,
+                    RequiredBy::Dependency { .. } | RequiredBy::Imported { .. } => None,
                 })
-            });
+            })
+            .or_else(|| imported_by(pin));
         let range = ranges.and_then(|r| r.iter().find(|(d, _)| *d == pin.dist));
         let mut line = match range {
             Some((dist, spec)) => format!("{dist}{spec}"),

@@ -11,6 +11,7 @@ mod diff;
 mod error;
 mod ids;
 mod import_providers;
+mod import_time;
 mod lock;
 mod member_index;
 mod open_classes;

@@ -21,6 +21,9 @@ pub struct SolveOptions {
     /// Releases that failed to install or import on an interpreter in an earlier run (the
     /// bank's run records): not chosen again for that Python unless a root pins them.
     pub failed: Vec<ReleaseFailure>,
+    /// What releases import whenever they are imported: each release taken depends on those
+    /// distributions too (none by default).
+    pub import_time: super::ImportTime,
 }
 
 /// Which sdists count as installable for one distribution on a target.
