@@ -259,51 +259,88 @@ pub fn resolve(
         ..options.clone()
     };
     let (soft, hard) = Relaxation::LADDER.split_at(2);
-    let attempt = Attempt {
-        evidence: &evidence,
-        plan: &plan,
-        requested,
-        catalog,
+    // Where the notebook ran (or its repository says it runs) outranks its soft evidence: a
+    // keyword the bank misreads must not move a Python 2.7 notebook to 3.12. Each preferred
+    // interpreter is then tried with its soft evidence set aside before the next one; the
+    // hard evidence still chooses among all of them.
+    let groups: Vec<InterpreterPlan> = if plan.has_preference() {
+        (0..plan.candidates.len()).map(|i| plan.only(i)).collect()
+    } else {
+        vec![plan.clone()]
     };
-    let mut wheels_only: Option<Vec<PassedOver>> = None;
-    // What each set of options was tried with already: a hard step that sets aside nothing
-    // the soft ones did not is not tried again.
-    let (mut seen, mut seen_with_sdist) = (Vec::new(), Vec::new());
-    for (whole, steps) in [(true, soft), (false, hard)] {
-        match attempt.relaxing(whole, steps, options, &mut seen) {
-            Ok(inference) => return Ok(inference),
-            // A phase that tried nothing new keeps the reasons of the one before.
-            Err(InferError::NoSolution { tried }) if tried.is_empty() => {}
-            Err(InferError::NoSolution { tried }) => wheels_only = Some(tried),
-            Err(e) => return Err(e),
+    let mut wheels_only: Vec<PassedOver> = Vec::new();
+    let mut passed_with_sdist: Vec<PassedOver> = Vec::new();
+    for (whole, steps, groups) in [
+        (true, soft, &groups[..]),
+        (false, hard, &[plan.clone()][..]),
+    ] {
+        let mut passed: Vec<PassedOver> = Vec::new();
+        for group in groups {
+            let attempt = Attempt {
+                evidence: &evidence,
+                plan: group,
+                requested,
+                catalog,
+            };
+            match attempt.relaxing(whole, steps, options) {
+                Ok(inference) => return Ok(inference.after(&passed)),
+                Err(InferError::NoSolution { tried }) => passed.extend(tried),
+                Err(e) => return Err(e),
+            }
+        }
+        // A phase that tried nothing new keeps the reasons of the one before.
+        if !passed.is_empty() {
+            wheels_only = passed;
         }
         if !fallback {
             continue;
         }
-        match attempt.relaxing(whole, steps, &with_sdist, &mut seen_with_sdist) {
-            Ok(mut inference) => {
-                let built = inference
-                    .solution
-                    .pins
-                    .iter()
-                    .filter(|p| !p.files.iter().any(|f| f.kind == LockedKind::Wheel))
-                    .map(|p| (p.dist.clone(), p.version.clone()))
-                    .collect();
-                inference.sdist_fallback = Some(SdistFallback {
-                    wheels_only: wheels_only.clone().unwrap_or_default(),
-                    built,
-                });
-                return Ok(inference);
+        for group in groups {
+            let attempt = Attempt {
+                evidence: &evidence,
+                plan: group,
+                requested,
+                catalog,
+            };
+            match attempt.relaxing(whole, steps, &with_sdist) {
+                Ok(inference) => {
+                    let mut inference = inference.after(&passed_with_sdist);
+                    let built = inference
+                        .solution
+                        .pins
+                        .iter()
+                        .filter(|p| !p.files.iter().any(|f| f.kind == LockedKind::Wheel))
+                        .map(|p| (p.dist.clone(), p.version.clone()))
+                        .collect();
+                    inference.sdist_fallback = Some(SdistFallback {
+                        wheels_only: wheels_only.clone(),
+                        built,
+                    });
+                    return Ok(inference);
+                }
+                Err(InferError::Interrupted) => return Err(InferError::Interrupted),
+                Err(InferError::NoSolution { tried }) => passed_with_sdist.extend(tried),
+                // A resolution that cannot be read (offline, an sdist's metadata not cached):
+                // the reasons from wheels alone are the answer.
+                Err(_) => {}
             }
-            Err(InferError::Interrupted) => return Err(InferError::Interrupted),
-            // No resolution with sdists either, or one that cannot be read (offline, an
-            // sdist's metadata not cached): the reasons from wheels alone are the answer.
-            Err(_) => {}
         }
+        passed_with_sdist.clear();
     }
-    Err(InferError::NoSolution {
-        tried: wheels_only.unwrap_or_default(),
-    })
+    Err(InferError::NoSolution { tried: wheels_only })
+}
+
+impl Inference {
+    /// The inference with `earlier` interpreters, tried and passed over before the plan that
+    /// found it, named first among those passed over.
+    fn after(mut self, earlier: &[PassedOver]) -> Self {
+        if !earlier.is_empty() {
+            let mut all = earlier.to_vec();
+            all.append(&mut self.passed_over);
+            self.passed_over = all;
+        }
+        self
+    }
 }
 
 /// One evidence, plan and catalog, tried under some options with steps of relaxation.
@@ -316,16 +353,16 @@ struct Attempt<'a> {
 
 impl Attempt<'_> {
     /// The evidence as it is (when `whole`), then with each of `steps` set aside in turn,
-    /// each made only when the one before had no resolution; evidence already `tried` is
-    /// skipped. The last failure's reasons when none resolves.
+    /// each made only when the one before had no resolution; a step that sets aside nothing
+    /// new is skipped. The last failure's reasons when none resolves.
     fn relaxing(
         &self,
         whole: bool,
         steps: &[Relaxation],
         options: &SolveOptions,
-        tried: &mut Vec<Evidence>,
     ) -> Result<Inference, InferError> {
         let mut last = Vec::new();
+        let mut tried: Vec<Evidence> = Vec::new();
         let mut candidates: Vec<Evidence> = Vec::new();
         if whole {
             candidates.push(self.evidence.clone());

@@ -161,6 +161,20 @@ impl InterpreterPlan {
         }
     }
 
+    /// Whether the order says where the notebook runs (its record, its repository's
+    /// declaration), not only what is installed.
+    pub fn has_preference(&self) -> bool {
+        self.recorded.as_ref().is_some_and(|r| r.applied)
+            || self.declared.as_ref().is_some_and(|d| d.applied)
+    }
+
+    /// The same plan with only its `i`-th candidate.
+    pub fn only(&self, i: usize) -> Self {
+        let mut plan = self.clone();
+        plan.candidates = vec![self.candidates[i].clone()];
+        plan
+    }
+
     /// The same plan without the interpreters `tried` (a restoration moving on after its
     /// environment could not be built on them).
     pub fn without(&self, tried: &[PythonVersion]) -> Self {
