@@ -268,6 +268,8 @@ fn introspect_release(
             no_deps: false,
             constraints: Vec::new(),
             timeout: config.install_timeout,
+            // Read once and thrown away: nothing of it is worth a place in the cache.
+            no_cache: true,
         },
         purpose: "introspect",
         create_timeout: config.install_timeout,
