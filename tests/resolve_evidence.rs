@@ -932,3 +932,50 @@ fn a_member_another_library_has_too_says_nothing_of_the_one_that_returned_the_va
     let e = evidence(&bank, &usage_of_source(source));
     assert_eq!(allowed(versions(&e, "scikit-learn")), ["0.19.2"]);
 }
+
+/// A `%pylab` notebook: `from numlib import *` then `from plotlib.pylab import *`, where
+/// `plotlib.pylab` star-imports numlib (another distribution). `figure` belongs to pylab (the
+/// later star import, and the one that has it), not numlib; `cos` reaches pylab from numlib,
+/// which static reading cannot list: unknown in pylab's releases, never absent. Nothing here
+/// narrows either distribution, and nothing is left unresolvable.
+#[test]
+fn store_backed_star_imports_of_another_distribution_leave_names_unknown() {
+    let fx = Fixture::new();
+    let numlib: &[(&str, &str)] = &[(
+        "numlib/__init__.py",
+        "def cos(x):\n    pass\ndef sin(x):\n    pass\n",
+    )];
+    fx.publish("numlib", &[("1.0", numlib), ("2.0", numlib)]);
+    let old: &[(&str, &str)] = &[
+        ("plotlib/__init__.py", ""),
+        // The oldest pylab defined its own math.
+        (
+            "plotlib/pylab.py",
+            "def figure():\n    pass\ndef cos(x):\n    pass\n",
+        ),
+    ];
+    let new: &[(&str, &str)] = &[
+        ("plotlib/__init__.py", ""),
+        (
+            "plotlib/pylab.py",
+            "from numlib import *\ndef figure():\n    pass\n",
+        ),
+    ];
+    fx.publish("plotlib", &[("0.9", old), ("2.0", new), ("3.0", new)]);
+    fx.add(&["numlib", "--all-versions"]);
+    fx.add(&["plotlib", "--all-versions"]);
+    let source = "from numlib import *\nfrom plotlib.pylab import *\nimport numlib\nimport plotlib.pylab\nfigure()\ncos(1)\n";
+    let e = evidence(&fx.bank(), &usage_of_source(source));
+    let plot = versions(&e, "plotlib");
+    assert_eq!(allowed(plot), ["0.9", "2.0", "3.0"]);
+    let cos = record_for(plot, "plotlib.pylab.cos");
+    let states: Vec<ReleaseState> = cos.history.iter().map(|s| s.state).collect();
+    assert_eq!(states, [ReleaseState::Present, ReleaseState::Unknown]);
+    assert!(cos.changes().is_empty(), "{:?}", cos.changes());
+    let num = versions(&e, "numlib");
+    assert_eq!(
+        record_for(num, "numlib.figure").effect,
+        Effect::NoConstraint(NoConstraint::UnknownToBank)
+    );
+    assert_eq!(allowed(num), ["1.0", "2.0"]);
+}

@@ -232,6 +232,7 @@ fn introspect_release(
             .collect(),
         modules: Vec::new(),
         probe: BTreeMap::new(),
+        keep_all: Vec::new(),
         seconds_per_import: config.seconds_per_import,
     };
     for m in &modules {
@@ -239,6 +240,9 @@ fn introspect_release(
             continue;
         }
         request.modules.push(m.path.clone());
+        if m.dynamic {
+            request.keep_all.push(m.path.clone());
+        }
         if m.dynamic || m.opaque {
             let names = store.names_ever_under(dist_id, &m.path)?;
             if !names.is_empty() {
