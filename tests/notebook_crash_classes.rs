@@ -456,6 +456,62 @@ fn a_refused_keyword_is_weighed_by_the_bank_and_taught_as_keyword_evidence() {
     assert_eq!(f.class, FailureClass::Code, "{f:?}");
 }
 
+/// `plt.hist(x, normed=True)` on matplotlib 3.1+: the keyword reached a `Rectangle`, which
+/// refused it from inside matplotlib's artist code. The keyword the notebook passed is the
+/// evidence (matplotlib < 3.1 took `normed`), not a release to pass over one at a time; a
+/// keyword no release took is the code's.
+#[test]
+fn a_keyword_an_artist_refuses_is_keyword_evidence_for_the_call_that_passed_it() {
+    let cells = ["import matplotlib.pyplot as plt
+plt.hist([1, 2], 80, normed=True)
+"];
+    let tb = |keyword: &str, message: &str| {
+        traceback(
+            &[
+                in_cell(1, 2, &format!("plt.hist([1, 2], 80, {keyword}=True)")),
+                in_library("matplotlib/pyplot.py", "hist"),
+                in_library("matplotlib/axes/_axes.py", "hist"),
+                in_library("matplotlib/artist.py", "update"),
+            ],
+            message,
+        )
+    };
+    let bank = FakeBank {
+        keywords: vec![("matplotlib.pyplot.hist", "normed")],
+        ..bank()
+    };
+    for message in [
+        "AttributeError: 'Rectangle' object has no property 'normed'",
+        "AttributeError: Unknown property normed",
+        "TypeError: Rectangle.set() got an unexpected keyword argument 'normed'",
+    ] {
+        let f = crash(&cells, &tb("normed", message), Some(&bank));
+        assert_eq!(f.class, FailureClass::Environment, "{message}: {f:?}");
+        let Cause::BadKeyword {
+            api: Some(api),
+            keyword,
+            ..
+        } = &f.cause
+        else {
+            panic!("{message}: {f:?}")
+        };
+        assert_eq!(api.as_str(), "matplotlib.pyplot.hist");
+        assert_eq!(keyword, "normed");
+    }
+    let typo = ["import matplotlib.pyplot as plt
+plt.hist([1, 2], 80, normd=True)
+"];
+    let f = crash(
+        &typo,
+        &tb(
+            "normd",
+            "AttributeError: 'Rectangle' object has no property 'normd'",
+        ),
+        Some(&bank),
+    );
+    assert_eq!(f.class, FailureClass::Code, "{f:?}");
+}
+
 /// `nbenv usage` and a usage batch, with a bank built from two releases of `tabular`: 1.0's
 /// `Table` has `sort`, 2.0's has `sort_values`; neither has `tabel`. The stored errors are
 /// told apart: a member of an older release, and a typo.

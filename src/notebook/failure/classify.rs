@@ -163,6 +163,17 @@ fn raised_cause(r: &Raised, cell: Option<u32>, cx: &FailureContext) -> Cause {
                 return cause;
             }
         }
+        // `plt.hist(x, normed=True)` on matplotlib 3.1+: the keyword reached an artist.
+        Message::UnknownProperty { keyword } if library.is_some() => {
+            if let Some(api) = keyword_passed_here(keyword, r, cell, cx) {
+                return Cause::BadKeyword {
+                    function: api.to_string(),
+                    keyword: keyword.to_string(),
+                    bank: cx.keyword_history(api, keyword),
+                    api: Some(api.clone()),
+                };
+            }
+        }
         Message::Arguments { function } => {
             let last = function.rsplit('.').next().unwrap_or(function);
             let line = r.innermost_cell_frame().and_then(|f| f.line);
@@ -778,12 +789,18 @@ fn bad_keyword(
         })
     };
     // The call that passed the keyword; else (a keyword passed through `**kwargs`) the call of
-    // that name on the failing line.
+    // that name on the failing line; else, raised inside a library (`Rectangle.set()` refusing
+    // what `plt.hist` handed down), the failing cell's call that passed it.
     let api = cx
         .api_in(cell, line, |a| {
             a.keywords.iter().any(|k| k == keyword) && named(a)
         })
-        .or_else(|| cx.api_at(cell?, line?, named));
+        .or_else(|| cx.api_at(cell?, line?, named))
+        .or_else(|| {
+            in_library
+                .then(|| keyword_passed_here(keyword, r, cell, cx))
+                .flatten()
+        });
     let own = cx.bindings.def_kind(last).is_some() && !in_library;
     match api {
         Some(api) if !own => Some(Cause::BadKeyword {
@@ -800,6 +817,21 @@ fn bad_keyword(
         }),
         _ => None,
     }
+}
+
+/// The call of the failing cell (its failing line first) that passed `keyword`: where a
+/// keyword handed down through `**kwargs` came from.
+fn keyword_passed_here<'a>(
+    keyword: &str,
+    r: &Raised,
+    cell: Option<u32>,
+    cx: &FailureContext<'a>,
+) -> Option<&'a ApiPath> {
+    let cell = cell?;
+    let line = r.innermost_cell_frame().and_then(|f| f.line);
+    let passes = |a: &ApiUse| a.keywords.iter().any(|k| k == keyword);
+    line.and_then(|l| cx.api_at(cell, l, passes))
+        .or_else(|| cx.api_in_cell(cell, passes))
 }
 
 // ---- names and syntax ---------------------------------------------------------------

@@ -186,6 +186,19 @@ impl<'a> FailureContext<'a> {
             .map(|a| &a.api)
     }
 
+    /// A third-party API used in `cell` that satisfies `pred`: only there.
+    pub(crate) fn api_in_cell(
+        &self,
+        cell: u32,
+        pred: impl Fn(&ApiUse) -> bool,
+    ) -> Option<&'a ApiPath> {
+        self.usage
+            .third_party_apis()
+            .filter(|a| pred(a))
+            .find(|a| a.locations.iter().any(|l| l.cell == cell))
+            .map(|a| &a.api)
+    }
+
     /// A third-party API used at `line` of `cell` that satisfies `pred`: only there.
     pub(crate) fn api_at(
         &self,

@@ -37,6 +37,12 @@ pub(crate) enum Message<'a> {
         function: &'a str,
         keyword: &'a str,
     },
+    /// A keyword handed down through `**kwargs` to where nothing takes it: matplotlib's
+    /// `'Rectangle' object has no property 'normed'` (3.1 to 3.5), `Unknown property normed`
+    /// (before).
+    UnknownProperty {
+        keyword: &'a str,
+    },
     /// `f() takes 2 positional arguments but 3 were given`, `f() missing 1 required
     /// positional argument: 'x'`, Python 2's `f() takes exactly 2 arguments (3 given)`.
     Arguments {
@@ -146,6 +152,17 @@ pub(crate) fn parse(evalue: &str) -> Message<'_> {
                 type_name,
                 attribute,
             };
+        }
+    }
+    if let Some(i) = line.find(" object has no property ") {
+        if let Some((keyword, _)) = quoted(&line[i..]) {
+            return Message::UnknownProperty { keyword };
+        }
+    }
+    if let Some(rest) = line.strip_prefix("Unknown property ") {
+        let keyword = rest.trim();
+        if !keyword.is_empty() && keyword.chars().all(|c| c.is_alphanumeric() || c == '_') {
+            return Message::UnknownProperty { keyword };
         }
     }
     if let Some(i) = line.find(" got an unexpected keyword argument ") {
@@ -338,6 +355,19 @@ mod tests {
                 attribute: "bar"
             }
         );
+    }
+
+    #[test]
+    fn keywords_handed_down_to_an_artist() {
+        assert_eq!(
+            parse("'Rectangle' object has no property 'normed'"),
+            Message::UnknownProperty { keyword: "normed" }
+        );
+        assert_eq!(
+            parse("Unknown property normed"),
+            Message::UnknownProperty { keyword: "normed" }
+        );
+        assert_eq!(parse("Unknown property of a thing"), Message::Other);
     }
 
     #[test]
