@@ -338,7 +338,7 @@ fn nltk_data_is_data_and_a_package_a_library_asks_for_is_the_environments() {
     );
     assert_eq!(f.class, FailureClass::Environment, "{f:?}");
     assert!(
-        matches!(&f.cause, Cause::MissingModule { module, bank: None } if module.as_str() == "openpyxl"),
+        matches!(&f.cause, Cause::PackageAsked { requirement } if requirement == "openpyxl"),
         "{f:?}"
     );
     let plotting = traceback(
@@ -354,9 +354,39 @@ fn nltk_data_is_data_and_a_package_a_library_asks_for_is_the_environments() {
         None,
     );
     assert!(
-        matches!(&f.cause, Cause::MissingModule { module, .. } if module.as_str() == "matplotlib"),
+        matches!(&f.cause, Cause::PackageAsked { requirement } if requirement == "matplotlib"),
         "{f:?}"
     );
+    // IPython 3 asks for the package (not a module: pyzmq installs `zmq`), with versions.
+    let zmq = traceback(
+        &[
+            in_cell(1, 1, "from IPython.html import widgets"),
+            in_library("IPython/kernel/zmq/__init__.py", "check_for_zmq"),
+        ],
+        "ImportError: IPython.kernel.zmq requires pyzmq >= 2.1.11",
+    );
+    let f = crash(&["from IPython.html import widgets\n"], &zmq, None);
+    assert_eq!(f.class, FailureClass::Environment, "{f:?}");
+    assert!(
+        matches!(&f.cause, Cause::PackageAsked { requirement } if requirement == "pyzmq>=2.1.11"),
+        "{f:?}"
+    );
+    // Taught, it is a requirement to resolve, and no import of a module `pyzmq`.
+    let nb = notebook_of(&["from IPython.html import widgets\n"]);
+    let mut usage = notebook::analyze(&nb, &AnalyzeOptions::default());
+    let lesson = Lesson::Install {
+        requirement: "pyzmq>=2.1.11".into(),
+        cell: 1,
+    };
+    assert!(teach(&mut usage, std::slice::from_ref(&lesson)));
+    let asked: Vec<_> = usage
+        .requirements
+        .iter()
+        .map(|r| (r.name.as_str(), r.requirement.to_string()))
+        .collect();
+    assert_eq!(asked, [("pyzmq", "pyzmq>=2.1.11".to_string())]);
+    assert!(!usage.third_party.iter().any(|t| t.name.as_str() == "pyzmq"));
+    assert!(!teach(&mut usage, &[lesson]));
 }
 
 /// A TypeError raised in matplotlib's own code from the notebook's `plt.hist(...)`.

@@ -474,7 +474,10 @@ fn learn(
                     new = true;
                 }
             }
-            Lesson::Api { .. } | Lesson::Keyword { .. } | Lesson::Module { .. } => {}
+            Lesson::Api { .. }
+            | Lesson::Keyword { .. }
+            | Lesson::Module { .. }
+            | Lesson::Install { .. } => {}
         }
     }
     new

@@ -55,7 +55,7 @@ pub use location::Location;
 pub use outputs::classify_stored_errors;
 pub use python_version::{HintReason, VersionHint, KNOWN_VERSIONS};
 pub use read::{from_bytes, read};
-pub use requirement::{InstallRequirement, Installer};
+pub use requirement::{pip_requirement, InstallRequirement, Installer};
 pub use stdlib::{is_stdlib, VersionSet};
 pub use usage::{
     ApiUse, Import, ImportVia, LocalModule, LocalSource, MemberUse, Note, NoteKind, NotebookInfo,

@@ -16,6 +16,7 @@ use super::solver::{
     SolveOptions, Target,
 };
 use crate::names::DistName;
+use crate::notebook::Installer;
 use crate::python::PythonVersion;
 use pep508_rs::pep440_rs::Version;
 
@@ -152,6 +153,10 @@ fn labels(d: &DistVersions) -> Vec<String> {
         out.extend(d.needs.iter().map(|n| match n {
             Need::Import { import } => format!("the notebook imports {import}"),
             Need::Installed { at } => format!("cell {} installs it", at.cell),
+            Need::AskedInRun { requirement, at } => format!(
+                "cell {} ran code that asked for {requirement} (seen in a run)",
+                at.cell
+            ),
             Need::ImportedInRun { import, at } => {
                 format!(
                     "cell {} ran code that imports {import} (seen in a run)",
@@ -183,6 +188,11 @@ pub fn describe(record: &EvidenceRecord) -> String {
         EvidenceSource::Api { api } => format!("{place} uses {api}"),
         EvidenceSource::Member { example, .. } => format!("{place} uses {example}"),
         EvidenceSource::Keyword { api, keyword } => format!("{place} passes {keyword}= to {api}"),
+        EvidenceSource::Install {
+            command,
+            installer: Installer::Library,
+            ..
+        } => format!("{place} ran code that asked for {command} (seen in a run)"),
         EvidenceSource::Install { command, .. } => format!("{place} runs `{command}`"),
         EvidenceSource::Output {
             shown,

@@ -12,7 +12,8 @@ use crate::bank::store::FailedStep;
 use crate::names::{ApiPath, DistName, ModulePath};
 use crate::notebook::failure::{Cause, Failure, InstallReason};
 use crate::notebook::{
-    ApiUse, Import, ImportVia, Location, Origin, ThirdPartyImport, Usage, UseKind,
+    ApiUse, Import, ImportVia, InstallRequirement, Installer, Location, Origin, ThirdPartyImport,
+    Usage, UseKind,
 };
 use crate::resolve::infer::Inference;
 
@@ -30,6 +31,9 @@ pub enum Lesson {
     },
     /// The notebook imports `module`, which nothing installed provides.
     Module { module: ModulePath, cell: u32 },
+    /// A library the notebook runs asked for `requirement` to be installed (`pyzmq>=2.1.11`):
+    /// a distribution to resolve, as if the notebook installed it.
+    Install { requirement: String, cell: u32 },
     /// This release failed the notebook: resolve without it.
     Exclude { dist: DistName, version: Version },
     /// This release is broken on the run's Python, whatever the notebook (it failed to
@@ -66,6 +70,14 @@ pub fn lessons(failure: &Failure, inference: &Inference) -> Vec<Lesson> {
                     cell,
                 }],
             };
+        }
+        // What pip installs: a distribution to resolve, never a module to import (`pyzmq`
+        // installs `zmq`).
+        Cause::PackageAsked { requirement } => {
+            return vec![Lesson::Install {
+                requirement: requirement.clone(),
+                cell,
+            }];
         }
         Cause::MissingApi { api, .. } => api.clone(),
         Cause::MissingMember { api: Some(api), .. } => api.clone(),
@@ -225,6 +237,23 @@ pub fn teach(usage: &mut Usage, lessons: &[Lesson]) -> bool {
                         locations: vec![Location::new(*cell, 0)],
                     }),
                 }
+                new = true;
+            }
+            Lesson::Install { requirement, cell } => {
+                let Some((parsed, name)) = crate::notebook::pip_requirement(requirement) else {
+                    continue;
+                };
+                if usage.requirements.iter().any(|r| r.name == name) {
+                    continue;
+                }
+                usage.requirements.push(InstallRequirement {
+                    requirement: parsed,
+                    name,
+                    installer: Installer::Library,
+                    command: requirement.clone(),
+                    optional: false,
+                    at: Location::new(*cell, 0),
+                });
                 new = true;
             }
             Lesson::Module { module, cell } => {

@@ -100,6 +100,13 @@ pub enum Cause {
         #[serde(flatten)]
         bank: Option<BankSays>,
     },
+    /// A library asked for a package to be installed: `IPython.html.widgets requires pyzmq >=
+    /// 2.1.11`, `Please install scikit-learn`. What it names is what pip installs, which may
+    /// not be a module's name (`pyzmq` installs `zmq`).
+    PackageAsked {
+        /// As the library wrote it, version requirement included when it gave one.
+        requirement: String,
+    },
     /// `cannot import name X from Y`, `module Y has no attribute X`: the installed release of
     /// a library lacks an API.
     MissingApi {
@@ -265,6 +272,7 @@ impl Cause {
             | BadKeyword { bank, .. }
             | BadArguments { bank, .. } => bank.class(),
             MissingModule { bank: None, .. }
+            | PackageAsked { .. }
             | ChangedApi { .. }
             | StdlibModule { .. }
             | StdlibApi { .. }
@@ -298,6 +306,9 @@ impl fmt::Display for Cause {
                     Some(bank) => write!(f, " ({})", Has::Name(bank)),
                     None => Ok(()),
                 }
+            }
+            PackageAsked { requirement } => {
+                write!(f, "a library asks for the package `{requirement}`")
             }
             MissingApi { api, bank } => write!(
                 f,

@@ -486,9 +486,19 @@ fn module_cause(module: &str, cell: Option<u32>, cx: &FailureContext) -> Cause {
 /// required for plotting`): that module is missing.
 fn install_hint(evalue: &str, import_error: bool, cx: &FailureContext) -> Option<Cause> {
     let name = message::install_hint(evalue, import_error)?;
-    let module = ModulePath::new(name).ok()?;
-    (cx.module_kind(module.top_level()) == ModuleKind::ThirdParty)
-        .then_some(Cause::MissingModule { module, bank: None })
+    // A module of the standard library or beside the notebook is nothing to install.
+    if let Ok(module) = ModulePath::new(name) {
+        if cx.module_kind(module.top_level()) != ModuleKind::ThirdParty {
+            return None;
+        }
+    }
+    // The name is a slice of `evalue`: what follows it may say which versions.
+    let at = name.as_ptr() as usize - evalue.as_ptr() as usize;
+    let requirement = match message::version_after(&evalue[at..]) {
+        Some(version) => format!("{name}{version}"),
+        None => name.to_string(),
+    };
+    Some(Cause::PackageAsked { requirement })
 }
 
 /// A TypeError raised inside a library from the notebook's call of one of its APIs, which the

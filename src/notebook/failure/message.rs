@@ -263,6 +263,27 @@ pub(crate) fn install_hint(evalue: &str, import_error: bool) -> Option<&str> {
         .or_else(|| before(" not installed"))
 }
 
+/// The version requirement right after a package name at the start of `s` (`>= 2.1.11`),
+/// as PEP 440 writes it, when the message gives one.
+pub(crate) fn version_after(s: &str) -> Option<String> {
+    let s = s.trim_start().trim_start_matches(['\'', '"', '`']);
+    let s =
+        s.trim_start_matches(|c: char| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-'));
+    let s = s.trim_start_matches(['\'', '"', '`']).trim_start();
+    let op_end = s.find(|c: char| !matches!(c, '<' | '>' | '=' | '!' | '~'))?;
+    let op = &s[..op_end];
+    if !matches!(op, ">=" | "<=" | "==" | ">" | "<" | "!=" | "~=") {
+        return None;
+    }
+    let rest = s[op_end..].trim_start();
+    let end = rest
+        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '.'))
+        .unwrap_or(rest.len());
+    let version = rest[..end].trim_end_matches('.');
+    (!version.is_empty() && version.starts_with(|c: char| c.is_ascii_digit()))
+        .then(|| format!("{op}{version}"))
+}
+
 /// The package name at the start of `s`: quotes and backticks around it and a version
 /// requirement after it left out.
 fn package_word(s: &str) -> Option<&str> {

@@ -46,6 +46,8 @@ pub enum Need {
     /// A run showed that code the notebook runs imports it (at `at`), though the notebook
     /// itself does not.
     ImportedInRun { import: ModulePath, at: Location },
+    /// A library the notebook runs asked for it in a run (`requires pyzmq >= 2.1.11`).
+    AskedInRun { requirement: String, at: Location },
     /// A local module the notebook imports (`imported_as`, read from `file`) imports it.
     ImportedByModule {
         import: ModulePath,
@@ -262,7 +264,13 @@ pub fn version_sets<B: BankView + ?Sized>(
     let mut out = Vec::with_capacity(needed.len());
     for (dist, mut n) in needed {
         for r in usage.requirements.iter().filter(|r| r.name == dist) {
-            n.needs.push(Need::Installed { at: r.at });
+            n.needs.push(match r.installer {
+                Installer::Library => Need::AskedInRun {
+                    requirement: r.command.clone(),
+                    at: r.at,
+                },
+                _ => Need::Installed { at: r.at },
+            });
         }
         let others: Vec<&DistName> = all.iter().filter(|d| **d != dist).collect();
         out.push(one(usage, &dist, n, &others, bank)?);
