@@ -16,6 +16,7 @@ fn main() -> ExitCode {
 }
 
 fn run(cli: &Cli) -> anyhow::Result<()> {
+    cli::context::confine_installer_caches(&cli.global);
     match &cli.command {
         Command::Infer(args) => cli::infer::run(&cli.global, args),
         Command::Usage(args) => cli::usage::run(&cli.global, args),

@@ -338,6 +338,51 @@ fn every_import_form_with_levels_and_renames() {
     assert_eq!(type_checking, vec![vec!["T"]]);
 }
 
+/// The imports that run whenever the module is imported, by the names they bind.
+fn eager(s: &FileSummary) -> Vec<Vec<&str>> {
+    s.eager_imports
+        .iter()
+        .map(|&i| s.bindings[i as usize].bound_names().collect())
+        .collect()
+}
+
+#[test]
+fn imports_that_always_run_are_told_from_guarded_ones() {
+    let s = summarize_source(
+        "import os\n\
+         try:\n    import h5py\nexcept ImportError:\n    h5py = None\n\
+         try:\n    import ujson\nexcept:\n    pass\n\
+         try:\n    import lzma\nexcept (ValueError, ModuleNotFoundError):\n    lzma = None\n\
+         try:\n    from numpy import core\nexcept ImportError as e:\n    raise ImportError('broken numpy') from e\n\
+         try:\n    import six\nexcept KeyError:\n    pass\nelse:\n    import yaml\nfinally:\n    import gc\n\
+         with warnings.catch_warnings():\n    from scipy import sparse\n\
+         if PY2:\n    import cPickle as pickle\nelse:\n    import pickle\n\
+         if TYPE_CHECKING:\n    import torch\nelse:\n    import json\n\
+         if __PKG_SETUP__:\n    import setuptools\nelse:\n    from .base import clone\n\
+         def load():\n    import pandas\n\
+         class C:\n    import csv\n\
+         tf = LazyLoader('tf', globals(), 'tensorflow')\n",
+        false,
+    );
+    assert_eq!(
+        eager(&s),
+        [
+            vec!["os"],
+            vec!["core"],
+            vec!["six"],
+            vec!["yaml"],
+            vec!["gc"],
+            vec!["sparse"],
+            vec!["json"],
+            vec!["clone"],
+        ]
+    );
+    // A stub never runs.
+    assert!(summarize_source("import os\n", true)
+        .eager_imports
+        .is_empty());
+}
+
 #[test]
 fn module_getattr_marks_dynamic_exports() {
     assert!(

@@ -715,3 +715,59 @@ fn a_release_whose_metadata_installers_refuse_is_installed_apart_from_its_depend
         assert!(out.contains("present in:  0.19"), "{api}: {out}");
     }
 }
+
+/// `matplotlib.pylab` does `from numpy import *`: names of another distribution that static
+/// reading cannot list. At run time they are there; introspection lists them, so a name no
+/// release of pylab ever showed statically (`sin`) is present where introspected, never
+/// absent.
+#[test]
+fn a_star_import_of_another_distribution_is_listed_whole_at_run_time() {
+    let server = TestServer::start(PageMode::Json);
+    let numlib = WheelBuilder::new("numlib", "1.0").file(
+        "numlib/__init__.py",
+        "def cos(x):\n    return x\ndef sin(x):\n    return x\n",
+    );
+    let plotlib = WheelBuilder::new("plotlib", "2.0")
+        .file("plotlib/__init__.py", "")
+        .file(
+            "plotlib/pylab.py",
+            "from numlib import *\ndef figure():\n    pass\n",
+        )
+        .requires("numlib");
+    let at = |f: FixtureFile| FixtureFile {
+        upload_time: Some("2020-01-01T00:00:00Z".into()),
+        ..f
+    };
+    server.publish(
+        "numlib",
+        &[at(FixtureFile::new(&numlib.filename(), numlib.build()))],
+    );
+    server.publish(
+        "plotlib",
+        &[at(FixtureFile::new(&plotlib.filename(), plotlib.build()))],
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let (code, out, err) = nbenv(
+        &server,
+        dir.path(),
+        &["bank", "introspect", "plotlib==2.0", "--format", "json"],
+    );
+    assert_eq!(code, 0, "{out}{err}");
+    let report: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(
+        report["introspected"][0][2]["outcome"], "recorded",
+        "{report}"
+    );
+    let (code, out, err) = nbenv(
+        &server,
+        dir.path(),
+        &["bank", "query", "plotlib.pylab.sin", "--format", "json"],
+    );
+    assert_eq!(code, 0, "{out}{err}");
+    let q = serde_json::from_str::<serde_json::Value>(&out).unwrap()["results"].clone();
+    assert_eq!(q[0]["runtime_present"][0]["first"], "2.0", "{q}");
+    assert!(
+        q[0]["absent"].as_array().is_none_or(|a| a.is_empty()),
+        "{q}"
+    );
+}

@@ -511,6 +511,31 @@ fn a_bank_of_schema_1_is_upgraded() {
         set.iter().collect::<Vec<_>>(),
         [nbenv::bank::store::Slot(1)]
     );
+    // What the releases import was not read by schema 1: not known, never "nothing".
+    let rows: i64 = bank
+        .query_row("SELECT count(*) FROM import_time", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(rows, 0);
+    let out = Command::new(env!("CARGO_BIN_EXE_nbenv"))
+        .arg("--bank")
+        .arg(&path)
+        .args([
+            "bank",
+            "query",
+            "--imports",
+            "toolkit==1.0",
+            "--format",
+            "json",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let q: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(q["imports"], serde_json::Value::Null, "{q}");
 }
 
 /// A bank as schema 1 wrote it: one distribution, two releases (the second introspected),
@@ -578,4 +603,34 @@ fn huge_source_files_are_opaque_not_parsed() {
         [run("1.0", "1.0")],
         "{tokenize}"
     );
+}
+
+/// `bank query --imports` shows what a release imports from outside itself whenever it is
+/// imported: what the resolver adds as dependencies. A guarded import is not among them.
+#[test]
+fn a_release_s_imports_at_import_time_are_queried() {
+    let env = Env::new();
+    let w = WheelBuilder::new("learnish", "0.19.1")
+        .file("learnish/__init__.py", "from .base import clone\n")
+        .file(
+            "learnish/base.py",
+            "import numpy as np\nfrom scipy import sparse\ntry:\n    import pandas\nexcept ImportError:\n    pandas = None\ndef clone(x):\n    return x\n",
+        );
+    env.server.publish("learnish", &[wheel(w, "2017-10-23")]);
+    env.ok(&["bank", "add", "learnish"]);
+    let text = env.ok(&["bank", "query", "--imports", "learnish==0.19.1"]);
+    assert_eq!(
+        text,
+        "learnish 0.19.1 imports, whenever it is imported:\n  numpy\n  scipy.sparse\n"
+    );
+    let unknown = env.ok(&[
+        "bank",
+        "query",
+        "--imports",
+        "learnish==0.19.1",
+        "--format",
+        "json",
+    ]);
+    let v: serde_json::Value = serde_json::from_str(&unknown).unwrap();
+    assert_eq!(v["imports"], serde_json::json!(["numpy", "scipy.sparse"]));
 }

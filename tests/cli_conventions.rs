@@ -274,11 +274,35 @@ fn usage_python_accepts_known_versions_only() {
     assert!(out.status.success(), "{}", stderr(&out));
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["third_party"], serde_json::json!([]), "{v}");
-    for bad in ["3.14.1", "3.5", "2.6", "4.0", "99.99", "three"] {
+    // asyncio came with 3.4: on 3.3 it is the PyPI backport.
+    let third_party = |python: &[&str]| {
+        let mut args = vec!["usage", nb, "--format", "json"];
+        for p in python {
+            args.extend(["--python", p]);
+        }
+        let out = nbenv(&args);
+        assert!(out.status.success(), "{}", stderr(&out));
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let names: Vec<String> = v["third_party"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["name"].as_str().unwrap().to_string())
+            .collect();
+        names
+    };
+    assert_eq!(
+        third_party(&["3.3"]),
+        ["annotationlib", "asyncio", "tomllib"]
+    );
+    assert_eq!(third_party(&["3.4", "3.5"]), ["annotationlib", "tomllib"]);
+    for bad in ["3.14.1", "3.2", "2.6", "4.0", "99.99", "three"] {
         let out = nbenv(&["usage", nb, "--python", bad]);
         assert_eq!(out.status.code(), Some(2), "{bad}: {}", stderr(&out));
         assert!(
-            stderr(&out).contains("known: 2.7, 3.6, 3.7, 3.8, 3.9, 3.10, 3.11, 3.12, 3.13, 3.14"),
+            stderr(&out).contains(
+                "known: 2.7, 3.3, 3.4, 3.5, 3.6, 3.7, 3.8, 3.9, 3.10, 3.11, 3.12, 3.13, 3.14"
+            ),
             "{bad}: {}",
             stderr(&out)
         );

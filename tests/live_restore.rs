@@ -48,6 +48,14 @@ fn live_restore_the_demo_on_an_empty_bank_with_a_kernel() {
             .any(|p| p.as_str().unwrap().starts_with("ipython==")),
         "{json}"
     );
+    // And its kernel, whose inline backend `%matplotlib inline` and `%config InlineBackend`
+    // need from the first round.
+    assert!(
+        beyond
+            .iter()
+            .any(|p| p.as_str().unwrap().starts_with("ipykernel==")),
+        "{json}"
+    );
     assert_eq!(json["rounds"][0]["runner"]["kind"], "ipython", "{json}");
     let lock = std::fs::read_to_string(dir.path().join("environment.lock")).unwrap();
     assert!(lock.contains("packaging==21.3  # requirement\n"), "{lock}");

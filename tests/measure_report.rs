@@ -167,7 +167,7 @@ fn the_counts_are_exact() {
         json!({"judged": 4, "executable": 1, "restorable": 2,
                "restorable_by": [{"value": "environment", "notebooks": 1},
                                  {"value": "data_input", "notebooks": 1}],
-               "pathological": 1, "restored": 1, "not_run": 3})
+               "pathological": 1, "unknown": 0, "restored": 1, "not_run": 3})
     );
     assert_eq!(
         r["triage"],
@@ -351,4 +351,54 @@ fn errors_after_count_verify_runs_and_environments_never_built() {
         ]
     );
     assert_eq!(report.error_classes.runs_after, 2);
+}
+
+/// A notebook stopped at an error the bank could not place, and one that stored such an
+/// error: counted apart, as unknown, in the outcomes, the triage and the error tables.
+#[test]
+fn unknown_errors_are_counted_apart() {
+    let records = [
+        record(
+            "u1.ipynb",
+            "verify",
+            "ok",
+            json!({"executability_before": exe(1, 3),
+                   "first_error": error("AttributeError", "unknown", "missing_api"),
+                   "verdict": {"kind": "unknown"}}),
+        ),
+        record(
+            "u2.ipynb",
+            "usage",
+            "ok",
+            json!({"triage": triage(json!({
+                   "stored_errors": [{"cell": 2, "ename": "AttributeError", "class": "unknown"}]}))}),
+        ),
+    ]
+    .concat();
+    let parsed = parse_records(Path::new("u.jsonl"), records.as_bytes()).unwrap();
+    let report = Report::of(&merge(parsed.records));
+    assert_eq!(report.outcomes.unknown, 1);
+    assert_eq!(report.outcomes.judged, 1);
+    let tables = report.tables();
+    let rows = |id: &str| tables.iter().find(|t| t.id == id).unwrap().rows.clone();
+    assert!(
+        rows("outcomes").contains(&vec![
+            "unknown (environment or code: the bank could not tell)".to_string(),
+            "1".into(),
+            "100.0%".into()
+        ]),
+        "{:?}",
+        rows("outcomes")
+    );
+    assert!(
+        rows("triage").contains(&vec![
+            "  of class unknown".to_string(),
+            "1".into(),
+            "100.0%".into()
+        ]),
+        "{:?}",
+        rows("triage")
+    );
+    assert_eq!(rows("errors-before"), [["AttributeError", "unknown", "1"]]);
+    assert_eq!(rows("errors-stored"), [["AttributeError", "unknown", "1"]]);
 }

@@ -9,6 +9,11 @@ use nbenv::notebook::{
 };
 use nbenv::python::{PythonRange, PythonVersion};
 
+/// Where the notebook's metadata says it last ran.
+fn recorded(u: &nbenv::notebook::Usage) -> PythonRange {
+    u.python.recorded().expect("a recorded Python").range
+}
+
 fn derived_from(api: &str) -> Receiver {
     Receiver::DerivedFrom(api.parse().unwrap())
 }
@@ -63,10 +68,9 @@ fn old_scikit_learn() {
     let as_matrix = member(&u, "as_matrix");
     assert!(as_matrix.called);
 
-    assert_eq!(
-        u.python.range,
-        PythonRange::exactly(PythonVersion::new(3, 6))
-    );
+    // Where it ran is a preference; its code needs nothing of one version.
+    assert_eq!(recorded(&u), PythonRange::exactly(PythonVersion::new(3, 6)));
+    assert_eq!(u.python.range, PythonRange::default());
     assert!(u.outputs.iter().any(|o| matches!(o,
         OutputEvidence::Version { module, version, cell: 3 } if module.as_str() == "sklearn" && version == "0.19.1")));
     assert!(u.outputs.iter().any(|o| matches!(o,
@@ -127,9 +131,11 @@ fn old_pandas() {
         OutputEvidence::LibraryPath { module, python: Some(v), .. } if module.as_str() == "pandas.core.generic" && *v == PythonVersion::new(3, 6))));
     assert!(u.outputs.iter().any(|o| matches!(o,
         OutputEvidence::Warning { message, .. } if message.starts_with(".ix is deprecated"))));
+    assert_eq!(recorded(&u), PythonRange::exactly(PythonVersion::new(3, 6)));
+    // `imp`: the code needs 3.11 or older.
     assert_eq!(
         u.python.range,
-        PythonRange::exactly(PythonVersion::new(3, 6))
+        PythonRange::at_most(PythonVersion::new(3, 11))
     );
 }
 
@@ -208,10 +214,9 @@ fn standalone_keras() {
     );
     // dunder attributes are no API evidence
     assert!(!has_api(&u, "keras.__version__"));
-    assert_eq!(
-        u.python.range,
-        PythonRange::exactly(PythonVersion::new(2, 7))
-    );
+    // Saved by Python 2.7, in code any Python runs.
+    assert_eq!(recorded(&u), PythonRange::exactly(PythonVersion::new(2, 7)));
+    assert_eq!(u.python.range, PythonRange::default());
     assert!(u.outputs.iter().any(|o| matches!(o,
         OutputEvidence::Version { module, version, .. } if module.as_str() == "keras" && version == "1.2.2")));
 }
@@ -329,8 +334,9 @@ fn python_2() {
     let u = usage_of("python2.ipynb");
     assert_eq!(
         u.python.range,
-        PythonRange::exactly(PythonVersion::new(2, 7))
+        PythonRange::at_most(PythonVersion::new(2, 7))
     );
+    assert_eq!(recorded(&u), PythonRange::exactly(PythonVersion::new(2, 7)));
     let details: Vec<&str> = u
         .python
         .hints
@@ -551,9 +557,10 @@ fn jupytext_percent_script() {
         derived_from("pandas.read_excel")
     );
     assert_eq!(
-        u.python.range,
+        recorded(&u),
         PythonRange::at_least(PythonVersion::new(3, 0))
     );
+    assert_eq!(u.python.range, PythonRange::default());
 }
 
 #[test]

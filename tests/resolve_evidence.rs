@@ -11,9 +11,9 @@ use nbenv::bank::store::{IndexStatus, Presence};
 use nbenv::names::{ApiPath, DistName};
 use nbenv::notebook::{self, AnalyzeOptions, Usage};
 use nbenv::resolve::evidence::{
-    gather, AvoidKind, BankView, Change, ChoiceReason, DistVersions, Effect, Evidence,
+    gather, AvoidKind, BankView, Change, ChoiceReason, DistVersions, DropReason, Effect, Evidence,
     EvidenceSource, ImportDecision, ImportOutcome, MemoryBank, NoConstraint, NoIndexLookup,
-    NotOnPyPiSource, PathState, ProviderList, ReleaseState, SharedBank, Sources, Unresolved,
+    NotOnPyPiSource, PathState, ProviderList, Rank, ReleaseState, SharedBank, Sources, Unresolved,
     Verdict,
 };
 
@@ -822,4 +822,160 @@ fn the_shared_bank_answers_many_threads_at_once_without_the_writer_lock() {
         allowed(versions(&e, "scikit-learn")),
         ["0.17", "0.18", "0.19.2"]
     );
+}
+
+// ---- evidence that gives way (real notebooks: rougier/numpy-100, %pylab, sklearn arrays) ----
+
+/// `from numpy import *` then prose pasted in a code cell (`An equivalent way ...`): the bare
+/// names become `numpy.An`, `numpy.way`; numpy's compiled releases leave them unknown there and
+/// introspected ones lack them. No release is known to have them: they choose no version, and
+/// `numpy.int` (removed in 1.24) still does.
+#[test]
+fn a_name_no_release_is_known_to_have_constrains_nothing() {
+    let mut bank = MemoryBank::new();
+    bank.releases("numpy", &["1.5.1", "1.16.0", "1.23.5", "1.24.0"])
+        .provides("numpy", "numpy", &["1.5.1", "1.16.0", "1.23.5", "1.24.0"])
+        .api("numpy", "numpy.int", &["1.5.1", "1.16.0", "1.23.5"], &[])
+        // Unknown in the oldest (compiled, never introspected), absent everywhere else.
+        .api("numpy", "numpy.way", &[], &["1.5.1"]);
+    let usage =
+        usage_of_source("from numpy import *\nimport numpy as np\nnp.int(3)\nAn equivalent way\n");
+    let e = evidence(&bank, &usage);
+    let d = versions(&e, "numpy");
+    assert_eq!(
+        record_for(d, "numpy.way").effect,
+        Effect::NoConstraint(NoConstraint::NeverSeen)
+    );
+    assert_eq!(allowed(d), ["1.5.1", "1.16.0", "1.23.5"]);
+}
+
+/// Two APIs no release has together: the one used twice stands, the one used once gives way
+/// (dropped, said), and the notebook still has a version set.
+#[test]
+fn contradicting_apis_the_weaker_gives_way() {
+    let mut bank = MemoryBank::new();
+    bank.releases("lib", &["1.0", "2.0"])
+        .provides("lib", "lib", &["1.0", "2.0"])
+        .api("lib", "lib.old", &["1.0"], &[])
+        .api("lib", "lib.new", &["2.0"], &[]);
+    let usage = usage_of_source("import lib\nlib.old()\nlib.new()\nlib.new()\n");
+    let e = evidence(&bank, &usage);
+    let d = versions(&e, "lib");
+    assert_eq!(allowed(d), ["2.0"]);
+    let old = record_for(d, "lib.old");
+    assert_eq!(old.rank, Rank::Single);
+    assert_eq!(old.effect, Effect::Dropped(DropReason::Contradicts));
+    assert_eq!(record_for(d, "lib.new").rank, Rank::Repeated);
+    assert_eq!(record_for(d, "lib.new").effect, Effect::Constrains);
+    // An import outranks any use.
+    let usage = usage_of_source("from lib import old\nimport lib\nlib.new()\nlib.new()\n");
+    let e = evidence(&bank, &usage);
+    let d = versions(&e, "lib");
+    assert_eq!(allowed(d), ["1.0"]);
+    assert_eq!(record_for(d, "lib.old").rank, Rank::Import);
+    assert_eq!(
+        record_for(d, "lib.new").effect,
+        Effect::Dropped(DropReason::Contradicts)
+    );
+}
+
+/// A name only a star import can have defined is a guess: it gives way before a use the
+/// notebook makes by name.
+#[test]
+fn a_star_attribution_is_a_guess_and_gives_way_first() {
+    let mut bank = MemoryBank::new();
+    bank.releases("lib", &["1.0", "2.0"])
+        .provides("lib", "lib", &["1.0", "2.0"])
+        .api("lib", "lib.figure", &["1.0"], &[])
+        .api("lib", "lib.new", &["2.0"], &[]);
+    let usage = usage_of_source("from lib import *\nimport lib\nfigure()\nfigure()\nlib.new()\n");
+    let e = evidence(&bank, &usage);
+    let d = versions(&e, "lib");
+    assert_eq!(record_for(d, "lib.figure").rank, Rank::Guessed);
+    assert_eq!(allowed(d), ["2.0"]);
+}
+
+/// `scores = cross_val_score(...)`, then `scores.mean()`: numpy's arrays have `mean`, so the
+/// member says nothing of scikit-learn, whose old releases had some class with a `mean`.
+/// Without numpy among the notebook's distributions, the member is evidence as before.
+#[test]
+fn a_member_another_library_has_too_says_nothing_of_the_one_that_returned_the_value() {
+    let mut bank = MemoryBank::new();
+    bank.releases("scikit-learn", &["0.19.2", "1.0"])
+        .provides("scikit-learn", "sklearn", &["0.19.2", "1.0"])
+        .api(
+            "scikit-learn",
+            "sklearn.cross_val_score",
+            &["0.19.2", "1.0"],
+            &[],
+        )
+        .member("scikit-learn", "mean", &["0.19.2"], &[])
+        .releases("numpy", &["1.19.5"])
+        .provides("numpy", "numpy", &["1.19.5"])
+        .api("numpy", "numpy.array", &["1.19.5"], &[])
+        .member("numpy", "mean", &["1.19.5"], &[]);
+    let source =
+        "from sklearn import cross_val_score\nscores = cross_val_score(m, X)\nscores.mean()\n";
+    let with_numpy = format!("import numpy as np\nnp.array([1])\n{source}");
+    let e = evidence(&bank, &usage_of_source(&with_numpy));
+    let sk = versions(&e, "scikit-learn");
+    let mean = sk
+        .records
+        .iter()
+        .find(|r| matches!(&r.source, EvidenceSource::Member { member, .. } if member == "mean"))
+        .unwrap();
+    assert_eq!(
+        mean.effect,
+        Effect::NoConstraint(NoConstraint::AlsoElsewhere)
+    );
+    assert_eq!(allowed(sk), ["0.19.2", "1.0"]);
+    let e = evidence(&bank, &usage_of_source(source));
+    assert_eq!(allowed(versions(&e, "scikit-learn")), ["0.19.2"]);
+}
+
+/// A `%pylab` notebook: `from numlib import *` then `from plotlib.pylab import *`, where
+/// `plotlib.pylab` star-imports numlib (another distribution). `figure` belongs to pylab (the
+/// later star import, and the one that has it), not numlib; `cos` reaches pylab from numlib,
+/// which static reading cannot list: unknown in pylab's releases, never absent. Nothing here
+/// narrows either distribution, and nothing is left unresolvable.
+#[test]
+fn store_backed_star_imports_of_another_distribution_leave_names_unknown() {
+    let fx = Fixture::new();
+    let numlib: &[(&str, &str)] = &[(
+        "numlib/__init__.py",
+        "def cos(x):\n    pass\ndef sin(x):\n    pass\n",
+    )];
+    fx.publish("numlib", &[("1.0", numlib), ("2.0", numlib)]);
+    let old: &[(&str, &str)] = &[
+        ("plotlib/__init__.py", ""),
+        // The oldest pylab defined its own math.
+        (
+            "plotlib/pylab.py",
+            "def figure():\n    pass\ndef cos(x):\n    pass\n",
+        ),
+    ];
+    let new: &[(&str, &str)] = &[
+        ("plotlib/__init__.py", ""),
+        (
+            "plotlib/pylab.py",
+            "from numlib import *\ndef figure():\n    pass\n",
+        ),
+    ];
+    fx.publish("plotlib", &[("0.9", old), ("2.0", new), ("3.0", new)]);
+    fx.add(&["numlib", "--all-versions"]);
+    fx.add(&["plotlib", "--all-versions"]);
+    let source = "from numlib import *\nfrom plotlib.pylab import *\nimport numlib\nimport plotlib.pylab\nfigure()\ncos(1)\n";
+    let e = evidence(&fx.bank(), &usage_of_source(source));
+    let plot = versions(&e, "plotlib");
+    assert_eq!(allowed(plot), ["0.9", "2.0", "3.0"]);
+    let cos = record_for(plot, "plotlib.pylab.cos");
+    let states: Vec<ReleaseState> = cos.history.iter().map(|s| s.state).collect();
+    assert_eq!(states, [ReleaseState::Present, ReleaseState::Unknown]);
+    assert!(cos.changes().is_empty(), "{:?}", cos.changes());
+    let num = versions(&e, "numlib");
+    assert_eq!(
+        record_for(num, "numlib.figure").effect,
+        Effect::NoConstraint(NoConstraint::UnknownToBank)
+    );
+    assert_eq!(allowed(num), ["1.0", "2.0"]);
 }

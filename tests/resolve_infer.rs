@@ -78,7 +78,22 @@ impl Env {
     }
 
     fn run(&self, args: &[&str]) -> (i32, String, String) {
-        let out = Command::new(env!("CARGO_BIN_EXE_nbenv"))
+        self.run_in(args, Command::new(env!("CARGO_BIN_EXE_nbenv")))
+    }
+
+    /// As [`Env::run`], on a machine with no Python at all: no pyenv, nothing on `PATH`.
+    fn run_without_pythons(&self, args: &[&str]) -> (i32, String, String) {
+        let nothing = self.dir.path().join("no-pythons");
+        std::fs::create_dir_all(&nothing).unwrap();
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_nbenv"));
+        cmd.env("PATH", &nothing)
+            .env("PYENV_ROOT", &nothing)
+            .env_remove("NBENV_PYTHON");
+        self.run_in(args, cmd)
+    }
+
+    fn run_in(&self, args: &[&str], mut cmd: Command) -> (i32, String, String) {
+        let out = cmd
             .args(["--index-url", &self.server.index_url()])
             .arg("--cache-dir")
             .arg(self.dir.path().join("cache"))
@@ -174,8 +189,11 @@ fn a_pip_install_line_is_honoured() {
     assert_eq!(pins(&out), ["toolkit==2.0"], "{out}");
 }
 
+/// An API only a release without a wheel for the target has: the evidence gives way (an
+/// API used once is the weakest there is), the requirements are still written, and the
+/// warning says what was set aside and why.
 #[test]
-fn a_conflict_exits_20_and_names_the_evidence_and_the_interpreter() {
+fn evidence_no_python_can_satisfy_gives_way_and_says_so() {
     let env = Env::new();
     // toolkit 1.0, the only release with old_api, has a wheel for Python 2 only.
     env.server.publish(
@@ -200,11 +218,60 @@ fn a_conflict_exits_20_and_names_the_evidence_and_the_interpreter() {
     );
     let nb = env.notebook("import toolkit\ntoolkit.old_api()\n");
     let (code, out, err) = env.infer(&nb, &[]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(pins(&out), ["toolkit==2.0"], "{out}");
+    assert!(
+        err.contains(
+            "warning: toolkit: cell 1 uses toolkit.old_api (removed in 2.0) (no Python the \
+             notebook allows has a full resolution with it; dropped)"
+        ),
+        "{err}"
+    );
+    let (code, json, err) = env.infer(&nb, &["--format", "json"]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let record = &v["evidence"]["distributions"][0]["records"][1];
+    assert_eq!(record["source"]["api"], "toolkit.old_api", "{record}");
+    assert_eq!(record["rank"], "single", "{record}");
+    assert_eq!(
+        record["effect"],
+        serde_json::json!({"kind": "dropped", "why": "no_resolution"})
+    );
+}
+
+/// Exit 20 is for imports that cannot be installed at all; it always says why, on stderr
+/// and, asked for JSON, in the document it writes.
+#[test]
+fn an_import_nothing_installs_exits_20_with_its_reason_in_text_and_json() {
+    let env = Env::new();
+    let py2 = WheelBuilder::new("toolkit", "1.0")
+        .tag("py2-none-any")
+        .file("toolkit/__init__.py", "def old_api():\n    pass\n");
+    env.server
+        .publish("toolkit", &[FixtureFile::new(&py2.filename(), py2.build())]);
+    let nb = env.notebook("import toolkit\ntoolkit.old_api()\n");
+    let (code, out, err) = env.infer(&nb, &[]);
     assert_eq!(code, 20, "{out}{err}");
     assert!(out.is_empty(), "{out}");
-    assert!(err.contains("cell 1 uses toolkit.old_api"), "{err}");
+    assert!(
+        err.contains("error: no environment satisfies") && err.contains("on Python 3.11"),
+        "{err}"
+    );
     assert!(err.contains("no wheel for CPython 3.11"), "{err}");
-    assert!(err.contains("no environment satisfies"), "{err}");
+    assert!(!err.contains("see why above"), "{err}");
+    let (code, json, _) = env.infer(&nb, &["--format", "json"]);
+    assert_eq!(code, 20);
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(v["schema_version"], 1);
+    assert_eq!(v["error"]["kind"], "no_solution");
+    assert_eq!(v["error"]["tried"][0]["python"], "3.11");
+    assert!(
+        v["error"]["tried"][0]["why"]
+            .as_str()
+            .unwrap()
+            .contains("no wheel for CPython 3.11"),
+        "{v}"
+    );
     // Building from source is not the question here: an sdist-only escape does not exist.
     let (code, _, _) = env.infer(&nb, &["--allow-sdist"]);
     assert_eq!(code, 20);
@@ -535,7 +602,7 @@ fn without_a_resolution_from_wheels_the_sdists_are_built_and_said_unless_wheels_
     assert_eq!(code, 20, "{out}{err}");
     assert!(err.contains("only an sdist"), "{err}");
     // A distribution that has a wheel for the target in some release is never built: its
-    // API in an sdist-only release leaves no resolution, as before.
+    // API in an sdist-only release gives way instead.
     let mixed_sdist = FixtureFile {
         upload_time: Some("2016-01-01T00:00:00Z".into()),
         ..FixtureFile::new(
@@ -564,7 +631,13 @@ fn without_a_resolution_from_wheels_the_sdists_are_built_and_said_unless_wheels_
     assert_eq!(code, 0, "{err}");
     let nb = env.notebook("import mixed\nmixed.old_api()\n");
     let (code, out, err) = env.infer(&nb, &[]);
-    assert_eq!(code, 20, "{out}{err}");
+    assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(pins(&out), ["mixed==2.0"], "{out}");
+    assert!(!out.contains("sdist"), "{out}");
+    assert!(
+        err.contains("mixed.old_api") && err.contains("dropped"),
+        "{err}"
+    );
     // A notebook with a resolution from wheels says nothing of sdists.
     let nb = env.notebook("import toolkit\ntoolkit.kept()\n");
     let (code, out, _) = env.infer(&nb, &[]);
@@ -637,13 +710,13 @@ fn a_release_with_only_a_pure_python_sdist_is_pinned_and_said_to_be_built() {
         lock.contains("oldplot==0.7.1 \\\n    --hash=sha256:"),
         "{lock}"
     );
-    // Asked for wheels only: no environment, and why.
+    // Asked for wheels only: the API used once gives way to the release that has a wheel,
+    // and the warning says so.
     let (code, out, err) = env.infer(&nb, &["--wheels-only"]);
-    assert_eq!(code, 20, "{out}{err}");
+    assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(pins(&out), ["oldplot==0.8"], "{out}");
     assert!(
-        err.contains(
-            "0.7.1 cannot be installed on CPython 3.11 (no wheel for CPython 3.11, only an sdist)"
-        ),
+        err.contains("warning: oldplot: cell 1 uses oldplot.distplot") && err.contains("dropped"),
         "{err}"
     );
 }
@@ -741,10 +814,11 @@ fn offline_an_sdist_never_surveyed_is_not_pure_and_nothing_fails() {
             },
         ],
     );
-    let nb = env.notebook("import oldplot\noldplot.distplot()\n");
+    // The notebook installs the release itself: evidence that never gives way.
+    let nb = env.notebook("!pip install oldplot==0.7.1\nimport oldplot\noldplot.distplot()\n");
     let nb = nb.to_str().unwrap();
     // Online, wheels only and no archive kept: the bank and the index pages are filled, and
-    // no sdist is surveyed or kept.
+    // the sdist is neither surveyed nor kept.
     let (code, out, err) = env.run(&[
         "--cache-size",
         "0",
@@ -756,7 +830,7 @@ fn offline_an_sdist_never_surveyed_is_not_pure_and_nothing_fails() {
     ]);
     assert_eq!(code, 20, "{out}{err}");
     // Offline, the sdist cannot be surveyed: not pure, said so, and no error beyond exit 20.
-    let offline = [
+    let (code, out, err) = env.run(&[
         "--offline",
         "--cache-size",
         "0",
@@ -764,8 +838,7 @@ fn offline_an_sdist_never_surveyed_is_not_pure_and_nothing_fails() {
         nb,
         "--python",
         "3.11",
-    ];
-    let (code, out, err) = env.run(&offline);
+    ]);
     assert_eq!(code, 20, "{out}{err}");
     assert!(
         err.contains("0.7.1 cannot be installed on CPython 3.11 (no wheel for CPython 3.11, only an sdist not known to be pure Python)"),
@@ -775,4 +848,169 @@ fn offline_an_sdist_never_surveyed_is_not_pure_and_nothing_fails() {
     let (code, out, err) = env.run(&["--cache-size", "0", "infer", nb, "--python", "3.11"]);
     assert_eq!(code, 0, "{out}{err}");
     assert_eq!(pins(&out), ["oldplot==0.7.1"], "{out}");
+    assert!(out.contains("(pure Python)"), "{out}");
+}
+
+#[test]
+fn python_3_5_is_a_target_its_wheels_resolve_for() {
+    let env = Env::new();
+    let arch = std::env::consts::ARCH;
+    let wheel = |version: &str, tag: String| {
+        let w = WheelBuilder::new("oldlib", version)
+            .tag(&tag)
+            .file("oldlib/__init__.py", "def f():\n    pass\n");
+        FixtureFile::new(&w.filename(), w.build())
+    };
+    env.server.publish(
+        "oldlib",
+        &[
+            wheel("1.0", format!("cp35-cp35m-manylinux1_{arch}")),
+            wheel("2.0", format!("cp36-cp36m-manylinux1_{arch}")),
+        ],
+    );
+    let nb = env.notebook("import oldlib\noldlib.f()\n");
+    let nb = nb.to_str().unwrap();
+    let (code, out, err) = env.run_without_pythons(&["infer", nb, "--python", "3.5"]);
+    assert_eq!(code, 0, "{out}{err}");
+    // 2.0 has a wheel for 3.6 only.
+    assert_eq!(pins(&out), ["oldlib==1.0"], "{out}");
+    assert!(out.contains("# Python 3.5 (not installed here)"), "{out}");
+    let (code, out, err) = env.run_without_pythons(&["infer", nb, "--python", "3.6"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(pins(&out), ["oldlib==2.0"], "{out}");
+
+    // A notebook saved on 3.5 whose dependency has wheels for 3.5 alone resolves there.
+    let path = env.dir.path().join("py35.ipynb");
+    let mut notebook: serde_json::Value =
+        serde_json::from_str(&ipynb("import only35\nonly35.f()\n")).unwrap();
+    notebook["metadata"] = serde_json::json!({
+        "kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"},
+        "language_info": {"name": "python", "version": "3.5.2"}
+    });
+    std::fs::write(&path, notebook.to_string()).unwrap();
+    let w = WheelBuilder::new("only35", "1.0")
+        .tag(&format!("cp35-cp35m-manylinux1_{arch}"))
+        .file("only35/__init__.py", "def f():\n    pass\n");
+    env.server
+        .publish("only35", &[FixtureFile::new(&w.filename(), w.build())]);
+    let (code, out, err) = env.run_without_pythons(&["infer", path.to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(pins(&out), ["only35==1.0"], "{out}");
+    assert!(out.contains("# Python 3.5 (not installed here)"), "{out}");
+}
+
+/// scikit-learn 0.19.1 imports scipy whenever it is imported but declares it only under an
+/// extra: `pip install -r` of the roots alone gives an environment where `import sklearn`
+/// fails. The bank read that import when it indexed the release, so scipy is pinned too,
+/// with why, on an empty bank (scipy is taken as the provider because the release's own
+/// Requires-Dist names it); JSON and the lock say it as well.
+#[test]
+fn a_distribution_a_release_imports_undeclared_is_pinned_with_why() {
+    let env = Env::new();
+    env.publish(
+        "scikit-learn",
+        &[WheelBuilder::new("scikit-learn", "0.19.1")
+            .file(
+                "sklearn/__init__.py",
+                "try:\n    __SKLEARN_SETUP__\nexcept NameError:\n    __SKLEARN_SETUP__ = False\n\
+                 if __SKLEARN_SETUP__:\n    pass\nelse:\n    from .base import clone\n",
+            )
+            .file(
+                "sklearn/base.py",
+                "import copy\nfrom scipy import sparse\ndef clone(x):\n    return copy.copy(x)\n",
+            )
+            .requires("scipy>=0.13.3; extra == 'alldeps'")],
+    );
+    env.publish(
+        "scipy",
+        &[
+            WheelBuilder::new("scipy", "1.4.1").file("scipy/sparse/__init__.py", "X = 1\n"),
+            WheelBuilder::new("scipy", "1.5.4").file("scipy/sparse/__init__.py", "X = 1\n"),
+        ],
+    );
+    let nb = env.notebook("import sklearn\nsklearn.clone(1)\n");
+    let (code, out, err) = env.infer(&nb, &[]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(
+        pins(&out),
+        ["scikit-learn==0.19.1", "scipy==1.5.4"],
+        "{out}"
+    );
+    assert!(
+        out.contains("scipy==1.5.4  # scikit-learn 0.19.1 imports scipy (undeclared)\n"),
+        "{out}"
+    );
+
+    let (code, json, err) = env.infer(&nb, &["--format", "json"]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let scipy = v["solution"]["pins"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["dist"] == "scipy")
+        .unwrap_or_else(|| panic!("{json}"));
+    assert_eq!(
+        scipy["required_by"],
+        serde_json::json!([{
+            "kind": "imported",
+            "parent": "scikit-learn",
+            "parent_version": "0.19.1",
+            "modules": ["scipy"],
+        }])
+    );
+
+    let (code, lock, err) = env.infer(&nb, &["--format", "lock"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        lock.contains("# via scikit-learn (imports it)\nscipy==1.5.4"),
+        "{lock}"
+    );
+}
+
+/// Standalone keras 2.10 declares nothing but imports `tensorflow.compat.v2` whenever it is
+/// imported; tensorflow 1.1 has no such module. A notebook held to tensorflow 1.1 gets the
+/// keras that imports nothing of tensorflow at import time, never the pair that cannot work.
+#[test]
+fn a_pair_the_bank_shows_incompatible_is_never_emitted() {
+    let env = Env::new();
+    env.publish(
+        "keras",
+        &[
+            WheelBuilder::new("keras", "2.0.8").file(
+                "keras/__init__.py",
+                "from . import backend\ndef Sequential():\n    pass\n",
+            )
+            .file(
+                "keras/backend/__init__.py",
+                "if _BACKEND == 'theano':\n    from theano import tensor\nelse:\n    from tensorflow import nn\n",
+            ),
+            WheelBuilder::new("keras", "2.10.0").file(
+                "keras/__init__.py",
+                "import tensorflow.compat.v2 as tf\ndef Sequential():\n    pass\n",
+            ),
+        ],
+    );
+    env.publish(
+        "tensorflow",
+        &[
+            WheelBuilder::new("tensorflow", "1.1.0")
+                .file("tensorflow/__init__.py", "def placeholder():\n    pass\n"),
+            WheelBuilder::new("tensorflow", "2.10.0")
+                .file("tensorflow/__init__.py", "from tensorflow import compat\n")
+                .file("tensorflow/compat/__init__.py", "")
+                .file(
+                    "tensorflow/compat/v2/__init__.py",
+                    "def function():\n    pass\n",
+                ),
+        ],
+    );
+    let (code, out, err) = env.run(&["bank", "add", "keras", "tensorflow"]);
+    assert_eq!(code, 0, "{out}{err}");
+    let nb = env.notebook(
+        "import keras\nimport tensorflow as tf\nx = tf.placeholder()\nm = keras.Sequential()\n",
+    );
+    let (code, out, err) = env.infer(&nb, &[]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(pins(&out), ["keras==2.0.8", "tensorflow==1.1.0"], "{out}");
 }

@@ -258,11 +258,51 @@ fn a_release_that_fails_to_import_is_recorded_broken_and_passed_over() {
 }
 
 /// `toolkit` imports `helperlib` without requiring it in its metadata (as scikit-learn 0.19
-/// imports scipy, declared only under an extra): the first round's environment lacks it, the
-/// run shows the library's import failing, and the next round resolves `helperlib` as a
-/// requirement, saying why.
+/// imports scipy, declared only under an extra). On an empty bank nothing says which
+/// distribution provides `helperlib`, so the bank's reading of toolkit's imports adds nothing:
+/// the first round's environment lacks it, the run shows the library's import failing, and
+/// the next round resolves `helperlib` as a requirement, saying why.
 #[test]
 fn a_module_a_library_imports_undeclared_becomes_a_requirement() {
+    let (code, out, err) = restore_toolkit_importing_helperlib(false);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains("round 1: stopped at cell 1: environment: no module `helperlib`"),
+        "{err}"
+    );
+    assert!(
+        err.contains("restored: the notebook ran to the end"),
+        "{err}"
+    );
+    assert_eq!(pins(&out), ["helperlib==1.0", "toolkit==1.0"], "{out}");
+    assert!(
+        out.contains("helperlib==1.0  # cell 1 ran code that imports helperlib (seen in a run)"),
+        "{out}"
+    );
+}
+
+/// The same, with a bank that knows `helperlib` (indexed before): the bank's reading of
+/// toolkit's imports puts it in the first round's requirements, and no second round is
+/// needed to learn it.
+#[test]
+fn a_module_a_library_imports_undeclared_is_required_from_the_first_round() {
+    let (code, out, err) = restore_toolkit_importing_helperlib(true);
+    assert_eq!(code, 0, "{err}");
+    assert!(!err.contains("round 2"), "{err}");
+    assert!(
+        err.contains("restored: the notebook ran to the end"),
+        "{err}"
+    );
+    assert_eq!(pins(&out), ["helperlib==1.0", "toolkit==1.0"], "{out}");
+    assert!(
+        out.contains("helperlib==1.0  # toolkit 1.0 imports helperlib (undeclared)"),
+        "{out}"
+    );
+}
+
+/// `nbenv restore` of a notebook using `toolkit`, which imports `helperlib` undeclared;
+/// with `helperlib` indexed in the bank first when `bank_knows_helperlib`.
+fn restore_toolkit_importing_helperlib(bank_knows_helperlib: bool) -> (i32, String, String) {
     let server = TestServer::start(PageMode::Json);
     let at = |f: FixtureFile| FixtureFile {
         upload_time: Some("2020-01-01T00:00:00Z".into()),
@@ -283,6 +323,14 @@ fn a_module_a_library_imports_undeclared_becomes_a_requirement() {
         &[at(FixtureFile::new(&helper.filename(), helper.build()))],
     );
     let dir = tempfile::tempdir().unwrap();
+    if bank_knows_helperlib {
+        let (code, _, err) = nbenv(
+            &server.index_url(),
+            dir.path(),
+            ["bank", "add", "helperlib"],
+        );
+        assert_eq!(code, 0, "{err}");
+    }
     let nb = dir.path().join("nb.ipynb");
     let notebook = serde_json::json!({
         "cells": [
@@ -296,7 +344,7 @@ fn a_module_a_library_imports_undeclared_becomes_a_requirement() {
     });
     std::fs::write(&nb, notebook.to_string()).unwrap();
     let (nb, python) = (nb.display().to_string(), python3_version());
-    let (code, out, err) = nbenv(
+    nbenv(
         &server.index_url(),
         dir.path(),
         [
@@ -307,19 +355,198 @@ fn a_module_a_library_imports_undeclared_becomes_a_requirement() {
             "--no-kernel-runtime",
             "--no-kernel-spec",
         ],
-    );
+    )
+}
+
+/// Three releases of `toolkit`: only 1.0's `fit` takes `size`. The notebook passes it through
+/// `**params`, so its evidence does not name it; the newest release refuses it, the bank shows
+/// 1.0 takes it, and the keyword becomes evidence: the next round pins 1.0 at once, not 2.0
+/// first.
+#[test]
+fn a_refused_keyword_becomes_keyword_evidence_for_the_next_round() {
+    let server = TestServer::start(PageMode::Json);
+    let fit =
+        |v: &str, source: &str| WheelBuilder::new("toolkit", v).file("toolkit/__init__.py", source);
+    let wheels = [
+        fit("1.0", "def fit(x, size=1):\n    return x + size\n"),
+        fit("2.0", "def fit(x):\n    return x\n"),
+        fit("3.0", "def fit(x):\n    return x\n"),
+    ];
+    let files: Vec<FixtureFile> = wheels
+        .iter()
+        .map(|w| FixtureFile {
+            upload_time: Some("2020-01-01T00:00:00Z".into()),
+            ..FixtureFile::new(&w.filename(), w.build())
+        })
+        .collect();
+    server.publish("toolkit", &files);
+    let dir = tempfile::tempdir().unwrap();
+    let nb = dir.path().join("nb.ipynb");
+    let notebook = serde_json::json!({
+        "cells": [
+            {"cell_type": "code", "execution_count": 1, "metadata": {}, "outputs": [],
+             "source": "import toolkit\nparams = {'size': 2}"},
+            {"cell_type": "code", "execution_count": 2, "metadata": {}, "outputs": [],
+             "source": "print(toolkit.fit(40, **params))"}
+        ],
+        "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3"}},
+        "nbformat": 4, "nbformat_minor": 2
+    });
+    std::fs::write(&nb, notebook.to_string()).unwrap();
+    let (nb, python) = (nb.display().to_string(), python3_version());
+    let args = [
+        "restore",
+        &nb,
+        "--python",
+        &python,
+        "--no-kernel-runtime",
+        "--no-kernel-spec",
+    ];
+    let (code, out, err) = nbenv(&server.index_url(), dir.path(), args);
     assert_eq!(code, 0, "{err}");
+    assert!(err.contains("toolkit==3.0"), "{err}");
+    // The bank had indexed only 3.0 then: whether another release takes `size` was unknown,
+    // and a round tried it.
     assert!(
-        err.contains("round 1: stopped at cell 1: environment: no module `helperlib`"),
+        err.contains(
+            "round 1: stopped at cell 2: unknown: `fit()` takes no keyword `size` (toolkit.fit)"
+        ),
         "{err}"
     );
+    assert!(!err.contains("round 3"), "{err}");
     assert!(
         err.contains("restored: the notebook ran to the end"),
         "{err}"
     );
-    assert_eq!(pins(&out), ["helperlib==1.0", "toolkit==1.0"], "{out}");
+    assert_eq!(pins(&out), ["toolkit==1.0"], "{out}");
+}
+
+/// A member no release of `toolkit` ever had (`sortt` for `sort`): the code's, and the rounds
+/// stop at once rather than trying release after release.
+#[test]
+fn a_name_no_release_had_ends_the_rounds_as_the_codes() {
+    let server = TestServer::start(PageMode::Json);
+    let wheels = [
+        WheelBuilder::new("toolkit", "1.0").file(
+            "toolkit/__init__.py",
+            "class Table:\n    def sort(self):\n        return 41\n",
+        ),
+        WheelBuilder::new("toolkit", "2.0").file(
+            "toolkit/__init__.py",
+            "class Table:\n    def sort(self):\n        return 42\n",
+        ),
+    ];
+    let files: Vec<FixtureFile> = wheels
+        .iter()
+        .map(|w| FixtureFile {
+            upload_time: Some("2020-01-01T00:00:00Z".into()),
+            ..FixtureFile::new(&w.filename(), w.build())
+        })
+        .collect();
+    server.publish("toolkit", &files);
+    let dir = tempfile::tempdir().unwrap();
+    let nb = dir.path().join("nb.ipynb");
+    let notebook = serde_json::json!({
+        "cells": [
+            {"cell_type": "code", "execution_count": 1, "metadata": {}, "outputs": [],
+             "source": "import toolkit\nt = toolkit.Table()"},
+            {"cell_type": "code", "execution_count": 2, "metadata": {}, "outputs": [],
+             "source": "print(t.sortt())"}
+        ],
+        "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3"}},
+        "nbformat": 4, "nbformat_minor": 2
+    });
+    std::fs::write(&nb, notebook.to_string()).unwrap();
+    let (nb, python) = (nb.display().to_string(), python3_version());
+    // Both releases in the bank, as a warm bank has them.
+    let (code, _, err) = nbenv(
+        &server.index_url(),
+        dir.path(),
+        ["bank", "add", "toolkit", "--all-versions"],
+    );
+    assert_eq!(code, 0, "{err}");
+    let args = [
+        "restore",
+        &nb,
+        "--python",
+        &python,
+        "--no-kernel-runtime",
+        "--no-kernel-spec",
+    ];
+    let (_, _, err) = nbenv(&server.index_url(), dir.path(), args);
     assert!(
-        out.contains("helperlib==1.0  # cell 1 ran code that imports helperlib (seen in a run)"),
-        "{out}"
+        err.contains("round 1: stopped at cell 2: code: `Table` has no member `sortt` (toolkit.Table.sortt): no release of toolkit has it"),
+        "{err}"
+    );
+    assert!(!err.contains("round 2"), "{err}");
+}
+
+/// The notebook last ran on Python 3.5, which is not installed here: restore runs it on the
+/// installed interpreter nearest that one (the only one here), says which and why, and never
+/// claims a `--python` was asked for.
+#[test]
+fn a_recorded_python_not_installed_runs_on_the_nearest_installed_one() {
+    let server = python2_only_api_index();
+    let dir = tempfile::tempdir().unwrap();
+    let nb = dir.path().join("nb.ipynb");
+    let notebook = serde_json::json!({
+        "cells": [
+            {"cell_type": "code", "execution_count": 1, "metadata": {}, "outputs": [],
+             "source": "import toolkit"},
+            {"cell_type": "code", "execution_count": 2, "metadata": {}, "outputs": [],
+             "source": "print(toolkit.old_api() + 1)"}
+        ],
+        "metadata": {
+            "kernelspec": {"name": "python3", "display_name": "Python 3"},
+            "language_info": {"name": "python", "version": "3.5.2"}
+        },
+        "nbformat": 4, "nbformat_minor": 2
+    });
+    std::fs::write(&nb, notebook.to_string()).unwrap();
+    // The only interpreter this run can see: the test's own python3, by its versioned name.
+    let python = python3_version();
+    let real = std::process::Command::new("python3")
+        .args(["-c", "import sys; print(sys.executable)"])
+        .output()
+        .unwrap();
+    let real = String::from_utf8_lossy(&real.stdout).trim().to_string();
+    let bin = dir.path().join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    std::os::unix::fs::symlink(&real, bin.join(format!("python{python}"))).unwrap();
+    let uv = std::process::Command::new("sh")
+        .args(["-c", "command -v uv"])
+        .output()
+        .unwrap();
+    let uv = String::from_utf8_lossy(&uv.stdout).trim().to_string();
+    let output = dir.path().join("requirements.txt");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_nbenv"))
+        .args(["--index-url", &server.index_url()])
+        .arg("--cache-dir")
+        .arg(dir.path().join("cache"))
+        .arg("--bank")
+        .arg(dir.path().join("bank.sqlite3"))
+        .args(["restore", nb.to_str().unwrap(), "--no-kernel-runtime"])
+        .args(["--no-kernel-spec", "-o", output.to_str().unwrap()])
+        .env("PATH", &bin)
+        .env("PYENV_ROOT", dir.path().join("no-pyenv"))
+        .env("NBENV_UV", &uv)
+        .env_remove("NBENV_PYTHON")
+        .env("NBENV_HTTP_RETRIES", "0")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(err.contains(&format!("round 1: Python {python}")), "{err}");
+    assert!(!err.contains("Python ?"), "{err}");
+    let written = std::fs::read_to_string(&output).unwrap();
+    assert!(!written.contains("asked for with --python"), "{written}");
+    assert!(
+        written.contains(&format!(
+            "# Python {python} (installed here at {}): the nearest to Python 3.5 (where the \
+             notebook last ran: language_info 3.5.2) that is installed here and has a full \
+             resolution",
+            bin.join(format!("python{python}")).display()
+        )),
+        "{written}"
     );
 }

@@ -137,7 +137,20 @@ fn a_removed_api_stops_the_run_with_an_environment_error_and_exit_21() {
         out.contains("1 of 2 code cells ran before the first error"),
         "{out}"
     );
-    assert!(out.contains("error        cell 2: environment"), "{out}");
+    // The bank has not read toolkit: whether another release has `old_api` is unknown.
+    assert!(out.contains("error        cell 2: unknown"), "{out}");
+    let (code, _, err) = nbenv(
+        &env.server.index_url(),
+        env.dir.path(),
+        ["bank", "add", "toolkit", "--all-versions"],
+    );
+    assert_eq!(code, 0, "{err}");
+    let (code, out, err) = env.verify("toolkit==2.0\n", &[]);
+    assert_eq!(code, 21, "{out}{err}");
+    assert!(
+        out.contains("error        cell 2: environment: `toolkit.old_api` is missing from the installed release (other releases of toolkit have it)"),
+        "{out}"
+    );
 
     let (code, json, _) = env.verify("toolkit==2.0\n", &["--format", "json"]);
     assert_eq!(code, 21);

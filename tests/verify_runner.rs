@@ -314,20 +314,20 @@ fn environment_failures() {
     let f = failing(&["import numpy_nbenv_missing.sub\n"], |_, _| {});
     assert_eq!(f.class, FailureClass::Environment);
     assert!(
-        matches!(&f.cause, Cause::MissingModule { module } if module.as_str() == "numpy_nbenv_missing"),
+        matches!(&f.cause, Cause::MissingModule { module, .. } if module.as_str() == "numpy_nbenv_missing"),
         "{f:?}"
     );
 
     let f = failing(&["import fakelib\n", "from fakelib import gone\n"], lib);
     assert!(
-        matches!(&f.cause, Cause::MissingApi { api } if api.as_str() == "fakelib.gone"),
+        matches!(&f.cause, Cause::MissingApi { api, .. } if api.as_str() == "fakelib.gone"),
         "{f:?}"
     );
     assert_eq!(f.cell, Some(2));
 
     let f = failing(&["import fakelib as fl\nfl.removed_function(1)\n"], lib);
     assert!(
-        matches!(&f.cause, Cause::MissingApi { api } if api.as_str() == "fakelib.removed_function"),
+        matches!(&f.cause, Cause::MissingApi { api, .. } if api.as_str() == "fakelib.removed_function"),
         "{f:?}"
     );
 
@@ -370,7 +370,7 @@ fn environment_failures() {
 
     let f = failing(&["import fakelib\nfakelib.legacy()\n"], lib);
     assert!(
-        matches!(&f.cause, Cause::MissingApi { api } if api.as_str() == "otherlib.gone"),
+        matches!(&f.cause, Cause::MissingApi { api, .. } if api.as_str() == "otherlib.gone"),
         "{f:?}"
     );
 

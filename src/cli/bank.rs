@@ -101,14 +101,19 @@ pub enum BankCommand {
         format: FormatArg,
     },
     /// Which releases have an API, its definition and signature changes; or, with
-    /// `--module`, which distributions provide a module.
+    /// `--module`, which distributions provide a module; or, with `--imports`, what a release
+    /// imports from other distributions when it is imported.
     Query {
         /// A fully qualified API, e.g. `sklearn.cross_validation.train_test_split`.
-        #[arg(required_unless_present = "module", conflicts_with = "module")]
+        #[arg(required_unless_present_any = ["module", "imports"], conflicts_with_all = ["module", "imports"])]
         api: Option<String>,
         /// An import name or module, e.g. `sklearn` or `google.protobuf`.
-        #[arg(long, value_name = "MODULE")]
+        #[arg(long, value_name = "MODULE", conflicts_with = "imports")]
         module: Option<String>,
+        /// A release, e.g. `scikit-learn==0.19.1`: the other distributions' modules and names
+        /// it imports whenever it is imported.
+        #[arg(long, value_name = "NAME==VERSION")]
+        imports: Option<DistSpec>,
         #[command(flatten)]
         format: FormatArg,
     },
@@ -395,13 +400,15 @@ pub fn run(global: &GlobalArgs, args: &BankArgs) -> Result<()> {
         BankCommand::Query {
             api,
             module,
+            imports,
             format,
         } => {
             let store = Store::open_read_only(&bank)?;
-            match (api, module) {
-                (Some(api), _) => query_api(&store, api, format.format),
-                (None, Some(module)) => query_module(&store, module, format.format),
-                (None, None) => unreachable!("clap requires one"),
+            match (api, module, imports) {
+                (Some(api), _, _) => query_api(&store, api, format.format),
+                (None, Some(module), _) => query_module(&store, module, format.format),
+                (None, None, Some(release)) => query_imports(&store, release, format.format),
+                (None, None, None) => unreachable!("clap requires one"),
             }
         }
         BankCommand::Diff {
@@ -1068,6 +1075,64 @@ fn diff_miss(store: &Store, name: &DistName, miss: DiffMiss) -> CliError {
             ))
         }
     }
+}
+
+/// `bank query --imports NAME==VERSION`: what the release imports from other distributions
+/// when it is imported, or that the bank has not read it.
+fn query_imports(store: &Store, release: &DistSpec, format: Format) -> Result<()> {
+    let version = release
+        .spec
+        .as_ref()
+        .and_then(|spec| match spec.iter().collect::<Vec<_>>()[..] {
+            [one] if *one.operator() == pep508_rs::pep440_rs::Operator::Equal => {
+                Some(one.version().clone())
+            }
+            _ => None,
+        })
+        .ok_or_else(|| {
+            CliError::usage(format!(
+                "--imports takes one release, as NAME==VERSION (`{}==1.0`)",
+                release.name
+            ))
+        })?;
+    let name = &release.name;
+    let not_found = || {
+        CliError::not_found(format!(
+            "{name} {version} is not registered in the bank ({})",
+            store.path().display()
+        ))
+    };
+    let dist_id = store.distribution_id(name)?.ok_or_else(not_found)?;
+    let slot = store
+        .catalog(dist_id)?
+        .find(&version)
+        .map(|r| r.slot)
+        .ok_or_else(not_found)?;
+    let imports = store.import_time(dist_id, slot)?;
+    let mut out = std::io::stdout().lock();
+    if format == Format::Json {
+        return write_json(
+            &mut out,
+            &json!({ "distribution": name, "version": version.to_string(), "imports": imports }),
+        );
+    }
+    match imports {
+        None => writeln!(
+            out,
+            "{name} {version}: what it imports is not known (not indexed, or indexed before the \
+             bank kept imports: `nbenv bank build --force` indexes it again)"
+        )?,
+        Some(paths) if paths.is_empty() => {
+            writeln!(out, "{name} {version} imports no module outside itself")?
+        }
+        Some(paths) => {
+            writeln!(out, "{name} {version} imports, whenever it is imported:")?;
+            for path in paths {
+                writeln!(out, "  {path}")?;
+            }
+        }
+    }
+    Ok(())
 }
 
 fn query_module(store: &Store, module: &str, format: Format) -> Result<()> {

@@ -26,12 +26,12 @@ use nbenv::measure::{
     Environment, ErrorKind, Input, InputError, NotebookInput, Record, RunOutcome, Runs, Shard,
     Stage, Status,
 };
-use nbenv::notebook::failure::FailureContext;
+use nbenv::notebook::failure::{ApiHistory, BankHistory, FailureContext};
 use nbenv::notebook::{AnalyzeOptions, Usage};
 use nbenv::python::PythonVersion;
 use nbenv::resolve::evidence::SharedBank;
 use nbenv::resolve::infer::{InferError, Inference};
-use nbenv::resolve::interpreter::runnable_fallback;
+use nbenv::resolve::interpreter::Reach;
 use nbenv::resolve::solver::{IndexCatalog, RequiredBy};
 use nbenv::verify::EnvPlan;
 
@@ -196,8 +196,18 @@ struct Batch<'a> {
     catalog: Option<IndexCatalog<'a>>,
     /// The bank's answers so far (forgotten whenever a notebook's inference writes it).
     bank: Option<CachedBank<SharedBank>>,
+    /// The bank's file, when there is one: it tells errors another release would fix from
+    /// the code's own.
+    bank_file: Option<PathBuf>,
     /// What running notebooks needs (stages verify and restore).
     runner: Option<Runner>,
+}
+
+impl Batch<'_> {
+    /// The bank, for one notebook's errors (opened on this thread when first asked).
+    fn history(&self) -> Option<BankHistory> {
+        self.bank_file.as_deref().map(BankHistory::at)
+    }
 }
 
 /// The installer and where environments are kept, found once for the batch.
@@ -289,6 +299,7 @@ pub fn run(global: &GlobalArgs, args: &BatchArgs) -> Result<()> {
         session: session.as_ref(),
         catalog: session.as_ref().map(|s| IndexCatalog::new(&s.client)),
         bank: session.as_ref().map(|s| CachedBank::new(s.bank.clone())),
+        bank_file: Some(super::bank::bank_path(&working)).filter(|p| p.exists()),
         runner: (stage >= Stage::Verify).then(|| {
             let tools = context::tools(&working, &nbenv::python::discover());
             let (installer, _) = tools.installer();
@@ -454,6 +465,7 @@ fn measure_usage(batch: &Batch<'_>, job: &Job<'_>) -> Option<Record> {
             Stage::Usage,
             &batch.analyze,
             false,
+            batch.history().as_ref().map(|h| h as &dyn ApiHistory),
         ) {
             Ok(a) => a.record,
             Err(record) => *record,
@@ -480,6 +492,7 @@ fn measure_infer(batch: &Batch<'_>, job: &Job<'_>) -> Option<Record> {
         Stage::Infer,
         &batch.analyze,
         !batch.args.no_declarations,
+        batch.history().as_ref().map(|h| h as &dyn ApiHistory),
     ) {
         Ok(a) => a,
         Err(record) => return Some(*record),
@@ -500,6 +513,8 @@ fn measure_infer(batch: &Batch<'_>, job: &Job<'_>) -> Option<Record> {
             catalog: batch.catalog.as_ref(),
             bank: batch.bank.as_ref(),
             failed: &[],
+            reach: Reach::Known,
+            skip_pythons: &[],
         },
     );
     record.timings.infer_ms = Some(millis(started.elapsed()));
@@ -533,7 +548,13 @@ fn failed(record: &mut Record, e: &anyhow::Error, timeout: u64) -> Option<()> {
             kind: ErrorKind::NoSolution,
             message: why,
         });
-    } else if e.chain().any(|c| c.is::<NotInstalled>()) {
+    } else if e.chain().any(|c| {
+        c.is::<NotInstalled>()
+            || matches!(
+                c.downcast_ref::<InferError>(),
+                Some(InferError::NoInterpreter { .. })
+            )
+    }) {
         record.failed(ErrorKind::PythonMissing, format!("{e:#}"));
     } else {
         record.failed(error_kind(code_for(e)), format!("{e:#}"));
@@ -556,6 +577,7 @@ fn measure_runs(batch: &Batch<'_>, job: &Job<'_>) -> Option<Record> {
         batch.stage,
         &batch.analyze,
         !batch.args.no_declarations,
+        batch.history().as_ref().map(|h| h as &dyn ApiHistory),
     ) {
         Ok(a) => a,
         Err(record) => return Some(*record),
@@ -563,12 +585,7 @@ fn measure_runs(batch: &Batch<'_>, job: &Job<'_>) -> Option<Record> {
     let session = batch.session.expect("opened for the running stages");
     let runner = batch.runner.as_ref().expect("found for the running stages");
     let args = batch.args;
-    let mut infer_args = infer_args(args, &job.input.file);
-    if infer_args.python.is_none() {
-        // As restore: on the newest installed Python the code allows, when nothing the
-        // notebook's evidence allows is installed.
-        infer_args.python = runnable_fallback(&usage.python, &session.installed);
-    }
+    let infer_args = infer_args(args, &job.input.file);
     let mut usages = with_local_imports(batch, job, usage);
     let spec = RoundsSpec {
         notebook: &job.input.file,
@@ -592,6 +609,9 @@ fn measure_runs(batch: &Batch<'_>, job: &Job<'_>) -> Option<Record> {
             catalog: batch.catalog.as_ref(),
             bank: batch.bank.as_ref(),
             failed: &[],
+            // As restore: on the installed interpreters nearest where it last ran.
+            reach: Reach::Installed,
+            skip_pythons: &[],
         },
         command: "batch",
     };
@@ -707,10 +727,10 @@ fn run_before(
             )
             .ok()?;
             let python = env.python.clone();
-            return run_in(spec, &python, usage, Some(env));
+            return run_in(spec, &python, usage, batch.history(), Some(env));
         }
     };
-    run_in(spec, &python, usage, None)
+    run_in(spec, &python, usage, batch.history(), None)
 }
 
 /// One run of the notebook with `python`, as the record counts it (`_env` held while it runs).
@@ -718,6 +738,7 @@ fn run_in(
     spec: &RoundsSpec<'_>,
     python: &Path,
     usage: &nbenv::notebook::Usage,
+    bank: Option<BankHistory>,
     _env: Option<nbenv::verify::PreparedEnv>,
 ) -> Option<RunOutcome> {
     let options = nbenv::verify::RunOptions {
@@ -730,7 +751,10 @@ fn run_in(
     let version = run
         .python
         .unwrap_or_else(|| PythonVersion::parse("3").expect("a version"));
-    let failures = FailureContext::new(spec.nb, usage).with_python(version);
+    let mut failures = FailureContext::new(spec.nb, usage).with_python(version);
+    if let Some(bank) = &bank {
+        failures = failures.with_bank(bank);
+    }
     Some(RunOutcome {
         executability: Some(run.executability),
         failure: run.first_failure(&failures),
@@ -774,6 +798,12 @@ fn no_solution(e: &anyhow::Error) -> Option<String> {
                     .join("\n"),
             ),
             Some(InferError::Joint(j)) => Some(j.to_string()),
+            Some(
+                e @ InferError::NoInterpreter {
+                    reach: nbenv::resolve::interpreter::Reach::Known,
+                    ..
+                },
+            ) => Some(e.to_string()),
             _ => None,
         })
 }

@@ -18,6 +18,20 @@ pub fn cache_dir(global: &GlobalArgs) -> PathBuf {
     })
 }
 
+/// uv's and pip's own caches, inside nbenv's cache directory rather than the machine's,
+/// unless the user chose theirs: a day of restores grew `~/.cache/uv` to tens of GB, and
+/// nbenv's cache is what its budget and `cache prune` look after. Called once, before any
+/// thread starts, so that every installer nbenv runs inherits it.
+pub fn confine_installer_caches(global: &GlobalArgs) {
+    let dir = cache_dir(global);
+    let root = std::path::absolute(&dir).unwrap_or(dir);
+    for (var, sub) in [("UV_CACHE_DIR", "uv"), ("PIP_CACHE_DIR", "pip")] {
+        if std::env::var_os(var).is_none() {
+            std::env::set_var(var, root.join(sub));
+        }
+    }
+}
+
 /// The index client, configured by the global options and the environment (checked already).
 pub fn index_client(global: &GlobalArgs) -> Result<IndexClient> {
     let mut config = IndexConfig::new(global.index_url().to_string(), cache_dir(global));

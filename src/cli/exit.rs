@@ -288,6 +288,12 @@ pub fn code_for(err: &anyhow::Error) -> Code {
         if let Some(e) = cause.downcast_ref::<InferError>() {
             match e {
                 InferError::NoSolution { .. } | InferError::Joint(_) => return Code::NoSolution,
+                // To run it here, a missing interpreter is something to install.
+                InferError::NoInterpreter {
+                    reach: nbenv::resolve::interpreter::Reach::Installed,
+                    ..
+                } => return Code::NotFound,
+                InferError::NoInterpreter { .. } => return Code::NoSolution,
                 InferError::Interrupted => return Code::Interrupted,
                 // The catalog's cause (an index error) is further down the chain.
                 InferError::Catalog(_) | InferError::Evidence(_) => {}

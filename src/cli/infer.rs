@@ -20,7 +20,7 @@ use nbenv::python::PythonVersion;
 use nbenv::resolve::evidence::{gather, BankView, SharedBank, Sources};
 use nbenv::resolve::index_providers::IndexProviders;
 use nbenv::resolve::infer::{self, InferError};
-use nbenv::resolve::interpreter::InterpreterPlan;
+use nbenv::resolve::interpreter::{InterpreterPlan, PythonChoice, Reach};
 use nbenv::resolve::joint::{joint_evidence, joint_python, Part};
 use nbenv::resolve::lazy::{self, LazyOptions, LazySteps, Probe};
 use nbenv::resolve::solver::{IndexCatalog, SolveOptions};
@@ -130,11 +130,35 @@ pub fn run(global: &GlobalArgs, args: &InferArgs) -> Result<()> {
     }
     let usages = read_usages(global, args)?;
     let session = InferSession::open(global, args)?;
-    let (inference, read) = infer_usages(global, args, &session, &usages, &[])?;
+    let (inference, read) = match infer_usages(global, args, &session, &usages, &[]) {
+        Ok(found) => found,
+        Err(e) => {
+            // A program reading the JSON learns why there is none, as a person reads stderr.
+            if args.format == InferFormat::Json {
+                if let Some(failure) = NoSolutionJson::of(&args.notebook, &e) {
+                    let mut buf = Vec::new();
+                    write_json(&mut buf, &failure)?;
+                    write_result(args.output.as_deref(), &buf)?;
+                }
+            }
+            return Err(e);
+        }
+    };
     let bank = &session.bank;
     let catalog = IndexCatalog::new(&session.client);
     let solve_options = &inference.options_used(&session.solve_options);
     if !global.quiet {
+        if inference.python.installed.is_none() {
+            eprintln!(
+                "note: resolved for Python {}, which is not installed here{}",
+                inference.python.version,
+                if inference.python_choice == PythonChoice::Requested {
+                    ""
+                } else {
+                    " (`nbenv restore` runs the notebook on the installed one nearest it)"
+                }
+            );
+        }
         if let Some(built) = nbenv::output::sdist_builds(&inference) {
             eprintln!(
                 "note: no resolution from wheels alone on any Python the notebook allows; \
@@ -243,6 +267,12 @@ pub(super) struct InferRun<'a> {
     /// Releases this job saw fail (a restoration's earlier rounds), passed over besides the
     /// ones the bank's run records name.
     pub failed: &'a [nbenv::bank::store::ReleaseFailure],
+    /// Which interpreters to resolve for: installed ones only when the notebook is to run
+    /// here.
+    pub reach: Reach,
+    /// Interpreters to pass over (a restoration whose environment could not be built on
+    /// them).
+    pub skip_pythons: &'a [PythonVersion],
 }
 
 /// An inference stopped at [`InferRun::deadline`].
@@ -265,8 +295,8 @@ impl InferSession {
             Store::open(&bank_file)
                 .with_context(|| format!("creating the bank at {}", bank_file.display()))?;
         }
+        let bank = SharedBank::open(&bank_file)?;
         Ok(Self {
-            bank: SharedBank::open(&bank_file)?,
             client: context::index_client(global)?,
             solve_options: SolveOptions {
                 allow_sdist: args.allow_sdist,
@@ -275,7 +305,14 @@ impl InferSession {
                 sdist_fallback: !args.wheels_only,
                 exclude_newer: cap_date(global, args)?,
                 failed: super::runs::failures(&bank_file)?,
+                // What releases import, as the bank read their code. What it shows other
+                // releases lack is kept for the session: one indexed meanwhile counts from
+                // the next.
+                import_time: nbenv::resolve::solver::ImportTime::new(std::sync::Arc::new(
+                    nbenv::resolve::import_time::BankImportTime::new(bank.clone()),
+                )),
             },
+            bank,
             installed: nbenv::python::discover_by_name(),
             writing: Mutex::new(()),
             bank_file,
@@ -440,7 +477,8 @@ pub(super) fn infer_usages_with(
             &own_catalog
         }
     };
-    let plan = InterpreterPlan::new(&python, args.python, installed);
+    let plan =
+        InterpreterPlan::new(&python, args.python, installed, run.reach).without(run.skip_pythons);
     let resolve = |mut evidence| -> Result<infer::Inference> {
         infer::exclude(&mut evidence, excluded);
         match infer::resolve(
@@ -452,15 +490,18 @@ pub(super) fn infer_usages_with(
         ) {
             Ok(i) => Ok(i),
             Err(InferError::NoSolution { tried }) => {
-                if !run.silent {
+                // One interpreter's reason is in the error itself; several are listed first.
+                let listed = !run.silent && tried.len() > 1;
+                if listed {
                     for t in &tried {
                         eprintln!("Python {}: {}\n", t.python, t.why.trim_end());
                     }
                 }
                 Err(InferError::NoSolution { tried }).with_context(|| {
                     format!(
-                        "no environment satisfies {} (see why above)",
-                        args.notebook.display()
+                        "no environment satisfies {}{}",
+                        args.notebook.display(),
+                        if listed { " (see why above)" } else { "" }
                     )
                 })
             }
@@ -740,6 +781,41 @@ fn note_failures(global: &GlobalArgs, report: &BuildReport) {
             "note: could not index {}{version}: {}",
             failed.distribution, failed.reason
         );
+    }
+}
+
+/// `--format json` when nothing satisfies the notebook (exit 20): why, per interpreter tried.
+#[derive(serde::Serialize)]
+struct NoSolutionJson<'a> {
+    notebook: &'a Path,
+    error: NoSolutionError<'a>,
+}
+
+#[derive(serde::Serialize)]
+struct NoSolutionError<'a> {
+    kind: &'static str,
+    message: String,
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    tried: &'a [infer::PassedOver],
+}
+
+impl<'a> NoSolutionJson<'a> {
+    fn of(notebook: &'a Path, e: &'a anyhow::Error) -> Option<Self> {
+        let (kind, tried): (_, &[infer::PassedOver]) =
+            match e.chain().find_map(|c| c.downcast_ref::<InferError>())? {
+                InferError::NoSolution { tried } => ("no_solution", tried),
+                InferError::NoInterpreter { .. } => ("no_interpreter", &[]),
+                InferError::Joint(_) => ("joint_conflict", &[]),
+                _ => return None,
+            };
+        Some(Self {
+            notebook,
+            error: NoSolutionError {
+                kind,
+                message: format!("{e:#}"),
+                tried,
+            },
+        })
     }
 }
 

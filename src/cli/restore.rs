@@ -10,7 +10,7 @@ use serde::Serialize;
 
 use nbenv::output::write_atomically;
 use nbenv::python::{Interpreter, PythonVersion};
-use nbenv::resolve::interpreter::{runnable_fallback, InterpreterPlan};
+use nbenv::resolve::interpreter::Reach;
 use nbenv::verify::{self, PreparedEnv};
 
 use super::args::{Format, FormatArg, GlobalArgs};
@@ -41,6 +41,17 @@ pub struct RestoreArgs {
     /// sdists when no interpreter has a resolution from wheels alone (as `infer --wheels-only`).
     #[arg(long)]
     pub wheels_only: bool,
+    /// Ignore files uploaded after this date (YYYY-MM-DD, or an RFC 3339 instant), as
+    /// `infer --exclude-newer`.
+    #[arg(long, value_name = "DATE", value_parser = super::infer::parse_date, conflicts_with = "date")]
+    pub exclude_newer: Option<jiff::Timestamp>,
+    /// `auto` (the notebook's last commit) or a date, as `infer --date`.
+    #[arg(long, value_name = "auto|DATE")]
+    pub date: Option<String>,
+    /// Do not read the repository's declarations beside the notebook, as `infer
+    /// --no-declarations`.
+    #[arg(long)]
+    pub no_declarations: bool,
     /// Seconds each cell may take.
     #[arg(long, default_value_t = 600, value_name = "SECS")]
     pub cell_timeout: u64,
@@ -97,13 +108,13 @@ pub fn run(global: &GlobalArgs, args: &RestoreArgs) -> Result<()> {
         output: None,
         format: InferFormat::Requirements,
         python: args.python,
-        exclude_newer: None,
-        date: None,
+        exclude_newer: args.exclude_newer,
+        date: args.date.clone(),
         allow_sdist: args.allow_sdist,
         wheels_only: args.wheels_only,
         ranges: false,
         no_index: false,
-        no_declarations: false,
+        no_declarations: args.no_declarations,
         full_history: false,
         no_introspect: false,
         jobs: 8,
@@ -113,24 +124,6 @@ pub fn run(global: &GlobalArgs, args: &RestoreArgs) -> Result<()> {
     let analysed = Instant::now();
     let mut usages = read_usages(global, &infer_args)?;
     let analysis = analysed.elapsed();
-    let mut infer_args = infer_args;
-    if args.python.is_none() {
-        let evidence = &usages[0].1.python;
-        let installed = nbenv::python::discover_by_name();
-        if let Some(v) = runnable_fallback(evidence, &installed) {
-            if !global.quiet {
-                eprintln!(
-                    "note: the notebook was written for Python {}, which is not installed here; \
-                     restoring it on Python {v}, the newest installed one its code allows",
-                    InterpreterPlan::new(evidence, None, &[])
-                        .candidates
-                        .first()
-                        .map_or_else(|| "?".to_string(), |c| c.version.to_string())
-                );
-            }
-            infer_args.python = Some(v);
-        }
-    }
     let session = InferSession::open(global, &infer_args)?;
     let name = args.notebook.display().to_string();
     let tools = context::tools(global, &nbenv::python::discover());
@@ -160,7 +153,10 @@ pub fn run(global: &GlobalArgs, args: &RestoreArgs) -> Result<()> {
             envs: &envs,
             installer: &installer,
             tools: &tools,
-            infer: InferRun::default(),
+            infer: InferRun {
+                reach: Reach::Installed,
+                ..InferRun::default()
+            },
             command: "restore",
         },
     )
@@ -297,7 +293,8 @@ fn keep(
 /// requirement of the notebook.
 fn environment_lock(notebook: &str, requirements: &str, env: &PreparedEnv) -> String {
     let mut out = format!(
-        "# The environment nbenv restored {notebook} in, as installed ({})\n",
+        "{} {notebook} in, as installed ({})\n",
+        nbenv::notebook::WRITTEN_BY_NBENV[2],
         env.root.display()
     );
     for pin in pins_of(requirements) {

@@ -11,11 +11,12 @@ use serde::Serialize;
 
 use nbenv::bank::store::ReleaseFailure;
 use nbenv::names::DistName;
-use nbenv::notebook::failure::{classify, Failure, FailureContext, Problem};
+use nbenv::notebook::failure::{classify, BankHistory, Failure, FailureContext, Problem};
 use nbenv::notebook::{Notebook, Usage};
 use nbenv::output::requirements_txt;
 use nbenv::python::{Installer, Interpreter, PythonVersion, Tools};
-use nbenv::resolve::infer::Inference;
+use nbenv::resolve::infer::{InferError, Inference};
+use nbenv::resolve::interpreter::Reach;
 use nbenv::verify::{
     self, run_record, EnvError, EnvPlan, Executability, Lesson, NotebookRun, PreparedEnv,
     RunContext, RunEnded, RunOptions,
@@ -156,6 +157,9 @@ pub(super) fn run_rounds(
     let mut runtime_era: Option<Option<Version>> = None;
     let mut last_run: Option<NotebookRun> = None;
     let mut built: Vec<PathBuf> = Vec::new();
+    // Interpreters whose environment could not be built, with nothing left to learn there:
+    // the next round resolves for the next one of the plan.
+    let mut skipped: Vec<PythonVersion> = spec.infer.skip_pythons.to_vec();
     for round in 1..=spec.max_rounds {
         if round > 1 && spec.past_deadline() {
             stopped = Stop::TimeLimit;
@@ -171,6 +175,7 @@ pub(super) fn run_rounds(
             &excluded,
             InferRun {
                 failed: &failed,
+                skip_pythons: &skipped,
                 ..spec.infer
             },
         );
@@ -178,6 +183,20 @@ pub(super) fn run_rounds(
             Ok((inference, _)) => inference,
             Err(e) if round > 1 && e.chain().any(|c| c.is::<OutOfTime>()) => {
                 stopped = Stop::TimeLimit;
+                break;
+            }
+            // Moved on from interpreters that could not build it, and none is left.
+            Err(e)
+                if round > 1
+                    && !skipped.is_empty()
+                    && e.chain().any(|c| {
+                        matches!(
+                            c.downcast_ref::<InferError>(),
+                            Some(InferError::NoSolution { .. })
+                        )
+                    }) =>
+            {
+                stopped = Stop::InstallFailed;
                 break;
             }
             Err(e) => return Err(e),
@@ -221,7 +240,11 @@ pub(super) fn run_rounds(
             started_at,
             requirements: &requirements,
         };
-        let failures = FailureContext::new(spec.nb, &usages[0].1).with_python(python);
+        let bank = BankHistory::at(&session.bank_file);
+        let failures = FailureContext::new(spec.nb, &usages[0].1)
+            .with_python(python)
+            .with_bank(&bank)
+            .with_installed(verify::pinned(&requirements));
         let building = super::progress::Spinner::start(
             global,
             if plan.is_built(spec.envs) {
@@ -286,6 +309,18 @@ pub(super) fn run_rounds(
                     inference: Some(Box::new(inference)),
                 });
                 if !new {
+                    if spec.infer.reach == Reach::Installed && infer_args.python.is_none() {
+                        // Nothing to learn on this interpreter: the next one nearest the
+                        // notebook's.
+                        if !global.quiet {
+                            eprintln!(
+                                "round {round}: the environment cannot be built on Python {python}: \
+                                 trying the next interpreter"
+                            );
+                        }
+                        skipped.push(python);
+                        continue;
+                    }
                     stopped = Stop::InstallFailed;
                     break;
                 }
@@ -353,7 +388,7 @@ pub(super) fn run_rounds(
         if !global.quiet {
             eprintln!("round {round}: stopped at {}", located(&failure));
         }
-        if !failure.is_environmental() {
+        if !failure.may_repair() {
             rounds.push(this);
             stopped = Stop::NotEnvironmental;
             break;
@@ -439,7 +474,10 @@ fn learn(
                     new = true;
                 }
             }
-            Lesson::Api { .. } | Lesson::Module { .. } => {}
+            Lesson::Api { .. }
+            | Lesson::Keyword { .. }
+            | Lesson::Module { .. }
+            | Lesson::Install { .. } => {}
         }
     }
     new

@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use anyhow::Context as _;
 use clap::Args;
 
+use nbenv::notebook::failure::BankHistory;
 use nbenv::notebook::{
     self, AnalyzeOptions, Import, ImportVia, LocalModule, LocalSource, Location, Origin,
     OutputEvidence, Receiver, SourceFormat, Usage, KNOWN_VERSIONS,
@@ -22,7 +23,7 @@ pub struct UsageArgs {
     pub notebook: PathBuf,
     #[command(flatten)]
     pub format: FormatArg,
-    /// A Python version the notebook may run on (repeatable): 2.7 or 3.6 to 3.14. Modules in
+    /// A Python version the notebook may run on (repeatable): 2.7 or 3.3 to 3.14. Modules in
     /// the standard library of any of them are not third-party. Default: all of them.
     #[arg(long = "python", value_name = "X.Y", value_parser = parse_python)]
     pub python: Vec<PythonVersion>,
@@ -47,7 +48,7 @@ pub(super) fn parse_python(s: &str) -> Result<PythonVersion, String> {
     Ok(v)
 }
 
-pub fn run(_global: &GlobalArgs, args: &UsageArgs) -> anyhow::Result<()> {
+pub fn run(global: &GlobalArgs, args: &UsageArgs) -> anyhow::Result<()> {
     let nb = notebook::read(&args.notebook)?;
     let mut options = AnalyzeOptions {
         scan_local_modules: !args.no_local_modules,
@@ -56,7 +57,13 @@ pub fn run(_global: &GlobalArgs, args: &UsageArgs) -> anyhow::Result<()> {
     if !args.python.is_empty() {
         options.python_versions = args.python.clone();
     }
-    let usage = notebook::analyze(&nb, &options);
+    let mut usage = notebook::analyze(&nb, &options);
+    // Stored errors are told apart with the bank when there is one (never created here).
+    let bank = super::bank::bank_path(global);
+    if bank.exists() {
+        let history = BankHistory::at(&bank);
+        notebook::classify_stored_errors(&nb, &mut usage, Some(&history));
+    }
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     match args.format.format {
@@ -177,11 +184,15 @@ pub fn render(u: &Usage) -> String {
     }
     s.push_str("\n\n");
 
-    let python = if u.python.conflict {
+    let mut python = if u.python.conflict {
         "conflicting evidence (see below)".to_string()
     } else {
         u.python.range.to_string()
     };
+    // What the code allows binds; where it last ran is a preference, said beside it.
+    if let Some(r) = u.python.recorded() {
+        let _ = write!(python, " (last ran on {})", r.range);
+    }
     let mut summary = vec![vec!["python".to_string(), python]];
     let third: Vec<String> = u
         .third_party

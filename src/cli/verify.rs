@@ -8,11 +8,11 @@ use anyhow::{Context as _, Result};
 use clap::Args;
 use serde::Serialize;
 
-use nbenv::notebook::failure::{classify, Failure, FailureContext, Problem};
+use nbenv::notebook::failure::{classify, BankHistory, Failure, FailureContext, Problem};
 use nbenv::notebook::{self, AnalyzeOptions};
 use nbenv::output::python_of;
 use nbenv::python::{Interpreter, PythonVersion};
-use nbenv::resolve::interpreter::InterpreterPlan;
+use nbenv::resolve::interpreter::{InterpreterPlan, Reach};
 use nbenv::verify::{
     self, run_record, EnvPlan, NotebookRun, PreparedEnv, Reproduction, RunContext, RunEnded,
     RunOptions,
@@ -157,8 +157,12 @@ pub fn run(global: &super::args::GlobalArgs, args: &VerifyArgs) -> Result<()> {
         started_at,
         requirements: &requirements,
     };
-    let failures = FailureContext::new(&nb, &usage).with_python(interpreter.version);
     let bank = super::bank::bank_path(global);
+    let history = BankHistory::at(&bank);
+    let failures = FailureContext::new(&nb, &usage)
+        .with_python(interpreter.version)
+        .with_bank(&history)
+        .with_installed(verify::pinned(&requirements));
     let env = match verify::prepare(
         &plan,
         &envs,
@@ -375,7 +379,7 @@ fn choose_interpreter(
         return by_version(v, "the requirements were resolved for it");
     }
     let by_name = nbenv::python::discover_by_name();
-    let plan = InterpreterPlan::new(&usage.python, None, &by_name);
+    let plan = InterpreterPlan::new(&usage.python, None, &by_name, Reach::Installed);
     plan.candidates
         .iter()
         .find_map(|c| c.installed.as_ref())

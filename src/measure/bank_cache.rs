@@ -16,6 +16,7 @@ use std::sync::Mutex;
 use crate::bank::store::{Catalog, ImportProvider, Presence};
 use crate::names::{ApiPath, DistName};
 use crate::resolve::evidence::{BankReadError, BankView};
+use pep508_rs::pep440_rs::Version;
 
 /// A [`BankView`] that asks `inner` each question once.
 pub struct CachedBank<B> {
@@ -27,6 +28,7 @@ pub struct CachedBank<B> {
     members: Memo<(DistName, String), Presence>,
     keywords: Memo<(DistName, ApiPath, String), Presence>,
     providers: Memo<String, Vec<ImportProvider>>,
+    release_imports: Memo<(DistName, Version), Option<Vec<String>>>,
 }
 
 struct Memo<K, V>(Mutex<HashMap<K, V>>);
@@ -85,6 +87,7 @@ impl<B> CachedBank<B> {
             members: Memo::new(),
             keywords: Memo::new(),
             providers: Memo::new(),
+            release_imports: Memo::new(),
         }
     }
 }
@@ -98,6 +101,7 @@ impl<B> CachedBank<B> {
         self.members.clear();
         self.keywords.clear();
         self.providers.clear();
+        self.release_imports.clear();
     }
 }
 
@@ -170,6 +174,17 @@ impl<B: BankView> BankView for CachedBank<B> {
                 self.inner.import_providers(top_level)
             })
     }
+
+    fn release_imports(
+        &self,
+        dist: &DistName,
+        version: &Version,
+    ) -> Result<Option<Vec<String>>, BankReadError> {
+        self.release_imports
+            .or_ask((dist.clone(), version.clone()), &self.generation, || {
+                self.inner.release_imports(dist, version)
+            })
+    }
 }
 
 #[cfg(test)]
@@ -213,6 +228,14 @@ mod tests {
         fn import_providers(&self, top: &str) -> Result<Vec<ImportProvider>, BankReadError> {
             self.asked.fetch_add(1, Ordering::SeqCst);
             self.inner.import_providers(top)
+        }
+        fn release_imports(
+            &self,
+            dist: &DistName,
+            version: &Version,
+        ) -> Result<Option<Vec<String>>, BankReadError> {
+            self.asked.fetch_add(1, Ordering::SeqCst);
+            self.inner.release_imports(dist, version)
         }
     }
 

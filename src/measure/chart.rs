@@ -15,6 +15,7 @@ pub const AFTER: &str = "#1b9e77";
 const EXECUTABLE: &str = "#1b9e77";
 const RESTORABLE: &str = "#7570b3";
 const PATHOLOGICAL: &str = "#e7298a";
+const UNKNOWN: &str = "#666666";
 
 /// One chart of the report.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -110,6 +111,9 @@ pub fn verdicts(report: &Report) -> Chart {
         );
     }
     groups.push(Group::new("pathological", vec![o.pathological]).colour(PATHOLOGICAL));
+    if o.unknown > 0 {
+        groups.push(Group::new("unknown", vec![o.unknown]).colour(UNKNOWN));
+    }
     Bars {
         id: "verdicts",
         title: "Verdicts".into(),

@@ -225,6 +225,9 @@ pub enum Verdict {
     Restorable { by: FailureClass },
     /// Stopped at an error in its own code that only changing it can remove.
     Pathological,
+    /// Stopped at an error that is the environment's or the code's, and the bank could not
+    /// tell which (failure class unknown).
+    Unknown,
 }
 
 impl Verdict {
@@ -247,6 +250,7 @@ impl Verdict {
                 by: FailureClass::Code,
             },
             (FailureClass::Code, _) => Verdict::Pathological,
+            (FailureClass::Unknown, _) => Verdict::Unknown,
             (class, _) => Verdict::Restorable { by: *class },
         }
     }
@@ -401,6 +405,7 @@ mod tests {
         assert_eq!(Verdict::judge(None), Verdict::Executable);
         let module = failure(Cause::MissingModule {
             module: ModulePath::new("sklearn").unwrap(),
+            bank: None,
         });
         assert_eq!(
             Verdict::judge(Some(&module)),
@@ -436,6 +441,12 @@ mod tests {
             ename: "ValueError".into(),
         });
         assert_eq!(Verdict::judge(Some(&raised)), Verdict::Pathological);
+        // A name the installed release lacks, with no bank to say whether another has it.
+        let unplaced = failure(Cause::MissingApi {
+            api: crate::names::ApiPath::new("pandas.dataframe").unwrap(),
+            bank: crate::notebook::failure::BankSays::Unknown,
+        });
+        assert_eq!(Verdict::judge(Some(&unplaced)), Verdict::Unknown);
     }
 
     #[test]
@@ -451,6 +462,7 @@ mod tests {
         let typed = ErrorType::of(
             &failure(Cause::MissingModule {
                 module: ModulePath::new("sklearn.cross_validation").unwrap(),
+                bank: None,
             }),
             Some("ModuleNotFoundError"),
         );

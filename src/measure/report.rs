@@ -82,6 +82,8 @@ pub struct Outcomes {
     pub restorable: usize,
     pub restorable_by: Vec<Counted<FailureClass>>,
     pub pathological: usize,
+    /// Stopped at an error the bank could not place as the environment's or the code's.
+    pub unknown: usize,
     /// Restorable notebooks that ran to the end after repair.
     pub restored: usize,
     /// Notebooks without a verdict: not run (stages usage and infer) or not readable.
@@ -233,6 +235,7 @@ fn outcomes(records: &[Record]) -> Outcomes {
             None => o.not_run += 1,
             Some(Verdict::Executable) => o.executable += 1,
             Some(Verdict::Pathological) => o.pathological += 1,
+            Some(Verdict::Unknown) => o.unknown += 1,
             Some(Verdict::Restorable { by: class }) => {
                 o.restorable += 1;
                 by.push(class);
@@ -242,7 +245,7 @@ fn outcomes(records: &[Record]) -> Outcomes {
             }
         }
     }
-    o.judged = o.executable + o.restorable + o.pathological;
+    o.judged = o.executable + o.restorable + o.pathological + o.unknown;
     o.restorable_by = ranked(by.into_iter());
     o
 }

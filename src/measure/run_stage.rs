@@ -121,6 +121,7 @@ mod tests {
             failure: Some(Failure::new(
                 Cause::MissingModule {
                     module: ModulePath::new(module).unwrap(),
+                    bank: None,
                 },
                 Some(cell),
                 None,

@@ -161,6 +161,13 @@ impl Report {
             o.pathological.to_string(),
             share(o.pathological, o.judged),
         ]);
+        if o.unknown > 0 {
+            t.row(vec![
+                "unknown (environment or code: the bank could not tell)".into(),
+                o.unknown.to_string(),
+                share(o.unknown, o.judged),
+            ]);
+        }
         t
     }
 

@@ -7,6 +7,7 @@ use std::time::Instant;
 use super::input::NotebookInput;
 use super::record::{millis, ErrorKind, NotebookFacts, Record, Stage};
 use super::triage::triage;
+use crate::notebook::failure::ApiHistory;
 use crate::notebook::{self, AnalyzeOptions, Notebook, NotebookError, SourceFormat, Usage};
 
 /// A notebook read and analysed, with its record so far.
@@ -17,8 +18,9 @@ pub struct Analysed {
 }
 
 /// Reads and analyses one notebook for a record at `stage`; `declarations` also reads what the
-/// repository around it declares (evidence for resolution). `Err` is the finished record of a
-/// notebook that could not be read.
+/// repository around it declares (evidence for resolution); `bank`, when one is at hand,
+/// tells the stored errors that another release would fix from the code's own. `Err` is the
+/// finished record of a notebook that could not be read.
 pub fn analyse(
     input: &NotebookInput,
     bytes: &[u8],
@@ -26,6 +28,7 @@ pub fn analyse(
     stage: Stage,
     options: &AnalyzeOptions,
     declarations: bool,
+    bank: Option<&dyn ApiHistory>,
 ) -> Result<Analysed, Box<Record>> {
     let started = Instant::now();
     let mut record = Record::new(input.path.clone(), Some(sha256), stage);
@@ -38,6 +41,9 @@ pub fn analyse(
         }
     };
     let mut usage = notebook::analyze(&nb, options);
+    if bank.is_some() {
+        notebook::classify_stored_errors(&nb, &mut usage, bank);
+    }
     if declarations {
         usage.attach_declarations(notebook::read_declarations(&input.file));
     }

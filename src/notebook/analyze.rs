@@ -19,7 +19,7 @@ use crate::python::{PythonRange, PythonVersion};
 #[derive(Debug, Clone)]
 pub struct AnalyzeOptions {
     /// The Python versions the notebook may run on. A module in the standard library of any of
-    /// them is not third-party. Default: every version nbenv knows (2.7, 3.6 … 3.14).
+    /// them is not third-party. Default: every version nbenv knows (2.7, 3.3 … 3.14).
     pub python_versions: Vec<PythonVersion>,
     /// Look for local modules in the notebook's directory (and directories it adds to
     /// `sys.path`). Default: true.
@@ -72,7 +72,7 @@ pub fn analyze(nb: &Notebook, options: &AnalyzeOptions) -> Usage {
         VersionSet::of(&options.python_versions)
     };
     let mut usage = finish::build(nb, ev, outputs, locals, candidates);
-    outputs::classify_errors(nb, &mut usage);
+    outputs::classify_stored_errors(nb, &mut usage, None);
     usage
 }
 

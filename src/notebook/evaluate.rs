@@ -65,6 +65,36 @@ fn label(e: &Expr, out: &mut String, depth: u32) {
     }
 }
 
+/// `[*a, *b]`, `(*a, 1)`, `{*a}`, `{**a, 'k': 1}`: unpacking inside a display (PEP 448,
+/// Python 3.5). Only loaded displays count: `[a, *b] = x` is a 3.0 assignment target.
+fn unpacks_in_display(e: &Expr) -> bool {
+    match e {
+        Expr::List(l) => l.ctx.is_load() && l.elts.iter().any(Expr::is_starred_expr),
+        Expr::Tuple(t) => t.ctx.is_load() && t.elts.iter().any(Expr::is_starred_expr),
+        Expr::Set(s) => s.elts.iter().any(Expr::is_starred_expr),
+        Expr::Dict(d) => d.items.iter().any(|item| item.key.is_none()),
+        _ => false,
+    }
+}
+
+/// What calls before Python 3.5 refused (PEP 448): a second `*` or `**`, a positional
+/// argument after `*a`, a keyword after `**kw`.
+fn unpacks_in_call(args: &Arguments) -> bool {
+    let stars = args.args.iter().filter(|a| a.is_starred_expr()).count();
+    let positional_after_star = args
+        .args
+        .iter()
+        .skip_while(|a| !a.is_starred_expr())
+        .any(|a| !a.is_starred_expr());
+    let double_stars = args.keywords.iter().filter(|k| k.arg.is_none()).count();
+    let keyword_after_double_star = args
+        .keywords
+        .iter()
+        .skip_while(|k| k.arg.is_some())
+        .any(|k| k.arg.is_some());
+    stars > 1 || positional_after_star || double_stars > 1 || keyword_after_double_star
+}
+
 fn string_literal(e: &Expr) -> Option<&str> {
     match e {
         Expr::StringLiteral(s) => Some(s.value.to_str()),
@@ -212,7 +242,9 @@ impl Tracer {
                 if let Some(p) = &l.parameters {
                     self.bind_parameters(p, None);
                 }
+                let in_async_def = std::mem::replace(&mut self.in_async_def, false);
                 let v = self.eval(&l.body);
+                self.in_async_def = in_async_def;
                 self.scopes.pop();
                 Value::Function((v.is_library() || v == Value::Unknown).then(|| Rc::new(v)))
             }
@@ -247,6 +279,20 @@ impl Tracer {
                 self.feature("`await`", 5, a.start());
                 self.eval(&a.value);
                 Value::Unknown
+            }
+            Expr::Yield(y) => {
+                if self.in_async_def {
+                    self.feature("async generator", 6, y.start());
+                }
+                walk_children(self, expr);
+                Value::Local
+            }
+            Expr::List(_) | Expr::Tuple(_) | Expr::Set(_) | Expr::Dict(_) => {
+                if unpacks_in_display(expr) {
+                    self.feature("`*`/`**` unpacking in a display", 5, expr.start());
+                }
+                walk_children(self, expr);
+                Value::Local
             }
             Expr::YieldFrom(y) => {
                 self.feature("`yield from`", 3, y.start());
@@ -298,6 +344,9 @@ impl Tracer {
     ) {
         self.scopes.push(FrameKind::Comprehension, None);
         for g in generators {
+            if g.is_async {
+                self.feature("async comprehension", 6, g.start());
+            }
             let iter = self.eval(&g.iter);
             self.bind_target(&g.target, iter.element());
             for cond in &g.ifs {
@@ -462,6 +511,9 @@ impl Tracer {
             Expr::Name(n) => self.name(n),
             other => (self.eval(other), false),
         };
+        if unpacks_in_call(&c.arguments) {
+            self.feature("several `*`/`**` unpackings in a call", 5, c.start());
+        }
         let mut first_arg = None;
         for (i, arg) in c.arguments.args.iter().enumerate() {
             let v = self.eval(arg);
@@ -843,6 +895,89 @@ mod tests {
                 ("`@` operator", ">=3.5".into(), false),
             ]
         );
+    }
+
+    /// The syntax hints of `source`, as (detail, range).
+    fn syntax_hints(source: &str) -> Vec<(String, String)> {
+        trace(source)
+            .ev
+            .hints
+            .iter()
+            .filter(|h| h.reason == HintReason::SyntaxFeature)
+            .map(|h| (h.detail.clone(), h.range.to_string()))
+            .collect()
+    }
+
+    #[test]
+    fn syntax_of_python_3_3_to_3_6_is_a_version_hint() {
+        let one = |source: &str, detail: &str, range: &str| {
+            assert_eq!(
+                syntax_hints(source),
+                [(detail.to_string(), range.to_string())],
+                "{source}"
+            );
+        };
+        one("def g():\n    yield from h()\n", "`yield from`", ">=3.3");
+        one(
+            "raise ValueError() from None\n",
+            "`raise ... from None`",
+            ">=3.3",
+        );
+        one(
+            "raise ValueError() from e\n",
+            "`raise ... from ...`",
+            ">=3.0",
+        );
+        one("a @= b\n", "`@=` operator", ">=3.5");
+        for display in [
+            "x = [*a, *b]\n",
+            "x = (*a, 1)\n",
+            "x = {*a}\n",
+            "x = {**a, 'k': 1}\n",
+        ] {
+            one(display, "`*`/`**` unpacking in a display", ">=3.5");
+        }
+        for call in [
+            "f(*a, *b)\n",
+            "f(*a, b)\n",
+            "f(**a, **b)\n",
+            "f(**a, k=1)\n",
+        ] {
+            one(call, "several `*`/`**` unpackings in a call", ">=3.5");
+        }
+        let async_with = syntax_hints("async def f():\n    async with a:\n        pass\n");
+        assert!(async_with.contains(&("async with".into(), ">=3.5".into())));
+        let agen = syntax_hints("async def f():\n    yield 1\n");
+        assert!(
+            agen.contains(&("async generator".into(), ">=3.6".into())),
+            "{agen:?}"
+        );
+        let acomp = syntax_hints("async def f():\n    return [x async for x in a]\n");
+        assert!(acomp.contains(&("async comprehension".into(), ">=3.6".into())));
+        one("n = 1_000_000\n", "underscore in a number", ">=3.6");
+        one("n = 0x_FF + 1_0.5j\n", "underscore in a number", ">=3.6");
+        one("x: int = 1\n", "variable annotation", ">=3.6");
+        // What Python 3.0–3.4 already accepted says nothing more.
+        for old in [
+            "f(*a, **k)\n",
+            "f(a, *b, c=1)\n",
+            "f(c=1, *b)\n",
+            "f(c=1, **k)\n",
+            "[a, *b] = x\n",
+            "for a, *b in x:\n    pass\n",
+            "x = [a, b], {'k': 1}, {1}\n",
+            "n = 1000 + 1.5e3 + 0xFF + 2j\n",
+            "async def f():\n    def g():\n        yield 1\n    return g\n",
+            "async def f():\n    return lambda: (yield)\n",
+        ] {
+            let hints = syntax_hints(old);
+            assert!(
+                hints
+                    .iter()
+                    .all(|(d, _)| d == "async def" || d == "starred assignment target"),
+                "{old}: {hints:?}"
+            );
+        }
     }
 
     #[test]

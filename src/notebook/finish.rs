@@ -158,9 +158,10 @@ pub(crate) fn build(
 
     let mut hints = ev.hints;
     hints.sort_by_key(|h| (h.reason, h.at));
+    // What the code needs; where it last ran is a preference (`PythonEvidence::recorded`).
     let range = hints
         .iter()
-        .filter(|h| !h.weak)
+        .filter(|h| !h.weak && h.reason.is_code())
         .fold(PythonRange::default(), |r, h| r.intersect(&h.range));
 
     let mut warnings = ev.warnings;

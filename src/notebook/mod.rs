@@ -45,16 +45,17 @@ pub use analyze::{analyze, AnalyzeOptions};
 pub use commit_date::last_commit_date;
 pub use declarations::{
     read_declarations, DeclarationKind, DeclarationProblem, Declarations, DeclaredAt,
-    DeclaredPython, DeclaredRequirement, PythonDeclaration, MAX_LEVELS_UP,
+    DeclaredPython, DeclaredRequirement, PythonDeclaration, MAX_LEVELS_UP, WRITTEN_BY_NBENV,
 };
 pub use error::NotebookError;
 pub use external::{is_url, FileAccess, FileUse, NetworkKind, NetworkUse};
 pub use format::{Cell, CellKind, Kernel, Notebook, Output, SourceFormat, StreamName};
 pub use local_imports::local_imports;
 pub use location::Location;
+pub use outputs::classify_stored_errors;
 pub use python_version::{HintReason, VersionHint, KNOWN_VERSIONS};
 pub use read::{from_bytes, read};
-pub use requirement::{InstallRequirement, Installer};
+pub use requirement::{pip_requirement, InstallRequirement, Installer};
 pub use stdlib::{is_stdlib, VersionSet};
 pub use usage::{
     ApiUse, Import, ImportVia, LocalModule, LocalSource, MemberUse, Note, NoteKind, NotebookInfo,

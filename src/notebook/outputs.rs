@@ -9,7 +9,7 @@ use std::rc::Rc;
 use crate::names::{DistName, ModulePath};
 
 use super::collect::Evidence;
-use super::failure::{classify, Failure, FailureContext, Problem, Raised};
+use super::failure::{classify, ApiHistory, Failure, FailureContext, Problem, Raised};
 use super::format::{CellKind, Notebook, Output, StreamName};
 use super::python_version::HintReason;
 use super::usage::{OutputEvidence, Usage};
@@ -87,8 +87,9 @@ pub(crate) fn scan(nb: &Notebook, ev: &mut Evidence) -> Vec<OutputEvidence> {
 }
 
 /// Classifies each stored error with the finished usage evidence (imports, APIs, bindings),
-/// the way a live run's errors are classified.
-pub(crate) fn classify_errors(nb: &Notebook, usage: &mut Usage) {
+/// the way a live run's errors are classified; with the bank when one is at hand (without
+/// it, whether another release of a library has a missing name is unknown).
+pub fn classify_stored_errors(nb: &Notebook, usage: &mut Usage, bank: Option<&dyn ApiHistory>) {
     if !usage
         .outputs
         .iter()
@@ -98,6 +99,10 @@ pub(crate) fn classify_errors(nb: &Notebook, usage: &mut Usage) {
     }
     let failures: Vec<Option<Failure>> = {
         let cx = FailureContext::new(nb, usage);
+        let cx = match bank {
+            Some(bank) => cx.with_bank(bank),
+            None => cx,
+        };
         usage
             .outputs
             .iter()
@@ -132,7 +137,7 @@ pub(crate) fn classify_errors(nb: &Notebook, usage: &mut Usage) {
     };
     for (output, classified) in usage.outputs.iter_mut().zip(failures) {
         if let (OutputEvidence::Error { failure, .. }, Some(f)) = (output, classified) {
-            *failure = Some(f);
+            *failure = Some(Box::new(f));
         }
     }
 }

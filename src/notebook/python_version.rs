@@ -6,8 +6,11 @@ use super::location::Location;
 use crate::python::{PythonRange, PythonVersion};
 
 /// The versions nbenv knows the standard library of (and can choose an interpreter from).
-pub const KNOWN_VERSIONS: [PythonVersion; 10] = [
+pub const KNOWN_VERSIONS: [PythonVersion; 13] = [
     PythonVersion::new(2, 7),
+    PythonVersion::new(3, 3),
+    PythonVersion::new(3, 4),
+    PythonVersion::new(3, 5),
     PythonVersion::new(3, 6),
     PythonVersion::new(3, 7),
     PythonVersion::new(3, 8),
@@ -40,6 +43,21 @@ pub enum HintReason {
     /// A file of the repository declares the interpreter (Binder's `runtime.txt`,
     /// `python=3.6` in `environment.yml`): always weak, it steers only within the rest.
     Declared,
+}
+
+impl HintReason {
+    /// Whether it is the code's own need (syntax, builtins, standard library), which binds,
+    /// rather than a record of where the notebook ran or what its repository declares, which
+    /// only steers.
+    pub fn is_code(self) -> bool {
+        matches!(
+            self,
+            HintReason::Python2Syntax
+                | HintReason::Python2Name
+                | HintReason::SyntaxFeature
+                | HintReason::StdlibModule
+        )
+    }
 }
 
 /// One piece of evidence about the Python version. Repeated evidence of the same kind and

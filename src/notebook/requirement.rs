@@ -16,6 +16,9 @@ pub enum Installer {
     Conda,
     /// Colab's `%tensorflow_version 1.x`, which switched the preinstalled TensorFlow.
     Colab,
+    /// Not the notebook: a library it runs asked for the package in a run (`IPython.html
+    /// .widgets requires pyzmq >= 2.1.11`), and a repair round installs it.
+    Library,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -36,7 +39,7 @@ pub struct InstallRequirement {
 /// A pip requirement argument (`'pandas<1.0'`, `keras==2.2.4`, `pkg[extra]>=1`, a URL whose
 /// distribution can be told), read by the PEP 508 parser. Returns `None` for arguments that
 /// are not requirements (paths, shell variables, URLs that name no distribution).
-pub(crate) fn pip_requirement(arg: &str) -> Option<(Requirement, DistName)> {
+pub fn pip_requirement(arg: &str) -> Option<(Requirement, DistName)> {
     let arg = arg.trim();
     if arg.is_empty() || arg.contains('$') || arg.contains('{') || arg.starts_with('-') {
         return None;

@@ -3,7 +3,8 @@
 //! later version removed (`imp`, `distutils`, `asynchat`) stay in the lists of the versions
 //! that had them: for those versions they are never PyPI packages. The 3.14 list is 3.13's
 //! with the modules 3.14 added and removed, as the `stdlibs` package (PyPI) records them,
-//! since no 3.14 interpreter was at hand; regenerate it from one when there is.
+//! since no 3.14 interpreter was at hand; regenerate it from one when there is. The 3.5, 3.4
+//! and 3.3 lists are made the same way, each from the next newer one.
 
 use std::collections::HashMap;
 use std::sync::OnceLock;
@@ -14,6 +15,9 @@ use crate::python::{PythonRange, PythonVersion};
 /// One list per entry of [`KNOWN_VERSIONS`], in the same order.
 const LISTS: [&str; KNOWN_VERSIONS.len()] = [
     include_str!("stdlib/2.7.txt"),
+    include_str!("stdlib/3.3.txt"),
+    include_str!("stdlib/3.4.txt"),
+    include_str!("stdlib/3.5.txt"),
     include_str!("stdlib/3.6.txt"),
     include_str!("stdlib/3.7.txt"),
     include_str!("stdlib/3.8.txt"),
@@ -25,9 +29,14 @@ const LISTS: [&str; KNOWN_VERSIONS.len()] = [
     include_str!("stdlib/3.14.txt"),
 ];
 
+/// The first Python 3 of [`KNOWN_VERSIONS`] (the one before it is 2.7).
+const OLDEST_PYTHON_3: PythonVersion = KNOWN_VERSIONS[1];
+const _: () = assert!(OLDEST_PYTHON_3.major == 3 && KNOWN_VERSIONS[0].major == 2);
+
 /// A set of known versions, bit `i` standing for `KNOWN_VERSIONS[i]`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct VersionSet(u16);
+const _: () = assert!(KNOWN_VERSIONS.len() <= u16::BITS as usize);
 
 impl VersionSet {
     pub const ALL: VersionSet = VersionSet((1 << KNOWN_VERSIONS.len()) - 1);
@@ -80,8 +89,9 @@ pub fn is_stdlib(name: &str, candidates: VersionSet) -> bool {
 }
 
 /// The versions a stdlib import points to, when not every known version has the module.
-/// A module first seen in 3.6 is taken to need Python 3 (the lists start at 3.6; `asyncio` is
-/// older); one missing after some release needs a version up to that release.
+/// One first seen in the oldest Python 3 listed (3.3) is taken to need Python 3 only, since
+/// 3.0–3.2 are not listed (`queue` and `builtins` are older); one missing after some release
+/// needs a version up to that release.
 pub fn version_range(name: &str) -> Option<PythonRange> {
     let set = versions_having(name)?;
     if set == VersionSet::ALL || name.starts_with('_') {
@@ -92,13 +102,14 @@ pub fn version_range(name: &str) -> Option<PythonRange> {
     let last = *present.last()?;
     let min = if first == KNOWN_VERSIONS[0] {
         None
-    } else if first == KNOWN_VERSIONS[1] {
+    } else if first == OLDEST_PYTHON_3 {
         Some(PythonVersion::new(3, 0))
     } else {
         Some(first)
     };
     let max = (last != KNOWN_VERSIONS[KNOWN_VERSIONS.len() - 1]).then_some(last);
-    Some(PythonRange { min, max })
+    // `ensurepip` is in 2.7 (since 2.7.9) and 3.4 on, not in 3.3: that says nothing.
+    (min.is_some() || max.is_some()).then_some(PythonRange { min, max })
 }
 
 const BACKPORTED: &[&str] = &[
@@ -187,6 +198,43 @@ mod tests {
             Some(PythonRange::at_most(PythonVersion::new(2, 7)))
         );
         assert_eq!(version_range("os"), None);
+    }
+
+    #[test]
+    fn python_3_3_to_3_5() {
+        let only = |minor| VersionSet::of(&[PythonVersion::new(3, minor)]);
+        let since = |name: &str, minor| {
+            (3..=6).all(|m| is_stdlib(name, only(m)) == (m >= minor))
+                && version_range(name) == Some(PythonRange::at_least(PythonVersion::new(3, minor)))
+        };
+        for name in ["asyncio", "enum", "pathlib", "statistics", "selectors"] {
+            assert!(since(name, 4), "{name}");
+        }
+        for name in ["typing", "zipapp"] {
+            assert!(since(name, 5), "{name}");
+        }
+        assert!(since("secrets", 6));
+        assert!(!is_stdlib("ensurepip", only(3)) && is_stdlib("ensurepip", only(4)));
+        assert_eq!(version_range("ensurepip"), None);
+        for name in [
+            "faulthandler",
+            "ipaddress",
+            "lzma",
+            "venv",
+            "imp",
+            "formatter",
+        ] {
+            assert!((3..=5).all(|m| is_stdlib(name, only(m))), "{name}");
+        }
+        assert!(["asynchat", "distutils", "os", "json"]
+            .iter()
+            .all(|name| is_stdlib(name, only(3))));
+        // New in 3.0–3.3: 3.0–3.2 are not listed, so Python 3 is all that can be said.
+        assert_eq!(
+            version_range("faulthandler"),
+            Some(PythonRange::at_least(PythonVersion::new(3, 0)))
+        );
+        assert!(!is_stdlib("urllib2", only(3)) && !is_stdlib("numpy", only(5)));
     }
 
     #[test]

@@ -2,7 +2,9 @@
 //! version checks. The analyser parses with the lowest target ruff knows (3.7), so every newer
 //! construct is reported; constructs older than 3.7 are found on the AST and tokens instead.
 
+use ruff_python_ast::token::{Token, TokenKind};
 use ruff_python_parser::UnsupportedSyntaxErrorKind as K;
+use ruff_text_size::{Ranged, TextSize};
 
 use crate::python::{PythonRange, PythonVersion};
 
@@ -35,4 +37,26 @@ pub(crate) fn feature(kind: K) -> Option<(&'static str, PythonRange)> {
         ),
         K::UnparenthesizedExceptionTypes => return None,
     })
+}
+
+/// Newer syntax that only the tokens show, each with the versions that accept it: underscores
+/// in numbers (`1_000`, 3.6).
+pub(crate) fn scan_tokens(
+    source: &str,
+    tokens: &[Token],
+    mut found: impl FnMut(&'static str, PythonRange, TextSize),
+) {
+    for tok in tokens {
+        let number = matches!(
+            tok.kind(),
+            TokenKind::Int | TokenKind::Float | TokenKind::Complex
+        );
+        if number && source[tok.range()].contains('_') {
+            found(
+                "underscore in a number",
+                PythonRange::at_least(PythonVersion::new(3, 6)),
+                tok.start(),
+            );
+        }
+    }
 }

@@ -10,8 +10,8 @@ use std::rc::Rc;
 use ruff_python_ast::name::Name;
 use ruff_python_ast::visitor::{walk_expr, walk_pattern, walk_stmt, Visitor};
 use ruff_python_ast::{
-    ExceptHandler, Expr, Mod, Parameters, Stmt, StmtClassDef, StmtFunctionDef, StmtImport,
-    StmtImportFrom, StmtTry,
+    ExceptHandler, Expr, Mod, Operator, Parameters, Stmt, StmtClassDef, StmtFunctionDef,
+    StmtImport, StmtImportFrom, StmtTry,
 };
 use ruff_python_parser::{parse_unchecked, Mode, ParseOptions};
 use ruff_text_size::{Ranged, TextSize};
@@ -53,6 +53,9 @@ pub(crate) struct Tracer {
     pub(crate) depth: u32,
     /// The current source nests deeper than that: its syntax tree is dropped on a big stack.
     pub(crate) too_deep: bool,
+    /// Inside the body of an `async def` (not of a function nested in it): a `yield` there
+    /// makes an async generator.
+    pub(crate) in_async_def: bool,
 }
 
 pub(crate) fn parse_options() -> ParseOptions {
@@ -79,6 +82,7 @@ impl Tracer {
             buf: String::new(),
             depth: 0,
             too_deep: false,
+            in_async_def: false,
         }
     }
 
@@ -118,6 +122,16 @@ impl Tracer {
         let mut py2 = std::mem::take(&mut self.py2_found);
         py2.clear();
         python2::scan_tokens(source, parsed.tokens(), |what, at| py2.push((what, at)));
+        syntax_version::scan_tokens(source, parsed.tokens(), |detail, range, offset| {
+            let at = self.at(offset);
+            self.ev.hint(
+                HintReason::SyntaxFeature,
+                detail,
+                range,
+                self.elsewhere,
+                Some(at),
+            );
+        });
         for &(what, offset) in &py2 {
             let at = self.at(offset);
             self.ev.hint(
@@ -235,6 +249,9 @@ impl Tracer {
                 }
             }
             Stmt::AugAssign(a) => {
+                if a.op == Operator::MatMult {
+                    self.feature("`@=` operator", 5, a.start());
+                }
                 let v = self.eval(&a.value);
                 match &*a.target {
                     Expr::Name(n) => {
@@ -299,6 +316,9 @@ impl Tracer {
                 }
             }
             Stmt::With(w) => {
+                if w.is_async {
+                    self.feature("async with", 5, w.start());
+                }
                 for item in &w.items {
                     let v = self.eval(&item.context_expr);
                     if let Some(vars) = &item.optional_vars {
@@ -322,7 +342,11 @@ impl Tracer {
                     self.eval(exc);
                 }
                 if let Some(cause) = &r.cause {
-                    self.feature("`raise ... from ...`", 0, r.start());
+                    if cause.is_none_literal_expr() {
+                        self.feature("`raise ... from None`", 3, r.start());
+                    } else {
+                        self.feature("`raise ... from ...`", 0, r.start());
+                    }
                     self.eval(cause);
                 }
             }
@@ -663,7 +687,9 @@ impl Tracer {
         self.scopes
             .push(FrameKind::Function, class.or(self.scopes.current_class()));
         self.bind_parameters(&f.parameters, receiver);
+        let in_async_def = std::mem::replace(&mut self.in_async_def, f.is_async);
         self.body(&f.body);
+        self.in_async_def = in_async_def;
         let frame = self.scopes.pop();
         let returns = frame
             .returns

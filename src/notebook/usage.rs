@@ -12,7 +12,7 @@ use super::external::{FileUse, NetworkUse};
 use super::failure::Failure;
 use super::format::{Kernel, SourceFormat};
 use super::location::Location;
-use super::python_version::VersionHint;
+use super::python_version::{HintReason, VersionHint};
 use super::requirement::InstallRequirement;
 use crate::python::{PythonRange, PythonVersion};
 
@@ -224,14 +224,35 @@ pub struct MemberUse {
 }
 
 /// Evidence about the Python version.
+///
+/// Two kinds, kept apart: what the *code* needs (syntax, removed builtins, standard-library
+/// modules: a constraint, [`PythonEvidence::range`]) and where the notebook *last ran* (its
+/// kernel metadata and interpreter paths in its outputs: a preference,
+/// [`PythonEvidence::recorded`]). A notebook saved on 3.5 that uses nothing of 3.5's own runs
+/// on 3.6 too, and a machine without 3.5 must still be able to run it.
 #[derive(Debug, Clone, Serialize)]
 pub struct PythonEvidence {
     pub kernel: Option<Kernel>,
     pub language_version: Option<String>,
-    /// What the strong hints allow together; empty when they contradict each other.
+    /// What the code's strong hints allow together; empty when they contradict each other.
     pub range: PythonRange,
     pub conflict: bool,
     pub hints: Vec<VersionHint>,
+}
+
+impl PythonEvidence {
+    /// Where the notebook last ran, most precise record first: `language_info.version`, a
+    /// kernelspec naming a version (`Python 3.6`), an interpreter path in an output, a
+    /// kernelspec naming only the major version (`python3`).
+    pub fn recorded(&self) -> Option<&VersionHint> {
+        let exact = |h: &&VersionHint| h.range.min.is_some() && h.range.min == h.range.max;
+        let of = |reason| self.hints.iter().filter(move |h| h.reason == reason);
+        of(HintReason::LanguageInfo)
+            .next()
+            .or_else(|| of(HintReason::Kernelspec).find(exact))
+            .or_else(|| of(HintReason::OutputPath).next())
+            .or_else(|| of(HintReason::Kernelspec).next())
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -260,7 +281,7 @@ pub enum OutputEvidence {
         evalue: String,
         cell: u32,
         #[serde(skip_serializing_if = "Option::is_none")]
-        failure: Option<Failure>,
+        failure: Option<Box<Failure>>,
     },
     /// A printed `module.__version__`.
     Version {

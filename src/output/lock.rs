@@ -15,7 +15,8 @@ pub fn lock_txt(inference: &Inference, notebook: &str) -> (String, Vec<String>) 
     let mut unhashed = Vec::new();
     let _ = writeln!(
         out,
-        "# Locked by nbenv {} from {notebook}, for this target only",
+        "{} {} from {notebook}, for this target only",
+        crate::notebook::WRITTEN_BY_NBENV[1],
         env!("CARGO_PKG_VERSION")
     );
     let _ = writeln!(out, "# {}", python_line(inference));
@@ -29,6 +30,7 @@ pub fn lock_txt(inference: &Inference, notebook: &str) -> (String, Vec<String>) 
             .map(|r| match r {
                 RequiredBy::Root { .. } => "the notebook".to_string(),
                 RequiredBy::Dependency { parent, .. } => parent.to_string(),
+                RequiredBy::Imported { parent, .. } => format!("{parent} (imports it)"),
             })
             .collect();
         let _ = writeln!(out, "# via {}", via.join(", "));

@@ -12,7 +12,7 @@ use serde::Serialize;
 
 use super::requirements::python_line;
 use crate::resolve::infer::Inference;
-use crate::resolve::solver::{LockedFile, LockedKind, Pin, RequiredBy};
+use crate::resolve::solver::{LockedFile, LockedKind, Pin};
 
 /// The only version of the format there is.
 const LOCK_VERSION: &str = "1.0";
@@ -146,17 +146,18 @@ fn package(pin: &Pin, all: &[Pin], index: Option<&str>) -> (Package, bool) {
         }
     }
     wheels.sort_by(|a, b| a.name.cmp(&b.name));
-    let mut dependencies: Vec<Dependency> =
-        all.iter()
-            .filter(|other| {
-                other.required_by.iter().any(
-                    |r| matches!(r, RequiredBy::Dependency { parent, .. } if *parent == pin.dist),
-                )
-            })
-            .map(|other| Dependency {
-                name: other.dist.to_string(),
-            })
-            .collect();
+    let mut dependencies: Vec<Dependency> = all
+        .iter()
+        .filter(|other| {
+            other
+                .required_by
+                .iter()
+                .any(|r| r.parent() == Some(&pin.dist))
+        })
+        .map(|other| Dependency {
+            name: other.dist.to_string(),
+        })
+        .collect();
     dependencies.dedup_by(|a, b| a.name == b.name);
     let package = Package {
         name: pin.dist.to_string(),

@@ -53,12 +53,34 @@ fn version_in_name(path: &Path) -> Option<PythonVersion> {
 }
 
 fn discover_with(version_of: impl Fn(&Path, &Path) -> Option<PythonVersion>) -> Vec<Interpreter> {
+    let places = Places {
+        listed: std::env::var_os("NBENV_PYTHON"),
+        path: std::env::var_os("PATH"),
+        pyenv_root: std::env::var_os("PYENV_ROOT")
+            .map(PathBuf::from)
+            .or_else(|| dirs::home_dir().map(|h| h.join(".pyenv"))),
+    };
+    discover_in(&places, version_of)
+}
+
+/// Where interpreters are looked for: what the environment says.
+struct Places {
+    /// `NBENV_PYTHON`.
+    listed: Option<std::ffi::OsString>,
+    path: Option<std::ffi::OsString>,
+    pyenv_root: Option<PathBuf>,
+}
+
+fn discover_in(
+    places: &Places,
+    version_of: impl Fn(&Path, &Path) -> Option<PythonVersion>,
+) -> Vec<Interpreter> {
     let mut candidates: Vec<PathBuf> = Vec::new();
-    if let Ok(list) = std::env::var("NBENV_PYTHON") {
-        candidates.extend(std::env::split_paths(&list));
+    if let Some(list) = &places.listed {
+        candidates.extend(std::env::split_paths(list));
     }
-    if let Some(path) = std::env::var_os("PATH") {
-        for dir in std::env::split_paths(&path) {
+    if let Some(path) = &places.path {
+        for dir in std::env::split_paths(path) {
             // pyenv's shims dispatch to whatever version is selected: not a fixed interpreter.
             if dir.ends_with("shims") {
                 continue;
@@ -81,10 +103,7 @@ fn discover_with(version_of: impl Fn(&Path, &Path) -> Option<PythonVersion>) -> 
             }
         }
     }
-    let pyenv_root = std::env::var_os("PYENV_ROOT")
-        .map(PathBuf::from)
-        .or_else(|| dirs::home_dir().map(|h| h.join(".pyenv")));
-    if let Some(root) = pyenv_root {
+    if let Some(root) = &places.pyenv_root {
         if let Ok(entries) = std::fs::read_dir(root.join("versions")) {
             for entry in entries.flatten() {
                 for exe in ["bin/python3", "bin/python"] {
@@ -147,5 +166,36 @@ mod tests {
         assert_eq!(v("/usr/bin/python3"), None);
         assert_eq!(v("/usr/bin/python3.11-config"), None);
         assert_eq!(v("/usr/bin/python4.0"), None);
+    }
+
+    /// A `python3.5` on PATH and a 3.4 and a 3.3 under pyenv are found like any other (the
+    /// pyenv ones by running them: their file name says only `python3`).
+    #[cfg(unix)]
+    #[test]
+    fn old_pythons_on_path_and_under_pyenv_are_found() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let script = |path: &Path, version: &str| {
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, format!("#!/bin/sh\necho {version}\n")).unwrap();
+            std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
+        };
+        let bin = dir.path().join("bin");
+        script(&bin.join("python3.5"), "3.5.10");
+        let pyenv = dir.path().join("pyenv");
+        script(&pyenv.join("versions/3.4.10/bin/python3"), "3.4.10");
+        script(&pyenv.join("versions/3.3.7/bin/python3"), "3.3.7");
+        let places = Places {
+            listed: None,
+            path: Some(bin.clone().into_os_string()),
+            pyenv_root: Some(pyenv),
+        };
+        let found: Vec<String> = discover_in(&places, |candidate, real| {
+            version_in_name(real).or_else(|| probe(candidate))
+        })
+        .iter()
+        .map(|i| i.version.to_string())
+        .collect();
+        assert_eq!(found, ["3.5", "3.4.10", "3.3.7"]);
     }
 }

@@ -10,6 +10,8 @@ use super::version::PythonVersion;
 /// (major, minor, first release).
 const RELEASES: &[(u8, u8, Date)] = &[
     (2, 7, date(2010, 7, 3)),
+    (3, 3, date(2012, 9, 29)),
+    (3, 4, date(2014, 3, 16)),
     (3, 5, date(2015, 9, 13)),
     (3, 6, date(2016, 12, 23)),
     (3, 7, date(2018, 6, 27)),
@@ -89,6 +91,11 @@ mod tests {
         by_fitness_for(None, &mut vs);
         assert_eq!(vs, [v("3.8"), v("3.7")]);
         assert_eq!(released_on(v("3.12.4")), Some(date(2023, 10, 2)));
-        assert_eq!(released_on(v("3.4")), None);
+        assert_eq!(released_on(v("3.4")), Some(date(2014, 3, 16)));
+        assert_eq!(released_on(v("3.2")), None);
+        // A notebook of 2014 ran on 3.4 (or 2.7) before 3.5 and 3.3.
+        let mut vs = vec![v("3.3"), v("3.5"), v("3.4"), v("2.7")];
+        by_fitness_for(Some(at("2014-06-01T00:00:00Z")), &mut vs);
+        assert_eq!(vs, [v("3.4"), v("3.3"), v("2.7"), v("3.5")]);
     }
 }

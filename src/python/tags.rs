@@ -110,6 +110,19 @@ mod tests {
         assert!(fits(&format!("cp310-cp310-manylinux2014_{arch}"), "3.10"));
         assert!(!fits(&format!("cp310-cp310-manylinux2014_{arch}"), "3.1"));
         assert!(!fits(&format!("cp39-cp39-musllinux_1_1_{arch}"), "3.9"));
+        for (tag, fits_on) in [
+            ("cp35-cp35m", "3.5"),
+            ("cp34-cp34m", "3.4"),
+            ("cp33-cp33m", "3.3"),
+        ] {
+            let wheel = format!("{tag}-manylinux1_{arch}");
+            for v in ["2.7", "3.3", "3.4", "3.5", "3.6"] {
+                assert_eq!(fits(&wheel, v), v == fits_on, "{wheel} on {v}");
+            }
+        }
+        assert!(fits("py35-none-any", "3.5") && !fits("py35-none-any", "3.4"));
+        assert!(fits(&format!("cp33-abi3-manylinux1_{arch}"), "3.5"));
+        assert!(!fits(&format!("cp34-abi3-manylinux1_{arch}"), "3.3"));
     }
 
     #[test]

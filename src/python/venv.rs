@@ -32,6 +32,9 @@ pub struct InstallOptions {
     /// torch: an install that needs it fails to resolve instead).
     pub constraints: Vec<String>,
     pub timeout: Duration,
+    /// Keep nothing in the installer's cache: a scratch environment used once (introspection)
+    /// would fill it with wheels nobody installs again (TensorFlow and torch, GBs each).
+    pub no_cache: bool,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -184,6 +187,12 @@ impl Venv {
         };
         if options.no_deps {
             cmd.arg("--no-deps");
+        }
+        if options.no_cache {
+            cmd.arg(match self.installer {
+                Installer::Uv(_) => "--no-cache",
+                Installer::Pip => "--no-cache-dir",
+            });
         }
         if !options.constraints.is_empty() {
             let file = self.root.join("nbenv-constraints.txt");

@@ -10,12 +10,13 @@ use super::evidence::{
     Change, DistVersions, Effect, Evidence, EvidenceError, EvidenceRecord, EvidenceSource, Need,
     Relaxation, ShownVersion, Span,
 };
-use super::interpreter::{choose, InterpreterPlan, PythonCandidate, PythonChoice};
+use super::interpreter::{choose, InterpreterPlan, PythonCandidate, PythonChoice, Reach};
 use super::solver::{
     solve, Allowed, Catalog, CatalogError, LockedKind, RootRequirement, Solution, SolveError,
     SolveOptions, Target,
 };
 use crate::names::DistName;
+use crate::notebook::Installer;
 use crate::python::PythonVersion;
 use pep508_rs::pep440_rs::Version;
 
@@ -72,8 +73,15 @@ pub enum InferError {
     #[error(transparent)]
     Evidence(#[from] EvidenceError),
     /// No interpreter the evidence allows has a resolution.
-    #[error("no environment satisfies the notebook's evidence")]
+    #[error("no environment satisfies the notebook's evidence{}", why_each(tried))]
     NoSolution { tried: Vec<PassedOver> },
+    /// No interpreter to resolve for: none nbenv knows (or, to run the notebook here, none
+    /// installed) fits what the notebook's code needs.
+    #[error("{}", no_interpreter(*allowed, *reach))]
+    NoInterpreter {
+        allowed: crate::python::PythonRange,
+        reach: Reach,
+    },
     /// The index could not say what the resolution needs.
     #[error(transparent)]
     Catalog(#[from] CatalogError),
@@ -82,6 +90,31 @@ pub enum InferError {
     /// Notebooks resolved together leave a distribution no version in common.
     #[error(transparent)]
     Joint(#[from] super::joint::JointConflict),
+}
+
+/// `: on Python 3.6, ...` when one interpreter was tried (its reason fits the message),
+/// else nothing: the caller lists each.
+fn why_each(tried: &[PassedOver]) -> String {
+    match tried {
+        [one] => format!(
+            " on Python {}: {}",
+            one.python,
+            one.why.trim_end().replace('\n', " ")
+        ),
+        _ => String::new(),
+    }
+}
+
+fn no_interpreter(allowed: crate::python::PythonRange, reach: Reach) -> String {
+    match reach {
+        Reach::Known => {
+            format!("no Python nbenv knows fits what the notebook's code needs (Python {allowed})")
+        }
+        Reach::Installed => format!(
+            "no Python installed here fits what the notebook's code needs (Python {allowed}): \
+             install one (pyenv install) to run it"
+        ),
+    }
 }
 
 /// The distributions the notebook needs, each with the versions its evidence allows and the
@@ -125,6 +158,10 @@ fn labels(d: &DistVersions) -> Vec<String> {
         out.extend(d.needs.iter().map(|n| match n {
             Need::Import { import } => format!("the notebook imports {import}"),
             Need::Installed { at } => format!("cell {} installs it", at.cell),
+            Need::AskedInRun { requirement, at } => format!(
+                "cell {} ran code that asked for {requirement} (seen in a run)",
+                at.cell
+            ),
             Need::ImportedInRun { import, at } => {
                 format!(
                     "cell {} ran code that imports {import} (seen in a run)",
@@ -156,6 +193,11 @@ pub fn describe(record: &EvidenceRecord) -> String {
         EvidenceSource::Api { api } => format!("{place} uses {api}"),
         EvidenceSource::Member { example, .. } => format!("{place} uses {example}"),
         EvidenceSource::Keyword { api, keyword } => format!("{place} passes {keyword}= to {api}"),
+        EvidenceSource::Install {
+            command,
+            installer: Installer::Library,
+            ..
+        } => format!("{place} ran code that asked for {command} (seen in a run)"),
         EvidenceSource::Install { command, .. } => format!("{place} runs `{command}`"),
         EvidenceSource::Output {
             shown,
@@ -207,8 +249,12 @@ fn neighbours(history: &[Span], older: &Version, newer: &Version) -> bool {
 }
 
 /// Resolves the evidence on each interpreter of `plan` in turn and keeps the first solution.
-/// When no interpreter has one, soft evidence is set aside and the plan tried again:
-/// the repository's declarations first, then all of it; the records set aside say so.
+/// When no interpreter has one, evidence is set aside and the plan tried again, weakest
+/// first: the repository's declarations, then the notebook's soft evidence; then, unless
+/// told not to, the same again building sdists where no wheel exists (the notebook's whole
+/// hard evidence is worth a build); only then its hard evidence, rank by rank
+/// ([`Relaxation::LADDER`]: guessed attributions, APIs used once, every API use), never its
+/// imports and install lines. The records set aside say so.
 pub fn resolve(
     evidence: Evidence,
     plan: InterpreterPlan,
@@ -216,78 +262,146 @@ pub fn resolve(
     catalog: &dyn Catalog,
     options: &SolveOptions,
 ) -> Result<Inference, InferError> {
-    let Unresolved { error, evidence } =
-        match resolve_relaxing(evidence, &plan, requested, catalog, options) {
-            Ok(inference) => return Ok(inference),
-            Err(failed) => *failed,
-        };
+    if plan.candidates.is_empty() {
+        return Err(InferError::NoInterpreter {
+            allowed: plan.allowed,
+            reach: plan.reach,
+        });
+    }
     let fallback = options.sdist_fallback && !options.allow_sdist && !options.sdist_where_no_wheel;
-    let wheels_only = match error {
-        InferError::NoSolution { tried } if fallback => tried,
-        other => return Err(other),
-    };
     let with_sdist = SolveOptions {
         sdist_where_no_wheel: true,
         ..options.clone()
     };
-    match resolve_relaxing(evidence, &plan, requested, catalog, &with_sdist) {
-        Ok(mut inference) => {
-            let built = inference
-                .solution
-                .pins
-                .iter()
-                .filter(|p| !p.files.iter().any(|f| f.kind == LockedKind::Wheel))
-                .filter(|p| !p.builds_pure_sdist())
-                .map(|p| (p.dist.clone(), p.version.clone()))
-                .collect();
-            inference.sdist_fallback = Some(SdistFallback { wheels_only, built });
-            Ok(inference)
-        }
-        Err(failed) if matches!(failed.error, InferError::Interrupted) => {
-            Err(InferError::Interrupted)
-        }
-        // No resolution with sdists either, or one that cannot be read (offline, an sdist's
-        // metadata not cached): the reasons from wheels alone are the answer.
-        Err(_) => Err(InferError::NoSolution { tried: wheels_only }),
-    }
-}
-
-/// [`resolve`] under one set of options: the evidence as it is, then without the
-/// repository's declarations, then without any soft evidence (each relaxation made only
-/// when the one before had no resolution). A failure hands the evidence back.
-fn resolve_relaxing(
-    evidence: Evidence,
-    plan: &InterpreterPlan,
-    requested: bool,
-    catalog: &dyn Catalog,
-    options: &SolveOptions,
-) -> Result<Inference, Box<Unresolved>> {
-    let unresolved = |error, evidence| Box::new(Unresolved { error, evidence });
-    let mut last = match resolve_once(&evidence, plan, requested, catalog, options) {
-        Ok(found) => return Ok(found.into_inference(evidence, plan)),
-        Err(InferError::NoSolution { tried }) => tried,
-        Err(e) => return Err(unresolved(e, evidence)),
+    let (soft, hard) = Relaxation::LADDER.split_at(2);
+    // Where the notebook ran (or its repository says it runs) outranks its soft evidence: a
+    // keyword the bank misreads must not move a Python 2.7 notebook to 3.12. Each preferred
+    // interpreter is then tried with its soft evidence set aside before the next one; the
+    // hard evidence still chooses among all of them.
+    let groups: Vec<InterpreterPlan> = if plan.has_preference() {
+        (0..plan.candidates.len()).map(|i| plan.only(i)).collect()
+    } else {
+        vec![plan.clone()]
     };
-    let declarations = evidence.relaxed(Relaxation::Declarations);
-    let all_soft = evidence.relaxed(Relaxation::AllSoft).filter(|all| {
-        declarations
-            .as_ref()
-            .is_none_or(|d| d.distributions != all.distributions)
-    });
-    for attempt in [declarations, all_soft].into_iter().flatten() {
-        match resolve_once(&attempt, plan, requested, catalog, options) {
-            Ok(found) => return Ok(found.into_inference(attempt, plan)),
-            Err(InferError::NoSolution { tried }) => last = tried,
-            Err(e) => return Err(unresolved(e, evidence)),
+    let mut wheels_only: Vec<PassedOver> = Vec::new();
+    let mut passed_with_sdist: Vec<PassedOver> = Vec::new();
+    for (whole, steps, groups) in [
+        (true, soft, &groups[..]),
+        (false, hard, &[plan.clone()][..]),
+    ] {
+        let mut passed: Vec<PassedOver> = Vec::new();
+        for group in groups {
+            let attempt = Attempt {
+                evidence: &evidence,
+                plan: group,
+                requested,
+                catalog,
+            };
+            match attempt.relaxing(whole, steps, options) {
+                Ok(inference) => return Ok(inference.after(&passed)),
+                Err(InferError::NoSolution { tried }) => passed.extend(tried),
+                Err(e) => return Err(e),
+            }
         }
+        // A phase that tried nothing new keeps the reasons of the one before.
+        if !passed.is_empty() {
+            wheels_only = passed;
+        }
+        if !fallback {
+            continue;
+        }
+        for group in groups {
+            let attempt = Attempt {
+                evidence: &evidence,
+                plan: group,
+                requested,
+                catalog,
+            };
+            match attempt.relaxing(whole, steps, &with_sdist) {
+                Ok(inference) => {
+                    let mut inference = inference.after(&passed_with_sdist);
+                    let built = inference
+                        .solution
+                        .pins
+                        .iter()
+                        .filter(|p| !p.files.iter().any(|f| f.kind == LockedKind::Wheel))
+                        .filter(|p| !p.builds_pure_sdist())
+                        .map(|p| (p.dist.clone(), p.version.clone()))
+                        .collect();
+                    inference.sdist_fallback = Some(SdistFallback {
+                        wheels_only: wheels_only.clone(),
+                        built,
+                    });
+                    return Ok(inference);
+                }
+                Err(InferError::Interrupted) => return Err(InferError::Interrupted),
+                Err(InferError::NoSolution { tried }) => passed_with_sdist.extend(tried),
+                // A resolution that cannot be read (offline, an sdist's metadata not cached):
+                // the reasons from wheels alone are the answer.
+                Err(_) => {}
+            }
+        }
+        passed_with_sdist.clear();
     }
-    Err(unresolved(InferError::NoSolution { tried: last }, evidence))
+    Err(InferError::NoSolution { tried: wheels_only })
 }
 
-/// Why [`resolve_relaxing`] found nothing, with the evidence it was given, for another try.
-struct Unresolved {
-    error: InferError,
-    evidence: Evidence,
+impl Inference {
+    /// The inference with `earlier` interpreters, tried and passed over before the plan that
+    /// found it, named first among those passed over.
+    fn after(mut self, earlier: &[PassedOver]) -> Self {
+        if !earlier.is_empty() {
+            let mut all = earlier.to_vec();
+            all.append(&mut self.passed_over);
+            self.passed_over = all;
+        }
+        self
+    }
+}
+
+/// One evidence, plan and catalog, tried under some options with steps of relaxation.
+struct Attempt<'a> {
+    evidence: &'a Evidence,
+    plan: &'a InterpreterPlan,
+    requested: bool,
+    catalog: &'a dyn Catalog,
+}
+
+impl Attempt<'_> {
+    /// The evidence as it is (when `whole`), then with each of `steps` set aside in turn,
+    /// each made only when the one before had no resolution; a step that sets aside nothing
+    /// new is skipped. The last failure's reasons when none resolves.
+    fn relaxing(
+        &self,
+        whole: bool,
+        steps: &[Relaxation],
+        options: &SolveOptions,
+    ) -> Result<Inference, InferError> {
+        let mut last = Vec::new();
+        let mut tried: Vec<Evidence> = Vec::new();
+        let mut candidates: Vec<Evidence> = Vec::new();
+        if whole {
+            candidates.push(self.evidence.clone());
+        }
+        for attempt in candidates
+            .into_iter()
+            .chain(steps.iter().filter_map(|r| self.evidence.relaxed(*r)))
+        {
+            if tried
+                .iter()
+                .any(|t| t.distributions == attempt.distributions)
+            {
+                continue;
+            }
+            match resolve_once(&attempt, self.plan, self.requested, self.catalog, options) {
+                Ok(found) => return Ok(found.into_inference(attempt, self.plan)),
+                Err(InferError::NoSolution { tried: why }) => last = why,
+                Err(e) => return Err(e),
+            }
+            tried.push(attempt);
+        }
+        Err(InferError::NoSolution { tried: last })
+    }
 }
 
 /// A resolution found on one interpreter, before it is joined to the evidence it came from.

@@ -1,7 +1,10 @@
-//! The interpreter to resolve for: the newest CPython the notebook allows for which a full
-//! resolution exists, preferring one installed here, and saying how it was chosen. An
-//! interpreter the repository declares (Binder's `runtime.txt`) is tried first when the
-//! notebook allows it.
+//! The interpreter to resolve for. What the notebook's *code* needs (syntax, removed
+//! builtins, standard-library modules) binds; where it *last ran* (its kernel metadata) is a
+//! preference: the recorded Python first, then the nearest ones, so that a notebook saved on
+//! 3.5 resolves for 3.5 (installed here or not) and runs on the installed interpreter nearest
+//! it (3.6), not on the newest (3.13), where its era's releases have no wheels. An
+//! interpreter the repository declares (Binder's `runtime.txt`) is tried first when the code
+//! allows it. Without a record, installed interpreters come first, newest first.
 //!
 //! A plan (which versions to try, in which order) is made from the evidence alone, so it is
 //! testable without interpreters; [`choose`] then tries the plan with a resolution function.
@@ -28,13 +31,31 @@ pub struct PythonCandidate {
 pub enum PythonChoice {
     /// `--python X.Y` named it (installed here or not).
     Requested,
-    /// The newest installed interpreter that the evidence allows and that has a resolution.
+    /// The Python the notebook last ran on (its kernel metadata), which has a resolution.
+    Recorded,
+    /// The nearest to the one the notebook last ran on that has a resolution (and, to run
+    /// the notebook, is installed here).
+    NearestRecorded,
+    /// No record of where the notebook ran: the newest installed interpreter the code allows
+    /// that has a resolution.
     NewestInstalled,
-    /// No installed interpreter had a resolution: the newest one that has, not installed here.
+    /// No record, and no installed interpreter had a resolution: the newest one that has,
+    /// not installed here.
     NotInstalled,
     /// The interpreter a file of the repository declares, which the notebook allows and
     /// which has a resolution (installed here or not).
     Declared,
+}
+
+/// Which interpreters a plan may name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Reach {
+    /// Every CPython nbenv knows: requirements for another machine are fine.
+    #[default]
+    Known,
+    /// Only those installed here: the notebook is to run here.
+    Installed,
 }
 
 /// An interpreter a file of the repository declares.
@@ -47,26 +68,43 @@ pub struct DeclaredInterpreter {
     pub applied: bool,
 }
 
+/// Where the notebook last ran, as its metadata records it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct RecordedInterpreter {
+    /// The versions meant: one (`3.5.1` → 3.5), or a major's (`python3` → 3.x).
+    pub range: PythonRange,
+    /// What says so (`language_info 3.5.1`, `kernelspec python2`).
+    pub recorded_by: String,
+    /// The code allows it (else it steers nothing: the code's needs win).
+    pub applied: bool,
+}
+
 /// The versions to try, best first.
 #[derive(Debug, Clone, Serialize)]
 pub struct InterpreterPlan {
     pub candidates: Vec<PythonCandidate>,
-    /// What the notebook's evidence allows.
+    /// What the notebook's code allows.
     pub allowed: PythonRange,
-    /// The notebook's strong hints contradict each other, so none of them was applied.
+    /// The code's strong hints contradict each other, so none of them was applied.
     pub evidence_ignored: bool,
     /// What the repository declares, unless `--python` was given.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub declared: Option<DeclaredInterpreter>,
+    /// Where the notebook last ran, unless `--python` was given.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub recorded: Option<RecordedInterpreter>,
+    pub reach: Reach,
 }
 
 impl InterpreterPlan {
-    /// Every CPython nbenv knows that the evidence allows (or just `requested`), installed
-    /// ones first, each group newest first.
+    /// Every CPython nbenv knows (or, with [`Reach::Installed`], has here) that the code
+    /// allows, or just `requested`: the declared one first, then nearest the recorded one
+    /// (ties: installed first, then newer), or with no record installed first, newest first.
     pub fn new(
         evidence: &PythonEvidence,
         requested: Option<PythonVersion>,
         installed: &[Interpreter],
+        reach: Reach,
     ) -> Self {
         let evidence_ignored = evidence.conflict || evidence.range.is_empty();
         let allowed = if evidence_ignored {
@@ -85,6 +123,7 @@ impl InterpreterPlan {
             installed: on_machine(version),
         };
         let mut declared = None;
+        let mut recorded = None;
         let candidates = match requested {
             Some(v) => vec![candidate(v)],
             None => {
@@ -93,8 +132,21 @@ impl InterpreterPlan {
                     .copied()
                     .filter(|v| allowed.contains(*v))
                     .map(candidate)
+                    .filter(|c| reach == Reach::Known || c.installed.is_some())
                     .collect();
-                all.sort_by_key(|c| (c.installed.is_none(), std::cmp::Reverse(c.version)));
+                recorded = recorded_interpreter(evidence, &allowed);
+                match recorded.as_ref().filter(|r| r.applied) {
+                    Some(r) => all.sort_by_key(|c| {
+                        (
+                            distance(c.version, &r.range),
+                            c.installed.is_none(),
+                            std::cmp::Reverse(c.version),
+                        )
+                    }),
+                    None => {
+                        all.sort_by_key(|c| (c.installed.is_none(), std::cmp::Reverse(c.version)))
+                    }
+                }
                 declared = declared_interpreter(evidence, &mut all);
                 all
             }
@@ -104,8 +156,74 @@ impl InterpreterPlan {
             allowed,
             evidence_ignored,
             declared,
+            recorded,
+            reach,
         }
     }
+
+    /// Whether the order says where the notebook runs (its record, its repository's
+    /// declaration), not only what is installed.
+    pub fn has_preference(&self) -> bool {
+        self.recorded.as_ref().is_some_and(|r| r.applied)
+            || self.declared.as_ref().is_some_and(|d| d.applied)
+    }
+
+    /// The same plan with only its `i`-th candidate.
+    pub fn only(&self, i: usize) -> Self {
+        let mut plan = self.clone();
+        plan.candidates = vec![self.candidates[i].clone()];
+        plan
+    }
+
+    /// The same plan without the interpreters `tried` (a restoration moving on after its
+    /// environment could not be built on them).
+    pub fn without(&self, tried: &[PythonVersion]) -> Self {
+        let mut plan = self.clone();
+        plan.candidates
+            .retain(|c| !tried.iter().any(|t| t.feature() == c.version));
+        plan
+    }
+}
+
+/// How far `v` is from the versions of `range`: 0 inside it, else the minor versions between
+/// (a major apart counts as far).
+fn distance(v: PythonVersion, range: &PythonRange) -> u32 {
+    if range.contains(v) {
+        return 0;
+    }
+    let apart = |a: PythonVersion, b: PythonVersion| -> u32 {
+        if a.major == b.major {
+            u32::from(a.minor.abs_diff(b.minor))
+        } else {
+            100 + u32::from(a.minor.max(b.minor))
+        }
+    };
+    [range.min, range.max]
+        .into_iter()
+        .flatten()
+        .map(|end| apart(v.feature(), end.feature()))
+        .min()
+        .unwrap_or(0)
+}
+
+/// Where the notebook last ran, if its metadata says; applied when the code allows some of
+/// those versions.
+fn recorded_interpreter(
+    evidence: &PythonEvidence,
+    allowed: &PythonRange,
+) -> Option<RecordedInterpreter> {
+    let hint = evidence.recorded()?;
+    let what = match hint.reason {
+        HintReason::LanguageInfo => "language_info",
+        HintReason::Kernelspec => "kernelspec",
+        HintReason::OutputPath => "an output's interpreter path",
+        _ => "the notebook",
+    };
+    Some(RecordedInterpreter {
+        range: hint.range,
+        recorded_by: format!("{what} {}", hint.detail),
+        applied: !allowed.intersect(&hint.range).is_empty(),
+    })
 }
 
 /// The first interpreter the repository declares, moved to the front of `candidates` when
@@ -152,22 +270,9 @@ pub fn choose<T, E>(
     for candidate in &plan.candidates {
         match resolve(candidate) {
             Ok(result) => {
-                let declared = plan
-                    .declared
-                    .as_ref()
-                    .is_some_and(|d| d.applied && d.version == candidate.version);
-                let how = if requested {
-                    PythonChoice::Requested
-                } else if declared {
-                    PythonChoice::Declared
-                } else if candidate.installed.is_some() {
-                    PythonChoice::NewestInstalled
-                } else {
-                    PythonChoice::NotInstalled
-                };
                 return Ok(Chosen {
+                    how: how_chosen(plan, requested, candidate),
                     candidate: candidate.clone(),
-                    how,
                     result,
                     passed_over,
                 });
@@ -178,43 +283,36 @@ pub fn choose<T, E>(
     Err(passed_over)
 }
 
-/// For running the notebook here when its evidence names only interpreters not installed:
-/// the newest installed Python that the notebook's *code* allows. Where it last ran (kernel
-/// metadata, interpreter paths in outputs) and what the repository declares say where it was
-/// written, not what its code needs; syntax, removed builtins and standard-library modules
-/// do, and are kept. `None` when an allowed interpreter is installed, or none fits the code.
-pub fn runnable_fallback(
-    evidence: &PythonEvidence,
-    installed: &[Interpreter],
-) -> Option<PythonVersion> {
-    let plan = InterpreterPlan::new(evidence, None, installed);
-    if plan.candidates.iter().any(|c| c.installed.is_some()) {
-        return None;
+fn how_chosen(
+    plan: &InterpreterPlan,
+    requested: bool,
+    candidate: &PythonCandidate,
+) -> PythonChoice {
+    let declared = plan
+        .declared
+        .as_ref()
+        .is_some_and(|d| d.applied && d.version == candidate.version);
+    if requested {
+        PythonChoice::Requested
+    } else if declared {
+        PythonChoice::Declared
+    } else if let Some(r) = plan.recorded.as_ref().filter(|r| r.applied) {
+        if r.range.contains(candidate.version) {
+            PythonChoice::Recorded
+        } else {
+            PythonChoice::NearestRecorded
+        }
+    } else if candidate.installed.is_some() {
+        PythonChoice::NewestInstalled
+    } else {
+        PythonChoice::NotInstalled
     }
-    let code = evidence
-        .hints
-        .iter()
-        .filter(|h| !h.weak)
-        .filter(|h| {
-            matches!(
-                h.reason,
-                HintReason::Python2Syntax
-                    | HintReason::Python2Name
-                    | HintReason::SyntaxFeature
-                    | HintReason::StdlibModule
-            )
-        })
-        .fold(PythonRange::default(), |range, h| range.intersect(&h.range));
-    installed
-        .iter()
-        .map(|i| i.version.feature())
-        .filter(|v| KNOWN_VERSIONS.contains(v) && code.contains(*v))
-        .max()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::notebook::VersionHint;
 
     fn evidence(range: PythonRange, conflict: bool) -> PythonEvidence {
         PythonEvidence {
@@ -223,6 +321,17 @@ mod tests {
             range,
             conflict,
             hints: Vec::new(),
+        }
+    }
+
+    fn hint(reason: HintReason, detail: &str, range: PythonRange) -> VersionHint {
+        VersionHint {
+            reason,
+            detail: detail.into(),
+            range,
+            weak: false,
+            count: 1,
+            at: None,
         }
     }
 
@@ -246,16 +355,21 @@ mod tests {
             .collect()
     }
 
+    fn v(a: u8, b: u8) -> PythonVersion {
+        PythonVersion::new(a, b)
+    }
+
     #[test]
     fn installed_first_then_the_rest_newest_first_within_the_evidence() {
         let py3_up_to_37 = PythonRange {
-            min: Some(PythonVersion::new(3, 0)),
-            max: Some(PythonVersion::new(3, 7)),
+            min: Some(v(3, 6)),
+            max: Some(v(3, 7)),
         };
         let plan = InterpreterPlan::new(
             &evidence(py3_up_to_37, false),
             None,
             &installed(&[(3, 11), (3, 6), (2, 7)]),
+            Reach::Known,
         );
         assert_eq!(order(&plan), ["3.6*", "3.7"]);
         assert!(!plan.evidence_ignored);
@@ -264,89 +378,102 @@ mod tests {
             &evidence(PythonRange::default(), false),
             None,
             &installed(&[(3, 11), (2, 7)]),
+            Reach::Known,
         );
         let o = order(&any);
         assert_eq!(&o[..3], ["3.11*", "2.7*", "3.14"]);
-        assert_eq!(o.last().unwrap(), "3.6");
+        assert_eq!(o.last().unwrap(), "3.3");
     }
 
+    /// A notebook saved on 3.5 that needs nothing of 3.5's own: resolved for 3.5 first
+    /// (installed or not), then the nearest; to run here, the installed one nearest 3.5.
     #[test]
-    fn a_notebook_that_ran_on_a_python_not_installed_runs_on_the_newest_its_code_allows() {
-        use crate::notebook::VersionHint;
-        let hint = |reason, range, weak| VersionHint {
-            reason,
-            detail: String::new(),
-            range,
-            weak,
-            count: 1,
-            at: None,
-        };
-        let py37 = PythonRange::exactly(PythonVersion::new(3, 7));
-        let mut ev = evidence(py37, false);
-        ev.hints = vec![
-            hint(HintReason::LanguageInfo, py37, false),
-            // f-strings: 3.6 and later.
-            hint(
-                HintReason::SyntaxFeature,
-                PythonRange::at_least(PythonVersion::new(3, 6)),
-                false,
-            ),
-            // `imp`, weakly (inside a try): does not bind.
-            hint(
-                HintReason::StdlibModule,
-                PythonRange::at_most(PythonVersion::new(3, 11)),
-                true,
-            ),
-        ];
-        let machine = installed(&[(3, 13), (3, 11), (2, 7)]);
+    fn the_recorded_python_is_a_preference_nearest_first() {
+        let mut ev = evidence(PythonRange::default(), false);
+        ev.hints = vec![hint(
+            HintReason::LanguageInfo,
+            "3.5.1",
+            PythonRange::exactly(v(3, 5)),
+        )];
+        let machine = installed(&[(3, 13), (3, 12), (3, 11), (3, 6), (2, 7)]);
+        let known = InterpreterPlan::new(&ev, None, &machine, Reach::Known);
+        let o = order(&known);
         assert_eq!(
-            runnable_fallback(&ev, &machine),
-            Some(PythonVersion::new(3, 13))
+            o[..3],
+            ["3.5", "3.6*", "3.4"],
+            "a tie: the installed one first"
         );
-        // 3.7 installed: nothing to fall back from.
-        assert_eq!(runnable_fallback(&ev, &installed(&[(3, 7), (3, 13)])), None);
-        // Python 2 code that last ran on 3.7 (a contradiction in the code: f-strings too):
-        // nothing installed fits the code, no fallback.
-        ev.hints.push(hint(
-            HintReason::Python2Syntax,
-            PythonRange::at_most(PythonVersion::new(2, 7)),
-            false,
-        ));
-        assert_eq!(runnable_fallback(&ev, &machine), None);
-        // Python 2 code written on 2.7.15, on a machine with 3.x only: nothing to run it on.
-        let py27 = PythonRange::exactly(PythonVersion::new(2, 7));
-        let mut py2 = evidence(py27, false);
-        py2.hints = vec![
-            hint(HintReason::LanguageInfo, py27, false),
+        assert!(o.iter().position(|x| x == "3.7") < o.iter().position(|x| x == "3.13*"));
+        assert_eq!(o.last().unwrap(), "2.7*", "another major: last");
+        let r = known.recorded.as_ref().unwrap();
+        assert!(r.applied && r.recorded_by == "language_info 3.5.1");
+
+        let here = InterpreterPlan::new(&ev, None, &machine, Reach::Installed);
+        assert_eq!(order(&here), ["3.6*", "3.11*", "3.12*", "3.13*", "2.7*"]);
+        let chosen = choose(&here, false, |c| Ok::<_, ()>(c.version)).unwrap();
+        assert_eq!(chosen.how, PythonChoice::NearestRecorded);
+        // Moving on after 3.6 failed to build.
+        assert_eq!(order(&here.without(&[v(3, 6)]))[0], "3.11*");
+
+        // Recorded and installed: chosen as recorded.
+        let with_35 = installed(&[(3, 13), (3, 5)]);
+        let plan = InterpreterPlan::new(&ev, None, &with_35, Reach::Installed);
+        let chosen = choose(&plan, false, |c| Ok::<_, ()>(c.version)).unwrap();
+        assert_eq!(chosen.how, PythonChoice::Recorded);
+        assert_eq!(chosen.result, v(3, 5));
+    }
+
+    /// Python 2 code saved by a Python 3 kernel: the code wins, the record steers nothing.
+    #[test]
+    fn the_code_binds_and_the_record_only_steers() {
+        let mut ev = evidence(PythonRange::at_most(v(2, 7)), false);
+        ev.hints = vec![
+            hint(
+                HintReason::LanguageInfo,
+                "3.6.0",
+                PythonRange::exactly(v(3, 6)),
+            ),
             hint(
                 HintReason::Python2Syntax,
-                PythonRange::at_most(PythonVersion::new(2, 7)),
-                false,
+                "print statement",
+                PythonRange::at_most(v(2, 7)),
             ),
         ];
-        assert_eq!(runnable_fallback(&py2, &installed(&[(3, 13)])), None);
-        // Metadata alone (no code evidence): any installed Python, the newest.
-        py2.hints.pop();
-        assert_eq!(
-            runnable_fallback(&py2, &installed(&[(3, 13), (3, 11)])),
-            Some(PythonVersion::new(3, 13))
-        );
+        let machine = installed(&[(3, 11), (3, 6), (2, 7)]);
+        let plan = InterpreterPlan::new(&ev, None, &machine, Reach::Installed);
+        assert_eq!(order(&plan), ["2.7*"]);
+        assert!(!plan.recorded.as_ref().unwrap().applied);
+        // Nothing installed fits the code: nothing to run on.
+        let plan = InterpreterPlan::new(&ev, None, &installed(&[(3, 13)]), Reach::Installed);
+        assert!(plan.candidates.is_empty());
+
+        // `python3` with no version: every 3.x is as near; installed first, newest first.
+        let mut py3 = evidence(PythonRange::default(), false);
+        py3.hints = vec![hint(
+            HintReason::Kernelspec,
+            "python3",
+            PythonRange::at_least(v(3, 0)),
+        )];
+        let plan = InterpreterPlan::new(&py3, None, &machine, Reach::Known);
+        assert_eq!(&order(&plan)[..3], ["3.11*", "3.6*", "3.14"]);
+        assert_eq!(order(&plan).last().unwrap(), "2.7*");
     }
 
     #[test]
     fn contradicting_evidence_is_set_aside_and_a_request_is_taken_alone() {
         let empty = PythonRange {
-            min: Some(PythonVersion::new(3, 8)),
-            max: Some(PythonVersion::new(2, 7)),
+            min: Some(v(3, 8)),
+            max: Some(v(2, 7)),
         };
-        let plan = InterpreterPlan::new(&evidence(empty, true), None, &[]);
+        let plan = InterpreterPlan::new(&evidence(empty, true), None, &[], Reach::Known);
         assert!(plan.evidence_ignored);
         assert_eq!(plan.candidates.len(), KNOWN_VERSIONS.len());
 
         let requested = InterpreterPlan::new(
             &evidence(PythonRange::default(), false),
-            Some(PythonVersion::new(3, 9)),
+            Some(v(3, 9)),
             &installed(&[(3, 11)]),
+            Reach::Known,
         );
         assert_eq!(order(&requested), ["3.9"]);
     }
@@ -355,21 +482,22 @@ mod tests {
     fn a_declared_interpreter_goes_first_only_where_the_notebook_allows_it() {
         let declared = |range: PythonRange, version: PythonVersion| {
             let mut e = evidence(range, false);
-            e.hints.push(crate::notebook::VersionHint {
-                reason: HintReason::Declared,
-                detail: "runtime.txt:1".into(),
-                range: PythonRange::exactly(version),
+            e.hints.push(VersionHint {
                 weak: true,
-                count: 1,
-                at: None,
+                ..hint(
+                    HintReason::Declared,
+                    "runtime.txt:1",
+                    PythonRange::exactly(version),
+                )
             });
             e
         };
         let here = installed(&[(3, 11), (3, 6)]);
         let plan = InterpreterPlan::new(
-            &declared(PythonRange::default(), PythonVersion::new(3, 7)),
+            &declared(PythonRange::default(), v(3, 7)),
             None,
             &here,
+            Reach::Known,
         );
         assert_eq!(&order(&plan)[..3], ["3.7", "3.11*", "3.6*"]);
         let d = plan.declared.as_ref().unwrap();
@@ -378,7 +506,7 @@ mod tests {
         assert_eq!(chosen.how, PythonChoice::Declared);
         // Passed over when it has no resolution: the usual order decides.
         let chosen = choose(&plan, false, |c| {
-            if c.version == PythonVersion::new(3, 7) {
+            if c.version == v(3, 7) {
                 Err(())
             } else {
                 Ok(())
@@ -389,20 +517,19 @@ mod tests {
 
         // The notebook needs 3.8 or newer: the declaration is kept, not applied.
         let plan = InterpreterPlan::new(
-            &declared(
-                PythonRange::at_least(PythonVersion::new(3, 8)),
-                PythonVersion::new(3, 7),
-            ),
+            &declared(PythonRange::at_least(v(3, 8)), v(3, 7)),
             None,
             &here,
+            Reach::Known,
         );
         assert_eq!(order(&plan)[0], "3.11*");
         assert!(!plan.declared.as_ref().unwrap().applied);
         // `--python` decides alone.
         let plan = InterpreterPlan::new(
-            &declared(PythonRange::default(), PythonVersion::new(3, 7)),
-            Some(PythonVersion::new(3, 9)),
+            &declared(PythonRange::default(), v(3, 7)),
+            Some(v(3, 9)),
             &here,
+            Reach::Known,
         );
         assert!(plan.declared.is_none());
     }
@@ -413,30 +540,31 @@ mod tests {
             &evidence(PythonRange::default(), false),
             None,
             &installed(&[(3, 11), (3, 6)]),
+            Reach::Known,
         );
         // Only 3.6 and 3.7 resolve: the installed 3.6 wins over the newer, missing 3.7.
         let chosen = choose(&plan, false, |c| {
-            if c.version <= PythonVersion::new(3, 7) && c.version >= PythonVersion::new(3, 6) {
+            if c.version <= v(3, 7) && c.version >= v(3, 6) {
                 Ok(c.version)
             } else {
                 Err(format!("nothing for {}", c.version))
             }
         })
         .unwrap();
-        assert_eq!(chosen.result, PythonVersion::new(3, 6));
+        assert_eq!(chosen.result, v(3, 6));
         assert_eq!(chosen.how, PythonChoice::NewestInstalled);
         assert_eq!(chosen.passed_over.len(), 1);
 
         // Nothing installed resolves: the newest that does, not installed.
         let chosen = choose(&plan, false, |c| {
-            if c.version == PythonVersion::new(3, 7) || c.version == PythonVersion::new(3, 8) {
+            if c.version == v(3, 7) || c.version == v(3, 8) {
                 Ok(())
             } else {
                 Err(())
             }
         })
         .unwrap();
-        assert_eq!(chosen.candidate.version, PythonVersion::new(3, 8));
+        assert_eq!(chosen.candidate.version, v(3, 8));
         assert_eq!(chosen.how, PythonChoice::NotInstalled);
 
         let none = choose(&plan, false, |_| Err::<(), _>("no")).unwrap_err();

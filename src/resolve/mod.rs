@@ -3,6 +3,8 @@
 //!
 //! - `evidence` reads the bank through a provider trait and turns imports and used APIs into
 //!   candidate distributions and version sets, each with the evidence records behind it;
+//! - `import_time` says what each release imports from other distributions whenever it is
+//!   imported (the bank's reading of its code), which the solver adds to its Requires-Dist;
 //! - `interpreter` plans which CPython versions to resolve for and keeps the first that
 //!   resolves;
 //! - `solver` runs PubGrub over what a [`solver::Catalog`] says of each distribution's
@@ -10,6 +12,7 @@
 //!   target interpreter, and explains a conflict in the notebook's own terms.
 
 pub mod evidence;
+pub mod import_time;
 pub mod index_providers;
 pub mod infer;
 pub mod interpreter;

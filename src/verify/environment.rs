@@ -2,12 +2,13 @@
 //! requirements and a kernel runtime installed together, kept in a cache keyed by what went
 //! into it, so a repeated run reuses it.
 //!
-//! The kernel runtime is IPython below 9.1: from 9.1 on, a cell whose first line alone is
-//! indented raises IndentationError where earlier IPythons (and Jupyter then) dedented it. It
-//! is installed in the same command as the requirements, so the installer resolves them
+//! The kernel runtime is IPython below 9.1 (from 9.1 on, a cell whose first line alone is
+//! indented raises IndentationError where earlier IPythons, and Jupyter then, dedented it)
+//! and ipykernel, whose inline backend `%matplotlib inline` and `%config InlineBackend` need.
+//! It is installed in the same command as the requirements, so the installer resolves them
 //! together and the runtime cannot break what the notebook needs; the interpreter's own
 //! Requires-Python picks an IPython it runs (5.x on 2.7). Everything comes as wheels, but for
-//! the two dependencies of older IPythons that never had one ([`RUNTIME_SDISTS`]).
+//! the dependencies of older IPythons and kernels that never had one ([`RUNTIME_SDISTS`]).
 //!
 //! [`EnvPlan`] is what to build (pure: its key is a hash of the interpreter, the requirements'
 //! text and the options); [`prepare`] builds it, or finds it built. A half-built environment
@@ -27,11 +28,15 @@ use crate::python::{InstallOptions, Installer, Interpreter, Tools, Venv, VenvErr
 /// What the kernel runtime is, as a requirement installed with the notebook's.
 pub const KERNEL_RUNTIME: &str = "ipython<9.1";
 
+/// The Jupyter kernel beside IPython in the runtime: its inline backend.
+pub const KERNEL_PACKAGE: &str = "ipykernel";
+
 /// What the kernel runtime depends on that was only ever published as sdists: IPython up to
-/// 7.x needs `simplegeneric`, IPython 5 on Python 2.7 also `scandir`. These two build even
-/// when wheels only are asked for; without them an IPython of those years cannot install,
-/// and the installer quietly falls back to one older still.
-pub const RUNTIME_SDISTS: &[&str] = &["simplegeneric", "scandir"];
+/// 7.x needs `simplegeneric`, IPython 5 on Python 2.7 also `scandir`, and ipykernel on
+/// Python 2.7 and 3.5 a tornado of before its wheels. These build even when wheels only are
+/// asked for; without them a runtime of those years cannot install, and the installer
+/// quietly falls back to one older still.
+pub const RUNTIME_SDISTS: &[&str] = &["simplegeneric", "scandir", "tornado"];
 
 /// File inside a complete environment: what it was built from.
 const READY: &str = "nbenv-env.json";
@@ -54,11 +59,37 @@ pub struct EnvPlan {
 }
 
 impl EnvPlan {
-    /// The kernel runtime as a requirement: `ipython<9.1`, capped at the era's release.
+    /// The kernel runtime as requirements installed beside the notebook's: `ipython<9.1`,
+    /// capped at the era's release, and ipykernel, whose inline backend and `InlineBackend`
+    /// configuration `%matplotlib inline` and `%config InlineBackend.*` need as in Jupyter
+    /// (any release the installer finds compatible with that IPython and the interpreter).
+    /// When the notebook's own evidence pins IPython (`IPython.html.widgets`: IPython 3),
+    /// that pin is the runtime's IPython: a second `ipython` requirement is a double
+    /// requirement to pip 20 on Python 2.7. IPython before 4.0 carries its own kernel.
+    pub fn runtime_requirements(&self) -> Vec<String> {
+        let ipython = DistName::new("ipython").expect("a valid name");
+        let pinned = super::repair::pinned(&self.requirements)
+            .into_iter()
+            .find(|(d, _)| *d == ipython)
+            .map(|(_, v)| v);
+        match pinned {
+            None => vec![
+                match &self.kernel_runtime_at_most {
+                    Some(v) => format!("{KERNEL_RUNTIME},<={v}"),
+                    None => KERNEL_RUNTIME.to_string(),
+                },
+                KERNEL_PACKAGE.to_string(),
+            ],
+            Some(v) if v >= Version::new([4]) => vec![KERNEL_PACKAGE.to_string()],
+            Some(_) => Vec::new(),
+        }
+    }
+
+    /// The runtime's requirements in one phrase, for messages.
     pub fn runtime_requirement(&self) -> String {
-        match &self.kernel_runtime_at_most {
-            Some(v) => format!("{KERNEL_RUNTIME},<={v}"),
-            None => KERNEL_RUNTIME.to_string(),
+        match self.runtime_requirements().as_slice() {
+            [] => "the notebook's own IPython".to_string(),
+            some => some.join(" "),
         }
     }
 
@@ -70,7 +101,7 @@ impl EnvPlan {
             self.interpreter.version.to_string(),
             self.requirements.clone(),
             self.kernel_runtime.to_string(),
-            self.runtime_requirement(),
+            self.runtime_requirements().join(" "),
             self.only_binary.to_string(),
             self.index_url.clone().unwrap_or_default(),
         ] {
@@ -383,7 +414,7 @@ fn build(
     };
     let mut args = vec!["-r".to_string(), file.display().to_string()];
     if plan.kernel_runtime {
-        args.push(plan.runtime_requirement());
+        args.extend(plan.runtime_requirements());
     }
     let started = Instant::now();
     match venv.install(&args, &options) {
@@ -483,6 +514,43 @@ mod tests {
             yanked: yanked.then(String::new),
             core_metadata: MetadataHint::Unknown,
         }
+    }
+
+    fn plan(requirements: &str, at_most: Option<&str>) -> EnvPlan {
+        EnvPlan {
+            interpreter: Interpreter {
+                path: "/usr/bin/python2.7".into(),
+                version: crate::python::PythonVersion::new(2, 7),
+            },
+            requirements: requirements.into(),
+            only_binary: true,
+            index_url: None,
+            kernel_runtime: true,
+            kernel_runtime_at_most: at_most.map(|v| v.parse().unwrap()),
+        }
+    }
+
+    /// `%config InlineBackend.figure_format = 'retina'` needs ipykernel from the first round;
+    /// a notebook's own IPython pin is the runtime's IPython, never a second requirement.
+    #[test]
+    fn the_runtime_has_a_kernel_and_takes_the_notebooks_own_ipython() {
+        assert_eq!(
+            plan("numpy==1.16.6\n", None).runtime_requirements(),
+            ["ipython<9.1", "ipykernel"]
+        );
+        assert_eq!(
+            plan("numpy==1.16.6\n", Some("5.8.0")).runtime_requirements(),
+            ["ipython<9.1,<=5.8.0", "ipykernel"]
+        );
+        // The notebook needs IPython 7.9 itself: the kernel only.
+        assert_eq!(
+            plan("ipython==7.9.0  # cell 1 uses IPython.display\n", None).runtime_requirements(),
+            ["ipykernel"]
+        );
+        // IPython 3 (`IPython.html.widgets`) carries its own kernel.
+        let three = plan("ipython==3.2.3\nnumpy==1.16.6\n", None);
+        assert!(three.runtime_requirements().is_empty());
+        assert_eq!(three.runtime_requirement(), "the notebook's own IPython");
     }
 
     #[test]

@@ -1,8 +1,9 @@
 //! What a failed run teaches the next resolution. An environment failure becomes evidence the
 //! static reading lacked or the bank got wrong: a module nothing installed provides is an
-//! import to resolve; an API the installed release lacks is API evidence, and that release
-//! of the distribution that provides it is ruled out. Other classes teach nothing: the run
-//! stops there.
+//! import to resolve; an API the installed release lacks is API evidence, a keyword it refuses
+//! is keyword evidence, and that release of the distribution that provides it is ruled out.
+//! A failure the bank could not place (class unknown) teaches the same, so that a round may
+//! try it. Other classes teach nothing: the run stops there.
 
 use pep508_rs::pep440_rs::Version;
 use serde::Serialize;
@@ -11,7 +12,8 @@ use crate::bank::store::FailedStep;
 use crate::names::{ApiPath, DistName, ModulePath};
 use crate::notebook::failure::{Cause, Failure, InstallReason};
 use crate::notebook::{
-    ApiUse, Import, ImportVia, Location, Origin, ThirdPartyImport, Usage, UseKind,
+    ApiUse, Import, ImportVia, InstallRequirement, Installer, Location, Origin, ThirdPartyImport,
+    Usage, UseKind,
 };
 use crate::resolve::infer::Inference;
 
@@ -21,8 +23,17 @@ use crate::resolve::infer::Inference;
 pub enum Lesson {
     /// The notebook needs `api`; the release installed lacked it.
     Api { api: ApiPath, cell: u32 },
+    /// The notebook passes `keyword` to `api`; the release installed refused it.
+    Keyword {
+        api: ApiPath,
+        keyword: String,
+        cell: u32,
+    },
     /// The notebook imports `module`, which nothing installed provides.
     Module { module: ModulePath, cell: u32 },
+    /// A library the notebook runs asked for `requirement` to be installed (`pyzmq>=2.1.11`):
+    /// a distribution to resolve, as if the notebook installed it.
+    Install { requirement: String, cell: u32 },
     /// This release failed the notebook: resolve without it.
     Exclude { dist: DistName, version: Version },
     /// This release is broken on the run's Python, whatever the notebook (it failed to
@@ -37,12 +48,12 @@ pub enum Lesson {
 
 /// The lessons of `failure` for a run of `inference`'s environment.
 pub fn lessons(failure: &Failure, inference: &Inference) -> Vec<Lesson> {
-    if !failure.is_environmental() {
+    if !failure.may_repair() {
         return Vec::new();
     }
     let cell = failure.cell.unwrap_or(0);
     let api = match &failure.cause {
-        Cause::MissingModule { module } => {
+        Cause::MissingModule { module, .. } => {
             let top = ModulePath::new(module.top_level()).ok();
             let pinned = top.as_ref().and_then(|t| provider(inference, t.as_str()));
             return match pinned {
@@ -60,9 +71,39 @@ pub fn lessons(failure: &Failure, inference: &Inference) -> Vec<Lesson> {
                 }],
             };
         }
-        Cause::MissingApi { api } => api.clone(),
+        // What pip installs: a distribution to resolve, never a module to import (`pyzmq`
+        // installs `zmq`).
+        Cause::PackageAsked { requirement } => {
+            return vec![Lesson::Install {
+                requirement: requirement.clone(),
+                cell,
+            }];
+        }
+        Cause::MissingApi { api, .. } => api.clone(),
         Cause::MissingMember { api: Some(api), .. } => api.clone(),
-        Cause::BadKeyword { api: Some(api), .. } | Cause::BadArguments { api, .. } => api.clone(),
+        Cause::BadKeyword {
+            api: Some(api),
+            keyword,
+            ..
+        } => {
+            return with_exclusion(
+                inference,
+                Lesson::Keyword {
+                    api: api.clone(),
+                    keyword: keyword.clone(),
+                    cell,
+                },
+            )
+        }
+        Cause::BadArguments { api, .. } => api.clone(),
+        // A call the installed release of a library takes otherwise than others do: this
+        // notebook does without that release.
+        Cause::ChangedApi { api, .. } => {
+            return provider(inference, api.top_level())
+                .map(|(dist, version)| Lesson::Exclude { dist, version })
+                .into_iter()
+                .collect()
+        }
         // A binary built against other releases than those installed beside it: the
         // release that says so is broken here.
         Cause::IncompatibleBuild {
@@ -93,7 +134,7 @@ pub fn lessons(failure: &Failure, inference: &Inference) -> Vec<Lesson> {
 
 /// The lesson, and the exclusion of the pinned release that provides what it names.
 fn with_exclusion(inference: &Inference, lesson: Lesson) -> Vec<Lesson> {
-    let Lesson::Api { api, .. } = &lesson else {
+    let (Lesson::Api { api, .. } | Lesson::Keyword { api, .. }) = &lesson else {
         return vec![lesson];
     };
     let top = api
@@ -180,6 +221,38 @@ pub fn teach(usage: &mut Usage, lessons: &[Lesson]) -> bool {
                     kinds: vec![UseKind::Attribute],
                     keywords: Vec::new(),
                     locations: vec![Location::new(*cell, 0)],
+                });
+                new = true;
+            }
+            Lesson::Keyword { api, keyword, cell } => {
+                match usage.apis.iter_mut().find(|a| &a.api == api) {
+                    Some(a) if a.keywords.contains(keyword) => continue,
+                    Some(a) => a.keywords.push(keyword.clone()),
+                    None => usage.apis.push(ApiUse {
+                        api: api.clone(),
+                        origin: Origin::ThirdParty,
+                        count: 1,
+                        kinds: vec![UseKind::Call],
+                        keywords: vec![keyword.clone()],
+                        locations: vec![Location::new(*cell, 0)],
+                    }),
+                }
+                new = true;
+            }
+            Lesson::Install { requirement, cell } => {
+                let Some((parsed, name)) = crate::notebook::pip_requirement(requirement) else {
+                    continue;
+                };
+                if usage.requirements.iter().any(|r| r.name == name) {
+                    continue;
+                }
+                usage.requirements.push(InstallRequirement {
+                    requirement: parsed,
+                    name,
+                    installer: Installer::Library,
+                    command: requirement.clone(),
+                    optional: false,
+                    at: Location::new(*cell, 0),
                 });
                 new = true;
             }

@@ -62,6 +62,12 @@ pub struct FileSummary {
     /// transformers, and more and more libraries, do this).
     #[serde(rename = "lz", default, skip_serializing_if = "Vec::is_empty")]
     pub lazy: Vec<u32>,
+    /// Indexes into `bindings` of the imports that run whenever the module is imported: at the
+    /// top level or in a `with` block, not under an `if`, nor in a `try` whose handler catches
+    /// a failed import without raising again. What a release needs at import time is read
+    /// from these (see `bank::flow::import_time`). Empty for stubs, which never run.
+    #[serde(rename = "eager", default, skip_serializing_if = "Vec::is_empty")]
+    pub eager_imports: Vec<u32>,
     /// Dotted callees of calls made as statements at the top level, unconditionally: a call
     /// of a function that only raises (plotly's `_chart_studio_error("plotly")`) makes the
     /// module fail on import.
@@ -261,6 +267,11 @@ impl FileSummary {
     /// Whether binding `index` comes from the stub beside the source.
     pub fn is_from_stub(&self, index: usize) -> bool {
         self.stub_from.is_some_and(|from| index as u32 >= from)
+    }
+
+    /// Whether binding `index` is an import made whenever the module is imported.
+    pub fn is_eager_import(&self, index: usize) -> bool {
+        self.eager_imports.binary_search(&(index as u32)).is_ok()
     }
 
     pub fn is_lazy(&self, index: usize) -> bool {

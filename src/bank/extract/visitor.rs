@@ -52,6 +52,7 @@ pub fn summarize_source(source: &str, is_stub: bool) -> FileSummary {
         bindings: visitor.bindings,
         fallbacks: visitor.fallbacks,
         lazy: visitor.lazy,
+        eager_imports: visitor.eager_imports,
         top_calls: visitor.top_calls,
         passes: visitor.passes,
         stub_from: None,
@@ -85,11 +86,16 @@ struct ModuleVisitor {
     bindings: Vec<Binding>,
     fallbacks: Vec<u32>,
     lazy: Vec<u32>,
+    eager_imports: Vec<u32>,
     top_calls: Vec<String>,
     /// Inside an `if TYPE_CHECKING:` block, or adding names of a literal import structure.
     in_lazy: bool,
     /// Blocks entered (`if`, `try`, `with`): 0 for statements that always run.
     depth: usize,
+    /// Blocks entered that may not run when the module is imported, for what it imports:
+    /// `if` branches, and `try` blocks whose handler catches a failed import (`with` blocks
+    /// and `finally` always run).
+    guarded: usize,
     /// Functions of this module that extend `__all__` (numpy's `extend_all`).
     all_extenders: Vec<String>,
     /// Functions whose latest binding is an `@overload` stub, by name → binding index.
@@ -116,6 +122,23 @@ impl ModuleVisitor {
         self.depth += 1;
         self.visit_body(body, fallback);
         self.depth -= 1;
+    }
+
+    /// [`Self::visit_block`], for a block whose imports run only under some condition when
+    /// `guarded` is set.
+    fn visit_guarded(&mut self, body: &[Stmt], fallback: bool, guarded: bool) {
+        self.guarded += usize::from(guarded);
+        self.visit_block(body, fallback);
+        self.guarded -= usize::from(guarded);
+    }
+
+    /// An `import` statement's binding: eager when nothing guards it.
+    fn push_import(&mut self, binding: Binding, fallback: bool) {
+        let at = self.bindings.len();
+        self.push(binding, fallback);
+        if self.bindings.len() > at && self.guarded == 0 && !self.in_lazy && !self.is_stub {
+            self.eager_imports.push(at as u32);
+        }
     }
 
     fn visit_stmt(&mut self, stmt: &Stmt, fallback: bool) {
@@ -294,7 +317,7 @@ impl ModuleVisitor {
             }
             Stmt::Import(import) => {
                 for alias in &import.names {
-                    self.push(
+                    self.push_import(
                         Binding::Import(Import {
                             module: alias.name.as_str().to_string(),
                             asname: alias.asname.as_ref().map(|a| a.as_str().to_string()),
@@ -330,7 +353,7 @@ impl ModuleVisitor {
                 if names.is_empty() {
                     return;
                 }
-                self.push(
+                self.push_import(
                     Binding::ImportFrom(ImportFrom {
                         level: from.level,
                         module,
@@ -356,27 +379,36 @@ impl ModuleVisitor {
                 }
             }
             Stmt::If(stmt_if) => {
+                // The branch that runs when the test is false (an `else`), if the test is
+                // known to be false at import time: `TYPE_CHECKING`, or a build flag.
+                let false_test = is_type_checking(&stmt_if.test) || is_setup_flag(&stmt_if.test);
+                let runs_else =
+                    |clause: &ruff_python_ast::ElifElseClause| false_test && clause.test.is_none();
                 if is_type_checking(&stmt_if.test) {
                     let outer = std::mem::replace(&mut self.in_lazy, true);
-                    self.visit_block(&stmt_if.body, fallback);
+                    self.visit_guarded(&stmt_if.body, fallback, true);
                     self.in_lazy = outer;
                     for clause in &stmt_if.elif_else_clauses {
-                        self.visit_block(&clause.body, fallback);
+                        self.visit_guarded(&clause.body, fallback, !runs_else(clause));
                     }
                 } else {
-                    self.visit_block(&stmt_if.body, fallback);
+                    self.visit_guarded(&stmt_if.body, fallback, true);
                     for clause in &stmt_if.elif_else_clauses {
-                        self.visit_block(&clause.body, true);
+                        self.visit_guarded(&clause.body, true, !runs_else(clause));
                     }
                 }
             }
             Stmt::Try(stmt_try) => {
-                self.visit_block(&stmt_try.body, fallback);
+                let guards = stmt_try.handlers.iter().any(|handler| {
+                    let ExceptHandler::ExceptHandler(handler) = handler;
+                    catches_failed_import(handler)
+                });
+                self.visit_guarded(&stmt_try.body, fallback, guards);
                 for handler in &stmt_try.handlers {
                     let ExceptHandler::ExceptHandler(handler) = handler;
-                    self.visit_block(&handler.body, true);
+                    self.visit_guarded(&handler.body, true, true);
                 }
-                self.visit_block(&stmt_try.orelse, fallback);
+                self.visit_guarded(&stmt_try.orelse, fallback, guards);
                 self.visit_block(&stmt_try.finalbody, fallback);
             }
             Stmt::With(with) => self.visit_block(&with.body, fallback),
@@ -602,6 +634,34 @@ fn writes_globals(stmt: &Stmt) -> bool {
         ),
         _ => false,
     }
+}
+
+/// A handler that goes on when an import fails: it catches `ImportError` (or
+/// `ModuleNotFoundError`, `Exception`, anything) and does not end by raising again.
+fn catches_failed_import(handler: &ruff_python_ast::ExceptHandlerExceptHandler) -> bool {
+    let catches = |e: &Expr| {
+        dotted_name(e).is_some_and(|name| {
+            matches!(
+                name.rsplit('.').next(),
+                Some("ImportError" | "ModuleNotFoundError" | "Exception" | "BaseException")
+            )
+        })
+    };
+    let caught = match handler.type_.as_deref() {
+        None => true,
+        Some(Expr::Tuple(types)) => types.elts.iter().any(catches),
+        Some(other) => catches(other),
+    };
+    caught && !matches!(handler.body.last(), Some(Stmt::Raise(_)))
+}
+
+/// `__SKLEARN_SETUP__`, `__NUMPY_SETUP__`: a flag a package's setup script sets while it
+/// builds, unset (false) whenever the package is imported for use.
+fn is_setup_flag(test: &Expr) -> bool {
+    matches!(test, Expr::Name(name) if {
+        let id = name.id.as_str();
+        id.len() > "____SETUP__".len() && id.starts_with("__") && id.ends_with("_SETUP__")
+    })
 }
 
 fn is_type_checking(test: &Expr) -> bool {

@@ -568,6 +568,7 @@ impl<'s, 'a> Emitter<'s, 'a> {
             modules,
             apis,
             stats,
+            external_imports: None,
         }
     }
 }

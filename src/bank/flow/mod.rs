@@ -17,18 +17,22 @@
 //!   exported with kind [`ApiKind::Unknown`];
 //! - names bound to another distribution's objects (`from numpy import ndarray` inside pandas)
 //!   are never followed, and are APIs only when listed in `__all__` (as `Unknown`, with
-//!   `external` set); otherwise they are reported apart, in [`ReleaseApis::externals`].
+//!   `external` set); otherwise they are reported apart, in [`ReleaseApis::externals`];
+//! - what the release imports from other distributions whenever it is imported is listed in
+//!   [`ReleaseApis::external_imports`] (see [`external_imports`]).
 //!
 //! Everything is iterated to a fixed point, so the order of modules and cycles between them
 //! do not matter.
 
 mod emit;
+mod import_time;
 mod input;
 mod members;
 mod namespace;
 mod output;
 mod relative;
 
+pub use import_time::external_imports;
 pub use input::ReleaseInput;
 pub use output::{
     ApiEntry, ApiKind, FlowOptions, FlowStats, ModuleEntry, ModuleKind, ReleaseApis, UnknownKind,
@@ -43,6 +47,7 @@ pub fn analyze(input: &ReleaseInput<'_>) -> ReleaseApis {
 }
 
 pub fn analyze_with(input: &ReleaseInput<'_>, options: &FlowOptions) -> ReleaseApis {
+    let external_imports = external_imports(input);
     let mut input = input.clone();
     input.complete_parents();
     // A source and the stub beside it are read as one summary, the stub's names as fallbacks.
@@ -69,5 +74,8 @@ pub fn analyze_with(input: &ReleaseInput<'_>, options: &FlowOptions) -> ReleaseA
     }
     let mut solver = namespace::Solver::new(&input);
     solver.solve();
-    emit::emit(&solver, options)
+    ReleaseApis {
+        external_imports,
+        ..emit::emit(&solver, options)
+    }
 }

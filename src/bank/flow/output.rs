@@ -204,6 +204,11 @@ pub struct FlowStats {
 pub struct ReleaseApis {
     pub modules: Vec<ModuleEntry>,
     pub apis: Vec<ApiEntry>,
+    /// The other distributions' modules and names (`scipy.sparse`, `scipy.misc.comb`) that
+    /// importing the release's top-level packages surely imports, sorted; `None` when none
+    /// of them could be read from source.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub external_imports: Option<Vec<String>>,
     pub stats: FlowStats,
 }
 

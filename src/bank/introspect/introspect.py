@@ -26,6 +26,7 @@ import warnings
 
 request = json.load(sys.stdin)
 TOP = tuple(request["top_level"])
+keep_all = set(request.get("keep_all", ()))
 PER_IMPORT = int(request.get("seconds_per_import", 30))
 
 names = {}
@@ -257,7 +258,7 @@ def main():
                 missing[modname] = wanted.split(".")[0]
             continue
         try:
-            record_module(modname, module)
+            record_module(modname, module, keep_all=modname in keep_all)
             listed.append(modname)
         except BaseException as e:
             failed[modname] = "while listing: %s: %s" % (type(e).__name__, str(e)[:300])

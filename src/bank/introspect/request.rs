@@ -9,6 +9,12 @@ pub struct RuntimeRequest {
     pub modules: Vec<String>,
     /// Module → names to look up with `getattr` (names other releases had).
     pub probe: BTreeMap<String, Vec<String>>,
+    /// Modules static reading left open (a star import of another distribution, dynamic
+    /// exports): every name is listed, whoever defines it, since `from numpy import *` in
+    /// `matplotlib.pylab` makes `pylab.nanmean` as real as `pylab.figure`. Elsewhere names
+    /// bound to other distributions' objects are not the module's own APIs.
+    #[serde(default)]
+    pub keep_all: Vec<String>,
     pub seconds_per_import: u64,
 }
 

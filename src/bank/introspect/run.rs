@@ -232,6 +232,7 @@ fn introspect_release(
             .collect(),
         modules: Vec::new(),
         probe: BTreeMap::new(),
+        keep_all: Vec::new(),
         seconds_per_import: config.seconds_per_import,
     };
     for m in &modules {
@@ -239,6 +240,9 @@ fn introspect_release(
             continue;
         }
         request.modules.push(m.path.clone());
+        if m.dynamic {
+            request.keep_all.push(m.path.clone());
+        }
         if m.dynamic || m.opaque {
             let names = store.names_ever_under(dist_id, &m.path)?;
             if !names.is_empty() {
@@ -268,6 +272,8 @@ fn introspect_release(
             no_deps: false,
             constraints: Vec::new(),
             timeout: config.install_timeout,
+            // Read once and thrown away: nothing of it is worth a place in the cache.
+            no_cache: true,
         },
         purpose: "introspect",
         create_timeout: config.install_timeout,

@@ -194,6 +194,8 @@ fn downgrade_to_schema_4(bank: &Bank) {
          DROP TABLE api_member_blocks;
          DROP TABLE open_classes;
          ALTER TABLE api_path_chunks DROP COLUMN members;
+         DROP TABLE import_time;
+         ALTER TABLE releases DROP COLUMN import_time;
          PRAGMA user_version = 4;",
     )
     .unwrap();
@@ -230,7 +232,9 @@ fn a_schema_4_bank_migrates_with_the_same_answers() {
     drop(unmigrated);
     conn.execute_batch(
         "DROP TABLE api_path_blocks; DROP TABLE api_member_blocks; DROP TABLE open_classes;
-         ALTER TABLE api_path_chunks DROP COLUMN members; PRAGMA user_version = 4;",
+         ALTER TABLE api_path_chunks DROP COLUMN members;
+         DROP TABLE import_time; ALTER TABLE releases DROP COLUMN import_time;
+         PRAGMA user_version = 4;",
     )
     .unwrap();
     drop(conn);

@@ -4,12 +4,14 @@
 //! Written in WAL mode, one transaction per release: readers (queries, `infer`) keep working
 //! while a build writes, and an interrupted build loses only the release in flight.
 
+mod api_history;
 mod bloom;
 mod catalog;
 mod diff;
 mod error;
 mod ids;
 mod import_providers;
+mod import_time;
 mod lock;
 mod member_index;
 mod open_classes;
@@ -35,6 +37,7 @@ use std::rc::Rc;
 
 use rusqlite::{Connection, OpenFlags};
 
+pub use api_history::SignatureHistory;
 pub use catalog::{Catalog, CatalogRelease, IndexStatus, RequiresPython};
 pub use diff::{DiffEntry, DiffMiss, DiffReport, DiffSource};
 pub use error::StoreError;

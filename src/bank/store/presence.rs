@@ -109,7 +109,7 @@ impl Store {
     }
 
     /// The `apis` rows of `ids` (those that exist), read in batches.
-    fn api_rows(&self, ids: &[i64]) -> Result<HashMap<i64, ApiRowInfo>, StoreError> {
+    pub(super) fn api_rows(&self, ids: &[i64]) -> Result<HashMap<i64, ApiRowInfo>, StoreError> {
         let err = self.err();
         let mut out = HashMap::with_capacity(ids.len());
         for batch in ids.chunks(BATCH) {

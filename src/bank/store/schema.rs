@@ -21,6 +21,9 @@
 //! - `apis.open` holds the releases where names under an API may exist that static reading
 //!   cannot list: there a name not found is unknown, not absent; `apis.external` those where
 //!   the name is bound to another distribution's object (`pandas.np`);
+//! - `import_time` holds, per distribution, the other distributions' modules and names its
+//!   releases import whenever they are imported, each path with its release set;
+//!   `releases.import_time` says whether a release's were read at all;
 //! - what verifications saw (`run_notebooks`, `run_releases`: releases that failed to install
 //!   or import on an interpreter) is kept apart in `run_*` tables ([`super::RunRecord`]);
 //! - the per-file summary cache lives apart, in the cache directory ([`super::SummaryStore`]).
@@ -31,7 +34,7 @@ use super::ids::{DistId, Slot};
 use super::release_set::ReleaseSet;
 
 /// The schema this build writes. Older banks are migrated on open; newer ones are refused.
-pub const SCHEMA_VERSION: u32 = 5;
+pub const SCHEMA_VERSION: u32 = 6;
 
 /// Bumped when extraction or flow changes what a release's APIs are, so that stale releases
 /// can be told apart from fresh ones (and indexed again by the next build).
@@ -176,7 +179,22 @@ const MIGRATIONS: &[Migration] = &[
     to_v3,
     |tx| tx.execute_batch(V4),
     to_v5,
+    |tx| tx.execute_batch(V6),
 ];
+
+/// Version 6: what each release imports from other distributions when it is imported (see
+/// [`super::import_time`]). Releases indexed before have no rows and a NULL
+/// `releases.import_time`: nothing is known of them until they are indexed again
+/// (`bank build --force`).
+const V6: &str = r#"
+CREATE TABLE import_time (
+    dist_id INTEGER NOT NULL REFERENCES distributions(id),
+    path TEXT NOT NULL,
+    releases BLOB NOT NULL,
+    PRIMARY KEY (dist_id, path)
+) WITHOUT ROWID;
+ALTER TABLE releases ADD COLUMN import_time INTEGER;
+"#;
 
 /// Version 4: what verifications saw. Run records live in their own tables (named `run_*`, so
 /// that a snapshot can leave them out) and name distributions by normalized name, not by id:

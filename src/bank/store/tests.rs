@@ -410,3 +410,48 @@ fn member_presence_is_unknown_only_where_an_open_class_could_have_it() {
     assert_eq!(versions(&head.present), ["1.0", "2.0"]);
     assert!(head.unknown.is_empty() && head.absent.is_empty());
 }
+
+#[test]
+fn what_a_release_imports_is_kept_per_release_and_replaced_when_indexed_again() {
+    let mut bank = Bank::new(&["1.0", "2.0", "3.0"]);
+    bank.write(
+        "1.0",
+        &[
+            (
+                "pkg/__init__.py",
+                "import numpy as np\nfrom . import base\n",
+            ),
+            (
+                "pkg/base.py",
+                "from scipy import sparse\ntry:\n    import h5py\nexcept ImportError:\n    pass\n",
+            ),
+        ],
+    );
+    bank.write("2.0", &[("pkg/__init__.py", "import numpy\n")]);
+    let slot = |bank: &Bank, v: &str| bank.row(v).slot;
+    let read = |bank: &Bank, v: &str| bank.store.import_time(bank.dist, slot(bank, v)).unwrap();
+    assert_eq!(
+        read(&bank, "1.0"),
+        Some(vec![s("numpy"), s("scipy.sparse")])
+    );
+    assert_eq!(read(&bank, "2.0"), Some(vec![s("numpy")]));
+    // Not indexed: nothing is known, which is not "imports nothing".
+    assert_eq!(read(&bank, "3.0"), None);
+    bank.write("3.0", &[("pkg/__init__.py", "x = 1\n")]);
+    assert_eq!(read(&bank, "3.0"), Some(vec![]));
+
+    // Indexed again: what was read before goes.
+    bank.write("1.0", &[("pkg/__init__.py", "import os\n")]);
+    assert_eq!(read(&bank, "1.0"), Some(vec![s("os")]));
+    assert_eq!(read(&bank, "2.0"), Some(vec![s("numpy")]));
+
+    // A release indexed before the bank kept imports has no mark: not known.
+    bank.store
+        .conn()
+        .execute(
+            "UPDATE releases SET import_time = NULL WHERE id = ?1",
+            [bank.row("2.0").id],
+        )
+        .unwrap();
+    assert_eq!(read(&bank, "2.0"), None);
+}

@@ -129,6 +129,8 @@ struct DistCache {
     open_classes: Option<ReleaseSet>,
     modules: HashMap<String, ModuleRow>,
     import_names: HashMap<String, ReleaseSet>,
+    /// The `import_time` rows: path → releases.
+    import_time: HashMap<String, ReleaseSet>,
     aliases: HashMap<(i64, i64), LinkSets>,
     bases: HashMap<(i64, i64), LinkSets>,
     signatures: HashMap<(i64, i64), ReleaseSet>,
@@ -205,6 +207,7 @@ impl<'s> BankWriter<'s> {
             dictionary: (*store.path_dictionary(dist_id)?).clone(),
             chunks: store.path_chunks(dist_id)?,
             open_classes: store.stored_open_classes(dist_id)?,
+            import_time: store.import_time_rows(dist_id)?,
             ..DistCache::default()
         };
         let mut stmt = conn
@@ -475,6 +478,15 @@ fn write_release_in(
         .execute(params![r.dist_id, name, set.encode()])?;
     }
 
+    super::import_time::write(
+        tx,
+        &mut cache.import_time,
+        r.dist_id,
+        r.release_id,
+        r.slot,
+        r.apis.external_imports.as_deref(),
+    )?;
+
     tx.execute(
         "DELETE FROM requires_dist WHERE release_id = ?1",
         [r.release_id],
@@ -666,7 +678,7 @@ fn clear_slot_in(
             .execute(params![dist_id, name, set.encode()])?;
         }
     }
-    Ok(())
+    super::import_time::clear(tx, &mut cache.import_time, dist_id, slot)
 }
 
 /// The cached row of `path`, inserted (with empty release sets) if the bank lacks it.

@@ -6,7 +6,8 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 
 use super::frame::Frame;
-use crate::names::{ApiPath, ModulePath};
+use super::history::BankSays;
+use crate::names::{ApiPath, DistName, ModulePath};
 use crate::python::{PythonRange, PythonVersion};
 
 /// The kind of failure, as the repair loop acts on it.
@@ -20,8 +21,12 @@ pub enum FailureClass {
     /// person typing at `input()`.
     DataInput,
     /// The notebook's own code fails, whatever the environment: an undefined name, a syntax
-    /// error, any other exception raised in it.
+    /// error, any other exception raised in it, a name no release of the library ever had.
     Code,
+    /// Environment or code, and the bank cannot tell which: a name the installed release
+    /// lacks, with no bank at hand or one that cannot see the library's other releases. A
+    /// repair round may try it; counts and reports keep it apart.
+    Unknown,
     /// Memory or time ran out, or the process was killed.
     Resource,
     /// A GPU or other accelerator, or CPU feature, that this machine lacks.
@@ -36,6 +41,7 @@ impl FailureClass {
             FailureClass::Environment => "environment",
             FailureClass::DataInput => "data/input",
             FailureClass::Code => "code",
+            FailureClass::Unknown => "unknown",
             FailureClass::Resource => "resource",
             FailureClass::Hardware => "hardware",
             FailureClass::Install => "install",
@@ -87,13 +93,26 @@ pub enum InstallReason {
 pub enum Cause {
     // ---- environment
     /// A third-party module is not installed (or the installed release lacks this submodule).
+    /// `bank` says, for a submodule of an installed library, whether another release has it
+    /// (a top-level module nothing installed provides is the environment's, whatever the bank).
     MissingModule {
         module: ModulePath,
+        #[serde(flatten)]
+        bank: Option<BankSays>,
+    },
+    /// A library asked for a package to be installed: `IPython.html.widgets requires pyzmq >=
+    /// 2.1.11`, `Please install scikit-learn`. What it names is what pip installs, which may
+    /// not be a module's name (`pyzmq` installs `zmq`).
+    PackageAsked {
+        /// As the library wrote it, version requirement included when it gave one.
+        requirement: String,
     },
     /// `cannot import name X from Y`, `module Y has no attribute X`: the installed release of
     /// a library lacks an API.
     MissingApi {
         api: ApiPath,
+        #[serde(flatten)]
+        bank: BankSays,
     },
     /// A library object lacks a member (`'DataFrame' object has no attribute 'ix'`).
     /// `api` is the member's full path when the notebook's tracing knows the class;
@@ -105,6 +124,8 @@ pub enum Cause {
         api: Option<ApiPath>,
         #[serde(skip_serializing_if = "Option::is_none")]
         receiver: Option<ApiPath>,
+        #[serde(flatten)]
+        bank: BankSays,
     },
     /// A library function does not take a keyword the notebook passes.
     BadKeyword {
@@ -112,11 +133,25 @@ pub enum Cause {
         keyword: String,
         #[serde(skip_serializing_if = "Option::is_none")]
         api: Option<ApiPath>,
+        #[serde(flatten)]
+        bank: BankSays,
     },
-    /// A library function does not take the arguments the notebook passes.
+    /// A library function does not take the arguments the notebook passes; `bank` says
+    /// whether its signature changed.
     BadArguments {
         function: String,
         api: ApiPath,
+        #[serde(flatten)]
+        bank: BankSays,
+    },
+    /// An exception raised inside a library from the notebook's call of `api`, whose
+    /// signature (or presence) the bank shows changed next to the installed release: another
+    /// release may take the call.
+    ChangedApi {
+        api: ApiPath,
+        library: ModulePath,
+        ename: String,
+        distribution: DistName,
     },
     /// A standard-library module that this Python lacks and others have (`urllib2`, `imp`).
     StdlibModule {
@@ -166,6 +201,10 @@ pub enum Cause {
     MissingFile {
         #[serde(skip_serializing_if = "Option::is_none")]
         path: Option<String>,
+    },
+    /// A data package a library downloads apart from its code (NLTK's `punkt`).
+    MissingResource {
+        resource: String,
     },
     /// A module that should sit beside the notebook.
     MissingLocalModule {
@@ -225,11 +264,16 @@ impl Cause {
     pub fn class(&self) -> FailureClass {
         use Cause::*;
         match self {
-            MissingModule { .. }
-            | MissingApi { .. }
-            | MissingMember { .. }
-            | BadKeyword { .. }
-            | BadArguments { .. }
+            MissingModule {
+                bank: Some(bank), ..
+            }
+            | MissingApi { bank, .. }
+            | MissingMember { bank, .. }
+            | BadKeyword { bank, .. }
+            | BadArguments { bank, .. } => bank.class(),
+            MissingModule { bank: None, .. }
+            | PackageAsked { .. }
+            | ChangedApi { .. }
             | StdlibModule { .. }
             | StdlibApi { .. }
             | WrongPython { .. }
@@ -239,9 +283,11 @@ impl Cause {
             | KernelIndentation
             | MissingProgram { .. }
             | NativeCrash { .. } => FailureClass::Environment,
-            MissingFile { .. } | MissingLocalModule { .. } | Network { .. } | Stdin => {
-                FailureClass::DataInput
-            }
+            MissingFile { .. }
+            | MissingResource { .. }
+            | MissingLocalModule { .. }
+            | Network { .. }
+            | Stdin => FailureClass::DataInput,
             Undefined { .. } | Syntax { .. } | Exit { .. } | Raised { .. } => FailureClass::Code,
             Memory | Timeout { .. } | Killed { .. } => FailureClass::Resource,
             Accelerator { .. } | InstructionSet => FailureClass::Hardware,
@@ -254,35 +300,68 @@ impl fmt::Display for Cause {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         use Cause::*;
         match self {
-            MissingModule { module } => write!(f, "no module `{module}`"),
-            MissingApi { api } => write!(f, "`{api}` is missing from the installed release"),
+            MissingModule { module, bank } => {
+                write!(f, "no module `{module}`")?;
+                match bank {
+                    Some(bank) => write!(f, " ({})", Has::Name(bank)),
+                    None => Ok(()),
+                }
+            }
+            PackageAsked { requirement } => {
+                write!(f, "a library asks for the package `{requirement}`")
+            }
+            MissingApi { api, bank } => write!(
+                f,
+                "`{api}` is missing from the installed release ({})",
+                Has::Name(bank)
+            ),
             MissingMember {
                 type_name,
                 member,
                 api,
                 receiver,
+                bank,
             } => {
                 write!(f, "`{type_name}` has no member `{member}`")?;
                 match (api, receiver) {
-                    (Some(api), _) => write!(f, " ({api})"),
-                    (None, Some(r)) => write!(f, " (on a value from {r})"),
-                    (None, None) => Ok(()),
+                    (Some(api), _) => write!(f, " ({api})")?,
+                    (None, Some(r)) => write!(f, " (on a value from {r})")?,
+                    (None, None) => {}
                 }
+                write!(f, ": {}", Has::Name(bank))
             }
             BadKeyword {
                 function,
                 keyword,
                 api,
+                bank,
             } => {
                 write!(f, "`{function}()` takes no keyword `{keyword}`")?;
-                match api {
-                    Some(api) => write!(f, " ({api})"),
-                    None => Ok(()),
+                if let Some(api) = api {
+                    write!(f, " ({api})")?;
                 }
+                write!(f, ": {}", Has::Keyword(bank))
             }
-            BadArguments { function, api } => {
-                write!(f, "`{function}()` takes other arguments ({api})")
+            BadArguments {
+                function,
+                api,
+                bank,
+            } => {
+                write!(
+                    f,
+                    "`{function}()` takes other arguments ({api}): {}",
+                    Has::Signature(bank)
+                )
             }
+            ChangedApi {
+                api,
+                library,
+                ename,
+                distribution,
+            } => write!(
+                f,
+                "{ename} inside {library} from `{api}`, whose signature differs in other releases of {distribution}"
+            ),
             StdlibModule { module, python } => {
                 let v: Vec<String> = python.iter().map(ToString::to_string).collect();
                 write!(
@@ -311,6 +390,7 @@ impl fmt::Display for Cause {
                 Some(p) => write!(f, "no file `{p}`"),
                 None => write!(f, "a file is missing"),
             },
+            MissingResource { resource } => write!(f, "data package `{resource}` is not there"),
             MissingLocalModule { module } => write!(f, "local module `{module}` is missing"),
             Network { detail } => write!(f, "network: {detail}"),
             Stdin => write!(f, "asks for keyboard input"),
@@ -377,9 +457,60 @@ impl Failure {
         }
     }
 
-    /// Whether a repair round (new evidence, another resolution) can help.
+    /// Whether the environment is at fault: another resolution can help.
     pub fn is_environmental(&self) -> bool {
         self.class == FailureClass::Environment
+    }
+
+    /// Whether a repair round is worth its cost: the environment is at fault, or the bank
+    /// cannot tell whether it is (a round then costs time, not a wrong verdict).
+    pub fn may_repair(&self) -> bool {
+        matches!(
+            self.class,
+            FailureClass::Environment | FailureClass::Unknown
+        )
+    }
+}
+
+/// What the bank's answer says of the other releases, in a cause's words.
+enum Has<'a> {
+    Name(&'a BankSays),
+    Keyword(&'a BankSays),
+    Signature(&'a BankSays),
+}
+
+impl fmt::Display for Has<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        use BankSays::*;
+        match self {
+            Has::Name(SomeRelease { distribution }) => {
+                write!(f, "other releases of {distribution} have it")
+            }
+            Has::Name(NoRelease { distribution }) => {
+                write!(f, "no release of {distribution} has it")
+            }
+            Has::Keyword(SomeRelease { distribution }) => {
+                write!(f, "other releases of {distribution} take it")
+            }
+            Has::Keyword(NoRelease { distribution }) => {
+                write!(f, "no release of {distribution} takes it")
+            }
+            Has::Signature(SomeRelease { distribution }) => {
+                write!(
+                    f,
+                    "its signature differs in other releases of {distribution}"
+                )
+            }
+            Has::Signature(NoRelease { distribution }) => {
+                write!(
+                    f,
+                    "its signature is the same in every release of {distribution}"
+                )
+            }
+            Has::Name(Unknown) | Has::Keyword(Unknown) | Has::Signature(Unknown) => {
+                write!(f, "the bank cannot tell whether another release differs")
+            }
+        }
     }
 }
 

@@ -6,7 +6,8 @@
 
 use crate::names::{ApiPath, ModulePath};
 use crate::notebook::location::Location;
-use crate::notebook::usage::{Receiver, UseKind};
+use crate::notebook::outputs::strip_ansi;
+use crate::notebook::usage::{ApiUse, Receiver, UseKind};
 use crate::notebook::HintReason;
 use crate::python::{PythonRange, PythonVersion};
 
@@ -14,6 +15,7 @@ use super::bindings::DefKind;
 use super::cause::{Cause, Definition, Failure, InstallReason};
 use super::context::{FailureContext, ModuleKind};
 use super::frame::{Frame, FrameOrigin};
+use super::history::BankSays;
 use super::message::{self, Message};
 use super::problem::{Problem, Raised};
 
@@ -94,6 +96,16 @@ fn raised_cause(r: &Raised, cell: Option<u32>, cx: &FailureContext) -> Cause {
     if ename == "CellTimeout" {
         return Cause::Timeout { whole_run: false };
     }
+    // Libraries colour parts of their messages (NLTK does the resource's name).
+    let evalue = strip_ansi(&r.evalue);
+    let msg = message::parse(&evalue);
+    if let Message::ResourceNotFound { resource } = msg {
+        if ename == "LookupError" {
+            return Cause::MissingResource {
+                resource: resource.to_string(),
+            };
+        }
+    }
     if ename == "UsageError" {
         if let Some(magic) = magic_name(&r.evalue) {
             return Cause::MissingMagic { magic };
@@ -111,7 +123,6 @@ fn raised_cause(r: &Raised, cell: Option<u32>, cx: &FailureContext) -> Cause {
             code: (!code.is_empty()).then(|| code.to_string()),
         };
     }
-    let msg = message::parse(&r.evalue);
     if ename == "NameError" {
         if let Message::NameNotDefined { name } = msg {
             return undefined(name, r, cell, cx);
@@ -152,6 +163,17 @@ fn raised_cause(r: &Raised, cell: Option<u32>, cx: &FailureContext) -> Cause {
                 return cause;
             }
         }
+        // `plt.hist(x, normed=True)` on matplotlib 3.1+: the keyword reached an artist.
+        Message::UnknownProperty { keyword } if library.is_some() => {
+            if let Some(api) = keyword_passed_here(keyword, r, cell, cx) {
+                return Cause::BadKeyword {
+                    function: api.to_string(),
+                    keyword: keyword.to_string(),
+                    bank: cx.keyword_history(api, keyword),
+                    api: Some(api.clone()),
+                };
+            }
+        }
         Message::Arguments { function } => {
             let last = function.rsplit('.').next().unwrap_or(function);
             let line = r.innermost_cell_frame().and_then(|f| f.line);
@@ -160,6 +182,7 @@ fn raised_cause(r: &Raised, cell: Option<u32>, cx: &FailureContext) -> Cause {
                     return Cause::BadArguments {
                         function: function.to_string(),
                         api: api.clone(),
+                        bank: cx.signature_history(api),
                     };
                 }
             }
@@ -176,6 +199,17 @@ fn raised_cause(r: &Raised, cell: Option<u32>, cx: &FailureContext) -> Cause {
                 detail: first_line(&r.evalue),
             }
             .with_detail_if_empty(detail);
+        }
+    }
+    let import_error = ename.ends_with("ImportError") || ename == "ModuleNotFoundError";
+    if library.is_some() || import_error {
+        if let Some(cause) = install_hint(&evalue, import_error, cx) {
+            return cause;
+        }
+    }
+    if ename == "TypeError" {
+        if let Some(cause) = changed_api(r, cx) {
+            return cause;
         }
     }
     if let Some(library) = library {
@@ -408,7 +442,10 @@ fn version_complaint(text: &str) -> Option<&'static str> {
 
 fn missing_module(module: &str) -> Cause {
     match ModulePath::new(module) {
-        Ok(m) => Cause::MissingModule { module: m },
+        Ok(m) => Cause::MissingModule {
+            module: m,
+            bank: None,
+        },
         Err(_) => Cause::Raised {
             ename: "ModuleNotFoundError".into(),
         },
@@ -439,7 +476,52 @@ fn module_cause(module: &str, cell: Option<u32>, cx: &FailureContext) -> Cause {
     if let Some(python) = cx.stdlib_elsewhere(top) {
         return Cause::StdlibModule { module: m, python };
     }
-    Cause::MissingModule { module: m }
+    // A submodule of a library: a name the installed release lacks, which another release
+    // may have or none ever had.
+    let bank = (m.as_str() != top).then(|| cx.api_history(&ApiPath::from(m.clone())));
+    Cause::MissingModule { module: m, bank }
+}
+
+/// A library saying which package it needs (`Please install openpyxl`, `matplotlib is
+/// required for plotting`): that module is missing.
+fn install_hint(evalue: &str, import_error: bool, cx: &FailureContext) -> Option<Cause> {
+    let name = message::install_hint(evalue, import_error)?;
+    // A module of the standard library or beside the notebook is nothing to install.
+    if let Ok(module) = ModulePath::new(name) {
+        if cx.module_kind(module.top_level()) != ModuleKind::ThirdParty {
+            return None;
+        }
+    }
+    // The name is a slice of `evalue`: what follows it may say which versions.
+    let at = name.as_ptr() as usize - evalue.as_ptr() as usize;
+    let requirement = match message::version_after(&evalue[at..]) {
+        Some(version) => format!("{name}{version}"),
+        None => name.to_string(),
+    };
+    Some(Cause::PackageAsked { requirement })
+}
+
+/// A TypeError raised inside a library from the notebook's call of one of its APIs, which the
+/// bank shows changed next to the installed release: the call may fit another release.
+fn changed_api(r: &Raised, cx: &FailureContext) -> Option<Cause> {
+    r.innermost().and_then(Frame::library)?;
+    let at = r
+        .frames
+        .iter()
+        .rposition(|f| matches!(f.origin(), FrameOrigin::Cell(_)))?;
+    let (cell, line) = (r.frames[at].cell?, r.frames[at].line?);
+    // The library the notebook called: the first one below its frame.
+    let called = r.frames[at + 1..].iter().find_map(Frame::library)?;
+    let api = cx.api_at(cell, line, |a| a.api.top_level() == called.top_level())?;
+    match cx.signature_history(api) {
+        BankSays::SomeRelease { distribution } => Some(Cause::ChangedApi {
+            api: api.clone(),
+            library: called,
+            ename: r.short_ename().into(),
+            distribution,
+        }),
+        _ => None,
+    }
 }
 
 fn cannot_import(
@@ -501,7 +583,15 @@ fn cannot_import(
             },
         },
         ModuleKind::Stdlib => Cause::StdlibApi { api },
-        ModuleKind::ThirdParty => Cause::MissingApi { api },
+        ModuleKind::ThirdParty => missing_api(api, cx),
+    }
+}
+
+/// An API the installed release lacks, with what the bank says of the other releases.
+fn missing_api(api: ApiPath, cx: &FailureContext) -> Cause {
+    Cause::MissingApi {
+        bank: cx.api_history(&api),
+        api,
     }
 }
 
@@ -533,12 +623,10 @@ fn module_attribute(
                 if let Some(public) = cx.api_in(cell, line, |a| {
                     a.api.top_level() == m.top_level() && api_name_is(&a.api, attribute)
                 }) {
-                    return Cause::MissingApi {
-                        api: public.clone(),
-                    };
+                    return missing_api(public.clone(), cx);
                 }
             }
-            Cause::MissingApi { api }
+            missing_api(api, cx)
         }
     }
 }
@@ -555,7 +643,7 @@ fn some_module_attribute(
     if let Some(api) = cx.api_in(cell, line, |a| {
         api_name_is(&a.api, attribute) && !a.kinds.contains(&UseKind::Traced)
     }) {
-        return Some(Cause::MissingApi { api: api.clone() });
+        return Some(missing_api(api.clone(), cx));
     }
     let library = r.innermost().and_then(Frame::library)?;
     Some(Cause::LibraryMismatch {
@@ -636,22 +724,38 @@ fn object_attribute(
         return None;
     }
     let line = r.innermost_cell_frame().and_then(|f| f.line);
-    let missing = |api: Option<ApiPath>, receiver: Option<ApiPath>| Cause::MissingMember {
-        type_name: type_name.to_string(),
-        member: attribute.to_string(),
-        api,
-        receiver,
+    // `'numpy.ndarray' object …`: the type's module says where it comes from.
+    let (type_module, class) = match type_name.rsplit_once('.') {
+        Some((module, class)) => (ModulePath::new(module).ok(), class),
+        None => (None, type_name),
     };
+    // The bank is asked about the member's path when the class is known, else about a class
+    // of that name in the library the value came from.
+    let missing = |api: Option<ApiPath>, receiver: Option<ApiPath>, from: Option<ModulePath>| {
+        let bank = match (&api, type_module.clone().or(from)) {
+            (Some(api), _) => cx.api_history(api),
+            (None, Some(module)) => cx.member_history(&module, class, attribute),
+            (None, None) => BankSays::Unknown,
+        };
+        Cause::MissingMember {
+            type_name: type_name.to_string(),
+            member: attribute.to_string(),
+            api,
+            receiver,
+            bank,
+        }
+    };
+    let top = |api: &ApiPath| ModulePath::new(api.top_level()).ok();
     // A member traced to a library class: `…LinearRegression.fit`, or the class used by name.
     if let Some(api) = cx.api_in(cell, line, |a| {
         a.api.split_last().is_some_and(|(parent, last)| {
-            last == attribute && parent.rsplit('.').next() == Some(type_name)
+            last == attribute && parent.rsplit('.').next() == Some(class)
         })
     }) {
-        return Some(missing(Some(api.clone()), None));
+        return Some(missing(Some(api.clone()), None, None));
     }
-    if let Some(class) = cx.api_in(cell, None, |a| api_name_is(&a.api, type_name)) {
-        return Some(missing(class.member(attribute).ok(), None));
+    if let Some(found) = cx.api_in(cell, None, |a| api_name_is(&a.api, class)) {
+        return Some(missing(found.member(attribute).ok(), None, top(found)));
     }
     // A member used on a value a library API returned: `df.ix` on `pd.read_csv(...)`.
     let derived = |m: &crate::notebook::usage::MemberUse| match &m.receiver {
@@ -665,10 +769,11 @@ fn object_attribute(
         .find_map(derived)
         .or_else(|| members.iter().find_map(derived));
     if let Some(receiver) = member {
-        return Some(missing(None, Some(receiver)));
+        let from = top(&receiver);
+        return Some(missing(None, Some(receiver), from));
     }
     // Raised inside a library: one library using another's removed member.
-    library.map(|_| missing(None, None))
+    library.map(|l| missing(None, None, ModulePath::new(l.top_level()).ok()))
 }
 
 fn bad_keyword(
@@ -679,29 +784,64 @@ fn bad_keyword(
     cell: Option<u32>,
     cx: &FailureContext,
 ) -> Option<Cause> {
-    let last = function.rsplit('.').next().unwrap_or(function);
+    let mut parts = function.rsplit('.');
+    let last = parts.next().unwrap_or(function);
+    // Python 3.10+ names the class of a method: `Word2Vec.__init__()`.
+    let owner = parts.next();
     let line = r.innermost_cell_frame().and_then(|f| f.line);
-    let api = cx.api_in(cell, line, |a| {
-        a.keywords.iter().any(|k| k == keyword)
-            && a.api.split_last().is_some_and(|(_, name)| {
-                name == last
-                    || (last == "__init__" && name.starts_with(|c: char| c.is_ascii_uppercase()))
-            })
-    });
+    let named = |a: &ApiUse| {
+        a.api.split_last().is_some_and(|(_, name)| {
+            name == last
+                || (last == "__init__"
+                    && owner.map_or(name.starts_with(|c: char| c.is_ascii_uppercase()), |o| {
+                        name == o
+                    }))
+        })
+    };
+    // The call that passed the keyword; else (a keyword passed through `**kwargs`) the call of
+    // that name on the failing line; else, raised inside a library (`Rectangle.set()` refusing
+    // what `plt.hist` handed down), the failing cell's call that passed it.
+    let api = cx
+        .api_in(cell, line, |a| {
+            a.keywords.iter().any(|k| k == keyword) && named(a)
+        })
+        .or_else(|| cx.api_at(cell?, line?, named))
+        .or_else(|| {
+            in_library
+                .then(|| keyword_passed_here(keyword, r, cell, cx))
+                .flatten()
+        });
     let own = cx.bindings.def_kind(last).is_some() && !in_library;
     match api {
         Some(api) if !own => Some(Cause::BadKeyword {
             function: function.to_string(),
             keyword: keyword.to_string(),
             api: Some(api.clone()),
+            bank: cx.keyword_history(api, keyword),
         }),
         None if in_library => Some(Cause::BadKeyword {
             function: function.to_string(),
             keyword: keyword.to_string(),
             api: None,
+            bank: BankSays::Unknown,
         }),
         _ => None,
     }
+}
+
+/// The call of the failing cell (its failing line first) that passed `keyword`: where a
+/// keyword handed down through `**kwargs` came from.
+fn keyword_passed_here<'a>(
+    keyword: &str,
+    r: &Raised,
+    cell: Option<u32>,
+    cx: &FailureContext<'a>,
+) -> Option<&'a ApiPath> {
+    let cell = cell?;
+    let line = r.innermost_cell_frame().and_then(|f| f.line);
+    let passes = |a: &ApiUse| a.keywords.iter().any(|k| k == keyword);
+    line.and_then(|l| cx.api_at(cell, l, passes))
+        .or_else(|| cx.api_in_cell(cell, passes))
 }
 
 // ---- names and syntax ---------------------------------------------------------------
@@ -738,7 +878,7 @@ fn undefined(name: &str, r: &Raised, cell: Option<u32>, cx: &FailureContext) -> 
         if let Some(api) = cx.api_in(cell, None, |a| {
             a.kinds.contains(&UseKind::Star) && api_name_is(&a.api, name)
         }) {
-            return Cause::MissingApi { api: api.clone() };
+            return missing_api(api.clone(), cx);
         }
         return Cause::Undefined {
             name: name.into(),

@@ -1,17 +1,22 @@
 //! What the classifier knows about the notebook besides the exception: its usage evidence,
-//! which cell binds which name, its stored execution counts and the interpreter that ran it.
+//! which cell binds which name, its stored execution counts, the interpreter that ran it, and,
+//! when one is at hand, the bank and the releases installed.
 
 use std::collections::HashMap;
+use std::fmt;
+
+use pep440_rs::Version;
 
 use super::bindings::Bindings;
-use crate::names::ApiPath;
+use super::history::{ApiHistory, BankSays};
+use crate::names::{ApiPath, DistName, ModulePath};
 use crate::notebook::format::{CellKind, Notebook};
 use crate::notebook::stdlib::{self, VersionSet};
 use crate::notebook::usage::{ApiUse, Origin, Usage};
 use crate::python::PythonVersion;
 
 /// The notebook around a failure.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct FailureContext<'a> {
     pub(crate) usage: &'a Usage,
     pub(crate) bindings: Bindings,
@@ -19,6 +24,21 @@ pub struct FailureContext<'a> {
     pub(crate) python: Option<PythonVersion>,
     counts: HashMap<u32, u32>,
     sources: HashMap<u32, &'a str>,
+    /// The bank, when one is at hand: without it, whether another release would help is
+    /// unknown.
+    bank: Option<&'a dyn ApiHistory>,
+    /// The releases installed where the failure happened (a live run's pins).
+    installed: Vec<(DistName, Version)>,
+}
+
+impl fmt::Debug for FailureContext<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("FailureContext")
+            .field("python", &self.python)
+            .field("bank", &self.bank.is_some())
+            .field("installed", &self.installed)
+            .finish_non_exhaustive()
+    }
 }
 
 /// Where a top-level module name comes from, as the classifier needs to know.
@@ -49,6 +69,8 @@ impl<'a> FailureContext<'a> {
             python: None,
             counts,
             sources,
+            bank: None,
+            installed: Vec::new(),
         }
     }
 
@@ -56,6 +78,42 @@ impl<'a> FailureContext<'a> {
     pub fn with_python(mut self, python: PythonVersion) -> Self {
         self.python = Some(python.feature());
         self
+    }
+
+    /// The bank, asked whether another release of a library would not fail the same way.
+    pub fn with_bank(mut self, bank: &'a dyn ApiHistory) -> Self {
+        self.bank = Some(bank);
+        self
+    }
+
+    /// The releases installed where the failure happened.
+    pub fn with_installed(mut self, installed: Vec<(DistName, Version)>) -> Self {
+        self.installed = installed;
+        self
+    }
+
+    pub(crate) fn api_history(&self, api: &ApiPath) -> BankSays {
+        self.bank.map_or(BankSays::Unknown, |b| b.api(api))
+    }
+
+    pub(crate) fn member_history(
+        &self,
+        module: &ModulePath,
+        class: &str,
+        member: &str,
+    ) -> BankSays {
+        self.bank
+            .map_or(BankSays::Unknown, |b| b.member(module, class, member))
+    }
+
+    pub(crate) fn keyword_history(&self, api: &ApiPath, keyword: &str) -> BankSays {
+        self.bank
+            .map_or(BankSays::Unknown, |b| b.keyword(api, keyword))
+    }
+
+    pub(crate) fn signature_history(&self, api: &ApiPath) -> BankSays {
+        self.bank
+            .map_or(BankSays::Unknown, |b| b.changed(api, &self.installed))
     }
 
     pub fn python(&self) -> Option<PythonVersion> {
@@ -125,6 +183,33 @@ impl<'a> FailureContext<'a> {
         at_line
             .or_else(in_cell)
             .or_else(|| candidates.first())
+            .map(|a| &a.api)
+    }
+
+    /// A third-party API used in `cell` that satisfies `pred`: only there.
+    pub(crate) fn api_in_cell(
+        &self,
+        cell: u32,
+        pred: impl Fn(&ApiUse) -> bool,
+    ) -> Option<&'a ApiPath> {
+        self.usage
+            .third_party_apis()
+            .filter(|a| pred(a))
+            .find(|a| a.locations.iter().any(|l| l.cell == cell))
+            .map(|a| &a.api)
+    }
+
+    /// A third-party API used at `line` of `cell` that satisfies `pred`: only there.
+    pub(crate) fn api_at(
+        &self,
+        cell: u32,
+        line: u32,
+        pred: impl Fn(&ApiUse) -> bool,
+    ) -> Option<&'a ApiPath> {
+        self.usage
+            .third_party_apis()
+            .filter(|a| pred(a))
+            .find(|a| a.locations.iter().any(|l| l.cell == cell && l.line == line))
             .map(|a| &a.api)
     }
 }

@@ -37,6 +37,12 @@ pub(crate) enum Message<'a> {
         function: &'a str,
         keyword: &'a str,
     },
+    /// A keyword handed down through `**kwargs` to where nothing takes it: matplotlib's
+    /// `'Rectangle' object has no property 'normed'` (3.1 to 3.5), `Unknown property normed`
+    /// (before).
+    UnknownProperty {
+        keyword: &'a str,
+    },
     /// `f() takes 2 positional arguments but 3 were given`, `f() missing 1 required
     /// positional argument: 'x'`, Python 2's `f() takes exactly 2 arguments (3 given)`.
     Arguments {
@@ -49,6 +55,11 @@ pub(crate) enum Message<'a> {
     /// `Missing parentheses in call to 'print'`: Python 2 code on Python 3.
     MissingParentheses {
         call: &'a str,
+    },
+    /// NLTK's `Resource punkt not found.` (under a line of stars; older releases quote the
+    /// resource's path: `Resource u'tokenizers/punkt/english.pickle' not found.`).
+    ResourceNotFound {
+        resource: &'a str,
     },
     Other,
 }
@@ -69,11 +80,11 @@ fn unquote(s: &str) -> &str {
         .unwrap_or(s)
 }
 
-/// Reads the first line of `evalue`.
+/// Reads the first line of `evalue` (a line of stars framing the message is not one).
 pub(crate) fn parse(evalue: &str) -> Message<'_> {
     let line = evalue
         .lines()
-        .find(|l| !l.trim().is_empty())
+        .find(|l| !l.trim().is_empty() && !l.trim().chars().all(|c| c == '*'))
         .unwrap_or("")
         .trim();
     if let Some(rest) = line.strip_prefix("No module named ") {
@@ -143,6 +154,17 @@ pub(crate) fn parse(evalue: &str) -> Message<'_> {
             };
         }
     }
+    if let Some(i) = line.find(" object has no property ") {
+        if let Some((keyword, _)) = quoted(&line[i..]) {
+            return Message::UnknownProperty { keyword };
+        }
+    }
+    if let Some(rest) = line.strip_prefix("Unknown property ") {
+        let keyword = rest.trim();
+        if !keyword.is_empty() && keyword.chars().all(|c| c.is_alphanumeric() || c == '_') {
+            return Message::UnknownProperty { keyword };
+        }
+    }
     if let Some(i) = line.find(" got an unexpected keyword argument ") {
         let function = line[..i].trim_end_matches("()");
         if let Some((keyword, _)) = quoted(&line[i..]) {
@@ -180,7 +202,101 @@ pub(crate) fn parse(evalue: &str) -> Message<'_> {
             return Message::MissingParentheses { call };
         }
     }
+    if let Some(rest) = line.strip_prefix("Resource ") {
+        if let Some((resource, _)) = rest.split_once(" not found") {
+            let resource = resource.trim();
+            let resource = unquote(resource.strip_prefix('u').unwrap_or(resource));
+            if !resource.is_empty() && !resource.contains(' ') {
+                return Message::ResourceNotFound { resource };
+            }
+        }
+    }
     Message::Other
+}
+
+/// Words that follow "install" or precede "is required" without naming a package.
+const NOT_A_PACKAGE: &[&str] = &[
+    "a", "all", "an", "and", "at", "either", "it", "least", "one", "or", "the", "them", "this",
+    "to", "version", "with", "pip", "conda", "python", "package", "packages", "module", "library",
+];
+
+/// The name a library's message tells the user to install: `Please install openpyxl`,
+/// `Missing optional dependency 'xlrd'.`, `You must `pip install pydot``, and, when
+/// `import_error` (an ImportError says it is about a missing module), `matplotlib is required
+/// for plotting`, `XLNetTokenizer requires the SentencePiece library`, `tables is not
+/// installed`.
+pub(crate) fn install_hint(evalue: &str, import_error: bool) -> Option<&str> {
+    // ASCII lowercasing keeps every byte where it was: offsets into `lower` are offsets into
+    // `evalue`.
+    let lower = evalue.to_ascii_lowercase();
+    let after = |marker: &str| {
+        let i = lower.find(marker)? + marker.len();
+        package_word(&evalue[i..])
+    };
+    let before = |marker: &str| {
+        let i = lower.find(marker)?;
+        let head = evalue[..i].trim_end().trim_end_matches(['\'', '"', '`']);
+        let start = head
+            .rfind(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-')))
+            .map_or(0, |s| s + 1);
+        package_word(&head[start..])
+    };
+    let strong = [
+        "missing optional dependency ",
+        "pip install ",
+        "please install ",
+    ]
+    .into_iter()
+    .chain([
+        "you need to install ",
+        "you must install ",
+        "conda install ",
+    ])
+    .find_map(after);
+    if strong.is_some() || !import_error {
+        return strong;
+    }
+    after("requires the ")
+        .or_else(|| after("requires "))
+        .or_else(|| before(" is required"))
+        .or_else(|| before(" is not installed"))
+        .or_else(|| before(" not installed"))
+}
+
+/// The version requirement right after a package name at the start of `s` (`>= 2.1.11`),
+/// as PEP 440 writes it, when the message gives one.
+pub(crate) fn version_after(s: &str) -> Option<String> {
+    let s = s.trim_start().trim_start_matches(['\'', '"', '`']);
+    let s =
+        s.trim_start_matches(|c: char| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-'));
+    let s = s.trim_start_matches(['\'', '"', '`']).trim_start();
+    let op_end = s.find(|c: char| !matches!(c, '<' | '>' | '=' | '!' | '~'))?;
+    let op = &s[..op_end];
+    if !matches!(op, ">=" | "<=" | "==" | ">" | "<" | "!=" | "~=") {
+        return None;
+    }
+    let rest = s[op_end..].trim_start();
+    let end = rest
+        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '.'))
+        .unwrap_or(rest.len());
+    let version = rest[..end].trim_end_matches('.');
+    (!version.is_empty() && version.starts_with(|c: char| c.is_ascii_digit()))
+        .then(|| format!("{op}{version}"))
+}
+
+/// The package name at the start of `s`: quotes and backticks around it and a version
+/// requirement after it left out.
+fn package_word(s: &str) -> Option<&str> {
+    let s = s.trim_start().trim_start_matches(['\'', '"', '`']);
+    let end = s
+        .find(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-')))
+        .unwrap_or(s.len());
+    let word = s[..end].trim_end_matches(['.', '-']);
+    let lower = word.to_ascii_lowercase();
+    (!word.is_empty()
+        && word.starts_with(|c: char| c.is_ascii_alphabetic())
+        && !NOT_A_PACKAGE.contains(&lower.as_str()))
+    .then_some(word)
 }
 
 #[cfg(test)]
@@ -263,6 +379,19 @@ mod tests {
     }
 
     #[test]
+    fn keywords_handed_down_to_an_artist() {
+        assert_eq!(
+            parse("'Rectangle' object has no property 'normed'"),
+            Message::UnknownProperty { keyword: "normed" }
+        );
+        assert_eq!(
+            parse("Unknown property normed"),
+            Message::UnknownProperty { keyword: "normed" }
+        );
+        assert_eq!(parse("Unknown property of a thing"), Message::Other);
+    }
+
+    #[test]
     fn call_and_name_messages() {
         assert_eq!(
             parse("DataFrame.to_csv() got an unexpected keyword argument 'line_terminator'"),
@@ -299,5 +428,46 @@ mod tests {
             Message::MissingParentheses { call: "print" }
         );
         assert_eq!(parse("division by zero"), Message::Other);
+    }
+
+    #[test]
+    fn nltk_resources() {
+        let modern = "\n**********************************************************************\n  Resource punkt not found.\n  Please use the NLTK Downloader to obtain the resource:\n";
+        assert_eq!(
+            parse(modern),
+            Message::ResourceNotFound { resource: "punkt" }
+        );
+        assert_eq!(
+            parse("Resource u'tokenizers/punkt/english.pickle' not found.  Please use the NLTK Downloader"),
+            Message::ResourceNotFound {
+                resource: "tokenizers/punkt/english.pickle"
+            }
+        );
+    }
+
+    #[test]
+    fn what_libraries_say_to_install() {
+        let hint = |s| install_hint(s, false);
+        assert_eq!(
+            hint("Missing optional dependency 'openpyxl'.  Use pip or conda to install openpyxl."),
+            Some("openpyxl")
+        );
+        assert_eq!(hint("Please install tables>=3.6 first"), Some("tables"));
+        assert_eq!(
+            hint("Failed to import pydot. You must `pip install pydot` and install graphviz"),
+            Some("pydot")
+        );
+        // Only an ImportError's `is required` names a package.
+        assert_eq!(hint("Parameter labels is required"), None);
+        let import = |s| install_hint(s, true);
+        assert_eq!(
+            import("matplotlib is required for plotting when the default backend \"matplotlib\" is selected."),
+            Some("matplotlib")
+        );
+        assert_eq!(
+            import("XLNetTokenizer requires the SentencePiece library but it was not found in your environment."),
+            Some("SentencePiece")
+        );
+        assert_eq!(import("requires at least 2 samples"), None);
     }
 }

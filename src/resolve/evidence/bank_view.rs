@@ -4,6 +4,7 @@
 
 use crate::bank::store::{Catalog, ImportProvider, Presence, StoreError};
 use crate::names::{ApiPath, DistName};
+use pep508_rs::pep440_rs::Version;
 
 /// Reading the bank failed; the in-memory bank never fails.
 #[derive(Debug, thiserror::Error)]
@@ -41,4 +42,12 @@ pub trait BankView {
     /// The distributions that install `top_level` (or a dotted name under it), and in which
     /// releases.
     fn import_providers(&self, top_level: &str) -> Result<Vec<ImportProvider>, BankReadError>;
+
+    /// The other distributions' modules and names (`scipy.sparse`) release `version` of
+    /// `dist` imports whenever it is imported; `None` when the bank has not read them.
+    fn release_imports(
+        &self,
+        dist: &DistName,
+        version: &Version,
+    ) -> Result<Option<Vec<String>>, BankReadError>;
 }

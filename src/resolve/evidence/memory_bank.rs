@@ -19,6 +19,8 @@ struct Dist {
     catalog: Catalog,
     /// Import name → releases that install it.
     imports: Vec<(ModulePath, ReleaseSet)>,
+    /// Release → what it imports whenever it is imported.
+    release_imports: HashMap<Version, Vec<String>>,
     /// API path → (present, unknown).
     apis: HashMap<String, (ReleaseSet, ReleaseSet)>,
     members: HashMap<String, (ReleaseSet, ReleaseSet)>,
@@ -132,6 +134,14 @@ impl MemoryBank {
         self
     }
 
+    /// Release `v` of `dist` imports `paths` (`scipy.sparse`) whenever it is imported.
+    pub fn imports(&mut self, dist: &str, v: &str, paths: &[&str]) -> &mut Self {
+        self.set(dist, &[v]);
+        let paths = paths.iter().map(|p| p.to_string()).collect();
+        self.dist(dist).release_imports.insert(version(v), paths);
+        self
+    }
+
     fn dist(&mut self, dist: &str) -> &mut Dist {
         self.dists
             .get_mut(&dist_name(dist))
@@ -202,5 +212,17 @@ impl BankView for MemoryBank {
             .collect();
         out.sort_by(|a, b| (&a.dist, &a.import_name).cmp(&(&b.dist, &b.import_name)));
         Ok(out)
+    }
+
+    fn release_imports(
+        &self,
+        dist: &DistName,
+        version: &Version,
+    ) -> Result<Option<Vec<String>>, BankReadError> {
+        Ok(self
+            .dists
+            .get(dist)
+            .and_then(|d| d.release_imports.get(version))
+            .cloned())
     }
 }

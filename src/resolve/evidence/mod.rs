@@ -37,7 +37,7 @@ pub use provider_list::{
     AvoidKind, Avoided, Channel, Preference, ProviderList, ProviderListError, Unavailable,
 };
 pub use record::{
-    DropReason, Effect, EvidenceRecord, EvidenceSource, NoConstraint, ShownVersion, Strength,
+    DropReason, Effect, EvidenceRecord, EvidenceSource, NoConstraint, Rank, ShownVersion, Strength,
 };
 pub use shared_bank::SharedBank;
 pub use sources::{listed_imports, Sources};

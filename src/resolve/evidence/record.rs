@@ -12,13 +12,49 @@ use crate::bank::store::ReleaseSet;
 use crate::names::{ApiPath, ModulePath};
 use crate::notebook::{DeclarationKind, DeclaredAt, Installer, Location};
 
-/// Hard evidence always applies; soft evidence only when some release allowed by everything
-/// before it satisfies it, and is dropped with a warning otherwise.
+/// Soft evidence applies only when some release allowed by everything before it satisfies
+/// it, and is dropped with a warning otherwise. Hard evidence applies before it, strongest
+/// first ([`Rank`]); it gives way only where it contradicts stronger evidence, or where no
+/// Python has a resolution with it, and the output says so.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Strength {
     Hard,
     Soft,
+}
+
+/// Where a piece of evidence stands when the evidence conflicts: the lowest gives way first,
+/// so that no single piece can make a notebook unresolvable. Ordered weakest first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Rank {
+    /// What the repository's files declare: often stale.
+    Declared,
+    /// Members of values a library returned, keyword arguments, versions outputs show,
+    /// optional install lines.
+    Soft,
+    /// An API whose attribution is a guess: a bare name one of several star imports may
+    /// define, a member of an object traced back to a library class.
+    Guessed,
+    /// An API the notebook uses once.
+    Single,
+    /// An API the notebook uses more than once.
+    Repeated,
+    /// A module the notebook imports, or a name it imports from one: no cell after it runs
+    /// without it.
+    Import,
+    /// A `pip install` line of the notebook: never set aside.
+    Install,
+}
+
+impl Rank {
+    /// The strength this rank has had in the JSON from the start.
+    pub fn strength(self) -> Strength {
+        match self {
+            Rank::Declared | Rank::Soft => Strength::Soft,
+            _ => Strength::Hard,
+        }
+    }
 }
 
 /// What the notebook did.
@@ -85,6 +121,15 @@ pub enum NoConstraint {
     NotFoundWhereIndexed,
     /// The bank has no releases of the distribution.
     NotInBank,
+    /// No release is known to have it: some may (static reading cannot tell), the rest
+    /// lack it. A misread name, a column read as an attribute (`df.sales` on a class that
+    /// answers any name), a local name a star import seemed to define: nothing to choose
+    /// versions by.
+    NeverSeen,
+    /// A member of a value a call returned that classes of another distribution the
+    /// notebook uses have too (numpy's arrays have `.mean`, `.shape`): the bank does not
+    /// know which library's object the value is.
+    AlsoElsewhere,
     /// A requirement without a version (`pip install x`) or with a direct URL.
     NoVersion,
     /// A declared requirement under an environment marker (`; python_version < "3"`), which
@@ -102,11 +147,11 @@ pub enum Effect {
     Dropped(DropReason),
 }
 
-/// Why soft evidence was dropped.
+/// Why evidence was dropped.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum DropReason {
-    /// No release that the evidence before it still allows satisfies it.
+    /// No release that the stronger evidence still allows satisfies it.
     Contradicts,
     /// Releases satisfy it, but no interpreter the notebook allows has a full resolution
     /// (installable wheels, dependencies) with it.
@@ -129,6 +174,8 @@ impl DropReason {
 pub struct EvidenceRecord {
     pub source: EvidenceSource,
     pub strength: Strength,
+    /// Where it stands when the evidence conflicts; `strength` follows from it.
+    pub rank: Rank,
     /// Where in the notebook, first first.
     pub locations: Vec<Location>,
     pub effect: Effect,

@@ -13,6 +13,7 @@ use std::sync::{Arc, Weak};
 use super::bank_view::{BankReadError, BankView};
 use crate::bank::store::{Catalog, ImportProvider, Presence, Store, StoreError};
 use crate::names::{ApiPath, DistName};
+use pep508_rs::pep440_rs::Version;
 
 /// A bank file that any number of threads read at once.
 #[derive(Debug, Clone)]
@@ -133,5 +134,21 @@ impl BankView for SharedBank {
 
     fn import_providers(&self, top_level: &str) -> Result<Vec<ImportProvider>, BankReadError> {
         Ok(self.with_store(|store| store.import_providers(top_level))?)
+    }
+
+    fn release_imports(
+        &self,
+        dist: &DistName,
+        version: &Version,
+    ) -> Result<Option<Vec<String>>, BankReadError> {
+        Ok(self.with_store(|store| {
+            let Some(id) = store.distribution_id(dist)? else {
+                return Ok(None);
+            };
+            match store.catalog(id)?.find(version) {
+                Some(release) => store.import_time(id, release.slot),
+                None => Ok(None),
+            }
+        })?)
     }
 }

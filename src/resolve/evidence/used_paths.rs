@@ -5,7 +5,7 @@
 use serde::Serialize;
 
 use crate::names::{ApiPath, ModulePath};
-use crate::notebook::{Location, Origin, Usage};
+use crate::notebook::{Location, Origin, Usage, UseKind};
 
 /// How the notebook reaches a path.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -25,6 +25,16 @@ pub struct UsedPath {
     pub keywords: Vec<String>,
     /// Every place, in notebook order.
     pub locations: Vec<Location>,
+    /// How many times the notebook uses it.
+    pub count: u32,
+    /// Named in an import statement (`import a.b`, `from a import b`): the notebook cannot
+    /// run a cell without it.
+    pub imported: bool,
+    /// Only guessed: every use is a bare name that one of several star imports may define,
+    /// or a member of an object traced back to a library class (`m.fit` on `m =
+    /// LinearRegression()`, a member a notebook class inherits): the attribution, not the
+    /// use, is uncertain.
+    pub guessed: bool,
 }
 
 impl UsedPath {
@@ -48,44 +58,54 @@ pub fn is_under(path: &str, prefix: &str) -> bool {
 /// The third-party paths under top-level name `top_level`, sorted by path, each once.
 pub fn used_paths(usage: &Usage, top_level: &str) -> Vec<UsedPath> {
     let mut out: Vec<UsedPath> = Vec::new();
-    let mut add = |path: ApiPath, used: PathUse, keywords: &[String], at: &[Location]| match out
-        .iter_mut()
-        .find(|u| u.path == path)
-    {
+    let mut add = |new: UsedPath| match out.iter_mut().find(|u| u.path == new.path) {
         Some(u) => {
-            u.used = u.used.max(used);
-            for k in keywords {
-                if !u.keywords.contains(k) {
-                    u.keywords.push(k.clone());
+            u.used = u.used.max(new.used);
+            for k in new.keywords {
+                if !u.keywords.contains(&k) {
+                    u.keywords.push(k);
                 }
             }
-            u.locations.extend_from_slice(at);
+            u.locations.extend_from_slice(&new.locations);
             u.locations.sort();
             u.locations.dedup();
+            u.count += new.count;
+            u.imported |= new.imported;
+            u.guessed &= new.guessed;
         }
-        None => out.push(UsedPath {
-            path,
-            used,
-            keywords: keywords.to_vec(),
-            locations: at.to_vec(),
-        }),
+        None => out.push(new),
     };
     for import in &usage.imports {
         if import.origin == Origin::ThirdParty
             && import.level == 0
             && import.module.top_level() == top_level
         {
-            add(
-                ApiPath::from(import.module.clone()),
-                PathUse::Import,
-                &[],
-                &[import.at],
-            );
+            add(UsedPath {
+                path: ApiPath::from(import.module.clone()),
+                used: PathUse::Import,
+                keywords: Vec::new(),
+                locations: vec![import.at],
+                count: 1,
+                imported: true,
+                guessed: false,
+            });
         }
     }
     for api in usage.third_party_apis() {
         if api.api.top_level() == top_level {
-            add(api.api.clone(), PathUse::Api, &api.keywords, &api.locations);
+            add(UsedPath {
+                path: api.api.clone(),
+                used: PathUse::Api,
+                keywords: api.keywords.clone(),
+                locations: api.locations.clone(),
+                count: api.count,
+                imported: api.kinds.contains(&UseKind::Import),
+                // A guessed use carries its mark beside its kind (`[Call, Star]`).
+                guessed: api
+                    .kinds
+                    .iter()
+                    .any(|k| matches!(k, UseKind::Star | UseKind::Traced | UseKind::Inherited)),
+            });
         }
     }
     out.sort_by(|a, b| a.path.cmp(&b.path));

@@ -28,7 +28,7 @@ use super::candidates::ImportDecision;
 use super::error::EvidenceError;
 use super::history::spans;
 use super::record::{
-    DropReason, Effect, EvidenceRecord, EvidenceSource, NoConstraint, ShownVersion, Strength,
+    DropReason, Effect, EvidenceRecord, EvidenceSource, NoConstraint, Rank, ShownVersion, Strength,
 };
 use super::used_paths::{is_under, PathUse, UsedPath};
 use crate::bank::store::{Catalog, Presence, ReleaseSet};
@@ -46,6 +46,8 @@ pub enum Need {
     /// A run showed that code the notebook runs imports it (at `at`), though the notebook
     /// itself does not.
     ImportedInRun { import: ModulePath, at: Location },
+    /// A library the notebook runs asked for it in a run (`requires pyzmq >= 2.1.11`).
+    AskedInRun { requirement: String, at: Location },
     /// A local module the notebook imports (`imported_as`, read from `file`) imports it.
     ImportedByModule {
         import: ModulePath,
@@ -79,13 +81,35 @@ pub struct DistVersions {
     catalog: Catalog,
 }
 
-/// Which soft evidence to set aside when no interpreter has a resolution with it.
+/// Which evidence to set aside when no interpreter has a resolution with it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Relaxation {
     /// What the repository's files declare: often stale, so the first to go.
     Declarations,
     /// Every soft record: only the notebook's hard evidence is left.
     AllSoft,
+    /// Every record ranked at or below this one, but never an import or an install line.
+    Through(Rank),
+}
+
+impl Relaxation {
+    /// The weakest ranks, as far as it sets aside, in the order a resolution tries them.
+    pub const LADDER: [Relaxation; 5] = [
+        Relaxation::Declarations,
+        Relaxation::AllSoft,
+        Relaxation::Through(Rank::Guessed),
+        Relaxation::Through(Rank::Single),
+        Relaxation::Through(Rank::Repeated),
+    ];
+
+    fn sets_aside(self, record: &EvidenceRecord) -> bool {
+        let through = match self {
+            Relaxation::Declarations => return record.is_declared(),
+            Relaxation::AllSoft => Rank::Soft,
+            Relaxation::Through(rank) => rank.min(Rank::Repeated),
+        };
+        record.rank <= through
+    }
 }
 
 impl DistVersions {
@@ -101,11 +125,7 @@ impl DistVersions {
         let mut out = self.clone();
         let mut changed = false;
         for r in &mut out.records {
-            let named = match relaxation {
-                Relaxation::Declarations => r.is_declared(),
-                Relaxation::AllSoft => true,
-            };
-            if named && r.strength == Strength::Soft && r.effect == Effect::Constrains {
+            if relaxation.sets_aside(r) && r.effect == Effect::Constrains {
                 r.effect = Effect::Dropped(DropReason::NoResolution);
                 changed = true;
             }
@@ -127,18 +147,15 @@ impl DistVersions {
     }
 }
 
-/// The releases `records` allow together: every hard record that constrains, then each soft
-/// one in order while it leaves some release (else it is marked dropped). Soft records
-/// already dropped for want of a resolution stay dropped.
+/// The releases `records` allow together: strongest first ([`Rank`]; within a rank, in
+/// order), each while it leaves some release, else it is marked dropped; install lines
+/// always apply. Records already dropped for want of a resolution stay dropped.
 fn apply(catalog: &Catalog, records: &mut [EvidenceRecord]) -> ReleaseSet {
     let mut allowed = catalog.registered();
-    for r in records
-        .iter()
-        .filter(|r| r.strength == Strength::Hard && r.effect == Effect::Constrains)
-    {
-        allowed = allowed.intersection(&r.allowed);
-    }
-    for r in records.iter_mut().filter(|r| r.strength == Strength::Soft) {
+    let mut order: Vec<usize> = (0..records.len()).collect();
+    order.sort_by_key(|&i| std::cmp::Reverse(records[i].rank));
+    for i in order {
+        let r = &mut records[i];
         if !matches!(
             r.effect,
             Effect::Constrains | Effect::Dropped(DropReason::Contradicts)
@@ -146,7 +163,7 @@ fn apply(catalog: &Catalog, records: &mut [EvidenceRecord]) -> ReleaseSet {
             continue;
         }
         let kept = allowed.intersection(&r.allowed);
-        if kept.is_empty() {
+        if kept.is_empty() && r.rank < Rank::Install {
             r.effect = Effect::Dropped(DropReason::Contradicts);
         } else {
             r.effect = Effect::Constrains;
@@ -154,6 +171,20 @@ fn apply(catalog: &Catalog, records: &mut [EvidenceRecord]) -> ReleaseSet {
         }
     }
     allowed
+}
+
+/// Where a used path stands: an import above every use, a use repeated above one made once,
+/// a guessed attribution below both.
+fn path_rank(u: &UsedPath) -> Rank {
+    if u.used == PathUse::Import || u.imported {
+        Rank::Import
+    } else if u.guessed {
+        Rank::Guessed
+    } else if u.count > 1 {
+        Rank::Repeated
+    } else {
+        Rank::Single
+    }
 }
 
 /// The paths and needs of one distribution, collected from the import decisions.
@@ -229,12 +260,20 @@ pub fn version_sets<B: BankView + ?Sized>(
             }
         }
     }
+    let all: Vec<DistName> = needed.iter().map(|(d, _)| d.clone()).collect();
     let mut out = Vec::with_capacity(needed.len());
     for (dist, mut n) in needed {
         for r in usage.requirements.iter().filter(|r| r.name == dist) {
-            n.needs.push(Need::Installed { at: r.at });
+            n.needs.push(match r.installer {
+                Installer::Library => Need::AskedInRun {
+                    requirement: r.command.clone(),
+                    at: r.at,
+                },
+                _ => Need::Installed { at: r.at },
+            });
         }
-        out.push(one(usage, &dist, n, bank)?);
+        let others: Vec<&DistName> = all.iter().filter(|d| **d != dist).collect();
+        out.push(one(usage, &dist, n, &others, bank)?);
     }
     Ok(out)
 }
@@ -244,6 +283,7 @@ fn one<B: BankView + ?Sized>(
     usage: &Usage,
     dist: &DistName,
     needed: Needed,
+    others: &[&DistName],
     bank: &B,
 ) -> Result<DistVersions, EvidenceError> {
     let catalog = bank.catalog(dist)?;
@@ -267,7 +307,7 @@ fn one<B: BankView + ?Sized>(
         };
         records.push(bank_record(
             source,
-            Strength::Hard,
+            path_rank(u),
             &u.locations,
             &p,
             &catalog,
@@ -279,17 +319,19 @@ fn one<B: BankView + ?Sized>(
     let mut soft = Vec::new();
     for r in usage.requirements.iter().filter(|r| &r.name == dist) {
         let (allowed, effect) = requirement_effect(&r.requirement, &catalog, &registered);
+        let rank = if r.optional {
+            Rank::Soft
+        } else {
+            Rank::Install
+        };
         let record = EvidenceRecord {
             source: EvidenceSource::Install {
                 requirement: r.requirement.clone(),
                 installer: r.installer,
                 command: r.command.clone(),
             },
-            strength: if r.optional {
-                Strength::Soft
-            } else {
-                Strength::Hard
-            },
+            strength: rank.strength(),
+            rank,
             locations: vec![r.at],
             effect,
             allowed,
@@ -323,14 +365,19 @@ fn one<B: BankView + ?Sized>(
             derived_from: api.clone(),
             example: m.example.clone(),
         };
-        soft.push(bank_record(
-            source,
-            Strength::Soft,
-            &m.locations,
-            &p,
-            &catalog,
-            in_bank,
-        ));
+        let mut record = bank_record(source, Rank::Soft, &m.locations, &p, &catalog, in_bank);
+        // The bank does not know what the call returned: a member some class of another
+        // distribution the notebook uses has too (`scores.mean()` on the numpy array
+        // scikit-learn returned) says nothing of this one.
+        if record.effect == Effect::Constrains {
+            for other in others {
+                if !bank.member_presence(other, &m.member)?.present.is_empty() {
+                    record.effect = Effect::NoConstraint(NoConstraint::AlsoElsewhere);
+                    break;
+                }
+            }
+        }
+        soft.push(record);
     }
     for u in needed.paths.iter().filter(|u| u.used == PathUse::Api) {
         for keyword in &u.keywords {
@@ -341,7 +388,7 @@ fn one<B: BankView + ?Sized>(
             };
             soft.push(bank_record(
                 source,
-                Strength::Soft,
+                Rank::Soft,
                 &u.locations,
                 &p,
                 &catalog,
@@ -382,6 +429,7 @@ fn one<B: BankView + ?Sized>(
                 at: d.at.clone(),
             },
             strength: Strength::Soft,
+            rank: Rank::Declared,
             locations: Vec::new(),
             effect: if in_bank {
                 effect
@@ -488,6 +536,7 @@ fn shown_versions(
         out.push(EvidenceRecord {
             source,
             strength: Strength::Soft,
+            rank: Rank::Soft,
             locations: Vec::new(),
             effect,
             allowed,
@@ -512,7 +561,7 @@ fn notebook_order(record: &EvidenceRecord) -> (u32, u32) {
 /// A record of what the bank said, and whether it constrains.
 fn bank_record(
     source: EvidenceSource,
-    strength: Strength,
+    rank: Rank,
     locations: &[Location],
     presence: &Presence,
     catalog: &Catalog,
@@ -525,6 +574,8 @@ fn bank_record(
         Effect::NoConstraint(NoConstraint::NotFoundWhereIndexed)
     } else if !presence.known() {
         Effect::NoConstraint(NoConstraint::UnknownToBank)
+    } else if presence.present.is_empty() {
+        Effect::NoConstraint(NoConstraint::NeverSeen)
     } else if allowed == catalog.registered() {
         Effect::NoConstraint(NoConstraint::Everywhere)
     } else {
@@ -532,7 +583,8 @@ fn bank_record(
     };
     EvidenceRecord {
         source,
-        strength,
+        strength: rank.strength(),
+        rank,
         locations: locations.to_vec(),
         effect,
         allowed,

@@ -107,6 +107,14 @@ impl<B: BankView + ?Sized> BankView for Assumed<'_, B> {
     fn import_providers(&self, top_level: &str) -> Result<Vec<ImportProvider>, BankReadError> {
         self.bank.import_providers(top_level)
     }
+
+    fn release_imports(
+        &self,
+        dist: &DistName,
+        version: &pep508_rs::pep440_rs::Version,
+    ) -> Result<Option<Vec<String>>, BankReadError> {
+        self.bank.release_imports(dist, version)
+    }
 }
 
 #[cfg(test)]

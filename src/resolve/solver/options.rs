@@ -26,6 +26,9 @@ pub struct SolveOptions {
     /// Releases that failed to install or import on an interpreter in an earlier run (the
     /// bank's run records): not chosen again for that Python unless a root pins them.
     pub failed: Vec<ReleaseFailure>,
+    /// What releases import whenever they are imported: each release taken depends on those
+    /// distributions too (none by default).
+    pub import_time: super::ImportTime,
 }
 
 /// Which sdists count as installable for one distribution on a target.
@@ -44,7 +47,9 @@ pub(crate) enum Sdists {
 fn end_of_life(python: crate::python::PythonVersion) -> Option<jiff::Timestamp> {
     let date = match (python.major, python.minor) {
         (2, _) => "2020-01-01",
-        (3, 0..=5) => "2020-09-30",
+        (3, 3) => "2017-09-29",
+        (3, 4) => "2019-03-18",
+        (3, 5) => "2020-09-13",
         (3, 6) => "2021-12-23",
         (3, 7) => "2023-06-27",
         (3, 8) => "2024-10-07",
@@ -146,6 +151,14 @@ mod tests {
         assert!(fallback.admit(None, &py27), "no upload time: not judged");
         assert!(Sdists::Any.admit(at("2022-01-01"), &py27));
         assert!(!Sdists::No.admit(at("2019-06-30"), &py27));
+        // Each of 3.3, 3.4 and 3.5 ended on its own day.
+        let py = |minor| Target::new(PythonVersion::new(3, minor));
+        assert!(fallback.admit(at("2017-09-28"), &py(3)));
+        assert!(!fallback.admit(at("2017-09-30"), &py(3)));
+        assert!(fallback.admit(at("2019-03-17"), &py(4)));
+        assert!(!fallback.admit(at("2019-03-19"), &py(4)));
+        assert!(fallback.admit(at("2020-09-12"), &py(5)));
+        assert!(!fallback.admit(at("2020-09-14"), &py(5)));
     }
 
     #[test]

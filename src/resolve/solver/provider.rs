@@ -51,6 +51,7 @@ pub(crate) struct Provider<'a> {
     /// The version last chosen for each distribution: its extras try it first, since they
     /// must match it (PubGrub would otherwise learn that one conflict per newer version).
     last_chosen: RefCell<HashMap<DistName, Version>>,
+    pub(super) import_edges: super::import_time::ImportEdges,
 }
 
 impl<'a> Provider<'a> {
@@ -77,6 +78,7 @@ impl<'a> Provider<'a> {
             edges: RefCell::default(),
             root_ranges: RefCell::default(),
             last_chosen: RefCell::default(),
+            import_edges: Default::default(),
         }
     }
 
@@ -231,6 +233,9 @@ impl<'a> Provider<'a> {
                 deps.push((Package::Extra(dep.clone(), e.clone()), range.clone()));
             }
             edges.push(edge(dep, rd));
+        }
+        if extra.is_none() {
+            self.add_import_time(dist, version, &metadata, &mut deps)?;
         }
         self.edges
             .borrow_mut()

@@ -216,6 +216,21 @@ impl Formatter<'_, '_> {
                 self.package_range(p, rp),
                 base
             ),
+            (Package::Dist(parent), Package::Dist(dist)) => {
+                match self.provider.imported_modules(parent, rp, dist) {
+                    Some(modules) => format!(
+                        "{} imports {} whenever it is imported (as the bank read its code), so depends on {}",
+                        self.package_range(p, rp),
+                        modules.join(", "),
+                        self.package_range(q, rq)
+                    ),
+                    None => format!(
+                        "{} depends on {}",
+                        self.package_range(p, rp),
+                        self.package_range(q, rq)
+                    ),
+                }
+            }
             _ => format!(
                 "{} depends on {}",
                 self.package_range(p, rp),

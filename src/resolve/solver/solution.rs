@@ -47,6 +47,14 @@ pub enum RequiredBy {
         requirement: String,
         marker: Option<String>,
     },
+    /// Another chosen release imports it whenever it is imported, without declaring it, as
+    /// the bank read its code (scikit-learn 0.19.1 imports scipy): `modules` are what it
+    /// imports.
+    Imported {
+        parent: DistName,
+        parent_version: Version,
+        modules: Vec<String>,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -179,6 +187,11 @@ impl Solution {
                 pin.extras.push(e.clone());
             }
         }
+        for (dist, why) in super::import_time::imported_by(&selected, provider) {
+            if let Some(pin) = pins.get_mut(&dist) {
+                pin.required_by.push(why);
+            }
+        }
         let mut pins: Vec<Pin> = pins.into_values().collect();
         for pin in &mut pins {
             pin.extras.sort();
@@ -204,6 +217,21 @@ impl RequiredBy {
                 extra,
                 ..
             } => Some((parent, parent_version, extra.as_ref())),
+            RequiredBy::Imported {
+                parent,
+                parent_version,
+                ..
+            } => Some((parent, parent_version, None)),
+        }
+    }
+
+    /// The release that asks for the pin, unless the notebook does.
+    pub fn parent(&self) -> Option<&DistName> {
+        match self {
+            RequiredBy::Root { .. } => None,
+            RequiredBy::Dependency { parent, .. } | RequiredBy::Imported { parent, .. } => {
+                Some(parent)
+            }
         }
     }
 }
@@ -223,5 +251,13 @@ impl Pin {
         self.required_by
             .iter()
             .any(|r| matches!(r, RequiredBy::Root { .. }))
+    }
+
+    /// Another chosen release imports it without declaring it: requirements.txt lists it,
+    /// since installing the roots would not bring it.
+    pub fn is_imported_undeclared(&self) -> bool {
+        self.required_by
+            .iter()
+            .any(|r| matches!(r, RequiredBy::Imported { .. }))
     }
 }

@@ -204,7 +204,7 @@ fn markers_are_evaluated_for_the_target() {
             .requires(
                 "uvloop; sys_platform == 'linux' and platform_python_implementation == 'CPython'",
             ),
-        MemoryRelease::new("enum34", "1.1.10").wheel("py2-none-any"),
+        MemoryRelease::new("enum34", "1.1.10").wheel("py2.py3-none-any"),
         MemoryRelease::new("futures", "3.3.0").wheel("py2-none-any"),
         pure("typing-extensions", "4.0.0"),
         pure("pywin32", "300"),
@@ -237,6 +237,13 @@ fn markers_are_evaluated_for_the_target() {
             marker: Some("python_full_version < '3.4'".into()),
         }]
     );
+    // enum came with 3.4: the backport is needed on 3.3 only.
+    let s = solved(&c, "3.3", &root, &SolveOptions::default());
+    assert_eq!(pins(&s), ["app==1.0", "enum34==1.1.10", "uvloop==0.17.0"]);
+    for python in ["3.4", "3.5"] {
+        let s = solved(&c, python, &root, &SolveOptions::default());
+        assert_eq!(pins(&s), ["app==1.0", "uvloop==0.17.0"], "{python}");
+    }
 }
 
 #[test]
