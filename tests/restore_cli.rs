@@ -538,6 +538,13 @@ fn a_recorded_python_not_installed_runs_on_the_nearest_installed_one() {
     assert_eq!(out.status.code(), Some(0), "{err}");
     assert!(err.contains(&format!("round 1: Python {python}")), "{err}");
     assert!(!err.contains("Python ?"), "{err}");
+    assert!(
+        err.contains(&format!(
+            "note: the notebook last ran on Python 3.5 (language_info 3.5.2); running it on \
+             Python {python}, the nearest one installed here"
+        )),
+        "{err}"
+    );
     let written = std::fs::read_to_string(&output).unwrap();
     assert!(!written.contains("asked for with --python"), "{written}");
     assert!(

@@ -210,6 +210,11 @@ pub(super) fn run_rounds(
         let interpreter = Interpreter::at(&path).map_err(anyhow::Error::msg)?;
         let chosen = interpreter.clone();
         if !global.quiet {
+            if round == 1 {
+                if let Some(note) = nbenv::output::recorded_elsewhere(&inference) {
+                    eprintln!("note: {note}");
+                }
+            }
             eprintln!(
                 "round {round}: Python {python}, {}",
                 pins_of(&requirements).join(" ")

@@ -13,5 +13,6 @@ pub use header::{python_of, sdists_built, SdistBuilds, SDIST_LINE};
 pub use lock::lock_txt;
 pub use pylock::{pylock_toml, PylockError};
 pub use requirements::{
-    pure_sdist_builds, python_line, requirements_txt, sdist_builds, unresolved_reason,
+    pure_sdist_builds, python_line, recorded_elsewhere, requirements_txt, sdist_builds,
+    unresolved_reason,
 };

@@ -12,6 +12,21 @@ use crate::resolve::infer::{describe, Inference};
 use crate::resolve::interpreter::{PythonChoice, Reach};
 use crate::resolve::solver::RequiredBy;
 
+/// Why a run goes on another interpreter than the one the notebook last ran on, when it does
+/// (that one is not installed here, or has no resolution): for `restore`'s first round.
+pub fn recorded_elsewhere(inference: &Inference) -> Option<String> {
+    let recorded = inference.plan.recorded.as_ref().filter(|r| r.applied)?;
+    let python = inference.python.version;
+    if recorded.range.contains(python) {
+        return None;
+    }
+    Some(format!(
+        "the notebook last ran on Python {} ({}); running it on Python {python}, the nearest \
+         one installed here that its code allows and that has a full resolution",
+        recorded.range, recorded.recorded_by
+    ))
+}
+
 /// The interpreter, and how it was chosen, in one sentence.
 pub fn python_line(inference: &Inference) -> String {
     let python = &inference.python;
