@@ -717,6 +717,7 @@ fn run_before(
                     .then(|| batch.quiet.index_url().to_string()),
                 kernel_runtime: spec.kernel_runtime,
                 kernel_runtime_at_most: None,
+                kernel_runtime_below: nbenv::notebook::ipython_bound(spec.nb).map(|b| b.below()),
             };
             let env = nbenv::verify::prepare(
                 &plan,

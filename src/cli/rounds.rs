@@ -155,6 +155,7 @@ pub(super) fn run_rounds(
     let mut last_env: Option<(PreparedEnv, Interpreter)> = None;
     // Worked out once, on the first round's Python (every round resolves for the same one).
     let mut runtime_era: Option<Option<Version>> = None;
+    let mut runtime_below: Option<Option<Version>> = None;
     let mut last_run: Option<NotebookRun> = None;
     let mut built: Vec<PathBuf> = Vec::new();
     // Interpreters whose environment could not be built, with nothing left to learn there:
@@ -232,6 +233,13 @@ pub(super) fn run_rounds(
                     .get_or_insert_with(|| {
                         super::verify::runtime_era(global, spec.nb, python, &session.client)
                     })
+                    .clone()
+            } else {
+                None
+            },
+            kernel_runtime_below: if spec.kernel_runtime {
+                runtime_below
+                    .get_or_insert_with(|| super::verify::runtime_below(global, spec.nb))
                     .clone()
             } else {
                 None

@@ -131,6 +131,11 @@ pub fn run(global: &super::args::GlobalArgs, args: &VerifyArgs) -> Result<()> {
                 &context::index_client(global)?,
             )
         },
+        kernel_runtime_below: if args.no_kernel_runtime {
+            None
+        } else {
+            runtime_below(global, &nb)
+        },
     };
     let envs = context::cache_dir(global).join(ENVS_DIR);
     if !global.quiet && !plan.is_built(&envs) {
@@ -317,6 +322,21 @@ pub(super) fn runtime_era(
         );
     }
     Some(version)
+}
+
+/// The IPython the notebook's cells need to stay below, said once when there is one.
+pub(super) fn runtime_below(
+    global: &super::args::GlobalArgs,
+    nb: &nbenv::notebook::Notebook,
+) -> Option<pep508_rs::pep440_rs::Version> {
+    let bound = nbenv::notebook::ipython_bound(nb)?;
+    if !global.quiet {
+        eprintln!(
+            "note: kernel runtime: IPython before {}: cell {} has {}",
+            bound.below_major, bound.cell, bound.why
+        );
+    }
+    Some(bound.below())
 }
 
 /// Keeps the built environments within their budget, `keep` (the one just used) whatever

@@ -34,6 +34,7 @@ mod python2;
 mod python_version;
 mod read;
 mod requirement;
+mod runtime_needs;
 mod script;
 mod shell;
 mod stdlib;
@@ -56,6 +57,7 @@ pub use outputs::classify_stored_errors;
 pub use python_version::{HintReason, VersionHint, KNOWN_VERSIONS};
 pub use read::{from_bytes, read};
 pub use requirement::{pip_requirement, InstallRequirement, Installer};
+pub use runtime_needs::{ipython_bound, IPythonBound};
 pub use stdlib::{is_stdlib, VersionSet};
 pub use usage::{
     ApiUse, Import, ImportVia, LocalModule, LocalSource, MemberUse, Note, NoteKind, NotebookInfo,

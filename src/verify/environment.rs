@@ -56,6 +56,9 @@ pub struct EnvPlan {
     pub kernel_runtime: bool,
     /// The newest IPython the runtime may be ([`runtime_of_era`]): the notebook's era.
     pub kernel_runtime_at_most: Option<Version>,
+    /// The IPython the notebook's cells need to stay below ([`crate::notebook::ipython_bound`]):
+    /// `7` for a `from __future__` import after a magic.
+    pub kernel_runtime_below: Option<Version>,
 }
 
 impl EnvPlan {
@@ -73,13 +76,16 @@ impl EnvPlan {
             .find(|(d, _)| *d == ipython)
             .map(|(_, v)| v);
         match pinned {
-            None => vec![
-                match &self.kernel_runtime_at_most {
-                    Some(v) => format!("{KERNEL_RUNTIME},<={v}"),
-                    None => KERNEL_RUNTIME.to_string(),
-                },
-                KERNEL_PACKAGE.to_string(),
-            ],
+            None => {
+                let mut ipython = KERNEL_RUNTIME.to_string();
+                if let Some(v) = &self.kernel_runtime_at_most {
+                    ipython.push_str(&format!(",<={v}"));
+                }
+                if let Some(v) = &self.kernel_runtime_below {
+                    ipython.push_str(&format!(",<{v}"));
+                }
+                vec![ipython, KERNEL_PACKAGE.to_string()]
+            }
             Some(v) if v >= Version::new([4]) => vec![KERNEL_PACKAGE.to_string()],
             Some(_) => Vec::new(),
         }
@@ -527,6 +533,7 @@ mod tests {
             index_url: None,
             kernel_runtime: true,
             kernel_runtime_at_most: at_most.map(|v| v.parse().unwrap()),
+            kernel_runtime_below: None,
         }
     }
 
@@ -541,6 +548,15 @@ mod tests {
         assert_eq!(
             plan("numpy==1.16.6\n", Some("5.8.0")).runtime_requirements(),
             ["ipython<9.1,<=5.8.0", "ipykernel"]
+        );
+        // The cells need IPython before 7 (a `from __future__` import after a magic).
+        let below = EnvPlan {
+            kernel_runtime_below: Some(Version::new([7])),
+            ..plan("numpy==1.16.6\n", Some("7.16.3"))
+        };
+        assert_eq!(
+            below.runtime_requirements(),
+            ["ipython<9.1,<=7.16.3,<7", "ipykernel"]
         );
         // The notebook needs IPython 7.9 itself: the kernel only.
         assert_eq!(
