@@ -300,14 +300,10 @@ pub(super) fn runtime_era(
     python: PythonVersion,
     client: &nbenv::pypi::IndexClient,
 ) -> Option<pep508_rs::pep440_rs::Version> {
-    let saved_with = nb
-        .language_version
-        .as_deref()
-        .and_then(PythonVersion::parse)?;
-    if saved_with.feature() != python.feature() {
+    let when = nbenv::notebook::last_commit_date(&nb.path)?;
+    if !verify::era_fits(nb, python, when) {
         return None;
     }
-    let when = nbenv::notebook::last_commit_date(&nb.path)?;
     let ipython = nbenv::names::DistName::new("ipython").ok()?;
     let page = client.project(&ipython).ok()?;
     let version = verify::runtime_of_era(&page.files, when)?;

@@ -23,7 +23,9 @@ use sha2::{Digest, Sha256};
 use crate::names::DistName;
 use crate::notebook::failure::{install_reason, InstallReason};
 
-use crate::python::{InstallOptions, Installer, Interpreter, Tools, Venv, VenvError};
+use crate::python::{
+    InstallOptions, Installer, Interpreter, PythonVersion, Tools, Venv, VenvError,
+};
 
 /// What the kernel runtime is, as a requirement installed with the notebook's.
 pub const KERNEL_RUNTIME: &str = "ipython<9.1";
@@ -125,6 +127,29 @@ impl EnvPlan {
         let root = cache.join(self.key());
         root.join(READY).is_file() && root.join("bin").join("python").exists()
     }
+}
+
+/// Whether the IPython of the notebook's era (last committed `when`) may run it on `python`:
+/// the Python it was saved with, or one out by a year after `when`. The IPython of 2016 runs
+/// on Python 3.6 (December 2016); that of 2017 fails on 3.8, two years later.
+pub fn era_fits(
+    nb: &crate::notebook::Notebook,
+    python: PythonVersion,
+    when: jiff::Timestamp,
+) -> bool {
+    let saved_with = nb
+        .language_version
+        .as_deref()
+        .and_then(PythonVersion::parse);
+    if saved_with.is_some_and(|v| v.feature() == python.feature()) {
+        return true;
+    }
+    let Some(released) = crate::python::released_on(python) else {
+        return false;
+    };
+    let day = when.to_zoned(jiff::tz::TimeZone::UTC).date();
+    day.checked_add(jiff::Span::new().years(1))
+        .is_ok_and(|later| released <= later)
 }
 
 /// The IPython of the notebook's era: the newest final release uploaded by `when` (the
@@ -535,6 +560,28 @@ mod tests {
             kernel_runtime_at_most: at_most.map(|v| v.parse().unwrap()),
             kernel_runtime_below: None,
         }
+    }
+
+    /// The era's IPython runs the notebook on the Python it was saved with, or on one out by
+    /// a year after its last commit, not later.
+    #[test]
+    fn the_eras_ipython_fits_pythons_of_its_time() {
+        let nb = |version: &str| {
+            let json = format!(
+                r#"{{"cells": [{{"cell_type": "code", "execution_count": null, "metadata": {{}}, "outputs": [], "source": "x = 1"}}], "metadata": {{"language_info": {{"name": "python", "version": "{version}"}}}}, "nbformat": 4, "nbformat_minor": 2}}"#
+            );
+            crate::notebook::from_bytes(Path::new("nb.ipynb"), json.as_bytes()).unwrap()
+        };
+        let v = |minor| PythonVersion::new(3, minor);
+        let when: jiff::Timestamp = "2016-03-29T14:46:34Z".parse().unwrap();
+        // Saved with 3.5 in March 2016: 3.6 (December 2016) fits, 3.7 (June 2018) does not.
+        assert!(era_fits(&nb("3.5.1"), v(5), when));
+        assert!(era_fits(&nb("3.5.1"), v(6), when));
+        assert!(!era_fits(&nb("3.5.1"), v(7), when));
+        // Saved with 3.8 itself, an old commit date still fits.
+        assert!(era_fits(&nb("3.8.2"), v(8), when));
+        // A Python nbenv knows no date for: no era.
+        assert!(!era_fits(&nb("3.5.1"), v(20), when));
     }
 
     /// `%config InlineBackend.figure_format = 'retina'` needs ipykernel from the first round;

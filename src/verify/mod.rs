@@ -38,8 +38,8 @@ pub use blame::blamed;
 pub use cell_run::{CellRun, CellStatus};
 pub use env_lock::{remove_unused, EnvLease};
 pub use environment::{
-    cached_environments, keep_within, prepare, runtime_of_era, CachedEnv, EnvError, EnvPlan,
-    PreparedEnv, KERNEL_RUNTIME,
+    cached_environments, era_fits, keep_within, prepare, runtime_of_era, CachedEnv, EnvError,
+    EnvPlan, PreparedEnv, KERNEL_RUNTIME,
 };
 pub use executability::Executability;
 pub use executed::executed_notebook;
