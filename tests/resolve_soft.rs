@@ -239,6 +239,59 @@ fn a_soft_version_with_no_wheel_for_the_python_is_set_aside_and_said() {
     );
 }
 
+/// Setting every soft piece aside because one cannot be had (a printed version with no wheel
+/// here) drops only what the pin then violates: a keyword the pinned release takes was not
+/// dropped, and is not reported so.
+#[test]
+fn what_the_pin_satisfies_after_a_relaxation_is_honoured_not_dropped() {
+    let env = Env::new();
+    let kept = |version: &str, signature: &str| {
+        WheelBuilder::new("toolkit", version).file(
+            "toolkit/__init__.py",
+            &format!("def kept({signature}):\n    pass\n"),
+        )
+    };
+    // 1.0 (Python 2 only) and 3.0 take `size`; 2.0 does not.
+    let py2 = kept("1.0", "size=None").tag("py2-none-any");
+    let files: Vec<FixtureFile> = [py2, kept("2.0", ""), kept("3.0", "size=None")]
+        .iter()
+        .map(|w| FixtureFile::new(&w.filename(), w.build()))
+        .collect();
+    env.server.publish("toolkit", &files);
+    let nb = env.notebook(
+        "import toolkit\nprint(toolkit.__version__)\ntoolkit.kept(size=1)\n",
+        "1.0\n",
+    );
+    // The whole history, so that 2.0 is known to lack the keyword.
+    let (code, out, err) = env.infer_311(&nb, &["--full-history"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(pins(&out), ["toolkit==3.0"], "{out}");
+    assert!(err.contains("printed toolkit.__version__ 1.0"), "{err}");
+    assert!(!err.contains("size="), "{err}");
+    let (code, json, err) = env.infer_311(&nb, &["--format", "json"]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let records = v["evidence"]["distributions"][0]["records"]
+        .as_array()
+        .unwrap();
+    let effect = |kind: &str| {
+        records
+            .iter()
+            .find(|r| r["source"]["kind"] == kind)
+            .map(|r| r["effect"].clone())
+            .unwrap()
+    };
+    assert_eq!(
+        effect("output"),
+        serde_json::json!({"kind": "dropped", "why": "no_resolution"})
+    );
+    assert_eq!(effect("keyword"), serde_json::json!({"kind": "constrains"}));
+    assert_eq!(
+        v["evidence"]["distributions"][0]["allowed"],
+        serde_json::json!(["1.0", "3.0"])
+    );
+}
+
 #[test]
 fn requirements_beside_the_notebook_narrow_versions_and_add_nothing() {
     let env = Env::new();

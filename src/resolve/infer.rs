@@ -413,7 +413,13 @@ struct Found {
 }
 
 impl Found {
-    fn into_inference(self, evidence: Evidence, plan: &InterpreterPlan) -> Inference {
+    fn into_inference(self, mut evidence: Evidence, plan: &InterpreterPlan) -> Inference {
+        // A relaxation sets aside whole ranks; what the pins satisfy anyway was not dropped.
+        for d in &mut evidence.distributions {
+            if let Some(pin) = self.solution.pins.iter().find(|p| p.dist == d.dist) {
+                d.honour_satisfied(&pin.version);
+            }
+        }
         let pure_sdists = self
             .solution
             .pins

@@ -138,6 +138,28 @@ impl DistVersions {
         Some(out)
     }
 
+    /// Takes back what a relaxation set aside and `pinned` satisfies anyway: setting all soft
+    /// evidence aside because one output shows a release with no wheel here must not report
+    /// every keyword as dropped. What the pin satisfies is honoured (it constrains again);
+    /// only what the pin violates stays dropped. Returns whether anything was taken back.
+    pub fn honour_satisfied(&mut self, pinned: &Version) -> bool {
+        let Some(slot) = self.catalog.find(pinned).map(|r| r.slot) else {
+            return false;
+        };
+        let mut changed = false;
+        for r in &mut self.records {
+            if r.effect == Effect::Dropped(DropReason::NoResolution) && r.allowed.contains(slot) {
+                r.effect = Effect::Constrains;
+                changed = true;
+            }
+        }
+        if changed {
+            let allowed = apply(&self.catalog, &mut self.records);
+            self.set_allowed(allowed);
+        }
+        changed
+    }
+
     fn set_allowed(&mut self, allowed: ReleaseSet) {
         self.allowed = self.catalog.versions(&allowed);
         self.allowed_not_indexed = self
