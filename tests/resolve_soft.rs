@@ -248,7 +248,7 @@ fn what_the_pin_satisfies_after_a_relaxation_is_honoured_not_dropped() {
     let kept = |version: &str, signature: &str| {
         WheelBuilder::new("toolkit", version).file(
             "toolkit/__init__.py",
-            &format!("def kept({signature}):\n    pass\n"),
+            format!("def kept({signature}):\n    pass\n"),
         )
     };
     // 1.0 (Python 2 only) and 3.0 take `size`; 2.0 does not.
