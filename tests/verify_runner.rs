@@ -258,6 +258,9 @@ fn the_ipython_path_runs_magics_when_ipython_is_installed() {
             code("import helper\nprint(helper.answer)\nhelper.answer + 1\n"),
             code("def f():\n    return undefined_name\n\nf()\n"),
             code("name = input('Your name? ')\n"),
+            // What matplotlib's pyplot does on import under IPython 3: a kernel's shell takes
+            // it, the base shell raises NotImplementedError.
+            code("get_ipython().enable_gui('inline')\nprint('no gui needed')\n"),
         ],
     );
     let o = RunOptions {
@@ -279,6 +282,8 @@ fn the_ipython_path_runs_magics_when_ipython_is_installed() {
     assert!(stdout_of(&run, 0).contains("shell says 3"));
     assert_eq!(stdout_of(&run, 2), "42\n");
     assert_eq!(data_of(&run, 2), ["43"]);
+    assert!(run.cells[5].error.is_none(), "{:?}", run.cells[5]);
+    assert_eq!(stdout_of(&run, 5), "no gui needed\n");
     let f = failure_of(&nb, &run);
     assert_eq!(
         f.cause,

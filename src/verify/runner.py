@@ -638,6 +638,15 @@ class Runner(object):
             return original_system(command)
 
         shell.system = system
+
+        def enable_gui(gui=None, app=None):
+            # A kernel's shell hooks a GUI toolkit's event loop in here, and for the inline
+            # backend does nothing (ipykernel's `inline` loop is no loop); the base shell
+            # raises NotImplementedError. matplotlib's pyplot calls it on import under
+            # IPython 3, whose inline backend maps to the `inline` gui.
+            return None
+
+        shell.enable_gui = enable_gui
         try:
             original_matplotlib = shell.find_line_magic("matplotlib")
         except Exception:
