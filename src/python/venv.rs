@@ -23,6 +23,10 @@ pub struct InstallOptions {
     /// With `only_binary`, packages that come from their sdists all the same (`--no-binary`
     /// for just those: pip and uv both let it override `--only-binary :all:`).
     pub sdists_allowed: Vec<String>,
+    /// With `only_binary`, only these must come as wheels (`--only-binary NAME,...` instead
+    /// of `:all:`), and what they pull in may be built: the dependencies of a pure-Python
+    /// sdist, which old sdists do not declare in their metadata, so nbenv cannot know them.
+    pub only_binary_names: Vec<String>,
     /// Ignore anything uploaded after this time (uv only), so dependencies are the ones that
     /// existed when the release came out.
     pub exclude_newer: Option<jiff::Timestamp>,
@@ -147,7 +151,9 @@ impl Venv {
                 let mut c = Command::new(uv);
                 c.args(["pip", "install", "--quiet", "--python"])
                     .arg(&self.python);
-                if options.only_binary {
+                if options.only_binary && !options.only_binary_names.is_empty() {
+                    c.args(["--only-binary", &options.only_binary_names.join(",")]);
+                } else if options.only_binary {
                     c.args(["--only-binary", ":all:"]);
                     if !options.sdists_allowed.is_empty() {
                         c.args(["--no-binary", &options.sdists_allowed.join(",")]);
@@ -171,7 +177,12 @@ impl Venv {
                     "--disable-pip-version-check",
                     "--no-input",
                 ]);
-                if options.only_binary {
+                if options.only_binary && !options.only_binary_names.is_empty() {
+                    c.arg(format!(
+                        "--only-binary={}",
+                        options.only_binary_names.join(",")
+                    ));
+                } else if options.only_binary {
                     c.arg("--only-binary=:all:");
                     // Named packages come from their sdists: pip lets `--no-binary NAME`
                     // override `--only-binary :all:` for just those.

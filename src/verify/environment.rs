@@ -433,11 +433,30 @@ fn build(
     } else {
         Vec::new()
     };
+    // A pin built from its sdist may need what its sdist alone says (old sdists' metadata
+    // has no Requires-Dist): then only the other pins and the runtime must be wheels, and
+    // what those pull in may be built.
+    let mut only_binary_names = Vec::new();
     if let Some(built) = crate::output::sdists_built(&plan.requirements) {
         sdists_allowed.extend(built.dists.iter().map(ToString::to_string));
+        if !built.dists.is_empty() {
+            only_binary_names = super::repair::pinned(&plan.requirements)
+                .into_iter()
+                .map(|(d, _)| d.to_string())
+                .filter(|d| !sdists_allowed.contains(d))
+                .collect();
+            if plan.kernel_runtime {
+                only_binary_names.extend(["ipython".to_string(), KERNEL_PACKAGE.to_string()]);
+            }
+            if only_binary_names.is_empty() {
+                // Nothing must be a wheel but what is listed: the flag needs a name.
+                only_binary_names.push(":none:".to_string());
+            }
+        }
     }
     let options = InstallOptions {
         only_binary: plan.only_binary,
+        only_binary_names,
         sdists_allowed,
         index_url: plan.index_url.clone(),
         timeout,

@@ -267,6 +267,7 @@ fn introspect_release(
         options: InstallOptions {
             only_binary: true,
             sdists_allowed: Vec::new(),
+            only_binary_names: Vec::new(),
             exclude_newer: newest_upload.and_then(start_of_next_day),
             index_url: config.index_url.clone(),
             no_deps: false,
