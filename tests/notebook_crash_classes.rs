@@ -12,7 +12,7 @@ use nbenv::notebook::failure::{
     classify, ApiHistory, BankSays, Cause, Failure, FailureClass, FailureContext, Problem, Raised,
 };
 use nbenv::notebook::{self, AnalyzeOptions, Notebook};
-use nbenv::verify::{teach, Lesson};
+use nbenv::verify::{teach, wanted_lessons, Lesson};
 use pep440_rs::Version;
 use serde_json::{json, Value};
 use support::archives::WheelBuilder;
@@ -653,4 +653,57 @@ fn stored_errors_are_classified_with_the_bank_at_hand() {
         .map(|e| e["class"].as_str().unwrap())
         .collect();
     assert_eq!(stored, ["environment", "code"], "{record}");
+}
+
+/// bokeh 0.12.2 imports `return_future` from tornado, which tornado 6 removed; Python 3.6
+/// says only "cannot import name 'return_future'". The library's own import line names what
+/// it wanted: tornado is to be resolved with that API, and bokeh stays.
+#[test]
+fn what_a_library_imports_from_another_and_lacks_names_the_other() {
+    let tb = traceback(
+        &[
+            in_cell(1, 2, "from bokeh.charts import Bar"),
+            format!(
+                "  File \"/opt/conda/lib/python3.6/site-packages/bokeh/server/protocol/receiver.py\", line 8, in <module>\n    from tornado.concurrent import return_future\n"
+            ),
+        ],
+        "ImportError: cannot import name 'return_future'",
+    );
+    let cells = ["import bokeh\nfrom bokeh.charts import Bar\n"];
+    let f = crash(&cells, &tb, None);
+    assert_eq!(f.class, FailureClass::Environment, "{f:?}");
+    let Cause::LibraryMismatch {
+        library,
+        wanted: Some(wanted),
+        ..
+    } = &f.cause
+    else {
+        panic!("{f:?}")
+    };
+    assert_eq!(library.top_level(), "bokeh");
+    assert_eq!(wanted.as_str(), "tornado.concurrent.return_future");
+    let nb = notebook_of(&cells);
+    let mut usage = notebook::analyze(&nb, &AnalyzeOptions::default());
+    assert!(teach(&mut usage, &wanted_lessons(wanted, 2)));
+    assert!(usage
+        .third_party
+        .iter()
+        .any(|t| t.name.as_str() == "tornado.concurrent"));
+    assert!(usage.apis.iter().any(|a| a.api == *wanted));
+
+    // An import of the library's own module names nothing else to resolve.
+    let own = traceback(
+        &[
+            in_cell(1, 2, "from bokeh.charts import Bar"),
+            format!(
+                "  File \"/opt/conda/lib/python3.6/site-packages/bokeh/charts/__init__.py\", line 3, in <module>\n    from bokeh.models import Gone\n"
+            ),
+        ],
+        "ImportError: cannot import name 'Gone'",
+    );
+    let f = crash(&cells, &own, None);
+    assert!(
+        matches!(&f.cause, Cause::LibraryMismatch { wanted: None, .. }),
+        "{f:?}"
+    );
 }

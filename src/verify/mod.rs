@@ -50,6 +50,6 @@ pub use order::{ExecutionOrder, StoredCount};
 pub use plain::plain_source;
 pub use plan::{PlannedCell, RunPlan};
 pub use record::{run_record, RunContext, RunEnded};
-pub use repair::{install_lessons, lessons, pinned, teach, Lesson};
+pub use repair::{install_lessons, lessons, pinned, teach, wanted_lessons, Lesson};
 pub use reproduce::{compare, CellComparison, Difference, Reproduction};
 pub use run::{run_notebook, NotebookRun, RunEnd, RunError, RunnerMode, RUNNER};

@@ -121,6 +121,12 @@ pub fn lessons(failure: &Failure, inference: &Inference) -> Vec<Lesson> {
         }
         // A library calling another in a way the installed release of it does not take:
         // this notebook does without the release that raised.
+        // The library's import line names what another distribution's installed release
+        // lacks: that distribution, with the API, is what to resolve (the library itself
+        // stays).
+        Cause::LibraryMismatch {
+            wanted: Some(api), ..
+        } => return wanted_lessons(api, cell),
         Cause::LibraryMismatch { library, .. } => {
             return provider(inference, library.top_level())
                 .map(|(dist, version)| Lesson::Exclude { dist, version })
@@ -130,6 +136,22 @@ pub fn lessons(failure: &Failure, inference: &Inference) -> Vec<Lesson> {
         _ => return Vec::new(),
     };
     with_exclusion(inference, Lesson::Api { api, cell })
+}
+
+/// What a library asked of another distribution (`wanted`) and did not get, seen in `cell`:
+/// that distribution is needed, with a release that has the API.
+pub fn wanted_lessons(wanted: &ApiPath, cell: u32) -> Vec<Lesson> {
+    let module = wanted
+        .split_last()
+        .and_then(|(m, _)| ModulePath::new(m).ok());
+    module
+        .map(|module| Lesson::Module { module, cell })
+        .into_iter()
+        .chain([Lesson::Api {
+            api: wanted.clone(),
+            cell,
+        }])
+        .collect()
 }
 
 /// The lesson, and the exclusion of the pinned release that provides what it names.

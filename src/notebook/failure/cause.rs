@@ -184,6 +184,11 @@ pub enum Cause {
     LibraryMismatch {
         library: ModulePath,
         ename: String,
+        /// What the library's own import line asked of another distribution and did not
+        /// get (`from tornado.concurrent import return_future` in bokeh 0.12, which tornado
+        /// 6 removed): the installed release of that distribution lacks it.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        wanted: Option<ApiPath>,
     },
     /// IndentationError on a cell whose first line is indented: IPython up to 9.0 strips that
     /// indentation, 9.1 and later do not.
@@ -377,7 +382,7 @@ impl fmt::Display for Cause {
                 Some(l) => write!(f, "incompatible build in {l}: {detail}"),
                 None => write!(f, "incompatible build: {detail}"),
             },
-            LibraryMismatch { library, ename } => {
+            LibraryMismatch { library, ename, .. } => {
                 write!(f, "{ename} inside {library}: mismatched library versions")
             }
             KernelIndentation => write!(

@@ -220,6 +220,7 @@ fn raised_cause(r: &Raised, cell: Option<u32>, cx: &FailureContext) -> Cause {
             return Cause::LibraryMismatch {
                 library,
                 ename: ename.into(),
+                wanted: None,
             };
         }
     }
@@ -551,6 +552,12 @@ fn cannot_import(
     let Some(module) = module else {
         return match library {
             Some(library) => Cause::LibraryMismatch {
+                wanted: r
+                    .innermost()
+                    .and_then(|f| f.code.as_deref())
+                    .and_then(|code| imported_from(code, name))
+                    .filter(|api| api.top_level() != library.top_level())
+                    .filter(|api| cx.module_kind(api.top_level()) == ModuleKind::ThirdParty),
                 library,
                 ename: r.short_ename().into(),
             },
@@ -577,6 +584,7 @@ fn cannot_import(
             Some(library) => Cause::LibraryMismatch {
                 library,
                 ename: r.short_ename().into(),
+                wanted: None,
             },
             None => Cause::Raised {
                 ename: r.short_ename().into(),
@@ -588,6 +596,19 @@ fn cannot_import(
 }
 
 /// An API the installed release lacks, with what the bank says of the other releases.
+/// The API a `from M import a, b as c` line imports as `name`, when it names it.
+fn imported_from(code: &str, name: &str) -> Option<ApiPath> {
+    let rest = code.trim().strip_prefix("from ")?;
+    let (module, names) = rest.split_once(" import ")?;
+    let module = ModulePath::new(module.trim()).ok()?;
+    names
+        .trim_matches(|c: char| c == '(' || c == ')' || c.is_whitespace())
+        .split(',')
+        .filter_map(|n| n.split_whitespace().next())
+        .find(|n| *n == name)
+        .and_then(|n| ApiPath::in_module(&module, n).ok())
+}
+
 fn missing_api(api: ApiPath, cx: &FailureContext) -> Cause {
     Cause::MissingApi {
         bank: cx.api_history(&api),
@@ -649,6 +670,7 @@ fn some_module_attribute(
     Some(Cause::LibraryMismatch {
         library,
         ename: "AttributeError".into(),
+        wanted: None,
     })
 }
 
