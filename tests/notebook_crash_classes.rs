@@ -663,9 +663,7 @@ fn what_a_library_imports_from_another_and_lacks_names_the_other() {
     let tb = traceback(
         &[
             in_cell(1, 2, "from bokeh.charts import Bar"),
-            format!(
-                "  File \"/opt/conda/lib/python3.6/site-packages/bokeh/server/protocol/receiver.py\", line 8, in <module>\n    from tornado.concurrent import return_future\n"
-            ),
+            "  File \"/opt/conda/lib/python3.6/site-packages/bokeh/server/protocol/receiver.py\", line 8, in <module>\n    from tornado.concurrent import return_future\n".to_string(),
         ],
         "ImportError: cannot import name 'return_future'",
     );
@@ -695,9 +693,7 @@ fn what_a_library_imports_from_another_and_lacks_names_the_other() {
     let own = traceback(
         &[
             in_cell(1, 2, "from bokeh.charts import Bar"),
-            format!(
-                "  File \"/opt/conda/lib/python3.6/site-packages/bokeh/charts/__init__.py\", line 3, in <module>\n    from bokeh.models import Gone\n"
-            ),
+            "  File \"/opt/conda/lib/python3.6/site-packages/bokeh/charts/__init__.py\", line 3, in <module>\n    from bokeh.models import Gone\n".to_string(),
         ],
         "ImportError: cannot import name 'Gone'",
     );
