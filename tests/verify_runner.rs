@@ -795,3 +795,34 @@ fn python_2_notebooks_run_on_python_2() {
     let f = failure_of(&nb, &run);
     assert_eq!(f.cause, Cause::Stdin);
 }
+
+/// A notebook in a repository runs in a copy of the whole repository, from its own folder:
+/// what it reaches above that folder (`sys.path.append("../")`, `../data`) is there, and
+/// what it writes stays in the copy.
+#[test]
+fn a_notebook_in_a_repository_reaches_the_folders_above_its_own() {
+    let repo = tempfile::tempdir().unwrap();
+    std::fs::create_dir(repo.path().join(".git")).unwrap();
+    std::fs::create_dir_all(repo.path().join("lib")).unwrap();
+    std::fs::write(repo.path().join("lib/__init__.py"), "").unwrap();
+    std::fs::write(repo.path().join("lib/plotting.py"), "ANSWER = 42\n").unwrap();
+    std::fs::write(repo.path().join("data.txt"), "from above\n").unwrap();
+    let folder = repo.path().join("DQN");
+    std::fs::create_dir(&folder).unwrap();
+    let nb = write_notebook(
+        &folder,
+        vec![
+            code("import sys\nif '../' not in sys.path:\n    sys.path.append('../')\nfrom lib import plotting\nprint(plotting.ANSWER)\n"),
+            code("print(open('../data.txt').read().strip())\nopen('written.txt', 'w').write('x')\n"),
+        ],
+    );
+    let run = run_with(&nb, &python3(), &opts());
+    assert!(
+        run.cells.iter().all(|c| c.error.is_none()),
+        "{:#?}",
+        run.cells
+    );
+    assert_eq!(stdout_of(&run, 0), "42\n");
+    assert_eq!(stdout_of(&run, 1), "from above\n");
+    assert!(!folder.join("written.txt").exists());
+}

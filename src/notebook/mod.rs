@@ -45,8 +45,9 @@ mod usage;
 pub use analyze::{analyze, AnalyzeOptions};
 pub use commit_date::last_commit_date;
 pub use declarations::{
-    read_declarations, DeclarationKind, DeclarationProblem, Declarations, DeclaredAt,
-    DeclaredPython, DeclaredRequirement, PythonDeclaration, MAX_LEVELS_UP, WRITTEN_BY_NBENV,
+    read_declarations, repository_root, DeclarationKind, DeclarationProblem, Declarations,
+    DeclaredAt, DeclaredPython, DeclaredRequirement, PythonDeclaration, MAX_LEVELS_UP,
+    WRITTEN_BY_NBENV,
 };
 pub use error::NotebookError;
 pub use external::{is_url, FileAccess, FileUse, NetworkKind, NetworkUse};

@@ -171,11 +171,7 @@ pub fn run_notebook(
     let plan = RunPlan::new(nb, opts);
     let scratch = crate::python::scratch_dir("run").map_err(RunError::Scratch)?;
     let work = scratch.path().join("work");
-    let source = opts
-        .directory
-        .clone()
-        .unwrap_or_else(|| notebook_dir(&nb.path));
-    workdir::copy_tree(&source, &work, opts.copy_limit, scratch.path())?;
+    let inside = copy_workdir(nb, opts, &work, scratch.path())?;
 
     let mut cmd = Command::new(python);
     if opts.sandbox {
@@ -185,7 +181,7 @@ pub fn run_notebook(
     cmd.arg("-c")
         .arg(BOOTSTRAP)
         .arg(RUNNER)
-        .current_dir(&work)
+        .current_dir(work.join(inside))
         .env("MPLBACKEND", "Agg")
         .env("IPYTHONDIR", scratch.path().join("ipython"))
         .env("PYTHONIOENCODING", "utf-8")
@@ -245,6 +241,43 @@ fn failed_start(python: &Path, detail: StartFailure, finished: &Finished) -> Run
             }
         }
     }
+}
+
+/// Copies what the run works in to `work`, and returns where in it the run starts. A
+/// notebook in a repository gets the whole repository, so that what it reaches above its
+/// folder is there (`sys.path.append("../")` then `from lib import plotting`, as
+/// dennybritz's reinforcement-learning does); it starts in its own folder inside. A
+/// repository over the copy limit gives way to the notebook's folder alone.
+fn copy_workdir(
+    nb: &Notebook,
+    opts: &RunOptions,
+    work: &Path,
+    avoid: &Path,
+) -> Result<PathBuf, RunError> {
+    if let Some(dir) = &opts.directory {
+        workdir::copy_tree(dir, work, opts.copy_limit, avoid)?;
+        return Ok(PathBuf::new());
+    }
+    let own = notebook_dir(&nb.path);
+    let inside = crate::notebook::repository_root(&nb.path).and_then(|root| {
+        let own = own.canonicalize().ok()?;
+        let rel = own.strip_prefix(&root).ok()?.to_path_buf();
+        (!rel.as_os_str().is_empty()).then_some((root, rel))
+    });
+    if let Some((root, rel)) = inside {
+        match workdir::copy_tree(&root, work, opts.copy_limit, avoid) {
+            Ok(_) => return Ok(rel),
+            Err(RunError::DirectoryTooLarge { .. }) => {
+                std::fs::remove_dir_all(work).map_err(|source| RunError::Copy {
+                    path: work.to_path_buf(),
+                    source,
+                })?;
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    workdir::copy_tree(&own, work, opts.copy_limit, avoid)?;
+    Ok(PathBuf::new())
 }
 
 fn notebook_dir(path: &Path) -> PathBuf {

@@ -28,7 +28,7 @@ use super::usage::Usage;
 use crate::names::DistName;
 use crate::python::{PythonRange, PythonVersion};
 
-pub use search::MAX_LEVELS_UP;
+pub use search::{repository_root, MAX_LEVELS_UP};
 
 /// Where a declaration was read: a file (as a path to show the user) and a line from 1.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]

@@ -57,6 +57,31 @@ pub(super) fn declaration_files(notebook: &Path) -> Vec<Found> {
     out
 }
 
+/// The repository `notebook` sits in: the nearest folder with a `.git`, from the notebook's
+/// own up at most [`MAX_LEVELS_UP`] levels, never the home directory or `/`.
+pub fn repository_root(notebook: &Path) -> Option<PathBuf> {
+    let start = match notebook.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let start = start.canonicalize().ok()?;
+    let home = std::env::var_os("HOME")
+        .map(PathBuf::from)
+        .and_then(|h| h.canonicalize().ok());
+    let mut dir = Some(start.as_path());
+    for _ in 0..=MAX_LEVELS_UP {
+        let d = dir?;
+        if d.parent().is_none() || home.as_deref() == Some(d) {
+            return None;
+        }
+        if d.join(".git").exists() {
+            return Some(d.to_path_buf());
+        }
+        dir = d.parent();
+    }
+    None
+}
+
 /// The declaration files directly in `dir`, in reading order.
 fn in_directory(dir: &Path) -> Vec<Found> {
     let Ok(entries) = std::fs::read_dir(dir) else {
