@@ -1014,3 +1014,42 @@ fn a_pair_the_bank_shows_incompatible_is_never_emitted() {
     assert_eq!(code, 0, "{out}{err}");
     assert_eq!(pins(&out), ["keras==2.0.8", "tensorflow==1.1.0"], "{out}");
 }
+
+/// A member of an object traced to a library class is a guess (the instance may be of
+/// another class: torch 0.4's `Variable(x)` is a Tensor, whose `.data` the bank cannot see),
+/// and where the notebook last ran outranks it: the guess gives way on the recorded Python
+/// before a newer one is tried.
+#[test]
+fn a_guess_gives_way_before_the_recorded_python_does() {
+    let env = Env::new();
+    let lib = |version: &str, body: &str, python: &str| {
+        WheelBuilder::new("gradlib", version)
+            .file("gradlib/__init__.py", body)
+            .requires_python(python)
+    };
+    env.publish(
+        "gradlib",
+        &[
+            lib("0.4", "class Variable(object):\n    pass\n", ">=3.5"),
+            lib("2.0", "class Variable(object):\n    data = None\n", ">=3.8"),
+        ],
+    );
+    let path = env.dir.path().join("py35.ipynb");
+    let mut notebook: serde_json::Value = serde_json::from_str(&ipynb(
+        "import gradlib\nv = gradlib.Variable()\nprint(v.data)\n",
+    ))
+    .unwrap();
+    notebook["metadata"] = serde_json::json!({
+        "kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"},
+        "language_info": {"name": "python", "version": "3.5.2"}
+    });
+    std::fs::write(&path, notebook.to_string()).unwrap();
+    let (code, out, err) = env.run_without_pythons(&["infer", path.to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(pins(&out), ["gradlib==0.4"], "{out}");
+    assert!(out.contains("# Python 3.5 (not installed here)"), "{out}");
+    assert!(
+        err.contains("gradlib.Variable.data") && err.contains("dropped"),
+        "{err}"
+    );
+}

@@ -273,11 +273,13 @@ pub fn resolve(
         sdist_where_no_wheel: true,
         ..options.clone()
     };
-    let (soft, hard) = Relaxation::LADDER.split_at(2);
-    // Where the notebook ran (or its repository says it runs) outranks its soft evidence: a
-    // keyword the bank misreads must not move a Python 2.7 notebook to 3.12. Each preferred
-    // interpreter is then tried with its soft evidence set aside before the next one; the
-    // hard evidence still chooses among all of them.
+    let (soft, hard) = Relaxation::LADDER.split_at(3);
+    // Where the notebook ran (or its repository says it runs) outranks its soft and guessed
+    // evidence: a keyword the bank misreads, or a member of an object traced to a class
+    // whose members the bank cannot see (`Variable(x).data` in torch 0.4), must not move a
+    // Python 3.5 notebook to 3.8. Each preferred interpreter is then tried with those set
+    // aside before the next one; the evidence of the notebook's own calls still chooses
+    // among all of them.
     let groups: Vec<InterpreterPlan> = if plan.has_preference() {
         (0..plan.candidates.len()).map(|i| plan.only(i)).collect()
     } else {
