@@ -434,8 +434,10 @@ fn build(
         Vec::new()
     };
     // A pin built from its sdist may need what its sdist alone says (old sdists' metadata
-    // has no Requires-Dist): then only the other pins and the runtime must be wheels, and
-    // what those pull in may be built.
+    // has no Requires-Dist). When wheels for everything else do not install, a second try
+    // asks wheels only of the other pins and the runtime, and what those pull in may be
+    // built. Not first: then pip takes a dependency's newest sdist over its last wheel and
+    // compiles it (grpcio for TensorFlow on 2.7).
     let mut only_binary_names = Vec::new();
     if let Some(built) = crate::output::sdists_built(&plan.requirements) {
         sdists_allowed.extend(built.dists.iter().map(ToString::to_string));
@@ -454,9 +456,8 @@ fn build(
             }
         }
     }
-    let options = InstallOptions {
+    let strict = InstallOptions {
         only_binary: plan.only_binary,
-        only_binary_names,
         sdists_allowed,
         index_url: plan.index_url.clone(),
         timeout,
@@ -467,7 +468,15 @@ fn build(
         args.extend(plan.runtime_requirements());
     }
     let started = Instant::now();
-    match venv.install(&args, &options) {
+    let mut installed = venv.install(&args, &strict);
+    if installed.is_err() && plan.only_binary && !only_binary_names.is_empty() {
+        let relaxed = InstallOptions {
+            only_binary_names,
+            ..strict
+        };
+        installed = venv.install(&args, &relaxed);
+    }
+    match installed {
         Ok(_) => Ok((venv_time, started.elapsed())),
         Err(VenvError::Install { detail, .. }) => Err(EnvError::Install {
             python: plan.interpreter.version.to_string(),
