@@ -703,3 +703,43 @@ fn what_a_library_imports_from_another_and_lacks_names_the_other() {
         "{f:?}"
     );
 }
+
+/// torch without numpy says so from compiled code, with no frame of its own: the package is
+/// asked for all the same (torch of 2017 installed numpy along).
+#[test]
+fn a_package_compiled_code_says_it_lacks_is_asked_for() {
+    let cells = ["import torch\nv = torch.ones(2)\nv.numpy()\n"];
+    let tb = traceback(
+        &[in_cell(1, 3, "v.numpy()")],
+        "RuntimeError: Numpy is not available",
+    );
+    let f = crash(&cells, &tb, None);
+    assert_eq!(f.class, FailureClass::Environment, "{f:?}");
+    assert!(
+        matches!(&f.cause, Cause::PackageAsked { requirement } if requirement.eq_ignore_ascii_case("numpy")),
+        "{f:?}"
+    );
+    let nb = notebook_of(&cells);
+    let mut usage = notebook::analyze(&nb, &AnalyzeOptions::default());
+    let Cause::PackageAsked { requirement } = &f.cause else {
+        unreachable!()
+    };
+    let lesson = Lesson::Install {
+        requirement: requirement.clone(),
+        cell: 1,
+    };
+    assert!(teach(&mut usage, &[lesson]));
+    assert!(usage
+        .requirements
+        .iter()
+        .any(|r| r.name.as_str() == "numpy"));
+    // The notebook's own RuntimeError says nothing of the kind.
+    let own = traceback(
+        &[in_cell(1, 3, "v.numpy()")],
+        "RuntimeError: shapes do not match",
+    );
+    assert!(!matches!(
+        crash(&cells, &own, None).cause,
+        Cause::PackageAsked { .. }
+    ));
+}

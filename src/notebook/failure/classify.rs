@@ -202,7 +202,7 @@ fn raised_cause(r: &Raised, cell: Option<u32>, cx: &FailureContext) -> Cause {
         }
     }
     let import_error = ename.ends_with("ImportError") || ename == "ModuleNotFoundError";
-    if library.is_some() || import_error {
+    if library.is_some() || import_error || message::asked_from_native_code(&evalue).is_some() {
         if let Some(cause) = install_hint(&evalue, import_error, cx) {
             return cause;
         }

@@ -253,6 +253,7 @@ pub(crate) fn install_hint(evalue: &str, import_error: bool) -> Option<&str> {
         "conda install ",
     ])
     .find_map(after);
+    let strong = strong.or_else(|| asked_from_native_code(evalue));
     if strong.is_some() || !import_error {
         return strong;
     }
@@ -261,6 +262,16 @@ pub(crate) fn install_hint(evalue: &str, import_error: bool) -> Option<&str> {
         .or_else(|| before(" is required"))
         .or_else(|| before(" is not installed"))
         .or_else(|| before(" not installed"))
+}
+
+/// A package compiled code says it lacks, which no Python frame of the library shows: torch
+/// without numpy, asked for `.numpy()` ("Numpy is not available"; torch of 2017 installed
+/// numpy along, later releases do not).
+pub(crate) fn asked_from_native_code(evalue: &str) -> Option<&str> {
+    let trimmed = evalue.trim();
+    trimmed
+        .eq_ignore_ascii_case("numpy is not available")
+        .then(|| &trimmed[..5])
 }
 
 /// The version requirement right after a package name at the start of `s` (`>= 2.1.11`),
@@ -457,6 +468,8 @@ mod tests {
             hint("Failed to import pydot. You must `pip install pydot` and install graphviz"),
             Some("pydot")
         );
+        assert_eq!(hint("Numpy is not available"), Some("Numpy"));
+        assert_eq!(hint("CUDA is not available"), None);
         // Only an ImportError's `is required` names a package.
         assert_eq!(hint("Parameter labels is required"), None);
         let import = |s| install_hint(s, true);
