@@ -665,11 +665,9 @@ fn pure_sdist(name: &str, version: &str, files: &[(&str, &str)]) -> FixtureFile 
     }
 }
 
-#[test]
-fn a_release_with_only_a_pure_python_sdist_is_pinned_and_said_to_be_built() {
-    let env = Env::new();
-    // Like seaborn 0.7.1: the API the notebook uses is only in a release published as an
-    // sdist of pure Python; the next one has a wheel, without it.
+/// Like seaborn: `oldplot` 0.7.1, with `distplot`, is only a pure-Python sdist; 0.8, a
+/// wheel, has `histplot` instead.
+fn publish_oldplot(env: &Env) {
     let newer = WheelBuilder::new("oldplot", "0.8")
         .file("oldplot/__init__.py", "def histplot():\n    pass\n");
     env.server.publish(
@@ -686,6 +684,13 @@ fn a_release_with_only_a_pure_python_sdist_is_pinned_and_said_to_be_built() {
             },
         ],
     );
+}
+
+#[test]
+fn a_release_with_only_a_pure_python_sdist_is_pinned_and_said_to_be_built() {
+    let env = Env::new();
+    // The API the notebook uses is only in a release published as an sdist of pure Python.
+    publish_oldplot(&env);
     let nb = env.notebook("import oldplot\noldplot.distplot()\n");
     let (code, out, err) = env.infer(&nb, &[]);
     assert_eq!(code, 0, "{out}{err}");
@@ -798,22 +803,7 @@ fn no_pre_release_is_pinned_while_a_final_release_will_do() {
 #[test]
 fn offline_an_sdist_never_surveyed_is_not_pure_and_nothing_fails() {
     let env = Env::new();
-    let newer = WheelBuilder::new("oldplot", "0.8")
-        .file("oldplot/__init__.py", "def histplot():\n    pass\n");
-    env.server.publish(
-        "oldplot",
-        &[
-            pure_sdist(
-                "oldplot",
-                "0.7.1",
-                &[("oldplot/__init__.py", "def distplot():\n    pass\n")],
-            ),
-            FixtureFile {
-                upload_time: Some("2017-07-08T00:00:00Z".into()),
-                ..FixtureFile::new(&newer.filename(), newer.build())
-            },
-        ],
-    );
+    publish_oldplot(&env);
     // The notebook installs the release itself: evidence that never gives way.
     let nb = env.notebook("!pip install oldplot==0.7.1\nimport oldplot\noldplot.distplot()\n");
     let nb = nb.to_str().unwrap();

@@ -67,6 +67,17 @@ impl Env {
         path
     }
 
+    /// The environment `verify` built (the only one in the cache).
+    fn built_env(&self) -> PathBuf {
+        std::fs::read_dir(self.dir.path().join("cache/envs"))
+            .unwrap()
+            .flatten()
+            .filter(|e| e.file_name() != ".locks")
+            .map(|e| e.path())
+            .next()
+            .unwrap()
+    }
+
     fn verify(&self, requirements: &str, extra: &[&str]) -> (i32, String, String) {
         let req = self.dir.path().join("requirements.txt");
         std::fs::write(&req, requirements).unwrap();
@@ -263,13 +274,7 @@ fn metadata_uv_refuses_installs_with_pip() {
         .publish("dep", &[at(FixtureFile::new(&dep.filename(), dep.build()))]);
     let (code, out, err) = env.verify("toolkit==0.9\n", &[]);
     assert_eq!(code, 0, "{out}{err}");
-    let site = std::fs::read_dir(env.dir.path().join("cache/envs"))
-        .unwrap()
-        .flatten()
-        .filter(|e| e.file_name() != ".locks")
-        .map(|e| e.path())
-        .next()
-        .unwrap();
+    let site = env.built_env();
     let listed = Command::new(site.join("bin/python"))
         .args(["-c", "import dep, toolkit; print('both')"])
         .output()
@@ -415,13 +420,7 @@ fn dependencies_come_as_wheels_when_wheels_will_do() {
         &[],
     );
     assert_eq!(code, 0, "{out}{err}");
-    let site = std::fs::read_dir(env.dir.path().join("cache/envs"))
-        .unwrap()
-        .flatten()
-        .filter(|e| e.file_name() != ".locks")
-        .map(|e| e.path())
-        .next()
-        .unwrap();
+    let site = env.built_env();
     let built = Command::new(site.join("bin/python"))
         .args(["-c", "import wheeldep; print(wheeldep.BUILT)"])
         .output()

@@ -291,15 +291,15 @@ pub fn resolve(
         (true, soft, &groups[..]),
         (false, hard, &[plan.clone()][..]),
     ] {
+        let attempt = |plan| Attempt {
+            evidence: &evidence,
+            plan,
+            requested,
+            catalog,
+        };
         let mut passed: Vec<PassedOver> = Vec::new();
         for group in groups {
-            let attempt = Attempt {
-                evidence: &evidence,
-                plan: group,
-                requested,
-                catalog,
-            };
-            match attempt.relaxing(whole, steps, options) {
+            match attempt(group).relaxing(whole, steps, options) {
                 Ok(inference) => return Ok(inference.after(&passed)),
                 Err(InferError::NoSolution { tried }) => passed.extend(tried),
                 Err(e) => return Err(e),
@@ -313,13 +313,7 @@ pub fn resolve(
             continue;
         }
         for group in groups {
-            let attempt = Attempt {
-                evidence: &evidence,
-                plan: group,
-                requested,
-                catalog,
-            };
-            match attempt.relaxing(whole, steps, &with_sdist) {
+            match attempt(group).relaxing(whole, steps, &with_sdist) {
                 Ok(inference) => {
                     let mut inference = inference.after(&passed_with_sdist);
                     let built = inference

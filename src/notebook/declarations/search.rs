@@ -27,6 +27,20 @@ pub(super) struct Found {
 /// `requirements*.txt` by name, `environment.yml`, `setup.py`, `pyproject.toml`,
 /// `runtime.txt`.
 pub(super) fn declaration_files(notebook: &Path) -> Vec<Found> {
+    let mut out = Vec::new();
+    for d in folders_up(notebook) {
+        for binder in [".binder", "binder"] {
+            out.extend(in_directory(&d.join(binder)));
+        }
+        out.extend(in_directory(&d));
+    }
+    out
+}
+
+/// The folders a repository's files may lie in for `notebook`: its own, then each one up to
+/// the nearest with a `.git` (included), at most [`MAX_LEVELS_UP`] levels up; never the home
+/// directory or `/`, which hold files of their own, not of a repository.
+fn folders_up(notebook: &Path) -> Vec<PathBuf> {
     let start = match notebook.parent() {
         Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
         _ => PathBuf::from("."),
@@ -41,14 +55,10 @@ pub(super) fn declaration_files(notebook: &Path) -> Vec<Found> {
     let mut dir = Some(start.as_path());
     for _ in 0..=MAX_LEVELS_UP {
         let Some(d) = dir else { break };
-        // The home directory and `/` hold files of their own, not of a repository.
         if d.parent().is_none() || home.as_deref() == Some(d) {
             break;
         }
-        for binder in [".binder", "binder"] {
-            out.extend(in_directory(&d.join(binder)));
-        }
-        out.extend(in_directory(d));
+        out.push(d.to_path_buf());
         if d.join(".git").exists() {
             break;
         }
@@ -60,26 +70,9 @@ pub(super) fn declaration_files(notebook: &Path) -> Vec<Found> {
 /// The repository `notebook` sits in: the nearest folder with a `.git`, from the notebook's
 /// own up at most [`MAX_LEVELS_UP`] levels, never the home directory or `/`.
 pub fn repository_root(notebook: &Path) -> Option<PathBuf> {
-    let start = match notebook.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    let start = start.canonicalize().ok()?;
-    let home = std::env::var_os("HOME")
-        .map(PathBuf::from)
-        .and_then(|h| h.canonicalize().ok());
-    let mut dir = Some(start.as_path());
-    for _ in 0..=MAX_LEVELS_UP {
-        let d = dir?;
-        if d.parent().is_none() || home.as_deref() == Some(d) {
-            return None;
-        }
-        if d.join(".git").exists() {
-            return Some(d.to_path_buf());
-        }
-        dir = d.parent();
-    }
-    None
+    folders_up(notebook)
+        .pop()
+        .filter(|d| d.join(".git").exists())
 }
 
 /// The declaration files directly in `dir`, in reading order.
