@@ -20,28 +20,22 @@ fn python3() -> PathBuf {
     PathBuf::from(String::from_utf8(out.stdout).unwrap().trim())
 }
 
-#[test]
-fn live_ipython_runs_magics_in_a_fresh_environment() {
-    let dir = tempfile::tempdir().unwrap();
+/// A venv built as verification builds them, with `packages` from PyPI (wheels only).
+fn venv_with(dir: &std::path::Path, packages: &[&str]) -> Venv {
     let interpreter = Interpreter::at(&python3()).unwrap();
     let index = "https://pypi.org/simple/".to_string();
     let tools = Tools::new(
-        dir.path().join("tools"),
+        dir.join("tools"),
         Some(index.clone()),
         std::slice::from_ref(&interpreter),
     );
     let (installer, _) = tools.installer();
     let limit = Duration::from_secs(240);
-    let venv = Venv::create(
-        &dir.path().join("venv"),
-        &interpreter,
-        &installer,
-        &tools,
-        limit,
-    )
-    .unwrap_or_else(|e| panic!("{e}"));
+    let venv = Venv::create(&dir.join("venv"), &interpreter, &installer, &tools, limit)
+        .unwrap_or_else(|e| panic!("{e}"));
+    let packages: Vec<String> = packages.iter().map(|p| p.to_string()).collect();
     venv.install(
-        &["ipython".to_string()],
+        &packages,
         &InstallOptions {
             only_binary: true,
             index_url: Some(index),
@@ -50,45 +44,77 @@ fn live_ipython_runs_magics_in_a_fresh_environment() {
         },
     )
     .unwrap_or_else(|e| panic!("{e}"));
+    venv
+}
 
-    let nbdir = dir.path().join("nb");
-    std::fs::create_dir(&nbdir).unwrap();
-    let cells = [
-        "%time y = 6 * 7\n!echo shell says $y\n",
-        "%%writefile helper.py\nanswer = 42\n",
-        "import helper\nhelper.answer\n",
-        "  z = 1\nprint(z)\n",
-    ];
+/// A notebook of code cells in `dir`, read back.
+fn notebook_of(dir: &std::path::Path, cells: &[&str]) -> notebook::Notebook {
+    std::fs::create_dir_all(dir).unwrap();
     let nb = json!({
         "nbformat": 4, "nbformat_minor": 2, "metadata": {},
         "cells": cells.iter().map(|s| json!({"cell_type": "code", "execution_count": null, "metadata": {}, "outputs": [], "source": s})).collect::<Vec<_>>(),
     });
-    let path = nbdir.join("nb.ipynb");
+    let path = dir.join("nb.ipynb");
     std::fs::write(&path, serde_json::to_vec(&nb).unwrap()).unwrap();
-    let nb = notebook::read(&path).unwrap();
-    let opts = RunOptions {
+    notebook::read(&path).unwrap()
+}
+
+fn ipython_options() -> RunOptions {
+    RunOptions {
         kernel: KernelMode::Ipython,
         cell_timeout: Duration::from_secs(60),
         total_timeout: Duration::from_secs(180),
         ..RunOptions::default()
-    };
-    let run = run_notebook(&nb, &venv.python, &opts).unwrap_or_else(|e| panic!("{e}"));
-    let RunnerMode::Ipython { version } = &run.mode else {
+    }
+}
+
+fn stdout_of(run: &nbenv::verify::NotebookRun, i: usize) -> String {
+    run.cells[i]
+        .outputs
+        .iter()
+        .filter_map(|o| match o {
+            Output::Stream {
+                name: StreamName::Stdout,
+                text,
+            } => Some(text.as_str()),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn live_ipython_runs_magics_in_a_fresh_environment() {
+    let dir = tempfile::tempdir().unwrap();
+    let venv = venv_with(dir.path(), &["ipython"]);
+
+    let nb = notebook_of(
+        &dir.path().join("nb"),
+        &[
+            "%time y = 6 * 7\n!echo shell says $y\n",
+            "%%writefile helper.py\nanswer = 42\n",
+            "import helper\nhelper.answer\n",
+            "  z = 1\nprint(z)\n",
+        ],
+    );
+    let run = run_notebook(&nb, &venv.python, &ipython_options()).unwrap_or_else(|e| panic!("{e}"));
+    let RunnerMode::Ipython {
+        version,
+        kernel,
+        kernel_reason,
+    } = &run.mode
+    else {
         panic!("{:?}", run.mode);
     };
-    let stdout = |i: usize| -> String {
-        run.cells[i]
-            .outputs
-            .iter()
-            .filter_map(|o| match o {
-                Output::Stream {
-                    name: StreamName::Stdout,
-                    text,
-                } => Some(text.as_str()),
-                _ => None,
-            })
-            .collect()
-    };
+    // IPython alone has no kernel: the base shell runs the cells, and says why.
+    assert_eq!(kernel, &None);
+    assert!(
+        kernel_reason
+            .as_deref()
+            .unwrap_or_default()
+            .contains("ipykernel"),
+        "{kernel_reason:?}"
+    );
+    let stdout = |i: usize| stdout_of(&run, i);
     assert!(stdout(0).contains("Wall time"), "{:?}", run.cells[0]);
     assert!(stdout(0).contains("shell says 42"));
     assert_eq!(stdout(1), "Writing helper.py\n");
@@ -109,4 +135,43 @@ fn live_ipython_runs_magics_in_a_fresh_environment() {
     } else {
         assert_eq!(stdout(3), "1\n", "IPython {version} dedents the cell");
     }
+}
+
+/// With ipykernel installed the cells run in an in-process kernel's shell, as in Jupyter:
+/// widgets open their comms (ipywidgets 7 raise without a kernel; IPython 3's widgets said
+/// "Comms cannot be opened without a kernel") and `interact` calls its function once.
+#[test]
+fn live_widgets_run_in_an_in_process_kernel() {
+    let dir = tempfile::tempdir().unwrap();
+    let venv = venv_with(dir.path(), &["ipython", "ipykernel", "ipywidgets<8"]);
+    let nb = notebook_of(
+        &dir.path().join("nb"),
+        &[
+            "from ipywidgets import interact\ndef f(x):\n    print('x is', x)\n\ninteract(f, x=3);\n",
+            "print(type(get_ipython().kernel).__name__)\nprint('to the cell')\n",
+            "def g():\n    return undefined_name\n\ng()\n",
+        ],
+    );
+    let opts = RunOptions {
+        keep_going: true,
+        ..ipython_options()
+    };
+    let run = run_notebook(&nb, &venv.python, &opts).unwrap_or_else(|e| panic!("{e}"));
+    let RunnerMode::Ipython { kernel, .. } = &run.mode else {
+        panic!("{:?}", run.mode);
+    };
+    assert_eq!(kernel.as_deref(), Some("ipykernel"), "{:?}", run.mode);
+    assert!(run.cells[0].error.is_none(), "{:?}", run.cells[0]);
+    assert!(stdout_of(&run, 0).contains("x is 3"), "{:?}", run.cells[0]);
+    assert_eq!(stdout_of(&run, 1), "InProcessKernel\nto the cell\n");
+    // Errors are still the cell's, with its frames.
+    let usage = notebook::analyze(&nb, &AnalyzeOptions::default());
+    let cx = FailureContext::new(&nb, &usage);
+    let f = run.first_failure(&cx).expect("the third cell fails");
+    assert_eq!(f.cell, Some(3));
+    assert!(
+        matches!(&f.cause, Cause::Undefined { name, .. } if name == "undefined_name"),
+        "{:?}",
+        f.cause
+    );
 }

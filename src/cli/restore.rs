@@ -332,7 +332,14 @@ fn summary(done: &Restoration<'_>) -> String {
             _ => String::new(),
         };
         let runtime = match &r.runner {
-            Some(verify::RunnerMode::Ipython { version }) => format!(" (IPython {version})"),
+            Some(verify::RunnerMode::Ipython {
+                version,
+                kernel: Some(_),
+                ..
+            }) => format!(" (IPython {version})"),
+            Some(verify::RunnerMode::Ipython { version, .. }) => {
+                format!(" (IPython {version}, without a kernel)")
+            }
             _ => String::new(),
         };
         out.push_str(&format!(

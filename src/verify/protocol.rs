@@ -28,6 +28,12 @@ pub(crate) struct StartRecord {
     /// Why plain exec was used (or why IPython could not be).
     #[serde(default)]
     pub reason: Option<String>,
+    /// The in-process kernel the IPython shell belongs to, if one started.
+    #[serde(default)]
+    pub kernel: Option<String>,
+    /// Why none did.
+    #[serde(default)]
+    pub kernel_reason: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]

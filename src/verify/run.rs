@@ -63,11 +63,15 @@ pub enum RunError {
 pub enum RunnerMode {
     Ipython {
         version: String,
+        /// The in-process kernel whose shell ran the cells (`ipykernel`, or `IPython` for
+        /// IPython 3's own): comms and widgets work as under Jupyter. None: IPython's base
+        /// shell, the kernel being absent or failing to start (`kernel_reason`).
+        kernel: Option<String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        kernel_reason: Option<String>,
     },
     /// Plain exec; `reason` says why (IPython not importable, or plain exec was asked for).
-    Plain {
-        reason: String,
-    },
+    Plain { reason: String },
 }
 
 /// How the run as a whole ended.
@@ -338,6 +342,12 @@ pub(crate) fn assemble(
     let mode = match start.mode.as_str() {
         "ipython" => RunnerMode::Ipython {
             version: start.ipython.unwrap_or_default(),
+            kernel_reason: start
+                .kernel
+                .is_none()
+                .then_some(start.kernel_reason)
+                .flatten(),
+            kernel: start.kernel,
         },
         "plain" => RunnerMode::Plain {
             reason: start.reason.unwrap_or_default(),

@@ -142,6 +142,45 @@ class Capture(object):
         return True
 
 
+class Forward(object):
+    """A kernel's stdout or stderr: writes go to the running cell's capture, or to stderr
+    between cells."""
+
+    encoding = "utf-8"
+    errors = "replace"
+    closed = False
+
+    def __init__(self, name):
+        self.name = name
+        self.softspace = 0
+
+    def write(self, text):
+        stream = getattr(sys, self.name)
+        if stream is self:
+            stream = sys.__stderr__
+        stream.write(text)
+        return len(text)
+
+    def writelines(self, lines):
+        for line in lines:
+            self.write(line)
+
+    def flush(self):
+        pass
+
+    def isatty(self):
+        return False
+
+    def fileno(self):
+        return 1 if self.name == "stdout" else 2
+
+    def readable(self):
+        return False
+
+    def writable(self):
+        return True
+
+
 class StdinNotImplementedError(IOError, NotImplementedError):
     """What Jupyter raises when a cell asks for input and the frontend cannot give it."""
 
@@ -335,6 +374,9 @@ class Runner(object):
         self.mode = "plain"
         self.ipython_version = None
         self.plain_reason = None
+        self.kernel = None
+        self.kernel_name = None
+        self.kernel_reason = None
         self.recorded = None
 
     # -- shell commands --------------------------------------------------------
@@ -595,7 +637,9 @@ class Runner(object):
             from IPython.config.loader import Config
         config = Config()
         config.HistoryManager.enabled = False
-        shell = InteractiveShell.instance(config=config)
+        shell = self.kernel_shell(config)
+        if shell is None:
+            shell = InteractiveShell.instance(config=config)
         runner = self
 
         def showtraceback(*args, **kwargs):
@@ -676,9 +720,55 @@ class Runner(object):
         self.mode = "ipython"
         self.ipython_version = to_text(IPython.__version__)
 
+    def kernel_shell(self, config):
+        """The shell of an in-process kernel, as Jupyter runs cells in a kernel's shell: comms
+        open (a widget's `interact` calls its function once, as it does with no frontend
+        attached; IPython 3's raise "Comms cannot be opened without a kernel" in a base
+        shell) and `get_ipython().kernel` is set. ipykernel's, or IPython 3's own
+        (IPython.kernel); both need pyzmq. None, and the base shell, without one."""
+        from IPython.core.interactiveshell import InteractiveShell
+        for name in ("ipykernel.inprocess.ipkernel", "IPython.kernel.inprocess.ipkernel"):
+            try:
+                module = __import__(name, fromlist=["InProcessKernel"])
+            except Exception as e:
+                # The first reason is the one to give: ipykernel's, in IPython 4 and later.
+                self.kernel_reason = self.kernel_reason or to_text("%s: %s" % (type(e).__name__, e))
+                continue
+            try:
+                # The kernel's streams are where a cell's output goes in Jupyter; here that
+                # is the cell's capture (the shell binds them when it is made).
+                kernel = module.InProcessKernel.instance(
+                    config=config, stdout=Forward("stdout"), stderr=Forward("stderr"))
+            except Exception as e:
+                self.kernel_reason = to_text("%s: %s" % (type(e).__name__, e))
+                for cls in (module.InProcessKernel, InteractiveShell):
+                    try:
+                        cls.clear_instance()
+                    except Exception:
+                        pass
+                return None
+            self.kernel = kernel
+            self.kernel_name = to_text(name.split(".")[0])
+            return kernel.shell
+        return None
+
+    def kernel_request(self, cell):
+        """What a kernel does with each execute_request before running it: the request
+        becomes the parent of what the cell sends (ipywidgets' Output reads its header)."""
+        kernel = self.kernel
+        try:
+            msg = kernel.session.msg(u"execute_request", {
+                u"code": cell["source"], u"silent": False, u"store_history": True,
+                u"user_expressions": {}, u"allow_stdin": False, u"stop_on_error": True})
+            kernel.set_parent([], msg)
+        except Exception:
+            pass
+
     def run_ipython(self, cell):
         self.cells.by_count[self.shell.execution_count] = cell["index"]
         self.recorded = None
+        if self.kernel is not None:
+            self.kernel_request(cell)
         result = self.shell.run_cell(cell["source"], store_history=True)
         if self.recorded is not None:
             return self.recorded
@@ -901,7 +991,8 @@ def main():
         runner.ns["In"] = [u""]
         runner.ns["Out"] = {}
     emit({"event": "start", "mode": runner.mode, "python": sys.version.split()[0],
-          "ipython": runner.ipython_version, "reason": runner.plain_reason, "pid": RUNNER_PID})
+          "ipython": runner.ipython_version, "reason": runner.plain_reason, "pid": RUNNER_PID,
+          "kernel": runner.kernel_name, "kernel_reason": runner.kernel_reason})
 
     stop_on_error = not spec.get("keep_going", False)
     timeout = float(spec.get("cell_timeout", 600))
