@@ -467,12 +467,29 @@ fn a_refused_keyword_is_weighed_by_the_bank_and_taught_as_keyword_evidence() {
         api: api.clone(),
         keyword: keyword.clone(),
         cell: 2,
+        refused_by: None,
     };
     assert!(teach(&mut usage, std::slice::from_ref(&lesson)));
     let after = usage.apis.iter().find(|a| &a.api == api).unwrap();
     assert_eq!(after.keywords, ["size"]);
     // Taught again, it is nothing new.
-    assert!(!teach(&mut usage, &[lesson]));
+    assert!(!teach(&mut usage, std::slice::from_ref(&lesson)));
+    // Which release refused it is new: a refusal the resolver applies to the releases whose
+    // signature reads alike.
+    let gensim_3 = (DistName::new("gensim").unwrap(), "3.8.3".parse().unwrap());
+    let refused = Lesson::Keyword {
+        api: api.clone(),
+        keyword: keyword.clone(),
+        cell: 2,
+        refused_by: Some(gensim_3.clone()),
+    };
+    assert!(teach(&mut usage, std::slice::from_ref(&refused)));
+    assert_eq!(usage.refusals.len(), 1);
+    assert_eq!(
+        (&usage.refusals[0].dist, &usage.refusals[0].version),
+        (&gensim_3.0, &gensim_3.1)
+    );
+    assert!(!teach(&mut usage, &[refused]));
 
     // A keyword no release takes: the code's.
     let f = crash(

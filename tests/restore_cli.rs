@@ -421,6 +421,75 @@ fn a_refused_keyword_becomes_keyword_evidence_for_the_next_round() {
     assert_eq!(pins(&out), ["toolkit==1.0"], "{out}");
 }
 
+/// `toolkit` 1.0's `hist` names `normed`; from 2.0 on it takes `**kwargs`, which refuse it
+/// further in (matplotlib 3.1's `hist` and a `Rectangle`). The bank cannot tell which of the
+/// later releases refuse `normed=`; the run shows the newest does, and every release whose
+/// `hist` reads as its does, indexed or lying between such ones, is ruled out with it: the
+/// second round pins 1.0, where one release per round would have run out of rounds.
+#[test]
+fn a_keyword_refused_behind_kwargs_rules_out_every_release_that_reads_alike() {
+    let server = TestServer::start(PageMode::Json);
+    let kwargs = "def hist(x, bins=10, **kwargs):\n    _update(kwargs)\n    return x\n\n\
+                  def _update(props):\n    for k in props:\n        \
+                  raise TypeError('set() got an unexpected keyword argument %r' % k)\n";
+    let hist =
+        |v: &str, source: &str| WheelBuilder::new("toolkit", v).file("toolkit/__init__.py", source);
+    let wheels = [
+        hist(
+            "1.0",
+            "def hist(x, bins=10, normed=False, **kwargs):\n    return x\n",
+        ),
+        hist("2.0", kwargs),
+        hist("2.1", kwargs),
+        hist("2.2", kwargs),
+        hist("2.3", kwargs),
+        hist("2.4", kwargs),
+    ];
+    let files: Vec<FixtureFile> = wheels
+        .iter()
+        .map(|w| FixtureFile {
+            upload_time: Some("2020-01-01T00:00:00Z".into()),
+            ..FixtureFile::new(&w.filename(), w.build())
+        })
+        .collect();
+    server.publish("toolkit", &files);
+    let dir = tempfile::tempdir().unwrap();
+    let nb = dir.path().join("nb.ipynb");
+    let notebook = serde_json::json!({
+        "cells": [
+            {"cell_type": "code", "execution_count": 1, "metadata": {}, "outputs": [],
+             "source": "import toolkit"},
+            {"cell_type": "code", "execution_count": 2, "metadata": {}, "outputs": [],
+             "source": "print(toolkit.hist(42, 20, normed=True))"}
+        ],
+        "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3"}},
+        "nbformat": 4, "nbformat_minor": 2
+    });
+    std::fs::write(&nb, notebook.to_string()).unwrap();
+    let (nb, python) = (nb.display().to_string(), python3_version());
+    let args = [
+        "restore",
+        &nb,
+        "--python",
+        &python,
+        "--no-kernel-runtime",
+        "--no-kernel-spec",
+    ];
+    let (code, out, err) = nbenv(&server.index_url(), dir.path(), args);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("round 1: Python 3.11, toolkit==2.4"), "{err}");
+    assert!(
+        err.contains("round 1: stopped at cell 2: unknown: `set()` takes no keyword `normed`"),
+        "{err}"
+    );
+    assert!(!err.contains("round 3"), "{err}");
+    assert!(
+        err.contains("restored: the notebook ran to the end"),
+        "{err}"
+    );
+    assert_eq!(pins(&out), ["toolkit==1.0"], "{out}");
+}
+
 /// A member no release of `toolkit` ever had (`sortt` for `sort`): the code's, and the rounds
 /// stop at once rather than trying release after release.
 #[test]

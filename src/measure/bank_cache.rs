@@ -13,7 +13,7 @@ use std::hash::Hash;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 
-use crate::bank::store::{Catalog, ImportProvider, Presence};
+use crate::bank::store::{Catalog, ImportProvider, Presence, ReleaseSet};
 use crate::names::{ApiPath, DistName};
 use crate::resolve::evidence::{BankReadError, BankView};
 use pep508_rs::pep440_rs::Version;
@@ -166,6 +166,16 @@ impl<B: BankView> BankView for CachedBank<B> {
             &self.generation,
             || self.inner.keyword_presence(dist, api, keyword),
         )
+    }
+
+    fn signature_alike(
+        &self,
+        dist: &DistName,
+        api: &ApiPath,
+        version: &Version,
+    ) -> Result<ReleaseSet, BankReadError> {
+        // Asked once per refusal and round: not worth a cache.
+        self.inner.signature_alike(dist, api, version)
     }
 
     fn import_providers(&self, top_level: &str) -> Result<Vec<ImportProvider>, BankReadError> {

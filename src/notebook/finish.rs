@@ -204,6 +204,7 @@ pub(crate) fn build(
         network,
         warnings,
         declarations: Default::default(),
+        refusals: Vec::new(),
         imported_as: None,
     }
 }

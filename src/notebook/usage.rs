@@ -49,6 +49,10 @@ pub struct Usage {
     /// ([`Usage::attach_declarations`]): soft evidence.
     #[serde(skip_serializing_if = "Declarations::is_empty")]
     pub declarations: Declarations,
+    /// Keywords releases refused in runs (repair rounds): evidence the notebook's code alone
+    /// does not give.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub refusals: Vec<super::Refusal>,
     /// For a local module read because a notebook imports it: the name it is imported as.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub imported_as: Option<ModulePath>,

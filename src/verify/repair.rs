@@ -12,8 +12,8 @@ use crate::bank::store::FailedStep;
 use crate::names::{ApiPath, DistName, ModulePath};
 use crate::notebook::failure::{Cause, Failure, InstallReason};
 use crate::notebook::{
-    ApiUse, Import, ImportVia, InstallRequirement, Installer, Location, Origin, ThirdPartyImport,
-    Usage, UseKind,
+    ApiUse, Import, ImportVia, InstallRequirement, Installer, Location, Origin, Refusal,
+    ThirdPartyImport, Usage, UseKind,
 };
 use crate::resolve::infer::Inference;
 
@@ -23,11 +23,13 @@ use crate::resolve::infer::Inference;
 pub enum Lesson {
     /// The notebook needs `api`; the release installed lacked it.
     Api { api: ApiPath, cell: u32 },
-    /// The notebook passes `keyword` to `api`; the release installed refused it.
+    /// The notebook passes `keyword` to `api`; the release installed (`refused_by`, when
+    /// the environment's pins name it) refused it.
     Keyword {
         api: ApiPath,
         keyword: String,
         cell: u32,
+        refused_by: Option<(DistName, Version)>,
     },
     /// The notebook imports `module`, which nothing installed provides.
     Module { module: ModulePath, cell: u32 },
@@ -92,6 +94,7 @@ pub fn lessons(failure: &Failure, inference: &Inference) -> Vec<Lesson> {
                     api: api.clone(),
                     keyword: keyword.clone(),
                     cell,
+                    refused_by: provider(inference, api.top_level()),
                 },
             )
         }
@@ -246,7 +249,25 @@ pub fn teach(usage: &mut Usage, lessons: &[Lesson]) -> bool {
                 });
                 new = true;
             }
-            Lesson::Keyword { api, keyword, cell } => {
+            Lesson::Keyword {
+                api,
+                keyword,
+                cell,
+                refused_by,
+            } => {
+                if let Some((dist, version)) = refused_by {
+                    let refusal = Refusal {
+                        api: api.clone(),
+                        keyword: keyword.clone(),
+                        dist: dist.clone(),
+                        version: version.clone(),
+                        cell: *cell,
+                    };
+                    if !usage.refusals.contains(&refusal) {
+                        usage.refusals.push(refusal);
+                        new = true;
+                    }
+                }
                 match usage.apis.iter_mut().find(|a| &a.api == api) {
                     Some(a) if a.keywords.contains(keyword) => continue,
                     Some(a) => a.keywords.push(keyword.clone()),

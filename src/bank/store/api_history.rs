@@ -31,6 +31,28 @@ impl SignatureHistory {
             .find(|(_, set)| set.contains(slot))
             .map(|(text, _)| text.as_str())
     }
+
+    /// The releases other than `slot` whose only signature is `slot`'s only one, text for
+    /// text; none when `slot` has several (definitions under conditions) or none.
+    pub fn alike(&self, slot: super::Slot) -> ReleaseSet {
+        let only = |s: super::Slot| {
+            let mut texts = self.signatures.iter().filter(|(_, set)| set.contains(s));
+            match (texts.next(), texts.next()) {
+                (Some((text, _)), None) => Some(text),
+                _ => None,
+            }
+        };
+        let Some(text) = only(slot) else {
+            return ReleaseSet::new();
+        };
+        let mut same = self
+            .signatures
+            .iter()
+            .filter(|(t, _)| t == text)
+            .fold(ReleaseSet::new(), |all, (_, set)| all.union(set));
+        same.remove(slot);
+        same.iter().filter(|s| only(*s) == Some(text)).collect()
+    }
 }
 
 impl Store {
@@ -100,5 +122,32 @@ impl Store {
             presence,
             signatures,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bank::store::Slot;
+
+    fn set(slots: &[u32]) -> ReleaseSet {
+        slots.iter().map(|s| Slot(*s)).collect()
+    }
+
+    #[test]
+    fn alike_releases_have_the_same_only_signature() {
+        let history = SignatureHistory {
+            presence: Presence::default(),
+            signatures: vec![
+                ("(x, normed=False, **kwargs)".into(), set(&[0, 1])),
+                ("(x, **kwargs)".into(), set(&[2, 3, 4, 5])),
+                // Release 5 also defines it otherwise (under a condition): not alike.
+                ("(x, *args)".into(), set(&[5])),
+            ],
+        };
+        assert_eq!(history.alike(Slot(3)), set(&[2, 4]));
+        assert_eq!(history.alike(Slot(0)), set(&[1]));
+        assert!(history.alike(Slot(5)).is_empty());
+        assert!(history.alike(Slot(9)).is_empty());
     }
 }

@@ -49,6 +49,14 @@ impl Presence {
         }
     }
 
+    /// The answer once `out` (indexed releases a run showed lacking it) is known absent.
+    pub fn rule_out(&mut self, out: &ReleaseSet) {
+        let out = out.difference(&self.not_indexed);
+        self.present = self.present.difference(&out);
+        self.unknown = self.unknown.difference(&out);
+        self.absent = self.absent.union(&out);
+    }
+
     /// The releases this answer cannot rule out: present, unknown or not indexed.
     pub fn possible(&self) -> ReleaseSet {
         self.present.union(&self.unknown).union(&self.not_indexed)

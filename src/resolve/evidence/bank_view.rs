@@ -2,7 +2,7 @@
 //! ([`super::SharedBank`]), small in-memory banks in tests ([`super::MemoryBank`]), as uv's
 //! resolver reads packages through a provider.
 
-use crate::bank::store::{Catalog, ImportProvider, Presence, StoreError};
+use crate::bank::store::{Catalog, ImportProvider, Presence, ReleaseSet, StoreError};
 use crate::names::{ApiPath, DistName};
 use pep508_rs::pep440_rs::Version;
 
@@ -38,6 +38,18 @@ pub trait BankView {
         api: &ApiPath,
         keyword: &str,
     ) -> Result<Presence, BankReadError>;
+
+    /// The releases whose `api` has the signature it has in `version`, text for text,
+    /// `version` included: where a keyword `version` refused in a run is refused too. Empty
+    /// when the bank has no signature for it there (a bank without signatures).
+    fn signature_alike(
+        &self,
+        _dist: &DistName,
+        _api: &ApiPath,
+        _version: &Version,
+    ) -> Result<ReleaseSet, BankReadError> {
+        Ok(ReleaseSet::new())
+    }
 
     /// The distributions that install `top_level` (or a dotted name under it), and in which
     /// releases.

@@ -11,7 +11,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Weak};
 
 use super::bank_view::{BankReadError, BankView};
-use crate::bank::store::{Catalog, ImportProvider, Presence, Store, StoreError};
+use crate::bank::store::{Catalog, ImportProvider, Presence, ReleaseSet, Store, StoreError};
 use crate::names::{ApiPath, DistName};
 use pep508_rs::pep440_rs::Version;
 
@@ -129,6 +129,25 @@ impl BankView for SharedBank {
         Ok(self.with_store(|store| match store.distribution_id(dist)? {
             Some(id) => store.keyword_presence(id, api.as_str(), keyword),
             None => Ok(Presence::default()),
+        })?)
+    }
+
+    fn signature_alike(
+        &self,
+        dist: &DistName,
+        api: &ApiPath,
+        version: &Version,
+    ) -> Result<ReleaseSet, BankReadError> {
+        Ok(self.with_store(|store| {
+            let Some(id) = store.distribution_id(dist)? else {
+                return Ok(ReleaseSet::new());
+            };
+            let Some(release) = store.catalog(id)?.find(version).map(|r| r.slot) else {
+                return Ok(ReleaseSet::new());
+            };
+            let mut alike = store.signature_history(id, api.as_str())?.alike(release);
+            alike.insert(release);
+            Ok(alike)
         })?)
     }
 

@@ -403,7 +403,14 @@ fn one<B: BankView + ?Sized>(
     }
     for u in needed.paths.iter().filter(|u| u.used == PathUse::Api) {
         for keyword in &u.keywords {
-            let p = bank.keyword_presence(dist, &u.path, keyword)?;
+            let mut p = bank.keyword_presence(dist, &u.path, keyword)?;
+            for r in usage
+                .refusals
+                .iter()
+                .filter(|r| &r.dist == dist && r.api == u.path && &r.keyword == keyword)
+            {
+                p.rule_out(&bank.signature_alike(dist, &u.path, &r.version)?);
+            }
             let source = EvidenceSource::Keyword {
                 api: u.path.clone(),
                 keyword: keyword.clone(),

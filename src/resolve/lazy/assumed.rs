@@ -11,7 +11,7 @@
 //! ([`super::search`]).
 
 use super::super::evidence::{BankReadError, BankView};
-use crate::bank::store::{Catalog, ImportProvider, Presence};
+use crate::bank::store::{Catalog, ImportProvider, Presence, ReleaseSet};
 use crate::names::{ApiPath, DistName};
 
 /// A [`BankView`] whose presence answers assume absence as the module doc says.
@@ -102,6 +102,15 @@ impl<B: BankView + ?Sized> BankView for Assumed<'_, B> {
     ) -> Result<Presence, BankReadError> {
         let p = self.bank.keyword_presence(dist, api, keyword)?;
         self.assume(dist, p)
+    }
+
+    fn signature_alike(
+        &self,
+        dist: &DistName,
+        api: &ApiPath,
+        version: &pep508_rs::pep440_rs::Version,
+    ) -> Result<ReleaseSet, BankReadError> {
+        self.bank.signature_alike(dist, api, version)
     }
 
     fn import_providers(&self, top_level: &str) -> Result<Vec<ImportProvider>, BankReadError> {
