@@ -7,8 +7,10 @@
 //! Python), `output` (requirements files, written atomically), `verify` (running a notebook
 //! in an environment and measuring how far it gets), `measure` (batch runs over many
 //! notebooks: triage, JSONL records, shards, resumption, the report). `interrupt` is the
-//! process-wide stop flag (Ctrl-C) every long loop checks.
+//! process-wide stop flag (Ctrl-C) every long loop checks; `disk_full` the error of a full
+//! disk (or quota), which every stage that writes reports alike.
 
+pub mod disk_full;
 pub mod interrupt;
 pub mod names;
 pub mod pypi;

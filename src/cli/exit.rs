@@ -7,6 +7,7 @@ use std::process::ExitCode;
 use nbenv::bank::indexer::{FailureKind, IndexError};
 use nbenv::bank::snapshot::SnapshotError;
 use nbenv::bank::store::StoreError;
+use nbenv::disk_full::DiskFull;
 use nbenv::notebook::NotebookError;
 use nbenv::pypi::PypiError;
 use nbenv::resolve::infer::InferError;
@@ -34,6 +35,9 @@ pub enum Code {
     /// A bank snapshot is refused: not a snapshot, truncated, corrupt, from a newer nbenv,
     /// or over the size limit. The bank was left as it was.
     Snapshot,
+    /// The disk (or the quota) under a file nbenv was writing is full; what the bank and the
+    /// cache held before is intact.
+    DiskFull,
     NotebookBrokenJson,
     NotANotebook,
     NotebookEmpty,
@@ -52,7 +56,7 @@ pub enum Code {
 }
 
 impl Code {
-    pub const ALL: [Code; 19] = [
+    pub const ALL: [Code; 20] = [
         Code::Success,
         Code::Failure,
         Code::Usage,
@@ -62,6 +66,7 @@ impl Code {
         Code::Partial,
         Code::Bank,
         Code::Snapshot,
+        Code::DiskFull,
         Code::NotebookBrokenJson,
         Code::NotANotebook,
         Code::NotebookEmpty,
@@ -85,6 +90,7 @@ impl Code {
             Code::Partial => 6,
             Code::Bank => 7,
             Code::Snapshot => 8,
+            Code::DiskFull => 9,
             Code::NotebookBrokenJson => 10,
             Code::NotANotebook => 11,
             Code::NotebookEmpty => 12,
@@ -122,6 +128,9 @@ impl Code {
             Code::Snapshot => {
                 "Refused bank snapshot: not an nbenv snapshot, truncated, corrupt (checksum or SQLite integrity), from a newer nbenv, or over `--max-size`; the bank is left as it was"
             }
+            Code::DiskFull => {
+                "Disk full: no space (or quota) left where nbenv was writing, named in the message; the bank and the cache keep what was written before"
+            }
             Code::NotebookBrokenJson => "Notebook: broken JSON",
             Code::NotANotebook => {
                 "Notebook: not a notebook (other JSON, or a file that is not JSON)"
@@ -154,6 +163,7 @@ impl Code {
             FailureKind::Network => Code::Network,
             FailureKind::Archive => Code::BadArchive,
             FailureKind::Bank => Code::Bank,
+            FailureKind::DiskFull => Code::DiskFull,
             FailureKind::NoFile | FailureKind::Other => Code::Failure,
         }
     }
@@ -255,6 +265,10 @@ fn is_broken_pipe(err: &anyhow::Error) -> bool {
 
 /// The most specific code that any error in the chain maps to.
 pub fn code_for(err: &anyhow::Error) -> Code {
+    // Whatever was being done, the disk filling up is what stopped it.
+    if is_disk_full(err) {
+        return Code::DiskFull;
+    }
     for cause in err.chain() {
         if let Some(e) = cause.downcast_ref::<CliError>() {
             return e.code;
@@ -328,6 +342,13 @@ pub fn code_for(err: &anyhow::Error) -> Code {
     Code::Failure
 }
 
+/// Whether a full disk (or quota) is behind the error. Only nbenv's own error says so: it is
+/// made where a file is written, since `ENOSPC` elsewhere means other things (`unshare` says
+/// it when no more user namespaces are allowed).
+fn is_disk_full(err: &anyhow::Error) -> bool {
+    err.chain().any(|cause| cause.is::<DiskFull>())
+}
+
 /// A snapshot error's code; those about the bank are the bank's codes.
 fn of_snapshot(e: &SnapshotError) -> Code {
     match e {
@@ -342,6 +363,7 @@ fn of_snapshot(e: &SnapshotError) -> Code {
         | SnapshotError::Sqlite { .. }
         | SnapshotError::BankInUse { .. } => Code::Bank,
         SnapshotError::BankNotEmpty { .. } | SnapshotError::Io { .. } => Code::Failure,
+        SnapshotError::DiskFull(_) => Code::DiskFull,
     }
 }
 
@@ -377,6 +399,35 @@ mod tests {
             render(&err, Code::Network),
             "error: listing `six`\n  caused by: timed out\n"
         );
+    }
+
+    #[test]
+    fn a_full_disk_is_its_code_wherever_it_is_in_the_chain() {
+        use nbenv::disk_full::Written;
+        let full = || std::io::Error::from_raw_os_error(28);
+        let typed = DiskFull::of_io("/c/x".as_ref(), Written::Cache, &full()).unwrap();
+        // Under a bank error, which would be "unusable bank" on its own.
+        let err = anyhow::Error::new(IndexError::Store(StoreError::DiskFull(typed.clone())))
+            .context("building the bank at b.sqlite3");
+        assert_eq!(code_for(&err), Code::DiskFull);
+        let err = anyhow::Error::new(IndexError::Index(PypiError::DiskFull(typed)));
+        assert_eq!(code_for(&err), Code::DiskFull);
+        let err = anyhow::Error::new(nbenv::output::WriteError::DiskFull(
+            DiskFull::of_io("x".as_ref(), Written::Output, &full()).unwrap(),
+        ));
+        assert_eq!(code_for(&err), Code::DiskFull);
+        // A release whose page failed for it, carried as its kind.
+        let err = anyhow::Error::new(IndexError::Page {
+            reason: "no space".into(),
+            kind: FailureKind::DiskFull,
+        });
+        assert_eq!(code_for(&err), Code::DiskFull);
+        // The words alone are nothing, and neither is ENOSPC from no write (`unshare` says it
+        // when user namespaces run out).
+        let err = anyhow::anyhow!("No space left on device (os error 28)");
+        assert_eq!(code_for(&err), Code::Failure);
+        let sandbox = anyhow::Error::new(full()).context("--sandbox needs a network namespace");
+        assert_eq!(code_for(&sandbox), Code::Failure);
     }
 
     #[test]

@@ -449,7 +449,7 @@ pub(super) fn infer_usages_with(
     } else {
         &assumed
     };
-    let gather_all = || -> Result<nbenv::resolve::evidence::Evidence, InferError> {
+    let gather_each = || -> Result<nbenv::resolve::evidence::Evidence, InferError> {
         if let [(_, usage)] = usages {
             return Ok(gather(usage, view, &sources)?);
         }
@@ -468,6 +468,14 @@ pub(super) fn infer_usages_with(
             });
         }
         Ok(joint_evidence(each)?)
+    };
+    // A lookup on the index that failed for a full disk says so in words only: the disk's
+    // error goes under it, for the exit code.
+    let gather_all = || -> Result<nbenv::resolve::evidence::Evidence> {
+        gather_each().map_err(|e| match on_index.disk_full() {
+            Some(full) => anyhow::Error::new(full).context(e.to_string()),
+            None => e.into(),
+        })
     };
     let own_catalog;
     let catalog = match run.catalog {
@@ -710,9 +718,7 @@ fn notebooks_at(path: &Path) -> Result<Vec<PathBuf>> {
 
 fn write_result(output: Option<&Path>, bytes: &[u8]) -> Result<()> {
     match output {
-        Some(path) => {
-            write_atomically(path, bytes).with_context(|| format!("writing {}", path.display()))
-        }
+        Some(path) => Ok(write_atomically(path, bytes)?),
         None => {
             let stdout = std::io::stdout();
             let mut out = stdout.lock();
@@ -835,7 +841,7 @@ struct Steps<'a> {
     global: &'a GlobalArgs,
     bank: &'a Path,
     jobs: usize,
-    gather: &'a dyn Fn() -> Result<nbenv::resolve::evidence::Evidence, InferError>,
+    gather: &'a dyn Fn() -> Result<nbenv::resolve::evidence::Evidence>,
     resolve: &'a dyn Fn(nbenv::resolve::evidence::Evidence) -> Result<infer::Inference>,
     announced: bool,
     /// Archive bytes received while indexing.
@@ -851,7 +857,7 @@ impl LazySteps for Steps<'_> {
 
     fn gather(&mut self) -> Result<nbenv::resolve::evidence::Evidence> {
         check_time(self.deadline)?;
-        Ok((self.gather)()?)
+        (self.gather)()
     }
 
     fn index(&mut self, round: &[Probe]) -> Result<()> {

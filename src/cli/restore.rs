@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use anyhow::{Context as _, Result};
+use anyhow::Result;
 use clap::Args;
 use serde::Serialize;
 
@@ -166,8 +166,7 @@ pub fn run(global: &GlobalArgs, args: &RestoreArgs) -> Result<()> {
     })?;
     let last = rounds.last().expect("at least one round");
     if let Some(path) = &args.output {
-        write_atomically(path, last.requirements.as_bytes())
-            .with_context(|| format!("writing {}", path.display()))?;
+        write_atomically(path, last.requirements.as_bytes())?;
     }
     let final_root = last_env.as_ref().map(|(env, _)| env.root.clone());
     for root in built.iter().filter(|r| Some(*r) != final_root.as_ref()) {
@@ -180,14 +179,12 @@ pub fn run(global: &GlobalArgs, args: &RestoreArgs) -> Result<()> {
     }
     if let (Some(path), Some((env, _))) = (&args.lock, &last_env) {
         let requirements = rounds.last().map_or("", |r| r.requirements.as_str());
-        write_atomically(path, environment_lock(&name, requirements, env).as_bytes())
-            .with_context(|| format!("writing {}", path.display()))?;
+        write_atomically(path, environment_lock(&name, requirements, env).as_bytes())?;
     }
     if let (Some(path), Some(run)) = (&args.executed, &last_run) {
         let executed = verify::executed_notebook(&nb, run);
         let text = serde_json::to_string_pretty(&executed)? + "\n";
-        write_atomically(path, text.as_bytes())
-            .with_context(|| format!("writing {}", path.display()))?;
+        write_atomically(path, text.as_bytes())?;
     }
     let last_requirements = rounds.last().map_or("", |r| r.requirements.as_str());
     let environment = last_env.as_ref().map(|(env, interpreter)| {

@@ -213,8 +213,7 @@ pub fn run(global: &super::args::GlobalArgs, args: &VerifyArgs) -> Result<()> {
     if let Some(path) = &args.executed {
         let executed = verify::executed_notebook(&nb, &run);
         let text = serde_json::to_string_pretty(&executed)? + "\n";
-        nbenv::output::write_atomically(path, text.as_bytes())
-            .with_context(|| format!("writing {}", path.display()))?;
+        nbenv::output::write_atomically(path, text.as_bytes())?;
     }
     let failure = run.first_failure(&failures);
     let ended = RunEnded::Ran {

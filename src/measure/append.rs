@@ -14,6 +14,7 @@ use std::sync::mpsc::{channel, Sender};
 use std::thread::JoinHandle;
 
 use super::record::Record;
+use crate::disk_full::{DiskFull, Written};
 
 #[derive(Debug, thiserror::Error)]
 pub enum AppendError {
@@ -31,6 +32,21 @@ pub enum AppendError {
         #[source]
         source: std::io::Error,
     },
+    /// The records written before are whole; the one cut short is cut off by the next run.
+    #[error("{0}")]
+    DiskFull(#[from] DiskFull),
+}
+
+impl AppendError {
+    fn write(path: &Path, source: std::io::Error) -> Self {
+        match DiskFull::of_io(path, Written::Output, &source) {
+            Some(full) => AppendError::DiskFull(full),
+            None => AppendError::Write {
+                path: path.to_path_buf(),
+                source,
+            },
+        }
+    }
 }
 
 /// The writer of one output file.
@@ -64,10 +80,8 @@ impl Appender {
             });
         }
         if let Some(len) = keep {
-            file.set_len(len).map_err(|source| AppendError::Write {
-                path: path.to_path_buf(),
-                source,
-            })?;
+            file.set_len(len)
+                .map_err(|source| AppendError::write(path, source))?;
         }
         let (sender, receiver) = channel::<Record>();
         let path = path.to_path_buf();
@@ -108,10 +122,7 @@ fn write_all(
         line.push(b'\n');
         file.write_all(&line)
             .and_then(|()| file.flush())
-            .map_err(|source| AppendError::Write {
-                path: path.to_path_buf(),
-                source,
-            })?;
+            .map_err(|source| AppendError::write(path, source))?;
         written += 1;
     }
     Ok(written)

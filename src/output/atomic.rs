@@ -1,9 +1,37 @@
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+
+use crate::disk_full::{DiskFull, Written};
+
+/// Why an output file could not be written. Either way, a file already at the path is left as
+/// it was, and no temporary file is left beside it.
+#[derive(Debug, thiserror::Error)]
+pub enum WriteError {
+    #[error("{0}")]
+    DiskFull(#[from] DiskFull),
+    #[error("cannot write {}: {source}", path.display())]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+}
 
 /// Writes `bytes` to `path` through a temporary file in the same directory, renamed over the
 /// target once complete and flushed to disk.
-pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), WriteError> {
+    write_through_temporary(path, bytes).map_err(|source| {
+        match DiskFull::of_io(path, Written::Output, &source) {
+            Some(full) => WriteError::DiskFull(full),
+            None => WriteError::Io {
+                path: path.to_path_buf(),
+                source,
+            },
+        }
+    })
+}
+
+fn write_through_temporary(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),

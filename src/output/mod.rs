@@ -8,7 +8,7 @@ mod lock;
 mod pylock;
 mod requirements;
 
-pub use atomic::write_atomically;
+pub use atomic::{write_atomically, WriteError};
 pub use header::{python_of, sdists_built, SdistBuilds, SDIST_LINE};
 pub use lock::lock_txt;
 pub use pylock::{pylock_toml, PylockError};

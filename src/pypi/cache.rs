@@ -189,9 +189,15 @@ impl Cache {
     /// Records the digest of a page cached without one (by an older nbenv), so that the next
     /// read can trust the header alone. Only a page still exactly as `seen` is rewritten: one
     /// replaced in between is left to whoever replaced it.
-    pub fn record_page_digest(&self, url: &str, accept: &str, seen: &CachedPage, digest: &str) {
+    pub fn record_page_digest(
+        &self,
+        url: &str,
+        accept: &str,
+        seen: &CachedPage,
+        digest: &str,
+    ) -> Result<(), PypiError> {
         let Some(current) = self.get_page(url, accept) else {
-            return;
+            return Ok(());
         };
         let unchanged = current.digest.is_none()
             && current.fetched_at == seen.fetched_at
@@ -203,8 +209,9 @@ impl Cache {
                 digest: Some(digest.to_string()),
                 ..current
             };
-            let _ = self.put_page(url, accept, &page);
+            return unless_disk_full(self.put_page(url, accept, &page));
         }
+        Ok(())
     }
 
     fn compact_path(&self, url: &str, accept: &str) -> PathBuf {
@@ -275,10 +282,8 @@ impl Cache {
     ) -> Result<(), PypiError> {
         let path = self.sharded(kind, key);
         let len = file.as_file().metadata().map_or(0, |m| m.len());
-        file.persist(&path).map_err(|e| PypiError::Cache {
-            path: path.clone(),
-            source: e.error,
-        })?;
+        file.persist(&path)
+            .map_err(|e| PypiError::cache_write(&path, e.error))?;
         self.budget.charge(&self.root, len);
         Ok(())
     }
@@ -325,18 +330,26 @@ impl Cache {
     }
 }
 
-/// Writes `bytes` to `path` through a temporary file in the same directory and a rename.
+/// Writes `bytes` to `path` through a temporary file in the same directory and a rename. A
+/// write cut short by a full disk leaves nothing: the temporary file goes with the error.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), PypiError> {
-    let cache_err = |source| PypiError::Cache {
-        path: path.to_path_buf(),
-        source,
-    };
+    let cache_err = |source| PypiError::cache_write(path, source);
     let dir = path.parent().expect("cache paths have a parent");
     std::fs::create_dir_all(dir).map_err(cache_err)?;
     let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(cache_err)?;
     tmp.write_all(bytes).map_err(cache_err)?;
     tmp.persist(path).map_err(|e| cache_err(e.error))?;
     Ok(())
+}
+
+/// What a cache write that nothing depends on comes to: an entry that could not be kept
+/// costs a fetch next time, and nothing more, but a full disk is the user's to hear about (and
+/// to make room on) rather than to pay for on every run.
+pub(crate) fn unless_disk_full(written: Result<(), PypiError>) -> Result<(), PypiError> {
+    match written {
+        Err(e) if e.is_disk_full() => Err(e),
+        _ => Ok(()),
+    }
 }
 
 impl Cache {

@@ -6,7 +6,7 @@ use reqwest::Url;
 
 use super::archive::{ArchiveContents, ArchiveLimits, ReadMethod, Transfer};
 use super::archive_reader::ArchiveReader;
-use super::cache::{check_sha256, hex_sha256, now_secs, Cache, CachedPage};
+use super::cache::{check_sha256, hex_sha256, now_secs, unless_disk_full, Cache, CachedPage};
 use super::cache_budget::DEFAULT_CACHE_BUDGET;
 use super::compact_page::{self, CompactError, PageFingerprint, ProjectRelease};
 use super::dist_file::{DistFile, MetadataHint};
@@ -176,18 +176,18 @@ impl IndexClient {
         let fingerprint = PageFingerprint::of(&page);
         if page.digest.is_none() {
             self.cache
-                .record_page_digest(key, ACCEPT_SIMPLE, &page, &fingerprint.digest);
+                .record_page_digest(key, ACCEPT_SIMPLE, &page, &fingerprint.digest)?;
         }
         if let Some(found) = compact(&fingerprint) {
             return Ok(found);
         }
         let parsed = parse_page(name, &url, &page)?;
         // A copy that fails to be written only costs the next run a parse.
-        let _ = self.cache.put_compact(
+        unless_disk_full(self.cache.put_compact(
             key,
             ACCEPT_SIMPLE,
             &compact_page::encode(&parsed, &fingerprint),
-        );
+        ))?;
         Ok(from_page(parsed))
     }
 
@@ -233,7 +233,7 @@ impl IndexClient {
             304 if cached.is_some() => {
                 let mut page = cached.expect("checked above");
                 page.fetched_at = now_secs();
-                let _ = self.cache.put_page(key, ACCEPT_SIMPLE, &page);
+                unless_disk_full(self.cache.put_page(key, ACCEPT_SIMPLE, &page))?;
                 self.http.emit(HttpEvent::NotModified { url: key });
                 Ok(page)
             }
@@ -248,7 +248,7 @@ impl IndexClient {
                     body: response.body,
                 };
                 // A page that fails to cache is still good to use.
-                let _ = self.cache.put_page(key, ACCEPT_SIMPLE, &page);
+                unless_disk_full(self.cache.put_page(key, ACCEPT_SIMPLE, &page))?;
                 Ok(page)
             }
             404 | 410 => Err(PypiError::ProjectNotFound {
@@ -346,7 +346,7 @@ impl IndexClient {
             });
         }
         check_sha256(&file.url, file.sha256(), &response.body)?;
-        let _ = self.cache.put_blob("files", &key, &response.body);
+        unless_disk_full(self.cache.put_blob("files", &key, &response.body))?;
         transfer.archive_size = response.body.len() as u64;
         Ok((response.body, transfer))
     }
@@ -416,11 +416,11 @@ impl IndexClient {
         };
         let meta = CoreMetadata::parse(&raw).map_err(bad)?;
         // A memo that fails to be written only costs the next run the archive read.
-        let _ = self.cache.put_blob(
+        unless_disk_full(self.cache.put_blob(
             "metadata",
             &metadata_memo::key(file),
             &metadata_memo::encode(source, &raw),
-        );
+        ))?;
         Ok((meta, source))
     }
 
@@ -449,7 +449,7 @@ impl IndexClient {
         if let MetadataHint::Available { sha256 } = &file.core_metadata {
             check_sha256(url.as_str(), sha256.as_deref(), &response.body)?;
         }
-        let _ = self.cache.put_blob("metadata", &key, &response.body);
+        unless_disk_full(self.cache.put_blob("metadata", &key, &response.body))?;
         Ok(Some(response.body))
     }
 }

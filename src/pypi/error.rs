@@ -1,4 +1,6 @@
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+
+use crate::disk_full::{DiskFull, Written};
 
 /// What can go wrong talking to an index or reading what it serves.
 ///
@@ -55,6 +57,11 @@ pub enum PypiError {
         source: std::io::Error,
     },
 
+    /// The cache's disk (or quota) is full: never just a cache entry lost, since every later
+    /// write there (the next entry, the summaries, an environment) would fail alike.
+    #[error("{0}")]
+    DiskFull(#[from] DiskFull),
+
     #[error("could not set up the HTTP client: {0}")]
     Client(String),
 }
@@ -67,6 +74,22 @@ fn detail_suffix(detail: &Option<String>) -> String {
 }
 
 impl PypiError {
+    /// Writing the cache entry at `path` failed with `source`.
+    pub(crate) fn cache_write(path: &Path, source: std::io::Error) -> Self {
+        match DiskFull::of_io(path, Written::Cache, &source) {
+            Some(full) => PypiError::DiskFull(full),
+            None => PypiError::Cache {
+                path: path.to_path_buf(),
+                source,
+            },
+        }
+    }
+
+    /// Whether the error is a full disk (or quota).
+    pub fn is_disk_full(&self) -> bool {
+        matches!(self, PypiError::DiskFull(_))
+    }
+
     /// Whether the error means "this does not exist" rather than "we could not find out".
     pub fn is_not_found(&self) -> bool {
         matches!(

@@ -6,7 +6,7 @@ use reqwest::Url;
 
 use super::archive::{ReadMethod, Transfer};
 use super::byte_source::{merge_ranges, ByteSource, Chunks};
-use super::cache::{check_sha256, Cache};
+use super::cache::{check_sha256, unless_disk_full, Cache};
 use super::dist_file::DistFile;
 use super::error::PypiError;
 use super::http::{Budget, HttpClient};
@@ -118,7 +118,7 @@ impl<'a> RemoteFile<'a> {
                 if let Some(total) = total {
                     if self.len == 0 {
                         self.len = total;
-                        let _ = self.cache.put_len(&self.key, total);
+                        unless_disk_full(self.cache.put_len(&self.key, total))?;
                     } else if total != self.len {
                         return Err(PypiError::BadArchive {
                             file: self.url.to_string(),
@@ -129,7 +129,7 @@ impl<'a> RemoteFile<'a> {
                         });
                     }
                 }
-                let _ = self.cache.put_range(&self.key, start, &response.body);
+                unless_disk_full(self.cache.put_range(&self.key, start, &response.body))?;
                 self.chunks.insert(start, response.body);
                 Ok(())
             }
@@ -137,7 +137,7 @@ impl<'a> RemoteFile<'a> {
                 // The server ignored Range and sent everything: keep it whole.
                 let body = response.body;
                 check_sha256(self.url.as_str(), self.sha256.as_deref(), &body)?;
-                let _ = self.cache.put_blob("files", &self.key, &body);
+                unless_disk_full(self.cache.put_blob("files", &self.key, &body))?;
                 self.set_whole(body);
                 Ok(())
             }

@@ -16,6 +16,7 @@ use std::collections::BTreeSet;
 use serde::{Deserialize, Serialize};
 
 use super::archive::{ArchiveLimits, EntryInfo, Member};
+use super::cache::unless_disk_full;
 use super::client::IndexClient;
 use super::dist_file::DistFile;
 use super::error::PypiError;
@@ -297,7 +298,7 @@ impl IndexClient {
         };
         if let Ok(bytes) = serde_json::to_vec(&survey) {
             // A survey that fails to be kept costs the next run the read.
-            let _ = self.cache().put_blob("metadata", &key, &bytes);
+            unless_disk_full(self.cache().put_blob("metadata", &key, &bytes))?;
         }
         Ok(survey)
     }

@@ -8,10 +8,12 @@ use reqwest::Url;
 use sha2::{Digest, Sha256};
 
 use super::archive::{ArchiveLimits, ReadMethod, Transfer};
-use super::cache::Cache;
+use super::cache::{unless_disk_full, Cache};
+use super::cache_usage::EntryKind;
 use super::dist_file::DistFile;
 use super::error::PypiError;
 use super::http::{Budget, HttpClient};
+use crate::disk_full::Limit;
 
 pub struct StreamedFile<'a> {
     http: &'a HttpClient,
@@ -27,6 +29,8 @@ pub struct StreamedFile<'a> {
 struct Trouble {
     network: Option<String>,
     too_large: bool,
+    /// The cache's copy could not be written for a full disk.
+    disk_full: Option<std::io::Error>,
 }
 
 impl<'a> StreamedFile<'a> {
@@ -145,6 +149,10 @@ impl<'a> StreamedFile<'a> {
         if tracked.trouble.too_large {
             return Err(Failure::Final(self.too_large(None)));
         }
+        let kept_at = self.cache.entry_path(EntryKind::Files, key);
+        if let Some(e) = tracked.trouble.disk_full.take() {
+            return Err(Failure::Final(PypiError::cache_write(&kept_at, e)));
+        }
         let actual = format!("{:x}", tracked.hasher.finalize_reset());
         if drained.is_ok() {
             if let Some(expected) = self.file.sha256() {
@@ -161,9 +169,11 @@ impl<'a> StreamedFile<'a> {
         self.transfer.archive_size = tracked.read;
         if let (Some(mut copy), Ok(_)) = (tracked.copy.take(), drained) {
             // A cache that fails to keep the file costs a download next time, nothing more.
-            if copy.flush().is_ok() {
-                let _ = self.cache.keep_blob("files", key, copy);
-            }
+            let kept = copy
+                .flush()
+                .map_err(|e| PypiError::cache_write(&kept_at, e))
+                .and_then(|()| self.cache.keep_blob("files", key, copy));
+            unless_disk_full(kept).map_err(Failure::Final)?;
         }
         Ok(value)
     }
@@ -221,7 +231,10 @@ impl Read for Tracked<'_> {
         }
         self.hasher.update(&buf[..n]);
         if let Some(copy) = &mut self.copy {
-            if copy.write_all(&buf[..n]).is_err() {
+            if let Err(e) = copy.write_all(&buf[..n]) {
+                if Limit::of_io(&e).is_some() {
+                    self.trouble.disk_full = Some(e);
+                }
                 self.copy = None;
             }
         }

@@ -6,18 +6,35 @@
 //! newest sdist's survey: its egg-info's `top_level.txt`, else its layout.
 
 use std::collections::BTreeSet;
+use std::sync::Mutex;
 
 use super::evidence::{conventional_names, IndexLookup, LookupError};
+use crate::disk_full::DiskFull;
 use crate::names::{DistName, ModulePath};
 use crate::pypi::{FileKind, IndexClient, PypiError};
 
 pub struct IndexProviders<'c> {
     client: &'c IndexClient,
+    /// A full disk met while looking providers up (see [`IndexProviders::disk_full`]).
+    disk_full: Mutex<Option<DiskFull>>,
 }
 
 impl<'c> IndexProviders<'c> {
     pub fn new(client: &'c IndexClient) -> Self {
-        Self { client }
+        Self {
+            client,
+            disk_full: Mutex::new(None),
+        }
+    }
+
+    /// The full disk (the cache's) that made a lookup fail, if one did. A [`LookupError`]
+    /// keeps only the words of its cause; this keeps the error, for the caller to report it
+    /// as what it is.
+    pub fn disk_full(&self) -> Option<DiskFull> {
+        self.disk_full
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone()
     }
 
     /// The top-level modules the newest wheel of `name` installs, else (a project that never
@@ -82,9 +99,17 @@ impl IndexLookup for IndexProviders<'_> {
     fn providers_on_index(&self, import: &ModulePath) -> Result<Vec<DistName>, LookupError> {
         let mut found = Vec::new();
         for name in conventional_names(import) {
-            let modules = self.installed_modules(&name).map_err(|e| LookupError {
-                import: import.clone(),
-                detail: format!("{name}: {e}"),
+            let modules = self.installed_modules(&name).map_err(|e| {
+                if let PypiError::DiskFull(full) = &e {
+                    *self
+                        .disk_full
+                        .lock()
+                        .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(full.clone());
+                }
+                LookupError {
+                    import: import.clone(),
+                    detail: format!("{name}: {e}"),
+                }
             })?;
             if modules.is_some_and(|m| m.contains(import.top_level())) {
                 found.push(name);

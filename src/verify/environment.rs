@@ -20,6 +20,7 @@ use std::time::{Duration, Instant};
 use pep508_rs::pep440_rs::Version;
 use sha2::{Digest, Sha256};
 
+use crate::disk_full::{DiskFull, Written};
 use crate::names::DistName;
 use crate::notebook::failure::{install_reason, InstallReason};
 
@@ -214,6 +215,24 @@ pub enum EnvError {
         path: PathBuf,
         source: std::io::Error,
     },
+    /// The disk (or quota) under the environments (in the cache directory) is full; the
+    /// environment half built is removed.
+    #[error("{0}")]
+    DiskFull(#[from] DiskFull),
+}
+
+impl EnvError {
+    /// `what` (creating, writing, ...) failed on `path`, in the environments' directory.
+    fn io(what: &'static str, path: &Path, source: std::io::Error) -> Self {
+        match DiskFull::of_io(path, Written::Cache, &source) {
+            Some(full) => EnvError::DiskFull(full),
+            None => EnvError::Io {
+                what,
+                path: path.to_path_buf(),
+                source,
+            },
+        }
+    }
 }
 
 /// Builds the environment of `plan` under `cache` (`<cache>/<key>`), or finds it built.
@@ -228,7 +247,7 @@ pub fn prepare(
     let python = root.join("bin").join("python");
     let io = |what, path: &Path| {
         let path = path.to_path_buf();
-        move |source| EnvError::Io { what, path, source }
+        move |source| EnvError::io(what, &path, source)
     };
     std::fs::create_dir_all(cache).map_err(io("creating", cache))?;
     // Another run building this environment finishes first; one using it goes on using it.
@@ -421,11 +440,8 @@ fn build(
         Venv::create(root, &plan.interpreter, installer, tools, timeout).map_err(EnvError::Venv)?;
     let venv_time = started.elapsed();
     let file = root.join("nbenv-requirements.txt");
-    std::fs::write(&file, &plan.requirements).map_err(|source| EnvError::Io {
-        what: "writing",
-        path: file.clone(),
-        source,
-    })?;
+    std::fs::write(&file, &plan.requirements)
+        .map_err(|source| EnvError::io("writing", &file, source))?;
     // Everything comes as wheels, but for what IPython up to 7.x needs and never had one,
     // and the pins the requirements' header says are built from their sdists.
     let mut sdists_allowed: Vec<String> = if plan.kernel_runtime {
@@ -558,6 +574,22 @@ fn dir_bytes(dir: &Path) -> u64 {
 mod tests {
     use super::*;
     use crate::pypi::{DistFile, DistFilename, MetadataHint};
+
+    #[test]
+    fn a_full_disk_under_the_environments_is_its_own_error() {
+        let full = std::io::Error::from_raw_os_error(28);
+        let e = EnvError::io("writing", Path::new("/c/envs/k"), full);
+        assert!(matches!(&e, EnvError::DiskFull(d) if d.path == Path::new("/c/envs/k")));
+        let denied = std::io::Error::from(std::io::ErrorKind::PermissionDenied);
+        let e = EnvError::io("writing", Path::new("/c/envs/k"), denied);
+        assert!(matches!(
+            e,
+            EnvError::Io {
+                what: "writing",
+                ..
+            }
+        ));
+    }
 
     fn file(name: &str, uploaded: &str, yanked: bool) -> DistFile {
         let parsed = DistFilename::parse(name, &DistName::new("ipython").unwrap()).unwrap();

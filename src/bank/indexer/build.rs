@@ -244,6 +244,8 @@ pub fn build(
         for (target, page) in pages {
             let page = match page {
                 Ok(p) => p,
+                // Every other distribution would find the disk as full.
+                Err(e) if e.is_disk_full() => return Err(e.into()),
                 Err(e) => {
                     observer.note(&format!("{}: {e}", target.name));
                     report.failed.push(FailedRelease {
@@ -460,9 +462,11 @@ fn record(
                 display_name: outcome.name.as_deref(),
                 counts: outcome.counts,
             })?;
-            // A cache: losing a write only costs parsing again.
-            if let Err(e) = summaries.put(&outcome.new_summaries) {
-                observer.note(&format!("summary cache: {e}"));
+            // A cache: losing a write only costs parsing again, unless its disk is full.
+            match summaries.put(&outcome.new_summaries) {
+                Err(e) if e.is_disk_full() => return Err(e.into()),
+                Err(e) => observer.note(&format!("summary cache: {e}")),
+                Ok(()) => {}
             }
             report.releases_indexed += 1;
             if !outcome.apis.stats.converged {
@@ -481,6 +485,9 @@ fn record(
             report.archive_bytes += outcome.transfer.archive_size;
             observer.finished(&job.name, &job.version, Ok(outcome));
         }
+        // Not a failure of this release: it stays to be indexed, and the build stops, since
+        // every release after it would find the disk as full.
+        Err(e) if e.kind() == FailureKind::DiskFull => return Err(e),
         Err(e) => {
             let reason = match job.files.first() {
                 Some(file) => format!("{}: {e}", file.filename),

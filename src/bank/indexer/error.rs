@@ -34,6 +34,7 @@ impl IndexError {
     pub fn kind(&self) -> FailureKind {
         match self {
             IndexError::Index(e) => FailureKind::of(e),
+            IndexError::Store(e) if e.is_disk_full() => FailureKind::DiskFull,
             IndexError::Store(_) => FailureKind::Bank,
             IndexError::NoFile => FailureKind::NoFile,
             IndexError::Page { kind, .. } => *kind,
@@ -57,6 +58,8 @@ pub enum FailureKind {
     NoFile,
     /// The bank could not be written.
     Bank,
+    /// The disk (or quota) under the cache, the bank or a temporary directory is full.
+    DiskFull,
     /// Anything else: threads, temporary files, the cache, the HTTP client.
     Other,
 }
@@ -64,7 +67,9 @@ pub enum FailureKind {
 impl FailureKind {
     /// The kind of an index client error.
     pub fn of(e: &PypiError) -> Self {
-        if e.is_not_found() {
+        if e.is_disk_full() {
+            FailureKind::DiskFull
+        } else if e.is_not_found() {
             FailureKind::NotFound
         } else if e.is_network() {
             FailureKind::Network

@@ -127,6 +127,8 @@ pub fn introspect(
         // One project that cannot be read does not stop the others.
         let page = match client.project(name) {
             Ok(page) => page,
+            // Every other project would find the disk as full.
+            Err(e) if e.is_disk_full() => return Err(e.into()),
             Err(e) => {
                 report.failed.push(FailedRelease {
                     distribution: name.clone(),

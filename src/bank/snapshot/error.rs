@@ -1,7 +1,8 @@
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use super::container::Defect;
 use crate::bank::store::StoreError;
+use crate::disk_full::{DiskFull, Limit, Written};
 use crate::pypi::PypiError;
 
 /// Errors of exporting and importing bank snapshots. Each names the snapshot (a path or a
@@ -56,6 +57,10 @@ pub enum SnapshotError {
     },
     #[error(transparent)]
     Store(#[from] StoreError),
+    /// The disk (or quota) under the snapshot being written, or the bank being replaced, is
+    /// full; the scratch files are gone, and the bank is as it was.
+    #[error("{0}")]
+    DiskFull(#[from] DiskFull),
 }
 
 fn holds(releases: &Option<u64>) -> String {
@@ -66,6 +71,27 @@ fn holds(releases: &Option<u64>) -> String {
 }
 
 impl SnapshotError {
+    /// This error as a full disk under `path` when it is one, whichever scratch file beside
+    /// `path` filled up.
+    pub(crate) fn on_full_disk(self, path: &Path, written: Written) -> Self {
+        let limit = match &self {
+            SnapshotError::Io { source, .. } => Limit::of_io(source),
+            SnapshotError::Sqlite {
+                source: rusqlite::Error::SqliteFailure(f, _),
+                ..
+            } if f.code == rusqlite::ErrorCode::DiskFull => Some(Limit::Device),
+            _ => None,
+        };
+        match limit {
+            Some(limit) => SnapshotError::DiskFull(DiskFull {
+                path: path.to_path_buf(),
+                written,
+                limit,
+            }),
+            None => self,
+        }
+    }
+
     pub(crate) fn io(
         path: impl Into<PathBuf>,
         action: &'static str,

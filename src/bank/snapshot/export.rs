@@ -13,6 +13,7 @@ use super::copy::{self, RunRecords};
 use super::error::SnapshotError;
 use super::index_section;
 use crate::bank::store::EXTRACTOR_VERSION;
+use crate::disk_full::Written;
 use crate::pypi::Cache;
 
 /// zstd's default level: on the full bank it compresses at about 200 MB/s on one core to
@@ -54,6 +55,15 @@ pub struct ExportReport {
 /// Writes a snapshot of the bank at `bank` to `out`, replacing `out` atomically: a reader of
 /// `out` sees the old file or the whole new one. The bank itself is only read.
 pub fn export(
+    bank: &Path,
+    out: &Path,
+    options: &ExportOptions,
+) -> Result<ExportReport, SnapshotError> {
+    // Everything written is written beside `out`: a full disk there is the snapshot's.
+    export_beside(bank, out, options).map_err(|e| e.on_full_disk(out, Written::Output))
+}
+
+fn export_beside(
     bank: &Path,
     out: &Path,
     options: &ExportOptions,

@@ -10,6 +10,7 @@ use super::install::{self, ExistingBank};
 use super::source::SnapshotSource;
 use super::unpack;
 use crate::bank::store::{LockPolicy, Store, StoreError, WriterLock, SCHEMA_VERSION};
+use crate::disk_full::Written;
 use crate::pypi::{Cache, HttpClient};
 
 /// The largest snapshot fetched from a URL unless told otherwise: the full bank's is about
@@ -66,6 +67,17 @@ pub fn import(
     http: &HttpClient,
     options: &ImportOptions,
 ) -> Result<ImportReport, SnapshotError> {
+    // The database is written beside the bank, then renamed over it: a full disk there is
+    // the bank's (the index cache's own is a cache error).
+    import_beside(source, bank, http, options).map_err(|e| e.on_full_disk(bank, Written::Bank))
+}
+
+fn import_beside(
+    source: &SnapshotSource,
+    bank: &Path,
+    http: &HttpClient,
+    options: &ImportOptions,
+) -> Result<ImportReport, SnapshotError> {
     if bank.is_dir() {
         return Err(StoreError::NotABank {
             path: bank.to_path_buf(),
@@ -85,7 +97,7 @@ pub fn import(
         }
     }
     // Said before a long download, and decided again under the lock.
-    install::may_replace(bank, &ExistingBank::inspect(bank), options.force)?;
+    install::may_replace(bank, &ExistingBank::inspect(bank)?, options.force)?;
 
     let unpacked = unpack::unpack(source, &dir, http, options.max_size)?;
     // The cache first: its entries are each written whole and harm nothing if the bank is
@@ -97,7 +109,7 @@ pub fn import(
 
     let replaced = {
         let _guard = WriterLock::new(bank, options.lock.clone()).acquire()?;
-        let existing = ExistingBank::inspect(bank);
+        let existing = ExistingBank::inspect(bank)?;
         install::may_replace(bank, &existing, options.force)?;
         install::replace(unpacked.file, bank, &existing)?;
         existing

@@ -23,6 +23,8 @@ use tempfile::NamedTempFile;
 use super::copy;
 use super::error::SnapshotError;
 use super::export::sync_dir;
+use crate::bank::store::sqlite_full_disk;
+use crate::disk_full::{DiskFull, Written};
 
 /// What the bank's path holds before an import.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -38,14 +40,15 @@ pub enum ExistingBank {
 }
 
 impl ExistingBank {
-    /// Looks at the bank's path, read-only.
-    pub fn inspect(bank: &Path) -> Self {
+    /// Looks at the bank's path, read-only. A bank whose disk is too full to read it (SQLite
+    /// makes its WAL index to read it) is an error, not another program's file.
+    pub fn inspect(bank: &Path) -> Result<Self, SnapshotError> {
         let len = match std::fs::metadata(bank) {
             Ok(m) => m.len(),
-            Err(_) => return ExistingBank::Missing,
+            Err(_) => return Ok(ExistingBank::Missing),
         };
         if len == 0 {
-            return ExistingBank::Empty;
+            return Ok(ExistingBank::Empty);
         }
         let foreign = |detail: &str| ExistingBank::Foreign {
             detail: detail.to_string(),
@@ -54,11 +57,21 @@ impl ExistingBank {
             bank,
             OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
         ) else {
-            return foreign("the file is not an SQLite database");
+            return Ok(foreign("the file is not an SQLite database"));
         };
         let _ = conn.busy_timeout(Duration::from_secs(5));
-        match copy::user_version(&conn) {
-            Err(_) => foreign("the file is not an SQLite database"),
+        Ok(match copy::user_version(&conn) {
+            Err(e) => match sqlite_full_disk(Some(&conn), &e) {
+                Some(limit) => {
+                    return Err(DiskFull {
+                        path: bank.to_path_buf(),
+                        written: Written::Bank,
+                        limit,
+                    }
+                    .into())
+                }
+                None => foreign("the file is not an SQLite database"),
+            },
             Ok(0) => {
                 let tables: rusqlite::Result<i64> =
                     conn.query_row("SELECT COUNT(*) FROM sqlite_master", [], |r| r.get(0));
@@ -78,7 +91,7 @@ impl ExistingBank {
                     Err(_) => ExistingBank::Bank { releases: None },
                 }
             }
-        }
+        })
     }
 }
 

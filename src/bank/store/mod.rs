@@ -37,9 +37,12 @@ use std::rc::Rc;
 
 use rusqlite::{Connection, OpenFlags};
 
+use crate::disk_full::Written;
+
 pub use api_history::SignatureHistory;
 pub use catalog::{Catalog, CatalogRelease, IndexStatus, RequiresPython};
 pub use diff::{DiffEntry, DiffMiss, DiffReport, DiffSource};
+pub(crate) use error::full_disk as sqlite_full_disk;
 pub use error::StoreError;
 pub use ids::{DistId, ReleaseId, Slot};
 pub use import_providers::ImportProvider;
@@ -113,6 +116,24 @@ impl Store {
         // Creating, configuring and migrating are writes like any other.
         let guard = lock.acquire()?;
         refuse_foreign(path)?;
+        let created = !path.exists();
+        let store = Self::set_up(path, lock);
+        if store.is_err() && created {
+            // A bank that could not be made (its disk is full) is left as it was: none.
+            for suffix in ["", "-wal", "-shm"] {
+                let mut file = path.as_os_str().to_owned();
+                file.push(suffix);
+                let _ = std::fs::remove_file(file);
+            }
+        }
+        drop(guard);
+        let store = store?;
+        store.others_wrote()?;
+        Ok(store)
+    }
+
+    /// Opens the bank at `path` for writing under `lock` (held), configured and migrated.
+    fn set_up(path: &Path, lock: lock::WriterLock) -> Result<Self, StoreError> {
         let conn = Connection::open(path).map_err(sqlite_err(path))?;
         let mut store = Self {
             conn,
@@ -131,9 +152,7 @@ impl Store {
             .conn
             .set_prepared_statement_cache_capacity(STATEMENT_CACHE);
         store.check_version()?;
-        schema::migrate(&mut store.conn).map_err(sqlite_err(path))?;
-        drop(guard);
-        store.others_wrote()?;
+        schema::migrate(&mut store.conn).map_err(store.err())?;
         Ok(store)
     }
 
@@ -194,13 +213,15 @@ impl Store {
         write: impl FnOnce(&rusqlite::Transaction<'_>) -> rusqlite::Result<T>,
     ) -> Result<T, StoreError> {
         let _guard = self.write_lock()?;
-        let err = sqlite_err(&self.path);
-        let tx = self
-            .conn
-            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
-            .map_err(&err)?;
-        let value = write(&tx).map_err(&err)?;
-        tx.commit().map_err(&err)?;
+        let written = (|| {
+            let tx = self
+                .conn
+                .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+            let value = write(&tx)?;
+            tx.commit()?;
+            Ok(value)
+        })();
+        let value = written.map_err(self.err())?;
         // What was read of the bank before may have changed.
         self.forget_dictionaries();
         Ok(value)
@@ -232,7 +253,7 @@ impl Store {
             seen_version: Cell::new(0),
         };
         store.check_version()?;
-        let version = schema::version(&store.conn).map_err(sqlite_err(path))?;
+        let version = schema::version(&store.conn).map_err(store.err())?;
         if version == 0 {
             return Err(StoreError::NotABank {
                 path: path.to_path_buf(),
@@ -251,7 +272,7 @@ impl Store {
         store
             .conn
             .pragma_update(None, "mmap_size", READ_MAP_BYTES)
-            .map_err(sqlite_err(path))?;
+            .map_err(store.err())?;
         store
             .conn
             .set_prepared_statement_cache_capacity(STATEMENT_CACHE);
@@ -265,7 +286,7 @@ impl Store {
                 rusqlite::config::DbConfig::SQLITE_DBCONFIG_ENABLE_QPSG,
                 true,
             )
-            .map_err(sqlite_err(path))?;
+            .map_err(store.err())?;
         Ok(store)
     }
 
@@ -273,7 +294,7 @@ impl Store {
         let path = self.path.clone();
         self.conn
             .busy_timeout(std::time::Duration::from_secs(30))
-            .map_err(sqlite_err(&self.path))?;
+            .map_err(self.err())?;
         let mode: String = self
             .conn
             .pragma_update_and_check(None, "journal_mode", "WAL", |row| row.get(0))
@@ -286,10 +307,7 @@ impl Store {
                         detail: "the file is not an SQLite database".into(),
                     }
                 }
-                e => StoreError::Sqlite {
-                    path: path.clone(),
-                    source: e,
-                },
+                e => StoreError::sqlite(&path, Written::Bank, Some(&self.conn), e),
             })?;
         if !mode.eq_ignore_ascii_case("wal") {
             return Err(StoreError::NotABank {
@@ -301,7 +319,7 @@ impl Store {
             .execute_batch(
                 "PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON; PRAGMA busy_timeout=30000;",
             )
-            .map_err(sqlite_err(&self.path))?;
+            .map_err(self.err())?;
         Ok(())
     }
 
@@ -313,10 +331,7 @@ impl Store {
                     detail: "the file is not an SQLite database".into(),
                 }
             }
-            e => StoreError::Sqlite {
-                path: self.path.clone(),
-                source: e,
-            },
+            e => self.err()(e),
         })?;
         if found > SCHEMA_VERSION {
             return Err(StoreError::TooNew {
@@ -336,8 +351,9 @@ impl Store {
         &self.conn
     }
 
+    /// SQLite's errors on this bank; the connection tells a full disk behind an I/O error.
     pub(crate) fn err(&self) -> impl Fn(rusqlite::Error) -> StoreError + '_ {
-        sqlite_err(&self.path)
+        |source| StoreError::sqlite(&self.path, Written::Bank, Some(&self.conn), source)
     }
 
     pub(crate) fn corrupt(&self, what: impl Into<String>) -> StoreError {
@@ -524,11 +540,9 @@ fn refuse_directory(path: &Path) -> Result<(), StoreError> {
     Ok(())
 }
 
+/// SQLite's errors on the bank at `path`, with no connection to ask (opening one failed).
 pub(crate) fn sqlite_err(path: &Path) -> impl Fn(rusqlite::Error) -> StoreError + '_ {
-    move |source| StoreError::Sqlite {
-        path: path.to_path_buf(),
-        source,
-    }
+    move |source| StoreError::sqlite(path, Written::Bank, None, source)
 }
 
 #[cfg(test)]

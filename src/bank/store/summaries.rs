@@ -11,8 +11,9 @@ use std::sync::Mutex;
 
 use rusqlite::{Connection, OpenFlags, OptionalExtension};
 
-use super::{sqlite_err, StoreError};
+use super::StoreError;
 use crate::bank::extract::{FileSummary, Sha256};
+use crate::disk_full::Written;
 
 /// Compressed JSON: summaries are repetitive text.
 pub fn encode_summary(summary: &FileSummary) -> Vec<u8> {
@@ -44,30 +45,44 @@ const SCHEMA: &str = "CREATE TABLE IF NOT EXISTS file_summaries (
     summary BLOB NOT NULL
 ) WITHOUT ROWID;";
 
-fn open_writer(path: &Path) -> rusqlite::Result<Connection> {
-    let conn = Connection::open(path)?;
-    conn.pragma_update_and_check(None, "journal_mode", "WAL", |_| Ok(()))?;
-    conn.execute_batch("PRAGMA synchronous=NORMAL; PRAGMA busy_timeout=30000;")?;
-    conn.execute_batch(SCHEMA)?;
+/// SQLite's errors on the summary cache at `path`, through `conn` when there is one: it is in
+/// the cache directory, and a full disk there is the cache's.
+fn cache_err<'a>(
+    path: &'a Path,
+    conn: Option<&'a Connection>,
+) -> impl Fn(rusqlite::Error) -> StoreError + 'a {
+    move |source| StoreError::sqlite(path, Written::Cache, conn, source)
+}
+
+fn open_writer(path: &Path) -> Result<Connection, StoreError> {
+    let conn = Connection::open(path).map_err(cache_err(path, None))?;
+    let set_up = (|| {
+        conn.pragma_update_and_check(None, "journal_mode", "WAL", |_| Ok(()))?;
+        conn.execute_batch("PRAGMA synchronous=NORMAL; PRAGMA busy_timeout=30000;")?;
+        conn.execute_batch(SCHEMA)
+    })();
+    set_up.map_err(cache_err(path, Some(&conn)))?;
     Ok(conn)
 }
 
 impl SummaryStore {
     /// Opens (or creates) the cache at `path`. A file that is not a usable cache is replaced:
-    /// its contents can always be made again.
+    /// its contents can always be made again. A full disk is said as it is: replacing the file
+    /// would not make room.
     pub fn open(path: &Path) -> Result<Self, StoreError> {
         if let Some(dir) = path.parent() {
             let _ = std::fs::create_dir_all(dir);
         }
         let writer = match open_writer(path) {
             Ok(c) => c,
+            Err(e) if e.is_disk_full() => return Err(e),
             Err(_) => {
                 for suffix in ["", "-wal", "-shm"] {
                     let mut p = path.as_os_str().to_owned();
                     p.push(suffix);
                     let _ = std::fs::remove_file(p);
                 }
-                open_writer(path).map_err(sqlite_err(path))?
+                open_writer(path)?
             }
         };
         Ok(Self {
@@ -87,24 +102,22 @@ impl SummaryStore {
                 &self.path,
                 OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
             )
-            .map_err(sqlite_err(&self.path))?,
+            .map_err(cache_err(&self.path, None))?,
         };
         let result = (|| {
-            let mut stmt = conn
-                .prepare_cached("SELECT summary FROM file_summaries WHERE key = ?1")
-                .map_err(sqlite_err(&self.path))?;
+            let mut stmt =
+                conn.prepare_cached("SELECT summary FROM file_summaries WHERE key = ?1")?;
             let mut out = HashMap::with_capacity(keys.len());
             for key in keys {
-                let blob: Option<Vec<u8>> = stmt
-                    .query_row([&key.0[..]], |r| r.get(0))
-                    .optional()
-                    .map_err(sqlite_err(&self.path))?;
+                let blob: Option<Vec<u8>> =
+                    stmt.query_row([&key.0[..]], |r| r.get(0)).optional()?;
                 if let Some(summary) = blob.as_deref().and_then(decode_summary) {
                     out.insert(*key, summary);
                 }
             }
             Ok(out)
-        })();
+        })()
+        .map_err(cache_err(&self.path, Some(&conn)));
         self.pool
             .lock()
             .unwrap_or_else(|e| e.into_inner())
@@ -121,22 +134,21 @@ impl SummaryStore {
             return Ok(());
         }
         let mut conn = self.writer.lock().unwrap_or_else(|e| e.into_inner());
-        let err = sqlite_err(&self.path);
-        let tx = conn.transaction().map_err(&err)?;
-        {
-            let mut stmt = tx
-                .prepare_cached(
+        let written = (|| {
+            let tx = conn.transaction()?;
+            {
+                let mut stmt = tx.prepare_cached(
                     "INSERT OR REPLACE INTO file_summaries (key, summary) VALUES (?1, ?2)",
-                )
-                .map_err(&err)?;
-            for (key, summary) in items {
-                stmt.execute(rusqlite::params![
-                    &key.0[..],
-                    encode_summary(summary.borrow())
-                ])
-                .map_err(&err)?;
+                )?;
+                for (key, summary) in items {
+                    stmt.execute(rusqlite::params![
+                        &key.0[..],
+                        encode_summary(summary.borrow())
+                    ])?;
+                }
             }
-        }
-        tx.commit().map_err(&err)
+            tx.commit()
+        })();
+        written.map_err(cache_err(&self.path, Some(&conn)))
     }
 }

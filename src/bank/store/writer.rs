@@ -335,8 +335,6 @@ impl<'s> BankWriter<'s> {
         }
         self.load(dist_id)?;
         self.store.forget_dictionaries();
-        let path = self.store.path().to_path_buf();
-        let err = super::sqlite_err(&path);
         let cache = self.dists.get_mut(&dist_id).expect("loaded above");
         let result = (|| {
             let tx = self
@@ -352,7 +350,7 @@ impl<'s> BankWriter<'s> {
             self.recent.clear();
             self.signature_ids.clear();
         }
-        result.map_err(err)
+        result.map_err(self.store.err())
     }
 
     /// Writes one indexed release in one transaction.
