@@ -201,9 +201,18 @@ struct Batch<'a> {
     bank_file: Option<PathBuf>,
     /// What running notebooks needs (stages verify and restore).
     runner: Option<Runner>,
+    /// The full disk (or quota) that stopped the batch: no notebook after it would fare
+    /// better, and one recorded as failed for it would be skipped when the batch resumes.
+    disk_full: Mutex<Option<anyhow::Error>>,
 }
 
 impl Batch<'_> {
+    fn disk_full(&self) -> std::sync::MutexGuard<'_, Option<anyhow::Error>> {
+        self.disk_full
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
     /// The bank, for one notebook's errors (opened on this thread when first asked).
     fn history(&self) -> Option<BankHistory> {
         self.bank_file.as_deref().map(BankHistory::at)
@@ -309,6 +318,7 @@ pub fn run(global: &GlobalArgs, args: &BatchArgs) -> Result<()> {
                 envs: context::cache_dir(&working).join(super::verify::ENVS_DIR),
             }
         }),
+        disk_full: Mutex::new(None),
     };
 
     let jobs = args.jobs.unwrap_or_else(|| {
@@ -329,7 +339,8 @@ pub fn run(global: &GlobalArgs, args: &BatchArgs) -> Result<()> {
                 progress.shrink();
                 true
             }
-            Outcome::Stopped => true,
+            // Stopped by the user (the pool sees it too), or by a full disk.
+            Outcome::Stopped => batch.disk_full().is_none(),
             Outcome::Measured(record) => {
                 *statuses
                     .lock()
@@ -352,6 +363,11 @@ pub fn run(global: &GlobalArgs, args: &BatchArgs) -> Result<()> {
         "{}",
         summary(args, corpus, &notebooks, written, skipped, &statuses, elapsed)
     );
+    if let Some(e) = batch.disk_full().take() {
+        return Err(e.context(
+            "the batch stopped; what was measured is recorded, and the next run resumes after it",
+        ));
+    }
     if end.stopped && nbenv::interrupt::requested() {
         let left = notebooks.len().saturating_sub(written + skipped);
         return Err(interrupt::stopped(written, left, "notebooks").into());
@@ -525,17 +541,22 @@ fn measure_infer(batch: &Batch<'_>, job: &Job<'_>) -> Option<Record> {
             }
             record.environment = Some(environment(&inference));
         }
-        Err(e) => failed(&mut record, &e, batch.args.timeout)?,
+        Err(e) => failed(batch, &mut record, e)?,
     }
     Some(record)
 }
 
 /// Records why the stage could not go on for the notebook; `None` when the user stopped the
-/// batch (nothing is written).
-fn failed(record: &mut Record, e: &anyhow::Error, timeout: u64) -> Option<()> {
-    if stopped_by_user(e) {
+/// batch, or a full disk did (nothing is written: the notebook is measured when it resumes).
+fn failed(batch: &Batch<'_>, record: &mut Record, e: anyhow::Error) -> Option<()> {
+    if stopped_by_user(&e) {
         return None;
     }
+    if code_for(&e) == Code::DiskFull {
+        batch.disk_full().get_or_insert(e);
+        return None;
+    }
+    let (e, timeout) = (&e, batch.args.timeout);
     if e.chain().any(|c| c.is::<OutOfTime>()) {
         record.status = Status::Timeout;
         record.error = Some(RecordError {
@@ -618,7 +639,7 @@ fn measure_runs(batch: &Batch<'_>, job: &Job<'_>) -> Option<Record> {
     let rounds = match run_rounds(&batch.quiet, &infer_args, session, &mut usages, &spec) {
         Ok(r) => r,
         Err(e) => {
-            failed(&mut record, &e, args.timeout)?;
+            failed(batch, &mut record, e)?;
             return Some(record);
         }
     };
