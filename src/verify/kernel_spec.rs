@@ -214,10 +214,11 @@ mod tests {
             text.contains("ipykernel_launcher") && text.contains("debugger"),
             "{text}"
         );
-        // A user's spec listed in the environment (by hand) has no mark: it stays.
+        // Listed in the environment (by hand) all the same: a user's spec has no mark, and
+        // one marked for another environment is that one's: both stay.
         let list = env.join(KERNELS_FILE);
         let mut listed = std::fs::read_to_string(&list).unwrap();
-        listed.push_str(&format!("{}\n", users.display()));
+        listed.push_str(&format!("{}\n{}\n", users.display(), others.display()));
         std::fs::write(&list, listed).unwrap();
 
         let removed = remove_kernel_specs(&env);
