@@ -59,3 +59,4 @@ pub use record::{run_record, RunContext, RunEnded};
 pub use repair::{install_lessons, lessons, pinned, teach, wanted_lessons, Lesson};
 pub use reproduce::{compare, CellComparison, Difference, Reproduction};
 pub use run::{run_notebook, NotebookRun, RunEnd, RunError, RunnerMode, RUNNER};
+pub use workdir::RunFolder;
