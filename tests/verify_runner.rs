@@ -833,9 +833,9 @@ fn overlays_here() -> bool {
     // SAFETY: geteuid has no preconditions.
     let root = unsafe { libc::geteuid() } == 0;
     root && Command::new("unshare")
-            .args(["-m", "true"])
-            .status()
-            .is_ok_and(|s| s.success())
+        .args(["-m", "true"])
+        .status()
+        .is_ok_and(|s| s.success())
 }
 
 /// Whatever the notebook overwrites, appends to, deletes or renames in its folder changes the
@@ -897,7 +897,10 @@ fn a_folder_over_the_copy_limit_runs_in_an_overlay() {
         }
         Err(e) => {
             assert!(!overlays_here(), "no overlay where one can be had: {e}");
-            assert!(matches!(e, nbenv::verify::RunError::DirectoryTooLarge { .. }), "{e}");
+            assert!(
+                matches!(e, nbenv::verify::RunError::DirectoryTooLarge { .. }),
+                "{e}"
+            );
         }
     }
 }

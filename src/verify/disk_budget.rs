@@ -578,7 +578,7 @@ mod tests {
         let counted = DiskSurvey::read(&envs, &InstallerCache::under(&cache)).counted();
         // Over by less than the old environment holds: it goes, the cache stays.
         let pruned = keep_within(&budget(counted - 100_000), &new);
-        assert_eq!(pruned.environments, [old.clone()]);
+        assert_eq!(pruned.environments, vec![old.clone()]);
         assert!(pruned.caches.is_empty(), "{pruned:?}");
         assert!(!old.exists() && new.exists() && uv_dir.exists());
         assert!(!ours.exists(), "its kernel went with it");
@@ -618,7 +618,7 @@ mod tests {
             uv: None,
         };
         let pruned = keep_within(&budget, &kept);
-        assert_eq!(pruned.environments, [older.clone()]);
+        assert_eq!(pruned.environments, vec![older.clone()]);
         assert!(oldest.exists() && !older.exists() && kept.exists());
         drop(lease);
     }
