@@ -95,10 +95,16 @@ pub fn install_kernel_spec(
         .find_map(|l| l.split_once(" in ").filter(|_| l.contains("kernelspec")))
         .map(|(_, dir)| PathBuf::from(dir.trim()))
         .ok_or_else(|| KernelSpecError::Register(format!("ipykernel did not say where: {said}")))
-        .and_then(|dir| {
-            mark_kernel_spec(&dir, &env.root)
-                .map(|()| dir)
-                .map_err(|e| KernelSpecError::Register(format!("marking the kernel spec: {e}")))
+        .and_then(|dir| match mark_kernel_spec(&dir, &env.root) {
+            Ok(()) => Ok(dir),
+            Err(e) => {
+                // Unmarked, it would outlive its environment: not left behind.
+                let _ = std::fs::remove_dir_all(&dir);
+                Err(KernelSpecError::Register(format!(
+                    "marking the kernel spec in {}: {e}",
+                    dir.display()
+                )))
+            }
         })
 }
 
