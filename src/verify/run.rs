@@ -222,14 +222,16 @@ pub fn run_notebook(
     Ok(run)
 }
 
-/// The runner's command, started in `dir`, confined when the options say so.
+/// The runner's command, started in `dir`, confined when the options say so. A relative
+/// `python` (under a relative `--cache-dir`) is made absolute: the child resolves it after
+/// moving to `dir`.
 fn runner_command(
     python: &Path,
     opts: &RunOptions,
     scratch: &Path,
     dir: &Path,
 ) -> Result<Command, RunError> {
-    let mut cmd = Command::new(python);
+    let mut cmd = Command::new(std::path::absolute(python).unwrap_or_else(|_| python.into()));
     if opts.sandbox {
         sandbox::environment(&mut cmd, scratch, python).map_err(RunError::Scratch)?;
         sandbox::confine(&mut cmd, SandboxLimits::for_run(opts.total_timeout));
@@ -456,6 +458,22 @@ pub(crate) fn assemble(
 mod tests {
     use super::*;
     use crate::verify::RunOptions;
+
+    /// An environment under a relative cache directory starts: the child resolves a relative
+    /// program after moving to the run's folder, where it is not.
+    #[test]
+    fn a_relative_interpreter_is_started_by_its_absolute_path() {
+        let cmd = runner_command(
+            Path::new("cache/envs/abc/bin/python"),
+            &RunOptions::default(),
+            Path::new("/tmp/scratch"),
+            Path::new("/tmp/scratch/work"),
+        )
+        .unwrap();
+        let program = Path::new(cmd.get_program());
+        assert!(program.is_absolute(), "{}", program.display());
+        assert!(program.ends_with("cache/envs/abc/bin/python"));
+    }
 
     fn nb() -> Notebook {
         crate::notebook::from_bytes(
