@@ -235,3 +235,74 @@ fn prune_removes_what_can_be_made_again_and_keeps_what_is_in_use() {
     let again = env.json(&["cache", "prune", "--all", "--format", "json"]);
     assert_eq!(again["freed_bytes"], 0);
 }
+
+/// The environments budget counts the environments and nbenv's own uv cache together, a
+/// file uv hard-linked into both once; `cache prune` prunes nbenv's uv cache
+/// (`<cache>/uv`: a dangling entry goes) and never one the user chose with `UV_CACHE_DIR`;
+/// `--all` cleans nbenv's whole. Uses the `uv` on PATH.
+#[test]
+fn the_budget_counts_nbenvs_uv_cache_and_prune_never_touches_the_users() {
+    let env = Env::new();
+    let users = env.dir.path().join("users-uv");
+    let ours = env.cache.path().join("uv");
+    for cache in [&users, &ours] {
+        std::fs::create_dir_all(cache.join("archive-v0/dangling")).unwrap();
+        std::fs::write(cache.join("archive-v0/dangling/f"), vec![3u8; 8192]).unwrap();
+    }
+    // An environment whose library uv linked from its cache.
+    let root = env.cache.path().join("envs/0123456789abcdef0123");
+    std::fs::create_dir_all(root.join("lib")).unwrap();
+    std::fs::write(root.join("nbenv-env.json"), "{}").unwrap();
+    std::fs::create_dir_all(ours.join("archive-v0/linked")).unwrap();
+    std::fs::write(ours.join("archive-v0/linked/big.so"), vec![4u8; 40960]).unwrap();
+    std::fs::hard_link(
+        ours.join("archive-v0/linked/big.so"),
+        root.join("lib/big.so"),
+    )
+    .unwrap();
+    let with_uv = |args: &[&str]| {
+        let out = env
+            .command(args)
+            .env_remove("NBENV_UV")
+            .env("UV_CACHE_DIR", &users)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        out
+    };
+    let json = |args: &[&str]| -> serde_json::Value {
+        serde_json::from_slice(&with_uv(args).stdout).unwrap()
+    };
+
+    let info = json(&["cache", "info", "--format", "json"]);
+    let envs = part(&info, "environments")["bytes"].as_u64().unwrap();
+    let uv = part(&info, "uv_cache")["bytes"].as_u64().unwrap();
+    assert_eq!(part(&info, "environments")["entries"], 1);
+    assert_eq!(part(&info, "uv_cache")["location"], ours.to_str().unwrap());
+    let shared = info["environments_shared_bytes"].as_u64().unwrap();
+    assert!(shared >= 40960, "{info}");
+    assert_eq!(info["environments_counted_bytes"], envs + uv - shared);
+    assert_eq!(info["users_uv_cache"], users.to_str().unwrap());
+    let text = String::from_utf8_lossy(&with_uv(&["cache", "info"]).stdout).into_owned();
+    assert!(
+        text.contains("environments, uv's and pip's caches:")
+            && text.contains("(UV_CACHE_DIR): not nbenv's"),
+        "{text}"
+    );
+
+    let pruned = json(&["cache", "prune", "--format", "json"]);
+    assert_eq!(pruned["installer_caches"][0]["done"], "pruned", "{pruned}");
+    assert!(!ours.join("archive-v0/dangling").exists());
+    assert!(users.join("archive-v0/dangling/f").exists());
+    assert!(root.join("lib/big.so").exists());
+
+    let all = json(&["cache", "prune", "--all", "--format", "json"]);
+    assert_eq!(all["installer_caches"][0]["done"], "cleaned", "{all}");
+    assert!(!ours.join("archive-v0/linked").exists());
+    assert!(!root.exists(), "--all removes the environments");
+    assert!(users.join("archive-v0/dangling/f").exists());
+}

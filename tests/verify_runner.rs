@@ -826,3 +826,81 @@ fn a_notebook_in_a_repository_reaches_the_folders_above_its_own() {
     assert_eq!(stdout_of(&run, 1), "from above\n");
     assert!(!folder.join("written.txt").exists());
 }
+
+/// Whether this machine lets nbenv mount the run's folder as an overlay: root, and a mount
+/// namespace to be had.
+fn overlays_here() -> bool {
+    // SAFETY: geteuid has no preconditions.
+    let root = unsafe { libc::geteuid() } == 0;
+    root && Command::new("unshare")
+        .args(["-m", "true"])
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+/// Whatever the notebook overwrites, appends to, deletes or renames in its folder changes the
+/// run's view of it (an overlay where nbenv may mount, else a copy), never the originals.
+#[test]
+fn a_notebook_writing_its_folders_files_leaves_the_originals() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("data.txt"), "original\n").unwrap();
+    std::fs::write(dir.path().join("keep.txt"), "keep\n").unwrap();
+    std::fs::create_dir(dir.path().join("sub")).unwrap();
+    std::fs::write(dir.path().join("sub/inner.txt"), "inner\n").unwrap();
+    let nb = write_notebook(
+        dir.path(),
+        vec![
+            code("import os\nopen('data.txt', 'w').write('changed\\n')\nopen('keep.txt', 'a').write('more\\n')\nos.remove('sub/inner.txt')\nos.rename('keep.txt', 'moved.txt')\n"),
+            code("print(open('data.txt').read() + open('moved.txt').read() + str(os.path.exists('sub/inner.txt')))\n"),
+        ],
+    );
+    let run = run_with(&nb, &python3(), &opts());
+    assert!(
+        run.cells.iter().all(|c| c.error.is_none()),
+        "{:#?}",
+        run.cells
+    );
+    assert_eq!(stdout_of(&run, 1), "changed\nkeep\nmore\nFalse\n");
+    let read = |p: &str| std::fs::read_to_string(dir.path().join(p)).unwrap();
+    assert_eq!(read("data.txt"), "original\n");
+    assert_eq!(read("keep.txt"), "keep\n");
+    assert_eq!(read("sub/inner.txt"), "inner\n");
+    assert!(!dir.path().join("moved.txt").exists());
+    let expected = if overlays_here() { "overlay" } else { "copy" };
+    assert_eq!(
+        serde_json::to_value(run.folder).unwrap()["kind"],
+        expected,
+        "{:?}",
+        run.folder
+    );
+}
+
+/// An overlay copies nothing: a folder over the copy limit runs where nbenv may mount, and is
+/// refused only where it must be copied.
+#[test]
+fn a_folder_over_the_copy_limit_runs_in_an_overlay() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("big.bin"), vec![7u8; 64 * 1024]).unwrap();
+    let nb = write_notebook(
+        dir.path(),
+        vec![code("print(len(open('big.bin', 'rb').read()))\n")],
+    );
+    let limited = RunOptions {
+        copy_limit: 1024,
+        ..opts()
+    };
+    match run_notebook(&nb, &python3(), &limited) {
+        Ok(run) => {
+            assert!(overlays_here(), "copied past the limit: {:?}", run.folder);
+            assert_eq!(stdout_of(&run, 0), "65536\n");
+            assert_eq!(run.folder, nbenv::verify::RunFolder::Overlay);
+        }
+        Err(e) => {
+            assert!(!overlays_here(), "no overlay where one can be had: {e}");
+            assert!(
+                matches!(e, nbenv::verify::RunError::DirectoryTooLarge { .. }),
+                "{e}"
+            );
+        }
+    }
+}

@@ -224,6 +224,8 @@ struct Runner {
     tools: nbenv::python::Tools,
     installer: nbenv::python::Installer,
     envs: PathBuf,
+    /// What the environments and nbenv's installer caches may hold together.
+    disk: nbenv::verify::DiskBudget,
 }
 
 pub fn run(global: &GlobalArgs, args: &BatchArgs) -> Result<()> {
@@ -312,10 +314,12 @@ pub fn run(global: &GlobalArgs, args: &BatchArgs) -> Result<()> {
         runner: (stage >= Stage::Verify).then(|| {
             let tools = context::tools(&working, &nbenv::python::discover());
             let (installer, _) = tools.installer();
+            let envs = context::cache_dir(&working).join(super::verify::ENVS_DIR);
             Runner {
+                disk: context::disk_budget(&working, &envs, &installer),
                 tools,
                 installer,
-                envs: context::cache_dir(&working).join(super::verify::ENVS_DIR),
+                envs,
             }
         }),
         disk_full: Mutex::new(None),
@@ -709,7 +713,7 @@ fn measure_runs(batch: &Batch<'_>, job: &Job<'_>) -> Option<Record> {
     }
     // Measuring what is kept walks every environment: only worth it when one was added.
     if let (Some(root), false) = (&last, rounds.built.is_empty()) {
-        nbenv::verify::keep_within(&runner.envs, batch.quiet.env_cache_budget(), root);
+        nbenv::verify::keep_within(&runner.disk, root);
     }
     Some(record)
 }

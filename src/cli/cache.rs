@@ -2,12 +2,12 @@
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use anyhow::Result;
 use clap::{Args, Subcommand};
 use nbenv::bank::indexer::SUMMARY_CACHE_FILE;
 use nbenv::pypi::{cache_entries, cache_versioned_root, dir_size, remove_entry, EntryKind, Tally};
+use nbenv::verify::{tidy_cache, CacheStep, CachedInstaller, DiskSurvey, Holding, InstallerCache};
 use serde::Serialize;
 
 use super::args::{Format, FormatArg, GlobalArgs};
@@ -31,12 +31,13 @@ pub enum CacheCommand {
     /// Remove archives, byte ranges, old summary caches and abandoned scratch venvs.
     ///
     /// What the bank needs is in the bank: all of this can be fetched or made again. Index
-    /// pages, the summary cache and the tools nbenv installed stay (they make the next build
-    /// cheap) unless `--all`. uv's cache is pruned with `uv cache prune`, which keeps what uv
-    /// still uses.
+    /// pages, the summary cache, the tools nbenv installed and the environments (with the
+    /// Jupyter kernels nbenv registered for them) stay (they make the next build cheap)
+    /// unless `--all`. nbenv's own uv cache is pruned with `uv cache prune`, which keeps what
+    /// uv still uses, and cleaned with `--all`; a cache the user chose is never touched.
     Prune {
-        /// Also remove index pages, the summary cache and installed tools: everything nbenv
-        /// has cached.
+        /// Also remove index pages, the summary cache, installed tools, environments and
+        /// nbenv's installer caches: everything nbenv has cached.
         #[arg(long)]
         all: bool,
         /// Say what would be removed, and remove nothing.
@@ -65,6 +66,7 @@ enum Part {
     InstalledTools,
     Environments,
     UvCache,
+    PipCache,
 }
 
 impl Part {
@@ -83,7 +85,8 @@ impl Part {
             Part::AbandonedScratchVenvs => "abandoned scratch venvs",
             Part::InstalledTools => "tools nbenv installed",
             Part::Environments => "environments (verify, restore)",
-            Part::UvCache => "uv's cache",
+            Part::UvCache => "uv's cache (nbenv's)",
+            Part::PipCache => "pip's cache (nbenv's)",
         }
     }
 
@@ -106,7 +109,8 @@ impl Part {
             | Part::SummaryCache
             | Part::InstalledTools
             | Part::Environments => all,
-            Part::ScratchVenvsInUse | Part::UvCache => false,
+            // Pruned by their installer (`uv cache prune`), and cleaned with `--all`.
+            Part::ScratchVenvsInUse | Part::UvCache | Part::PipCache => false,
             _ => true,
         }
     }
@@ -152,8 +156,9 @@ pub fn run(global: &GlobalArgs, args: &CacheArgs) -> Result<()> {
     }
 }
 
-/// Everything nbenv keeps: the cache directory's parts, scratch venvs, uv's cache.
-fn survey(root: &Path) -> Vec<Found> {
+/// Everything nbenv keeps: the cache directory's parts, scratch venvs, the environments and
+/// the installer caches; and the last two file by file, as their budget counts them.
+fn survey(root: &Path) -> (Vec<Found>, DiskSurvey) {
     let mut parts: Vec<Found> = Vec::new();
     let mut temps = Found::new(Part::LeftoverTempFiles);
     for kind in EntryKind::ALL {
@@ -212,22 +217,44 @@ fn survey(root: &Path) -> Vec<Found> {
         installed.add(tools.clone(), dir_size(&tools));
     }
     parts.push(installed);
+    let budgeted = budgeted_survey(root);
     let mut envs = Found::new(Part::Environments);
-    for env in nbenv::verify::cached_environments(&root.join(super::verify::ENVS_DIR)) {
-        envs.add(env.root, env.bytes);
+    for holder in budgeted.holders() {
+        if let Holding::Environment(env) = &holder.holding {
+            envs.add(env.clone(), 0);
+        }
     }
+    // Each file once: uv links the same files into many environments.
+    envs.tally.bytes = budgeted.bytes_of(|h| matches!(h, Holding::Environment(_)));
     parts.push(envs);
-    if let Some((_, dir)) = uv_cache(root) {
-        let mut found = Found::new(Part::UvCache);
-        found.add(dir.clone(), dir_size(&dir));
-        found.location = Some(dir);
+    for cache in InstallerCache::under(root) {
+        let part = match cache.installer {
+            CachedInstaller::Uv => Part::UvCache,
+            CachedInstaller::Pip => Part::PipCache,
+        };
+        let mut found = Found::new(part);
+        if cache.dir.is_dir() {
+            let bytes =
+                budgeted.bytes_of(|h| matches!(h, Holding::InstallerCache(c) if *c == cache));
+            found.add(cache.dir.clone(), bytes);
+        }
+        found.location = Some(cache.dir);
         parts.push(found);
     }
-    parts
+    (parts, budgeted)
+}
+
+/// What the environments budget counts: the environments and nbenv's installer caches.
+fn budgeted_survey(root: &Path) -> DiskSurvey {
+    DiskSurvey::read(
+        &root.join(super::verify::ENVS_DIR),
+        &InstallerCache::under(root),
+    )
 }
 
 /// The uv that installs for nbenv (`NBENV_UV`, else `uv` on PATH, else the one nbenv
-/// installed) and its cache directory.
+/// installed) and the cache directory it uses: nbenv's own (`<cache>/uv`) unless the user
+/// set `UV_CACHE_DIR`.
 fn uv_cache(root: &Path) -> Option<(PathBuf, PathBuf)> {
     let candidates = match std::env::var_os("NBENV_UV").filter(|v| !v.is_empty()) {
         Some(uv) => vec![PathBuf::from(uv)],
@@ -237,7 +264,10 @@ fn uv_cache(root: &Path) -> Option<(PathBuf, PathBuf)> {
         ],
     };
     candidates.into_iter().find_map(|uv| {
-        let out = Command::new(&uv).args(["cache", "dir"]).output().ok()?;
+        let out = std::process::Command::new(&uv)
+            .args(["cache", "dir"])
+            .output()
+            .ok()?;
         if !out.status.success() {
             return None;
         }
@@ -265,7 +295,7 @@ fn part_json(found: &Found) -> PartJson {
 }
 
 fn info(root: &Path, budget: u64, env_budget: u64, format: Format) -> Result<()> {
-    let parts = survey(root);
+    let (parts, budgeted_envs) = survey(root);
     let budgeted: u64 = parts
         .iter()
         .filter(|p| {
@@ -276,6 +306,18 @@ fn info(root: &Path, budget: u64, env_budget: u64, format: Format) -> Result<()>
         })
         .map(|p| p.tally.bytes)
         .sum();
+    // Environments and installer caches: each file once, however many hold it.
+    let counted = budgeted_envs.counted();
+    let held = budgeted_envs.bytes_of(|_| true);
+    let shared = parts
+        .iter()
+        .filter(|p| matches!(p.part, Part::Environments | Part::UvCache | Part::PipCache))
+        .map(|p| p.tally.bytes)
+        .sum::<u64>()
+        .saturating_sub(held);
+    let users_uv = uv_cache(root)
+        .map(|(_, dir)| dir)
+        .filter(|dir| !same_dir(dir, &root.join("uv")));
     let mut out = std::io::stdout().lock();
     if format == Format::Json {
         let json: Vec<PartJson> = parts.iter().map(part_json).collect();
@@ -286,6 +328,9 @@ fn info(root: &Path, budget: u64, env_budget: u64, format: Format) -> Result<()>
                 "budget_bytes": budget,
                 "budgeted_bytes": budgeted,
                 "environments_budget_bytes": env_budget,
+                "environments_counted_bytes": counted,
+                "environments_shared_bytes": shared,
+                "users_uv_cache": users_uv,
                 "parts": json,
             }),
         );
@@ -314,21 +359,32 @@ fn info(root: &Path, budget: u64, env_budget: u64, format: Format) -> Result<()>
         human_size(budgeted),
         human_size(budget)
     )?;
-    let envs = parts
-        .iter()
-        .find(|p| p.part == Part::Environments)
-        .map_or(0, |p| p.tally.bytes);
     writeln!(
         out,
-        "environments: {} of a {} budget (NBENV_ENV_CACHE_SIZE; least recently used go first)",
-        human_size(envs),
-        human_size(env_budget)
+        "environments, uv's and pip's caches: {} of a {} budget (NBENV_ENV_CACHE_SIZE; {} hard-linked between them counted once; least recently used environments go first, then the caches)",
+        human_size(counted),
+        human_size(env_budget),
+        human_size(shared)
     )?;
+    if let Some(dir) = users_uv {
+        writeln!(
+            out,
+            "uv uses the cache in {} (UV_CACHE_DIR): not nbenv's, neither counted nor pruned",
+            dir.display()
+        )?;
+    }
     Ok(())
 }
 
+/// Whether two paths name one directory (both may be missing).
+fn same_dir(a: &Path, b: &Path) -> bool {
+    let canon = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+    canon(a) == canon(b)
+}
+
 fn prune(root: &Path, all: bool, dry_run: bool, format: Format) -> Result<()> {
-    let parts = survey(root);
+    let (parts, _) = survey(root);
+    let envs = root.join(super::verify::ENVS_DIR);
     let mut removed: Vec<PartJson> = Vec::new();
     let mut freed = 0u64;
     for found in &parts {
@@ -337,7 +393,13 @@ fn prune(root: &Path, all: bool, dry_run: bool, format: Format) -> Result<()> {
         }
         let mut tally = Tally::default();
         for (path, bytes) in found.paths.iter().zip(sizes(found)) {
-            if dry_run || remove_entry(path) {
+            // An environment goes with its kernel specs, and not while a run uses it.
+            let gone = match found.part {
+                _ if dry_run => true,
+                Part::Environments => nbenv::verify::remove_unused(&envs, path),
+                _ => remove_entry(path),
+            };
+            if gone {
                 tally.add(bytes);
             }
         }
@@ -353,18 +415,26 @@ fn prune(root: &Path, all: bool, dry_run: bool, format: Format) -> Result<()> {
     if !dry_run {
         remove_empty_dirs(&cache_versioned_root(root));
     }
-    let uv_pruned = if dry_run {
-        None
-    } else {
-        uv_cache(root).map(|(uv, dir)| {
-            let before = dir_size(&dir);
-            let ok = Command::new(uv)
-                .args(["cache", "prune", "--quiet"])
-                .status()
-                .is_ok_and(|s| s.success());
-            (ok, before.saturating_sub(dir_size(&dir)))
-        })
-    };
+    // nbenv's own installer caches, by their installer: pruned (uv), or with `--all`
+    // cleaned; never a cache the user chose.
+    let mut tidied: Vec<(InstallerCache, CacheStep, u64)> = Vec::new();
+    if !dry_run {
+        let uv = uv_cache(root).map(|(uv, _)| uv);
+        for cache in InstallerCache::under(root)
+            .into_iter()
+            .filter(|c| c.dir.is_dir())
+        {
+            let before = dir_size(&cache.dir);
+            if let Some(step) = tidy_cache(&cache, uv.as_deref(), all) {
+                let after = if cache.dir.exists() {
+                    dir_size(&cache.dir)
+                } else {
+                    0
+                };
+                tidied.push((cache, step, before.saturating_sub(after)));
+            }
+        }
+    }
     let mut out = std::io::stdout().lock();
     if format == Format::Json {
         return write_json(
@@ -374,7 +444,16 @@ fn prune(root: &Path, all: bool, dry_run: bool, format: Format) -> Result<()> {
                 "dry_run": dry_run,
                 "removed": removed,
                 "freed_bytes": freed,
-                "uv_cache_pruned": uv_pruned.map(|(ok, bytes)| serde_json::json!({"ok": ok, "freed_bytes": bytes})),
+                "installer_caches": tidied.iter().map(|(cache, step, bytes)| serde_json::json!({
+                    "installer": cache.installer,
+                    "dir": cache.dir,
+                    "done": match step {
+                        CacheStep::Pruned => "pruned",
+                        CacheStep::Cleaned => "cleaned",
+                        CacheStep::Failed(_) => "failed",
+                    },
+                    "freed_bytes": bytes,
+                })).collect::<Vec<_>>(),
             }),
         );
     }
@@ -391,11 +470,21 @@ fn prune(root: &Path, all: bool, dry_run: bool, format: Format) -> Result<()> {
             human_size(r.bytes)
         )?;
     }
-    if let Some((ok, bytes)) = uv_pruned {
-        if ok {
-            writeln!(out, "uv cache prune freed {}", human_size(bytes))?;
-        } else {
-            writeln!(out, "uv cache prune failed; uv's cache was left as it was")?;
+    for (cache, step, bytes) in &tidied {
+        let which = match cache.installer {
+            CachedInstaller::Uv => "uv's cache",
+            CachedInstaller::Pip => "pip's cache",
+        };
+        let dir = cache.dir.display();
+        match step {
+            CacheStep::Pruned => writeln!(out, "pruned {which} in {dir}: {}", human_size(*bytes))?,
+            CacheStep::Cleaned => {
+                writeln!(out, "cleaned {which} in {dir}: {}", human_size(*bytes))?
+            }
+            CacheStep::Failed(why) => writeln!(
+                out,
+                "{which} in {dir} could not be pruned, and was left as it was: {why}"
+            )?,
         }
     }
     writeln!(

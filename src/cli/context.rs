@@ -32,6 +32,28 @@ pub fn confine_installer_caches(global: &GlobalArgs) {
     }
 }
 
+/// One budget for what verification leaves on disk (`NBENV_ENV_CACHE_SIZE`): the environments
+/// under `envs` and nbenv's own installer caches (`<cache>/uv`, `<cache>/pip`, the ones
+/// [`confine_installer_caches`] chooses); a cache the user chose is not nbenv's to count or
+/// prune. uv's cache is pruned and cleaned by the uv that installs (`installer`).
+pub fn disk_budget(
+    global: &GlobalArgs,
+    envs: &std::path::Path,
+    installer: &nbenv::python::Installer,
+) -> nbenv::verify::DiskBudget {
+    let dir = cache_dir(global);
+    let root = std::path::absolute(&dir).unwrap_or(dir);
+    nbenv::verify::DiskBudget {
+        envs: envs.to_path_buf(),
+        caches: nbenv::verify::InstallerCache::under(&root),
+        bytes: global.env_cache_budget(),
+        uv: match installer {
+            nbenv::python::Installer::Uv(uv) => Some(uv.clone()),
+            nbenv::python::Installer::Pip => None,
+        },
+    }
+}
+
 /// The index client, configured by the global options and the environment (checked already).
 pub fn index_client(global: &GlobalArgs) -> Result<IndexClient> {
     let mut config = IndexConfig::new(global.index_url().to_string(), cache_dir(global));

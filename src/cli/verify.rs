@@ -201,7 +201,7 @@ pub fn run(global: &super::args::GlobalArgs, args: &VerifyArgs) -> Result<()> {
             return Err(e.into());
         }
     };
-    keep_envs_within_budget(global, &envs, &env.root);
+    keep_envs_within_budget(global, &envs, &env.root, &installer);
     let options = RunOptions {
         cell_timeout: Duration::from_secs(args.cell_timeout),
         total_timeout: Duration::from_secs(args.timeout),
@@ -334,16 +334,43 @@ pub(super) fn runtime_below(
     Some(bound.below())
 }
 
-/// Keeps the built environments within their budget, `keep` (the one just used) whatever
-/// its size; says what went.
-pub(super) fn keep_envs_within_budget(global: &super::args::GlobalArgs, envs: &Path, keep: &Path) {
-    for gone in verify::keep_within(envs, global.env_cache_budget(), keep) {
-        if !global.quiet {
-            eprintln!(
-                "note: removed the environment {} ({}, least recently used) to stay within NBENV_ENV_CACHE_SIZE",
-                gone.root.display(),
-                super::index::human_size(gone.bytes)
-            );
+/// Keeps the built environments and nbenv's installer caches within their budget, `keep`
+/// (the environment just used) whatever its size; says what went.
+pub(super) fn keep_envs_within_budget(
+    global: &super::args::GlobalArgs,
+    envs: &Path,
+    keep: &Path,
+    installer: &nbenv::python::Installer,
+) {
+    let budget = context::disk_budget(global, envs, installer);
+    let pruned = verify::keep_within(&budget, keep);
+    if global.quiet {
+        return;
+    }
+    let size = super::index::human_size;
+    let within = format!(
+        "to stay within NBENV_ENV_CACHE_SIZE ({} of environments and installer caches, {} allowed)",
+        size(pruned.counted),
+        size(budget.bytes)
+    );
+    for gone in &pruned.environments {
+        eprintln!(
+            "note: removed the environment {} (least recently used) {within}",
+            gone.display()
+        );
+    }
+    for (cache, step) in &pruned.caches {
+        let which = match cache.installer {
+            verify::CachedInstaller::Uv => "uv's cache",
+            verify::CachedInstaller::Pip => "pip's cache",
+        };
+        let dir = cache.dir.display();
+        match step {
+            verify::CacheStep::Pruned => eprintln!("note: pruned {which} in {dir} {within}"),
+            verify::CacheStep::Cleaned => eprintln!("note: cleaned {which} in {dir} {within}"),
+            verify::CacheStep::Failed(why) => {
+                eprintln!("warning: {which} in {dir} could not be pruned: {why}")
+            }
         }
     }
 }

@@ -87,8 +87,9 @@ impl Exclusive {
     }
 }
 
-/// Removes the environment at `root` (in `cache`) unless a run is using it; returns whether
-/// it is gone.
+/// Removes the environment at `root` (in `cache`) unless a run is using it, and the Jupyter
+/// kernel specs nbenv registered for it (a kernel left behind would point at nothing);
+/// returns whether it is gone.
 pub fn remove_unused(cache: &Path, root: &Path) -> bool {
     let Some(key) = root.file_name().and_then(|n| n.to_str()) else {
         return false;
@@ -96,6 +97,7 @@ pub fn remove_unused(cache: &Path, root: &Path) -> bool {
     let Some(_held) = Exclusive::try_now(&lock_path(cache, key)) else {
         return false;
     };
+    super::kernel_spec::remove_kernel_specs(root);
     std::fs::remove_dir_all(root).is_ok() || !root.exists()
 }
 

@@ -42,7 +42,7 @@ pub const KERNEL_PACKAGE: &str = "ipykernel";
 pub const RUNTIME_SDISTS: &[&str] = &["simplegeneric", "scandir", "tornado"];
 
 /// File inside a complete environment: what it was built from.
-const READY: &str = "nbenv-env.json";
+pub(crate) const READY: &str = "nbenv-env.json";
 
 /// An environment to build.
 #[derive(Debug, Clone)]
@@ -502,18 +502,10 @@ fn build(
     }
 }
 
-/// A complete environment in the cache, as the budget sees it.
-#[derive(Debug, Clone)]
-pub struct CachedEnv {
-    pub root: PathBuf,
-    pub bytes: u64,
-    pub last_used: std::time::SystemTime,
-}
-
-/// The complete environments under `cache`, least recently used first. Directories being
-/// built (`.<key>-<pid>`) are not among them.
-pub fn cached_environments(cache: &Path) -> Vec<CachedEnv> {
-    let mut found: Vec<CachedEnv> = std::fs::read_dir(cache)
+/// The complete environments under `cache` with their last use (when a run last found
+/// them built). Directories being built (`.<key>-<pid>`) are not among them.
+pub(crate) fn complete_environments(cache: &Path) -> Vec<(PathBuf, std::time::SystemTime)> {
+    std::fs::read_dir(cache)
         .into_iter()
         .flatten()
         .flatten()
@@ -521,53 +513,9 @@ pub fn cached_environments(cache: &Path) -> Vec<CachedEnv> {
         .filter_map(|e| {
             let root = e.path();
             let last_used = std::fs::metadata(root.join(READY)).ok()?.modified().ok()?;
-            Some(CachedEnv {
-                bytes: dir_bytes(&root),
-                root,
-                last_used,
-            })
+            Some((root, last_used))
         })
-        .collect();
-    found.sort_by_key(|e| e.last_used);
-    found
-}
-
-/// Removes the least recently used environments until those left hold `budget` bytes at
-/// most; `keep` (the one just used) stays whatever its size, and so do the ones other runs
-/// are using. Returns what was removed.
-pub fn keep_within(cache: &Path, budget: u64, keep: &Path) -> Vec<CachedEnv> {
-    let all = cached_environments(cache);
-    let mut total: u64 = all.iter().map(|e| e.bytes).sum();
-    let mut removed = Vec::new();
-    for env in all {
-        if total <= budget {
-            break;
-        }
-        if env.root == keep {
-            continue;
-        }
-        if super::env_lock::remove_unused(cache, &env.root) {
-            total = total.saturating_sub(env.bytes);
-            removed.push(env);
-        }
-    }
-    removed
-}
-
-/// Bytes of the files under `dir` (links not followed).
-fn dir_bytes(dir: &Path) -> u64 {
-    let mut total = 0;
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for entry in std::fs::read_dir(&d).into_iter().flatten().flatten() {
-            match entry.file_type() {
-                Ok(t) if t.is_dir() => stack.push(entry.path()),
-                Ok(t) if t.is_file() => total += entry.metadata().map_or(0, |m| m.len()),
-                _ => {}
-            }
-        }
-    }
-    total
+        .collect()
 }
 
 #[cfg(test)]

@@ -16,6 +16,7 @@
 
 mod blame;
 mod cell_run;
+mod disk_budget;
 mod env_lock;
 mod environment;
 mod executability;
@@ -36,14 +37,19 @@ mod workdir;
 
 pub use blame::blamed;
 pub use cell_run::{CellRun, CellStatus};
+pub use disk_budget::{
+    keep_within, plan as plan_eviction, tidy_cache, CacheStep, DiskBudget, DiskSurvey, Eviction,
+    FileOnDisk, Holding, Installer as CachedInstaller, InstallerCache, Pruned,
+};
 pub use env_lock::{remove_unused, EnvLease};
 pub use environment::{
-    cached_environments, era_fits, keep_within, prepare, runtime_of_era, CachedEnv, EnvError,
-    EnvPlan, PreparedEnv, KERNEL_RUNTIME,
+    era_fits, prepare, runtime_of_era, EnvError, EnvPlan, PreparedEnv, KERNEL_RUNTIME,
 };
 pub use executability::Executability;
 pub use executed::executed_notebook;
-pub use kernel_spec::{install_kernel_spec, kernel_name, KernelSpecError};
+pub use kernel_spec::{
+    install_kernel_spec, kernel_name, mark_kernel_spec, remove_kernel_specs, KernelSpecError,
+};
 pub use normalize::normalize;
 pub use options::{KernelMode, RunOptions};
 pub use order::{ExecutionOrder, StoredCount};
@@ -53,3 +59,4 @@ pub use record::{run_record, RunContext, RunEnded};
 pub use repair::{install_lessons, lessons, pinned, teach, wanted_lessons, Lesson};
 pub use reproduce::{compare, CellComparison, Difference, Reproduction};
 pub use run::{run_notebook, NotebookRun, RunEnd, RunError, RunnerMode, RUNNER};
+pub use workdir::RunFolder;

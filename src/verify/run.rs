@@ -1,5 +1,5 @@
-//! Running a notebook: the runner started with an interpreter in a throw-away copy of the
-//! notebook's directory, in its own process group under a total time limit, and its
+//! Running a notebook: the runner started with an interpreter in a throw-away view of the
+//! notebook's directory (an overlay, or a copy: [`workdir`]), in its own process group under a total time limit, and its
 //! records turned into a [`NotebookRun`]. Turning records into the run ([`assemble`]) is
 //! pure; only [`run_notebook`] touches processes and files.
 
@@ -17,7 +17,7 @@ use super::plan::RunPlan;
 use super::protocol::{self, Parsed, Record, RecordStatus};
 use super::reproduce::{self, Reproduction};
 use super::sandbox::{self, SandboxLimits};
-use super::workdir;
+use super::workdir::{self, Overlay, RunFolder};
 use crate::notebook::failure::{classify, Failure, FailureContext};
 use crate::notebook::Notebook;
 use crate::python::{run_capped, Finished, OutputCap, ProcessError, PythonVersion};
@@ -112,6 +112,8 @@ pub struct NotebookRun {
     pub garbage_lines: u32,
     /// The end of the interpreter's stderr (where low-level output of the cells goes).
     pub stderr_tail: String,
+    /// How the run saw the notebook's folder: an overlay of it, or a copy.
+    pub folder: RunFolder,
 }
 
 fn seconds<S: Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
@@ -175,27 +177,6 @@ pub fn run_notebook(
     let plan = RunPlan::new(nb, opts);
     let scratch = crate::python::scratch_dir("run").map_err(RunError::Scratch)?;
     let work = scratch.path().join("work");
-    let inside = copy_workdir(nb, opts, &work, scratch.path())?;
-
-    let mut cmd = Command::new(python);
-    if opts.sandbox {
-        sandbox::environment(&mut cmd, scratch.path(), python).map_err(RunError::Scratch)?;
-        sandbox::confine(&mut cmd, SandboxLimits::for_run(opts.total_timeout));
-    }
-    cmd.arg("-c")
-        .arg(BOOTSTRAP)
-        .arg(RUNNER)
-        .current_dir(work.join(inside))
-        .env("MPLBACKEND", "Agg")
-        .env("IPYTHONDIR", scratch.path().join("ipython"))
-        .env("PYTHONIOENCODING", "utf-8")
-        .env_remove("PYTHONPATH")
-        .env_remove("PYTHONHOME")
-        .env_remove("PYTHONSTARTUP")
-        .env_remove("PYTHONSAFEPATH");
-    for (k, v) in &opts.env {
-        cmd.env(k, v);
-    }
     let input = serde_json::to_vec(&plan).expect("the plan serializes");
     // Records carry each cell's capped output: room for thousands of cells. Beyond that the
     // middle is dropped and its cells are missing from the run.
@@ -203,13 +184,32 @@ pub fn run_notebook(
         head: 16 << 20,
         tail: 240 << 20,
     };
-    let finished = run_capped(cmd, &input, opts.total_timeout, cap).map_err(|e| {
-        if opts.sandbox {
-            RunError::Sandbox(e)
-        } else {
-            RunError::Start(e)
+    let (source, inside) = folder_of(nb, opts);
+    let mut overlaid = None;
+    if let Some(overlay) = Overlay::new(&source, &inside, scratch.path()) {
+        let mut cmd = runner_command(python, opts, scratch.path(), &work)?;
+        overlay.apply(&mut cmd);
+        match run_capped(cmd, &input, opts.total_timeout, cap) {
+            Ok(finished) => overlaid = Some(finished),
+            // No overlay here after all (a file system it cannot stack on): a copy.
+            Err(_) => Overlay::failed(),
         }
-    })?;
+    }
+    let (finished, folder) = match overlaid {
+        Some(finished) => (finished, RunFolder::Overlay),
+        None => {
+            let (inside, folder) = copy_workdir(nb, opts, &work, scratch.path())?;
+            let cmd = runner_command(python, opts, scratch.path(), &work.join(inside))?;
+            let finished = run_capped(cmd, &input, opts.total_timeout, cap).map_err(|e| {
+                if opts.sandbox {
+                    RunError::Sandbox(e)
+                } else {
+                    RunError::Start(e)
+                }
+            })?;
+            (finished, folder)
+        }
+    };
     if finished.interrupted {
         return Err(RunError::Interrupted);
     }
@@ -218,7 +218,39 @@ pub fn run_notebook(
         .map_err(|detail| failed_start(python, detail, &finished))?;
     run.elapsed = finished.elapsed;
     run.stderr_tail = finished.stderr_tail(20);
+    run.folder = folder;
     Ok(run)
+}
+
+/// The runner's command, started in `dir`, confined when the options say so. A relative
+/// `python` (under a relative `--cache-dir`) is made absolute: the child resolves it after
+/// moving to `dir`.
+fn runner_command(
+    python: &Path,
+    opts: &RunOptions,
+    scratch: &Path,
+    dir: &Path,
+) -> Result<Command, RunError> {
+    let mut cmd = Command::new(std::path::absolute(python).unwrap_or_else(|_| python.into()));
+    if opts.sandbox {
+        sandbox::environment(&mut cmd, scratch, python).map_err(RunError::Scratch)?;
+        sandbox::confine(&mut cmd, SandboxLimits::for_run(opts.total_timeout));
+    }
+    cmd.arg("-c")
+        .arg(BOOTSTRAP)
+        .arg(RUNNER)
+        .current_dir(dir)
+        .env("MPLBACKEND", "Agg")
+        .env("IPYTHONDIR", scratch.join("ipython"))
+        .env("PYTHONIOENCODING", "utf-8")
+        .env_remove("PYTHONPATH")
+        .env_remove("PYTHONHOME")
+        .env_remove("PYTHONSTARTUP")
+        .env_remove("PYTHONSAFEPATH");
+    for (k, v) in &opts.env {
+        cmd.env(k, v);
+    }
+    Ok(cmd)
 }
 
 fn failed_start(python: &Path, detail: StartFailure, finished: &Finished) -> RunError {
@@ -247,20 +279,13 @@ fn failed_start(python: &Path, detail: StartFailure, finished: &Finished) -> Run
     }
 }
 
-/// Copies what the run works in to `work`, and returns where in it the run starts. A
-/// notebook in a repository gets the whole repository, so that what it reaches above its
-/// folder is there (`sys.path.append("../")` then `from lib import plotting`, as
-/// dennybritz's reinforcement-learning does); it starts in its own folder inside. A
-/// repository over the copy limit gives way to the notebook's folder alone.
-fn copy_workdir(
-    nb: &Notebook,
-    opts: &RunOptions,
-    work: &Path,
-    avoid: &Path,
-) -> Result<PathBuf, RunError> {
+/// What the run works in, and where in it the run starts. A notebook in a repository gets
+/// the whole repository, so that what it reaches above its folder is there
+/// (`sys.path.append("../")` then `from lib import plotting`, as dennybritz's
+/// reinforcement-learning does); it starts in its own folder inside.
+fn folder_of(nb: &Notebook, opts: &RunOptions) -> (PathBuf, PathBuf) {
     if let Some(dir) = &opts.directory {
-        workdir::copy_tree(dir, work, opts.copy_limit, avoid)?;
-        return Ok(PathBuf::new());
+        return (dir.clone(), PathBuf::new());
     }
     let own = notebook_dir(&nb.path);
     let inside = crate::notebook::repository_root(&nb.path).and_then(|root| {
@@ -268,20 +293,35 @@ fn copy_workdir(
         let rel = own.strip_prefix(&root).ok()?.to_path_buf();
         (!rel.as_os_str().is_empty()).then_some((root, rel))
     });
-    if let Some((root, rel)) = inside {
-        match workdir::copy_tree(&root, work, opts.copy_limit, avoid) {
-            Ok(_) => return Ok(rel),
-            Err(RunError::DirectoryTooLarge { .. }) => {
-                std::fs::remove_dir_all(work).map_err(|source| RunError::Copy {
-                    path: work.to_path_buf(),
-                    source,
-                })?;
-            }
-            Err(e) => return Err(e),
-        }
+    inside.unwrap_or((own, PathBuf::new()))
+}
+
+/// Copies what the run works in ([`folder_of`]) to `work`, and returns where in it the run
+/// starts. A repository over the copy limit gives way to the notebook's folder alone.
+fn copy_workdir(
+    nb: &Notebook,
+    opts: &RunOptions,
+    work: &Path,
+    avoid: &Path,
+) -> Result<(PathBuf, RunFolder), RunError> {
+    let (source, inside) = folder_of(nb, opts);
+    if inside.as_os_str().is_empty() {
+        let folder = workdir::copy_tree(&source, work, opts.copy_limit, avoid)?;
+        return Ok((inside, folder));
     }
-    workdir::copy_tree(&own, work, opts.copy_limit, avoid)?;
-    Ok(PathBuf::new())
+    match workdir::copy_tree(&source, work, opts.copy_limit, avoid) {
+        Ok(folder) => return Ok((inside, folder)),
+        Err(RunError::DirectoryTooLarge { .. }) => {
+            std::fs::remove_dir_all(work).map_err(|source| RunError::Copy {
+                path: work.to_path_buf(),
+                source,
+            })?;
+        }
+        Err(e) => return Err(e),
+    }
+    let own = notebook_dir(&nb.path);
+    let folder = workdir::copy_tree(&own, work, opts.copy_limit, avoid)?;
+    Ok((PathBuf::new(), folder))
 }
 
 fn notebook_dir(path: &Path) -> PathBuf {
@@ -410,6 +450,7 @@ pub(crate) fn assemble(
         elapsed: Duration::ZERO,
         garbage_lines: parsed.garbage,
         stderr_tail: String::new(),
+        folder: RunFolder::Overlay,
     })
 }
 
@@ -417,6 +458,22 @@ pub(crate) fn assemble(
 mod tests {
     use super::*;
     use crate::verify::RunOptions;
+
+    /// An environment under a relative cache directory starts: the child resolves a relative
+    /// program after moving to the run's folder, where it is not.
+    #[test]
+    fn a_relative_interpreter_is_started_by_its_absolute_path() {
+        let cmd = runner_command(
+            Path::new("cache/envs/abc/bin/python"),
+            &RunOptions::default(),
+            Path::new("/tmp/scratch"),
+            Path::new("/tmp/scratch/work"),
+        )
+        .unwrap();
+        let program = Path::new(cmd.get_program());
+        assert!(program.is_absolute(), "{}", program.display());
+        assert!(program.ends_with("cache/envs/abc/bin/python"));
+    }
 
     fn nb() -> Notebook {
         crate::notebook::from_bytes(
