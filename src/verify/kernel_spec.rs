@@ -138,7 +138,7 @@ pub fn mark_kernel_spec(spec_dir: &Path, env_root: &Path) -> std::io::Result<()>
         );
     }
     let text = serde_json::to_string_pretty(&spec).expect("a JSON value serializes");
-    crate::output::write_atomically(&file, text.as_bytes())?;
+    crate::output::write_atomically(&file, text.as_bytes()).map_err(std::io::Error::other)?;
     let spec_dir = std::fs::canonicalize(spec_dir)?;
     let list = env_root.join(KERNELS_FILE);
     let mut listed = std::fs::read_to_string(&list).unwrap_or_default();
@@ -146,7 +146,7 @@ pub fn mark_kernel_spec(spec_dir: &Path, env_root: &Path) -> std::io::Result<()>
     if !listed.lines().any(|l| l == line) {
         listed.push_str(&line);
         listed.push('\n');
-        crate::output::write_atomically(&list, listed.as_bytes())?;
+        crate::output::write_atomically(&list, listed.as_bytes()).map_err(std::io::Error::other)?;
     }
     Ok(())
 }
