@@ -198,6 +198,26 @@ fn a_pin_hinging_on_what_static_reading_cannot_tell_is_settled_by_introspection(
         err.contains("note: dynpkg 6.0: whether it has .ix is unknown"),
         "{err}"
     );
+
+    // With no time for introspection: nothing is introspected, the answer stays unknown, and
+    // the note says the budget was spent. A later run with time settles it.
+    let env = Env::new();
+    env.publish("dynpkg", 6, &dynpkg, &|_| None);
+    let (code, out, err) = env.infer(source, &["-v", "--introspect-budget", "0"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(pins(&out), ["dynpkg==6.0"], "{out}");
+    assert!(!err.contains("introspecting dynpkg"), "{err}");
+    assert!(
+        err.contains("note: the introspection budget (0 s) is spent: 1 release not introspected (dynpkg 6.0)"),
+        "{err}"
+    );
+    assert!(
+        err.contains("whether it has .ix is unknown (static reading cannot tell; the introspection budget was spent before it)"),
+        "{err}"
+    );
+    let (code, out, err) = env.infer(source, &[]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(pins(&out), ["dynpkg==3.0"], "{out}\n{err}");
 }
 
 #[test]

@@ -334,7 +334,7 @@ pub fn run(global: &GlobalArgs, args: &BankArgs) -> Result<()> {
                     unknown_only: *unknown_only,
                 };
                 Some(run_introspect(
-                    global, &bank, &targets, runtime, *write, again,
+                    global, &bank, &targets, runtime, *write, again, None,
                 )?)
             };
             let show_build = !report.failed.is_empty() || runtime.is_none();
@@ -392,6 +392,7 @@ pub fn run(global: &GlobalArgs, args: &BankArgs) -> Result<()> {
                         force: run.force,
                         unknown_only: false,
                     },
+                    None,
                 )?)
             };
             print_runs(&bank, &report, runtime.as_ref(), run.format.format, true)?;
@@ -509,6 +510,7 @@ pub(super) fn introspect_for_infer(
     global: &GlobalArgs,
     bank: &Path,
     targets: &[BuildTarget],
+    within: Option<std::time::Duration>,
 ) -> Result<IntrospectReport> {
     let runtime = RuntimeArgs {
         pythons: Vec::new(),
@@ -525,6 +527,7 @@ pub(super) fn introspect_for_infer(
         &runtime,
         WriteArgs { no_wait: false },
         again,
+        within.map(|w| std::time::Instant::now() + w),
     )
 }
 
@@ -542,6 +545,7 @@ fn run_introspect(
     runtime: &RuntimeArgs,
     write: WriteArgs,
     again: Again,
+    deadline: Option<std::time::Instant>,
 ) -> Result<IntrospectReport> {
     let client = context::index_client(global)?;
     let interpreters = if runtime.pythons.is_empty() {
@@ -585,6 +589,7 @@ fn run_introspect(
     config.lock = write.lock_policy();
     config.force = again.force;
     config.unknown_only = again.unknown_only;
+    config.deadline = deadline;
     if global.index_url() != nbenv::pypi::PYPI_SIMPLE {
         config.index_url = Some(global.index_url().to_string());
     }

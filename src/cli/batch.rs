@@ -93,6 +93,11 @@ pub struct BatchArgs {
     /// Never run releases to settle what static reading cannot tell.
     #[arg(long)]
     pub no_introspect: bool,
+    /// Seconds introspection may take in all, per notebook: past them an answer static reading
+    /// cannot give stays unknown and constrains nothing (`nbenv bank introspect` settles it
+    /// without a limit). 0: introspect nothing.
+    #[arg(long, default_value_t = 30, value_name = "SECS")]
+    pub introspect_budget: u64,
     /// Do not read the repository's declarations beside each notebook.
     #[arg(long)]
     pub no_declarations: bool,
@@ -804,6 +809,7 @@ fn infer_args(args: &BatchArgs, notebook: &Path) -> InferArgs {
         no_declarations: args.no_declarations,
         full_history: false,
         no_introspect: args.no_introspect,
+        introspect_budget: args.introspect_budget,
         jobs: 8,
     }
 }

@@ -91,6 +91,11 @@ pub struct InferArgs {
     /// does.
     #[arg(long)]
     pub no_introspect: bool,
+    /// Seconds introspection may take in all, per notebook: past them an answer static reading
+    /// cannot give stays unknown and constrains nothing (`nbenv bank introspect` settles it
+    /// without a limit). 0: introspect nothing.
+    #[arg(long, default_value_t = 30, value_name = "SECS")]
+    pub introspect_budget: u64,
     /// Worker threads when indexing what the bank lacks.
     #[arg(long, default_value_t = 8, value_name = "N", value_parser = super::args::positive)]
     pub jobs: usize,
@@ -562,6 +567,7 @@ pub(super) fn infer_usages_with(
             LazyOptions {
                 cap: solve_options.exclude_newer,
                 introspect: !args.no_introspect,
+                introspect_budget: Some(std::time::Duration::from_secs(args.introspect_budget)),
             },
         )?;
         downloaded += steps.downloaded;
@@ -571,6 +577,24 @@ pub(super) fn infer_usages_with(
                 eprintln!(
                     "note: introspected {} where a pin hinged on what static reading could not tell",
                     count(introspected, "release", "releases"),
+                );
+            }
+            if !report.over_budget.is_empty() {
+                eprintln!(
+                    "note: the introspection budget ({} s) is spent: {} not introspected ({}); \
+                     what static reading cannot tell of them stays unknown and constrains \
+                     nothing (--introspect-budget SECS, or `nbenv bank introspect`)",
+                    args.introspect_budget,
+                    count(report.over_budget.len(), "release", "releases"),
+                    report
+                        .over_budget
+                        .iter()
+                        .map(|p| match &p.version {
+                            Some(v) => format!("{} {v}", p.dist),
+                            None => p.dist.to_string(),
+                        })
+                        .collect::<Vec<_>>()
+                        .join(", "),
                 );
             }
             for h in lazy::hinging(&inference, bank)? {
@@ -585,6 +609,8 @@ pub(super) fn infer_usages_with(
                     h.unknown.join(", "),
                     if args.no_introspect {
                         "; without --no-introspect, nbenv would run it to see"
+                    } else if report.over_budget.iter().any(|p| p.dist == h.pin.dist) {
+                        "; the introspection budget was spent before it"
                     } else {
                         ", and introspection could not settle it here"
                     }
@@ -902,7 +928,7 @@ impl LazySteps for Steps<'_> {
         (self.resolve)(evidence)
     }
 
-    fn introspect(&mut self, round: &[Probe]) -> Result<()> {
+    fn introspect(&mut self, round: &[Probe], within: Option<std::time::Duration>) -> Result<()> {
         check_time(self.deadline)?;
         let _writing = self.writing.lock().unwrap_or_else(PoisonError::into_inner);
         if self.global.verbose > 0 {
@@ -911,7 +937,7 @@ impl LazySteps for Steps<'_> {
             }
         }
         let targets = targets_of(round);
-        let report = introspect_for_infer(self.global, self.bank, &targets);
+        let report = introspect_for_infer(self.global, self.bank, &targets, within);
         if let Some(cached) = self.written {
             cached.forget();
         }
@@ -925,6 +951,13 @@ impl LazySteps for Steps<'_> {
             .into());
         }
         if !self.global.quiet {
+            if report.past_deadline > 0 {
+                eprintln!(
+                    "note: the introspection budget ran out with {} not started; what \
+                     static reading cannot tell of them stays unknown",
+                    count(report.past_deadline, "release", "releases")
+                );
+            }
             for (dist, version, outcome) in &report.releases {
                 if let Outcome::Gap { reason } = outcome {
                     eprintln!("note: could not introspect {dist} {version}: {reason}");

@@ -52,6 +52,11 @@ pub struct RestoreArgs {
     /// --no-declarations`.
     #[arg(long)]
     pub no_declarations: bool,
+    /// Seconds introspection may take in all, per notebook: past them an answer static reading
+    /// cannot give stays unknown and constrains nothing (`nbenv bank introspect` settles it
+    /// without a limit). 0: introspect nothing.
+    #[arg(long, default_value_t = 30, value_name = "SECS")]
+    pub introspect_budget: u64,
     /// Seconds each cell may take.
     #[arg(long, default_value_t = 600, value_name = "SECS")]
     pub cell_timeout: u64,
@@ -117,6 +122,7 @@ pub fn run(global: &GlobalArgs, args: &RestoreArgs) -> Result<()> {
         no_declarations: args.no_declarations,
         full_history: false,
         no_introspect: false,
+        introspect_budget: args.introspect_budget,
         jobs: 8,
     };
     args.sandbox.check()?;

@@ -1,7 +1,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::Command;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
@@ -43,6 +43,10 @@ pub struct IntrospectConfig {
     /// Only releases where the bank has unknown answers: a module static reading cannot list
     /// that introspection has not listed yet.
     pub unknown_only: bool,
+    /// No release is started past it, and installs and imports are cut at it (an inference's
+    /// introspection budget). A release cut short is recorded as a gap, so that later runs
+    /// do not spend their budget on it again.
+    pub deadline: Option<Instant>,
 }
 
 impl IntrospectConfig {
@@ -59,6 +63,7 @@ impl IntrospectConfig {
             lock: LockPolicy::default(),
             force: false,
             unknown_only: false,
+            deadline: None,
         }
     }
 }
@@ -109,6 +114,8 @@ pub struct IntrospectReport {
     /// The user stopped the run; `releases_left` were not introspected.
     pub interrupted: bool,
     pub releases_left: usize,
+    /// Releases not started because the deadline had passed.
+    pub past_deadline: usize,
 }
 
 /// Introspects the selected releases of each distribution. They must be indexed statically
@@ -188,6 +195,26 @@ pub fn introspect(
             report.releases_left = total - done;
             break;
         }
+        let left = config
+            .deadline
+            .map(|d| d.saturating_duration_since(Instant::now()));
+        if left == Some(Duration::ZERO) {
+            report.past_deadline = total - done;
+            break;
+        }
+        let cut;
+        let config = match left {
+            Some(left) => {
+                cut = IntrospectConfig {
+                    install_timeout: config.install_timeout.min(left),
+                    run_timeout: config.run_timeout.min(left),
+                    seconds_per_import: config.seconds_per_import.min(left.as_secs().max(1)),
+                    ..config.clone()
+                };
+                &cut
+            }
+            None => config,
+        };
         let release = Release {
             version: &row.version,
             files: files.iter().collect(),
@@ -197,7 +224,14 @@ pub fn introspect(
                 reason: "not indexed statically yet".into(),
             }
         } else {
-            introspect_release(config, &mut writer, &name, dist_id, &row, &release)?
+            match introspect_release(config, &mut writer, &name, dist_id, &row, &release)? {
+                Outcome::Gap { reason } if config.deadline.is_some_and(|d| Instant::now() >= d) => {
+                    Outcome::Gap {
+                        reason: format!("the introspection budget ran out: {reason}"),
+                    }
+                }
+                outcome => outcome,
+            }
         };
         if observer.cancelled() && matches!(outcome, Outcome::Gap { .. }) {
             // Its installer or script was killed: the gap is not about the release.

@@ -18,17 +18,20 @@
 //! real indexer and introspection, and tests with an in-memory bank.
 
 mod assumed;
+mod budget;
 mod line;
 mod probe;
 mod search;
 mod settle;
 
 use std::collections::HashSet;
+use std::time::{Duration, Instant};
 
 use jiff::Timestamp;
 use pep508_rs::pep440_rs::Version;
 
 pub use assumed::{assume_absent, Assumed};
+pub use budget::Budget;
 pub use probe::{Action, Probe, ProbeReason};
 pub use settle::{hinging, unsettled_pins, Hinging};
 
@@ -295,8 +298,10 @@ pub trait LazySteps {
     /// Indexes the releases (all at once; a round).
     fn index(&mut self, round: &[Probe]) -> Result<(), Self::Error>;
     fn resolve(&mut self, evidence: Evidence) -> Result<Inference, Self::Error>;
-    /// Introspects the releases (all indexed already), settling unknown answers.
-    fn introspect(&mut self, round: &[Probe]) -> Result<(), Self::Error>;
+    /// Introspects the releases (all indexed already), settling unknown answers, `within`
+    /// the time left of the budget (`None`: no limit): a release not started in time is left
+    /// as it is.
+    fn introspect(&mut self, round: &[Probe], within: Option<Duration>) -> Result<(), Self::Error>;
 }
 
 /// What lazy indexing read, round by round.
@@ -305,6 +310,9 @@ pub struct LazyReport {
     pub rounds: Vec<Vec<Probe>>,
     /// Releases introspected because a pin hinged on unknown answers, round by round.
     pub introspected: Vec<Vec<Probe>>,
+    /// Releases to introspect once the budget was spent: their unknown answers stay unknown.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub over_budget: Vec<Probe>,
 }
 
 /// How far lazy inference goes.
@@ -314,6 +322,8 @@ pub struct LazyOptions {
     pub cap: Option<Timestamp>,
     /// Settle unknown answers a pin hinges on by introspection.
     pub introspect: bool,
+    /// The time introspection may take in all (`None`: no limit).
+    pub introspect_budget: Option<Duration>,
 }
 
 impl LazyReport {
@@ -337,6 +347,20 @@ where
     let mut indexing: HashSet<(DistName, Option<Version>)> = HashSet::new();
     let mut introspecting: HashSet<(DistName, Option<Version>)> = HashSet::new();
     let mut report = LazyReport::default();
+    let mut budget = Budget::new(options.introspect_budget);
+    let mut introspect =
+        |round: Vec<Probe>, steps: &mut S, report: &mut LazyReport| -> Result<(), S::Error> {
+            if budget.spent() {
+                report.over_budget.extend(round);
+                return Ok(());
+            }
+            let started = Instant::now();
+            let done = steps.introspect(&round, budget.left());
+            budget.spend(started.elapsed());
+            done?;
+            report.introspected.push(round);
+            Ok(())
+        };
     loop {
         let evidence = steps.gather()?;
         let mut to_index = Vec::new();
@@ -357,8 +381,7 @@ where
                 report.rounds.push(to_index);
             }
             if !to_introspect.is_empty() {
-                steps.introspect(&to_introspect)?;
-                report.introspected.push(to_introspect);
+                introspect(to_introspect, steps, &mut report)?;
             }
             continue;
         }
@@ -378,9 +401,11 @@ where
                 .filter(|p| introspecting.insert((p.dist.clone(), p.version.clone())))
                 .collect();
             if !round.is_empty() {
-                steps.introspect(&round)?;
-                report.introspected.push(round);
-                continue;
+                let before = report.over_budget.len();
+                introspect(round, steps, &mut report)?;
+                if report.over_budget.len() == before {
+                    continue;
+                }
             }
         }
         return Ok((inference, report));
