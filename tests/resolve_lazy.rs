@@ -273,3 +273,31 @@ fn tensorflow_1_code_gets_a_1_x_release_on_a_python_that_has_wheels_for_it() {
         "{stdout}"
     );
 }
+
+/// Every release of `dynpkg` aborts its interpreter on import, as TensorFlow 2.20 does under
+/// Python 3.12: introspection cannot settle `.ix`, and records why. A later inference does not
+/// spend its time on the same release again; `bank introspect --force` would.
+#[test]
+fn a_release_introspection_could_not_settle_is_not_tried_again_by_a_later_inference() {
+    let source = "import dynpkg\ndf = dynpkg.make()\ndf.ix[0]\n";
+    let env = Env::new();
+    let aborting = |i: usize| format!("{}\nimport os\nos.abort()\n", dynpkg(i));
+    env.publish("dynpkg", 6, &aborting, &|_| None);
+    let (code, out, err) = env.infer(source, &["-v"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(
+        err.contains("note: could not introspect dynpkg 6.0"),
+        "{err}"
+    );
+    assert_eq!(pins(&out), ["dynpkg==6.0"], "{out}");
+
+    let (code, out, err) = env.infer(source, &["-v"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(!err.contains("could not introspect"), "{err}");
+    assert!(
+        err.contains("note: 1 release not introspected again: an earlier run could not"),
+        "{err}"
+    );
+    assert!(!err.contains("note: introspected"), "{err}");
+    assert_eq!(pins(&out), ["dynpkg==6.0"], "{out}");
+}

@@ -332,6 +332,7 @@ pub fn run(global: &GlobalArgs, args: &BankArgs) -> Result<()> {
                 let again = Again {
                     force: *force,
                     unknown_only: *unknown_only,
+                    retry_gaps: true,
                 };
                 Some(run_introspect(
                     global, &bank, &targets, runtime, *write, again, None,
@@ -391,6 +392,7 @@ pub fn run(global: &GlobalArgs, args: &BankArgs) -> Result<()> {
                     Again {
                         force: run.force,
                         unknown_only: false,
+                        retry_gaps: true,
                     },
                     None,
                 )?)
@@ -519,6 +521,7 @@ pub(super) fn introspect_for_infer(
     let again = Again {
         force: false,
         unknown_only: false,
+        retry_gaps: false,
     };
     run_introspect(
         global,
@@ -536,6 +539,9 @@ pub(super) fn introspect_for_infer(
 struct Again {
     force: bool,
     unknown_only: bool,
+    /// Try again what could not be introspected before: `bank` commands do, an inference
+    /// does not.
+    retry_gaps: bool,
 }
 
 fn run_introspect(
@@ -590,6 +596,7 @@ fn run_introspect(
     config.force = again.force;
     config.unknown_only = again.unknown_only;
     config.deadline = deadline;
+    config.retry_gaps = again.retry_gaps;
     if global.index_url() != nbenv::pypi::PYPI_SIMPLE {
         config.index_url = Some(global.index_url().to_string());
     }

@@ -558,6 +558,7 @@ pub(super) fn infer_usages_with(
             announced: false,
             downloaded: 0,
             deadline: run.deadline,
+            introspected: 0,
             writing,
             written: run.bank,
         };
@@ -572,7 +573,7 @@ pub(super) fn infer_usages_with(
         )?;
         downloaded += steps.downloaded;
         if !global.quiet {
-            let introspected: usize = report.introspected.iter().map(Vec::len).sum();
+            let introspected = steps.introspected;
             if introspected > 0 {
                 eprintln!(
                     "note: introspected {} where a pin hinged on what static reading could not tell",
@@ -873,6 +874,8 @@ struct Steps<'a> {
     /// Archive bytes received while indexing.
     downloaded: u64,
     deadline: Option<Instant>,
+    /// Releases introspection ran (not those an earlier run could not introspect).
+    introspected: usize,
     writing: &'a Mutex<()>,
     /// Answers to forget once the bank is written.
     written: Option<&'a CachedBank<SharedBank>>,
@@ -942,6 +945,7 @@ impl LazySteps for Steps<'_> {
             cached.forget();
         }
         let report = report?;
+        self.introspected += report.releases.len();
         if report.interrupted {
             return Err(super::interrupt::stopped(
                 report.releases.len(),
@@ -951,6 +955,13 @@ impl LazySteps for Steps<'_> {
             .into());
         }
         if !self.global.quiet {
+            if report.gaps_kept > 0 && self.global.verbose > 0 {
+                eprintln!(
+                    "note: {} not introspected again: an earlier run could not (`nbenv bank \
+                     introspect --force` tries again)",
+                    count(report.gaps_kept, "release", "releases")
+                );
+            }
             if report.past_deadline > 0 {
                 eprintln!(
                     "note: the introspection budget ran out with {} not started; what \

@@ -14,7 +14,8 @@ use crate::bank::extract::is_private;
 use crate::bank::flow::ApiKind;
 use crate::bank::indexer::{merge_targets, BuildTarget, FailedRelease, FailureKind, IndexError};
 use crate::bank::store::{
-    BankWriter, DistId, LockPolicy, ReleaseRow, ReleaseStatus, RuntimeFinding, RuntimeLinks, Store,
+    BankWriter, DistId, LockPolicy, ReleaseRow, ReleaseStatus, RuntimeFinding, RuntimeLinks,
+    RuntimeStatus, Store,
 };
 use crate::names::DistName;
 use crate::pypi::{IndexClient, Release, Version};
@@ -47,6 +48,10 @@ pub struct IntrospectConfig {
     /// introspection budget). A release cut short is recorded as a gap, so that later runs
     /// do not spend their budget on it again.
     pub deadline: Option<Instant>,
+    /// Try again releases that could not be introspected before (a runtime gap). An
+    /// inference does not: a release whose interpreter aborts on import, or that has no
+    /// wheel here, would cost every run the same minutes for the same answer.
+    pub retry_gaps: bool,
 }
 
 impl IntrospectConfig {
@@ -64,6 +69,7 @@ impl IntrospectConfig {
             force: false,
             unknown_only: false,
             deadline: None,
+            retry_gaps: true,
         }
     }
 }
@@ -116,6 +122,8 @@ pub struct IntrospectReport {
     pub releases_left: usize,
     /// Releases not started because the deadline had passed.
     pub past_deadline: usize,
+    /// Releases left out because an earlier run could not introspect them (`retry_gaps`).
+    pub gaps_kept: usize,
 }
 
 /// Introspects the selected releases of each distribution. They must be indexed statically
@@ -163,6 +171,11 @@ pub fn introspect(
             };
             if row.is_introspected() && !config.force {
                 report.skipped += 1;
+                continue;
+            }
+            if row.runtime_status == Some(RuntimeStatus::Gap) && !config.retry_gaps && !config.force
+            {
+                report.gaps_kept += 1;
                 continue;
             }
             if unknown.as_ref().is_some_and(|u| !u.contains(row.slot)) {
