@@ -91,9 +91,9 @@ pub struct InferArgs {
     /// does.
     #[arg(long)]
     pub no_introspect: bool,
-    /// Seconds introspection may take in all, per notebook: past them an answer static reading
-    /// cannot give stays unknown and constrains nothing (`nbenv bank introspect` settles it
-    /// without a limit). 0: introspect nothing.
+    /// Seconds introspection may take in all, per resolution (a restore round is one): past
+    /// them an answer static reading cannot give stays unknown and constrains nothing (`nbenv
+    /// bank introspect` settles it without a limit). 0: introspect nothing.
     #[arg(long, default_value_t = 30, value_name = "SECS")]
     pub introspect_budget: u64,
     /// Worker threads when indexing what the bank lacks.
