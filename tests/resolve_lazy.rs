@@ -294,10 +294,7 @@ fn a_release_introspection_could_not_settle_is_not_tried_again_by_a_later_infere
     let (code, out, err) = env.infer(source, &["-v"]);
     assert_eq!(code, 0, "{out}{err}");
     assert!(!err.contains("could not introspect"), "{err}");
-    assert!(
-        err.contains("note: 1 release not introspected again: an earlier run could not"),
-        "{err}"
-    );
+    assert!(!err.contains("introspecting dynpkg"), "{err}");
     assert!(!err.contains("note: introspected"), "{err}");
     assert_eq!(pins(&out), ["dynpkg==6.0"], "{out}");
 }

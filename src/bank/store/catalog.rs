@@ -58,6 +58,8 @@ pub struct CatalogRelease {
     pub requires_python: RequiresPython,
     pub yanked: bool,
     pub index: IndexStatus,
+    /// Introspection could not run it here: an inference does not try again.
+    pub runtime_gap: bool,
 }
 
 impl CatalogRelease {
@@ -75,6 +77,7 @@ impl CatalogRelease {
                 .or_insert_with_key(|text| RequiresPython::parse(*text))
                 .clone(),
             yanked: row.yanked,
+            runtime_gap: row.runtime_gap,
             index: match row.status {
                 ReleaseStatus::Indexed => IndexStatus::Indexed,
                 ReleaseStatus::Failed => IndexStatus::Failed,
@@ -174,6 +177,7 @@ mod tests {
 
     fn release(slot: u32, version: &str, index: IndexStatus) -> CatalogRelease {
         CatalogRelease {
+            runtime_gap: false,
             slot: Slot(slot),
             version: version.parse().unwrap(),
             upload_time: None,

@@ -24,6 +24,8 @@ pub(crate) struct ReleaseFacts {
     pub status: ReleaseStatus,
     /// Introspection imported and recorded it.
     pub introspected: bool,
+    /// Introspection could not run it here (a runtime gap).
+    pub runtime_gap: bool,
 }
 
 impl Store {
@@ -67,6 +69,7 @@ impl Store {
                 yanked: r.get(4).map_err(&err)?,
                 status: ReleaseStatus::parse(status),
                 introspected: text(6)?.and_then(RuntimeStatus::parse) == Some(RuntimeStatus::Ok),
+                runtime_gap: text(6)?.and_then(RuntimeStatus::parse) == Some(RuntimeStatus::Gap),
             });
         }
         out.sort_by(|a, b| a.version.cmp(&b.version));

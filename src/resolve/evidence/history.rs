@@ -93,6 +93,7 @@ mod tests {
                 .iter()
                 .enumerate()
                 .map(|(i, v)| CatalogRelease {
+                    runtime_gap: false,
                     slot: Slot(i as u32),
                     version: v.parse().unwrap(),
                     upload_time: None,

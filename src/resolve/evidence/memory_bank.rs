@@ -64,6 +64,7 @@ impl MemoryBank {
         match releases.iter_mut().find(|r| r.version == v) {
             Some(existing) => existing.index = index,
             None => releases.push(CatalogRelease {
+                runtime_gap: false,
                 slot: Slot(releases.len() as u32),
                 version: v,
                 upload_time: None,

@@ -139,6 +139,7 @@ mod tests {
                 .chars()
                 .enumerate()
                 .map(|(i, c)| CatalogRelease {
+                    runtime_gap: false,
                     slot: Slot(i as u32),
                     version: format!("{}.0", i + 1).parse().unwrap(),
                     upload_time: None,

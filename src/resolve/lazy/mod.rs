@@ -95,7 +95,11 @@ fn plan_dist(
     if !indexing.is_read(newest) {
         return vec![probe(indexing.releases[newest], ProbeReason::Newest)];
     }
-    let tried = |v: &Version| introspected.contains(&(d.dist.clone(), Some(v.clone())));
+    // Tried in this inference, or by an earlier run that could not introspect it here.
+    let tried = |v: &Version| {
+        introspected.contains(&(d.dist.clone(), Some(v.clone())))
+            || catalog.find(v).is_some_and(|r| r.runtime_gap)
+    };
     let mut wanted: Vec<Probe> = Vec::new();
     let mut want = |p: Probe| {
         if !wanted.iter().any(|w| w.version == p.version) {

@@ -132,6 +132,7 @@ mod tests {
             let catalog = Catalog::new(
                 (0..n)
                     .map(|i| CatalogRelease {
+                        runtime_gap: false,
                         slot: Slot(i as u32),
                         version: format!("{}.0", i + 1).parse().unwrap(),
                         upload_time: None,

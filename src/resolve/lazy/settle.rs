@@ -68,13 +68,20 @@ pub fn hinging<B: BankView + ?Sized>(
     Ok(out)
 }
 
-/// The hinging pins, to introspect.
+/// The hinging pins, to introspect: not those an earlier run could not introspect here.
 pub fn unsettled_pins<B: BankView + ?Sized>(
     inference: &Inference,
     bank: &B,
 ) -> Result<Vec<Probe>, BankReadError> {
-    Ok(hinging(inference, bank)?
-        .into_iter()
-        .map(|h| h.pin)
-        .collect())
+    let mut out = Vec::new();
+    for h in hinging(inference, bank)? {
+        let gap = match (&h.pin.version, bank.catalog(&h.pin.dist)?) {
+            (Some(v), Some(catalog)) => catalog.find(v).is_some_and(|r| r.runtime_gap),
+            _ => false,
+        };
+        if !gap {
+            out.push(h.pin);
+        }
+    }
+    Ok(out)
 }
