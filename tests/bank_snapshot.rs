@@ -262,6 +262,31 @@ fn rewrite_header(snapshot: &Path, out: &Path, edit: impl FnOnce(&mut SnapshotHe
     std::fs::write(out, file).unwrap();
 }
 
+/// A snapshot whose index cache's entry stream is changed by `edit`, with a header that tells
+/// the truth about it.
+fn rewrite_index_stream(snapshot: &Path, out: &Path, edit: impl FnOnce(&mut Vec<u8>)) {
+    use sha2::Digest;
+    let bytes = std::fs::read(snapshot).unwrap();
+    let mut header = SnapshotHeader::read_from(&mut &bytes[..]).unwrap();
+    let db_end = (header.encoded_len() + header.payload_len) as usize;
+    let db_payload = bytes[header.encoded_len() as usize..db_end].to_vec();
+    let mut stream = zstd::decode_all(&bytes[db_end..]).unwrap();
+    edit(&mut stream);
+    let payload = zstd::encode_all(&stream[..], 3).unwrap();
+    let index = header.index_cache.as_mut().unwrap();
+    index.len = stream.len() as u64;
+    index.sha256 = sha2::Sha256::digest(&stream)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    index.payload_len = payload.len() as u64;
+    let mut file = Vec::new();
+    header.write_to(&mut file).unwrap();
+    file.extend_from_slice(&db_payload);
+    file.extend_from_slice(&payload);
+    std::fs::write(out, file).unwrap();
+}
+
 /// A snapshot whose database is changed by `edit` (SQL), with a header that tells the truth
 /// about it except for what `header` changes.
 fn rewrite_database(
@@ -270,10 +295,9 @@ fn rewrite_database(
     sql: &str,
     header_edit: impl FnOnce(&mut SnapshotHeader),
 ) {
-    use sha2::Digest;
     let bytes = std::fs::read(snapshot).unwrap();
     let mut input = &bytes[..];
-    let mut header = SnapshotHeader::read_from(&mut input).unwrap();
+    SnapshotHeader::read_from(&mut input).unwrap();
     let scratch = tempfile::tempdir().unwrap();
     let db = scratch.path().join("db.sqlite3");
     std::fs::write(&db, zstd::decode_all(input).unwrap()).unwrap();
@@ -281,10 +305,24 @@ fn rewrite_database(
         .unwrap()
         .execute_batch(sql)
         .unwrap();
-    let database = std::fs::read(&db).unwrap();
-    let payload = zstd::encode_all(&database[..], 3).unwrap();
+    with_database(snapshot, out, &std::fs::read(&db).unwrap(), header_edit);
+}
+
+/// A snapshot whose database is `database`, with a header that tells the truth about it
+/// except for what `header_edit` changes; without an index cache.
+fn with_database(
+    snapshot: &Path,
+    out: &Path,
+    database: &[u8],
+    header_edit: impl FnOnce(&mut SnapshotHeader),
+) {
+    use sha2::Digest;
+    let bytes = std::fs::read(snapshot).unwrap();
+    let mut header = SnapshotHeader::read_from(&mut &bytes[..]).unwrap();
+    header.index_cache = None;
+    let payload = zstd::encode_all(database, 3).unwrap();
     header.db_len = database.len() as u64;
-    header.db_sha256 = sha2::Sha256::digest(&database)
+    header.db_sha256 = sha2::Sha256::digest(database)
         .iter()
         .map(|b| format!("{b:02x}"))
         .collect();
@@ -362,6 +400,37 @@ fn broken_snapshots_are_refused_and_the_bank_is_left_byte_for_byte() {
         "its header says schema version",
     ));
 
+    // Another program's SQLite file, whole and consistent, claiming this nbenv's schema or
+    // an older one (which the migrations after the install would fail on).
+    for (name, version) in [
+        ("foreign.nbsnap", SCHEMA_VERSION),
+        ("foreign-old.nbsnap", 1),
+    ] {
+        let scratch = tempfile::tempdir().unwrap();
+        let db = scratch.path().join("other.sqlite3");
+        rusqlite::Connection::open(&db)
+            .unwrap()
+            .execute_batch(&format!(
+                "CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT);
+                 INSERT INTO notes (body) VALUES ('not a bank');
+                 PRAGMA user_version = {version};"
+            ))
+            .unwrap();
+        with_database(&good, &env.path(name), &std::fs::read(&db).unwrap(), |h| {
+            h.schema_version = version
+        });
+    }
+    cases.push((
+        "a foreign database",
+        env.path("foreign.nbsnap"),
+        "its database is not an nbenv bank of schema version",
+    ));
+    cases.push((
+        "a foreign database of an older schema",
+        env.path("foreign-old.nbsnap"),
+        "its database is not an nbenv bank of schema version 1",
+    ));
+
     rewrite_header(&good, &env.path("sha.nbsnap"), |h| {
         h.db_sha256 = "0".repeat(64)
     });
@@ -407,6 +476,72 @@ fn broken_snapshots_are_refused_and_the_bank_is_left_byte_for_byte() {
         &["bank", "import", good.to_str().unwrap(), "--force"],
     );
     assert_eq!(env.answers(&target), env.answers(&env.bank()));
+}
+
+#[test]
+fn decompression_stops_at_the_limits_as_it_writes() {
+    let env = Env::new();
+    let good = env.export("good.nbsnap", &[]);
+    let target = env.path("target/bank.sqlite3");
+    env.ok(&target, &["bank", "add", "beta"]);
+    let original = std::fs::read(&target).unwrap();
+
+    // 128 MiB of zeros compress to a few KiB: once with a header that tells the truth about
+    // them (a self-consistent bomb), once with the good bank's length, which they overrun.
+    let zeros = vec![0u8; 128 << 20];
+    with_database(&good, &env.path("bomb.nbsnap"), &zeros, |_| {});
+    let db_len = SnapshotHeader::read_from(&mut &std::fs::read(&good).unwrap()[..])
+        .unwrap()
+        .db_len;
+    with_database(&good, &env.path("overrun.nbsnap"), &zeros, |h| {
+        h.db_len = db_len
+    });
+    assert!(std::fs::metadata(env.path("bomb.nbsnap")).unwrap().len() < 1 << 20);
+    for (what, snapshot, extra, says) in [
+        ("bomb", "bomb.nbsnap", None, "not an SQLite file"),
+        ("overrun", "overrun.nbsnap", None, "not an SQLite file"),
+        (
+            "over --max-size",
+            "good.nbsnap",
+            Some("4K"),
+            "byte limit (--max-size)",
+        ),
+        (
+            "a bomb over --max-size",
+            "bomb.nbsnap",
+            Some("64M"),
+            "byte limit (--max-size)",
+        ),
+    ] {
+        let path = env.path(snapshot);
+        let mut args = vec!["bank", "import", path.to_str().unwrap(), "--force"];
+        if let Some(max) = extra {
+            args.extend(["--max-size", max]);
+        }
+        let inner = env.command(&target, &args);
+        // Files written may not pass 16 MiB: a write past it kills the import (SIGXFSZ).
+        let mut cmd = Command::new("bash");
+        cmd.arg("-c")
+            .arg("ulimit -f 16384 && exec \"$0\" \"$@\"")
+            .arg(inner.get_program())
+            .args(inner.get_args());
+        for (k, v) in inner.get_envs() {
+            if let Some(v) = v {
+                cmd.env(k, v);
+            }
+        }
+        let started = Instant::now();
+        let out = cmd.output().unwrap();
+        let said = text(&out);
+        assert_eq!(out.status.code(), Some(SNAPSHOT_REFUSED), "{what}: {said}");
+        assert!(said.contains(says), "{what}: says {says:?}: {said}");
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "{what}: quickly"
+        );
+        assert_eq!(std::fs::read(&target).unwrap(), original, "{what}");
+        assert!(leftovers(&env.path("target")).is_empty(), "{what}");
+    }
 }
 
 #[test]
@@ -809,9 +944,29 @@ fn the_index_cache_travels_so_a_worker_resolves_with_no_index_at_all() {
     rewrite_header(&carried, &env.path("sha.nbsnap"), |h| {
         h.index_cache.as_mut().unwrap().sha256 = "0".repeat(64)
     });
+    // An index page that does not read, after one that does: refused before either is
+    // written, not half way through the cache.
+    rewrite_index_stream(&carried, &env.path("page.nbsnap"), |stream| {
+        let mut at = b"nbenv-index-cache-v1\n".len();
+        let mut last_page = None;
+        while at < stream.len() {
+            let key_len = stream[at + 1] as usize;
+            let len_at = at + 2 + key_len;
+            let len = u64::from_le_bytes(stream[len_at..len_at + 8].try_into().unwrap()) as usize;
+            if stream[at] == b'p' {
+                last_page = Some((len_at, len));
+            }
+            at = len_at + 8 + len;
+        }
+        let (len_at, len) = last_page.expect("a page");
+        let garbage = b"this is not an index page".to_vec();
+        stream.splice(len_at + 8..len_at + 8 + len, garbage.iter().copied());
+        stream[len_at..len_at + 8].copy_from_slice(&(garbage.len() as u64).to_le_bytes());
+    });
     let target = env.path("target/bank.sqlite3");
     let target_cache = env.path("target/cache");
     for (name, says) in [
+        ("page.nbsnap", "does not read"),
         ("flipped.nbsnap", "index cache"),
         ("cut.nbsnap", "truncated: "),
         (

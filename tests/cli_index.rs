@@ -209,3 +209,66 @@ fn verbose_shows_requests_and_offline_reuses_the_cache() {
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(server.log().is_empty());
 }
+
+/// `nbenv` with extra environment variables, on a cache of its own.
+fn nbenv_with(server: &TestServer, vars: &[(&str, &str)], args: &[&str]) -> (Output, String) {
+    let cache = tempfile::tempdir().unwrap();
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_nbenv"));
+    cmd.args(["--index-url", &server.index_url(), "--cache-dir"])
+        .arg(cache.path())
+        .args(args)
+        .env("NBENV_HTTP_RETRIES", "1")
+        .env_remove("NBENV_OFFLINE");
+    for (k, v) in vars {
+        cmd.env(k, v);
+    }
+    let out = cmd.output().unwrap();
+    let err = stderr(&out);
+    (out, err)
+}
+
+#[test]
+fn an_index_page_over_the_size_limit_is_refused_as_it_arrives() {
+    let (server, _) = setup();
+    let page = "/simple/demo-pkg/";
+    let limit = [("NBENV_MAX_PAGE_SIZE", "200")];
+    let releases = ["index", "releases", "demo-pkg"];
+    // Refused on the announced length, then on the bytes counted when none is announced.
+    for announced in [true, false] {
+        if !announced {
+            server.omit_length(page);
+        }
+        let (out, err) = nbenv_with(&server, &limit, &releases);
+        assert_eq!(out.status.code(), Some(5), "announced {announced}: {err}");
+        assert!(
+            err.contains(&server.url(page)) && err.contains("200 bytes limit"),
+            "names the URL and the limit: {err}"
+        );
+        assert!(err.contains("NBENV_MAX_PAGE_SIZE"), "{err}");
+    }
+    // The same page under the default limit is read.
+    let (out, err) = nbenv_with(&server, &[], &releases);
+    assert!(out.status.success(), "{err}");
+}
+
+#[test]
+fn a_stalled_download_fails_after_the_download_timeout() {
+    let (server, _) = setup();
+    // Every request for the wheel sends half its answer, then nothing for two minutes.
+    server.stall_next(
+        "/files/demo_pkg-1.0-py3-none-any.whl",
+        100,
+        std::time::Duration::from_secs(120),
+    );
+    let started = std::time::Instant::now();
+    let (out, err) = nbenv_with(
+        &server,
+        &[("NBENV_DOWNLOAD_TIMEOUT", "2")],
+        &["index", "metadata", "demo-pkg==1.0"],
+    );
+    let took = started.elapsed();
+    assert_eq!(out.status.code(), Some(4), "{err}");
+    assert!(err.contains("timed out"), "says it timed out: {err}");
+    // Two attempts of 2 s and a back-off, far short of the stall.
+    assert!(took < std::time::Duration::from_secs(60), "took {took:?}");
+}

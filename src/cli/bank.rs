@@ -182,7 +182,8 @@ pub enum BankCommand {
         /// Replace a bank that already holds releases.
         #[arg(long)]
         force: bool,
-        /// The largest snapshot fetched from a URL, e.g. `500M`.
+        /// The largest snapshot, compressed (as fetched from a URL) or decompressed, e.g.
+        /// `500M`.
         #[arg(long, value_name = "SIZE", value_parser = byte_size, default_value = "8GiB")]
         max_size: u64,
         #[command(flatten)]

@@ -69,6 +69,12 @@ pub fn index_client(global: &GlobalArgs) -> Result<IndexClient> {
     if let Some(timeout) = env.http_timeout {
         config.http.page_timeout = timeout;
     }
+    if let Some(timeout) = env.download_timeout {
+        config.http.file_timeout = timeout;
+    }
+    if let Some(max) = env.max_page_size {
+        config.http.max_page_body = max;
+    }
     if let Some(n) = env.concurrency {
         config.http.max_concurrency = n;
     }

@@ -42,6 +42,8 @@ pub const INDEX_URL: &str = "NBENV_INDEX_URL";
 pub const OFFLINE: &str = "NBENV_OFFLINE";
 pub const HTTP_RETRIES: &str = "NBENV_HTTP_RETRIES";
 pub const HTTP_TIMEOUT: &str = "NBENV_HTTP_TIMEOUT";
+pub const DOWNLOAD_TIMEOUT: &str = "NBENV_DOWNLOAD_TIMEOUT";
+pub const MAX_PAGE_SIZE: &str = "NBENV_MAX_PAGE_SIZE";
 pub const CONCURRENCY: &str = "NBENV_CONCURRENCY";
 pub const INDEX_TTL: &str = "NBENV_INDEX_TTL";
 pub const CACHE_SIZE: &str = "NBENV_CACHE_SIZE";
@@ -100,6 +102,20 @@ pub const VARS: &[Var] = &[
         meaning: "Seconds allowed for an index page request",
     },
     Var {
+        name: DOWNLOAD_TIMEOUT,
+        option: None,
+        kind: Kind::Number { min: 1 },
+        default: "900",
+        meaning: "Seconds allowed for an archive download, a byte range or a bank snapshot",
+    },
+    Var {
+        name: MAX_PAGE_SIZE,
+        option: None,
+        kind: Kind::Size,
+        default: "64MiB",
+        meaning: "Largest index page or metadata file read; a larger one is refused",
+    },
+    Var {
         name: CONCURRENCY,
         option: None,
         kind: Kind::Number { min: 1 },
@@ -153,6 +169,8 @@ pub struct Env {
     pub offline: bool,
     pub http_retries: Option<u32>,
     pub http_timeout: Option<Duration>,
+    pub download_timeout: Option<Duration>,
+    pub max_page_size: Option<u64>,
     pub concurrency: Option<usize>,
     pub index_ttl: Option<Duration>,
     pub cache_size: Option<u64>,
@@ -198,6 +216,8 @@ impl Env {
             offline: value(OFFLINE)?.is_some_and(|v| parse_bool(&v) == Some(true)),
             http_retries: number(HTTP_RETRIES)?.map(|n| n.min(u64::from(u32::MAX)) as u32),
             http_timeout: number(HTTP_TIMEOUT)?.map(Duration::from_secs),
+            download_timeout: number(DOWNLOAD_TIMEOUT)?.map(Duration::from_secs),
+            max_page_size: size(MAX_PAGE_SIZE)?,
             concurrency: number(CONCURRENCY)?.map(|n| n as usize),
             index_ttl: number(INDEX_TTL)?.map(Duration::from_secs),
             cache_size: size(CACHE_SIZE)?,

@@ -126,7 +126,7 @@ impl Code {
                 "Unusable bank: a directory, not an nbenv bank, corrupt, from a newer nbenv, being written by another nbenv with `--no-wait`, or (`bank import`) open in another process"
             }
             Code::Snapshot => {
-                "Refused bank snapshot: not an nbenv snapshot, truncated, corrupt (checksum or SQLite integrity), from a newer nbenv, or over `--max-size`; the bank is left as it was"
+                "Refused bank snapshot: not an nbenv snapshot, truncated, corrupt (checksum or SQLite integrity), holding no nbenv bank, from a newer nbenv, or over `--max-size`; the bank is left as it was"
             }
             Code::DiskFull => {
                 "Disk full: no space (or quota) left where nbenv was writing, named in the message; the bank and the cache keep what was written before"

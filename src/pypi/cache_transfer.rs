@@ -50,6 +50,17 @@ pub fn valid_key(kind: EntryKind, key: &str) -> bool {
     }
 }
 
+/// Whether `bytes` read as an entry of `kind` the way the cache reads it: an index page must
+/// have its page header, so that a snapshot carrying a damaged one is refused before anything
+/// is written rather than failing half way through its install. Compact copies are checked
+/// against their page when used, and metadata is read as text; both are taken as they come.
+pub fn carried_entry_reads(kind: EntryKind, bytes: &[u8]) -> bool {
+    match kind {
+        EntryKind::Pages => split_page(bytes).is_some(),
+        _ => true,
+    }
+}
+
 impl Cache {
     /// Every entry a snapshot carries, in [`CARRIED`] order and by key within a kind, so that
     /// two exports of one cache write the same stream.

@@ -10,6 +10,9 @@ use super::error::PypiError;
 use super::limiter::{Limiter, Permit};
 use super::retry::RetryPolicy;
 
+/// The default of [`HttpConfig::max_page_body`].
+pub const DEFAULT_MAX_PAGE_BODY: u64 = 64 << 20;
+
 /// Settings of the HTTP layer.
 #[derive(Debug, Clone)]
 pub struct HttpConfig {
@@ -18,10 +21,14 @@ pub struct HttpConfig {
     pub connect_timeout: Duration,
     /// Whole-request limit for index pages and `.metadata` files.
     pub page_timeout: Duration,
-    /// Whole-request limit for archive downloads and ranges.
+    /// Whole-request limit for archive downloads and ranges (and bank snapshots).
     pub file_timeout: Duration,
     /// Largest body accepted for any one response.
     pub max_body: u64,
+    /// Largest index page or `.metadata` file accepted: they are held in memory whole. The
+    /// largest simple page of PyPI seen (JSON, `ddtrace`, November 2026) is 21 MB; the default
+    /// leaves three times that, and refuses a page that would take a worker's memory.
+    pub max_page_body: u64,
 }
 
 impl Default for HttpConfig {
@@ -33,6 +40,7 @@ impl Default for HttpConfig {
             page_timeout: Duration::from_secs(60),
             file_timeout: Duration::from_secs(900),
             max_body: 1 << 30,
+            max_page_body: DEFAULT_MAX_PAGE_BODY,
         }
     }
 }
@@ -175,6 +183,7 @@ impl HttpClient {
             Budget::Page => self.config.page_timeout,
             Budget::File => self.config.file_timeout,
         };
+        let limit = self.body_limit(budget);
         let range = headers
             .iter()
             .find(|(k, _)| k == reqwest::header::RANGE)
@@ -185,7 +194,7 @@ impl HttpClient {
             let outcome = {
                 let _permit = self.limiter.acquire();
                 self.requests.fetch_add(1, Ordering::Relaxed);
-                self.attempt(url, headers, timeout)
+                self.attempt(url, headers, timeout, limit)
             };
             let (cause, retry_after) = match outcome {
                 Ok(response) if RetryPolicy::is_retryable_status(response.status) => {
@@ -225,6 +234,7 @@ impl HttpClient {
         url: &Url,
         headers: &[(HeaderName, HeaderValue)],
         timeout: Duration,
+        limit: BodyLimit,
     ) -> Result<Response, Attempt> {
         let mut request = self
             .client()
@@ -248,18 +258,20 @@ impl HttpClient {
         let status = response.status().as_u16();
         let final_url = response.url().clone();
         let headers = response.headers().clone();
+        // Refused on the length the server announces, else counted as the body arrives: no
+        // more than the limit and one byte is ever held.
         if let Some(len) = response.content_length() {
-            if len > self.config.max_body {
-                return Err(Attempt::Fatal(too_large(url, self.config.max_body)));
+            if len > limit.bytes {
+                return Err(Attempt::Fatal(limit.refuse(url)));
             }
         }
         let mut body = Vec::new();
-        let mut limited = response.take(self.config.max_body + 1);
+        let mut limited = response.take(limit.bytes + 1);
         limited
             .read_to_end(&mut body)
             .map_err(|e| Attempt::Transient(format!("reading the body: {}", io_chain(&e))))?;
-        if body.len() as u64 > self.config.max_body {
-            return Err(Attempt::Fatal(too_large(url, self.config.max_body)));
+        if body.len() as u64 > limit.bytes {
+            return Err(Attempt::Fatal(limit.refuse(url)));
         }
         self.bytes_received
             .fetch_add(body.len() as u64, Ordering::Relaxed);
@@ -390,10 +402,39 @@ enum Attempt {
     Fatal(PypiError),
 }
 
-fn too_large(url: &Url, max: u64) -> PypiError {
-    PypiError::Refused {
-        file: url.to_string(),
-        message: format!("response is larger than the {} MiB limit", max >> 20),
+/// The largest body read whole for one request, and what it is the limit of.
+#[derive(Debug, Clone, Copy)]
+struct BodyLimit {
+    bytes: u64,
+    budget: Budget,
+}
+
+impl HttpClient {
+    fn body_limit(&self, budget: Budget) -> BodyLimit {
+        let bytes = match budget {
+            Budget::Page => self.config.max_page_body.min(self.config.max_body),
+            Budget::File => self.config.max_body,
+        };
+        BodyLimit { bytes, budget }
+    }
+}
+
+impl BodyLimit {
+    fn refuse(&self, url: &Url) -> PypiError {
+        let size = if self.bytes.is_multiple_of(1 << 20) {
+            format!("{} MiB", self.bytes >> 20)
+        } else {
+            format!("{} bytes", self.bytes)
+        };
+        PypiError::Refused {
+            file: url.to_string(),
+            message: match self.budget {
+                Budget::Page => format!(
+                    "the answer is larger than the {size} limit for index pages and metadata (NBENV_MAX_PAGE_SIZE)"
+                ),
+                Budget::File => format!("response is larger than the {size} limit"),
+            },
+        }
     }
 }
 

@@ -39,7 +39,9 @@ pub use archive::{ArchiveContents, ArchiveLimits, EntryInfo, Member, ReadMethod,
 pub use archive_reader::ArchiveReader;
 pub use cache::{hex_sha256, write_atomic, Cache};
 pub use cache_budget::{evict_to, CacheBudget, DEFAULT_CACHE_BUDGET};
-pub use cache_transfer::{read_carried, valid_key, CarriedEntry, Installed, CARRIED};
+pub use cache_transfer::{
+    carried_entry_reads, read_carried, valid_key, CarriedEntry, Installed, CARRIED,
+};
 pub use cache_usage::{
     dir_size, entries as cache_entries, remove_entry, versioned_root as cache_versioned_root,
     CacheEntry, EntryKind, Tally,

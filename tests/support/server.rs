@@ -45,6 +45,10 @@ struct State {
     delays: HashMap<String, (u32, std::time::Duration)>,
     /// Paths whose answer breaks off after half its body, this many times.
     truncations: HashMap<String, u32>,
+    /// Paths whose answer pauses after half its body, this many times.
+    stalls: HashMap<String, (u32, std::time::Duration)>,
+    /// Paths answered without a Content-Length: the body ends where the connection does.
+    no_length: std::collections::HashSet<String>,
     log: Vec<LoggedRequest>,
 }
 
@@ -141,6 +145,25 @@ impl TestServer {
             .unwrap()
             .truncations
             .insert(path.to_string(), n);
+    }
+
+    /// The next `n` answers for `path` send half the body, then nothing for `pause`, then the
+    /// rest: a download stalled in the middle.
+    pub fn stall_next(&self, path: &str, n: u32, pause: std::time::Duration) {
+        self.state
+            .lock()
+            .unwrap()
+            .stalls
+            .insert(path.to_string(), (n, pause));
+    }
+
+    /// Answers for `path` say no Content-Length; the body ends with the connection.
+    pub fn omit_length(&self, path: &str) {
+        self.state
+            .lock()
+            .unwrap()
+            .no_length
+            .insert(path.to_string());
     }
 
     /// The next `n` requests for `path` are answered only after `pause`.
@@ -322,6 +345,13 @@ fn handle(mut stream: TcpStream, state: &Mutex<State>) -> std::io::Result<()> {
         *n = n.saturating_sub(1);
         cut
     });
+    let stall = guard.stalls.get_mut(&path).and_then(|(n, pause)| {
+        (*n > 0).then(|| {
+            *n -= 1;
+            *pause
+        })
+    });
+    let no_length = guard.no_length.contains(&path);
     let route = guard.routes.get(&path).cloned();
     let honor_range = guard.honor_range;
     let whole = |bytes: Arc<Vec<u8>>| {
@@ -377,10 +407,10 @@ fn handle(mut stream: TcpStream, state: &Mutex<State>) -> std::io::Result<()> {
         _ => "Internal Server Error",
     };
     let (bytes, range) = body;
-    let mut head = format!(
-        "HTTP/1.1 {status} {reason}\r\nContent-Length: {}\r\nConnection: close\r\n",
-        range.len()
-    );
+    let mut head = format!("HTTP/1.1 {status} {reason}\r\nConnection: close\r\n");
+    if !no_length {
+        head.push_str(&format!("Content-Length: {}\r\n", range.len()));
+    }
     for (k, v) in extra_headers {
         head.push_str(&format!("{k}: {v}\r\n"));
     }
@@ -392,8 +422,19 @@ fn handle(mut stream: TcpStream, state: &Mutex<State>) -> std::io::Result<()> {
         let _ = stream.shutdown(std::net::Shutdown::Both);
         return Ok(());
     }
-    stream.write_all(&bytes[range])?;
+    if let Some(pause) = stall {
+        let half = range.start + range.len() / 2;
+        stream.write_all(&bytes[range.start..half])?;
+        stream.flush()?;
+        thread::sleep(pause);
+        stream.write_all(&bytes[half..range.end])?;
+    } else {
+        stream.write_all(&bytes[range])?;
+    }
     stream.flush()?;
+    if no_length {
+        let _ = stream.shutdown(std::net::Shutdown::Write);
+    }
     // Drain anything left so the client sees a clean close.
     let _ = reader.read(&mut [0u8; 0]);
     Ok(())

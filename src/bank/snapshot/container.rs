@@ -90,6 +90,13 @@ pub enum Defect {
     },
     #[error("it is corrupt: {0}")]
     Corrupt(String),
+    /// What it says it decompresses to is more than the importer allows (`--max-size`).
+    #[error("it decompresses to {declared} bytes, more than the {limit} byte limit (--max-size)")]
+    TooLarge { declared: u64, limit: u64 },
+    /// Its database is an SQLite file, but not an nbenv bank of the schema it claims: another
+    /// program's database would replace a good bank and leave every command refused.
+    #[error("its database is not an nbenv bank of schema version {schema}: {detail}")]
+    NotABank { schema: u32, detail: String },
 }
 
 /// Which part of the file a truncation cut into.

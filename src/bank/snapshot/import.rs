@@ -23,7 +23,8 @@ pub struct ImportOptions {
     pub force: bool,
     /// What to do when another writer holds the bank's lock.
     pub lock: LockPolicy,
-    /// Largest snapshot (compressed) fetched from a URL.
+    /// Largest snapshot, compressed (fetched from a URL) or decompressed (what its header
+    /// says its sections hold, which then bounds what is written).
     pub max_size: u64,
     /// Where the index cache a snapshot carries goes; `None` leaves it out.
     pub cache: Option<Cache>,

@@ -20,9 +20,9 @@ use sha2::{Digest, Sha256};
 use super::container::Defect;
 use super::error::SnapshotError;
 use super::export::hex;
-use crate::pypi::{read_carried, valid_key, Cache, EntryKind, Installed};
+use crate::pypi::{carried_entry_reads, read_carried, valid_key, Cache, EntryKind, Installed};
 
-const MAGIC: &[u8] = b"nbenv-index-cache-v1\n";
+pub(crate) const MAGIC: &[u8] = b"nbenv-index-cache-v1\n";
 
 /// What the header says of the index cache that follows the bank.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -180,6 +180,12 @@ fn next_entry(input: &mut impl Read, left: &mut u64) -> Result<Option<Entry>, De
     }
     let mut bytes = vec![0u8; len as usize];
     read_exact(input, &mut bytes, left).map_err(|()| corrupt("an entry is cut short"))?;
+    if !carried_entry_reads(kind, &bytes) {
+        return Err(corrupt(&format!(
+            "the entry {}/{key} does not read",
+            kind.dir_name()
+        )));
+    }
     Ok(Some(Entry { kind, key, bytes }))
 }
 

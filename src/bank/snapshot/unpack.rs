@@ -17,7 +17,7 @@ use super::error::SnapshotError;
 use super::export::hex;
 use super::index_section;
 use super::source::SnapshotSource;
-use crate::bank::store::SCHEMA_VERSION;
+use crate::bank::store::{missing_from_schema, SCHEMA_VERSION};
 use crate::pypi::{Budget, HttpClient, PypiError};
 
 /// A snapshot's database, checked, in a temporary file that goes away unless installed.
@@ -49,7 +49,7 @@ pub(crate) fn unpack(
         index: index_cache,
         len: snapshot_len,
     } = match source {
-        SnapshotSource::File(path) => unpack_file(path, dir)?,
+        SnapshotSource::File(path) => unpack_file(path, dir, max_size)?,
         SnapshotSource::Url(url) => unpack_url(url, dir, http, max_size)?,
     };
     let (runs, runs_kept) =
@@ -112,9 +112,17 @@ fn refused(snapshot: &str, defect: Defect) -> SnapshotError {
     }
 }
 
-/// The header's schema must be one this nbenv reads; an older one is migrated once
-/// installed.
-fn check_header(header: &SnapshotHeader) -> Result<(), Defect> {
+/// The header's schema must be one this nbenv reads (an older one is migrated once
+/// installed), and what it says the sections decompress to must be within `max_size`: the
+/// sizes it declares then bound every byte written, as they are written.
+fn check_header(header: &SnapshotHeader, max_size: u64) -> Result<(), Defect> {
+    let declared = header.decompressed_len();
+    if declared > max_size {
+        return Err(Defect::TooLarge {
+            declared,
+            limit: max_size,
+        });
+    }
     if header.schema_version > SCHEMA_VERSION {
         return Err(Defect::NewerSchema {
             found: header.schema_version,
@@ -159,7 +167,7 @@ fn temp_beside(dir: &Path) -> Result<NamedTempFile, SnapshotError> {
         .map_err(SnapshotError::io(dir, "creating a temporary file"))
 }
 
-fn unpack_file(path: &Path, dir: &Path) -> Result<Sections, SnapshotError> {
+fn unpack_file(path: &Path, dir: &Path, max_size: u64) -> Result<Sections, SnapshotError> {
     let name = path.display().to_string();
     let mut input = File::open(path).map_err(|e| match e.kind() {
         std::io::ErrorKind::NotFound => SnapshotError::Missing {
@@ -186,7 +194,7 @@ fn unpack_file(path: &Path, dir: &Path) -> Result<Sections, SnapshotError> {
             })
         }
     };
-    check_header(&header).map_err(|d| refused(&name, d))?;
+    check_header(&header, max_size).map_err(|d| refused(&name, d))?;
     if let Some(defect) = length_defect(&header, len) {
         return Err(refused(&name, defect));
     }
@@ -312,7 +320,7 @@ fn try_url(url: &Url, dir: &Path, http: &HttpClient, max_size: u64) -> Result<Se
             return Err(Attempt::Transient(format!("reading the body: {e}")))
         }
     };
-    check_header(&header).map_err(|d| refused(&name, d))?;
+    check_header(&header, max_size).map_err(|d| refused(&name, d))?;
     let total = header.total_len();
     if total > max_size {
         return Err(too_large().into());
@@ -400,6 +408,7 @@ fn decompress(input: impl Read, expected: &Expected, out: &mut File) -> Result<(
     let mut writer = BufWriter::with_capacity(1 << 20, out);
     let mut hasher = Sha256::new();
     let mut written = 0u64;
+    let mut head = Head::default();
     {
         let mut decoder = zstd::Decoder::new(&mut counted).map_err(Failure::Write)?;
         let mut buf = vec![0u8; 1 << 20];
@@ -421,6 +430,9 @@ fn decompress(input: impl Read, expected: &Expected, out: &mut File) -> Result<(
                     ))));
                 }
             };
+            if let Some(defect) = head.take(&buf[..n], expected) {
+                return Err(Failure::Defect(defect));
+            }
             written += n as u64;
             if written > expected.len {
                 return Err(Failure::Defect(Defect::Corrupt(format!(
@@ -456,6 +468,71 @@ fn decompress(input: impl Read, expected: &Expected, out: &mut File) -> Result<(
     Ok(())
 }
 
+/// The first bytes a section decompresses to, checked as soon as they are there: what does
+/// not start as its part must (an SQLite file, the index cache's marker) is refused after a
+/// buffer's worth, not after the gigabytes its header may claim.
+#[derive(Default)]
+struct Head {
+    bytes: Vec<u8>,
+    checked: bool,
+}
+
+/// Bytes of an SQLite file's header that say what it is and how long.
+const SQLITE_HEADER: usize = 100;
+
+impl Head {
+    /// Adds `chunk`; once the section's head is whole, says what is wrong with it, once.
+    fn take(&mut self, chunk: &[u8], expected: &Expected) -> Option<Defect> {
+        let needed = match expected.part {
+            Part::IndexCache => index_section::MAGIC.len(),
+            _ => SQLITE_HEADER,
+        };
+        if self.checked {
+            return None;
+        }
+        let wanted = needed.saturating_sub(self.bytes.len()).min(chunk.len());
+        self.bytes.extend_from_slice(&chunk[..wanted]);
+        if self.bytes.len() < needed {
+            return None;
+        }
+        self.checked = true;
+        match expected.part {
+            Part::IndexCache => (self.bytes != index_section::MAGIC).then(|| {
+                Defect::Corrupt("its index cache does not start with the index cache marker".into())
+            }),
+            _ => sqlite_header_defect(&self.bytes, expected.len),
+        }
+    }
+}
+
+/// What is wrong with a database whose header is `head` and whose length is said to be
+/// `len`: not an SQLite file, or one whose own header gives another length.
+fn sqlite_header_defect(head: &[u8], len: u64) -> Option<Defect> {
+    if !head.starts_with(b"SQLite format 3\0") {
+        return Some(Defect::Corrupt(
+            "its database is not an SQLite file (it does not start with SQLite's header)".into(),
+        ));
+    }
+    let be32 = |at: usize| u32::from_be_bytes(head[at..at + 4].try_into().expect("four bytes"));
+    let page_size = match u16::from_be_bytes([head[16], head[17]]) {
+        1 => 65536,
+        n => u64::from(n),
+    };
+    // SQLite trusts its page count only when the change counter matches the count's own.
+    let pages = u64::from(be32(28));
+    let counted = pages > 0 && be32(24) == be32(92);
+    let fits = if counted {
+        pages * page_size == len
+    } else {
+        page_size >= 512 && len.is_multiple_of(page_size)
+    };
+    (!fits).then(|| {
+        Defect::Corrupt(format!(
+            "its database's own header does not give the {len} bytes the snapshot's header says"
+        ))
+    })
+}
+
 /// The decompressed database must be a whole SQLite file of the schema the header claims.
 /// Run rows are emptied unless the snapshot says it carries them. Returns the run tables
 /// and their rows (kept or emptied), and whether they were kept.
@@ -479,6 +556,14 @@ fn check_database(path: &Path, header: &SnapshotHeader) -> Result<(RunRecords, b
             "its header says schema version {}, its database has {version}",
             header.schema_version
         )));
+    }
+    if let Some(detail) = missing_from_schema(&conn, version)
+        .map_err(|e| corrupt("its database's tables do not read", e))?
+    {
+        return Err(Defect::NotABank {
+            schema: version,
+            detail,
+        });
     }
     let runs = if header.with_runs {
         RunRecords {
@@ -531,9 +616,7 @@ mod tests {
 
     #[test]
     fn the_payload_is_checked_against_the_header() {
-        let db: Vec<u8> = (0..200_000u32)
-            .flat_map(|i| (i % 251).to_le_bytes())
-            .collect();
+        let db = sqlite_file();
         let payload = zstd::encode_all(&db[..], 3).unwrap();
         let header = header_for(&db, &payload);
         assert_eq!(run(&payload, &header).unwrap(), db);
@@ -560,6 +643,43 @@ mod tests {
         let mut shorter = header.clone();
         shorter.db_len -= 1;
         assert!(matches!(run(&payload, &shorter), Err(Defect::Corrupt(_))));
+    }
+
+    /// A real SQLite file of a few hundred KiB.
+    fn sqlite_file() -> Vec<u8> {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("db.sqlite3");
+        let conn = Connection::open(&path).unwrap();
+        conn.execute_batch(
+            "CREATE TABLE t (x INTEGER);
+             WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 50000)
+             INSERT INTO t SELECT i * 7919 % 10007 FROM n;",
+        )
+        .unwrap();
+        drop(conn);
+        std::fs::read(&path).unwrap()
+    }
+
+    #[test]
+    fn what_does_not_start_as_its_part_is_refused_after_one_buffer() {
+        // A self-consistent bomb: a header telling the truth about 64 MiB of zeros.
+        let zeros = vec![0u8; 64 << 20];
+        let payload = zstd::encode_all(&zeros[..], 3).unwrap();
+        let header = header_for(&zeros, &payload);
+        let mut out = tempfile::tempfile().unwrap();
+        let section = &Expected::sections(&header)[0];
+        match decompress(&payload[..], section, &mut out) {
+            Err(Failure::Defect(Defect::Corrupt(m))) => assert!(m.contains("not an SQLite"), "{m}"),
+            _ => panic!("zeros accepted as a database"),
+        }
+        assert!(out.metadata().unwrap().len() <= 1 << 20, "stopped early");
+
+        let db = sqlite_file();
+        assert_eq!(
+            sqlite_header_defect(&db[..SQLITE_HEADER], db.len() as u64),
+            None
+        );
+        assert!(sqlite_header_defect(&db[..SQLITE_HEADER], db.len() as u64 * 1000).is_some());
     }
 
     #[test]

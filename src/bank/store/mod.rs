@@ -58,7 +58,7 @@ pub use query::{
 pub use registry::{NoSources, ReleaseInfo, ReleaseRow, ReleaseStatus, RuntimeStatus};
 pub use release_set::{CorruptReleaseSet, ReleaseSet};
 pub use runs::{FailedRelease, FailedStep, ReleaseFailure, RunOutcome, RunRecord};
-pub use schema::{EXTRACTOR_VERSION, SCHEMA_VERSION};
+pub use schema::{missing_from_schema, EXTRACTOR_VERSION, SCHEMA_VERSION};
 pub use stats::{BankStats, SourcelessRelease, UnknownShare};
 pub use summaries::SummaryStore;
 pub use writer::{BankWriter, IndexedRelease, RuntimeFinding, RuntimeLinks, SourceCounts};

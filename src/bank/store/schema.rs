@@ -377,3 +377,40 @@ pub fn migrate(conn: &mut Connection) -> rusqlite::Result<()> {
     }
     Ok(())
 }
+
+/// Where the database on `conn` departs from the schema an nbenv bank of `version` has: a
+/// table or a column of that schema it lacks. `None` when it has them all (tables of its
+/// own, such as run records added by a user, are allowed). The schema is made by the
+/// migrations themselves, in memory, so it is the one a bank of that version really has.
+pub fn missing_from_schema(conn: &Connection, version: u32) -> rusqlite::Result<Option<String>> {
+    let mut reference = Connection::open_in_memory()?;
+    for step in MIGRATIONS.iter().take(version as usize) {
+        let tx = reference.transaction()?;
+        step(&tx)?;
+        tx.commit()?;
+    }
+    let tables = |c: &Connection| -> rusqlite::Result<Vec<String>> {
+        c.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")?
+            .query_map([], |r| r.get(0))?
+            .collect()
+    };
+    let columns = |c: &Connection, table: &str| -> rusqlite::Result<Vec<String>> {
+        c.prepare("SELECT name FROM pragma_table_info(?1)")?
+            .query_map([table], |r| r.get(0))?
+            .collect()
+    };
+    let found = tables(conn)?;
+    for table in tables(&reference)? {
+        if !found.contains(&table) {
+            return Ok(Some(format!("it has no table {table}")));
+        }
+        let have = columns(conn, &table)?;
+        if let Some(column) = columns(&reference, &table)?
+            .into_iter()
+            .find(|c| !have.contains(c))
+        {
+            return Ok(Some(format!("its table {table} has no column {column}")));
+        }
+    }
+    Ok(None)
+}
