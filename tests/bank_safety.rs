@@ -258,3 +258,133 @@ fn a_foreign_file_is_refused_and_left_untouched() {
     let out = env.run(&["bank", "add", "alpha"]);
     assert!(out.status.success(), "{}", text(&out));
 }
+
+/// A SHA-256 of the file at `path`, to show it was left byte for byte.
+fn digest(path: &Path) -> String {
+    use sha2::Digest;
+    format!("{:x}", sha2::Sha256::digest(std::fs::read(path).unwrap()))
+}
+
+fn side_file(path: &Path, suffix: &str) -> PathBuf {
+    let mut side = path.as_os_str().to_owned();
+    side.push(suffix);
+    PathBuf::from(side)
+}
+
+/// Another program's SQLite file that sets `user_version` (as many do) is still not a bank:
+/// reads refuse it without switching it to WAL, writes refuse it, and `bank import --force`
+/// will not replace it; each says which file, with the bank's exit code, and the file stays
+/// byte for byte.
+#[test]
+fn a_foreign_file_with_a_user_version_is_refused_by_every_command_and_left_untouched() {
+    let env = Env::new();
+    // A snapshot of a real bank, to import.
+    let real = env.dir.path().join("real.sqlite3");
+    let snapshot = env.dir.path().join("real.nbsnap");
+    let with_real = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_nbenv"))
+            .args(["--index-url", &env.server.index_url()])
+            .arg("--cache-dir")
+            .arg(env.dir.path().join("cache"))
+            .arg("--bank")
+            .arg(&real)
+            .args(args)
+            .env("NBENV_HTTP_RETRIES", "0")
+            .output()
+            .unwrap()
+    };
+    let out = with_real(&["bank", "add", "alpha"]);
+    assert!(out.status.success(), "{}", text(&out));
+    let out = with_real(&["bank", "export", snapshot.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", text(&out));
+
+    let path = env.bank();
+    {
+        let db = rusqlite::Connection::open(&path).unwrap();
+        db.execute_batch(
+            "CREATE TABLE notes (id INTEGER PRIMARY KEY, text TEXT); \
+             INSERT INTO notes (text) VALUES ('mine'); PRAGMA user_version = 5;",
+        )
+        .unwrap();
+    }
+    let before = digest(&path);
+    let nb = env.dir.path().join("nb.ipynb");
+    std::fs::write(
+        &nb,
+        r#"{"cells": [{"cell_type": "code", "execution_count": 1, "metadata": {}, "outputs": [],
+            "source": "import alpha\nalpha.shared(1)"}],
+            "metadata": {"kernelspec": {"name": "python3"}}, "nbformat": 4, "nbformat_minor": 2}"#,
+    )
+    .unwrap();
+    for args in [
+        &["bank", "stats"][..],
+        &["bank", "query", "alpha.shared"][..],
+        &["bank", "diff", "alpha", "1.0", "2.0"][..],
+        &["bank", "runs"][..],
+        &["bank", "runs", "--forget"][..],
+        &["bank", "add", "alpha"][..],
+        &["infer", nb.to_str().unwrap()][..],
+        &["bank", "import", "--force", snapshot.to_str().unwrap()][..],
+    ] {
+        let out = env.run(args);
+        let said = text(&out);
+        assert_eq!(out.status.code(), Some(7), "{args:?}: {said}");
+        assert!(said.contains("not an nbenv bank"), "{args:?}: {said}");
+        assert!(
+            said.contains(&path.display().to_string()),
+            "{args:?}: {said}"
+        );
+        assert_eq!(digest(&path), before, "{args:?} changed the file");
+        for suffix in ["-wal", "-journal"] {
+            assert!(!side_file(&path, suffix).exists(), "{args:?}: {suffix}");
+        }
+    }
+    let out = env.run(&["bank", "import", "--force", snapshot.to_str().unwrap()]);
+    assert!(text(&out).contains("remove it by hand"), "{}", text(&out));
+}
+
+/// Reading a bank never changes it; a bank an earlier nbenv made (no application id) is read
+/// as it is and gets nbenv's id at its first write.
+#[test]
+fn reads_leave_a_bank_byte_for_byte_and_the_first_write_marks_an_older_one() {
+    let env = Env::new();
+    let path = env.bank();
+    let out = env.run(&["bank", "add", "alpha==1.0", "alpha==2.0"]);
+    assert!(out.status.success(), "{}", text(&out));
+    let application_id = |path: &Path| -> i32 {
+        let db =
+            rusqlite::Connection::open_with_flags(path, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
+                .unwrap();
+        db.pragma_query_value(None, "application_id", |r| r.get(0))
+            .unwrap()
+    };
+    let nbenv_id = i32::from_be_bytes(*b"nbEn");
+    assert_eq!(application_id(&path), nbenv_id);
+    let reads: [&[&str]; 4] = [
+        &["bank", "stats"],
+        &["bank", "query", "alpha.shared"],
+        &["bank", "diff", "alpha", "1.0", "2.0"],
+        &["bank", "runs"],
+    ];
+    let read_all = |what: &str| {
+        let before = digest(&path);
+        for args in reads {
+            let out = env.run(args);
+            assert!(out.status.success(), "{what} {args:?}: {}", text(&out));
+            assert_eq!(digest(&path), before, "{what}: {args:?} changed the bank");
+        }
+    };
+    read_all("a bank");
+
+    // As an earlier nbenv left it: no application id.
+    {
+        let db = rusqlite::Connection::open(&path).unwrap();
+        db.pragma_update(None, "application_id", 0).unwrap();
+        db.pragma_update(None, "journal_mode", "DELETE").unwrap();
+    }
+    read_all("an older bank");
+    assert_eq!(application_id(&path), 0, "a read marked it");
+    let out = env.run(&["bank", "add", "beta"]);
+    assert!(out.status.success(), "{}", text(&out));
+    assert_eq!(application_id(&path), nbenv_id);
+}

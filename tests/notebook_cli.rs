@@ -159,3 +159,46 @@ fn python_versions_narrow_the_standard_library() {
     let bad = usage("pandas_old.ipynb", &["--python", "three"]);
     assert_eq!(bad.status.code(), Some(2));
 }
+
+/// A cell that nests brackets far past what Python accepts (generated, or hostile) is reported
+/// as not parsed, by cell, instead of being parsed into gigabytes; the other cells are read.
+#[test]
+fn a_cell_nested_past_pythons_limit_is_reported_and_the_rest_analysed() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("deep.ipynb");
+    let cells = [
+        "import numpy as np\nnp.zeros(3)".to_string(),
+        format!("x = 1\ny = {}", "[".repeat(100_000)),
+        format!("z = {}1{}", "f(".repeat(50_000), ")".repeat(50_000)),
+        "import pandas as pd\npd.DataFrame()".to_string(),
+    ];
+    let notebook = serde_json::json!({
+        "cells": cells.iter().enumerate().map(|(i, source)| serde_json::json!({
+            "cell_type": "code", "execution_count": i + 1, "metadata": {}, "outputs": [],
+            "source": source
+        })).collect::<Vec<_>>(),
+        "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3"}},
+        "nbformat": 4, "nbformat_minor": 2
+    });
+    std::fs::write(&path, notebook.to_string()).unwrap();
+    let out = nbenv(&["usage", path.to_str().unwrap(), "--format", "json"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let warnings = v["warnings"].as_array().unwrap();
+    assert_eq!(warnings.len(), 2, "{warnings:?}");
+    for (warning, cell) in warnings.iter().zip([2, 3]) {
+        assert_eq!(warning["at"]["cell"], cell, "{warning}");
+        let message = warning["message"].as_str().unwrap();
+        assert!(message.contains("nested more than 200 deep"), "{message}");
+        assert!(message.contains("not parsed"), "{message}");
+    }
+    let imports = v.to_string();
+    assert!(
+        imports.contains("\"numpy\"") && imports.contains("\"pandas\""),
+        "{v}"
+    );
+}

@@ -626,3 +626,81 @@ fn a_recorded_python_not_installed_runs_on_the_nearest_installed_one() {
         "{written}"
     );
 }
+
+/// A relative `--cache-dir` and `--bank`, or `NBENV_CACHE_DIR` and `NBENV_BANK`, mean the
+/// directory where nbenv was started, even though the notebook runs in its own directory:
+/// the environment is built, the notebook runs in it, and the cache and bank are where the
+/// user said.
+#[test]
+fn relative_cache_and_bank_paths_mean_where_nbenv_was_started() {
+    let server = python2_only_api_index();
+    let dir = tempfile::tempdir().unwrap();
+    let (nbs, work) = (dir.path().join("nbs"), dir.path().join("work"));
+    std::fs::create_dir_all(&nbs).unwrap();
+    std::fs::create_dir_all(&work).unwrap();
+    let nb = nbs.join("nb.ipynb");
+    let notebook = serde_json::json!({
+        "cells": [
+            {"cell_type": "code", "execution_count": 1, "metadata": {}, "outputs": [],
+             "source": "import toolkit\nprint(toolkit.__name__)"}
+        ],
+        "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3"}},
+        "nbformat": 4, "nbformat_minor": 2
+    });
+    std::fs::write(&nb, notebook.to_string()).unwrap();
+    let python = python3_version();
+    let restore = |options: &[&str], vars: &[(&str, &str)]| {
+        let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_nbenv"));
+        cmd.current_dir(&work)
+            .args(["--index-url", &server.index_url()])
+            .args(options)
+            .args(["restore", nb.to_str().unwrap(), "--python", &python])
+            .args([
+                "--no-kernel-runtime",
+                "--no-kernel-spec",
+                "--format",
+                "json",
+            ])
+            .args(["-o", "requirements.txt"])
+            .env("NBENV_HTTP_RETRIES", "0")
+            .env_remove("NBENV_CACHE_DIR")
+            .env_remove("NBENV_BANK");
+        for (k, v) in vars {
+            cmd.env(k, v);
+        }
+        let out = cmd.output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert_eq!(out.status.code(), Some(0), "{options:?} {vars:?}: {err}");
+        let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(report["stopped"], "ran", "{report}");
+        // Reported as it is, usable from anywhere.
+        let root = std::path::PathBuf::from(report["environment"]["root"].as_str().unwrap());
+        assert!(root.is_absolute(), "{}", root.display());
+        assert!(root.join("bin/python").exists(), "{}", root.display());
+        root
+    };
+    let root = restore(
+        &["--cache-dir", "opt/cache", "--bank", "opt/bank.sqlite3"],
+        &[],
+    );
+    assert!(
+        root.starts_with(work.join("opt/cache/envs")),
+        "{}",
+        root.display()
+    );
+    assert!(work.join("opt/bank.sqlite3").is_file());
+    let root = restore(
+        &[],
+        &[
+            ("NBENV_CACHE_DIR", "var/cache"),
+            ("NBENV_BANK", "var/bank.sqlite3"),
+        ],
+    );
+    assert!(
+        root.starts_with(work.join("var/cache/envs")),
+        "{}",
+        root.display()
+    );
+    assert!(work.join("var/bank.sqlite3").is_file());
+    assert!(!nbs.join("opt").exists() && !nbs.join("var").exists());
+}

@@ -75,15 +75,26 @@ impl GlobalArgs {
         self.env.env_cache_size.unwrap_or(10 << 30)
     }
 
-    /// Options win over the environment.
+    /// Options win over the environment. The bank and the cache directory are made absolute
+    /// here, once: they are handed to processes started elsewhere (the notebook runs in its
+    /// own directory) and reported, and a relative path would mean another place there.
     fn apply(&mut self, env: Env) {
-        self.bank = self.bank.take().or_else(|| env.bank.clone());
-        self.cache_dir = self.cache_dir.take().or_else(|| env.cache_dir.clone());
+        self.bank = self.bank.take().or_else(|| env.bank.clone()).map(absolute);
+        self.cache_dir = self
+            .cache_dir
+            .take()
+            .or_else(|| env.cache_dir.clone())
+            .map(absolute);
         self.cache_size = self.cache_size.or(env.cache_size);
         self.index_url = self.index_url.take().or_else(|| env.index_url.clone());
         self.offline |= env.offline;
         self.env = env;
     }
+}
+
+/// `path` from the current directory; as given when there is no current directory to read.
+pub fn absolute(path: PathBuf) -> PathBuf {
+    std::path::absolute(&path).unwrap_or(path)
 }
 
 /// How a command prints its result.
@@ -301,9 +312,34 @@ mod tests {
             })
         };
         let cli = parse_from(["nbenv", "--bank", "flag.sqlite3", "bank", "stats"], env).unwrap();
-        assert_eq!(cli.global.bank, Some(PathBuf::from("flag.sqlite3")));
+        let here = std::env::current_dir().unwrap();
+        assert_eq!(cli.global.bank, Some(here.join("flag.sqlite3")));
         assert_eq!(cli.global.index_url(), "http://env/simple/");
         assert!(cli.global.offline);
+    }
+
+    /// Relative paths mean the current directory, whether given as options or variables.
+    #[test]
+    fn the_bank_and_the_cache_directory_are_made_absolute() {
+        let here = std::env::current_dir().unwrap();
+        let env = || {
+            Ok(Env {
+                bank: Some("b/bank.sqlite3".into()),
+                cache_dir: Some("c".into()),
+                ..Env::default()
+            })
+        };
+        let cli = parse_from(["nbenv", "bank", "stats"], env).unwrap();
+        assert_eq!(cli.global.bank, Some(here.join("b/bank.sqlite3")));
+        assert_eq!(cli.global.cache_dir, Some(here.join("c")));
+        let cli = parse_from(["nbenv", "--cache-dir", "d", "bank", "stats"], env).unwrap();
+        assert_eq!(cli.global.cache_dir, Some(here.join("d")));
+        let cli = parse_from(
+            ["nbenv", "--bank", "/abs/bank.sqlite3", "bank", "stats"],
+            env,
+        )
+        .unwrap();
+        assert_eq!(cli.global.bank, Some(PathBuf::from("/abs/bank.sqlite3")));
     }
 
     #[test]

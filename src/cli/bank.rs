@@ -279,7 +279,7 @@ pub fn bank_path(global: &GlobalArgs) -> PathBuf {
     global.bank.clone().unwrap_or_else(|| {
         dirs::data_dir()
             .map(|d| d.join("nbenv"))
-            .unwrap_or_else(|| PathBuf::from(".nbenv"))
+            .unwrap_or_else(|| super::args::absolute(PathBuf::from(".nbenv")))
             .join("bank.sqlite3")
     })
 }

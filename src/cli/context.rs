@@ -14,7 +14,7 @@ pub fn cache_dir(global: &GlobalArgs) -> PathBuf {
     global.cache_dir.clone().unwrap_or_else(|| {
         dirs::cache_dir()
             .map(|d| d.join("nbenv"))
-            .unwrap_or_else(|| PathBuf::from(".nbenv-cache"))
+            .unwrap_or_else(|| super::args::absolute(PathBuf::from(".nbenv-cache")))
     })
 }
 

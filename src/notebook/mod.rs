@@ -29,6 +29,7 @@ mod local_imports;
 mod local_modules;
 mod location;
 mod magic;
+mod nesting;
 mod outputs;
 mod python2;
 mod python_version;

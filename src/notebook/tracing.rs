@@ -21,6 +21,7 @@ use crate::names::ModulePath;
 use super::binding::{FrameKind, LocalClass, Scopes, Value};
 use super::collect::{Evidence, RawImport};
 use super::location::Location;
+use super::nesting;
 use super::python2;
 use super::python_version::HintReason;
 use super::syntax_version;
@@ -56,6 +57,18 @@ pub(crate) struct Tracer {
     /// Inside the body of an `async def` (not of a function nested in it): a `yield` there
     /// makes an async generator.
     pub(crate) in_async_def: bool,
+}
+
+/// The warning for code not parsed because it nests brackets past [`nesting::MAX_DEPTH`].
+fn too_deep_warning(at: Location) -> Warning {
+    Warning {
+        at,
+        message: format!(
+            "brackets nested more than {} deep (Python refuses that: too many nested \
+             parentheses); the cell was not parsed, and the other cells were analysed",
+            nesting::MAX_DEPTH
+        ),
+    }
 }
 
 pub(crate) fn parse_options() -> ParseOptions {
@@ -117,6 +130,15 @@ impl Tracer {
                 .filter(|(_, b)| *b == b'\n')
                 .map(|(i, _)| i as u32 + 1),
         );
+        if let Some(offset) = nesting::too_deep(source) {
+            self.ev
+                .warnings
+                .push(too_deep_warning(self.at(TextSize::new(offset as u32))));
+            self.cell = saved_cell;
+            self.line_offset = saved_offset;
+            self.line_starts = saved_starts;
+            return;
+        }
         let parsed = parse_unchecked(source, parse_options());
 
         let mut py2 = std::mem::take(&mut self.py2_found);
@@ -183,8 +205,15 @@ impl Tracer {
 
     /// Traces Python that came out of a magic's arguments, all of it on `line`.
     pub(crate) fn nested_python(&mut self, source: &str, line: u32) {
-        let parsed = parse_unchecked(source, parse_options());
         let saved = self.force_line.replace(line);
+        if nesting::too_deep(source).is_some() {
+            self.ev
+                .warnings
+                .push(too_deep_warning(self.at(TextSize::new(0))));
+            self.force_line = saved;
+            return;
+        }
+        let parsed = parse_unchecked(source, parse_options());
         if let Mod::Module(module) = parsed.syntax() {
             self.body(&module.body);
         }

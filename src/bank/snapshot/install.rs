@@ -20,10 +20,9 @@ use std::time::Duration;
 use rusqlite::{Connection, OpenFlags};
 use tempfile::NamedTempFile;
 
-use super::copy;
 use super::error::SnapshotError;
 use super::export::sync_dir;
-use crate::bank::store::sqlite_full_disk;
+use crate::bank::store::{sqlite_full_disk, Identity};
 use crate::disk_full::{DiskFull, Written};
 
 /// What the bank's path holds before an import.
@@ -60,7 +59,7 @@ impl ExistingBank {
             return Ok(foreign("the file is not an SQLite database"));
         };
         let _ = conn.busy_timeout(Duration::from_secs(5));
-        Ok(match copy::user_version(&conn) {
+        Ok(match crate::bank::store::identify(&conn) {
             Err(e) => match sqlite_full_disk(Some(&conn), &e) {
                 Some(limit) => {
                     return Err(DiskFull {
@@ -72,17 +71,10 @@ impl ExistingBank {
                 }
                 None => foreign("the file is not an SQLite database"),
             },
-            Ok(0) => {
-                let tables: rusqlite::Result<i64> =
-                    conn.query_row("SELECT COUNT(*) FROM sqlite_master", [], |r| r.get(0));
-                match tables {
-                    Ok(0) => ExistingBank::Empty,
-                    _ => foreign(
-                        "it is an SQLite database of another program (it has tables and no nbenv schema)",
-                    ),
-                }
-            }
-            Ok(_) => {
+            // Not nbenv's to replace, even when forced: whatever its `user_version`.
+            Ok(Identity::Foreign { detail }) => ExistingBank::Foreign { detail },
+            Ok(Identity::Empty) => ExistingBank::Empty,
+            Ok(Identity::Bank { .. }) => {
                 match conn.query_row("SELECT COUNT(*) FROM releases", [], |r| r.get::<_, i64>(0)) {
                     Ok(0) => ExistingBank::Empty,
                     Ok(n) => ExistingBank::Bank {
@@ -107,7 +99,10 @@ pub fn may_replace(bank: &Path, existing: &ExistingBank, force: bool) -> Result<
         }),
         ExistingBank::Foreign { detail } => Err(crate::bank::store::StoreError::NotABank {
             path: bank.to_path_buf(),
-            detail: format!("{detail}; it is left as it is"),
+            detail: format!(
+                "{detail}; it is left as it is, even with --force (not nbenv's to replace: \
+                 remove it by hand to import there)"
+            ),
         }
         .into()),
     }

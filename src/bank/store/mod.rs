@@ -9,6 +9,7 @@ mod bloom;
 mod catalog;
 mod diff;
 mod error;
+mod identity;
 mod ids;
 mod import_providers;
 mod import_time;
@@ -44,6 +45,7 @@ pub use catalog::{Catalog, CatalogRelease, IndexStatus, RequiresPython};
 pub use diff::{DiffEntry, DiffMiss, DiffReport, DiffSource};
 pub(crate) use error::full_disk as sqlite_full_disk;
 pub use error::StoreError;
+pub use identity::{identify, Identity, APPLICATION_ID};
 pub use ids::{DistId, ReleaseId, Slot};
 pub use import_providers::ImportProvider;
 pub(crate) use lock::WriterLock;
@@ -153,6 +155,11 @@ impl Store {
             .set_prepared_statement_cache_capacity(STATEMENT_CACHE);
         store.check_version()?;
         schema::migrate(&mut store.conn).map_err(store.err())?;
+        // A new bank, or one an earlier nbenv made, is marked as nbenv's.
+        let identity = identify(&store.conn).map_err(store.err())?;
+        if matches!(identity, Identity::Bank { stamped: false, .. }) {
+            identity::stamp(&store.conn).map_err(store.err())?;
+        }
         Ok(store)
     }
 
@@ -252,14 +259,15 @@ impl Store {
             lock: None,
             seen_version: Cell::new(0),
         };
-        store.check_version()?;
-        let version = schema::version(&store.conn).map_err(store.err())?;
-        if version == 0 {
-            return Err(StoreError::NotABank {
-                path: path.to_path_buf(),
-                detail: "it has no nbenv schema".into(),
-            });
-        }
+        let version = match store.check_version()? {
+            Identity::Bank { version, .. } => version,
+            Identity::Empty | Identity::Foreign { .. } => {
+                return Err(StoreError::NotABank {
+                    path: path.to_path_buf(),
+                    detail: "it has no nbenv schema".into(),
+                })
+            }
+        };
         if version < SCHEMA_VERSION {
             // A bank of an older nbenv: upgrade it once (a writer's job), then read.
             drop(store);
@@ -323,8 +331,10 @@ impl Store {
         Ok(())
     }
 
-    fn check_version(&self) -> Result<(), StoreError> {
-        let found = schema::version(&self.conn).map_err(|e| match e {
+    /// What the file is: another program's file is refused, and so is a bank of a newer
+    /// schema than this nbenv knows.
+    fn check_version(&self) -> Result<Identity, StoreError> {
+        let identity = identify(&self.conn).map_err(|e| match e {
             rusqlite::Error::SqliteFailure(f, _) if f.code == rusqlite::ErrorCode::NotADatabase => {
                 StoreError::NotABank {
                     path: self.path.clone(),
@@ -333,14 +343,18 @@ impl Store {
             }
             e => self.err()(e),
         })?;
-        if found > SCHEMA_VERSION {
-            return Err(StoreError::TooNew {
+        match identity {
+            Identity::Foreign { detail } => Err(StoreError::NotABank {
                 path: self.path.clone(),
-                found,
+                detail,
+            }),
+            Identity::Bank { version, .. } if version > SCHEMA_VERSION => Err(StoreError::TooNew {
+                path: self.path.clone(),
+                found: version,
                 supported: SCHEMA_VERSION,
-            });
+            }),
+            identity => Ok(identity),
         }
-        Ok(())
     }
 
     pub fn path(&self) -> &Path {
@@ -494,8 +508,9 @@ impl Store {
     }
 }
 
-/// A file that exists and is not empty must already be a bank: anything else (another
-/// program's SQLite file, a text file) is refused before anything is written to it.
+/// A file that exists and is not empty must already be a bank (see [`identify`]): anything
+/// else (another program's SQLite file, whatever its `user_version`, a text file) is refused
+/// before anything is written to it.
 fn refuse_foreign(path: &Path) -> Result<(), StoreError> {
     let len = match std::fs::metadata(path) {
         Ok(m) => m.len(),
@@ -513,20 +528,10 @@ fn refuse_foreign(path: &Path) -> Result<(), StoreError> {
         OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
     )
     .map_err(|_| refused("the file is not an SQLite database"))?;
-    let version =
-        schema::version(&conn).map_err(|_| refused("the file is not an SQLite database"))?;
-    if version > 0 {
-        return Ok(());
+    match identify(&conn).map_err(|_| refused("the file is not an SQLite database"))? {
+        Identity::Foreign { detail } => Err(refused(&detail)),
+        Identity::Empty | Identity::Bank { .. } => Ok(()),
     }
-    let tables: i64 = conn
-        .query_row("SELECT COUNT(*) FROM sqlite_master", [], |r| r.get(0))
-        .map_err(|_| refused("the file is not an SQLite database"))?;
-    if tables > 0 {
-        return Err(refused(
-            "it is an SQLite database of another program (it has tables and no nbenv schema)",
-        ));
-    }
-    Ok(())
 }
 
 /// SQLite answers a directory with "disk I/O error"; say what is wrong instead.

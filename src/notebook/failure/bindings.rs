@@ -78,6 +78,10 @@ impl Bindings {
     }
 
     fn python(&mut self, cell: u32, source: &str, line_offset: u32) {
+        // Past CPython's nesting limit the cell never ran; parsing it would take gigabytes.
+        if crate::notebook::nesting::too_deep(source).is_some() {
+            return;
+        }
         let parsed = parse_unchecked(source, parse_options());
         let starts: Vec<u32> = std::iter::once(0)
             .chain(
