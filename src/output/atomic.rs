@@ -18,17 +18,30 @@ pub enum WriteError {
 }
 
 /// Writes `bytes` to `path` through a temporary file in the same directory, renamed over the
-/// target once complete and flushed to disk.
+/// target once complete and flushed to disk. A symbolic link is followed to the file it names
+/// (renaming over it would cut the link), and a path that is not a regular file (`-o
+/// /dev/null`, a FIFO) is written in place: renaming over a device replaces it with a file.
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), WriteError> {
-    write_through_temporary(path, bytes).map_err(|source| {
-        match DiskFull::of_io(path, Written::Output, &source) {
+    let target = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+    let written = match std::fs::metadata(&target) {
+        Ok(meta) if !meta.is_file() => write_in_place(&target, bytes),
+        _ => write_through_temporary(&target, bytes),
+    };
+    written.map_err(
+        |source| match DiskFull::of_io(path, Written::Output, &source) {
             Some(full) => WriteError::DiskFull(full),
             None => WriteError::Io {
                 path: path.to_path_buf(),
                 source,
             },
-        }
-    })
+        },
+    )
+}
+
+fn write_in_place(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let mut file = std::fs::OpenOptions::new().write(true).open(path)?;
+    file.write_all(bytes)?;
+    file.flush()
 }
 
 fn write_through_temporary(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
@@ -84,5 +97,54 @@ mod tests {
         assert_eq!(names.len(), 1);
         // A directory that does not exist: an error, and nothing written.
         assert!(write_atomically(&dir.path().join("no/such/file"), b"x").is_err());
+    }
+
+    /// `-o /dev/null` once replaced the device with a regular file: a path that is not a
+    /// regular file is written in place. A FIFO stands in for the device.
+    #[cfg(unix)]
+    #[test]
+    fn a_path_that_is_not_a_regular_file_is_written_in_place() {
+        use std::io::Read as _;
+        use std::os::unix::fs::FileTypeExt as _;
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("pipe");
+        let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+        // SAFETY: mkfifo reads a valid NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        let reader = {
+            let fifo = fifo.clone();
+            std::thread::spawn(move || {
+                let mut got = String::new();
+                std::fs::File::open(&fifo)
+                    .unwrap()
+                    .read_to_string(&mut got)
+                    .unwrap();
+                got
+            })
+        };
+        write_atomically(&fifo, b"through the pipe\n").unwrap();
+        // Checked before joining: a FIFO replaced by a file would leave the reader waiting.
+        let kind = std::fs::symlink_metadata(&fifo).unwrap().file_type();
+        assert!(kind.is_fifo(), "{kind:?}");
+        assert_eq!(reader.join().unwrap(), "through the pipe\n");
+        let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+        assert_eq!(left.len(), 1, "{left:?}");
+    }
+
+    /// A symbolic link stays a link; the file it names gets the bytes.
+    #[cfg(unix)]
+    #[test]
+    fn a_symbolic_link_is_written_through() {
+        let dir = tempfile::tempdir().unwrap();
+        let real = dir.path().join("real.txt");
+        std::fs::write(&real, "old\n").unwrap();
+        let link = dir.path().join("requirements.txt");
+        std::os::unix::fs::symlink(&real, &link).unwrap();
+        write_atomically(&link, b"new\n").unwrap();
+        assert!(std::fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink());
+        assert_eq!(std::fs::read_to_string(&real).unwrap(), "new\n");
     }
 }
