@@ -358,6 +358,53 @@ fn restore_toolkit_importing_helperlib(bank_knows_helperlib: bool) -> (i32, Stri
     )
 }
 
+/// Publishes releases of `toolkit`, each a wheel whose `__init__.py` is the source given.
+fn publish_toolkit(server: &TestServer, releases: &[(&str, &str)]) {
+    let files: Vec<FixtureFile> = releases
+        .iter()
+        .map(|(version, source)| {
+            let w = WheelBuilder::new("toolkit", version).file("toolkit/__init__.py", source);
+            FixtureFile {
+                upload_time: Some("2020-01-01T00:00:00Z".into()),
+                ..FixtureFile::new(&w.filename(), w.build())
+            }
+        })
+        .collect();
+    server.publish("toolkit", &files);
+}
+
+/// Writes a notebook of two code cells in `dir`; its path.
+fn two_cells(dir: &std::path::Path, first: &str, second: &str) -> String {
+    let nb = dir.join("nb.ipynb");
+    let notebook = serde_json::json!({
+        "cells": [
+            {"cell_type": "code", "execution_count": 1, "metadata": {}, "outputs": [],
+             "source": first},
+            {"cell_type": "code", "execution_count": 2, "metadata": {}, "outputs": [],
+             "source": second}
+        ],
+        "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3"}},
+        "nbformat": 4, "nbformat_minor": 2
+    });
+    std::fs::write(&nb, notebook.to_string()).unwrap();
+    nb.display().to_string()
+}
+
+/// `restore` of the notebook at `nb` on this machine's python3, without the kernel runtime
+/// or a kernel spec.
+fn restore_plainly(server: &TestServer, dir: &std::path::Path, nb: &str) -> (i32, String, String) {
+    let python = python3_version();
+    let args = [
+        "restore",
+        nb,
+        "--python",
+        &python,
+        "--no-kernel-runtime",
+        "--no-kernel-spec",
+    ];
+    nbenv(&server.index_url(), dir, args)
+}
+
 /// Three releases of `toolkit`: only 1.0's `fit` takes `size`. The notebook passes it through
 /// `**params`, so its evidence does not name it; the newest release refuses it, the bank shows
 /// 1.0 takes it, and the keyword becomes evidence: the next round pins 1.0 at once, not 2.0
@@ -365,44 +412,21 @@ fn restore_toolkit_importing_helperlib(bank_knows_helperlib: bool) -> (i32, Stri
 #[test]
 fn a_refused_keyword_becomes_keyword_evidence_for_the_next_round() {
     let server = TestServer::start(PageMode::Json);
-    let fit =
-        |v: &str, source: &str| WheelBuilder::new("toolkit", v).file("toolkit/__init__.py", source);
-    let wheels = [
-        fit("1.0", "def fit(x, size=1):\n    return x + size\n"),
-        fit("2.0", "def fit(x):\n    return x\n"),
-        fit("3.0", "def fit(x):\n    return x\n"),
-    ];
-    let files: Vec<FixtureFile> = wheels
-        .iter()
-        .map(|w| FixtureFile {
-            upload_time: Some("2020-01-01T00:00:00Z".into()),
-            ..FixtureFile::new(&w.filename(), w.build())
-        })
-        .collect();
-    server.publish("toolkit", &files);
-    let dir = tempfile::tempdir().unwrap();
-    let nb = dir.path().join("nb.ipynb");
-    let notebook = serde_json::json!({
-        "cells": [
-            {"cell_type": "code", "execution_count": 1, "metadata": {}, "outputs": [],
-             "source": "import toolkit\nparams = {'size': 2}"},
-            {"cell_type": "code", "execution_count": 2, "metadata": {}, "outputs": [],
-             "source": "print(toolkit.fit(40, **params))"}
+    publish_toolkit(
+        &server,
+        &[
+            ("1.0", "def fit(x, size=1):\n    return x + size\n"),
+            ("2.0", "def fit(x):\n    return x\n"),
+            ("3.0", "def fit(x):\n    return x\n"),
         ],
-        "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3"}},
-        "nbformat": 4, "nbformat_minor": 2
-    });
-    std::fs::write(&nb, notebook.to_string()).unwrap();
-    let (nb, python) = (nb.display().to_string(), python3_version());
-    let args = [
-        "restore",
-        &nb,
-        "--python",
-        &python,
-        "--no-kernel-runtime",
-        "--no-kernel-spec",
-    ];
-    let (code, out, err) = nbenv(&server.index_url(), dir.path(), args);
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let nb = two_cells(
+        dir.path(),
+        "import toolkit\nparams = {'size': 2}",
+        "print(toolkit.fit(40, **params))",
+    );
+    let (code, out, err) = restore_plainly(&server, dir.path(), &nb);
     assert_eq!(code, 0, "{err}");
     assert!(err.contains("toolkit==3.0"), "{err}");
     // The bank had indexed only 3.0 then: whether another release takes `size` was unknown,
@@ -432,50 +456,27 @@ fn a_keyword_refused_behind_kwargs_rules_out_every_release_that_reads_alike() {
     let kwargs = "def hist(x, bins=10, **kwargs):\n    _update(kwargs)\n    return x\n\n\
                   def _update(props):\n    for k in props:\n        \
                   raise TypeError('set() got an unexpected keyword argument %r' % k)\n";
-    let hist =
-        |v: &str, source: &str| WheelBuilder::new("toolkit", v).file("toolkit/__init__.py", source);
-    let wheels = [
-        hist(
-            "1.0",
-            "def hist(x, bins=10, normed=False, **kwargs):\n    return x\n",
-        ),
-        hist("2.0", kwargs),
-        hist("2.1", kwargs),
-        hist("2.2", kwargs),
-        hist("2.3", kwargs),
-        hist("2.4", kwargs),
-    ];
-    let files: Vec<FixtureFile> = wheels
-        .iter()
-        .map(|w| FixtureFile {
-            upload_time: Some("2020-01-01T00:00:00Z".into()),
-            ..FixtureFile::new(&w.filename(), w.build())
-        })
-        .collect();
-    server.publish("toolkit", &files);
-    let dir = tempfile::tempdir().unwrap();
-    let nb = dir.path().join("nb.ipynb");
-    let notebook = serde_json::json!({
-        "cells": [
-            {"cell_type": "code", "execution_count": 1, "metadata": {}, "outputs": [],
-             "source": "import toolkit"},
-            {"cell_type": "code", "execution_count": 2, "metadata": {}, "outputs": [],
-             "source": "print(toolkit.hist(42, 20, normed=True))"}
+    publish_toolkit(
+        &server,
+        &[
+            (
+                "1.0",
+                "def hist(x, bins=10, normed=False, **kwargs):\n    return x\n",
+            ),
+            ("2.0", kwargs),
+            ("2.1", kwargs),
+            ("2.2", kwargs),
+            ("2.3", kwargs),
+            ("2.4", kwargs),
         ],
-        "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3"}},
-        "nbformat": 4, "nbformat_minor": 2
-    });
-    std::fs::write(&nb, notebook.to_string()).unwrap();
-    let (nb, python) = (nb.display().to_string(), python3_version());
-    let args = [
-        "restore",
-        &nb,
-        "--python",
-        &python,
-        "--no-kernel-runtime",
-        "--no-kernel-spec",
-    ];
-    let (code, out, err) = nbenv(&server.index_url(), dir.path(), args);
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let nb = two_cells(
+        dir.path(),
+        "import toolkit",
+        "print(toolkit.hist(42, 20, normed=True))",
+    );
+    let (code, out, err) = restore_plainly(&server, dir.path(), &nb);
     assert_eq!(code, 0, "{err}");
     assert!(err.contains("round 1: Python 3.11, toolkit==2.4"), "{err}");
     assert!(
@@ -495,38 +496,25 @@ fn a_keyword_refused_behind_kwargs_rules_out_every_release_that_reads_alike() {
 #[test]
 fn a_name_no_release_had_ends_the_rounds_as_the_codes() {
     let server = TestServer::start(PageMode::Json);
-    let wheels = [
-        WheelBuilder::new("toolkit", "1.0").file(
-            "toolkit/__init__.py",
-            "class Table:\n    def sort(self):\n        return 41\n",
-        ),
-        WheelBuilder::new("toolkit", "2.0").file(
-            "toolkit/__init__.py",
-            "class Table:\n    def sort(self):\n        return 42\n",
-        ),
-    ];
-    let files: Vec<FixtureFile> = wheels
-        .iter()
-        .map(|w| FixtureFile {
-            upload_time: Some("2020-01-01T00:00:00Z".into()),
-            ..FixtureFile::new(&w.filename(), w.build())
-        })
-        .collect();
-    server.publish("toolkit", &files);
-    let dir = tempfile::tempdir().unwrap();
-    let nb = dir.path().join("nb.ipynb");
-    let notebook = serde_json::json!({
-        "cells": [
-            {"cell_type": "code", "execution_count": 1, "metadata": {}, "outputs": [],
-             "source": "import toolkit\nt = toolkit.Table()"},
-            {"cell_type": "code", "execution_count": 2, "metadata": {}, "outputs": [],
-             "source": "print(t.sortt())"}
+    publish_toolkit(
+        &server,
+        &[
+            (
+                "1.0",
+                "class Table:\n    def sort(self):\n        return 41\n",
+            ),
+            (
+                "2.0",
+                "class Table:\n    def sort(self):\n        return 42\n",
+            ),
         ],
-        "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3"}},
-        "nbformat": 4, "nbformat_minor": 2
-    });
-    std::fs::write(&nb, notebook.to_string()).unwrap();
-    let (nb, python) = (nb.display().to_string(), python3_version());
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let nb = two_cells(
+        dir.path(),
+        "import toolkit\nt = toolkit.Table()",
+        "print(t.sortt())",
+    );
     // Both releases in the bank, as a warm bank has them.
     let (code, _, err) = nbenv(
         &server.index_url(),
@@ -534,15 +522,7 @@ fn a_name_no_release_had_ends_the_rounds_as_the_codes() {
         ["bank", "add", "toolkit", "--all-versions"],
     );
     assert_eq!(code, 0, "{err}");
-    let args = [
-        "restore",
-        &nb,
-        "--python",
-        &python,
-        "--no-kernel-runtime",
-        "--no-kernel-spec",
-    ];
-    let (_, _, err) = nbenv(&server.index_url(), dir.path(), args);
+    let (_, _, err) = restore_plainly(&server, dir.path(), &nb);
     assert!(
         err.contains("round 1: stopped at cell 2: code: `Table` has no member `sortt` (toolkit.Table.sortt): no release of toolkit has it"),
         "{err}"

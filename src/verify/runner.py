@@ -142,17 +142,12 @@ class Capture(object):
         return True
 
 
-class Forward(object):
+class Forward(Capture):
     """A kernel's stdout or stderr: writes go to the running cell's capture, or to stderr
     between cells."""
 
-    encoding = "utf-8"
-    errors = "replace"
-    closed = False
-
     def __init__(self, name):
-        self.name = name
-        self.softspace = 0
+        Capture.__init__(self, name, None, 1 if name == "stdout" else 2)
 
     def write(self, text):
         stream = getattr(sys, self.name)
@@ -160,25 +155,6 @@ class Forward(object):
             stream = sys.__stderr__
         stream.write(text)
         return len(text)
-
-    def writelines(self, lines):
-        for line in lines:
-            self.write(line)
-
-    def flush(self):
-        pass
-
-    def isatty(self):
-        return False
-
-    def fileno(self):
-        return 1 if self.name == "stdout" else 2
-
-    def readable(self):
-        return False
-
-    def writable(self):
-        return True
 
 
 class StdinNotImplementedError(IOError, NotImplementedError):
