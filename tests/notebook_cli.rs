@@ -160,7 +160,8 @@ fn python_versions_narrow_the_standard_library() {
     assert_eq!(bad.status.code(), Some(2));
 }
 
-/// A cell that nests brackets far past what Python accepts (generated, or hostile) is reported
+/// A cell that nests brackets or operators far past what Python accepts (generated, or
+/// hostile) is reported
 /// as not parsed, by cell, instead of being parsed into gigabytes; the other cells are read.
 #[test]
 fn a_cell_nested_past_pythons_limit_is_reported_and_the_rest_analysed() {
@@ -170,6 +171,10 @@ fn a_cell_nested_past_pythons_limit_is_reported_and_the_rest_analysed() {
         "import numpy as np\nnp.zeros(3)".to_string(),
         format!("x = 1\ny = {}", "[".repeat(100_000)),
         format!("z = {}1{}", "f(".repeat(50_000), ")".repeat(50_000)),
+        format!("w = {}1", "-".repeat(100_000)),
+        format!("v = {}y", "not ".repeat(100_000)),
+        // Long, flat: parsed.
+        format!("import scipy\ndata = [{}]", "-1.5e-3, ".repeat(100_000)),
         "import pandas as pd\npd.DataFrame()".to_string(),
     ];
     let notebook = serde_json::json!({
@@ -189,16 +194,23 @@ fn a_cell_nested_past_pythons_limit_is_reported_and_the_rest_analysed() {
     );
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     let warnings = v["warnings"].as_array().unwrap();
-    assert_eq!(warnings.len(), 2, "{warnings:?}");
-    for (warning, cell) in warnings.iter().zip([2, 3]) {
+    assert_eq!(warnings.len(), 4, "{warnings:?}");
+    for (warning, cell) in warnings.iter().zip([2, 3, 4, 5]) {
         assert_eq!(warning["at"]["cell"], cell, "{warning}");
         let message = warning["message"].as_str().unwrap();
-        assert!(message.contains("nested more than 200 deep"), "{message}");
+        let what = if cell < 4 {
+            "brackets nested more than 200 deep"
+        } else {
+            "operators nested more than 6000 deep"
+        };
+        assert!(message.contains(what), "{message}");
         assert!(message.contains("not parsed"), "{message}");
     }
     let imports = v.to_string();
     assert!(
-        imports.contains("\"numpy\"") && imports.contains("\"pandas\""),
+        imports.contains("\"numpy\"")
+            && imports.contains("\"scipy\"")
+            && imports.contains("\"pandas\""),
         "{v}"
     );
 }

@@ -59,15 +59,24 @@ pub(crate) struct Tracer {
     pub(crate) in_async_def: bool,
 }
 
-/// The warning for code not parsed because it nests brackets past [`nesting::MAX_DEPTH`].
-fn too_deep_warning(at: Location) -> Warning {
-    Warning {
-        at,
-        message: format!(
+/// The warning for code not parsed because it nests past what Python accepts
+/// ([`nesting::MAX_DEPTH`] brackets, [`nesting::MAX_CHAIN`] operators).
+fn too_deep_warning(at: Location, deep: nesting::TooDeep) -> Warning {
+    let what = match deep {
+        nesting::TooDeep::Brackets(_) => format!(
             "brackets nested more than {} deep (Python refuses that: too many nested \
-             parentheses); the cell was not parsed, and the other cells were analysed",
+             parentheses)",
             nesting::MAX_DEPTH
         ),
+        nesting::TooDeep::Operators(_) => format!(
+            "operators nested more than {} deep, such as a chain of `-` or `not` (no Python \
+             compiles that)",
+            nesting::MAX_CHAIN
+        ),
+    };
+    Warning {
+        at,
+        message: format!("{what}; the cell was not parsed, and the other cells were analysed"),
     }
 }
 
@@ -130,10 +139,11 @@ impl Tracer {
                 .filter(|(_, b)| *b == b'\n')
                 .map(|(i, _)| i as u32 + 1),
         );
-        if let Some(offset) = nesting::too_deep(source) {
-            self.ev
-                .warnings
-                .push(too_deep_warning(self.at(TextSize::new(offset as u32))));
+        if let Some(deep) = nesting::too_deep(source) {
+            self.ev.warnings.push(too_deep_warning(
+                self.at(TextSize::new(deep.offset() as u32)),
+                deep,
+            ));
             self.cell = saved_cell;
             self.line_offset = saved_offset;
             self.line_starts = saved_starts;
@@ -206,10 +216,10 @@ impl Tracer {
     /// Traces Python that came out of a magic's arguments, all of it on `line`.
     pub(crate) fn nested_python(&mut self, source: &str, line: u32) {
         let saved = self.force_line.replace(line);
-        if nesting::too_deep(source).is_some() {
+        if let Some(deep) = nesting::too_deep(source) {
             self.ev
                 .warnings
-                .push(too_deep_warning(self.at(TextSize::new(0))));
+                .push(too_deep_warning(self.at(TextSize::new(0)), deep));
             self.force_line = saved;
             return;
         }
