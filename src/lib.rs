@@ -24,4 +24,6 @@ pub mod output;
 
 pub mod verify;
 
+pub mod restore;
+
 pub mod measure;

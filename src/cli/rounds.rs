@@ -1,7 +1,8 @@
-//! The rounds of a restoration: infer, build the environment, run the notebook, and when it
-//! stops at an environment error, turn the error into evidence and go again. `nbenv restore`
-//! runs them for one notebook and prints them; `nbenv batch --stage verify|restore` runs them
-//! on worker threads for many, within each notebook's time limit, and records them.
+//! The production steps of a restoration's rounds: infer, build the environment, run the
+//! notebook. The loop that decides what comes next (go again, the next interpreter, stop) is
+//! the library's ([`nbenv::restore`]). `nbenv restore` runs the rounds for one notebook and
+//! prints them; `nbenv batch --stage verify|restore` runs them on worker threads for many,
+//! within each notebook's time limit, and records them.
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -10,13 +11,13 @@ use anyhow::{Context as _, Result};
 use serde::Serialize;
 
 use nbenv::bank::store::ReleaseFailure;
-use nbenv::names::DistName;
 use nbenv::notebook::failure::{classify, BankHistory, Failure, FailureContext, Problem};
 use nbenv::notebook::{Notebook, Usage};
 use nbenv::output::requirements_txt;
 use nbenv::python::{Installer, Interpreter, PythonVersion, Tools};
 use nbenv::resolve::infer::{InferError, Inference};
 use nbenv::resolve::interpreter::Reach;
+use nbenv::restore::{Built, Learned, ResolveEnd, RoundEnd, RunEnd};
 use nbenv::verify::{
     self, run_record, EnvError, EnvPlan, Executability, Lesson, NotebookRun, PreparedEnv,
     RunContext, RunEnded, RunOptions,
@@ -69,18 +70,7 @@ pub(super) struct Stages {
     pub run: f64,
 }
 
-/// Why the rounds stopped.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub(super) enum Stop {
-    Ran,
-    NotEnvironmental,
-    NothingLearned,
-    InstallFailed,
-    MaxRounds,
-    /// The caller's time limit passed between two steps.
-    TimeLimit,
-}
+pub(super) use nbenv::restore::Stop;
 
 /// The resolution chose a Python this machine does not have.
 #[derive(Debug, thiserror::Error)]
@@ -139,7 +129,8 @@ pub(super) struct Rounds {
     pub failed: Vec<ReleaseFailure>,
 }
 
-/// Runs the rounds for `usage` (taught what each round reveals).
+/// Runs the rounds for `usage` (taught what each round reveals): the library's loop
+/// ([`nbenv::restore::run_rounds`]) over the production steps.
 pub(super) fn run_rounds(
     global: &GlobalArgs,
     infer_args: &InferArgs,
@@ -147,69 +138,138 @@ pub(super) fn run_rounds(
     usages: &mut [(String, Usage)],
     spec: &RoundsSpec<'_>,
 ) -> Result<Rounds> {
-    let name = spec.notebook.display().to_string();
-    let mut excluded: Vec<(DistName, Version)> = Vec::new();
-    let mut failed: Vec<ReleaseFailure> = Vec::new();
-    let mut rounds: Vec<Round> = Vec::new();
-    let mut stopped = Stop::MaxRounds;
-    let mut last_env: Option<(PreparedEnv, Interpreter)> = None;
+    let mut steps = Steps {
+        global,
+        infer_args,
+        session,
+        usages,
+        spec,
+        name: spec.notebook.display().to_string(),
+        runtime_era: None,
+        runtime_below: None,
+        last_env: None,
+        last_run: None,
+        built: Vec::new(),
+    };
+    let learned = Learned {
+        skipped: spec.infer.skip_pythons.to_vec(),
+        ..Learned::default()
+    };
+    let done = nbenv::restore::run_rounds(&mut steps, spec.max_rounds as u32, learned)?;
+    Ok(Rounds {
+        rounds: done.rounds,
+        stopped: done.stopped,
+        last_env: steps.last_env,
+        last_run: steps.last_run,
+        built: steps.built,
+        failed: done.learned.failed,
+    })
+}
+
+/// The production steps: the inference session, uv, the runner, the bank's run records.
+struct Steps<'a, 'u> {
+    global: &'a GlobalArgs,
+    infer_args: &'a InferArgs,
+    session: &'a InferSession,
+    usages: &'u mut [(String, Usage)],
+    spec: &'a RoundsSpec<'a>,
+    name: String,
     // Worked out once, on the first round's Python (every round resolves for the same one).
-    let mut runtime_era: Option<Option<Version>> = None;
-    let mut runtime_below: Option<Option<Version>> = None;
-    let mut last_run: Option<NotebookRun> = None;
-    let mut built: Vec<PathBuf> = Vec::new();
-    // Interpreters whose environment could not be built, with nothing left to learn there:
-    // the next round resolves for the next one of the plan.
-    let mut skipped: Vec<PythonVersion> = spec.infer.skip_pythons.to_vec();
-    for round in 1..=spec.max_rounds {
-        if round > 1 && spec.past_deadline() {
-            stopped = Stop::TimeLimit;
-            break;
+    runtime_era: Option<Option<Version>>,
+    runtime_below: Option<Option<Version>>,
+    last_env: Option<(PreparedEnv, Interpreter)>,
+    last_run: Option<NotebookRun>,
+    built: Vec<PathBuf>,
+}
+
+/// A round's resolution, and when the round began.
+struct Resolved {
+    inference: Inference,
+    requirements: String,
+    interpreter: Interpreter,
+    started_at: jiff::Timestamp,
+    clock: Instant,
+    resolution: Duration,
+}
+
+impl Resolved {
+    fn python(&self) -> PythonVersion {
+        self.inference.python.version
+    }
+
+    fn context<'r>(&'r self, spec: &'r RoundsSpec<'_>, round: u32) -> RunContext<'r> {
+        RunContext {
+            notebook: spec.notebook,
+            command: spec.command,
+            round,
+            python: self.python(),
+            started_at: self.started_at,
+            requirements: &self.requirements,
         }
+    }
+}
+
+impl Steps<'_, '_> {
+    fn failures<'b>(&'b self, bank: &'b BankHistory, r: &Resolved) -> FailureContext<'b> {
+        FailureContext::new(self.spec.nb, &self.usages[0].1)
+            .with_python(r.python())
+            .with_bank(bank)
+            .with_installed(verify::pinned(&r.requirements))
+    }
+}
+
+impl nbenv::restore::RoundSteps for Steps<'_, '_> {
+    type Resolution = Resolved;
+    type Env = (Resolved, PreparedEnv);
+    type Round = Round;
+    type Error = anyhow::Error;
+
+    fn resolve(
+        &mut self,
+        round: u32,
+        learned: &Learned,
+    ) -> Result<Resolved, ResolveEnd<anyhow::Error>> {
+        let (global, spec) = (self.global, self.spec);
         let started_at = jiff::Timestamp::now();
         let clock = Instant::now();
         let inferred = infer_usages_with(
             global,
-            infer_args,
-            session,
-            usages,
-            &excluded,
+            self.infer_args,
+            self.session,
+            self.usages,
+            &learned.excluded,
             InferRun {
-                failed: &failed,
-                skip_pythons: &skipped,
+                failed: &learned.failed,
+                skip_pythons: &learned.skipped,
                 ..spec.infer
             },
         );
         let inference = match inferred {
             Ok((inference, _)) => inference,
-            Err(e) if round > 1 && e.chain().any(|c| c.is::<OutOfTime>()) => {
-                stopped = Stop::TimeLimit;
-                break;
+            Err(e) if e.chain().any(|c| c.is::<OutOfTime>()) => {
+                return Err(ResolveEnd::OutOfTime(e))
             }
-            // Moved on from interpreters that could not build it, and none is left.
             Err(e)
-                if round > 1
-                    && !skipped.is_empty()
-                    && e.chain().any(|c| {
-                        matches!(
-                            c.downcast_ref::<InferError>(),
-                            Some(InferError::NoSolution { .. })
-                        )
-                    }) =>
+                if e.chain().any(|c| {
+                    matches!(
+                        c.downcast_ref::<InferError>(),
+                        Some(InferError::NoSolution { .. })
+                    )
+                }) =>
             {
-                stopped = Stop::InstallFailed;
-                break;
+                return Err(ResolveEnd::NoSolution(e))
             }
-            Err(e) => return Err(e),
+            Err(e) => return Err(ResolveEnd::Error(e)),
         };
         let resolution = clock.elapsed();
-        let requirements = requirements_txt(&inference, &name, None);
+        let requirements = requirements_txt(&inference, &self.name, None);
         let python = inference.python.version;
         let Some(path) = inference.python.installed.clone() else {
-            return Err(NotInstalled { python }.into());
+            return Err(ResolveEnd::Error(NotInstalled { python }.into()));
         };
-        let interpreter = Interpreter::at(&path).map_err(anyhow::Error::msg)?;
-        let chosen = interpreter.clone();
+        let interpreter = Interpreter::at(&path)
+            .map_err(anyhow::Error::msg)
+            .map_err(ResolveEnd::Error)?;
         if !global.quiet {
             if round == 1 {
                 if let Some(note) = nbenv::output::recorded_elsewhere(&inference) {
@@ -221,43 +281,47 @@ pub(super) fn run_rounds(
                 pins_of(&requirements).join(" ")
             );
         }
-        let plan = EnvPlan {
+        Ok(Resolved {
+            inference,
+            requirements,
             interpreter,
-            requirements: requirements.clone(),
-            only_binary: !spec.allow_sdist && inference.sdist_fallback.is_none(),
+            started_at,
+            clock,
+            resolution,
+        })
+    }
+
+    fn python(&self, resolution: &Resolved) -> PythonVersion {
+        resolution.python()
+    }
+
+    fn build(&mut self, round: u32, r: Resolved) -> Result<Built<Self::Env, Round>> {
+        let (global, spec) = (self.global, self.spec);
+        let python = r.python();
+        let plan = EnvPlan {
+            interpreter: r.interpreter.clone(),
+            requirements: r.requirements.clone(),
+            only_binary: !spec.allow_sdist && r.inference.sdist_fallback.is_none(),
             index_url: (global.index_url() != nbenv::pypi::PYPI_SIMPLE)
                 .then(|| global.index_url().to_string()),
             kernel_runtime: spec.kernel_runtime,
             kernel_runtime_at_most: if spec.kernel_runtime {
-                runtime_era
+                self.runtime_era
                     .get_or_insert_with(|| {
-                        super::verify::runtime_era(global, spec.nb, python, &session.client)
+                        super::verify::runtime_era(global, spec.nb, python, &self.session.client)
                     })
                     .clone()
             } else {
                 None
             },
             kernel_runtime_below: if spec.kernel_runtime {
-                runtime_below
+                self.runtime_below
                     .get_or_insert_with(|| super::verify::runtime_below(global, spec.nb))
                     .clone()
             } else {
                 None
             },
         };
-        let cx = RunContext {
-            notebook: spec.notebook,
-            command: spec.command,
-            round: round as u32,
-            python,
-            started_at,
-            requirements: &requirements,
-        };
-        let bank = BankHistory::at(&session.bank_file);
-        let failures = FailureContext::new(spec.nb, &usages[0].1)
-            .with_python(python)
-            .with_bank(&bank)
-            .with_installed(verify::pinned(&requirements));
         let building = super::progress::Spinner::start(
             global,
             if plan.is_built(spec.envs) {
@@ -276,74 +340,63 @@ pub(super) fn run_rounds(
             spec.within(Duration::from_secs(1800)),
         );
         building.finish();
-        let env = match prepared {
-            Ok(env) => env,
-            Err(EnvError::Install { detail, .. }) => {
-                let failure = classify(
-                    &Problem::InstallFailed {
-                        what: "the requirements".into(),
-                        detail: detail.clone(),
-                    },
-                    None,
-                    &failures,
-                );
-                let lessons =
-                    verify::install_lessons(&failure, &detail, &verify::pinned(&requirements));
-                let record = run_record(
-                    &cx,
-                    RunEnded::NotBuilt {
-                        failure: &failure,
-                        detail: &detail,
-                    },
-                    &lessons,
-                    clock.elapsed(),
-                );
-                runs::record(global.quiet, &session.bank_file, &record);
-                if !global.quiet {
-                    eprintln!("round {round}: {failure}");
+        let detail = match prepared {
+            Ok(env) => {
+                if !env.reused {
+                    self.built.push(env.root.clone());
                 }
-                say_broken(global, round, python, &lessons);
-                let new = learn(&mut excluded, &mut failed, &lessons, python, &name);
-                rounds.push(Round {
-                    python,
-                    requirements,
-                    executability: None,
-                    first_failure: Some(failure),
-                    ename: None,
-                    reproduced: None,
-                    install_error: Some(detail),
-                    learned: lessons,
-                    runner: None,
-                    kernel_runtime: Vec::new(),
-                    seconds: Stages {
-                        resolution: resolution.as_secs_f64(),
-                        ..Stages::default()
-                    },
-                    inference: Some(Box::new(inference)),
-                });
-                if !new {
-                    if spec.infer.reach == Reach::Installed && infer_args.python.is_none() {
-                        // Nothing to learn on this interpreter: the next one nearest the
-                        // notebook's.
-                        if !global.quiet {
-                            eprintln!(
-                                "round {round}: the environment cannot be built on Python {python}: \
-                                 trying the next interpreter"
-                            );
-                        }
-                        skipped.push(python);
-                        continue;
-                    }
-                    stopped = Stop::InstallFailed;
-                    break;
-                }
-                continue;
+                return Ok(Built::Env((r, env)));
             }
+            Err(EnvError::Install { detail, .. }) => detail,
             Err(e) => return Err(e.into()),
         };
-        if !env.reused {
-            built.push(env.root.clone());
+        let bank = BankHistory::at(&self.session.bank_file);
+        let failure = classify(
+            &Problem::InstallFailed {
+                what: "the requirements".into(),
+                detail: detail.clone(),
+            },
+            None,
+            &self.failures(&bank, &r),
+        );
+        let lessons = verify::install_lessons(&failure, &detail, &verify::pinned(&r.requirements));
+        let record = run_record(
+            &r.context(spec, round),
+            RunEnded::NotBuilt {
+                failure: &failure,
+                detail: &detail,
+            },
+            &lessons,
+            r.clock.elapsed(),
+        );
+        runs::record(global.quiet, &self.session.bank_file, &record);
+        if !global.quiet {
+            eprintln!("round {round}: {failure}");
         }
+        say_broken(global, round, python, &lessons);
+        let round = Round {
+            python,
+            requirements: r.requirements,
+            executability: None,
+            first_failure: Some(failure),
+            ename: None,
+            reproduced: None,
+            install_error: Some(detail),
+            learned: lessons.clone(),
+            runner: None,
+            kernel_runtime: Vec::new(),
+            seconds: Stages {
+                resolution: r.resolution.as_secs_f64(),
+                ..Stages::default()
+            },
+            inference: Some(Box::new(r.inference)),
+        };
+        Ok(Built::Failed { round, lessons })
+    }
+
+    fn run(&mut self, round: u32, (r, env): Self::Env) -> Result<RoundEnd<Round>> {
+        let (global, spec) = (self.global, self.spec);
+        let python = r.python();
         let options = RunOptions {
             cell_timeout: spec.within(spec.cell_timeout),
             total_timeout: spec.within(spec.run_timeout),
@@ -354,80 +407,100 @@ pub(super) fn run_rounds(
         let run = verify::run_notebook(spec.nb, &env.python, &options)
             .with_context(|| format!("running {}", spec.notebook.display()))?;
         let run_time = ran.elapsed();
-        let failure = run.first_failure(&failures);
+        let bank = BankHistory::at(&self.session.bank_file);
+        let failure = run.first_failure(&self.failures(&bank, &r));
         let lessons = failure
             .as_ref()
-            .map(|f| verify::lessons(f, &inference))
+            .map(|f| verify::lessons(f, &r.inference))
             .unwrap_or_default();
         let record = run_record(
-            &cx,
+            &r.context(spec, round),
             RunEnded::Ran {
                 run: &run,
                 failure: failure.as_ref(),
             },
             &lessons,
-            clock.elapsed(),
+            r.clock.elapsed(),
         );
-        runs::record(global.quiet, &session.bank_file, &record);
-        let mut this = Round {
+        runs::record(global.quiet, &self.session.bank_file, &record);
+        let end = match &failure {
+            None => RunEnd::Clean,
+            Some(f) => RunEnd::Failed {
+                repairable: f.may_repair(),
+            },
+        };
+        if let Some(failure) = &failure {
+            if !global.quiet {
+                eprintln!("round {round}: stopped at {}", located(failure));
+            }
+        }
+        let repairable = end == RunEnd::Failed { repairable: true };
+        if repairable {
+            say_broken(global, round, python, &lessons);
+        }
+        let this = Round {
             python,
-            requirements,
+            requirements: r.requirements,
             executability: Some(run.executability),
-            first_failure: failure.clone(),
+            first_failure: failure,
             ename: run.first_error_name().map(str::to_string),
             reproduced: {
-                let r = run.reproduction(spec.nb);
-                (r.compared > 0).then_some((r.reproduced, r.compared))
+                let rep = run.reproduction(spec.nb);
+                (rep.compared > 0).then_some((rep.reproduced, rep.compared))
             },
             install_error: None,
-            learned: Vec::new(),
+            learned: if repairable {
+                lessons.clone()
+            } else {
+                Vec::new()
+            },
             runner: Some(run.mode.clone()),
             kernel_runtime: env.kernel_runtime.clone(),
             seconds: Stages {
-                resolution: resolution.as_secs_f64(),
+                resolution: r.resolution.as_secs_f64(),
                 venv: env.venv_time.as_secs_f64(),
                 install: env.install_time.as_secs_f64(),
                 run: run_time.as_secs_f64(),
             },
-            inference: Some(Box::new(inference)),
+            inference: Some(Box::new(r.inference)),
         };
-        last_env = Some((env, chosen));
-        last_run = Some(run);
-        let Some(failure) = failure else {
-            rounds.push(this);
-            stopped = Stop::Ran;
-            break;
-        };
-        if !global.quiet {
-            eprintln!("round {round}: stopped at {}", located(&failure));
-        }
-        if !failure.may_repair() {
-            rounds.push(this);
-            stopped = Stop::NotEnvironmental;
-            break;
-        }
-        say_broken(global, round, python, &lessons);
-        let mut new = verify::teach(&mut usages[0].1, &lessons);
-        new |= learn(&mut excluded, &mut failed, &lessons, python, &name);
-        this.learned = lessons;
-        rounds.push(this);
-        if !new {
-            stopped = Stop::NothingLearned;
-            break;
+        self.last_env = Some((env, r.interpreter));
+        self.last_run = Some(run);
+        Ok(RoundEnd {
+            end,
+            round: this,
+            lessons,
+        })
+    }
+
+    fn teach(&mut self, lessons: &[Lesson]) -> bool {
+        verify::teach(&mut self.usages[0].1, lessons)
+    }
+
+    fn may_move_on(&self) -> bool {
+        self.spec.infer.reach == Reach::Installed && self.infer_args.python.is_none()
+    }
+
+    fn moving_on(&mut self, round: u32, python: PythonVersion) {
+        if !self.global.quiet {
+            eprintln!(
+                "round {round}: the environment cannot be built on Python {python}: \
+                 trying the next interpreter"
+            );
         }
     }
-    Ok(Rounds {
-        rounds,
-        stopped,
-        last_env,
-        last_run,
-        built,
-        failed,
-    })
+
+    fn past_deadline(&self) -> bool {
+        self.spec.past_deadline()
+    }
+
+    fn notebook(&self) -> &str {
+        &self.name
+    }
 }
 
 /// `round 1: gast 0.2.2 failed to install on Python 3.6: passed over from now on`.
-fn say_broken(global: &GlobalArgs, round: usize, python: PythonVersion, lessons: &[Lesson]) {
+fn say_broken(global: &GlobalArgs, round: u32, python: PythonVersion, lessons: &[Lesson]) {
     if global.quiet {
         return;
     }
@@ -444,56 +517,6 @@ fn say_broken(global: &GlobalArgs, round: usize, python: PythonVersion, lessons:
             );
         }
     }
-}
-
-/// Takes in what a round taught: exclusions for this notebook, and releases broken on this
-/// Python, which the next rounds pass over (and every resolution after, through the bank's
-/// run records). Returns whether anything was new.
-fn learn(
-    excluded: &mut Vec<(DistName, Version)>,
-    failed: &mut Vec<ReleaseFailure>,
-    lessons: &[Lesson],
-    python: PythonVersion,
-    notebook: &str,
-) -> bool {
-    let mut new = false;
-    for lesson in lessons {
-        match lesson {
-            Lesson::Exclude { dist, version } => {
-                if !excluded.iter().any(|(d, v)| d == dist && v == version) {
-                    excluded.push((dist.clone(), version.clone()));
-                    new = true;
-                }
-            }
-            Lesson::Broken {
-                dist,
-                version,
-                step,
-            } => {
-                if !failed.iter().any(|f| {
-                    &f.dist == dist
-                        && &f.version == version
-                        && f.python.feature() == python.feature()
-                }) {
-                    failed.push(ReleaseFailure {
-                        dist: dist.clone(),
-                        version: version.clone(),
-                        python: python.feature(),
-                        step: *step,
-                        detail: String::new(),
-                        at: jiff::Timestamp::now(),
-                        notebook: notebook.to_string(),
-                    });
-                    new = true;
-                }
-            }
-            Lesson::Api { .. }
-            | Lesson::Keyword { .. }
-            | Lesson::Module { .. }
-            | Lesson::Install { .. } => {}
-        }
-    }
-    new
 }
 
 /// The `name==version` lines of a requirements file.

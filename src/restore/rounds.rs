@@ -1,0 +1,600 @@
+//! The repair loop. A round resolves with what earlier rounds learned, builds the environment
+//! and runs the notebook; when the run (or the build) stops at something the environment may
+//! cause, its lessons go into the next round. The loop stops when the notebook runs, when the
+//! failure is the notebook's own, when a round teaches nothing new, at the round limit, or at
+//! the caller's time limit.
+//!
+//! What each step does (the resolver, uv, the runner, the bank's run records, printing) is
+//! the [`RoundSteps`] implementation's; this file decides only what comes next.
+
+use pep508_rs::pep440_rs::Version;
+
+use crate::bank::store::ReleaseFailure;
+use crate::names::DistName;
+use crate::python::PythonVersion;
+use crate::verify::Lesson;
+
+/// Why the rounds stopped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Stop {
+    /// The notebook ran to its end.
+    Ran,
+    /// It stopped at its own code (or its data): no environment repairs that.
+    NotEnvironmental,
+    /// A round taught nothing the next could use.
+    NothingLearned,
+    /// The environment could not be built, and nothing was left to try.
+    InstallFailed,
+    MaxRounds,
+    /// The caller's time limit passed between two steps.
+    TimeLimit,
+}
+
+/// What the rounds learned so far, which every resolution after takes in.
+#[derive(Debug, Clone, Default)]
+pub struct Learned {
+    /// Releases that failed this notebook: resolve without them.
+    pub excluded: Vec<(DistName, Version)>,
+    /// Releases broken on a Python (failed to install or import), whatever the notebook.
+    pub failed: Vec<ReleaseFailure>,
+    /// Interpreters the environment could not be built on, with nothing left to learn there.
+    pub skipped: Vec<PythonVersion>,
+}
+
+impl Learned {
+    /// Takes in what a round taught on `python`; whether anything was new. Only exclusions
+    /// and broken releases are the loop's; the others teach the notebook's evidence
+    /// ([`RoundSteps::teach`]).
+    pub fn take_in(&mut self, lessons: &[Lesson], python: PythonVersion, notebook: &str) -> bool {
+        let mut new = false;
+        for lesson in lessons {
+            match lesson {
+                Lesson::Exclude { dist, version } => {
+                    if !self.excluded.iter().any(|(d, v)| d == dist && v == version) {
+                        self.excluded.push((dist.clone(), version.clone()));
+                        new = true;
+                    }
+                }
+                Lesson::Broken {
+                    dist,
+                    version,
+                    step,
+                } => {
+                    let feature = python.feature();
+                    if !self.failed.iter().any(|f| {
+                        &f.dist == dist && &f.version == version && f.python.feature() == feature
+                    }) {
+                        self.failed.push(ReleaseFailure {
+                            dist: dist.clone(),
+                            version: version.clone(),
+                            python: feature,
+                            step: *step,
+                            detail: String::new(),
+                            at: jiff::Timestamp::now(),
+                            notebook: notebook.to_string(),
+                        });
+                        new = true;
+                    }
+                }
+                Lesson::Api { .. }
+                | Lesson::Keyword { .. }
+                | Lesson::Module { .. }
+                | Lesson::Install { .. } => {}
+            }
+        }
+        new
+    }
+}
+
+/// Why a resolution gave no environment to try.
+#[derive(Debug)]
+pub enum ResolveEnd<E> {
+    /// The caller's time limit passed while resolving.
+    OutOfTime(E),
+    /// No set of releases satisfies the evidence on the interpreters left.
+    NoSolution(E),
+    /// Anything else: the rounds end with this error.
+    Error(E),
+}
+
+/// What building the environment gave.
+#[derive(Debug)]
+pub enum Built<Env, Round> {
+    Env(Env),
+    /// It could not be built: the round as the steps record it, and what it taught.
+    Failed {
+        round: Round,
+        lessons: Vec<Lesson>,
+    },
+}
+
+/// How a run ended, as the loop needs it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RunEnd {
+    /// Every cell ran.
+    Clean,
+    /// It stopped; `repairable` when the environment may be at fault (or the bank cannot
+    /// tell), so that another round is worth its cost.
+    Failed { repairable: bool },
+}
+
+/// A finished round: how the run ended, the round as the steps record it, what it taught.
+#[derive(Debug)]
+pub struct RoundEnd<Round> {
+    pub end: RunEnd,
+    pub round: Round,
+    pub lessons: Vec<Lesson>,
+}
+
+/// The steps of a round. Production resolves with the bank and the index, builds with uv and
+/// runs the notebook's cells; tests drive the loop with fakes.
+pub trait RoundSteps {
+    /// What a resolution gave: the pins, on a Python.
+    type Resolution;
+    /// A built environment.
+    type Env;
+    /// One round, as the caller records and prints it.
+    type Round;
+    type Error;
+
+    /// Resolves with what the rounds learned so far.
+    fn resolve(
+        &mut self,
+        round: u32,
+        learned: &Learned,
+    ) -> Result<Self::Resolution, ResolveEnd<Self::Error>>;
+
+    /// The Python a resolution chose.
+    fn python(&self, resolution: &Self::Resolution) -> PythonVersion;
+
+    /// Builds (or reuses) the environment for a resolution; the environment carries what the
+    /// run needs of the resolution.
+    fn build(
+        &mut self,
+        round: u32,
+        resolution: Self::Resolution,
+    ) -> Result<Built<Self::Env, Self::Round>, Self::Error>;
+
+    /// Runs the notebook in `env`.
+    fn run(&mut self, round: u32, env: Self::Env) -> Result<RoundEnd<Self::Round>, Self::Error>;
+
+    /// Teaches the notebook's evidence what a run revealed (a missing API, a refused
+    /// keyword); whether anything was new.
+    fn teach(&mut self, lessons: &[Lesson]) -> bool;
+
+    /// Whether an environment that cannot be built, with nothing new learned, may be tried
+    /// on the next interpreter (not when the user chose the Python).
+    fn may_move_on(&self) -> bool;
+
+    /// Told when the rounds move on from `python` to the next interpreter.
+    fn moving_on(&mut self, round: u32, python: PythonVersion);
+
+    /// Whether the caller's time limit has passed.
+    fn past_deadline(&self) -> bool;
+
+    /// The notebook, as run records name it.
+    fn notebook(&self) -> &str;
+}
+
+/// What the rounds did.
+#[derive(Debug)]
+pub struct Rounds<Round> {
+    pub rounds: Vec<Round>,
+    pub stopped: Stop,
+    pub learned: Learned,
+}
+
+/// Runs at most `max_rounds` rounds, starting from what `learned` already holds (interpreters
+/// to skip, say).
+pub fn run_rounds<S: RoundSteps>(
+    steps: &mut S,
+    max_rounds: u32,
+    mut learned: Learned,
+) -> Result<Rounds<S::Round>, S::Error> {
+    let mut rounds = Vec::new();
+    let mut stopped = Stop::MaxRounds;
+    for round in 1..=max_rounds {
+        if round > 1 && steps.past_deadline() {
+            stopped = Stop::TimeLimit;
+            break;
+        }
+        let resolution = match steps.resolve(round, &learned) {
+            Ok(resolution) => resolution,
+            Err(ResolveEnd::OutOfTime(_)) if round > 1 => {
+                stopped = Stop::TimeLimit;
+                break;
+            }
+            // Moved on from interpreters that could not build it, and none is left.
+            Err(ResolveEnd::NoSolution(_)) if round > 1 && !learned.skipped.is_empty() => {
+                stopped = Stop::InstallFailed;
+                break;
+            }
+            Err(ResolveEnd::OutOfTime(e) | ResolveEnd::NoSolution(e) | ResolveEnd::Error(e)) => {
+                return Err(e)
+            }
+        };
+        let python = steps.python(&resolution);
+        let env = match steps.build(round, resolution)? {
+            Built::Env(env) => env,
+            Built::Failed {
+                round: this,
+                lessons,
+            } => {
+                rounds.push(this);
+                if learned.take_in(&lessons, python, steps.notebook()) {
+                    continue;
+                }
+                if steps.may_move_on() {
+                    steps.moving_on(round, python);
+                    learned.skipped.push(python);
+                    continue;
+                }
+                stopped = Stop::InstallFailed;
+                break;
+            }
+        };
+        let RoundEnd {
+            end,
+            round: this,
+            lessons,
+        } = steps.run(round, env)?;
+        rounds.push(this);
+        match end {
+            RunEnd::Clean => {
+                stopped = Stop::Ran;
+                break;
+            }
+            RunEnd::Failed { repairable: false } => {
+                stopped = Stop::NotEnvironmental;
+                break;
+            }
+            RunEnd::Failed { repairable: true } => {
+                let mut new = steps.teach(&lessons);
+                new |= learned.take_in(&lessons, python, steps.notebook());
+                if !new {
+                    stopped = Stop::NothingLearned;
+                    break;
+                }
+            }
+        }
+    }
+    Ok(Rounds {
+        rounds,
+        stopped,
+        learned,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bank::store::FailedStep;
+    use std::collections::VecDeque;
+
+    /// A scripted restoration: each resolution picks the newest release of one distribution
+    /// not yet excluded or broken, on the first interpreter not skipped; `builds` and `runs`
+    /// say, round by round, what building and running gave.
+    struct Script {
+        releases: Vec<&'static str>,
+        pythons: Vec<PythonVersion>,
+        builds: VecDeque<Result<(), Vec<Lesson>>>,
+        runs: VecDeque<(RunEnd, Vec<Lesson>)>,
+        teaches: bool,
+        may_move_on: bool,
+        deadline_after: Option<u32>,
+        resolved: u32,
+        log: Vec<String>,
+    }
+
+    fn dist() -> DistName {
+        DistName::new("pkg").unwrap()
+    }
+
+    fn exclude(v: &str) -> Lesson {
+        Lesson::Exclude {
+            dist: dist(),
+            version: v.parse().unwrap(),
+        }
+    }
+
+    fn broken(v: &str) -> Lesson {
+        Lesson::Broken {
+            dist: dist(),
+            version: v.parse().unwrap(),
+            step: FailedStep::Install,
+        }
+    }
+
+    impl Script {
+        fn new(releases: &[&'static str]) -> Self {
+            Self {
+                releases: releases.to_vec(),
+                pythons: vec![PythonVersion::new(3, 11), PythonVersion::new(3, 8)],
+                builds: VecDeque::new(),
+                runs: VecDeque::new(),
+                teaches: false,
+                may_move_on: true,
+                deadline_after: None,
+                resolved: 0,
+                log: Vec::new(),
+            }
+        }
+    }
+
+    impl RoundSteps for Script {
+        type Resolution = (PythonVersion, &'static str);
+        type Env = (PythonVersion, &'static str);
+        type Round = String;
+        type Error = String;
+
+        fn resolve(
+            &mut self,
+            _round: u32,
+            learned: &Learned,
+        ) -> Result<Self::Resolution, ResolveEnd<String>> {
+            self.resolved += 1;
+            let Some(python) = self
+                .pythons
+                .iter()
+                .copied()
+                .find(|p| !learned.skipped.contains(p))
+            else {
+                return Err(ResolveEnd::NoSolution("no interpreter left".into()));
+            };
+            let pick = self.releases.iter().copied().find(|v| {
+                let version: Version = v.parse().unwrap();
+                !learned.excluded.iter().any(|(_, x)| x == &version)
+                    && !learned
+                        .failed
+                        .iter()
+                        .any(|f| f.version == version && f.python == python.feature())
+            });
+            match pick {
+                Some(v) => Ok((python, v)),
+                None => Err(ResolveEnd::NoSolution("every release passed over".into())),
+            }
+        }
+
+        fn python(&self, resolution: &Self::Resolution) -> PythonVersion {
+            resolution.0
+        }
+
+        fn build(
+            &mut self,
+            round: u32,
+            (python, v): Self::Resolution,
+        ) -> Result<Built<Self::Env, String>, String> {
+            match self.builds.pop_front().unwrap_or(Ok(())) {
+                Ok(()) => Ok(Built::Env((python, v))),
+                Err(lessons) => Ok(Built::Failed {
+                    round: format!("{round}: pkg=={v} on {python} not built"),
+                    lessons,
+                }),
+            }
+        }
+
+        fn run(&mut self, round: u32, (python, v): Self::Env) -> Result<RoundEnd<String>, String> {
+            let (end, lessons) = self
+                .runs
+                .pop_front()
+                .ok_or_else(|| format!("round {round} was not scripted"))?;
+            Ok(RoundEnd {
+                end,
+                round: format!("{round}: pkg=={v} on {python} {end:?}"),
+                lessons,
+            })
+        }
+
+        fn teach(&mut self, _lessons: &[Lesson]) -> bool {
+            self.teaches
+        }
+
+        fn may_move_on(&self) -> bool {
+            self.may_move_on
+        }
+
+        fn moving_on(&mut self, round: u32, python: PythonVersion) {
+            self.log.push(format!("{round}: moving on from {python}"));
+        }
+
+        fn past_deadline(&self) -> bool {
+            self.deadline_after.is_some_and(|n| self.resolved >= n)
+        }
+
+        fn notebook(&self) -> &str {
+            "nb.ipynb"
+        }
+    }
+
+    const FAILED: RunEnd = RunEnd::Failed { repairable: true };
+
+    #[test]
+    fn a_clean_first_run_is_one_round() {
+        let mut s = Script::new(&["2.0", "1.0"]);
+        s.runs.push_back((RunEnd::Clean, vec![]));
+        let r = run_rounds(&mut s, 5, Learned::default()).unwrap();
+        assert_eq!(r.stopped, Stop::Ran);
+        assert_eq!(r.rounds, ["1: pkg==2.0 on 3.11 Clean"]);
+    }
+
+    /// A release the run showed failing the notebook is passed over by the next resolution.
+    #[test]
+    fn a_failure_learned_passes_the_release_over_next_round() {
+        let mut s = Script::new(&["3.0", "2.0", "1.0"]);
+        s.runs.push_back((FAILED, vec![exclude("3.0")]));
+        s.runs.push_back((RunEnd::Clean, vec![]));
+        let r = run_rounds(&mut s, 5, Learned::default()).unwrap();
+        assert_eq!(r.stopped, Stop::Ran);
+        assert_eq!(r.rounds.len(), 2);
+        assert!(r.rounds[1].contains("pkg==2.0"), "{:?}", r.rounds);
+        assert_eq!(r.learned.excluded.len(), 1);
+    }
+
+    /// Evidence the notebook was taught (a missing API) is new even when no release was
+    /// excluded; the same lesson twice is not.
+    #[test]
+    fn evidence_taught_is_a_reason_to_go_again_and_a_repeat_is_not() {
+        let mut s = Script::new(&["2.0", "1.0"]);
+        s.teaches = true;
+        s.runs.push_back((FAILED, vec![]));
+        s.runs.push_back((RunEnd::Clean, vec![]));
+        assert_eq!(
+            run_rounds(&mut s, 5, Learned::default()).unwrap().stopped,
+            Stop::Ran
+        );
+
+        let mut s = Script::new(&["2.0", "1.0"]);
+        s.runs.push_back((FAILED, vec![exclude("2.0")]));
+        s.runs.push_back((FAILED, vec![exclude("2.0")]));
+        let r = run_rounds(&mut s, 5, Learned::default()).unwrap();
+        assert_eq!(r.stopped, Stop::NothingLearned);
+        assert_eq!(r.rounds.len(), 2);
+    }
+
+    #[test]
+    fn the_notebooks_own_error_stops_at_once() {
+        let mut s = Script::new(&["2.0", "1.0"]);
+        s.runs
+            .push_back((RunEnd::Failed { repairable: false }, vec![exclude("2.0")]));
+        let r = run_rounds(&mut s, 5, Learned::default()).unwrap();
+        assert_eq!(r.stopped, Stop::NotEnvironmental);
+        assert_eq!(r.rounds.len(), 1);
+        assert!(
+            r.learned.excluded.is_empty(),
+            "a code error teaches nothing"
+        );
+    }
+
+    #[test]
+    fn the_round_limit_stops_a_notebook_that_keeps_teaching() {
+        let mut s = Script::new(&["5.0", "4.0", "3.0", "2.0", "1.0"]);
+        for v in ["5.0", "4.0", "3.0"] {
+            s.runs.push_back((FAILED, vec![exclude(v)]));
+        }
+        let r = run_rounds(&mut s, 3, Learned::default()).unwrap();
+        assert_eq!(r.stopped, Stop::MaxRounds);
+        assert_eq!(r.rounds.len(), 3);
+    }
+
+    /// A release broken at install is passed over on that Python from the next round.
+    #[test]
+    fn a_release_that_fails_to_build_is_passed_over() {
+        let mut s = Script::new(&["2.0", "1.0"]);
+        s.builds.push_back(Err(vec![broken("2.0")]));
+        s.runs.push_back((RunEnd::Clean, vec![]));
+        let r = run_rounds(&mut s, 5, Learned::default()).unwrap();
+        assert_eq!(r.stopped, Stop::Ran);
+        assert_eq!(
+            r.rounds,
+            ["1: pkg==2.0 on 3.11 not built", "2: pkg==1.0 on 3.11 Clean"]
+        );
+        assert_eq!(r.learned.failed[0].python, PythonVersion::new(3, 11));
+    }
+
+    /// A build that fails with nothing to learn moves to the next interpreter, unless the
+    /// user chose the Python; with none left, the rounds end as not built.
+    #[test]
+    fn a_build_with_nothing_to_learn_moves_to_the_next_interpreter() {
+        let mut s = Script::new(&["1.0"]);
+        s.builds.push_back(Err(vec![]));
+        s.runs.push_back((RunEnd::Clean, vec![]));
+        let r = run_rounds(&mut s, 5, Learned::default()).unwrap();
+        assert_eq!(r.stopped, Stop::Ran);
+        assert_eq!(s.log, ["1: moving on from 3.11"]);
+        assert_eq!(r.rounds[1], "2: pkg==1.0 on 3.8 Clean");
+
+        let mut s = Script::new(&["1.0"]);
+        s.may_move_on = false;
+        s.builds.push_back(Err(vec![]));
+        let r = run_rounds(&mut s, 5, Learned::default()).unwrap();
+        assert_eq!(r.stopped, Stop::InstallFailed);
+        assert!(s.log.is_empty());
+
+        let mut s = Script::new(&["1.0"]);
+        s.builds.push_back(Err(vec![]));
+        s.builds.push_back(Err(vec![]));
+        let r = run_rounds(&mut s, 5, Learned::default()).unwrap();
+        assert_eq!(r.stopped, Stop::InstallFailed, "{:?}", r.rounds);
+        assert_eq!(r.rounds.len(), 2);
+    }
+
+    /// The time limit is checked between rounds, never before the first; a resolution out of
+    /// time after the first round is a stop, in the first an error.
+    #[test]
+    fn the_time_limit_stops_between_rounds() {
+        let mut s = Script::new(&["3.0", "2.0", "1.0"]);
+        s.deadline_after = Some(1);
+        s.runs.push_back((FAILED, vec![exclude("3.0")]));
+        let r = run_rounds(&mut s, 5, Learned::default()).unwrap();
+        assert_eq!(r.stopped, Stop::TimeLimit);
+        assert_eq!(r.rounds.len(), 1);
+
+        /// Out of time from round `.1` on.
+        struct OutOfTime(Script, u32);
+        impl RoundSteps for OutOfTime {
+            type Resolution = (PythonVersion, &'static str);
+            type Env = (PythonVersion, &'static str);
+            type Round = String;
+            type Error = String;
+            fn resolve(
+                &mut self,
+                round: u32,
+                l: &Learned,
+            ) -> Result<Self::Resolution, ResolveEnd<String>> {
+                if round >= self.1 {
+                    return Err(ResolveEnd::OutOfTime("out of time".into()));
+                }
+                self.0.resolve(round, l)
+            }
+            fn python(&self, r: &Self::Resolution) -> PythonVersion {
+                self.0.python(r)
+            }
+            fn build(
+                &mut self,
+                round: u32,
+                r: Self::Resolution,
+            ) -> Result<Built<Self::Env, String>, String> {
+                self.0.build(round, r)
+            }
+            fn run(&mut self, round: u32, e: Self::Env) -> Result<RoundEnd<String>, String> {
+                self.0.run(round, e)
+            }
+            fn teach(&mut self, l: &[Lesson]) -> bool {
+                self.0.teach(l)
+            }
+            fn may_move_on(&self) -> bool {
+                true
+            }
+            fn moving_on(&mut self, _: u32, _: PythonVersion) {}
+            fn past_deadline(&self) -> bool {
+                false
+            }
+            fn notebook(&self) -> &str {
+                "nb.ipynb"
+            }
+        }
+        let mut s = Script::new(&["3.0", "2.0"]);
+        s.runs.push_back((FAILED, vec![exclude("3.0")]));
+        let r = run_rounds(&mut OutOfTime(s, 2), 5, Learned::default()).unwrap();
+        assert_eq!(r.stopped, Stop::TimeLimit);
+
+        let s = Script::new(&["3.0"]);
+        let e = run_rounds(&mut OutOfTime(s, 1), 5, Learned::default()).unwrap_err();
+        assert_eq!(e, "out of time");
+    }
+
+    /// No solution after moving on from an interpreter is the end of the rounds, not an
+    /// error; in the first round it is the caller's error.
+    #[test]
+    fn no_solution_after_moving_on_ends_as_not_built() {
+        let mut s = Script::new(&["1.0"]);
+        s.pythons.truncate(1);
+        s.builds.push_back(Err(vec![]));
+        let r = run_rounds(&mut s, 5, Learned::default()).unwrap();
+        assert_eq!(r.stopped, Stop::InstallFailed);
+
+        let mut s = Script::new(&[]);
+        assert!(run_rounds(&mut s, 5, Learned::default()).is_err());
+    }
+}
