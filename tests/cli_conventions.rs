@@ -1,4 +1,4 @@
-//! The command line as a user meets it: exit codes that match the README's table, messages
+//! The command line as a user meets it: exit codes that match the reference's table, messages
 //! that say each cause once and suggest the next step, validation of what users type, JSON
 //! documents, `-q`, completions, the built-in package list and Ctrl-C. Everything runs against
 //! a loopback index; nothing touches the network.

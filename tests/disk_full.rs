@@ -15,7 +15,7 @@ use support::archives::WheelBuilder;
 use support::corpus;
 use support::server::{FixtureFile, PageMode, TestServer};
 
-/// The exit code of a full disk, as `src/cli/exit.rs` and the README give it.
+/// The exit code of a full disk, as `src/cli/exit.rs` and docs/reference/exit-codes.md give it.
 const DISK_FULL: i32 = 9;
 
 /// A tmpfs of a given size mounted on a fresh directory, unmounted when dropped.

@@ -50,7 +50,7 @@ pub const CACHE_SIZE: &str = "NBENV_CACHE_SIZE";
 pub const MAX_SDIST_SIZE: &str = "NBENV_MAX_SDIST_SIZE";
 pub const ENV_CACHE_SIZE: &str = "NBENV_ENV_CACHE_SIZE";
 
-/// Every variable nbenv reads. The README's configuration table lists the same (a test checks).
+/// Every variable nbenv reads. The configuration table (docs/reference/configuration.md) lists the same (a test checks).
 pub const VARS: &[Var] = &[
     Var {
         name: INDEX_URL,

@@ -1,6 +1,6 @@
-//! Exit codes: the contract scripts and batch pipelines rely on. [`Code`] is the one table; the
-//! README's table is checked against it by a test. Codes are decided on error types, never on
-//! the text of a message.
+//! Exit codes: the contract scripts and batch pipelines rely on. [`Code`] is the one table;
+//! the table in docs/reference/exit-codes.md is checked against it by a test. Codes are
+//! decided on error types, never on the text of a message.
 
 use std::process::ExitCode;
 
@@ -104,7 +104,7 @@ impl Code {
         }
     }
 
-    /// What the code means, as `nbenv --help` and the README say it.
+    /// What the code means, as `nbenv --help` and docs/reference/exit-codes.md say it.
     pub fn meaning(self) -> &'static str {
         match self {
             Code::Success => "Success",
