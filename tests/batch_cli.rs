@@ -372,7 +372,7 @@ fn stage_infer_resolves_each_notebook_and_no_index_stays_offline() {
 fn shards_cover_the_corpus_once_and_stay_put() {
     let dir = tempfile::tempdir().unwrap();
     let fx = fixtures();
-    let run = |shard: Option<&str>, name: &str| -> BTreeSet<String> {
+    let run = |shard: Option<(&str, &str)>, name: &str| -> BTreeSet<String> {
         let out = dir.path().join(name);
         let mut args = vec![
             "batch",
@@ -382,8 +382,8 @@ fn shards_cover_the_corpus_once_and_stay_put() {
             "--out",
             out.to_str().unwrap(),
         ];
-        if let Some(s) = shard {
-            args.extend(["--shard", s]);
+        if let Some((option, s)) = shard {
+            args.extend([option, s]);
         }
         let (code, _, err) = nbenv(dir.path(), None, &args);
         assert_eq!(code, 0, "{err}");
@@ -394,8 +394,12 @@ fn shards_cover_the_corpus_once_and_stay_put() {
         }
     };
     let whole = run(None, "whole.jsonl");
+    // `--shard` counts from 1, as nextest's --partition does.
     let shards: Vec<BTreeSet<String>> = (0..3)
-        .map(|k| run(Some(&format!("{k}/3")), &format!("shard{k}.jsonl")))
+        .map(|k| {
+            let shard = format!("{}/3", k + 1);
+            run(Some(("--shard", &shard)), &format!("shard{k}.jsonl"))
+        })
         .collect();
     let mut union = BTreeSet::new();
     for s in &shards {
@@ -404,8 +408,12 @@ fn shards_cover_the_corpus_once_and_stay_put() {
     }
     assert_eq!(union, whole);
     assert!(shards.iter().all(|s| !s.is_empty()), "{shards:?}");
-    // The same split on every run.
-    assert_eq!(run(Some("1/3"), "again.jsonl"), shards[1]);
+    // The same split on every run; `--shard-index` counts the same shards from 0.
+    assert_eq!(run(Some(("--shard", "2/3")), "again.jsonl"), shards[1]);
+    assert_eq!(
+        run(Some(("--shard-index", "1/3")), "index.jsonl"),
+        shards[1]
+    );
 
     // The report merges the shards: every notebook once; with the whole run too, each
     // notebook's later record replaces its earlier one.
@@ -431,20 +439,26 @@ fn shards_cover_the_corpus_once_and_stay_put() {
     assert_eq!(all["records_read"], 36);
     assert_eq!(all["records_replaced"], 18);
 
-    let (code, _, err) = nbenv(
-        dir.path(),
-        None,
-        &[
-            "batch",
-            fx.to_str().unwrap(),
-            "--shard",
-            "3/3",
-            "--out",
-            &path("x.jsonl"),
-        ],
-    );
-    assert_eq!(code, 2, "{err}");
-    assert!(err.contains("K counts from 0"), "{err}");
+    for (option, shard, says) in [
+        ("--shard", "0/3", "use --shard-index"),
+        ("--shard", "4/3", "K counts from 1"),
+        ("--shard-index", "3/3", "K counts from 0"),
+    ] {
+        let (code, _, err) = nbenv(
+            dir.path(),
+            None,
+            &[
+                "batch",
+                fx.to_str().unwrap(),
+                option,
+                shard,
+                "--out",
+                &path("x.jsonl"),
+            ],
+        );
+        assert_eq!(code, 2, "{err}");
+        assert!(err.contains(says), "{option} {shard}: {err}");
+    }
 }
 
 /// A corpus of `n` small notebooks.

@@ -285,7 +285,8 @@ impl Batch {
         );
         a.push(out.to_str().unwrap().to_string());
         if let Some(k) = shard {
-            a.push("--shard".into());
+            // 0-based, as array jobs number their workers.
+            a.push("--shard-index".into());
             a.push(format!("{k}/{SHARDS}"));
         }
         a.extend(self.extra.iter().map(|s| s.to_string()));

@@ -1,7 +1,7 @@
 //! `nbenv batch INPUT... --out FILE`: many notebooks measured on worker threads, one JSONL
 //! record each, appended as each finishes. A notebook that fails is a record (status
 //! `error`, `no_solution` or `timeout`), never the end of the batch; a batch run again on
-//! the same output resumes; `--shard K/N` splits a corpus across machines.
+//! the same output resumes; `--shard K/N` (or `--shard-index`) splits a corpus across machines.
 //!
 //! Each stage is one function from a notebook to its record ([`measurer`]). The stages that
 //! run notebooks (verify, restore) run each first as it is ([`Baseline`]: in a bare
@@ -64,10 +64,15 @@ pub struct BatchArgs {
     /// Notebooks measured at once. Default: the number of cores.
     #[arg(long, value_name = "N", value_parser = super::args::positive)]
     pub jobs: Option<usize>,
-    /// Only the K-th of N shards (K counts from 0): the notebooks whose path relative to
-    /// their INPUT hashes there. N machines running 0/N … N-1/N cover a corpus once.
-    #[arg(long, value_name = "K/N")]
+    /// Only the K-th of N shards, K counted from 1 (as nextest's --partition): the
+    /// notebooks whose path relative to their INPUT hashes there. N machines running 1/N …
+    /// N/N cover a corpus once.
+    #[arg(long, value_name = "K/N", conflicts_with = "shard_index")]
     pub shard: Option<Shard>,
+    /// The same, K counted from 0 (0/N … N-1/N), as Kubernetes' JOB_COMPLETION_INDEX and
+    /// most array jobs count.
+    #[arg(long, value_name = "K/N", value_parser = Shard::from_zero)]
+    pub shard_index: Option<Shard>,
     /// Wall-time limit per notebook, in seconds. Inference stops at its next step (reading
     /// the bank, an indexing round, a resolution) once past it; the record says `timeout`.
     #[arg(long, value_name = "SECS", default_value_t = 300, value_parser = seconds)]
@@ -254,7 +259,7 @@ pub fn run(global: &GlobalArgs, args: &BatchArgs) -> Result<()> {
         other => anyhow::Error::new(other),
     })?;
     let corpus = all.len();
-    let notebooks: Vec<NotebookInput> = match args.shard {
+    let notebooks: Vec<NotebookInput> = match args.shard.or(args.shard_index) {
         Some(shard) => all
             .into_iter()
             .filter(|n| shard.contains(&n.path))
@@ -406,6 +411,7 @@ fn summary(
         .collect();
     let shard = args
         .shard
+        .or(args.shard_index)
         .map(|s| format!("; shard {s}: {} of the {corpus}", notebooks.len()))
         .unwrap_or_default();
     if written == 0 {

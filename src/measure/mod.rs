@@ -42,7 +42,7 @@ pub use record::{
 pub use report::{merge, Merged, Report};
 pub use resume::Done;
 pub use run_stage::{record_runs, RunOutcome, Runs};
-pub use shard::{shard_of, Shard};
+pub use shard::{shard_of, Base, Shard};
 pub use tables::Table;
 pub use triage::{add_resolution, triage, Triage};
 pub use usage_stage::{analyse, Analysed};

@@ -11,12 +11,22 @@ use std::str::FromStr;
 
 use sha2::{Digest, Sha256};
 
-/// One of `count` shards, numbered from 0 (`--shard 0/3`, `1/3`, `2/3`), as array job
-/// indexes usually are.
+/// One of `count` shards. `index` counts from 0; how the user wrote it is kept, so that it is
+/// said back the same way: `--shard 1/3` (counted from 1, as nextest's `--partition`,
+/// Playwright and Jest count) or `--shard-index 0/3` (from 0, as Kubernetes completion
+/// indexes and most array jobs count).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Shard {
     pub index: u32,
     pub count: u32,
+    pub from: Base,
+}
+
+/// What the K of `K/N` counts from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Base {
+    One,
+    Zero,
 }
 
 impl Shard {
@@ -41,19 +51,23 @@ pub struct BadShard {
     why: &'static str,
 }
 
-impl FromStr for Shard {
-    type Err = BadShard;
+impl Shard {
+    /// `K/N` with 0 ≤ K < N (`--shard-index`).
+    pub fn from_zero(s: &str) -> Result<Self, BadShard> {
+        Self::parse(s, Base::Zero)
+    }
 
-    /// `K/N` with 0 ≤ K < N.
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
+    fn parse(s: &str, from: Base) -> Result<Self, BadShard> {
         let bad = |why| BadShard {
             text: s.to_string(),
             why,
         };
-        let (k, n) = s
-            .trim()
-            .split_once('/')
-            .ok_or_else(|| bad("write K/N, the K-th of N shards counted from 0"))?;
+        let (k, n) = s.trim().split_once('/').ok_or_else(|| {
+            bad(match from {
+                Base::One => "write K/N, the K-th of N shards, counted from 1",
+                Base::Zero => "write K/N, the K-th of N shards, counted from 0",
+            })
+        })?;
         let index: u32 = k
             .trim()
             .parse()
@@ -65,16 +79,37 @@ impl FromStr for Shard {
         if count == 0 {
             return Err(bad("N must be at least 1"));
         }
-        if index >= count {
-            return Err(bad("K counts from 0 and must be below N"));
-        }
-        Ok(Shard { index, count })
+        let index = match from {
+            Base::One if index == 0 => {
+                return Err(bad(
+                    "--shard counts from 1 (1/N to N/N); for a 0-based index, as Kubernetes \
+                     and array jobs give, use --shard-index K/N",
+                ))
+            }
+            Base::One if index > count => return Err(bad("K counts from 1 and must be at most N")),
+            Base::One => index - 1,
+            Base::Zero if index >= count => return Err(bad("K counts from 0 and must be below N")),
+            Base::Zero => index,
+        };
+        Ok(Shard { index, count, from })
+    }
+}
+
+impl FromStr for Shard {
+    type Err = BadShard;
+
+    /// `K/N` with 1 ≤ K ≤ N (`--shard`).
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Self::parse(s, Base::One)
     }
 }
 
 impl fmt::Display for Shard {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}/{}", self.index, self.count)
+        match self.from {
+            Base::One => write!(f, "{}/{}", self.index + 1, self.count),
+            Base::Zero => write!(f, "{}/{} (from 0)", self.index, self.count),
+        }
     }
 }
 
@@ -84,11 +119,23 @@ mod tests {
 
     #[test]
     fn shards_parse_and_refuse() {
-        assert_eq!("2/3".parse::<Shard>(), Ok(Shard { index: 2, count: 3 }));
-        assert!("3/3".parse::<Shard>().is_err());
-        assert!("0/0".parse::<Shard>().is_err());
-        assert!("1".parse::<Shard>().is_err());
-        assert!("a/3".parse::<Shard>().is_err());
+        let third = |from| Shard {
+            index: 2,
+            count: 3,
+            from,
+        };
+        assert_eq!("3/3".parse::<Shard>(), Ok(third(Base::One)));
+        assert_eq!(Shard::from_zero("2/3"), Ok(third(Base::Zero)));
+        assert_eq!(third(Base::One).to_string(), "3/3");
+        assert_eq!(third(Base::Zero).to_string(), "2/3 (from 0)");
+        assert!("4/3".parse::<Shard>().is_err());
+        assert!(Shard::from_zero("3/3").is_err());
+        let zero = "0/3".parse::<Shard>().unwrap_err().to_string();
+        assert!(zero.contains("--shard-index"), "{zero}");
+        for bad in ["0/0", "1", "a/3", "1/0"] {
+            assert!(bad.parse::<Shard>().is_err(), "{bad}");
+            assert!(Shard::from_zero(bad).is_err(), "{bad}");
+        }
     }
 
     #[test]
