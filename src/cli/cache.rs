@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use anyhow::Result;
 use clap::{Args, Subcommand};
 use nbenv::bank::indexer::SUMMARY_CACHE_FILE;
+use nbenv::python::DieWithNbenv;
 use nbenv::pypi::{cache_entries, cache_versioned_root, dir_size, remove_entry, EntryKind, Tally};
 use nbenv::verify::{tidy_cache, CacheStep, CachedInstaller, DiskSurvey, Holding, InstallerCache};
 use serde::Serialize;
@@ -266,6 +267,7 @@ fn uv_cache(root: &Path) -> Option<(PathBuf, PathBuf)> {
     candidates.into_iter().find_map(|uv| {
         let out = std::process::Command::new(&uv)
             .args(["cache", "dir"])
+            .die_with_nbenv()
             .output()
             .ok()?;
         if !out.status.success() {
