@@ -150,7 +150,10 @@ mod tests {
             text
         });
         let text = nbenv.join().unwrap();
-        let ids: Vec<i32> = text.split_whitespace().map(|p| p.parse().unwrap()).collect();
+        let ids: Vec<i32> = text
+            .split_whitespace()
+            .map(|p| p.parse().unwrap())
+            .collect();
         for pid in ids {
             assert!(gone_within(pid, Duration::from_secs(5)), "{pid} lives on");
         }

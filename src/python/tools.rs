@@ -165,8 +165,10 @@ impl Tools {
             interpreter: python.path.display().to_string(),
             detail: format!("cannot create {}: {e}", self.dir.display()),
         })?;
+        // What a killed install left there goes first.
+        crate::leftover::remove_abandoned_in(&self.dir);
         let scratch = tempfile::Builder::new()
-            .prefix(&format!(".{name}-"))
+            .prefix(&crate::leftover::prefix(crate::leftover::Kind::Tool))
             .tempdir_in(&self.dir)
             .map_err(|e| VenvError::Create {
                 interpreter: python.path.display().to_string(),
