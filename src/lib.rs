@@ -8,10 +8,12 @@
 //! in an environment and measuring how far it gets), `measure` (batch runs over many
 //! notebooks: triage, JSONL records, shards, resumption, the report). `interrupt` is the
 //! process-wide stop flag (Ctrl-C) every long loop checks; `disk_full` the error of a full
-//! disk (or quota), which every stage that writes reports alike.
+//! disk (or quota), which every stage that writes reports alike; `leftover` the temporary
+//! names that say which process made them, so a killed run's leftovers can be removed.
 
 pub mod disk_full;
 pub mod interrupt;
+pub mod leftover;
 pub mod names;
 pub mod pypi;
 pub mod python;

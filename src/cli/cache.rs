@@ -7,6 +7,7 @@ use anyhow::Result;
 use clap::{Args, Subcommand};
 use nbenv::bank::indexer::SUMMARY_CACHE_FILE;
 use nbenv::pypi::{cache_entries, cache_versioned_root, dir_size, remove_entry, EntryKind, Tally};
+use nbenv::python::DieWithNbenv;
 use nbenv::verify::{tidy_cache, CacheStep, CachedInstaller, DiskSurvey, Holding, InstallerCache};
 use serde::Serialize;
 
@@ -61,6 +62,8 @@ enum Part {
     SummaryCache,
     OldSummaryCaches,
     LeftoverTempFiles,
+    Leftovers,
+    BankLeftovers,
     ScratchVenvsInUse,
     AbandonedScratchVenvs,
     InstalledTools,
@@ -81,6 +84,8 @@ impl Part {
             Part::SummaryCache => "summary cache",
             Part::OldSummaryCaches => "old summary caches",
             Part::LeftoverTempFiles => "left-over temporary files",
+            Part::Leftovers => "left by killed runs",
+            Part::BankLeftovers => "left beside the bank",
             Part::ScratchVenvsInUse => "scratch venvs in use",
             Part::AbandonedScratchVenvs => "abandoned scratch venvs",
             Part::InstalledTools => "tools nbenv installed",
@@ -143,22 +148,32 @@ impl Found {
 
 pub fn run(global: &GlobalArgs, args: &CacheArgs) -> Result<()> {
     let root = context::cache_dir(global);
+    let bank = super::bank::bank_path(global);
+    let bank_dir = match bank.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
     let budget = global.cache_budget();
     match &args.command {
-        CacheCommand::Info { format } => {
-            info(&root, budget, global.env_cache_budget(), format.format)
-        }
+        CacheCommand::Info { format } => info(
+            &root,
+            &bank_dir,
+            budget,
+            global.env_cache_budget(),
+            format.format,
+        ),
         CacheCommand::Prune {
             all,
             dry_run,
             format,
-        } => prune(&root, *all, *dry_run, format.format),
+        } => prune(&root, &bank_dir, *all, *dry_run, format.format),
     }
 }
 
-/// Everything nbenv keeps: the cache directory's parts, scratch venvs, the environments and
-/// the installer caches; and the last two file by file, as their budget counts them.
-fn survey(root: &Path) -> (Vec<Found>, DiskSurvey) {
+/// Everything nbenv keeps: the cache directory's parts, scratch venvs, what killed runs left
+/// (in the cache, and beside the bank), the environments and the installer caches; and the
+/// last two file by file, as their budget counts them.
+fn survey(root: &Path, bank_dir: &Path) -> (Vec<Found>, DiskSurvey) {
     let mut parts: Vec<Found> = Vec::new();
     let mut temps = Found::new(Part::LeftoverTempFiles);
     for kind in EntryKind::ALL {
@@ -195,6 +210,25 @@ fn survey(root: &Path) -> (Vec<Found>, DiskSurvey) {
     parts.push(current);
     parts.push(old);
     parts.push(temps);
+    // Unfinished builds of environments, and tools half installed, whose owner is gone: a
+    // live run's are its own (see `nbenv::leftover`).
+    let mut left = Found::new(Part::Leftovers);
+    let builds = nbenv::verify::unfinished_builds(&root.join(super::verify::ENVS_DIR));
+    let tools = nbenv::leftover::temporaries_in(&root.join(TOOLS_DIR));
+    for t in builds.into_iter().chain(tools).filter(|t| !t.in_use) {
+        let bytes = path_size(&t.path);
+        left.add(t.path, bytes);
+    }
+    parts.push(left);
+    let mut beside_bank = Found::new(Part::BankLeftovers);
+    for t in nbenv::leftover::temporaries_in(bank_dir) {
+        if !t.in_use {
+            let bytes = path_size(&t.path);
+            beside_bank.add(t.path, bytes);
+        }
+    }
+    beside_bank.location = Some(bank_dir.to_path_buf());
+    parts.push(beside_bank);
     let temp = std::env::temp_dir();
     let mut in_use = Found::new(Part::ScratchVenvsInUse);
     let mut abandoned = Found::new(Part::AbandonedScratchVenvs);
@@ -266,6 +300,7 @@ fn uv_cache(root: &Path) -> Option<(PathBuf, PathBuf)> {
     candidates.into_iter().find_map(|uv| {
         let out = std::process::Command::new(&uv)
             .args(["cache", "dir"])
+            .die_with_nbenv()
             .output()
             .ok()?;
         if !out.status.success() {
@@ -294,8 +329,8 @@ fn part_json(found: &Found) -> PartJson {
     }
 }
 
-fn info(root: &Path, budget: u64, env_budget: u64, format: Format) -> Result<()> {
-    let (parts, budgeted_envs) = survey(root);
+fn info(root: &Path, bank_dir: &Path, budget: u64, env_budget: u64, format: Format) -> Result<()> {
+    let (parts, budgeted_envs) = survey(root, bank_dir);
     let budgeted: u64 = parts
         .iter()
         .filter(|p| {
@@ -382,8 +417,8 @@ fn same_dir(a: &Path, b: &Path) -> bool {
     canon(a) == canon(b)
 }
 
-fn prune(root: &Path, all: bool, dry_run: bool, format: Format) -> Result<()> {
-    let (parts, _) = survey(root);
+fn prune(root: &Path, bank_dir: &Path, all: bool, dry_run: bool, format: Format) -> Result<()> {
+    let (parts, _) = survey(root, bank_dir);
     let envs = root.join(super::verify::ENVS_DIR);
     let mut removed: Vec<PartJson> = Vec::new();
     let mut freed = 0u64;
@@ -397,6 +432,11 @@ fn prune(root: &Path, all: bool, dry_run: bool, format: Format) -> Result<()> {
             let gone = match found.part {
                 _ if dry_run => true,
                 Part::Environments => nbenv::verify::remove_unused(&envs, path),
+                // An unfinished build under its environment's lock, lest a run start it again.
+                Part::Leftovers if path.parent() == Some(envs.as_path()) => {
+                    nbenv::verify::remove_unfinished(&envs, path)
+                }
+                Part::Leftovers | Part::BankLeftovers => nbenv::leftover::remove(path),
                 _ => remove_entry(path),
             };
             if gone {
@@ -501,15 +541,16 @@ fn sizes(found: &Found) -> Vec<u64> {
     if found.paths.len() == 1 {
         return vec![found.tally.bytes];
     }
-    found
-        .paths
-        .iter()
-        .map(|p| match std::fs::symlink_metadata(p) {
-            Ok(m) if m.is_dir() => dir_size(p),
-            Ok(m) => m.len(),
-            Err(_) => 0,
-        })
-        .collect()
+    found.paths.iter().map(|p| path_size(p)).collect()
+}
+
+/// The bytes of a file, or of all files under a directory.
+fn path_size(path: &Path) -> u64 {
+    match std::fs::symlink_metadata(path) {
+        Ok(m) if m.is_dir() => dir_size(path),
+        Ok(m) => m.len(),
+        Err(_) => 0,
+    }
 }
 
 fn remove_empty_dirs(dir: &Path) {

@@ -4,6 +4,8 @@
 use std::path::Path;
 use std::process::Command;
 
+use crate::python::DieWithNbenv;
+
 /// The committer date of the last commit that touched `path`; `None` when git is missing,
 /// the file is not in a repository, or was never committed.
 pub fn last_commit_date(path: &Path) -> Option<jiff::Timestamp> {
@@ -17,6 +19,7 @@ pub fn last_commit_date(path: &Path) -> Option<jiff::Timestamp> {
         .arg(dir)
         .args(["log", "-1", "--format=%cI", "--"])
         .arg(name)
+        .die_with_nbenv()
         .output()
         .ok()?;
     if !out.status.success() {

@@ -49,8 +49,10 @@ fn write_through_temporary(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),
     };
+    remove_leftovers_once(dir);
     let mut builder = tempfile::Builder::new();
-    builder.prefix(".nbenv-").suffix(".tmp");
+    let prefix = crate::leftover::prefix(crate::leftover::Kind::Write);
+    builder.prefix(&prefix).suffix(".tmp");
     // What nbenv writes for the user (requirements, locks, reports) is made to be shared:
     // the permissions of any new file, the umask applying, not a temporary file's 0600.
     #[cfg(unix)]
@@ -63,6 +65,21 @@ fn write_through_temporary(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     tmp.as_file().sync_all()?;
     tmp.persist(path).map_err(|e| e.error)?;
     Ok(())
+}
+
+/// Removes the temporary files killed runs left in `dir`, the first time this process writes
+/// there: one listing of the folder, not one for every file written.
+fn remove_leftovers_once(dir: &Path) {
+    static SWEPT: std::sync::Mutex<Vec<PathBuf>> = std::sync::Mutex::new(Vec::new());
+    let dir = dir.to_path_buf();
+    {
+        let mut swept = SWEPT.lock().unwrap_or_else(|e| e.into_inner());
+        if swept.contains(&dir) {
+            return;
+        }
+        swept.push(dir.clone());
+    }
+    crate::leftover::remove_abandoned_in(&dir);
 }
 
 #[cfg(test)]
@@ -97,6 +114,25 @@ mod tests {
         assert_eq!(names.len(), 1);
         // A directory that does not exist: an error, and nothing written.
         assert!(write_atomically(&dir.path().join("no/such/file"), b"x").is_err());
+    }
+
+    /// The first write into a folder removes the temporary files killed runs left there
+    /// (their owner is gone), and keeps those of a run still writing.
+    #[test]
+    fn the_first_write_in_a_folder_removes_what_killed_runs_left_there() {
+        let dir = tempfile::tempdir().unwrap();
+        // Process ids above the kernel's pid_max (4194304 at most) never run.
+        let dead = dir.path().join(".nbenv-write-99999999.5-abc.tmp");
+        let live = dir.path().join(format!(
+            "{}def.tmp",
+            crate::leftover::prefix(crate::leftover::Kind::Write)
+        ));
+        for path in [&dead, &live] {
+            std::fs::write(path, "half").unwrap();
+        }
+        write_atomically(&dir.path().join("requirements.txt"), b"x\n").unwrap();
+        assert!(!dead.exists());
+        assert!(live.exists());
     }
 
     /// `-o /dev/null` once replaced the device with a regular file: a path that is not a

@@ -4,6 +4,7 @@ use std::process::Command;
 
 use serde::Serialize;
 
+use super::child::DieWithNbenv;
 use super::version::PythonVersion;
 
 /// A Python interpreter found on this machine.
@@ -143,6 +144,7 @@ fn discover_in(
 fn probe(path: &Path) -> Option<PythonVersion> {
     let out = Command::new(path)
         .args(["-c", "import sys; print('%d.%d.%d' % sys.version_info[:3])"])
+        .die_with_nbenv()
         .output()
         .ok()?;
     if !out.status.success() {

@@ -1,6 +1,7 @@
 //! Python interpreters on this machine, virtual environments, installers and time-limited
 //! child processes: what runtime introspection (bank) and verification run on.
 
+mod child;
 mod choose;
 mod environment;
 mod interpreter;
@@ -13,6 +14,7 @@ mod tools;
 mod venv;
 mod version;
 
+pub use child::{DieWithNbenv, GroupWatch};
 pub use choose::candidate_interpreters;
 pub use environment::{environments, Environment, EnvironmentError, EnvironmentSpec};
 pub use interpreter::{discover, discover_by_name, Interpreter};

@@ -7,6 +7,8 @@ use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use super::child::{DieWithNbenv, GroupWatch};
+
 /// What a finished (or killed) child left behind.
 #[derive(Debug, Clone)]
 pub struct Finished {
@@ -65,7 +67,8 @@ pub struct ProcessError {
     pub source: std::io::Error,
 }
 
-/// Runs `command` with `stdin` as its input, in its own process group, for at most `limit`.
+/// Runs `command` with `stdin` as its input, in its own process group, for at most `limit`;
+/// the group is killed if nbenv dies first (see [`super::child`]).
 /// Being in its own group, the child does not see the terminal's Ctrl-C: it is killed here
 /// when [`crate::interrupt::requested`] turns true, so an interrupted nbenv never waits for an
 /// install to finish.
@@ -89,13 +92,15 @@ pub fn run_capped(
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
-        .process_group(0);
+        .process_group(0)
+        .die_with_nbenv();
     let started = Instant::now();
     let mut child = command.spawn().map_err(|source| ProcessError {
         program: program.clone(),
         source,
     })?;
     let pid = child.id() as i32;
+    let _watch = GroupWatch::start(child.id());
 
     // Feed stdin and drain both pipes on threads, so a chatty child never blocks on a full
     // pipe while we wait for it.

@@ -2,24 +2,28 @@
 //! those of a process still running from those a killed one left behind.
 
 use std::path::{Path, PathBuf};
-use std::time::{Duration, SystemTime};
+use std::time::SystemTime;
+
+use crate::leftover::{Owner, UNOWNED_AGE};
 
 /// Every scratch directory's name starts with this, then what it is for (`introspect`), the
-/// owner's process id and a dash.
+/// owner (its process id and start time, see [`crate::leftover::Owner`]) and a dash.
 pub const SCRATCH_PREFIX: &str = "nbenv-";
 
-/// A scratch directory of a directory left without the owner's id (by an older nbenv) counts
-/// as abandoned once this old.
-const UNOWNED_AGE: Duration = Duration::from_secs(24 * 3600);
-
 /// A new scratch directory for `purpose` (a lowercase word) in the system's temporary
-/// directory, removed when dropped.
+/// directory, removed when dropped. The first one a process makes removes those killed runs
+/// left there.
 pub fn scratch_dir(purpose: &str) -> std::io::Result<tempfile::TempDir> {
+    static SWEPT: std::sync::Once = std::sync::Once::new();
+    SWEPT.call_once(|| {
+        for dir in scratch_dirs(&std::env::temp_dir()) {
+            if !dir.in_use {
+                let _ = std::fs::remove_dir_all(&dir.path);
+            }
+        }
+    });
     tempfile::Builder::new()
-        .prefix(&format!(
-            "{SCRATCH_PREFIX}{purpose}-{}-",
-            std::process::id()
-        ))
+        .prefix(&format!("{SCRATCH_PREFIX}{purpose}-{}-", Owner::me().tag()))
         .tempdir()
 }
 
@@ -39,7 +43,8 @@ pub fn scratch_dirs(dir: &Path) -> Vec<ScratchDir> {
     let mut out = Vec::new();
     for entry in entries.flatten() {
         let name = entry.file_name();
-        // `nbenv-<purpose>-<pid>-<random>`, or `nbenv-<purpose>-<random>` from older nbenvs.
+        // `nbenv-<purpose>-<pid>.<start>-<random>`; older nbenvs wrote `<pid>` alone, or no
+        // owner at all.
         let Some((purpose, rest)) = name
             .to_str()
             .and_then(|n| n.strip_prefix(SCRATCH_PREFIX))
@@ -51,11 +56,9 @@ pub fn scratch_dirs(dir: &Path) -> Vec<ScratchDir> {
         if !is_word || !entry.file_type().is_ok_and(|t| t.is_dir()) {
             continue;
         }
-        let owner = rest
-            .split_once('-')
-            .and_then(|(pid, _)| pid.parse::<i32>().ok());
+        let owner = rest.split_once('-').and_then(|(tag, _)| Owner::parse(tag));
         let in_use = match owner {
-            Some(pid) => is_running(pid),
+            Some(owner) => owner.is_alive(),
             None => entry
                 .metadata()
                 .and_then(|m| m.modified())
@@ -72,15 +75,6 @@ pub fn scratch_dirs(dir: &Path) -> Vec<ScratchDir> {
     out
 }
 
-fn is_running(pid: i32) -> bool {
-    if pid <= 0 {
-        return false;
-    }
-    // SAFETY: signal 0 only checks that the process exists; nothing is sent.
-    let alive = unsafe { libc::kill(pid, 0) } == 0;
-    alive || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -90,13 +84,17 @@ mod tests {
         let tmp = tempfile::tempdir().unwrap();
         let mine = tmp
             .path()
-            .join(format!("nbenv-introspect-{}-abc", std::process::id()));
+            .join(format!("nbenv-introspect-{}-abc", Owner::me().tag()));
         // Process ids above the kernel's pid_max (4194304 at most) never run.
         let dead = tmp.path().join("nbenv-verify-99999999-abc");
+        // This process's id, with another start time: a process that had the id before.
+        let reused = tmp
+            .path()
+            .join(format!("nbenv-verify-{}.1-abc", std::process::id()));
         let unowned = tmp.path().join("nbenv-introspect-xyz");
         let other = tmp.path().join("something-else");
         let not_scratch = tmp.path().join("nbenv-cache");
-        for d in [&mine, &dead, &unowned, &other, &not_scratch] {
+        for d in [&mine, &dead, &reused, &unowned, &other, &not_scratch] {
             std::fs::create_dir(d).unwrap();
         }
         let found = scratch_dirs(tmp.path());
@@ -107,7 +105,8 @@ mod tests {
                 (name, s.in_use)
             })
             .collect();
-        assert_eq!(state.len(), 3, "{state:?}");
+        assert_eq!(state.len(), 4, "{state:?}");
+        assert!(state.contains(&(reused.file_name().unwrap().to_string_lossy().into(), false)));
         assert!(state.contains(&(mine.file_name().unwrap().to_string_lossy().into(), true)));
         assert!(state.contains(&(dead.file_name().unwrap().to_string_lossy().into(), false)));
         // Recent and without an owner: left alone.
@@ -118,6 +117,6 @@ mod tests {
             .file_name()
             .unwrap()
             .to_string_lossy()
-            .starts_with(&format!("nbenv-introspect-{}-", std::process::id())));
+            .starts_with(&format!("nbenv-introspect-{}-", Owner::me().tag())));
     }
 }

@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
+use super::child::DieWithNbenv;
 use super::interpreter::Interpreter;
 use super::process::run_limited;
 use super::venv::VenvError;
@@ -59,6 +60,7 @@ pub struct Tools {
 fn runs(program: &Path) -> bool {
     Command::new(program)
         .arg("--version")
+        .die_with_nbenv()
         .output()
         .is_ok_and(|o| o.status.success())
 }
@@ -142,6 +144,7 @@ impl Tools {
         let python = self.dir.join("virtualenv").join("bin").join("python");
         let works = Command::new(&python)
             .args(["-m", "virtualenv", "--version"])
+            .die_with_nbenv()
             .output()
             .is_ok_and(|o| o.status.success());
         if !works {
@@ -162,8 +165,10 @@ impl Tools {
             interpreter: python.path.display().to_string(),
             detail: format!("cannot create {}: {e}", self.dir.display()),
         })?;
+        // What a killed install left there goes first.
+        crate::leftover::remove_abandoned_in(&self.dir);
         let scratch = tempfile::Builder::new()
-            .prefix(&format!(".{name}-"))
+            .prefix(&crate::leftover::prefix(crate::leftover::Kind::Tool))
             .tempdir_in(&self.dir)
             .map_err(|e| VenvError::Create {
                 interpreter: python.path.display().to_string(),

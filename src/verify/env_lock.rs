@@ -101,6 +101,60 @@ pub fn remove_unused(cache: &Path, root: &Path) -> bool {
     std::fs::remove_dir_all(root).is_ok() || !root.exists()
 }
 
+/// The environment an unfinished build's directory (`.<key>-<owner>`, see
+/// [`crate::leftover`]) is being built into: its key.
+fn building_key(name: &str) -> Option<&str> {
+    let (key, owner) = name.strip_prefix('.')?.rsplit_once('-')?;
+    crate::leftover::Owner::parse(owner)?;
+    (!key.is_empty()).then_some(key)
+}
+
+/// The unfinished builds in `cache`. A build holds its environment's lock, which the kernel
+/// drops with the process however it ends: one whose lock is free was left by a killed run.
+pub fn unfinished_builds(cache: &Path) -> Vec<crate::leftover::Leftover> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(cache).into_iter().flatten().flatten() {
+        let name = entry.file_name();
+        let Some(key) = name.to_str().and_then(building_key) else {
+            continue;
+        };
+        if !entry.file_type().is_ok_and(|t| t.is_dir()) {
+            continue;
+        }
+        out.push(crate::leftover::Leftover {
+            path: entry.path(),
+            in_use: Exclusive::try_now(&lock_path(cache, key)).is_none(),
+        });
+    }
+    out.sort_by(|a, b| a.path.cmp(&b.path));
+    out
+}
+
+/// Removes the unfinished build at `path` in `cache` if its build was abandoned, holding its
+/// environment's lock meanwhile; returns whether it is gone.
+pub fn remove_unfinished(cache: &Path, path: &Path) -> bool {
+    let Some(key) = path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .and_then(building_key)
+    else {
+        return false;
+    };
+    let Some(_held) = Exclusive::try_now(&lock_path(cache, key)) else {
+        return false;
+    };
+    crate::leftover::remove(path)
+}
+
+/// Removes every abandoned build in `cache`; returns how many went. One listing of the
+/// environments' directory.
+pub fn remove_abandoned_builds(cache: &Path) -> usize {
+    unfinished_builds(cache)
+        .into_iter()
+        .filter(|b| !b.in_use && remove_unfinished(cache, &b.path))
+        .count()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -128,6 +182,32 @@ mod tests {
         drop(lease);
         assert!(remove_unused(cache.path(), &root));
         assert!(!root.exists());
+    }
+
+    /// A build whose environment's lock is held is its run's; one whose lock is free was
+    /// left by a killed run, and goes.
+    #[test]
+    fn unfinished_builds_of_killed_runs_go_and_live_ones_stay() {
+        let cache = tempfile::tempdir().unwrap();
+        let live = cache.path().join(".abc-123.456");
+        let dead = cache.path().join(".def-99999999.5");
+        for build in [&live, &dead] {
+            std::fs::create_dir_all(build.join("bin")).unwrap();
+        }
+        std::fs::create_dir_all(cache.path().join("ghi/bin")).unwrap();
+        let held = Exclusive::wait(&lock_path(cache.path(), "abc")).unwrap();
+        let found: Vec<(PathBuf, bool)> = unfinished_builds(cache.path())
+            .into_iter()
+            .map(|b| (b.path, b.in_use))
+            .collect();
+        assert_eq!(found, vec![(live.clone(), true), (dead.clone(), false)]);
+        assert!(!remove_unfinished(cache.path(), &live));
+        assert_eq!(remove_abandoned_builds(cache.path()), 1);
+        assert!(live.exists() && !dead.exists());
+        assert!(cache.path().join("ghi").exists());
+        drop(held);
+        assert_eq!(remove_abandoned_builds(cache.path()), 1);
+        assert!(!live.exists());
     }
 
     #[test]

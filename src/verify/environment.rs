@@ -250,6 +250,8 @@ pub fn prepare(
         move |source| EnvError::io(what, &path, source)
     };
     std::fs::create_dir_all(cache).map_err(io("creating", cache))?;
+    // Builds killed runs left unfinished go first.
+    super::env_lock::remove_abandoned_builds(cache);
     // Another run building this environment finishes first; one using it goes on using it.
     let lock = super::env_lock::lock_path(cache, &plan.key());
     let held = super::env_lock::Exclusive::wait(&lock).map_err(io("locking", &lock))?;
@@ -274,7 +276,11 @@ pub fn prepare(
         });
     }
     let started = Instant::now();
-    let building = cache.join(format!(".{}-{}", plan.key(), std::process::id()));
+    let building = cache.join(format!(
+        ".{}-{}",
+        plan.key(),
+        crate::leftover::Owner::me().tag()
+    ));
     if building.exists() {
         std::fs::remove_dir_all(&building).map_err(io("removing", &building))?;
     }

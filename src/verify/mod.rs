@@ -41,7 +41,9 @@ pub use disk_budget::{
     keep_within, plan as plan_eviction, tidy_cache, CacheStep, DiskBudget, DiskSurvey, Eviction,
     FileOnDisk, Holding, Installer as CachedInstaller, InstallerCache, Pruned,
 };
-pub use env_lock::{remove_unused, EnvLease};
+pub use env_lock::{
+    remove_abandoned_builds, remove_unfinished, remove_unused, unfinished_builds, EnvLease,
+};
 pub use environment::{
     era_fits, prepare, runtime_of_era, EnvError, EnvPlan, PreparedEnv, KERNEL_RUNTIME,
 };

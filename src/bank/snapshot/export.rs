@@ -77,8 +77,10 @@ fn export_beside(
     std::fs::create_dir_all(&dir).map_err(SnapshotError::io(&dir, "creating the directory"))?;
     // Scratch files live beside the output: same file system for the final rename, and the
     // place the user chose to have room for a snapshot.
+    // What killed exports left there goes first.
+    crate::leftover::remove_abandoned_in(&dir);
     let scratch = tempfile::Builder::new()
-        .prefix(".nbenv-export-")
+        .prefix(&crate::leftover::prefix(crate::leftover::Kind::Export))
         .tempdir_in(&dir)
         .map_err(SnapshotError::io(&dir, "creating a scratch directory"))?;
     let db = scratch.path().join("bank.sqlite3");
@@ -200,7 +202,7 @@ fn write_snapshot(
     // As any file the user writes: readable by others unless the umask says otherwise
     // (tempfile's default, 0600, would keep a web server from serving it).
     let tmp = tempfile::Builder::new()
-        .prefix(".nbenv-snapshot-")
+        .prefix(&crate::leftover::prefix(crate::leftover::Kind::Snapshot))
         .permissions(std::os::unix::fs::PermissionsExt::from_mode(0o666))
         .tempfile_in(dir)
         .map_err(err("creating a temporary file"))?;

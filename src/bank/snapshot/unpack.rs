@@ -159,9 +159,11 @@ fn length_defect(header: &SnapshotHeader, found_total: u64) -> Option<Defect> {
 }
 
 fn temp_beside(dir: &Path) -> Result<NamedTempFile, SnapshotError> {
+    // What killed imports left beside the bank goes first.
+    crate::leftover::remove_abandoned_in(dir);
     // The mode SQLite gives a new database (an old bank's own mode is kept on replacing).
     tempfile::Builder::new()
-        .prefix(".nbenv-import-")
+        .prefix(&crate::leftover::prefix(crate::leftover::Kind::Import))
         .permissions(std::os::unix::fs::PermissionsExt::from_mode(0o644))
         .tempfile_in(dir)
         .map_err(SnapshotError::io(dir, "creating a temporary file"))
