@@ -498,13 +498,10 @@ impl IntrospectObserver for IntrospectBar {
         self.progress.set_length(releases as u64);
     }
 
-    fn finished(&self, name: &DistName, version: &Version, outcome: &Outcome) {
+    /// A release that could not be introspected is said once, by the caller's summary (the
+    /// command's table, or infer's note), not beside the bar as well.
+    fn finished(&self, name: &DistName, version: &Version, _outcome: &Outcome) {
         self.progress.advance(format!("{name} {version}"));
-        if let Outcome::Gap { reason } = outcome {
-            let first = reason.lines().next().unwrap_or_default();
-            self.progress
-                .warn(&format!("{name} {version} not introspected: {first}"));
-        }
     }
 }
 
