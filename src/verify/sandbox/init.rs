@@ -5,7 +5,8 @@
 //! runner's wait status to A and exits, and with it the kernel ends every process left in
 //! the namespace (a `start_new_session` child included). A ends as the runner did (its exit
 //! code, or killed by its signal), so nbenv sees the runner's end; A stays in nbenv's process
-//! group, which nbenv kills on a time limit, and B dies with A (`PR_SET_PDEATHSIG`).
+//! group, which nbenv kills on a time limit. A dies with nbenv and B with A
+//! (`PR_SET_PDEATHSIG`), and the namespace with B: a killed nbenv leaves nothing running.
 //!
 //! Between fork and exec only system calls are made, on data prepared before ([`Plan`]):
 //! nbenv has threads, and the forked child may not allocate or take a lock.
@@ -30,6 +31,8 @@ pub(super) struct Plan {
     /// The caller's user and group mapped to themselves (`uid_map`, `gid_map` lines), for
     /// a user namespace of its own.
     pub id_maps: [CString; 2],
+    /// nbenv's process id: A dies with nbenv, and does not start if nbenv is already gone.
+    pub nbenv: libc::pid_t,
 }
 
 impl Plan {
@@ -65,6 +68,13 @@ fn check(r: libc::c_int) -> io::Result<()> {
 /// pipe2, fork, prctl, mount, mount_setattr, waitpid, read, kill, chdir, close_range,
 /// capset, _exit) on memory prepared before the fork or on the stack.
 fn enter(plan: &Plan) -> io::Result<()> {
+    // SAFETY: see above.
+    unsafe {
+        check(libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0))?;
+        if libc::getppid() != plan.nbenv {
+            return Err(io::Error::from_raw_os_error(libc::ESRCH));
+        }
+    }
     if let Some(procs) = &plan.cgroup_procs {
         join_cgroup(procs)?;
     }

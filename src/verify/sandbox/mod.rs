@@ -133,6 +133,7 @@ pub fn confine(
         start: c_path(start)?,
         filter: seal::filter(),
         id_maps: init::Plan::id_maps(),
+        nbenv: std::process::id() as libc::pid_t,
     };
     init::apply(cmd, plan);
     Ok(Confinement { cgroup })
