@@ -207,3 +207,300 @@ fn a_sandbox_the_system_does_not_allow_is_refused_before_anything_is_built() {
     assert!(err.contains("--sandbox needs a network namespace"), "{err}");
     assert!(!cache.join("envs").exists(), "nothing was built");
 }
+
+/// Whether sandboxed runs can start here; says why not when they cannot.
+fn sandbox_here() -> bool {
+    match sandbox::check() {
+        Ok(_) => true,
+        Err(e) => {
+            eprintln!("skipped: this system allows no sandbox ({e}); the refusal test covers it");
+            false
+        }
+    }
+}
+
+/// An entry of this process's environment as it was started (what `/proc/<pid>/environ`
+/// shows), none the sandbox sets itself.
+fn own_environment_entry() -> Option<String> {
+    let environ = std::fs::read("/proc/self/environ").ok()?;
+    let ours = [
+        "PATH",
+        "HOME",
+        "LANG",
+        "TMPDIR",
+        "MPLBACKEND",
+        "IPYTHONDIR",
+        "PYTHONIOENCODING",
+    ];
+    environ
+        .split(|b| *b == 0)
+        .filter_map(|e| std::str::from_utf8(e).ok())
+        .find(|e| {
+            e.split_once('=').is_some_and(|(name, value)| {
+                !ours.contains(&name) && !name.starts_with("XDG_") && value.len() > 2
+            }) && !e.contains(['\'', '\\', '\n'])
+        })
+        .map(str::to_string)
+}
+
+/// The caller's environment and processes are out of sight: no process the runner can see
+/// has the caller's environment (nbenv's parent was readable through `/proc/<ppid>/environ`),
+/// and it sees a handful of processes, not the host's.
+#[test]
+fn a_sandboxed_run_sees_neither_the_caller_nor_the_hosts_processes() {
+    if !sandbox_here() {
+        return;
+    }
+    let Some(entry) = own_environment_entry() else {
+        eprintln!("skipped: this test process was started with no environment to look for");
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let probe = format!(
+        "import os\nentry = b'{entry}'\nfound, pids = [], [p for p in os.listdir('/proc') if p.isdigit()]\n\
+         for pid in pids:\n    try:\n        data = open('/proc/%s/environ' % pid, 'rb').read()\n    \
+         except (IOError, OSError):\n        continue\n    if entry in data.split(b'\\0'):\n        found.append(pid)\n\
+         print('found %s of %d' % (found, len(pids)))"
+    );
+    let nb = notebook(dir.path(), &[probe.as_str()]);
+    let plain = run_notebook(&nb, &python3(), &options(false)).unwrap();
+    assert!(
+        !printed(&plain, 1).contains("found []"),
+        "{:?}",
+        plain.cells
+    );
+    let confined = run_notebook(&nb, &python3(), &options(true)).unwrap();
+    let seen = printed(&confined, 1);
+    assert!(
+        seen.starts_with("found [] of "),
+        "{seen} {:?}",
+        confined.cells
+    );
+    let count: usize = seen.trim().rsplit(' ').next().unwrap().parse().unwrap();
+    assert!(count <= 4, "{seen}");
+}
+
+/// A Unix socket of the host's (a path a plain run connects to) cannot be reached; a socket
+/// pair, which asyncio needs, still can be made.
+#[test]
+fn a_sandboxed_run_reaches_no_unix_socket_of_the_host() {
+    if !sandbox_here() {
+        return;
+    }
+    let sockets = tempfile::tempdir().unwrap();
+    let path = sockets.path().join("s");
+    let listener = std::os::unix::net::UnixListener::bind(&path).unwrap();
+    std::thread::spawn(move || {
+        for stream in listener.incoming().flatten() {
+            let mut s = stream;
+            let _ = s.write_all(b"hello");
+        }
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let connect = format!(
+        "import socket\ns = socket.socket(socket.AF_UNIX)\ns.settimeout(5)\ns.connect('{}')\nprint(s.recv(5).decode())",
+        path.display()
+    );
+    let pair = "import asyncio, socket\na, b = socket.socketpair()\na.sendall(b'pair')\nprint(b.recv(4).decode())\n\
+                loop = asyncio.new_event_loop()\nprint(loop.run_until_complete(asyncio.sleep(0, result='loop')))\nloop.close()";
+    let nb = notebook(dir.path(), &[pair, connect.as_str()]);
+    let plain = run_notebook(&nb, &python3(), &options(false)).unwrap();
+    assert!(printed(&plain, 2).contains("hello"), "{:?}", plain.cells);
+
+    let confined = run_notebook(&nb, &python3(), &options(true)).unwrap();
+    assert_eq!(
+        printed(&confined, 1),
+        "pair\nloop\n",
+        "{:?}",
+        confined.cells
+    );
+    assert_eq!(
+        confined.executability.cells_before_first_error, 1,
+        "{:?}",
+        confined.cells
+    );
+    assert_eq!(
+        confined.first_error_name(),
+        Some("PermissionError"),
+        "{:?}",
+        confined.cells
+    );
+}
+
+/// What a sandboxed run may write: its folder, HOME, TMPDIR, `/dev/shm`. Not the
+/// environment's site-packages (a `.pth` file there would run in every later run), nor
+/// anything else.
+#[test]
+fn a_sandboxed_run_writes_only_its_own_folders() {
+    if !sandbox_here() {
+        return;
+    }
+    let envs = tempfile::tempdir().unwrap();
+    let venv = envs.path().join("venv");
+    let made = Command::new(python3())
+        .args(["-m", "venv", "--without-pip"])
+        .arg(&venv)
+        .status()
+        .unwrap();
+    assert!(made.success());
+    let outside = envs.path().join("outside.txt");
+    for left in ["/tmp/nbenv-probe-outside", "/dev/shm/nbenv-probe"] {
+        let _ = std::fs::remove_file(left);
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let writable = "import os, tempfile\nopen('here.txt', 'w').write('x')\n\
+                    open(os.path.expanduser('~/home.txt'), 'w').write('x')\n\
+                    tempfile.NamedTemporaryFile().write(b'x')\n\
+                    open('/dev/shm/nbenv-probe', 'w').write('x')\nprint('written')";
+    let probe = format!(
+        "import os, sysconfig\nfor path in (os.path.join(sysconfig.get_paths()['purelib'], 'nbenv-probe.pth'), '{}', '/tmp/nbenv-probe-outside'):\n    \
+         try:\n        open(path, 'w').write('import os\\n')\n        print('written ' + path)\n    \
+         except (IOError, OSError) as e:\n        print('refused %s' % e.errno)",
+        outside.display()
+    );
+    // Without capabilities, nothing is mounted back.
+    let remount = "import ctypes\nlibc = ctypes.CDLL(None, use_errno=True)\n\
+                   print(libc.umount2(b'/proc', 2), ctypes.get_errno())\n\
+                   print(libc.mount(None, b'/', None, 0x20 | 0x1000, None), ctypes.get_errno())";
+    let nb = notebook(dir.path(), &[writable, probe.as_str(), remount]);
+    let confined = run_notebook(&nb, &venv.join("bin/python"), &options(true)).unwrap();
+    assert_eq!(printed(&confined, 1), "written\n", "{:?}", confined.cells);
+    let refused = printed(&confined, 2);
+    assert_eq!(
+        refused,
+        format!("refused {0}\nrefused {0}\nrefused {0}\n", libc::EROFS),
+        "{:?}",
+        confined.cells
+    );
+    let eperm = format!("-1 {}\n", libc::EPERM);
+    assert_eq!(
+        printed(&confined, 3),
+        eperm.repeat(2),
+        "{:?}",
+        confined.cells
+    );
+    let site = std::fs::read_dir(venv.join("lib"))
+        .unwrap()
+        .flatten()
+        .map(|d| d.path().join("site-packages/nbenv-probe.pth"))
+        .next()
+        .unwrap();
+    assert!(!site.exists() && !outside.exists());
+    assert!(!Path::new("/tmp/nbenv-probe-outside").exists());
+    assert!(
+        !Path::new("/dev/shm/nbenv-probe").exists(),
+        "a private /dev/shm"
+    );
+}
+
+/// A child in a session of its own (`start_new_session`: out of the process group nbenv
+/// kills) does not outlive the run.
+#[test]
+fn nothing_a_sandboxed_run_starts_outlives_it() {
+    if !sandbox_here() {
+        return;
+    }
+    let token = format!(
+        "nbenv-probe-{}-{}",
+        std::process::id(),
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_nanos()
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let cell = format!(
+        "import subprocess, sys\np = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(300)', '{token}'], start_new_session=True, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)\nprint(p.pid)"
+    );
+    let nb = notebook(dir.path(), &[cell.as_str()]);
+    let confined = run_notebook(&nb, &python3(), &options(true)).unwrap();
+    assert!(confined.executability.complete(), "{:?}", confined.cells);
+    let survivors = |kill: bool| {
+        let mut found = Vec::new();
+        for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+            let Ok(pid) = entry.file_name().to_string_lossy().parse::<i32>() else {
+                continue;
+            };
+            let cmdline = std::fs::read(entry.path().join("cmdline")).unwrap_or_default();
+            if String::from_utf8_lossy(&cmdline).contains(&token) {
+                if kill {
+                    // SAFETY: kill(2) on a process this test started.
+                    unsafe { libc::kill(pid, libc::SIGKILL) };
+                }
+                found.push(pid);
+            }
+        }
+        found
+    };
+    let deadline = std::time::Instant::now() + Duration::from_secs(2);
+    while !survivors(false).is_empty() && std::time::Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert_eq!(survivors(true), Vec::<i32>::new(), "outlived the run");
+}
+
+/// The number of processes is bounded by a cgroup of the run's own (`RLIMIT_NPROC` does not
+/// bind root), where the system lets nbenv make one.
+#[test]
+fn a_sandboxed_run_has_a_process_limit_that_binds_root() {
+    match sandbox::check() {
+        Err(e) => return eprintln!("skipped: this system allows no sandbox ({e})"),
+        Ok(sandbox::ProcessLimit::RlimitOnly { reason }) => {
+            return eprintln!("skipped: no cgroup can be made here ({reason})")
+        }
+        Ok(sandbox::ProcessLimit::Cgroup) => {}
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let cell = "import os\nfor line in open('/proc/self/cgroup'):\n    \
+                num, controllers, path = line.rstrip('\\n').split(':', 2)\n    \
+                for root in ('/sys/fs/cgroup/pids', '/sys/fs/cgroup'):\n        \
+                limit = root + path + '/pids.max'\n        \
+                if ('pids' in controllers.split(',') or num == '0') and path != '/' and os.path.exists(limit):\n            \
+                print('pids.max ' + open(limit).read().strip())";
+    let nb = notebook(dir.path(), &[cell]);
+    let confined = run_notebook(&nb, &python3(), &options(true)).unwrap();
+    let expected = sandbox::SandboxLimits::for_run(Duration::from_secs(120)).processes;
+    assert!(
+        printed(&confined, 1).contains(&format!("pids.max {expected}\n")),
+        "{:?}",
+        confined.cells
+    );
+}
+
+/// The runner's end reaches nbenv through the namespace's init: killed by a signal, or out
+/// of time.
+#[test]
+fn a_sandboxed_runner_ends_as_it_would_unconfined() {
+    if !sandbox_here() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let nb = notebook(
+        dir.path(),
+        &[
+            "print(1)",
+            "import os, signal\nos.kill(os.getpid(), signal.SIGKILL)",
+        ],
+    );
+    let killed = run_notebook(&nb, &python3(), &options(true)).unwrap();
+    assert_eq!(
+        killed.end,
+        nbenv::verify::RunEnd::Killed { signal: Some(9) },
+        "{:?}",
+        killed.cells
+    );
+    let nb = notebook(dir.path(), &["import time\ntime.sleep(60)"]);
+    let opts = RunOptions {
+        total_timeout: Duration::from_secs(3),
+        ..options(true)
+    };
+    let started = std::time::Instant::now();
+    let slow = run_notebook(&nb, &python3(), &opts).unwrap();
+    assert_eq!(
+        slow.end,
+        nbenv::verify::RunEnd::TimedOut,
+        "{:?}",
+        slow.cells
+    );
+    assert!(started.elapsed() < Duration::from_secs(20));
+}

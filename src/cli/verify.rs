@@ -79,7 +79,13 @@ impl SandboxArg {
     /// Refuses before anything is built when the sandbox cannot be had here.
     pub fn check(&self) -> Result<()> {
         if self.sandbox {
-            verify::sandbox::check()?;
+            if let verify::sandbox::ProcessLimit::RlimitOnly { reason } = verify::sandbox::check()?
+            {
+                eprintln!(
+                    "note: --sandbox: no cgroup for the runs' processes here ({reason}); \
+                     RLIMIT_NPROC alone bounds them, and it does not bind root"
+                );
+            }
         }
         Ok(())
     }

@@ -17,6 +17,12 @@ use std::io::Write;
 use std::os::unix::process::CommandExt;
 use std::process::{Child, ChildStdin, Command, Stdio};
 
+/// Set, in a forked child, by an earlier hook that moved it below an init of nbenv's own (the
+/// sandbox's PID namespace: `crate::verify::sandbox`): its parent is then that init, which
+/// dies with nbenv and takes the child with it, so the parent check below does not apply.
+pub static UNDER_NBENVS_INIT: std::sync::atomic::AtomicBool =
+    std::sync::atomic::AtomicBool::new(false);
+
 /// Asks for the child to be killed when nbenv dies.
 pub trait DieWithNbenv {
     /// Sets the child's parent-death signal to `SIGKILL`; a child whose parent died before
@@ -36,7 +42,8 @@ impl DieWithNbenv for Command {
                     return Err(std::io::Error::last_os_error());
                 }
                 // nbenv died between the fork and the prctl: the signal will never come.
-                if libc::getppid() != parent {
+                let under_init = UNDER_NBENVS_INIT.load(std::sync::atomic::Ordering::Relaxed);
+                if !under_init && libc::getppid() != parent {
                     return Err(std::io::Error::from_raw_os_error(libc::ESRCH));
                 }
                 Ok(())

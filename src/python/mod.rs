@@ -14,7 +14,7 @@ mod tools;
 mod venv;
 mod version;
 
-pub use child::{DieWithNbenv, GroupWatch};
+pub use child::{DieWithNbenv, GroupWatch, UNDER_NBENVS_INIT};
 pub use choose::candidate_interpreters;
 pub use environment::{environments, Environment, EnvironmentError, EnvironmentSpec};
 pub use interpreter::{discover, discover_by_name, Interpreter};

@@ -39,8 +39,8 @@ pub struct RunOptions {
     pub copy_limit: u64,
     /// Environment variables added for the run.
     pub env: Vec<(String, String)>,
-    /// Run confined ([`super::sandbox`]): no network, resource limits, a temporary HOME,
-    /// none of the caller's environment variables.
+    /// Run confined ([`super::sandbox`]): no network, none of the caller's variables or
+    /// processes, a read-only file tree but the run's own folders, no Unix sockets, limits.
     pub sandbox: bool,
 }
 

@@ -188,7 +188,9 @@ pub fn run_notebook(
     let mut overlaid = None;
     if let Some(overlay) = Overlay::new(&source, &inside, scratch.path()) {
         let mut cmd = runner_command(python, opts, scratch.path(), &work)?;
+        // The overlay's hook first: the sandbox's ends without the privileges to mount.
         overlay.apply(&mut cmd);
+        let _confined = confine(&mut cmd, python, opts, scratch.path(), overlay.start())?;
         match run_capped(cmd, &input, opts.total_timeout, cap) {
             Ok(finished) => overlaid = Some(finished),
             // No overlay here after all (a file system it cannot stack on): a copy.
@@ -199,7 +201,9 @@ pub fn run_notebook(
         Some(finished) => (finished, RunFolder::Overlay),
         None => {
             let (inside, folder) = copy_workdir(nb, opts, &work, scratch.path())?;
-            let cmd = runner_command(python, opts, scratch.path(), &work.join(inside))?;
+            let start = work.join(inside);
+            let mut cmd = runner_command(python, opts, scratch.path(), &start)?;
+            let _confined = confine(&mut cmd, python, opts, scratch.path(), &start)?;
             let finished = run_capped(cmd, &input, opts.total_timeout, cap).map_err(|e| {
                 if opts.sandbox {
                     RunError::Sandbox(e)
@@ -222,7 +226,35 @@ pub fn run_notebook(
     Ok(run)
 }
 
-/// The runner's command, started in `dir`, confined when the options say so. A relative
+/// Confines `cmd` ([`sandbox::confine`]) when the options say so, to start in `start`; the
+/// confinement lives as long as what is returned.
+fn confine(
+    cmd: &mut Command,
+    python: &Path,
+    opts: &RunOptions,
+    scratch: &Path,
+    start: &Path,
+) -> Result<Option<sandbox::Confinement>, RunError> {
+    if !opts.sandbox {
+        return Ok(None);
+    }
+    sandbox::confine(
+        cmd,
+        SandboxLimits::for_run(opts.total_timeout),
+        scratch,
+        start,
+    )
+    .map(Some)
+    .map_err(|source| {
+        RunError::Sandbox(ProcessError {
+            program: python.display().to_string(),
+            source,
+        })
+    })
+}
+
+/// The runner's command, started in `dir`, with the sandbox's environment when the options
+/// ask for a sandbox ([`confine`] makes the rest). A relative
 /// `python` (under a relative `--cache-dir`) is made absolute: the child resolves it after
 /// moving to `dir`.
 fn runner_command(
@@ -234,7 +266,6 @@ fn runner_command(
     let mut cmd = Command::new(std::path::absolute(python).unwrap_or_else(|_| python.into()));
     if opts.sandbox {
         sandbox::environment(&mut cmd, scratch, python).map_err(RunError::Scratch)?;
-        sandbox::confine(&mut cmd, SandboxLimits::for_run(opts.total_timeout));
     }
     cmd.arg("-c")
         .arg(BOOTSTRAP)

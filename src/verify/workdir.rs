@@ -45,6 +45,7 @@ pub(crate) struct Overlay {
     options: CString,
     /// Where the runner starts, inside `merged`.
     start: CString,
+    start_dir: PathBuf,
 }
 
 impl Overlay {
@@ -84,7 +85,13 @@ impl Overlay {
             merged: c(&merged)?,
             options: CString::new(options).ok()?,
             start: c(&merged.join(inside))?,
+            start_dir: merged.join(inside),
         })
+    }
+
+    /// Where the runner starts, once the overlay is mounted.
+    pub(crate) fn start(&self) -> &Path {
+        &self.start_dir
     }
 
     /// Makes `cmd` start in a mount namespace of its own with the overlay mounted, in its
