@@ -32,13 +32,14 @@ use nbenv::python::PythonVersion;
 use nbenv::resolve::evidence::SharedBank;
 use nbenv::resolve::infer::{InferError, Inference};
 use nbenv::resolve::interpreter::Reach;
+use nbenv::resolve::options::{DateCap, Indexing, InferOptions};
 use nbenv::resolve::solver::{IndexCatalog, RequiredBy};
 use nbenv::verify::EnvPlan;
 
 use super::args::GlobalArgs;
 use super::context;
 use super::exit::{code_for, CliError, Code};
-use super::infer::{infer_usages_with, InferArgs, InferFormat, InferRun, InferSession, OutOfTime};
+use super::infer::{infer_usages_with, InferRun, InferSession, OutOfTime};
 use super::interrupt::{self, Graceful};
 use super::output::count;
 use super::progress::Progress;
@@ -799,24 +800,20 @@ fn run_in(
     })
 }
 
-/// The options `nbenv infer` would get for this notebook from the batch's.
-fn infer_args(args: &BatchArgs, notebook: &Path) -> InferArgs {
-    InferArgs {
-        notebook: notebook.to_path_buf(),
-        output: None,
-        format: InferFormat::Requirements,
+/// How inference runs for this notebook, from the batch's options.
+fn infer_args(args: &BatchArgs, notebook: &Path) -> InferOptions {
+    InferOptions {
         python: args.python,
-        exclude_newer: args.exclude_newer,
-        date: None,
-        allow_sdist: args.allow_sdist,
-        wheels_only: args.wheels_only,
-        ranges: false,
-        no_index: args.no_index,
-        no_declarations: args.no_declarations,
-        full_history: false,
-        no_introspect: args.no_introspect,
-        introspect_budget: args.introspect_budget,
-        jobs: 8,
+        cap: args.exclude_newer.map_or(DateCap::None, DateCap::Before),
+        sdists: super::infer::sdists(args.allow_sdist, args.wheels_only),
+        indexing: if args.no_index {
+            Indexing::Never
+        } else {
+            Indexing::Needed
+        },
+        introspect: super::infer::introspect(args.no_introspect, args.introspect_budget),
+        declarations: !args.no_declarations,
+        ..InferOptions::new(notebook.to_path_buf())
     }
 }
 

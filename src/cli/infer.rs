@@ -27,6 +27,8 @@ use nbenv::resolve::solver::{IndexCatalog, SolveOptions};
 use pep508_rs::pep440_rs::Version;
 
 use super::args::GlobalArgs;
+use nbenv::resolve::options::{DateCap, Indexing, InferOptions, Introspect, Sdists};
+
 use super::bank::{bank_path, introspect_for_infer, run_build};
 use super::context;
 use super::exit::CliError;
@@ -129,13 +131,70 @@ pub(super) fn parse_date(s: &str) -> Result<jiff::Timestamp, String> {
         .ok_or_else(|| format!("`{s}` is not a date like 2019-06-30"))
 }
 
+impl InferArgs {
+    /// The decisions these flags make, once.
+    pub fn options(&self) -> Result<InferOptions> {
+        Ok(InferOptions {
+            notebook: self.notebook.clone(),
+            python: self.python,
+            cap: date_cap(self.exclude_newer, self.date.as_deref())?,
+            sdists: sdists(self.allow_sdist, self.wheels_only),
+            indexing: if self.no_index {
+                Indexing::Never
+            } else if self.full_history {
+                Indexing::FullHistory
+            } else {
+                Indexing::Needed
+            },
+            introspect: introspect(self.no_introspect, self.introspect_budget),
+            jobs: self.jobs,
+            declarations: !self.no_declarations,
+        })
+    }
+}
+
+/// `--exclude-newer DATE`, or `--date auto|DATE`.
+pub(super) fn date_cap(
+    exclude_newer: Option<jiff::Timestamp>,
+    date: Option<&str>,
+) -> Result<DateCap> {
+    match date.map(str::trim) {
+        None => Ok(exclude_newer.map_or(DateCap::None, DateCap::Before)),
+        Some("auto") => Ok(DateCap::LastCommit),
+        Some(date) => parse_date(date)
+            .map(DateCap::Before)
+            .map_err(|e| CliError::usage(format!("--date: {e}")).into()),
+    }
+}
+
+/// `--allow-sdist` or `--wheels-only` (which clap keeps apart).
+pub(super) fn sdists(allow_sdist: bool, wheels_only: bool) -> Sdists {
+    if allow_sdist {
+        Sdists::Allowed
+    } else if wheels_only {
+        Sdists::Never
+    } else {
+        Sdists::AsFallback
+    }
+}
+
+/// `--no-introspect`, or `--introspect-budget SECS`.
+pub(super) fn introspect(no_introspect: bool, budget: u64) -> Introspect {
+    if no_introspect {
+        Introspect::Never
+    } else {
+        Introspect::Within(std::time::Duration::from_secs(budget))
+    }
+}
+
 pub fn run(global: &GlobalArgs, args: &InferArgs) -> Result<()> {
     if args.ranges && args.format != InferFormat::Requirements {
         return Err(CliError::usage("--ranges is for the requirements format only").into());
     }
-    let usages = read_usages(global, args)?;
-    let session = InferSession::open(global, args)?;
-    let (inference, read) = match infer_usages(global, args, &session, &usages, &[]) {
+    let opts = args.options()?;
+    let usages = read_usages(global, &opts)?;
+    let session = InferSession::open(global, &opts)?;
+    let (inference, read) = match infer_usages(global, &opts, &session, &usages, &[]) {
         Ok(found) => found,
         Err(e) => {
             // A program reading the JSON learns why there is none, as a person reads stderr.
@@ -293,7 +352,7 @@ fn check_time(deadline: Option<Instant>) -> Result<()> {
 }
 
 impl InferSession {
-    pub fn open(global: &GlobalArgs, args: &InferArgs) -> Result<Self> {
+    pub fn open(global: &GlobalArgs, args: &InferOptions) -> Result<Self> {
         let bank_file = bank_path(global);
         if !bank_file.exists() {
             // An empty bank: created here, filled with what the notebook needs.
@@ -304,10 +363,10 @@ impl InferSession {
         Ok(Self {
             client: context::index_client(global)?,
             solve_options: SolveOptions {
-                allow_sdist: args.allow_sdist,
-                wheels_only: args.wheels_only,
+                allow_sdist: args.sdists == Sdists::Allowed,
+                wheels_only: args.sdists == Sdists::Never,
                 sdist_where_no_wheel: false,
-                sdist_fallback: !args.wheels_only,
+                sdist_fallback: args.sdists != Sdists::Never,
                 exclude_newer: cap_date(global, args)?,
                 failed: super::runs::failures(&bank_file)?,
                 // What releases import, as the bank read their code. What it shows other
@@ -327,7 +386,10 @@ impl InferSession {
 
 /// Each notebook (every `.ipynb` of a folder) read and analysed, with the repository's
 /// declarations beside it unless asked not to; named as the output names them.
-pub(super) fn read_usages(global: &GlobalArgs, args: &InferArgs) -> Result<Vec<(String, Usage)>> {
+pub(super) fn read_usages(
+    global: &GlobalArgs,
+    args: &InferOptions,
+) -> Result<Vec<(String, Usage)>> {
     let mut options = AnalyzeOptions::default();
     if let Some(v) = args.python {
         options.python_versions = vec![v];
@@ -344,7 +406,7 @@ pub(super) fn read_usages(global: &GlobalArgs, args: &InferArgs) -> Result<Vec<(
             .display()
             .to_string();
         let mut usage = notebook::analyze(&nb, &options);
-        if !args.no_declarations {
+        if args.declarations {
             let declarations = notebook::read_declarations(path);
             if !global.quiet {
                 for problem in &declarations.problems {
@@ -370,7 +432,7 @@ pub(super) fn read_usages(global: &GlobalArgs, args: &InferArgs) -> Result<Vec<(
 /// told not to; `excluded` releases (a verification saw them fail) are ruled out.
 pub(super) fn infer_usages(
     global: &GlobalArgs,
-    args: &InferArgs,
+    args: &InferOptions,
     session: &InferSession,
     usages: &[(String, Usage)],
     excluded: &[(DistName, Version)],
@@ -381,7 +443,7 @@ pub(super) fn infer_usages(
 /// [`infer_usages`] within a time limit, silently if asked.
 pub(super) fn infer_usages_with(
     global: &GlobalArgs,
-    args: &InferArgs,
+    args: &InferOptions,
     session: &InferSession,
     usages: &[(String, Usage)],
     excluded: &[(DistName, Version)],
@@ -435,7 +497,7 @@ pub(super) fn infer_usages_with(
     let on_index = IndexProviders::new(client);
     let built_in = Sources::built_in();
     let sources = Sources {
-        lookup: if args.no_index || global.offline {
+        lookup: if args.indexing == Indexing::Never || global.offline {
             built_in.lookup
         } else {
             &on_index
@@ -449,7 +511,7 @@ pub(super) fn infer_usages_with(
         None => bank,
     };
     let assumed = lazy::Assumed::new(read);
-    let view: &dyn BankView = if args.no_index || global.offline {
+    let view: &dyn BankView = if args.indexing == Indexing::Never || global.offline {
         read
     } else {
         &assumed
@@ -521,7 +583,7 @@ pub(super) fn infer_usages_with(
             Err(e) => Err(e.into()),
         }
     };
-    let (inference, read) = if args.no_index || global.offline {
+    let (inference, read) = if args.indexing == Indexing::Never || global.offline {
         let evidence = gather_all()?;
         let missing = infer::missing_from_bank(&evidence);
         if !missing.is_empty() && !global.quiet {
@@ -535,7 +597,7 @@ pub(super) fn infer_usages_with(
         (resolve(evidence)?, lazy::LazyReport::default())
     } else {
         let mut downloaded = 0;
-        if args.full_history {
+        if args.indexing == Indexing::FullHistory {
             let missing = infer::missing_from_bank(&gather_all()?);
             if !missing.is_empty() {
                 let report = index_missing(global, bank_file, &missing, args.jobs)?;
@@ -567,8 +629,8 @@ pub(super) fn infer_usages_with(
             &mut steps,
             LazyOptions {
                 cap: solve_options.exclude_newer,
-                introspect: !args.no_introspect,
-                introspect_budget: Some(std::time::Duration::from_secs(args.introspect_budget)),
+                introspect: args.introspect != Introspect::Never,
+                introspect_budget: args.introspect_budget(),
             },
         )?;
         downloaded += steps.downloaded;
@@ -585,7 +647,7 @@ pub(super) fn infer_usages_with(
                     "note: the introspection budget ({} s) is spent: {} not introspected ({}); \
                      what static reading cannot tell of them stays unknown and constrains \
                      nothing (--introspect-budget SECS, or `nbenv bank introspect`)",
-                    args.introspect_budget,
+                    args.introspect_budget().unwrap_or_default().as_secs(),
                     count(report.over_budget.len(), "release", "releases"),
                     report
                         .over_budget
@@ -608,7 +670,7 @@ pub(super) fn infer_usages_with(
                         .map(ToString::to_string)
                         .unwrap_or_default(),
                     h.unknown.join(", "),
-                    if args.no_introspect {
+                    if args.introspect == Introspect::Never {
                         "; without --no-introspect, nbenv would run it to see"
                     } else if report.over_budget.iter().any(|p| p.dist == h.pin.dist) {
                         "; the introspection budget was spent before it"
@@ -671,14 +733,11 @@ fn passed_over_after_runs<'a>(
 
 /// `--exclude-newer`, or `--date`: a date, or `auto` for the notebook's last commit (the end of
 /// that day, so that what was on the index when the notebook was committed counts).
-fn cap_date(global: &GlobalArgs, args: &InferArgs) -> Result<Option<jiff::Timestamp>> {
-    let Some(date) = args.date.as_deref() else {
-        return Ok(args.exclude_newer);
-    };
-    if date.trim() != "auto" {
-        return parse_date(date)
-            .map(Some)
-            .map_err(|e| CliError::usage(format!("--date: {e}")).into());
+fn cap_date(global: &GlobalArgs, args: &InferOptions) -> Result<Option<jiff::Timestamp>> {
+    match args.cap {
+        DateCap::None => return Ok(None),
+        DateCap::Before(at) => return Ok(Some(at)),
+        DateCap::LastCommit => {}
     }
     match notebook::last_commit_date(&args.notebook) {
         Some(committed) => {
@@ -992,4 +1051,35 @@ fn targets_of(round: &[Probe]) -> Vec<BuildTarget> {
             },
         })
         .collect()
+}
+
+#[cfg(test)]
+mod options_tests {
+    use super::*;
+
+    /// Each command's flags make the same decisions: the date cap, sdists, introspection.
+    #[test]
+    fn flags_become_the_decisions_the_session_reads() {
+        let at = parse_date("2019-06-30").unwrap();
+        assert_eq!(date_cap(None, None).unwrap(), DateCap::None);
+        assert_eq!(date_cap(Some(at), None).unwrap(), DateCap::Before(at));
+        assert_eq!(date_cap(None, Some(" auto ")).unwrap(), DateCap::LastCommit);
+        assert_eq!(
+            date_cap(None, Some("2019-06-30")).unwrap(),
+            DateCap::Before(at)
+        );
+        let bad = date_cap(None, Some("June")).unwrap_err();
+        assert_eq!(
+            super::super::exit::code_for(&bad),
+            super::super::exit::Code::Usage
+        );
+        assert_eq!(sdists(false, false), Sdists::AsFallback);
+        assert_eq!(sdists(true, false), Sdists::Allowed);
+        assert_eq!(sdists(false, true), Sdists::Never);
+        assert_eq!(introspect(true, 30), Introspect::Never);
+        assert_eq!(
+            introspect(false, 5),
+            Introspect::Within(std::time::Duration::from_secs(5))
+        );
+    }
 }

@@ -16,7 +16,9 @@ use nbenv::verify::{self, PreparedEnv};
 use super::args::{Format, FormatArg, GlobalArgs};
 use super::context;
 use super::exit::{CliError, Code};
-use super::infer::{read_usages, InferArgs, InferFormat, InferRun, InferSession};
+use nbenv::resolve::options::InferOptions;
+
+use super::infer::{read_usages, InferRun, InferSession};
 use super::output::write_json;
 use super::rounds::{pins_of, run_rounds, NotInstalled, Round, Rounds, RoundsSpec, Stop};
 use super::verify::{located, ENVS_DIR};
@@ -108,22 +110,13 @@ struct Kept {
 }
 
 pub fn run(global: &GlobalArgs, args: &RestoreArgs) -> Result<()> {
-    let infer_args = InferArgs {
-        notebook: args.notebook.clone(),
-        output: None,
-        format: InferFormat::Requirements,
+    let infer_args = InferOptions {
         python: args.python,
-        exclude_newer: args.exclude_newer,
-        date: args.date.clone(),
-        allow_sdist: args.allow_sdist,
-        wheels_only: args.wheels_only,
-        ranges: false,
-        no_index: false,
-        no_declarations: args.no_declarations,
-        full_history: false,
-        no_introspect: false,
-        introspect_budget: args.introspect_budget,
-        jobs: 8,
+        cap: super::infer::date_cap(args.exclude_newer, args.date.as_deref())?,
+        sdists: super::infer::sdists(args.allow_sdist, args.wheels_only),
+        introspect: super::infer::introspect(false, args.introspect_budget),
+        declarations: !args.no_declarations,
+        ..InferOptions::new(args.notebook.clone())
     };
     args.sandbox.check()?;
     let nb = nbenv::notebook::read(&args.notebook)?;

@@ -17,6 +17,7 @@ use nbenv::output::requirements_txt;
 use nbenv::python::{Installer, Interpreter, PythonVersion, Tools};
 use nbenv::resolve::infer::{InferError, Inference};
 use nbenv::resolve::interpreter::Reach;
+use nbenv::resolve::options::InferOptions;
 use nbenv::restore::{Built, Learned, ResolveEnd, RoundEnd, RunEnd};
 use nbenv::verify::{
     self, run_record, EnvError, EnvPlan, Executability, Lesson, NotebookRun, PreparedEnv,
@@ -25,7 +26,7 @@ use nbenv::verify::{
 use pep508_rs::pep440_rs::Version;
 
 use super::args::GlobalArgs;
-use super::infer::{infer_usages_with, InferArgs, InferRun, InferSession, OutOfTime};
+use super::infer::{infer_usages_with, InferRun, InferSession, OutOfTime};
 use super::runs;
 use super::verify::located;
 
@@ -133,7 +134,7 @@ pub(super) struct Rounds {
 /// ([`nbenv::restore::run_rounds`]) over the production steps.
 pub(super) fn run_rounds(
     global: &GlobalArgs,
-    infer_args: &InferArgs,
+    infer_args: &InferOptions,
     session: &InferSession,
     usages: &mut [(String, Usage)],
     spec: &RoundsSpec<'_>,
@@ -169,7 +170,7 @@ pub(super) fn run_rounds(
 /// The production steps: the inference session, uv, the runner, the bank's run records.
 struct Steps<'a, 'u> {
     global: &'a GlobalArgs,
-    infer_args: &'a InferArgs,
+    infer_args: &'a InferOptions,
     session: &'a InferSession,
     usages: &'u mut [(String, Usage)],
     spec: &'a RoundsSpec<'a>,

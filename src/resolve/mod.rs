@@ -5,6 +5,7 @@
 //!   candidate distributions and version sets, each with the evidence records behind it;
 //! - `import_time` says what each release imports from other distributions whenever it is
 //!   imported (the bank's reading of its code), which the solver adds to its Requires-Dist;
+//! - `options` holds how an inference runs, decided once from a command's arguments;
 //! - `interpreter` plans which CPython versions to resolve for and keeps the first that
 //!   resolves;
 //! - `solver` runs PubGrub over what a [`solver::Catalog`] says of each distribution's
@@ -18,4 +19,5 @@ pub mod infer;
 pub mod interpreter;
 pub mod joint;
 pub mod lazy;
+pub mod options;
 pub mod solver;
