@@ -1,11 +1,12 @@
 //! nbenv: restore the execution environment of Jupyter notebooks.
 //!
-//! The library follows the pipeline in the README; each stage uses only the ones before it:
+//! The library follows the pipeline in DESIGN.md; each stage uses only the ones before it:
 //! `names` (the shared vocabulary), `pypi` (package indexes), `python` (interpreters, venvs,
 //! time-limited processes), `bank` (the API bank), `notebook` (reading notebooks and
 //! analysing what they use), `resolve` (from that evidence to pinned releases on a chosen
 //! Python), `output` (requirements files, written atomically), `verify` (running a notebook
-//! in an environment and measuring how far it gets), `measure` (batch runs over many
+//! in an environment and measuring how far it gets), `restore` (the repair loop's rounds:
+//! resolve, build, run, learn, behind a trait of steps), `measure` (batch runs over many
 //! notebooks: triage, JSONL records, shards, resumption, the report). `interrupt` is the
 //! process-wide stop flag (Ctrl-C) every long loop checks; `disk_full` the error of a full
 //! disk (or quota), which every stage that writes reports alike; `leftover` the temporary
