@@ -1,6 +1,6 @@
 //! nbenv: restore the execution environment of Jupyter notebooks.
 //!
-//! The library follows the pipeline in DESIGN.md; each stage uses only the ones before it:
+//! The library follows the pipeline (CONTRIBUTING.md); each stage uses only the ones before it:
 //! `names` (the shared vocabulary), `pypi` (package indexes), `python` (interpreters, venvs,
 //! time-limited processes), `bank` (the API bank), `notebook` (reading notebooks and
 //! analysing what they use), `resolve` (from that evidence to pinned releases on a chosen
