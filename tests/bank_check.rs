@@ -182,18 +182,30 @@ fn locate(bank: &Path, table: &str, column: &str, filter: &str) -> Option<(usize
             ValueRef::Blob(b) | ValueRef::Text(b) => b.to_vec(),
             _ => continue,
         };
-        let seal: i64 = row.get(columns.len() - 1).unwrap();
-        // A seal in 4 bytes (SQLite's serial type 4), big-endian.
-        if !(-(1 << 31)..(1 << 31)).contains(&seal) || seal.unsigned_abs() < 1 << 23 {
-            continue;
+        // A long value found once in the file is itself.
+        let once = |needle: &[u8]| -> Option<usize> {
+            let mut found = file
+                .windows(needle.len())
+                .enumerate()
+                .filter(|(_, w)| *w == needle)
+                .map(|(i, _)| i);
+            let first = found.next()?;
+            found.next().is_none().then_some(first)
+        };
+        if value.len() >= 8 {
+            if let Some(start) = once(&value) {
+                return Some((start, value));
+            }
         }
-        let needle = (seal as i32).to_be_bytes();
-        let found: Vec<usize> = file
-            .windows(4)
-            .enumerate()
-            .filter(|(_, w)| *w == needle)
-            .map(|(i, _)| i)
-            .collect();
+        let seal: i64 = row.get(columns.len() - 1).unwrap();
+        // The seal as SQLite stores a small integer: big-endian, in as few of 1, 2, 3, 4 bytes
+        // as hold it.
+        let size = [1usize, 2, 3, 4]
+            .into_iter()
+            .find(|&n| (-(1i64 << (8 * n - 1))..(1i64 << (8 * n - 1))).contains(&seal))
+            .unwrap();
+        let needle = &seal.to_be_bytes()[8 - size..];
+        let found: Vec<usize> = once(needle).into_iter().collect();
         let [seal_at] = found[..] else {
             continue;
         };

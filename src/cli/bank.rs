@@ -138,8 +138,11 @@ pub enum BankCommand {
         #[command(flatten)]
         format: FormatArg,
     },
-    /// Check the whole bank for damage: SQLite's integrity and foreign-key checks, then the
-    /// seal of every row and of every path block. Read-only; exits 7 on any failure.
+    /// Check the whole bank for damage, read-only (exit 7 on any).
+    ///
+    /// SQLite's integrity and foreign-key checks, the schema's tables and columns, then the
+    /// seal of every row and of every block of paths. Every failure is listed: check, table,
+    /// row, what.
     Check {
         #[command(flatten)]
         format: FormatArg,
