@@ -138,6 +138,15 @@ pub enum BankCommand {
         #[command(flatten)]
         format: FormatArg,
     },
+    /// Check the whole bank for damage, read-only (exit 7 on any).
+    ///
+    /// SQLite's integrity and foreign-key checks, the schema's tables and columns, then the
+    /// seal of every row and of every block of paths. Every failure is listed: check, table,
+    /// row, what.
+    Check {
+        #[command(flatten)]
+        format: FormatArg,
+    },
     /// What verifications recorded: the releases that failed to install or import on an
     /// interpreter, which `infer` and `restore` then pass over for that Python.
     Runs {
@@ -430,6 +439,7 @@ pub fn run(global: &GlobalArgs, args: &BankArgs) -> Result<()> {
             format.format,
         ),
         BankCommand::Stats { format } => stats(&Store::open_read_only(&bank)?, format.format),
+        BankCommand::Check { format } => check(&Store::open_read_only_as_is(&bank)?, format.format),
         BankCommand::Runs { forget, format } => super::runs::show(&bank, *forget, format.format),
         BankCommand::Export {
             file,
@@ -1271,6 +1281,52 @@ fn diff(
         )?;
     }
     Ok(())
+}
+
+/// Prints what `bank check` read and every failure; a damaged bank is the bank error.
+fn check(store: &Store, format: Format) -> Result<()> {
+    let report = store.check()?;
+    let mut out = std::io::stdout().lock();
+    if format == Format::Json {
+        write_json(&mut out, &json!({"bank": store.path(), "check": report}))?;
+    } else {
+        writeln!(
+            out,
+            "bank {} (schema {})",
+            store.path().display(),
+            report.schema
+        )?;
+        for c in &report.checked {
+            match (&c.table, c.rows, &c.skipped) {
+                (_, _, Some(why)) => writeln!(out, "  {}: not checked: {why}", c.check)?,
+                (Some(table), Some(rows), None) => writeln!(
+                    out,
+                    "  {}: {table}, {}",
+                    c.check,
+                    count(rows as usize, "row", "rows")
+                )?,
+                _ => writeln!(out, "  {}", c.check)?,
+            }
+        }
+        for f in &report.failures {
+            writeln!(out, "FAIL {f}")?;
+        }
+    }
+    if report.is_clean() {
+        if format != Format::Json {
+            writeln!(out, "ok: no damage found")?;
+        }
+        return Ok(());
+    }
+    Err(CliError::new(
+        Code::Bank,
+        format!(
+            "bank {} is damaged: {}",
+            store.path().display(),
+            count(report.failures.len(), "failure", "failures")
+        ),
+    )
+    .into())
 }
 
 fn stats(store: &Store, format: Format) -> Result<()> {

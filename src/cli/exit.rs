@@ -10,6 +10,7 @@ use nbenv::bank::store::StoreError;
 use nbenv::disk_full::DiskFull;
 use nbenv::notebook::NotebookError;
 use nbenv::pypi::PypiError;
+use nbenv::resolve::evidence::{BankReadError, EvidenceError};
 use nbenv::resolve::infer::InferError;
 
 /// Every exit code nbenv uses.
@@ -264,6 +265,15 @@ fn is_broken_pipe(err: &anyhow::Error) -> bool {
 }
 
 /// The most specific code that any error in the chain maps to.
+/// The bank's errors: a missing bank is not found, any other makes the bank unusable
+/// (corrupt, foreign, newer, busy).
+fn of_store(e: &StoreError) -> Code {
+    match e {
+        StoreError::Missing { .. } => Code::NotFound,
+        _ => Code::Bank,
+    }
+}
+
 pub fn code_for(err: &anyhow::Error) -> Code {
     // Whatever was being done, the disk filling up is what stopped it.
     if is_disk_full(err) {
@@ -286,11 +296,15 @@ pub fn code_for(err: &anyhow::Error) -> Code {
                 cause.downcast_ref::<StoreError>(),
             ),
         };
+        // The resolver's bank errors are transparent: the store's error is inside, not below.
+        let store = store.or(match cause.downcast_ref::<EvidenceError>() {
+            Some(EvidenceError::Bank(BankReadError::Store(e))) => Some(e),
+            _ => cause
+                .downcast_ref::<BankReadError>()
+                .map(|BankReadError::Store(e)| e),
+        });
         if let Some(e) = store {
-            return match e {
-                StoreError::Missing { .. } => Code::NotFound,
-                _ => Code::Bank,
-            };
+            return of_store(e);
         }
         if let Some(e) = pypi {
             return match e {
@@ -309,6 +323,9 @@ pub fn code_for(err: &anyhow::Error) -> Code {
                 } => return Code::NotFound,
                 InferError::NoInterpreter { .. } => return Code::NoSolution,
                 InferError::Interrupted => return Code::Interrupted,
+                InferError::Evidence(EvidenceError::Bank(BankReadError::Store(e))) => {
+                    return of_store(e)
+                }
                 // The catalog's cause (an index error) is further down the chain.
                 InferError::Catalog(_) | InferError::Evidence(_) => {}
             }
@@ -428,6 +445,25 @@ mod tests {
         assert_eq!(code_for(&err), Code::Failure);
         let sandbox = anyhow::Error::new(full()).context("--sandbox needs a network namespace");
         assert_eq!(code_for(&sandbox), Code::Failure);
+    }
+
+    #[test]
+    fn a_damaged_bank_met_while_resolving_is_the_bank_error() {
+        let corrupt = || StoreError::Corrupt {
+            path: "bank.sqlite3".into(),
+            what: "apis row (id 1): its values do not match its seal".into(),
+        };
+        // The resolver's errors are transparent: the store's is inside them, not below.
+        let infer = InferError::Evidence(EvidenceError::Bank(BankReadError::Store(corrupt())));
+        let err = anyhow::Error::new(infer).context("inferring nb.ipynb");
+        assert_eq!(code_for(&err), Code::Bank);
+        let err = anyhow::Error::new(EvidenceError::Bank(BankReadError::Store(corrupt())));
+        assert_eq!(code_for(&err), Code::Bank);
+        let missing = StoreError::Missing {
+            path: "bank.sqlite3".into(),
+        };
+        let err = anyhow::Error::new(BankReadError::Store(missing));
+        assert_eq!(code_for(&err), Code::NotFound);
     }
 
     #[test]

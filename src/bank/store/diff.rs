@@ -12,6 +12,7 @@ use serde::Serialize;
 use super::registry::{ReleaseRow, ReleaseStatus};
 use super::release_set::ReleaseSet;
 use super::resolve::Resolver;
+use super::seal::{sealed_row, APIS};
 use super::{Slot, Store, StoreError};
 use crate::bank::extract::is_private;
 use crate::bank::flow::ApiKind;
@@ -90,25 +91,24 @@ impl Store {
         };
         let runtime_compared = a.is_introspected() && b.is_introspected();
         let err = self.err();
-        let apis: Vec<(i64, i64, [Vec<u8>; 3])> = self
-            .conn()
-            .prepare_cached(
-                "SELECT id, kind, static, runtime, external FROM apis WHERE dist_id = ?1",
-            )
-            .map_err(&err)?
-            .query_map([dist_id], |r| {
-                Ok((r.get(0)?, r.get(1)?, [r.get(2)?, r.get(3)?, r.get(4)?]))
-            })
-            .map_err(&err)?
-            .collect::<Result<_, _>>()
-            .map_err(&err)?;
-        let mut signature_at = self
-            .conn()
-            .prepare_cached(
-                "SELECT s.text, l.releases FROM api_signatures l JOIN signatures s ON s.id = l.signature_id
-                 WHERE l.api_id = ?1",
-            )
-            .map_err(&err)?;
+        let mut apis: Vec<(i64, i64, [ReleaseSet; 3])> = Vec::new();
+        self.each_sealed(
+            &APIS,
+            concat!(
+                "SELECT ",
+                sealed_row!(apis),
+                " FROM apis WHERE dist_id = ?1"
+            ),
+            [dist_id],
+            |r| {
+                apis.push((
+                    r.get(0).map_err(&err)?,
+                    r.get(2).map_err(&err)?,
+                    [self.set_at(r, 3)?, self.set_at(r, 4)?, self.set_at(r, 6)?],
+                ));
+                Ok(())
+            },
+        )?;
         let mut report = DiffReport {
             distribution: name.clone(),
             from: from.clone(),
@@ -121,7 +121,7 @@ impl Store {
         };
         let dictionary = self.path_dictionary(dist_id)?;
         let mut resolver = Resolver::new(self, dist_id);
-        for (id, kind, [static_blob, runtime_blob, external_blob]) in apis {
+        for (id, kind, [static_set, runtime_set, external]) in apis {
             let path = dictionary
                 .path(id)
                 .ok_or_else(|| self.corrupt(format!("API {id} has no path")))?
@@ -131,12 +131,9 @@ impl Store {
             }
             // Names bound to another distribution's objects (`import numpy as np`) are that
             // distribution's business.
-            let external = self.decode_set(&external_blob)?;
             if external.contains(a.slot) || external.contains(b.slot) {
                 continue;
             }
-            let static_set = self.decode_set(&static_blob)?;
-            let runtime_set = self.decode_set(&runtime_blob)?;
             let seen = |row: &ReleaseRow| -> (bool, DiffSource) {
                 if static_set.contains(row.slot) {
                     (true, DiffSource::Static)
@@ -150,16 +147,7 @@ impl Store {
             if !in_a && !in_b {
                 continue;
             }
-            let sigs: Vec<(String, ReleaseSet)> = signature_at
-                .query_map([id], |r| {
-                    Ok((r.get::<_, String>(0)?, r.get::<_, Vec<u8>>(1)?))
-                })
-                .map_err(&err)?
-                .map(|row| {
-                    let (text, blob) = row.map_err(&err)?;
-                    Ok((text, self.decode_set(&blob)?))
-                })
-                .collect::<Result<_, StoreError>>()?;
+            let sigs = self.signatures_of_api(id)?;
             let sig = |slot: Slot| {
                 sigs.iter()
                     .find(|(_, s)| s.contains(slot))

@@ -1,6 +1,7 @@
 //! Which distributions provide a top-level import name, and in which releases: the bank's
 //! `import_names` table, read from each indexed release's `top_level.txt` or RECORD.
 
+use super::seal::IMPORT_NAMES;
 use super::{ReleaseSet, Store, StoreError};
 use crate::names::{DistName, ModulePath};
 
@@ -21,29 +22,30 @@ impl Store {
         let err = self.err();
         // `top.` up to `top/` (the next byte after `.`): the dotted names under `top`, found
         // through the index rather than a LIKE pattern (`_` would be a wildcard there).
-        let rows: Vec<(String, String, Vec<u8>)> = self
-            .conn()
-            .prepare_cached(
-                "SELECT d.name, i.name, i.releases FROM import_names i JOIN distributions d ON d.id = i.dist_id
-                 WHERE i.name = ?1 OR (i.name >= ?2 AND i.name < ?3)
-                 ORDER BY d.name, i.name",
-            )
-            .map_err(&err)?
-            .query_map(
-                rusqlite::params![top_level, format!("{top_level}."), format!("{top_level}/")],
-                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
-            )
-            .map_err(&err)?
-            .collect::<Result<_, _>>()
-            .map_err(&err)?;
+        let mut rows: Vec<(String, String, ReleaseSet)> = Vec::new();
+        self.each_sealed(
+            &IMPORT_NAMES,
+            "SELECT i.dist_id, i.name, i.releases, i.seal, d.name
+             FROM import_names i JOIN distributions d ON d.id = i.dist_id
+             WHERE i.name = ?1 OR (i.name >= ?2 AND i.name < ?3)
+             ORDER BY d.name, i.name",
+            rusqlite::params![top_level, format!("{top_level}."), format!("{top_level}/")],
+            |r| {
+                rows.push((
+                    r.get(4).map_err(&err)?,
+                    r.get(1).map_err(&err)?,
+                    self.set_at(r, 2)?,
+                ));
+                Ok(())
+            },
+        )?;
         let mut out = Vec::with_capacity(rows.len());
-        for (dist, name, blob) in rows {
+        for (dist, name, releases) in rows {
             let dist = DistName::new(&dist)
                 .map_err(|_| self.corrupt(format!("distribution name `{dist}`")))?;
             let Ok(import_name) = ModulePath::new(&name) else {
                 continue;
             };
-            let releases = self.decode_set(&blob)?;
             if !releases.is_empty() {
                 out.push(ImportProvider {
                     dist,

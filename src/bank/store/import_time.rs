@@ -8,6 +8,7 @@ use std::collections::HashMap;
 use rusqlite::{params, Transaction};
 
 use super::release_set::ReleaseSet;
+use super::seal::{sealed_row, IMPORT_TIME};
 use super::{DistId, ReleaseId, Slot, Store, StoreError};
 
 impl Store {
@@ -34,22 +35,22 @@ impl Store {
         if read.flatten().is_none() {
             return Ok(None);
         }
-        let rows: Vec<(String, Vec<u8>)> = self
-            .conn()
-            .prepare_cached(
-                "SELECT path, releases FROM import_time WHERE dist_id = ?1 ORDER BY path",
-            )
-            .map_err(&err)?
-            .query_map([dist_id], |r| Ok((r.get(0)?, r.get(1)?)))
-            .map_err(&err)?
-            .collect::<Result<_, _>>()
-            .map_err(&err)?;
         let mut out = Vec::new();
-        for (path, blob) in rows {
-            if self.decode_set(&blob)?.contains(slot) {
-                out.push(path);
-            }
-        }
+        self.each_sealed(
+            &IMPORT_TIME,
+            concat!(
+                "SELECT ",
+                sealed_row!(import_time),
+                " FROM import_time WHERE dist_id = ?1 ORDER BY path"
+            ),
+            [dist_id],
+            |r| {
+                if self.set_at(r, 2)?.contains(slot) {
+                    out.push(r.get(1).map_err(&err)?);
+                }
+                Ok(())
+            },
+        )?;
         Ok(Some(out))
     }
 
@@ -59,17 +60,21 @@ impl Store {
         dist_id: DistId,
     ) -> Result<HashMap<String, ReleaseSet>, StoreError> {
         let err = self.err();
-        let rows: Vec<(String, Vec<u8>)> = self
-            .conn()
-            .prepare("SELECT path, releases FROM import_time WHERE dist_id = ?1")
-            .map_err(&err)?
-            .query_map([dist_id], |r| Ok((r.get(0)?, r.get(1)?)))
-            .map_err(&err)?
-            .collect::<Result<_, _>>()
-            .map_err(&err)?;
-        rows.into_iter()
-            .map(|(path, blob)| Ok((path, self.decode_set(&blob)?)))
-            .collect()
+        let mut out = HashMap::new();
+        self.each_sealed(
+            &IMPORT_TIME,
+            concat!(
+                "SELECT ",
+                sealed_row!(import_time),
+                " FROM import_time WHERE dist_id = ?1"
+            ),
+            [dist_id],
+            |r| {
+                out.insert(r.get(1).map_err(&err)?, self.set_at(r, 2)?);
+                Ok(())
+            },
+        )?;
+        Ok(out)
     }
 }
 
@@ -86,10 +91,12 @@ pub(super) fn write(
     for path in paths.unwrap_or_default() {
         let set = cache.entry(path.clone()).or_default();
         set.insert(slot);
-        tx.prepare_cached(
-            "INSERT OR REPLACE INTO import_time (dist_id, path, releases) VALUES (?1, ?2, ?3)",
-        )?
-        .execute(params![dist_id, path, set.encode()])?;
+        super::seal::execute_sealed(
+            &mut tx.prepare_cached(
+                "INSERT OR REPLACE INTO import_time (dist_id, path, releases, seal) VALUES (?1, ?2, ?3, ?4)",
+            )?,
+            params![dist_id, path, set.encode()],
+        )?;
     }
     tx.execute(
         "UPDATE releases SET import_time = ?2 WHERE id = ?1",
@@ -109,10 +116,12 @@ pub(super) fn clear(
     for (path, set) in cache.iter_mut() {
         if set.contains(slot) {
             set.remove(slot);
-            tx.prepare_cached(
-                "UPDATE import_time SET releases = ?3 WHERE dist_id = ?1 AND path = ?2",
-            )?
-            .execute(params![dist_id, path, set.encode()])?;
+            super::seal::execute_sealed(
+                &mut tx.prepare_cached(
+                    "UPDATE import_time SET releases = ?3, seal = ?4 WHERE dist_id = ?1 AND path = ?2",
+                )?,
+                params![dist_id, path, set.encode()],
+            )?;
         }
     }
     Ok(())

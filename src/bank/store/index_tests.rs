@@ -196,6 +196,10 @@ fn downgrade_to_schema_4(bank: &Bank) {
          ALTER TABLE api_path_chunks DROP COLUMN members;
          DROP TABLE import_time;
          ALTER TABLE releases DROP COLUMN import_time;
+         ALTER TABLE apis DROP COLUMN seal; ALTER TABLE modules DROP COLUMN seal;
+         ALTER TABLE import_names DROP COLUMN seal; ALTER TABLE aliases DROP COLUMN seal;
+         ALTER TABLE class_bases DROP COLUMN seal; ALTER TABLE signatures DROP COLUMN seal;
+         ALTER TABLE api_signatures DROP COLUMN seal;
          PRAGMA user_version = 4;",
     )
     .unwrap();
@@ -234,6 +238,10 @@ fn a_schema_4_bank_migrates_with_the_same_answers() {
         "DROP TABLE api_path_blocks; DROP TABLE api_member_blocks; DROP TABLE open_classes;
          ALTER TABLE api_path_chunks DROP COLUMN members;
          DROP TABLE import_time; ALTER TABLE releases DROP COLUMN import_time;
+         ALTER TABLE apis DROP COLUMN seal; ALTER TABLE modules DROP COLUMN seal;
+         ALTER TABLE import_names DROP COLUMN seal; ALTER TABLE aliases DROP COLUMN seal;
+         ALTER TABLE class_bases DROP COLUMN seal; ALTER TABLE signatures DROP COLUMN seal;
+         ALTER TABLE api_signatures DROP COLUMN seal;
          PRAGMA user_version = 4;",
     )
     .unwrap();

@@ -7,6 +7,7 @@
 mod api_history;
 mod bloom;
 mod catalog;
+mod check;
 mod diff;
 mod error;
 mod identity;
@@ -27,6 +28,7 @@ mod release_set;
 mod resolve;
 mod runs;
 mod schema;
+mod seal;
 mod stats;
 mod summaries;
 mod writer;
@@ -42,6 +44,7 @@ use crate::disk_full::Written;
 
 pub use api_history::SignatureHistory;
 pub use catalog::{Catalog, CatalogRelease, IndexStatus, RequiresPython};
+pub use check::{CheckFailure, CheckReport, Checked};
 pub use diff::{DiffEntry, DiffMiss, DiffReport, DiffSource};
 pub(crate) use error::full_disk as sqlite_full_disk;
 pub use error::StoreError;
@@ -236,6 +239,16 @@ impl Store {
 
     /// Opens an existing bank read-only, for queries: never creates a file.
     pub fn open_read_only(path: &Path) -> Result<Self, StoreError> {
+        Self::read_only(path, true)
+    }
+
+    /// Opens an existing bank read-only as it is, even of an older schema (which is not
+    /// upgraded): for `bank check`, which writes nothing.
+    pub fn open_read_only_as_is(path: &Path) -> Result<Self, StoreError> {
+        Self::read_only(path, false)
+    }
+
+    fn read_only(path: &Path, upgrade: bool) -> Result<Self, StoreError> {
         refuse_directory(path)?;
         if !path.exists() {
             return Err(StoreError::Missing {
@@ -268,7 +281,7 @@ impl Store {
                 })
             }
         };
-        if version < SCHEMA_VERSION {
+        if version < SCHEMA_VERSION && upgrade {
             // A bank of an older nbenv: upgrade it once (a writer's job), then read.
             drop(store);
             drop(Self::open(path)?);
@@ -449,6 +462,57 @@ impl Store {
             .entry(dist_id)
             .or_default()
             .clone()
+    }
+
+    /// Checks the seal of `row`, whose `table` columns are read from column `at` on (see
+    /// [`seal`]): a row that fails is a damaged bank, named by table and key.
+    pub(crate) fn check_seal(
+        &self,
+        table: &seal::SealedTable,
+        row: &rusqlite::Row<'_>,
+        at: usize,
+    ) -> Result<(), StoreError> {
+        seal::check(table, row, at).map_err(|failure| self.corrupt(failure.to_string()))
+    }
+
+    /// Runs `sql` (cached), which selects `table`'s sealed row first, and gives `each` every
+    /// row whose seal holds; the first that fails is the error.
+    pub(crate) fn each_sealed(
+        &self,
+        table: &seal::SealedTable,
+        sql: &str,
+        params: impl rusqlite::Params,
+        mut each: impl FnMut(&rusqlite::Row<'_>) -> Result<(), StoreError>,
+    ) -> Result<(), StoreError> {
+        let mut stmt = self.conn.prepare_cached(sql).map_err(self.err())?;
+        let mut rows = stmt.query(params).map_err(self.err())?;
+        while let Some(row) = rows.next().map_err(self.err())? {
+            self.check_seal(table, row, 0)?;
+            each(row)?;
+        }
+        Ok(())
+    }
+
+    /// Each signature text an API has, with the releases where it has it; both rows' seals
+    /// checked (a signature row that is missing is a damaged bank too).
+    pub(crate) fn signatures_of_api(
+        &self,
+        api_id: i64,
+    ) -> Result<Vec<(String, ReleaseSet)>, StoreError> {
+        let mut out = Vec::new();
+        self.each_sealed(
+            &seal::API_SIGNATURES,
+            "SELECT l.api_id, l.signature_id, l.releases, l.seal, s.id, s.hash, s.text, s.seal
+             FROM api_signatures l LEFT JOIN signatures s ON s.id = l.signature_id
+             WHERE l.api_id = ?1",
+            [api_id],
+            |r| {
+                self.check_seal(&seal::SIGNATURES, r, 4)?;
+                out.push((r.get(6).map_err(self.err())?, self.set_at(r, 2)?));
+                Ok(())
+            },
+        )?;
+        Ok(out)
     }
 
     /// Decodes a stored release set; a bad one means the bank file is damaged.

@@ -8,9 +8,10 @@
 //! a distribution without a row (a bank written before schema 5 and not migrated, or a
 //! damaged row the migration skipped) is scanned as before.
 
-use rusqlite::{params, OptionalExtension, Transaction};
+use rusqlite::{params, Transaction};
 
 use super::release_set::ReleaseSet;
+use super::seal::{sealed_row, OPEN_CLASSES};
 use super::{DistId, Store, StoreError};
 use crate::bank::flow::ApiKind;
 
@@ -32,8 +33,12 @@ pub(crate) fn save(
     dist_id: DistId,
     set: &ReleaseSet,
 ) -> rusqlite::Result<()> {
-    tx.prepare_cached("INSERT OR REPLACE INTO open_classes (dist_id, releases) VALUES (?1, ?2)")?
-        .execute(params![dist_id, set.encode()])?;
+    super::seal::execute_sealed(
+        &mut tx.prepare_cached(
+            "INSERT OR REPLACE INTO open_classes (dist_id, releases, seal) VALUES (?1, ?2, ?3)",
+        )?,
+        params![dist_id, set.encode()],
+    )?;
     Ok(())
 }
 
@@ -60,7 +65,11 @@ pub(crate) fn fill(tx: &Transaction<'_>) -> rusqlite::Result<()> {
             .collect();
         if let Some(sets) = sets {
             let set = union(sets.iter().map(|(o, r)| (ApiKind::Class, o, r)));
-            save(tx, dist, &set)?;
+            // Schema 5 has no seals yet: the migration to 7 seals the row.
+            tx.prepare_cached(
+                "INSERT OR REPLACE INTO open_classes (dist_id, releases) VALUES (?1, ?2)",
+            )?
+            .execute(params![dist, set.encode()])?;
         }
     }
     Ok(())
@@ -72,11 +81,19 @@ impl Store {
         &self,
         dist_id: DistId,
     ) -> Result<Option<ReleaseSet>, StoreError> {
-        let blob: Option<Vec<u8>> = self
+        let mut stmt = self
             .conn()
-            .prepare_cached("SELECT releases FROM open_classes WHERE dist_id = ?1")
-            .and_then(|mut stmt| stmt.query_row([dist_id], |r| r.get(0)).optional())
+            .prepare_cached(concat!(
+                "SELECT ",
+                sealed_row!(open_classes),
+                " FROM open_classes WHERE dist_id = ?1"
+            ))
             .map_err(self.err())?;
-        blob.map(|b| self.decode_set(&b)).transpose()
+        let mut rows = stmt.query([dist_id]).map_err(self.err())?;
+        let Some(row) = rows.next().map_err(self.err())? else {
+            return Ok(None);
+        };
+        self.check_seal(&OPEN_CLASSES, row, 0)?;
+        self.set_at(row, 1).map(Some)
     }
 }

@@ -12,6 +12,7 @@ use std::rc::Rc;
 
 use super::path_index::PathIndex;
 use super::resolve::{ApiRowInfo, Resolved, Resolver};
+use super::seal::{sealed_row, APIS};
 use super::{DistId, ReleaseSet, ReleaseStatus, Store, StoreError};
 use crate::bank::extract::{ParamKind, Signature};
 use crate::bank::flow::ApiKind;
@@ -136,27 +137,26 @@ impl Store {
                 .take(size)
                 .collect();
             let marks = vec!["?"; batch.len()].join(",");
-            let sql =
-                format!("SELECT id, kind, static, runtime, open FROM apis WHERE id IN ({marks})");
-            let mut stmt = self.conn().prepare_cached(&sql).map_err(&err)?;
-            let mut rows = stmt
-                .query(rusqlite::params_from_iter(batch))
-                .map_err(&err)?;
+            let sql = format!(
+                "SELECT {} FROM apis WHERE id IN ({marks})",
+                sealed_row!(apis)
+            );
             // Release sets decoded where SQLite holds them, not copied out first.
-            while let Some(r) = rows.next().map_err(&err)? {
+            self.each_sealed(&APIS, &sql, rusqlite::params_from_iter(batch), |r| {
                 let id: i64 = r.get(0).map_err(&err)?;
-                let kind: i64 = r.get(1).map_err(&err)?;
+                let kind: i64 = r.get(2).map_err(&err)?;
                 out.insert(
                     id,
                     ApiRowInfo {
                         id,
                         kind: ApiKind::from_code(kind),
-                        static_set: self.set_at(r, 2)?,
-                        runtime_set: self.set_at(r, 3)?,
-                        open_set: self.set_at(r, 4)?,
+                        static_set: self.set_at(r, 3)?,
+                        runtime_set: self.set_at(r, 4)?,
+                        open_set: self.set_at(r, 5)?,
                     },
                 );
-            }
+                Ok(())
+            })?;
         }
         Ok(out)
     }
@@ -309,42 +309,38 @@ impl Store {
         dist_id: DistId,
         index: &PathIndex,
     ) -> Result<ReleaseSet, StoreError> {
-        let err = self.err();
         let close = index
             .id_range()
             .filter(|(first, last)| last.abs_diff(*first) / 2 <= index.len() as u64);
         let kind = ApiKind::Class.code();
-        let read = |r: &rusqlite::Row<'_>| Ok((r.get(0)?, r.get(1)?));
-        let rows: Vec<(Vec<u8>, Vec<u8>)> = match close {
-            // `+dist_id` keeps SQLite from taking the index for this term.
-            Some((first, last)) => self
-                .conn()
-                .prepare_cached(
-                    "SELECT open, runtime FROM apis WHERE id BETWEEN ?3 AND ?4 AND +dist_id = ?1
-                     AND kind = ?2 AND open != x''",
-                )
-                .map_err(&err)?
-                .query_map(rusqlite::params![dist_id, kind, first, last], read)
-                .map_err(&err)?
-                .collect::<Result<_, _>>(),
-            None => self
-                .conn()
-                .prepare_cached(
-                    "SELECT open, runtime FROM apis WHERE dist_id = ?1 AND kind = ?2 AND open != x''",
-                )
-                .map_err(&err)?
-                .query_map(rusqlite::params![dist_id, kind], read)
-                .map_err(&err)?
-                .collect::<Result<_, _>>(),
-        }
-        .map_err(&err)?;
         let mut out = ReleaseSet::new();
-        for (open, runtime) in rows {
-            out = out.union(
-                &self
-                    .decode_set(&open)?
-                    .difference(&self.decode_set(&runtime)?),
-            );
+        let mut each = |r: &rusqlite::Row<'_>| {
+            out = out.union(&self.set_at(r, 5)?.difference(&self.set_at(r, 4)?));
+            Ok(())
+        };
+        match close {
+            // `+dist_id` keeps SQLite from taking the index for this term.
+            Some((first, last)) => self.each_sealed(
+                &APIS,
+                concat!(
+                    "SELECT ",
+                    sealed_row!(apis),
+                    " FROM apis WHERE id BETWEEN ?3 AND ?4 AND +dist_id = ?1
+                     AND kind = ?2 AND open != x''"
+                ),
+                rusqlite::params![dist_id, kind, first, last],
+                &mut each,
+            )?,
+            None => self.each_sealed(
+                &APIS,
+                concat!(
+                    "SELECT ",
+                    sealed_row!(apis),
+                    " FROM apis WHERE dist_id = ?1 AND kind = ?2 AND open != x''"
+                ),
+                rusqlite::params![dist_id, kind],
+                &mut each,
+            )?,
         }
         Ok(out)
     }
@@ -355,23 +351,10 @@ impl Store {
         &self,
         resolved: &Resolved,
     ) -> Result<Vec<(String, ReleaseSet)>, StoreError> {
-        let err = self.err();
-        let mut stmt = self
-            .conn()
-            .prepare_cached(
-                "SELECT s.text, l.releases FROM api_signatures l JOIN signatures s ON s.id = l.signature_id
-                 WHERE l.api_id = ?1",
-            )
-            .map_err(&err)?;
         let mut out = Vec::new();
         for (def_id, _, def_set) in &resolved.definitions {
-            let rows: Vec<(String, Vec<u8>)> = stmt
-                .query_map([def_id], |r| Ok((r.get(0)?, r.get(1)?)))
-                .map_err(&err)?
-                .collect::<Result<_, _>>()
-                .map_err(&err)?;
-            for (text, blob) in rows {
-                let set = self.decode_set(&blob)?.intersection(def_set);
+            for (text, releases) in self.signatures_of_api(*def_id)? {
+                let set = releases.intersection(def_set);
                 if !set.is_empty() {
                     out.push((text, set));
                 }

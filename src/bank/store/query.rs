@@ -14,6 +14,7 @@ use serde::Serialize;
 use super::registry::{NoSources, ReleaseRow, ReleaseStatus};
 use super::release_set::ReleaseSet;
 use super::resolve::Resolver;
+use super::seal::{sealed_row, IMPORT_NAMES, MODULES};
 use super::{DistId, ReleaseId, Slot, Store, StoreError};
 use crate::bank::flow::ApiKind;
 use crate::names::DistName;
@@ -303,51 +304,43 @@ impl Store {
             runtime: ReleaseSet,
         }
         let mut found: BTreeMap<DistId, Found> = BTreeMap::new();
-        let mut stmt = conn
-            .prepare_cached(
-                "SELECT dist_id, releases, opaque, raises, raises_message, runtime FROM modules WHERE path = ?1",
-            )
-            .map_err(&err)?;
-        type ModuleRow = (DistId, Vec<u8>, Vec<u8>, Vec<u8>, Option<String>, Vec<u8>);
-        let rows: Vec<ModuleRow> = stmt
-            .query_map([module], |r| {
-                Ok((
-                    r.get(0)?,
-                    r.get(1)?,
-                    r.get(2)?,
-                    r.get(3)?,
-                    r.get(4)?,
-                    r.get(5)?,
-                ))
-            })
-            .map_err(&err)?
-            .collect::<Result<_, _>>()
-            .map_err(&err)?;
-        for (dist_id, releases, opaque, raises, raises_message, runtime) in rows {
-            found.insert(
-                dist_id,
-                Found {
-                    releases: self.decode_set(&releases)?,
-                    opaque: self.decode_set(&opaque)?,
-                    raises: self.decode_set(&raises)?,
-                    raises_message,
-                    runtime: self.decode_set(&runtime)?,
-                },
-            );
-        }
-        let mut stmt = conn
-            .prepare_cached("SELECT dist_id, releases FROM import_names WHERE name = ?1")
-            .map_err(&err)?;
-        let rows: Vec<(DistId, Vec<u8>)> = stmt
-            .query_map([module], |r| Ok((r.get(0)?, r.get(1)?)))
-            .map_err(&err)?
-            .collect::<Result<_, _>>()
-            .map_err(&err)?;
-        for (dist_id, releases) in rows {
-            let set = self.decode_set(&releases)?;
-            let entry = found.entry(dist_id).or_default();
-            entry.releases = entry.releases.union(&set);
-        }
+        self.each_sealed(
+            &MODULES,
+            concat!(
+                "SELECT ",
+                sealed_row!(modules),
+                " FROM modules WHERE path = ?1"
+            ),
+            [module],
+            |r| {
+                found.insert(
+                    r.get(0).map_err(&err)?,
+                    Found {
+                        releases: self.set_at(r, 2)?,
+                        opaque: self.set_at(r, 3)?,
+                        raises: self.set_at(r, 5)?,
+                        raises_message: r.get(6).map_err(&err)?,
+                        runtime: self.set_at(r, 8)?,
+                    },
+                );
+                Ok(())
+            },
+        )?;
+        self.each_sealed(
+            &IMPORT_NAMES,
+            concat!(
+                "SELECT ",
+                sealed_row!(import_names),
+                " FROM import_names WHERE name = ?1"
+            ),
+            [module],
+            |r| {
+                let set = self.set_at(r, 2)?;
+                let entry = found.entry(r.get(0).map_err(&err)?).or_default();
+                entry.releases = entry.releases.union(&set);
+                Ok(())
+            },
+        )?;
         // Metapackages that require a provider lead to it: their releases are listed too.
         let providers: Vec<String> = found
             .keys()
@@ -450,30 +443,27 @@ impl Store {
         slot: Slot,
     ) -> Result<Vec<ReleaseModule>, StoreError> {
         let err = self.err();
-        let mut stmt = self
-            .conn()
-            .prepare_cached(
-                "SELECT path, releases, opaque, dynamic, raises FROM modules WHERE dist_id = ?1 ORDER BY path",
-            )
-            .map_err(&err)?;
-        let mut rows = stmt.query([dist_id]).map_err(&err)?;
         let mut out = Vec::new();
-        while let Some(r) = rows.next().map_err(&err)? {
-            let releases: Vec<u8> = r.get(1).map_err(&err)?;
-            let raises: Vec<u8> = r.get(4).map_err(&err)?;
-            if !self.decode_set(&releases)?.contains(slot)
-                || self.decode_set(&raises)?.contains(slot)
-            {
-                continue;
-            }
-            let opaque: Vec<u8> = r.get(2).map_err(&err)?;
-            let dynamic: Vec<u8> = r.get(3).map_err(&err)?;
-            out.push(ReleaseModule {
-                path: r.get(0).map_err(&err)?,
-                opaque: self.decode_set(&opaque)?.contains(slot),
-                dynamic: self.decode_set(&dynamic)?.contains(slot),
-            });
-        }
+        self.each_sealed(
+            &MODULES,
+            concat!(
+                "SELECT ",
+                sealed_row!(modules),
+                " FROM modules WHERE dist_id = ?1 ORDER BY path"
+            ),
+            [dist_id],
+            |r| {
+                if !self.set_at(r, 2)?.contains(slot) || self.set_at(r, 5)?.contains(slot) {
+                    return Ok(());
+                }
+                out.push(ReleaseModule {
+                    path: r.get(1).map_err(&err)?,
+                    opaque: self.set_at(r, 3)?.contains(slot),
+                    dynamic: self.set_at(r, 4)?.contains(slot),
+                });
+                Ok(())
+            },
+        )?;
         Ok(out)
     }
 
@@ -501,23 +491,22 @@ impl Store {
         slot: Slot,
     ) -> Result<Vec<String>, StoreError> {
         let err = self.err();
-        let mut stmt = self
-            .conn()
-            .prepare_cached(
-                "SELECT name, releases FROM import_names WHERE dist_id = ?1 ORDER BY name",
-            )
-            .map_err(&err)?;
-        let rows: Vec<(String, Vec<u8>)> = stmt
-            .query_map([dist_id], |r| Ok((r.get(0)?, r.get(1)?)))
-            .map_err(&err)?
-            .collect::<Result<_, _>>()
-            .map_err(&err)?;
         let mut out = Vec::new();
-        for (name, releases) in rows {
-            if self.decode_set(&releases)?.contains(slot) {
-                out.push(name);
-            }
-        }
+        self.each_sealed(
+            &IMPORT_NAMES,
+            concat!(
+                "SELECT ",
+                sealed_row!(import_names),
+                " FROM import_names WHERE dist_id = ?1 ORDER BY name"
+            ),
+            [dist_id],
+            |r| {
+                if self.set_at(r, 2)?.contains(slot) {
+                    out.push(r.get(1).map_err(&err)?);
+                }
+                Ok(())
+            },
+        )?;
         Ok(out)
     }
 
@@ -526,26 +515,26 @@ impl Store {
     /// lazy or compiled module) that introspection has not imported and listed.
     pub fn releases_with_unknowns(&self, dist_id: DistId) -> Result<ReleaseSet, StoreError> {
         let err = self.err();
-        let mut stmt = self
-            .conn()
-            .prepare_cached("SELECT path, opaque, dynamic, listed FROM modules WHERE dist_id = ?1")
-            .map_err(&err)?;
-        let rows: Vec<(String, [Vec<u8>; 3])> = stmt
-            .query_map([dist_id], |r| {
-                Ok((r.get(0)?, [r.get(1)?, r.get(2)?, r.get(3)?]))
-            })
-            .map_err(&err)?
-            .collect::<Result<_, _>>()
-            .map_err(&err)?;
         let mut out = ReleaseSet::new();
-        // Introspection imports the public modules; a private one is seen through them.
-        for (_, [opaque, dynamic, listed]) in rows
-            .into_iter()
-            .filter(|(path, _)| !path.split('.').any(crate::bank::extract::is_private))
-        {
-            let open = self.decode_set(&opaque)?.union(&self.decode_set(&dynamic)?);
-            out = out.union(&open.difference(&self.decode_set(&listed)?));
-        }
+        self.each_sealed(
+            &MODULES,
+            concat!(
+                "SELECT ",
+                sealed_row!(modules),
+                " FROM modules WHERE dist_id = ?1"
+            ),
+            [dist_id],
+            |r| {
+                // Introspection imports the public modules; a private one is seen through them.
+                let path: String = r.get(1).map_err(&err)?;
+                if path.split('.').any(crate::bank::extract::is_private) {
+                    return Ok(());
+                }
+                let open = self.set_at(r, 3)?.union(&self.set_at(r, 4)?);
+                out = out.union(&open.difference(&self.set_at(r, 9)?));
+                Ok(())
+            },
+        )?;
         Ok(out)
     }
 

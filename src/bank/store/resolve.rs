@@ -15,6 +15,7 @@ use std::collections::{HashMap, HashSet};
 
 use super::path_index::PathIndex;
 use super::release_set::ReleaseSet;
+use super::seal::{sealed_row, SealedTable, ALIASES, APIS, CLASS_BASES, MODULES};
 use super::{DistId, Store, StoreError};
 use crate::bank::flow::ApiKind;
 
@@ -173,17 +174,29 @@ impl<'s> Resolver<'s> {
         let err = store.err();
         let mut stmt = store
             .conn()
-            .prepare_cached("SELECT kind, static, runtime, open FROM apis WHERE id = ?1")
+            .prepare_cached(concat!(
+                "SELECT ",
+                sealed_row!(apis),
+                " FROM apis WHERE id = ?1"
+            ))
             .map_err(&err)?;
         let mut rows = stmt.query([id]).map_err(&err)?;
         let row = match rows.next().map_err(&err)? {
-            Some(r) => Some(ApiRowInfo {
-                id,
-                kind: ApiKind::from_code(r.get(0).map_err(&err)?),
-                static_set: store.set_at(r, 1)?,
-                runtime_set: store.set_at(r, 2)?,
-                open_set: store.set_at(r, 3)?,
-            }),
+            Some(r) => {
+                store.check_seal(&APIS, r, 0)?;
+                if r.get::<_, DistId>(1).map_err(&err)? != self.dist_id {
+                    return Err(store.corrupt(format!(
+                        "apis row (id {id}): another distribution's, found by {path}"
+                    )));
+                }
+                Some(ApiRowInfo {
+                    id,
+                    kind: ApiKind::from_code(r.get(2).map_err(&err)?),
+                    static_set: store.set_at(r, 3)?,
+                    runtime_set: store.set_at(r, 4)?,
+                    open_set: store.set_at(r, 5)?,
+                })
+            }
             None => None,
         };
         self.lookups
@@ -202,20 +215,25 @@ impl<'s> Resolver<'s> {
         let err = store.err();
         let mut stmt = store
             .conn()
-            .prepare_cached(
-                "SELECT listed, extends_path, raises, raises_message FROM modules WHERE dist_id = ?1 AND path = ?2",
-            )
+            .prepare_cached(concat!(
+                "SELECT ",
+                sealed_row!(modules),
+                " FROM modules WHERE dist_id = ?1 AND path = ?2"
+            ))
             .map_err(&err)?;
         let mut rows = stmt
             .query(rusqlite::params![self.dist_id, path])
             .map_err(&err)?;
         let facts = match rows.next().map_err(&err)? {
-            Some(r) => ModuleFacts {
-                listed: store.set_at(r, 0)?,
-                extends_path: store.set_at(r, 1)?,
-                raises: store.set_at(r, 2)?,
-                raises_message: r.get(3).map_err(&err)?,
-            },
+            Some(r) => {
+                store.check_seal(&MODULES, r, 0)?;
+                ModuleFacts {
+                    listed: store.set_at(r, 9)?,
+                    extends_path: store.set_at(r, 7)?,
+                    raises: store.set_at(r, 5)?,
+                    raises_message: r.get(6).map_err(&err)?,
+                }
+            }
             None => ModuleFacts::default(),
         };
         self.lookups
@@ -226,19 +244,16 @@ impl<'s> Resolver<'s> {
     }
 
     /// (target id, target path, releases by either reading) for `sql`'s rows owned by `id`.
-    fn links(&mut self, sql: &str, id: i64) -> Result<Vec<Link>, StoreError> {
+    fn links(&mut self, table: &SealedTable, sql: &str, id: i64) -> Result<Vec<Link>, StoreError> {
         let store = self.store;
         let err = store.err();
-        let mut stmt = store.conn().prepare_cached(sql).map_err(&err)?;
-        let mut rows = stmt.query([id]).map_err(&err)?;
         let mut found: Vec<(i64, ReleaseSet)> = Vec::new();
-        while let Some(r) = rows.next().map_err(&err)? {
+        store.each_sealed(table, sql, [id], |r| {
             // A link holds in a release if either reading saw it.
-            let set = store.set_at(r, 1)?.union(&store.set_at(r, 2)?);
-            found.push((r.get(0).map_err(&err)?, set));
-        }
-        drop(rows);
-        drop(stmt);
+            let set = store.set_at(r, 2)?.union(&store.set_at(r, 3)?);
+            found.push((r.get(1).map_err(&err)?, set));
+            Ok(())
+        })?;
         let mut out = Vec::with_capacity(found.len());
         for (target, set) in found {
             let path = self
@@ -255,7 +270,8 @@ impl<'s> Resolver<'s> {
             return Ok(found.clone());
         }
         let links = self.links(
-            "SELECT canonical_id, releases, runtime FROM aliases WHERE api_id = ?1",
+            &ALIASES,
+            "SELECT api_id, canonical_id, releases, runtime, seal FROM aliases WHERE api_id = ?1",
             id,
         )?;
         self.lookups.borrow_mut().aliases.insert(id, links.clone());
@@ -267,7 +283,8 @@ impl<'s> Resolver<'s> {
             return Ok(found.clone());
         }
         let links = self.links(
-            "SELECT base_id, releases, runtime FROM class_bases WHERE class_id = ?1",
+            &CLASS_BASES,
+            "SELECT class_id, base_id, releases, runtime, seal FROM class_bases WHERE class_id = ?1",
             id,
         )?;
         self.lookups.borrow_mut().bases.insert(id, links.clone());

@@ -34,7 +34,7 @@ use super::ids::{DistId, Slot};
 use super::release_set::ReleaseSet;
 
 /// The schema this build writes. Older banks are migrated on open; newer ones are refused.
-pub const SCHEMA_VERSION: u32 = 6;
+pub const SCHEMA_VERSION: u32 = 7;
 
 /// Bumped when extraction or flow changes what a release's APIs are, so that stale releases
 /// can be told apart from fresh ones (and indexed again by the next build).
@@ -180,7 +180,21 @@ const MIGRATIONS: &[Migration] = &[
     |tx| tx.execute_batch(V4),
     to_v5,
     |tx| tx.execute_batch(V6),
+    to_v7,
 ];
+
+/// Version 7 seals every row that holds release sets, and the signatures' texts (see
+/// [`super::seal`]): each gets a `seal` column, filled here for the rows the bank has, which
+/// are trusted as they are. One `UPDATE` per table; the whole bank is rewritten once.
+fn to_v7(tx: &Transaction<'_>) -> rusqlite::Result<()> {
+    for table in super::seal::SEALED_TABLES {
+        tx.execute_batch(&format!(
+            "ALTER TABLE {} ADD COLUMN seal INTEGER;",
+            table.name
+        ))?;
+    }
+    super::seal::seal_all(tx)
+}
 
 /// Version 6: what each release imports from other distributions when it is imported (see
 /// [`super::import_time`]). Releases indexed before have no rows and a NULL

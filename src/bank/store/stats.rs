@@ -8,6 +8,7 @@ use serde::Serialize;
 use super::query::indexed;
 use super::registry::{NoSources, RuntimeStatus};
 use super::release_set::ReleaseSet;
+use super::seal::{sealed_row, APIS, MODULES};
 use super::{DistId, Store, StoreError};
 use crate::names::DistName;
 
@@ -137,38 +138,40 @@ impl Store {
             open: ReleaseSet,
         }
         let mut by_id: HashMap<i64, Row> = HashMap::new();
-        let mut stmt = self
-            .conn()
-            .prepare_cached("SELECT id, static, runtime, open FROM apis WHERE dist_id = ?1")
-            .map_err(&err)?;
-        let mut raw = stmt.query([dist_id]).map_err(&err)?;
-        while let Some(r) = raw.next().map_err(&err)? {
-            let blobs: [Vec<u8>; 3] = [
-                r.get(1).map_err(&err)?,
-                r.get(2).map_err(&err)?,
-                r.get(3).map_err(&err)?,
-            ];
-            by_id.insert(
-                r.get(0).map_err(&err)?,
-                Row {
-                    presence: self
-                        .decode_set(&blobs[0])?
-                        .union(&self.decode_set(&blobs[1])?),
-                    open: self.decode_set(&blobs[2])?,
-                },
-            );
-        }
+        self.each_sealed(
+            &APIS,
+            concat!(
+                "SELECT ",
+                sealed_row!(apis),
+                " FROM apis WHERE dist_id = ?1"
+            ),
+            [dist_id],
+            |r| {
+                by_id.insert(
+                    r.get(0).map_err(&err)?,
+                    Row {
+                        presence: self.set_at(r, 3)?.union(&self.set_at(r, 4)?),
+                        open: self.set_at(r, 5)?,
+                    },
+                );
+                Ok(())
+            },
+        )?;
         // Modules introspection imported and listed: nothing is unknown under them there.
         let mut listed: HashMap<String, ReleaseSet> = HashMap::new();
-        let mut stmt = self
-            .conn()
-            .prepare_cached("SELECT path, listed FROM modules WHERE dist_id = ?1 AND listed != x''")
-            .map_err(&err)?;
-        let mut raw = stmt.query([dist_id]).map_err(&err)?;
-        while let Some(r) = raw.next().map_err(&err)? {
-            let blob: Vec<u8> = r.get(1).map_err(&err)?;
-            listed.insert(r.get(0).map_err(&err)?, self.decode_set(&blob)?);
-        }
+        self.each_sealed(
+            &MODULES,
+            concat!(
+                "SELECT ",
+                sealed_row!(modules),
+                " FROM modules WHERE dist_id = ?1 AND listed != x''"
+            ),
+            [dist_id],
+            |r| {
+                listed.insert(r.get(1).map_err(&err)?, self.set_at(r, 9)?);
+                Ok(())
+            },
+        )?;
         let mut share = UnknownShare {
             distribution: name.clone(),
             present_pairs: 0,

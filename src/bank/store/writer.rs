@@ -20,6 +20,7 @@ use super::path_dictionary::{merge_from, PathDictionary};
 use super::registry::{NoSources, ReleaseStatus, RuntimeStatus};
 use super::release_set::ReleaseSet;
 use super::schema::EXTRACTOR_VERSION;
+use super::seal::{self, execute_sealed, sealed_row};
 use super::{DistId, ReleaseId, Slot, Store, StoreError};
 use crate::bank::flow::{ApiKind, ModuleKind, ReleaseApis};
 
@@ -142,17 +143,20 @@ struct LinkTable {
     table: &'static str,
     owner: &'static str,
     other: &'static str,
+    sealed: seal::SealedTable,
 }
 
 const ALIASES: LinkTable = LinkTable {
     table: "aliases",
     owner: "api_id",
     other: "canonical_id",
+    sealed: seal::ALIASES,
 };
 const BASES: LinkTable = LinkTable {
     table: "class_bases",
     owner: "class_id",
     other: "base_id",
+    sealed: seal::CLASS_BASES,
 };
 
 /// Which reading a write is about.
@@ -201,7 +205,6 @@ impl<'s> BankWriter<'s> {
             self.dists.remove(&oldest);
         }
         let store = &*self.store;
-        let conn = store.conn();
         let err = store.err();
         let mut cache = DistCache {
             dictionary: (*store.path_dictionary(dist_id)?).clone(),
@@ -210,106 +213,110 @@ impl<'s> BankWriter<'s> {
             import_time: store.import_time_rows(dist_id)?,
             ..DistCache::default()
         };
-        let mut stmt = conn
-            .prepare(
-                "SELECT id, kind, static, runtime, open, external FROM apis WHERE dist_id = ?1",
-            )
-            .map_err(&err)?;
-        let mut rows = stmt.query([dist_id]).map_err(&err)?;
-        while let Some(r) = rows.next().map_err(&err)? {
-            let id: i64 = r.get(0).map_err(&err)?;
-            let path = cache
-                .dictionary
-                .path(id)
-                .ok_or_else(|| store.corrupt(format!("API {id} has no path")))?
-                .to_string();
-            let blobs: [Vec<u8>; 4] = [
-                r.get(2).map_err(&err)?,
-                r.get(3).map_err(&err)?,
-                r.get(4).map_err(&err)?,
-                r.get(5).map_err(&err)?,
-            ];
-            cache.apis.insert(
-                path,
-                ApiRow {
-                    id,
-                    kind: ApiKind::from_code(r.get(1).map_err(&err)?),
-                    static_set: store.decode_set(&blobs[0])?,
-                    runtime_set: store.decode_set(&blobs[1])?,
-                    open_set: store.decode_set(&blobs[2])?,
-                    external_set: store.decode_set(&blobs[3])?,
-                },
-            );
-        }
-        let mut stmt = conn
-            .prepare(
-                "SELECT path, releases, opaque, dynamic, raises, raises_message, extends_path, runtime, listed
-                 FROM modules WHERE dist_id = ?1",
-            )
-            .map_err(&err)?;
-        let mut rows = stmt.query([dist_id]).map_err(&err)?;
-        while let Some(r) = rows.next().map_err(&err)? {
-            let set = |i: usize| -> Result<ReleaseSet, StoreError> {
-                let blob: Vec<u8> = r.get(i).map_err(&err)?;
-                store.decode_set(&blob)
-            };
-            let row = ModuleRow {
-                releases: set(1)?,
-                opaque: set(2)?,
-                dynamic: set(3)?,
-                raises: set(4)?,
-                extends_path: set(6)?,
-                runtime: set(7)?,
-                listed: set(8)?,
-                raises_message: r.get(5).map_err(&err)?,
-            };
-            cache.modules.insert(r.get(0).map_err(&err)?, row);
-        }
-        let mut stmt = conn
-            .prepare("SELECT name, releases FROM import_names WHERE dist_id = ?1")
-            .map_err(&err)?;
-        let mut rows = stmt.query([dist_id]).map_err(&err)?;
-        while let Some(r) = rows.next().map_err(&err)? {
-            let blob: Vec<u8> = r.get(1).map_err(&err)?;
-            cache
-                .import_names
-                .insert(r.get(0).map_err(&err)?, store.decode_set(&blob)?);
-        }
+        store.each_sealed(
+            &seal::APIS,
+            concat!(
+                "SELECT ",
+                sealed_row!(apis),
+                " FROM apis WHERE dist_id = ?1"
+            ),
+            [dist_id],
+            |r| {
+                let id: i64 = r.get(0).map_err(&err)?;
+                let path = cache
+                    .dictionary
+                    .path(id)
+                    .ok_or_else(|| store.corrupt(format!("API {id} has no path")))?
+                    .to_string();
+                cache.apis.insert(
+                    path,
+                    ApiRow {
+                        id,
+                        kind: ApiKind::from_code(r.get(2).map_err(&err)?),
+                        static_set: store.set_at(r, 3)?,
+                        runtime_set: store.set_at(r, 4)?,
+                        open_set: store.set_at(r, 5)?,
+                        external_set: store.set_at(r, 6)?,
+                    },
+                );
+                Ok(())
+            },
+        )?;
+        store.each_sealed(
+            &seal::MODULES,
+            concat!(
+                "SELECT ",
+                sealed_row!(modules),
+                " FROM modules WHERE dist_id = ?1"
+            ),
+            [dist_id],
+            |r| {
+                let row = ModuleRow {
+                    releases: store.set_at(r, 2)?,
+                    opaque: store.set_at(r, 3)?,
+                    dynamic: store.set_at(r, 4)?,
+                    raises: store.set_at(r, 5)?,
+                    raises_message: r.get(6).map_err(&err)?,
+                    extends_path: store.set_at(r, 7)?,
+                    runtime: store.set_at(r, 8)?,
+                    listed: store.set_at(r, 9)?,
+                };
+                cache.modules.insert(r.get(1).map_err(&err)?, row);
+                Ok(())
+            },
+        )?;
+        store.each_sealed(
+            &seal::IMPORT_NAMES,
+            concat!(
+                "SELECT ",
+                sealed_row!(import_names),
+                " FROM import_names WHERE dist_id = ?1"
+            ),
+            [dist_id],
+            |r| {
+                cache
+                    .import_names
+                    .insert(r.get(1).map_err(&err)?, store.set_at(r, 2)?);
+                Ok(())
+            },
+        )?;
         for (link, target) in [(ALIASES, &mut cache.aliases), (BASES, &mut cache.bases)] {
             let LinkTable {
                 table,
                 owner,
-                other,
+                sealed,
+                ..
             } = link;
             let sql = format!(
-                "SELECT t.{owner}, t.{other}, t.releases, t.runtime FROM {table} t JOIN apis a ON a.id = t.{owner} WHERE a.dist_id = ?1"
+                "SELECT {} FROM {table} t JOIN apis a ON a.id = t.{owner} WHERE a.dist_id = ?1",
+                sealed.select("t.")
             );
-            let mut stmt = conn.prepare(&sql).map_err(&err)?;
-            let mut rows = stmt.query([dist_id]).map_err(&err)?;
-            while let Some(r) = rows.next().map_err(&err)? {
-                let blobs: [Vec<u8>; 2] = [r.get(2).map_err(&err)?, r.get(3).map_err(&err)?];
+            store.each_sealed(&sealed, &sql, [dist_id], |r| {
                 target.insert(
                     (r.get(0).map_err(&err)?, r.get(1).map_err(&err)?),
                     LinkSets {
-                        static_set: store.decode_set(&blobs[0])?,
-                        runtime: store.decode_set(&blobs[1])?,
+                        static_set: store.set_at(r, 2)?,
+                        runtime: store.set_at(r, 3)?,
                     },
                 );
-            }
+                Ok(())
+            })?;
         }
-        let mut stmt = conn
-            .prepare(
-                "SELECT t.api_id, t.signature_id, t.releases FROM api_signatures t JOIN apis a ON a.id = t.api_id WHERE a.dist_id = ?1",
-            )
-            .map_err(&err)?;
-        let mut rows = stmt.query([dist_id]).map_err(&err)?;
-        while let Some(r) = rows.next().map_err(&err)? {
-            let blob: Vec<u8> = r.get(2).map_err(&err)?;
-            cache.signatures.insert(
-                (r.get(0).map_err(&err)?, r.get(1).map_err(&err)?),
-                store.decode_set(&blob)?,
-            );
-        }
+        store.each_sealed(
+            &seal::API_SIGNATURES,
+            &format!(
+                "SELECT {} FROM api_signatures t JOIN apis a ON a.id = t.api_id WHERE a.dist_id = ?1",
+                seal::API_SIGNATURES.select("t.")
+            ),
+            [dist_id],
+            |r| {
+                cache.signatures.insert(
+                    (r.get(0).map_err(&err)?, r.get(1).map_err(&err)?),
+                    store.set_at(r, 2)?,
+                );
+                Ok(())
+            },
+        )?;
         self.dists.insert(dist_id, cache);
         Ok(())
     }
@@ -418,6 +425,7 @@ fn write_release_in(
     for api in &r.apis.apis {
         let path = api.path.as_str();
         let row = api_row(tx, cache, r.dist_id, path, api.kind)?;
+        let dist_id = r.dist_id;
         row.static_set.insert(r.slot);
         if api.open {
             row.open_set.insert(r.slot);
@@ -428,7 +436,7 @@ fn write_release_in(
         if api.kind != ApiKind::Unknown {
             row.kind = api.kind;
         }
-        write_api(tx, row)?;
+        write_api(tx, dist_id, row)?;
     }
 
     for api in &r.apis.apis {
@@ -470,10 +478,12 @@ fn write_release_in(
     for name in r.import_names {
         let set = cache.import_names.entry(name.clone()).or_default();
         set.insert(r.slot);
-        tx.prepare_cached(
-            "INSERT OR REPLACE INTO import_names (dist_id, name, releases) VALUES (?1, ?2, ?3)",
-        )?
-        .execute(params![r.dist_id, name, set.encode()])?;
+        execute_sealed(
+            &mut tx.prepare_cached(
+                "INSERT OR REPLACE INTO import_names (dist_id, name, releases, seal) VALUES (?1, ?2, ?3, ?4)",
+            )?,
+            params![r.dist_id, name, set.encode()],
+        )?;
     }
 
     super::import_time::write(
@@ -559,7 +569,7 @@ fn write_runtime_in(
         if row.kind == ApiKind::Unknown && f.kind != ApiKind::Unknown {
             row.kind = f.kind;
         }
-        write_api(tx, row)?;
+        write_api(tx, dist_id, row)?;
     }
     for (link, pairs, sets) in [
         (ALIASES, links.aliases, &mut cache.aliases),
@@ -627,7 +637,7 @@ fn clear_slot_in(
             }
         }
         if changed {
-            write_api(tx, row)?;
+            write_api(tx, dist_id, row)?;
         }
     }
     for (path, row) in cache.modules.iter_mut() {
@@ -670,10 +680,12 @@ fn clear_slot_in(
     for (name, set) in cache.import_names.iter_mut() {
         if set.contains(slot) {
             set.remove(slot);
-            tx.prepare_cached(
-                "UPDATE import_names SET releases = ?3 WHERE dist_id = ?1 AND name = ?2",
-            )?
-            .execute(params![dist_id, name, set.encode()])?;
+            execute_sealed(
+                &mut tx.prepare_cached(
+                    "UPDATE import_names SET releases = ?3, seal = ?4 WHERE dist_id = ?1 AND name = ?2",
+                )?,
+                params![dist_id, name, set.encode()],
+            )?;
         }
     }
     super::import_time::clear(tx, &mut cache.import_time, dist_id, slot)
@@ -807,23 +819,35 @@ fn signature_id(tx: &Transaction<'_>, text: &str) -> rusqlite::Result<i64> {
     if let Some(id) = found {
         return Ok(id);
     }
-    tx.prepare_cached("INSERT INTO signatures (hash, text) VALUES (?1, ?2)")?
-        .execute(params![hash, text])?;
-    Ok(tx.last_insert_rowid())
+    // The id SQLite will give it (rows are never deleted), so that the seal can cover it.
+    let id: i64 = tx
+        .prepare_cached("SELECT COALESCE(MAX(id), 0) + 1 FROM signatures")?
+        .query_row([], |r| r.get(0))?;
+    execute_sealed(
+        &mut tx.prepare_cached(
+            "INSERT INTO signatures (id, hash, text, seal) VALUES (?1, ?2, ?3, ?4)",
+        )?,
+        params![id, hash, text],
+    )?;
+    Ok(id)
 }
 
-fn write_api(tx: &Transaction<'_>, row: &ApiRow) -> rusqlite::Result<()> {
-    tx.prepare_cached(
-        "UPDATE apis SET kind = ?2, static = ?3, runtime = ?4, open = ?5, external = ?6 WHERE id = ?1",
-    )?
-    .execute(params![
+fn write_api(tx: &Transaction<'_>, dist_id: DistId, row: &ApiRow) -> rusqlite::Result<()> {
+    execute_sealed(
+        &mut tx.prepare_cached(
+            "UPDATE apis SET dist_id = ?2, kind = ?3, static = ?4, runtime = ?5, open = ?6, external = ?7, seal = ?8
+             WHERE id = ?1",
+        )?,
+        params![
         row.id,
+        dist_id,
         row.kind.code(),
         row.static_set.encode(),
         row.runtime_set.encode(),
         row.open_set.encode(),
         row.external_set.encode()
-    ])?;
+        ],
+    )?;
     Ok(())
 }
 
@@ -833,12 +857,13 @@ fn write_module(
     path: &str,
     row: &ModuleRow,
 ) -> rusqlite::Result<()> {
-    tx.prepare_cached(
-        "INSERT OR REPLACE INTO modules
-             (dist_id, path, releases, opaque, dynamic, raises, raises_message, extends_path, runtime, listed)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
-    )?
-    .execute(params![
+    execute_sealed(
+        &mut tx.prepare_cached(
+            "INSERT OR REPLACE INTO modules
+             (dist_id, path, releases, opaque, dynamic, raises, raises_message, extends_path, runtime, listed, seal)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+        )?,
+        params![
         dist_id,
         path,
         row.releases.encode(),
@@ -849,7 +874,8 @@ fn write_module(
         row.extends_path.encode(),
         row.runtime.encode(),
         row.listed.encode(),
-    ])?;
+        ],
+    )?;
     Ok(())
 }
 
@@ -863,16 +889,20 @@ fn write_link(
         table,
         owner,
         other,
+        ..
     } = link;
     let sql = format!(
-        "INSERT OR REPLACE INTO {table} ({owner}, {other}, releases, runtime) VALUES (?1, ?2, ?3, ?4)"
+        "INSERT OR REPLACE INTO {table} ({owner}, {other}, releases, runtime, seal) VALUES (?1, ?2, ?3, ?4, ?5)"
     );
-    tx.prepare_cached(&sql)?.execute(params![
-        key.0,
-        key.1,
-        sets.static_set.encode(),
-        sets.runtime.encode()
-    ])?;
+    execute_sealed(
+        &mut tx.prepare_cached(&sql)?,
+        params![
+            key.0,
+            key.1,
+            sets.static_set.encode(),
+            sets.runtime.encode()
+        ],
+    )?;
     Ok(())
 }
 
@@ -881,9 +911,11 @@ fn write_signature(
     key: (i64, i64),
     set: &ReleaseSet,
 ) -> rusqlite::Result<()> {
-    tx.prepare_cached(
-        "INSERT OR REPLACE INTO api_signatures (api_id, signature_id, releases) VALUES (?1, ?2, ?3)",
-    )?
-    .execute(params![key.0, key.1, set.encode()])?;
+    execute_sealed(
+        &mut tx.prepare_cached(
+            "INSERT OR REPLACE INTO api_signatures (api_id, signature_id, releases, seal) VALUES (?1, ?2, ?3, ?4)",
+        )?,
+        params![key.0, key.1, set.encode()],
+    )?;
     Ok(())
 }
