@@ -283,6 +283,8 @@ mod tests {
         teaches: bool,
         may_move_on: bool,
         deadline_after: Option<u32>,
+        /// Resolutions from this round on run out of time.
+        out_of_time_from: Option<u32>,
         resolved: u32,
         log: Vec<String>,
     }
@@ -316,6 +318,7 @@ mod tests {
                 teaches: false,
                 may_move_on: true,
                 deadline_after: None,
+                out_of_time_from: None,
                 resolved: 0,
                 log: Vec::new(),
             }
@@ -330,10 +333,13 @@ mod tests {
 
         fn resolve(
             &mut self,
-            _round: u32,
+            round: u32,
             learned: &Learned,
         ) -> Result<Self::Resolution, ResolveEnd<String>> {
             self.resolved += 1;
+            if self.out_of_time_from.is_some_and(|from| round >= from) {
+                return Err(ResolveEnd::OutOfTime("out of time".into()));
+            }
             let Some(python) = self
                 .pythons
                 .iter()
@@ -530,57 +536,15 @@ mod tests {
         assert_eq!(r.stopped, Stop::TimeLimit);
         assert_eq!(r.rounds.len(), 1);
 
-        /// Out of time from round `.1` on.
-        struct OutOfTime(Script, u32);
-        impl RoundSteps for OutOfTime {
-            type Resolution = (PythonVersion, &'static str);
-            type Env = (PythonVersion, &'static str);
-            type Round = String;
-            type Error = String;
-            fn resolve(
-                &mut self,
-                round: u32,
-                l: &Learned,
-            ) -> Result<Self::Resolution, ResolveEnd<String>> {
-                if round >= self.1 {
-                    return Err(ResolveEnd::OutOfTime("out of time".into()));
-                }
-                self.0.resolve(round, l)
-            }
-            fn python(&self, r: &Self::Resolution) -> PythonVersion {
-                self.0.python(r)
-            }
-            fn build(
-                &mut self,
-                round: u32,
-                r: Self::Resolution,
-            ) -> Result<Built<Self::Env, String>, String> {
-                self.0.build(round, r)
-            }
-            fn run(&mut self, round: u32, e: Self::Env) -> Result<RoundEnd<String>, String> {
-                self.0.run(round, e)
-            }
-            fn teach(&mut self, l: &[Lesson]) -> bool {
-                self.0.teach(l)
-            }
-            fn may_move_on(&self) -> bool {
-                true
-            }
-            fn moving_on(&mut self, _: u32, _: PythonVersion) {}
-            fn past_deadline(&self) -> bool {
-                false
-            }
-            fn notebook(&self) -> &str {
-                "nb.ipynb"
-            }
-        }
         let mut s = Script::new(&["3.0", "2.0"]);
+        s.out_of_time_from = Some(2);
         s.runs.push_back((FAILED, vec![exclude("3.0")]));
-        let r = run_rounds(&mut OutOfTime(s, 2), 5, Learned::default()).unwrap();
+        let r = run_rounds(&mut s, 5, Learned::default()).unwrap();
         assert_eq!(r.stopped, Stop::TimeLimit);
 
-        let s = Script::new(&["3.0"]);
-        let e = run_rounds(&mut OutOfTime(s, 1), 5, Learned::default()).unwrap_err();
+        let mut s = Script::new(&["3.0"]);
+        s.out_of_time_from = Some(1);
+        let e = run_rounds(&mut s, 5, Learned::default()).unwrap_err();
         assert_eq!(e, "out of time");
     }
 
