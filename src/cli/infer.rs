@@ -1030,11 +1030,32 @@ impl LazySteps for Steps<'_> {
             }
             for (dist, version, outcome) in &report.releases {
                 if let Outcome::Gap { reason } = outcome {
-                    eprintln!("note: could not introspect {dist} {version}: {reason}");
+                    let said = if self.global.verbose > 0 {
+                        reason.clone()
+                    } else {
+                        gist(reason)
+                    };
+                    eprintln!("note: could not introspect {dist} {version}: {said}");
                 }
             }
         }
         Ok(())
+    }
+}
+
+/// The gist of why introspection could not settle a release: one line per interpreter tried
+/// (`Python 3.6: installing x==1.0 failed`), without the installer's or the interpreter's own
+/// words, which `-v` and `nbenv bank introspect` show.
+fn gist(reason: &str) -> String {
+    let lines: Vec<&str> = reason
+        .lines()
+        .filter(|l| l.starts_with("Python "))
+        .map(|l| l.trim_end().trim_end_matches(':'))
+        .collect();
+    if lines.is_empty() {
+        reason.lines().next().unwrap_or_default().to_string()
+    } else {
+        lines.join("; ")
     }
 }
 
