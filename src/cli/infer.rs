@@ -390,6 +390,16 @@ pub(super) fn read_usages(
     global: &GlobalArgs,
     args: &InferOptions,
 ) -> Result<Vec<(String, Usage)>> {
+    read_usages_of(global, args, None)
+}
+
+/// [`read_usages`], with the notebook already read by the caller (`restore` runs it too): it
+/// is read once.
+pub(super) fn read_usages_of(
+    global: &GlobalArgs,
+    args: &InferOptions,
+    read: Option<&notebook::Notebook>,
+) -> Result<Vec<(String, Usage)>> {
     let mut options = AnalyzeOptions::default();
     if let Some(v) = args.python {
         options.python_versions = vec![v];
@@ -397,7 +407,14 @@ pub(super) fn read_usages(
     let paths = notebooks_at(&args.notebook)?;
     let mut usages = Vec::new();
     for path in &paths {
-        let nb = notebook::read(path)?;
+        let owned;
+        let nb = match read.filter(|_| path == &args.notebook) {
+            Some(nb) => nb,
+            None => {
+                owned = notebook::read(path)?;
+                &owned
+            }
+        };
         let name = path
             .strip_prefix(&args.notebook)
             .ok()
@@ -405,7 +422,7 @@ pub(super) fn read_usages(
             .unwrap_or(path)
             .display()
             .to_string();
-        let mut usage = notebook::analyze(&nb, &options);
+        let mut usage = notebook::analyze(nb, &options);
         if args.declarations {
             let declarations = notebook::read_declarations(path);
             if !global.quiet {

@@ -18,7 +18,7 @@ use super::context;
 use super::exit::{CliError, Code};
 use nbenv::resolve::options::InferOptions;
 
-use super::infer::{read_usages, InferRun, InferSession};
+use super::infer::{read_usages_of, InferRun, InferSession};
 use super::output::write_json;
 use super::rounds::{pins_of, run_rounds, NotInstalled, Round, Rounds, RoundsSpec, Stop};
 use super::verify::{located, ENVS_DIR};
@@ -121,7 +121,7 @@ pub fn run(global: &GlobalArgs, args: &RestoreArgs) -> Result<()> {
     args.sandbox.check()?;
     let nb = nbenv::notebook::read(&args.notebook)?;
     let analysed = Instant::now();
-    let mut usages = read_usages(global, &infer_args)?;
+    let mut usages = read_usages_of(global, &infer_args, Some(&nb))?;
     let analysis = analysed.elapsed();
     let session = InferSession::open(global, &infer_args)?;
     let name = args.notebook.display().to_string();
