@@ -601,3 +601,45 @@ fn ctrl_c_keeps_finished_releases_says_so_and_exits_130() {
         stdout(&out)
     );
 }
+
+/// On a terminal `error:` is bold red, as uv and cargo print it; `NO_COLOR` keeps it plain,
+/// and a pipe is never coloured. The terminal is `script`'s pseudo-terminal (util-linux).
+#[test]
+fn labels_are_coloured_on_a_terminal_unless_no_color() {
+    if Command::new("script").arg("--version").output().is_err() {
+        eprintln!("skipped: no `script` to give nbenv a terminal");
+        return;
+    }
+    let on_a_terminal = |no_color: Option<&str>| -> String {
+        let line = format!(
+            "{} usage /nonexistent/nb.ipynb",
+            env!("CARGO_BIN_EXE_nbenv")
+        );
+        let mut cmd = Command::new("script");
+        cmd.args(["-qec", &line, "/dev/null"])
+            .env_remove("NO_COLOR")
+            .env_remove("CLICOLOR_FORCE");
+        if let Some(v) = no_color {
+            cmd.env("NO_COLOR", v);
+        }
+        let out = cmd.output().unwrap();
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let coloured = on_a_terminal(None);
+    assert!(coloured.contains("\x1b[1;31merror\x1b[0m"), "{coloured:?}");
+    let plain = on_a_terminal(Some("1"));
+    assert!(
+        plain.contains("error: ") && !plain.contains('\x1b'),
+        "{plain:?}"
+    );
+    let piped = nbenv_command()
+        .args(["usage", "/nonexistent/nb.ipynb"])
+        .env_remove("NO_COLOR")
+        .output()
+        .unwrap();
+    let piped = String::from_utf8_lossy(&piped.stderr);
+    assert!(
+        piped.starts_with("error: ") && !piped.contains('\x1b'),
+        "{piped:?}"
+    );
+}

@@ -271,18 +271,18 @@ pub fn run(global: &GlobalArgs, args: &BatchArgs) -> Result<()> {
     let done = Done::read(&args.out)
         .with_context(|| format!("reading what {} holds already", args.out.display()))?;
     if let Some(t) = done.truncated.filter(|_| !global.quiet) {
-        eprintln!(
-            "note: {}:{}: ignoring a last line cut short ({} bytes, left by an interrupted run); it is cut off and its notebook measured again",
+        super::printer::note(&format!(
+            "{}:{}: ignoring a last line cut short ({} bytes, left by an interrupted run); it is cut off and its notebook measured again",
             args.out.display(),
             t.line,
             t.bytes
-        );
+        ));
     }
     for line in &done.malformed {
-        eprintln!(
-            "warning: {}:{line}: not a record (ignored)",
+        super::printer::warn(&format!(
+            "{}:{line}: not a record (ignored)",
             args.out.display()
-        );
+        ));
     }
     let keep = done.truncated.map(|_| done.valid_len);
     let appender = Appender::open(&args.out, keep)?;

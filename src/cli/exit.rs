@@ -231,10 +231,11 @@ pub fn report(result: anyhow::Result<()>) -> ExitCode {
 /// SQLite prefixes its own code to the same words; those repeats are dropped.
 pub fn render(err: &anyhow::Error, code: Code) -> String {
     let label = if code == Code::Interrupted {
-        "interrupted"
+        super::printer::Label::Interrupted
     } else {
-        "error"
-    };
+        super::printer::Label::Error
+    }
+    .prefix();
     let mut said: Vec<String> = Vec::new();
     let mut out = String::new();
     for cause in err.chain() {
@@ -248,7 +249,7 @@ pub fn render(err: &anyhow::Error, code: Code) -> String {
             continue;
         }
         if said.is_empty() {
-            out.push_str(&format!("{label}: {text}\n"));
+            out.push_str(&format!("{label} {text}\n"));
         } else {
             out.push_str(&format!("  caused by: {text}\n"));
         }

@@ -213,30 +213,30 @@ pub fn run(global: &GlobalArgs, args: &InferArgs) -> Result<()> {
     let solve_options = &inference.options_used(&session.solve_options);
     if !global.quiet {
         if inference.python.installed.is_none() {
-            eprintln!(
-                "note: resolved for Python {}, which is not installed here{}",
+            super::printer::note(&format!(
+                "resolved for Python {}, which is not installed here{}",
                 inference.python.version,
                 if inference.python_choice == PythonChoice::Requested {
                     ""
                 } else {
                     " (`nbenv restore` runs the notebook on the installed one nearest it)"
                 }
-            );
+            ));
         }
         if let Some(built) = nbenv::output::sdist_builds(&inference) {
-            eprintln!(
-                "note: no resolution from wheels alone on any Python the notebook allows; \
+            super::printer::note(&format!(
+                "no resolution from wheels alone on any Python the notebook allows; \
                  built from their sdists: {built} (--wheels-only refuses this)"
-            );
+            ));
         }
         for d in &inference.evidence.distributions {
             for r in d.dropped() {
-                eprintln!(
-                    "warning: {}: {} ({}; dropped)",
+                super::printer::warn(&format!(
+                    "{}: {} ({}; dropped)",
                     d.dist,
                     infer::describe(r),
                     r.dropped_why().map_or("", |w| w.describe())
-                );
+                ));
             }
         }
     }
@@ -262,10 +262,10 @@ pub fn run(global: &GlobalArgs, args: &InferArgs) -> Result<()> {
         InferFormat::Lock => {
             let (text, unhashed) = lock_txt(&inference, &args.notebook.display().to_string());
             if !unhashed.is_empty() {
-                eprintln!(
-                    "warning: the index gives no hash for {}: pip's --require-hashes will refuse this lock",
+                super::printer::warn(&format!(
+                    "the index gives no hash for {}: pip's --require-hashes will refuse this lock",
                     unhashed.join(", ")
-                );
+                ));
             }
             text.into_bytes()
         }
@@ -276,10 +276,10 @@ pub fn run(global: &GlobalArgs, args: &InferArgs) -> Result<()> {
                 Some(session.client.index_url().as_str()),
             )?;
             if !unhashed.is_empty() {
-                eprintln!(
-                    "warning: the index gives no hash for files of {}: they are left out of the lock",
+                super::printer::warn(&format!(
+                    "the index gives no hash for files of {}: they are left out of the lock",
                     unhashed.join(", ")
-                );
+                ));
             }
             text.into_bytes()
         }
@@ -427,7 +427,7 @@ pub(super) fn read_usages_of(
             let declarations = notebook::read_declarations(path);
             if !global.quiet {
                 for problem in &declarations.problems {
-                    eprintln!("warning: {problem} (ignored)");
+                    super::printer::warn(&format!("{problem} (ignored)"));
                 }
             }
             usage.attach_declarations(declarations);
@@ -605,11 +605,11 @@ pub(super) fn infer_usages_with(
         let missing = infer::missing_from_bank(&evidence);
         if !missing.is_empty() && !global.quiet {
             let names: Vec<String> = missing.iter().map(ToString::to_string).collect();
-            eprintln!(
-                "note: the bank lacks {}: resolved without API evidence for {}",
+            super::printer::note(&format!(
+                "the bank lacks {}: resolved without API evidence for {}",
                 names.join(", "),
                 if names.len() == 1 { "it" } else { "them" }
-            );
+            ));
         }
         (resolve(evidence)?, lazy::LazyReport::default())
     } else {
@@ -620,11 +620,11 @@ pub(super) fn infer_usages_with(
                 let report = index_missing(global, bank_file, &missing, args.jobs)?;
                 downloaded += report.bytes_fetched;
                 if !global.quiet {
-                    eprintln!(
-                        "note: indexed {} ({} downloaded)",
+                    super::printer::note(&format!(
+                        "indexed {} ({} downloaded)",
                         count(report.releases_indexed, "release", "releases"),
                         super::index::human_size(report.bytes_fetched)
-                    );
+                    ));
                 }
             }
         }
@@ -654,14 +654,14 @@ pub(super) fn infer_usages_with(
         if !global.quiet {
             let introspected = steps.introspected;
             if introspected > 0 {
-                eprintln!(
-                    "note: introspected {} where a pin hinged on what static reading could not tell",
+                super::printer::note(&format!(
+                    "introspected {} where a pin hinged on what static reading could not tell",
                     count(introspected, "release", "releases"),
-                );
+                ));
             }
             if !report.over_budget.is_empty() {
-                eprintln!(
-                    "note: the introspection budget ({} s) is spent: {} not introspected ({}); \
+                super::printer::note(&format!(
+                    "the introspection budget ({} s) is spent: {} not introspected ({}); \
                      what static reading cannot tell of them stays unknown and constrains \
                      nothing (--introspect-budget SECS, or `nbenv bank introspect`)",
                     args.introspect_budget().unwrap_or_default().as_secs(),
@@ -675,11 +675,11 @@ pub(super) fn infer_usages_with(
                         })
                         .collect::<Vec<_>>()
                         .join(", "),
-                );
+                ));
             }
             for h in lazy::hinging(&inference, bank)? {
-                eprintln!(
-                    "note: {} {}: whether it has {} is unknown (static reading cannot tell{})",
+                super::printer::note(&format!(
+                    "{} {}: whether it has {} is unknown (static reading cannot tell{})",
                     h.pin.dist,
                     h.pin
                         .version
@@ -694,24 +694,24 @@ pub(super) fn infer_usages_with(
                     } else {
                         ", and introspection could not settle it here"
                     }
-                );
+                ));
             }
         }
         if report.releases() > 0 && !global.quiet {
-            eprintln!(
-                "note: indexed {} in {} ({} downloaded; the rest of their histories is \
+            super::printer::note(&format!(
+                "indexed {} in {} ({} downloaded; the rest of their histories is \
                  indexed when a notebook needs it, or by `nbenv bank build`)",
                 count(report.releases(), "release", "releases"),
                 count(report.rounds.len(), "round", "rounds"),
                 super::index::human_size(downloaded),
-            );
+            ));
         }
         (inference, report)
     };
     if !global.quiet {
         for f in passed_over_after_runs(&inference, &solve_options.failed) {
-            eprintln!(
-                "note: passed over {} {}: {} ({}; nbenv bank runs)",
+            super::printer::note(&format!(
+                "passed over {} {}: {} ({}; nbenv bank runs)",
                 f.dist,
                 f.version,
                 nbenv::resolve::solver::Exclusion::FailedBefore {
@@ -720,7 +720,7 @@ pub(super) fn infer_usages_with(
                     at: f.at,
                 },
                 f.notebook
-            );
+            ));
         }
     }
     Ok((inference, read))
@@ -766,19 +766,19 @@ fn cap_date(global: &GlobalArgs, args: &InferOptions) -> Result<Option<jiff::Tim
                 .and_then(|d| d.to_zoned(jiff::tz::TimeZone::UTC).ok())
                 .map_or(committed, |z| z.timestamp());
             if !global.quiet {
-                eprintln!(
-                    "note: resolving as the index stood on {} (the notebook's last commit)",
+                super::printer::note(&format!(
+                    "resolving as the index stood on {} (the notebook's last commit)",
                     committed.strftime("%Y-%m-%d")
-                );
+                ));
             }
             Ok(Some(cap))
         }
         None => {
             if !global.quiet {
-                eprintln!(
-                    "note: {} has no git commit: --date auto caps nothing",
+                super::printer::note(&format!(
+                    "{} has no git commit: --date auto caps nothing",
                     args.notebook.display()
-                );
+                ));
             }
             Ok(None)
         }
@@ -840,10 +840,10 @@ fn index_missing(
 ) -> Result<BuildReport> {
     if !global.quiet {
         let names: Vec<String> = missing.iter().map(ToString::to_string).collect();
-        eprintln!(
-            "note: indexing what the bank lacks: {} (once; later runs read the bank)",
+        super::printer::note(&format!(
+            "indexing what the bank lacks: {} (once; later runs read the bank)",
             names.join(", ")
-        );
+        ));
     }
     let targets: Vec<BuildTarget> = missing
         .iter()
@@ -886,10 +886,10 @@ fn note_failures(global: &GlobalArgs, report: &BuildReport) {
             .as_ref()
             .map(|v| format!(" {v}"))
             .unwrap_or_default();
-        eprintln!(
-            "note: could not index {}{version}: {}",
+        super::printer::note(&format!(
+            "could not index {}{version}: {}",
             failed.distribution, failed.reason
-        );
+        ));
     }
 }
 
@@ -971,11 +971,11 @@ impl LazySteps for Steps<'_> {
         if !self.global.quiet && !self.announced {
             let mut names: Vec<String> = round.iter().map(|p| p.dist.to_string()).collect();
             names.dedup();
-            eprintln!(
-                "note: indexing what the notebook needs of {}: the newest releases, then those \
+            super::printer::note(&format!(
+                "indexing what the notebook needs of {}: the newest releases, then those \
                  around the releases where its APIs change (once; later runs read the bank)",
                 names.join(", ")
-            );
+            ));
             self.announced = true;
         }
         if self.global.verbose > 0 {
@@ -1032,18 +1032,18 @@ impl LazySteps for Steps<'_> {
         }
         if !self.global.quiet {
             if report.gaps_kept > 0 && self.global.verbose > 0 {
-                eprintln!(
-                    "note: {} not introspected again: an earlier run could not (`nbenv bank \
+                super::printer::note(&format!(
+                    "{} not introspected again: an earlier run could not (`nbenv bank \
                      introspect --force` tries again)",
                     count(report.gaps_kept, "release", "releases")
-                );
+                ));
             }
             if report.past_deadline > 0 {
-                eprintln!(
-                    "note: the introspection budget ran out with {} not started; what \
+                super::printer::note(&format!(
+                    "the introspection budget ran out with {} not started; what \
                      static reading cannot tell of them stays unknown",
                     count(report.past_deadline, "release", "releases")
-                );
+                ));
             }
             for (dist, version, outcome) in &report.releases {
                 if let Outcome::Gap { reason } = outcome {
@@ -1052,7 +1052,7 @@ impl LazySteps for Steps<'_> {
                     } else {
                         gist(reason)
                     };
-                    eprintln!("note: could not introspect {dist} {version}: {said}");
+                    super::printer::note(&format!("could not introspect {dist} {version}: {said}"));
                 }
             }
         }

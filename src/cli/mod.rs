@@ -1,7 +1,7 @@
 //! The command-line edge: argument definitions, one module per subcommand, and the conventions
 //! every command follows, each set in one place: exit codes (`exit`), environment variables
-//! (`env`), JSON and counted nouns (`output`), progress and notes (`progress`), Ctrl-C
-//! (`interrupt`).
+//! (`env`), JSON and counted nouns (`output`), the labels of stderr and their colour
+//! (`printer`), progress and notes (`progress`), Ctrl-C (`interrupt`).
 
 pub mod args;
 pub mod bank;
@@ -15,6 +15,7 @@ pub mod index;
 pub mod infer;
 pub mod interrupt;
 pub mod output;
+pub mod printer;
 pub mod progress;
 pub mod report;
 pub mod restore;

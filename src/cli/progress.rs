@@ -6,6 +6,7 @@
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use super::args::GlobalArgs;
+use super::printer::Label;
 
 /// A progress bar, and the channel for notes and warnings while it is drawn.
 pub struct Progress {
@@ -52,7 +53,7 @@ impl Progress {
 
     /// `note: ...` on stderr, above the bar (a hidden bar's `println` would drop it).
     pub fn note(&self, message: &str) {
-        self.line("note", message);
+        self.line(Label::Note, message);
     }
 
     /// `warning: ...` on stderr while the bar is drawn: something failed and the run goes on.
@@ -60,13 +61,14 @@ impl Progress {
     /// there only, once.
     pub fn warn(&self, message: &str) {
         if !self.bar.is_hidden() {
-            self.line("warning", message);
+            self.line(Label::Warning, message);
         }
     }
 
-    fn line(&self, label: &str, message: &str) {
+    fn line(&self, label: Label, message: &str) {
         if !self.quiet {
-            self.bar.suspend(|| eprintln!("{label}: {message}"));
+            self.bar
+                .suspend(|| eprintln!("{} {message}", label.prefix()));
         }
     }
 
@@ -92,7 +94,7 @@ impl Spinner {
             bar.set_draw_target(ProgressDrawTarget::hidden());
         }
         if bar.is_hidden() {
-            eprintln!("note: {message}");
+            super::printer::note(&message);
             return Self { bar: None };
         }
         bar.set_style(

@@ -64,19 +64,19 @@ pub fn run(global: &GlobalArgs, args: &ReportArgs) -> Result<()> {
         let file = read_records(path)?;
         if let Some(t) = file.truncated {
             if !global.quiet {
-                eprintln!(
-                    "note: {}:{}: ignoring a last line cut short ({} bytes): its batch was interrupted while writing it",
+                super::printer::note(&format!(
+                    "{}:{}: ignoring a last line cut short ({} bytes): its batch was interrupted while writing it",
                     path.display(),
                     t.line,
                     t.bytes
-                );
+                ));
             }
         }
         for (line, why) in &file.malformed {
-            eprintln!(
-                "warning: {}:{line}: not a record, ignored ({why})",
+            super::printer::warn(&format!(
+                "{}:{line}: not a record, ignored ({why})",
                 path.display()
-            );
+            ));
         }
         files.push(Source {
             path: path.clone(),
@@ -96,7 +96,7 @@ pub fn run(global: &GlobalArgs, args: &ReportArgs) -> Result<()> {
         let html = page(&report, &files, jiff::Timestamp::now());
         write_file(path, html.as_bytes(), "the HTML report")?;
         if !global.quiet {
-            eprintln!("note: wrote the HTML report to {}", path.display());
+            super::printer::note(&format!("wrote the HTML report to {}", path.display()));
         }
     }
     let stdout = std::io::stdout();
@@ -131,12 +131,12 @@ fn write_charts(global: &GlobalArgs, report: &Report, dir: &Path) -> Result<()> 
     }
     if !global.quiet {
         let names: Vec<String> = charts.iter().map(|c| c.file_name()).collect();
-        eprintln!(
-            "note: wrote {} charts to {}: {}",
+        super::printer::note(&format!(
+            "wrote {} charts to {}: {}",
             charts.len(),
             dir.display(),
             names.join(", ")
-        );
+        ));
     }
     Ok(())
 }

@@ -277,7 +277,7 @@ fn keep(
         }
         Err(e) => {
             if !global.quiet {
-                eprintln!("warning: no Jupyter kernel for the environment: {e}");
+                super::printer::warn(&format!("no Jupyter kernel for the environment: {e}"));
             }
         }
     }

@@ -274,7 +274,7 @@ impl nbenv::restore::RoundSteps for Steps<'_, '_> {
         if !global.quiet {
             if round == 1 {
                 if let Some(note) = nbenv::output::recorded_elsewhere(&inference) {
-                    eprintln!("note: {note}");
+                    super::printer::note(&note);
                 }
             }
             eprintln!(

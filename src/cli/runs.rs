@@ -10,7 +10,7 @@ pub fn record(quiet: bool, bank: &Path, run: &RunRecord) {
     let stored = Store::open(bank).and_then(|mut store| store.record_run(run));
     if let Err(e) = stored {
         if !quiet {
-            eprintln!("warning: the run was not recorded in the bank: {e}");
+            super::printer::warn(&format!("the run was not recorded in the bank: {e}"));
         }
     }
 }

@@ -81,10 +81,10 @@ impl SandboxArg {
         if self.sandbox {
             if let verify::sandbox::ProcessLimit::RlimitOnly { reason } = verify::sandbox::check()?
             {
-                eprintln!(
-                    "note: --sandbox: no cgroup for the runs' processes here ({reason}); \
+                super::printer::note(&format!(
+                    "--sandbox: no cgroup for the runs' processes here ({reason}); \
                      RLIMIT_NPROC alone bounds them, and it does not bind root"
-                );
+                ));
             }
         }
         Ok(())
@@ -145,8 +145,8 @@ pub fn run(global: &super::args::GlobalArgs, args: &VerifyArgs) -> Result<()> {
     };
     let envs = context::cache_dir(global).join(ENVS_DIR);
     if !global.quiet && !plan.is_built(&envs) {
-        eprintln!(
-            "note: building the environment on Python {} ({}) from {}{}",
+        super::printer::note(&format!(
+            "building the environment on Python {} ({}) from {}{}",
             interpreter.version,
             interpreter.path.display(),
             args.requirements.display(),
@@ -155,7 +155,7 @@ pub fn run(global: &super::args::GlobalArgs, args: &VerifyArgs) -> Result<()> {
             } else {
                 String::new()
             }
-        );
+        ));
     }
     let started_at = jiff::Timestamp::now();
     let clock = std::time::Instant::now();
@@ -317,10 +317,10 @@ pub(super) fn runtime_era(
         return None;
     }
     if !global.quiet {
-        eprintln!(
-            "note: kernel runtime: IPython {version} at most, the newest when the notebook was last committed ({})",
+        super::printer::note(&format!(
+            "kernel runtime: IPython {version} at most, the newest when the notebook was last committed ({})",
             when.strftime("%Y-%m-%d")
-        );
+        ));
     }
     Some(version)
 }
@@ -332,10 +332,10 @@ pub(super) fn runtime_below(
 ) -> Option<pep508_rs::pep440_rs::Version> {
     let bound = nbenv::notebook::ipython_bound(nb)?;
     if !global.quiet {
-        eprintln!(
-            "note: kernel runtime: IPython before {}: cell {} has {}",
+        super::printer::note(&format!(
+            "kernel runtime: IPython before {}: cell {} has {}",
             bound.below_major, bound.cell, bound.why
-        );
+        ));
     }
     Some(bound.below())
 }
@@ -360,10 +360,10 @@ pub(super) fn keep_envs_within_budget(
         size(budget.bytes)
     );
     for gone in &pruned.environments {
-        eprintln!(
-            "note: removed the environment {} (least recently used) {within}",
+        super::printer::note(&format!(
+            "removed the environment {} (least recently used) {within}",
             gone.display()
-        );
+        ));
     }
     for (cache, step) in &pruned.caches {
         let which = match cache.installer {
@@ -372,10 +372,14 @@ pub(super) fn keep_envs_within_budget(
         };
         let dir = cache.dir.display();
         match step {
-            verify::CacheStep::Pruned => eprintln!("note: pruned {which} in {dir} {within}"),
-            verify::CacheStep::Cleaned => eprintln!("note: cleaned {which} in {dir} {within}"),
+            verify::CacheStep::Pruned => {
+                super::printer::note(&format!("pruned {which} in {dir} {within}"))
+            }
+            verify::CacheStep::Cleaned => {
+                super::printer::note(&format!("cleaned {which} in {dir} {within}"))
+            }
             verify::CacheStep::Failed(why) => {
-                eprintln!("warning: {which} in {dir} could not be pruned: {why}")
+                super::printer::warn(&format!("{which} in {dir} could not be pruned: {why}"))
             }
         }
     }
