@@ -55,9 +55,11 @@ fn live_uv_accepts_the_pylock_infer_writes() {
     }
 
     let venv = dir.path().join("venv");
+    // uv's cache in the test's directory: the machine-wide one is never touched.
     let status = Command::new("uv")
         .args(["venv", "--quiet", "--python", "python3"])
         .arg(&venv)
+        .env("UV_CACHE_DIR", dir.path().join("uv-cache"))
         .status()
         .expect("uv on PATH (.ci/run installs it)");
     assert!(status.success());
