@@ -563,7 +563,7 @@ fn run_introspect(
 ) -> Result<IntrospectReport> {
     let client = context::index_client(global)?;
     let interpreters = if runtime.pythons.is_empty() {
-        nbenv::python::discover()
+        context::interpreters().to_vec()
     } else {
         runtime
             .pythons
@@ -585,7 +585,7 @@ fn run_introspect(
     let tools = if runtime.pythons.is_empty() {
         context::tools(global, &interpreters)
     } else {
-        context::tools(global, &nbenv::python::discover())
+        context::tools(global, context::interpreters())
     };
     let (installer, origin) = tools.installer();
     match &origin {

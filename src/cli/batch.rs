@@ -323,7 +323,7 @@ pub fn run(global: &GlobalArgs, args: &BatchArgs) -> Result<()> {
         bank: session.as_ref().map(|s| CachedBank::new(s.bank.clone())),
         bank_file: Some(super::bank::bank_path(&working)).filter(|p| p.exists()),
         runner: (stage >= Stage::Verify).then(|| {
-            let tools = context::tools(&working, &nbenv::python::discover());
+            let tools = context::tools(&working, context::interpreters());
             let (installer, _) = tools.installer();
             let envs = context::cache_dir(&working).join(super::verify::ENVS_DIR);
             Runner {

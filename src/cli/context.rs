@@ -18,6 +18,20 @@ pub fn cache_dir(global: &GlobalArgs) -> PathBuf {
     })
 }
 
+/// The interpreters on this machine, found once per process (each run to read its version):
+/// every command, every round of a restore and every notebook of a batch reads the same list.
+pub fn interpreters() -> &'static [nbenv::python::Interpreter] {
+    static FOUND: std::sync::OnceLock<Vec<nbenv::python::Interpreter>> = std::sync::OnceLock::new();
+    FOUND.get_or_init(nbenv::python::discover)
+}
+
+/// [`interpreters`] as choosing a Python needs them: versions read from the file names where
+/// they say it, only the others run; found once per process.
+pub fn interpreters_by_name() -> &'static [nbenv::python::Interpreter] {
+    static FOUND: std::sync::OnceLock<Vec<nbenv::python::Interpreter>> = std::sync::OnceLock::new();
+    FOUND.get_or_init(nbenv::python::discover_by_name)
+}
+
 /// uv's and pip's own caches, inside nbenv's cache directory rather than the machine's,
 /// unless the user chose theirs: a day of restores grew `~/.cache/uv` to tens of GB, and
 /// nbenv's cache is what its budget and `cache prune` look after. Called once, before any

@@ -377,7 +377,7 @@ impl InferSession {
                 )),
             },
             bank,
-            installed: nbenv::python::discover_by_name(),
+            installed: context::interpreters_by_name().to_vec(),
             writing: Mutex::new(()),
             bank_file,
         })

@@ -125,7 +125,7 @@ pub fn run(global: &GlobalArgs, args: &RestoreArgs) -> Result<()> {
     let analysis = analysed.elapsed();
     let session = InferSession::open(global, &infer_args)?;
     let name = args.notebook.display().to_string();
-    let tools = context::tools(global, &nbenv::python::discover());
+    let tools = context::tools(global, context::interpreters());
     let (installer, _) = tools.installer();
     let envs = context::cache_dir(global).join(ENVS_DIR);
     let Rounds {

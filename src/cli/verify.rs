@@ -112,8 +112,7 @@ pub fn run(global: &super::args::GlobalArgs, args: &VerifyArgs) -> Result<()> {
         .with_context(|| format!("reading {}", args.requirements.display()))
         .map_err(|e| CliError::not_found(format!("{e:#}")))?;
     let interpreter = choose_interpreter(args, &text, &usage)?;
-    let discovered = nbenv::python::discover();
-    let tools = context::tools(global, &discovered);
+    let tools = context::tools(global, context::interpreters());
     let (installer, _) = tools.installer();
     // A resolution `infer` made from sdists says so in its header: pure-Python ones are
     // built by name (the plan reads them from the header), everything else from wheels;
@@ -400,7 +399,7 @@ fn choose_interpreter(
     requirements: &str,
     usage: &nbenv::notebook::Usage,
 ) -> Result<Interpreter> {
-    let installed = nbenv::python::discover();
+    let installed = context::interpreters();
     let by_version = |v: PythonVersion, why: &str| -> Result<Interpreter> {
         installed
             .iter()
@@ -430,8 +429,8 @@ fn choose_interpreter(
     if let Some(v) = python_of(requirements) {
         return by_version(v, "the requirements were resolved for it");
     }
-    let by_name = nbenv::python::discover_by_name();
-    let plan = InterpreterPlan::new(&usage.python, None, &by_name, Reach::Installed);
+    let by_name = context::interpreters_by_name();
+    let plan = InterpreterPlan::new(&usage.python, None, by_name, Reach::Installed);
     plan.candidates
         .iter()
         .find_map(|c| c.installed.as_ref())
