@@ -22,6 +22,10 @@ fn python3() -> PathBuf {
 
 /// A venv built as verification builds them, with `packages` from PyPI (wheels only).
 fn venv_with(dir: &std::path::Path, packages: &[&str]) -> Venv {
+    // uv's cache in the test's directory, as nbenv's commands keep it in nbenv's cache: the
+    // library builds with whatever the process says, and the machine-wide cache is not the
+    // suite's to fill. (Each test runs in a process of its own under nextest.)
+    std::env::set_var("UV_CACHE_DIR", dir.join("uv-cache"));
     let interpreter = Interpreter::at(&python3()).unwrap();
     let index = "https://pypi.org/simple/".to_string();
     let tools = Tools::new(
