@@ -395,6 +395,15 @@ fn an_output_on_a_full_disk_keeps_the_file_that_was_there() {
     assert_eq!(support::cli::pins(&written), ["toolkit==2.0"], "{written}");
 }
 
+/// A corpus of three notebooks of one cell, `source`, under `home/corpus`.
+fn three_notebooks(home: &Path, source: &str) -> PathBuf {
+    let dir = home.join("corpus");
+    for i in 0..3 {
+        corpus::write(&dir, &format!("nb{i}.ipynb"), &corpus::ipynb(&[source]));
+    }
+    dir
+}
+
 #[test]
 fn batch_records_on_a_full_disk_stop_the_batch_with_its_code() {
     let Some(fs) = Tmpfs::mount(256, "batch_records_on_a_full_disk") else {
@@ -402,14 +411,7 @@ fn batch_records_on_a_full_disk_stop_the_batch_with_its_code() {
     };
     let server = index();
     let home = tempfile::tempdir().unwrap();
-    let corpus_dir = home.path().join("corpus");
-    for i in 0..3 {
-        corpus::write(
-            &corpus_dir,
-            &format!("nb{i}.ipynb"),
-            &corpus::ipynb(&["import json\nprint(json.dumps({}))\n"]),
-        );
-    }
+    let corpus_dir = three_notebooks(home.path(), "import json\nprint(json.dumps({}))\n");
     let records = fs.path().join("records.jsonl");
     fs.fill_leaving(0);
     let (code, _, err) = nbenv(
@@ -435,14 +437,7 @@ fn a_full_cache_stops_a_batch_and_leaves_its_notebooks_to_the_next_run() {
     };
     let server = index();
     let home = tempfile::tempdir().unwrap();
-    let corpus_dir = home.path().join("corpus");
-    for i in 0..3 {
-        corpus::write(
-            &corpus_dir,
-            &format!("nb{i}.ipynb"),
-            &corpus::ipynb(&["import toolkit\ntoolkit.f1()\n"]),
-        );
-    }
+    let corpus_dir = three_notebooks(home.path(), "import toolkit\ntoolkit.f1()\n");
     let cache = fs.path().join("cache");
     let bank = home.path().join("bank.sqlite3");
     let records = home.path().join("records.jsonl");

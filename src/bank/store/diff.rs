@@ -12,7 +12,7 @@ use serde::Serialize;
 use super::registry::{ReleaseRow, ReleaseStatus};
 use super::release_set::ReleaseSet;
 use super::resolve::Resolver;
-use super::seal::{sealed_row, APIS};
+use super::seal::{select_sealed, APIS};
 use super::{Slot, Store, StoreError};
 use crate::bank::extract::is_private;
 use crate::bank::flow::ApiKind;
@@ -94,11 +94,7 @@ impl Store {
         let mut apis: Vec<(i64, i64, [ReleaseSet; 3])> = Vec::new();
         self.each_sealed(
             &APIS,
-            concat!(
-                "SELECT ",
-                sealed_row!(apis),
-                " FROM apis WHERE dist_id = ?1"
-            ),
+            select_sealed!(apis, "WHERE dist_id = ?1"),
             [dist_id],
             |r| {
                 apis.push((

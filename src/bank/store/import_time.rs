@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use rusqlite::{params, Transaction};
 
 use super::release_set::ReleaseSet;
-use super::seal::{sealed_row, IMPORT_TIME};
+use super::seal::{select_sealed, IMPORT_TIME};
 use super::{DistId, ReleaseId, Slot, Store, StoreError};
 
 impl Store {
@@ -38,11 +38,7 @@ impl Store {
         let mut out = Vec::new();
         self.each_sealed(
             &IMPORT_TIME,
-            concat!(
-                "SELECT ",
-                sealed_row!(import_time),
-                " FROM import_time WHERE dist_id = ?1 ORDER BY path"
-            ),
+            select_sealed!(import_time, "WHERE dist_id = ?1 ORDER BY path"),
             [dist_id],
             |r| {
                 if self.set_at(r, 2)?.contains(slot) {
@@ -63,11 +59,7 @@ impl Store {
         let mut out = HashMap::new();
         self.each_sealed(
             &IMPORT_TIME,
-            concat!(
-                "SELECT ",
-                sealed_row!(import_time),
-                " FROM import_time WHERE dist_id = ?1"
-            ),
+            select_sealed!(import_time, "WHERE dist_id = ?1"),
             [dist_id],
             |r| {
                 out.insert(r.get(1).map_err(&err)?, self.set_at(r, 2)?);

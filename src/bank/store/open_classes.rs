@@ -11,7 +11,7 @@
 use rusqlite::{params, Transaction};
 
 use super::release_set::ReleaseSet;
-use super::seal::{sealed_row, OPEN_CLASSES};
+use super::seal::{select_sealed, OPEN_CLASSES};
 use super::{DistId, Store, StoreError};
 use crate::bank::flow::ApiKind;
 
@@ -83,11 +83,7 @@ impl Store {
     ) -> Result<Option<ReleaseSet>, StoreError> {
         let mut stmt = self
             .conn()
-            .prepare_cached(concat!(
-                "SELECT ",
-                sealed_row!(open_classes),
-                " FROM open_classes WHERE dist_id = ?1"
-            ))
+            .prepare_cached(select_sealed!(open_classes, "WHERE dist_id = ?1"))
             .map_err(self.err())?;
         let mut rows = stmt.query([dist_id]).map_err(self.err())?;
         let Some(row) = rows.next().map_err(self.err())? else {

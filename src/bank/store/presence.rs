@@ -12,7 +12,7 @@ use std::rc::Rc;
 
 use super::path_index::PathIndex;
 use super::resolve::{ApiRowInfo, Resolved, Resolver};
-use super::seal::{sealed_row, APIS};
+use super::seal::{sealed_row, select_sealed, APIS};
 use super::{DistId, ReleaseSet, ReleaseStatus, Store, StoreError};
 use crate::bank::extract::{ParamKind, Signature};
 use crate::bank::flow::ApiKind;
@@ -322,10 +322,9 @@ impl Store {
             // `+dist_id` keeps SQLite from taking the index for this term.
             Some((first, last)) => self.each_sealed(
                 &APIS,
-                concat!(
-                    "SELECT ",
-                    sealed_row!(apis),
-                    " FROM apis WHERE id BETWEEN ?3 AND ?4 AND +dist_id = ?1
+                select_sealed!(
+                    apis,
+                    "WHERE id BETWEEN ?3 AND ?4 AND +dist_id = ?1
                      AND kind = ?2 AND open != x''"
                 ),
                 rusqlite::params![dist_id, kind, first, last],
@@ -333,11 +332,7 @@ impl Store {
             )?,
             None => self.each_sealed(
                 &APIS,
-                concat!(
-                    "SELECT ",
-                    sealed_row!(apis),
-                    " FROM apis WHERE dist_id = ?1 AND kind = ?2 AND open != x''"
-                ),
+                select_sealed!(apis, "WHERE dist_id = ?1 AND kind = ?2 AND open != x''"),
                 rusqlite::params![dist_id, kind],
                 &mut each,
             )?,

@@ -14,7 +14,7 @@ use serde::Serialize;
 use super::registry::{NoSources, ReleaseRow, ReleaseStatus};
 use super::release_set::ReleaseSet;
 use super::resolve::Resolver;
-use super::seal::{sealed_row, IMPORT_NAMES, MODULES};
+use super::seal::{select_sealed, IMPORT_NAMES, MODULES};
 use super::{DistId, ReleaseId, Slot, Store, StoreError};
 use crate::bank::flow::ApiKind;
 use crate::names::DistName;
@@ -306,11 +306,7 @@ impl Store {
         let mut found: BTreeMap<DistId, Found> = BTreeMap::new();
         self.each_sealed(
             &MODULES,
-            concat!(
-                "SELECT ",
-                sealed_row!(modules),
-                " FROM modules WHERE path = ?1"
-            ),
+            select_sealed!(modules, "WHERE path = ?1"),
             [module],
             |r| {
                 found.insert(
@@ -328,11 +324,7 @@ impl Store {
         )?;
         self.each_sealed(
             &IMPORT_NAMES,
-            concat!(
-                "SELECT ",
-                sealed_row!(import_names),
-                " FROM import_names WHERE name = ?1"
-            ),
+            select_sealed!(import_names, "WHERE name = ?1"),
             [module],
             |r| {
                 let set = self.set_at(r, 2)?;
@@ -446,11 +438,7 @@ impl Store {
         let mut out = Vec::new();
         self.each_sealed(
             &MODULES,
-            concat!(
-                "SELECT ",
-                sealed_row!(modules),
-                " FROM modules WHERE dist_id = ?1 ORDER BY path"
-            ),
+            select_sealed!(modules, "WHERE dist_id = ?1 ORDER BY path"),
             [dist_id],
             |r| {
                 if !self.set_at(r, 2)?.contains(slot) || self.set_at(r, 5)?.contains(slot) {
@@ -494,11 +482,7 @@ impl Store {
         let mut out = Vec::new();
         self.each_sealed(
             &IMPORT_NAMES,
-            concat!(
-                "SELECT ",
-                sealed_row!(import_names),
-                " FROM import_names WHERE dist_id = ?1 ORDER BY name"
-            ),
+            select_sealed!(import_names, "WHERE dist_id = ?1 ORDER BY name"),
             [dist_id],
             |r| {
                 if self.set_at(r, 2)?.contains(slot) {
@@ -518,11 +502,7 @@ impl Store {
         let mut out = ReleaseSet::new();
         self.each_sealed(
             &MODULES,
-            concat!(
-                "SELECT ",
-                sealed_row!(modules),
-                " FROM modules WHERE dist_id = ?1"
-            ),
+            select_sealed!(modules, "WHERE dist_id = ?1"),
             [dist_id],
             |r| {
                 // Introspection imports the public modules; a private one is seen through them.

@@ -15,7 +15,7 @@ use std::collections::{HashMap, HashSet};
 
 use super::path_index::PathIndex;
 use super::release_set::ReleaseSet;
-use super::seal::{sealed_row, SealedTable, ALIASES, APIS, CLASS_BASES, MODULES};
+use super::seal::{select_sealed, SealedTable, ALIASES, APIS, CLASS_BASES, MODULES};
 use super::{DistId, Store, StoreError};
 use crate::bank::flow::ApiKind;
 
@@ -174,11 +174,7 @@ impl<'s> Resolver<'s> {
         let err = store.err();
         let mut stmt = store
             .conn()
-            .prepare_cached(concat!(
-                "SELECT ",
-                sealed_row!(apis),
-                " FROM apis WHERE id = ?1"
-            ))
+            .prepare_cached(select_sealed!(apis, "WHERE id = ?1"))
             .map_err(&err)?;
         let mut rows = stmt.query([id]).map_err(&err)?;
         let row = match rows.next().map_err(&err)? {
@@ -215,11 +211,7 @@ impl<'s> Resolver<'s> {
         let err = store.err();
         let mut stmt = store
             .conn()
-            .prepare_cached(concat!(
-                "SELECT ",
-                sealed_row!(modules),
-                " FROM modules WHERE dist_id = ?1 AND path = ?2"
-            ))
+            .prepare_cached(select_sealed!(modules, "WHERE dist_id = ?1 AND path = ?2"))
             .map_err(&err)?;
         let mut rows = stmt
             .query(rusqlite::params![self.dist_id, path])

@@ -120,6 +120,22 @@ macro_rules! sealed_row {
 }
 pub(crate) use sealed_row;
 
+/// `SELECT <sealed columns> FROM <table> <rest>`, as a literal: the reading every sealed
+/// table's rows start from.
+macro_rules! select_sealed {
+    ($table:ident, $rest:literal) => {
+        concat!(
+            "SELECT ",
+            $crate::bank::store::seal::sealed_row!($table),
+            " FROM ",
+            stringify!($table),
+            " ",
+            $rest
+        )
+    };
+}
+pub(crate) use select_sealed;
+
 impl SealedTable {
     /// Its sealed columns then `seal`, each after `prefix` (a table alias and a dot, or "").
     pub fn select(&self, prefix: &str) -> String {

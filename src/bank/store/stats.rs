@@ -8,7 +8,7 @@ use serde::Serialize;
 use super::query::indexed;
 use super::registry::{NoSources, RuntimeStatus};
 use super::release_set::ReleaseSet;
-use super::seal::{sealed_row, APIS, MODULES};
+use super::seal::{select_sealed, APIS, MODULES};
 use super::{DistId, Store, StoreError};
 use crate::names::DistName;
 
@@ -140,11 +140,7 @@ impl Store {
         let mut by_id: HashMap<i64, Row> = HashMap::new();
         self.each_sealed(
             &APIS,
-            concat!(
-                "SELECT ",
-                sealed_row!(apis),
-                " FROM apis WHERE dist_id = ?1"
-            ),
+            select_sealed!(apis, "WHERE dist_id = ?1"),
             [dist_id],
             |r| {
                 by_id.insert(
@@ -161,11 +157,7 @@ impl Store {
         let mut listed: HashMap<String, ReleaseSet> = HashMap::new();
         self.each_sealed(
             &MODULES,
-            concat!(
-                "SELECT ",
-                sealed_row!(modules),
-                " FROM modules WHERE dist_id = ?1 AND listed != x''"
-            ),
+            select_sealed!(modules, "WHERE dist_id = ?1 AND listed != x''"),
             [dist_id],
             |r| {
                 listed.insert(r.get(1).map_err(&err)?, self.set_at(r, 9)?);

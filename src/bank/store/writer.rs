@@ -20,7 +20,7 @@ use super::path_dictionary::{merge_from, PathDictionary};
 use super::registry::{NoSources, ReleaseStatus, RuntimeStatus};
 use super::release_set::ReleaseSet;
 use super::schema::EXTRACTOR_VERSION;
-use super::seal::{self, execute_sealed, sealed_row};
+use super::seal::{self, execute_sealed, select_sealed};
 use super::{DistId, ReleaseId, Slot, Store, StoreError};
 use crate::bank::flow::{ApiKind, ModuleKind, ReleaseApis};
 
@@ -215,11 +215,7 @@ impl<'s> BankWriter<'s> {
         };
         store.each_sealed(
             &seal::APIS,
-            concat!(
-                "SELECT ",
-                sealed_row!(apis),
-                " FROM apis WHERE dist_id = ?1"
-            ),
+            select_sealed!(apis, "WHERE dist_id = ?1"),
             [dist_id],
             |r| {
                 let id: i64 = r.get(0).map_err(&err)?;
@@ -244,11 +240,7 @@ impl<'s> BankWriter<'s> {
         )?;
         store.each_sealed(
             &seal::MODULES,
-            concat!(
-                "SELECT ",
-                sealed_row!(modules),
-                " FROM modules WHERE dist_id = ?1"
-            ),
+            select_sealed!(modules, "WHERE dist_id = ?1"),
             [dist_id],
             |r| {
                 let row = ModuleRow {
@@ -267,11 +259,7 @@ impl<'s> BankWriter<'s> {
         )?;
         store.each_sealed(
             &seal::IMPORT_NAMES,
-            concat!(
-                "SELECT ",
-                sealed_row!(import_names),
-                " FROM import_names WHERE dist_id = ?1"
-            ),
+            select_sealed!(import_names, "WHERE dist_id = ?1"),
             [dist_id],
             |r| {
                 cache
