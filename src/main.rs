@@ -8,10 +8,17 @@ use std::process::ExitCode;
 use cli::args::{Cli, Command};
 
 fn main() -> ExitCode {
+    let started = std::time::Instant::now();
     cli::interrupt::install();
     let result = cli::args::parse()
         .map_err(anyhow::Error::from)
-        .and_then(|cli| run(&cli));
+        .and_then(|cli| {
+            let result = run(&cli);
+            if cli.global.timings {
+                cli::output::timings(started.elapsed());
+            }
+            result
+        });
     cli::exit::report(result)
 }
 

@@ -52,6 +52,10 @@ pub struct GlobalArgs {
     /// Never draw progress bars.
     #[arg(long, global = true, help_heading = GLOBAL)]
     pub no_progress: bool,
+    /// At the end, print where the time went, stage by stage (index pages, byte ranges,
+    /// parsing, the flow, bank writes, the writer lock, introspection, the solver).
+    #[arg(long, global = true, help_heading = GLOBAL)]
+    pub timings: bool,
     /// The environment's settings, checked.
     #[arg(skip)]
     pub env: Env,

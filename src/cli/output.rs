@@ -96,3 +96,9 @@ mod tests {
         assert!(write_json(&mut Vec::new(), &[1, 2]).is_err());
     }
 }
+
+/// `--timings`: where the run's time went, on stderr after everything else.
+pub fn timings(wall: std::time::Duration) {
+    let table = nbenv::timings::render(wall, &nbenv::timings::totals());
+    let _ = std::io::stderr().write_all(table.as_bytes());
+}

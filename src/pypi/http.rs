@@ -9,6 +9,7 @@ use reqwest::Url;
 use super::error::PypiError;
 use super::limiter::{Limiter, Permit};
 use super::retry::RetryPolicy;
+use crate::timings::{self, Stage};
 
 /// The default of [`HttpConfig::max_page_body`].
 pub const DEFAULT_MAX_PAGE_BODY: u64 = 64 << 20;
@@ -188,6 +189,11 @@ impl HttpClient {
             .iter()
             .find(|(k, _)| k == reqwest::header::RANGE)
             .and_then(|(_, v)| v.to_str().ok());
+        let _clock = timings::start(match (range, budget) {
+            (Some(_), _) => Stage::RangeReads,
+            (None, Budget::Page) => Stage::IndexPages,
+            (None, Budget::File) => Stage::Downloads,
+        });
         let mut attempt = 0;
         loop {
             self.emit(HttpEvent::Request { url, range });
@@ -306,7 +312,7 @@ impl StreamResponse<'_> {
 
 impl Read for StreamResponse<'_> {
     fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        let n = self.body.read(buf)?;
+        let n = timings::time(Stage::Downloads, || self.body.read(buf))?;
         self.counter.fetch_add(n as u64, Ordering::Relaxed);
         Ok(n)
     }
@@ -326,6 +332,7 @@ impl HttpClient {
             Budget::Page => self.config.page_timeout,
             Budget::File => self.config.file_timeout,
         };
+        let _clock = timings::start(Stage::Downloads);
         let mut attempt = 0;
         loop {
             self.emit(HttpEvent::Request { url, range: None });

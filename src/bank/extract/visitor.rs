@@ -33,6 +33,7 @@ pub fn summarize_source(source: &str, is_stub: bool) -> FileSummary {
     } else {
         PySourceType::Python
     };
+    let _clock = crate::timings::start(crate::timings::Stage::Parsing);
     let parsed = parse_unchecked_source(source, source_type);
     let mut visitor = ModuleVisitor {
         is_stub,

@@ -398,7 +398,7 @@ pub fn index_release(
             .map(|s| &**s)
     });
     input.python2(runs_on_python2(file, metadata.as_ref()));
-    let apis = flow::analyze(&input);
+    let apis = crate::timings::time(crate::timings::Stage::Flow, || flow::analyze(&input));
 
     let import_names = import_names(top_level.as_deref(), &layout);
     let (requires_dist, requires_python, name) = match metadata {

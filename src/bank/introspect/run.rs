@@ -135,6 +135,7 @@ pub fn introspect(
     config: &IntrospectConfig,
     observer: &dyn IntrospectObserver,
 ) -> Result<IntrospectReport, IndexError> {
+    let _clock = crate::timings::start(crate::timings::Stage::Introspection);
     let mut store = Store::open_with(bank_path, config.lock.clone())?;
     let mut work = Vec::new();
     let mut report = IntrospectReport::default();

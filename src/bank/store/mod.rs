@@ -41,6 +41,7 @@ use std::rc::Rc;
 use rusqlite::{Connection, OpenFlags};
 
 use crate::disk_full::Written;
+use crate::timings::{self, Stage};
 
 pub use api_history::SignatureHistory;
 pub use catalog::{Catalog, CatalogRelease, IndexStatus, RequiresPython};
@@ -168,6 +169,7 @@ impl Store {
 
     /// Takes the writer lock, for one transaction.
     pub(crate) fn write_lock(&self) -> Result<Option<lock::LockGuard>, StoreError> {
+        let _clock = timings::start(Stage::LockWait);
         self.lock
             .as_ref()
             .map(lock::WriterLock::acquire)
@@ -223,6 +225,7 @@ impl Store {
         write: impl FnOnce(&rusqlite::Transaction<'_>) -> rusqlite::Result<T>,
     ) -> Result<T, StoreError> {
         let _guard = self.write_lock()?;
+        let _clock = timings::start(Stage::BankWrites);
         let written = (|| {
             let tx = self
                 .conn

@@ -23,6 +23,7 @@ use super::schema::EXTRACTOR_VERSION;
 use super::seal::{self, execute_sealed, select_sealed};
 use super::{DistId, ReleaseId, Slot, Store, StoreError};
 use crate::bank::flow::{ApiKind, ModuleKind, ReleaseApis};
+use crate::timings::{self, Stage};
 
 /// How many source files a release had and how many had to be parsed.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -323,6 +324,7 @@ impl<'s> BankWriter<'s> {
         // One writer at a time, for this transaction; what it cached is read again if another
         // wrote in between.
         let _guard = self.store.write_lock()?;
+        let _clock = timings::start(Stage::BankWrites);
         if self.store.others_wrote()? {
             self.dists.clear();
             self.recent.clear();

@@ -83,6 +83,7 @@ pub fn gather<B: BankView + ?Sized>(
     bank: &B,
     sources: &Sources<'_>,
 ) -> Result<Evidence, EvidenceError> {
+    let _clock = crate::timings::start(crate::timings::Stage::Evidence);
     let imports = decide_imports(usage, bank, sources)?;
     let distributions = version_sets(usage, &imports, bank)?;
     Ok(Evidence {

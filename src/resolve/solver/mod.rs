@@ -53,6 +53,7 @@ pub fn solve(
     roots: &[RootRequirement],
     options: &SolveOptions,
 ) -> Result<Solution, SolveError> {
+    let _clock = crate::timings::start(crate::timings::Stage::Solver);
     let provider = Provider::new(catalog, target, roots, options);
     match pubgrub::resolve(&provider, Package::Root, root_version()) {
         Ok(selected) => Ok(Solution::build(selected, &provider)),
