@@ -44,7 +44,7 @@ use super::solver::Solution;
 use crate::bank::store::{Catalog, CatalogRelease, IndexStatus, ReleaseSet, Slot};
 use crate::names::DistName;
 use line::{Line, Reading};
-use search::{next, Step, Wanted};
+use search::{next, Has, Step, Wanted};
 
 /// The releases to read next, for every distribution the evidence chose. `introspected`:
 /// releases introspection was asked for already (what it could not tell stays unknown).
@@ -170,11 +170,12 @@ struct RecordReading<'a> {
 }
 
 impl RecordReading<'_> {
-    fn has(&self, release: &CatalogRelease) -> bool {
-        matches!(
-            self.known.state(release.slot),
-            Some(ReleaseState::Present | ReleaseState::Unknown)
-        )
+    fn has(&self, release: &CatalogRelease) -> Has {
+        match self.known.state(release.slot) {
+            Some(ReleaseState::Present) => Has::Yes,
+            Some(ReleaseState::Unknown) => Has::Maybe,
+            _ => Has::No,
+        }
     }
 }
 

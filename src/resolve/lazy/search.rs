@@ -3,6 +3,10 @@
 //! has it; then halve each stretch between read releases that disagree, until they are
 //! neighbours. Bisection assumes the releases that have an API are contiguous; where the
 //! read ones show otherwise (present, absent, present again), every release between is read.
+//! Only answers the bank is sure of show a gap: an unknown one ("may have it") counts as
+//! having it for looking back and halving, but reading every release up to it would learn
+//! nothing (scikit-learn 1.6's lazy submodules are unknown to static reading, and once made
+//! a gap of 30 releases from 0.12.1).
 
 use super::line::Line;
 
@@ -15,6 +19,21 @@ pub enum Step {
     Exhausted,
     /// Read these positions of the line.
     Read(Vec<Wanted>),
+}
+
+/// What a read release says of the evidence.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Has {
+    Yes,
+    No,
+    /// Static reading could not tell, and nothing will tell here: it may have it.
+    Maybe,
+}
+
+impl Has {
+    fn may(self) -> bool {
+        self != Has::No
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -36,13 +55,14 @@ pub enum Wanted {
 }
 
 /// The next step for one piece of evidence: `has(position)` says whether the read
-/// release there has (or may have) it. The line's newest release must be read.
-pub fn next(line: &Line<'_>, has: &dyn Fn(usize) -> bool) -> Step {
+/// release there has it. The line's newest release must be read.
+pub fn next(line: &Line<'_>, has: &dyn Fn(usize) -> Has) -> Step {
     let indexed = line.read();
     let Some(&newest) = indexed.last() else {
         return Step::Settled;
     };
-    let states: Vec<(usize, bool)> = indexed.iter().map(|&i| (i, has(i))).collect();
+    let answers: Vec<(usize, Has)> = indexed.iter().map(|&i| (i, has(i))).collect();
+    let states: Vec<(usize, bool)> = answers.iter().map(|&(i, h)| (i, h.may())).collect();
     let Some(first) = states.iter().position(|&(_, h)| h) else {
         return match look_back(line, newest) {
             Some(at) => Step::Read(vec![Wanted::Back(at)]),
@@ -59,14 +79,19 @@ pub fn next(line: &Line<'_>, has: &dyn Fn(usize) -> bool) -> Step {
             wanted.push(Wanted::Back(at));
         }
     }
-    let last = states.iter().rposition(|&(_, h)| h).expect("some has it");
-    if states[first..=last].iter().any(|&(_, h)| !h) {
-        let (older, newer) = (states[first].0, states[last].0);
-        wanted.extend(
-            (older + 1..newer)
-                .filter(|&i| !line.is_read(i))
-                .map(|at| Wanted::Gap { at, older, newer }),
-        );
+    let sure = |&(_, h): &(usize, Has)| h == Has::Yes;
+    if let (Some(first), Some(last)) = (
+        answers.iter().position(sure),
+        answers.iter().rposition(sure),
+    ) {
+        if answers[first..=last].iter().any(|&(_, h)| h == Has::No) {
+            let (older, newer) = (answers[first].0, answers[last].0);
+            wanted.extend(
+                (older + 1..newer)
+                    .filter(|&i| !line.is_read(i))
+                    .map(|at| Wanted::Gap { at, older, newer }),
+            );
+        }
     }
     for pair in states.windows(2) {
         let ((older, a), (newer, b)) = (pair[0], pair[1]);
@@ -122,6 +147,12 @@ mod tests {
     /// A line of `n` releases 1.0 .. n.0 with the newest and `start` read; `truth[i]` says
     /// whether release i has the API. Runs the search to the end and returns what it read.
     fn run_from(n: usize, start: &[usize], truth: &dyn Fn(usize) -> bool) -> (Vec<usize>, Step) {
+        let answer = |i: usize| if truth(i) { Has::Yes } else { Has::No };
+        run_answers(n, start, &answer)
+    }
+
+    /// The same, with answers that may be unknown.
+    fn run_answers(n: usize, start: &[usize], truth: &dyn Fn(usize) -> Has) -> (Vec<usize>, Step) {
         let mut status = vec![IndexStatus::NotIndexed; n];
         let mut read = vec![n - 1];
         read.extend(start);
@@ -222,5 +253,30 @@ mod tests {
             assert!(read.contains(&i), "release {i} unread: {read:?}");
         }
         assert!(!read.contains(&5), "{read:?}");
+    }
+
+    #[test]
+    fn an_unknown_answer_never_anchors_a_gap() {
+        // scikit-learn's shape: present in the old releases, absent in the middle ones, unknown
+        // in the newest (lazy submodules static reading cannot see through).
+        let truth = |i: usize| match i {
+            10..=40 => Has::Yes,
+            90.. => Has::Maybe,
+            _ => Has::No,
+        };
+        let (read, end) = run_answers(100, &[12, 60], &truth);
+        assert_eq!(end, Step::Settled);
+        assert!(read.len() <= 20, "read {} releases: {read:?}", read.len());
+        // The turns are still found between neighbours.
+        for boundary in [40, 41, 89, 90] {
+            assert!(read.contains(&boundary), "{boundary}: {read:?}");
+        }
+        // A sure gap between releases that have it is still read whole.
+        let truth = |i: usize| match i {
+            50..=60 => Has::No,
+            _ => Has::Yes,
+        };
+        let (read, _) = run_answers(100, &[10, 55], &truth);
+        assert!((10..100).all(|i| read.contains(&i)), "{read:?}");
     }
 }
