@@ -648,6 +648,7 @@ pub(super) fn infer_usages_with(
                 cap: solve_options.exclude_newer,
                 introspect: args.introspect != Introspect::Never,
                 introspect_budget: args.introspect_budget(),
+                python: plan.candidates.first().map(|c| c.version),
             },
         )?;
         downloaded += steps.downloaded;

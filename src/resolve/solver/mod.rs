@@ -38,6 +38,7 @@ pub use memory_catalog::{InvalidRelease, MemoryCatalog, MemoryRelease};
 pub use options::SolveOptions;
 pub use package::Package;
 pub use release_files::ReleaseFiles;
+pub(crate) use requires_python::allows as python_allows;
 pub use root::{Allowed, RootRequirement};
 pub use solution::{LockedFile, LockedKind, Pin, RequiredBy, Solution};
 pub use target::Target;
