@@ -78,7 +78,8 @@ fn plan_dist(
             action: Action::Index,
         }];
     };
-    let scope = install_scope(d);
+    let target = options.python.map(Target::new);
+    let scope = on_target(catalog, install_scope(d), target.as_ref());
     let probe = |r: &CatalogRelease, reason| Probe {
         dist: d.dist.clone(),
         version: Some(r.version.clone()),
@@ -107,8 +108,6 @@ fn plan_dist(
             wanted.push(p);
         }
     };
-    let target = options.python.map(Target::new);
-    let installable = |r: &CatalogRelease| installable_on(target.as_ref(), r);
     let mut apis = 0;
     let mut apis_exhausted = 0;
     for record in d.records.iter().filter(|r| from_bank(r)) {
@@ -116,7 +115,6 @@ fn plan_dist(
             known: Known::of(catalog, record),
             introspect: options.introspect && settles(record),
             tried: &tried,
-            installable: &installable,
         };
         let line = Line::reading(catalog, scope.as_ref(), options.cap, &reading);
         let Some(last) = line.releases.len().checked_sub(1) else {
@@ -165,20 +163,46 @@ fn plan_dist(
 
 /// One record's reading of the releases: a release is read once the bank knows whether it
 /// has the evidence; one not indexed can be indexed, and one static reading could not tell
-/// can be introspected (when allowed, not tried already, and installable on the Python the
-/// resolution targets). Otherwise an unknown answer counts as read, and as possibly having it.
+/// can be introspected (when allowed, and not tried already). Otherwise an unknown answer
+/// counts as read, and as possibly having it.
 struct RecordReading<'a> {
     known: Known,
     introspect: bool,
     tried: &'a dyn Fn(&Version) -> bool,
-    installable: &'a dyn Fn(&CatalogRelease) -> bool,
 }
 
 impl RecordReading<'_> {
     /// Whether introspecting this release could still settle its unknown answer.
     fn to_introspect(&self, release: &CatalogRelease) -> bool {
-        self.introspect && !(self.tried)(&release.version) && (self.installable)(release)
+        self.introspect && !(self.tried)(&release.version)
     }
+}
+
+/// The releases a search may read: those the notebook's install lines allow (`scope`), and
+/// with a target Python, those it can install. No pin on that Python falls elsewhere, so what
+/// the others have cannot change the answer: scikit-learn 1.x and pandas 3 are neither indexed
+/// nor introspected for a notebook on Python 3.6. When a resolution lands on another Python,
+/// the next plan reads for that one.
+fn on_target(
+    catalog: &Catalog,
+    scope: Option<ReleaseSet>,
+    target: Option<&Target>,
+) -> Option<ReleaseSet> {
+    let Some(target) = target else {
+        return scope;
+    };
+    let mut installable = ReleaseSet::new();
+    for r in catalog
+        .releases
+        .iter()
+        .filter(|r| installable_on(Some(target), r))
+    {
+        installable.insert(r.slot);
+    }
+    Some(match scope {
+        Some(scope) => scope.intersection(&installable),
+        None => installable,
+    })
 }
 
 /// Whether `release` can be installed on `target` (any release without a target): its
@@ -463,40 +487,45 @@ mod tests {
     }
 
     #[test]
-    fn an_unknown_is_introspected_only_where_the_target_python_installs_it() {
-        let old = release(0, "1.1.5", Some(">=3.6.1"));
-        let new = release(1, "3.1.1", Some(">=3.11"));
-        let no_field = release(2, "0.19.0", None);
-        let known = || Known {
-            states: vec![Some(ReleaseState::Unknown); 3],
-        };
-        let never_tried = |_: &Version| false;
-        let on = |python: Option<PythonVersion>| {
-            let target = python.map(Target::new);
-            move |r: &CatalogRelease| installable_on(target.as_ref(), r)
-        };
-        let py36 = on(Some(PythonVersion::new(3, 6)));
-        let reading = RecordReading {
-            known: known(),
-            introspect: true,
-            tried: &never_tried,
-            installable: &py36,
-        };
-        assert!(reading.can_read(&old) && !reading.is_read(&old));
-        assert!(reading.can_read(&no_field));
-        // pandas 3 cannot be pinned on 3.6: its unknown stays unknown, read as "may have".
-        assert!(!reading.can_read(&new) && reading.is_read(&new));
-        assert_eq!(reading.has(&new), Has::Maybe);
-        // Without a target, or on a Python it installs on, it is introspected.
-        for python in [None, Some(PythonVersion::new(3, 12))] {
-            let any = on(python);
-            let reading = RecordReading {
-                known: known(),
-                introspect: true,
-                tried: &never_tried,
-                installable: &any,
-            };
-            assert!(reading.can_read(&new) && !reading.is_read(&new));
-        }
+    fn a_search_reads_only_releases_the_target_python_installs() {
+        let catalog = Catalog::new(vec![
+            release(0, "0.19.0", None),
+            release(1, "1.1.5", Some(">=3.6.1")),
+            release(2, "3.1.1", Some(">=3.11")),
+        ]);
+        let slots =
+            |set: Option<ReleaseSet>| set.map(|s| s.iter().map(|s| s.0).collect::<Vec<_>>());
+        let py36 = Target::new(PythonVersion::new(3, 6));
+        // pandas 3 cannot be pinned on 3.6: it is out of every line, never indexed nor
+        // introspected; a release with no Requires-Python may install.
+        assert_eq!(
+            slots(on_target(&catalog, None, Some(&py36))),
+            Some(vec![0, 1])
+        );
+        let line = Line::new(
+            &catalog,
+            on_target(&catalog, None, Some(&py36)).as_ref(),
+            None,
+        );
+        assert_eq!(line.releases.len(), 2);
+        // Within what the install lines allow.
+        let mut pinned = ReleaseSet::new();
+        pinned.insert(Slot(1));
+        pinned.insert(Slot(2));
+        assert_eq!(
+            slots(on_target(&catalog, Some(pinned.clone()), Some(&py36))),
+            Some(vec![1])
+        );
+        // Without a target, the install lines alone, or nothing.
+        assert_eq!(
+            slots(on_target(&catalog, Some(pinned), None)),
+            Some(vec![1, 2])
+        );
+        assert_eq!(slots(on_target(&catalog, None, None)), None);
+        let py312 = Target::new(PythonVersion::new(3, 12));
+        assert_eq!(
+            slots(on_target(&catalog, None, Some(&py312))),
+            Some(vec![0, 1, 2])
+        );
     }
 }
