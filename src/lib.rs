@@ -10,7 +10,9 @@
 //! notebooks: triage, JSONL records, shards, resumption, the report). `interrupt` is the
 //! process-wide stop flag (Ctrl-C) every long loop checks; `disk_full` the error of a full
 //! disk (or quota), which every stage that writes reports alike; `leftover` the temporary
-//! names that say which process made them, so a killed run's leftovers can be removed.
+//! names that say which process made them, so a killed run's leftovers can be removed;
+//! `reporter` how library code says what happens as it goes (notes, warnings, progress),
+//! which the caller shows or not.
 
 pub mod disk_full;
 pub mod interrupt;
@@ -18,6 +20,7 @@ pub mod leftover;
 pub mod names;
 pub mod pypi;
 pub mod python;
+pub mod reporter;
 
 pub mod bank;
 pub mod notebook;

@@ -30,9 +30,7 @@ pub fn write_json<T: Serialize + ?Sized>(out: &mut impl Write, value: &T) -> Res
 }
 
 /// `1 cell`, `2 cells`: a count and its noun, singular or plural.
-pub fn count(n: usize, singular: &str, plural: &str) -> String {
-    format!("{n} {}", if n == 1 { singular } else { plural })
-}
+pub use nbenv::reporter::count;
 
 /// Rows of cells as aligned columns, whatever their content (`…`, `()`, wide names): widths
 /// counted in characters, two spaces between columns, the last column unpadded, no trailing

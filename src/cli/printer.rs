@@ -7,6 +7,11 @@ use std::ffi::OsString;
 use std::io::IsTerminal;
 use std::sync::OnceLock;
 
+use nbenv::reporter::{Reporter, Task};
+
+use super::args::GlobalArgs;
+use super::progress::{Progress, Spinner};
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Label {
     Error,
@@ -52,14 +57,102 @@ impl Label {
     }
 }
 
+/// The command line's [`Reporter`]: what the library says, shown as `-q`, `-v` and
+/// `--no-progress` ask (progress.rs gives the convention), labelled and coloured as above.
+#[derive(Debug, Clone, Copy)]
+pub struct Printer {
+    pub quiet: bool,
+    pub no_progress: bool,
+    pub verbose: u8,
+}
+
+impl Printer {
+    pub fn of(global: &GlobalArgs) -> Self {
+        Self {
+            quiet: global.quiet,
+            no_progress: global.no_progress,
+            verbose: global.verbose,
+        }
+    }
+
+    /// `label: message`, and with `-v` the detail under it, indented.
+    fn labelled(&self, label: Label, message: &str, detail: Option<&str>) {
+        if self.quiet {
+            return;
+        }
+        match detail.filter(|_| self.verbose > 0) {
+            Some(detail) => eprintln!(
+                "{} {message}\n    {}",
+                label.prefix(),
+                detail.trim_end().replace('\n', "\n    ")
+            ),
+            None => line(label, message),
+        }
+    }
+}
+
+impl Reporter for Printer {
+    fn note(&self, message: &str, detail: Option<&str>) {
+        self.labelled(Label::Note, message, detail);
+    }
+
+    fn warn(&self, message: &str, detail: Option<&str>) {
+        self.labelled(Label::Warning, message, detail);
+    }
+
+    fn verbose_note(&self, message: &str) {
+        if self.verbose > 0 {
+            self.labelled(Label::Note, message, None);
+        }
+    }
+
+    fn trace(&self, line: &str) {
+        if self.verbose > 0 {
+            eprintln!("{line}");
+        }
+    }
+
+    fn round(&self, round: u32, line: &str) {
+        if !self.quiet {
+            eprintln!("round {round}: {line}");
+        }
+    }
+
+    /// Said even with `-q`: the error that follows points at them.
+    fn explain(&self, lines: &[String]) -> bool {
+        for line in lines {
+            eprintln!("{}\n", line.trim_end());
+        }
+        true
+    }
+
+    fn task(&self, unit: &str, len: u64) -> Box<dyn Task + '_> {
+        Box::new(Progress::new(self, len, unit))
+    }
+
+    fn step(&self, message: &str) -> Box<dyn Task + '_> {
+        Box::new(Spinner::start(self, Some(message.to_string())))
+    }
+}
+
+/// A plain line on stderr, as is (a command's closing summary).
+pub fn say(line: &str) {
+    eprintln!("{line}");
+}
+
+/// `label: message` on stderr.
+pub fn line(label: Label, message: &str) {
+    eprintln!("{} {message}", label.prefix());
+}
+
 /// `warning: message` on stderr.
 pub fn warn(message: &str) {
-    eprintln!("{} {message}", Label::Warning.prefix());
+    line(Label::Warning, message);
 }
 
 /// `note: message` on stderr.
 pub fn note(message: &str) {
-    eprintln!("{} {message}", Label::Note.prefix());
+    line(Label::Note, message);
 }
 
 /// Whether stderr is coloured, decided once per process.

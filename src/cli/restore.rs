@@ -18,8 +18,10 @@ use super::context;
 use super::exit::{CliError, Code};
 use nbenv::resolve::options::InferOptions;
 
-use super::infer::{read_usages_of, InferRun, InferSession};
+use nbenv::resolve::session::{read_usages_of, InferRun};
+
 use super::output::write_json;
+use super::printer::Printer;
 use super::rounds::{pins_of, run_rounds, NotInstalled, Round, Rounds, RoundsSpec, Stop};
 use super::verify::{located, ENVS_DIR};
 
@@ -121,9 +123,10 @@ pub fn run(global: &GlobalArgs, args: &RestoreArgs) -> Result<()> {
     args.sandbox.check()?;
     let nb = nbenv::notebook::read(&args.notebook)?;
     let analysed = Instant::now();
-    let mut usages = read_usages_of(global, &infer_args, Some(&nb))?;
+    let printer = Printer::of(global);
+    let mut usages = read_usages_of(&infer_args, Some(&nb), &printer)?;
     let analysis = analysed.elapsed();
-    let session = InferSession::open(global, &infer_args)?;
+    let session = context::open_session(global, &infer_args, &printer)?;
     let name = args.notebook.display().to_string();
     let tools = context::tools(global, context::interpreters());
     let (installer, _) = tools.installer();
@@ -137,6 +140,7 @@ pub fn run(global: &GlobalArgs, args: &RestoreArgs) -> Result<()> {
         failed: _,
     } = run_rounds(
         global,
+        &printer,
         &infer_args,
         &session,
         &mut usages,
@@ -256,7 +260,7 @@ fn keep(
         .map(|p| p.to_string())
         .collect();
     let spinner = super::progress::Spinner::start(
-        global,
+        &Printer::of(global),
         Some("installing ipykernel and registering a Jupyter kernel".into()),
     );
     let registered = verify::install_kernel_spec(

@@ -26,9 +26,10 @@ use nbenv::verify::{
 use pep508_rs::pep440_rs::Version;
 
 use super::args::GlobalArgs;
-use super::infer::{infer_usages_with, InferRun, InferSession, OutOfTime};
 use super::runs;
 use super::verify::located;
+use nbenv::reporter::Reporter;
+use nbenv::resolve::session::{infer_usages_with, InferRun, InferSession, SessionError};
 
 /// One round: what was resolved, and how the run went.
 #[derive(Debug, Serialize)]
@@ -134,6 +135,7 @@ pub(super) struct Rounds {
 /// ([`nbenv::restore::run_rounds`]) over the production steps.
 pub(super) fn run_rounds(
     global: &GlobalArgs,
+    reporter: &dyn Reporter,
     infer_args: &InferOptions,
     session: &InferSession,
     usages: &mut [(String, Usage)],
@@ -141,6 +143,7 @@ pub(super) fn run_rounds(
 ) -> Result<Rounds> {
     let mut steps = Steps {
         global,
+        reporter,
         infer_args,
         session,
         usages,
@@ -170,6 +173,7 @@ pub(super) fn run_rounds(
 /// The production steps: the inference session, uv, the runner, the bank's run records.
 struct Steps<'a, 'u> {
     global: &'a GlobalArgs,
+    reporter: &'a dyn Reporter,
     infer_args: &'a InferOptions,
     session: &'a InferSession,
     usages: &'u mut [(String, Usage)],
@@ -230,11 +234,10 @@ impl nbenv::restore::RoundSteps for Steps<'_, '_> {
         round: u32,
         learned: &Learned,
     ) -> Result<Resolved, ResolveEnd<anyhow::Error>> {
-        let (global, spec) = (self.global, self.spec);
+        let spec = self.spec;
         let started_at = jiff::Timestamp::now();
         let clock = Instant::now();
         let inferred = infer_usages_with(
-            global,
             self.infer_args,
             self.session,
             self.usages,
@@ -244,23 +247,15 @@ impl nbenv::restore::RoundSteps for Steps<'_, '_> {
                 skip_pythons: &learned.skipped,
                 ..spec.infer
             },
+            self.reporter,
         );
         let inference = match inferred {
-            Ok((inference, _)) => inference,
-            Err(e) if e.chain().any(|c| c.is::<OutOfTime>()) => {
-                return Err(ResolveEnd::OutOfTime(e))
+            Ok(found) => found.inference,
+            Err(e @ SessionError::OutOfTime) => return Err(ResolveEnd::OutOfTime(e.into())),
+            Err(e) if matches!(e.infer_error(), Some(InferError::NoSolution { .. })) => {
+                return Err(ResolveEnd::NoSolution(e.into()))
             }
-            Err(e)
-                if e.chain().any(|c| {
-                    matches!(
-                        c.downcast_ref::<InferError>(),
-                        Some(InferError::NoSolution { .. })
-                    )
-                }) =>
-            {
-                return Err(ResolveEnd::NoSolution(e))
-            }
-            Err(e) => return Err(ResolveEnd::Error(e)),
+            Err(e) => return Err(ResolveEnd::Error(e.into())),
         };
         let resolution = clock.elapsed();
         let requirements = requirements_txt(&inference, &self.name, None);
@@ -271,17 +266,15 @@ impl nbenv::restore::RoundSteps for Steps<'_, '_> {
         let interpreter = Interpreter::at(&path)
             .map_err(anyhow::Error::msg)
             .map_err(ResolveEnd::Error)?;
-        if !global.quiet {
-            if round == 1 {
-                if let Some(note) = nbenv::output::recorded_elsewhere(&inference) {
-                    super::printer::note(&note);
-                }
+        if round == 1 {
+            if let Some(note) = nbenv::output::recorded_elsewhere(&inference) {
+                self.reporter.note(&note, None);
             }
-            eprintln!(
-                "round {round}: Python {python}, {}",
-                pins_of(&requirements).join(" ")
-            );
         }
+        self.reporter.round(
+            round,
+            &format!("Python {python}, {}", pins_of(&requirements).join(" ")),
+        );
         Ok(Resolved {
             inference,
             requirements,
@@ -309,7 +302,12 @@ impl nbenv::restore::RoundSteps for Steps<'_, '_> {
             kernel_runtime_at_most: if spec.kernel_runtime {
                 self.runtime_era
                     .get_or_insert_with(|| {
-                        super::verify::runtime_era(global, spec.nb, python, &self.session.client)
+                        super::verify::runtime_era(
+                            self.reporter,
+                            spec.nb,
+                            python,
+                            &self.session.client,
+                        )
                     })
                     .clone()
             } else {
@@ -317,22 +315,17 @@ impl nbenv::restore::RoundSteps for Steps<'_, '_> {
             },
             kernel_runtime_below: if spec.kernel_runtime {
                 self.runtime_below
-                    .get_or_insert_with(|| super::verify::runtime_below(global, spec.nb))
+                    .get_or_insert_with(|| super::verify::runtime_below(self.reporter, spec.nb))
                     .clone()
             } else {
                 None
             },
         };
-        let building = super::progress::Spinner::start(
-            global,
-            if plan.is_built(spec.envs) {
-                None
-            } else {
-                Some(format!(
-                    "round {round}: building the environment on Python {python}"
-                ))
-            },
-        );
+        let building = (!plan.is_built(spec.envs)).then(|| {
+            self.reporter.step(&format!(
+                "round {round}: building the environment on Python {python}"
+            ))
+        });
         let prepared = verify::prepare(
             &plan,
             spec.envs,
@@ -340,7 +333,9 @@ impl nbenv::restore::RoundSteps for Steps<'_, '_> {
             spec.tools,
             spec.within(Duration::from_secs(1800)),
         );
-        building.finish();
+        if let Some(building) = building {
+            building.finish();
+        }
         let detail = match prepared {
             Ok(env) => {
                 if !env.reused {
@@ -370,11 +365,9 @@ impl nbenv::restore::RoundSteps for Steps<'_, '_> {
             &lessons,
             r.clock.elapsed(),
         );
-        runs::record(global.quiet, &self.session.bank_file, &record);
-        if !global.quiet {
-            eprintln!("round {round}: {failure}");
-        }
-        say_broken(global, round, python, &lessons);
+        runs::record(self.reporter, &self.session.bank_file, &record);
+        self.reporter.round(round, &failure.to_string());
+        say_broken(self.reporter, round, python, &lessons);
         let round = Round {
             python,
             requirements: r.requirements,
@@ -396,7 +389,7 @@ impl nbenv::restore::RoundSteps for Steps<'_, '_> {
     }
 
     fn run(&mut self, round: u32, (r, env): Self::Env) -> Result<RoundEnd<Round>> {
-        let (global, spec) = (self.global, self.spec);
+        let spec = self.spec;
         let python = r.python();
         let options = RunOptions {
             cell_timeout: spec.within(spec.cell_timeout),
@@ -423,7 +416,7 @@ impl nbenv::restore::RoundSteps for Steps<'_, '_> {
             &lessons,
             r.clock.elapsed(),
         );
-        runs::record(global.quiet, &self.session.bank_file, &record);
+        runs::record(self.reporter, &self.session.bank_file, &record);
         let end = match &failure {
             None => RunEnd::Clean,
             Some(f) => RunEnd::Failed {
@@ -431,13 +424,12 @@ impl nbenv::restore::RoundSteps for Steps<'_, '_> {
             },
         };
         if let Some(failure) = &failure {
-            if !global.quiet {
-                eprintln!("round {round}: stopped at {}", located(failure));
-            }
+            self.reporter
+                .round(round, &format!("stopped at {}", located(failure)));
         }
         let repairable = end == RunEnd::Failed { repairable: true };
         if repairable {
-            say_broken(global, round, python, &lessons);
+            say_broken(self.reporter, round, python, &lessons);
         }
         let this = Round {
             python,
@@ -483,12 +475,12 @@ impl nbenv::restore::RoundSteps for Steps<'_, '_> {
     }
 
     fn moving_on(&mut self, round: u32, python: PythonVersion) {
-        if !self.global.quiet {
-            eprintln!(
-                "round {round}: the environment cannot be built on Python {python}: \
-                 trying the next interpreter"
-            );
-        }
+        self.reporter.round(
+            round,
+            &format!(
+                "the environment cannot be built on Python {python}: trying the next interpreter"
+            ),
+        );
     }
 
     fn past_deadline(&self) -> bool {
@@ -501,10 +493,7 @@ impl nbenv::restore::RoundSteps for Steps<'_, '_> {
 }
 
 /// `round 1: gast 0.2.2 failed to install on Python 3.6: passed over from now on`.
-fn say_broken(global: &GlobalArgs, round: u32, python: PythonVersion, lessons: &[Lesson]) {
-    if global.quiet {
-        return;
-    }
+fn say_broken(reporter: &dyn Reporter, round: u32, python: PythonVersion, lessons: &[Lesson]) {
     for lesson in lessons {
         if let Lesson::Broken {
             dist,
@@ -512,9 +501,12 @@ fn say_broken(global: &GlobalArgs, round: u32, python: PythonVersion, lessons: &
             step,
         } = lesson
         {
-            eprintln!(
-                "round {round}: {dist} {version} failed to {step} on Python {}: passed over from now on",
-                python.feature()
+            reporter.round(
+                round,
+                &format!(
+                    "{dist} {version} failed to {step} on Python {}: passed over from now on",
+                    python.feature()
+                ),
             );
         }
     }

@@ -130,7 +130,7 @@ pub fn run(global: &super::args::GlobalArgs, args: &VerifyArgs) -> Result<()> {
             None
         } else {
             runtime_era(
-                global,
+                &super::printer::Printer::of(global),
                 &nb,
                 interpreter.version,
                 &context::index_client(global)?,
@@ -139,7 +139,7 @@ pub fn run(global: &super::args::GlobalArgs, args: &VerifyArgs) -> Result<()> {
         kernel_runtime_below: if args.no_kernel_runtime {
             None
         } else {
-            runtime_below(global, &nb)
+            runtime_below(&super::printer::Printer::of(global), &nb)
         },
     };
     let envs = context::cache_dir(global).join(ENVS_DIR);
@@ -198,7 +198,7 @@ pub fn run(global: &super::args::GlobalArgs, args: &VerifyArgs) -> Result<()> {
                     detail,
                 };
                 runs::record(
-                    global.quiet,
+                    &super::printer::Printer::of(global),
                     &bank,
                     &run_record(&cx, ended, &lessons, clock.elapsed()),
                 );
@@ -226,7 +226,7 @@ pub fn run(global: &super::args::GlobalArgs, args: &VerifyArgs) -> Result<()> {
         failure: failure.as_ref(),
     };
     runs::record(
-        global.quiet,
+        &super::printer::Printer::of(global),
         &bank,
         &run_record(&cx, ended, &[], clock.elapsed()),
     );
@@ -299,7 +299,7 @@ fn summary(v: &Verification<'_>) -> String {
 /// newer one, an IPython that old may not import, and the interpreter decides). Said when
 /// applied; `None` without a commit date or an index answer.
 pub(super) fn runtime_era(
-    global: &super::args::GlobalArgs,
+    reporter: &dyn nbenv::reporter::Reporter,
     nb: &nbenv::notebook::Notebook,
     python: PythonVersion,
     client: &nbenv::pypi::IndexClient,
@@ -315,27 +315,29 @@ pub(super) fn runtime_era(
     if version >= "9.1".parse().expect("a version") {
         return None;
     }
-    if !global.quiet {
-        super::printer::note(&format!(
+    reporter.note(
+        &format!(
             "kernel runtime: IPython {version} at most, the newest when the notebook was last committed ({})",
             when.strftime("%Y-%m-%d")
-        ));
-    }
+        ),
+        None,
+    );
     Some(version)
 }
 
 /// The IPython the notebook's cells need to stay below, said once when there is one.
 pub(super) fn runtime_below(
-    global: &super::args::GlobalArgs,
+    reporter: &dyn nbenv::reporter::Reporter,
     nb: &nbenv::notebook::Notebook,
 ) -> Option<pep508_rs::pep440_rs::Version> {
     let bound = nbenv::notebook::ipython_bound(nb)?;
-    if !global.quiet {
-        super::printer::note(&format!(
+    reporter.note(
+        &format!(
             "kernel runtime: IPython before {}: cell {} has {}",
             bound.below_major, bound.cell, bound.why
-        ));
-    }
+        ),
+        None,
+    );
     Some(bound.below())
 }
 
