@@ -75,53 +75,76 @@ impl Printer {
         }
     }
 
-    /// `label: message`, and with `-v` the detail under it, indented.
-    fn labelled(&self, label: Label, message: &str, detail: Option<&str>) {
-        if self.quiet {
-            return;
+    /// What stderr shows of one thing the library said, if anything: `-q` silences what is
+    /// happening (notes, warnings, rounds) but not the reasons an error points at; `-v` adds
+    /// the details and traces.
+    fn render(&self, said: Said<'_>, colour: bool) -> Option<String> {
+        let verbose = self.verbose > 0;
+        let labelled = |label: Label, message: &str, detail: Option<&str>| {
+            let prefix = label.prefix_with(colour);
+            Some(match detail.filter(|_| verbose) {
+                Some(detail) => format!(
+                    "{prefix} {message}\n    {}",
+                    detail.trim_end().replace('\n', "\n    ")
+                ),
+                None => format!("{prefix} {message}"),
+            })
+        };
+        match said {
+            Said::Explain(line) => Some(format!("{}\n", line.trim_end())),
+            Said::Trace(line) => verbose.then(|| line.to_string()),
+            _ if self.quiet => None,
+            Said::Note(message, detail) => labelled(Label::Note, message, detail),
+            Said::Warning(message, detail) => labelled(Label::Warning, message, detail),
+            Said::VerboseNote(message) if verbose => labelled(Label::Note, message, None),
+            Said::VerboseNote(_) => None,
+            Said::Round(round, line) => Some(format!("round {round}: {line}")),
         }
-        match detail.filter(|_| self.verbose > 0) {
-            Some(detail) => eprintln!(
-                "{} {message}\n    {}",
-                label.prefix(),
-                detail.trim_end().replace('\n', "\n    ")
-            ),
-            None => line(label, message),
+    }
+
+    fn print(&self, said: Said<'_>) {
+        if let Some(text) = self.render(said, colour()) {
+            say(&text);
         }
     }
 }
 
+/// One thing the library said, as [`Printer::render`] decides on it.
+#[derive(Debug, Clone, Copy)]
+enum Said<'a> {
+    Note(&'a str, Option<&'a str>),
+    Warning(&'a str, Option<&'a str>),
+    VerboseNote(&'a str),
+    Trace(&'a str),
+    Round(u32, &'a str),
+    Explain(&'a str),
+}
+
 impl Reporter for Printer {
     fn note(&self, message: &str, detail: Option<&str>) {
-        self.labelled(Label::Note, message, detail);
+        self.print(Said::Note(message, detail));
     }
 
     fn warn(&self, message: &str, detail: Option<&str>) {
-        self.labelled(Label::Warning, message, detail);
+        self.print(Said::Warning(message, detail));
     }
 
     fn verbose_note(&self, message: &str) {
-        if self.verbose > 0 {
-            self.labelled(Label::Note, message, None);
-        }
+        self.print(Said::VerboseNote(message));
     }
 
     fn trace(&self, line: &str) {
-        if self.verbose > 0 {
-            eprintln!("{line}");
-        }
+        self.print(Said::Trace(line));
     }
 
     fn round(&self, round: u32, line: &str) {
-        if !self.quiet {
-            eprintln!("round {round}: {line}");
-        }
+        self.print(Said::Round(round, line));
     }
 
     /// Said even with `-q`: the error that follows points at them.
     fn explain(&self, lines: &[String]) -> bool {
         for line in lines {
-            eprintln!("{}\n", line.trim_end());
+            self.print(Said::Explain(line));
         }
         true
     }
@@ -196,6 +219,51 @@ mod tests {
         assert!(wants_colour(false, None, v("1")));
         assert!(!wants_colour(false, None, v("0")));
         assert!(!wants_colour(false, v("1"), v("1")));
+    }
+
+    /// The library says the same whatever the flags; the printer alone decides what shows.
+    #[test]
+    fn quiet_hides_what_is_happening_and_verbose_adds_details() {
+        let printer = |quiet, verbose| Printer {
+            quiet,
+            no_progress: false,
+            verbose,
+        };
+        let (quiet, plain, verbose) = (printer(true, 0), printer(false, 0), printer(false, 1));
+        let gap = Said::Note(
+            "could not introspect x 1.0: Python 3.8",
+            Some("pip said\nno"),
+        );
+        assert_eq!(quiet.render(gap, false), None);
+        assert_eq!(
+            plain.render(gap, false).as_deref(),
+            Some("note: could not introspect x 1.0: Python 3.8")
+        );
+        assert_eq!(
+            verbose.render(gap, false).as_deref(),
+            Some("note: could not introspect x 1.0: Python 3.8\n    pip said\n    no")
+        );
+        let round = Said::Round(2, "Python 3.8, x==1.0");
+        assert_eq!(quiet.render(round, false), None);
+        assert_eq!(
+            plain.render(round, false).as_deref(),
+            Some("round 2: Python 3.8, x==1.0")
+        );
+        for said in [
+            Said::Trace("indexing x 1.0"),
+            Said::VerboseNote("indexed x"),
+        ] {
+            assert_eq!(plain.render(said, false), None);
+            assert!(verbose.render(said, false).is_some());
+        }
+        // The reasons an error points at show even with -q.
+        assert_eq!(
+            quiet
+                .render(Said::Explain("Python 3.8: no wheel"), false)
+                .as_deref(),
+            Some("Python 3.8: no wheel\n")
+        );
+        assert!(quiet.render(Said::Warning("w", None), false).is_none());
     }
 
     #[test]
