@@ -38,17 +38,17 @@ use nbenv::verify::EnvPlan;
 
 use super::args::GlobalArgs;
 use super::context;
-use super::exit::{code_for, infer_error_in, CliError, Code};
+use super::exit::{code_for, infer_error_in, session_error_in, CliError, Code};
 use super::interrupt::{self, Graceful};
 use super::output::count;
 use super::printer::Printer;
 use super::progress::Progress;
-use super::rounds::{run_rounds, NotInstalled, Round, RoundsSpec, Stop};
 use nbenv::reporter::Silent;
 use nbenv::resolve::session::{
     infer_usages_with, InferRun, InferSession, RememberingBank, SessionError,
 };
 use nbenv::resolve::solver::Catalog;
+use nbenv::restore::{restore, NotInstalled, Round, RoundError, RoundsSpec, Stop};
 
 #[derive(Debug, Args)]
 pub struct BatchArgs {
@@ -578,9 +578,7 @@ fn failed(batch: &Batch<'_>, record: &mut Record, e: anyhow::Error) -> Option<()
         return None;
     }
     let (e, timeout) = (&e, batch.args.timeout);
-    if e.chain()
-        .any(|c| matches!(c.downcast_ref(), Some(SessionError::OutOfTime)))
-    {
+    if matches!(session_error_in(e), Some(SessionError::OutOfTime)) {
         record.status = Status::Timeout;
         record.error = Some(RecordError {
             kind: ErrorKind::Timeout,
@@ -592,8 +590,9 @@ fn failed(batch: &Batch<'_>, record: &mut Record, e: anyhow::Error) -> Option<()
             kind: ErrorKind::NoSolution,
             message: why,
         });
-    } else if e.chain().any(|c| c.is::<NotInstalled>())
-        || matches!(infer_error_in(e), Some(InferError::NoInterpreter { .. }))
+    } else if e.chain().any(|c| {
+        c.is::<NotInstalled>() || matches!(c.downcast_ref(), Some(RoundError::NotInstalled(_)))
+    }) || matches!(infer_error_in(e), Some(InferError::NoInterpreter { .. }))
     {
         record.failed(ErrorKind::PythonMissing, format!("{e:#}"));
     } else {
@@ -643,6 +642,7 @@ fn measure_runs(batch: &Batch<'_>, job: &Job<'_>) -> Option<Record> {
         envs: &runner.envs,
         installer: &runner.installer,
         tools: &runner.tools,
+        index_url: super::context::index_url_if_not_pypi(&batch.working),
         infer: InferRun {
             deadline: Some(job.deadline),
             catalog: batch.catalog.as_ref().map(|c| c as &dyn Catalog),
@@ -654,17 +654,10 @@ fn measure_runs(batch: &Batch<'_>, job: &Job<'_>) -> Option<Record> {
         },
         command: "batch",
     };
-    let rounds = match run_rounds(
-        &batch.working,
-        &Silent,
-        &infer_args,
-        session,
-        &mut usages,
-        &spec,
-    ) {
+    let rounds = match restore(&Silent, &infer_args, session, &mut usages, &spec) {
         Ok(r) => r,
         Err(e) => {
-            failed(batch, &mut record, e)?;
+            failed(batch, &mut record, e.into())?;
             return Some(record);
         }
     };

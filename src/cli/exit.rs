@@ -13,6 +13,7 @@ use nbenv::pypi::PypiError;
 use nbenv::resolve::evidence::{BankReadError, EvidenceError};
 use nbenv::resolve::infer::InferError;
 use nbenv::resolve::session::SessionError;
+use nbenv::restore::RoundError;
 
 /// Every exit code nbenv uses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -276,13 +277,43 @@ fn of_store(e: &StoreError) -> Code {
     }
 }
 
+/// The inference session's error in the chain, also where a round's error holds it
+/// transparently.
+pub fn session_error_in(err: &anyhow::Error) -> Option<&SessionError> {
+    err.chain().find_map(session_error)
+}
+
+fn session_error<'a>(cause: &'a (dyn std::error::Error + 'static)) -> Option<&'a SessionError> {
+    match cause.downcast_ref::<RoundError>() {
+        Some(RoundError::Session(e)) => Some(e),
+        _ => cause.downcast_ref::<SessionError>(),
+    }
+}
+
 /// The resolver's error in the chain, also where a session's error holds it transparently.
 pub fn infer_error_in(err: &anyhow::Error) -> Option<&InferError> {
     err.chain().find_map(|c| {
-        c.downcast_ref::<SessionError>()
+        session_error(c)
             .and_then(SessionError::infer_error)
             .or_else(|| c.downcast_ref::<InferError>())
     })
+}
+
+/// A restoration round's codes, for the errors it holds transparently.
+fn of_round(e: &RoundError) -> Option<Code> {
+    match e {
+        RoundError::Session(e) => of_session(e),
+        RoundError::NotInstalled(_) => Some(Code::NotFound),
+        RoundError::Env(e) => Some(of_env(e)),
+        RoundError::Interpreter(_) | RoundError::Run { .. } => None,
+    }
+}
+
+fn of_env(e: &nbenv::verify::EnvError) -> Code {
+    match e {
+        nbenv::verify::EnvError::Install { .. } => Code::EnvironmentFailed,
+        _ => Code::Failure,
+    }
 }
 
 /// An inference session's own codes, and those of the errors it holds transparently.
@@ -365,6 +396,9 @@ pub fn code_for(err: &anyhow::Error) -> Code {
                 e => Code::of_failure(FailureKind::of(e)),
             };
         }
+        if let Some(code) = cause.downcast_ref::<RoundError>().and_then(of_round) {
+            return code;
+        }
         if let Some(code) = cause.downcast_ref::<SessionError>().and_then(of_session) {
             return code;
         }
@@ -372,10 +406,7 @@ pub fn code_for(err: &anyhow::Error) -> Code {
             return code;
         }
         if let Some(e) = cause.downcast_ref::<nbenv::verify::EnvError>() {
-            return match e {
-                nbenv::verify::EnvError::Install { .. } => Code::EnvironmentFailed,
-                _ => Code::Failure,
-            };
+            return of_env(e);
         }
         if cause
             .downcast_ref::<nbenv::verify::sandbox::SandboxUnavailable>()

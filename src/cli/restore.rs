@@ -22,8 +22,8 @@ use nbenv::resolve::session::{read_usages_of, InferRun};
 
 use super::output::write_json;
 use super::printer::Printer;
-use super::rounds::{pins_of, run_rounds, NotInstalled, Round, Rounds, RoundsSpec, Stop};
-use super::verify::{located, ENVS_DIR};
+use super::verify::ENVS_DIR;
+use nbenv::restore::{pins_of, restore, Restored, Round, RoundError, RoundsSpec, Stop};
 
 #[derive(Debug, Args)]
 pub struct RestoreArgs {
@@ -131,15 +131,14 @@ pub fn run(global: &GlobalArgs, args: &RestoreArgs) -> Result<()> {
     let tools = context::tools(global, context::interpreters());
     let (installer, _) = tools.installer();
     let envs = context::cache_dir(global).join(ENVS_DIR);
-    let Rounds {
+    let Restored {
         rounds,
         stopped,
         last_env,
         last_run,
         built,
         failed: _,
-    } = run_rounds(
-        global,
+    } = restore(
         &printer,
         &infer_args,
         &session,
@@ -156,6 +155,7 @@ pub fn run(global: &GlobalArgs, args: &RestoreArgs) -> Result<()> {
             envs: &envs,
             installer: &installer,
             tools: &tools,
+            index_url: context::index_url_if_not_pypi(global),
             infer: InferRun {
                 reach: Reach::Installed,
                 ..InferRun::default()
@@ -163,9 +163,11 @@ pub fn run(global: &GlobalArgs, args: &RestoreArgs) -> Result<()> {
             command: "restore",
         },
     )
-    .map_err(|e| match e.downcast::<NotInstalled>() {
-        Ok(not) => CliError::not_found(not.to_string()).into(),
-        Err(e) => e,
+    .map_err(|e| -> anyhow::Error {
+        match e {
+            RoundError::NotInstalled(not) => CliError::not_found(not.to_string()).into(),
+            e => e.into(),
+        }
     })?;
     let last = rounds.last().expect("at least one round");
     if let Some(path) = &args.output {
@@ -327,7 +329,7 @@ fn summary(done: &Restoration<'_>) -> String {
             None => ran,
         };
         let error = match (&r.first_failure, &r.install_error) {
-            (Some(f), _) => format!("; {}", located(f)),
+            (Some(f), _) => format!("; {}", f.located()),
             (None, Some(detail)) => format!(": {}", detail.lines().last().unwrap_or_default()),
             _ => String::new(),
         };

@@ -2,17 +2,7 @@
 
 use std::path::Path;
 
-use nbenv::bank::store::{RunRecord, Store};
-use nbenv::reporter::Reporter;
-
-/// Stores `run` in the bank. A bank that cannot take it (read-only, busy past the wait) costs
-/// the record, not the run: said, and the command goes on.
-pub fn record(reporter: &dyn Reporter, bank: &Path, run: &RunRecord) {
-    let stored = Store::open(bank).and_then(|mut store| store.record_run(run));
-    if let Err(e) = stored {
-        reporter.warn(&format!("the run was not recorded in the bank: {e}"), None);
-    }
-}
+use nbenv::bank::store::Store;
 
 /// `nbenv bank runs [--forget]`.
 pub fn show(bank: &Path, forget: bool, format: super::args::Format) -> anyhow::Result<()> {

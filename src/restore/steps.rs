@@ -1,125 +1,34 @@
 //! The production steps of a restoration's rounds: infer, build the environment, run the
-//! notebook. The loop that decides what comes next (go again, the next interpreter, stop) is
-//! the library's ([`nbenv::restore`]). `nbenv restore` runs the rounds for one notebook and
-//! prints them; `nbenv batch --stage verify|restore` runs them on worker threads for many,
-//! within each notebook's time limit, and records them.
+//! notebook, record the run. The loop that decides what comes next is [`super::run_rounds`];
+//! `restore` runs the rounds for one notebook and prints them, a batch runs them on worker
+//! threads for many, within each notebook's time limit, and records them. What happens is
+//! said through a [`Reporter`] (round lines, building, lessons learned).
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use anyhow::{Context as _, Result};
-use serde::Serialize;
-
-use nbenv::bank::store::ReleaseFailure;
-use nbenv::notebook::failure::{classify, BankHistory, Failure, FailureContext, Problem};
-use nbenv::notebook::{Notebook, Usage};
-use nbenv::output::requirements_txt;
-use nbenv::python::{Installer, Interpreter, PythonVersion, Tools};
-use nbenv::resolve::infer::{InferError, Inference};
-use nbenv::resolve::interpreter::Reach;
-use nbenv::resolve::options::InferOptions;
-use nbenv::restore::{Built, Learned, ResolveEnd, RoundEnd, RunEnd};
-use nbenv::verify::{
-    self, run_record, EnvError, EnvPlan, Executability, Lesson, NotebookRun, PreparedEnv,
-    RunContext, RunEnded, RunOptions,
+use crate::bank::store::ReleaseFailure;
+use crate::notebook::failure::{classify, BankHistory, FailureContext, Problem};
+use crate::notebook::Usage;
+use crate::output::requirements_txt;
+use crate::python::{Interpreter, PythonVersion};
+use crate::reporter::Reporter;
+use crate::resolve::infer::{InferError, Inference};
+use crate::resolve::interpreter::Reach;
+use crate::resolve::options::InferOptions;
+use crate::resolve::session::{infer_usages_with, InferRun, InferSession, SessionError};
+use crate::verify::{
+    self, run_record, EnvError, EnvPlan, Lesson, NotebookRun, PreparedEnv, RunContext, RunEnded,
+    RunOptions,
 };
 use pep508_rs::pep440_rs::Version;
 
-use super::args::GlobalArgs;
-use super::runs;
-use super::verify::located;
-use nbenv::reporter::Reporter;
-use nbenv::resolve::session::{infer_usages_with, InferRun, InferSession, SessionError};
-
-/// One round: what was resolved, and how the run went.
-#[derive(Debug, Serialize)]
-pub(super) struct Round {
-    pub python: PythonVersion,
-    pub requirements: String,
-    /// `None` when the environment could not be built.
-    pub executability: Option<Executability>,
-    pub first_failure: Option<Failure>,
-    /// The exception the run stopped at (`ModuleNotFoundError`), when one was raised.
-    #[serde(skip)]
-    pub ename: Option<String>,
-    /// Cells whose stored text outputs the run printed the same, of those compared.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub reproduced: Option<(u32, u32)>,
-    /// Why the environment could not be built.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub install_error: Option<String>,
-    pub learned: Vec<Lesson>,
-    /// How the cells ran: through IPython (the kernel runtime, with its version) or plain.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub runner: Option<verify::RunnerMode>,
-    /// The kernel runtime's lock, as installed beside the requirements (never in them).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub kernel_runtime: Vec<String>,
-    /// Seconds each stage took this round.
-    pub seconds: Stages,
-    /// The resolution, for callers that record it.
-    #[serde(skip)]
-    pub inference: Option<Box<Inference>>,
-}
-
-/// Seconds by stage: resolving (and indexing what the bank lacked), creating the venv,
-/// installing into it (both zero when the environment was reused), running the notebook.
-#[derive(Debug, Default, Clone, Copy, Serialize)]
-pub(super) struct Stages {
-    pub resolution: f64,
-    pub venv: f64,
-    pub install: f64,
-    pub run: f64,
-}
-
-pub(super) use nbenv::restore::Stop;
-
-/// The resolution chose a Python this machine does not have.
-#[derive(Debug, thiserror::Error)]
-#[error("the notebook resolved for Python {python}, which is not installed here: install it (pyenv install {python}) to run the notebook")]
-pub(super) struct NotInstalled {
-    pub python: PythonVersion,
-}
-
-/// How to run the rounds.
-pub(super) struct RoundsSpec<'a> {
-    pub notebook: &'a Path,
-    pub nb: &'a Notebook,
-    /// Rounds at most; 1 verifies without repairing.
-    pub max_rounds: usize,
-    pub allow_sdist: bool,
-    pub kernel_runtime: bool,
-    pub cell_timeout: Duration,
-    /// Each run's limit.
-    pub run_timeout: Duration,
-    pub sandbox: bool,
-    /// Where the environments are kept.
-    pub envs: &'a Path,
-    pub installer: &'a Installer,
-    pub tools: &'a Tools,
-    /// How each inference runs (a batch's deadline, shared caches, silence); its `failed`
-    /// is replaced by what the rounds learn.
-    pub infer: InferRun<'a>,
-    /// `restore` or `batch`, for the run records.
-    pub command: &'static str,
-}
-
-impl RoundsSpec<'_> {
-    /// What is left of `limit` before the deadline, if any.
-    pub(super) fn within(&self, limit: Duration) -> Duration {
-        match self.infer.deadline {
-            Some(d) => limit.min(d.saturating_duration_since(Instant::now())),
-            None => limit,
-        }
-    }
-
-    fn past_deadline(&self) -> bool {
-        self.infer.deadline.is_some_and(|d| Instant::now() >= d)
-    }
-}
+use super::round::{pins_of, NotInstalled, Round, RoundError, Stages};
+use super::spec::RoundsSpec;
+use super::{Built, Learned, ResolveEnd, RoundEnd, RunEnd, Stop};
 
 /// What the rounds did.
-pub(super) struct Rounds {
+pub struct Restored {
     pub rounds: Vec<Round>,
     pub stopped: Stop,
     /// The last environment the notebook ran in, and the interpreter it was built on.
@@ -132,17 +41,15 @@ pub(super) struct Rounds {
 }
 
 /// Runs the rounds for `usage` (taught what each round reveals): the library's loop
-/// ([`nbenv::restore::run_rounds`]) over the production steps.
-pub(super) fn run_rounds(
-    global: &GlobalArgs,
+/// ([`super::run_rounds`]) over the production steps.
+pub fn restore(
     reporter: &dyn Reporter,
     infer_args: &InferOptions,
     session: &InferSession,
     usages: &mut [(String, Usage)],
     spec: &RoundsSpec<'_>,
-) -> Result<Rounds> {
+) -> Result<Restored, RoundError> {
     let mut steps = Steps {
-        global,
         reporter,
         infer_args,
         session,
@@ -159,8 +66,8 @@ pub(super) fn run_rounds(
         skipped: spec.infer.skip_pythons.to_vec(),
         ..Learned::default()
     };
-    let done = nbenv::restore::run_rounds(&mut steps, spec.max_rounds as u32, learned)?;
-    Ok(Rounds {
+    let done = super::run_rounds(&mut steps, spec.max_rounds as u32, learned)?;
+    Ok(Restored {
         rounds: done.rounds,
         stopped: done.stopped,
         last_env: steps.last_env,
@@ -172,7 +79,6 @@ pub(super) fn run_rounds(
 
 /// The production steps: the inference session, uv, the runner, the bank's run records.
 struct Steps<'a, 'u> {
-    global: &'a GlobalArgs,
     reporter: &'a dyn Reporter,
     infer_args: &'a InferOptions,
     session: &'a InferSession,
@@ -223,17 +129,17 @@ impl Steps<'_, '_> {
     }
 }
 
-impl nbenv::restore::RoundSteps for Steps<'_, '_> {
+impl super::RoundSteps for Steps<'_, '_> {
     type Resolution = Resolved;
     type Env = (Resolved, PreparedEnv);
     type Round = Round;
-    type Error = anyhow::Error;
+    type Error = RoundError;
 
     fn resolve(
         &mut self,
         round: u32,
         learned: &Learned,
-    ) -> Result<Resolved, ResolveEnd<anyhow::Error>> {
+    ) -> Result<Resolved, ResolveEnd<RoundError>> {
         let spec = self.spec;
         let started_at = jiff::Timestamp::now();
         let clock = Instant::now();
@@ -264,10 +170,10 @@ impl nbenv::restore::RoundSteps for Steps<'_, '_> {
             return Err(ResolveEnd::Error(NotInstalled { python }.into()));
         };
         let interpreter = Interpreter::at(&path)
-            .map_err(anyhow::Error::msg)
+            .map_err(RoundError::Interpreter)
             .map_err(ResolveEnd::Error)?;
         if round == 1 {
-            if let Some(note) = nbenv::output::recorded_elsewhere(&inference) {
+            if let Some(note) = crate::output::recorded_elsewhere(&inference) {
                 self.reporter.note(&note, None);
             }
         }
@@ -289,25 +195,19 @@ impl nbenv::restore::RoundSteps for Steps<'_, '_> {
         resolution.python()
     }
 
-    fn build(&mut self, round: u32, r: Resolved) -> Result<Built<Self::Env, Round>> {
-        let (global, spec) = (self.global, self.spec);
+    fn build(&mut self, round: u32, r: Resolved) -> Result<Built<Self::Env, Round>, RoundError> {
+        let spec = self.spec;
         let python = r.python();
         let plan = EnvPlan {
             interpreter: r.interpreter.clone(),
             requirements: r.requirements.clone(),
             only_binary: !spec.allow_sdist && r.inference.sdist_fallback.is_none(),
-            index_url: (global.index_url() != nbenv::pypi::PYPI_SIMPLE)
-                .then(|| global.index_url().to_string()),
+            index_url: spec.index_url.clone(),
             kernel_runtime: spec.kernel_runtime,
             kernel_runtime_at_most: if spec.kernel_runtime {
                 self.runtime_era
                     .get_or_insert_with(|| {
-                        super::verify::runtime_era(
-                            self.reporter,
-                            spec.nb,
-                            python,
-                            &self.session.client,
-                        )
+                        verify::runtime_era(self.reporter, spec.nb, python, &self.session.client)
                     })
                     .clone()
             } else {
@@ -315,7 +215,7 @@ impl nbenv::restore::RoundSteps for Steps<'_, '_> {
             },
             kernel_runtime_below: if spec.kernel_runtime {
                 self.runtime_below
-                    .get_or_insert_with(|| super::verify::runtime_below(self.reporter, spec.nb))
+                    .get_or_insert_with(|| verify::runtime_below(self.reporter, spec.nb))
                     .clone()
             } else {
                 None
@@ -365,7 +265,7 @@ impl nbenv::restore::RoundSteps for Steps<'_, '_> {
             &lessons,
             r.clock.elapsed(),
         );
-        runs::record(self.reporter, &self.session.bank_file, &record);
+        verify::store_run(&self.session.bank_file, &record, self.reporter);
         self.reporter.round(round, &failure.to_string());
         say_broken(self.reporter, round, python, &lessons);
         let round = Round {
@@ -388,7 +288,7 @@ impl nbenv::restore::RoundSteps for Steps<'_, '_> {
         Ok(Built::Failed { round, lessons })
     }
 
-    fn run(&mut self, round: u32, (r, env): Self::Env) -> Result<RoundEnd<Round>> {
+    fn run(&mut self, round: u32, (r, env): Self::Env) -> Result<RoundEnd<Round>, RoundError> {
         let spec = self.spec;
         let python = r.python();
         let options = RunOptions {
@@ -398,8 +298,12 @@ impl nbenv::restore::RoundSteps for Steps<'_, '_> {
             ..RunOptions::default()
         };
         let ran = Instant::now();
-        let run = verify::run_notebook(spec.nb, &env.python, &options)
-            .with_context(|| format!("running {}", spec.notebook.display()))?;
+        let run = verify::run_notebook(spec.nb, &env.python, &options).map_err(|source| {
+            RoundError::Run {
+                notebook: spec.notebook.to_path_buf(),
+                source,
+            }
+        })?;
         let run_time = ran.elapsed();
         let bank = BankHistory::at(&self.session.bank_file);
         let failure = run.first_failure(&self.failures(&bank, &r));
@@ -416,7 +320,7 @@ impl nbenv::restore::RoundSteps for Steps<'_, '_> {
             &lessons,
             r.clock.elapsed(),
         );
-        runs::record(self.reporter, &self.session.bank_file, &record);
+        verify::store_run(&self.session.bank_file, &record, self.reporter);
         let end = match &failure {
             None => RunEnd::Clean,
             Some(f) => RunEnd::Failed {
@@ -425,7 +329,7 @@ impl nbenv::restore::RoundSteps for Steps<'_, '_> {
         };
         if let Some(failure) = &failure {
             self.reporter
-                .round(round, &format!("stopped at {}", located(failure)));
+                .round(round, &format!("stopped at {}", failure.located()));
         }
         let repairable = end == RunEnd::Failed { repairable: true };
         if repairable {
@@ -510,15 +414,4 @@ fn say_broken(reporter: &dyn Reporter, round: u32, python: PythonVersion, lesson
             );
         }
     }
-}
-
-/// The `name==version` lines of a requirements file.
-pub(super) fn pins_of(requirements: &str) -> Vec<&str> {
-    requirements
-        .lines()
-        .map(str::trim)
-        .filter(|l| !l.starts_with('#') && !l.starts_with('-') && !l.is_empty())
-        .filter_map(|l| l.split_whitespace().next())
-        .map(|p| p.trim_end_matches('\\'))
-        .collect()
 }
