@@ -121,6 +121,85 @@ impl Resolved {
 }
 
 impl Steps<'_, '_> {
+    /// The environment a resolution asks for, with the kernel runtime's bounds (worked out,
+    /// and said, once).
+    fn plan(&mut self, r: &Resolved) -> EnvPlan {
+        let (spec, python) = (self.spec, r.python());
+        EnvPlan {
+            interpreter: r.interpreter.clone(),
+            requirements: r.requirements.clone(),
+            only_binary: !spec.allow_sdist && r.inference.sdist_fallback.is_none(),
+            index_url: spec.index_url.clone(),
+            kernel_runtime: spec.kernel_runtime,
+            kernel_runtime_at_most: if spec.kernel_runtime {
+                self.runtime_era
+                    .get_or_insert_with(|| {
+                        verify::runtime_era(self.reporter, spec.nb, python, &self.session.client)
+                    })
+                    .clone()
+            } else {
+                None
+            },
+            kernel_runtime_below: if spec.kernel_runtime {
+                self.runtime_below
+                    .get_or_insert_with(|| verify::runtime_below(self.reporter, spec.nb))
+                    .clone()
+            } else {
+                None
+            },
+        }
+    }
+
+    /// The round whose environment could not be installed: classified, recorded, said.
+    fn not_built(
+        &self,
+        round: u32,
+        r: Resolved,
+        detail: String,
+    ) -> Built<(Resolved, PreparedEnv), Round> {
+        let (spec, python) = (self.spec, r.python());
+        let bank = BankHistory::at(&self.session.bank_file);
+        let failure = classify(
+            &Problem::InstallFailed {
+                what: "the requirements".into(),
+                detail: detail.clone(),
+            },
+            None,
+            &self.failures(&bank, &r),
+        );
+        let lessons = verify::install_lessons(&failure, &detail, &verify::pinned(&r.requirements));
+        let record = run_record(
+            &r.context(spec, round),
+            RunEnded::NotBuilt {
+                failure: &failure,
+                detail: &detail,
+            },
+            &lessons,
+            r.clock.elapsed(),
+        );
+        verify::store_run(&self.session.bank_file, &record, self.reporter);
+        self.reporter.round(round, &failure.to_string());
+        say_broken(self.reporter, round, python, &lessons);
+        let round = Round {
+            python,
+            requirements: r.requirements,
+            executability: None,
+            first_failure: Some(failure),
+            ename: None,
+            reproduced: None,
+            install_error: Some(detail),
+            learned: lessons.clone(),
+            runner: None,
+            kernel_runtime: Vec::new(),
+            seconds: Stages {
+                resolution: r.resolution.as_secs_f64(),
+                ..Stages::default()
+            },
+            inference: Some(Box::new(r.inference)),
+        };
+        Built::Failed { round, lessons }
+    }
+
     fn failures<'b>(&'b self, bank: &'b BankHistory, r: &Resolved) -> FailureContext<'b> {
         FailureContext::new(self.spec.nb, &self.usages[0].1)
             .with_python(r.python())
@@ -198,29 +277,7 @@ impl super::RoundSteps for Steps<'_, '_> {
     fn build(&mut self, round: u32, r: Resolved) -> Result<Built<Self::Env, Round>, RoundError> {
         let spec = self.spec;
         let python = r.python();
-        let plan = EnvPlan {
-            interpreter: r.interpreter.clone(),
-            requirements: r.requirements.clone(),
-            only_binary: !spec.allow_sdist && r.inference.sdist_fallback.is_none(),
-            index_url: spec.index_url.clone(),
-            kernel_runtime: spec.kernel_runtime,
-            kernel_runtime_at_most: if spec.kernel_runtime {
-                self.runtime_era
-                    .get_or_insert_with(|| {
-                        verify::runtime_era(self.reporter, spec.nb, python, &self.session.client)
-                    })
-                    .clone()
-            } else {
-                None
-            },
-            kernel_runtime_below: if spec.kernel_runtime {
-                self.runtime_below
-                    .get_or_insert_with(|| verify::runtime_below(self.reporter, spec.nb))
-                    .clone()
-            } else {
-                None
-            },
-        };
+        let plan = self.plan(&r);
         let building = (!plan.is_built(spec.envs)).then(|| {
             self.reporter.step(&format!(
                 "round {round}: building the environment on Python {python}"
@@ -246,46 +303,7 @@ impl super::RoundSteps for Steps<'_, '_> {
             Err(EnvError::Install { detail, .. }) => detail,
             Err(e) => return Err(e.into()),
         };
-        let bank = BankHistory::at(&self.session.bank_file);
-        let failure = classify(
-            &Problem::InstallFailed {
-                what: "the requirements".into(),
-                detail: detail.clone(),
-            },
-            None,
-            &self.failures(&bank, &r),
-        );
-        let lessons = verify::install_lessons(&failure, &detail, &verify::pinned(&r.requirements));
-        let record = run_record(
-            &r.context(spec, round),
-            RunEnded::NotBuilt {
-                failure: &failure,
-                detail: &detail,
-            },
-            &lessons,
-            r.clock.elapsed(),
-        );
-        verify::store_run(&self.session.bank_file, &record, self.reporter);
-        self.reporter.round(round, &failure.to_string());
-        say_broken(self.reporter, round, python, &lessons);
-        let round = Round {
-            python,
-            requirements: r.requirements,
-            executability: None,
-            first_failure: Some(failure),
-            ename: None,
-            reproduced: None,
-            install_error: Some(detail),
-            learned: lessons.clone(),
-            runner: None,
-            kernel_runtime: Vec::new(),
-            seconds: Stages {
-                resolution: r.resolution.as_secs_f64(),
-                ..Stages::default()
-            },
-            inference: Some(Box::new(r.inference)),
-        };
-        Ok(Built::Failed { round, lessons })
+        Ok(self.not_built(round, r, detail))
     }
 
     fn run(&mut self, round: u32, (r, env): Self::Env) -> Result<RoundEnd<Round>, RoundError> {
