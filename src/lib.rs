@@ -11,7 +11,9 @@
 //! process-wide stop flag (Ctrl-C) every long loop checks; `disk_full` the error of a full
 //! disk (or quota), which every stage that writes reports alike; `leftover` the temporary
 //! names that say which process made them, so a killed run's leftovers can be removed;
-//! `timings` where a run's time went, stage by stage (`--timings`).
+//! `reporter` how library code says what happens as it goes (notes, warnings, progress),
+//! which the caller shows or not; `timings` where a run's time went, stage by stage
+//! (`--timings`).
 
 pub mod disk_full;
 pub mod interrupt;
@@ -19,6 +21,7 @@ pub mod leftover;
 pub mod names;
 pub mod pypi;
 pub mod python;
+pub mod reporter;
 pub mod timings;
 
 pub mod bank;

@@ -7,28 +7,24 @@ use std::str::FromStr;
 use anyhow::{Context, Result};
 use clap::{Args, Subcommand};
 use nbenv::bank::indexer::{
-    self, BuildObserver, BuildOptions, BuildReport, BuildTarget, FailureKind, PackageEntry,
-    ReleaseOutcome, Selection,
+    self, BuildOptions, BuildReport, BuildTarget, FailureKind, PackageEntry, Selection,
 };
-use nbenv::bank::introspect::{
-    introspect, IntrospectConfig, IntrospectObserver, IntrospectReport, Outcome,
-};
+use nbenv::bank::introspect::{self, IntrospectConfig, IntrospectReport, Outcome};
 use nbenv::bank::snapshot::{self, ExportOptions, ImportOptions};
 use nbenv::bank::store::{
     ApiReport, DiffEntry, DiffMiss, DiffSource, LockPolicy, Store, VersionRun,
 };
 use nbenv::names::DistName;
 use nbenv::pypi::{Version, VersionSpecifiers};
-use nbenv::python::InstallerOrigin;
 use serde_json::json;
 
 use super::args::{byte_size, positive, Format, FormatArg, GlobalArgs};
 use super::context;
 use super::exit::{CliError, Code};
 use super::index::human_size;
-use super::interrupt::{self, Graceful};
+use super::interrupt;
 use super::output::{count, write_json};
-use super::progress::Progress;
+use super::printer::Printer;
 
 #[derive(Debug, Args)]
 pub struct BankArgs {
@@ -240,13 +236,18 @@ impl WriteArgs {
         if self.no_wait {
             return LockPolicy::NoWait;
         }
-        LockPolicy::WaitWithNotice(std::sync::Arc::new(|bank: &Path| {
-            eprintln!(
-                "nbenv: waiting for another nbenv writing to the bank at {}",
-                bank.display()
-            );
-        }))
+        waiting_lock()
     }
+}
+
+/// Waiting for another nbenv writing the bank, after saying so.
+pub(super) fn waiting_lock() -> LockPolicy {
+    LockPolicy::WaitWithNotice(std::sync::Arc::new(|bank: &Path| {
+        super::printer::say(&format!(
+            "nbenv: waiting for another nbenv writing to the bank at {}",
+            bank.display()
+        ));
+    }))
 }
 
 /// `NAME` or `NAME<specifier>` on the command line: a PEP 508 requirement without URL or
@@ -342,10 +343,9 @@ pub fn run(global: &GlobalArgs, args: &BankArgs) -> Result<()> {
                 let again = Again {
                     force: *force,
                     unknown_only: *unknown_only,
-                    retry_gaps: true,
                 };
                 Some(run_introspect(
-                    global, &bank, &targets, runtime, *write, again, None,
+                    global, &bank, &targets, runtime, *write, again,
                 )?)
             };
             let show_build = !report.failed.is_empty() || runtime.is_none();
@@ -402,9 +402,7 @@ pub fn run(global: &GlobalArgs, args: &BankArgs) -> Result<()> {
                     Again {
                         force: run.force,
                         unknown_only: false,
-                        retry_gaps: true,
                     },
-                    None,
                 )?)
             };
             print_runs(&bank, &report, runtime.as_ref(), run.format.format, true)?;
@@ -499,57 +497,11 @@ fn add_targets(specs: &[DistSpec], all_versions: bool, latest: &Option<usize>) -
         .collect()
 }
 
-struct IntrospectBar {
-    progress: Progress,
-}
-
-impl IntrospectObserver for IntrospectBar {
-    fn queued(&self, releases: usize) {
-        self.progress.set_length(releases as u64);
-    }
-
-    /// A release that could not be introspected is said once, by the caller's summary (the
-    /// command's table, or infer's note), not beside the bar as well.
-    fn finished(&self, name: &DistName, version: &Version, _outcome: &Outcome) {
-        self.progress.advance(format!("{name} {version}"));
-    }
-}
-
-/// Introspects the releases `infer` chose, as `bank introspect` would with its defaults.
-pub(super) fn introspect_for_infer(
-    global: &GlobalArgs,
-    bank: &Path,
-    targets: &[BuildTarget],
-    within: Option<std::time::Duration>,
-) -> Result<IntrospectReport> {
-    let runtime = RuntimeArgs {
-        pythons: Vec::new(),
-        install_timeout: 900,
-    };
-    let again = Again {
-        force: false,
-        unknown_only: false,
-        retry_gaps: false,
-    };
-    run_introspect(
-        global,
-        bank,
-        targets,
-        &runtime,
-        WriteArgs { no_wait: false },
-        again,
-        within.map(|w| std::time::Instant::now() + w),
-    )
-}
-
 /// Which releases introspection takes on again.
 #[derive(Debug, Clone, Copy)]
 struct Again {
     force: bool,
     unknown_only: bool,
-    /// Try again what could not be introspected before: `bank` commands do, an inference
-    /// does not.
-    retry_gaps: bool,
 }
 
 fn run_introspect(
@@ -559,7 +511,6 @@ fn run_introspect(
     runtime: &RuntimeArgs,
     write: WriteArgs,
     again: Again,
-    deadline: Option<std::time::Instant>,
 ) -> Result<IntrospectReport> {
     let client = context::index_client(global)?;
     let interpreters = if runtime.pythons.is_empty() {
@@ -578,41 +529,22 @@ fn run_introspect(
         )
         .into());
     }
-    let observer = IntrospectBar {
-        progress: Progress::new(global, 0, "introspected"),
-    };
+    let printer = Printer::of(global);
     // Tools run on a modern interpreter, whatever `--python` chose for the releases.
     let tools = if runtime.pythons.is_empty() {
         context::tools(global, &interpreters)
     } else {
         context::tools(global, context::interpreters())
     };
-    let (installer, origin) = tools.installer();
-    match &origin {
-        InstallerOrigin::Installed { path, now: true } => observer.progress.note(&format!(
-            "uv was not on PATH: installed it into {}",
-            path.display()
-        )),
-        InstallerOrigin::Pip { why } => observer.progress.note(&format!(
-            "installing with pip, which cannot hold dependencies to a release's date ({why})"
-        )),
-        _ => {}
-    }
+    let installer = introspect::installer_said(&tools, &printer);
     let mut config = IntrospectConfig::new(interpreters, installer, tools);
     config.install_timeout = std::time::Duration::from_secs(runtime.install_timeout);
     config.lock = write.lock_policy();
     config.force = again.force;
     config.unknown_only = again.unknown_only;
-    config.deadline = deadline;
-    config.retry_gaps = again.retry_gaps;
-    if global.index_url() != nbenv::pypi::PYPI_SIMPLE {
-        config.index_url = Some(global.index_url().to_string());
-    }
-    let _graceful = Graceful::start();
-    let report = introspect(&client, bank, targets, &config, &observer)
-        .with_context(|| format!("introspecting into the bank at {}", bank.display()))?;
-    observer.progress.finish();
-    Ok(report)
+    config.index_url = context::index_url_if_not_pypi(global);
+    introspect::introspect_reported(&client, bank, targets, &config, &printer)
+        .with_context(|| format!("introspecting into the bank at {}", bank.display()))
 }
 
 /// Prints what a command's runs did: the indexing summary (when `show_build`) and what each
@@ -707,35 +639,6 @@ fn print_runs(
     Ok(())
 }
 
-struct BarObserver {
-    progress: Progress,
-    verbose: bool,
-}
-
-impl BuildObserver for BarObserver {
-    fn queued(&self, releases: usize) {
-        self.progress.set_length(releases as u64);
-    }
-
-    fn note(&self, message: &str) {
-        self.progress.warn(message);
-    }
-
-    fn finished(&self, name: &DistName, version: &Version, result: Result<&ReleaseOutcome, &str>) {
-        self.progress.advance(format!("{name} {version}"));
-        match result {
-            Err(reason) => self.progress.warn(&format!("{name} {version}: {reason}")),
-            Ok(o) if self.verbose => self.progress.note(&format!(
-                "indexed {name} {version}: {} APIs, {} of {} files parsed",
-                o.apis.apis.len(),
-                o.counts.parsed_files,
-                o.counts.source_files
-            )),
-            Ok(_) => {}
-        }
-    }
-}
-
 impl RunArgs {
     fn build_options(&self) -> BuildOptions {
         BuildOptions {
@@ -754,15 +657,8 @@ pub(super) fn run_build(
     options: &BuildOptions,
 ) -> Result<BuildReport> {
     let client = context::index_client(global)?;
-    let observer = BarObserver {
-        progress: Progress::new(global, 0, "releases"),
-        verbose: global.verbose > 0,
-    };
-    let _graceful = Graceful::start();
-    let report = indexer::build(&client, bank, targets, options, &observer)
-        .with_context(|| format!("building the bank at {}", bank.display()))?;
-    observer.progress.finish();
-    Ok(report)
+    indexer::build_reported(&client, bank, targets, options, &Printer::of(global))
+        .with_context(|| format!("building the bank at {}", bank.display()))
 }
 
 /// The exit of a run: interrupted (130, saying what was kept); nothing done, with the code of

@@ -38,12 +38,17 @@ use nbenv::verify::EnvPlan;
 
 use super::args::GlobalArgs;
 use super::context;
-use super::exit::{code_for, CliError, Code};
-use super::infer::{infer_usages_with, InferRun, InferSession, OutOfTime};
+use super::exit::{code_for, infer_error_in, session_error_in, CliError, Code};
 use super::interrupt::{self, Graceful};
 use super::output::count;
+use super::printer::Printer;
 use super::progress::Progress;
-use super::rounds::{run_rounds, NotInstalled, Round, RoundsSpec, Stop};
+use nbenv::reporter::Silent;
+use nbenv::resolve::session::{
+    infer_usages_with, InferRun, InferSession, RememberingBank, SessionError,
+};
+use nbenv::resolve::solver::Catalog;
+use nbenv::restore::{restore, NotInstalled, Round, RoundError, RoundsSpec, Stop};
 
 #[derive(Debug, Args)]
 pub struct BatchArgs {
@@ -196,8 +201,9 @@ fn measurer(stage: Stage) -> Measure {
 /// What every worker shares.
 struct Batch<'a> {
     args: &'a BatchArgs,
-    /// The global options, silenced: workers print nothing while the bar is drawn.
-    quiet: GlobalArgs,
+    /// The global options, offline when indexing is off. Workers say nothing while the bar
+    /// is drawn: they report to [`Silent`], and the record keeps what matters.
+    working: GlobalArgs,
     stage: Stage,
     measure: Measure,
     done: Done,
@@ -222,6 +228,11 @@ impl Batch<'_> {
         self.disk_full
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// The bank's answers so far, as an inference reads them.
+    fn remembered(&self) -> Option<&dyn RememberingBank> {
+        self.bank.as_ref().map(|b| b as &dyn RememberingBank)
     }
 
     /// The bank, for one notebook's errors (opened on this thread when first asked).
@@ -294,21 +305,17 @@ pub fn run(global: &GlobalArgs, args: &BatchArgs) -> Result<()> {
         ..global.clone()
     };
     let session = if stage >= Stage::Infer {
-        Some(InferSession::open(
+        Some(context::open_session(
             &working,
             &infer_args(args, Path::new(".")),
+            &Printer::of(&working),
         )?)
     } else {
         None
     };
     let batch = Batch {
         args,
-        quiet: GlobalArgs {
-            quiet: true,
-            no_progress: true,
-            verbose: 0,
-            ..working.clone()
-        },
+        working: working.clone(),
         stage,
         measure,
         done,
@@ -341,7 +348,7 @@ pub fn run(global: &GlobalArgs, args: &BatchArgs) -> Result<()> {
             .map(|n| n.get())
             .unwrap_or(1)
     });
-    let progress = Progress::new(global, notebooks.len() as u64, "notebooks");
+    let progress = Progress::new(&Printer::of(global), notebooks.len() as u64, "notebooks");
     let statuses: Mutex<BTreeMap<Status, usize>> = Mutex::default();
     let skipped = AtomicUsize::new(0);
     let sink = appender.sink();
@@ -374,10 +381,9 @@ pub fn run(global: &GlobalArgs, args: &BatchArgs) -> Result<()> {
 
     let statuses = statuses.into_inner().unwrap_or_default();
     let skipped = skipped.into_inner();
-    eprintln!(
-        "{}",
-        summary(args, corpus, &notebooks, written, skipped, &statuses, elapsed)
-    );
+    super::printer::say(&summary(
+        args, corpus, &notebooks, written, skipped, &statuses, elapsed,
+    ));
     if let Some(e) = batch.disk_full().take() {
         return Err(e.context(
             "the batch stopped; what was measured is recorded, and the next run resumes after it",
@@ -534,30 +540,29 @@ fn measure_infer(batch: &Batch<'_>, job: &Job<'_>) -> Option<Record> {
     let started = Instant::now();
     let usages = with_local_imports(batch, job, analysed.usage);
     let result = infer_usages_with(
-        &batch.quiet,
         &infer_args(batch.args, &job.input.file),
         session,
         &usages,
         &[],
         InferRun {
             deadline: Some(job.deadline),
-            silent: true,
-            catalog: batch.catalog.as_ref(),
-            bank: batch.bank.as_ref(),
+            catalog: batch.catalog.as_ref().map(|c| c as &dyn Catalog),
+            bank: batch.remembered(),
             failed: &[],
             reach: Reach::Known,
             skip_pythons: &[],
         },
+        &Silent,
     );
     record.timings.infer_ms = Some(millis(started.elapsed()));
     match result {
-        Ok((inference, _)) => {
+        Ok(found) => {
             if let Some(t) = record.triage.as_mut() {
-                add_resolution(t, &inference.evidence.imports);
+                add_resolution(t, &found.inference.evidence.imports);
             }
-            record.environment = Some(environment(&inference));
+            record.environment = Some(environment(&found.inference));
         }
-        Err(e) => failed(batch, &mut record, e)?,
+        Err(e) => failed(batch, &mut record, e.into())?,
     }
     Some(record)
 }
@@ -573,7 +578,7 @@ fn failed(batch: &Batch<'_>, record: &mut Record, e: anyhow::Error) -> Option<()
         return None;
     }
     let (e, timeout) = (&e, batch.args.timeout);
-    if e.chain().any(|c| c.is::<OutOfTime>()) {
+    if matches!(session_error_in(e), Some(SessionError::OutOfTime)) {
         record.status = Status::Timeout;
         record.error = Some(RecordError {
             kind: ErrorKind::Timeout,
@@ -586,12 +591,9 @@ fn failed(batch: &Batch<'_>, record: &mut Record, e: anyhow::Error) -> Option<()
             message: why,
         });
     } else if e.chain().any(|c| {
-        c.is::<NotInstalled>()
-            || matches!(
-                c.downcast_ref::<InferError>(),
-                Some(InferError::NoInterpreter { .. })
-            )
-    }) {
+        c.is::<NotInstalled>() || matches!(c.downcast_ref(), Some(RoundError::NotInstalled(_)))
+    }) || matches!(infer_error_in(e), Some(InferError::NoInterpreter { .. }))
+    {
         record.failed(ErrorKind::PythonMissing, format!("{e:#}"));
     } else {
         record.failed(error_kind(code_for(e)), format!("{e:#}"));
@@ -640,11 +642,11 @@ fn measure_runs(batch: &Batch<'_>, job: &Job<'_>) -> Option<Record> {
         envs: &runner.envs,
         installer: &runner.installer,
         tools: &runner.tools,
+        index_url: super::context::index_url_if_not_pypi(&batch.working),
         infer: InferRun {
             deadline: Some(job.deadline),
-            silent: true,
-            catalog: batch.catalog.as_ref(),
-            bank: batch.bank.as_ref(),
+            catalog: batch.catalog.as_ref().map(|c| c as &dyn Catalog),
+            bank: batch.remembered(),
             failed: &[],
             // As restore: on the installed interpreters nearest where it last ran.
             reach: Reach::Installed,
@@ -652,10 +654,10 @@ fn measure_runs(batch: &Batch<'_>, job: &Job<'_>) -> Option<Record> {
         },
         command: "batch",
     };
-    let rounds = match run_rounds(&batch.quiet, &infer_args, session, &mut usages, &spec) {
+    let rounds = match restore(&Silent, &infer_args, session, &mut usages, &spec) {
         Ok(r) => r,
         Err(e) => {
-            failed(batch, &mut record, e)?;
+            failed(batch, &mut record, e.into())?;
             return Some(record);
         }
     };
@@ -750,8 +752,7 @@ fn run_before(
                 interpreter: nbenv::python::Interpreter::at(&installed).ok()?,
                 requirements: String::new(),
                 only_binary: !spec.allow_sdist,
-                index_url: (batch.quiet.index_url() != nbenv::pypi::PYPI_SIMPLE)
-                    .then(|| batch.quiet.index_url().to_string()),
+                index_url: super::context::index_url_if_not_pypi(&batch.working),
                 kernel_runtime: spec.kernel_runtime,
                 kernel_runtime_at_most: None,
                 kernel_runtime_below: nbenv::notebook::ipython_bound(spec.nb).map(|b| b.below()),
@@ -823,24 +824,23 @@ fn stopped_by_user(e: &anyhow::Error) -> bool {
 
 /// Each interpreter tried and why it had no solution.
 fn no_solution(e: &anyhow::Error) -> Option<String> {
-    e.chain()
-        .find_map(|c| match c.downcast_ref::<InferError>() {
-            Some(InferError::NoSolution { tried }) => Some(
-                tried
-                    .iter()
-                    .map(|t| format!("Python {}: {}", t.python, t.why.trim_end()))
-                    .collect::<Vec<_>>()
-                    .join("\n"),
-            ),
-            Some(InferError::Joint(j)) => Some(j.to_string()),
-            Some(
-                e @ InferError::NoInterpreter {
-                    reach: nbenv::resolve::interpreter::Reach::Known,
-                    ..
-                },
-            ) => Some(e.to_string()),
-            _ => None,
-        })
+    match infer_error_in(e) {
+        Some(InferError::NoSolution { tried }) => Some(
+            tried
+                .iter()
+                .map(|t| format!("Python {}: {}", t.python, t.why.trim_end()))
+                .collect::<Vec<_>>()
+                .join("\n"),
+        ),
+        Some(InferError::Joint(j)) => Some(j.to_string()),
+        Some(
+            e @ InferError::NoInterpreter {
+                reach: nbenv::resolve::interpreter::Reach::Known,
+                ..
+            },
+        ) => Some(e.to_string()),
+        _ => None,
+    }
 }
 
 fn error_kind(code: Code) -> ErrorKind {

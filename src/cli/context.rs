@@ -21,15 +21,13 @@ pub fn cache_dir(global: &GlobalArgs) -> PathBuf {
 /// The interpreters on this machine, found once per process (each run to read its version):
 /// every command, every round of a restore and every notebook of a batch reads the same list.
 pub fn interpreters() -> &'static [nbenv::python::Interpreter] {
-    static FOUND: std::sync::OnceLock<Vec<nbenv::python::Interpreter>> = std::sync::OnceLock::new();
-    FOUND.get_or_init(nbenv::python::discover)
+    nbenv::python::found()
 }
 
 /// [`interpreters`] as choosing a Python needs them: versions read from the file names where
 /// they say it, only the others run; found once per process.
 pub fn interpreters_by_name() -> &'static [nbenv::python::Interpreter] {
-    static FOUND: std::sync::OnceLock<Vec<nbenv::python::Interpreter>> = std::sync::OnceLock::new();
-    FOUND.get_or_init(nbenv::python::discover_by_name)
+    nbenv::python::found_by_name()
 }
 
 /// uv's and pip's own caches, inside nbenv's cache directory rather than the machine's,
@@ -120,6 +118,37 @@ pub fn index_client(global: &GlobalArgs) -> Result<IndexClient> {
         }) as nbenv::pypi::EventSink
     });
     IndexClient::new(config, events).context("setting up the index client")
+}
+
+/// Where an inference session works, as the global options say.
+pub fn session_place(global: &GlobalArgs) -> nbenv::resolve::session::SessionPlace {
+    nbenv::resolve::session::SessionPlace {
+        bank: super::bank::bank_path(global),
+        tools_dir: cache_dir(global).join(TOOLS_DIR),
+        installer_index: index_url_if_not_pypi(global),
+        offline: global.offline,
+        installed: interpreters_by_name().to_vec(),
+        lock: super::bank::waiting_lock(),
+    }
+}
+
+/// The inference session the global options and `options` describe, opened once.
+pub fn open_session(
+    global: &GlobalArgs,
+    options: &nbenv::resolve::options::InferOptions,
+    reporter: &dyn nbenv::reporter::Reporter,
+) -> Result<nbenv::resolve::session::InferSession> {
+    Ok(nbenv::resolve::session::InferSession::open(
+        session_place(global),
+        index_client(global)?,
+        options,
+        reporter,
+    )?)
+}
+
+/// The index installers are given, where it is not PyPI (a private index works for them too).
+pub fn index_url_if_not_pypi(global: &GlobalArgs) -> Option<String> {
+    (global.index_url() != nbenv::pypi::PYPI_SIMPLE).then(|| global.index_url().to_string())
 }
 
 /// nbenv's tools (uv, old virtualenv), kept in `<cache>/tools` and installed from the index

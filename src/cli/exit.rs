@@ -12,6 +12,8 @@ use nbenv::notebook::NotebookError;
 use nbenv::pypi::PypiError;
 use nbenv::resolve::evidence::{BankReadError, EvidenceError};
 use nbenv::resolve::infer::InferError;
+use nbenv::resolve::session::SessionError;
+use nbenv::restore::RoundError;
 
 /// Every exit code nbenv uses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -275,6 +277,86 @@ fn of_store(e: &StoreError) -> Code {
     }
 }
 
+/// The inference session's error in the chain, also where a round's error holds it
+/// transparently.
+pub fn session_error_in(err: &anyhow::Error) -> Option<&SessionError> {
+    err.chain().find_map(session_error)
+}
+
+fn session_error<'a>(cause: &'a (dyn std::error::Error + 'static)) -> Option<&'a SessionError> {
+    match cause.downcast_ref::<RoundError>() {
+        Some(RoundError::Session(e)) => Some(e),
+        _ => cause.downcast_ref::<SessionError>(),
+    }
+}
+
+/// The resolver's error in the chain, also where a session's error holds it transparently.
+pub fn infer_error_in(err: &anyhow::Error) -> Option<&InferError> {
+    err.chain().find_map(|c| {
+        session_error(c)
+            .and_then(SessionError::infer_error)
+            .or_else(|| c.downcast_ref::<InferError>())
+    })
+}
+
+/// A restoration round's codes, for the errors it holds transparently.
+fn of_round(e: &RoundError) -> Option<Code> {
+    match e {
+        RoundError::Session(e) => of_session(e),
+        RoundError::NotInstalled(_) => Some(Code::NotFound),
+        RoundError::Env(e) => Some(of_env(e)),
+        RoundError::Interpreter(_) | RoundError::Run { .. } => None,
+    }
+}
+
+fn of_env(e: &nbenv::verify::EnvError) -> Code {
+    match e {
+        nbenv::verify::EnvError::Install { .. } => Code::EnvironmentFailed,
+        _ => Code::Failure,
+    }
+}
+
+/// An inference session's own codes, and those of the errors it holds transparently.
+fn of_session(e: &SessionError) -> Option<Code> {
+    match e {
+        SessionError::Interrupted { .. } => Some(Code::Interrupted),
+        SessionError::NoNotebook(_) => Some(Code::NotFound),
+        SessionError::Store(e) => Some(of_store(e)),
+        SessionError::BankRead(BankReadError::Store(e)) => Some(of_store(e)),
+        SessionError::Notebook(e) => Some(of_notebook(e)),
+        SessionError::Infer(e) => of_infer(e),
+        SessionError::NoSolution { source, .. } => of_infer(source),
+        _ => None,
+    }
+}
+
+/// The resolver's codes; `None` where the cause further down the chain decides.
+fn of_infer(e: &InferError) -> Option<Code> {
+    match e {
+        InferError::NoSolution { .. } | InferError::Joint(_) => Some(Code::NoSolution),
+        // To run it here, a missing interpreter is something to install.
+        InferError::NoInterpreter {
+            reach: nbenv::resolve::interpreter::Reach::Installed,
+            ..
+        } => Some(Code::NotFound),
+        InferError::NoInterpreter { .. } => Some(Code::NoSolution),
+        InferError::Interrupted => Some(Code::Interrupted),
+        InferError::Evidence(EvidenceError::Bank(BankReadError::Store(e))) => Some(of_store(e)),
+        // The catalog's cause (an index error) is further down the chain.
+        InferError::Catalog(_) | InferError::Evidence(_) => None,
+    }
+}
+
+fn of_notebook(e: &NotebookError) -> Code {
+    match e {
+        NotebookError::BrokenJson { .. } => Code::NotebookBrokenJson,
+        NotebookError::NotANotebook { .. } => Code::NotANotebook,
+        NotebookError::Empty { .. } => Code::NotebookEmpty,
+        NotebookError::NotPython { .. } => Code::NotebookNotPython,
+        NotebookError::Io { .. } => Code::NotebookUnreadable,
+    }
+}
+
 pub fn code_for(err: &anyhow::Error) -> Code {
     // Whatever was being done, the disk filling up is what stopped it.
     if is_disk_full(err) {
@@ -314,28 +396,17 @@ pub fn code_for(err: &anyhow::Error) -> Code {
                 e => Code::of_failure(FailureKind::of(e)),
             };
         }
-        if let Some(e) = cause.downcast_ref::<InferError>() {
-            match e {
-                InferError::NoSolution { .. } | InferError::Joint(_) => return Code::NoSolution,
-                // To run it here, a missing interpreter is something to install.
-                InferError::NoInterpreter {
-                    reach: nbenv::resolve::interpreter::Reach::Installed,
-                    ..
-                } => return Code::NotFound,
-                InferError::NoInterpreter { .. } => return Code::NoSolution,
-                InferError::Interrupted => return Code::Interrupted,
-                InferError::Evidence(EvidenceError::Bank(BankReadError::Store(e))) => {
-                    return of_store(e)
-                }
-                // The catalog's cause (an index error) is further down the chain.
-                InferError::Catalog(_) | InferError::Evidence(_) => {}
-            }
+        if let Some(code) = cause.downcast_ref::<RoundError>().and_then(of_round) {
+            return code;
+        }
+        if let Some(code) = cause.downcast_ref::<SessionError>().and_then(of_session) {
+            return code;
+        }
+        if let Some(code) = cause.downcast_ref::<InferError>().and_then(of_infer) {
+            return code;
         }
         if let Some(e) = cause.downcast_ref::<nbenv::verify::EnvError>() {
-            return match e {
-                nbenv::verify::EnvError::Install { .. } => Code::EnvironmentFailed,
-                _ => Code::Failure,
-            };
+            return of_env(e);
         }
         if cause
             .downcast_ref::<nbenv::verify::sandbox::SandboxUnavailable>()
@@ -348,13 +419,7 @@ pub fn code_for(err: &anyhow::Error) -> Code {
             return Code::SandboxUnavailable;
         }
         if let Some(e) = cause.downcast_ref::<NotebookError>() {
-            return match e {
-                NotebookError::BrokenJson { .. } => Code::NotebookBrokenJson,
-                NotebookError::NotANotebook { .. } => Code::NotANotebook,
-                NotebookError::Empty { .. } => Code::NotebookEmpty,
-                NotebookError::NotPython { .. } => Code::NotebookNotPython,
-                NotebookError::Io { .. } => Code::NotebookUnreadable,
-            };
+            return of_notebook(e);
         }
     }
     Code::Failure

@@ -280,20 +280,7 @@ fn utc_date(time: jiff::Timestamp) -> String {
     time.strftime("%Y-%m-%d").to_string()
 }
 
-pub fn human_size(bytes: u64) -> String {
-    const UNITS: [&str; 4] = ["B", "KiB", "MiB", "GiB"];
-    let mut value = bytes as f64;
-    let mut unit = 0;
-    while value >= 1024.0 && unit < UNITS.len() - 1 {
-        value /= 1024.0;
-        unit += 1;
-    }
-    if unit == 0 {
-        format!("{bytes} B")
-    } else {
-        format!("{value:.1} {}", UNITS[unit])
-    }
-}
+pub use nbenv::reporter::human_size;
 
 fn metadata(client: &IndexClient, spec: &ReleaseSpec, format: Format) -> Result<()> {
     let page = fetch(client, &spec.name)?;

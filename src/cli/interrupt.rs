@@ -8,15 +8,12 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use super::exit::{CliError, Code};
 
-/// How many [`Graceful`] sections are open: a batch holds one while each notebook's lazy
-/// indexing opens and closes its own.
-static ARMED: AtomicUsize = AtomicUsize::new(0);
 static HITS: AtomicUsize = AtomicUsize::new(0);
 
 extern "C" fn on_interrupt(_signal: libc::c_int) {
     // Only async-signal-safe work here: atomics and _exit(2).
     let first = HITS.fetch_add(1, Ordering::SeqCst) == 0;
-    if first && ARMED.load(Ordering::SeqCst) > 0 {
+    if first && nbenv::interrupt::graceful() {
         nbenv::interrupt::request();
         return;
     }
@@ -38,20 +35,7 @@ pub fn install() {
 }
 
 /// While alive, the first Ctrl-C asks the work to stop instead of ending the process.
-pub struct Graceful(());
-
-impl Graceful {
-    pub fn start() -> Self {
-        ARMED.fetch_add(1, Ordering::SeqCst);
-        Graceful(())
-    }
-}
-
-impl Drop for Graceful {
-    fn drop(&mut self) {
-        ARMED.fetch_sub(1, Ordering::SeqCst);
-    }
-}
+pub use nbenv::interrupt::Graceful;
 
 /// The error that ends an interrupted run: `kept` and `left` are counts of `noun` (plural).
 pub fn stopped(kept: usize, left: usize, noun: &str) -> CliError {

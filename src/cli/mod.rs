@@ -19,7 +19,6 @@ pub mod printer;
 pub mod progress;
 pub mod report;
 pub mod restore;
-mod rounds;
 pub mod runs;
 pub mod snapshot;
 pub mod usage;

@@ -30,9 +30,7 @@ pub fn write_json<T: Serialize + ?Sized>(out: &mut impl Write, value: &T) -> Res
 }
 
 /// `1 cell`, `2 cells`: a count and its noun, singular or plural.
-pub fn count(n: usize, singular: &str, plural: &str) -> String {
-    format!("{n} {}", if n == 1 { singular } else { plural })
-}
+pub use nbenv::reporter::count;
 
 /// Rows of cells as aligned columns, whatever their content (`…`, `()`, wide names): widths
 /// counted in characters, two spaces between columns, the last column unpadded, no trailing
@@ -70,6 +68,12 @@ pub fn table(rows: &[Vec<String>], indent: &str, right: &[usize]) -> String {
     out
 }
 
+/// `--timings`: where the run's time went, on stderr after everything else.
+pub fn timings(wall: std::time::Duration) {
+    let table = nbenv::timings::render(wall, &nbenv::timings::totals());
+    let _ = std::io::stderr().write_all(table.as_bytes());
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -95,10 +99,4 @@ mod tests {
         assert!(text.ends_with("}\n"));
         assert!(write_json(&mut Vec::new(), &[1, 2]).is_err());
     }
-}
-
-/// `--timings`: where the run's time went, on stderr after everything else.
-pub fn timings(wall: std::time::Duration) {
-    let table = nbenv::timings::render(wall, &nbenv::timings::totals());
-    let _ = std::io::stderr().write_all(table.as_bytes());
 }

@@ -7,6 +7,11 @@ use std::ffi::OsString;
 use std::io::IsTerminal;
 use std::sync::OnceLock;
 
+use nbenv::reporter::{Reporter, Task};
+
+use super::args::GlobalArgs;
+use super::progress::{Progress, Spinner};
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Label {
     Error,
@@ -52,14 +57,125 @@ impl Label {
     }
 }
 
+/// The command line's [`Reporter`]: what the library says, shown as `-q`, `-v` and
+/// `--no-progress` ask (progress.rs gives the convention), labelled and coloured as above.
+#[derive(Debug, Clone, Copy)]
+pub struct Printer {
+    pub quiet: bool,
+    pub no_progress: bool,
+    pub verbose: u8,
+}
+
+impl Printer {
+    pub fn of(global: &GlobalArgs) -> Self {
+        Self {
+            quiet: global.quiet,
+            no_progress: global.no_progress,
+            verbose: global.verbose,
+        }
+    }
+
+    /// What stderr shows of one thing the library said, if anything: `-q` silences what is
+    /// happening (notes, warnings, rounds) but not the reasons an error points at; `-v` adds
+    /// the details and traces.
+    fn render(&self, said: Said<'_>, colour: bool) -> Option<String> {
+        let verbose = self.verbose > 0;
+        let labelled = |label: Label, message: &str, detail: Option<&str>| {
+            let prefix = label.prefix_with(colour);
+            Some(match detail.filter(|_| verbose) {
+                Some(detail) => format!(
+                    "{prefix} {message}\n    {}",
+                    detail.trim_end().replace('\n', "\n    ")
+                ),
+                None => format!("{prefix} {message}"),
+            })
+        };
+        match said {
+            Said::Explain(line) => Some(format!("{}\n", line.trim_end())),
+            Said::Trace(line) => verbose.then(|| line.to_string()),
+            _ if self.quiet => None,
+            Said::Note(message, detail) => labelled(Label::Note, message, detail),
+            Said::Warning(message, detail) => labelled(Label::Warning, message, detail),
+            Said::VerboseNote(message) if verbose => labelled(Label::Note, message, None),
+            Said::VerboseNote(_) => None,
+            Said::Round(round, line) => Some(format!("round {round}: {line}")),
+        }
+    }
+
+    fn print(&self, said: Said<'_>) {
+        if let Some(text) = self.render(said, colour()) {
+            say(&text);
+        }
+    }
+}
+
+/// One thing the library said, as [`Printer::render`] decides on it.
+#[derive(Debug, Clone, Copy)]
+enum Said<'a> {
+    Note(&'a str, Option<&'a str>),
+    Warning(&'a str, Option<&'a str>),
+    VerboseNote(&'a str),
+    Trace(&'a str),
+    Round(u32, &'a str),
+    Explain(&'a str),
+}
+
+impl Reporter for Printer {
+    fn note(&self, message: &str, detail: Option<&str>) {
+        self.print(Said::Note(message, detail));
+    }
+
+    fn warn(&self, message: &str, detail: Option<&str>) {
+        self.print(Said::Warning(message, detail));
+    }
+
+    fn verbose_note(&self, message: &str) {
+        self.print(Said::VerboseNote(message));
+    }
+
+    fn trace(&self, line: &str) {
+        self.print(Said::Trace(line));
+    }
+
+    fn round(&self, round: u32, line: &str) {
+        self.print(Said::Round(round, line));
+    }
+
+    /// Said even with `-q`: the error that follows points at them.
+    fn explain(&self, lines: &[String]) -> bool {
+        for line in lines {
+            self.print(Said::Explain(line));
+        }
+        true
+    }
+
+    fn task(&self, unit: &str, len: u64) -> Box<dyn Task + '_> {
+        Box::new(Progress::new(self, len, unit))
+    }
+
+    fn step(&self, message: &str) -> Box<dyn Task + '_> {
+        Box::new(Spinner::start(self, Some(message.to_string())))
+    }
+}
+
+/// A plain line on stderr, as is (a command's closing summary).
+pub fn say(line: &str) {
+    eprintln!("{line}");
+}
+
+/// `label: message` on stderr.
+pub fn line(label: Label, message: &str) {
+    eprintln!("{} {message}", label.prefix());
+}
+
 /// `warning: message` on stderr.
 pub fn warn(message: &str) {
-    eprintln!("{} {message}", Label::Warning.prefix());
+    line(Label::Warning, message);
 }
 
 /// `note: message` on stderr.
 pub fn note(message: &str) {
-    eprintln!("{} {message}", Label::Note.prefix());
+    line(Label::Note, message);
 }
 
 /// Whether stderr is coloured, decided once per process.
@@ -103,6 +219,51 @@ mod tests {
         assert!(wants_colour(false, None, v("1")));
         assert!(!wants_colour(false, None, v("0")));
         assert!(!wants_colour(false, v("1"), v("1")));
+    }
+
+    /// The library says the same whatever the flags; the printer alone decides what shows.
+    #[test]
+    fn quiet_hides_what_is_happening_and_verbose_adds_details() {
+        let printer = |quiet, verbose| Printer {
+            quiet,
+            no_progress: false,
+            verbose,
+        };
+        let (quiet, plain, verbose) = (printer(true, 0), printer(false, 0), printer(false, 1));
+        let gap = Said::Note(
+            "could not introspect x 1.0: Python 3.8",
+            Some("pip said\nno"),
+        );
+        assert_eq!(quiet.render(gap, false), None);
+        assert_eq!(
+            plain.render(gap, false).as_deref(),
+            Some("note: could not introspect x 1.0: Python 3.8")
+        );
+        assert_eq!(
+            verbose.render(gap, false).as_deref(),
+            Some("note: could not introspect x 1.0: Python 3.8\n    pip said\n    no")
+        );
+        let round = Said::Round(2, "Python 3.8, x==1.0");
+        assert_eq!(quiet.render(round, false), None);
+        assert_eq!(
+            plain.render(round, false).as_deref(),
+            Some("round 2: Python 3.8, x==1.0")
+        );
+        for said in [
+            Said::Trace("indexing x 1.0"),
+            Said::VerboseNote("indexed x"),
+        ] {
+            assert_eq!(plain.render(said, false), None);
+            assert!(verbose.render(said, false).is_some());
+        }
+        // The reasons an error points at show even with -q.
+        assert_eq!(
+            quiet
+                .render(Said::Explain("Python 3.8: no wheel"), false)
+                .as_deref(),
+            Some("Python 3.8: no wheel\n")
+        );
+        assert!(quiet.render(Said::Warning("w", None), false).is_none());
     }
 
     #[test]

@@ -5,8 +5,9 @@
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use super::args::GlobalArgs;
-use super::printer::Label;
+use nbenv::reporter::Task;
+
+use super::printer::{Label, Printer};
 
 /// A progress bar, and the channel for notes and warnings while it is drawn.
 pub struct Progress {
@@ -15,9 +16,9 @@ pub struct Progress {
 }
 
 impl Progress {
-    pub fn new(global: &GlobalArgs, len: u64, unit: &str) -> Self {
+    pub fn new(printer: &Printer, len: u64, unit: &str) -> Self {
         let bar = ProgressBar::new(len);
-        if global.quiet || global.no_progress {
+        if printer.quiet || printer.no_progress {
             bar.set_draw_target(ProgressDrawTarget::hidden());
         }
         let template = format!(
@@ -31,7 +32,7 @@ impl Progress {
         bar.enable_steady_tick(std::time::Duration::from_millis(200));
         Self {
             bar,
-            quiet: global.quiet,
+            quiet: printer.quiet,
         }
     }
 
@@ -67,13 +68,33 @@ impl Progress {
 
     fn line(&self, label: Label, message: &str) {
         if !self.quiet {
-            self.bar
-                .suspend(|| eprintln!("{} {message}", label.prefix()));
+            self.bar.suspend(|| super::printer::line(label, message));
         }
     }
 
     pub fn finish(&self) {
         self.bar.finish_and_clear();
+    }
+}
+
+impl Task for Progress {
+    fn set_length(&self, len: u64) {
+        Progress::set_length(self, len);
+    }
+    fn advance(&self, item: &str) {
+        Progress::advance(self, item.to_string());
+    }
+    fn shrink(&self) {
+        Progress::shrink(self);
+    }
+    fn note(&self, message: &str) {
+        Progress::note(self, message);
+    }
+    fn warn(&self, message: &str) {
+        Progress::warn(self, message);
+    }
+    fn finish(&self) {
+        Progress::finish(self);
     }
 }
 
@@ -85,12 +106,12 @@ pub struct Spinner {
 
 impl Spinner {
     /// Starts one for `message`; `None` starts nothing (the step is quick, say a cache hit).
-    pub fn start(global: &GlobalArgs, message: Option<String>) -> Self {
-        let Some(message) = message.filter(|_| !global.quiet) else {
+    pub fn start(printer: &Printer, message: Option<String>) -> Self {
+        let Some(message) = message.filter(|_| !printer.quiet) else {
             return Self { bar: None };
         };
         let bar = ProgressBar::new_spinner();
-        if global.no_progress {
+        if printer.no_progress {
             bar.set_draw_target(ProgressDrawTarget::hidden());
         }
         if bar.is_hidden() {
@@ -106,9 +127,29 @@ impl Spinner {
         Self { bar: Some(bar) }
     }
 
-    pub fn finish(self) {
-        if let Some(bar) = self.bar {
+    pub fn finish(&self) {
+        if let Some(bar) = &self.bar {
             bar.finish_and_clear();
         }
+    }
+}
+
+impl Task for Spinner {
+    fn set_length(&self, _: u64) {}
+    fn advance(&self, _: &str) {}
+    fn shrink(&self) {}
+    fn note(&self, message: &str) {
+        match &self.bar {
+            Some(bar) => bar.suspend(|| super::printer::line(Label::Note, message)),
+            None => super::printer::line(Label::Note, message),
+        }
+    }
+    fn warn(&self, message: &str) {
+        if let Some(bar) = &self.bar {
+            bar.suspend(|| super::printer::line(Label::Warning, message));
+        }
+    }
+    fn finish(&self) {
+        Spinner::finish(self);
     }
 }

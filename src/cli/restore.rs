@@ -18,10 +18,12 @@ use super::context;
 use super::exit::{CliError, Code};
 use nbenv::resolve::options::InferOptions;
 
-use super::infer::{read_usages_of, InferRun, InferSession};
+use nbenv::resolve::session::{read_usages_of, InferRun};
+
 use super::output::write_json;
-use super::rounds::{pins_of, run_rounds, NotInstalled, Round, Rounds, RoundsSpec, Stop};
-use super::verify::{located, ENVS_DIR};
+use super::printer::Printer;
+use super::verify::ENVS_DIR;
+use nbenv::restore::{pins_of, restore, Restored, Round, RoundError, RoundsSpec, Stop};
 
 #[derive(Debug, Args)]
 pub struct RestoreArgs {
@@ -121,22 +123,23 @@ pub fn run(global: &GlobalArgs, args: &RestoreArgs) -> Result<()> {
     args.sandbox.check()?;
     let nb = nbenv::notebook::read(&args.notebook)?;
     let analysed = Instant::now();
-    let mut usages = read_usages_of(global, &infer_args, Some(&nb))?;
+    let printer = Printer::of(global);
+    let mut usages = read_usages_of(&infer_args, Some(&nb), &printer)?;
     let analysis = analysed.elapsed();
-    let session = InferSession::open(global, &infer_args)?;
+    let session = context::open_session(global, &infer_args, &printer)?;
     let name = args.notebook.display().to_string();
     let tools = context::tools(global, context::interpreters());
     let (installer, _) = tools.installer();
     let envs = context::cache_dir(global).join(ENVS_DIR);
-    let Rounds {
+    let Restored {
         rounds,
         stopped,
         last_env,
         last_run,
         built,
         failed: _,
-    } = run_rounds(
-        global,
+    } = restore(
+        &printer,
         &infer_args,
         &session,
         &mut usages,
@@ -152,6 +155,7 @@ pub fn run(global: &GlobalArgs, args: &RestoreArgs) -> Result<()> {
             envs: &envs,
             installer: &installer,
             tools: &tools,
+            index_url: context::index_url_if_not_pypi(global),
             infer: InferRun {
                 reach: Reach::Installed,
                 ..InferRun::default()
@@ -159,9 +163,11 @@ pub fn run(global: &GlobalArgs, args: &RestoreArgs) -> Result<()> {
             command: "restore",
         },
     )
-    .map_err(|e| match e.downcast::<NotInstalled>() {
-        Ok(not) => CliError::not_found(not.to_string()).into(),
-        Err(e) => e,
+    .map_err(|e| -> anyhow::Error {
+        match e {
+            RoundError::NotInstalled(not) => CliError::not_found(not.to_string()).into(),
+            e => e.into(),
+        }
     })?;
     let last = rounds.last().expect("at least one round");
     if let Some(path) = &args.output {
@@ -256,7 +262,7 @@ fn keep(
         .map(|p| p.to_string())
         .collect();
     let spinner = super::progress::Spinner::start(
-        global,
+        &Printer::of(global),
         Some("installing ipykernel and registering a Jupyter kernel".into()),
     );
     let registered = verify::install_kernel_spec(
@@ -323,7 +329,7 @@ fn summary(done: &Restoration<'_>) -> String {
             None => ran,
         };
         let error = match (&r.first_failure, &r.install_error) {
-            (Some(f), _) => format!("; {}", located(f)),
+            (Some(f), _) => format!("; {}", f.located()),
             (None, Some(detail)) => format!(": {}", detail.lines().last().unwrap_or_default()),
             _ => String::new(),
         };

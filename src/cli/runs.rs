@@ -2,36 +2,16 @@
 
 use std::path::Path;
 
-use nbenv::bank::store::{ReleaseFailure, RunRecord, Store};
-
-/// Stores `run` in the bank. A bank that cannot take it (read-only, busy past the wait) costs
-/// the record, not the run: said, and the command goes on.
-pub fn record(quiet: bool, bank: &Path, run: &RunRecord) {
-    let stored = Store::open(bank).and_then(|mut store| store.record_run(run));
-    if let Err(e) = stored {
-        if !quiet {
-            super::printer::warn(&format!("the run was not recorded in the bank: {e}"));
-        }
-    }
-}
-
-/// The releases earlier runs saw fail, for the resolver to pass over; none from a bank that
-/// does not exist yet.
-pub fn failures(bank: &Path) -> anyhow::Result<Vec<ReleaseFailure>> {
-    if !bank.exists() {
-        return Ok(Vec::new());
-    }
-    Ok(Store::open_read_only(bank)?.release_failures()?)
-}
+use nbenv::bank::store::Store;
 
 /// `nbenv bank runs [--forget]`.
 pub fn show(bank: &Path, forget: bool, format: super::args::Format) -> anyhow::Result<()> {
     if forget {
         let forgotten = Store::open(bank)?.forget_runs()?;
-        eprintln!(
+        super::printer::say(&format!(
             "forgot {} and the releases they saw fail",
             super::output::count(forgotten as usize, "run", "runs")
-        );
+        ));
         return Ok(());
     }
     let store = Store::open_read_only(bank)?;

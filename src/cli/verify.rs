@@ -22,7 +22,6 @@ use super::args::{Format, FormatArg};
 use super::context;
 use super::exit::{CliError, Code};
 use super::output::{count, write_json};
-use super::runs;
 
 /// Where built environments are kept, under the cache directory.
 pub const ENVS_DIR: &str = "envs";
@@ -129,8 +128,8 @@ pub fn run(global: &super::args::GlobalArgs, args: &VerifyArgs) -> Result<()> {
         kernel_runtime_at_most: if args.no_kernel_runtime {
             None
         } else {
-            runtime_era(
-                global,
+            verify::runtime_era(
+                &super::printer::Printer::of(global),
                 &nb,
                 interpreter.version,
                 &context::index_client(global)?,
@@ -139,7 +138,7 @@ pub fn run(global: &super::args::GlobalArgs, args: &VerifyArgs) -> Result<()> {
         kernel_runtime_below: if args.no_kernel_runtime {
             None
         } else {
-            runtime_below(global, &nb)
+            verify::runtime_below(&super::printer::Printer::of(global), &nb)
         },
     };
     let envs = context::cache_dir(global).join(ENVS_DIR);
@@ -197,10 +196,10 @@ pub fn run(global: &super::args::GlobalArgs, args: &VerifyArgs) -> Result<()> {
                     failure: &failure,
                     detail,
                 };
-                runs::record(
-                    global.quiet,
+                verify::store_run(
                     &bank,
                     &run_record(&cx, ended, &lessons, clock.elapsed()),
+                    &super::printer::Printer::of(global),
                 );
             }
             return Err(e.into());
@@ -225,10 +224,10 @@ pub fn run(global: &super::args::GlobalArgs, args: &VerifyArgs) -> Result<()> {
         run: &run,
         failure: failure.as_ref(),
     };
-    runs::record(
-        global.quiet,
+    verify::store_run(
         &bank,
         &run_record(&cx, ended, &[], clock.elapsed()),
+        &super::printer::Printer::of(global),
     );
     let reproduction = run.reproduction(&nb);
     let found = Verification {
@@ -279,7 +278,7 @@ fn summary(v: &Verification<'_>) -> String {
         e.share()
     ));
     match &v.first_failure {
-        Some(f) => out.push_str(&format!("error        {}\n", located(f))),
+        Some(f) => out.push_str(&format!("error        {}\n", f.located())),
         None if e.complete() => out.push_str("error        none: the notebook ran to the end\n"),
         None => out.push_str("error        the run stopped without an error from a cell\n"),
     }
@@ -292,51 +291,6 @@ fn summary(v: &Verification<'_>) -> String {
         ));
     }
     out
-}
-
-/// The IPython of the notebook's era, for the kernel runtime: the newest release when the
-/// notebook was last committed, where the notebook runs on the Python it was saved with (on a
-/// newer one, an IPython that old may not import, and the interpreter decides). Said when
-/// applied; `None` without a commit date or an index answer.
-pub(super) fn runtime_era(
-    global: &super::args::GlobalArgs,
-    nb: &nbenv::notebook::Notebook,
-    python: PythonVersion,
-    client: &nbenv::pypi::IndexClient,
-) -> Option<pep508_rs::pep440_rs::Version> {
-    let when = nbenv::notebook::last_commit_date(&nb.path)?;
-    if !verify::era_fits(nb, python, when) {
-        return None;
-    }
-    let ipython = nbenv::names::DistName::new("ipython").ok()?;
-    let page = client.project(&ipython).ok()?;
-    let version = verify::runtime_of_era(&page.files, when)?;
-    // Newer than the standing bound (`ipython<9.1`): that bound is the tighter one.
-    if version >= "9.1".parse().expect("a version") {
-        return None;
-    }
-    if !global.quiet {
-        super::printer::note(&format!(
-            "kernel runtime: IPython {version} at most, the newest when the notebook was last committed ({})",
-            when.strftime("%Y-%m-%d")
-        ));
-    }
-    Some(version)
-}
-
-/// The IPython the notebook's cells need to stay below, said once when there is one.
-pub(super) fn runtime_below(
-    global: &super::args::GlobalArgs,
-    nb: &nbenv::notebook::Notebook,
-) -> Option<pep508_rs::pep440_rs::Version> {
-    let bound = nbenv::notebook::ipython_bound(nb)?;
-    if !global.quiet {
-        super::printer::note(&format!(
-            "kernel runtime: IPython before {}: cell {} has {}",
-            bound.below_major, bound.cell, bound.why
-        ));
-    }
-    Some(bound.below())
 }
 
 /// Keeps the built environments and nbenv's installer caches within their budget, `keep`
@@ -385,13 +339,6 @@ pub(super) fn keep_envs_within_budget(
 }
 
 /// `cell 2: environment: ...`: a failure with the cell it stopped in, when known.
-pub(super) fn located(f: &Failure) -> String {
-    match f.cell {
-        Some(c) => format!("cell {c}: {f}"),
-        None => f.to_string(),
-    }
-}
-
 /// `--python`, else the requirements' header, else the newest installed interpreter the
 /// notebook allows.
 fn choose_interpreter(

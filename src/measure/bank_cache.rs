@@ -105,6 +105,12 @@ impl<B> CachedBank<B> {
     }
 }
 
+impl<B: BankView + Sync + Send> crate::resolve::session::RememberingBank for CachedBank<B> {
+    fn forget(&self) {
+        CachedBank::forget(self);
+    }
+}
+
 impl<B: BankView> BankView for CachedBank<B> {
     fn catalog(&self, dist: &DistName) -> Result<Option<Catalog>, BankReadError> {
         self.catalogs

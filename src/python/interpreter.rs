@@ -33,6 +33,20 @@ pub fn discover() -> Vec<Interpreter> {
     discover_with(|candidate, _real| probe(candidate))
 }
 
+/// [`discover`]'s interpreters, found once per process: every command, every round of a
+/// restore and every notebook of a batch reads the same list.
+pub fn found() -> &'static [Interpreter] {
+    static FOUND: std::sync::OnceLock<Vec<Interpreter>> = std::sync::OnceLock::new();
+    FOUND.get_or_init(discover)
+}
+
+/// [`discover_by_name`]'s interpreters (as choosing a Python needs them), found once per
+/// process.
+pub fn found_by_name() -> &'static [Interpreter] {
+    static FOUND: std::sync::OnceLock<Vec<Interpreter>> = std::sync::OnceLock::new();
+    FOUND.get_or_init(discover_by_name)
+}
+
 /// As [`discover`], but an interpreter whose real file name says its version
 /// (`/usr/bin/python3` links to `python3.11`) is not run: choosing which Python to resolve for
 /// needs only the version, and running ten interpreters costs a resolution's whole budget.

@@ -6,6 +6,8 @@
 //! - `import_time` says what each release imports from other distributions whenever it is
 //!   imported (the bank's reading of its code), which the solver adds to its Requires-Dist;
 //! - `options` holds how an inference runs, decided once from a command's arguments;
+//! - `session` is the inference a command runs: notebooks read, evidence gathered, what the
+//!   bank lacks indexed and introspected lazily, the resolution, said through a reporter;
 //! - `interpreter` plans which CPython versions to resolve for and keeps the first that
 //!   resolves;
 //! - `solver` runs PubGrub over what a [`solver::Catalog`] says of each distribution's
@@ -20,4 +22,5 @@ pub mod interpreter;
 pub mod joint;
 pub mod lazy;
 pub mod options;
+pub mod session;
 pub mod solver;

@@ -21,6 +21,7 @@ mod env_lock;
 mod environment;
 mod executability;
 mod executed;
+mod kernel_runtime;
 mod kernel_spec;
 mod normalize;
 mod options;
@@ -49,6 +50,7 @@ pub use environment::{
 };
 pub use executability::Executability;
 pub use executed::executed_notebook;
+pub use kernel_runtime::{runtime_below, runtime_era};
 pub use kernel_spec::{
     install_kernel_spec, kernel_name, mark_kernel_spec, remove_kernel_specs, KernelSpecError,
 };
@@ -57,7 +59,7 @@ pub use options::{KernelMode, RunOptions};
 pub use order::{ExecutionOrder, StoredCount};
 pub use plain::plain_source;
 pub use plan::{PlannedCell, RunPlan};
-pub use record::{run_record, RunContext, RunEnded};
+pub use record::{run_record, store_run, RunContext, RunEnded};
 pub use repair::{install_lessons, lessons, pinned, teach, wanted_lessons, Lesson};
 pub use reproduce::{compare, CellComparison, Difference, Reproduction};
 pub use run::{run_notebook, NotebookRun, RunEnd, RunError, RunnerMode, RUNNER};

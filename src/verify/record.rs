@@ -120,3 +120,12 @@ fn tail(detail: &str) -> String {
     let lines: Vec<&str> = detail.lines().collect();
     lines[lines.len().saturating_sub(12)..].join("\n")
 }
+
+/// Stores `run` in the bank at `bank`. A bank that cannot take it (read-only, busy past the
+/// wait) costs the record, not the run: said, and the work goes on.
+pub fn store_run(bank: &Path, run: &RunRecord, reporter: &dyn crate::reporter::Reporter) {
+    let stored = crate::bank::store::Store::open(bank).and_then(|mut store| store.record_run(run));
+    if let Err(e) = stored {
+        reporter.warn(&format!("the run was not recorded in the bank: {e}"), None);
+    }
+}

@@ -9,6 +9,7 @@ mod build;
 mod error;
 mod packages_list;
 mod release_job;
+mod reported;
 mod selection;
 mod summary_cache;
 
@@ -22,5 +23,6 @@ pub use packages_list::{
     built_in, parse_packages, read_packages, PackageEntry, PackagesError, BUILT_IN,
 };
 pub use release_job::{index_release, index_release_files, Content, IndexedFile, ReleaseOutcome};
+pub use reported::build_reported;
 pub use selection::Selection;
 pub use summary_cache::SummaryCache;

@@ -7,10 +7,12 @@
 //! merges what they expose into the bank's runtime release sets.
 
 mod extras;
+mod reported;
 mod request;
 mod run;
 
 pub use extras::{plan as plan_extras, ExtrasPlan, LEFT_OUT_OF_EXTRAS};
+pub use reported::{installer_said, introspect_reported};
 pub use request::{RuntimeRequest, RuntimeResult};
 pub use run::{introspect, IntrospectConfig, IntrospectObserver, IntrospectReport, Outcome};
 

@@ -453,6 +453,14 @@ pub struct Failure {
 }
 
 impl Failure {
+    /// `cell 2: environment: no module \`x\``: the failure with the cell it surfaced in.
+    pub fn located(&self) -> String {
+        match self.cell {
+            Some(c) => format!("cell {c}: {self}"),
+            None => self.to_string(),
+        }
+    }
+
     pub fn new(cause: Cause, cell: Option<u32>, frame: Option<Frame>) -> Self {
         Self {
             class: cause.class(),

@@ -1,0 +1,91 @@
+//! One round of a restoration as its caller keeps it: what was resolved, how the run went,
+//! what it taught; and the errors that end the rounds.
+
+use std::path::PathBuf;
+
+use serde::Serialize;
+
+use crate::notebook::failure::Failure;
+use crate::python::PythonVersion;
+use crate::resolve::infer::Inference;
+use crate::resolve::session::SessionError;
+use crate::verify::{self, EnvError, Executability, Lesson, RunError};
+
+/// One round: what was resolved, and how the run went.
+#[derive(Debug, Serialize)]
+pub struct Round {
+    pub python: PythonVersion,
+    pub requirements: String,
+    /// `None` when the environment could not be built.
+    pub executability: Option<Executability>,
+    pub first_failure: Option<Failure>,
+    /// The exception the run stopped at (`ModuleNotFoundError`), when one was raised.
+    #[serde(skip)]
+    pub ename: Option<String>,
+    /// Cells whose stored text outputs the run printed the same, of those compared.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reproduced: Option<(u32, u32)>,
+    /// Why the environment could not be built.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub install_error: Option<String>,
+    pub learned: Vec<Lesson>,
+    /// How the cells ran: through IPython (the kernel runtime, with its version) or plain.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub runner: Option<verify::RunnerMode>,
+    /// The kernel runtime's lock, as installed beside the requirements (never in them).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub kernel_runtime: Vec<String>,
+    /// Seconds each stage took this round.
+    pub seconds: Stages,
+    /// The resolution, for callers that record it.
+    #[serde(skip)]
+    pub inference: Option<Box<Inference>>,
+}
+
+/// Seconds by stage: resolving (and indexing what the bank lacked), creating the venv,
+/// installing into it (both zero when the environment was reused), running the notebook.
+#[derive(Debug, Default, Clone, Copy, Serialize)]
+pub struct Stages {
+    pub resolution: f64,
+    pub venv: f64,
+    pub install: f64,
+    pub run: f64,
+}
+
+/// The resolution chose a Python this machine does not have.
+#[derive(Debug, thiserror::Error)]
+#[error("the notebook resolved for Python {python}, which is not installed here: install it (pyenv install {python}) to run the notebook")]
+pub struct NotInstalled {
+    pub python: PythonVersion,
+}
+
+/// Why the rounds ended without a round to show.
+#[derive(Debug, thiserror::Error)]
+pub enum RoundError {
+    #[error(transparent)]
+    Session(#[from] SessionError),
+    #[error(transparent)]
+    NotInstalled(#[from] NotInstalled),
+    /// The interpreter the resolution chose could not be run.
+    #[error("{0}")]
+    Interpreter(String),
+    #[error(transparent)]
+    Env(#[from] EnvError),
+    #[error("running {}", .notebook.display())]
+    Run {
+        notebook: PathBuf,
+        #[source]
+        source: RunError,
+    },
+}
+
+/// The `name==version` lines of a requirements file.
+pub fn pins_of(requirements: &str) -> Vec<&str> {
+    requirements
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.starts_with('#') && !l.starts_with('-') && !l.is_empty())
+        .filter_map(|l| l.split_whitespace().next())
+        .map(|p| p.trim_end_matches('\\'))
+        .collect()
+}

@@ -1,0 +1,48 @@
+//! How a restoration runs its rounds: the notebook, how far to repair, the limits, where
+//! environments are kept and how they are installed, how each inference runs.
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use crate::notebook::Notebook;
+use crate::python::{Installer, Tools};
+use crate::resolve::session::InferRun;
+
+/// How to run the rounds.
+pub struct RoundsSpec<'a> {
+    pub notebook: &'a Path,
+    pub nb: &'a Notebook,
+    /// Rounds at most; 1 verifies without repairing.
+    pub max_rounds: usize,
+    pub allow_sdist: bool,
+    pub kernel_runtime: bool,
+    pub cell_timeout: Duration,
+    /// Each run's limit.
+    pub run_timeout: Duration,
+    pub sandbox: bool,
+    /// Where the environments are kept.
+    pub envs: &'a Path,
+    pub installer: &'a Installer,
+    pub tools: &'a Tools,
+    /// The index installers are given, where it is not PyPI.
+    pub index_url: Option<String>,
+    /// How each inference runs (a batch's deadline, shared caches, silence); its `failed`
+    /// is replaced by what the rounds learn.
+    pub infer: InferRun<'a>,
+    /// `restore` or `batch`, for the run records.
+    pub command: &'static str,
+}
+
+impl RoundsSpec<'_> {
+    /// What is left of `limit` before the deadline, if any.
+    pub fn within(&self, limit: Duration) -> Duration {
+        match self.infer.deadline {
+            Some(d) => limit.min(d.saturating_duration_since(Instant::now())),
+            None => limit,
+        }
+    }
+
+    pub fn past_deadline(&self) -> bool {
+        self.infer.deadline.is_some_and(|d| Instant::now() >= d)
+    }
+}
