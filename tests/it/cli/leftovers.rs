@@ -2,7 +2,7 @@
 //! waits for along, children of theirs too; the temporary files and directories a killed run
 //! leaves are shown by `nbenv cache info`, removed by `nbenv cache prune` and by the next run
 //! that works there, and those of a run still going are left alone. Offline, against the
-//! loopback index; needs `python3` and uv on the machine, as `verify_cli` does.
+//! loopback index; needs `python3` and uv on the machine, as `verify::cli` does.
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};

@@ -246,7 +246,7 @@ fn magics_and_shell_commands_run_without_ipython() {
 fn the_ipython_path_runs_magics_when_ipython_is_installed() {
     let python = python3();
     if !imports(&python, "IPython") {
-        eprintln!("\n!!! SKIPPED: {} cannot import IPython: the InteractiveShell path is checked by tests/live_verify_ipython.rs only !!!\n", python.display());
+        eprintln!("\n!!! SKIPPED: {} cannot import IPython: the InteractiveShell path is checked by tests/live/verify_ipython.rs only !!!\n", python.display());
         return;
     }
     let dir = tempfile::tempdir().unwrap();
