@@ -184,9 +184,10 @@ macro_rules! run_snapshot {
                 (r"http://127\.0\.0\.1:\d+", "http://[index]"),
                 (r"/tmp/\.tmp[A-Za-z0-9]+", "[tmp]"),
                 (r"(/[\w.+-]+)+/bin/python[0-9.]*", "[python]"),
-                (r"\b3\.\d+\.\d+\b", "[python-version]"),
-                (r"\b3\.1?\d\b", "[python-version]"),
+                (r"(C?Python) 3\.\d+(\.\d+)?", "$1 [python-version]"),
                 (r"\d+(\.\d+)? ?(ms|s)\b", "[time]"),
+                (r"\(\d+(\.\d+)? ?[KMG]?i?B downloaded", "([size] downloaded"),
+                (r"\d+(\.\d+)? notebooks/s", "[rate] notebooks/s"),
                 (r"envs/[0-9a-f]{8,}", "envs/[key]"),
                 (r"nbenv \d+\.\d+\.\d+", "nbenv [version]"),
             ],
@@ -245,7 +246,9 @@ fn infer_output() {
         &["import toolkit\nimport helpers", "toolkit.old_api()"],
     );
     ctx.write("helpers.py", "def load():\n    pass\n");
-    let infer = |nb: &str| run(ctx.command().args(["infer", nb, "--python", "3.11"]));
+    // The machine's python3, so that it is installed here wherever the test runs.
+    let python = crate::support::cli::python3_version();
+    let infer = |nb: &str| run(ctx.command().args(["infer", nb, "--python", &python]));
     run_snapshot!("infer-pins", infer(&nb));
 
     let py2 = TestContext::with_index();
@@ -254,7 +257,7 @@ fn infer_output() {
         .file("toolkit/__init__.py", "def old_api():\n    pass\n");
     py2.publish("toolkit", &[only], Uploaded::Yearly(2010));
     let nb = notebook(&py2, "nb.ipynb", &["import toolkit\ntoolkit.old_api()"]);
-    let out = run(py2.command().args(["infer", &nb, "--python", "3.11"]));
+    let out = run(py2.command().args(["infer", &nb, "--python", &python]));
     run_snapshot!("infer-no-environment", out);
 }
 
