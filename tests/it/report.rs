@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::support::context::{bare_run, Run};
+use crate::support::context::bare_run;
 use html5gum::{naive_next_state, Token, Tokenizer};
 use serde_json::{json, Value};
 
@@ -534,11 +534,7 @@ fn the_html_report_renders_in_a_headless_browser() {
     let records = write_records(dir.path());
     let html = dir.path().join("report.html");
     let charts = dir.path().join("charts");
-    let Run {
-        code,
-        stdout: out,
-        stderr: err,
-    } = bare_run(&[
+    let (code, out, err) = bare_run([
         "report",
         s(&records),
         "--html",
@@ -547,7 +543,8 @@ fn the_html_report_renders_in_a_headless_browser() {
         s(&charts),
         "--format",
         "json",
-    ]);
+    ])
+    .parts();
     assert_eq!(code, 0, "{err}");
     // Standard output still gets the format asked for.
     let json: Value = serde_json::from_str(&out).unwrap();
@@ -740,11 +737,7 @@ fn charts_are_the_same_bytes_every_time_and_files_are_written_whole() {
     let records = write_records(dir.path());
     let (one, two) = (dir.path().join("one"), dir.path().join("two"));
     for out in [&one, &two] {
-        let Run {
-            code,
-            stdout: _,
-            stderr: err,
-        } = bare_run(&["report", s(&records), "--svg", s(out), "-q"]);
+        let (code, _, err) = bare_run(["report", s(&records), "--svg", s(out), "-q"]).parts();
         assert_eq!(code, 0, "{err}");
     }
     let names = |d: &Path| -> Vec<String> {
@@ -778,11 +771,8 @@ fn charts_are_the_same_bytes_every_time_and_files_are_written_whole() {
     std::fs::write(&empty, "").unwrap();
     let out = dir.path().join("empty");
     let html = dir.path().join("empty.html");
-    let Run {
-        code,
-        stdout: _,
-        stderr: err,
-    } = bare_run(&["report", s(&empty), "--svg", s(&out), "--html", s(&html)]);
+    let (code, _, err) =
+        bare_run(["report", s(&empty), "--svg", s(&out), "--html", s(&html)]).parts();
     assert_eq!(code, 0, "{err}");
     for name in names(&out) {
         let svg = std::fs::read_to_string(out.join(&name)).unwrap();
@@ -805,11 +795,7 @@ fn an_unwritable_path_is_an_error_naming_it() {
     let file = dir.path().join("file.txt");
     std::fs::write(&file, "x").unwrap();
     let html = file.join("report.html");
-    let Run {
-        code,
-        stdout: out,
-        stderr: err,
-    } = bare_run(&["report", s(&records), "--html", s(&html)]);
+    let (code, out, err) = bare_run(["report", s(&records), "--html", s(&html)]).parts();
     assert_eq!(code, 1, "{err}");
     assert!(
         err.contains(&format!(
@@ -821,11 +807,7 @@ fn an_unwritable_path_is_an_error_naming_it() {
     // Nothing printed: the files are written first.
     assert!(out.is_empty(), "{out}");
 
-    let Run {
-        code,
-        stdout: _,
-        stderr: err,
-    } = bare_run(&["report", s(&records), "--svg", s(&file)]);
+    let (code, _, err) = bare_run(["report", s(&records), "--svg", s(&file)]).parts();
     assert_eq!(code, 1, "{err}");
     assert!(err.contains(&file.display().to_string()), "{err}");
 }

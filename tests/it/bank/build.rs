@@ -145,7 +145,7 @@ fn indexes_a_history_and_answers_queries() {
     assert_eq!(q[0]["canonical"][0]["path"], "toolkit.core.Base.score");
     // A member no class has is not made up.
     assert_eq!(
-        env.output(&["bank", "query", "toolkit.Model.nothing"])
+        env.output(["bank", "query", "toolkit.Model.nothing"])
             .status
             .code(),
         Some(3)
@@ -153,7 +153,7 @@ fn indexes_a_history_and_answers_queries() {
     assert_eq!(q[0]["canonical"][0]["path"], "toolkit.core.Base.score");
     // A member no class has is not made up.
     assert_eq!(
-        env.output(&["bank", "query", "toolkit.Model.nothing"])
+        env.output(["bank", "query", "toolkit.Model.nothing"])
             .status
             .code(),
         Some(3)
@@ -161,13 +161,13 @@ fn indexes_a_history_and_answers_queries() {
 
     // Test packages and private names are not public APIs.
     assert_eq!(
-        env.output(&["bank", "query", "toolkit.tests.test_core.test_x"])
+        env.output(["bank", "query", "toolkit.tests.test_core.test_x"])
             .status
             .code(),
         Some(3)
     );
 
-    let out = env.output(&["bank", "query", "toolkit.old.legacy"]);
+    let out = env.output(["bank", "query", "toolkit.old.legacy"]);
     assert!(out.status.success());
     let t = text(&out);
     assert!(
@@ -279,7 +279,7 @@ fn adding_again_is_idempotent_and_fetches_no_archives() {
     env.server().clear_log();
     let other = env.root().join("other.sqlite3");
     let out = env
-        .command_with(&[
+        .command_with([
             "bank",
             "add",
             "toolkit",
@@ -321,7 +321,7 @@ fn a_broken_release_fails_alone_and_is_retried_later() {
     let good = files[4].bytes.clone();
     files[4].bytes = b"definitely not a zip".to_vec();
     env.server().publish("toolkit", &files);
-    let out = env.output(&["bank", "add", "toolkit", "--all-versions"]);
+    let out = env.output(["bank", "add", "toolkit", "--all-versions"]);
     assert_eq!(out.status.code(), Some(6), "{}", text(&out));
     assert!(
         text(&out).contains("toolkit-2.0-py3-none-any.whl"),
@@ -336,7 +336,7 @@ fn a_broken_release_fails_alone_and_is_retried_later() {
     env.server().publish("toolkit", &files);
     // The index page is cached for a while; a user who knows it changed can ask again.
     let out = env
-        .command_with(&[
+        .command_with([
             "bank",
             "add",
             "toolkit",
@@ -365,12 +365,12 @@ fn an_interrupted_build_keeps_finished_releases_and_resumes() {
         Duration::from_secs(30),
     );
     let mut child = env
-        .command_with(&["bank", "add", "toolkit", "--all-versions", "--jobs", "2"])
+        .command_with(["bank", "add", "toolkit", "--all-versions", "--jobs", "2"])
         .spawn()
         .unwrap();
     let deadline = Instant::now() + Duration::from_secs(60);
     loop {
-        let out = env.output(&["bank", "stats", "--format", "json"]);
+        let out = env.output(["bank", "stats", "--format", "json"]);
         if out.status.success() {
             let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
             // Readers work while the build writes (WAL).
@@ -414,7 +414,7 @@ fn an_interrupted_build_keeps_finished_releases_and_resumes() {
 #[test]
 fn bad_banks_and_unknown_names() {
     let env = setup();
-    let out = env.output(&["bank", "query", "toolkit.helper"]);
+    let out = env.output(["bank", "query", "toolkit.helper"]);
     assert_eq!(out.status.code(), Some(3), "{}", text(&out));
     assert!(text(&out).contains("does not exist"), "{}", text(&out));
 
@@ -423,14 +423,14 @@ fn bad_banks_and_unknown_names() {
         "this is not a database, it is a text file with enough bytes to look like one to nobody",
     )
     .unwrap();
-    let out = env.output(&["bank", "stats"]);
+    let out = env.output(["bank", "stats"]);
     assert_eq!(out.status.code(), Some(7), "{}", text(&out));
     assert!(
         text(&out).contains(env.bank().to_str().unwrap()),
         "{}",
         text(&out)
     );
-    let out = env.output(&["bank", "add", "toolkit"]);
+    let out = env.output(["bank", "add", "toolkit"]);
     assert_eq!(out.status.code(), Some(7), "{}", text(&out));
     // The file is left as it was.
     assert!(std::fs::read_to_string(env.bank())
@@ -439,21 +439,21 @@ fn bad_banks_and_unknown_names() {
 
     // A bank written by a newer nbenv is refused, not rewritten.
     std::fs::remove_file(env.bank()).unwrap();
-    assert!(env.output(&["bank", "add", "toolkit"]).status.success());
+    assert!(env.output(["bank", "add", "toolkit"]).status.success());
     {
         let conn = rusqlite::Connection::open(env.bank()).unwrap();
         conn.pragma_update(None, "user_version", 99).unwrap();
     }
-    let out = env.output(&["bank", "add", "toolkit"]);
+    let out = env.output(["bank", "add", "toolkit"]);
     assert_eq!(out.status.code(), Some(7), "{}", text(&out));
     assert!(text(&out).contains("schema version 99"), "{}", text(&out));
-    let out = env.output(&["bank", "query", "toolkit.helper"]);
+    let out = env.output(["bank", "query", "toolkit.helper"]);
     assert_eq!(out.status.code(), Some(7), "{}", text(&out));
 
     std::fs::remove_file(env.bank()).unwrap();
-    let out = env.output(&["bank", "add", "no-such-dist"]);
+    let out = env.output(["bank", "add", "no-such-dist"]);
     assert_eq!(out.status.code(), Some(3), "{}", text(&out));
-    let out = env.output(&["bank", "add", "toolkit"]);
+    let out = env.output(["bank", "add", "toolkit"]);
     assert!(out.status.success(), "{}", text(&out));
     assert!(
         text(&out).contains("indexed 1 release of 1 distribution"),
@@ -489,7 +489,7 @@ fn build_reads_a_package_list() {
     assert_eq!(q[0]["first"], "1.2");
 
     std::fs::write(&list, "toolkit\nbad line here\n").unwrap();
-    let out = env.output(&["bank", "build", "--packages", list.to_str().unwrap()]);
+    let out = env.output(["bank", "build", "--packages", list.to_str().unwrap()]);
     assert!(!out.status.success());
     assert!(text(&out).contains("packages.txt:2"), "{}", text(&out));
 }
@@ -523,7 +523,7 @@ fn a_release_whose_only_file_is_past_the_size_limit_is_skipped_with_its_reason()
     );
     let add = |limit: Option<&str>| {
         let mut cmd = env.command();
-        cmd.args(&["bank", "add", "bulky", "--all-versions", "--format", "json"]);
+        cmd.args(["bank", "add", "bulky", "--all-versions", "--format", "json"]);
         if let Some(limit) = limit {
             cmd.env("NBENV_MAX_SDIST_SIZE", limit);
         }

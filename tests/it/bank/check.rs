@@ -133,7 +133,7 @@ fn answers(env: &TestContext, bank: &Path) -> Vec<(Option<i32>, String)> {
                 .iter()
                 .map(|&a| if a == "NB" { nb.to_str().unwrap() } else { a })
                 .collect();
-            let out = run_on(&env, bank, &args);
+            let out = run_on(env, bank, &args);
             let said = String::from_utf8_lossy(&out.stdout);
             (
                 out.status.code(),
@@ -230,7 +230,7 @@ fn flip_to(bank: &Path, offset: usize, new: u8) {
 /// `bank check` fails naming `table`; every read either answers as before or fails with the
 /// bank error, and at least one fails.
 fn assert_caught(env: &TestContext, bank: &Path, table: &str, before: &[(Option<i32>, String)]) {
-    let check = run_on(&env, bank, &["bank", "check"]);
+    let check = run_on(env, bank, &["bank", "check"]);
     let said = text(&check);
     assert_eq!(check.status.code(), Some(BANK_ERROR), "{said}");
     let seals = if table.starts_with("api_path") || table.starts_with("api_member") {
@@ -516,7 +516,7 @@ fn no_sampled_flip_changes_an_answer_while_check_passes() {
                             let _ = std::fs::remove_file(format!("{}{suffix}", bank.display()));
                         }
                         std::fs::write(&bank, &file).unwrap();
-                        let check = run_on(&env, &bank, &["bank", "check"]);
+                        let check = run_on(env, &bank, &["bank", "check"]);
                         if !check.status.success() {
                             caught += 1;
                             continue;
@@ -524,7 +524,7 @@ fn no_sampled_flip_changes_an_answer_while_check_passes() {
                         let after = reads(&bank);
                         if std::env::var_os("NBENV_TEST_FLIP_DEBUG").is_some() && after != *before {
                             for args in SWEEP_READS {
-                                let out = run_on(&env, &bank, args);
+                                let out = run_on(env, &bank, args);
                                 eprintln!("byte {offset}: {args:?}: {}", text(&out));
                             }
                         }

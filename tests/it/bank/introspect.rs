@@ -4,7 +4,7 @@
 //! Needs `python3` (with `venv`) on the machine, as every nbenv user has.
 
 use crate::support::archives::WheelBuilder;
-use crate::support::context::{Run, TestContext};
+use crate::support::context::TestContext;
 use crate::support::server::{FixtureFile, PageMode, TestServer};
 
 const INIT: &str = r#"
@@ -59,36 +59,24 @@ fn introspection_records_what_static_reading_misses() {
         ],
     );
     let ctx = context(server);
-    let Run {
-        code,
-        stdout: _,
-        stderr: err,
-    } = ctx.run(&["bank", "add", "dynpkg", "--all-versions"]);
+    let (code, _, err) = ctx.run(["bank", "add", "dynpkg", "--all-versions"]).parts();
     assert_eq!(code, 0, "{err}");
 
     // Static reading alone does not know `ix`.
-    let Run {
-        code,
-        stdout: _,
-        stderr: _,
-    } = ctx.run(&["bank", "query", "dynpkg.Frame.ix"]);
+    let (code, _, _) = ctx.run(["bank", "query", "dynpkg.Frame.ix"]).parts();
     assert_eq!(code, 3);
 
-    let Run {
-        code,
-        stdout: out,
-        stderr: err,
-    } = ctx.run(&["bank", "introspect", "dynpkg==1.0", "--format", "json"]);
+    let (code, out, err) = ctx
+        .run(["bank", "introspect", "dynpkg==1.0", "--format", "json"])
+        .parts();
     assert_eq!(code, 0, "{out}{err}");
     let report: serde_json::Value = serde_json::from_str(&out).unwrap();
     let outcome = &report["introspected"][0][2];
     assert_eq!(outcome["outcome"], "recorded", "{report}");
 
-    let Run {
-        code,
-        stdout: out,
-        stderr: err,
-    } = ctx.run(&["bank", "query", "dynpkg.Frame.ix", "--format", "json"]);
+    let (code, out, err) = ctx
+        .run(["bank", "query", "dynpkg.Frame.ix", "--format", "json"])
+        .parts();
     assert_eq!(code, 0, "{err}");
     let q = serde_json::from_str::<serde_json::Value>(&out).unwrap()["results"].clone();
     assert_eq!(q[0]["present"][0]["first"], "1.0");
@@ -97,22 +85,16 @@ fn introspection_records_what_static_reading_misses() {
     assert_eq!(q[0]["canonical"][0]["path"], "dynpkg.core.Frame.ix");
 
     // A name served by module __getattr__ is found by probing the names other releases had.
-    let Run {
-        code,
-        stdout: out,
-        stderr: err,
-    } = ctx.run(&["bank", "query", "dynpkg.legacy_float", "--format", "json"]);
+    let (code, out, err) = ctx
+        .run(["bank", "query", "dynpkg.legacy_float", "--format", "json"])
+        .parts();
     assert_eq!(code, 0, "{err}");
     let q = serde_json::from_str::<serde_json::Value>(&out).unwrap()["results"].clone();
     assert_eq!(q[0]["present"][0]["first"], "0.9");
     assert_eq!(q[0]["present"][0]["last"], "1.0");
     assert_eq!(q[0]["runtime_present"][0]["first"], "1.0");
 
-    let Run {
-        code: _,
-        stdout: out,
-        stderr: _,
-    } = ctx.run(&["bank", "stats", "--format", "json"]);
+    let (_, out, _) = ctx.run(["bank", "stats", "--format", "json"]).parts();
     let stats: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(stats["stats"]["introspected_releases"], 1);
 }
@@ -125,11 +107,9 @@ fn releases_that_cannot_be_installed_are_recorded_as_gaps() {
         .file("winonly/__init__.py", "x = 1\n");
     server.publish("winonly", &[FixtureFile::new(&w.filename(), w.build())]);
     let ctx = context(server);
-    let Run {
-        code,
-        stdout: out,
-        stderr: err,
-    } = ctx.run(&["bank", "introspect", "winonly", "--format", "json"]);
+    let (code, out, err) = ctx
+        .run(["bank", "introspect", "winonly", "--format", "json"])
+        .parts();
     assert_eq!(code, 0, "{out}{err}");
     let report: serde_json::Value = serde_json::from_str(&out).unwrap();
     let outcome = &report["introspected"][0][2];
@@ -163,11 +143,7 @@ fn ctrl_c_during_an_install_leaves_no_scratch_venv() {
     );
     let ctx = context(server);
     let server = ctx.server();
-    let Run {
-        code,
-        stdout: _,
-        stderr: err,
-    } = ctx.run(&["bank", "add", "dynpkg"]);
+    let (code, _, err) = ctx.run(["bank", "add", "dynpkg"]).parts();
     assert_eq!(code, 0, "{err}");
     // The installer's download of the wheel hangs; Ctrl-C comes while it waits.
     server.delay_next(&format!("/files/{wheel}"), 5, Duration::from_secs(30));
@@ -222,11 +198,7 @@ fn ctrl_c_during_an_install_leaves_no_scratch_venv() {
         "{err}"
     );
     assert_eq!(scratch(), 0, "a scratch venv was left behind");
-    let Run {
-        code: _,
-        stdout: stats,
-        stderr: _,
-    } = ctx.run(&["bank", "stats", "--format", "json"]);
+    let (_, stats, _) = ctx.run(["bank", "stats", "--format", "json"]).parts();
     let stats: serde_json::Value = serde_json::from_str(&stats).unwrap();
     assert_eq!(stats["stats"]["introspected_releases"], 0, "{stats}");
 }
@@ -291,11 +263,7 @@ fn runtime_findings_settle_unknowns_and_survive_static_reindexing() {
     );
     let ctx = context(server);
     let query = |api: &str| -> serde_json::Value {
-        let Run {
-            code,
-            stdout: out,
-            stderr: err,
-        } = ctx.run(&["bank", "query", api, "--format", "json"]);
+        let (code, out, err) = ctx.run(["bank", "query", api, "--format", "json"]).parts();
         assert_eq!(code, 0, "{api}: {err}");
         let v: serde_json::Value = serde_json::from_str(&out).unwrap();
         v["results"][0].clone()
@@ -314,11 +282,7 @@ fn runtime_findings_settle_unknowns_and_survive_static_reindexing() {
             })
             .collect()
     };
-    let Run {
-        code,
-        stdout: _,
-        stderr: err,
-    } = ctx.run(&["bank", "add", "rtpkg", "--all-versions"]);
+    let (code, _, err) = ctx.run(["bank", "add", "rtpkg", "--all-versions"]).parts();
     assert_eq!(code, 0, "{err}");
     // Statically, 1.0's `__getattr__` and `globals()` writes leave these unknown.
     let alias_head = query("rtpkg.Alias.head");
@@ -329,11 +293,9 @@ fn runtime_findings_settle_unknowns_and_survive_static_reindexing() {
     );
     assert_eq!(versions(&query("rtpkg.lazy_name"), "unknown"), ["1.0-1.0"]);
 
-    let Run {
-        code,
-        stdout: out,
-        stderr: err,
-    } = ctx.run(&["bank", "introspect", "rtpkg==1.0", "--format", "json"]);
+    let (code, out, err) = ctx
+        .run(["bank", "introspect", "rtpkg==1.0", "--format", "json"])
+        .parts();
     assert_eq!(code, 0, "{out}{err}");
     let report: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(
@@ -371,45 +333,31 @@ fn runtime_findings_settle_unknowns_and_survive_static_reindexing() {
             "rtpkg.core.Frame.head"
         );
         // Absent where it listed the module and did not find the name.
-        let Run {
-            code,
-            stdout: out,
-            stderr: _,
-        } = ctx.run(&["bank", "query", "rtpkg.never_made", "--format", "json"]);
+        let (code, out, _) = ctx
+            .run(["bank", "query", "rtpkg.never_made", "--format", "json"])
+            .parts();
         assert_eq!(code, 3, "{after}: {out}");
     };
     check("after introspection");
-    let Run {
-        code,
-        stdout: out,
-        stderr: _,
-    } = ctx.run(&["bank", "query", "--module", "rtpkg.moves"]);
+    let (code, out, _) = ctx
+        .run(["bank", "query", "--module", "rtpkg.moves"])
+        .parts();
     assert_eq!(code, 0);
     assert!(out.contains("made at run time in 1.0"), "{out}");
 
     // Indexing 1.0 again statically keeps what introspection found.
-    let Run {
-        code,
-        stdout: _,
-        stderr: err,
-    } = ctx.run(&["bank", "add", "rtpkg==1.0", "--force"]);
+    let (code, _, err) = ctx.run(["bank", "add", "rtpkg==1.0", "--force"]).parts();
     assert_eq!(code, 0, "{err}");
     check("after static re-indexing");
-    let Run {
-        code: _,
-        stdout: out,
-        stderr: _,
-    } = ctx.run(&["bank", "stats", "--format", "json"]);
+    let (_, out, _) = ctx.run(["bank", "stats", "--format", "json"]).parts();
     let stats: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(stats["stats"]["introspected_releases"], 1);
 
     // A diff compares like with like: 0.9 was not introspected, so 1.0's run-time names are
     // not "added", and `lazy_name` (static in 0.9, run time in 1.0) is not "removed".
-    let Run {
-        code,
-        stdout: out,
-        stderr: err,
-    } = ctx.run(&["bank", "diff", "rtpkg", "0.9", "1.0", "--format", "json"]);
+    let (code, out, err) = ctx
+        .run(["bank", "diff", "rtpkg", "0.9", "1.0", "--format", "json"])
+        .parts();
     assert_eq!(code, 0, "{err}");
     let diff: serde_json::Value = serde_json::from_str(&out).unwrap();
     let paths = |key: &str| -> Vec<String> {
@@ -459,11 +407,7 @@ fn introspection_skips_what_is_done_settles_only_unknowns_and_goes_on_past_failu
     let run = |args: &[&str]| -> (i32, serde_json::Value, String) {
         let mut all = args.to_vec();
         all.extend(["--format", "json"]);
-        let Run {
-            code,
-            stdout: out,
-            stderr: err,
-        } = ctx.run(&all);
+        let (code, out, err) = ctx.run(&all).parts();
         let v = serde_json::from_str(&out).unwrap_or(serde_json::Value::Null);
         (code, v, err)
     };
@@ -533,11 +477,9 @@ fn a_run_that_imports_nothing_is_a_gap_with_its_reason() {
         ],
     );
     let ctx = context(server);
-    let Run {
-        code,
-        stdout: out,
-        stderr: err,
-    } = ctx.run(&["bank", "introspect", "needsdep>=1", "--format", "json"]);
+    let (code, out, err) = ctx
+        .run(["bank", "introspect", "needsdep>=1", "--format", "json"])
+        .parts();
     assert_eq!(code, 0, "{out}{err}");
     let report: serde_json::Value = serde_json::from_str(&out).unwrap();
     let outcome = |i: usize| report["introspected"][i][2].clone();
@@ -555,11 +497,7 @@ fn a_run_that_imports_nothing_is_a_gap_with_its_reason() {
         reason.contains("most modules failed to import (3 of 4"),
         "{reason}"
     );
-    let Run {
-        code: _,
-        stdout: out,
-        stderr: _,
-    } = ctx.run(&["bank", "stats", "--format", "json"]);
+    let (_, out, _) = ctx.run(["bank", "stats", "--format", "json"]).parts();
     let stats: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(stats["stats"]["introspected_releases"], 0);
 }
@@ -608,11 +546,9 @@ fn extras_the_release_needs_are_installed_and_heavy_ones_left_out() {
     server.publish("visionlib", &[dated(visionlib)]);
     server.publish("extrapkg", &[dated(pkg), dated(pkg2)]);
     let ctx = context(server);
-    let Run {
-        code,
-        stdout: out,
-        stderr: err,
-    } = ctx.run(&["bank", "introspect", "extrapkg==1.0", "--format", "json"]);
+    let (code, out, err) = ctx
+        .run(["bank", "introspect", "extrapkg==1.0", "--format", "json"])
+        .parts();
     assert_eq!(code, 0, "{out}{err}");
     let report: serde_json::Value = serde_json::from_str(&out).unwrap();
     let outcome = &report["introspected"][0][2];
@@ -627,11 +563,9 @@ fn extras_the_release_needs_are_installed_and_heavy_ones_left_out() {
         serde_json::json!(["torch", "visionlib"]),
         "{report}"
     );
-    let Run {
-        code,
-        stdout: out,
-        stderr: err,
-    } = ctx.run(&["bank", "introspect", "extrapkg==2.0", "--format", "json"]);
+    let (code, out, err) = ctx
+        .run(["bank", "introspect", "extrapkg==2.0", "--format", "json"])
+        .parts();
     assert_eq!(code, 0, "{out}{err}");
     let report: serde_json::Value = serde_json::from_str(&out).unwrap();
     let outcome = &report["introspected"][0][2];
@@ -641,11 +575,9 @@ fn extras_the_release_needs_are_installed_and_heavy_ones_left_out() {
         serde_json::json!(["torch"]),
         "{report}"
     );
-    let Run {
-        code,
-        stdout: out,
-        stderr: _,
-    } = ctx.run(&["bank", "introspect", "extrapkg==1.0", "--force"]);
+    let (code, out, _) = ctx
+        .run(["bank", "introspect", "extrapkg==1.0", "--force"])
+        .parts();
     assert_eq!(code, 0);
     assert!(
         out.contains("with extras alldeps, torch, vision for its imports; left out of them: torch, visionlib"),
@@ -704,11 +636,9 @@ fn a_release_whose_metadata_installers_refuse_is_installed_apart_from_its_depend
     server.publish("tzdep", &[dated(dep)]);
     server.publish("oldframe", &[dated(pkg)]);
     let ctx = context(server);
-    let Run {
-        code,
-        stdout: out,
-        stderr: err,
-    } = ctx.run(&["bank", "introspect", "oldframe==0.19", "--format", "json"]);
+    let (code, out, err) = ctx
+        .run(["bank", "introspect", "oldframe==0.19", "--format", "json"])
+        .parts();
     assert_eq!(code, 0, "{out}{err}");
     let report: serde_json::Value = serde_json::from_str(&out).unwrap();
     let outcome = &report["introspected"][0][2];
@@ -720,11 +650,7 @@ fn a_release_whose_metadata_installers_refuse_is_installed_apart_from_its_depend
     );
     // Members of the class an accessor gives are found through it, as users call them.
     for api in ["oldframe.Frame.ix", "oldframe.Frame.str.contains"] {
-        let Run {
-            code,
-            stdout: out,
-            stderr: _,
-        } = ctx.run(&["bank", "query", api]);
+        let (code, out, _) = ctx.run(["bank", "query", api]).parts();
         assert_eq!(code, 0, "{out}");
         assert!(out.contains("present in:  0.19"), "{api}: {out}");
     }
@@ -761,22 +687,18 @@ fn a_star_import_of_another_distribution_is_listed_whole_at_run_time() {
         &[at(FixtureFile::new(&plotlib.filename(), plotlib.build()))],
     );
     let ctx = context(server);
-    let Run {
-        code,
-        stdout: out,
-        stderr: err,
-    } = ctx.run(&["bank", "introspect", "plotlib==2.0", "--format", "json"]);
+    let (code, out, err) = ctx
+        .run(["bank", "introspect", "plotlib==2.0", "--format", "json"])
+        .parts();
     assert_eq!(code, 0, "{out}{err}");
     let report: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(
         report["introspected"][0][2]["outcome"], "recorded",
         "{report}"
     );
-    let Run {
-        code,
-        stdout: out,
-        stderr: err,
-    } = ctx.run(&["bank", "query", "plotlib.pylab.sin", "--format", "json"]);
+    let (code, out, err) = ctx
+        .run(["bank", "query", "plotlib.pylab.sin", "--format", "json"])
+        .parts();
     assert_eq!(code, 0, "{out}{err}");
     let q = serde_json::from_str::<serde_json::Value>(&out).unwrap()["results"].clone();
     assert_eq!(q[0]["runtime_present"][0]["first"], "2.0", "{q}");

@@ -76,7 +76,7 @@ fn text(o: &Output) -> String {
 
 /// Starts writers together and waits for all of them; each must succeed.
 fn together(env: &TestContext, runs: &[&[&str]]) {
-    let children: Vec<Child> = runs.iter().map(|args| spawn(&env, args)).collect();
+    let children: Vec<Child> = runs.iter().map(|args| spawn(env, args)).collect();
     for (args, child) in runs.iter().zip(children) {
         let out = child.wait_with_output().unwrap();
         assert!(out.status.success(), "{args:?}: {}", text(&out));
@@ -86,18 +86,18 @@ fn together(env: &TestContext, runs: &[&[&str]]) {
 fn check_everything_indexed(env: &TestContext, names: &[&str]) {
     for name in names {
         assert_eq!(
-            present(&env, &format!("{name}.shared")),
+            present(env, &format!("{name}.shared")),
             ["1.0-4.0"],
             "{name}"
         );
         assert_eq!(
-            present(&env, &format!("{name}.Model.fit")),
+            present(env, &format!("{name}.Model.fit")),
             ["1.0-4.0"],
             "{name}"
         );
         for i in 1..=4 {
             assert_eq!(
-                present(&env, &format!("{name}.only_in_{i}")),
+                present(env, &format!("{name}.only_in_{i}")),
                 [format!("{i}.0-{i}.0")],
                 "{name}"
             );
@@ -125,7 +125,7 @@ fn two_writers_on_a_new_bank_both_finish_and_lose_nothing() {
 #[test]
 fn two_writers_of_one_distribution_on_an_existing_bank_lose_nothing() {
     let env = context();
-    let out = env.output(&["bank", "add", "gamma", "--all-versions"]);
+    let out = env.output(["bank", "add", "gamma", "--all-versions"]);
     assert!(out.status.success(), "{}", text(&out));
     // Both write releases of the same distribution: the same API rows and release sets.
     together(
@@ -157,12 +157,12 @@ fn hold_lock(bank: &Path) -> std::fs::File {
 #[test]
 fn a_second_writer_waits_with_a_message_or_fails_at_once_with_no_wait() {
     let env = context();
-    let out = env.output(&["bank", "add", "gamma"]);
+    let out = env.output(["bank", "add", "gamma"]);
     assert!(out.status.success(), "{}", text(&out));
     let lock = hold_lock(&env.bank());
 
     let started = Instant::now();
-    let out = env.output(&["bank", "add", "alpha", "--no-wait"]);
+    let out = env.output(["bank", "add", "alpha", "--no-wait"]);
     assert_eq!(out.status.code(), Some(7), "{}", text(&out));
     assert!(
         text(&out).contains("another nbenv is writing"),
@@ -217,7 +217,7 @@ fn a_foreign_file_is_refused_and_left_untouched() {
 
     // A file that is not SQLite at all, too.
     std::fs::write(&path, b"just some text, not a database\n").unwrap();
-    let out = env.output(&["bank", "add", "alpha"]);
+    let out = env.output(["bank", "add", "alpha"]);
     assert_eq!(out.status.code(), Some(7), "{}", text(&out));
     assert_eq!(
         std::fs::read(&path).unwrap(),
@@ -226,7 +226,7 @@ fn a_foreign_file_is_refused_and_left_untouched() {
 
     // An empty file becomes a bank.
     std::fs::write(&path, b"").unwrap();
-    let out = env.output(&["bank", "add", "alpha"]);
+    let out = env.output(["bank", "add", "alpha"]);
     assert!(out.status.success(), "{}", text(&out));
 }
 
@@ -310,7 +310,7 @@ fn a_foreign_file_with_a_user_version_is_refused_by_every_command_and_left_untou
             assert!(!side_file(&path, suffix).exists(), "{args:?}: {suffix}");
         }
     }
-    let out = env.output(&["bank", "import", "--force", snapshot.to_str().unwrap()]);
+    let out = env.output(["bank", "import", "--force", snapshot.to_str().unwrap()]);
     assert!(text(&out).contains("remove it by hand"), "{}", text(&out));
 }
 
@@ -320,7 +320,7 @@ fn a_foreign_file_with_a_user_version_is_refused_by_every_command_and_left_untou
 fn reads_leave_a_bank_byte_for_byte_and_the_first_write_marks_an_older_one() {
     let env = context();
     let path = env.bank();
-    let out = env.output(&["bank", "add", "alpha==1.0", "alpha==2.0"]);
+    let out = env.output(["bank", "add", "alpha==1.0", "alpha==2.0"]);
     assert!(out.status.success(), "{}", text(&out));
     let application_id = |path: &Path| -> i32 {
         let db =
@@ -355,7 +355,7 @@ fn reads_leave_a_bank_byte_for_byte_and_the_first_write_marks_an_older_one() {
     }
     read_all("an older bank");
     assert_eq!(application_id(&path), 0, "a read marked it");
-    let out = env.output(&["bank", "add", "beta"]);
+    let out = env.output(["bank", "add", "beta"]);
     assert!(out.status.success(), "{}", text(&out));
     assert_eq!(application_id(&path), nbenv_id);
 }

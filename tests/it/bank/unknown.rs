@@ -352,7 +352,7 @@ fn versioned_sdist_layouts_are_read() {
         .publish("uncish", &[FixtureFile::new("uncish-3.0.1.tar.gz", unc)]);
     ok(&env, &["bank", "add", "regexish", "uncish"]);
     assert_eq!(runs(&query(&env, "regexish.compile"), "present").len(), 1);
-    assert_eq!(env.run(&["bank", "query", "regexish.py2_only"]).code, 3);
+    assert_eq!(env.run(["bank", "query", "regexish.py2_only"]).code, 3);
     assert_eq!(runs(&query(&env, "uncish.new"), "present").len(), 1);
     let stats = json(&env, &["bank", "stats"])["stats"].clone();
     assert!(

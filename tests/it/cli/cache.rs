@@ -134,7 +134,7 @@ fn info_shows_every_part_against_the_budget() {
 
     // The environment sets the budget too; the text says it.
     let out = env
-        .command_with(&["cache", "info"])
+        .command_with(["cache", "info"])
         .env("NBENV_CACHE_SIZE", "512K")
         .output()
         .unwrap();
@@ -142,7 +142,7 @@ fn info_shows_every_part_against_the_budget() {
     assert!(text.contains("of a 512.0 KiB budget"), "{text}");
     assert!(text.contains("abandoned scratch venvs"), "{text}");
     let bad = env
-        .command_with(&["cache", "info"])
+        .command_with(["cache", "info"])
         .env("NBENV_CACHE_SIZE", "lots")
         .output()
         .unwrap();

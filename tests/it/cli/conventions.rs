@@ -56,7 +56,7 @@ const NOTEBOOK: &str = r#"{"nbformat": 4, "nbformat_minor": 2, "metadata": {},
 #[test]
 fn offline_with_an_empty_cache_is_a_network_failure_not_a_partial_one() {
     let env = setup();
-    let out = env.output(&["--offline", "bank", "add", "six==1.16.0"]);
+    let out = env.output(["--offline", "bank", "add", "six==1.16.0"]);
     assert_eq!(out.status.code(), Some(4), "{}", stderr(&out));
     assert!(stdout(&out).contains("--offline"), "{}", stdout(&out));
 }
@@ -80,7 +80,7 @@ fn an_unreachable_index_is_a_network_failure() {
 fn a_selection_that_matches_no_release_is_not_found() {
     let env = setup();
     for spec in ["six==99", "six>=2.0"] {
-        let out = env.output(&["bank", "add", spec]);
+        let out = env.output(["bank", "add", spec]);
         assert_eq!(out.status.code(), Some(3), "{spec}: {}", stderr(&out));
         assert!(
             stdout(&out).contains("(latest: 1.17.0, 1.16.0, 1.15.0)"),
@@ -88,7 +88,7 @@ fn a_selection_that_matches_no_release_is_not_found() {
             stdout(&out)
         );
     }
-    let out = env.output(&["bank", "introspect", "six==99"]);
+    let out = env.output(["bank", "introspect", "six==99"]);
     assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
     assert!(stdout(&out).contains("latest: 1.17.0"), "{}", stdout(&out));
 }
@@ -96,16 +96,16 @@ fn a_selection_that_matches_no_release_is_not_found() {
 #[test]
 fn partial_only_when_something_was_done() {
     let env = setup();
-    let out = env.output(&["bank", "add", "six", "no-such-project"]);
+    let out = env.output(["bank", "add", "six", "no-such-project"]);
     assert_eq!(out.status.code(), Some(6), "{}", stderr(&out));
-    let out = env.output(&["bank", "add", "no-such-project", "six==99"]);
+    let out = env.output(["bank", "add", "no-such-project", "six==99"]);
     assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
 }
 
 #[test]
 fn build_only_a_name_outside_the_list_is_not_found() {
     let env = setup();
-    let out = env.output(&["bank", "build", "--only", "not-in-list"]);
+    let out = env.output(["bank", "build", "--only", "not-in-list"]);
     assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
     assert!(
         stderr(&out).contains("`not-in-list` is not in the built-in package list"),
@@ -138,7 +138,7 @@ fn a_directory_given_as_the_bank_is_refused_with_a_reason() {
 fn python_in_a_text_file_is_not_a_notebook() {
     let dir = tempfile::tempdir().unwrap();
     let path = notebook(dir.path(), "code.txt", b"import os\nprint(os.getcwd())\n");
-    let out = bare(&["usage", path.to_str().unwrap()]);
+    let out = bare(["usage", path.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(11), "{}", stderr(&out));
     assert!(stderr(&out).contains("code.txt"), "{}", stderr(&out));
 }
@@ -148,7 +148,7 @@ fn a_notebook_with_a_byte_order_mark_is_read() {
     let dir = tempfile::tempdir().unwrap();
     let bytes = [&b"\xEF\xBB\xBF"[..], NOTEBOOK.as_bytes()].concat();
     let path = notebook(dir.path(), "bom.ipynb", &bytes);
-    let out = bare(&["usage", path.to_str().unwrap()]);
+    let out = bare(["usage", path.to_str().unwrap()]);
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(
         stdout(&out).contains("third-party  six"),
@@ -161,7 +161,7 @@ fn a_notebook_with_a_byte_order_mark_is_read() {
 fn bad_environment_values_are_usage_errors_naming_the_variable() {
     let env = setup();
     let out = env
-        .command_with(&["index", "releases", "six"])
+        .command_with(["index", "releases", "six"])
         .env("NBENV_HTTP_TIMEOUT", "abc")
         .output()
         .unwrap();
@@ -172,12 +172,12 @@ fn bad_environment_values_are_usage_errors_naming_the_variable() {
         stderr(&out)
     );
 
-    let out = bare(&["--index-url", "not a url", "index", "releases", "six"]);
+    let out = bare(["--index-url", "not a url", "index", "releases", "six"]);
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     assert!(stderr(&out).contains("not a url"), "{}", stderr(&out));
 
     let out = env
-        .command_with(&["index", "releases", "six"])
+        .command_with(["index", "releases", "six"])
         .env("NBENV_OFFLINE", "maybe")
         .output()
         .unwrap();
@@ -189,10 +189,10 @@ fn bad_environment_values_are_usage_errors_naming_the_variable() {
 #[test]
 fn environment_booleans_take_the_usual_spellings() {
     let env = setup();
-    assert!(env.output(&["index", "releases", "six"]).status.success());
+    assert!(env.output(["index", "releases", "six"]).status.success());
     for on in ["1", "true", "yes", "YES"] {
         let out = env
-            .command_with(&["index", "releases", "never-fetched"])
+            .command_with(["index", "releases", "never-fetched"])
             .env("NBENV_OFFLINE", on)
             .output()
             .unwrap();
@@ -201,7 +201,7 @@ fn environment_booleans_take_the_usual_spellings() {
     }
     for off in ["0", "false", "no"] {
         let out = env
-            .command_with(&["index", "releases", "six"])
+            .command_with(["index", "releases", "six"])
             .env("NBENV_OFFLINE", off)
             .output()
             .unwrap();
@@ -221,7 +221,7 @@ fn usage_python_accepts_known_versions_only() {
   "cells": [{"cell_type": "code", "source": "import asyncio, json, tomllib, annotationlib", "outputs": []}]}"#,
     );
     let nb = nb.to_str().unwrap();
-    let out = bare(&["usage", nb, "--python", "3.14", "--format", "json"]);
+    let out = bare(["usage", nb, "--python", "3.14", "--format", "json"]);
     assert!(out.status.success(), "{}", stderr(&out));
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["third_party"], serde_json::json!([]), "{v}");
@@ -248,7 +248,7 @@ fn usage_python_accepts_known_versions_only() {
     );
     assert_eq!(third_party(&["3.4", "3.5"]), ["annotationlib", "tomllib"]);
     for bad in ["3.14.1", "3.2", "2.6", "4.0", "99.99", "three"] {
-        let out = bare(&["usage", nb, "--python", bad]);
+        let out = bare(["usage", nb, "--python", bad]);
         assert_eq!(out.status.code(), Some(2), "{bad}: {}", stderr(&out));
         assert!(
             stderr(&out).contains(
@@ -309,7 +309,7 @@ fn every_json_document_carries_the_same_schema_version() {
 #[test]
 fn quiet_still_prints_the_result_and_the_summary() {
     let env = setup();
-    let out = env.output(&["-q", "bank", "add", "six"]);
+    let out = env.output(["-q", "bank", "add", "six"]);
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(
         stdout(&out).starts_with("indexed 1 release of 1 distribution"),
@@ -317,13 +317,13 @@ fn quiet_still_prints_the_result_and_the_summary() {
         stdout(&out)
     );
     assert!(stderr(&out).is_empty(), "{}", stderr(&out));
-    let out = env.output(&["-q", "bank", "query", "six.helper"]);
+    let out = env.output(["-q", "bank", "query", "six.helper"]);
     assert!(
         stdout(&out).starts_with("six.helper (six, function)"),
         "{}",
         stdout(&out)
     );
-    let out = env.output(&["-q", "index", "releases", "six"]);
+    let out = env.output(["-q", "index", "releases", "six"]);
     assert!(
         stdout(&out).starts_with("six (3 releases"),
         "{}",
@@ -335,7 +335,7 @@ fn quiet_still_prints_the_result_and_the_summary() {
 
 #[test]
 fn each_cause_is_said_once() {
-    let out = bare(&["usage", "/nonexistent/nb.ipynb"]);
+    let out = bare(["usage", "/nonexistent/nb.ipynb"]);
     assert_eq!(out.status.code(), Some(14));
     assert_eq!(
         stderr(&out).matches("No such file or directory").count(),
@@ -345,7 +345,7 @@ fn each_cause_is_said_once() {
     );
 
     let env = setup();
-    let out = env.output(&["index", "releases", "six", "nonexistent-xyz"]);
+    let out = env.output(["index", "releases", "six", "nonexistent-xyz"]);
     assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
     assert_eq!(
         stderr(&out).matches("was not found").count(),
@@ -356,7 +356,7 @@ fn each_cause_is_said_once() {
     assert_eq!(stderr(&out).lines().count(), 2, "{}", stderr(&out));
     assert!(stdout(&out).starts_with("six (3 releases"));
 
-    let out = env.output(&["--offline", "bank", "add", "six"]);
+    let out = env.output(["--offline", "bank", "add", "six"]);
     assert_eq!(out.status.code(), Some(4));
     let all = format!("{}{}", stdout(&out), stderr(&out));
     assert_eq!(all.matches("forbids fetching").count(), 1, "{all}");
@@ -365,7 +365,7 @@ fn each_cause_is_said_once() {
 #[test]
 fn json_mode_failures_point_at_the_json() {
     let env = setup();
-    let out = env.output(&["bank", "add", "six", "no-such-project", "--format", "json"]);
+    let out = env.output(["bank", "add", "six", "no-such-project", "--format", "json"]);
     assert_eq!(out.status.code(), Some(6), "{}", stderr(&out));
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["report"]["failed"][0]["kind"], "not_found");
@@ -392,8 +392,8 @@ fn usage_lines_do_not_show_options_set_from_the_environment() {
 #[test]
 fn misses_suggest_the_next_step() {
     let env = setup();
-    assert!(env.output(&["bank", "add", "six"]).status.success());
-    let out = env.output(&["bank", "query", "pandas.DataFrame.ix"]);
+    assert!(env.output(["bank", "add", "six"]).status.success());
+    let out = env.output(["bank", "query", "pandas.DataFrame.ix"]);
     assert_eq!(out.status.code(), Some(3));
     assert!(
         stderr(&out).contains("`nbenv bank add pandas`"),
@@ -401,23 +401,23 @@ fn misses_suggest_the_next_step() {
         stderr(&out)
     );
     // Named as the package list (and the index) spell it.
-    let out = env.output(&["bank", "query", "PIL.Image.open"]);
+    let out = env.output(["bank", "query", "PIL.Image.open"]);
     assert!(
         stderr(&out).contains("`nbenv bank add Pillow`"),
         "{}",
         stderr(&out)
     );
-    let out = env.output(&["bank", "query", "sklearn.svm.SVC"]);
+    let out = env.output(["bank", "query", "sklearn.svm.SVC"]);
     assert!(
         stderr(&out).contains("`nbenv bank add scikit-learn`"),
         "{}",
         stderr(&out)
     );
     // The distribution is there, the API is not: index more of its history.
-    let out = env.output(&["bank", "query", "six.gone"]);
+    let out = env.output(["bank", "query", "six.gone"]);
     assert!(stderr(&out).contains("--all-versions"), "{}", stderr(&out));
 
-    let out = env.output(&["bank", "diff", "six", "1.16.0", "1.17.0"]);
+    let out = env.output(["bank", "diff", "six", "1.16.0", "1.17.0"]);
     assert_eq!(out.status.code(), Some(3));
     let err = stderr(&out);
     assert!(
@@ -432,7 +432,7 @@ fn misses_suggest_the_next_step() {
 
 #[test]
 fn help_groups_global_options_and_describes_diff() {
-    let out = bare(&["bank", "diff", "--help"]);
+    let out = bare(["bank", "diff", "--help"]);
     let help = stdout(&out);
     assert!(help.contains("Both releases must be indexed"), "{help}");
     assert!(help.contains("\nGlobal options:\n"), "{help}");
@@ -444,7 +444,7 @@ fn help_groups_global_options_and_describes_diff() {
 #[test]
 fn completions_for_each_shell() {
     for shell in ["bash", "zsh", "fish", "powershell", "elvish"] {
-        let out = bare(&["completions", shell]);
+        let out = bare(["completions", shell]);
         assert!(out.status.success(), "{shell}: {}", stderr(&out));
         let script = stdout(&out);
         assert!(
@@ -452,7 +452,7 @@ fn completions_for_each_shell() {
             "{shell}"
         );
     }
-    assert_eq!(bare(&["completions", "tcsh"]).status.code(), Some(2));
+    assert_eq!(bare(["completions", "tcsh"]).status.code(), Some(2));
 }
 
 #[test]
@@ -460,7 +460,7 @@ fn the_package_list_is_built_in() {
     let env = setup();
     let elsewhere = tempfile::tempdir().unwrap();
     let out = env
-        .command_with(&[
+        .command_with([
             "bank",
             "build",
             "--only",
@@ -477,7 +477,7 @@ fn the_package_list_is_built_in() {
 
     let list = elsewhere.path().join("mine.txt");
     std::fs::write(&list, "toolkit\n").unwrap();
-    let out = env.output(&[
+    let out = env.output([
         "bank",
         "build",
         "--packages",
@@ -502,7 +502,7 @@ fn ctrl_c_keeps_finished_releases_says_so_and_exits_130() {
         Duration::from_secs(3),
     );
     let child = env
-        .command_with(&["bank", "add", "toolkit", "--all-versions", "--jobs", "1"])
+        .command_with(["bank", "add", "toolkit", "--all-versions", "--jobs", "1"])
         .env("TMPDIR", tmp.path())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
@@ -510,7 +510,7 @@ fn ctrl_c_keeps_finished_releases_says_so_and_exits_130() {
         .unwrap();
     let deadline = Instant::now() + Duration::from_secs(60);
     loop {
-        let out = env.output(&["bank", "stats", "--format", "json"]);
+        let out = env.output(["bank", "stats", "--format", "json"]);
         if out.status.success() {
             let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
             if v["stats"]["indexed_releases"] == 1 {
@@ -544,7 +544,7 @@ fn ctrl_c_keeps_finished_releases_says_so_and_exits_130() {
     assert!(leftovers.is_empty(), "{leftovers:?}");
 
     // The next run indexes what was left.
-    let out = env.output(&["bank", "add", "toolkit", "--all-versions"]);
+    let out = env.output(["bank", "add", "toolkit", "--all-versions"]);
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(
         stdout(&out).starts_with("indexed 4 releases of 1 distribution"),

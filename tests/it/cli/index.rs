@@ -52,7 +52,7 @@ fn setup() -> TestContext {
 fn releases_as_text_and_json() {
     let ctx = setup();
     let _server = ctx.server();
-    let out = ctx.output(&["index", "releases", "Demo_Pkg"]);
+    let out = ctx.output(["index", "releases", "Demo_Pkg"]);
     assert!(out.status.success(), "{}", stderr(&out));
     let text = stdout(&out);
     assert!(text.contains("demo-pkg (2 releases"), "{text}");
@@ -71,7 +71,7 @@ fn releases_as_text_and_json() {
         "{text}"
     );
 
-    let out = ctx.output(&["index", "releases", "demo-pkg", "--format", "json"]);
+    let out = ctx.output(["index", "releases", "demo-pkg", "--format", "json"]);
     assert!(out.status.success());
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let v = &v["projects"];
@@ -87,7 +87,7 @@ fn releases_as_text_and_json() {
 fn files_and_metadata() {
     let ctx = setup();
     let _server = ctx.server();
-    let out = ctx.output(&["index", "files", "demo-pkg==1.0"]);
+    let out = ctx.output(["index", "files", "demo-pkg==1.0"]);
     assert!(out.status.success(), "{}", stderr(&out));
     let text = stdout(&out);
     assert!(
@@ -99,14 +99,14 @@ fn files_and_metadata() {
         "{text}"
     );
 
-    let out = ctx.output(&["index", "files", "demo-pkg==1.0", "--format", "json"]);
+    let out = ctx.output(["index", "files", "demo-pkg==1.0", "--format", "json"]);
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["name"], "demo-pkg");
     let v = &v["files"];
     assert_eq!(v[0]["kind"]["tags"]["python"][0], "py3");
     assert_eq!(v[0]["hashes"]["sha256"].as_str().unwrap().len(), 64);
 
-    let out = ctx.output(&["index", "metadata", "demo-pkg==1.0"]);
+    let out = ctx.output(["index", "metadata", "demo-pkg==1.0"]);
     assert!(out.status.success(), "{}", stderr(&out));
     let text = stdout(&out);
     assert!(
@@ -115,7 +115,7 @@ fn files_and_metadata() {
     );
     assert!(text.contains("METADATA inside the wheel"), "{text}");
 
-    let out = ctx.output(&["index", "metadata", "demo-pkg==1.0", "--format", "json"]);
+    let out = ctx.output(["index", "metadata", "demo-pkg==1.0", "--format", "json"]);
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["metadata"]["requires_dist"][0], "numpy>=1.10");
     assert_eq!(v["source"], "wheel");
@@ -125,11 +125,11 @@ fn files_and_metadata() {
 fn exit_codes() {
     let ctx = setup();
     let server = ctx.server();
-    let out = ctx.output(&["index", "releases", "no-such-project"]);
+    let out = ctx.output(["index", "releases", "no-such-project"]);
     assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
     assert!(stderr(&out).contains("no-such-project"));
 
-    let out = ctx.output(&["index", "files", "demo-pkg==9.9"]);
+    let out = ctx.output(["index", "files", "demo-pkg==9.9"]);
     assert_eq!(out.status.code(), Some(3));
     assert!(
         stderr(&out).contains("has no release 9.9") && stderr(&out).contains("latest: 2.0, 1.0"),
@@ -138,11 +138,11 @@ fn exit_codes() {
     );
 
     server.fail_next("/simple/flaky/", 10);
-    let out = ctx.output(&["index", "releases", "flaky"]);
+    let out = ctx.output(["index", "releases", "flaky"]);
     assert_eq!(out.status.code(), Some(4), "{}", stderr(&out));
     assert!(stderr(&out).contains("HTTP 500"), "{}", stderr(&out));
 
-    let out = ctx.output(&["index", "metadata", "broken==1.0"]);
+    let out = ctx.output(["index", "metadata", "broken==1.0"]);
     assert_eq!(out.status.code(), Some(5), "{}", stderr(&out));
     assert!(
         stderr(&out).contains("broken-1.0-py3-none-any.whl"),
@@ -150,11 +150,11 @@ fn exit_codes() {
         stderr(&out)
     );
 
-    let out = ctx.output(&["--offline", "index", "releases", "never-fetched"]);
+    let out = ctx.output(["--offline", "index", "releases", "never-fetched"]);
     assert_eq!(out.status.code(), Some(4));
     assert!(stderr(&out).contains("--offline"), "{}", stderr(&out));
 
-    let out = ctx.output(&["index", "files", "demo-pkg"]);
+    let out = ctx.output(["index", "files", "demo-pkg"]);
     assert_eq!(
         out.status.code(),
         Some(2),
@@ -166,7 +166,7 @@ fn exit_codes() {
 fn verbose_shows_requests_and_offline_reuses_the_cache() {
     let ctx = setup();
     let server = ctx.server();
-    let out = ctx.output(&["-v", "index", "metadata", "demo-pkg==1.0"]);
+    let out = ctx.output(["-v", "index", "metadata", "demo-pkg==1.0"]);
     assert!(out.status.success());
     assert!(
         stderr(&out).contains("nbenv: GET http://"),
@@ -174,7 +174,7 @@ fn verbose_shows_requests_and_offline_reuses_the_cache() {
         stderr(&out)
     );
     server.clear_log();
-    let out = ctx.output(&["--offline", "index", "metadata", "demo-pkg==1.0"]);
+    let out = ctx.output(["--offline", "index", "metadata", "demo-pkg==1.0"]);
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(server.log().is_empty());
 }

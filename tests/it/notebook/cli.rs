@@ -177,7 +177,7 @@ fn a_cell_nested_past_pythons_limit_is_reported_and_the_rest_analysed() {
         "nbformat": 4, "nbformat_minor": 2
     });
     std::fs::write(&path, notebook.to_string()).unwrap();
-    let out = bare(&["usage", path.to_str().unwrap(), "--format", "json"]);
+    let out = bare(["usage", path.to_str().unwrap(), "--format", "json"]);
     assert!(
         out.status.success(),
         "{}",

@@ -82,11 +82,7 @@ fn an_empty_bank_is_filled_on_demand_and_every_pin_says_why() {
         &env,
         "import toolkit\nimport helpers\n\ntoolkit.old_api()\nhelpers.load()\n",
     );
-    let Run {
-        code,
-        stdout: out,
-        stderr: err,
-    } = infer(&env, &nb, &[]);
+    let (code, out, err) = infer(&env, &nb, &[]).parts();
     assert_eq!(code, 0, "{out}{err}");
     assert!(
         err.contains("indexing what the notebook needs of toolkit"),
@@ -107,11 +103,7 @@ fn an_empty_bank_is_filled_on_demand_and_every_pin_says_why() {
     );
 
     // Once indexed, the bank answers: nothing is indexed again.
-    let Run {
-        code,
-        stdout: again,
-        stderr: err,
-    } = infer(&env, &nb, &[]);
+    let (code, again, err) = infer(&env, &nb, &[]).parts();
     assert_eq!(code, 0, "{err}");
     assert!(!err.contains("indexing"), "{err}");
     assert_eq!(pins(&again), pins(&out));
@@ -121,25 +113,18 @@ fn an_empty_bank_is_filled_on_demand_and_every_pin_says_why() {
 fn newest_allowed_release_with_its_dependencies_in_the_json() {
     let env = context();
     let nb = notebook(&env, "import toolkit\ntoolkit.kept()\n");
-    let Run {
-        code,
-        stdout: out,
-        stderr: err,
-    } = infer(&env, &nb, &[]);
+    let (code, out, err) = infer(&env, &nb, &[]).parts();
     assert_eq!(code, 0, "{err}");
     // Transitive dependencies are not requirements of the notebook.
     assert_eq!(pins(&out), ["toolkit==3.0"], "{out}");
 
     let target = env.root().join("out.json");
-    let Run {
-        code,
-        stdout: _,
-        stderr: err,
-    } = infer(
+    let (code, _, err) = infer(
         &env,
         &nb,
         &["--format", "json", "-o", target.to_str().unwrap()],
-    );
+    )
+    .parts();
     assert_eq!(code, 0, "{err}");
     let v: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&target).unwrap()).unwrap();
@@ -159,11 +144,7 @@ fn a_pip_install_line_is_honoured() {
         &env,
         "!pip install toolkit==2.0\nimport toolkit\ntoolkit.kept()\n",
     );
-    let Run {
-        code,
-        stdout: out,
-        stderr: err,
-    } = infer(&env, &nb, &[]);
+    let (code, out, err) = infer(&env, &nb, &[]).parts();
     assert_eq!(code, 0, "{err}");
     assert_eq!(pins(&out), ["toolkit==2.0"], "{out}");
 }
@@ -196,11 +177,7 @@ fn evidence_no_python_can_satisfy_gives_way_and_says_so() {
         ],
     );
     let nb = notebook(&env, "import toolkit\ntoolkit.old_api()\n");
-    let Run {
-        code,
-        stdout: out,
-        stderr: err,
-    } = infer(&env, &nb, &[]);
+    let (code, out, err) = infer(&env, &nb, &[]).parts();
     assert_eq!(code, 0, "{out}{err}");
     assert_eq!(pins(&out), ["toolkit==2.0"], "{out}");
     assert!(
@@ -210,11 +187,7 @@ fn evidence_no_python_can_satisfy_gives_way_and_says_so() {
         ),
         "{err}"
     );
-    let Run {
-        code,
-        stdout: json,
-        stderr: err,
-    } = infer(&env, &nb, &["--format", "json"]);
+    let (code, json, err) = infer(&env, &nb, &["--format", "json"]).parts();
     assert_eq!(code, 0, "{err}");
     let v: serde_json::Value = serde_json::from_str(&json).unwrap();
     let record = &v["evidence"]["distributions"][0]["records"][1];
@@ -237,11 +210,7 @@ fn an_import_nothing_installs_exits_20_with_its_reason_in_text_and_json() {
     env.server()
         .publish("toolkit", &[FixtureFile::new(&py2.filename(), py2.build())]);
     let nb = notebook(&env, "import toolkit\ntoolkit.old_api()\n");
-    let Run {
-        code,
-        stdout: out,
-        stderr: err,
-    } = infer(&env, &nb, &[]);
+    let (code, out, err) = infer(&env, &nb, &[]).parts();
     assert_eq!(code, 20, "{out}{err}");
     assert!(out.is_empty(), "{out}");
     assert!(
@@ -250,11 +219,7 @@ fn an_import_nothing_installs_exits_20_with_its_reason_in_text_and_json() {
     );
     assert!(err.contains("no wheel for CPython 3.11"), "{err}");
     assert!(!err.contains("see why above"), "{err}");
-    let Run {
-        code,
-        stdout: json,
-        stderr: _,
-    } = infer(&env, &nb, &["--format", "json"]);
+    let (code, json, _) = infer(&env, &nb, &["--format", "json"]).parts();
     assert_eq!(code, 20);
     let v: serde_json::Value = serde_json::from_str(&json).unwrap();
     assert_eq!(v["schema_version"], 1);
@@ -268,11 +233,7 @@ fn an_import_nothing_installs_exits_20_with_its_reason_in_text_and_json() {
         "{v}"
     );
     // Building from source is not the question here: an sdist-only escape does not exist.
-    let Run {
-        code,
-        stdout: _,
-        stderr: _,
-    } = infer(&env, &nb, &["--allow-sdist"]);
+    let (code, _, _) = infer(&env, &nb, &["--allow-sdist"]).parts();
     assert_eq!(code, 20);
 }
 
@@ -281,11 +242,7 @@ fn a_broken_notebook_is_refused_with_its_own_code() {
     let env = context();
     let path = env.root().join("broken.ipynb");
     std::fs::write(&path, "{\"cells\": [").unwrap();
-    let Run {
-        code,
-        stdout: _,
-        stderr: err,
-    } = env.run(&["infer", path.to_str().unwrap()]);
+    let (code, _, err) = env.run(["infer", path.to_str().unwrap()]).parts();
     assert_eq!(code, 10, "{err}");
     assert!(err.contains("broken.ipynb"), "{err}");
 }
@@ -307,11 +264,7 @@ fn a_namesake_on_the_index_without_the_used_apis_is_no_requirement() {
         &[WheelBuilder::new("pyutils", "1.0").file("something_else/__init__.py", "X = 1\n")],
     );
     let nb = notebook(&env, "import toolkit\nimport helpers\nimport utils\ntoolkit.kept()\nhelpers.load()\nutils.go()\n");
-    let Run {
-        code,
-        stdout: out,
-        stderr: err,
-    } = infer(&env, &nb, &[]);
+    let (code, out, err) = infer(&env, &nb, &[]).parts();
     assert_eq!(code, 0, "{out}{err}");
     assert_eq!(pins(&out), ["toolkit==3.0"], "{out}");
     assert!(
@@ -330,11 +283,7 @@ fn a_namesake_on_the_index_without_the_used_apis_is_no_requirement() {
 fn the_lock_pins_the_whole_closure_with_hashes_pip_checks() {
     let env = context();
     let nb = notebook(&env, "import toolkit\ntoolkit.kept()\n");
-    let Run {
-        code,
-        stdout: out,
-        stderr: err,
-    } = infer(&env, &nb, &["--format", "lock"]);
+    let (code, out, err) = infer(&env, &nb, &["--format", "lock"]).parts();
     assert_eq!(code, 0, "{err}");
     let wheel = |name: &str, v: &str, body: &str| {
         WheelBuilder::new(name, v)
@@ -377,11 +326,7 @@ fn date_auto_resolves_as_the_index_stood_at_the_notebooks_last_commit() {
         assert!(ok, "git {args:?}");
     };
     // No repository: nothing capped, and said.
-    let Run {
-        code,
-        stdout: out,
-        stderr: err,
-    } = infer(&env, &nb, &["--date", "auto"]);
+    let (code, out, err) = infer(&env, &nb, &["--date", "auto"]).parts();
     assert_eq!(code, 0, "{err}");
     assert!(err.contains("has no git commit"), "{err}");
     assert_eq!(pins(&out), ["toolkit==3.0"]);
@@ -389,19 +334,11 @@ fn date_auto_resolves_as_the_index_stood_at_the_notebooks_last_commit() {
     git(&["add", "nb.py"]);
     git(&["commit", "-q", "-m", "nb"]);
     // toolkit 3.0 was uploaded in 2012, after the notebook's commit.
-    let Run {
-        code,
-        stdout: out,
-        stderr: err,
-    } = infer(&env, &nb, &["--date", "auto"]);
+    let (code, out, err) = infer(&env, &nb, &["--date", "auto"]).parts();
     assert_eq!(code, 0, "{err}");
     assert!(err.contains("as the index stood on 2011-06-01"), "{err}");
     assert_eq!(pins(&out), ["toolkit==2.0"], "{out}");
-    let Run {
-        code,
-        stdout: _,
-        stderr: err,
-    } = infer(&env, &nb, &["--date", "yesterday"]);
+    let (code, _, err) = infer(&env, &nb, &["--date", "yesterday"]).parts();
     assert_eq!(code, 2, "{err}");
 }
 
@@ -425,19 +362,11 @@ fn ranges_are_the_releases_the_evidence_allows_that_install_here() {
     .collect();
     env.server().publish("gappy", &files);
     let nb = notebook(&env, "import gappy\ngappy.f()\n");
-    let Run {
-        code,
-        stdout: out,
-        stderr: err,
-    } = infer(&env, &nb, &["--ranges"]);
+    let (code, out, err) = infer(&env, &nb, &["--ranges"]).parts();
     assert_eq!(code, 0, "{out}{err}");
     // f is gone in 4.0; 2.0 has no wheel for Python 3.
     assert_eq!(pins(&out), ["gappy>=1.0,<=3.0,!=2.0"], "{out}");
-    let Run {
-        code,
-        stdout: _,
-        stderr: err,
-    } = infer(&env, &nb, &["--ranges", "--format", "json"]);
+    let (code, _, err) = infer(&env, &nb, &["--ranges", "--format", "json"]).parts();
     assert_eq!(code, 2, "{err}");
 }
 
@@ -473,11 +402,7 @@ fn a_folder_gets_one_environment_and_each_pin_names_the_notebook_that_forced_it(
         ipynb("import split\nsplit.new()\n"),
     )
     .unwrap();
-    let Run {
-        code,
-        stdout: out,
-        stderr: err,
-    } = infer(&env, &dir, &[]);
+    let (code, out, err) = infer(&env, &dir, &[]).parts();
     assert_eq!(code, 0, "{out}{err}");
     assert_eq!(pins(&out), ["toolkit==1.0"], "{out}");
     assert!(
@@ -488,11 +413,7 @@ fn a_folder_gets_one_environment_and_each_pin_names_the_notebook_that_forced_it(
     // Two notebooks that need different releases of split: no joint environment, both named.
     std::fs::write(dir.join("c.ipynb"), ipynb("import split\nsplit.old()\n")).unwrap();
     std::fs::write(dir.join("d.ipynb"), ipynb("import split\nsplit.new()\n")).unwrap();
-    let Run {
-        code,
-        stdout: out,
-        stderr: err,
-    } = infer(&env, &dir, &[]);
+    let (code, out, err) = infer(&env, &dir, &[]).parts();
     assert_eq!(code, 20, "{out}{err}");
     assert!(err.contains("no version of split in common"), "{err}");
     assert!(err.contains("c.ipynb allows only 1.0"), "{err}");
@@ -500,11 +421,7 @@ fn a_folder_gets_one_environment_and_each_pin_names_the_notebook_that_forced_it(
 
     let empty = env.root().join("nothing");
     std::fs::create_dir_all(&empty).unwrap();
-    let Run {
-        code,
-        stdout: _,
-        stderr: err,
-    } = infer(&env, &empty, &[]);
+    let (code, _, err) = infer(&env, &empty, &[]).parts();
     assert_eq!(code, 3, "{err}");
 }
 
@@ -521,11 +438,7 @@ fn without_indexing_what_the_bank_lacks_is_resolved_without_api_evidence_and_sai
         ],
     );
     let nb = notebook(&env, "import six\nsix.old()\n");
-    let Run {
-        code,
-        stdout: out,
-        stderr: err,
-    } = infer(&env, &nb, &["--no-index"]);
+    let (code, out, err) = infer(&env, &nb, &["--no-index"]).parts();
     assert_eq!(code, 0, "{err}");
     assert!(
         err.contains("the bank lacks six: resolved without API evidence for it"),
@@ -533,11 +446,7 @@ fn without_indexing_what_the_bank_lacks_is_resolved_without_api_evidence_and_sai
     );
     // No evidence: the newest release, which an indexed bank would have ruled out.
     assert_eq!(pins(&out), ["six==2.0"], "{out}");
-    let Run {
-        code,
-        stdout: out,
-        stderr: err,
-    } = infer(&env, &nb, &[]);
+    let (code, out, err) = infer(&env, &nb, &[]).parts();
     assert_eq!(code, 0, "{err}");
     assert_eq!(pins(&out), ["six==1.0"], "{out}");
 }
@@ -571,11 +480,7 @@ fn the_local_modules_a_notebook_imports_bring_their_requirements_and_evidence() 
     std::fs::write(dir.join("unused.py"), "import never_imported_pkg\n").unwrap();
 
     let nb = dir.join("analysis.ipynb");
-    let Run {
-        code,
-        stdout: out,
-        stderr: err,
-    } = infer(&env, &nb, &[]);
+    let (code, out, err) = infer(&env, &nb, &[]).parts();
     assert_eq!(code, 0, "{out}{err}");
     assert_eq!(
         pins(&out),
@@ -623,18 +528,10 @@ fn without_a_resolution_from_wheels_the_sdists_are_built_and_said_unless_wheels_
             sdist("1.1", "def detect():\n    pass\n"),
         ],
     );
-    let Run {
-        code,
-        stdout: _,
-        stderr: err,
-    } = env.run(&["bank", "add", "speedy", "--all-versions"]);
+    let (code, _, err) = env.run(["bank", "add", "speedy", "--all-versions"]).parts();
     assert_eq!(code, 0, "{err}");
     let nb = notebook(&env, "import speedy\nimport toolkit\ntoolkit.kept()\n");
-    let Run {
-        code,
-        stdout: out,
-        stderr: err,
-    } = infer(&env, &nb, &[]);
+    let (code, out, err) = infer(&env, &nb, &[]).parts();
     assert_eq!(code, 0, "{out}{err}");
     assert_eq!(pins(&out), ["speedy==1.1", "toolkit==3.0"], "{out}");
     assert!(
@@ -645,11 +542,7 @@ fn without_a_resolution_from_wheels_the_sdists_are_built_and_said_unless_wheels_
         err.contains("note: no resolution from wheels alone on any Python the notebook allows; built from their sdists: speedy 1.1"),
         "{err}"
     );
-    let Run {
-        code,
-        stdout: json,
-        stderr: err,
-    } = infer(&env, &nb, &["--format", "json"]);
+    let (code, json, err) = infer(&env, &nb, &["--format", "json"]).parts();
     assert_eq!(code, 0, "{err}");
     let v: serde_json::Value = serde_json::from_str(&json).unwrap();
     assert_eq!(
@@ -668,11 +561,7 @@ fn without_a_resolution_from_wheels_the_sdists_are_built_and_said_unless_wheels_
     );
 
     // Asked for wheels only: no environment, and why.
-    let Run {
-        code,
-        stdout: out,
-        stderr: err,
-    } = infer(&env, &nb, &["--wheels-only"]);
+    let (code, out, err) = infer(&env, &nb, &["--wheels-only"]).parts();
     assert_eq!(code, 20, "{out}{err}");
     assert!(err.contains("only an sdist"), "{err}");
     // A distribution that has a wheel for the target in some release is never built: its
@@ -701,18 +590,10 @@ fn without_a_resolution_from_wheels_the_sdists_are_built_and_said_unless_wheels_
             FixtureFile::new(&mixed_wheel.filename(), mixed_wheel.build()),
         ],
     );
-    let Run {
-        code,
-        stdout: _,
-        stderr: err,
-    } = env.run(&["bank", "add", "mixed", "--all-versions"]);
+    let (code, _, err) = env.run(["bank", "add", "mixed", "--all-versions"]).parts();
     assert_eq!(code, 0, "{err}");
     let nb = notebook(&env, "import mixed\nmixed.old_api()\n");
-    let Run {
-        code,
-        stdout: out,
-        stderr: err,
-    } = infer(&env, &nb, &[]);
+    let (code, out, err) = infer(&env, &nb, &[]).parts();
     assert_eq!(code, 0, "{out}{err}");
     assert_eq!(pins(&out), ["mixed==2.0"], "{out}");
     assert!(!out.contains("sdist"), "{out}");
@@ -722,11 +603,7 @@ fn without_a_resolution_from_wheels_the_sdists_are_built_and_said_unless_wheels_
     );
     // A notebook with a resolution from wheels says nothing of sdists.
     let nb = notebook(&env, "import toolkit\ntoolkit.kept()\n");
-    let Run {
-        code,
-        stdout: out,
-        stderr: _,
-    } = infer(&env, &nb, &[]);
+    let (code, out, _) = infer(&env, &nb, &[]).parts();
     assert_eq!(code, 0);
     assert!(!out.contains("sdist"), "{out}");
 }
@@ -778,11 +655,7 @@ fn a_release_with_only_a_pure_python_sdist_is_pinned_and_said_to_be_built() {
     // The API the notebook uses is only in a release published as an sdist of pure Python.
     publish_oldplot(&env);
     let nb = notebook(&env, "import oldplot\noldplot.distplot()\n");
-    let Run {
-        code,
-        stdout: out,
-        stderr: err,
-    } = infer(&env, &nb, &[]);
+    let (code, out, err) = infer(&env, &nb, &[]).parts();
     assert_eq!(code, 0, "{out}{err}");
     assert_eq!(pins(&out), ["oldplot==0.7.1"], "{out}");
     assert!(
@@ -790,20 +663,12 @@ fn a_release_with_only_a_pure_python_sdist_is_pinned_and_said_to_be_built() {
         "{out}"
     );
     assert!(!err.contains("no resolution from wheels alone"), "{err}");
-    let Run {
-        code,
-        stdout: json,
-        stderr: err,
-    } = infer(&env, &nb, &["--format", "json"]);
+    let (code, json, err) = infer(&env, &nb, &["--format", "json"]).parts();
     assert_eq!(code, 0, "{err}");
     let v: serde_json::Value = serde_json::from_str(&json).unwrap();
     assert_eq!(v["pure_sdists"], serde_json::json!([["oldplot", "0.7.1"]]));
     assert!(v["sdist_fallback"].is_null(), "{}", v["sdist_fallback"]);
-    let Run {
-        code,
-        stdout: lock,
-        stderr: err,
-    } = infer(&env, &nb, &["--format", "lock"]);
+    let (code, lock, err) = infer(&env, &nb, &["--format", "lock"]).parts();
     assert_eq!(code, 0, "{err}");
     assert!(
         lock.contains("# Built from sdists: oldplot 0.7.1 (pure Python)"),
@@ -815,11 +680,7 @@ fn a_release_with_only_a_pure_python_sdist_is_pinned_and_said_to_be_built() {
     );
     // Asked for wheels only: the API used once gives way to the release that has a wheel,
     // and the warning says so.
-    let Run {
-        code,
-        stdout: out,
-        stderr: err,
-    } = infer(&env, &nb, &["--wheels-only"]);
+    let (code, out, err) = infer(&env, &nb, &["--wheels-only"]).parts();
     assert_eq!(code, 0, "{out}{err}");
     assert_eq!(pins(&out), ["oldplot==0.8"], "{out}");
     assert!(
@@ -861,11 +722,7 @@ fn a_project_that_never_published_a_wheel_provides_the_modules_its_sdist_holds()
         &env,
         "import dotlike\nimport dotother\ng = dotlike.graph_from_dot_data('digraph {}')\n",
     );
-    let Run {
-        code,
-        stdout: out,
-        stderr: err,
-    } = infer(&env, &nb, &[]);
+    let (code, out, err) = infer(&env, &nb, &[]).parts();
     assert_eq!(code, 0, "{out}{err}");
     assert_eq!(pins(&out), ["dotlike==2.0.2"], "{out}");
     assert!(
@@ -904,11 +761,7 @@ fn no_pre_release_is_pinned_while_a_final_release_will_do() {
         &env,
         "import plotlib\nimport styles\nstyles.set()\nplotlib.plot()\n",
     );
-    let Run {
-        code,
-        stdout: out,
-        stderr: err,
-    } = infer(&env, &nb, &[]);
+    let (code, out, err) = infer(&env, &nb, &[]).parts();
     assert_eq!(code, 0, "{out}{err}");
     assert_eq!(pins(&out), ["plotlib==2.2.3", "styles==0.8"], "{out}");
     // A notebook that asks for the release candidate gets it.
@@ -916,11 +769,7 @@ fn no_pre_release_is_pinned_while_a_final_release_will_do() {
         &env,
         "!pip install plotlib==3.0.0rc2\nimport plotlib\nimport styles\nstyles.set()\n",
     );
-    let Run {
-        code,
-        stdout: out,
-        stderr: err,
-    } = infer(&env, &nb, &[]);
+    let (code, out, err) = infer(&env, &nb, &[]).parts();
     assert_eq!(code, 0, "{out}{err}");
     assert_eq!(pins(&out), ["plotlib==3.0.0rc2", "styles==0.9"], "{out}");
 }
@@ -937,45 +786,39 @@ fn offline_an_sdist_never_surveyed_is_not_pure_and_nothing_fails() {
     let nb = nb.to_str().unwrap();
     // Online, wheels only and no archive kept: the bank and the index pages are filled, and
     // the sdist is neither surveyed nor kept.
-    let Run {
-        code,
-        stdout: out,
-        stderr: err,
-    } = env.run(&[
-        "--cache-size",
-        "0",
-        "infer",
-        nb,
-        "--python",
-        "3.11",
-        "--wheels-only",
-    ]);
+    let (code, out, err) = env
+        .run([
+            "--cache-size",
+            "0",
+            "infer",
+            nb,
+            "--python",
+            "3.11",
+            "--wheels-only",
+        ])
+        .parts();
     assert_eq!(code, 20, "{out}{err}");
     // Offline, the sdist cannot be surveyed: not pure, said so, and no error beyond exit 20.
-    let Run {
-        code,
-        stdout: out,
-        stderr: err,
-    } = env.run(&[
-        "--offline",
-        "--cache-size",
-        "0",
-        "infer",
-        nb,
-        "--python",
-        "3.11",
-    ]);
+    let (code, out, err) = env
+        .run([
+            "--offline",
+            "--cache-size",
+            "0",
+            "infer",
+            nb,
+            "--python",
+            "3.11",
+        ])
+        .parts();
     assert_eq!(code, 20, "{out}{err}");
     assert!(
         err.contains("0.7.1 cannot be installed on CPython 3.11 (no wheel for CPython 3.11, only an sdist not known to be pure Python)"),
         "{err}"
     );
     // Online, it is surveyed, and counts.
-    let Run {
-        code,
-        stdout: out,
-        stderr: err,
-    } = env.run(&["--cache-size", "0", "infer", nb, "--python", "3.11"]);
+    let (code, out, err) = env
+        .run(["--cache-size", "0", "infer", nb, "--python", "3.11"])
+        .parts();
     assert_eq!(code, 0, "{out}{err}");
     assert_eq!(pins(&out), ["oldplot==0.7.1"], "{out}");
     assert!(out.contains("(pure Python)"), "{out}");
@@ -1000,20 +843,12 @@ fn python_3_5_is_a_target_its_wheels_resolve_for() {
     );
     let nb = notebook(&env, "import oldlib\noldlib.f()\n");
     let nb = nb.to_str().unwrap();
-    let Run {
-        code,
-        stdout: out,
-        stderr: err,
-    } = run_without_pythons(&env, &["infer", nb, "--python", "3.5"]);
+    let (code, out, err) = run_without_pythons(&env, &["infer", nb, "--python", "3.5"]).parts();
     assert_eq!(code, 0, "{out}{err}");
     // 2.0 has a wheel for 3.6 only.
     assert_eq!(pins(&out), ["oldlib==1.0"], "{out}");
     assert!(out.contains("# Python 3.5 (not installed here)"), "{out}");
-    let Run {
-        code,
-        stdout: out,
-        stderr: err,
-    } = run_without_pythons(&env, &["infer", nb, "--python", "3.6"]);
+    let (code, out, err) = run_without_pythons(&env, &["infer", nb, "--python", "3.6"]).parts();
     assert_eq!(code, 0, "{out}{err}");
     assert_eq!(pins(&out), ["oldlib==2.0"], "{out}");
 
@@ -1031,11 +866,7 @@ fn python_3_5_is_a_target_its_wheels_resolve_for() {
         .file("only35/__init__.py", "def f():\n    pass\n");
     env.server()
         .publish("only35", &[FixtureFile::new(&w.filename(), w.build())]);
-    let Run {
-        code,
-        stdout: out,
-        stderr: err,
-    } = run_without_pythons(&env, &["infer", path.to_str().unwrap()]);
+    let (code, out, err) = run_without_pythons(&env, &["infer", path.to_str().unwrap()]).parts();
     assert_eq!(code, 0, "{out}{err}");
     assert_eq!(pins(&out), ["only35==1.0"], "{out}");
     assert!(out.contains("# Python 3.5 (not installed here)"), "{out}");
@@ -1073,11 +904,7 @@ fn a_distribution_a_release_imports_undeclared_is_pinned_with_why() {
         ],
     );
     let nb = notebook(&env, "import sklearn\nsklearn.clone(1)\n");
-    let Run {
-        code,
-        stdout: out,
-        stderr: err,
-    } = infer(&env, &nb, &[]);
+    let (code, out, err) = infer(&env, &nb, &[]).parts();
     assert_eq!(code, 0, "{out}{err}");
     assert_eq!(
         pins(&out),
@@ -1089,11 +916,7 @@ fn a_distribution_a_release_imports_undeclared_is_pinned_with_why() {
         "{out}"
     );
 
-    let Run {
-        code,
-        stdout: json,
-        stderr: err,
-    } = infer(&env, &nb, &["--format", "json"]);
+    let (code, json, err) = infer(&env, &nb, &["--format", "json"]).parts();
     assert_eq!(code, 0, "{err}");
     let v: serde_json::Value = serde_json::from_str(&json).unwrap();
     let scipy = v["solution"]["pins"]
@@ -1112,11 +935,7 @@ fn a_distribution_a_release_imports_undeclared_is_pinned_with_why() {
         }])
     );
 
-    let Run {
-        code,
-        stdout: lock,
-        stderr: err,
-    } = infer(&env, &nb, &["--format", "lock"]);
+    let (code, lock, err) = infer(&env, &nb, &["--format", "lock"]).parts();
     assert_eq!(code, 0, "{err}");
     assert!(
         lock.contains("# via scikit-learn (imports it)\nscipy==1.5.4"),
@@ -1163,21 +982,13 @@ fn a_pair_the_bank_shows_incompatible_is_never_emitted() {
                 ),
         ],
     );
-    let Run {
-        code,
-        stdout: out,
-        stderr: err,
-    } = env.run(&["bank", "add", "keras", "tensorflow"]);
+    let (code, out, err) = env.run(["bank", "add", "keras", "tensorflow"]).parts();
     assert_eq!(code, 0, "{out}{err}");
     let nb = notebook(
         &env,
         "import keras\nimport tensorflow as tf\nx = tf.placeholder()\nm = keras.Sequential()\n",
     );
-    let Run {
-        code,
-        stdout: out,
-        stderr: err,
-    } = infer(&env, &nb, &[]);
+    let (code, out, err) = infer(&env, &nb, &[]).parts();
     assert_eq!(code, 0, "{out}{err}");
     assert_eq!(pins(&out), ["keras==2.0.8", "tensorflow==1.1.0"], "{out}");
 }
@@ -1212,11 +1023,7 @@ fn a_guess_gives_way_before_the_recorded_python_does() {
         "language_info": {"name": "python", "version": "3.5.2"}
     });
     std::fs::write(&path, notebook.to_string()).unwrap();
-    let Run {
-        code,
-        stdout: out,
-        stderr: err,
-    } = run_without_pythons(&env, &["infer", path.to_str().unwrap()]);
+    let (code, out, err) = run_without_pythons(&env, &["infer", path.to_str().unwrap()]).parts();
     assert_eq!(code, 0, "{out}{err}");
     assert_eq!(pins(&out), ["gradlib==0.4"], "{out}");
     assert!(out.contains("# Python 3.5 (not installed here)"), "{out}");

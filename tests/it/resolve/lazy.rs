@@ -70,11 +70,7 @@ fn toolkit(i: usize) -> String {
 fn a_removed_api_is_located_by_reading_a_few_releases_and_the_pin_is_read() {
     let env = TestContext::with_index();
     publish(&env, "toolkit", 40, &toolkit, &|_| None);
-    let Run {
-        code,
-        stdout: out,
-        stderr: err,
-    } = infer(&env, "import toolkit\ntoolkit.old_api()\n", &[]);
+    let (code, out, err) = infer(&env, "import toolkit\ntoolkit.old_api()\n", &[]).parts();
     assert_eq!(code, 0, "{out}{err}");
     assert_eq!(pins(&out), ["toolkit==23.0"], "{out}");
     assert!(out.contains("(removed in 24.0)"), "{out}");
@@ -119,11 +115,7 @@ fn a_pin_forced_down_by_python_is_read_and_a_gap_it_shows_is_read_whole() {
     publish(&env, "toolkit", 20, &init, &|i| {
         (i >= 13).then_some(">=3.12")
     });
-    let Run {
-        code,
-        stdout: out,
-        stderr: err,
-    } = infer(&env, "import toolkit\ntoolkit.api()\n", &["-v"]);
+    let (code, out, err) = infer(&env, "import toolkit\ntoolkit.api()\n", &["-v"]).parts();
     assert_eq!(code, 0, "{out}{err}");
     assert_eq!(pins(&out), ["toolkit==9.0"], "{out}\n{err}");
     let read = indexed(&env, "toolkit");
@@ -143,11 +135,7 @@ fn a_namesake_without_any_used_api_has_its_whole_history_read_and_is_no_requirem
         &|_| "def other():\n    pass\n".to_string(),
         &|_| None,
     );
-    let Run {
-        code,
-        stdout: out,
-        stderr: err,
-    } = infer(&env, "import helpers\nhelpers.load_data()\n", &[]);
+    let (code, out, err) = infer(&env, "import helpers\nhelpers.load_data()\n", &[]).parts();
     assert_eq!(code, 0, "{out}{err}");
     assert!(pins(&out).is_empty(), "{out}");
     assert!(out.contains("#   helpers (cell 1)"), "{out}");
@@ -177,11 +165,7 @@ fn a_pin_hinging_on_what_static_reading_cannot_tell_is_settled_by_introspection(
     let source = "import dynpkg\ndf = dynpkg.make()\ndf.ix[0]\n";
     let env = TestContext::with_index();
     publish(&env, "dynpkg", 6, &dynpkg, &|_| None);
-    let Run {
-        code,
-        stdout: out,
-        stderr: err,
-    } = infer(&env, source, &["-v"]);
+    let (code, out, err) = infer(&env, source, &["-v"]).parts();
     assert_eq!(code, 0, "{out}{err}");
     assert_eq!(pins(&out), ["dynpkg==3.0"], "{out}\n{err}");
     assert!(err.contains("introspecting dynpkg 6.0"), "{err}");
@@ -190,11 +174,7 @@ fn a_pin_hinging_on_what_static_reading_cannot_tell_is_settled_by_introspection(
     // Without introspection the answer stays unknown, rules nothing out, and is said.
     let env = TestContext::with_index();
     publish(&env, "dynpkg", 6, &dynpkg, &|_| None);
-    let Run {
-        code,
-        stdout: out,
-        stderr: err,
-    } = infer(&env, source, &["--no-introspect"]);
+    let (code, out, err) = infer(&env, source, &["--no-introspect"]).parts();
     assert_eq!(code, 0, "{out}{err}");
     assert_eq!(pins(&out), ["dynpkg==6.0"], "{out}");
     assert!(
@@ -206,11 +186,7 @@ fn a_pin_hinging_on_what_static_reading_cannot_tell_is_settled_by_introspection(
     // the note says the budget was spent. A later run with time settles it.
     let env = TestContext::with_index();
     publish(&env, "dynpkg", 6, &dynpkg, &|_| None);
-    let Run {
-        code,
-        stdout: out,
-        stderr: err,
-    } = infer(&env, source, &["-v", "--introspect-budget", "0"]);
+    let (code, out, err) = infer(&env, source, &["-v", "--introspect-budget", "0"]).parts();
     assert_eq!(code, 0, "{out}{err}");
     assert_eq!(pins(&out), ["dynpkg==6.0"], "{out}");
     assert!(!err.contains("introspecting dynpkg"), "{err}");
@@ -222,11 +198,7 @@ fn a_pin_hinging_on_what_static_reading_cannot_tell_is_settled_by_introspection(
         err.contains("whether it has .ix is unknown (static reading cannot tell; the introspection budget was spent before it)"),
         "{err}"
     );
-    let Run {
-        code,
-        stdout: out,
-        stderr: err,
-    } = infer(&env, source, &[]);
+    let (code, out, err) = infer(&env, source, &[]).parts();
     assert_eq!(code, 0, "{out}{err}");
     assert_eq!(pins(&out), ["dynpkg==3.0"], "{out}\n{err}");
 }
@@ -272,11 +244,7 @@ fn tensorflow_1_code_gets_a_1_x_release_on_a_python_that_has_wheels_for_it() {
         "import tflike as tf\nx = tf.constant(1)\nwith tf.Session() as s:\n    pass\n",
     )
     .unwrap();
-    let Run {
-        code,
-        stdout,
-        stderr: err,
-    } = env.infer(&nb, &[]);
+    let (code, stdout, err) = env.infer(&nb, &[]).parts();
     assert_eq!(code, 0, "{stdout}{err}");
     assert_eq!(pins(&stdout), ["tflike==1.15.0"], "{stdout}");
     assert!(
@@ -300,11 +268,7 @@ fn a_release_introspection_could_not_settle_is_not_tried_again_by_a_later_infere
         )
     };
     publish(&env, "dynpkg", 6, &aborting, &|_| None);
-    let Run {
-        code,
-        stdout: out,
-        stderr: err,
-    } = infer(&env, source, &[]);
+    let (code, out, err) = infer(&env, source, &[]).parts();
     assert_eq!(code, 0, "{out}{err}");
     // Said once, in a line: why on each interpreter, not the interpreter's own last words
     // (`-v` and `nbenv bank introspect` show them).
@@ -318,11 +282,7 @@ fn a_release_introspection_could_not_settle_is_not_tried_again_by_a_later_infere
     assert!(!err.contains("warning: dynpkg"), "{err}");
     assert_eq!(pins(&out), ["dynpkg==6.0"], "{out}");
 
-    let Run {
-        code,
-        stdout: out,
-        stderr: err,
-    } = infer(&env, source, &["-v"]);
+    let (code, out, err) = infer(&env, source, &["-v"]).parts();
     assert_eq!(code, 0, "{out}{err}");
     assert!(!err.contains("could not introspect"), "{err}");
     assert!(!err.contains("introspecting dynpkg"), "{err}");

@@ -88,11 +88,7 @@ fn a_printed_version_is_honoured_when_the_api_evidence_allows_it() {
         "import toolkit\nprint(toolkit.__version__)\ntoolkit.kept()\n",
         "2.0\n",
     );
-    let Run {
-        code,
-        stdout: out,
-        stderr: err,
-    } = infer_311(&env, &nb, &[]);
+    let (code, out, err) = infer_311(&env, &nb, &[]).parts();
     assert_eq!(code, 0, "{out}{err}");
     // Without the output, 3.0 (the newest with `kept`); the notebook last ran with 2.0.
     assert_eq!(pins(&out), ["toolkit==2.0"], "{out}");
@@ -112,11 +108,7 @@ fn a_printed_version_contradicting_an_api_is_dropped_with_a_warning() {
         "import toolkit\nprint(toolkit.__version__)\ntoolkit.old_api()\n",
         "2.0\n",
     );
-    let Run {
-        code,
-        stdout: out,
-        stderr: err,
-    } = infer_311(&env, &nb, &["--format", "json"]);
+    let (code, out, err) = infer_311(&env, &nb, &["--format", "json"]).parts();
     assert_eq!(code, 0, "{out}{err}");
     assert!(
         err.contains(
@@ -154,11 +146,7 @@ fn pips_report_of_what_it_installed_pins_the_installed_distribution_only() {
         "!pip install toolkit\nimport toolkit\ntoolkit.kept()\n",
         "Collecting toolkit\nSuccessfully installed dep-1.0 toolkit-2.0\n",
     );
-    let Run {
-        code,
-        stdout: out,
-        stderr: err,
-    } = infer_311(&env, &nb, &[]);
+    let (code, out, err) = infer_311(&env, &nb, &[]).parts();
     assert_eq!(code, 0, "{out}{err}");
     // dep was installed along, not asked for: still no requirement of the notebook.
     assert_eq!(pins(&out), ["toolkit==2.0"], "{out}");
@@ -188,11 +176,7 @@ fn a_soft_version_with_no_wheel_for_the_python_is_set_aside_and_said() {
         "import toolkit\nprint(toolkit.__version__)\ntoolkit.kept()\n",
         "1.0\n",
     );
-    let Run {
-        code,
-        stdout: out,
-        stderr: err,
-    } = infer_311(&env, &nb, &[]);
+    let (code, out, err) = infer_311(&env, &nb, &[]).parts();
     assert_eq!(code, 0, "{out}{err}");
     assert_eq!(pins(&out), ["toolkit==3.0"], "{out}");
     assert!(
@@ -229,20 +213,12 @@ fn what_the_pin_satisfies_after_a_relaxation_is_honoured_not_dropped() {
         "1.0\n",
     );
     // The whole history, so that 2.0 is known to lack the keyword.
-    let Run {
-        code,
-        stdout: out,
-        stderr: err,
-    } = infer_311(&env, &nb, &["--full-history"]);
+    let (code, out, err) = infer_311(&env, &nb, &["--full-history"]).parts();
     assert_eq!(code, 0, "{out}{err}");
     assert_eq!(pins(&out), ["toolkit==3.0"], "{out}");
     assert!(err.contains("printed toolkit.__version__ 1.0"), "{err}");
     assert!(!err.contains("size="), "{err}");
-    let Run {
-        code,
-        stdout: json,
-        stderr: err,
-    } = infer_311(&env, &nb, &["--format", "json"]);
+    let (code, json, err) = infer_311(&env, &nb, &["--format", "json"]).parts();
     assert_eq!(code, 0, "{err}");
     let v: serde_json::Value = serde_json::from_str(&json).unwrap();
     let records = v["evidence"]["distributions"][0]["records"]
@@ -275,11 +251,7 @@ fn requirements_beside_the_notebook_narrow_versions_and_add_nothing() {
         "# what the course used\npandas==0.25.3\ntoolkit<3  # newer breaks the plots\n",
     );
     let nb = notebook(&env, "import toolkit\ntoolkit.kept()\n", "");
-    let Run {
-        code,
-        stdout: out,
-        stderr: err,
-    } = infer_311(&env, &nb, &[]);
+    let (code, out, err) = infer_311(&env, &nb, &[]).parts();
     assert_eq!(code, 0, "{out}{err}");
     // pandas is declared but never imported: no requirement.
     assert_eq!(pins(&out), ["toolkit==2.0"], "{out}");
@@ -291,11 +263,7 @@ fn requirements_beside_the_notebook_narrow_versions_and_add_nothing() {
         "{out}"
     );
     // Turned off, the newest release the API evidence allows.
-    let Run {
-        code,
-        stdout: out,
-        stderr: err,
-    } = infer_311(&env, &nb, &["--no-declarations"]);
+    let (code, out, err) = infer_311(&env, &nb, &["--no-declarations"]).parts();
     assert_eq!(code, 0, "{err}");
     assert_eq!(pins(&out), ["toolkit==3.0"], "{out}");
 }
@@ -311,11 +279,7 @@ fn a_declaration_contradicting_the_api_evidence_is_dropped_naming_file_and_line(
         "dependencies:\n  - toolkit=1.0\n",
     );
     let nb = notebook(&env, "import toolkit\ntoolkit.old_api()\n", "");
-    let Run {
-        code,
-        stdout: out,
-        stderr: err,
-    } = infer_311(&env, &nb, &[]);
+    let (code, out, err) = infer_311(&env, &nb, &[]).parts();
     assert_eq!(code, 0, "{out}{err}");
     assert_eq!(pins(&out), ["toolkit==1.0"], "{out}");
     assert!(
@@ -333,11 +297,7 @@ fn runtime_txt_steers_the_python_when_the_notebook_allows_it() {
     let env = context();
     let runtime = write(&env, "binder/runtime.txt", "python-3.7\n");
     let nb = notebook(&env, "import toolkit\ntoolkit.kept()\n", "");
-    let Run {
-        code,
-        stdout: out,
-        stderr: err,
-    } = env.infer(&nb, &[]);
+    let (code, out, err) = env.infer(&nb, &[]).parts();
     assert_eq!(code, 0, "{out}{err}");
     assert!(out.contains("# Python 3.7 ("), "{out}");
     assert!(
@@ -354,11 +314,7 @@ fn runtime_txt_steers_the_python_when_the_notebook_allows_it() {
         "import toolkit\nif (k := toolkit.kept()):\n    pass\n",
         "",
     );
-    let Run {
-        code,
-        stdout: out,
-        stderr: err,
-    } = env.infer(&nb, &[]);
+    let (code, out, err) = env.infer(&nb, &[]).parts();
     assert_eq!(code, 0, "{out}{err}");
     assert!(!out.contains("# Python 3.7 ("), "{out}");
     assert!(
@@ -371,11 +327,7 @@ fn runtime_txt_steers_the_python_when_the_notebook_allows_it() {
 
     // --python decides alone.
     let nb = notebook(&env, "import toolkit\ntoolkit.kept()\n", "");
-    let Run {
-        code,
-        stdout: out,
-        stderr: _,
-    } = infer_311(&env, &nb, &[]);
+    let (code, out, _) = infer_311(&env, &nb, &[]).parts();
     assert_eq!(code, 0);
     assert!(out.contains("# Python 3.11 (") && out.contains("asked for with --python"));
 }
@@ -389,11 +341,7 @@ fn a_broken_environment_yml_is_a_warning_naming_the_file() {
         "name: course\ndependencies:\n  - toolkit=1.0\n  - [unclosed\n",
     );
     let nb = notebook(&env, "import toolkit\ntoolkit.kept()\n", "");
-    let Run {
-        code,
-        stdout: out,
-        stderr: err,
-    } = infer_311(&env, &nb, &[]);
+    let (code, out, err) = infer_311(&env, &nb, &[]).parts();
     assert_eq!(code, 0, "{out}{err}");
     assert!(
         err.contains(&format!("warning: {}:", yml.display())) && err.contains("not valid YAML"),
@@ -408,13 +356,12 @@ fn the_pylock_has_the_specifications_keys_and_every_files_hash() {
     let env = context();
     let nb = notebook(&env, "import toolkit\ntoolkit.kept()\n", "");
     let target = env.root().join("pylock.toml");
-    let Run {
-        code, stderr: err, ..
-    } = infer_311(
+    let (code, _, err) = infer_311(
         &env,
         &nb,
         &["--format", "pylock", "-o", target.to_str().unwrap()],
-    );
+    )
+    .parts();
     assert_eq!(code, 0, "{err}");
     let text = std::fs::read_to_string(&target).unwrap();
     let lock: toml::Table = toml::from_str(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
