@@ -517,9 +517,7 @@ fn a_name_no_release_had_ends_the_rounds_as_the_codes() {
 /// claims a `--python` was asked for.
 #[test]
 fn a_recorded_python_not_installed_runs_on_the_nearest_installed_one() {
-    let server = python2_only_api_index();
-    let ctx = TestContext::with_server(server);
-    let server = ctx.server();
+    let ctx = TestContext::with_server(python2_only_api_index());
     let nb = ctx.root().join("nb.ipynb");
     let notebook = serde_json::json!({
         "cells": [
@@ -551,19 +549,13 @@ fn a_recorded_python_not_installed_runs_on_the_nearest_installed_one() {
         .unwrap();
     let uv = String::from_utf8_lossy(&uv.stdout).trim().to_string();
     let output = ctx.root().join("requirements.txt");
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_nbenv"))
-        .args(["--index-url", &server.index_url()])
-        .arg("--cache-dir")
-        .arg(ctx.root().join("cache"))
-        .arg("--bank")
-        .arg(ctx.root().join("bank.sqlite3"))
+    let out = ctx
+        .command()
         .args(["restore", nb.to_str().unwrap(), "--no-kernel-runtime"])
         .args(["--no-kernel-spec", "-o", output.to_str().unwrap()])
         .env("PATH", &bin)
         .env("PYENV_ROOT", ctx.root().join("no-pyenv"))
         .env("NBENV_UV", &uv)
-        .env_remove("NBENV_PYTHON")
-        .env("NBENV_HTTP_RETRIES", "0")
         .output()
         .unwrap();
     let err = String::from_utf8_lossy(&out.stderr);

@@ -1,7 +1,7 @@
 //! The bank stays whole when several writers meet it, and foreign files are left alone.
 
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Child, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use crate::support::archives::WheelBuilder;
@@ -253,14 +253,10 @@ fn a_foreign_file_with_a_user_version_is_refused_by_every_command_and_left_untou
     let real = env.root().join("real.sqlite3");
     let snapshot = env.root().join("real.nbsnap");
     let with_real = |args: &[&str]| {
-        Command::new(env!("CARGO_BIN_EXE_nbenv"))
-            .args(["--index-url", &env.server().index_url()])
-            .arg("--cache-dir")
-            .arg(env.root().join("cache"))
+        env.command()
             .arg("--bank")
             .arg(&real)
             .args(args)
-            .env("NBENV_HTTP_RETRIES", "0")
             .output()
             .unwrap()
     };

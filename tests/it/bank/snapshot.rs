@@ -6,7 +6,7 @@ use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use crate::support::archives::WheelBuilder;
-use crate::support::context::TestContext;
+use crate::support::context::{bare_command, TestContext};
 use crate::support::server::{FixtureFile, PageMode, TestServer};
 use nbenv::bank::snapshot::SnapshotHeader;
 use nbenv::bank::store::SCHEMA_VERSION;
@@ -857,7 +857,7 @@ fn the_index_cache_travels_so_a_worker_resolves_with_no_index_at_all() {
     std::fs::write(&nb, PINS_ALPHA_3).unwrap();
     // The exporting machine resolves once, online: its cache now holds what that read.
     let infer = |bank: &Path, cache: &Path, extra: &[&str]| -> Output {
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_nbenv"));
+        let mut cmd = bare_command();
         cmd.args(["--index-url", &env.server().index_url()])
             .arg("--cache-dir")
             .arg(cache)
@@ -907,7 +907,7 @@ fn the_index_cache_travels_so_a_worker_resolves_with_no_index_at_all() {
     let worker = |name: &str, snapshot: &Path| -> (PathBuf, PathBuf, String) {
         let bank = env.path(&format!("{name}/bank.sqlite3"));
         let cache = env.path(&format!("{name}/cache"));
-        let out = Command::new(env!("CARGO_BIN_EXE_nbenv"))
+        let out = bare_command()
             .args(["--index-url", &env.server().index_url()])
             .arg("--cache-dir")
             .arg(&cache)
@@ -935,7 +935,7 @@ fn the_index_cache_travels_so_a_worker_resolves_with_no_index_at_all() {
 
     // Imported again, nothing is newer than what the worker holds: its cache is unchanged.
     let held = tree(&cache);
-    let again = Command::new(env!("CARGO_BIN_EXE_nbenv"))
+    let again = bare_command()
         .arg("--cache-dir")
         .arg(&cache)
         .arg("--bank")
@@ -996,7 +996,7 @@ fn the_index_cache_travels_so_a_worker_resolves_with_no_index_at_all() {
             "its compressed index cache decompresses to data with sha256",
         ),
     ] {
-        let out = Command::new(env!("CARGO_BIN_EXE_nbenv"))
+        let out = bare_command()
             .arg("--cache-dir")
             .arg(&target_cache)
             .arg("--bank")
@@ -1016,7 +1016,7 @@ fn the_index_cache_travels_so_a_worker_resolves_with_no_index_at_all() {
     }
     assert!(
         text(
-            &Command::new(env!("CARGO_BIN_EXE_nbenv"))
+            &bare_command()
                 .arg("--bank")
                 .arg(&target)
                 .arg("--cache-dir")

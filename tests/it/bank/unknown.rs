@@ -3,10 +3,9 @@
 //! exports, shims that only raise, Python 2 imports, and schema upgrades.
 
 use std::path::Path;
-use std::process::Command;
 
 use crate::support::archives::{sdist_tar_gz, WheelBuilder};
-use crate::support::context::TestContext;
+use crate::support::context::{bare_command, TestContext};
 use crate::support::server::FixtureFile;
 
 fn ok(ctx: &TestContext, args: &[&str]) -> String {
@@ -435,7 +434,7 @@ fn a_bank_of_schema_1_is_upgraded() {
     let path = dir.path().join("bank.sqlite3");
     make_v1_bank(&path);
     // The first reader upgrades it (queries need the new tables), and answers.
-    let out = Command::new(env!("CARGO_BIN_EXE_nbenv"))
+    let out = bare_command()
         .arg("--bank")
         .arg(&path)
         .args(["bank", "stats", "--format", "json"])
@@ -452,7 +451,7 @@ fn a_bank_of_schema_1_is_upgraded() {
         nbenv::bank::store::SCHEMA_VERSION
     );
     // Paths stored as one dictionary blob are still found (schema 3 keeps them in chunks).
-    let out = Command::new(env!("CARGO_BIN_EXE_nbenv"))
+    let out = bare_command()
         .arg("--bank")
         .arg(&path)
         .args(["bank", "query", "toolkit.thing", "--format", "json"])
@@ -482,7 +481,7 @@ fn a_bank_of_schema_1_is_upgraded() {
         .query_row("SELECT count(*) FROM import_time", [], |r| r.get(0))
         .unwrap();
     assert_eq!(rows, 0);
-    let out = Command::new(env!("CARGO_BIN_EXE_nbenv"))
+    let out = bare_command()
         .arg("--bank")
         .arg(&path)
         .args([

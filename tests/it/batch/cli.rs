@@ -5,10 +5,9 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use crate::support::archives::{sdist_tar_gz, WheelBuilder};
-use crate::support::context::{Run, TestContext};
+use crate::support::context::{bare_command, Run, TestContext};
 use crate::support::corpus::{ipynb, write};
 use crate::support::server::{FixtureFile, PageMode, TestServer};
 use serde_json::{json, Value};
@@ -536,7 +535,7 @@ fn ctrl_c_stops_cleanly_and_the_rest_is_done_next_time() {
         "--out",
         out.to_str().unwrap(),
     ];
-    let child = Command::new(env!("CARGO_BIN_EXE_nbenv"))
+    let child = bare_command()
         .args(args)
         .stderr(std::process::Stdio::piped())
         .spawn()

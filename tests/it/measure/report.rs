@@ -6,6 +6,7 @@ use std::path::Path;
 
 use serde_json::{json, Value};
 
+use crate::support::context::bare_command;
 use nbenv::measure::jsonl::parse_records;
 use nbenv::measure::{merge, Report};
 
@@ -282,7 +283,7 @@ fn the_command_reads_shards_and_prints_markdown() {
     std::fs::write(&a, shard_a()).unwrap();
     // A batch killed mid-write: the last line is cut short, and said.
     std::fs::write(&b, shard_b() + "{\"schema\":1,\"pa").unwrap();
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_nbenv"))
+    let out = bare_command()
         .args(["report", "--format", "markdown"])
         .args([&a, &b])
         .output()
@@ -301,11 +302,7 @@ fn the_command_reads_shards_and_prints_markdown() {
     );
 
     let missing = dir.path().join("none.jsonl");
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_nbenv"))
-        .arg("report")
-        .arg(&missing)
-        .output()
-        .unwrap();
+    let out = bare_command().arg("report").arg(&missing).output().unwrap();
     assert_eq!(out.status.code(), Some(3));
 }
 

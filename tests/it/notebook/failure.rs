@@ -3,8 +3,8 @@
 //! own evidence, and `nbenv usage` reports each one's class.
 
 use std::path::Path;
-use std::process::Command;
 
+use crate::support::context::bare_command;
 use nbenv::notebook::failure::{
     classify, Cause, Definition, Failure, FailureClass, FailureContext, InstallReason, Problem,
     Raised,
@@ -559,7 +559,7 @@ fn bundled_fixtures_and_the_usage_report() {
     );
 
     // No bank: whether another release of pandas has `sort` is unknown.
-    let out = Command::new(env!("CARGO_BIN_EXE_nbenv"))
+    let out = bare_command()
         .args(["--bank", "/nonexistent/bank.sqlite3"])
         .args(["usage", "fixtures/notebooks/pandas_old.ipynb"])
         .current_dir(env!("CARGO_MANIFEST_DIR"))
@@ -570,7 +570,7 @@ fn bundled_fixtures_and_the_usage_report() {
         text.contains("→ unknown: `DataFrame` has no member `sort` (pandas.DataFrame.sort): the bank cannot tell whether another release differs"),
         "{text}"
     );
-    let out = Command::new(env!("CARGO_BIN_EXE_nbenv"))
+    let out = bare_command()
         .args([
             "usage",
             "--format",
