@@ -1,7 +1,7 @@
-//! One test's world: a temporary directory holding its bank, its cache, its HOME and uv's
-//! cache, optionally a loopback index, and the nbenv binary started inside it. Nothing a test
-//! runs reads or writes the machine's caches (`~/.cache/nbenv`, `~/.cache/uv`) or follows the
-//! caller's `NBENV_*` variables.
+//! One test's world: a temporary directory holding its bank, its cache (and with it uv's and
+//! pip's, which nbenv keeps inside its own), its HOME, optionally a loopback index, and the
+//! nbenv binary started inside it. Nothing a context runs reads or writes the machine's caches
+//! (`~/.cache/nbenv`, `~/.cache/uv`) or follows the caller's `NBENV_*` variables.
 
 use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
@@ -142,9 +142,10 @@ impl TestContext {
         self.path("home")
     }
 
-    /// uv's cache (`UV_CACHE_DIR`), so no test writes the machine's.
+    /// uv's cache: nbenv's own choice inside its cache directory, since the context passes
+    /// on no `UV_CACHE_DIR` (a test that sets one tests a cache the user chose).
     pub fn uv_cache(&self) -> PathBuf {
-        self.path("uv-cache")
+        self.cache().join("uv")
     }
 
     /// The loopback index; panics when the context has none.
@@ -180,7 +181,8 @@ impl TestContext {
 
     /// The nbenv binary with this context's environment: its bank, cache and index (as
     /// `NBENV_*` variables, which any flag overrides), no retries, no colour, a fixed width,
-    /// its own HOME and uv cache, and none of the caller's `NBENV_*` variables.
+    /// its own HOME, and none of the caller's `NBENV_*` variables or installer caches (so
+    /// that uv's and pip's are nbenv's, in the context's cache).
     pub fn command(&self) -> Command {
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_nbenv"));
         for (name, _) in std::env::vars_os() {
@@ -205,7 +207,8 @@ impl TestContext {
             .env("XDG_CACHE_HOME", home.join(".cache"))
             .env("XDG_CONFIG_HOME", home.join(".config"))
             .env("XDG_DATA_HOME", home.join(".local/share"))
-            .env("UV_CACHE_DIR", self.uv_cache());
+            .env_remove("UV_CACHE_DIR")
+            .env_remove("PIP_CACHE_DIR");
         if let Some(server) = &self.server {
             cmd.env("NBENV_INDEX_URL", server.index_url());
         }

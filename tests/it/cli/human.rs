@@ -291,6 +291,8 @@ fn verify_output() {
         "verify-environment-error",
         verify("toolkit==2.0\ndep==1.0\n")
     );
+    // uv installed with nbenv's cache inside the context, not the machine's.
+    assert!(ctx.uv_cache().is_dir(), "{}", ctx.uv_cache().display());
 }
 
 /// `restore`: rounds that learn from an environment error, and an end at the code's own

@@ -22,10 +22,10 @@ fn context() -> TestContext {
     let wheel = WheelBuilder::new("toolkit", "1.0").file("toolkit/__init__.py", "x = 1\n");
     ctx.publish("toolkit", &[wheel], Uploaded::At("2020-01-01T00:00:00Z"));
     std::fs::create_dir_all(ctx.path("tmp")).unwrap();
-    let tmp = ctx.path("tmp");
-    // uv's cache is the context's (not pruned): `cache prune` then never waits for the lock
-    // of a uv that a live run's install holds.
-    ctx.env("TMPDIR", tmp)
+    let (tmp, uv_cache) = (ctx.path("tmp"), ctx.path("uv-cache"));
+    // A cache of the user's (not pruned): `cache prune` then never waits for the lock of a
+    // uv that a live run's install holds.
+    ctx.env("TMPDIR", tmp).env("UV_CACHE_DIR", uv_cache)
 }
 
 fn command(ctx: &TestContext, args: &[&str]) -> Command {
