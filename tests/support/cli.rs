@@ -1,33 +1,6 @@
-//! Running the nbenv binary against a loopback index, with its cache and bank in a test's
-//! own directory, and reading back what it said.
+//! Reading back what nbenv wrote, and the machine's Python it ran with.
 
-use std::ffi::OsStr;
-use std::path::Path;
 use std::process::Command;
-
-/// Exit code, stdout and stderr of `nbenv --index-url INDEX --cache-dir DIR/cache --bank
-/// DIR/bank.sqlite3 ARGS...`; retries are off, so a failing request fails at once.
-pub fn nbenv<I, S>(index_url: &str, dir: &Path, args: I) -> (i32, String, String)
-where
-    I: IntoIterator<Item = S>,
-    S: AsRef<OsStr>,
-{
-    let out = Command::new(env!("CARGO_BIN_EXE_nbenv"))
-        .args(["--index-url", index_url])
-        .arg("--cache-dir")
-        .arg(dir.join("cache"))
-        .arg("--bank")
-        .arg(dir.join("bank.sqlite3"))
-        .args(args)
-        .env("NBENV_HTTP_RETRIES", "0")
-        .output()
-        .expect("the nbenv binary runs");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
 
 /// The pinned lines of a requirements file, without their comments.
 pub fn pins(requirements: &str) -> Vec<&str> {

@@ -1,0 +1,2 @@
+mod report;
+mod triage;

@@ -1,0 +1,5 @@
+mod cli;
+mod crash_classes;
+mod failure;
+mod fixtures;
+mod tracing;

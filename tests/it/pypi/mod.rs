@@ -1,0 +1,6 @@
+mod cache;
+mod client;
+mod compact;
+mod memo;
+mod stream;
+mod survey;

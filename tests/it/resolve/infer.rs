@@ -1,0 +1,1034 @@
+//! `nbenv infer` end to end against a loopback index, on an empty bank: what the notebook
+//! needs is indexed on demand, resolved on a Python, and written with the evidence behind
+//! each pin; helper modules are never requirements; conflicts exit 20 naming both sides.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use crate::support::archives::{sdist_tar_gz, WheelBuilder};
+use crate::support::cli::pins;
+use crate::support::context::{Run, TestContext, Uploaded};
+use crate::support::server::FixtureFile;
+
+/// An index with `toolkit` (1.0 has `old_api`, 2.0 removed it and needs `dep`, 3.0 is the
+/// newest) and `dep` (1.0, 2.0).
+fn context() -> TestContext {
+    let ctx = TestContext::with_index();
+    let toolkit = [
+        WheelBuilder::new("toolkit", "1.0").file(
+            "toolkit/__init__.py",
+            "def old_api():\n    pass\ndef kept():\n    pass\n",
+        ),
+        WheelBuilder::new("toolkit", "2.0")
+            .file("toolkit/__init__.py", "def kept():\n    pass\n")
+            .requires("dep>=1"),
+        WheelBuilder::new("toolkit", "3.0")
+            .file("toolkit/__init__.py", "def kept():\n    pass\n")
+            .requires("dep>=2"),
+    ];
+    publish(&ctx, "toolkit", &toolkit);
+    publish(
+        &ctx,
+        "dep",
+        &[
+            WheelBuilder::new("dep", "1.0").file("dep/__init__.py", "X = 1\n"),
+            WheelBuilder::new("dep", "2.0").file("dep/__init__.py", "X = 2\n"),
+        ],
+    );
+    ctx
+}
+
+/// Releases uploaded a year apart from 2010, in the order given.
+fn publish(ctx: &TestContext, project: &str, wheels: &[WheelBuilder]) {
+    ctx.publish(project, wheels, Uploaded::Yearly(2010));
+}
+
+/// `split`: 1.0 has `old`, 2.0 has `new` instead.
+fn publish_split(ctx: &TestContext) {
+    publish(
+        ctx,
+        "split",
+        &[
+            WheelBuilder::new("split", "1.0").file("split/__init__.py", "def old():\n    pass\n"),
+            WheelBuilder::new("split", "2.0").file("split/__init__.py", "def new():\n    pass\n"),
+        ],
+    );
+}
+
+fn notebook(ctx: &TestContext, source: &str) -> PathBuf {
+    ctx.write("nb.py", source)
+}
+
+/// nbenv on a machine with no Python at all: no pyenv, nothing on `PATH`.
+fn run_without_pythons(ctx: &TestContext, args: &[&str]) -> Run {
+    let nothing = ctx.path("no-pythons");
+    std::fs::create_dir_all(&nothing).unwrap();
+    let mut cmd = ctx.command();
+    cmd.env("PATH", &nothing)
+        .env("PYENV_ROOT", &nothing)
+        .args(args);
+    Run::from_output(&cmd.output().unwrap())
+}
+
+/// `nbenv infer NOTEBOOK --python 3.11 EXTRA...`.
+fn infer(ctx: &TestContext, notebook: &Path, extra: &[&str]) -> Run {
+    ctx.infer(notebook, &[&["--python", "3.11"], extra].concat())
+}
+
+#[test]
+fn an_empty_bank_is_filled_on_demand_and_every_pin_says_why() {
+    let env = context();
+    let nb = notebook(
+        &env,
+        "import toolkit\nimport helpers\n\ntoolkit.old_api()\nhelpers.load()\n",
+    );
+    let (code, out, err) = infer(&env, &nb, &[]).parts();
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(
+        err.contains("indexing what the notebook needs of toolkit"),
+        "{err}"
+    );
+    // old_api was removed in 2.0: the pin is the release that has it, not the newest.
+    assert_eq!(pins(&out), ["toolkit==1.0"], "{out}");
+    assert!(
+        out.contains("toolkit==1.0  # cell 1 uses toolkit.old_api (removed in 2.0)"),
+        "{out}"
+    );
+    assert!(out.contains("# Python 3.11 ("), "{out}");
+    assert!(out.contains("asked for with --python"), "{out}");
+    // A helper module that was not copied along is named, never required.
+    assert!(
+        out.contains("#   helpers (cell 1): no distribution provides it"),
+        "{out}"
+    );
+
+    // Once indexed, the bank answers: nothing is indexed again.
+    let (code, again, err) = infer(&env, &nb, &[]).parts();
+    assert_eq!(code, 0, "{err}");
+    assert!(!err.contains("indexing"), "{err}");
+    assert_eq!(pins(&again), pins(&out));
+}
+
+#[test]
+fn newest_allowed_release_with_its_dependencies_in_the_json() {
+    let env = context();
+    let nb = notebook(&env, "import toolkit\ntoolkit.kept()\n");
+    let (code, out, err) = infer(&env, &nb, &[]).parts();
+    assert_eq!(code, 0, "{err}");
+    // Transitive dependencies are not requirements of the notebook.
+    assert_eq!(pins(&out), ["toolkit==3.0"], "{out}");
+
+    let target = env.root().join("out.json");
+    let (code, _, err) = infer(
+        &env,
+        &nb,
+        &["--format", "json", "-o", target.to_str().unwrap()],
+    )
+    .parts();
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&target).unwrap()).unwrap();
+    assert_eq!(v["schema_version"], 1);
+    assert_eq!(v["python"]["version"], "3.11");
+    let pins = v["solution"]["pins"].as_array().unwrap();
+    let dep = pins.iter().find(|p| p["dist"] == "dep").unwrap();
+    assert_eq!(dep["version"], "2.0");
+    assert_eq!(dep["required_by"][0]["kind"], "dependency");
+    assert_eq!(dep["required_by"][0]["parent"], "toolkit");
+}
+
+#[test]
+fn a_pip_install_line_is_honoured() {
+    let env = context();
+    let nb = notebook(
+        &env,
+        "!pip install toolkit==2.0\nimport toolkit\ntoolkit.kept()\n",
+    );
+    let (code, out, err) = infer(&env, &nb, &[]).parts();
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(pins(&out), ["toolkit==2.0"], "{out}");
+}
+
+/// An API only a release without a wheel for the target has: the evidence gives way (an
+/// API used once is the weakest there is), the requirements are still written, and the
+/// warning says what was set aside and why.
+#[test]
+fn evidence_no_python_can_satisfy_gives_way_and_says_so() {
+    let env = context();
+    // toolkit 1.0, the only release with old_api, has a wheel for Python 2 only.
+    env.server().publish(
+        "toolkit",
+        &[
+            FixtureFile::new(
+                &WheelBuilder::new("toolkit", "1.0")
+                    .tag("py2-none-any")
+                    .filename(),
+                WheelBuilder::new("toolkit", "1.0")
+                    .tag("py2-none-any")
+                    .file("toolkit/__init__.py", "def old_api():\n    pass\n")
+                    .build(),
+            ),
+            FixtureFile::new(
+                &WheelBuilder::new("toolkit", "2.0").filename(),
+                WheelBuilder::new("toolkit", "2.0")
+                    .file("toolkit/__init__.py", "def kept():\n    pass\n")
+                    .build(),
+            ),
+        ],
+    );
+    let nb = notebook(&env, "import toolkit\ntoolkit.old_api()\n");
+    let (code, out, err) = infer(&env, &nb, &[]).parts();
+    assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(pins(&out), ["toolkit==2.0"], "{out}");
+    assert!(
+        err.contains(
+            "warning: toolkit: cell 1 uses toolkit.old_api (removed in 2.0) (no Python the \
+             notebook allows has a full resolution with it; dropped)"
+        ),
+        "{err}"
+    );
+    let (code, json, err) = infer(&env, &nb, &["--format", "json"]).parts();
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let record = &v["evidence"]["distributions"][0]["records"][1];
+    assert_eq!(record["source"]["api"], "toolkit.old_api", "{record}");
+    assert_eq!(record["rank"], "single", "{record}");
+    assert_eq!(
+        record["effect"],
+        serde_json::json!({"kind": "dropped", "why": "no_resolution"})
+    );
+}
+
+/// Exit 20 is for imports that cannot be installed at all; it always says why, on stderr
+/// and, asked for JSON, in the document it writes.
+#[test]
+fn an_import_nothing_installs_exits_20_with_its_reason_in_text_and_json() {
+    let env = context();
+    let py2 = WheelBuilder::new("toolkit", "1.0")
+        .tag("py2-none-any")
+        .file("toolkit/__init__.py", "def old_api():\n    pass\n");
+    env.server()
+        .publish("toolkit", &[FixtureFile::new(&py2.filename(), py2.build())]);
+    let nb = notebook(&env, "import toolkit\ntoolkit.old_api()\n");
+    let (code, out, err) = infer(&env, &nb, &[]).parts();
+    assert_eq!(code, 20, "{out}{err}");
+    assert!(out.is_empty(), "{out}");
+    assert!(
+        err.contains("error: no environment satisfies") && err.contains("on Python 3.11"),
+        "{err}"
+    );
+    assert!(err.contains("no wheel for CPython 3.11"), "{err}");
+    assert!(!err.contains("see why above"), "{err}");
+    let (code, json, _) = infer(&env, &nb, &["--format", "json"]).parts();
+    assert_eq!(code, 20);
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(v["schema_version"], 1);
+    assert_eq!(v["error"]["kind"], "no_solution");
+    assert_eq!(v["error"]["tried"][0]["python"], "3.11");
+    assert!(
+        v["error"]["tried"][0]["why"]
+            .as_str()
+            .unwrap()
+            .contains("no wheel for CPython 3.11"),
+        "{v}"
+    );
+    // Building from source is not the question here: an sdist-only escape does not exist.
+    let (code, _, _) = infer(&env, &nb, &["--allow-sdist"]).parts();
+    assert_eq!(code, 20);
+}
+
+#[test]
+fn a_broken_notebook_is_refused_with_its_own_code() {
+    let env = context();
+    let path = env.root().join("broken.ipynb");
+    std::fs::write(&path, "{\"cells\": [").unwrap();
+    let (code, _, err) = env.run(["infer", path.to_str().unwrap()]).parts();
+    assert_eq!(code, 10, "{err}");
+    assert!(err.contains("broken.ipynb"), "{err}");
+}
+
+#[test]
+fn a_namesake_on_the_index_without_the_used_apis_is_no_requirement() {
+    let env = context();
+    // `helpers` on the index installs a module of that name, with none of what the notebook
+    // calls; `pyutils` installs another module altogether.
+    publish(
+        &env,
+        "helpers",
+        &[WheelBuilder::new("helpers", "1.0")
+            .file("helpers/__init__.py", "def other():\n    pass\n")],
+    );
+    publish(
+        &env,
+        "pyutils",
+        &[WheelBuilder::new("pyutils", "1.0").file("something_else/__init__.py", "X = 1\n")],
+    );
+    let nb = notebook(&env, "import toolkit\nimport helpers\nimport utils\ntoolkit.kept()\nhelpers.load()\nutils.go()\n");
+    let (code, out, err) = infer(&env, &nb, &[]).parts();
+    assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(pins(&out), ["toolkit==3.0"], "{out}");
+    assert!(
+        out.contains(
+            "#   helpers (cell 1): helpers install a module of that name but lack every API"
+        ),
+        "{out}"
+    );
+    assert!(
+        out.contains("#   utils (cell 1): no distribution provides it"),
+        "{out}"
+    );
+}
+
+#[test]
+fn the_lock_pins_the_whole_closure_with_hashes_pip_checks() {
+    let env = context();
+    let nb = notebook(&env, "import toolkit\ntoolkit.kept()\n");
+    let (code, out, err) = infer(&env, &nb, &["--format", "lock"]).parts();
+    assert_eq!(code, 0, "{err}");
+    let wheel = |name: &str, v: &str, body: &str| {
+        WheelBuilder::new(name, v)
+            .file(&format!("{name}/__init__.py"), body)
+            .build()
+    };
+    // The same bytes the index serves, so the same sha256.
+    let dep = crate::support::server::sha256_hex(&wheel("dep", "2.0", "X = 2\n"));
+    assert!(
+        out.contains(&format!("dep==2.0 \\\n    --hash=sha256:{dep}\n")),
+        "{out}"
+    );
+    assert!(out.contains("# via toolkit\ndep==2.0"), "{out}");
+    assert!(
+        out.contains("# via the notebook\ntoolkit==3.0 \\\n    --hash=sha256:"),
+        "{out}"
+    );
+    assert!(!err.contains("no hash"), "{err}");
+}
+
+#[test]
+fn date_auto_resolves_as_the_index_stood_at_the_notebooks_last_commit() {
+    let env = context();
+    let nb = notebook(&env, "import toolkit\ntoolkit.kept()\n");
+    let git = |args: &[&str]| {
+        let date = "2011-06-01T12:00:00Z";
+        let ok = Command::new("git")
+            .arg("-C")
+            .arg(env.root())
+            .args(args)
+            .env("GIT_COMMITTER_DATE", date)
+            .env("GIT_AUTHOR_DATE", date)
+            .env("GIT_AUTHOR_NAME", "t")
+            .env("GIT_AUTHOR_EMAIL", "t@example.org")
+            .env("GIT_COMMITTER_NAME", "t")
+            .env("GIT_COMMITTER_EMAIL", "t@example.org")
+            .status()
+            .unwrap()
+            .success();
+        assert!(ok, "git {args:?}");
+    };
+    // No repository: nothing capped, and said.
+    let (code, out, err) = infer(&env, &nb, &["--date", "auto"]).parts();
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("has no git commit"), "{err}");
+    assert_eq!(pins(&out), ["toolkit==3.0"]);
+    git(&["init", "-q"]);
+    git(&["add", "nb.py"]);
+    git(&["commit", "-q", "-m", "nb"]);
+    // toolkit 3.0 was uploaded in 2012, after the notebook's commit.
+    let (code, out, err) = infer(&env, &nb, &["--date", "auto"]).parts();
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("as the index stood on 2011-06-01"), "{err}");
+    assert_eq!(pins(&out), ["toolkit==2.0"], "{out}");
+    let (code, _, err) = infer(&env, &nb, &["--date", "yesterday"]).parts();
+    assert_eq!(code, 2, "{err}");
+}
+
+#[test]
+fn ranges_are_the_releases_the_evidence_allows_that_install_here() {
+    let env = context();
+    let with_f = "def f():\n    pass\n";
+    let files: Vec<FixtureFile> = [
+        ("1.0", "py3-none-any", with_f),
+        ("2.0", "py2-none-any", with_f),
+        ("3.0", "py3-none-any", with_f),
+        ("4.0", "py3-none-any", "def g():\n    pass\n"),
+    ]
+    .iter()
+    .map(|(v, tag, src)| {
+        let w = WheelBuilder::new("gappy", v)
+            .tag(tag)
+            .file("gappy/__init__.py", src);
+        FixtureFile::new(&w.filename(), w.build())
+    })
+    .collect();
+    env.server().publish("gappy", &files);
+    let nb = notebook(&env, "import gappy\ngappy.f()\n");
+    let (code, out, err) = infer(&env, &nb, &["--ranges"]).parts();
+    assert_eq!(code, 0, "{out}{err}");
+    // f is gone in 4.0; 2.0 has no wheel for Python 3.
+    assert_eq!(pins(&out), ["gappy>=1.0,<=3.0,!=2.0"], "{out}");
+    let (code, _, err) = infer(&env, &nb, &["--ranges", "--format", "json"]).parts();
+    assert_eq!(code, 2, "{err}");
+}
+
+/// A minimal nbformat 4 notebook of one code cell.
+fn ipynb(source: &str) -> String {
+    serde_json::json!({
+        "nbformat": 4, "nbformat_minor": 5, "metadata": {},
+        "cells": [{"cell_type": "code", "metadata": {}, "execution_count": null,
+                   "outputs": [], "source": source}]
+    })
+    .to_string()
+}
+
+#[test]
+fn a_folder_gets_one_environment_and_each_pin_names_the_notebook_that_forced_it() {
+    let env = context();
+    publish_split(&env);
+    let dir = env.root().join("repo");
+    std::fs::create_dir_all(dir.join("sub/.ipynb_checkpoints")).unwrap();
+    std::fs::write(
+        dir.join("a.ipynb"),
+        ipynb("import toolkit\ntoolkit.kept()\n"),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("sub/b.ipynb"),
+        ipynb("import toolkit\ntoolkit.old_api()\n"),
+    )
+    .unwrap();
+    // A checkpoint copy is not a notebook of the repository.
+    std::fs::write(
+        dir.join("sub/.ipynb_checkpoints/b-checkpoint.ipynb"),
+        ipynb("import split\nsplit.new()\n"),
+    )
+    .unwrap();
+    let (code, out, err) = infer(&env, &dir, &[]).parts();
+    assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(pins(&out), ["toolkit==1.0"], "{out}");
+    assert!(
+        out.contains("toolkit==1.0  # sub/b.ipynb cell 1 uses toolkit.old_api (removed in 2.0)"),
+        "{out}"
+    );
+
+    // Two notebooks that need different releases of split: no joint environment, both named.
+    std::fs::write(dir.join("c.ipynb"), ipynb("import split\nsplit.old()\n")).unwrap();
+    std::fs::write(dir.join("d.ipynb"), ipynb("import split\nsplit.new()\n")).unwrap();
+    let (code, out, err) = infer(&env, &dir, &[]).parts();
+    assert_eq!(code, 20, "{out}{err}");
+    assert!(err.contains("no version of split in common"), "{err}");
+    assert!(err.contains("c.ipynb allows only 1.0"), "{err}");
+    assert!(err.contains("d.ipynb allows only 2.0"), "{err}");
+
+    let empty = env.root().join("nothing");
+    std::fs::create_dir_all(&empty).unwrap();
+    let (code, _, err) = infer(&env, &empty, &[]).parts();
+    assert_eq!(code, 3, "{err}");
+}
+
+#[test]
+fn without_indexing_what_the_bank_lacks_is_resolved_without_api_evidence_and_said() {
+    let env = context();
+    // `six` is in nbenv's package list, so it is a candidate without the bank or the index.
+    publish(
+        &env,
+        "six",
+        &[
+            WheelBuilder::new("six", "1.0").file("six.py", "def old(): pass\n"),
+            WheelBuilder::new("six", "2.0").file("six.py", "def new(): pass\n"),
+        ],
+    );
+    let nb = notebook(&env, "import six\nsix.old()\n");
+    let (code, out, err) = infer(&env, &nb, &["--no-index"]).parts();
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains("the bank lacks six: resolved without API evidence for it"),
+        "{err}"
+    );
+    // No evidence: the newest release, which an indexed bank would have ruled out.
+    assert_eq!(pins(&out), ["six==2.0"], "{out}");
+    let (code, out, err) = infer(&env, &nb, &[]).parts();
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(pins(&out), ["six==1.0"], "{out}");
+}
+
+#[test]
+fn the_local_modules_a_notebook_imports_bring_their_requirements_and_evidence() {
+    let env = context();
+    publish_split(&env);
+    let dir = env.root().join("repo");
+    std::fs::create_dir_all(dir.join("pkg")).unwrap();
+    std::fs::write(
+        dir.join("analysis.ipynb"),
+        ipynb("import helpers\nfrom pkg.sub import plot\nhelpers.load()\nplot()\n"),
+    )
+    .unwrap();
+    // `import helpers` runs helpers.py: its API use pins toolkit, and it imports chain, which
+    // imports dep (and helpers again: a cycle is read once).
+    std::fs::write(
+        dir.join("helpers.py"),
+        "import toolkit\nimport chain\n\n\ndef load():\n    return toolkit.old_api()\n",
+    )
+    .unwrap();
+    std::fs::write(dir.join("chain.py"), "import dep\nimport helpers\n").unwrap();
+    std::fs::write(dir.join("pkg/__init__.py"), "").unwrap();
+    std::fs::write(
+        dir.join("pkg/sub.py"),
+        "import split\n\ndef plot():\n    split.new()\n",
+    )
+    .unwrap();
+    // Beside the notebook but never imported: asks for nothing.
+    std::fs::write(dir.join("unused.py"), "import never_imported_pkg\n").unwrap();
+
+    let nb = dir.join("analysis.ipynb");
+    let (code, out, err) = infer(&env, &nb, &[]).parts();
+    assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(
+        pins(&out),
+        ["dep==2.0", "split==2.0", "toolkit==1.0"],
+        "{out}"
+    );
+    assert!(
+        out.contains("toolkit==1.0  # helpers.py line 6 uses toolkit.old_api (removed in 2.0)"),
+        "{out}"
+    );
+    assert!(
+        out.contains("dep==2.0  # chain.py imports dep (the notebook imports chain)"),
+        "{out}"
+    );
+    // Only the newest split was read, and it has `new`: nothing constrains it, the import
+    // asked for it.
+    assert!(
+        out.contains("split==2.0  # pkg/sub.py imports split (the notebook imports pkg.sub)"),
+        "{out}"
+    );
+    assert!(!out.contains("never_imported_pkg"), "{out}");
+    assert!(!err.contains("never_imported_pkg"), "{err}");
+}
+
+#[test]
+fn without_a_resolution_from_wheels_the_sdists_are_built_and_said_unless_wheels_only() {
+    let env = context();
+    // Like langid or jieba: never a wheel, only sdists, with a C extension to build.
+    let sdist = |version: &str, source: &str| FixtureFile {
+        upload_time: Some("2016-01-01T00:00:00Z".into()),
+        ..FixtureFile::new(
+            &format!("speedy-{version}.tar.gz"),
+            sdist_tar_gz(
+                "speedy",
+                version,
+                &[("speedy.py", source), ("_speedups.c", "int fast(void);\n")],
+                &format!("Metadata-Version: 1.1\nName: speedy\nVersion: {version}\n"),
+            ),
+        )
+    };
+    env.server().publish(
+        "speedy",
+        &[
+            sdist("1.0", "def detect():\n    pass\n"),
+            sdist("1.1", "def detect():\n    pass\n"),
+        ],
+    );
+    let (code, _, err) = env.run(["bank", "add", "speedy", "--all-versions"]).parts();
+    assert_eq!(code, 0, "{err}");
+    let nb = notebook(&env, "import speedy\nimport toolkit\ntoolkit.kept()\n");
+    let (code, out, err) = infer(&env, &nb, &[]).parts();
+    assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(pins(&out), ["speedy==1.1", "toolkit==3.0"], "{out}");
+    assert!(
+        out.contains("\n# Built from sdists: speedy 1.1 (no resolution from wheels alone"),
+        "{out}"
+    );
+    assert!(
+        err.contains("note: no resolution from wheels alone on any Python the notebook allows; built from their sdists: speedy 1.1"),
+        "{err}"
+    );
+    let (code, json, err) = infer(&env, &nb, &["--format", "json"]).parts();
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(
+        v["sdist_fallback"]["built"],
+        serde_json::json!([["speedy", "1.1"]]),
+        "{}",
+        v["sdist_fallback"]
+    );
+    assert!(
+        v["sdist_fallback"]["wheels_only"][0]["why"]
+            .as_str()
+            .unwrap()
+            .contains("only an sdist not known to be pure Python"),
+        "{}",
+        v["sdist_fallback"]
+    );
+
+    // Asked for wheels only: no environment, and why.
+    let (code, out, err) = infer(&env, &nb, &["--wheels-only"]).parts();
+    assert_eq!(code, 20, "{out}{err}");
+    assert!(err.contains("only an sdist"), "{err}");
+    // A distribution that has a wheel for the target in some release is never built: its
+    // API in an sdist-only release gives way instead.
+    let mixed_sdist = FixtureFile {
+        upload_time: Some("2016-01-01T00:00:00Z".into()),
+        ..FixtureFile::new(
+            "mixed-1.0.tar.gz",
+            sdist_tar_gz(
+                "mixed",
+                "1.0",
+                &[
+                    ("mixed.py", "def old_api():\n    pass\n"),
+                    ("_mixed.pyx", "def fast():\n    pass\n"),
+                ],
+                "Metadata-Version: 1.1\nName: mixed\nVersion: 1.0\n",
+            ),
+        )
+    };
+    let mixed_wheel =
+        WheelBuilder::new("mixed", "2.0").file("mixed.py", "def new_api():\n    pass\n");
+    env.server().publish(
+        "mixed",
+        &[
+            mixed_sdist,
+            FixtureFile::new(&mixed_wheel.filename(), mixed_wheel.build()),
+        ],
+    );
+    let (code, _, err) = env.run(["bank", "add", "mixed", "--all-versions"]).parts();
+    assert_eq!(code, 0, "{err}");
+    let nb = notebook(&env, "import mixed\nmixed.old_api()\n");
+    let (code, out, err) = infer(&env, &nb, &[]).parts();
+    assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(pins(&out), ["mixed==2.0"], "{out}");
+    assert!(!out.contains("sdist"), "{out}");
+    assert!(
+        err.contains("mixed.old_api") && err.contains("dropped"),
+        "{err}"
+    );
+    // A notebook with a resolution from wheels says nothing of sdists.
+    let nb = notebook(&env, "import toolkit\ntoolkit.kept()\n");
+    let (code, out, _) = infer(&env, &nb, &[]).parts();
+    assert_eq!(code, 0);
+    assert!(!out.contains("sdist"), "{out}");
+}
+
+/// An sdist of pure Python: a `setup.py` that builds no extension and one package.
+fn pure_sdist(name: &str, version: &str, files: &[(&str, &str)]) -> FixtureFile {
+    let setup =
+        format!("from setuptools import setup\nsetup(name='{name}', version='{version}')\n");
+    let mut all = vec![("setup.py", setup.as_str())];
+    all.extend_from_slice(files);
+    FixtureFile {
+        upload_time: Some("2016-06-05T00:00:00Z".into()),
+        ..FixtureFile::new(
+            &format!("{name}-{version}.tar.gz"),
+            sdist_tar_gz(
+                name,
+                version,
+                &all,
+                &format!("Metadata-Version: 1.1\nName: {name}\nVersion: {version}\n"),
+            ),
+        )
+    }
+}
+
+/// Like seaborn: `oldplot` 0.7.1, with `distplot`, is only a pure-Python sdist; 0.8, a
+/// wheel, has `histplot` instead.
+fn publish_oldplot(env: &TestContext) {
+    let newer = WheelBuilder::new("oldplot", "0.8")
+        .file("oldplot/__init__.py", "def histplot():\n    pass\n");
+    env.server().publish(
+        "oldplot",
+        &[
+            pure_sdist(
+                "oldplot",
+                "0.7.1",
+                &[("oldplot/__init__.py", "def distplot():\n    pass\n")],
+            ),
+            FixtureFile {
+                upload_time: Some("2017-07-08T00:00:00Z".into()),
+                ..FixtureFile::new(&newer.filename(), newer.build())
+            },
+        ],
+    );
+}
+
+#[test]
+fn a_release_with_only_a_pure_python_sdist_is_pinned_and_said_to_be_built() {
+    let env = context();
+    // The API the notebook uses is only in a release published as an sdist of pure Python.
+    publish_oldplot(&env);
+    let nb = notebook(&env, "import oldplot\noldplot.distplot()\n");
+    let (code, out, err) = infer(&env, &nb, &[]).parts();
+    assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(pins(&out), ["oldplot==0.7.1"], "{out}");
+    assert!(
+        out.contains("\n# Built from sdists: oldplot 0.7.1 (pure Python)\n"),
+        "{out}"
+    );
+    assert!(!err.contains("no resolution from wheels alone"), "{err}");
+    let (code, json, err) = infer(&env, &nb, &["--format", "json"]).parts();
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(v["pure_sdists"], serde_json::json!([["oldplot", "0.7.1"]]));
+    assert!(v["sdist_fallback"].is_null(), "{}", v["sdist_fallback"]);
+    let (code, lock, err) = infer(&env, &nb, &["--format", "lock"]).parts();
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        lock.contains("# Built from sdists: oldplot 0.7.1 (pure Python)"),
+        "{lock}"
+    );
+    assert!(
+        lock.contains("oldplot==0.7.1 \\\n    --hash=sha256:"),
+        "{lock}"
+    );
+    // Asked for wheels only: the API used once gives way to the release that has a wheel,
+    // and the warning says so.
+    let (code, out, err) = infer(&env, &nb, &["--wheels-only"]).parts();
+    assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(pins(&out), ["oldplot==0.8"], "{out}");
+    assert!(
+        err.contains("warning: oldplot: cell 1 uses oldplot.distplot") && err.contains("dropped"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_project_that_never_published_a_wheel_provides_the_modules_its_sdist_holds() {
+    let env = context();
+    // Like pydotplus: only sdists, its package under lib/, named in its egg-info.
+    let files = |version: &str| -> Vec<(&'static str, String)> {
+        vec![
+            (
+                "lib/dotlike/__init__.py",
+                format!("__version__ = '{version}'\ndef graph_from_dot_data(data):\n    pass\n"),
+            ),
+            ("lib/dotlike.egg-info/top_level.txt", "dotlike\n".into()),
+        ]
+    };
+    let release = |version: &str| {
+        let owned = files(version);
+        let borrowed: Vec<(&str, &str)> = owned.iter().map(|(p, d)| (*p, d.as_str())).collect();
+        pure_sdist("dotlike", version, &borrowed)
+    };
+    env.server()
+        .publish("dotlike", &[release("2.0.1"), release("2.0.2")]);
+    // A namesake whose sdist holds another module provides nothing.
+    env.server().publish(
+        "dotother",
+        &[pure_sdist(
+            "dotother",
+            "1.0",
+            &[("elsewhere/__init__.py", "")],
+        )],
+    );
+    let nb = notebook(
+        &env,
+        "import dotlike\nimport dotother\ng = dotlike.graph_from_dot_data('digraph {}')\n",
+    );
+    let (code, out, err) = infer(&env, &nb, &[]).parts();
+    assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(pins(&out), ["dotlike==2.0.2"], "{out}");
+    assert!(
+        out.contains("\n# Built from sdists: dotlike 2.0.2 (pure Python)\n"),
+        "{out}"
+    );
+    assert!(
+        out.contains("#   dotother (cell 1): no distribution provides it"),
+        "{out}"
+    );
+}
+
+#[test]
+fn no_pre_release_is_pinned_while_a_final_release_will_do() {
+    let env = context();
+    let plot = |version: &str| {
+        WheelBuilder::new("plotlib", version).file("plotlib/__init__.py", "def plot():\n    pass\n")
+    };
+    publish(
+        &env,
+        "plotlib",
+        &[plot("2.2.2"), plot("2.2.3"), plot("3.0.0rc2")],
+    );
+    // The newest `styles` asks for plotlib's release candidate: newest first would pin it.
+    publish(
+        &env,
+        "styles",
+        &[
+            WheelBuilder::new("styles", "0.8").file("styles/__init__.py", "def set():\n    pass\n"),
+            WheelBuilder::new("styles", "0.9")
+                .file("styles/__init__.py", "def set():\n    pass\n")
+                .requires("plotlib>=3.0.0rc1"),
+        ],
+    );
+    let nb = notebook(
+        &env,
+        "import plotlib\nimport styles\nstyles.set()\nplotlib.plot()\n",
+    );
+    let (code, out, err) = infer(&env, &nb, &[]).parts();
+    assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(pins(&out), ["plotlib==2.2.3", "styles==0.8"], "{out}");
+    // A notebook that asks for the release candidate gets it.
+    let nb = notebook(
+        &env,
+        "!pip install plotlib==3.0.0rc2\nimport plotlib\nimport styles\nstyles.set()\n",
+    );
+    let (code, out, err) = infer(&env, &nb, &[]).parts();
+    assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(pins(&out), ["plotlib==3.0.0rc2", "styles==0.9"], "{out}");
+}
+
+#[test]
+fn offline_an_sdist_never_surveyed_is_not_pure_and_nothing_fails() {
+    let env = context();
+    publish_oldplot(&env);
+    // The notebook installs the release itself: evidence that never gives way.
+    let nb = notebook(
+        &env,
+        "!pip install oldplot==0.7.1\nimport oldplot\noldplot.distplot()\n",
+    );
+    let nb = nb.to_str().unwrap();
+    // Online, wheels only and no archive kept: the bank and the index pages are filled, and
+    // the sdist is neither surveyed nor kept.
+    let (code, out, err) = env
+        .run([
+            "--cache-size",
+            "0",
+            "infer",
+            nb,
+            "--python",
+            "3.11",
+            "--wheels-only",
+        ])
+        .parts();
+    assert_eq!(code, 20, "{out}{err}");
+    // Offline, the sdist cannot be surveyed: not pure, said so, and no error beyond exit 20.
+    let (code, out, err) = env
+        .run([
+            "--offline",
+            "--cache-size",
+            "0",
+            "infer",
+            nb,
+            "--python",
+            "3.11",
+        ])
+        .parts();
+    assert_eq!(code, 20, "{out}{err}");
+    assert!(
+        err.contains("0.7.1 cannot be installed on CPython 3.11 (no wheel for CPython 3.11, only an sdist not known to be pure Python)"),
+        "{err}"
+    );
+    // Online, it is surveyed, and counts.
+    let (code, out, err) = env
+        .run(["--cache-size", "0", "infer", nb, "--python", "3.11"])
+        .parts();
+    assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(pins(&out), ["oldplot==0.7.1"], "{out}");
+    assert!(out.contains("(pure Python)"), "{out}");
+}
+
+#[test]
+fn python_3_5_is_a_target_its_wheels_resolve_for() {
+    let env = context();
+    let arch = std::env::consts::ARCH;
+    let wheel = |version: &str, tag: String| {
+        let w = WheelBuilder::new("oldlib", version)
+            .tag(&tag)
+            .file("oldlib/__init__.py", "def f():\n    pass\n");
+        FixtureFile::new(&w.filename(), w.build())
+    };
+    env.server().publish(
+        "oldlib",
+        &[
+            wheel("1.0", format!("cp35-cp35m-manylinux1_{arch}")),
+            wheel("2.0", format!("cp36-cp36m-manylinux1_{arch}")),
+        ],
+    );
+    let nb = notebook(&env, "import oldlib\noldlib.f()\n");
+    let nb = nb.to_str().unwrap();
+    let (code, out, err) = run_without_pythons(&env, &["infer", nb, "--python", "3.5"]).parts();
+    assert_eq!(code, 0, "{out}{err}");
+    // 2.0 has a wheel for 3.6 only.
+    assert_eq!(pins(&out), ["oldlib==1.0"], "{out}");
+    assert!(out.contains("# Python 3.5 (not installed here)"), "{out}");
+    let (code, out, err) = run_without_pythons(&env, &["infer", nb, "--python", "3.6"]).parts();
+    assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(pins(&out), ["oldlib==2.0"], "{out}");
+
+    // A notebook saved on 3.5 whose dependency has wheels for 3.5 alone resolves there.
+    let path = env.root().join("py35.ipynb");
+    let mut notebook: serde_json::Value =
+        serde_json::from_str(&ipynb("import only35\nonly35.f()\n")).unwrap();
+    notebook["metadata"] = serde_json::json!({
+        "kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"},
+        "language_info": {"name": "python", "version": "3.5.2"}
+    });
+    std::fs::write(&path, notebook.to_string()).unwrap();
+    let w = WheelBuilder::new("only35", "1.0")
+        .tag(&format!("cp35-cp35m-manylinux1_{arch}"))
+        .file("only35/__init__.py", "def f():\n    pass\n");
+    env.server()
+        .publish("only35", &[FixtureFile::new(&w.filename(), w.build())]);
+    let (code, out, err) = run_without_pythons(&env, &["infer", path.to_str().unwrap()]).parts();
+    assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(pins(&out), ["only35==1.0"], "{out}");
+    assert!(out.contains("# Python 3.5 (not installed here)"), "{out}");
+}
+
+/// scikit-learn 0.19.1 imports scipy whenever it is imported but declares it only under an
+/// extra: `pip install -r` of the roots alone gives an environment where `import sklearn`
+/// fails. The bank read that import when it indexed the release, so scipy is pinned too,
+/// with why, on an empty bank (scipy is taken as the provider because the release's own
+/// Requires-Dist names it); JSON and the lock say it as well.
+#[test]
+fn a_distribution_a_release_imports_undeclared_is_pinned_with_why() {
+    let env = context();
+    publish(
+        &env,
+        "scikit-learn",
+        &[WheelBuilder::new("scikit-learn", "0.19.1")
+            .file(
+                "sklearn/__init__.py",
+                "try:\n    __SKLEARN_SETUP__\nexcept NameError:\n    __SKLEARN_SETUP__ = False\n\
+                 if __SKLEARN_SETUP__:\n    pass\nelse:\n    from .base import clone\n",
+            )
+            .file(
+                "sklearn/base.py",
+                "import copy\nfrom scipy import sparse\ndef clone(x):\n    return copy.copy(x)\n",
+            )
+            .requires("scipy>=0.13.3; extra == 'alldeps'")],
+    );
+    publish(
+        &env,
+        "scipy",
+        &[
+            WheelBuilder::new("scipy", "1.4.1").file("scipy/sparse/__init__.py", "X = 1\n"),
+            WheelBuilder::new("scipy", "1.5.4").file("scipy/sparse/__init__.py", "X = 1\n"),
+        ],
+    );
+    let nb = notebook(&env, "import sklearn\nsklearn.clone(1)\n");
+    let (code, out, err) = infer(&env, &nb, &[]).parts();
+    assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(
+        pins(&out),
+        ["scikit-learn==0.19.1", "scipy==1.5.4"],
+        "{out}"
+    );
+    assert!(
+        out.contains("scipy==1.5.4  # scikit-learn 0.19.1 imports scipy (undeclared)\n"),
+        "{out}"
+    );
+
+    let (code, json, err) = infer(&env, &nb, &["--format", "json"]).parts();
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let scipy = v["solution"]["pins"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["dist"] == "scipy")
+        .unwrap_or_else(|| panic!("{json}"));
+    assert_eq!(
+        scipy["required_by"],
+        serde_json::json!([{
+            "kind": "imported",
+            "parent": "scikit-learn",
+            "parent_version": "0.19.1",
+            "modules": ["scipy"],
+        }])
+    );
+
+    let (code, lock, err) = infer(&env, &nb, &["--format", "lock"]).parts();
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        lock.contains("# via scikit-learn (imports it)\nscipy==1.5.4"),
+        "{lock}"
+    );
+}
+
+/// Standalone keras 2.10 declares nothing but imports `tensorflow.compat.v2` whenever it is
+/// imported; tensorflow 1.1 has no such module. A notebook held to tensorflow 1.1 gets the
+/// keras that imports nothing of tensorflow at import time, never the pair that cannot work.
+#[test]
+fn a_pair_the_bank_shows_incompatible_is_never_emitted() {
+    let env = context();
+    publish(
+        &env,
+        "keras",
+        &[
+            WheelBuilder::new("keras", "2.0.8").file(
+                "keras/__init__.py",
+                "from . import backend\ndef Sequential():\n    pass\n",
+            )
+            .file(
+                "keras/backend/__init__.py",
+                "if _BACKEND == 'theano':\n    from theano import tensor\nelse:\n    from tensorflow import nn\n",
+            ),
+            WheelBuilder::new("keras", "2.10.0").file(
+                "keras/__init__.py",
+                "import tensorflow.compat.v2 as tf\ndef Sequential():\n    pass\n",
+            ),
+        ],
+    );
+    publish(
+        &env,
+        "tensorflow",
+        &[
+            WheelBuilder::new("tensorflow", "1.1.0")
+                .file("tensorflow/__init__.py", "def placeholder():\n    pass\n"),
+            WheelBuilder::new("tensorflow", "2.10.0")
+                .file("tensorflow/__init__.py", "from tensorflow import compat\n")
+                .file("tensorflow/compat/__init__.py", "")
+                .file(
+                    "tensorflow/compat/v2/__init__.py",
+                    "def function():\n    pass\n",
+                ),
+        ],
+    );
+    let (code, out, err) = env.run(["bank", "add", "keras", "tensorflow"]).parts();
+    assert_eq!(code, 0, "{out}{err}");
+    let nb = notebook(
+        &env,
+        "import keras\nimport tensorflow as tf\nx = tf.placeholder()\nm = keras.Sequential()\n",
+    );
+    let (code, out, err) = infer(&env, &nb, &[]).parts();
+    assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(pins(&out), ["keras==2.0.8", "tensorflow==1.1.0"], "{out}");
+}
+
+/// A member of an object traced to a library class is a guess (the instance may be of
+/// another class: torch 0.4's `Variable(x)` is a Tensor, whose `.data` the bank cannot see),
+/// and where the notebook last ran outranks it: the guess gives way on the recorded Python
+/// before a newer one is tried.
+#[test]
+fn a_guess_gives_way_before_the_recorded_python_does() {
+    let env = context();
+    let lib = |version: &str, body: &str, python: &str| {
+        WheelBuilder::new("gradlib", version)
+            .file("gradlib/__init__.py", body)
+            .requires_python(python)
+    };
+    publish(
+        &env,
+        "gradlib",
+        &[
+            lib("0.4", "class Variable(object):\n    pass\n", ">=3.5"),
+            lib("2.0", "class Variable(object):\n    data = None\n", ">=3.8"),
+        ],
+    );
+    let path = env.root().join("py35.ipynb");
+    let mut notebook: serde_json::Value = serde_json::from_str(&ipynb(
+        "import gradlib\nv = gradlib.Variable()\nprint(v.data)\n",
+    ))
+    .unwrap();
+    notebook["metadata"] = serde_json::json!({
+        "kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"},
+        "language_info": {"name": "python", "version": "3.5.2"}
+    });
+    std::fs::write(&path, notebook.to_string()).unwrap();
+    let (code, out, err) = run_without_pythons(&env, &["infer", path.to_str().unwrap()]).parts();
+    assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(pins(&out), ["gradlib==0.4"], "{out}");
+    assert!(out.contains("# Python 3.5 (not installed here)"), "{out}");
+    assert!(
+        err.contains("gradlib.Variable.data") && err.contains("dropped"),
+        "{err}"
+    );
+}

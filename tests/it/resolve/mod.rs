@@ -1,0 +1,5 @@
+mod evidence;
+mod infer;
+mod lazy;
+mod soft;
+mod solver;

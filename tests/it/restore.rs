@@ -1,0 +1,662 @@
+//! `nbenv restore` end to end, offline: the bank (static reading) believes `toolkit` 2.0 has
+//! `old_api`, which it defines only under Python 2; the run on Python 3 fails there, the
+//! failure becomes evidence (2.0 ruled out), and the second round pins 1.0 and runs.
+//! Needs `python3` (3.11, as on this image and CI) and uv.
+
+use crate::support::archives::{sdist_tar_gz, WheelBuilder};
+use crate::support::cli::{pins, python3_version};
+use crate::support::context::TestContext;
+use crate::support::server::{FixtureFile, PageMode, TestServer};
+use crate::support::toolkit::python2_only_api_index;
+use nbenv::notebook::Output;
+
+#[test]
+fn an_environment_error_becomes_evidence_and_the_next_round_runs() {
+    let server = python2_only_api_index();
+    let ctx = TestContext::with_server(server);
+    let nb = ctx.root().join("nb.ipynb");
+    let notebook = serde_json::json!({
+        "cells": [
+            {"cell_type": "code", "execution_count": 1, "metadata": {}, "outputs": [],
+             "source": "import toolkit"},
+            {"cell_type": "code", "execution_count": 2, "metadata": {}, "outputs": [],
+             "source": "print(toolkit.old_api() + 1)"}
+        ],
+        "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3"}},
+        "nbformat": 4, "nbformat_minor": 2
+    });
+    std::fs::write(&nb, notebook.to_string()).unwrap();
+    let (nb, python, output) = (
+        nb.display().to_string(),
+        python3_version(),
+        ctx.root().join("requirements.txt").display().to_string(),
+    );
+    let executed = ctx.root().join("executed.ipynb").display().to_string();
+    let args = [
+        "restore",
+        &nb,
+        "--python",
+        &python,
+        "--no-kernel-runtime",
+        "--no-kernel-spec",
+        "--executed",
+        &executed,
+        "-o",
+        &output,
+    ];
+    let (code, _, err) = ctx.run(args).parts();
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("round 1: Python"), "{err}");
+    assert!(err.contains("toolkit==2.0"), "{err}");
+    assert!(
+        err.contains("round 1: stopped at cell 2: environment"),
+        "{err}"
+    );
+    assert!(err.contains("round 2: Python"), "{err}");
+    assert!(
+        err.contains("restored: the notebook ran to the end"),
+        "{err}"
+    );
+    let written = std::fs::read_to_string(ctx.root().join("requirements.txt")).unwrap();
+    assert!(written.contains("toolkit==1.0"), "{written}");
+    assert!(err.contains("  use it: source "), "{err}");
+
+    // The executed notebook: what the last run printed, readable as a notebook.
+    let ran = nbenv::notebook::read(&executed).unwrap();
+    let printed: Vec<&Output> = ran.cells[1].outputs.iter().collect();
+    assert!(
+        matches!(printed.as_slice(), [Output::Stream { text, .. }] if text.trim() == "42"),
+        "{printed:?}"
+    );
+    assert_eq!(ran.cells[1].execution_count, Some(2));
+
+    // Only the final environment is kept (hidden entries are locks).
+    let envs = std::fs::read_dir(ctx.root().join("cache/envs"))
+        .unwrap()
+        .flatten()
+        .filter(|e| !e.file_name().to_string_lossy().starts_with('.'))
+        .count();
+    assert_eq!(envs, 1);
+
+    // Both rounds are recorded; a missing API rules a release out for this notebook only,
+    // so no release is recorded as broken.
+    let (code, out, err) = ctx.run(["bank", "runs", "--format", "json"]).parts();
+    assert_eq!(code, 0, "{err}");
+    let runs: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(runs["runs"], 2, "{out}");
+    assert_eq!(runs["failed_releases"], serde_json::json!([]), "{out}");
+}
+
+/// `toolkit` 2.0 is an sdist whose build fails; 1.0 is a wheel. With sdists allowed the
+/// resolver picks 2.0; the install fails naming it; the next round does without it and runs;
+/// the failure is in the bank, so a later `infer` passes 2.0 over on this Python, until the
+/// run records are forgotten.
+#[test]
+fn a_release_that_fails_to_install_is_passed_over_then_and_later() {
+    let server = TestServer::start(PageMode::Json);
+    let wheel = WheelBuilder::new("toolkit", "1.0")
+        .file("toolkit/__init__.py", "def api():\n    return 41\n");
+    let pkg_info = "Metadata-Version: 2.1\nName: toolkit\nVersion: 2.0\n";
+    let sdist = sdist_tar_gz(
+        "toolkit",
+        "2.0",
+        &[
+            (
+                "setup.py",
+                "raise SystemExit('this release does not build')\n",
+            ),
+            ("toolkit/__init__.py", "def api():\n    return 41\n"),
+        ],
+        pkg_info,
+    );
+    let at = |f: FixtureFile| FixtureFile {
+        upload_time: Some("2020-01-01T00:00:00Z".into()),
+        ..f
+    };
+    server.publish(
+        "toolkit",
+        &[
+            at(FixtureFile::new(&wheel.filename(), wheel.build())),
+            at(FixtureFile::new("toolkit-2.0.tar.gz", sdist)),
+        ],
+    );
+    let ctx = TestContext::with_server(server);
+    let nb = ctx.root().join("nb.ipynb");
+    let notebook = serde_json::json!({
+        "cells": [
+            {"cell_type": "code", "execution_count": 1, "metadata": {}, "outputs": [],
+             "source": "import toolkit\nprint(toolkit.api() + 1)"}
+        ],
+        "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3"}},
+        "nbformat": 4, "nbformat_minor": 2
+    });
+    std::fs::write(&nb, notebook.to_string()).unwrap();
+    let (nb, python) = (nb.display().to_string(), python3_version());
+    let restore = [
+        "restore",
+        &nb,
+        "--python",
+        &python,
+        "--allow-sdist",
+        "--no-kernel-runtime",
+        "--no-kernel-spec",
+    ];
+    let (code, out, err) = ctx.run(restore).parts();
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("round 1: Python"), "{err}");
+    assert!(err.contains("toolkit==2.0"), "{err}");
+    assert!(err.contains("round 1: install"), "{err}");
+    assert!(
+        err.contains(&format!(
+            "round 1: toolkit 2.0 failed to install on Python {python}: passed over from now on"
+        )),
+        "{err}"
+    );
+    assert!(
+        err.contains("restored: the notebook ran to the end"),
+        "{err}"
+    );
+    assert_eq!(pins(&out), ["toolkit==1.0"], "{out}");
+
+    let (code, out, err) = ctx.run(["bank", "runs"]).parts();
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.starts_with("2 runs recorded; 1 release failed:"),
+        "{out}"
+    );
+    assert!(
+        out.contains(&format!(
+            "toolkit 2.0 on Python {python}: failed to install"
+        )),
+        "{out}"
+    );
+
+    let infer = ["infer", &nb, "--python", &python, "--allow-sdist"];
+    let (code, out, err) = ctx.run(infer).parts();
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(pins(&out), ["toolkit==1.0"], "{out}");
+    assert!(
+        err.contains(&format!(
+            "note: passed over toolkit 2.0: failed to install on Python {python} in a run on"
+        )),
+        "{err}"
+    );
+
+    let (code, _, err) = ctx.run(["bank", "runs", "--forget"]).parts();
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("forgot 2 runs"), "{err}");
+    let (code, out, err) = ctx.run(infer).parts();
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(pins(&out), ["toolkit==2.0"], "{out}");
+}
+
+/// `toolkit` 2.0 imports but says it was built against other binaries (an ImportError raised
+/// in its own code, on a condition static reading cannot decide, so the bank believes it
+/// imports): the release is broken on this Python whatever the notebook, recorded so, and
+/// the next round does without it.
+#[test]
+fn a_release_that_fails_to_import_is_recorded_broken_and_passed_over() {
+    let server = TestServer::start(PageMode::Json);
+    let wheels = [
+        WheelBuilder::new("toolkit", "1.0").file("toolkit/__init__.py", "def api():\n    return 41\n"),
+        WheelBuilder::new("toolkit", "2.0").file(
+            "toolkit/__init__.py",
+            "def api():\n    return 41\n_core = None\ndef _load():\n    raise ImportError('toolkit._core: module compiled against API version 0x10 but this version of numpy is 0xe')\nimport os\nif 'NBENV_NEVER_SET' not in os.environ:\n    _load()\n",
+        ),
+    ];
+    let files: Vec<FixtureFile> = wheels
+        .iter()
+        .map(|w| FixtureFile {
+            upload_time: Some("2020-01-01T00:00:00Z".into()),
+            ..FixtureFile::new(&w.filename(), w.build())
+        })
+        .collect();
+    server.publish("toolkit", &files);
+    let ctx = TestContext::with_server(server);
+    let nb = ctx.root().join("nb.ipynb");
+    let notebook = serde_json::json!({
+        "cells": [
+            {"cell_type": "code", "execution_count": 1, "metadata": {}, "outputs": [],
+             "source": "import toolkit\nprint(toolkit.api() + 1)"}
+        ],
+        "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3"}},
+        "nbformat": 4, "nbformat_minor": 2
+    });
+    std::fs::write(&nb, notebook.to_string()).unwrap();
+    let (nb, python) = (nb.display().to_string(), python3_version());
+    let args = [
+        "restore",
+        &nb,
+        "--python",
+        &python,
+        "--no-kernel-runtime",
+        "--no-kernel-spec",
+    ];
+    let (code, out, err) = ctx.run(args).parts();
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains(&format!(
+            "round 1: toolkit 2.0 failed to import on Python {python}: passed over from now on"
+        )),
+        "{err}"
+    );
+    assert_eq!(pins(&out), ["toolkit==1.0"], "{out}");
+    let (_, out, _) = ctx.run(["bank", "runs"]).parts();
+    assert!(
+        out.contains(&format!("toolkit 2.0 on Python {python}: failed to import")),
+        "{out}"
+    );
+}
+
+/// `toolkit` imports `helperlib` without requiring it in its metadata (as scikit-learn 0.19
+/// imports scipy, declared only under an extra). On an empty bank nothing says which
+/// distribution provides `helperlib`, so the bank's reading of toolkit's imports adds nothing:
+/// the first round's environment lacks it, the run shows the library's import failing, and
+/// the next round resolves `helperlib` as a requirement, saying why.
+#[test]
+fn a_module_a_library_imports_undeclared_becomes_a_requirement() {
+    let (code, out, err) = restore_toolkit_importing_helperlib(false);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains("round 1: stopped at cell 1: environment: no module `helperlib`"),
+        "{err}"
+    );
+    assert!(
+        err.contains("restored: the notebook ran to the end"),
+        "{err}"
+    );
+    assert_eq!(pins(&out), ["helperlib==1.0", "toolkit==1.0"], "{out}");
+    assert!(
+        out.contains("helperlib==1.0  # cell 1 ran code that imports helperlib (seen in a run)"),
+        "{out}"
+    );
+}
+
+/// The same, with a bank that knows `helperlib` (indexed before): the bank's reading of
+/// toolkit's imports puts it in the first round's requirements, and no second round is
+/// needed to learn it.
+#[test]
+fn a_module_a_library_imports_undeclared_is_required_from_the_first_round() {
+    let (code, out, err) = restore_toolkit_importing_helperlib(true);
+    assert_eq!(code, 0, "{err}");
+    assert!(!err.contains("round 2"), "{err}");
+    assert!(
+        err.contains("restored: the notebook ran to the end"),
+        "{err}"
+    );
+    assert_eq!(pins(&out), ["helperlib==1.0", "toolkit==1.0"], "{out}");
+    assert!(
+        out.contains("helperlib==1.0  # toolkit 1.0 imports helperlib (undeclared)"),
+        "{out}"
+    );
+}
+
+/// `nbenv restore` of a notebook using `toolkit`, which imports `helperlib` undeclared;
+/// with `helperlib` indexed in the bank first when `bank_knows_helperlib`.
+fn restore_toolkit_importing_helperlib(bank_knows_helperlib: bool) -> (i32, String, String) {
+    let server = TestServer::start(PageMode::Json);
+    let at = |f: FixtureFile| FixtureFile {
+        upload_time: Some("2020-01-01T00:00:00Z".into()),
+        ..f
+    };
+    let toolkit = WheelBuilder::new("toolkit", "1.0").file(
+        "toolkit/__init__.py",
+        "import helperlib\ndef api():\n    return helperlib.VALUE\n",
+    );
+    let helper =
+        WheelBuilder::new("helperlib", "1.0").file("helperlib/__init__.py", "VALUE = 41\n");
+    server.publish(
+        "toolkit",
+        &[at(FixtureFile::new(&toolkit.filename(), toolkit.build()))],
+    );
+    server.publish(
+        "helperlib",
+        &[at(FixtureFile::new(&helper.filename(), helper.build()))],
+    );
+    let ctx = TestContext::with_server(server);
+    if bank_knows_helperlib {
+        let (code, _, err) = ctx.run(["bank", "add", "helperlib"]).parts();
+        assert_eq!(code, 0, "{err}");
+    }
+    let nb = ctx.root().join("nb.ipynb");
+    let notebook = serde_json::json!({
+        "cells": [
+            {"cell_type": "code", "execution_count": 1, "metadata": {}, "outputs": [],
+             "source": "import toolkit"},
+            {"cell_type": "code", "execution_count": 2, "metadata": {}, "outputs": [],
+             "source": "print(toolkit.api() + 1)"}
+        ],
+        "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3"}},
+        "nbformat": 4, "nbformat_minor": 2
+    });
+    std::fs::write(&nb, notebook.to_string()).unwrap();
+    let (nb, python) = (nb.display().to_string(), python3_version());
+    ctx.run([
+        "restore",
+        &nb,
+        "--python",
+        &python,
+        "--no-kernel-runtime",
+        "--no-kernel-spec",
+    ])
+    .parts()
+}
+
+/// Publishes releases of `toolkit`, each a wheel whose `__init__.py` is the source given.
+fn publish_toolkit(server: &TestServer, releases: &[(&str, &str)]) {
+    let files: Vec<FixtureFile> = releases
+        .iter()
+        .map(|(version, source)| {
+            let w = WheelBuilder::new("toolkit", version).file("toolkit/__init__.py", source);
+            FixtureFile {
+                upload_time: Some("2020-01-01T00:00:00Z".into()),
+                ..FixtureFile::new(&w.filename(), w.build())
+            }
+        })
+        .collect();
+    server.publish("toolkit", &files);
+}
+
+/// Writes a notebook of two code cells in `dir`; its path.
+fn two_cells(dir: &std::path::Path, first: &str, second: &str) -> String {
+    let nb = dir.join("nb.ipynb");
+    let notebook = serde_json::json!({
+        "cells": [
+            {"cell_type": "code", "execution_count": 1, "metadata": {}, "outputs": [],
+             "source": first},
+            {"cell_type": "code", "execution_count": 2, "metadata": {}, "outputs": [],
+             "source": second}
+        ],
+        "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3"}},
+        "nbformat": 4, "nbformat_minor": 2
+    });
+    std::fs::write(&nb, notebook.to_string()).unwrap();
+    nb.display().to_string()
+}
+
+/// `restore` of the notebook at `nb` on this machine's python3, without the kernel runtime
+/// or a kernel spec.
+fn restore_plainly(ctx: &TestContext, nb: &str) -> (i32, String, String) {
+    let python = python3_version();
+    let args = [
+        "restore",
+        nb,
+        "--python",
+        &python,
+        "--no-kernel-runtime",
+        "--no-kernel-spec",
+    ];
+    ctx.run(args).parts()
+}
+
+/// Three releases of `toolkit`: only 1.0's `fit` takes `size`. The notebook passes it through
+/// `**params`, so its evidence does not name it; the newest release refuses it, the bank shows
+/// 1.0 takes it, and the keyword becomes evidence: the next round pins 1.0 at once, not 2.0
+/// first.
+#[test]
+fn a_refused_keyword_becomes_keyword_evidence_for_the_next_round() {
+    let server = TestServer::start(PageMode::Json);
+    publish_toolkit(
+        &server,
+        &[
+            ("1.0", "def fit(x, size=1):\n    return x + size\n"),
+            ("2.0", "def fit(x):\n    return x\n"),
+            ("3.0", "def fit(x):\n    return x\n"),
+        ],
+    );
+    let ctx = TestContext::with_server(server);
+    let nb = two_cells(
+        ctx.root(),
+        "import toolkit\nparams = {'size': 2}",
+        "print(toolkit.fit(40, **params))",
+    );
+    let (code, out, err) = restore_plainly(&ctx, &nb);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("toolkit==3.0"), "{err}");
+    // The bank had indexed only 3.0 then: whether another release takes `size` was unknown,
+    // and a round tried it.
+    assert!(
+        err.contains(
+            "round 1: stopped at cell 2: unknown: `fit()` takes no keyword `size` (toolkit.fit)"
+        ),
+        "{err}"
+    );
+    assert!(!err.contains("round 3"), "{err}");
+    assert!(
+        err.contains("restored: the notebook ran to the end"),
+        "{err}"
+    );
+    assert_eq!(pins(&out), ["toolkit==1.0"], "{out}");
+}
+
+/// `toolkit` 1.0's `hist` names `normed`; from 2.0 on it takes `**kwargs`, which refuse it
+/// further in (matplotlib 3.1's `hist` and a `Rectangle`). The bank cannot tell which of the
+/// later releases refuse `normed=`; the run shows the newest does, and every release whose
+/// `hist` reads as its does, indexed or lying between such ones, is ruled out with it: the
+/// second round pins 1.0, where one release per round would have run out of rounds.
+#[test]
+fn a_keyword_refused_behind_kwargs_rules_out_every_release_that_reads_alike() {
+    let server = TestServer::start(PageMode::Json);
+    let kwargs = "def hist(x, bins=10, **kwargs):\n    _update(kwargs)\n    return x\n\n\
+                  def _update(props):\n    for k in props:\n        \
+                  raise TypeError('set() got an unexpected keyword argument %r' % k)\n";
+    publish_toolkit(
+        &server,
+        &[
+            (
+                "1.0",
+                "def hist(x, bins=10, normed=False, **kwargs):\n    return x\n",
+            ),
+            ("2.0", kwargs),
+            ("2.1", kwargs),
+            ("2.2", kwargs),
+            ("2.3", kwargs),
+            ("2.4", kwargs),
+        ],
+    );
+    let ctx = TestContext::with_server(server);
+    let nb = two_cells(
+        ctx.root(),
+        "import toolkit",
+        "print(toolkit.hist(42, 20, normed=True))",
+    );
+    let (code, out, err) = restore_plainly(&ctx, &nb);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("round 1: Python 3.11, toolkit==2.4"), "{err}");
+    assert!(
+        err.contains("round 1: stopped at cell 2: unknown: `set()` takes no keyword `normed`"),
+        "{err}"
+    );
+    assert!(!err.contains("round 3"), "{err}");
+    assert!(
+        err.contains("restored: the notebook ran to the end"),
+        "{err}"
+    );
+    assert_eq!(pins(&out), ["toolkit==1.0"], "{out}");
+}
+
+/// A member no release of `toolkit` ever had (`sortt` for `sort`): the code's, and the rounds
+/// stop at once rather than trying release after release.
+#[test]
+fn a_name_no_release_had_ends_the_rounds_as_the_codes() {
+    let server = TestServer::start(PageMode::Json);
+    publish_toolkit(
+        &server,
+        &[
+            (
+                "1.0",
+                "class Table:\n    def sort(self):\n        return 41\n",
+            ),
+            (
+                "2.0",
+                "class Table:\n    def sort(self):\n        return 42\n",
+            ),
+        ],
+    );
+    let ctx = TestContext::with_server(server);
+    let nb = two_cells(
+        ctx.root(),
+        "import toolkit\nt = toolkit.Table()",
+        "print(t.sortt())",
+    );
+    // Both releases in the bank, as a warm bank has them.
+    let (code, _, err) = ctx
+        .run(["bank", "add", "toolkit", "--all-versions"])
+        .parts();
+    assert_eq!(code, 0, "{err}");
+    let (_, _, err) = restore_plainly(&ctx, &nb);
+    assert!(
+        err.contains("round 1: stopped at cell 2: code: `Table` has no member `sortt` (toolkit.Table.sortt): no release of toolkit has it"),
+        "{err}"
+    );
+    assert!(!err.contains("round 2"), "{err}");
+}
+
+/// The notebook last ran on Python 3.5, which is not installed here: restore runs it on the
+/// installed interpreter nearest that one (the only one here), says which and why, and never
+/// claims a `--python` was asked for.
+#[test]
+fn a_recorded_python_not_installed_runs_on_the_nearest_installed_one() {
+    let ctx = TestContext::with_server(python2_only_api_index());
+    let nb = ctx.root().join("nb.ipynb");
+    let notebook = serde_json::json!({
+        "cells": [
+            {"cell_type": "code", "execution_count": 1, "metadata": {}, "outputs": [],
+             "source": "import toolkit"},
+            {"cell_type": "code", "execution_count": 2, "metadata": {}, "outputs": [],
+             "source": "print(toolkit.old_api() + 1)"}
+        ],
+        "metadata": {
+            "kernelspec": {"name": "python3", "display_name": "Python 3"},
+            "language_info": {"name": "python", "version": "3.5.2"}
+        },
+        "nbformat": 4, "nbformat_minor": 2
+    });
+    std::fs::write(&nb, notebook.to_string()).unwrap();
+    // The only interpreter this run can see: the test's own python3, by its versioned name.
+    let python = python3_version();
+    let real = std::process::Command::new("python3")
+        .args(["-c", "import sys; print(sys.executable)"])
+        .output()
+        .unwrap();
+    let real = String::from_utf8_lossy(&real.stdout).trim().to_string();
+    let bin = ctx.root().join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    std::os::unix::fs::symlink(&real, bin.join(format!("python{python}"))).unwrap();
+    let uv = std::process::Command::new("sh")
+        .args(["-c", "command -v uv"])
+        .output()
+        .unwrap();
+    let uv = String::from_utf8_lossy(&uv.stdout).trim().to_string();
+    let output = ctx.root().join("requirements.txt");
+    let out = ctx
+        .command()
+        .args(["restore", nb.to_str().unwrap(), "--no-kernel-runtime"])
+        .args(["--no-kernel-spec", "-o", output.to_str().unwrap()])
+        .env("PATH", &bin)
+        .env("PYENV_ROOT", ctx.root().join("no-pyenv"))
+        .env("NBENV_UV", &uv)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(err.contains(&format!("round 1: Python {python}")), "{err}");
+    assert!(!err.contains("Python ?"), "{err}");
+    assert!(
+        err.contains(&format!(
+            "note: the notebook last ran on Python 3.5 (language_info 3.5.2); running it on \
+             Python {python}, the nearest one installed here"
+        )),
+        "{err}"
+    );
+    let written = std::fs::read_to_string(&output).unwrap();
+    assert!(!written.contains("asked for with --python"), "{written}");
+    assert!(
+        written.contains(&format!(
+            "# Python {python} (installed here at {}): the nearest to Python 3.5 (where the \
+             notebook last ran: language_info 3.5.2) that is installed here and has a full \
+             resolution",
+            bin.join(format!("python{python}")).display()
+        )),
+        "{written}"
+    );
+}
+
+/// A relative `--cache-dir` and `--bank`, or `NBENV_CACHE_DIR` and `NBENV_BANK`, mean the
+/// directory where nbenv was started, even though the notebook runs in its own directory:
+/// the environment is built, the notebook runs in it, and the cache and bank are where the
+/// user said.
+#[test]
+fn relative_cache_and_bank_paths_mean_where_nbenv_was_started() {
+    let server = python2_only_api_index();
+    let ctx = TestContext::with_server(server);
+    let server = ctx.server();
+    let (nbs, work) = (ctx.root().join("nbs"), ctx.root().join("work"));
+    std::fs::create_dir_all(&nbs).unwrap();
+    std::fs::create_dir_all(&work).unwrap();
+    let nb = nbs.join("nb.ipynb");
+    let notebook = serde_json::json!({
+        "cells": [
+            {"cell_type": "code", "execution_count": 1, "metadata": {}, "outputs": [],
+             "source": "import toolkit\nprint(toolkit.__name__)"}
+        ],
+        "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3"}},
+        "nbformat": 4, "nbformat_minor": 2
+    });
+    std::fs::write(&nb, notebook.to_string()).unwrap();
+    let python = python3_version();
+    let restore = |options: &[&str], vars: &[(&str, &str)]| {
+        let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_nbenv"));
+        cmd.current_dir(&work)
+            .args(["--index-url", &server.index_url()])
+            .args(options)
+            .args(["restore", nb.to_str().unwrap(), "--python", &python])
+            .args([
+                "--no-kernel-runtime",
+                "--no-kernel-spec",
+                "--format",
+                "json",
+            ])
+            .args(["-o", "requirements.txt"])
+            .env("NBENV_HTTP_RETRIES", "0")
+            .env_remove("NBENV_CACHE_DIR")
+            .env_remove("NBENV_BANK");
+        for (k, v) in vars {
+            cmd.env(k, v);
+        }
+        let out = cmd.output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert_eq!(out.status.code(), Some(0), "{options:?} {vars:?}: {err}");
+        let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(report["stopped"], "ran", "{report}");
+        // Reported as it is, usable from anywhere.
+        let root = std::path::PathBuf::from(report["environment"]["root"].as_str().unwrap());
+        assert!(root.is_absolute(), "{}", root.display());
+        assert!(root.join("bin/python").exists(), "{}", root.display());
+        root
+    };
+    let root = restore(
+        &["--cache-dir", "opt/cache", "--bank", "opt/bank.sqlite3"],
+        &[],
+    );
+    assert!(
+        root.starts_with(work.join("opt/cache/envs")),
+        "{}",
+        root.display()
+    );
+    assert!(work.join("opt/bank.sqlite3").is_file());
+    let root = restore(
+        &[],
+        &[
+            ("NBENV_CACHE_DIR", "var/cache"),
+            ("NBENV_BANK", "var/bank.sqlite3"),
+        ],
+    );
+    assert!(
+        root.starts_with(work.join("var/cache/envs")),
+        "{}",
+        root.display()
+    );
+    assert!(work.join("var/bank.sqlite3").is_file());
+    assert!(!nbs.join("opt").exists() && !nbs.join("var").exists());
+}

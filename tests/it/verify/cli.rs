@@ -1,0 +1,405 @@
+//! `nbenv verify` end to end, offline: a venv built with uv from a loopback index, the
+//! notebook run in it, the first failure classified, the environment reused on the next run.
+//! Needs `python3` and uv on the machine (`.ci/run` installs uv).
+
+use std::path::PathBuf;
+use std::process::Command;
+
+use crate::support::archives::WheelBuilder;
+use crate::support::context::{Run, TestContext, Uploaded};
+use crate::support::server::FixtureFile;
+
+/// `toolkit` 1.0 has `old_api`; 2.0 removed it.
+fn context() -> TestContext {
+    let ctx = TestContext::with_index();
+    let wheels = [
+        WheelBuilder::new("toolkit", "1.0").file(
+            "toolkit/__init__.py",
+            "def old_api():\n    return 41\ndef kept():\n    return 1\n",
+        ),
+        WheelBuilder::new("toolkit", "2.0")
+            .file("toolkit/__init__.py", "def kept():\n    return 1\n"),
+    ];
+    ctx.publish("toolkit", &wheels, Uploaded::At("2020-01-01T00:00:00Z"));
+    ctx
+}
+
+fn notebook(ctx: &TestContext) -> PathBuf {
+    let cell = |n: u32, source: &str, output: Option<&str>| {
+        let outputs = match output {
+            Some(text) => serde_json::json!([
+                {"output_type": "stream", "name": "stdout", "text": [text]}
+            ]),
+            None => serde_json::json!([]),
+        };
+        serde_json::json!({"cell_type": "code", "execution_count": n, "metadata": {},
+                           "outputs": outputs, "source": source})
+    };
+    let nb = serde_json::json!({
+        "cells": [
+            cell(1, "import toolkit\nprint(toolkit.kept())", Some("1\n")),
+            cell(2, "print(toolkit.old_api() + 1)", Some("42\n")),
+        ],
+        "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3"}},
+        "nbformat": 4, "nbformat_minor": 2
+    });
+    let path = ctx.path("nb.ipynb");
+    std::fs::write(&path, nb.to_string()).unwrap();
+    path
+}
+
+/// The environment `verify` built (the only one in the cache).
+fn built_env(ctx: &TestContext) -> PathBuf {
+    std::fs::read_dir(ctx.cache().join("envs"))
+        .unwrap()
+        .flatten()
+        .filter(|e| e.file_name() != ".locks")
+        .map(|e| e.path())
+        .next()
+        .unwrap()
+}
+
+/// `nbenv verify` of the notebook above with `requirements`, on the `python3` on PATH.
+fn verify(ctx: &TestContext, requirements: &str, extra: &[&str]) -> Run {
+    let req = ctx.write("requirements.txt", requirements);
+    let (nb, req, python) = (
+        notebook(ctx).display().to_string(),
+        req.display().to_string(),
+        python3().display().to_string(),
+    );
+    let mut args = vec!["verify", &nb, "-r", &req, "--python", &python];
+    args.push("--no-kernel-runtime");
+    args.extend_from_slice(extra);
+    ctx.run(args)
+}
+
+fn python3() -> PathBuf {
+    let out = Command::new("python3")
+        .args(["-c", "import sys; print(sys.executable)"])
+        .output()
+        .expect("python3 on PATH");
+    PathBuf::from(String::from_utf8_lossy(&out.stdout).trim())
+}
+
+#[test]
+fn a_notebook_that_runs_exits_0_and_its_environment_is_reused() {
+    let env = context();
+    let (code, out, err) = verify(&env, "toolkit==1.0\n", &[]).parts();
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("cells        2 of 2 code cells ran"), "{out}");
+    assert!(out.contains("error        none"), "{out}");
+    assert!(out.contains("reproduced   2 of 2 cells"), "{out}");
+    assert!(out.contains("built in"), "{out}");
+    assert!(err.contains("note: building the environment"), "{err}");
+
+    let executed = env.root().join("out").join("executed.ipynb");
+    let executed_arg = executed.display().to_string();
+    std::fs::create_dir(env.root().join("out")).unwrap();
+    let (code, again, err) = verify(&env, "toolkit==1.0\n", &["--executed", &executed_arg]).parts();
+    assert_eq!(code, 0, "{again}{err}");
+    assert!(again.contains("reused"), "{again}");
+    assert!(!err.contains("building"), "{err}");
+    // The executed notebook reproduces its stored outputs, read back by nbenv itself.
+    let ran = nbenv::notebook::read(&executed).unwrap();
+    assert_eq!(ran.cells.len(), 2);
+    assert_eq!(ran.cells[1].execution_count, Some(2));
+    assert!(
+        matches!(ran.cells[1].outputs.as_slice(), [nbenv::notebook::Output::Stream { text, .. }] if text == "42\n"),
+        "{:?}",
+        ran.cells[1].outputs
+    );
+    // Both runs are in the bank's run records.
+    let (code, out, _) = env.run(["bank", "runs", "--format", "json"]).parts();
+    assert_eq!(code, 0);
+    let runs: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(runs["runs"], 2, "{out}");
+}
+
+#[test]
+fn a_removed_api_stops_the_run_with_an_environment_error_and_exit_21() {
+    let env = context();
+    let (code, out, err) = verify(&env, "toolkit==2.0\n", &[]).parts();
+    assert_eq!(code, 21, "{out}{err}");
+    assert!(
+        out.contains("1 of 2 code cells ran before the first error"),
+        "{out}"
+    );
+    // The bank has not read toolkit: whether another release has `old_api` is unknown.
+    assert!(out.contains("error        cell 2: unknown"), "{out}");
+    let (code, _, err) = env
+        .run(["bank", "add", "toolkit", "--all-versions"])
+        .parts();
+    assert_eq!(code, 0, "{err}");
+    let (code, out, err) = verify(&env, "toolkit==2.0\n", &[]).parts();
+    assert_eq!(code, 21, "{out}{err}");
+    assert!(
+        out.contains("error        cell 2: environment: `toolkit.old_api` is missing from the installed release (other releases of toolkit have it)"),
+        "{out}"
+    );
+
+    let (code, json, _) = verify(&env, "toolkit==2.0\n", &["--format", "json"]).parts();
+    assert_eq!(code, 21);
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(v["first_failure"]["class"], "environment", "{json}");
+    assert_eq!(v["first_failure"]["cell"], 2, "{json}");
+    assert_eq!(v["run"]["executability"]["cells_before_first_error"], 1);
+    assert_eq!(v["environment"]["reused"], true, "{json}");
+}
+
+#[test]
+fn requirements_that_cannot_install_exit_22_with_the_installers_words() {
+    let env = context();
+    let (code, out, err) = verify(&env, "toolkit==9.9\n", &[]).parts();
+    assert_eq!(code, 22, "{out}{err}");
+    assert!(err.contains("toolkit"), "{err}");
+    // Nothing half-built is left to be reused.
+    let envs = env.root().join("cache").join("envs");
+    let left: Vec<_> = std::fs::read_dir(&envs)
+        .map(|d| {
+            d.flatten()
+                .filter(|e| e.file_name() != ".locks")
+                .map(|e| e.path())
+                .collect()
+        })
+        .unwrap_or_default();
+    assert!(left.is_empty(), "{left:?}");
+}
+
+/// Environments stay within `NBENV_ENV_CACHE_SIZE`: with a budget smaller than one
+/// environment, each verify keeps only the one it used; `cache info` counts them.
+#[test]
+fn built_environments_stay_within_their_budget() {
+    let env = context();
+    let nb = notebook(&env).display().to_string();
+    let python = python3().display().to_string();
+    let run = |requirements: &str, args: &[&str]| {
+        let req = env.root().join("requirements.txt");
+        std::fs::write(&req, requirements).unwrap();
+        env.command()
+            .args(args)
+            .args(if args.is_empty() {
+                vec![
+                    "verify",
+                    &nb,
+                    "-r",
+                    req.to_str().unwrap(),
+                    "--python",
+                    &python,
+                    "--no-kernel-runtime",
+                ]
+            } else {
+                vec![]
+            })
+            .env("NBENV_ENV_CACHE_SIZE", "1")
+            .output()
+            .unwrap()
+    };
+    let first = run("toolkit==1.0\n", &[]);
+    assert!(first.status.success());
+    let second = run("toolkit==2.0\n", &[]);
+    assert_eq!(second.status.code(), Some(21));
+    let err = String::from_utf8_lossy(&second.stderr);
+    assert!(err.contains("note: removed the environment"), "{err}");
+    let envs = std::fs::read_dir(env.root().join("cache/envs"))
+        .unwrap()
+        .flatten()
+        .filter(|e| e.file_name() != ".locks")
+        .count();
+    assert_eq!(envs, 1);
+    let info = run("", &["cache", "info", "--format", "json"]);
+    let json: serde_json::Value = serde_json::from_slice(&info.stdout).unwrap();
+    let part = json["parts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["part"] == "environments")
+        .unwrap()
+        .clone();
+    assert_eq!(part["entries"], 1, "{json}");
+    assert_eq!(json["environments_budget_bytes"], 1);
+}
+
+/// A release whose metadata uv refuses (a requirement on a version pip took in its day,
+/// `dep (>=2011k)`, as pandas 0.19 requires pytz) installs with pip instead.
+#[test]
+fn metadata_uv_refuses_installs_with_pip() {
+    let env = context();
+    let at = |f: FixtureFile| FixtureFile {
+        upload_time: Some("2020-01-01T00:00:00Z".into()),
+        ..f
+    };
+    let old = WheelBuilder::new("toolkit", "0.9")
+        .file(
+            "toolkit/__init__.py",
+            "def old_api():\n    return 41\ndef kept():\n    return 1\n",
+        )
+        .requires("dep (>=2011k)");
+    let dep = WheelBuilder::new("dep", "2012.1").file("dep/__init__.py", "");
+    env.server().publish(
+        "toolkit",
+        &[at(FixtureFile::new(&old.filename(), old.build()))],
+    );
+    env.server()
+        .publish("dep", &[at(FixtureFile::new(&dep.filename(), dep.build()))]);
+    let (code, out, err) = verify(&env, "toolkit==0.9\n", &[]).parts();
+    assert_eq!(code, 0, "{out}{err}");
+    let site = built_env(&env);
+    let listed = Command::new(site.join("bin/python"))
+        .args(["-c", "import dep, toolkit; print('both')"])
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8_lossy(&listed.stdout).trim(), "both");
+}
+
+/// An in-tree PEP 517 backend that packs the package `NAME/` into a wheel: the sdist builds
+/// with no build requirement to fetch, as a pure-Python one with setuptools would.
+const IN_TREE_BACKEND: &str = r#"import base64, hashlib, os, zipfile
+
+NAME, VERSION, REQUIRES = "{name}", "1.0", "{requires}"
+
+
+def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
+    dist_info = "%s-%s.dist-info" % (NAME, VERSION)
+    files = {}
+    for root, _, names in os.walk(NAME):
+        for n in names:
+            path = os.path.join(root, n)
+            with open(path, "rb") as f:
+                files[path.replace(os.sep, "/")] = f.read()
+    files[dist_info + "/METADATA"] = (
+        "Metadata-Version: 2.1\nName: %s\nVersion: %s\n" % (NAME, VERSION)
+        + "".join("Requires-Dist: %s\n" % r for r in REQUIRES.split(",") if r)
+    ).encode()
+    files[dist_info + "/WHEEL"] = (
+        b"Wheel-Version: 1.0\nGenerator: fixture\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
+    )
+    record = []
+    for path, data in files.items():
+        digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=")
+        record.append("%s,sha256=%s,%d" % (path, digest.decode(), len(data)))
+    record.append(dist_info + "/RECORD,,")
+    files[dist_info + "/RECORD"] = ("\n".join(record) + "\n").encode()
+    wheel = "%s-%s-py3-none-any.whl" % (NAME, VERSION)
+    with zipfile.ZipFile(os.path.join(wheel_directory, wheel), "w") as z:
+        for path, data in files.items():
+            z.writestr(path, data)
+    return wheel
+"#;
+
+/// A pure-Python sdist of `name` 1.0 that builds offline.
+fn buildable_sdist(name: &str) -> FixtureFile {
+    buildable_sdist_requiring(name, &[])
+}
+
+/// As [`buildable_sdist`], its built wheel requiring `requires`, which its sdist's metadata
+/// (1.1, as old sdists have) does not say.
+fn buildable_sdist_requiring(name: &str, requires: &[&str]) -> FixtureFile {
+    let backend = IN_TREE_BACKEND
+        .replace("{name}", name)
+        .replace("{requires}", &requires.join(","));
+    let package = format!("{name}/__init__.py");
+    let sdist = crate::support::archives::sdist_tar_gz(
+        name,
+        "1.0",
+        &[
+            (
+                "pyproject.toml",
+                "[build-system]\nrequires = []\nbuild-backend = \"backend\"\nbackend-path = [\".\"]\n",
+            ),
+            ("backend.py", &backend),
+            (&package, "BUILT = True\n"),
+        ],
+        &format!("Metadata-Version: 1.1\nName: {name}\nVersion: 1.0\n"),
+    );
+    FixtureFile {
+        upload_time: Some("2020-01-01T00:00:00Z".into()),
+        ..FixtureFile::new(&format!("{name}-1.0.tar.gz"), sdist)
+    }
+}
+
+/// A pin `infer` said is built from its pure-Python sdist is built, everything else still
+/// from wheels; without that header line, the sdist is refused.
+#[test]
+fn pins_the_header_says_are_built_from_pure_sdists_are_built() {
+    let env = context();
+    for name in ["sdistonly", "unnamed"] {
+        env.server().publish(name, &[buildable_sdist(name)]);
+    }
+    let header = "# Generated by nbenv\n# Built from sdists: sdistonly 1.0 (pure Python)\n";
+    let pins = "toolkit==1.0\nsdistonly==1.0\n";
+    let (code, out, err) = verify(&env, pins, &[]).parts();
+    assert_eq!(code, 22, "wheels only refuse the sdist: {out}{err}");
+    let (code, out, err) = verify(&env, &format!("{header}{pins}"), &[]).parts();
+    assert_eq!(code, 0, "{out}{err}");
+    // Only the pins it names: any other sdist is still refused.
+    let (code, out, err) = verify(&env, &format!("{header}{pins}unnamed==1.0\n"), &[]).parts();
+    assert_eq!(code, 22, "{out}{err}");
+    assert!(err.contains("unnamed"), "{err}");
+}
+
+/// What a pure-Python sdist pulls in when it is built (bokeh 0.12.7 needs bkcharts, an sdist
+/// too, and says so only in its setup.py) may be built as well: only the other pins must be
+/// wheels.
+#[test]
+fn what_a_pure_sdist_pulls_in_may_be_built_too() {
+    let env = context();
+    env.server().publish(
+        "sdistonly",
+        &[buildable_sdist_requiring("sdistonly", &["sdistdep"])],
+    );
+    env.server()
+        .publish("sdistdep", &[buildable_sdist("sdistdep")]);
+    let header = "# Generated by nbenv\n# Built from sdists: sdistonly 1.0 (pure Python)\n";
+    let (code, out, err) = verify(
+        &env,
+        &format!("{header}toolkit==1.0\nsdistonly==1.0\n"),
+        &[],
+    )
+    .parts();
+    assert_eq!(code, 0, "{out}{err}");
+}
+
+/// Wheels for everything but the pure sdists are tried first: allowing builds for
+/// dependencies from the start lets the installer take a dependency's newest sdist over its
+/// last wheel (grpcio for TensorFlow on 2.7) and compile it.
+#[test]
+fn dependencies_come_as_wheels_when_wheels_will_do() {
+    let env = context();
+    let at = |f: FixtureFile| FixtureFile {
+        upload_time: Some("2020-01-01T00:00:00Z".into()),
+        ..f
+    };
+    env.server()
+        .publish("sdistonly", &[buildable_sdist("sdistonly")]);
+    let needs = WheelBuilder::new("needsdep", "1.0")
+        .file("needsdep/__init__.py", "")
+        .requires("wheeldep");
+    env.server().publish(
+        "needsdep",
+        &[at(FixtureFile::new(&needs.filename(), needs.build()))],
+    );
+    // wheeldep 0.9 is a wheel; 1.0, newer, only an sdist (that builds).
+    let wheel =
+        WheelBuilder::new("wheeldep", "0.9").file("wheeldep/__init__.py", "BUILT = False\n");
+    env.server().publish(
+        "wheeldep",
+        &[
+            at(FixtureFile::new(&wheel.filename(), wheel.build())),
+            buildable_sdist("wheeldep"),
+        ],
+    );
+    let header = "# Generated by nbenv\n# Built from sdists: sdistonly 1.0 (pure Python)\n";
+    let (code, out, err) = verify(
+        &env,
+        &format!("{header}toolkit==1.0\nneedsdep==1.0\nsdistonly==1.0\n"),
+        &[],
+    )
+    .parts();
+    assert_eq!(code, 0, "{out}{err}");
+    let site = built_env(&env);
+    let built = Command::new(site.join("bin/python"))
+        .args(["-c", "import wheeldep; print(wheeldep.BUILT)"])
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8_lossy(&built.stdout).trim(), "False");
+}

@@ -1,0 +1,3 @@
+mod cli;
+mod runner;
+mod sandbox;
