@@ -23,7 +23,8 @@ pub enum Stage {
     Parsing,
     /// The import flow over a release's summaries (what each public path is).
     Flow,
-    /// Waiting for the bank's writer lock (another process or thread writing).
+    /// Waiting for the bank's writer lock (another process writing a release), or for another
+    /// thread of the same session (a batch worker) to finish its indexing round.
     LockWait,
     /// Writing releases and introspection results to the bank.
     BankWrites,

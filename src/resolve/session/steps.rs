@@ -19,6 +19,7 @@ use crate::reporter::{count, human_size, Reporter};
 use crate::resolve::evidence::Evidence;
 use crate::resolve::infer::Inference;
 use crate::resolve::lazy::{LazySteps, Probe};
+use crate::timings::{self, Stage};
 use std::time::Instant;
 
 pub(super) struct Steps<'a> {
@@ -157,9 +158,9 @@ impl LazySteps for Steps<'_> {
     fn index(&mut self, round: &[Probe]) -> Result<(), SessionError> {
         check_time(self.deadline)?;
         let session = self.session;
-        let _writing = session
-            .writing
-            .lock()
+        // Another thread of this session indexing: its round is waited for (counted as lock
+        // wait in `--timings`).
+        let _writing = timings::time(Stage::LockWait, || session.writing.lock())
             .unwrap_or_else(PoisonError::into_inner);
         self.announce(round);
         for p in round {
@@ -183,10 +184,7 @@ impl LazySteps for Steps<'_> {
         within: Option<Duration>,
     ) -> Result<(), SessionError> {
         check_time(self.deadline)?;
-        let _writing = self
-            .session
-            .writing
-            .lock()
+        let _writing = timings::time(Stage::LockWait, || self.session.writing.lock())
             .unwrap_or_else(PoisonError::into_inner);
         for p in round {
             self.reporter.trace(&format!("introspecting {p}"));
