@@ -1,6 +1,5 @@
 //! Turns the global options into the library objects a subcommand needs.
 
-use std::io::Write;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -114,7 +113,7 @@ pub fn index_client(global: &GlobalArgs) -> Result<IndexClient> {
                 HttpEvent::NotModified { url } if verbose > 1 => format!("not modified {url}"),
                 _ => return,
             };
-            let _ = writeln!(std::io::stderr().lock(), "nbenv: {line}");
+            super::printer::say(&format!("nbenv: {line}"));
         }) as nbenv::pypi::EventSink
     });
     IndexClient::new(config, events).context("setting up the index client")

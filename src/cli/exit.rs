@@ -222,7 +222,7 @@ pub fn report(result: anyhow::Result<()>) -> ExitCode {
         Err(err) if is_broken_pipe(&err) => ExitCode::from(Code::Success.value()),
         Err(err) => {
             let code = code_for(&err);
-            eprint!("{}", render(&err, code));
+            super::printer::block(&render(&err, code));
             ExitCode::from(code.value())
         }
     }

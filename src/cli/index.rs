@@ -96,7 +96,7 @@ fn releases(client: &IndexClient, names: &[DistName], format: Format) -> Result<
             // Said here, once, so the other projects' results still follow.
             Err(e) if names.len() > 1 => {
                 let code = exit::code_for(&e);
-                eprint!("{}", exit::render(&e, code));
+                super::printer::block(&exit::render(&e, code));
                 first_error.get_or_insert(code);
                 continue;
             }

@@ -70,8 +70,7 @@ pub fn table(rows: &[Vec<String>], indent: &str, right: &[usize]) -> String {
 
 /// `--timings`: where the run's time went, on stderr after everything else.
 pub fn timings(wall: std::time::Duration) {
-    let table = nbenv::timings::render(wall, &nbenv::timings::totals());
-    let _ = std::io::stderr().write_all(table.as_bytes());
+    super::printer::block(&nbenv::timings::render(wall, &nbenv::timings::totals()));
 }
 
 #[cfg(test)]

@@ -163,6 +163,12 @@ pub fn say(line: &str) {
     eprintln!("{line}");
 }
 
+/// Lines already ending in a newline, on stderr as they are (an error and its causes, a
+/// restore's summary, `--timings`'s table).
+pub fn block(text: &str) {
+    eprint!("{text}");
+}
+
 /// `label: message` on stderr.
 pub fn line(label: Label, message: &str) {
     eprintln!("{} {message}", label.prefix());

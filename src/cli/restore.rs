@@ -217,7 +217,7 @@ pub fn run(global: &GlobalArgs, args: &RestoreArgs) -> Result<()> {
             if args.output.is_none() {
                 print!("{}", done.rounds.last().expect("a round").requirements);
             }
-            eprint!("{}", summary(&done));
+            super::printer::block(&summary(&done));
         }
     }
     match done.stopped {
