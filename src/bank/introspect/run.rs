@@ -21,7 +21,7 @@ use crate::names::DistName;
 use crate::pypi::{IndexClient, Release, Version};
 use crate::python::{
     candidate_interpreters, environments, run_limited, start_of_next_day, Environment,
-    EnvironmentSpec, InstallOptions, Installer, Interpreter, ReleaseInstall, Tools,
+    EnvironmentSpec, InstallOptions, Installer, Interpreter, PythonVersion, ReleaseInstall, Tools,
 };
 
 #[derive(Debug, Clone)]
@@ -79,7 +79,7 @@ impl IntrospectConfig {
 #[serde(rename_all = "snake_case", tag = "outcome")]
 pub enum Outcome {
     Recorded {
-        python: String,
+        python: PythonVersion,
         names: usize,
         failed_imports: usize,
         /// Extras installed because the release's imports needed them (`alldeps`).
