@@ -16,6 +16,15 @@ pub struct CoreMetadata {
     pub provides_extra: Vec<String>,
 }
 
+/// Why a metadata file cannot be read.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum InvalidMetadata {
+    #[error("line `{0}` is not a `Key: value` header")]
+    NotAHeader(String),
+    #[error("no Name or Version header")]
+    NoNameOrVersion,
+}
+
 /// Where core metadata came from, cheapest first.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
@@ -31,7 +40,7 @@ pub enum MetadataSource {
 impl CoreMetadata {
     /// Reads RFC 822-style headers up to the first blank line (the body is the description).
     /// Continuation lines (starting with whitespace) extend the previous header.
-    pub fn parse(bytes: &[u8]) -> Result<Self, String> {
+    pub fn parse(bytes: &[u8]) -> Result<Self, InvalidMetadata> {
         // Only the headers are read: the description after them (most of a METADATA file)
         // is not even decoded.
         let text = String::from_utf8_lossy(&bytes[..headers_end(bytes)]);
@@ -48,7 +57,7 @@ impl CoreMetadata {
                 continue;
             }
             let Some((key, value)) = line.split_once(':') else {
-                return Err(format!("line `{line}` is not a `Key: value` header"));
+                return Err(InvalidMetadata::NotAHeader(line.to_string()));
             };
             headers.push((key.trim().to_ascii_lowercase(), value.trim().to_string()));
         }
@@ -66,7 +75,7 @@ impl CoreMetadata {
             }
         }
         if meta.name.is_empty() || meta.version.is_empty() {
-            return Err("no Name or Version header".into());
+            return Err(InvalidMetadata::NoNameOrVersion);
         }
         Ok(meta)
     }
@@ -113,6 +122,13 @@ mod tests {
         );
         assert_eq!(m.provides_extra, vec!["compat"]);
         assert_eq!(m.requires_python.as_deref(), Some(">=3.7"));
-        assert!(CoreMetadata::parse(b"Name: x\n").is_err());
+        assert_eq!(
+            CoreMetadata::parse(b"Name: x\n"),
+            Err(InvalidMetadata::NoNameOrVersion)
+        );
+        assert_eq!(
+            CoreMetadata::parse(b"Name: x\nno colon here\n"),
+            Err(InvalidMetadata::NotAHeader("no colon here".into()))
+        );
     }
 }

@@ -52,7 +52,7 @@ pub use dist_file::{DistFile, MetadataHint};
 pub use error::PypiError;
 pub use filename::{DistFilename, FileKind, FilenameError, SdistFormat};
 pub use http::{Budget, EventSink, HttpClient, HttpConfig, HttpEvent, StreamResponse};
-pub use metadata::{CoreMetadata, MetadataSource};
+pub use metadata::{CoreMetadata, InvalidMetadata, MetadataSource};
 pub use project::{PageFormat, ProjectPage, Release, SkippedFile, SourceClass};
 pub use requires_dist::{InvalidRequiresDist, RequiresDist};
 pub use retry::RetryPolicy;
