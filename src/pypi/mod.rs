@@ -24,6 +24,7 @@ mod project;
 mod properties;
 mod remote_file;
 mod requires_dist;
+mod requires_python;
 mod retry;
 mod sdist;
 mod sdist_survey;
@@ -55,6 +56,7 @@ pub use http::{Budget, EventSink, HttpClient, HttpConfig, HttpEvent, StreamRespo
 pub use metadata::{CoreMetadata, InvalidMetadata, MetadataSource};
 pub use project::{PageFormat, ProjectPage, Release, SkippedFile, SourceClass};
 pub use requires_dist::{InvalidRequiresDist, RequiresDist};
+pub use requires_python::{Admits, RequiresPython};
 pub use retry::RetryPolicy;
 pub use sdist_survey::{
     SdistBuild, SdistSurvey, BACKEND_MARKERS, BUILD_FILES, COMPILED_SUFFIXES, SETUP_MARKERS,

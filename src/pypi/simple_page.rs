@@ -5,6 +5,7 @@ use reqwest::Url;
 use super::dist_file::{DistFile, MetadataHint};
 use super::filename::DistFilename;
 use super::project::{PageFormat, ProjectPage, SkippedFile};
+use super::requires_python::RequiresPython;
 use crate::names::DistName;
 
 /// A file entry as either page format lists it, before its version is parsed.
@@ -67,7 +68,7 @@ pub(crate) fn build_page(
                 version: parsed.version,
                 kind: parsed.kind,
                 hashes: entry.hashes,
-                requires_python: entry.requires_python.filter(|s| !s.trim().is_empty()),
+                requires_python: RequiresPython::parse(entry.requires_python.as_deref()),
                 size: entry.size,
                 upload_time: entry.upload_time,
                 yanked: entry.yanked,

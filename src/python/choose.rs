@@ -1,12 +1,10 @@
 //! Which interpreters of this machine a release can be installed on.
 
-use std::str::FromStr;
-
 use super::interpreter::Interpreter;
 use super::release_dates::by_fitness_for;
 use super::tags::wheel_fits;
 use super::version::PythonVersion;
-use crate::pypi::{FileKind, Release, VersionSpecifiers};
+use crate::pypi::{Admits, FileKind, Release};
 
 /// No interpreter of this machine takes any of a release's wheels.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -39,16 +37,11 @@ pub fn candidate_interpreters<'i>(
     interpreters: &'i [Interpreter],
     release: &Release<'_>,
 ) -> Result<Vec<&'i Interpreter>, NoFittingInterpreter> {
-    let requires = release
-        .requires_python()
-        .and_then(|s| VersionSpecifiers::from_str(s).ok());
+    // An unreadable Requires-Python excludes no interpreter, as installers ignore it.
+    let requires = release.requires_python();
     let mut fitting: Vec<&Interpreter> = interpreters
         .iter()
-        .filter(|i| {
-            requires
-                .as_ref()
-                .is_none_or(|r| r.contains(&i.version.as_pep440()))
-        })
+        .filter(|i| i.version.meets(requires) != Admits::No)
         .filter(|i| {
             release.files.iter().any(|f| match &f.kind {
                 FileKind::Wheel { tags, .. } => wheel_fits(tags, i.version),

@@ -43,7 +43,7 @@ use rusqlite::{Connection, OpenFlags};
 use crate::disk_full::Written;
 
 pub use api_history::SignatureHistory;
-pub use catalog::{Catalog, CatalogRelease, IndexStatus, RequiresPython};
+pub use catalog::{Catalog, CatalogRelease, IndexStatus};
 pub use check::{CheckFailure, CheckReport, Checked};
 pub use diff::{DiffEntry, DiffMiss, DiffReport, DiffSource};
 pub(crate) use error::full_disk as sqlite_full_disk;

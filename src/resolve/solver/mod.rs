@@ -29,7 +29,7 @@ mod target;
 mod tests;
 
 pub use candidates::exclusions;
-pub use catalog::{parse_requires_python, Catalog, CatalogError, Release, ReleaseMetadata};
+pub use catalog::{Catalog, CatalogError, Release, ReleaseMetadata};
 pub use error::SolveError;
 pub use exclusion::Exclusion;
 pub use import_time::ImportTime;
