@@ -131,7 +131,7 @@ fn release_json(r: &Release<'_>) -> serde_json::Value {
         "upload_time": r.upload_time(),
         "wheels": r.files.iter().filter(|f| f.is_wheel()).count(),
         "sdist": r.has_sdist(),
-        "requires_python": r.requires_python(),
+        "requires_python": r.requires_python().text(),
         "yanked": r.is_yanked(),
         "yanked_reason": yanked_reason,
     })
@@ -169,7 +169,7 @@ fn write_releases_text(out: &mut impl Write, page: &ProjectPage) -> Result<()> {
                 r.version.to_string(),
                 r.upload_time().map_or("-".into(), utc_date),
                 kinds,
-                r.requires_python().unwrap_or("-").to_string(),
+                r.requires_python().text().unwrap_or("-").to_string(),
                 if r.is_yanked() { "yanked" } else { "" }.to_string(),
             ]
         })
@@ -302,7 +302,7 @@ fn metadata(client: &IndexClient, spec: &ReleaseSpec, format: Format) -> Result<
         return Ok(());
     }
     let mut rows = vec![
-        vec!["Name:".to_string(), meta.name.to_string()],
+        vec!["Name:".to_string(), meta.name_as_written.clone()],
         vec!["Version:".to_string(), meta.version.to_string()],
     ];
     if let Some(v) = &meta.metadata_version {
@@ -314,7 +314,7 @@ fn metadata(client: &IndexClient, spec: &ReleaseSpec, format: Format) -> Result<
     }
     rows.push(vec![
         "Requires-Python:".into(),
-        meta.requires_python.clone().unwrap_or_else(|| "-".into()),
+        meta.requires_python.text().unwrap_or("-").to_string(),
     ]);
     rows.push(vec![
         "Provides-Extra:".into(),

@@ -3,12 +3,11 @@
 //! any moment leaves every record already written whole, and at most its last line cut
 //! short, which [`super::resume`] ignores and this writer cuts off before appending again.
 //!
-//! The file is locked (`flock`) while a batch writes it, so a second batch on the same output
+//! The file is locked (std's [`std::fs::File::try_lock`], `flock(2)` on Linux) while a batch writes it, so a second batch on the same output
 //! is refused instead of interleaving lines.
 
 use std::fs::{File, OpenOptions};
 use std::io::Write;
-use std::os::fd::AsRawFd;
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{channel, Sender};
 use std::thread::JoinHandle;
@@ -68,16 +67,14 @@ impl Appender {
             .append(true)
             .open(path)
             .map_err(open_error)?;
-        // SAFETY: the descriptor is owned by `file`, open for this call's duration.
-        if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } != 0 {
-            let e = std::io::Error::last_os_error();
-            return Err(if e.kind() == std::io::ErrorKind::WouldBlock {
-                AppendError::Busy {
+        match file.try_lock() {
+            Ok(()) => {}
+            Err(std::fs::TryLockError::WouldBlock) => {
+                return Err(AppendError::Busy {
                     path: path.to_path_buf(),
-                }
-            } else {
-                open_error(e)
-            });
+                })
+            }
+            Err(std::fs::TryLockError::Error(e)) => return Err(open_error(e)),
         }
         if let Some(len) = keep {
             file.set_len(len)

@@ -6,6 +6,14 @@ use serde::{Deserialize, Serialize};
 ///
 /// Distribution names are compared normalized everywhere (index URLs, the bank, requirements),
 /// so the only way to get one is through normalization.
+///
+/// The library names distributions with `DistName`, not `pep508_rs::PackageName`, though
+/// both hold the same normal form: `DistName` is nbenv's own (serde as a plain string for
+/// the bank and JSON, the wheel file-name form, no tie to one crate's version), and most
+/// names come from places that are not PEP 508 (index pages, metadata headers, the bank,
+/// `pip install` lines in notebooks). `PackageName` lives only inside the
+/// `pep508_rs::Requirement`s the library parses; where a requirement's name is taken out,
+/// it becomes a `DistName` through `From<&PackageName>`, which cannot fail.
 #[derive(Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(try_from = "String", into = "String")]
 pub struct DistName(String);
@@ -85,6 +93,13 @@ impl From<DistName> for String {
     }
 }
 
+impl From<&pep508_rs::PackageName> for DistName {
+    /// A `PackageName` is already valid and in normal form (PEP 503, as here).
+    fn from(name: &pep508_rs::PackageName) -> Self {
+        Self(name.as_ref().to_string())
+    }
+}
+
 impl AsRef<str> for DistName {
     fn as_ref(&self) -> &str {
         &self.0
@@ -110,6 +125,24 @@ mod tests {
             DistName::new("Pillow").unwrap().as_filename_part(),
             "pillow"
         );
+    }
+
+    #[test]
+    fn a_pep508_name_converts_to_the_same_normal_form() {
+        for raw in [
+            "Scikit_Learn",
+            "zope.interface",
+            "a-_.b",
+            "Pillow",
+            "ruamel.yaml.clib",
+        ] {
+            let pep508 = pep508_rs::PackageName::new(raw.to_string()).unwrap();
+            assert_eq!(
+                DistName::from(&pep508),
+                DistName::new(raw).unwrap(),
+                "{raw}"
+            );
+        }
     }
 
     #[test]

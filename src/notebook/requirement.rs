@@ -56,7 +56,7 @@ pub fn pip_requirement(arg: &str) -> Option<(Requirement, DistName)> {
 /// Parses a PEP 508 requirement whose name is also a valid distribution name.
 fn named(text: &str) -> Option<(Requirement, DistName)> {
     let requirement = parse_requirement(text).ok()?;
-    let name = DistName::new(requirement.name.as_ref()).ok()?;
+    let name = DistName::from(&requirement.name);
     Some((requirement, name))
 }
 

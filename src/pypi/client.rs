@@ -366,7 +366,7 @@ impl IndexClient {
         let pep658_key = format!("{}.metadata", file.cache_key());
         if hinted {
             if let Some(bytes) = self.cache.get_blob("metadata", &pep658_key) {
-                let meta = CoreMetadata::parse(&bytes).map_err(bad)?;
+                let meta = CoreMetadata::parse(&bytes).map_err(|e| bad(e.to_string()))?;
                 return Ok((meta, MetadataSource::Pep658));
             }
         }
@@ -382,7 +382,7 @@ impl IndexClient {
             FileKind::Wheel { .. } => {
                 if hinted {
                     if let Some(bytes) = self.pep658_metadata(file)? {
-                        let meta = CoreMetadata::parse(&bytes).map_err(bad)?;
+                        let meta = CoreMetadata::parse(&bytes).map_err(|e| bad(e.to_string()))?;
                         return Ok((meta, MetadataSource::Pep658));
                     }
                 }
@@ -414,7 +414,7 @@ impl IndexClient {
                 (member.data, MetadataSource::Sdist)
             }
         };
-        let meta = CoreMetadata::parse(&raw).map_err(bad)?;
+        let meta = CoreMetadata::parse(&raw).map_err(|e| bad(e.to_string()))?;
         // A memo that fails to be written only costs the next run the archive read.
         unless_disk_full(self.cache.put_blob(
             "metadata",
@@ -466,7 +466,7 @@ fn parse_page(name: &DistName, url: &Url, page: &CachedPage) -> Result<ProjectPa
         message,
     };
     let (format, raw, base) = if is_json {
-        let raw = simple_json::parse(&page.body).map_err(bad_page)?;
+        let raw = simple_json::parse(&page.body).map_err(|e| bad_page(e.to_string()))?;
         (PageFormat::Json, raw, None)
     } else {
         let (raw, base) = simple_html::parse(&page.body);
@@ -476,5 +476,5 @@ fn parse_page(name: &DistName, url: &Url, page: &CachedPage) -> Result<ProjectPa
         Some(b) => final_url.join(&b).map_err(|e| bad_page(e.to_string()))?,
         None => final_url.clone(),
     };
-    simple_page::build_page(name, &base, format, raw).map_err(bad_page)
+    simple_page::build_page(name, &base, format, raw).map_err(|e| bad_page(e.to_string()))
 }

@@ -46,6 +46,7 @@ use super::dist_file::{DistFile, MetadataHint};
 use super::filename::{DistFilename, FileKind, SdistFormat};
 use super::mapped_file::MappedFile;
 use super::project::{PageFormat, ProjectPage, SkippedFile};
+use super::requires_python::RequiresPython;
 use super::wheel_tags::WheelTags;
 use crate::names::DistName;
 
@@ -107,7 +108,7 @@ pub enum CompactError {
 pub struct ProjectRelease {
     pub version: Version,
     /// The Requires-Python the index gives, from the first file (in page order) that has one.
-    pub requires_python: Option<String>,
+    pub requires_python: RequiresPython,
     /// Every file of the release is yanked (PEP 592), kept or not.
     pub yanked: bool,
     /// The kept files, in page order.
@@ -185,7 +186,7 @@ pub fn page_releases(page: ProjectPage, keep: &dyn Fn(&FileKind) -> bool) -> Vec
             _ => {
                 out.push(ProjectRelease {
                     version: file.version.clone(),
-                    requires_python: None,
+                    requires_python: RequiresPython::Any,
                     yanked: true,
                     files: Vec::new(),
                 });
@@ -193,7 +194,7 @@ pub fn page_releases(page: ProjectPage, keep: &dyn Fn(&FileKind) -> bool) -> Vec
             }
         };
         release.yanked &= file.is_yanked();
-        if release.requires_python.is_none() {
+        if release.requires_python.is_any() {
             release.requires_python.clone_from(&file.requires_python);
         }
         if keep(&file.kind) {
@@ -222,7 +223,7 @@ pub fn encode(page: &ProjectPage, fingerprint: &PageFingerprint) -> Vec<u8> {
         let (requires_python, yanked) = releases.entry(&file.version).or_insert((None, true));
         *yanked &= file.is_yanked();
         if requires_python.is_none() {
-            *requires_python = file.requires_python.as_deref();
+            *requires_python = file.requires_python.text();
         }
     }
     let version_at: HashMap<&Version, u64> = releases
@@ -420,9 +421,14 @@ fn decode_inner(
         _ => return Err(CompactError::Malformed),
     };
     let mut releases = Vec::with_capacity(r.count()?);
+    // Most releases say the same Requires-Python as the one before: each text is parsed once.
+    let mut parsed: HashMap<Option<&str>, RequiresPython> = HashMap::new();
     for _ in 0..releases.capacity() {
         let version = Version::from_str(r.str()?).map_err(|_| CompactError::Malformed)?;
-        let requires_python = r.opt_str()?.map(str::to_string);
+        let requires_python = parsed
+            .entry(r.opt_str()?)
+            .or_insert_with_key(|text| RequiresPython::parse(*text))
+            .clone();
         let yanked = r.flag()?;
         releases.push(ProjectRelease {
             version,
@@ -675,7 +681,7 @@ impl Writer {
             self.str(algo);
             self.str(digest);
         }
-        self.opt_str(file.requires_python.as_deref());
+        self.opt_str(file.requires_python.text());
         match file.size {
             Some(size) => {
                 self.byte(1);
@@ -788,7 +794,7 @@ impl<'b> Reader<'b> {
             let algo = self.str()?.to_string();
             hashes.insert(algo, self.str()?.to_string());
         }
-        let requires_python = self.opt_str()?.map(str::to_string);
+        let requires_python = RequiresPython::parse(self.opt_str()?);
         let size = if self.flag()? {
             Some(self.varint()?)
         } else {
@@ -905,7 +911,7 @@ mod tests {
             version: version.parse().unwrap(),
             kind,
             hashes: BTreeMap::from([("sha256".into(), "ab".repeat(32))]),
-            requires_python: None,
+            requires_python: RequiresPython::Any,
             size: Some(1234),
             upload_time: None,
             yanked: None,
@@ -950,7 +956,7 @@ mod tests {
         ];
         files[0].upload_time = Some("1969-12-31T23:59:58.5Z".parse().unwrap());
         files[1].upload_time = Some("2020-02-03T04:05:06.789012Z".parse().unwrap());
-        files[1].requires_python = Some(">=2.7, !=3.0.*".into());
+        files[1].requires_python = RequiresPython::parse(Some(">=2.7, !=3.0.*"));
         files[1].yanked = Some("oops".into());
         files[1].core_metadata = MetadataHint::Available {
             sha256: Some("cd".repeat(32)),
@@ -1019,7 +1025,9 @@ mod tests {
                         .collect();
                     format!(
                         "{} {} {:?} {files:?}",
-                        r.version, r.yanked, r.requires_python
+                        r.version,
+                        r.yanked,
+                        r.requires_python.text()
                     )
                 })
                 .collect()

@@ -4,6 +4,7 @@ use pep440_rs::Version;
 use serde::{Deserialize, Serialize};
 
 use super::filename::FileKind;
+use super::requires_python::RequiresPython;
 
 /// One file of a project as the index lists it, with its version already parsed.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -15,7 +16,7 @@ pub struct DistFile {
     pub kind: FileKind,
     /// Hash algorithm → lowercase hex digest.
     pub hashes: BTreeMap<String, String>,
-    pub requires_python: Option<String>,
+    pub requires_python: RequiresPython,
     pub size: Option<u64>,
     /// When the file was uploaded (PEP 700); HTML pages do not say.
     pub upload_time: Option<jiff::Timestamp>,

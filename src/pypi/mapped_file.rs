@@ -9,20 +9,21 @@
 //! Only files that are never written in place may be mapped: cache entries are replaced by
 //! renaming a new file over them and removed by unlinking, so a mapping always sees the bytes
 //! it was made from.
+//!
+//! A file that shrinks while mapped (truncated in place, which nbenv never does to its cache)
+//! cannot be guarded against: reading a mapped page past the new end raises `SIGBUS` and
+//! ends the process. The mapping is private and read-only (`MAP_PRIVATE`), as the
+//! hand-written `mmap` it replaces was; being private does not shield it from a shorter file.
 
 use std::fs::File;
-use std::os::fd::AsRawFd;
+
+use memmap2::{Mmap, MmapOptions};
 
 /// The whole of a file, mapped; or read into memory where mapping fails.
-pub struct MappedFile {
-    map: Option<(std::ptr::NonNull<u8>, usize)>,
-    read: Vec<u8>,
+pub enum MappedFile {
+    Mapped(Mmap),
+    Read(Vec<u8>),
 }
-
-// SAFETY: the mapping is private, read-only and never changed through this handle, so sharing
-// it across threads is sharing immutable bytes.
-unsafe impl Send for MappedFile {}
-unsafe impl Sync for MappedFile {}
 
 impl MappedFile {
     /// Maps `file`, whose bytes must never change in place (see the module's note).
@@ -30,33 +31,18 @@ impl MappedFile {
         let len = usize::try_from(file.metadata()?.len())
             .map_err(|_| std::io::Error::from(std::io::ErrorKind::FileTooLarge))?;
         if len == 0 {
-            return Ok(Self {
-                map: None,
-                read: Vec::new(),
-            });
+            return Ok(Self::Read(Vec::new()));
         }
-        // SAFETY: a fresh private read-only mapping of a file we hold open; the result is
-        // checked before use and unmapped exactly once, in `drop`.
-        let ptr = unsafe {
-            libc::mmap(
-                std::ptr::null_mut(),
-                len,
-                libc::PROT_READ,
-                libc::MAP_PRIVATE,
-                file.as_raw_fd(),
-                0,
-            )
-        };
-        match std::ptr::NonNull::new(ptr.cast::<u8>()).filter(|_| ptr != libc::MAP_FAILED) {
-            Some(ptr) => Ok(Self {
-                map: Some((ptr, len)),
-                read: Vec::new(),
-            }),
-            None => {
+        // SAFETY: memmap2's contract is that the file is not changed (above all not
+        // truncated) while mapped: cache files are replaced by rename and removed by unlink,
+        // never written in place (the module's note says what a truncation would do).
+        match unsafe { MmapOptions::new().len(len).map_copy_read_only(file) } {
+            Ok(map) => Ok(Self::Mapped(map)),
+            Err(_) => {
                 use std::io::Read;
                 let mut read = Vec::with_capacity(len);
                 (&mut &*file).read_to_end(&mut read)?;
-                Ok(Self { map: None, read })
+                Ok(Self::Read(read))
             }
         }
     }
@@ -64,21 +50,9 @@ impl MappedFile {
 
 impl AsRef<[u8]> for MappedFile {
     fn as_ref(&self) -> &[u8] {
-        match self.map {
-            // SAFETY: `len` bytes from `ptr` are mapped readable for as long as `self` lives.
-            Some((ptr, len)) => unsafe { std::slice::from_raw_parts(ptr.as_ptr(), len) },
-            None => &self.read,
-        }
-    }
-}
-
-impl Drop for MappedFile {
-    fn drop(&mut self) {
-        if let Some((ptr, len)) = self.map {
-            // SAFETY: the mapping made in `open`, unmapped once.
-            unsafe {
-                libc::munmap(ptr.as_ptr().cast(), len);
-            }
+        match self {
+            Self::Mapped(map) => map,
+            Self::Read(read) => read,
         }
     }
 }

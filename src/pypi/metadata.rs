@@ -1,19 +1,44 @@
+use pep440_rs::{Version, VersionParseError};
 use serde::Serialize;
 
 use super::requires_dist::{InvalidRequiresDist, RequiresDist};
+use super::requires_python::RequiresPython;
+use crate::names::{DistName, InvalidDistName};
 
 /// The core metadata fields nbenv needs from METADATA, PKG-INFO or a PEP 658 file.
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct CoreMetadata {
     pub metadata_version: Option<String>,
-    pub name: String,
-    pub version: String,
+    /// The Name header in normal form.
+    #[serde(skip)]
+    pub name: DistName,
+    /// The Name header as written (`Pillow`), for display (and the bank's display name).
+    #[serde(rename = "name")]
+    pub name_as_written: String,
+    pub version: Version,
     pub summary: Option<String>,
-    pub requires_python: Option<String>,
+    pub requires_python: RequiresPython,
     /// PEP 508 requirement strings as written (the bank stores them so); [`Self::requirements`]
     /// parses them.
     pub requires_dist: Vec<String>,
     pub provides_extra: Vec<String>,
+}
+
+/// Why a metadata file cannot be read.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum InvalidMetadata {
+    #[error("line `{0}` is not a `Key: value` header")]
+    NotAHeader(String),
+    #[error("no Name or Version header")]
+    NoNameOrVersion,
+    #[error("Name: {0}")]
+    Name(#[from] InvalidDistName),
+    #[error("Version `{text}` is not a PEP 440 version: {source}")]
+    Version {
+        text: String,
+        #[source]
+        source: VersionParseError,
+    },
 }
 
 /// Where core metadata came from, cheapest first.
@@ -31,7 +56,7 @@ pub enum MetadataSource {
 impl CoreMetadata {
     /// Reads RFC 822-style headers up to the first blank line (the body is the description).
     /// Continuation lines (starting with whitespace) extend the previous header.
-    pub fn parse(bytes: &[u8]) -> Result<Self, String> {
+    pub fn parse(bytes: &[u8]) -> Result<Self, InvalidMetadata> {
         // Only the headers are read: the description after them (most of a METADATA file)
         // is not even decoded.
         let text = String::from_utf8_lossy(&bytes[..headers_end(bytes)]);
@@ -48,27 +73,44 @@ impl CoreMetadata {
                 continue;
             }
             let Some((key, value)) = line.split_once(':') else {
-                return Err(format!("line `{line}` is not a `Key: value` header"));
+                return Err(InvalidMetadata::NotAHeader(line.to_string()));
             };
             headers.push((key.trim().to_ascii_lowercase(), value.trim().to_string()));
         }
-        let mut meta = CoreMetadata::default();
+        let (mut metadata_version, mut name, mut version) = (None, None, None);
+        let (mut summary, mut requires_python) = (None, None);
+        let (mut requires_dist, mut provides_extra) = (Vec::new(), Vec::new());
         for (key, value) in headers {
             match key.as_str() {
-                "metadata-version" => meta.metadata_version = Some(value),
-                "name" => meta.name = value,
-                "version" => meta.version = value,
-                "summary" => meta.summary = Some(value),
-                "requires-python" => meta.requires_python = Some(value),
-                "requires-dist" => meta.requires_dist.push(value),
-                "provides-extra" => meta.provides_extra.push(value),
+                "metadata-version" => metadata_version = Some(value),
+                "name" => name = Some(value),
+                "version" => version = Some(value),
+                "summary" => summary = Some(value),
+                "requires-python" => requires_python = Some(value),
+                "requires-dist" => requires_dist.push(value),
+                "provides-extra" => provides_extra.push(value),
                 _ => {}
             }
         }
-        if meta.name.is_empty() || meta.version.is_empty() {
-            return Err("no Name or Version header".into());
-        }
-        Ok(meta)
+        let (Some(name), Some(version)) = (
+            name.filter(|n| !n.is_empty()),
+            version.filter(|v| !v.is_empty()),
+        ) else {
+            return Err(InvalidMetadata::NoNameOrVersion);
+        };
+        Ok(CoreMetadata {
+            metadata_version,
+            name: DistName::new(&name)?,
+            name_as_written: name,
+            version: version.parse().map_err(|source| InvalidMetadata::Version {
+                text: version.clone(),
+                source,
+            })?,
+            summary,
+            requires_python: RequiresPython::parse(requires_python.as_deref()),
+            requires_dist,
+            provides_extra,
+        })
     }
 }
 
@@ -105,14 +147,23 @@ mod tests {
     fn parses_headers_and_stops_at_body() {
         let raw = b"Metadata-Version: 2.1\nName: foo\nVersion: 1.0\nSummary: a\n  longer summary\nRequires-Python: >=3.7\nRequires-Dist: numpy (>=1.0)\nRequires-Dist: six; extra == 'compat'\nProvides-Extra: compat\n\nRequires-Dist: not-a-header\n";
         let m = CoreMetadata::parse(raw).unwrap();
-        assert_eq!(m.name, "foo");
+        assert_eq!(m.name.as_str(), "foo");
+        assert_eq!(m.version, Version::new([1, 0]));
         assert_eq!(m.summary.as_deref(), Some("a\nlonger summary"));
         assert_eq!(
             m.requires_dist,
             vec!["numpy (>=1.0)", "six; extra == 'compat'"]
         );
         assert_eq!(m.provides_extra, vec!["compat"]);
-        assert_eq!(m.requires_python.as_deref(), Some(">=3.7"));
-        assert!(CoreMetadata::parse(b"Name: x\n").is_err());
+        assert_eq!(m.requires_python.text(), Some(">=3.7"));
+        assert!(m.requires_python.specifiers().is_some());
+        assert_eq!(
+            CoreMetadata::parse(b"Name: x\n"),
+            Err(InvalidMetadata::NoNameOrVersion)
+        );
+        assert_eq!(
+            CoreMetadata::parse(b"Name: x\nno colon here\n"),
+            Err(InvalidMetadata::NotAHeader("no colon here".into()))
+        );
     }
 }

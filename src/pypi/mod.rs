@@ -24,6 +24,7 @@ mod project;
 mod properties;
 mod remote_file;
 mod requires_dist;
+mod requires_python;
 mod retry;
 mod sdist;
 mod sdist_survey;
@@ -52,9 +53,10 @@ pub use dist_file::{DistFile, MetadataHint};
 pub use error::PypiError;
 pub use filename::{DistFilename, FileKind, FilenameError, SdistFormat};
 pub use http::{Budget, EventSink, HttpClient, HttpConfig, HttpEvent, StreamResponse};
-pub use metadata::{CoreMetadata, MetadataSource};
+pub use metadata::{CoreMetadata, InvalidMetadata, MetadataSource};
 pub use project::{PageFormat, ProjectPage, Release, SkippedFile, SourceClass};
 pub use requires_dist::{InvalidRequiresDist, RequiresDist};
+pub use requires_python::{Admits, RequiresPython};
 pub use retry::RetryPolicy;
 pub use sdist_survey::{
     SdistBuild, SdistSurvey, BACKEND_MARKERS, BUILD_FILES, COMPILED_SUFFIXES, SETUP_MARKERS,

@@ -6,6 +6,7 @@ use serde::Serialize;
 use super::dist_file::DistFile;
 use super::filename::FileKind;
 use super::filename::FilenameError;
+use super::requires_python::RequiresPython;
 use crate::names::DistName;
 
 /// Everything an index page says about one project.
@@ -103,8 +104,13 @@ impl Release<'_> {
     }
 
     /// The Requires-Python the index gives, from the first file that has one.
-    pub fn requires_python(&self) -> Option<&str> {
-        self.files.iter().find_map(|f| f.requires_python.as_deref())
+    pub fn requires_python(&self) -> &RequiresPython {
+        static ANY: RequiresPython = RequiresPython::Any;
+        self.files
+            .iter()
+            .map(|f| &f.requires_python)
+            .find(|r| !r.is_any())
+            .unwrap_or(&ANY)
     }
 
     /// The files to read the release's Python sources from, most likely to carry all of

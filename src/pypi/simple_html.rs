@@ -186,7 +186,7 @@ mod tests {
                 (
                     f.filename.clone(),
                     f.url.clone(),
-                    f.requires_python.clone(),
+                    f.requires_python.text().map(str::to_string),
                     f.yanked.is_some(),
                 )
             })

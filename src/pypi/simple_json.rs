@@ -18,21 +18,37 @@ fn upload_time(text: &str) -> Option<Timestamp> {
     })
 }
 
-pub(crate) fn parse(body: &[u8]) -> Result<Vec<RawFile>, String> {
-    let root: Value = serde_json::from_slice(body).map_err(|e| format!("invalid JSON: {e}"))?;
+/// Why a PEP 691 page cannot be read.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum JsonPageError {
+    #[error("invalid JSON: {0}")]
+    Json(#[from] serde_json::Error),
+    #[error("no `files` array")]
+    NoFiles,
+    #[error("files[{index}] has no filename")]
+    NoFilename { index: usize },
+    #[error("files[{index}] ({filename}) has no url")]
+    NoUrl { index: usize, filename: String },
+}
+
+pub(crate) fn parse(body: &[u8]) -> Result<Vec<RawFile>, JsonPageError> {
+    let root: Value = serde_json::from_slice(body)?;
     let files = root
         .get("files")
         .and_then(Value::as_array)
-        .ok_or("no `files` array")?;
+        .ok_or(JsonPageError::NoFiles)?;
     let mut out = Vec::with_capacity(files.len());
     for (i, file) in files.iter().enumerate() {
         let field = |k: &str| file.get(k);
         let filename = field("filename")
             .and_then(Value::as_str)
-            .ok_or_else(|| format!("files[{i}] has no filename"))?;
+            .ok_or(JsonPageError::NoFilename { index: i })?;
         let href = field("url")
             .and_then(Value::as_str)
-            .ok_or_else(|| format!("files[{i}] ({filename}) has no url"))?;
+            .ok_or_else(|| JsonPageError::NoUrl {
+                index: i,
+                filename: filename.to_string(),
+            })?;
         let hashes = field("hashes")
             .and_then(Value::as_object)
             .map(|m| {

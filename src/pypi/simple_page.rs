@@ -5,6 +5,7 @@ use reqwest::Url;
 use super::dist_file::{DistFile, MetadataHint};
 use super::filename::DistFilename;
 use super::project::{PageFormat, ProjectPage, SkippedFile};
+use super::requires_python::RequiresPython;
 use crate::names::DistName;
 
 /// A file entry as either page format lists it, before its version is parsed.
@@ -20,6 +21,14 @@ pub(crate) struct RawFile {
     pub core_metadata: Option<MetadataHint>,
 }
 
+/// A page's link that does not make a URL against the page's own.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("link `{href}` is not a valid URL: {detail}")]
+pub(crate) struct InvalidLink {
+    pub href: String,
+    pub detail: String,
+}
+
 /// Turns raw entries into a project page: resolves links against the page URL, moves
 /// `#sha256=` fragments into hashes, and sets aside what is not a wheel or sdist of a valid
 /// version instead of failing the whole page on it.
@@ -28,13 +37,14 @@ pub(crate) fn build_page(
     page_url: &Url,
     format: PageFormat,
     raw: Vec<RawFile>,
-) -> Result<ProjectPage, String> {
+) -> Result<ProjectPage, InvalidLink> {
     let mut files = Vec::with_capacity(raw.len());
     let mut skipped = Vec::new();
     for mut entry in raw {
-        let mut url = page_url
-            .join(&entry.href)
-            .map_err(|e| format!("link `{}` is not a valid URL: {e}", entry.href))?;
+        let mut url = page_url.join(&entry.href).map_err(|e| InvalidLink {
+            href: entry.href.clone(),
+            detail: e.to_string(),
+        })?;
         if let Some(fragment) = url.fragment() {
             if let Some((algo, digest)) = fragment.split_once('=') {
                 entry
@@ -58,7 +68,7 @@ pub(crate) fn build_page(
                 version: parsed.version,
                 kind: parsed.kind,
                 hashes: entry.hashes,
-                requires_python: entry.requires_python.filter(|s| !s.trim().is_empty()),
+                requires_python: RequiresPython::parse(entry.requires_python.as_deref()),
                 size: entry.size,
                 upload_time: entry.upload_time,
                 yanked: entry.yanked,

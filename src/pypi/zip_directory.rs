@@ -52,12 +52,33 @@ fn u64_at(b: &[u8], i: usize) -> Option<u64> {
 }
 
 /// Finds the end-of-central-directory record in the last bytes of a file of `file_len` bytes.
-pub fn find_end(tail: &[u8], file_len: u64) -> Result<EndRecord, String> {
+/// Why the end records, or a member's local header, cannot be read.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum LayoutError {
+    #[error("too short to be a zip archive")]
+    TooShort,
+    #[error("no end-of-central-directory record: not a zip archive, or truncated")]
+    NoEndRecord,
+    #[error("truncated ZIP64 locator")]
+    TruncatedZip64Locator,
+    #[error("ZIP64 values without a ZIP64 locator")]
+    Zip64WithoutLocator,
+    #[error("central directory larger than the file")]
+    DirectoryLargerThanFile,
+    #[error("bad ZIP64 end-of-central-directory record")]
+    BadZip64Record,
+    #[error("truncated ZIP64 record")]
+    TruncatedZip64Record,
+    #[error("member `{member}`: bad local header")]
+    BadLocalHeader { member: String },
+}
+
+pub fn find_end(tail: &[u8], file_len: u64) -> Result<EndRecord, LayoutError> {
     let tail_offset = file_len - tail.len() as u64;
     let mut pos = tail
         .len()
         .checked_sub(EOCD_LEN)
-        .ok_or("too short to be a zip archive")?;
+        .ok_or(LayoutError::TooShort)?;
     loop {
         if u32_at(tail, pos) == Some(EOCD_SIG) {
             let comment_len = usize::from(u16_at(tail, pos + 20).unwrap_or(0));
@@ -66,9 +87,7 @@ pub fn find_end(tail: &[u8], file_len: u64) -> Result<EndRecord, String> {
             }
         }
         if pos == 0 {
-            return Err(
-                "no end-of-central-directory record: not a zip archive, or truncated".into(),
-            );
+            return Err(LayoutError::NoEndRecord);
         }
         pos -= 1;
     }
@@ -81,7 +100,7 @@ pub fn find_end(tail: &[u8], file_len: u64) -> Result<EndRecord, String> {
         .checked_sub(20)
         .filter(|&l| u32_at(tail, l) == Some(ZIP64_LOCATOR_SIG));
     if let Some(l) = locator {
-        let declared = u64_at(tail, l + 8).ok_or("truncated ZIP64 locator")?;
+        let declared = u64_at(tail, l + 8).ok_or(LayoutError::TruncatedZip64Locator)?;
         let has_record = |at: u64| {
             at.checked_sub(tail_offset)
                 .and_then(|i| usize::try_from(i).ok())
@@ -104,11 +123,11 @@ pub fn find_end(tail: &[u8], file_len: u64) -> Result<EndRecord, String> {
         });
     }
     if needs_zip64 {
-        return Err("ZIP64 values without a ZIP64 locator".into());
+        return Err(LayoutError::Zip64WithoutLocator);
     }
     let cd_start = eocd_offset
         .checked_sub(cd_size)
-        .ok_or("central directory larger than the file")?;
+        .ok_or(LayoutError::DirectoryLargerThanFile)?;
     Ok(EndRecord {
         entries,
         cd_offset,
@@ -119,17 +138,17 @@ pub fn find_end(tail: &[u8], file_len: u64) -> Result<EndRecord, String> {
 }
 
 /// Completes `end` from the ZIP64 end record read at `end.zip64_record`.
-pub fn apply_zip64(end: &EndRecord, record: &[u8]) -> Result<EndRecord, String> {
+pub fn apply_zip64(end: &EndRecord, record: &[u8]) -> Result<EndRecord, LayoutError> {
     if u32_at(record, 0) != Some(ZIP64_EOCD_SIG) {
-        return Err("bad ZIP64 end-of-central-directory record".into());
+        return Err(LayoutError::BadZip64Record);
     }
-    let entries = u64_at(record, 32).ok_or("truncated ZIP64 record")?;
-    let cd_size = u64_at(record, 40).ok_or("truncated ZIP64 record")?;
-    let cd_offset = u64_at(record, 48).ok_or("truncated ZIP64 record")?;
+    let entries = u64_at(record, 32).ok_or(LayoutError::TruncatedZip64Record)?;
+    let cd_size = u64_at(record, 40).ok_or(LayoutError::TruncatedZip64Record)?;
+    let cd_offset = u64_at(record, 48).ok_or(LayoutError::TruncatedZip64Record)?;
     let record_offset = end.zip64_record.unwrap_or(0);
     let cd_start = record_offset
         .checked_sub(cd_size)
-        .ok_or("central directory larger than the file")?;
+        .ok_or(LayoutError::DirectoryLargerThanFile)?;
     Ok(EndRecord {
         entries,
         cd_offset,
@@ -253,9 +272,11 @@ pub fn entry_extents(entries: &[ZipEntry], cd_start: u64) -> Vec<Range<u64>> {
 }
 
 /// Where the member's compressed data lies, given the bytes of its local header.
-pub fn data_range(entry: &ZipEntry, local_header: &[u8]) -> Result<Range<u64>, String> {
+pub fn data_range(entry: &ZipEntry, local_header: &[u8]) -> Result<Range<u64>, LayoutError> {
     if u32_at(local_header, 0) != Some(LOCAL_SIG) {
-        return Err(format!("member `{}`: bad local header", entry.name));
+        return Err(LayoutError::BadLocalHeader {
+            member: entry.name.clone(),
+        });
     }
     let name_len = u64::from(u16_at(local_header, 26).unwrap_or(0));
     let extra_len = u64::from(u16_at(local_header, 28).unwrap_or(0));
@@ -362,21 +383,24 @@ mod tests {
 
     #[test]
     fn end_record_errors() {
-        assert!(find_end(b"PK", 2).is_err());
-        assert!(find_end(&[0u8; 100], 100).is_err());
+        assert_eq!(find_end(b"PK", 2), Err(LayoutError::TooShort));
+        assert_eq!(find_end(&[0u8; 100], 100), Err(LayoutError::NoEndRecord));
         let mut bytes = archive(&["a.py"], false);
         // An entry count that needs ZIP64, without its locator.
         let eocd = bytes.len() - 22;
         bytes[eocd + 10..eocd + 12].copy_from_slice(&[0xff, 0xff]);
         assert_eq!(
             find_end(&bytes, bytes.len() as u64),
-            Err("ZIP64 values without a ZIP64 locator".into())
+            Err(LayoutError::Zip64WithoutLocator)
         );
         // A central directory claimed larger than the file.
         let mut bytes = archive(&["a.py"], false);
         let eocd = bytes.len() - 22;
         bytes[eocd + 12..eocd + 16].copy_from_slice(&0xFFFF_FFFEu32.to_le_bytes());
-        assert!(find_end(&bytes, bytes.len() as u64).is_err());
+        assert_eq!(
+            find_end(&bytes, bytes.len() as u64),
+            Err(LayoutError::DirectoryLargerThanFile)
+        );
         let end = EndRecord {
             entries: 1,
             cd_offset: 0,

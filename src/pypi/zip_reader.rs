@@ -23,13 +23,13 @@ impl ZipIndex {
         let len = source.len();
         let tail_start = len.saturating_sub(TAIL_LEN);
         let tail = source.read(tail_start..len)?.into_owned();
-        let mut end = zip_directory::find_end(&tail, len).map_err(&bad)?;
+        let mut end = zip_directory::find_end(&tail, len).map_err(|e| bad(e.to_string()))?;
         if let Some(record) = end.zip64_record {
             if record + ZIP64_RECORD_LEN > len {
                 return Err(bad("ZIP64 end record lies past the end of the file".into()));
             }
             let bytes = source.read(record..record + ZIP64_RECORD_LEN)?.into_owned();
-            end = zip_directory::apply_zip64(&end, &bytes).map_err(&bad)?;
+            end = zip_directory::apply_zip64(&end, &bytes).map_err(|e| bad(e.to_string()))?;
         }
         if end.cd_start + end.cd_size > len {
             return Err(bad("central directory lies past the end of the file".into()));
@@ -118,7 +118,8 @@ impl ZipIndex {
             let entry = &entries[i];
             let header_end = (entry.header_offset + 30).min(len);
             let header = source.read(entry.header_offset..header_end)?.into_owned();
-            let data_range = zip_directory::data_range(entry, &header).map_err(&bad)?;
+            let data_range =
+                zip_directory::data_range(entry, &header).map_err(|e| bad(e.to_string()))?;
             if data_range.end > len {
                 return Err(bad(format!(
                     "member `{}` runs past the end of the file",
@@ -126,7 +127,7 @@ impl ZipIndex {
                 )));
             }
             let compressed = source.read(data_range)?;
-            let data = inflate(entry, &compressed, limits).map_err(&bad)?;
+            let data = inflate(entry, &compressed, limits).map_err(|e| bad(e.to_string()))?;
             members.push(Member {
                 name: entry.name.clone(),
                 data,
@@ -149,10 +150,39 @@ pub fn read_zip(
     Ok((index.listing(), members))
 }
 
+/// Why a member's bytes could not be had.
+#[derive(Debug, thiserror::Error)]
+enum InflateError {
+    #[error("member `{member}` is encrypted")]
+    Encrypted { member: String },
+    #[error("member `{member}`: corrupt deflate data: {source}")]
+    CorruptDeflate {
+        member: String,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("member `{member}` uses compression method {method}, which nbenv does not read")]
+    UnknownMethod { member: String, method: u16 },
+    #[error("member `{member}` inflates to {}{got} bytes, but declares {declared}", if *.more { "more than " } else { "" })]
+    WrongSize {
+        member: String,
+        got: u64,
+        more: bool,
+        declared: u64,
+    },
+    #[error("member `{member}` fails its CRC-32 check")]
+    Crc { member: String },
+}
+
 /// Decompresses one member, refusing to produce more than it declared and checking its CRC.
-fn inflate(entry: &ZipEntry, compressed: &[u8], limits: &ArchiveLimits) -> Result<Vec<u8>, String> {
+fn inflate(
+    entry: &ZipEntry,
+    compressed: &[u8],
+    limits: &ArchiveLimits,
+) -> Result<Vec<u8>, InflateError> {
+    let member = || entry.name.clone();
     if entry.flags & 1 != 0 {
-        return Err(format!("member `{}` is encrypted", entry.name));
+        return Err(InflateError::Encrypted { member: member() });
     }
     let declared = entry.uncompressed_size;
     let cap = declared.min(limits.max_member_size);
@@ -164,31 +194,30 @@ fn inflate(entry: &ZipEntry, compressed: &[u8], limits: &ArchiveLimits) -> Resul
             decoder
                 .take(cap + 1)
                 .read_to_end(&mut out)
-                .map_err(|e| format!("member `{}`: corrupt deflate data: {e}", entry.name))?;
+                .map_err(|source| InflateError::CorruptDeflate {
+                    member: member(),
+                    source,
+                })?;
         }
         other => {
-            return Err(format!(
-                "member `{}` uses compression method {other}, which nbenv does not read",
-                entry.name
-            ))
+            return Err(InflateError::UnknownMethod {
+                member: member(),
+                method: other,
+            })
         }
     }
     if out.len() as u64 != declared {
-        return Err(format!(
-            "member `{}` inflates to {}{} bytes, but declares {declared}",
-            entry.name,
-            if out.len() as u64 > cap {
-                "more than "
-            } else {
-                ""
-            },
-            out.len().min(cap as usize),
-        ));
+        return Err(InflateError::WrongSize {
+            member: member(),
+            got: (out.len() as u64).min(cap),
+            more: out.len() as u64 > cap,
+            declared,
+        });
     }
     let mut crc = flate2::Crc::new();
     crc.update(&out);
     if crc.sum() != entry.crc32 {
-        return Err(format!("member `{}` fails its CRC-32 check", entry.name));
+        return Err(InflateError::Crc { member: member() });
     }
     Ok(out)
 }

@@ -14,11 +14,20 @@ pub struct Interpreter {
     pub version: PythonVersion,
 }
 
+/// A path that does not run as a Python interpreter (missing, not executable, or not
+/// answering its version).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{} is not a working Python interpreter", path.display())]
+pub struct NotAnInterpreter {
+    pub path: PathBuf,
+}
+
 impl Interpreter {
     /// The interpreter at `path`, asked for its version.
-    pub fn at(path: &Path) -> Result<Self, String> {
-        let version = probe(path)
-            .ok_or_else(|| format!("{} is not a working Python interpreter", path.display()))?;
+    pub fn at(path: &Path) -> Result<Self, NotAnInterpreter> {
+        let version = probe(path).ok_or_else(|| NotAnInterpreter {
+            path: path.to_path_buf(),
+        })?;
         Ok(Self {
             path: path.to_path_buf(),
             version,

@@ -15,9 +15,11 @@ mod venv;
 mod version;
 
 pub use child::{DieWithNbenv, GroupWatch, UNDER_NBENVS_INIT};
-pub use choose::candidate_interpreters;
+pub use choose::{candidate_interpreters, NoFittingInterpreter};
 pub use environment::{environments, Environment, EnvironmentError, EnvironmentSpec};
-pub use interpreter::{discover, discover_by_name, found, found_by_name, Interpreter};
+pub use interpreter::{
+    discover, discover_by_name, found, found_by_name, Interpreter, NotAnInterpreter,
+};
 pub use process::{run_capped, run_limited, Finished, OutputCap, ProcessError};
 pub use release_dates::{by_fitness_for, released_on, start_of_next_day};
 pub use release_install::ReleaseInstall;

@@ -4,6 +4,8 @@ use std::fmt;
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
+use crate::pypi::{Admits, RequiresPython};
+
 /// A CPython version: a feature release (`3.7`), or one patch level of it (`3.7.3`).
 ///
 /// Evidence keeps to feature releases, since patch levels change neither the standard
@@ -52,6 +54,17 @@ impl PythonVersion {
     /// This version's feature release (`3.7.3` → `3.7`).
     pub const fn feature(self) -> Self {
         Self::new(self.major, self.minor)
+    }
+
+    /// Whether this interpreter meets `requires`: a feature release (`3.6`) does when one of
+    /// its patch levels does (`>=3.6.1`); see [`RequiresPython::admits`].
+    pub fn meets(&self, requires: &RequiresPython) -> Admits {
+        let (major, minor) = (u64::from(self.major), u64::from(self.minor));
+        let version = match self.micro {
+            Some(micro) => pep440_rs::Version::new([major, minor, u64::from(micro)]),
+            None => pep440_rs::Version::new([major, minor]),
+        };
+        requires.admits(&version)
     }
 
     /// As a PEP 440 version, for evaluating Requires-Python (a feature release as `X.Y.0`).
@@ -156,6 +169,21 @@ impl fmt::Display for PythonRange {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A feature release meets a patch-level bound one of its patch levels meets; an
+    /// interpreter with its patch level is judged on it; unreadable text is unknown.
+    #[test]
+    fn meets_requires_python() {
+        let r = |t: &str| RequiresPython::parse(Some(t));
+        let v = |t: &str| PythonVersion::parse(t).unwrap();
+        assert_eq!(v("3.7").meets(&r(">=3.7.1")), Admits::Yes);
+        assert_eq!(v("3.7.0").meets(&r(">=3.7.1")), Admits::No);
+        assert_eq!(v("3.7.4").meets(&r(">=3.7.1")), Admits::Yes);
+        assert_eq!(v("3.6").meets(&r(">=3.7.1")), Admits::No);
+        assert_eq!(v("3.13").meets(&r(">3.13")), Admits::Yes);
+        assert_eq!(v("2.7").meets(&r("~=3.x")), Admits::Unknown);
+        assert_eq!(v("2.7").meets(&RequiresPython::Any), Admits::Yes);
+    }
 
     fn v(s: &str) -> PythonVersion {
         PythonVersion::parse(s).unwrap()

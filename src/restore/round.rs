@@ -67,8 +67,8 @@ pub enum RoundError {
     #[error(transparent)]
     NotInstalled(#[from] NotInstalled),
     /// The interpreter the resolution chose could not be run.
-    #[error("{0}")]
-    Interpreter(String),
+    #[error(transparent)]
+    Interpreter(#[from] crate::python::NotAnInterpreter),
     #[error(transparent)]
     Env(#[from] EnvError),
     #[error("running {}", .notebook.display())]

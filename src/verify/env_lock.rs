@@ -6,12 +6,11 @@
 //! holds it shared. So two runs never build one environment twice over each other, and the
 //! budget never removes an environment a run is using.
 //!
-//! The locks are `flock(2)`, as the bank's writer lock: the kernel drops them when the
-//! process ends, however it ends. Each open of the file is its own lock holder, so threads
-//! of one process exclude each other too.
+//! The locks are std's file locks (`flock(2)` on Linux), as the bank's writer lock: the
+//! kernel drops them when the process ends, however it ends. Each open of the file is its
+//! own lock holder, so threads of one process exclude each other too.
 
 use std::fs::{File, OpenOptions};
-use std::os::fd::AsRawFd;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -50,15 +49,12 @@ fn open(path: &Path) -> std::io::Result<File> {
         .open(path)
 }
 
-fn flock(file: &File, op: libc::c_int) -> std::io::Result<()> {
+/// Runs a blocking lock call again when a signal interrupts its wait (std does not).
+fn waiting(lock: impl Fn() -> std::io::Result<()>) -> std::io::Result<()> {
     loop {
-        // SAFETY: flock on a descriptor this `File` owns; no memory is shared.
-        if unsafe { libc::flock(file.as_raw_fd(), op) } == 0 {
-            return Ok(());
-        }
-        let e = std::io::Error::last_os_error();
-        if e.kind() != std::io::ErrorKind::Interrupted {
-            return Err(e);
+        match lock() {
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            done => return done,
         }
     }
 }
@@ -67,20 +63,25 @@ impl Exclusive {
     /// Waits for the lock of `path`.
     pub(crate) fn wait(path: &Path) -> std::io::Result<Self> {
         let file = open(path)?;
-        flock(&file, libc::LOCK_EX)?;
+        waiting(|| file.lock())?;
         Ok(Self { file })
     }
 
     /// The lock of `path` if nobody holds it, else `None`.
     pub(crate) fn try_now(path: &Path) -> Option<Self> {
         let file = open(path).ok()?;
-        flock(&file, libc::LOCK_EX | libc::LOCK_NB).ok()?;
+        file.try_lock().ok()?;
         Some(Self { file })
     }
 
     /// The environment is built: others may use it now, alongside this run.
+    ///
+    /// The exclusive lock becomes a shared one on the same open file, never released in
+    /// between (no other run can take it exclusively and remove the environment meanwhile).
+    /// std leaves relocking a held lock platform-defined; on Linux it is `flock(2)`, which
+    /// converts the lock in place.
     pub(crate) fn share(self) -> std::io::Result<EnvLease> {
-        flock(&self.file, libc::LOCK_SH)?;
+        waiting(|| self.file.lock_shared())?;
         Ok(EnvLease {
             _file: Arc::new(self.file),
         })
@@ -170,7 +171,7 @@ mod tests {
             .unwrap();
         // Another user shares it; nobody can take it exclusively.
         let other = open(&lock_path(cache.path(), "abc")).unwrap();
-        flock(&other, libc::LOCK_SH | libc::LOCK_NB).unwrap();
+        other.try_lock_shared().unwrap();
         assert!(!remove_unused(cache.path(), &root));
         assert!(root.exists());
         drop(other);

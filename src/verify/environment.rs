@@ -364,7 +364,7 @@ fn installed(root: &Path, python: crate::python::PythonVersion) -> Vec<Installed
                 .filter_map(|l| l.strip_prefix("Requires-Dist:"))
                 .filter_map(|r| crate::names::parse_requirement(r.trim()).ok())
                 .filter(|r| r.evaluate_markers(target.markers(), &[]))
-                .filter_map(|r| DistName::new(r.name.as_ref()).ok())
+                .map(|r| DistName::from(&r.name))
                 .collect();
             found.push(Installed {
                 dist,
@@ -553,7 +553,7 @@ mod tests {
             version: parsed.version,
             kind: parsed.kind,
             hashes: Default::default(),
-            requires_python: None,
+            requires_python: crate::pypi::RequiresPython::Any,
             size: None,
             upload_time: Some(uploaded.parse().unwrap()),
             yanked: yanked.then(String::new),

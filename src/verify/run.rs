@@ -554,6 +554,31 @@ mod tests {
         assert_eq!(run.cells[0].cell, 1);
     }
 
+    /// The runner tells a timeout by its alarm, not by the exception's name: a cell that
+    /// catches the time limit's exception and raises another still timed out.
+    #[test]
+    fn a_timeout_is_known_by_status_whatever_the_cell_raised() {
+        let out = Command::new("python3")
+            .args(["-c", "import sys; print(sys.executable)"])
+            .output()
+            .expect("python3 on PATH");
+        let python = PathBuf::from(String::from_utf8(out.stdout).unwrap().trim());
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.py");
+        let source = "# %%\nimport time\ntry:\n    time.sleep(30)\nexcept BaseException:\n    raise RuntimeError('cleaning up failed')\n";
+        std::fs::write(&path, source).unwrap();
+        let nb = crate::notebook::from_bytes(&path, source.as_bytes()).unwrap();
+        let opts = RunOptions {
+            cell_timeout: Duration::from_secs(1),
+            total_timeout: Duration::from_secs(60),
+            kernel: crate::verify::KernelMode::Plain,
+            ..RunOptions::default()
+        };
+        let run = run_notebook(&nb, &python, &opts).unwrap();
+        assert_eq!(run.cells[0].status, CellStatus::Timeout, "{:#?}", run.cells);
+        assert!(run.cells[0].error.is_none());
+    }
+
     #[test]
     fn no_start_record_is_a_failed_start() {
         let nb = nb();

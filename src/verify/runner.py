@@ -36,7 +36,9 @@ else:
 MARK = "@nbenv "
 RUNNER_FILE = "<nbenv-runner>"
 RUNNER_PID = os.getpid()
-STATE = {"proto": None, "lock": threading.Lock()}
+# `timed_out`: the current cell's alarm fired. The cell's status says so whatever the cell
+# made of the exception (caught it and raised another, or swallowed it).
+STATE = {"proto": None, "lock": threading.Lock(), "timed_out": False}
 
 
 def to_text(value):
@@ -793,6 +795,7 @@ class Runner(object):
         watchdog = threading.Timer(timeout + 5.0, self.hard_timeout, (cell, started, timeout))
         watchdog.daemon = True
         watchdog.start()
+        STATE["timed_out"] = False
         signal.setitimer(signal.ITIMER_REAL, timeout)
         try:
             try:
@@ -815,10 +818,13 @@ class Runner(object):
         if os.getpid() != RUNNER_PID:
             # A forked child finished the cell: it must not run the next ones.
             os._exit(0)
-        if error is not None:
-            status = "timeout" if error["ename"] == "CellTimeout" else "error"
-            if status == "timeout":
-                error = None
+        # The alarm, not the exception's name, says whether the cell ran out of time: a cell
+        # may catch CellTimeout and raise something else, or carry on after it.
+        if STATE["timed_out"]:
+            status = "timeout"
+            error = None
+        elif error is not None:
+            status = "error"
         record = {
             "event": "cell",
             "index": cell["index"],
@@ -935,6 +941,7 @@ def main():
     sys.argv = [""]
 
     def alarm(signum, frame):
+        STATE["timed_out"] = True
         raise CellTimeout("the cell ran longer than its time limit")
 
     signal.signal(signal.SIGALRM, alarm)

@@ -25,7 +25,7 @@ fn live_six_releases() {
         Some("2021-05-05".into())
     );
     assert!(r.has_wheel() && r.has_sdist() && !r.is_yanked());
-    assert!(r.requires_python().unwrap().contains(">=2.7"));
+    assert!(r.requires_python().text().unwrap().contains(">=2.7"));
     assert!(r
         .files
         .iter()
@@ -73,7 +73,7 @@ fn live_metadata_and_py_members_by_range() {
     );
 
     let (meta, source) = client.core_metadata(file).unwrap();
-    assert_eq!(meta.version, "6.0.1");
+    assert_eq!(meta.version.to_string(), "6.0.1");
     assert!(matches!(
         source,
         MetadataSource::Pep658 | MetadataSource::Wheel

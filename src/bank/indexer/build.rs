@@ -264,7 +264,7 @@ pub fn build(
                 .map(|r| ReleaseInfo {
                     version: r.version.clone(),
                     upload_time: r.upload_time(),
-                    requires_python: r.requires_python().map(str::to_string),
+                    requires_python: r.requires_python().text().map(str::to_string),
                     yanked: r.is_yanked().then(|| {
                         r.files
                             .iter()
@@ -457,7 +457,7 @@ fn record(
                 import_names: &outcome.import_names,
                 requires_dist: &outcome.requires_dist,
                 file_requires_dist: &indexed.file_requires_dist,
-                requires_python: outcome.requires_python.as_deref(),
+                requires_python: outcome.requires_python.text(),
                 no_sources: no_sources(&outcome.content),
                 display_name: outcome.name.as_deref(),
                 counts: outcome.counts,

@@ -9,7 +9,9 @@ use crate::bank::extract::{
 };
 use crate::bank::flow::{self, ReleaseApis, ReleaseInput};
 use crate::bank::store::{SourceCounts, SummaryStore};
-use crate::pypi::{CoreMetadata, DistFile, FileKind, IndexClient, SourceClass, Transfer};
+use crate::pypi::{
+    CoreMetadata, DistFile, FileKind, IndexClient, RequiresPython, SourceClass, Transfer,
+};
 
 use super::analysis_slots::{AnalysisSlot, AnalysisSlots};
 use super::error::IndexError;
@@ -21,7 +23,7 @@ pub struct ReleaseOutcome {
     pub apis: ReleaseApis,
     pub import_names: Vec<String>,
     pub requires_dist: Vec<String>,
-    pub requires_python: Option<String>,
+    pub requires_python: RequiresPython,
     /// The distribution's name as the file's metadata spells it.
     pub name: Option<String>,
     pub content: Content,
@@ -402,8 +404,8 @@ pub fn index_release(
 
     let import_names = import_names(top_level.as_deref(), &layout);
     let (requires_dist, requires_python, name) = match metadata {
-        Some(m) => (m.requires_dist, m.requires_python, Some(m.name)),
-        None => (Vec::new(), None, None),
+        Some(m) => (m.requires_dist, m.requires_python, Some(m.name_as_written)),
+        None => (Vec::new(), RequiresPython::Any, None),
     };
     let content = Content::of(&layout, python_files, &requires_dist);
     Ok(ReleaseOutcome {
@@ -430,11 +432,12 @@ fn runs_on_python2(file: &DistFile, metadata: Option<&CoreMetadata>) -> bool {
             .iter()
             .any(|t| t.starts_with("py2") || t.starts_with("cp2")),
         FileKind::Sdist { .. } => {
-            let requires = metadata.and_then(|m| m.requires_python.as_deref());
-            match requires.map(str::parse::<crate::pypi::VersionSpecifiers>) {
-                None => true,
-                Some(Ok(spec)) => spec.contains(&crate::pypi::Version::new([2, 7])),
-                Some(Err(_)) => false,
+            // An unreadable Requires-Python is taken as excluding 2.7, as it always was.
+            match metadata.map(|m| &m.requires_python) {
+                None | Some(RequiresPython::Any) => true,
+                Some(r) => r
+                    .specifiers()
+                    .is_some_and(|s| s.contains(&crate::pypi::Version::new([2, 7]))),
             }
         }
     }
@@ -483,7 +486,7 @@ mod tests {
             version: parsed.version,
             kind: parsed.kind,
             hashes: Default::default(),
-            requires_python: None,
+            requires_python: RequiresPython::Any,
             size: Some(size),
             upload_time: None,
             yanked: None,

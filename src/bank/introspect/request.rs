@@ -2,6 +2,8 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use crate::python::PythonVersion;
+
 /// What the bundled script is asked to do.
 #[derive(Debug, Clone, Serialize)]
 pub struct RuntimeRequest {
@@ -21,7 +23,9 @@ pub struct RuntimeRequest {
 /// What it answers.
 #[derive(Debug, Clone, Deserialize)]
 pub struct RuntimeResult {
-    pub python: String,
+    /// The interpreter the script ran on, as it reports itself (`3.8.18`); an answer without
+    /// a readable version is no answer.
+    pub python: PythonVersion,
     /// (path, kind) pairs.
     pub names: Vec<(String, String)>,
     /// (path, canonical path): names bound to a class or function defined elsewhere.
@@ -51,5 +55,31 @@ impl RuntimeResult {
         out.sort();
         out.dedup();
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The script's answer carries the interpreter's version as a version, patch level
+    /// included; a line whose version cannot be read is not an answer.
+    #[test]
+    fn an_answer_carries_a_python_version() {
+        let answer: RuntimeResult =
+            serde_json::from_str(r#"{"python": "3.8.18", "names": [["m.f", "function"]]}"#)
+                .unwrap();
+        assert_eq!(
+            answer.python,
+            PythonVersion {
+                major: 3,
+                minor: 8,
+                micro: Some(18)
+            }
+        );
+        assert_eq!(answer.python.feature(), PythonVersion::new(3, 8));
+        assert!(
+            serde_json::from_str::<RuntimeResult>(r#"{"python": "cpython", "names": []}"#).is_err()
+        );
     }
 }

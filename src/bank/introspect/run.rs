@@ -21,7 +21,8 @@ use crate::names::DistName;
 use crate::pypi::{IndexClient, Release, Version};
 use crate::python::{
     candidate_interpreters, environments, run_limited, start_of_next_day, Environment,
-    EnvironmentSpec, InstallOptions, Installer, Interpreter, ReleaseInstall, Tools,
+    EnvironmentSpec, InstallOptions, Installer, Interpreter, ProcessError, PythonVersion,
+    ReleaseInstall, Tools,
 };
 
 #[derive(Debug, Clone)]
@@ -79,7 +80,7 @@ impl IntrospectConfig {
 #[serde(rename_all = "snake_case", tag = "outcome")]
 pub enum Outcome {
     Recorded {
-        python: String,
+        python: PythonVersion,
         names: usize,
         failed_imports: usize,
         /// Extras installed because the release's imports needed them (`alldeps`).
@@ -306,7 +307,7 @@ fn introspect_release(
 
     let candidates = match candidate_interpreters(&config.interpreters, release) {
         Ok(c) => c,
-        Err(reason) => return gap(reason),
+        Err(reason) => return gap(reason.to_string()),
     };
     let newest_upload = release.files.iter().filter_map(|f| f.upload_time).max();
     let requires_dist = store.requires_dist(row.id)?;
@@ -442,15 +443,28 @@ fn introspect_release(
 /// Rounds of installing extras and importing again, per environment.
 const MAX_EXTRAS_ROUNDS: usize = 3;
 
+/// Why the introspection script gave no answer.
+#[derive(Debug, thiserror::Error)]
+enum ScriptError {
+    #[error("cannot write the introspection script: {0}")]
+    Write(#[source] std::io::Error),
+    #[error(transparent)]
+    Run(#[from] ProcessError),
+    #[error("the introspection script {} without a result:\n{stderr_tail}", if *.timed_out { "timed out" } else { "ended" })]
+    NoResult {
+        timed_out: bool,
+        stderr_tail: String,
+    },
+}
+
 /// Runs the bundled script in `env` on `request`; what it answered, or why it did not.
 fn run_script(
     config: &IntrospectConfig,
     env: &Environment,
     request: &RuntimeRequest,
-) -> Result<RuntimeResult, String> {
+) -> Result<RuntimeResult, ScriptError> {
     let script = env.scratch().join("nbenv_introspect.py");
-    std::fs::write(&script, SCRIPT)
-        .map_err(|e| format!("cannot write the introspection script: {e}"))?;
+    std::fs::write(&script, SCRIPT).map_err(ScriptError::Write)?;
     let mut cmd = Command::new(&env.venv.python);
     cmd.arg(&script)
         .current_dir(env.scratch())
@@ -458,18 +472,15 @@ fn run_script(
         .env("MPLBACKEND", "Agg")
         .env_remove("PYTHONPATH");
     let input = serde_json::to_vec(request).expect("request serializes");
-    let done = run_limited(cmd, &input, config.run_timeout).map_err(|e| e.to_string())?;
+    let done = run_limited(cmd, &input, config.run_timeout)?;
     let stdout = String::from_utf8_lossy(&done.stdout);
     stdout
         .lines()
         .rev()
         .find_map(|l| serde_json::from_str(l).ok())
-        .ok_or_else(|| {
-            format!(
-                "the introspection script {} without a result:\n{}",
-                if done.timed_out { "timed out" } else { "ended" },
-                done.stderr_tail(8)
-            )
+        .ok_or_else(|| ScriptError::NoResult {
+            timed_out: done.timed_out,
+            stderr_tail: done.stderr_tail(8),
         })
 }
 

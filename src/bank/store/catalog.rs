@@ -5,11 +5,12 @@
 //! not read says nothing about its APIs: it must never be mistaken for one that lacks them.
 
 use std::collections::HashMap;
-use std::str::FromStr;
 
 use jiff::Timestamp;
 use pep508_rs::pep440_rs::{Version, VersionSpecifiers};
 use serde::Serialize;
+
+use crate::pypi::RequiresPython;
 
 use super::registry::ReleaseStatus;
 use super::release_facts::ReleaseFacts;
@@ -24,29 +25,6 @@ pub enum IndexStatus {
     Failed,
     /// Registered from the index, not read yet.
     NotIndexed,
-}
-
-/// What a release says of the interpreters it supports.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "kebab-case", tag = "kind", content = "value")]
-pub enum RequiresPython {
-    /// No Requires-Python: any interpreter.
-    Any,
-    Specifiers(VersionSpecifiers),
-    /// Present but not PEP 440 (old uploads have `>=2.7.*`-like typos); installers ignore
-    /// such a field, and so may the resolver, but the text is kept for messages.
-    Unreadable(String),
-}
-
-impl RequiresPython {
-    pub fn parse(text: Option<&str>) -> Self {
-        match text.map(str::trim).filter(|t| !t.is_empty()) {
-            None => RequiresPython::Any,
-            Some(t) => VersionSpecifiers::from_str(t)
-                .map(RequiresPython::Specifiers)
-                .unwrap_or_else(|_| RequiresPython::Unreadable(t.to_string())),
-        }
-    }
 }
 
 /// One release, as the resolver needs it.
@@ -174,6 +152,7 @@ impl Store {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::str::FromStr;
 
     fn release(slot: u32, version: &str, index: IndexStatus) -> CatalogRelease {
         CatalogRelease {
@@ -215,14 +194,30 @@ mod tests {
 
     #[test]
     fn requires_python_keeps_what_does_not_parse() {
-        assert_eq!(RequiresPython::parse(None), RequiresPython::Any);
-        assert_eq!(RequiresPython::parse(Some(" ")), RequiresPython::Any);
-        assert!(matches!(
-            RequiresPython::parse(Some(">=3.6")),
-            RequiresPython::Specifiers(_)
-        ));
+        let row = |text: Option<&str>| ReleaseFacts {
+            slot: Slot(0),
+            version: "1.0".parse().unwrap(),
+            upload_time: None,
+            requires_python: text.map(str::to_string),
+            yanked: false,
+            status: ReleaseStatus::Indexed,
+            introspected: false,
+            runtime_gap: false,
+        };
+        let mut memo = HashMap::new();
+        let any = row(None);
+        let spec = row(Some(">=3.6"));
+        let bad = row(Some(">=3.6.*, garbage"));
         assert_eq!(
-            RequiresPython::parse(Some(">=3.6.*, garbage")),
+            CatalogRelease::from_row(&any, &mut memo).requires_python,
+            RequiresPython::Any
+        );
+        assert!(CatalogRelease::from_row(&spec, &mut memo)
+            .requires_python
+            .specifiers()
+            .is_some());
+        assert_eq!(
+            CatalogRelease::from_row(&bad, &mut memo).requires_python,
             RequiresPython::Unreadable(">=3.6.*, garbage".into())
         );
     }

@@ -4,11 +4,11 @@
 //! `infer` indexing on demand) by one release at most. Readers never take it: SQLite's WAL
 //! lets them read while a writer writes.
 //!
-//! The lock is `flock(2)` on an open file: the kernel releases it when the process ends,
-//! however it ends, so a crashed writer never leaves the bank locked.
+//! The lock is std's [`File::lock`] (`flock(2)` on Linux) on an open file: the kernel
+//! releases it when the process ends, however it ends, so a crashed writer never leaves the
+//! bank locked.
 
-use std::fs::{File, OpenOptions};
-use std::os::fd::AsRawFd;
+use std::fs::{File, OpenOptions, TryLockError};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -76,17 +76,15 @@ impl WriterLock {
                 path: self.bank.clone(),
                 detail: format!("cannot open its lock file {}: {e}", self.path.display()),
             })?;
-        let fd = file.as_raw_fd();
-        // SAFETY: `fd` is an open descriptor owned by `file` for this call's duration.
-        if unsafe { libc::flock(fd, libc::LOCK_EX | libc::LOCK_NB) } == 0 {
-            return Ok(LockGuard { _file: file });
-        }
-        let error = std::io::Error::last_os_error();
-        if error.kind() != std::io::ErrorKind::WouldBlock {
-            return Err(StoreError::NotABank {
-                path: self.bank.clone(),
-                detail: format!("cannot lock {}: {error}", self.path.display()),
-            });
+        match file.try_lock() {
+            Ok(()) => return Ok(LockGuard { _file: file }),
+            Err(TryLockError::WouldBlock) => {}
+            Err(TryLockError::Error(error)) => {
+                return Err(StoreError::NotABank {
+                    path: self.bank.clone(),
+                    detail: format!("cannot lock {}: {error}", self.path.display()),
+                })
+            }
         }
         match &self.policy {
             LockPolicy::NoWait => {
@@ -105,17 +103,54 @@ impl WriterLock {
             LockPolicy::Wait => {}
         }
         loop {
-            // SAFETY: as above.
-            if unsafe { libc::flock(fd, libc::LOCK_EX) } == 0 {
-                return Ok(LockGuard { _file: file });
-            }
-            let error = std::io::Error::last_os_error();
-            if error.kind() != std::io::ErrorKind::Interrupted {
-                return Err(StoreError::NotABank {
-                    path: self.bank.clone(),
-                    detail: format!("cannot lock {}: {error}", self.path.display()),
-                });
+            // std does not retry a wait a signal interrupts.
+            match file.lock() {
+                Ok(()) => return Ok(LockGuard { _file: file }),
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(error) => {
+                    return Err(StoreError::NotABank {
+                        path: self.bank.clone(),
+                        detail: format!("cannot lock {}: {error}", self.path.display()),
+                    })
+                }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::time::Duration;
+
+    /// A second writer is refused at once (`NoWait`), or told once and let in when the first
+    /// lets go.
+    #[test]
+    fn a_second_writer_is_refused_or_waits_its_turn() {
+        let dir = tempfile::tempdir().unwrap();
+        let bank = dir.path().join("bank.sqlite3");
+        let first = WriterLock::new(&bank, LockPolicy::NoWait)
+            .acquire()
+            .unwrap();
+        assert!(matches!(
+            WriterLock::new(&bank, LockPolicy::NoWait).acquire(),
+            Err(StoreError::Busy { .. })
+        ));
+        let notices = Arc::new(AtomicUsize::new(0));
+        let counted = notices.clone();
+        let notice: WaitNotice = Arc::new(move |_| {
+            counted.fetch_add(1, Ordering::SeqCst);
+        });
+        let waiter = std::thread::spawn(move || {
+            WriterLock::new(&bank, LockPolicy::WaitWithNotice(notice))
+                .acquire()
+                .map(drop)
+        });
+        std::thread::sleep(Duration::from_millis(200));
+        assert!(!waiter.is_finished(), "the second writer waits");
+        drop(first);
+        waiter.join().unwrap().unwrap();
+        assert_eq!(notices.load(Ordering::SeqCst), 1);
     }
 }

@@ -44,7 +44,7 @@ use crate::disk_full::Written;
 use crate::timings::{self, Stage};
 
 pub use api_history::SignatureHistory;
-pub use catalog::{Catalog, CatalogRelease, IndexStatus, RequiresPython};
+pub use catalog::{Catalog, CatalogRelease, IndexStatus};
 pub use check::{CheckFailure, CheckReport, Checked};
 pub use diff::{DiffEntry, DiffMiss, DiffReport, DiffSource};
 pub(crate) use error::full_disk as sqlite_full_disk;

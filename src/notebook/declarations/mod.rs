@@ -212,9 +212,7 @@ impl Sink<'_> {
         kind: DeclarationKind,
         line: u32,
     ) {
-        let Ok(name) = DistName::new(requirement.name.as_ref()) else {
-            return;
-        };
+        let name = DistName::from(&requirement.name);
         let at = self.at(line);
         self.out.requirements.push(DeclaredRequirement {
             requirement,

@@ -93,9 +93,6 @@ fn raised_cause(r: &Raised, cell: Option<u32>, cx: &FailureContext) -> Cause {
     {
         return Cause::Stdin;
     }
-    if ename == "CellTimeout" {
-        return Cause::Timeout { whole_run: false };
-    }
     // Libraries colour parts of their messages (NLTK does the resource's name).
     let evalue = strip_ansi(&r.evalue);
     let msg = message::parse(&evalue);

@@ -83,7 +83,8 @@ pub fn changes(spans: &[Span]) -> Vec<Change> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bank::store::{CatalogRelease, IndexStatus, RequiresPython, Slot};
+    use crate::bank::store::{CatalogRelease, IndexStatus, Slot};
+    use crate::pypi::RequiresPython;
 
     #[test]
     fn removed_then_restored_across_unknown_and_not_indexed() {

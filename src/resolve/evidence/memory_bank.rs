@@ -8,10 +8,10 @@ use pep508_rs::pep440_rs::Version;
 
 use super::bank_view::{BankReadError, BankView};
 use crate::bank::store::{
-    Catalog, CatalogRelease, ImportProvider, IndexStatus, Presence, ReleaseSet, RequiresPython,
-    Slot,
+    Catalog, CatalogRelease, ImportProvider, IndexStatus, Presence, ReleaseSet, Slot,
 };
 use crate::names::{ApiPath, DistName, ModulePath};
+use crate::pypi::RequiresPython;
 
 /// What is known of one distribution.
 #[derive(Debug, Clone, Default)]

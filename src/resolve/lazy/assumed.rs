@@ -129,7 +129,8 @@ impl<B: BankView + ?Sized> BankView for Assumed<'_, B> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bank::store::{CatalogRelease, IndexStatus, ReleaseSet, RequiresPython, Slot};
+    use crate::bank::store::{CatalogRelease, IndexStatus, ReleaseSet, Slot};
+    use crate::pypi::RequiresPython;
 
     /// `states`: one letter a release, oldest first: P present, A absent, U unknown, . not
     /// indexed. Returns the same with assumed absences as `a`.

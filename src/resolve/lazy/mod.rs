@@ -40,9 +40,10 @@ use super::evidence::{
     ReleaseState, Strength,
 };
 use super::infer::Inference;
-use super::solver::{python_allows, Solution, Target};
-use crate::bank::store::{Catalog, CatalogRelease, IndexStatus, ReleaseSet, RequiresPython, Slot};
+use super::solver::Solution;
+use crate::bank::store::{Catalog, CatalogRelease, IndexStatus, ReleaseSet, Slot};
 use crate::names::DistName;
+use crate::pypi::Admits;
 use crate::python::PythonVersion;
 use line::{Line, Reading};
 use search::{next, Has, Step, Wanted};
@@ -78,8 +79,7 @@ fn plan_dist(
             action: Action::Index,
         }];
     };
-    let target = options.python.map(Target::new);
-    let scope = on_target(catalog, install_scope(d), target.as_ref());
+    let scope = on_target(catalog, install_scope(d), options.python);
     let probe = |r: &CatalogRelease, reason| Probe {
         dist: d.dist.clone(),
         version: Some(r.version.clone()),
@@ -186,16 +186,17 @@ impl RecordReading<'_> {
 fn on_target(
     catalog: &Catalog,
     scope: Option<ReleaseSet>,
-    target: Option<&Target>,
+    python: Option<PythonVersion>,
 ) -> Option<ReleaseSet> {
-    let Some(target) = target else {
+    let Some(python) = python else {
         return scope;
     };
     let mut installable = ReleaseSet::new();
+    // An unreadable Requires-Python is no reason to leave a release out: installers ignore it.
     for r in catalog
         .releases
         .iter()
-        .filter(|r| installable_on(Some(target), r))
+        .filter(|r| python.meets(&r.requires_python) != Admits::No)
     {
         installable.insert(r.slot);
     }
@@ -203,15 +204,6 @@ fn on_target(
         Some(scope) => scope.intersection(&installable),
         None => installable,
     })
-}
-
-/// Whether `release` can be installed on `target` (any release without a target): its
-/// Requires-Python admits it, or says nothing an installer reads.
-fn installable_on(target: Option<&Target>, release: &CatalogRelease) -> bool {
-    match (target, &release.requires_python) {
-        (Some(target), RequiresPython::Specifiers(spec)) => python_allows(spec, target),
-        _ => true,
-    }
 }
 
 impl RecordReading<'_> {
@@ -479,7 +471,7 @@ mod tests {
             slot: Slot(slot),
             version: version.parse().unwrap(),
             upload_time: None,
-            requires_python: RequiresPython::parse(requires_python),
+            requires_python: crate::pypi::RequiresPython::parse(requires_python),
             yanked: false,
             index: IndexStatus::Indexed,
             runtime_gap: false,
@@ -495,16 +487,16 @@ mod tests {
         ]);
         let slots =
             |set: Option<ReleaseSet>| set.map(|s| s.iter().map(|s| s.0).collect::<Vec<_>>());
-        let py36 = Target::new(PythonVersion::new(3, 6));
+        let py36 = PythonVersion::new(3, 6);
         // pandas 3 cannot be pinned on 3.6: it is out of every line, never indexed nor
         // introspected; a release with no Requires-Python may install.
         assert_eq!(
-            slots(on_target(&catalog, None, Some(&py36))),
+            slots(on_target(&catalog, None, Some(py36))),
             Some(vec![0, 1])
         );
         let line = Line::new(
             &catalog,
-            on_target(&catalog, None, Some(&py36)).as_ref(),
+            on_target(&catalog, None, Some(py36)).as_ref(),
             None,
         );
         assert_eq!(line.releases.len(), 2);
@@ -513,7 +505,7 @@ mod tests {
         pinned.insert(Slot(1));
         pinned.insert(Slot(2));
         assert_eq!(
-            slots(on_target(&catalog, Some(pinned.clone()), Some(&py36))),
+            slots(on_target(&catalog, Some(pinned.clone()), Some(py36))),
             Some(vec![1])
         );
         // Without a target, the install lines alone, or nothing.
@@ -522,9 +514,9 @@ mod tests {
             Some(vec![1, 2])
         );
         assert_eq!(slots(on_target(&catalog, None, None)), None);
-        let py312 = Target::new(PythonVersion::new(3, 12));
+        let py312 = PythonVersion::new(3, 12);
         assert_eq!(
-            slots(on_target(&catalog, None, Some(&py312))),
+            slots(on_target(&catalog, None, Some(py312))),
             Some(vec![0, 1, 2])
         );
     }

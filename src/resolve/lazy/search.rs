@@ -142,7 +142,8 @@ impl Wanted {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bank::store::{Catalog, CatalogRelease, IndexStatus, RequiresPython, Slot};
+    use crate::bank::store::{Catalog, CatalogRelease, IndexStatus, Slot};
+    use crate::pypi::RequiresPython;
 
     /// A line of `n` releases 1.0 .. n.0 with the newest and `start` read; `truth[i]` says
     /// whether release i has the API. Runs the search to the end and returns what it read.

@@ -10,11 +10,10 @@ use pubgrub::Ranges;
 use super::catalog::{Catalog, Release};
 use super::exclusion::{Exclusion, SdistRefused};
 use super::options::{pure_sdist_admitted, Sdists, SolveOptions};
-use super::requires_python;
 use super::root::Allowed;
 use super::target::Target;
 use crate::names::DistName;
-use crate::pypi::{DistFile, FileKind, ReleaseFile};
+use crate::pypi::{Admits, DistFile, FileKind, ReleaseFile};
 
 /// What the root asks of one distribution beyond its range.
 #[derive(Debug, Clone, Default)]
@@ -423,10 +422,9 @@ fn verdict(
     if release.yanked && !pinned {
         return Verdict::Out(Exclusion::Yanked);
     }
-    if let Some(spec) = &release.requires_python {
-        if !requires_python::allows(spec, target) {
-            return Verdict::Out(Exclusion::RequiresPython(spec.clone()));
-        }
+    // An unreadable Requires-Python constrains nothing, as installers ignore it.
+    if target.python().meets(&release.requires_python) == Admits::No {
+        return Verdict::Out(Exclusion::RequiresPython(release.requires_python.clone()));
     }
     let fits = |f: &ReleaseFile| installable(f, target, options, sdists, pinned);
     let is_sdist = |f: &ReleaseFile| matches!(f.kind, FileKind::Sdist { .. });
@@ -443,7 +441,11 @@ fn verdict(
     };
     let eligible = |f: &ReleaseFile| {
         (pinned || !f.yanked)
-            && pure_sdist_admitted(release.requires_python.is_some(), f.upload_time, target)
+            && pure_sdist_admitted(
+                release.requires_python.specifiers().is_some(),
+                f.upload_time,
+                target,
+            )
     };
     let pure_candidates: Vec<usize> = if !survey {
         Vec::new()

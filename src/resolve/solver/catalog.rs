@@ -4,12 +4,14 @@
 use std::sync::Arc;
 
 use jiff::Timestamp;
-use pep508_rs::pep440_rs::{Version, VersionSpecifiers};
+use pep508_rs::pep440_rs::Version;
 
 use super::release_files::ReleaseFiles;
 use super::target::Target;
 use crate::names::DistName;
-use crate::pypi::{DistFile, FileKind, InvalidRequiresDist, PypiError, RequiresDist};
+use crate::pypi::{
+    DistFile, FileKind, InvalidRequiresDist, PypiError, RequiresDist, RequiresPython,
+};
 
 /// A source of releases and their dependencies. Implementations memoize: the solver asks for
 /// the same distribution many times. `Sync`, so that one catalog serves worker threads.
@@ -36,8 +38,8 @@ pub trait Catalog: Sync {
 #[derive(Debug, Clone)]
 pub struct Release {
     pub version: Version,
-    /// As the index gives it; `None` when absent or unreadable (the metadata may still have one).
-    pub requires_python: Option<VersionSpecifiers>,
+    /// As the index gives it (when absent, the metadata may still have one).
+    pub requires_python: RequiresPython,
     /// Every file is yanked (PEP 592).
     pub yanked: bool,
     pub files: ReleaseFiles,
@@ -65,19 +67,19 @@ impl Release {
 #[derive(Debug, Clone, Default)]
 pub struct ReleaseMetadata {
     pub requires_dist: Vec<RequiresDist>,
-    pub requires_python: Option<VersionSpecifiers>,
+    pub requires_python: RequiresPython,
     /// Requires-Dist lines no leniency can read: left out of the resolution, kept to report.
     pub unreadable: Vec<InvalidRequiresDist>,
 }
 
 impl ReleaseMetadata {
-    /// Parses Requires-Dist lines and a Requires-Python value as metadata gives them.
+    /// Parses Requires-Dist lines as metadata gives them, beside its Requires-Python.
     pub fn parse<'a>(
         requires_dist: impl IntoIterator<Item = &'a str>,
-        requires_python: Option<&str>,
+        requires_python: RequiresPython,
     ) -> Self {
         let mut meta = Self {
-            requires_python: requires_python.and_then(parse_requires_python),
+            requires_python,
             ..Self::default()
         };
         for line in requires_dist {
@@ -88,15 +90,6 @@ impl ReleaseMetadata {
         }
         meta
     }
-}
-
-/// Reads a Requires-Python value; an empty or unreadable one constrains nothing.
-pub fn parse_requires_python(text: &str) -> Option<VersionSpecifiers> {
-    let text = text.trim();
-    if text.is_empty() {
-        return None;
-    }
-    text.parse().ok()
 }
 
 #[derive(Debug, thiserror::Error)]

@@ -3,8 +3,8 @@
 
 use std::fmt;
 
+use crate::pypi::RequiresPython;
 use jiff::Timestamp;
-use pep508_rs::pep440_rs::VersionSpecifiers;
 
 use crate::bank::store::FailedStep;
 use crate::python::PythonVersion;
@@ -16,7 +16,7 @@ pub enum Exclusion {
     /// Yanked and not pinned with `==`.
     Yanked,
     /// The index's Requires-Python excludes the target.
-    RequiresPython(VersionSpecifiers),
+    RequiresPython(RequiresPython),
     /// No wheel installs on the target; `sdist` when an sdist exists, with why it does not
     /// count.
     NoWheel {

@@ -74,7 +74,7 @@ impl Provider<'_> {
         let mut preferred: Vec<DistName> = metadata
             .requires_dist
             .iter()
-            .filter_map(|rd| DistName::new(rd.requirement.name.as_ref()).ok())
+            .map(|rd| DistName::from(&rd.requirement.name))
             .collect();
         preferred.extend(self.roots.iter().map(|r| r.dist.clone()));
         let imported = source.dependencies(&Asked {

@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use super::catalog::{parse_requires_python, Catalog, CatalogError, Release, ReleaseMetadata};
+use super::catalog::{Catalog, CatalogError, Release, ReleaseMetadata};
 use super::release_files::ReleaseFiles;
 use super::target::Target;
 use crate::names::DistName;
@@ -72,18 +72,10 @@ impl Catalog for IndexCatalog<'_> {
                     }
                 }
             })?;
-        // Consecutive releases mostly say the same Requires-Python: each text parsed once.
-        let mut parsed: HashMap<String, Option<pep508_rs::pep440_rs::VersionSpecifiers>> =
-            HashMap::new();
         let releases: Arc<[Release]> = page
             .into_iter()
             .map(|r| Release {
-                requires_python: r.requires_python.and_then(|text| {
-                    parsed
-                        .entry(text)
-                        .or_insert_with_key(|text| parse_requires_python(text))
-                        .clone()
-                }),
+                requires_python: r.requires_python,
                 files: ReleaseFiles::lazy(r.version.clone(), r.files),
                 version: r.version,
                 yanked: r.yanked,
@@ -117,7 +109,7 @@ impl Catalog for IndexCatalog<'_> {
                 })?;
         let parsed = Arc::new(ReleaseMetadata::parse(
             core.requires_dist.iter().map(String::as_str),
-            core.requires_python.as_deref(),
+            core.requires_python,
         ));
         lock(&self.metadata).insert(key, parsed.clone());
         Ok(parsed)

@@ -6,11 +6,11 @@ use std::sync::{Arc, Mutex};
 use jiff::Timestamp;
 use pep508_rs::pep440_rs::Version;
 
-use super::catalog::{parse_requires_python, Catalog, CatalogError, Release, ReleaseMetadata};
+use super::catalog::{Catalog, CatalogError, Release, ReleaseMetadata};
 use super::release_files::ReleaseFiles;
 use super::target::Target;
 use crate::names::DistName;
-use crate::pypi::{hex_sha256, DistFile, DistFilename, MetadataHint};
+use crate::pypi::{hex_sha256, DistFile, DistFilename, MetadataHint, RequiresPython};
 
 /// Releases and their metadata, held in memory.
 #[derive(Debug, Default)]
@@ -39,9 +39,9 @@ pub struct MemoryRelease {
     /// The sdist is pure Python.
     pure: bool,
     requires_dist: Vec<String>,
-    requires_python: Option<String>,
+    requires_python: RequiresPython,
     /// Requires-Python in the metadata only, as on indexes whose pages do not carry it.
-    metadata_requires_python: Option<String>,
+    metadata_requires_python: RequiresPython,
     uploaded: Option<String>,
     yanked: bool,
 }
@@ -63,8 +63,8 @@ impl MemoryRelease {
             sdist: false,
             pure: false,
             requires_dist: Vec::new(),
-            requires_python: None,
-            metadata_requires_python: None,
+            requires_python: RequiresPython::Any,
+            metadata_requires_python: RequiresPython::Any,
             uploaded: None,
             yanked: false,
         }
@@ -97,13 +97,13 @@ impl MemoryRelease {
 
     /// Requires-Python, both on the index page and in the metadata.
     pub fn requires_python(mut self, spec: &str) -> Self {
-        self.requires_python = Some(spec.to_string());
+        self.requires_python = RequiresPython::parse(Some(spec));
         self
     }
 
     /// Requires-Python in the metadata but not on the index page (old uploads, HTML indexes).
     pub fn metadata_requires_python(mut self, spec: &str) -> Self {
-        self.metadata_requires_python = Some(spec.to_string());
+        self.metadata_requires_python = RequiresPython::parse(Some(spec));
         self
     }
 
@@ -168,27 +168,23 @@ impl MemoryRelease {
                 core_metadata: MetadataHint::Unknown,
             });
         }
-        let metadata_python = self
-            .metadata_requires_python
-            .as_ref()
-            .or(self.requires_python.as_ref());
-        if let Some(spec) = metadata_python {
-            if parse_requires_python(spec).is_none() {
-                return Err(self.invalid(format!("Requires-Python `{spec}` is unreadable")));
-            }
+        let metadata_python = if self.metadata_requires_python.is_any() {
+            &self.requires_python
+        } else {
+            &self.metadata_requires_python
+        };
+        if let RequiresPython::Unreadable(spec) = metadata_python {
+            return Err(self.invalid(format!("Requires-Python `{spec}` is unreadable")));
         }
         let metadata = ReleaseMetadata::parse(
             self.requires_dist.iter().map(String::as_str),
-            metadata_python.map(String::as_str),
+            metadata_python.clone(),
         );
         if let Some(bad) = metadata.unreadable.first() {
             return Err(self.invalid(bad.to_string()));
         }
         let release = Release {
-            requires_python: self
-                .requires_python
-                .as_deref()
-                .and_then(parse_requires_python),
+            requires_python: self.requires_python,
             yanked: self.yanked,
             files: ReleaseFiles::new(version.clone(), files),
             version,

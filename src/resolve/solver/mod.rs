@@ -29,7 +29,7 @@ mod target;
 mod tests;
 
 pub use candidates::exclusions;
-pub use catalog::{parse_requires_python, Catalog, CatalogError, Release, ReleaseMetadata};
+pub use catalog::{Catalog, CatalogError, Release, ReleaseMetadata};
 pub use error::SolveError;
 pub use exclusion::Exclusion;
 pub use import_time::ImportTime;
@@ -38,7 +38,6 @@ pub use memory_catalog::{InvalidRelease, MemoryCatalog, MemoryRelease};
 pub use options::SolveOptions;
 pub use package::Package;
 pub use release_files::ReleaseFiles;
-pub(crate) use requires_python::allows as python_allows;
 pub use root::{Allowed, RootRequirement};
 pub use solution::{LockedFile, LockedKind, Pin, RequiredBy, Solution};
 pub use target::Target;

@@ -202,7 +202,7 @@ impl<'a> Provider<'a> {
         let mut edges = Vec::new();
         match extra {
             None => {
-                if let Some(spec) = &metadata.requires_python {
+                if let Some(spec) = metadata.requires_python.specifiers() {
                     deps.push((Package::Python, python_range(spec, self.target)));
                 }
             }
@@ -219,9 +219,7 @@ impl<'a> Provider<'a> {
             if !applies {
                 continue;
             }
-            let Ok(dep) = DistName::new(req.name.as_ref()) else {
-                continue;
-            };
+            let dep = DistName::from(&req.name);
             let range = match &req.version_or_url {
                 Some(VersionOrUrl::VersionSpecifier(s)) => Ranges::from(s.clone()),
                 _ => Ranges::full(),

@@ -10,7 +10,10 @@ use super::target::Target;
 ///
 /// Release-only semantics, as installers compare interpreters (`>3.13` admits `3.13.1`). A
 /// feature-release target meets `spec` when one of its patch levels does: the range is then
-/// widened to hold the target's `X.Y.0`.
+/// widened to hold the target's `X.Y.0`. The same answer as [`PythonVersion::meets`], as a
+/// range for PubGrub.
+///
+/// [`PythonVersion::meets`]: crate::python::PythonVersion::meets
 pub(crate) fn python_range(spec: &VersionSpecifiers, target: &Target) -> Ranges<Version> {
     let range = release_specifiers_to_ranges(spec.clone());
     let version = target.python_pep440();
@@ -25,9 +28,4 @@ pub(crate) fn python_range(spec: &VersionSpecifiers, target: &Target) -> Ranges<
     } else {
         range.union(&Ranges::singleton(version.clone()))
     }
-}
-
-/// Whether the target meets `spec`.
-pub(crate) fn allows(spec: &VersionSpecifiers, target: &Target) -> bool {
-    python_range(spec, target).contains(target.python_pep440())
 }

@@ -167,6 +167,27 @@ fn requires_python_excludes_releases() {
     assert!(why.contains("the target is CPython 3.8"), "{why}");
 }
 
+/// An index's Requires-Python that is not PEP 440 is unknown: the release stays a candidate
+/// on any target, as installers ignore such a field.
+#[test]
+fn an_unreadable_requires_python_excludes_no_target() {
+    let c = catalog([
+        pure("lib", "1.0"),
+        pure("lib", "2.0")
+            .requires_python(">=3.6.*, garbage")
+            .metadata_requires_python(">=3"),
+    ]);
+    let any = [spec("lib", "", &[])];
+    let options = SolveOptions::default();
+    for python in ["3.5", "3.12"] {
+        assert_eq!(
+            version_of(&solved(&c, python, &any, &options), "lib"),
+            "2.0",
+            "{python}"
+        );
+    }
+}
+
 #[test]
 fn a_feature_release_meets_a_patch_level_lower_bound() {
     // pandas 1.2 declares >=3.7.1: every 3.7 still installed is newer than 3.7.0.

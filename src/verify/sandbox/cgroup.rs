@@ -14,6 +14,31 @@ use std::time::Duration;
 
 use super::c_path;
 
+/// Why no cgroup could be made for a run (it goes on with `RLIMIT_NPROC` alone).
+#[derive(Debug, thiserror::Error)]
+pub(super) enum NoCgroup {
+    #[error("no cgroup hierarchy with the pids controller")]
+    NoHierarchy,
+    #[error("cannot create {}: {source}", dir.display())]
+    Create {
+        dir: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("the pids controller is not enabled below {}: {source}", parent.display())]
+    ControllerOff {
+        parent: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("cannot write {}: {source}", path.display())]
+    Write {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
 #[derive(Debug)]
 pub(super) struct PidsCgroup {
     dir: PathBuf,
@@ -24,30 +49,38 @@ static SERIAL: AtomicU32 = AtomicU32::new(0);
 
 impl PidsCgroup {
     /// A new cgroup allowing `max` processes; why not where it cannot be made.
-    pub(super) fn create(max: u64) -> Result<Self, String> {
-        let (parent, v2) = own_pids_cgroup()
-            .ok_or_else(|| "no cgroup hierarchy with the pids controller".to_string())?;
+    pub(super) fn create(max: u64) -> Result<Self, NoCgroup> {
+        let (parent, v2) = own_pids_cgroup().ok_or(NoCgroup::NoHierarchy)?;
         let dir = parent.join(format!(
             "nbenv-sandbox-{}-{}",
             std::process::id(),
             SERIAL.fetch_add(1, Ordering::Relaxed)
         ));
-        fs::create_dir(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+        fs::create_dir(&dir).map_err(|source| NoCgroup::Create {
+            dir: dir.clone(),
+            source,
+        })?;
         let made = (|| {
             let limit = dir.join("pids.max");
             if v2 && !limit.exists() {
                 // The controller must be enabled for the children of nbenv's own cgroup; the
                 // kernel refuses while that cgroup holds processes (but at the root).
-                fs::write(parent.join("cgroup.subtree_control"), "+pids").map_err(|e| {
-                    format!(
-                        "the pids controller is not enabled below {}: {e}",
-                        parent.display()
-                    )
+                fs::write(parent.join("cgroup.subtree_control"), "+pids").map_err(|source| {
+                    NoCgroup::ControllerOff {
+                        parent: parent.clone(),
+                        source,
+                    }
                 })?;
             }
-            fs::write(&limit, max.to_string())
-                .map_err(|e| format!("cannot write {}: {e}", limit.display()))?;
-            c_path(&dir.join("cgroup.procs")).map_err(|e| e.to_string())
+            fs::write(&limit, max.to_string()).map_err(|source| NoCgroup::Write {
+                path: limit.clone(),
+                source,
+            })?;
+            let procs = dir.join("cgroup.procs");
+            c_path(&procs).map_err(|source| NoCgroup::Write {
+                path: procs.clone(),
+                source,
+            })
         })();
         match made {
             Ok(procs) => Ok(Self { dir, procs }),

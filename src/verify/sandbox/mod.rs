@@ -99,7 +99,7 @@ pub fn check() -> Result<ProcessLimit, SandboxUnavailable> {
 /// killed) when dropped.
 #[derive(Debug)]
 pub struct Confinement {
-    cgroup: Result<cgroup::PidsCgroup, String>,
+    cgroup: Result<cgroup::PidsCgroup, cgroup::NoCgroup>,
 }
 
 impl Confinement {
@@ -107,7 +107,7 @@ impl Confinement {
         match &self.cgroup {
             Ok(_) => ProcessLimit::Cgroup,
             Err(reason) => ProcessLimit::RlimitOnly {
-                reason: reason.clone(),
+                reason: reason.to_string(),
             },
         }
     }

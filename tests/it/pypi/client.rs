@@ -97,7 +97,7 @@ fn check_sample_page(server: &TestServer, expected_format: PageFormat) {
 
     let releases = page.releases();
     let r10 = &releases[1];
-    assert_eq!(r10.requires_python(), Some(">=3.6"));
+    assert_eq!(r10.requires_python().text(), Some(">=3.6"));
     assert!(!r10.is_yanked());
     assert!(r10.has_wheel() && !r10.has_sdist());
     let r11 = &releases[2];
@@ -526,14 +526,14 @@ fn core_metadata_prefers_pep658_then_the_wheel_then_the_sdist() {
     let (meta, source) = client.core_metadata(releases[1].files[0]).unwrap();
     assert_eq!(source, MetadataSource::Wheel);
     assert_eq!(
-        (meta.name.as_str(), meta.version.as_str()),
+        (meta.name.as_str(), meta.version.to_string().as_str()),
         ("sample", "1.0")
     );
     assert!(server.requests_for(".whl.metadata").len() <= 1);
 
     let (meta, source) = client.core_metadata(releases[0].files[0]).unwrap();
     assert_eq!(source, MetadataSource::Sdist);
-    assert_eq!(meta.version, "0.9");
+    assert_eq!(meta.version.to_string(), "0.9");
 }
 
 #[test]
@@ -681,6 +681,6 @@ fn old_sdist_formats_are_read_too() {
         assert!(contents.members[0].name.ends_with("legacy/__init__.py"));
         let (meta, source) = client.core_metadata(file).unwrap();
         assert_eq!(source, MetadataSource::Sdist);
-        assert_eq!(meta.version, file.version.to_string());
+        assert_eq!(meta.version, file.version);
     }
 }

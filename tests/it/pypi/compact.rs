@@ -257,7 +257,9 @@ fn releases_keep_only_the_chosen_files_but_every_release_and_its_facts() {
                     .collect();
                 format!(
                     "{} yanked={} requires-python={:?} {files:?}",
-                    r.version, r.yanked, r.requires_python
+                    r.version,
+                    r.yanked,
+                    r.requires_python.text()
                 )
             })
             .collect()
