@@ -24,6 +24,7 @@ use nbenv::notebook::AnalyzeOptions;
 use nbenv::python::PythonVersion;
 use nbenv::reporter::Silent;
 use nbenv::resolve::options::{DateCap, Indexing, InferOptions};
+use nbenv::resolve::session::InferSession;
 use nbenv::resolve::solver::IndexCatalog;
 
 use super::args::GlobalArgs;
@@ -140,16 +141,68 @@ fn seconds(s: &str) -> Result<u64, String> {
 pub fn run(global: &GlobalArgs, args: &BatchArgs) -> Result<()> {
     let stage = args.stage.stage();
     if stage >= Stage::Verify {
-        args.sandbox.check()?;
-        if let Baseline::Python(path) = &args.before {
-            nbenv::python::Interpreter::at(path).map_err(|e| {
-                CliError::usage(format!(
-                    "--before {}: not a Python interpreter: {e}",
-                    path.display()
-                ))
-            })?;
-        }
+        check_runs(args)?;
     }
+    let (corpus, notebooks) = notebooks(args)?;
+    let (done, appender) = open_output(global, args)?;
+
+    // Without indexing, a batch reads the bank and the cache and never the network.
+    let offline = global.offline || args.no_index;
+    let working = GlobalArgs {
+        offline,
+        ..global.clone()
+    };
+    let session = if stage >= Stage::Infer {
+        Some(context::open_session(
+            &working,
+            &infer_args(args, Path::new(".")),
+            &Printer::of(&working),
+        )?)
+    } else {
+        None
+    };
+    let batch = batch(args, &working, stage, done, session.as_ref());
+
+    let started = Instant::now();
+    let driven = drive(global, args, &batch, &notebooks, appender)?;
+    let (written, skipped) = (driven.written, driven.skipped);
+    super::printer::say(&summary(
+        args,
+        corpus,
+        &notebooks,
+        written,
+        skipped,
+        &driven.statuses,
+        started.elapsed(),
+    ));
+    if let Some(e) = batch.full_disk.take() {
+        return Err(anyhow::Error::new(e).context(
+            "the batch stopped; what was measured is recorded, and the next run resumes after it",
+        ));
+    }
+    if driven.stopped && nbenv::interrupt::requested() {
+        let left = notebooks.len().saturating_sub(written + skipped);
+        return Err(interrupt::stopped(written, left, "notebooks").into());
+    }
+    Ok(())
+}
+
+/// Stages verify and restore: what running notebooks needs is there.
+fn check_runs(args: &BatchArgs) -> Result<()> {
+    args.sandbox.check()?;
+    if let Baseline::Python(path) = &args.before {
+        nbenv::python::Interpreter::at(path).map_err(|e| {
+            CliError::usage(format!(
+                "--before {}: not a Python interpreter: {e}",
+                path.display()
+            ))
+        })?;
+    }
+    Ok(())
+}
+
+/// The notebooks of the INPUTs, and how many there are before keeping the shard's.
+fn notebooks(args: &BatchArgs) -> Result<(usize, Vec<NotebookInput>)> {
     let inputs: Vec<Input> = args.inputs.iter().map(|p| Input::classify(p)).collect();
     let all = expand(&inputs, std::io::stdin().lock()).map_err(|e| match e {
         InputError::Missing { .. } => anyhow::Error::new(CliError::not_found(e.to_string())),
@@ -157,14 +210,19 @@ pub fn run(global: &GlobalArgs, args: &BatchArgs) -> Result<()> {
         other => anyhow::Error::new(other),
     })?;
     let corpus = all.len();
-    let notebooks: Vec<NotebookInput> = match args.shard.or(args.shard_index) {
+    let notebooks = match args.shard.or(args.shard_index) {
         Some(shard) => all
             .into_iter()
             .filter(|n| shard.contains(&n.path))
             .collect(),
         None => all,
     };
+    Ok((corpus, notebooks))
+}
 
+/// What the output holds already (said when a line of it is cut short or not a record), and
+/// the output opened to append to.
+fn open_output(global: &GlobalArgs, args: &BatchArgs) -> Result<(Done, Appender)> {
     let done = Done::read(&args.out)
         .with_context(|| format!("reading what {} holds already", args.out.display()))?;
     if let Some(t) = done.truncated.filter(|_| !global.quiet) {
@@ -183,23 +241,19 @@ pub fn run(global: &GlobalArgs, args: &BatchArgs) -> Result<()> {
     }
     let keep = done.truncated.map(|_| done.valid_len);
     let appender = Appender::open(&args.out, keep)?;
+    Ok((done, appender))
+}
 
-    // Without indexing, a batch reads the bank and the cache and never the network.
-    let offline = global.offline || args.no_index;
-    let working = GlobalArgs {
-        offline,
-        ..global.clone()
-    };
-    let session = if stage >= Stage::Infer {
-        Some(context::open_session(
-            &working,
-            &infer_args(args, Path::new(".")),
-            &Printer::of(&working),
-        )?)
-    } else {
-        None
-    };
-    let batch = Batch {
+/// What every notebook is measured with. Workers say nothing while the bar is drawn: they
+/// report to [`Silent`], and the record keeps what matters.
+fn batch<'a>(
+    args: &BatchArgs,
+    working: &GlobalArgs,
+    stage: Stage,
+    done: Done,
+    session: Option<&'a InferSession>,
+) -> Batch<'a> {
+    Batch {
         stage,
         timeout: Duration::from_secs(args.timeout),
         infer: infer_args(args, Path::new(".")),
@@ -211,31 +265,54 @@ pub fn run(global: &GlobalArgs, args: &BatchArgs) -> Result<()> {
                 .map_or_else(|| AnalyzeOptions::default().python_versions, |v| vec![v]),
             ..AnalyzeOptions::default()
         },
-        session: session.as_ref(),
-        catalog: session.as_ref().map(|s| IndexCatalog::new(&s.client)),
-        bank: session.as_ref().map(|s| CachedBank::new(s.bank.clone())),
-        bank_file: Some(super::bank::bank_path(&working)).filter(|p| p.exists()),
-        runner: (stage >= Stage::Verify).then(|| {
-            let tools = context::tools(&working, context::interpreters());
-            let (installer, _) = tools.installer();
-            let envs = context::cache_dir(&working).join(super::verify::ENVS_DIR);
-            Runner {
-                disk: context::disk_budget(&working, &envs, &installer),
-                tools,
-                installer,
-                envs,
-                index_url: context::index_url_if_not_pypi(&working),
-                before: args.before.clone(),
-                max_rounds: args.max_rounds,
-                allow_sdist: args.allow_sdist,
-                kernel_runtime: !args.no_kernel_runtime,
-                cell_timeout: Duration::from_secs(args.cell_timeout),
-                sandbox: args.sandbox.sandbox,
-            }
-        }),
+        session,
+        catalog: session.map(|s| IndexCatalog::new(&s.client)),
+        bank: session.map(|s| CachedBank::new(s.bank.clone())),
+        bank_file: Some(super::bank::bank_path(working)).filter(|p| p.exists()),
+        runner: (stage >= Stage::Verify).then(|| runner(args, working)),
         full_disk: FullDisk::default(),
-    };
+    }
+}
 
+/// The installer and where environments are kept, found once for the batch, and how
+/// notebooks run.
+fn runner(args: &BatchArgs, working: &GlobalArgs) -> Runner {
+    let tools = context::tools(working, context::interpreters());
+    let (installer, _) = tools.installer();
+    let envs = context::cache_dir(working).join(super::verify::ENVS_DIR);
+    Runner {
+        disk: context::disk_budget(working, &envs, &installer),
+        tools,
+        installer,
+        envs,
+        index_url: context::index_url_if_not_pypi(working),
+        before: args.before.clone(),
+        max_rounds: args.max_rounds,
+        allow_sdist: args.allow_sdist,
+        kernel_runtime: !args.no_kernel_runtime,
+        cell_timeout: Duration::from_secs(args.cell_timeout),
+        sandbox: args.sandbox.sandbox,
+    }
+}
+
+/// What the worker threads did.
+struct Driven {
+    written: usize,
+    skipped: usize,
+    statuses: BTreeMap<Status, usize>,
+    /// The pool stopped before the end (the user, or a full disk).
+    stopped: bool,
+}
+
+/// Measures the notebooks on `--jobs` worker threads, the bar advancing and each record
+/// appended as it comes.
+fn drive(
+    global: &GlobalArgs,
+    args: &BatchArgs,
+    batch: &Batch<'_>,
+    notebooks: &[NotebookInput],
+    appender: Appender,
+) -> Result<Driven> {
     let jobs = args.jobs.unwrap_or_else(|| {
         std::thread::available_parallelism()
             .map(|n| n.get())
@@ -245,10 +322,9 @@ pub fn run(global: &GlobalArgs, args: &BatchArgs) -> Result<()> {
     let statuses: Mutex<BTreeMap<Status, usize>> = Mutex::default();
     let skipped = AtomicUsize::new(0);
     let sink = appender.sink();
-    let started = Instant::now();
     let end = {
         let _graceful = Graceful::start();
-        pool::run(&notebooks, jobs, |nb| match measure_one(&batch, nb) {
+        pool::run(notebooks, jobs, |nb| match measure_one(batch, nb) {
             Outcome::Skipped => {
                 skipped.fetch_add(1, Ordering::Relaxed);
                 progress.shrink();
@@ -269,24 +345,12 @@ pub fn run(global: &GlobalArgs, args: &BatchArgs) -> Result<()> {
     };
     drop(sink);
     progress.finish();
-    let written = appender.finish()?;
-    let elapsed = started.elapsed();
-
-    let statuses = statuses.into_inner().unwrap_or_default();
-    let skipped = skipped.into_inner();
-    super::printer::say(&summary(
-        args, corpus, &notebooks, written, skipped, &statuses, elapsed,
-    ));
-    if let Some(e) = batch.full_disk.take() {
-        return Err(anyhow::Error::new(e).context(
-            "the batch stopped; what was measured is recorded, and the next run resumes after it",
-        ));
-    }
-    if end.stopped && nbenv::interrupt::requested() {
-        let left = notebooks.len().saturating_sub(written + skipped);
-        return Err(interrupt::stopped(written, left, "notebooks").into());
-    }
-    Ok(())
+    Ok(Driven {
+        written: appender.finish()?,
+        skipped: skipped.into_inner(),
+        statuses: statuses.into_inner().unwrap_or_default(),
+        stopped: end.stopped,
+    })
 }
 
 /// `measured 17 notebooks in 1.2 s (13.8 notebooks/s): 14 ok, 3 error; …`

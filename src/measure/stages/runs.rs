@@ -12,13 +12,13 @@ use crate::measure::run_stage::{record_runs, RunOutcome, Runs};
 use crate::measure::triage::add_resolution;
 use crate::measure::usage_stage::{analyse, Analysed};
 use crate::notebook::failure::{ApiHistory, BankHistory, FailureContext};
-use crate::notebook::Usage;
+use crate::notebook::{Notebook, Usage};
 use crate::python::{Installer, Interpreter, PythonVersion, Tools};
 use crate::reporter::count;
 use crate::resolve::interpreter::Reach;
 use crate::resolve::session::InferRun;
 use crate::resolve::solver::Catalog;
-use crate::restore::{restore, Round, RoundsSpec, Stop};
+use crate::restore::{restore, Restored, Round, RoundsSpec, Stop};
 use crate::verify::{DiskBudget, EnvPlan, PreparedEnv, RunOptions};
 
 /// What a notebook runs in before nbenv's environment.
@@ -90,34 +90,7 @@ pub(super) fn measure_runs(batch: &Batch<'_>, job: &Job<'_>) -> Option<Record> {
     let runner = batch.runner.as_ref().expect("found for the running stages");
     let infer_args = batch.infer_options(&job.input.file);
     let mut usages = job.with_local_imports(&batch.analyze, usage);
-    let spec = RoundsSpec {
-        notebook: &job.input.file,
-        nb: &nb,
-        max_rounds: if batch.stage == Stage::Verify {
-            1
-        } else {
-            runner.max_rounds
-        },
-        allow_sdist: runner.allow_sdist,
-        kernel_runtime: runner.kernel_runtime,
-        cell_timeout: runner.cell_timeout,
-        run_timeout: batch.timeout,
-        sandbox: runner.sandbox,
-        envs: &runner.envs,
-        installer: &runner.installer,
-        tools: &runner.tools,
-        index_url: runner.index_url.clone(),
-        infer: InferRun {
-            deadline: Some(job.deadline),
-            catalog: batch.catalog.as_ref().map(|c| c as &dyn Catalog),
-            bank: batch.remembered(),
-            failed: &[],
-            // As restore: on the installed interpreters nearest where it last ran.
-            reach: Reach::Installed,
-            skip_pythons: &[],
-        },
-        command: "batch",
-    };
+    let spec = spec(batch, runner, job, &nb);
     let rounds = match restore(batch.reporter, &infer_args, session, &mut usages, &spec) {
         Ok(r) => r,
         Err(e) => {
@@ -125,25 +98,8 @@ pub(super) fn measure_runs(batch: &Batch<'_>, job: &Job<'_>) -> Option<Record> {
             return Some(record);
         }
     };
-    let inference = rounds
-        .rounds
-        .iter()
-        .rev()
-        .find_map(|r| r.inference.as_deref());
-    if let Some(inference) = inference {
-        if let Some(t) = record.triage.as_mut() {
-            add_resolution(t, &inference.evidence.imports);
-        }
-        record.environment = Some(environment(inference));
-    }
+    add_resolutions(&mut record, &rounds);
     let mut run_ms: f64 = rounds.rounds.iter().map(|r| r.seconds.run * 1e3).sum();
-    record.timings.infer_ms = Some(
-        rounds
-            .rounds
-            .iter()
-            .map(|r| r.seconds.resolution * 1e3)
-            .sum(),
-    );
 
     let past = || Instant::now() >= job.deadline;
     let before = match (&runner.before, rounds.rounds.first()) {
@@ -183,8 +139,71 @@ pub(super) fn measure_runs(batch: &Batch<'_>, job: &Job<'_>) -> Option<Record> {
             ),
         });
     }
+    keep_last(runner, &rounds);
+    Some(record)
+}
 
-    // Only the environment the notebook last ran in is worth keeping, within the budget.
+/// How the notebook's rounds run: one for stage verify, as restore's for stage restore.
+fn spec<'a>(
+    batch: &'a Batch<'_>,
+    runner: &'a Runner,
+    job: &'a Job<'_>,
+    nb: &'a Notebook,
+) -> RoundsSpec<'a> {
+    RoundsSpec {
+        notebook: &job.input.file,
+        nb,
+        max_rounds: if batch.stage == Stage::Verify {
+            1
+        } else {
+            runner.max_rounds
+        },
+        allow_sdist: runner.allow_sdist,
+        kernel_runtime: runner.kernel_runtime,
+        cell_timeout: runner.cell_timeout,
+        run_timeout: batch.timeout,
+        sandbox: runner.sandbox,
+        envs: &runner.envs,
+        installer: &runner.installer,
+        tools: &runner.tools,
+        index_url: runner.index_url.clone(),
+        infer: InferRun {
+            deadline: Some(job.deadline),
+            catalog: batch.catalog.as_ref().map(|c| c as &dyn Catalog),
+            bank: batch.remembered(),
+            failed: &[],
+            // As restore: on the installed interpreters nearest where it last ran.
+            reach: Reach::Installed,
+            skip_pythons: &[],
+        },
+        command: "batch",
+    }
+}
+
+/// The last round's resolution, as the record keeps it, and the time resolving took.
+fn add_resolutions(record: &mut Record, rounds: &Restored) {
+    let inference = rounds
+        .rounds
+        .iter()
+        .rev()
+        .find_map(|r| r.inference.as_deref());
+    if let Some(inference) = inference {
+        if let Some(t) = record.triage.as_mut() {
+            add_resolution(t, &inference.evidence.imports);
+        }
+        record.environment = Some(environment(inference));
+    }
+    record.timings.infer_ms = Some(
+        rounds
+            .rounds
+            .iter()
+            .map(|r| r.seconds.resolution * 1e3)
+            .sum(),
+    );
+}
+
+/// Only the environment the notebook last ran in is worth keeping, within the budget.
+fn keep_last(runner: &Runner, rounds: &Restored) {
     let last = rounds.last_env.as_ref().map(|(env, _)| env.root.clone());
     for root in rounds.built.iter().filter(|r| Some(*r) != last.as_ref()) {
         crate::verify::remove_unused(&runner.envs, root);
@@ -193,7 +212,6 @@ pub(super) fn measure_runs(batch: &Batch<'_>, job: &Job<'_>) -> Option<Record> {
     if let (Some(root), false) = (&last, rounds.built.is_empty()) {
         crate::verify::keep_within(&runner.disk, root);
     }
-    Some(record)
 }
 
 /// The notebook run as it was: in a bare environment of the Python the first round used, or
