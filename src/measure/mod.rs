@@ -3,8 +3,8 @@
 //! A batch expands its INPUTs into notebooks ([`input`]), keeps its shard of them
 //! ([`shard`]), skips those its output already has ([`resume`]), measures the rest on worker
 //! threads ([`pool`]) stage by stage ([`stages`]: [`usage_stage`], then resolution, then runs
-//! counted by [`run_stage`]) and appends one [`Record`] a
-//! notebook to a JSONL file as each finishes ([`append`]). [`triage`] is the static status of a notebook before any run.
+//! counted by [`run_stage`]) and appends one [`Record`] a notebook to a JSONL file as each
+//! finishes ([`append`]). [`triage`] is the static status of a notebook before any run.
 //!
 //! [`report`] merges the records of any number of outputs (shards) and counts the
 //! measurements of the executability study (executable, restorable by class, pathological;
