@@ -277,28 +277,6 @@ fn of_store(e: &StoreError) -> Code {
     }
 }
 
-/// The inference session's error in the chain, also where a round's error holds it
-/// transparently.
-pub fn session_error_in(err: &anyhow::Error) -> Option<&SessionError> {
-    err.chain().find_map(session_error)
-}
-
-fn session_error<'a>(cause: &'a (dyn std::error::Error + 'static)) -> Option<&'a SessionError> {
-    match cause.downcast_ref::<RoundError>() {
-        Some(RoundError::Session(e)) => Some(e),
-        _ => cause.downcast_ref::<SessionError>(),
-    }
-}
-
-/// The resolver's error in the chain, also where a session's error holds it transparently.
-pub fn infer_error_in(err: &anyhow::Error) -> Option<&InferError> {
-    err.chain().find_map(|c| {
-        session_error(c)
-            .and_then(SessionError::infer_error)
-            .or_else(|| c.downcast_ref::<InferError>())
-    })
-}
-
 /// A restoration round's codes, for the errors it holds transparently.
 fn of_round(e: &RoundError) -> Option<Code> {
     match e {

@@ -2,9 +2,9 @@
 //!
 //! A batch expands its INPUTs into notebooks ([`input`]), keeps its shard of them
 //! ([`shard`]), skips those its output already has ([`resume`]), measures the rest on worker
-//! threads ([`pool`]) stage by stage ([`usage_stage`], then the stages the command line adds
-//! on top: resolution, and runs counted by [`run_stage`]) and appends one [`Record`] a
-//! notebook to a JSONL file as each finishes ([`append`]). [`triage`] is the static status of a notebook before any run.
+//! threads ([`pool`]) stage by stage ([`stages`]: [`usage_stage`], then resolution, then runs
+//! counted by [`run_stage`]) and appends one [`Record`] a notebook to a JSONL file as each
+//! finishes ([`append`]). [`triage`] is the static status of a notebook before any run.
 //!
 //! [`report`] merges the records of any number of outputs (shards) and counts the
 //! measurements of the executability study (executable, restorable by class, pathological;
@@ -25,6 +25,7 @@ pub mod report;
 pub mod resume;
 pub mod run_stage;
 pub mod shard;
+pub mod stages;
 pub mod tables;
 pub mod triage;
 pub mod usage_stage;
