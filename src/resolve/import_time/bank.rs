@@ -8,7 +8,7 @@ use std::sync::Mutex;
 use pep508_rs::pep440_rs::Version;
 
 use super::{Asked, ImportTimeDependencies, ImportedDist};
-use crate::bank::store::ImportProvider;
+use crate::bank::store::{ImportProvider, IndexStatus};
 use crate::names::{ApiPath, DistName, ModulePath};
 use crate::notebook::{is_stdlib, VersionSet};
 use crate::resolve::evidence::{conventional_names, BankReadError, BankView, ProviderList};
@@ -33,9 +33,9 @@ impl<B: BankView + Send + Sync> BankImportTime<B> {
 
     /// The distribution providing `path` (a module or a name in one) for `asked`; `None`
     /// when nothing says which: the bank's providers, then the notebook's and the release's
-    /// own choices among them, then the preference list; the one provider; the one named
-    /// like the module; else a distribution named like the module that the release itself
-    /// requires (under some extra).
+    /// own choices among them, then the preference list (read by the bank or not); a
+    /// distribution named like the module that the release itself requires (under some
+    /// extra); the one provider; the one named like the module.
     fn provider(
         &self,
         asked: &Asked<'_>,
@@ -51,6 +51,7 @@ impl<B: BankView + Send + Sync> BankImportTime<B> {
                 && &p.dist != asked.dist
                 && self.list.avoided(&p.dist).is_none()
                 && !candidates.contains(&p.dist)
+                && self.still_provides(p)
             {
                 candidates.push(p.dist.clone());
             }
@@ -59,25 +60,48 @@ impl<B: BankView + Send + Sync> BankImportTime<B> {
             return Some(d.clone());
         }
         let module = ModulePath::new(top).ok()?;
+        // The list names the project that installs the module. The bank may not have read it
+        // yet, and then a copy vendored elsewhere is the only provider it knows (matplotlib
+        // before 1.2 shipped `dateutil`): the list's choice still wins.
         if let Some(preference) = self.list.preference(&module) {
             let listed = preference
                 .order
                 .iter()
-                .find(|d| candidates.is_empty() || candidates.contains(d));
+                .find(|d| candidates.contains(d))
+                .or(preference.order.first());
             if let Some(d) = listed.filter(|d| *d != asked.dist) {
                 return Some(d.clone());
             }
         }
+        // The release requires a project named like the module: that one, read or not.
         let named = conventional_names(&module);
+        if let Some(d) = asked
+            .preferred
+            .iter()
+            .find(|d| named.contains(d) && *d != asked.dist)
+        {
+            return Some(d.clone());
+        }
         match candidates.as_slice() {
             [one] => Some(one.clone()),
-            [] => asked
-                .preferred
-                .iter()
-                .find(|d| named.contains(d) && *d != asked.dist)
-                .cloned(),
+            [] => None,
             several => several.iter().find(|d| named.first() == Some(d)).cloned(),
         }
+    }
+
+    /// Whether the provider's newest indexed release still installs the module: one that
+    /// stopped is a copy it once vendored (matplotlib 1.2 shipped `six`, before 1.2
+    /// `dateutil`), not where a later release's import comes from. Unknown: kept.
+    fn still_provides(&self, provider: &ImportProvider) -> bool {
+        let Ok(Some(catalog)) = self.bank.catalog(&provider.dist) else {
+            return true;
+        };
+        catalog
+            .releases
+            .iter()
+            .rev()
+            .find(|r| r.index == IndexStatus::Indexed)
+            .is_none_or(|newest| provider.releases.contains(newest.slot))
     }
 
     /// The releases of `dist` that the bank shows lack some of `paths`. A private path, or
@@ -268,5 +292,40 @@ mod tests {
             .provides("helper-fork", "helper", &["1.0"]);
         let deps = ask(&BankImportTime::new(bank), "app", "1.0", &[]);
         assert_eq!(deps[0].dist, name("helper"));
+    }
+
+    #[test]
+    fn a_vendored_copy_is_not_the_provider_when_the_real_one_is_unread() {
+        // matplotlib before 1.2 shipped `dateutil` and `pytz`; python-dateutil and pytz are
+        // not in the bank. pandas importing them must not depend on old matplotlib.
+        let mut bank = MemoryBank::new();
+        bank.releases("pandas", &["1.1.5"])
+            .provides("pandas", "pandas", &["1.1.5"])
+            .imports("pandas", "1.1.5", &["dateutil.parser", "helperlib.x"])
+            .releases("matplotlib", &["1.1.1", "3.3.4"])
+            .provides("matplotlib", "matplotlib", &["1.1.1", "3.3.4"])
+            .provides("matplotlib", "dateutil", &["1.1.1"])
+            .provides("matplotlib", "helperlib", &["1.1.1"]);
+        let bank = BankImportTime::new(bank);
+        let deps = ask(&bank, "pandas", "1.1.5", &[]);
+        let dists: Vec<&str> = deps.iter().map(|d| d.dist.as_str()).collect();
+        // The list says python-dateutil installs `dateutil`; helperlib's only known provider
+        // stopped shipping it, so nothing says who installs it.
+        assert_eq!(dists, ["python-dateutil"], "{deps:?}");
+        // The release declares a project named like the module: that one.
+        let deps = ask(&bank, "pandas", "1.1.5", &["helperlib"]);
+        let dists: Vec<&str> = deps.iter().map(|d| d.dist.as_str()).collect();
+        assert_eq!(dists, ["helperlib", "python-dateutil"], "{deps:?}");
+        // A copy the provider's newest release no longer ships says nothing: tensorflow
+        // importing six does not depend on matplotlib 1.2.
+        let mut bank = MemoryBank::new();
+        bank.releases("tensorflow", &["2.2.0"])
+            .provides("tensorflow", "tensorflow", &["2.2.0"])
+            .imports("tensorflow", "2.2.0", &["six.moves"])
+            .releases("matplotlib", &["1.2.1", "3.3.4"])
+            .provides("matplotlib", "matplotlib", &["1.2.1", "3.3.4"])
+            .provides("matplotlib", "six", &["1.2.1"]);
+        let deps = ask(&BankImportTime::new(bank), "tensorflow", "2.2.0", &[]);
+        assert!(deps.is_empty(), "{deps:?}");
     }
 }
