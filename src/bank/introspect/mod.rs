@@ -14,7 +14,9 @@ mod run;
 pub use extras::{plan as plan_extras, ExtrasPlan, LEFT_OUT_OF_EXTRAS};
 pub use reported::{installer_said, introspect_reported};
 pub use request::{RuntimeRequest, RuntimeResult};
-pub use run::{introspect, IntrospectConfig, IntrospectObserver, IntrospectReport, Outcome};
+pub use run::{
+    defer, introspect, IntrospectConfig, IntrospectObserver, IntrospectReport, Outcome, OVER_BUDGET,
+};
 
 /// The bundled script, run by the release's interpreter.
 pub const SCRIPT: &str = include_str!("introspect.py");

@@ -127,6 +127,34 @@ pub struct IntrospectReport {
     pub gaps_kept: usize,
 }
 
+/// Why a release the introspection budget left unstarted is not settled.
+pub const OVER_BUDGET: &str = "the introspection budget ran out before it was started";
+
+/// Records `releases` as not settled because the budget ran out before them (an inference's
+/// rounds planned after its budget was spent), so that later inferences do not try them
+/// again; `nbenv bank introspect` does. Releases the bank does not know are left alone.
+pub fn defer(
+    bank_path: &Path,
+    lock: LockPolicy,
+    releases: &[(DistName, Version)],
+) -> Result<usize, IndexError> {
+    let mut store = Store::open_with(bank_path, lock)?;
+    let mut marked = 0;
+    for (name, version) in releases {
+        let Some(dist_id) = store.distribution_id(name)? else {
+            continue;
+        };
+        let rows = store.releases(dist_id)?;
+        if let Some(row) = rows.iter().find(|r| &r.version == version) {
+            if !row.is_introspected() {
+                store.mark_runtime_gap(row.id, OVER_BUDGET)?;
+                marked += 1;
+            }
+        }
+    }
+    Ok(marked)
+}
+
 /// Introspects the selected releases of each distribution. They must be indexed statically
 /// first (their modules are what gets imported); others are skipped with a note.
 pub fn introspect(
@@ -204,7 +232,8 @@ pub fn introspect(
     observer.queued(work.len());
     let mut writer = BankWriter::new(&mut store);
     let total = work.len();
-    for (done, (name, dist_id, row, files)) in work.into_iter().enumerate() {
+    let mut work = work.into_iter().enumerate();
+    while let Some((done, (name, dist_id, row, files))) = work.next() {
         if observer.cancelled() {
             report.interrupted = true;
             report.releases_left = total - done;
@@ -215,6 +244,12 @@ pub fn introspect(
             .map(|d| d.saturating_duration_since(Instant::now()));
         if left == Some(Duration::ZERO) {
             report.past_deadline = total - done;
+            // Recorded as not settled, as one cut short is: a later inference does not spend
+            // its own budget on them (`bank introspect` tries them).
+            let not_started = std::iter::once(row.id).chain(work.map(|(_, (_, _, row, _))| row.id));
+            for id in not_started {
+                writer.store().mark_runtime_gap(id, OVER_BUDGET)?;
+            }
             break;
         }
         let cut;
@@ -528,4 +563,48 @@ fn import_gap(
         ));
     }
     None
+}
+
+#[cfg(test)]
+mod defer_tests {
+    use super::*;
+    use crate::bank::store::ReleaseInfo;
+
+    #[test]
+    fn releases_left_over_budget_are_recorded_as_not_settled() {
+        let dir = tempfile::tempdir().unwrap();
+        let bank = dir.path().join("bank.sqlite3");
+        let pandas = DistName::new("pandas").unwrap();
+        let info = |v: &str| ReleaseInfo {
+            version: v.parse().unwrap(),
+            upload_time: None,
+            requires_python: None,
+            yanked: None,
+        };
+        let mut store = Store::open(&bank).unwrap();
+        let (dist, _) = store
+            .register(&pandas, "http://index/", &[info("0.25.3"), info("1.0.0")])
+            .unwrap();
+        drop(store);
+        let marked = defer(
+            &bank,
+            LockPolicy::default(),
+            &[
+                (pandas.clone(), "0.25.3".parse().unwrap()),
+                // Not in the bank: left alone.
+                (pandas.clone(), "9.9".parse().unwrap()),
+                (DistName::new("numpy").unwrap(), "1.0".parse().unwrap()),
+            ],
+        )
+        .unwrap();
+        assert_eq!(marked, 1);
+        let rows = Store::open(&bank).unwrap().releases(dist).unwrap();
+        let row = |v: &str| {
+            let v: Version = v.parse().unwrap();
+            rows.iter().find(|r| r.version == v).unwrap().clone()
+        };
+        assert_eq!(row("0.25.3").runtime_status, Some(RuntimeStatus::Gap));
+        assert_eq!(row("0.25.3").runtime_detail.as_deref(), Some(OVER_BUDGET));
+        assert_eq!(row("1.0.0").runtime_status, None);
+    }
 }

@@ -3,6 +3,7 @@
 //! what the reader should know of it said as notes.
 
 use std::borrow::Cow;
+use std::time::Duration;
 
 use pep508_rs::pep440_rs::Version;
 
@@ -246,6 +247,35 @@ fn infer_from_bank(
     })
 }
 
+/// The releases the budget left unstarted are recorded as not settled, so that the next
+/// inference of the notebook does not spend its own budget on them: a warm run introspects
+/// nothing an earlier one planned (`nbenv bank introspect` settles them).
+fn defer_over_budget(
+    args: &InferOptions,
+    session: &InferSession,
+    report: &LazyReport,
+) -> Result<(), SessionError> {
+    let releases: Vec<(DistName, Version)> = report
+        .over_budget
+        .iter()
+        .filter_map(|p| Some((p.dist.clone(), p.version.clone()?)))
+        .collect();
+    // A budget of 0 asked for no introspection at all: nothing was left over.
+    if releases.is_empty() || args.introspect_budget() == Some(Duration::ZERO) {
+        return Ok(());
+    }
+    let _writing = session
+        .writing
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    crate::bank::introspect::defer(&session.bank_file, session.lock.clone(), &releases)
+        .map(drop)
+        .map_err(|source| SessionError::Introspect {
+            bank: session.bank_file.clone(),
+            source,
+        })
+}
+
 /// With indexing: the whole history of what the bank lacks first when asked, then lazily
 /// what the evidence needs, introspecting where a pin hinges on what static reading cannot
 /// tell.
@@ -276,6 +306,7 @@ fn infer_indexing(
         },
     )?;
     downloaded += steps.downloaded;
+    defer_over_budget(args, session, &report)?;
     say_introspection(
         args,
         session,
@@ -327,7 +358,8 @@ fn say_introspection(
             &format!(
                 "the introspection budget ({} s) is spent: {} not introspected ({}); \
                  what static reading cannot tell of them stays unknown and constrains \
-                 nothing (--introspect-budget SECS, or `nbenv bank introspect`)",
+                 nothing, and later inferences leave them so (`nbenv bank introspect` \
+                 settles them; --introspect-budget SECS gives the next notebooks more)",
                 args.introspect_budget().unwrap_or_default().as_secs(),
                 count(report.over_budget.len(), "release", "releases"),
                 report
