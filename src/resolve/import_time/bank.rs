@@ -51,7 +51,6 @@ impl<B: BankView + Send + Sync> BankImportTime<B> {
                 && &p.dist != asked.dist
                 && self.list.avoided(&p.dist).is_none()
                 && !candidates.contains(&p.dist)
-                && self.still_provides(p)
             {
                 candidates.push(p.dist.clone());
             }
@@ -151,7 +150,10 @@ impl<B: BankView + Send + Sync> BankImportTime<B> {
                 continue;
             }
             if !providers.contains_key(top) {
-                providers.insert(top.to_string(), self.bank.import_providers(top)?);
+                // Read once per module: a copy its provider no longer ships is none.
+                let mut known = self.bank.import_providers(top)?;
+                known.retain(|p| self.still_provides(p));
+                providers.insert(top.to_string(), known);
             }
             if let Some(dist) = self.provider(asked, &path, &providers[top]) {
                 by_dist.entry(dist).or_default().push(path);

@@ -264,10 +264,7 @@ fn defer_over_budget(
     if releases.is_empty() || args.introspect_budget() == Some(Duration::ZERO) {
         return Ok(());
     }
-    let _writing = session
-        .writing
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let _writing = session.writing_turn();
     crate::bank::introspect::defer(&session.bank_file, session.lock.clone(), &releases)
         .map(drop)
         .map_err(|source| SessionError::Introspect {

@@ -64,7 +64,7 @@ pub struct InferSession {
     /// Held while lazy inference writes the bank (indexing, introspection): threads sharing
     /// the session write one at a time, and each then reads what the others wrote instead of
     /// fetching it again.
-    pub writing: Mutex<()>,
+    writing: Mutex<()>,
 }
 
 /// A view of the bank that keeps earlier answers (a batch's, across notebooks): it forgets
@@ -104,6 +104,13 @@ pub(crate) fn check_time(deadline: Option<Instant>) -> Result<(), SessionError> 
 }
 
 impl InferSession {
+    /// This thread's turn to write the bank, after any other thread of the session (a batch
+    /// worker's indexing round): the wait counts as lock wait in `--timings`.
+    pub(super) fn writing_turn(&self) -> std::sync::MutexGuard<'_, ()> {
+        crate::timings::time(crate::timings::Stage::LockWait, || self.writing.lock())
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
     pub fn open(
         place: SessionPlace,
         client: IndexClient,

@@ -2,7 +2,6 @@
 //! introspected (one writer at a time among the threads sharing the session), the
 //! resolution on the planned interpreters.
 
-use std::sync::PoisonError;
 use std::time::Duration;
 
 use super::infer::{Gatherer, Resolver};
@@ -19,7 +18,6 @@ use crate::reporter::{count, human_size, Reporter};
 use crate::resolve::evidence::Evidence;
 use crate::resolve::infer::Inference;
 use crate::resolve::lazy::{LazySteps, Probe};
-use crate::timings::{self, Stage};
 use std::time::Instant;
 
 pub(super) struct Steps<'a> {
@@ -158,10 +156,7 @@ impl LazySteps for Steps<'_> {
     fn index(&mut self, round: &[Probe]) -> Result<(), SessionError> {
         check_time(self.deadline)?;
         let session = self.session;
-        // Another thread of this session indexing: its round is waited for (counted as lock
-        // wait in `--timings`).
-        let _writing = timings::time(Stage::LockWait, || session.writing.lock())
-            .unwrap_or_else(PoisonError::into_inner);
+        let _writing = session.writing_turn();
         self.announce(round);
         for p in round {
             self.reporter.trace(&format!("indexing {p}"));
@@ -184,8 +179,7 @@ impl LazySteps for Steps<'_> {
         within: Option<Duration>,
     ) -> Result<(), SessionError> {
         check_time(self.deadline)?;
-        let _writing = timings::time(Stage::LockWait, || self.session.writing.lock())
-            .unwrap_or_else(PoisonError::into_inner);
+        let _writing = self.session.writing_turn();
         for p in round {
             self.reporter.trace(&format!("introspecting {p}"));
         }
