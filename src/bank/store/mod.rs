@@ -8,6 +8,7 @@ mod api_history;
 mod bloom;
 mod catalog;
 mod check;
+mod claim;
 mod diff;
 mod error;
 mod identity;
@@ -46,6 +47,7 @@ use crate::timings::{self, Stage};
 pub use api_history::SignatureHistory;
 pub use catalog::{Catalog, CatalogRelease, IndexStatus};
 pub use check::{CheckFailure, CheckReport, Checked};
+pub use claim::{Claim, ClaimError, DistClaims};
 pub use diff::{DiffEntry, DiffMiss, DiffReport, DiffSource};
 pub(crate) use error::full_disk as sqlite_full_disk;
 pub use error::StoreError;
@@ -242,16 +244,19 @@ impl Store {
 
     /// Opens an existing bank read-only, for queries: never creates a file.
     pub fn open_read_only(path: &Path) -> Result<Self, StoreError> {
-        Self::read_only(path, true)
+        Self::read_only(path, true, true)
     }
 
     /// Opens an existing bank read-only as it is, even of an older schema (which is not
     /// upgraded): for `bank check`, which writes nothing.
     pub fn open_read_only_as_is(path: &Path) -> Result<Self, StoreError> {
-        Self::read_only(path, false)
+        Self::read_only(path, false, true)
     }
 
-    fn read_only(path: &Path, upgrade: bool) -> Result<Self, StoreError> {
+    /// `wait_for_creation`: whether an empty file may be a bank another process is creating
+    /// (it holds the writer lock from before the file exists until the schema is in), to be
+    /// waited for and read again once.
+    fn read_only(path: &Path, upgrade: bool, wait_for_creation: bool) -> Result<Self, StoreError> {
         refuse_directory(path)?;
         if !path.exists() {
             return Err(StoreError::Missing {
@@ -277,6 +282,11 @@ impl Store {
         };
         let version = match store.check_version()? {
             Identity::Bank { version, .. } => version,
+            Identity::Empty if wait_for_creation => {
+                drop(store);
+                drop(lock::WriterLock::new(path, LockPolicy::Wait).acquire()?);
+                return Self::read_only(path, upgrade, false);
+            }
             Identity::Empty | Identity::Foreign { .. } => {
                 return Err(StoreError::NotABank {
                     path: path.to_path_buf(),

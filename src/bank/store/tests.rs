@@ -455,3 +455,35 @@ fn what_a_release_imports_is_kept_per_release_and_replaced_when_indexed_again() 
         .unwrap();
     assert_eq!(read(&bank, "2.0"), None);
 }
+
+/// A reader that finds the bank file empty while another process creates it (the file
+/// exists from before its schema is in) waits for that writer instead of calling the file
+/// "not an nbenv bank": two `infer`s started at once on a new bank both run.
+#[test]
+fn a_reader_waits_for_the_bank_another_process_is_creating() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("bank.sqlite3");
+    let made_elsewhere = dir.path().join("other.sqlite3");
+    drop(Store::open(&made_elsewhere).unwrap());
+
+    let creating = lock::WriterLock::new(&path, LockPolicy::NoWait)
+        .acquire()
+        .unwrap();
+    drop(Connection::open(&path).unwrap());
+    assert!(path.exists());
+    let reading = path.clone();
+    let reader = std::thread::spawn(move || Store::open_read_only(&reading).map(drop));
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    assert!(!reader.is_finished(), "the reader waits for the writer");
+    std::fs::copy(&made_elsewhere, &path).unwrap();
+    drop(creating);
+    reader.join().unwrap().unwrap();
+
+    // An empty file nobody is writing is still no bank.
+    let empty = dir.path().join("empty.sqlite3");
+    std::fs::write(&empty, b"").unwrap();
+    assert!(matches!(
+        Store::open_read_only(&empty),
+        Err(StoreError::NotABank { .. })
+    ));
+}

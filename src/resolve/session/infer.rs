@@ -264,7 +264,8 @@ fn defer_over_budget(
     if releases.is_empty() || args.introspect_budget() == Some(Duration::ZERO) {
         return Ok(());
     }
-    let _writing = session.writing_turn();
+    let dists: Vec<DistName> = releases.iter().map(|(d, _)| d.clone()).collect();
+    let _claim = session.claim(&dists, None, &crate::reporter::Silent)?;
     crate::bank::introspect::defer(&session.bank_file, session.lock.clone(), &releases)
         .map(drop)
         .map_err(|source| SessionError::Introspect {

@@ -12,14 +12,14 @@ mod steps;
 mod tests;
 
 use std::path::PathBuf;
-use std::sync::Mutex;
 use std::time::Instant;
 
 pub use error::SessionError;
 pub use infer::{infer_usages, infer_usages_with, Inferred};
 pub use read::{read_usages, read_usages_of};
 
-use crate::bank::store::{LockPolicy, ReleaseFailure, Store};
+use crate::bank::store::{Claim, ClaimError, DistClaims, LockPolicy, ReleaseFailure, Store};
+use crate::names::DistName;
 use crate::notebook;
 use crate::pypi::IndexClient;
 use crate::python::{Interpreter, PythonVersion};
@@ -61,10 +61,10 @@ pub struct InferSession {
     pub installer_index: Option<String>,
     pub offline: bool,
     pub lock: LockPolicy,
-    /// Held while lazy inference writes the bank (indexing, introspection): threads sharing
-    /// the session write one at a time, and each then reads what the others wrote instead of
-    /// fetching it again.
-    writing: Mutex<()>,
+    /// Claims on the distributions lazy inference indexes or introspects: a run (this
+    /// session's other threads, another process) needing the same ones waits, then reads
+    /// what was written instead of fetching it again; one needing others does not wait.
+    claims: DistClaims,
 }
 
 /// A view of the bank that keeps earlier answers (a batch's, across notebooks): it forgets
@@ -104,11 +104,39 @@ pub(crate) fn check_time(deadline: Option<Instant>) -> Result<(), SessionError> 
 }
 
 impl InferSession {
-    /// This thread's turn to write the bank, after any other thread of the session (a batch
-    /// worker's indexing round): the wait counts as lock wait in `--timings`.
-    pub(super) fn writing_turn(&self) -> std::sync::MutexGuard<'_, ()> {
-        crate::timings::time(crate::timings::Stage::LockWait, || self.writing.lock())
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    /// Claims `dists` for one round of writing the bank, after any other run holding one of
+    /// them; the wait counts as lock wait in `--timings`, and stops at Ctrl-C or `deadline`.
+    pub(super) fn claim(
+        &self,
+        dists: &[DistName],
+        deadline: Option<Instant>,
+        reporter: &dyn Reporter,
+    ) -> Result<Claim, SessionError> {
+        let give_up =
+            || crate::interrupt::requested() || deadline.is_some_and(|d| Instant::now() >= d);
+        let claim = crate::timings::time(crate::timings::Stage::LockWait, || {
+            self.claims.claim(dists, &give_up)
+        })
+        .map_err(|e| match e {
+            ClaimError::Store(e) => SessionError::Store(e),
+            ClaimError::GaveUp { .. } if crate::interrupt::requested() => {
+                SessionError::Interrupted {
+                    kept: 0,
+                    left: dists.len(),
+                    noun: "distributions",
+                }
+            }
+            ClaimError::GaveUp { .. } => SessionError::OutOfTime,
+        })?;
+        if !claim.held_by_others.is_empty() {
+            let names: Vec<&str> = claim.held_by_others.iter().map(DistName::as_str).collect();
+            reporter.verbose_note(&format!(
+                "waited {:.1} s for another run writing {} to the bank",
+                claim.waited.as_secs_f64(),
+                names.join(", ")
+            ));
+        }
+        Ok(claim)
     }
 
     pub fn open(
@@ -148,7 +176,7 @@ impl InferSession {
             installer_index: place.installer_index,
             offline: place.offline,
             lock: place.lock,
-            writing: Mutex::new(()),
+            claims: DistClaims::of_bank(&bank_file),
             bank_file,
         })
     }

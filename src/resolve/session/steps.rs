@@ -156,7 +156,7 @@ impl LazySteps for Steps<'_> {
     fn index(&mut self, round: &[Probe]) -> Result<(), SessionError> {
         check_time(self.deadline)?;
         let session = self.session;
-        let _writing = session.writing_turn();
+        let _claim = session.claim(&dists_of(round), self.deadline, self.reporter)?;
         self.announce(round);
         for p in round {
             self.reporter.trace(&format!("indexing {p}"));
@@ -179,7 +179,9 @@ impl LazySteps for Steps<'_> {
         within: Option<Duration>,
     ) -> Result<(), SessionError> {
         check_time(self.deadline)?;
-        let _writing = self.session.writing_turn();
+        let _claim = self
+            .session
+            .claim(&dists_of(round), self.deadline, self.reporter)?;
         for p in round {
             self.reporter.trace(&format!("introspecting {p}"));
         }
@@ -271,6 +273,7 @@ pub(super) fn index_missing(
             selection: Selection::All,
         })
         .collect();
+    let _claim = session.claim(missing, None, reporter)?;
     let report = build(session, &targets, jobs, reporter)?;
     reporter.note(
         &format!(
@@ -297,6 +300,14 @@ pub(super) fn gist(reason: &str) -> String {
     } else {
         lines.join("; ")
     }
+}
+
+/// The distributions a round writes, each once.
+fn dists_of(round: &[Probe]) -> Vec<DistName> {
+    let mut dists: Vec<DistName> = round.iter().map(|p| p.dist.clone()).collect();
+    dists.sort();
+    dists.dedup();
+    dists
 }
 
 /// A build target per release of the round (the newest for a distribution not registered

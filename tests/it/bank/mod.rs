@@ -1,5 +1,6 @@
 mod build;
 mod check;
+mod claims;
 mod extract;
 mod flow;
 mod introspect;
