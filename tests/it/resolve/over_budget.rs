@@ -1,10 +1,13 @@
 //! The introspection budget's record, end to end: releases an inference planned to introspect
 //! but left unstarted when its budget ran out are recorded as not settled, so the next
 //! inference of the notebook spends nothing on them (`nbenv bank introspect` settles them).
+//! A release no interpreter here can install from a wheel takes no part in the budget.
 
 use super::lazy::{dynpkg, infer, publish};
+use crate::support::archives::sdist_tar_gz;
 use crate::support::cli::pins;
 use crate::support::context::TestContext;
+use crate::support::server::FixtureFile;
 use nbenv::bank::introspect::OVER_BUDGET;
 use nbenv::bank::store::{RuntimeStatus, Store};
 use nbenv::names::DistName;
@@ -102,4 +105,62 @@ fn releases_the_budget_left_unstarted_are_not_introspected_by_the_next_inference
         .collect();
     assert_eq!(after, before);
     assert_eq!(pins(&out), first, "{out}\n{err}");
+}
+
+/// Like scikit-learn 0.12.1: `zoldpkg` 1.0 is only an sdist, so no interpreter here can
+/// install it from a wheel. Planned in the same round as `slowa` 1.0, after it, it is recorded
+/// with why at once, not as left over by the budget that `slowa` spends; `bank introspect`
+/// looks again (another machine may have the interpreter) and says why.
+#[test]
+fn a_release_no_interpreter_here_installs_is_recorded_as_such_and_takes_no_budget() {
+    let source = "import slowa, zoldpkg\n\
+                  a = slowa.make()\na.ix[0]\n\
+                  z = zoldpkg.make()\nz.ix[0]\n";
+    let env = TestContext::with_index();
+    publish(&env, "slowa", 1, &slow, &|_| None);
+    let pkg_info = "Metadata-Version: 1.1\nName: zoldpkg\nVersion: 1.0\n";
+    env.server().publish(
+        "zoldpkg",
+        &[FixtureFile {
+            upload_time: Some("2014-01-01T00:00:00Z".into()),
+            ..FixtureFile::new(
+                "zoldpkg-1.0.tar.gz",
+                sdist_tar_gz(
+                    "zoldpkg",
+                    "1.0",
+                    &[("zoldpkg/__init__.py", &dynpkg(1))],
+                    pkg_info,
+                ),
+            )
+        }],
+    );
+    let (code, out, err) = infer(&env, source, &["-v", "--introspect-budget", "1"]).parts();
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(err.contains("introspecting zoldpkg 1.0"), "{err}");
+    assert!(
+        err.contains("note: could not introspect zoldpkg 1.0: no wheel fits an interpreter"),
+        "{err}"
+    );
+    let zold = runtime(&env, "zoldpkg");
+    assert_eq!(zold.len(), 1, "{zold:?}");
+    let (_, status, why) = &zold[0];
+    assert_eq!(*status, Some(RuntimeStatus::Gap), "{zold:?}");
+    assert!(
+        why.starts_with("no wheel fits an interpreter on this machine (wheels for: none;"),
+        "{why}"
+    );
+
+    let (code, out, err) = env
+        .run(["bank", "introspect", "zoldpkg==1.0", "--format", "json"])
+        .parts();
+    assert_eq!(code, 0, "{out}{err}");
+    let report: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let outcome = &report["introspected"][0][2];
+    assert_eq!(outcome["outcome"], "gap", "{report}");
+    assert!(
+        outcome["reason"]
+            .as_str()
+            .is_some_and(|r| r.starts_with("no wheel fits")),
+        "{report}"
+    );
 }
