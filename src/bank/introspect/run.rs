@@ -18,7 +18,7 @@ use crate::bank::store::{
     RuntimeStatus, Store,
 };
 use crate::names::DistName;
-use crate::pypi::{IndexClient, Release, Version};
+use crate::pypi::{IndexClient, ProjectPage, PypiError, Release, Version};
 use crate::python::{
     candidate_interpreters, environments, run_limited, start_of_next_day, Environment,
     EnvironmentSpec, InstallOptions, Installer, Interpreter, ProcessError, PythonVersion,
@@ -125,6 +125,9 @@ pub struct IntrospectReport {
     pub past_deadline: usize,
     /// Releases left out because an earlier run could not introspect them (`retry_gaps`).
     pub gaps_kept: usize,
+    /// Releases no interpreter of this machine can install from a wheel: recorded as gaps
+    /// (also in `releases`) without building anything.
+    pub no_interpreter: usize,
 }
 
 /// Why a release the introspection budget left unstarted is not settled.
@@ -165,12 +168,28 @@ pub fn introspect(
     observer: &dyn IntrospectObserver,
 ) -> Result<IntrospectReport, IndexError> {
     let _clock = crate::timings::start(crate::timings::Stage::Introspection);
+    let pages = merge_targets(targets).into_iter().map(|target| {
+        let page = client.project(&target.name);
+        (target, page)
+    });
+    introspect_pages(bank_path, pages, config, observer)
+}
+
+/// [`introspect`] over the project pages of its targets, read as they are asked for.
+fn introspect_pages(
+    bank_path: &Path,
+    pages: impl Iterator<Item = (BuildTarget, Result<ProjectPage, PypiError>)>,
+    config: &IntrospectConfig,
+    observer: &dyn IntrospectObserver,
+) -> Result<IntrospectReport, IndexError> {
     let mut store = Store::open_with(bank_path, config.lock.clone())?;
     let mut work = Vec::new();
+    let mut uninstallable = Vec::new();
     let mut report = IntrospectReport::default();
-    for BuildTarget { name, selection } in &merge_targets(targets) {
+    for (BuildTarget { name, selection }, page) in pages {
+        let name = &name;
         // One project that cannot be read does not stop the others.
-        let page = match client.project(name) {
+        let page = match page {
             Ok(page) => page,
             // Every other project would find the disk as full.
             Err(e) if e.is_disk_full() => return Err(e.into()),
@@ -217,6 +236,12 @@ pub fn introspect(
                 .find(|r| r.version == version)
                 .expect("picked from these")
                 .clone();
+            // Decided before anything is built or queued: a release no interpreter here can
+            // install from a wheel takes no place in the round nor in an inference's budget.
+            if let Err(no_fit) = candidate_interpreters(&config.interpreters, &release) {
+                uninstallable.push((name.clone(), row.clone(), no_fit.to_string()));
+                continue;
+            }
             work.push((
                 name.clone(),
                 dist_id,
@@ -228,6 +253,16 @@ pub fn introspect(
                     .collect::<Vec<_>>(),
             ));
         }
+    }
+    // What they could not tell stays unknown; why is kept with the release, so that an
+    // inference does not plan them again (`bank introspect` does, as on another machine
+    // other interpreters may fit).
+    for (name, row, reason) in uninstallable {
+        store.mark_runtime_gap(row.id, &reason)?;
+        report.no_interpreter += 1;
+        report
+            .releases
+            .push((name, row.version, Outcome::Gap { reason }));
     }
     observer.queued(work.len());
     let mut writer = BankWriter::new(&mut store);
@@ -606,5 +641,131 @@ mod defer_tests {
         assert_eq!(row("0.25.3").runtime_status, Some(RuntimeStatus::Gap));
         assert_eq!(row("0.25.3").runtime_detail.as_deref(), Some(OVER_BUDGET));
         assert_eq!(row("1.0.0").runtime_status, None);
+    }
+}
+
+#[cfg(test)]
+mod uninstallable_tests {
+    use std::sync::Mutex;
+
+    use super::*;
+    use crate::bank::indexer::Selection;
+    use crate::bank::store::ReleaseInfo;
+    use crate::pypi::{DistFile, DistFilename, MetadataHint, PageFormat, RequiresPython};
+
+    fn file(project: &DistName, filename: &str) -> DistFile {
+        let parsed = DistFilename::parse(filename, project).unwrap();
+        DistFile {
+            filename: filename.into(),
+            url: format!("http://index/{filename}"),
+            version: parsed.version,
+            kind: parsed.kind,
+            hashes: Default::default(),
+            requires_python: RequiresPython::Any,
+            size: None,
+            upload_time: None,
+            yanked: None,
+            core_metadata: MetadataHint::Unknown,
+        }
+    }
+
+    /// Counts what was queued, and stops before the first release is built.
+    #[derive(Default)]
+    struct Stopping {
+        queued: Mutex<Option<usize>>,
+    }
+
+    impl IntrospectObserver for Stopping {
+        fn queued(&self, releases: usize) {
+            *self.queued.lock().unwrap() = Some(releases);
+        }
+        fn cancelled(&self) -> bool {
+            true
+        }
+    }
+
+    /// Like scikit-learn 0.12.1 (an sdist only) and a release with wheels only for an
+    /// interpreter this machine lacks: decided from the page before anything is queued,
+    /// recorded with why, and what they could not tell stays unknown.
+    #[test]
+    fn releases_no_interpreter_here_installs_are_recorded_without_being_queued() {
+        let dir = tempfile::tempdir().unwrap();
+        let bank = dir.path().join("bank.sqlite3");
+        let name = DistName::new("oldpkg").unwrap();
+        let info = |v: &str| ReleaseInfo {
+            version: v.parse().unwrap(),
+            upload_time: None,
+            requires_python: None,
+            yanked: None,
+        };
+        let (dist, _) = Store::open(&bank)
+            .unwrap()
+            .register(
+                &name,
+                "http://index/",
+                &[info("0.1"), info("0.2"), info("1.0")],
+            )
+            .unwrap();
+        let page = ProjectPage {
+            name: name.clone(),
+            url: "http://index/oldpkg/".into(),
+            format: PageFormat::Json,
+            files: vec![
+                file(&name, "oldpkg-0.1.tar.gz"),
+                file(&name, "oldpkg-0.2-cp27-cp27mu-manylinux1_x86_64.whl"),
+                file(&name, "oldpkg-0.2.tar.gz"),
+                file(&name, "oldpkg-1.0-py3-none-any.whl"),
+            ],
+            skipped: Vec::new(),
+        };
+        let interpreters = vec![Interpreter {
+            path: dir.path().join("python3.11"),
+            version: PythonVersion::new(3, 11),
+        }];
+        let tools = Tools::new(dir.path().join("tools"), None, &interpreters);
+        let config = IntrospectConfig::new(interpreters, Installer::Pip, tools);
+        let target = BuildTarget {
+            name: name.clone(),
+            selection: Selection::All,
+        };
+        let observer = Stopping::default();
+        let report =
+            introspect_pages(&bank, [(target, Ok(page))].into_iter(), &config, &observer).unwrap();
+
+        // Only 1.0 was queued (and the stop came before it was built).
+        assert_eq!(*observer.queued.lock().unwrap(), Some(1));
+        assert_eq!(report.releases_left, 1);
+        assert_eq!(report.no_interpreter, 2);
+        let gaps: Vec<String> = report
+            .releases
+            .iter()
+            .map(|(_, v, o)| match o {
+                Outcome::Gap { reason } => format!("{v}: {reason}"),
+                Outcome::Recorded { .. } => panic!("{v} recorded"),
+            })
+            .collect();
+        assert_eq!(gaps.len(), 2, "{gaps:?}");
+        assert!(gaps[0].starts_with("0.1: no wheel fits"), "{gaps:?}");
+        assert!(gaps[1].contains("wheels for: cp27"), "{gaps:?}");
+
+        let rows = Store::open(&bank).unwrap().releases(dist).unwrap();
+        let row = |v: &str| {
+            let v: Version = v.parse().unwrap();
+            rows.iter().find(|r| r.version == v).unwrap().clone()
+        };
+        for v in ["0.1", "0.2"] {
+            assert_eq!(row(v).runtime_status, Some(RuntimeStatus::Gap), "{v}");
+            assert!(
+                row(v)
+                    .runtime_detail
+                    .as_deref()
+                    .is_some_and(|d| d.contains("interpreters: 3.11")),
+                "{v}: {:?}",
+                row(v).runtime_detail
+            );
+            // Not settled: nothing was recorded of what it has.
+            assert!(!row(v).is_introspected(), "{v}");
+        }
+        assert_eq!(row("1.0").runtime_status, None);
     }
 }

@@ -12,7 +12,7 @@ use nbenv::resolve::evidence::{BankView, SharedBank};
 
 /// Publishes `releases` of `project` (1.0, 2.0, ... n.0); `init(i)` is release i's
 /// `__init__.py`, `python(i)` its Requires-Python.
-fn publish(
+pub(super) fn publish(
     ctx: &TestContext,
     project: &str,
     n: usize,
@@ -37,7 +37,7 @@ fn publish(
 }
 
 /// `nbenv infer` of a percent script whose one cell is `source`, on Python 3.11.
-fn infer(ctx: &TestContext, source: &str, extra: &[&str]) -> Run {
+pub(super) fn infer(ctx: &TestContext, source: &str, extra: &[&str]) -> Run {
     let nb = ctx.write("nb.py", source);
     ctx.infer(&nb, &[&["--python", "3.11"], extra].concat())
 }
@@ -149,7 +149,7 @@ fn a_namesake_without_any_used_api_has_its_whole_history_read_and_is_no_requirem
 /// Like pandas 0.x `DataFrame.ix`: members a class method makes with `setattr` under names
 /// computed in a loop, which static reading cannot list; `ix` until 3.0, gone from 4.0 (the
 /// method stays, so static reading still cannot tell).
-fn dynpkg(i: usize) -> String {
+pub(super) fn dynpkg(i: usize) -> String {
     let names = if i <= 3 {
         "[\"ix\", \"at_old\"]"
     } else {
