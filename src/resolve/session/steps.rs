@@ -191,7 +191,8 @@ impl LazySteps for Steps<'_> {
             bank: self.session.bank_file.clone(),
             source,
         })?;
-        self.introspected += report.releases.len();
+        // A release no interpreter here installs was only looked at, not run.
+        self.introspected += report.releases.len().saturating_sub(report.no_interpreter);
         if report.interrupted {
             return Err(SessionError::Interrupted {
                 kept: report.releases.len(),
