@@ -282,6 +282,7 @@ fn runner(args: &BatchArgs, working: &GlobalArgs) -> Runner {
     let envs = context::cache_dir(working).join(super::verify::ENVS_DIR);
     Runner {
         disk: context::disk_budget(working, &envs, &installer),
+        builders: jobs(args),
         tools,
         installer,
         envs,
@@ -306,6 +307,15 @@ struct Driven {
 
 /// Measures the notebooks on `--jobs` worker threads, the bar advancing and each record
 /// appended as it comes.
+/// Notebooks measured at once: `--jobs`, else the cores.
+fn jobs(args: &BatchArgs) -> usize {
+    args.jobs.unwrap_or_else(|| {
+        std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(1)
+    })
+}
+
 fn drive(
     global: &GlobalArgs,
     args: &BatchArgs,
@@ -313,11 +323,7 @@ fn drive(
     notebooks: &[NotebookInput],
     appender: Appender,
 ) -> Result<Driven> {
-    let jobs = args.jobs.unwrap_or_else(|| {
-        std::thread::available_parallelism()
-            .map(|n| n.get())
-            .unwrap_or(1)
-    });
+    let jobs = jobs(args);
     let progress = Progress::new(&Printer::of(global), notebooks.len() as u64, "notebooks");
     let statuses: Mutex<BTreeMap<Status, usize>> = Mutex::default();
     let skipped = AtomicUsize::new(0);

@@ -161,6 +161,8 @@ pub fn run(global: &GlobalArgs, args: &RestoreArgs) -> Result<()> {
                 ..InferRun::default()
             },
             command: "restore",
+            disk: Some(&context::disk_budget(global, &envs, &installer)),
+            builders: 1,
         },
     )
     .map_err(|e| -> anyhow::Error {

@@ -302,40 +302,7 @@ pub(super) fn keep_envs_within_budget(
     installer: &nbenv::python::Installer,
 ) {
     let budget = context::disk_budget(global, envs, installer);
-    let pruned = verify::keep_within(&budget, keep);
-    if global.quiet {
-        return;
-    }
-    let size = super::index::human_size;
-    let within = format!(
-        "to stay within NBENV_ENV_CACHE_SIZE ({} of environments and installer caches, {} allowed)",
-        size(pruned.counted),
-        size(budget.bytes)
-    );
-    for gone in &pruned.environments {
-        super::printer::note(&format!(
-            "removed the environment {} (least recently used) {within}",
-            gone.display()
-        ));
-    }
-    for (cache, step) in &pruned.caches {
-        let which = match cache.installer {
-            verify::CachedInstaller::Uv => "uv's cache",
-            verify::CachedInstaller::Pip => "pip's cache",
-        };
-        let dir = cache.dir.display();
-        match step {
-            verify::CacheStep::Pruned => {
-                super::printer::note(&format!("pruned {which} in {dir} {within}"))
-            }
-            verify::CacheStep::Cleaned => {
-                super::printer::note(&format!("cleaned {which} in {dir} {within}"))
-            }
-            verify::CacheStep::Failed(why) => {
-                super::printer::warn(&format!("{which} in {dir} could not be pruned: {why}"))
-            }
-        }
-    }
+    verify::keep_within(&budget, keep).say(&budget, &super::printer::Printer::of(global));
 }
 
 /// `cell 2: environment: ...`: a failure with the cell it stopped in, when known.

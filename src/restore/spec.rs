@@ -7,6 +7,7 @@ use std::time::{Duration, Instant};
 use crate::notebook::Notebook;
 use crate::python::{Installer, Tools};
 use crate::resolve::session::InferRun;
+use crate::verify::DiskBudget;
 
 /// How to run the rounds.
 pub struct RoundsSpec<'a> {
@@ -31,6 +32,12 @@ pub struct RoundsSpec<'a> {
     pub infer: InferRun<'a>,
     /// `restore` or `batch`, for the run records.
     pub command: &'static str,
+    /// What environments and nbenv's installer caches may hold together: room is made
+    /// before each build, and what is kept is brought within it after.
+    pub disk: Option<&'a DiskBudget>,
+    /// Runs that may be building an environment at once, this one included (a batch's
+    /// workers): room is made for as many.
+    pub builders: usize,
 }
 
 impl RoundsSpec<'_> {

@@ -278,7 +278,11 @@ impl super::RoundSteps for Steps<'_, '_> {
         let spec = self.spec;
         let python = r.python();
         let plan = self.plan(&r);
-        let building = (!plan.is_built(spec.envs)).then(|| {
+        let fresh = !plan.is_built(spec.envs);
+        if let (true, Some(disk)) = (fresh, spec.disk) {
+            verify::make_room(disk, spec.builders).say(disk, self.reporter);
+        }
+        let building = fresh.then(|| {
             self.reporter.step(&format!(
                 "round {round}: building the environment on Python {python}"
             ))
@@ -297,6 +301,9 @@ impl super::RoundSteps for Steps<'_, '_> {
             Ok(env) => {
                 if !env.reused {
                     self.built.push(env.root.clone());
+                    if let Some(disk) = spec.disk {
+                        verify::keep_within(disk, &env.root).say(disk, self.reporter);
+                    }
                 }
                 return Ok(Built::Env((r, env)));
             }

@@ -158,6 +158,16 @@ impl DiskSurvey {
             .sum()
     }
 
+    /// Bytes on disk of the largest environment (its own files, shared or not).
+    pub fn largest_environment(&self) -> u64 {
+        self.holders
+            .iter()
+            .filter(|h| matches!(h.holding, Holding::Environment(_)))
+            .map(|h| h.links.iter().map(|&i| self.inodes[i].bytes).sum::<u64>())
+            .max()
+            .unwrap_or(0)
+    }
+
     /// Bytes on disk of the holders `which` picks, each inode once (counted or not).
     pub fn bytes_of(&self, which: impl Fn(&Holding) -> bool) -> u64 {
         let mut seen = vec![false; self.inodes.len()];
@@ -322,6 +332,46 @@ pub struct Pruned {
     pub after: u64,
 }
 
+impl Pruned {
+    /// Says what went, and why, through `reporter`.
+    pub fn say(&self, budget: &DiskBudget, reporter: &dyn crate::reporter::Reporter) {
+        let size = crate::reporter::human_size;
+        let within = format!(
+            "to stay within NBENV_ENV_CACHE_SIZE ({} of environments and installer caches, {} allowed)",
+            size(self.counted),
+            size(budget.bytes)
+        );
+        for gone in &self.environments {
+            reporter.note(
+                &format!(
+                    "removed the environment {} (least recently used) {within}",
+                    gone.display()
+                ),
+                None,
+            );
+        }
+        for (cache, step) in &self.caches {
+            let which = match cache.installer {
+                Installer::Uv => "uv's cache",
+                Installer::Pip => "pip's cache",
+            };
+            let dir = cache.dir.display();
+            match step {
+                CacheStep::Pruned => {
+                    reporter.note(&format!("pruned {which} in {dir} {within}"), None)
+                }
+                CacheStep::Cleaned => {
+                    reporter.note(&format!("cleaned {which} in {dir} {within}"), None)
+                }
+                CacheStep::Failed(why) => reporter.warn(
+                    &format!("{which} in {dir} could not be pruned: {why}"),
+                    None,
+                ),
+            }
+        }
+    }
+}
+
 /// How long a prune or a clean of uv's cache may take: uv waits while another uv uses the
 /// cache.
 const UV_CACHE_TIMEOUT: Duration = Duration::from_secs(300);
@@ -329,9 +379,34 @@ const UV_CACHE_TIMEOUT: Duration = Duration::from_secs(300);
 /// Brings what the budget counts within it ([`plan`], then removal): `keep` (the
 /// environment just used) stays, and so do those other runs are using.
 pub fn keep_within(budget: &DiskBudget, keep: &Path) -> Pruned {
-    let mut survey = DiskSurvey::read(&budget.envs, &budget.caches);
-    let mut spared = vec![keep.to_path_buf()];
-    let mut eviction = plan(&survey, budget.bytes, &spared);
+    let survey = DiskSurvey::read(&budget.envs, &budget.caches);
+    fit(budget, survey, budget.bytes, vec![keep.to_path_buf()])
+}
+
+/// Makes room for `builds` environments about to be built (a batch's workers each build
+/// one). An environment counts only once complete, so bringing what is kept within the
+/// budget after each build lets the builds under way overshoot it by their whole size (a
+/// TensorFlow environment is 2 GiB): before building, what is kept is brought within the
+/// budget less `builds` times the largest environment kept (at most half the budget), on
+/// the guess that the next is no larger than the largest so far.
+pub fn make_room(budget: &DiskBudget, builds: usize) -> Pruned {
+    let survey = DiskSurvey::read(&budget.envs, &budget.caches);
+    let reserve = survey
+        .largest_environment()
+        .saturating_mul(builds as u64)
+        .min(budget.bytes / 2);
+    fit(budget, survey, budget.bytes - reserve, Vec::new())
+}
+
+/// Brings what `survey` counts within `limit` bytes, sparing `spared` and what other runs
+/// hold.
+fn fit(
+    budget: &DiskBudget,
+    mut survey: DiskSurvey,
+    limit: u64,
+    mut spared: Vec<PathBuf>,
+) -> Pruned {
+    let mut eviction = plan(&survey, limit, &spared);
     let mut pruned = Pruned {
         counted: eviction.counted,
         after: eviction.after,
@@ -347,7 +422,7 @@ pub fn keep_within(budget: &DiskBudget, keep: &Path) -> Pruned {
         }
         if any {
             survey = DiskSurvey::read(&budget.envs, &budget.caches);
-            eviction = plan(&survey, budget.bytes, &spared);
+            eviction = plan(&survey, limit, &spared);
         }
     }
     'plan: loop {
@@ -355,7 +430,7 @@ pub fn keep_within(budget: &DiskBudget, keep: &Path) -> Pruned {
             if !super::env_lock::remove_unused(&budget.envs, &root) {
                 // Another run took it since: spared, and the plan made again.
                 spared.push(root);
-                eviction = plan(&survey, budget.bytes, &spared);
+                eviction = plan(&survey, limit, &spared);
                 continue 'plan;
             }
             survey.forget(&Holding::Environment(root.clone()));
@@ -595,6 +670,40 @@ mod tests {
         assert_eq!(pruned.caches[0].1, CacheStep::Cleaned);
         assert!(!uv_dir.exists());
         assert_eq!(std::fs::read(new.join("lib.so")).unwrap().len(), 200_000);
+    }
+
+    /// Before a build, room is made for the builds under way: what is kept goes within the
+    /// budget less the largest environment per build, least recently used first, though it
+    /// fits the budget itself.
+    #[test]
+    fn room_is_made_for_the_environments_about_to_be_built() {
+        let tmp = tempfile::tempdir().unwrap();
+        let envs = tmp.path().join("envs");
+        let oldest = ready_env(&envs, "oldest", 100_000, at(1_000_000));
+        let older = ready_env(&envs, "older", 300_000, at(2_000_000));
+        let newest = ready_env(&envs, "newest", 100_000, at(3_000_000));
+        let survey = DiskSurvey::read(&envs, &[]);
+        assert!(survey.largest_environment() >= 300_000);
+        let budget = |bytes| DiskBudget {
+            envs: envs.clone(),
+            caches: Vec::new(),
+            bytes,
+            uv: None,
+        };
+        let counted = survey.counted();
+        // Within the budget, with room for one more of the largest: nothing goes.
+        let pruned = make_room(&budget(counted + 2 * survey.largest_environment()), 2);
+        assert!(pruned.environments.is_empty(), "{pruned:?}");
+        // Within the budget, not with room for one build: the least recently used go until
+        // there is.
+        let pruned = make_room(&budget(counted + 250_000), 1);
+        assert_eq!(pruned.environments, vec![oldest.clone()]);
+        assert!(!oldest.exists() && older.exists() && newest.exists());
+        // Room for two builds is at most half the budget.
+        let counted = DiskSurvey::read(&envs, &[]).counted();
+        let pruned = make_room(&budget(counted * 3 / 2), 100);
+        assert_eq!(pruned.environments, vec![older.clone()]);
+        assert!(newest.exists());
     }
 
     /// An environment another run holds is spared: the next one goes instead.

@@ -53,6 +53,8 @@ pub struct Runner {
     pub envs: PathBuf,
     /// What the environments and nbenv's installer caches may hold together.
     pub disk: DiskBudget,
+    /// Workers that may build environments at once.
+    pub builders: usize,
     /// The index installers are given, where it is not PyPI.
     pub index_url: Option<String>,
     /// What each notebook runs in first.
@@ -177,6 +179,8 @@ fn spec<'a>(
             skip_pythons: &[],
         },
         command: "batch",
+        disk: Some(&runner.disk),
+        builders: runner.builders,
     }
 }
 
