@@ -1286,6 +1286,27 @@ fn write_move(out: &mut impl Write, m: &Move) -> Result<()> {
             s.first,
             defined(&s.new_definition, &s.path)
         )?;
+        if !s.also_as.is_empty() {
+            let shown: Vec<&str> = s.also_as.iter().take(3).map(|p| p.as_str()).collect();
+            let more = s.also_as.len() - shown.len();
+            writeln!(
+                out,
+                "    also reachable as {}{}",
+                shown.join(", "),
+                if more > 0 {
+                    format!(" and {more} more (see --format json)")
+                } else {
+                    String::new()
+                }
+            )?;
+        }
+    }
+    if !m.unknown_after.is_empty() {
+        writeln!(
+            out,
+            "    unknown in {} (no evidence either way)",
+            show_runs(&m.unknown_after)
+        )?;
     }
     if let Some(r) = &m.raising_module {
         writeln!(

@@ -53,6 +53,9 @@ pub struct Successor {
     /// Their signatures in those same releases.
     pub old_signature: Option<String>,
     pub new_signature: Option<String>,
+    /// For the same definition: the other public paths that reach it as well (modules that
+    /// import it), ranked below this one.
+    pub also_as: Vec<ApiPath>,
 }
 
 /// A removed API and where it went, its successors best first (several: the bank cannot
@@ -64,6 +67,9 @@ pub struct Move {
     /// Its last indexed release, and the next indexed one, which lacks it.
     pub last: Version,
     pub removed_in: Version,
+    /// Releases after the removal where the bank cannot tell whether it is back (static
+    /// reading cannot see through a name on its path there): no evidence either way.
+    pub unknown_after: Vec<VersionRun>,
     /// A module on its path that raises when imported in the removal release (a shim), and
     /// what it says.
     pub raising_module: Option<RaisingModule>,
@@ -185,6 +191,9 @@ impl Store {
                     .map(|(new, history)| Ranked {
                         path: &new.path,
                         pairing: pairing::pair(&old_history, history, removal),
+                        follows: pairing::follows(&old.path, &old_history, history),
+                        is_old_definition: old_history[removal.last_present].definition()
+                            == Some(new.path.as_str()),
                         overlap: pairing::overlap(&old_history, history).len(),
                         defined_here: history
                             .last()
@@ -200,8 +209,16 @@ impl Store {
                     .find(|(n, _)| n.path == r.path)
                     .expect("ranked from these")
                     .1;
-                if let Some(s) = successor(&old_history, history, removal, r, &indexed) {
-                    successors.push(s);
+                let Some(s) = successor(&old_history, history, removal, r, &indexed) else {
+                    continue;
+                };
+                // Every path to the same definition is the same object: one successor.
+                match successors
+                    .iter_mut()
+                    .find(|x: &&mut Successor| x.kind == MoveKind::SameDefinition)
+                {
+                    Some(first) if s.kind == MoveKind::SameDefinition => first.also_as.push(s.path),
+                    _ => successors.push(s),
                 }
             }
             if successors.is_empty() {
@@ -215,11 +232,19 @@ impl Store {
                 successors.retain(|s| s.kind != MoveKind::NoSignature);
             }
             let removed_in = indexed[removal.removed_in];
+            let unknown_after: ReleaseSet = old_history
+                .iter()
+                .enumerate()
+                .skip(removal.removed_in)
+                .filter(|(_, s)| **s == Seen::Unknown)
+                .map(|(i, _)| indexed[i].slot)
+                .collect();
             let found = Move {
                 old: old_path,
                 kind: old.kind,
                 last: indexed[removal.last_present].version.clone(),
                 removed_in: removed_in.version.clone(),
+                unknown_after: runs(&indexed, &unknown_after),
                 raising_module: self.raising_module(
                     &mut resolver,
                     &old.path,
@@ -340,5 +365,6 @@ fn successor(
         new_definition: path(new_first.definition()),
         old_signature: old_last.signature().map(str::to_string),
         new_signature: new_first.signature().map(str::to_string),
+        also_as: Vec::new(),
     })
 }

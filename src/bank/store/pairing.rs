@@ -65,17 +65,18 @@ pub struct Removal {
 }
 
 /// The removal of an API seen as `history` (one entry per indexed release, oldest first):
-/// present somewhere, and absent in every indexed release after the last one with it. A
-/// release after it where it is unknown leaves the question open: no removal.
+/// present somewhere, absent in the next indexed release after the last one with it, and
+/// absent in the newest. Unknown there leaves the question open: no removal. Unknown in a
+/// release between is no evidence either way (the caller shows it).
 pub fn removal(history: &[Seen]) -> Option<Removal> {
     let last_present = history.iter().rposition(Seen::is_present)?;
-    let after = &history[last_present + 1..];
-    if after.is_empty() || after.iter().any(|s| *s != Seen::Absent) {
+    let removed_in = last_present + 1;
+    if history.get(removed_in) != Some(&Seen::Absent) || history.last() != Some(&Seen::Absent) {
         return None;
     }
     Some(Removal {
         last_present,
-        removed_in: last_present + 1,
+        removed_in,
     })
 }
 
@@ -210,26 +211,46 @@ fn strength(pairing: &Pairing) -> Option<u8> {
 pub struct Ranked<'a> {
     pub path: &'a str,
     pub pairing: Pairing,
+    /// Whether it was, in some release, a re-export of the old API itself: a module that
+    /// imported the old path and later followed the move, not where it went.
+    pub follows: bool,
+    /// Whether the path is the old API's own definition (what its alias pointed at).
+    pub is_old_definition: bool,
     /// How many releases both are in.
     pub overlap: usize,
     /// Whether the path is its own definition in the newest release (not a re-export).
     pub defined_here: bool,
 }
 
-/// Orders successors best first: the stronger proof, then the longer overlap, then the
-/// definition itself before its re-exports, then the shorter path, then by name. Candidates
-/// that prove nothing are dropped.
+/// Orders successors best first: the stronger proof, then paths that never re-exported the
+/// old one, then the old one's own definition, then the longer overlap, then a definition
+/// before its re-exports, then the shorter path, then by name. Candidates that prove nothing
+/// are dropped.
 pub fn rank(mut candidates: Vec<Ranked<'_>>) -> Vec<Ranked<'_>> {
     candidates.retain(|c| strength(&c.pairing).is_some());
     candidates.sort_by(|a, b| {
         strength(&a.pairing)
             .cmp(&strength(&b.pairing))
+            .then(a.follows.cmp(&b.follows))
+            .then(b.is_old_definition.cmp(&a.is_old_definition))
             .then(b.overlap.cmp(&a.overlap))
             .then(b.defined_here.cmp(&a.defined_here))
             .then(a.path.split('.').count().cmp(&b.path.split('.').count()))
             .then(a.path.cmp(b.path))
     });
     candidates
+}
+
+/// Whether `new` resolved, in some release, to `old_path` or to one of its definitions.
+pub fn follows(old_path: &str, old: &[Seen], new: &[Seen]) -> bool {
+    let olds: Vec<&str> = old
+        .iter()
+        .filter_map(Seen::definition)
+        .chain([old_path])
+        .collect();
+    new.iter()
+        .filter_map(Seen::definition)
+        .any(|d| olds.contains(&d))
 }
 
 /// The releases (positions) where both are present.
@@ -286,6 +307,20 @@ mod tests {
         assert_eq!(removal(&old), None);
         let old = vec![here(OLD_DEF, Some(SIG)), Seen::Absent, Seen::Unknown];
         assert_eq!(removal(&old), None);
+        // Unknown only in a release between the removal and the newest: removed all the same.
+        let old = vec![
+            here(OLD_DEF, Some(SIG)),
+            Seen::Absent,
+            Seen::Unknown,
+            Seen::Absent,
+        ];
+        assert_eq!(
+            removal(&old),
+            Some(Removal {
+                last_present: 0,
+                removed_in: 1
+            })
+        );
     }
 
     #[test]
@@ -374,6 +409,8 @@ mod tests {
         let c = |path, pairing, overlap, defined_here| Ranked {
             path,
             pairing,
+            follows: false,
+            is_old_definition: false,
             overlap,
             defined_here,
         };
@@ -386,11 +423,38 @@ mod tests {
             c("t.e.f", Pairing::SameDefinition, 1, true),
             c("t.g.f", Pairing::Twin(SignatureMatch::Same), 2, false),
             c("t.h.f", Pairing::NoSignature, 4, true),
+            // Once a re-export of the old one: after the others of its strength.
+            Ranked {
+                follows: true,
+                ..c("t.i.f", Pairing::Twin(SignatureMatch::Same), 9, true)
+            },
+            // The old one's definition: first of its strength.
+            Ranked {
+                is_old_definition: true,
+                ..c("t.j.f", Pairing::SameDefinition, 0, false)
+            },
         ]);
         let order: Vec<&str> = ranked.iter().map(|r| r.path).collect();
         assert_eq!(
             order,
-            ["t.e.f", "t.f", "t.d.f", "t.g.f", "t.c.f", "t.a.f", "t.h.f"]
+            ["t.j.f", "t.e.f", "t.f", "t.d.f", "t.g.f", "t.c.f", "t.i.f", "t.a.f", "t.h.f"]
         );
+    }
+
+    #[test]
+    fn a_path_that_once_re_exported_the_old_one_follows_it() {
+        let old = vec![
+            here(OLD_DEF, Some(SIG)),
+            here(OLD_DEF, Some(SIG)),
+            Seen::Absent,
+        ];
+        let follower = vec![
+            Seen::Absent,
+            here(OLD_DEF, Some(SIG)),
+            here(NEW_DEF, Some(SIG)),
+        ];
+        let (_, twin) = histories(Some(SIG), Some(SIG));
+        assert!(follows(OLD_DEF, &old, &follower));
+        assert!(!follows(OLD_DEF, &old, &twin));
     }
 }

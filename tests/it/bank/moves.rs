@@ -18,8 +18,8 @@ const OLD_SEARCH: &str =
 const NEW_SEARCH: &str = "class GridSearchCV:\n    def __init__(self, estimator, param_grid, cv=None, return_train_score=True):\n        pass\n";
 
 /// 1.0: `cross_validation`, `grid_search`, `old` (an alias of `_impl.helper`) and `misc`.
-/// 1.1: also `model_selection` (its names defined in `_split` and `_search`) and `new`
-/// (another alias of `_impl.helper`). 1.2: without `cross_validation`, `grid_search` and
+/// 1.1: also `model_selection` (its names defined in `_split` and `_search`), `new` and
+/// `extra` (two more aliases of `_impl.helper`). 1.2: without `cross_validation`, `grid_search` and
 /// `old`; `misc` serves its names through `__getattr__`, so its `shuffle` is unknown there,
 /// not absent.
 fn toolkit(ctx: &TestContext) {
@@ -49,7 +49,8 @@ fn toolkit(ctx: &TestContext) {
                 )
                 .file("toolkit/model_selection/_split.py", SPLIT)
                 .file("toolkit/model_selection/_search.py", NEW_SEARCH)
-                .file("toolkit/new.py", "from ._impl import helper\n");
+                .file("toolkit/new.py", "from ._impl import helper\n")
+                .file("toolkit/extra.py", "from ._impl import helper\n");
         }
         w
     };
@@ -112,10 +113,16 @@ fn moved_apis_are_listed_with_their_evidence() {
     assert_eq!(search["kind"], "twin");
     assert_eq!(search["signature_match"], "extended");
 
-    let helper = &moves[2]["successors"][0];
-    assert_eq!(helper["path"], "toolkit.new.helper");
-    assert_eq!(helper["kind"], "same-definition");
-    assert_eq!(helper["new_definition"], "toolkit._impl.helper");
+    // Two paths to the one definition: one successor, reachable both ways.
+    let helper = &moves[2]["successors"];
+    assert_eq!(helper.as_array().unwrap().len(), 1, "{helper:#}");
+    assert_eq!(helper[0]["path"], "toolkit.extra.helper");
+    assert_eq!(helper[0]["kind"], "same-definition");
+    assert_eq!(helper[0]["new_definition"], "toolkit._impl.helper");
+    assert_eq!(
+        helper[0]["also_as"],
+        serde_json::json!(["toolkit.new.helper"])
+    );
 
     insta::with_settings!({ prepend_module_to_snapshot => false }, {
         insta::assert_snapshot!("bank-moves", ok(&ctx, &["bank", "moves", "toolkit"]));
