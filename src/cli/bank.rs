@@ -1261,6 +1261,9 @@ fn write_move(out: &mut impl Write, m: &Move) -> Result<()> {
             (Some(SignatureMatch::Extended), Some(old), Some(new)) => {
                 format!("; signature {old} extended to {new}")
             }
+            (Some(SignatureMatch::ByKeyword), Some(old), Some(new)) => {
+                format!("; signature {old} extended to {new}, for calls by keyword")
+            }
             _ => String::new(),
         };
         let rank = if several > 1 {

@@ -90,6 +90,10 @@ pub enum SignatureMatch {
     /// with their kinds and defaults, and only new parameters with defaults (or `*args`,
     /// `**kwargs`) besides.
     Extended,
+    /// As `Extended`, except that a new parameter with a default was put before some old
+    /// positional ones (`groups=None` in `cross_val_score(estimator, X, y, groups, scoring)`):
+    /// calls that pass those by keyword still work, positional ones do not.
+    ByKeyword,
 }
 
 /// How `old`'s signature relates to `new`'s, if one of the two ways.
@@ -101,6 +105,7 @@ pub fn signature_match(old: &str, new: &str) -> Option<SignatureMatch> {
         return None;
     };
     let positional = |k: ParamKind| matches!(k, ParamKind::PositionalOnly | ParamKind::Positional);
+    let mut shifted = false;
     for (i, p) in old.params.iter().enumerate() {
         let found = new.params.iter().position(|q| q.name == p.name)?;
         let q = &new.params[found];
@@ -118,7 +123,16 @@ pub fn signature_match(old: &str, new: &str) -> Option<SignatureMatch> {
                 .filter(|x| positional(x.kind))
                 .count();
             if before_old != before_new {
-                return None;
+                // Passed by keyword, a moved parameter still lands; a positional-only one,
+                // or one that a `*args` after it made positional-only, cannot be.
+                let var_positional = old
+                    .params
+                    .iter()
+                    .any(|x| x.kind == ParamKind::VarPositional);
+                if p.kind == ParamKind::PositionalOnly || var_positional {
+                    return None;
+                }
+                shifted = true;
             }
         }
     }
@@ -129,7 +143,11 @@ pub fn signature_match(old: &str, new: &str) -> Option<SignatureMatch> {
         .all(|q| {
             q.has_default || matches!(q.kind, ParamKind::VarPositional | ParamKind::VarKeyword)
         });
-    added_ok.then_some(SignatureMatch::Extended)
+    added_ok.then_some(if shifted {
+        SignatureMatch::ByKeyword
+    } else {
+        SignatureMatch::Extended
+    })
 }
 
 /// What pairing a removed API with one candidate proves.
@@ -194,14 +212,16 @@ pub fn pair(old: &[Seen], new: &[Seen], removal: Removal) -> Pairing {
 }
 
 /// How strongly a pairing proves a move, for ranking several successors of one API: the
-/// same definition first, then a twin of the same signature, then one that extends it.
+/// same definition first, then a twin of the same signature, then one that extends it, then
+/// one that extends it only for calls by keyword.
 /// `None` for no move.
 fn strength(pairing: &Pairing) -> Option<u8> {
     match pairing {
         Pairing::SameDefinition => Some(0),
         Pairing::Twin(SignatureMatch::Same) => Some(1),
         Pairing::Twin(SignatureMatch::Extended) => Some(2),
-        Pairing::NoSignature => Some(3),
+        Pairing::Twin(SignatureMatch::ByKeyword) => Some(3),
+        Pairing::NoSignature => Some(4),
         Pairing::Unrelated => None,
     }
 }
@@ -342,8 +362,23 @@ mod tests {
         let (old, new) = histories(Some("(a, b=...)"), Some("(a, b=..., c=...)"));
         let r = removal(&old).unwrap();
         assert_eq!(pair(&old, &new, r), Pairing::Twin(SignatureMatch::Extended));
-        // Inserted before a positional one, it moves that one: not compatible.
-        assert_eq!(signature_match("(a, b=...)", "(a, c=..., b=...)"), None);
+        // Inserted before a positional one, it moves that one: compatible by keyword only.
+        assert_eq!(
+            signature_match(
+                "(estimator, X, y=..., scoring=...)",
+                "(estimator, X, y=..., groups=..., scoring=...)"
+            ),
+            Some(SignatureMatch::ByKeyword)
+        );
+        // ... unless it cannot be passed by keyword.
+        assert_eq!(
+            signature_match("(a, b=..., /)", "(a, c=..., b=..., /)"),
+            None
+        );
+        assert_eq!(
+            signature_match("(a, b=..., *args)", "(a, c=..., b=..., *args)"),
+            None
+        );
         // Without a default, old calls lack it.
         assert_eq!(signature_match("(a)", "(a, b)"), None);
         // A keyword-only one may go anywhere among the keyword-only.

@@ -7,10 +7,12 @@ use crate::support::context::{TestContext, Uploaded};
 
 const SPLIT: &str = "def train_test_split(X, y, test_size=0.25):\n    return X, y\n\n\
 class KFold:\n    def __init__(self, n_splits=3):\n        pass\n\n\
-def shuffle(x):\n    return x\n";
+def shuffle(x):\n    return x\n\n\
+def cross_val_score(estimator, X, y=None, groups=None, scoring=None):\n    pass\n";
 
 const OLD_FOLDS: &str = "def train_test_split(X, y, test_size=0.25):\n    return X, y\n\n\
-class KFold:\n    def __init__(self, n, n_folds=3):\n        pass\n";
+class KFold:\n    def __init__(self, n, n_folds=3):\n        pass\n\n\
+def cross_val_score(estimator, X, y=None, scoring=None):\n    pass\n";
 
 const OLD_SEARCH: &str =
     "class GridSearchCV:\n    def __init__(self, estimator, param_grid, cv=None):\n        pass\n";
@@ -44,7 +46,7 @@ fn toolkit(ctx: &TestContext) {
             w = w
                 .file(
                     "toolkit/model_selection/__init__.py",
-                    "from ._split import train_test_split, KFold, shuffle\n\
+                    "from ._split import train_test_split, KFold, shuffle, cross_val_score\n\
                      from ._search import GridSearchCV\n",
                 )
                 .file("toolkit/model_selection/_split.py", SPLIT)
@@ -81,13 +83,19 @@ fn moved_apis_are_listed_with_their_evidence() {
     assert_eq!(
         olds,
         [
+            "toolkit.cross_validation.cross_val_score",
             "toolkit.cross_validation.train_test_split",
             "toolkit.grid_search.GridSearchCV",
             "toolkit.old.helper",
         ],
         "{json:#}"
     );
-    let split = &moves[0];
+    // `groups` put before `scoring`: the same calls work when they pass it by keyword.
+    let score = &moves[0]["successors"][0];
+    assert_eq!(score["path"], "toolkit.model_selection.cross_val_score");
+    assert_eq!(score["signature_match"], "by-keyword");
+
+    let split = &moves[1];
     assert_eq!(split["last"], "1.1");
     assert_eq!(split["removed_in"], "1.2");
     let s = &split["successors"][0];
@@ -108,13 +116,13 @@ fn moved_apis_are_listed_with_their_evidence() {
     );
     assert_eq!(s["old_signature"], "(X, y, test_size=...)");
 
-    let search = &moves[1]["successors"][0];
+    let search = &moves[2]["successors"][0];
     assert_eq!(search["path"], "toolkit.model_selection.GridSearchCV");
     assert_eq!(search["kind"], "twin");
     assert_eq!(search["signature_match"], "extended");
 
     // Two paths to the one definition: one successor, reachable both ways.
-    let helper = &moves[2]["successors"];
+    let helper = &moves[3]["successors"];
     assert_eq!(helper.as_array().unwrap().len(), 1, "{helper:#}");
     assert_eq!(helper[0]["path"], "toolkit.extra.helper");
     assert_eq!(helper[0]["kind"], "same-definition");
