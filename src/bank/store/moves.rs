@@ -143,7 +143,8 @@ impl Store {
             let Some((kind, presence, external)) = apis.get(&id) else {
                 continue;
             };
-            // Names bound to another distribution's objects are that distribution's.
+            // Public functions and classes, each in a module; names bound to another
+            // distribution's objects are that distribution's.
             if !matches!(kind, ApiKind::Function | ApiKind::Class)
                 || presence.is_empty()
                 || !external.intersection(&indexed_set).is_empty()
