@@ -1232,7 +1232,7 @@ fn moves(store: &Store, name: &DistName, format: Format) -> Result<()> {
     if !report.unproven.is_empty() {
         writeln!(
             out,
-            "not proven ({}; a signature is not recorded where both exist):",
+            "not proven ({}; no release that has both records both signatures):",
             count(report.unproven.len(), "API", "APIs")
         )?;
         for m in &report.unproven {
@@ -1289,6 +1289,13 @@ fn write_move(out: &mut impl Write, m: &Move) -> Result<()> {
             s.first,
             defined(&s.new_definition, &s.path)
         )?;
+        if !s.unrecorded.is_empty() {
+            writeln!(
+                out,
+                "    not recorded on both sides in {} (no evidence either way)",
+                show_runs(&s.unrecorded)
+            )?;
+        }
         if !s.also_as.is_empty() {
             let shown: Vec<&str> = s.also_as.iter().take(3).map(|p| p.as_str()).collect();
             let more = s.also_as.len() - shown.len();

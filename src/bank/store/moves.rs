@@ -45,6 +45,9 @@ pub struct Successor {
     pub signature_match: Option<SignatureMatch>,
     /// The indexed releases that have both.
     pub overlap: Vec<VersionRun>,
+    /// Those of them where what proves it (definitions, or signatures for a twin) is not
+    /// recorded on both sides: no evidence either way.
+    pub unrecorded: Vec<VersionRun>,
     /// Its first indexed release.
     pub first: Version,
     /// What the old path is defined as in its last release, and the new one in its first.
@@ -274,6 +277,9 @@ impl Store {
         indexed: &[&ReleaseRow],
     ) -> Result<Vec<Seen>, StoreError> {
         let resolved = resolver.resolve(path)?;
+        // Where only introspection found it, with no link to follow, its definition is not
+        // recorded (the path stands for itself there).
+        let runtime_only = resolved.runtime_set.difference(&resolved.static_set);
         let raises = super::presence::raising_modules(resolver, path)?;
         let present = resolved.presence().difference(&raises);
         let unknown = resolved.unknown().difference(&raises);
@@ -286,7 +292,10 @@ impl Store {
                         definitions: resolved
                             .definitions
                             .iter()
-                            .filter(|(_, _, set)| set.contains(r.slot))
+                            .filter(|(_, def, set)| {
+                                set.contains(r.slot)
+                                    && !(def == path && runtime_only.contains(r.slot))
+                            })
                             .map(|(_, def, _)| def.clone())
                             .collect(),
                         signatures: signatures
@@ -355,12 +364,17 @@ fn successor(
         .into_iter()
         .map(|i| indexed[i].slot)
         .collect();
+    let unrecorded: ReleaseSet = pairing::unrecorded(old, new, &ranked.pairing)
+        .into_iter()
+        .map(|i| indexed[i].slot)
+        .collect();
     let path = |p: Option<&str>| p.and_then(|p| ApiPath::new(p).ok());
     Some(Successor {
         path: ApiPath::new(ranked.path).ok()?,
         kind,
         signature_match,
         overlap: runs(indexed, &both),
+        unrecorded: runs(indexed, &unrecorded),
         first: indexed[first].version.clone(),
         old_definition: path(old_last.definition()),
         new_definition: path(new_first.definition()),

@@ -156,10 +156,11 @@ pub enum Pairing {
     /// Both resolve to the same definition (in every release where both exist, or, where
     /// they never coexist, in the old one's last release and the new one's first).
     SameDefinition,
-    /// Coexisting releases with one signature, or the new one extending it, in each.
+    /// Coexisting releases with one signature, or the new one extending it, in each where
+    /// both are recorded.
     Twin(SignatureMatch),
-    /// They coexist with no conflicting signature, but in some release one of them has no
-    /// recorded signature: the bank cannot tell.
+    /// They coexist, but in no release that has both are both signatures recorded: the
+    /// bank cannot tell.
     NoSignature,
     /// Not a move: the signatures differ, they never coexist, or the candidate is not in
     /// the newest indexed release.
@@ -167,7 +168,9 @@ pub enum Pairing {
 }
 
 /// Whether `new` (same distribution, same final name) is where `old` went; both histories
-/// over the same indexed releases, oldest first.
+/// over the same indexed releases, oldest first. A release where a definition or a
+/// signature is not recorded (a name only introspection saw) is no evidence either way;
+/// the others decide.
 pub fn pair(old: &[Seen], new: &[Seen], removal: Removal) -> Pairing {
     if !new.last().is_some_and(Seen::is_present) {
         return Pairing::Unrelated;
@@ -187,28 +190,42 @@ pub fn pair(old: &[Seen], new: &[Seen], removal: Removal) -> Pairing {
             Pairing::Unrelated
         };
     }
-    if both
+    let definitions: Vec<(&str, &str)> = both
         .iter()
-        .all(|&i| old[i].definition().is_some() && old[i].definition() == new[i].definition())
-    {
+        .filter_map(|&i| Some((old[i].definition()?, new[i].definition()?)))
+        .collect();
+    if !definitions.is_empty() && definitions.iter().all(|(a, b)| a == b) {
         return Pairing::SameDefinition;
     }
+    let signatures: Vec<(&str, &str)> = both
+        .iter()
+        .filter_map(|&i| Some((old[i].signature()?, new[i].signature()?)))
+        .collect();
+    if signatures.is_empty() {
+        return Pairing::NoSignature;
+    }
     let mut worst = SignatureMatch::Same;
-    let mut missing = false;
-    for &i in &both {
-        match (old[i].signature(), new[i].signature()) {
-            (Some(a), Some(b)) => match signature_match(a, b) {
-                Some(m) => worst = worst.max(m),
-                None => return Pairing::Unrelated,
-            },
-            _ => missing = true,
+    for (a, b) in signatures {
+        match signature_match(a, b) {
+            Some(m) => worst = worst.max(m),
+            None => return Pairing::Unrelated,
         }
     }
-    if missing {
-        Pairing::NoSignature
-    } else {
-        Pairing::Twin(worst)
-    }
+    Pairing::Twin(worst)
+}
+
+/// The releases (positions) both are in where `pairing`'s evidence is not recorded on
+/// both sides: definitions for the same definition, signatures otherwise.
+pub fn unrecorded(old: &[Seen], new: &[Seen], pairing: &Pairing) -> Vec<usize> {
+    overlap(old, new)
+        .into_iter()
+        .filter(|&i| match pairing {
+            Pairing::SameDefinition => {
+                old[i].definition().is_none() || new[i].definition().is_none()
+            }
+            _ => old[i].signature().is_none() || new[i].signature().is_none(),
+        })
+        .collect()
 }
 
 /// How strongly a pairing proves a move, for ranking several successors of one API: the
@@ -393,6 +410,50 @@ mod tests {
         let (old, new) = histories(Some(SIG), None);
         let r = removal(&old).unwrap();
         assert_eq!(pair(&old, &new, r), Pairing::NoSignature);
+        assert_eq!(unrecorded(&old, &new, &Pairing::NoSignature), [1]);
+    }
+
+    /// As introspection records a name static reading missed: no definition, no signature.
+    fn seen_at_run_time() -> Seen {
+        Seen::Present {
+            definitions: Vec::new(),
+            signatures: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn a_release_without_records_is_no_evidence_and_the_others_decide() {
+        let old = vec![
+            here(OLD_DEF, Some(SIG)),
+            here(OLD_DEF, Some(SIG)),
+            seen_at_run_time(),
+            Seen::Absent,
+        ];
+        let new = vec![
+            Seen::Absent,
+            here(NEW_DEF, Some(SIG)),
+            here(NEW_DEF, Some(SIG)),
+            here(NEW_DEF, Some(SIG)),
+        ];
+        let r = removal(&old).unwrap();
+        let twin = pair(&old, &new, r);
+        assert_eq!(twin, Pairing::Twin(SignatureMatch::Same));
+        assert_eq!(unrecorded(&old, &new, &twin), [2]);
+        // Likewise for one definition reached by both paths.
+        let def = "toolkit._impl.helper";
+        let old = vec![here(def, None), seen_at_run_time(), Seen::Absent];
+        let new = vec![here(def, None), here(def, None), here(def, None)];
+        let r = removal(&old).unwrap();
+        assert_eq!(pair(&old, &new, r), Pairing::SameDefinition);
+        // A recorded conflict still decides against.
+        let old = vec![here(OLD_DEF, Some("(a)")), seen_at_run_time(), Seen::Absent];
+        let new = vec![
+            here(NEW_DEF, Some("(b)")),
+            here(NEW_DEF, Some(SIG)),
+            here(NEW_DEF, Some(SIG)),
+        ];
+        let r = removal(&old).unwrap();
+        assert_eq!(pair(&old, &new, r), Pairing::Unrelated);
     }
 
     #[test]
