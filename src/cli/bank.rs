@@ -134,8 +134,8 @@ pub enum BankCommand {
     /// releases and definitions that prove it.
     ///
     /// A move is the same definition reached by a new path, or a twin: the same final name
-    /// with the same signature (or one that only adds parameters with defaults) in every
-    /// indexed release that has both. Index the releases around the removal first.
+    /// with the same signature (or one that only adds parameters with defaults) in the
+    /// releases that have both. Index the releases around the removal first.
     Moves {
         /// The distribution, e.g. `scikit-learn`.
         name: DistName,
