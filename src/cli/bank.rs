@@ -12,7 +12,8 @@ use nbenv::bank::indexer::{
 use nbenv::bank::introspect::{self, IntrospectConfig, IntrospectReport, Outcome};
 use nbenv::bank::snapshot::{self, ExportOptions, ImportOptions};
 use nbenv::bank::store::{
-    ApiReport, DiffEntry, DiffMiss, DiffSource, LockPolicy, Store, VersionRun,
+    ApiReport, DiffEntry, DiffMiss, DiffSource, LockPolicy, Move, MoveKind, SignatureMatch, Store,
+    VersionRun,
 };
 use nbenv::names::DistName;
 use nbenv::pypi::{Version, VersionSpecifiers};
@@ -126,6 +127,18 @@ pub enum BankCommand {
         /// Include private names (a segment starting with `_`).
         #[arg(long)]
         private: bool,
+        #[command(flatten)]
+        format: FormatArg,
+    },
+    /// APIs removed from a distribution that live on under another path of it, with the
+    /// releases and definitions that prove it.
+    ///
+    /// A move is the same definition reached by a new path, or a twin: the same final name
+    /// with the same signature (or one that only adds parameters with defaults) in the
+    /// releases that have both. Index the releases around the removal first.
+    Moves {
+        /// The distribution, e.g. `scikit-learn`.
+        name: DistName,
         #[command(flatten)]
         format: FormatArg,
     },
@@ -436,6 +449,9 @@ pub fn run(global: &GlobalArgs, args: &BankArgs) -> Result<()> {
             *private,
             format.format,
         ),
+        BankCommand::Moves { name, format } => {
+            moves(&Store::open_read_only(&bank)?, name, format.format)
+        }
         BankCommand::Stats { format } => stats(&Store::open_read_only(&bank)?, format.format),
         BankCommand::Check { format } => check(&Store::open_read_only_as_is(&bank)?, format.format),
         BankCommand::Runs { forget, format } => super::runs::show(&bank, *forget, format.format),
@@ -1174,6 +1190,141 @@ fn diff(
             e.path,
             e.before.as_deref().unwrap_or("?"),
             e.after.as_deref().unwrap_or("?")
+        )?;
+    }
+    Ok(())
+}
+
+/// `bank moves NAME`: each moved API and its successors, with their evidence.
+fn moves(store: &Store, name: &DistName, format: Format) -> Result<()> {
+    let Some(report) = store.moves(name)? else {
+        return Err(diff_miss(store, name, DiffMiss::Distribution).into());
+    };
+    let mut out = std::io::stdout().lock();
+    if format == Format::Json {
+        write_json(&mut out, &report)?;
+        return Ok(());
+    }
+    let shown = report.display_name.as_deref().unwrap_or(name.as_str());
+    writeln!(
+        out,
+        "{shown}: {} moved (of {}{})",
+        count(report.moves.len(), "API", "APIs"),
+        count(
+            report.indexed_releases,
+            "indexed release",
+            "indexed releases"
+        ),
+        report
+            .latest_indexed
+            .as_ref()
+            .map_or(String::new(), |v| format!(", the latest {v}"))
+    )?;
+    if report.indexed_releases < 2 {
+        writeln!(
+            out,
+            "  a removal shows only between indexed releases: `nbenv bank add {name} --all-versions` indexes them"
+        )?;
+    }
+    for m in &report.moves {
+        write_move(&mut out, m)?;
+    }
+    if !report.unproven.is_empty() {
+        writeln!(
+            out,
+            "not proven ({}; no release that has both records both signatures):",
+            count(report.unproven.len(), "API", "APIs")
+        )?;
+        for m in &report.unproven {
+            write_move(&mut out, m)?;
+        }
+    }
+    Ok(())
+}
+
+/// One removed API: a line per successor, then the evidence.
+fn write_move(out: &mut impl Write, m: &Move) -> Result<()> {
+    let several = m.successors.len();
+    for (i, s) in m.successors.iter().enumerate() {
+        let kind = match s.kind {
+            MoveKind::SameDefinition => "same definition",
+            MoveKind::Twin => "twin",
+            MoveKind::NoSignature => "no signature to compare",
+        };
+        let both = if s.overlap.is_empty() {
+            format!("never both; new from {}", s.first)
+        } else {
+            format!("both in {}", show_runs(&s.overlap))
+        };
+        let signature = match (s.signature_match, &s.old_signature, &s.new_signature) {
+            (Some(SignatureMatch::Same), Some(sig), _) => format!("; signature {sig}"),
+            (Some(SignatureMatch::Extended), Some(old), Some(new)) => {
+                format!("; signature {old} extended to {new}")
+            }
+            (Some(SignatureMatch::ByKeyword), Some(old), Some(new)) => {
+                format!("; signature {old} extended to {new}, for calls by keyword")
+            }
+            _ => String::new(),
+        };
+        let rank = if several > 1 {
+            format!("; candidate {} of {several}", i + 1)
+        } else {
+            String::new()
+        };
+        writeln!(
+            out,
+            "{} -> {}  ({kind}; removed in {}; {both}{signature}{rank})",
+            m.old, s.path, m.removed_in
+        )?;
+        let defined = |d: &Option<nbenv::names::ApiPath>, own: &nbenv::names::ApiPath| match d {
+            Some(d) if d == own => "defined there".to_string(),
+            Some(d) => format!("defined as {d}"),
+            None => "definition not recorded".to_string(),
+        };
+        writeln!(
+            out,
+            "    last in {}: {}; new in {}: {}",
+            m.last,
+            defined(&s.old_definition, &m.old),
+            s.first,
+            defined(&s.new_definition, &s.path)
+        )?;
+        if !s.unrecorded.is_empty() {
+            writeln!(
+                out,
+                "    not recorded on both sides in {} (no evidence either way)",
+                show_runs(&s.unrecorded)
+            )?;
+        }
+        if !s.also_as.is_empty() {
+            let shown: Vec<&str> = s.also_as.iter().take(3).map(|p| p.as_str()).collect();
+            let more = s.also_as.len() - shown.len();
+            writeln!(
+                out,
+                "    also reachable as {}{}",
+                shown.join(", "),
+                if more > 0 {
+                    format!(" and {more} more (see --format json)")
+                } else {
+                    String::new()
+                }
+            )?;
+        }
+    }
+    if !m.unknown_after.is_empty() {
+        writeln!(
+            out,
+            "    unknown in {} (no evidence either way)",
+            show_runs(&m.unknown_after)
+        )?;
+    }
+    if let Some(r) = &m.raising_module {
+        writeln!(
+            out,
+            "    {} raises on import in {}: {}",
+            r.module,
+            show_runs(&r.releases),
+            r.message.as_deref().unwrap_or("an exception")
         )?;
     }
     Ok(())

@@ -367,7 +367,10 @@ fn names_keyword(signature: &Signature, keyword: &str) -> bool {
 }
 
 /// The releases where a module on `path` (itself included) raises when imported.
-fn raising_modules(resolver: &mut Resolver<'_>, path: &str) -> Result<ReleaseSet, StoreError> {
+pub(super) fn raising_modules(
+    resolver: &mut Resolver<'_>,
+    path: &str,
+) -> Result<ReleaseSet, StoreError> {
     let mut raises = ReleaseSet::new();
     let mut prefix = path;
     loop {

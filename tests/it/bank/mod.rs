@@ -4,6 +4,7 @@ mod claims;
 mod extract;
 mod flow;
 mod introspect;
+mod moves;
 mod safety;
 mod snapshot;
 mod unknown;

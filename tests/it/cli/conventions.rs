@@ -288,6 +288,7 @@ fn every_json_document_carries_the_same_schema_version() {
         vec!["bank", "query", "toolkit.helper", "--format", "json"],
         vec!["bank", "query", "--module", "toolkit", "--format", "json"],
         vec!["bank", "diff", "toolkit", "5.0", "6.0", "--format", "json"],
+        vec!["bank", "moves", "toolkit", "--format", "json"],
         vec!["bank", "stats", "--format", "json"],
         vec!["index", "releases", "six", "--format", "json"],
         vec!["index", "files", "six==1.16.0", "--format", "json"],
