@@ -82,11 +82,33 @@ impl Warned {
 /// removed, a trailing `()` dropped. `None` when it names nothing that looks like a Python
 /// name or attribute (`.values`).
 pub fn named_successor(message: &str) -> Option<String> {
+    let (name, rest) = after_cue(message)?;
+    let after = &rest[name.len()..];
+    let quoted = message_quoted(message, rest);
+    let name = name.trim_end_matches('.').to_string();
+    let looks_like_code =
+        name.contains('.') || name.contains('_') || after.starts_with('(') || quoted;
+    let is_word = name.chars().all(|c| c.is_ascii_lowercase());
+    // "use the new API instead": prose, not a name; a plain lowercase word counts only when
+    // quoted or followed by `(`.
+    if name.is_empty()
+        || name.starts_with(|c: char| c.is_ascii_digit())
+        || (is_word && !looks_like_code)
+    {
+        return None;
+    }
+    Some(name)
+}
+
+/// The name right after the first cue ("use", "in favor of", ...), and the text it starts,
+/// quotes and backticks skipped.
+fn after_cue(message: &str) -> Option<(String, &str)> {
     let lower = message.to_ascii_lowercase();
     const CUES: &[&str] = &[
         "in favor of ",
         "in favour of ",
         "replaced by ",
+        "renamed to ",
         "please use ",
         "use ",
     ];
@@ -100,31 +122,26 @@ pub fn named_successor(message: &str) -> Option<String> {
             }
         }
     }
-    let rest = &message[best?..];
-    let rest = rest.trim_start_matches(['`', '\'', '"', ' ']);
+    let rest = message[best?..].trim_start_matches(['`', '\'', '"', ' ']);
     let name: String = rest
         .chars()
         .take_while(|c| c.is_alphanumeric() || matches!(c, '_' | '.'))
         .collect();
-    let after = &rest[name.len()..];
-    let name = name.trim_end_matches('.').to_string();
-    let looks_like_code = name.contains('.')
-        || name.contains('_')
-        || after.starts_with("()")
-        || after.starts_with('(')
-        || rest.len() > name.len() && matches!(rest.as_bytes()[0], b'`' | b'\'' | b'"');
-    let is_word = name.chars().all(|c| c.is_ascii_lowercase()) && !looks_like_code;
-    // "use the new API instead": prose, not a name; a plain lowercase word counts only when
-    // quoted or followed by `(`.
-    let quoted = message[best?..].starts_with(['`', '\'', '"']);
-    if name.is_empty()
-        || name.starts_with(|c: char| c.is_ascii_digit())
-        || (is_word && !quoted)
-        || matches!(name.as_str(), "the" | "a" | "an" | "this" | "it")
-    {
-        return None;
-    }
-    Some(name)
+    Some((name, rest))
+}
+
+/// Whether the name at `rest` is quoted in `message`.
+fn message_quoted(message: &str, rest: &str) -> bool {
+    let at = message.len() - rest.len();
+    message[..at].ends_with(['`', '\'', '"'])
+}
+
+/// The plain name a message gives as what to use, prose or not: a keyword's new name is
+/// checked against the parameters anyway.
+fn named_keyword(message: &str) -> Option<String> {
+    let (name, _) = after_cue(message)?;
+    let name = name.trim_end_matches('.');
+    (!name.is_empty()).then(|| name.to_string())
 }
 
 /// `warnings.warn(message, Category, ...)`, or `warn(...)`: the category as written (when it
@@ -374,16 +391,19 @@ fn block_renames(
             push(&old, new, message);
         }
     }
-    // `if old is not None: warn("old is deprecated, use new")`.
+    // `if old is not None: warn("old is deprecated, use new")`: the message names the old
+    // keyword, and the new one as what to use (naming both is not enough: "Both axis > a.ndim
+    // and ... are deprecated").
     let Some(test) = test else {
         return;
     };
     for message in &warnings {
+        let Some(named) = named_keyword(message) else {
+            continue;
+        };
         for &old in params.iter().filter(|p| reads_name(test, p)) {
-            for &new in params {
-                if new != old && mentions(message, old) && mentions(message, new) {
-                    push(old, new, message);
-                }
+            if mentions(message, old) && named != old && params.contains(&named.as_str()) {
+                push(old, &named, message);
             }
         }
     }
@@ -587,6 +607,9 @@ def fit(self, X, max_iter=100, **kwargs):
                 .collect::<Vec<_>>(),
             [("shape", "size")]
         );
+        // Both named, neither as what to use instead (numpy 1.16's `expand_dims`): nothing.
+        let src = "def expand_dims(a, axis):\n    if axis > a.ndim:\n        warnings.warn('Both axis > a.ndim and axis < -a.ndim - 1 are deprecated', DeprecationWarning)\n    return a\n";
+        assert!(read(src).is_none());
         // No test of the old keyword, no assignment: nothing.
         assert!(read("def f(a, size=None, shape=None):\n    g(a)\n    if a:\n        warnings.warn('shape and size')\n").is_none());
     }
