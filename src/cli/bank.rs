@@ -1264,8 +1264,10 @@ fn write_shims(
             ShimEvidence::Shim {
                 template, params, ..
             } => format!(
-                "{shown}({}) -> {template}  (shim: returns it",
-                params.join(", ")
+                "{shown}({}) -> {}  (shim: returns it",
+                params.join(", "),
+                // On one line: a template may span several.
+                template.split_whitespace().collect::<Vec<_>>().join(" ")
             ),
             ShimEvidence::NamedInWarning { candidate } => {
                 format!("{shown} -> {candidate}  (named in the warning, not proven")
@@ -1280,6 +1282,14 @@ fn write_shims(
             show_runs(&s.releases),
             s.message
         )?;
+        if !s.unknown_after.is_empty() {
+            writeln!(
+                out,
+                "    not defined from {} on, but the name may be served otherwise in {} (no evidence either way)",
+                s.removed_in,
+                show_runs(&s.unknown_after)
+            )?;
+        }
         if let ShimEvidence::Shim { globals, .. } = &s.evidence {
             if !globals.is_empty() {
                 writeln!(out, "    the template also reads {}", globals.join(", "))?;

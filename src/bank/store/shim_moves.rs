@@ -14,7 +14,7 @@ use super::query::{runs, VersionRun};
 use super::registry::ReleaseRow;
 use super::release_set::ReleaseSet;
 use super::resolve::Resolver;
-use super::seal::ALIASES;
+use super::seal::{ALIASES, CLASS_BASES};
 use super::{DistId, Store, StoreError};
 use crate::bank::extract::{is_private, named_successor, Signature};
 use crate::names::ApiPath;
@@ -55,6 +55,9 @@ pub struct Shimmed {
     /// Its last indexed release, and the next indexed one, which lacks it.
     pub last: Version,
     pub removed_in: Version,
+    /// Releases from the removal on where the bank cannot tell whether the name is served
+    /// some other way (a class's `__getattr__`): no evidence either way.
+    pub unknown_after: Vec<VersionRun>,
 }
 
 /// A keyword a function accepted under an old name, warning when it was used.
@@ -106,7 +109,7 @@ impl Store {
                     renames.extend(renamed(path, r, &fact.releases, &history, indexed));
                 }
             }
-            let Some(removal) = pairing::removal(&history) else {
+            let Some(removal) = definition_removal(&history) else {
                 continue;
             };
             let last_slot = indexed[removal.last_present].slot;
@@ -153,6 +156,16 @@ impl Store {
                 releases: runs(indexed, releases),
                 last: indexed[removal.last_present].version.clone(),
                 removed_in: indexed[removal.removed_in].version.clone(),
+                unknown_after: runs(
+                    indexed,
+                    &history
+                        .iter()
+                        .enumerate()
+                        .skip(removal.removed_in)
+                        .filter(|(_, s)| **s == Seen::Unknown)
+                        .map(|(i, _)| indexed[i].slot)
+                        .collect(),
+                ),
             });
         }
         let last_slots: Vec<_> = shims
@@ -177,8 +190,8 @@ impl Store {
     }
 
     /// For each (definition path, release): the public paths that reach it there through
-    /// an alias of itself or, for a member, of its class (`pandas.DataFrame.as_matrix` for
-    /// `pandas.core.frame.DataFrame.as_matrix`).
+    /// an alias of itself or, for a member, of its class or a direct subclass
+    /// (`pandas.DataFrame.as_matrix` for `pandas.core.generic.NDFrame.as_matrix`).
     fn public_aliases<'p>(
         &self,
         dist_id: DistId,
@@ -186,7 +199,7 @@ impl Store {
     ) -> Result<HashMap<&'p str, Vec<ApiPath>>, StoreError> {
         let dictionary = self.path_dictionary(dist_id)?;
         // The id of each path or owner asked about, with the member name to add.
-        let mut asked: HashMap<i64, Vec<(&'p str, super::Slot, Option<&'p str>)>> = HashMap::new();
+        let mut asked: HashMap<i64, Vec<Asked<'p>>> = HashMap::new();
         for (path, slot) in wanted {
             if let Some(id) = dictionary.get(path) {
                 asked.entry(id).or_default().push((path, slot, None));
@@ -205,6 +218,43 @@ impl Store {
             return Ok(out);
         }
         let err = self.err();
+        let add = |out: &mut HashMap<&'p str, Vec<ApiPath>>, path: &'p str, full: String| {
+            if full.split('.').any(is_private) {
+                return;
+            }
+            if let Ok(p) = ApiPath::new(&full) {
+                let list = out.entry(path).or_default();
+                if !list.contains(&p) {
+                    list.push(p);
+                }
+            }
+        };
+        // A member is inherited: its direct subclasses of the release reach it too
+        // (`DataFrame.as_matrix` for `NDFrame.as_matrix`), as do their aliases.
+        let mut subclasses: Vec<(i64, &'p str, super::Slot, &'p str)> = Vec::new();
+        self.each_sealed(&CLASS_BASES, BASES_OF_DISTRIBUTION, [dist_id], |r| {
+            let base: i64 = r.get(1).map_err(&err)?;
+            let Some(targets) = asked.get(&base) else {
+                return Ok(());
+            };
+            let class: i64 = r.get(0).map_err(&err)?;
+            let sets: ReleaseSet = self.set_at(r, 2)?.union(&self.set_at(r, 3)?);
+            for &(path, slot, member) in targets {
+                if let (Some(m), true) = (member, sets.contains(slot)) {
+                    subclasses.push((class, path, slot, m));
+                }
+            }
+            Ok(())
+        })?;
+        for (class, path, slot, member) in subclasses {
+            if let Some(class_path) = dictionary.path(class) {
+                add(&mut out, path, format!("{class_path}.{member}"));
+            }
+            asked
+                .entry(class)
+                .or_default()
+                .push((path, slot, Some(member)));
+        }
         self.each_sealed(&ALIASES, ALIASES_OF_DISTRIBUTION, [dist_id], |r| {
             let canonical: i64 = r.get(1).map_err(&err)?;
             let Some(targets) = asked.get(&canonical) else {
@@ -223,15 +273,7 @@ impl Store {
                     Some(m) => format!("{alias}.{m}"),
                     None => alias.to_string(),
                 };
-                if full.split('.').any(is_private) {
-                    continue;
-                }
-                if let Ok(p) = ApiPath::new(&full) {
-                    let list = out.entry(path).or_default();
-                    if !list.contains(&p) {
-                        list.push(p);
-                    }
-                }
+                add(&mut out, path, full);
             }
             Ok(())
         })?;
@@ -246,10 +288,32 @@ impl Store {
     }
 }
 
+/// A definition path asked about, the release, and the member name to add to a path that
+/// reaches its owner (`None`: the path reaches the definition itself).
+type Asked<'p> = (&'p str, super::Slot, Option<&'p str>);
+
+/// The bases of one distribution's classes, sealed columns first.
+const BASES_OF_DISTRIBUTION: &str = "SELECT t.class_id, t.base_id, t.releases, t.runtime, t.seal \
+     FROM class_bases t JOIN apis a ON a.id = t.class_id WHERE a.dist_id = ?1";
+
 /// The aliases of one distribution's APIs, sealed columns first.
 const ALIASES_OF_DISTRIBUTION: &str =
     "SELECT t.api_id, t.canonical_id, t.releases, t.runtime, t.seal \
      FROM aliases t JOIN apis a ON a.id = t.api_id WHERE a.dist_id = ?1";
+
+/// Where a shim's definition left: its last release, and the next indexed one, where it is
+/// not defined (absent, or unknown when something else may serve the name: pandas'
+/// `NDFrame.__getattr__` after `as_matrix` went); none when the newest release has it.
+fn definition_removal(history: &[Seen]) -> Option<pairing::Removal> {
+    let last_present = history
+        .iter()
+        .rposition(|s| matches!(s, Seen::Present { .. }))?;
+    let removed_in = last_present + 1;
+    (removed_in < history.len()).then_some(pairing::Removal {
+        last_present,
+        removed_in,
+    })
+}
 
 fn renamed(
     path: &str,

@@ -23,6 +23,7 @@ const NEW_SEARCH: &str = "class GridSearchCV:\n    def __init__(self, estimator,
 const UTILS_1_0: &str = "import warnings\n\n\
 def asscalar(a):\n    return a.item()\n\n\
 class Frame:\n    def as_matrix(self, columns=None):\n        return self._values(columns)\n\n\
+class DataFrame(Frame):\n    pass\n\n\
 def hist(x, density=None):\n    return x\n";
 
 /// In 1.1 `asscalar` is a shim (it warns, then returns a template over its parameter),
@@ -31,10 +32,15 @@ def hist(x, density=None):\n    return x\n";
 const UTILS_1_1: &str = "import warnings\n\n\
 def asscalar(a):\n    \"\"\"Deprecated.\"\"\"\n    warnings.warn('toolkit.asscalar(a) is deprecated, '\n                  'use a.item() instead', DeprecationWarning, stacklevel=2)\n    return a.item()\n\n\
 class Frame:\n    def as_matrix(self, columns=None):\n        warnings.warn(\"Method .as_matrix will be removed in a future version. \"\n                      \"Use .values instead.\", FutureWarning, stacklevel=2)\n        self._consolidate()\n        return self._values(columns)\n\n\
+class DataFrame(Frame):\n    pass\n\n\
 def hist(x, density=None, normed=None):\n    if normed is not None:\n        warnings.warn(\"The 'normed' kwarg is deprecated; use 'density' instead.\")\n        density = normed\n    return x\n";
 
-/// In 1.2 `asscalar` and `as_matrix` are gone, and `hist` takes `density` only.
-const UTILS_1_2: &str = "class Frame:\n    def values(self):\n        pass\n\n\
+/// In 1.2 `asscalar` and `as_matrix` are gone, and `hist` takes `density` only. `Frame`
+/// has a base from outside the release (as pandas 1.0's `DataFrame` cannot be seen through
+/// by static reading either): whether it has `as_matrix` is unknown.
+const UTILS_1_2: &str = "from collections import OrderedDict\n\n\
+class Frame(OrderedDict):\n    def values(self):\n        pass\n\n\
+class DataFrame(Frame):\n    pass\n\n\
 def hist(x, density=None):\n    return x\n";
 
 /// 1.0: `cross_validation`, `grid_search`, `old` (an alias of `_impl.helper`) and `misc`.
@@ -46,9 +52,9 @@ fn toolkit(ctx: &TestContext) {
     let release = |version: &str| {
         let minor: u32 = version[2..].parse().unwrap();
         let (init, utils) = match minor {
-            0 => ("from .utils import asscalar, Frame\n", UTILS_1_0),
-            1 => ("from .utils import asscalar, Frame\n", UTILS_1_1),
-            _ => ("from .utils import Frame\n", UTILS_1_2),
+            0 => ("from .utils import asscalar, Frame, DataFrame\n", UTILS_1_0),
+            1 => ("from .utils import asscalar, Frame, DataFrame\n", UTILS_1_1),
+            _ => ("from .utils import Frame, DataFrame\n", UTILS_1_2),
         };
         let mut w = WheelBuilder::new("toolkit", version)
             .file("toolkit/__init__.py", init)
@@ -175,11 +181,19 @@ fn moved_apis_are_listed_with_their_evidence() {
     assert_eq!(as_matrix["old"], "toolkit.utils.Frame.as_matrix");
     assert_eq!(
         as_matrix["also_as"],
-        serde_json::json!(["toolkit.Frame.as_matrix"])
+        serde_json::json!([
+            "toolkit.DataFrame.as_matrix",
+            "toolkit.Frame.as_matrix",
+            "toolkit.utils.DataFrame.as_matrix"
+        ])
     );
     assert_eq!(
         as_matrix["evidence"],
         serde_json::json!({"kind": "named-in-warning", "candidate": ".values"})
+    );
+    assert_eq!(
+        as_matrix["unknown_after"],
+        serde_json::json!([{"first": "1.2", "last": "1.2"}])
     );
     // Both names accepted in 1.1 only; the old one is gone from the signature in 1.2.
     let renamed = json["renamed_keywords"].as_array().unwrap();
