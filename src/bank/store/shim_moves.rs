@@ -43,8 +43,8 @@ pub enum ShimEvidence {
 pub struct Shimmed {
     /// The definition the body belongs to.
     pub old: ApiPath,
-    /// The public paths that reached it in its last release (`numpy.asscalar` for
-    /// `numpy.lib.type_check.asscalar`).
+    /// The public paths that reached it in its last release and that the newest release
+    /// lacks (`numpy.asscalar` for `numpy.lib.type_check.asscalar`), shortest first.
     pub also_as: Vec<ApiPath>,
     pub evidence: ShimEvidence,
     /// The warning's category as written; `None` when none was given (a `UserWarning`).
@@ -179,9 +179,19 @@ impl Store {
                 .zip(&last_slots)
                 .filter_map(|((_, path), slot)| Some((path.as_str(), (*slot)?))),
         )?;
+        // Paths the newest release still has are not removed, whatever they reached once
+        // (`numpy.load`, which reached `numpy.core.numeric.load` in 1.16 and is numpy's own
+        // `load` since).
+        let latest = indexed.last().map(|r| r.slot);
         for (i, path) in &aliases_wanted {
-            if let Some(found) = public.get(path.as_str()) {
-                shims[*i].also_as = found.clone();
+            let Some(found) = public.get(path.as_str()) else {
+                continue;
+            };
+            for alias in found {
+                let present = resolver.resolve(alias.as_str())?.presence();
+                if !latest.is_some_and(|l| present.contains(l)) {
+                    shims[*i].also_as.push(alias.clone());
+                }
             }
         }
         shims.sort_by(|a, b| a.old.cmp(&b.old));
