@@ -1239,6 +1239,89 @@ fn moves(store: &Store, name: &DistName, format: Format) -> Result<()> {
             write_move(&mut out, m)?;
         }
     }
+    write_shims(&mut out, &report.shims, &report.renamed_keywords)?;
+    Ok(())
+}
+
+/// Removed APIs whose last bodies were shims, and renamed keywords, each with the releases
+/// whose source says so.
+fn write_shims(
+    out: &mut impl Write,
+    shims: &[nbenv::bank::store::Shimmed],
+    renames: &[nbenv::bank::store::RenamedKeyword],
+) -> Result<()> {
+    use nbenv::bank::store::ShimEvidence;
+    if !shims.is_empty() {
+        writeln!(
+            out,
+            "deprecation shims ({}, read from their last bodies):",
+            count(shims.len(), "removed API", "removed APIs")
+        )?;
+    }
+    for s in shims {
+        let shown = s.also_as.first().unwrap_or(&s.old);
+        let what = match &s.evidence {
+            ShimEvidence::Shim {
+                template, params, ..
+            } => format!(
+                "{shown}({}) -> {}  (shim: returns it",
+                params.join(", "),
+                // On one line: a template may span several.
+                template.split_whitespace().collect::<Vec<_>>().join(" ")
+            ),
+            ShimEvidence::NamedInWarning { candidate } => {
+                format!("{shown} -> {candidate}  (named in the warning, not proven")
+            }
+        };
+        writeln!(out, "{what}; removed in {})", s.removed_in)?;
+        let category = s.category.as_deref().unwrap_or("UserWarning");
+        writeln!(
+            out,
+            "    {} in {}: {category}: {}",
+            s.old,
+            show_runs(&s.releases),
+            s.message
+        )?;
+        if !s.unknown_after.is_empty() {
+            writeln!(
+                out,
+                "    not defined from {} on, but the name may be served otherwise in {} (no evidence either way)",
+                s.removed_in,
+                show_runs(&s.unknown_after)
+            )?;
+        }
+        if let ShimEvidence::Shim { globals, .. } = &s.evidence {
+            if !globals.is_empty() {
+                writeln!(out, "    the template also reads {}", globals.join(", "))?;
+            }
+        }
+        if s.also_as.len() > 1 {
+            let rest: Vec<&str> = s.also_as[1..].iter().take(3).map(|p| p.as_str()).collect();
+            writeln!(out, "    also reachable as {}", rest.join(", "))?;
+        }
+    }
+    if !renames.is_empty() {
+        writeln!(
+            out,
+            "renamed keywords ({}):",
+            count(renames.len(), "keyword", "keywords")
+        )?;
+    }
+    for r in renames {
+        let gone = r
+            .old_removed_in
+            .as_ref()
+            .map_or(String::new(), |v| format!("; {} gone in {v}", r.old));
+        writeln!(
+            out,
+            "{}: {} -> {}  (both accepted, the old one warned, in {}{gone})",
+            r.path,
+            r.old,
+            r.new,
+            show_runs(&r.releases)
+        )?;
+        writeln!(out, "    {}", r.message)?;
+    }
     Ok(())
 }
 

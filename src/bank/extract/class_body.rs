@@ -4,6 +4,7 @@ use std::collections::HashMap;
 
 use ruff_python_ast::{Decorator, Expr, Stmt, StmtClassDef, StmtFunctionDef};
 
+use super::deprecation::Warned;
 use super::dotted::{dotted_name, last_segment};
 use super::signature::Signature;
 use super::summary::{is_private, Class, Member, MemberKind};
@@ -20,8 +21,11 @@ const PROPERTY_DECORATORS: &[&str] = &[
     "reify",
 ];
 
-pub(crate) fn summarize_class(class: &StmtClassDef) -> Class {
-    let mut collector = MemberCollector::default();
+pub(crate) fn summarize_class(class: &StmtClassDef, source: &str) -> Class {
+    let mut collector = MemberCollector {
+        source,
+        ..MemberCollector::default()
+    };
     collector.visit(&class.body);
     // Attributes set on instances count after everything the class body defines.
     for name in std::mem::take(&mut collector.instance_attributes) {
@@ -63,7 +67,9 @@ pub(crate) fn is_overload(decorators: &[Decorator]) -> bool {
 }
 
 #[derive(Default)]
-struct MemberCollector {
+struct MemberCollector<'s> {
+    /// The file's text, for the source of shims' templates.
+    source: &'s str,
     init: Option<Signature>,
     init_is_overload: bool,
     /// `__new__`, the constructor of classes without `__init__` (sympy's).
@@ -78,7 +84,7 @@ struct MemberCollector {
     computed_members: bool,
 }
 
-impl MemberCollector {
+impl MemberCollector<'_> {
     fn visit(&mut self, body: &[Stmt]) {
         for stmt in body {
             match stmt {
@@ -176,6 +182,7 @@ impl MemberCollector {
                     signature.without_first()
                 },
                 is_async: def.is_async,
+                warned: Warned::read(def, self.source),
             }
         };
         self.add(name, kind, overload);

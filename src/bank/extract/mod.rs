@@ -7,6 +7,7 @@
 mod all_names;
 mod class_body;
 mod compiled;
+mod deprecation;
 mod dotted;
 mod import_structure;
 mod module_effects;
@@ -18,6 +19,7 @@ mod visitor;
 
 pub use all_names::AllNames;
 pub use compiled::extension_module_name;
+pub use deprecation::{named_successor, KeywordRename, Shim, Template, Warned};
 pub use module_path::{
     ArchiveKind, LayoutModule, LayoutSource, ModuleFile, ReleaseLayout, SourceKind,
 };
@@ -32,4 +34,4 @@ pub use visitor::{summarize_bytes, summarize_source};
 /// The version of what a [`FileSummary`] holds. A cache of summaries must be keyed by
 /// (file sha256, `is_stub`, this version), and this bumped whenever extraction changes what
 /// it records, so that summaries made by older rules are made again.
-pub const SUMMARY_VERSION: u32 = 8;
+pub const SUMMARY_VERSION: u32 = 9;

@@ -224,7 +224,7 @@ pub(crate) fn raise_text(stmt: &Stmt) -> Option<String> {
     Some(text)
 }
 
-fn literal_text(expr: &Expr) -> Option<String> {
+pub(crate) fn literal_text(expr: &Expr) -> Option<String> {
     match expr {
         Expr::StringLiteral(s) => Some(s.value.to_str().to_string()),
         Expr::FString(f) => {

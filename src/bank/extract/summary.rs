@@ -9,6 +9,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::all_names::AllNames;
+use super::deprecation::Warned;
 use super::signature::Signature;
 
 /// What one `.py` or `.pyi` file binds at module level.
@@ -119,6 +120,9 @@ pub struct Function {
     /// `add_flex_arithmetic_methods(cls)` does `setattr(cls, name, method)` in a loop).
     #[serde(rename = "sa", default, skip_serializing_if = "is_false")]
     pub sets_attributes: bool,
+    /// The body warns of its own deprecation (a shim) or of a renamed keyword.
+    #[serde(rename = "w", default, skip_serializing_if = "Option::is_none")]
+    pub warned: Option<Box<Warned>>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -162,6 +166,9 @@ pub enum MemberKind {
         signature: Signature,
         #[serde(rename = "a", default, skip_serializing_if = "is_false")]
         is_async: bool,
+        /// As [`Function::warned`].
+        #[serde(rename = "w", default, skip_serializing_if = "Option::is_none")]
+        warned: Option<Box<Warned>>,
     },
     /// `@property`, `@cached_property` and the like.
     #[serde(rename = "prop")]

@@ -15,6 +15,7 @@ use super::all_names::{self, AllNames};
 use super::class_body::{
     first_parameter, is_overload, namedtuple_class, sets_computed_attributes, summarize_class,
 };
+use super::deprecation::Warned;
 use super::dotted::dotted_name;
 use super::import_structure::{self, ImportStructure};
 use super::is_private;
@@ -37,6 +38,7 @@ pub fn summarize_source(source: &str, is_stub: bool) -> FileSummary {
     let parsed = parse_unchecked_source(source, source_type);
     let mut visitor = ModuleVisitor {
         is_stub,
+        source,
         ..ModuleVisitor::default()
     };
     visitor.visit_body(&parsed.syntax().body, false);
@@ -71,8 +73,10 @@ pub fn summarize_bytes(bytes: &[u8], is_stub: bool) -> FileSummary {
 }
 
 #[derive(Default)]
-struct ModuleVisitor {
+struct ModuleVisitor<'s> {
     is_stub: bool,
+    /// The file's text, for the source of shims' templates.
+    source: &'s str,
     dynamic_exports: bool,
     replaces_itself: bool,
     wrapped_by: Option<String>,
@@ -111,7 +115,7 @@ struct ModuleVisitor {
     raising_functions: HashMap<String, String>,
 }
 
-impl ModuleVisitor {
+impl ModuleVisitor<'_> {
     fn visit_body(&mut self, body: &[Stmt], fallback: bool) {
         for stmt in body {
             self.visit_stmt(stmt, fallback);
@@ -180,6 +184,7 @@ impl ModuleVisitor {
                     is_async: def.is_async,
                     raises,
                     sets_attributes,
+                    warned: Warned::read(def, self.source),
                 });
                 let overload = is_overload(&def.decorator_list);
                 match (self.overloads.get(name).copied(), overload) {
@@ -199,7 +204,10 @@ impl ModuleVisitor {
                 }
             }
             Stmt::ClassDef(class) => {
-                self.push(Binding::Class(summarize_class(class)), fallback);
+                self.push(
+                    Binding::Class(summarize_class(class, self.source)),
+                    fallback,
+                );
             }
             Stmt::Assign(assign) => {
                 for target in &assign.targets {

@@ -3,7 +3,7 @@
 use std::collections::HashSet;
 use std::rc::Rc;
 
-use crate::bank::extract::{is_private, Binding, MemberKind, Signature};
+use crate::bank::extract::{is_private, Binding, MemberKind, Signature, Warned};
 use crate::names::{ApiPath, ModulePath};
 
 use super::input::InputSource;
@@ -21,6 +21,8 @@ struct Definition {
     kind: ApiKind,
     signature: Option<Signature>,
     is_async: bool,
+    /// For a function: what its body says of its deprecation.
+    warned: Option<Box<Warned>>,
     /// For a class: its bases in this release.
     bases: Vec<DefRef>,
     /// For a variable made by calling a class of this release: that class.
@@ -228,6 +230,7 @@ fn plain(path: ApiPath, kind: ApiKind, public: bool) -> ApiEntry {
         kind,
         canonical: None,
         signature: None,
+        warned: None,
         is_async: false,
         public,
         external: None,
@@ -353,6 +356,7 @@ impl<'s, 'a> Emitter<'s, 'a> {
             kind: d.kind,
             canonical: Some(d.path.clone()),
             signature: None,
+            warned: None,
             is_async: d.is_async,
             public,
             external: None,
@@ -377,6 +381,7 @@ impl<'s, 'a> Emitter<'s, 'a> {
             kind: d.kind,
             canonical: None,
             signature: d.signature.clone(),
+            warned: d.warned.clone(),
             is_async: d.is_async,
             public,
             external: None,
@@ -409,6 +414,7 @@ impl<'s, 'a> Emitter<'s, 'a> {
             kind: ApiKind::Unknown,
             signature: None,
             is_async: false,
+            warned: None,
             bases: Vec::new(),
             instance_of: None,
             open: false,
@@ -418,6 +424,7 @@ impl<'s, 'a> Emitter<'s, 'a> {
                 d.kind = ApiKind::Function;
                 d.signature = Some(f.signature.clone());
                 d.is_async = f.is_async;
+                d.warned = f.warned.clone();
                 f.name.as_str()
             }
             Some(Binding::Class(c)) => {
@@ -507,14 +514,15 @@ impl<'s, 'a> Emitter<'s, 'a> {
             let Ok(path) = class_path.member(member.name) else {
                 continue;
             };
-            let (kind, signature, is_async) = match member.kind {
+            let (kind, signature, is_async, warned) = match member.kind {
                 MemberKind::Method {
                     signature,
                     is_async,
-                } => (ApiKind::Method, Some(signature), *is_async),
-                MemberKind::Property => (ApiKind::Property, None, false),
-                MemberKind::Attribute => (ApiKind::Attribute, None, false),
-                MemberKind::Class => (ApiKind::Class, None, false),
+                    warned,
+                } => (ApiKind::Method, Some(signature), *is_async, warned.as_ref()),
+                MemberKind::Property => (ApiKind::Property, None, false, None),
+                MemberKind::Attribute => (ApiKind::Attribute, None, false, None),
+                MemberKind::Class => (ApiKind::Class, None, false, None),
             };
             // Values of properties and attributes, and nested classes (not summarized), have
             // names static reading cannot list.
@@ -533,6 +541,7 @@ impl<'s, 'a> Emitter<'s, 'a> {
                 } else {
                     None
                 },
+                warned: warned.filter(|_| is_definition).cloned(),
                 is_async,
                 public,
                 external: None,

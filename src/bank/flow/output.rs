@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::bank::extract::Signature;
+use crate::bank::extract::{Signature, Warned};
 use crate::names::{ApiPath, ModulePath};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -95,6 +95,10 @@ pub struct ApiEntry {
     /// need be), without `self`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub signature: Option<Signature>,
+    /// On definitions of functions and methods only: a shim's warning and template, renamed
+    /// keywords (see [`Warned`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub warned: Option<Box<Warned>>,
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub is_async: bool,
     /// Reachable without touching a private name. Private entries are listed only because

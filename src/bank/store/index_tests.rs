@@ -194,6 +194,7 @@ fn downgrade_to_schema_4(bank: &Bank) {
          DROP TABLE api_member_blocks;
          DROP TABLE open_classes;
          ALTER TABLE api_path_chunks DROP COLUMN members;
+         DROP TABLE deprecations;
          DROP TABLE import_time;
          ALTER TABLE releases DROP COLUMN import_time;
          ALTER TABLE apis DROP COLUMN seal; ALTER TABLE modules DROP COLUMN seal;
@@ -237,6 +238,7 @@ fn a_schema_4_bank_migrates_with_the_same_answers() {
     conn.execute_batch(
         "DROP TABLE api_path_blocks; DROP TABLE api_member_blocks; DROP TABLE open_classes;
          ALTER TABLE api_path_chunks DROP COLUMN members;
+         DROP TABLE deprecations;
          DROP TABLE import_time; ALTER TABLE releases DROP COLUMN import_time;
          ALTER TABLE apis DROP COLUMN seal; ALTER TABLE modules DROP COLUMN seal;
          ALTER TABLE import_names DROP COLUMN seal; ALTER TABLE aliases DROP COLUMN seal;

@@ -17,6 +17,7 @@ use super::registry::ReleaseRow;
 use super::release_set::ReleaseSet;
 use super::resolve::Resolver;
 use super::seal::{select_sealed, APIS};
+use super::shim_moves::{RenamedKeyword, Shimmed};
 use super::{Store, StoreError};
 use crate::bank::extract::is_private;
 use crate::bank::flow::ApiKind;
@@ -91,6 +92,11 @@ pub struct MovesReport {
     pub moves: Vec<Move>,
     /// Removed APIs whose only candidates lack a recorded signature somewhere both exist.
     pub unproven: Vec<Move>,
+    /// Removed functions and methods whose last bodies were deprecation shims: the template
+    /// they returned, or the successor their warning named.
+    pub shims: Vec<Shimmed>,
+    /// Keywords accepted under an old name with a warning.
+    pub renamed_keywords: Vec<RenamedKeyword>,
 }
 
 /// A module-level public function or class of the distribution, as its own row says.
@@ -115,6 +121,8 @@ impl Store {
             latest_indexed: indexed.last().map(|r| r.version.clone()),
             moves: Vec::new(),
             unproven: Vec::new(),
+            shims: Vec::new(),
+            renamed_keywords: Vec::new(),
         };
         let Some(latest) = indexed.last().map(|r| r.slot) else {
             return Ok(Some(report));
@@ -265,12 +273,14 @@ impl Store {
         }
         report.moves.sort_by(|a, b| a.old.cmp(&b.old));
         report.unproven.sort_by(|a, b| a.old.cmp(&b.old));
+        (report.shims, report.renamed_keywords) =
+            self.shim_moves(dist_id, &mut resolver, &indexed)?;
         Ok(Some(report))
     }
 
     /// What the bank says of `path` in each indexed release. A module on its path that raises
     /// when imported (a shim) provides nothing there.
-    fn history(
+    pub(super) fn history(
         &self,
         resolver: &mut Resolver<'_>,
         path: &str,

@@ -24,6 +24,8 @@
 //! - `import_time` holds, per distribution, the other distributions' modules and names its
 //!   releases import whenever they are imported, each path with its release set;
 //!   `releases.import_time` says whether a release's were read at all;
+//! - `deprecations` holds what functions' bodies say of their own deprecation (a shim's
+//!   warning and template, renamed keywords), per definition path, with its release set;
 //! - what verifications saw (`run_notebooks`, `run_releases`: releases that failed to install
 //!   or import on an interpreter) is kept apart in `run_*` tables ([`super::RunRecord`]);
 //! - the per-file summary cache lives apart, in the cache directory ([`super::SummaryStore`]).
@@ -34,11 +36,11 @@ use super::ids::{DistId, Slot};
 use super::release_set::ReleaseSet;
 
 /// The schema this build writes. Older banks are migrated on open; newer ones are refused.
-pub const SCHEMA_VERSION: u32 = 7;
+pub const SCHEMA_VERSION: u32 = 8;
 
 /// Bumped when extraction or flow changes what a release's APIs are, so that stale releases
 /// can be told apart from fresh ones (and indexed again by the next build).
-pub const EXTRACTOR_VERSION: u32 = 5;
+pub const EXTRACTOR_VERSION: u32 = 6;
 
 const V1: &str = r#"
 CREATE TABLE meta (
@@ -181,13 +183,28 @@ const MIGRATIONS: &[Migration] = &[
     to_v5,
     |tx| tx.execute_batch(V6),
     to_v7,
+    |tx| tx.execute_batch(V8),
 ];
+
+/// Version 8: what functions' bodies say of their deprecation (see [`super::deprecations`]),
+/// one row per definition and fact, with its releases. Releases indexed before have none
+/// until they are indexed again (their extractor is older).
+const V8: &str = r#"
+CREATE TABLE deprecations (
+    dist_id INTEGER NOT NULL REFERENCES distributions(id),
+    path TEXT NOT NULL,
+    fact TEXT NOT NULL,
+    releases BLOB NOT NULL,
+    seal INTEGER,
+    PRIMARY KEY (dist_id, path, fact)
+) WITHOUT ROWID;
+"#;
 
 /// Version 7 seals every row that holds release sets, and the signatures' texts (see
 /// [`super::seal`]): each gets a `seal` column, filled here for the rows the bank has, which
 /// are trusted as they are. One `UPDATE` per table; the whole bank is rewritten once.
 fn to_v7(tx: &Transaction<'_>) -> rusqlite::Result<()> {
-    for table in super::seal::SEALED_TABLES {
+    for table in super::seal::SEALED_TABLES.iter().filter(|t| t.since <= 7) {
         tx.execute_batch(&format!(
             "ALTER TABLE {} ADD COLUMN seal INTEGER;",
             table.name

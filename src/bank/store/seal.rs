@@ -26,6 +26,8 @@ pub(crate) struct SealedTable {
     pub columns: &'static [&'static str],
     /// How many of the first columns name the row (its key).
     pub key: usize,
+    /// The schema version that made the table sealed (or made it).
+    pub since: u32,
 }
 
 pub(crate) const APIS: SealedTable = SealedTable {
@@ -34,6 +36,7 @@ pub(crate) const APIS: SealedTable = SealedTable {
         "id", "dist_id", "kind", "static", "runtime", "open", "external",
     ],
     key: 1,
+    since: 7,
 };
 pub(crate) const MODULES: SealedTable = SealedTable {
     name: "modules",
@@ -50,45 +53,60 @@ pub(crate) const MODULES: SealedTable = SealedTable {
         "listed",
     ],
     key: 2,
+    since: 7,
 };
 pub(crate) const IMPORT_NAMES: SealedTable = SealedTable {
     name: "import_names",
     columns: &["dist_id", "name", "releases"],
     key: 2,
+    since: 7,
 };
 pub(crate) const ALIASES: SealedTable = SealedTable {
     name: "aliases",
     columns: &["api_id", "canonical_id", "releases", "runtime"],
     key: 2,
+    since: 7,
 };
 pub(crate) const CLASS_BASES: SealedTable = SealedTable {
     name: "class_bases",
     columns: &["class_id", "base_id", "releases", "runtime"],
     key: 2,
+    since: 7,
 };
 pub(crate) const SIGNATURES: SealedTable = SealedTable {
     name: "signatures",
     columns: &["id", "hash", "text"],
     key: 1,
+    since: 7,
 };
 pub(crate) const API_SIGNATURES: SealedTable = SealedTable {
     name: "api_signatures",
     columns: &["api_id", "signature_id", "releases"],
     key: 2,
+    since: 7,
 };
 pub(crate) const OPEN_CLASSES: SealedTable = SealedTable {
     name: "open_classes",
     columns: &["dist_id", "releases"],
     key: 1,
+    since: 7,
 };
 pub(crate) const IMPORT_TIME: SealedTable = SealedTable {
     name: "import_time",
     columns: &["dist_id", "path", "releases"],
     key: 2,
+    since: 7,
+};
+
+pub(crate) const DEPRECATIONS: SealedTable = SealedTable {
+    name: "deprecations",
+    columns: &["dist_id", "path", "fact", "releases"],
+    key: 3,
+    since: 8,
 };
 
 /// Every sealed table.
-pub(crate) const SEALED_TABLES: [SealedTable; 9] = [
+pub(crate) const SEALED_TABLES: [SealedTable; 10] = [
     APIS,
     MODULES,
     IMPORT_NAMES,
@@ -98,6 +116,7 @@ pub(crate) const SEALED_TABLES: [SealedTable; 9] = [
     API_SIGNATURES,
     OPEN_CLASSES,
     IMPORT_TIME,
+    DEPRECATIONS,
 ];
 
 /// The columns readers select for a sealed table, seal last, as a literal for `concat!`.
@@ -116,6 +135,9 @@ macro_rules! sealed_row {
     };
     (import_time) => {
         "dist_id, path, releases, seal"
+    };
+    (deprecations) => {
+        "dist_id, path, fact, releases, seal"
     };
 }
 pub(crate) use sealed_row;
@@ -273,10 +295,10 @@ pub(crate) fn register(conn: &Connection) -> rusqlite::Result<()> {
     )
 }
 
-/// Seals every row of every sealed table as it is (the migration to schema 7).
+/// Seals every row of every table sealed at schema 7 as it is (the migration to schema 7).
 pub(crate) fn seal_all(conn: &Connection) -> rusqlite::Result<()> {
     register(conn)?;
-    for table in SEALED_TABLES {
+    for table in SEALED_TABLES.iter().filter(|t| t.since <= 7) {
         conn.execute(
             &format!(
                 "UPDATE {} SET seal = nbenv_seal({})",
@@ -300,6 +322,7 @@ mod tests {
         assert_eq!(sealed_row!(import_names), IMPORT_NAMES.select(""));
         assert_eq!(sealed_row!(open_classes), OPEN_CLASSES.select(""));
         assert_eq!(sealed_row!(import_time), IMPORT_TIME.select(""));
+        assert_eq!(sealed_row!(deprecations), DEPRECATIONS.select(""));
     }
 
     #[test]

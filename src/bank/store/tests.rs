@@ -456,6 +456,90 @@ fn what_a_release_imports_is_kept_per_release_and_replaced_when_indexed_again() 
     assert_eq!(read(&bank, "2.0"), None);
 }
 
+/// A shim's warning and template, and a renamed keyword, are kept per definition with the
+/// releases whose bodies say them; a release indexed again keeps none of what it said before.
+#[test]
+fn deprecation_facts_are_kept_per_release_and_replaced_when_indexed_again() {
+    let mut bank = Bank::new(&["1.0", "2.0", "3.0"]);
+    let shim = "import warnings\ndef old(a):\n    warnings.warn('use a.new()', FutureWarning)\n    return a.new()\n\
+                def hist(x, density=None, normed=None):\n    if normed is not None:\n        warnings.warn('normed is deprecated')\n        density = normed\n    return x\n";
+    bank.write("1.0", &[("pkg/__init__.py", shim)]);
+    bank.write("2.0", &[("pkg/__init__.py", shim)]);
+    bank.write(
+        "3.0",
+        &[(
+            "pkg/__init__.py",
+            "def hist(x, density=None):\n    return x\n",
+        )],
+    );
+    let read = |bank: &Bank| -> Vec<(String, String, Vec<String>)> {
+        bank.store
+            .deprecations(bank.dist)
+            .unwrap()
+            .into_iter()
+            .map(|f| {
+                let what = match f.fact {
+                    DeprecationFact::Shim(s) => format!("shim {}", s.template.unwrap().expr),
+                    DeprecationFact::KeywordRename(r) => format!("{} -> {}", r.old, r.new),
+                };
+                let versions = bank
+                    .rows
+                    .iter()
+                    .filter(|r| f.releases.contains(r.slot))
+                    .map(|r| r.version.to_string())
+                    .collect();
+                (f.path, what, versions)
+            })
+            .collect()
+    };
+    let both = vec![s("1.0"), s("2.0")];
+    let mut found = read(&bank);
+    found.sort();
+    assert_eq!(
+        found,
+        [
+            (s("pkg.hist"), s("normed -> density"), both.clone()),
+            (s("pkg.old"), s("shim a.new()"), both.clone()),
+        ]
+    );
+    // 2.0 indexed again, from a body that no longer warns.
+    bank.write(
+        "2.0",
+        &[("pkg/__init__.py", "def old(a):\n    return a.new()\n")],
+    );
+    let mut found = read(&bank);
+    found.sort();
+    assert_eq!(
+        found,
+        [
+            (s("pkg.hist"), s("normed -> density"), vec![s("1.0")]),
+            (s("pkg.old"), s("shim a.new()"), vec![s("1.0")]),
+        ]
+    );
+}
+
+/// A bank of schema 7 has no `deprecations` table: its check passes without one, and
+/// opening it to write adds it, empty.
+#[test]
+fn a_schema_7_bank_is_checked_as_it_is_and_migrates_to_an_empty_deprecations_table() {
+    let mut bank = Bank::new(&["1.0"]);
+    bank.write("1.0", &[("pkg/__init__.py", "def f(a):\n    return a\n")]);
+    let path = bank.store.path().to_path_buf();
+    drop(bank.store);
+    let conn = rusqlite::Connection::open(&path).unwrap();
+    conn.execute_batch("DROP TABLE deprecations; PRAGMA user_version = 7;")
+        .unwrap();
+    drop(conn);
+    let store = Store::open_read_only_as_is(&path).unwrap();
+    let report = store.check().unwrap();
+    assert_eq!(report.schema, 7);
+    assert!(report.failures.is_empty(), "{:?}", report.failures);
+    drop(store);
+    let store = Store::open(&path).unwrap();
+    assert_eq!(schema::version(store.conn()).unwrap(), SCHEMA_VERSION);
+    assert!(store.deprecations(bank.dist).unwrap().is_empty());
+}
+
 /// A reader that finds the bank file empty while another process creates it (the file
 /// exists from before its schema is in) waits for that writer instead of calling the file
 /// "not an nbenv bank": two `infer`s started at once on a new bank both run.

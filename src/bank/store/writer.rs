@@ -133,6 +133,8 @@ struct DistCache {
     import_names: HashMap<String, ReleaseSet>,
     /// The `import_time` rows: path → releases.
     import_time: HashMap<String, ReleaseSet>,
+    /// The `deprecations` rows.
+    deprecations: super::deprecations::Rows,
     aliases: HashMap<(i64, i64), LinkSets>,
     bases: HashMap<(i64, i64), LinkSets>,
     signatures: HashMap<(i64, i64), ReleaseSet>,
@@ -212,6 +214,7 @@ impl<'s> BankWriter<'s> {
             chunks: store.path_chunks(dist_id)?,
             open_classes: store.stored_open_classes(dist_id)?,
             import_time: store.import_time_rows(dist_id)?,
+            deprecations: store.deprecation_rows(dist_id)?,
             ..DistCache::default()
         };
         store.each_sealed(
@@ -484,6 +487,7 @@ fn write_release_in(
         r.slot,
         r.apis.external_imports.as_deref(),
     )?;
+    super::deprecations::write(tx, &mut cache.deprecations, r.dist_id, r.slot, r.apis)?;
 
     tx.execute(
         "DELETE FROM requires_dist WHERE release_id = ?1",
@@ -678,7 +682,8 @@ fn clear_slot_in(
             )?;
         }
     }
-    super::import_time::clear(tx, &mut cache.import_time, dist_id, slot)
+    super::import_time::clear(tx, &mut cache.import_time, dist_id, slot)?;
+    super::deprecations::clear(tx, &mut cache.deprecations, dist_id, slot)
 }
 
 /// The cached row of `path`, inserted (with empty release sets) if the bank lacks it.

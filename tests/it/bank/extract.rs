@@ -123,6 +123,7 @@ class Frame(generic.NDFrame, Generic[T], six.with_metaclass(ABCMeta, Mixin), met
                 MemberKind::Method {
                     signature,
                     is_async,
+                    ..
                 } => format!(
                     "method{} {signature}",
                     if *is_async { " async" } else { "" }
