@@ -21,6 +21,7 @@ pub fn with_sources(
         path: path.to_path_buf(),
         source,
     };
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
     let mut nb: Value = serde_json::from_slice(bytes).map_err(json)?;
     let format = nb.get("nbformat").and_then(Value::as_u64);
     if format != Some(4) {
