@@ -19,7 +19,7 @@ use std::collections::{BTreeMap, BTreeSet};
 pub use diff::unified;
 pub use error::ModernizeError;
 pub use facts::Facts;
-pub use plan::{plan, Change, EraPin, Plan, Unmoved, Why};
+pub use plan::{plan, Bound, Change, EraPin, Plan, Unmoved, Why};
 pub use report::{ChangeLine, Report};
 pub use rewrite::{rewrite, CellSource, Left, LeftWhy, Rewritten};
 

@@ -34,16 +34,26 @@ impl Change {
 }
 
 /// The pin that runs a removed API as it was: its distribution before the release that
-/// removed it.
+/// removed it, or at most its last release with it when releases between those two are not
+/// indexed (nothing is known of them: the API may be gone there already).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct EraPin {
     pub distribution: DistName,
-    pub below: Version,
+    pub bound: Bound,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Bound {
+    Below(Version),
+    AtMost(Version),
 }
 
 impl fmt::Display for EraPin {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}<{}", self.distribution, self.below)
+        match &self.bound {
+            Bound::Below(v) => write!(f, "{}<{v}", self.distribution),
+            Bound::AtMost(v) => write!(f, "{}<={v}", self.distribution),
+        }
     }
 }
 
@@ -103,6 +113,8 @@ struct Removal<'a> {
     report: &'a ApiReport,
     last: Version,
     removed_in: Version,
+    /// Releases between the two that are not indexed.
+    gap: bool,
 }
 
 /// Whether the API is gone from the newest indexed release of every distribution that ever
@@ -130,10 +142,12 @@ fn removal(reports: &[ApiReport]) -> Option<Removal<'_>> {
             .min()?
             .clone();
         if found.as_ref().is_none_or(|f| f.last < last) {
+            let gap = r.not_indexed.iter().any(|v| *v > last && *v < removed_in);
             found = Some(Removal {
                 report: r,
                 last,
                 removed_in,
+                gap,
             });
         }
     }
@@ -211,7 +225,11 @@ pub fn plan(uses: &[ApiUse], facts: &Facts) -> Plan {
             removed_in: removal.removed_in.clone(),
             era_pin: EraPin {
                 distribution: dist.clone(),
-                below: removal.removed_in,
+                bound: if removal.gap {
+                    Bound::AtMost(removal.last.clone())
+                } else {
+                    Bound::Below(removal.removed_in.clone())
+                },
             },
             why,
             at: u.locations.clone(),
@@ -376,6 +394,15 @@ mod tests {
         assert_eq!(u.why, Why::NoSuccessor);
         assert_eq!(u.era_pin.to_string(), "toolkit<1.2");
         assert_eq!(u.last, v("1.1"));
+    }
+
+    #[test]
+    fn releases_not_indexed_before_the_removal_pin_the_last_known() {
+        let mut r = report(OLD, &[run("1.0", "1.0")], &[]);
+        r.absent = vec![run("1.2", "1.2")];
+        r.not_indexed = vec![v("1.1")];
+        let plan = plan(&uses(&[OLD]), &facts(vec![r], vec![], vec![]));
+        assert_eq!(plan.unmoved[0].era_pin.to_string(), "toolkit<=1.0");
     }
 
     #[test]
