@@ -11,6 +11,7 @@ use nbenv::bank::store::Store;
 use nbenv::modernize::{modernize, Facts, Report};
 use nbenv::notebook::{self, AnalyzeOptions};
 use nbenv::output::write_atomically;
+use nbenv::python::PythonVersion;
 
 use super::args::{Format, FormatArg, GlobalArgs};
 use super::exit::CliError;
@@ -29,8 +30,33 @@ pub struct ModernizeArgs {
     /// Also write the report (as `--format` says) to FILE.
     #[arg(long, value_name = "FILE")]
     pub report: Option<PathBuf>,
+    /// Only rewrite: do not restore the modernized notebook.
+    #[arg(long)]
+    pub no_run: bool,
+    /// Restore the modernized notebook for this Python (X.Y) instead of the newest installed.
+    #[arg(long, value_name = "X.Y", value_parser = super::usage::parse_python)]
+    pub python: Option<PythonVersion>,
+    /// Write the modernized notebook's requirements (the last round's) to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub requirements: Option<PathBuf>,
+    /// Rounds of infer, build and run at most, as `restore --max-rounds`.
+    #[arg(long, default_value_t = 4, value_name = "N", value_parser = super::args::positive)]
+    pub max_rounds: usize,
+    /// As `restore --no-kernel-runtime`: cells run as plain Python.
+    #[arg(long)]
+    pub no_kernel_runtime: bool,
+    /// As `restore --no-kernel-spec`.
+    #[arg(long)]
+    pub no_kernel_spec: bool,
     #[command(flatten)]
     pub format: FormatArg,
+}
+
+/// `restore`'s arguments, parsed as `restore` parses them so that every default is its own.
+#[derive(clap::Parser)]
+struct AsRestore {
+    #[command(flatten)]
+    args: super::restore::RestoreArgs,
 }
 
 /// What `--format json` prints.
@@ -118,5 +144,45 @@ pub fn run(global: &GlobalArgs, args: &ModernizeArgs) -> Result<()> {
         write_atomically(path, text.as_bytes())?;
     }
     print!("{text}");
-    Ok(())
+    if args.no_run {
+        return Ok(());
+    }
+    restore_modernized(global, args, &output)
+}
+
+/// Restores the modernized notebook through `restore`'s rounds on the newest installed
+/// Python (or `--python`); its exit code is `restore`'s.
+fn restore_modernized(global: &GlobalArgs, args: &ModernizeArgs, notebook: &Path) -> Result<()> {
+    let Some(python) = args
+        .python
+        .or_else(|| nbenv::modernize::newest(super::context::interpreters()))
+    else {
+        return Err(CliError::not_found("no Python interpreter is installed to run the modernized notebook (--no-run only rewrites it)").into());
+    };
+    let mut argv: Vec<std::ffi::OsString> = vec![
+        "restore".into(),
+        notebook.into(),
+        "--python".into(),
+        python.feature().to_string().into(),
+        "--max-rounds".into(),
+        args.max_rounds.to_string().into(),
+        "--format".into(),
+        match args.format.format {
+            Format::Json => "json",
+            Format::Text => "text",
+        }
+        .into(),
+    ];
+    if let Some(path) = &args.requirements {
+        argv.extend(["-o".into(), path.into()]);
+    }
+    if args.no_kernel_runtime {
+        argv.push("--no-kernel-runtime".into());
+    }
+    if args.no_kernel_spec {
+        argv.push("--no-kernel-spec".into());
+    }
+    let restore = <AsRestore as clap::Parser>::try_parse_from(argv)
+        .map_err(|e| CliError::usage(e.to_string()))?;
+    super::restore::run(global, &restore.args)
 }

@@ -4,7 +4,9 @@
 //! decides the changes (a removed API with a proven successor) and what cannot move (with the
 //! era pin that would run it instead); [`rewrite()`] writes the changes into the code cells,
 //! touching only the tokens that name them; [`modernize`] puts it together: the modernized
-//! notebook, the diff of its code cells and the report. The input is never written.
+//! notebook, the diff of its code cells and the report. The input is never written. The
+//! modernized notebook is then restored (the CLI runs `restore`'s rounds) on the [`newest`]
+//! installed Python.
 
 mod diff;
 mod error;
@@ -13,6 +15,7 @@ mod ipynb;
 pub mod plan;
 mod report;
 pub mod rewrite;
+mod run;
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -22,6 +25,7 @@ pub use facts::Facts;
 pub use plan::{plan, Bound, Change, EraPin, Plan, Unmoved, Why};
 pub use report::{ChangeLine, Report};
 pub use rewrite::{rewrite, CellSource, Left, LeftWhy, Rewritten};
+pub use run::newest;
 
 use crate::notebook::{CellKind, Notebook, Usage};
 
