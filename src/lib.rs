@@ -6,7 +6,9 @@
 //! analysing what they use), `resolve` (from that evidence to pinned releases on a chosen
 //! Python), `output` (requirements files, written atomically), `verify` (running a notebook
 //! in an environment and measuring how far it gets), `restore` (the repair loop's rounds:
-//! resolve, build, run, learn, behind a trait of steps), `measure` (batch runs over many
+//! resolve, build, run, learn, behind a trait of steps), `modernize` (an old notebook's code moved
+//! to the successors of the APIs it uses that the bank proves, and the era pins of what cannot
+//! move), `measure` (batch runs over many
 //! notebooks: triage, JSONL records, shards, resumption, the report). `interrupt` is the
 //! process-wide stop flag (Ctrl-C) every long loop checks; `disk_full` the error of a full
 //! disk (or quota), which every stage that writes reports alike; `leftover` the temporary
@@ -33,5 +35,7 @@ pub mod output;
 pub mod verify;
 
 pub mod restore;
+
+pub mod modernize;
 
 pub mod measure;

@@ -29,6 +29,7 @@ fn run(cli: &Cli) -> anyhow::Result<()> {
         Command::Usage(args) => cli::usage::run(&cli.global, args),
         Command::Verify(args) => cli::verify::run(&cli.global, args),
         Command::Restore(args) => cli::restore::run(&cli.global, args),
+        Command::Modernize(args) => cli::modernize::run(&cli.global, args),
         Command::Batch(args) => cli::batch::run(&cli.global, args),
         Command::Report(args) => cli::report::run(&cli.global, args),
         Command::Bank(args) => cli::bank::run(&cli.global, args),

@@ -171,6 +171,9 @@ pub enum Command {
     /// Infer, build the environment, run the notebook; when it stops at an environment
     /// error, learn from it and go again.
     Restore(super::restore::RestoreArgs),
+    /// Move an old notebook's code to today's APIs where the bank proves where they went;
+    /// write the modernized notebook beside it and print the diff and the evidence.
+    Modernize(super::modernize::ModernizeArgs),
     /// Measure many notebooks on worker threads, one JSONL record each: triage, inferred
     /// environment; resumable, shardable across machines.
     Batch(super::batch::BatchArgs),

@@ -8,6 +8,7 @@ use nbenv::bank::indexer::{FailureKind, IndexError};
 use nbenv::bank::snapshot::SnapshotError;
 use nbenv::bank::store::StoreError;
 use nbenv::disk_full::DiskFull;
+use nbenv::modernize::ModernizeError;
 use nbenv::notebook::NotebookError;
 use nbenv::pypi::PypiError;
 use nbenv::resolve::evidence::{BankReadError, EvidenceError};
@@ -398,6 +399,13 @@ pub fn code_for(err: &anyhow::Error) -> Code {
         }
         if let Some(e) = cause.downcast_ref::<NotebookError>() {
             return of_notebook(e);
+        }
+        if let Some(e) = cause.downcast_ref::<ModernizeError>() {
+            return match e {
+                ModernizeError::Store(e) => of_store(e),
+                ModernizeError::NotNbformat4 { .. } => Code::NotANotebook,
+                ModernizeError::Json { .. } => Code::NotebookBrokenJson,
+            };
         }
     }
     Code::Failure

@@ -14,6 +14,7 @@ pub mod exit;
 pub mod index;
 pub mod infer;
 pub mod interrupt;
+pub mod modernize;
 pub mod output;
 pub mod printer;
 pub mod progress;

@@ -11,6 +11,7 @@ mod bank;
 mod batch;
 mod cli;
 mod measure;
+mod modernize;
 mod notebook;
 mod properties;
 mod pypi;

@@ -89,8 +89,8 @@ fn the_fixtures_at_stage_usage_each_get_a_record() {
         recs.keys().cloned().collect::<BTreeSet<_>>(),
         fixture_names()
     );
-    assert!(err.contains("measured 18 notebooks"), "{err}");
-    assert!(err.contains("14 ok, 4 error"), "{err}");
+    assert!(err.contains("measured 19 notebooks"), "{err}");
+    assert!(err.contains("15 ok, 4 error"), "{err}");
 
     // Broken notebooks are records, each with why; the batch went on past them.
     let kind = |p: &str| recs[p]["error"]["kind"].as_str().unwrap().to_string();
@@ -416,7 +416,7 @@ fn shards_cover_the_corpus_once_and_stay_put() {
         serde_json::from_str(&out).unwrap()
     };
     let merged = report(&["shard0.jsonl", "shard1.jsonl", "shard2.jsonl"]);
-    assert_eq!(merged["notebooks"], 18);
+    assert_eq!(merged["notebooks"], 19);
     assert_eq!(merged["records_replaced"], 0);
     let all = report(&[
         "whole.jsonl",
@@ -424,9 +424,9 @@ fn shards_cover_the_corpus_once_and_stay_put() {
         "shard1.jsonl",
         "shard2.jsonl",
     ]);
-    assert_eq!(all["notebooks"], 18);
-    assert_eq!(all["records_read"], 36);
-    assert_eq!(all["records_replaced"], 18);
+    assert_eq!(all["notebooks"], 19);
+    assert_eq!(all["records_read"], 38);
+    assert_eq!(all["records_replaced"], 19);
 
     for (option, shard, says) in [
         ("--shard", "0/3", "use --shard-index"),

@@ -1,0 +1,188 @@
+//! `nbenv modernize NB`: the notebook's code moved to the successors the bank proves, written
+//! to a new notebook (never over the input), with the diff of its code cells and the report.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::Result;
+use clap::Args;
+use serde::Serialize;
+
+use nbenv::bank::store::Store;
+use nbenv::modernize::{modernize, Facts, Report};
+use nbenv::notebook::{self, AnalyzeOptions};
+use nbenv::output::write_atomically;
+use nbenv::python::PythonVersion;
+
+use super::args::{Format, FormatArg, GlobalArgs};
+use super::exit::CliError;
+use super::output::write_json;
+
+#[derive(Debug, Args)]
+pub struct ModernizeArgs {
+    /// The notebook (nbformat 4 `.ipynb`). It is only read.
+    pub notebook: PathBuf,
+    /// Write the modernized notebook to FILE (default: `<stem>.modern.ipynb` beside the input).
+    #[arg(short, long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// Also write the unified diff of the code cells to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub diff: Option<PathBuf>,
+    /// Also write the report (as `--format` says) to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub report: Option<PathBuf>,
+    /// Only rewrite: do not restore the modernized notebook.
+    #[arg(long)]
+    pub no_run: bool,
+    /// Restore the modernized notebook for this Python (X.Y) instead of the newest installed.
+    #[arg(long, value_name = "X.Y", value_parser = super::usage::parse_python)]
+    pub python: Option<PythonVersion>,
+    /// Write the modernized notebook's requirements (the last round's) to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub requirements: Option<PathBuf>,
+    /// Rounds of infer, build and run at most, as `restore --max-rounds`.
+    #[arg(long, default_value_t = 4, value_name = "N", value_parser = super::args::positive)]
+    pub max_rounds: usize,
+    /// As `restore --no-kernel-runtime`: cells run as plain Python.
+    #[arg(long)]
+    pub no_kernel_runtime: bool,
+    /// As `restore --no-kernel-spec`.
+    #[arg(long)]
+    pub no_kernel_spec: bool,
+    #[command(flatten)]
+    pub format: FormatArg,
+}
+
+/// `restore`'s arguments, parsed as `restore` parses them so that every default is its own.
+#[derive(clap::Parser)]
+struct AsRestore {
+    #[command(flatten)]
+    args: super::restore::RestoreArgs,
+}
+
+/// What `--format json` prints.
+#[derive(Serialize)]
+struct Json<'a> {
+    output: &'a Path,
+    diff: &'a str,
+    #[serde(flatten)]
+    report: &'a Report,
+}
+
+/// `<stem>.modern.ipynb` beside the input.
+fn default_output(notebook: &Path) -> PathBuf {
+    let stem = notebook
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "notebook".into());
+    notebook.with_file_name(format!("{stem}.modern.ipynb"))
+}
+
+/// Whether two paths name one file (the second may not exist yet).
+fn same_file(a: &Path, b: &Path) -> bool {
+    match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
+    }
+}
+
+pub fn run(global: &GlobalArgs, args: &ModernizeArgs) -> Result<()> {
+    let output = args
+        .output
+        .clone()
+        .unwrap_or_else(|| default_output(&args.notebook));
+    for (flag, path) in [
+        ("--output", Some(&output)),
+        ("--diff", args.diff.as_ref()),
+        ("--report", args.report.as_ref()),
+    ] {
+        if let Some(path) = path.filter(|p| same_file(p, &args.notebook)) {
+            return Err(CliError::usage(format!(
+                "{flag} {}: that is the input notebook, which modernize never writes",
+                path.display()
+            ))
+            .into());
+        }
+    }
+    let bytes = std::fs::read(&args.notebook).map_err(|source| notebook::NotebookError::Io {
+        path: args.notebook.clone(),
+        source,
+    })?;
+    let nb = notebook::from_bytes(&args.notebook, &bytes)?;
+    let usage = notebook::analyze(&nb, &AnalyzeOptions::default());
+    let store = Store::open_read_only(&super::bank::bank_path(global))?;
+    let facts = Facts::gather(&store, &usage)?;
+    let done = modernize(&nb, &bytes, &usage, &facts, &output.display().to_string())?;
+
+    write_atomically(&output, &done.notebook)?;
+    if let Some(path) = &args.diff {
+        write_atomically(path, done.diff.as_bytes())?;
+    }
+    let text = match args.format.format {
+        Format::Json => {
+            let mut buf = Vec::new();
+            write_json(
+                &mut buf,
+                &Json {
+                    output: &output,
+                    diff: &done.diff,
+                    report: &done.report,
+                },
+            )?;
+            String::from_utf8(buf)?
+        }
+        Format::Text => {
+            let mut t = done.diff.clone();
+            if !t.is_empty() {
+                t.push('\n');
+            }
+            t.push_str(&done.report.render());
+            t.push_str(&format!("Wrote {}\n", output.display()));
+            t
+        }
+    };
+    if let Some(path) = &args.report {
+        write_atomically(path, text.as_bytes())?;
+    }
+    print!("{text}");
+    if args.no_run {
+        return Ok(());
+    }
+    restore_modernized(global, args, &output)
+}
+
+/// Restores the modernized notebook through `restore`'s rounds on the newest installed
+/// Python (or `--python`); its exit code is `restore`'s.
+fn restore_modernized(global: &GlobalArgs, args: &ModernizeArgs, notebook: &Path) -> Result<()> {
+    let Some(python) = args
+        .python
+        .or_else(|| nbenv::modernize::newest(super::context::interpreters()))
+    else {
+        return Err(CliError::not_found("no Python interpreter is installed to run the modernized notebook (--no-run only rewrites it)").into());
+    };
+    let mut argv: Vec<std::ffi::OsString> = vec![
+        "restore".into(),
+        notebook.into(),
+        "--python".into(),
+        python.feature().to_string().into(),
+        "--max-rounds".into(),
+        args.max_rounds.to_string().into(),
+        "--format".into(),
+        match args.format.format {
+            Format::Json => "json",
+            Format::Text => "text",
+        }
+        .into(),
+    ];
+    if let Some(path) = &args.requirements {
+        argv.extend(["-o".into(), path.into()]);
+    }
+    if args.no_kernel_runtime {
+        argv.push("--no-kernel-runtime".into());
+    }
+    if args.no_kernel_spec {
+        argv.push("--no-kernel-spec".into());
+    }
+    let restore = <AsRestore as clap::Parser>::try_parse_from(argv)
+        .map_err(|e| CliError::usage(e.to_string()))?;
+    super::restore::run(global, &restore.args)
+}

@@ -1,0 +1,800 @@
+//! Rewriting code cells to the moved paths, touching only the tokens that name them: a
+//! `from` import's module (split when only some of its names moved to one module), an
+//! imported module's name with the attribute uses through it, and fully dotted uses.
+//!
+//! Cells are parsed as IPython (magics and `!shell` lines are escape commands and stay as
+//! they are). Bindings are notebook-wide, as a kernel sees them: an import in one cell names
+//! a module for every later cell. What cannot be rewritten with certainty is left as it is,
+//! and said.
+
+use std::collections::{BTreeMap, BTreeSet, HashSet};
+
+use ruff_python_ast::visitor::{walk_expr, walk_stmt, Visitor};
+use ruff_python_ast::{Expr, Mod, Stmt};
+use ruff_python_parser::{parse_unchecked, Mode, ParseOptions};
+use ruff_text_size::{TextRange, TextSize};
+use serde::Serialize;
+
+use crate::names::{ApiPath, ModulePath};
+use crate::notebook::Location;
+
+/// Why a moved API was left where it is in the code.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case", tag = "kind")]
+pub enum LeftWhy {
+    /// `from m import *`: which names the code uses is not in sight.
+    StarImport,
+    /// The module bound by an import is used for names that move to different modules, or
+    /// for names that stay.
+    UsesDiverge { binding: String },
+    /// The module bound by an import is used as a value itself (passed, assigned).
+    ModuleUsedWhole { binding: String },
+    /// The new module is not under the package the import names it from.
+    OtherPackage { binding: String },
+    /// A fully dotted use whose module no plain import binds.
+    NoImportInSight,
+    /// The rewritten cell would not parse (kept as it was).
+    WouldNotParse,
+    /// The notebook reaches it in a way the rewriter does not follow (through a variable,
+    /// `getattr`, an indented cell or a cell magic).
+    NotFound,
+}
+
+/// A moved API left where it is.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Left {
+    pub api: ApiPath,
+    pub at: Location,
+    pub why: LeftWhy,
+}
+
+/// A code cell to rewrite: its number (as locations count) and its source.
+pub struct CellSource<'a> {
+    pub number: u32,
+    pub source: &'a str,
+}
+
+/// The rewritten cells (only those that changed), which moved APIs were rewritten, and
+/// which were left.
+#[derive(Debug, Clone, Default)]
+pub struct Rewritten {
+    pub cells: BTreeMap<u32, String>,
+    pub applied: BTreeSet<ApiPath>,
+    pub left: Vec<Left>,
+}
+
+/// One replacement in one cell, and the API that asks for it.
+#[derive(Debug, Clone)]
+struct Edit {
+    cell: u32,
+    range: TextRange,
+    text: String,
+    api: ApiPath,
+}
+
+struct FromImport {
+    cell: u32,
+    range: TextRange,
+    module: Option<(String, TextRange)>,
+    level: u32,
+    names: Vec<(String, Option<String>, TextRange)>,
+}
+
+struct ModuleImport {
+    cell: u32,
+    module: String,
+    name_range: TextRange,
+    asname: Option<String>,
+}
+
+struct Chain {
+    cell: u32,
+    range: TextRange,
+    dotted: String,
+}
+
+#[derive(Default)]
+struct Collected {
+    froms: Vec<FromImport>,
+    imports: Vec<ModuleImport>,
+    chains: Vec<Chain>,
+    /// Names that are not the root of an attribute chain, by cell.
+    bare: Vec<(u32, String)>,
+}
+
+struct Collector<'c> {
+    cell: u32,
+    out: &'c mut Collected,
+    rooted: HashSet<TextRange>,
+}
+
+fn dotted(e: &Expr) -> Option<String> {
+    match e {
+        Expr::Name(n) => Some(n.id.to_string()),
+        Expr::Attribute(a) => Some(format!("{}.{}", dotted(&a.value)?, a.attr.id)),
+        _ => None,
+    }
+}
+
+impl<'a> Visitor<'a> for Collector<'_> {
+    fn visit_stmt(&mut self, stmt: &'a Stmt) {
+        match stmt {
+            Stmt::Import(i) => {
+                for a in &i.names {
+                    self.out.imports.push(ModuleImport {
+                        cell: self.cell,
+                        module: a.name.id.to_string(),
+                        name_range: a.name.range,
+                        asname: a.asname.as_ref().map(|n| n.id.to_string()),
+                    });
+                }
+            }
+            Stmt::ImportFrom(f) => self.out.froms.push(FromImport {
+                cell: self.cell,
+                range: f.range,
+                module: f.module.as_ref().map(|m| (m.id.to_string(), m.range)),
+                level: f.level,
+                names: f
+                    .names
+                    .iter()
+                    .map(|a| {
+                        (
+                            a.name.id.to_string(),
+                            a.asname.as_ref().map(|n| n.id.to_string()),
+                            a.range,
+                        )
+                    })
+                    .collect(),
+            }),
+            _ => {}
+        }
+        walk_stmt(self, stmt);
+    }
+
+    fn visit_expr(&mut self, expr: &'a Expr) {
+        match expr {
+            Expr::Attribute(a) => {
+                if let Expr::Name(root) = a.value.as_ref() {
+                    self.rooted.insert(root.range);
+                }
+                if let Some(d) = dotted(expr) {
+                    self.out.chains.push(Chain {
+                        cell: self.cell,
+                        range: a.range,
+                        dotted: d,
+                    });
+                }
+            }
+            Expr::Name(n) if !self.rooted.contains(&n.range) => {
+                self.out.bare.push((self.cell, n.id.to_string()));
+            }
+            _ => {}
+        }
+        walk_expr(self, expr);
+    }
+}
+
+fn ipython() -> ParseOptions {
+    ParseOptions::from(Mode::Ipython)
+}
+
+/// Whether a cell is plain Python as written: not a cell magic, not indented (IPython
+/// dedents those, and positions would no longer be the file's).
+fn rewritable(source: &str) -> bool {
+    let first = source.lines().find(|l| !l.trim().is_empty());
+    first.is_some_and(|l| !l.starts_with([' ', '\t']) && !l.starts_with("%%"))
+}
+
+fn location(cell: u32, source: &str, at: TextSize) -> Location {
+    let offset = usize::from(at).min(source.len());
+    let line = source[..offset].matches('\n').count() as u32 + 1;
+    Location::new(cell, line)
+}
+
+fn parent(path: &ApiPath) -> Option<(&str, &str)> {
+    path.split_last()
+}
+
+/// Rewrites `cells` for `renames` (old path → new path).
+pub fn rewrite(cells: &[CellSource<'_>], renames: &BTreeMap<ApiPath, ApiPath>) -> Rewritten {
+    let mut out = Rewritten::default();
+    if renames.is_empty() {
+        return out;
+    }
+    let mut collected = Collected::default();
+    let mut sources: BTreeMap<u32, &str> = BTreeMap::new();
+    for c in cells {
+        if !rewritable(c.source) {
+            continue;
+        }
+        let parsed = parse_unchecked(c.source, ipython());
+        if !parsed.errors().is_empty() {
+            continue;
+        }
+        sources.insert(c.number, c.source);
+        if let Mod::Module(m) = parsed.syntax() {
+            let mut v = Collector {
+                cell: c.number,
+                out: &mut collected,
+                rooted: HashSet::new(),
+            };
+            v.visit_body(&m.body);
+        }
+    }
+    let at = |cell: u32, offset: TextSize| location(cell, sources[&cell], offset);
+    let mut edits: Vec<Edit> = Vec::new();
+    let mut handled: HashSet<(u32, TextRange)> = HashSet::new();
+
+    // `from old import a, b as c`.
+    for f in &collected.froms {
+        let Some((module, module_range)) = &f.module else {
+            continue;
+        };
+        if f.level > 0 {
+            continue;
+        }
+        if f.names.iter().any(|(n, _, _)| n == "*") {
+            for old in renames
+                .keys()
+                .filter(|k| parent(k).is_some_and(|(m, _)| m == module))
+            {
+                out.left.push(Left {
+                    api: old.clone(),
+                    at: at(f.cell, f.range.start()),
+                    why: LeftWhy::StarImport,
+                });
+            }
+            continue;
+        }
+        from_import(f, module, *module_range, renames, &sources, &mut edits);
+    }
+
+    // Modules bound by imports, and the attribute uses through them.
+    let bare = |cell_binding: &str| collected.bare.iter().any(|(_, n)| n == cell_binding);
+    let mut references: Vec<Reference> = Vec::new();
+    for i in &collected.imports {
+        match &i.asname {
+            Some(b) => references.push(Reference {
+                cell: i.cell,
+                binding: b.clone(),
+                module: i.module.clone(),
+                target: Target::ImportAs(i.name_range),
+                whole_checked: true,
+            }),
+            None if i.module.contains('.') => references.push(Reference {
+                cell: i.cell,
+                binding: i.module.clone(),
+                module: i.module.clone(),
+                target: Target::ImportDotted(i.name_range),
+                whole_checked: false,
+            }),
+            None => {}
+        }
+    }
+    for f in collected.froms.iter().filter(|f| f.level == 0) {
+        let Some((module, _)) = &f.module else {
+            continue;
+        };
+        for (name, asname, range) in &f.names {
+            let Ok(api) = ApiPath::new(&format!("{module}.{name}")) else {
+                continue;
+            };
+            if renames.contains_key(&api) {
+                continue;
+            }
+            references.push(Reference {
+                cell: f.cell,
+                binding: asname.clone().unwrap_or_else(|| name.clone()),
+                module: api.to_string(),
+                target: Target::FromMember {
+                    package: module.clone(),
+                    range: *range,
+                    asname: asname.clone(),
+                    name: name.clone(),
+                },
+                whole_checked: true,
+            });
+        }
+    }
+    for r in &references {
+        let prefix = format!("{}.", r.binding);
+        let uses: Vec<&Chain> = collected
+            .chains
+            .iter()
+            .filter(|c| {
+                c.dotted
+                    .strip_prefix(&prefix)
+                    .is_some_and(|rest| !rest.contains('.'))
+            })
+            .collect();
+        let moved: Vec<(&Chain, ApiPath, &ApiPath)> = uses
+            .iter()
+            .filter_map(|c| {
+                let rest = &c.dotted[prefix.len()..];
+                let api = ApiPath::new(&format!("{}.{rest}", r.module)).ok()?;
+                let new = renames.get(&api)?;
+                Some((*c, api, new))
+            })
+            .collect();
+        if moved.is_empty() {
+            continue;
+        }
+        for (c, _, _) in &moved {
+            handled.insert((c.cell, c.range));
+        }
+        let targets: BTreeSet<&str> = moved
+            .iter()
+            .filter_map(|(_, _, new)| parent(new).map(|(m, _)| m))
+            .collect();
+        let why = if moved.len() < uses.len() || targets.len() != 1 {
+            Some(LeftWhy::UsesDiverge {
+                binding: r.binding.clone(),
+            })
+        } else if r.whole_checked && bare(&r.binding) {
+            Some(LeftWhy::ModuleUsedWhole {
+                binding: r.binding.clone(),
+            })
+        } else {
+            None
+        };
+        let new_module = *targets.iter().next().expect("one target");
+        let target_edit = match (&why, &r.target) {
+            (Some(_), _) => None,
+            (None, Target::ImportAs(range) | Target::ImportDotted(range)) => {
+                Some((*range, new_module.to_string()))
+            }
+            (
+                None,
+                Target::FromMember {
+                    package,
+                    range,
+                    asname,
+                    name,
+                },
+            ) => match ModulePath::new(new_module) {
+                Ok(m) if m.parent().is_some_and(|p| p.as_str() == package) => {
+                    let bound = asname.as_deref().unwrap_or(name);
+                    Some((*range, format!("{} as {bound}", m.name())))
+                }
+                _ => None,
+            },
+        };
+        let Some((range, text)) = target_edit else {
+            let why = why.unwrap_or(LeftWhy::OtherPackage {
+                binding: r.binding.clone(),
+            });
+            for (c, api, _) in &moved {
+                out.left.push(Left {
+                    api: api.clone(),
+                    at: at(c.cell, c.range.start()),
+                    why: why.clone(),
+                });
+            }
+            continue;
+        };
+        let first_api = moved[0].1.clone();
+        edits.push(Edit {
+            cell: r.cell,
+            range,
+            text,
+            api: first_api,
+        });
+        for (c, api, new) in &moved {
+            let text = match r.target {
+                Target::ImportDotted(_) => new.to_string(),
+                _ => format!("{}.{}", r.binding, parent(new).map_or("", |(_, n)| n)),
+            };
+            // Pushed even when the text stays: the API counts as rewritten, the import
+            // carrying the move.
+            edits.push(Edit {
+                cell: c.cell,
+                range: c.range,
+                text,
+                api: api.clone(),
+            });
+        }
+    }
+
+    // Fully dotted uses through a plain `import top`.
+    for c in &collected.chains {
+        if handled.contains(&(c.cell, c.range)) {
+            continue;
+        }
+        let Ok(api) = ApiPath::new(&c.dotted) else {
+            continue;
+        };
+        let Some(new) = renames.get(&api) else {
+            continue;
+        };
+        let plain = collected
+            .imports
+            .iter()
+            .any(|i| i.asname.is_none() && i.module == api.top_level());
+        if plain && new.top_level() == api.top_level() {
+            edits.push(Edit {
+                cell: c.cell,
+                range: c.range,
+                text: new.to_string(),
+                api,
+            });
+        } else {
+            out.left.push(Left {
+                api,
+                at: at(c.cell, c.range.start()),
+                why: LeftWhy::NoImportInSight,
+            });
+        }
+    }
+
+    apply(edits, &sources, &mut out);
+    out.left
+        .sort_by(|a, b| (&a.at, &a.api).cmp(&(&b.at, &b.api)));
+    out.left.dedup();
+    out
+}
+
+/// What an import binds a module to, and the tokens that name it.
+struct Reference {
+    cell: u32,
+    /// The name the code uses (`cv`, or `sklearn.cross_validation` for a dotted import).
+    binding: String,
+    module: String,
+    target: Target,
+    /// Whether a bare use of the binding (the module as a value) keeps it from moving.
+    whole_checked: bool,
+}
+
+enum Target {
+    /// `import m as b`: the name `m`.
+    ImportAs(TextRange),
+    /// `import a.b`: the name `a.b`.
+    ImportDotted(TextRange),
+    /// `from package import m [as b]`: the whole alias.
+    FromMember {
+        package: String,
+        range: TextRange,
+        asname: Option<String>,
+        name: String,
+    },
+}
+
+/// The edits for one `from module import ...` statement.
+fn from_import(
+    f: &FromImport,
+    module: &str,
+    module_range: TextRange,
+    renames: &BTreeMap<ApiPath, ApiPath>,
+    sources: &BTreeMap<u32, &str>,
+    edits: &mut Vec<Edit>,
+) {
+    let mut stay: Vec<String> = Vec::new();
+    // New module → its names as written, each with the API it moves.
+    let mut moved: BTreeMap<String, Vec<(String, ApiPath)>> = BTreeMap::new();
+    let mut renamed = false;
+    for (name, asname, _) in &f.names {
+        let written = match asname {
+            Some(a) => format!("{name} as {a}"),
+            None => name.clone(),
+        };
+        let new = ApiPath::new(&format!("{module}.{name}"))
+            .ok()
+            .and_then(|old| renames.get(&old).map(|new| (old, new)));
+        match new.and_then(|(old, new)| parent(new).map(|(m, n)| (old, m, n))) {
+            Some((old, new_module, new_name)) => {
+                let text = if new_name == name {
+                    written
+                } else {
+                    renamed = true;
+                    format!("{new_name} as {}", asname.as_deref().unwrap_or(name))
+                };
+                moved
+                    .entry(new_module.to_string())
+                    .or_default()
+                    .push((text, old));
+            }
+            None => stay.push(written),
+        }
+    }
+    if moved.is_empty() {
+        return;
+    }
+    if stay.is_empty() && moved.len() == 1 && !renamed {
+        let new_module = moved.keys().next().expect("one").clone();
+        for (_, old) in moved.into_values().flatten() {
+            edits.push(Edit {
+                cell: f.cell,
+                range: module_range,
+                text: new_module.clone(),
+                api: old,
+            });
+        }
+        return;
+    }
+    // Split: one statement per module, on lines of their own at the statement's indentation
+    // when it starts its line, else joined by `;`.
+    let source = sources[&f.cell];
+    let start = usize::from(f.range.start());
+    let line_start = source[..start].rfind('\n').map_or(0, |i| i + 1);
+    let indent = &source[line_start..start];
+    let separator = if indent.trim().is_empty() {
+        format!("\n{indent}")
+    } else {
+        "; ".to_string()
+    };
+    let mut statements: Vec<String> = Vec::new();
+    if !stay.is_empty() {
+        statements.push(format!("from {module} import {}", stay.join(", ")));
+    }
+    let mut apis = Vec::new();
+    for (new_module, names) in &moved {
+        let written: Vec<&str> = names.iter().map(|(t, _)| t.as_str()).collect();
+        statements.push(format!("from {new_module} import {}", written.join(", ")));
+        apis.extend(names.iter().map(|(_, old)| old.clone()));
+    }
+    let text = statements.join(&separator);
+    for old in apis {
+        edits.push(Edit {
+            cell: f.cell,
+            range: f.range,
+            text: text.clone(),
+            api: old,
+        });
+    }
+}
+
+/// Applies the edits cell by cell; a cell whose result would not parse is kept as it was.
+fn apply(mut edits: Vec<Edit>, sources: &BTreeMap<u32, &str>, out: &mut Rewritten) {
+    edits.sort_by_key(|e| (e.cell, e.range.start(), e.range.end()));
+    let mut by_cell: BTreeMap<u32, Vec<Edit>> = BTreeMap::new();
+    for e in edits {
+        by_cell.entry(e.cell).or_default().push(e);
+    }
+    for (cell, edits) in by_cell {
+        let source = sources[&cell];
+        let mut text = String::with_capacity(source.len());
+        let mut done = 0usize;
+        let mut last: Option<TextRange> = None;
+        for e in &edits {
+            if last == Some(e.range) {
+                continue;
+            }
+            let (s, t) = (usize::from(e.range.start()), usize::from(e.range.end()));
+            if s < done {
+                continue;
+            }
+            text.push_str(&source[done..s]);
+            text.push_str(&e.text);
+            done = t;
+            last = Some(e.range);
+        }
+        text.push_str(&source[done..]);
+        let apis: BTreeSet<&ApiPath> = edits.iter().map(|e| &e.api).collect();
+        if !parse_unchecked(&text, ipython()).errors().is_empty() {
+            for e in &edits {
+                out.left.push(Left {
+                    api: e.api.clone(),
+                    at: location(cell, source, e.range.start()),
+                    why: LeftWhy::WouldNotParse,
+                });
+            }
+            continue;
+        }
+        out.applied.extend(apis.into_iter().cloned());
+        if text != source {
+            out.cells.insert(cell, text);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn renames(pairs: &[(&str, &str)]) -> BTreeMap<ApiPath, ApiPath> {
+        pairs
+            .iter()
+            .map(|(a, b)| (ApiPath::new(a).unwrap(), ApiPath::new(b).unwrap()))
+            .collect()
+    }
+
+    /// The sources after rewriting `cells` (numbered from 1), and what was left.
+    fn run(cells: &[&str], pairs: &[(&str, &str)]) -> (Vec<String>, Vec<Left>) {
+        let input: Vec<CellSource<'_>> = cells
+            .iter()
+            .enumerate()
+            .map(|(i, s)| CellSource {
+                number: i as u32 + 1,
+                source: s,
+            })
+            .collect();
+        let out = rewrite(&input, &renames(pairs));
+        let texts = cells
+            .iter()
+            .enumerate()
+            .map(|(i, s)| {
+                out.cells
+                    .get(&(i as u32 + 1))
+                    .cloned()
+                    .unwrap_or_else(|| s.to_string())
+            })
+            .collect::<Vec<_>>();
+        for t in &texts {
+            assert!(parse_unchecked(t, ipython()).errors().is_empty(), "{t}");
+        }
+        (texts, out.left)
+    }
+
+    const SPLIT: (&str, &str) = (
+        "sk.cross_validation.train_test_split",
+        "sk.model_selection.train_test_split",
+    );
+    const KFOLD: (&str, &str) = ("sk.cross_validation.KFold", "sk.model_selection.KFold");
+
+    #[test]
+    fn a_from_import_gets_the_new_module() {
+        let (out, left) = run(
+            &["from sk.cross_validation import train_test_split as tts, KFold\ntts(1)"],
+            &[SPLIT, KFOLD],
+        );
+        assert_eq!(
+            out[0],
+            "from sk.model_selection import train_test_split as tts, KFold\ntts(1)"
+        );
+        assert!(left.is_empty(), "{left:?}");
+    }
+
+    #[test]
+    fn a_from_import_is_split_when_some_names_stay() {
+        let (out, _) = run(
+            &["if True:\n    from sk.cross_validation import train_test_split, shuffle\n"],
+            &[SPLIT],
+        );
+        assert_eq!(
+            out[0],
+            "if True:\n    from sk.cross_validation import shuffle\n    from sk.model_selection import train_test_split\n"
+        );
+    }
+
+    #[test]
+    fn a_renamed_name_keeps_its_binding() {
+        let (out, _) = run(&["from a.old import f\nf()"], &[("a.old.f", "a.new.g")]);
+        assert_eq!(out[0], "from a.new import g as f\nf()");
+    }
+
+    #[test]
+    fn an_aliased_module_moves_when_all_its_uses_do() {
+        let (out, left) = run(
+            &[
+                "import sk.cross_validation as cv",
+                "x = cv.train_test_split(1)\nk = cv.KFold(2)",
+            ],
+            &[SPLIT, KFOLD],
+        );
+        assert_eq!(out[0], "import sk.model_selection as cv");
+        assert_eq!(out[1], "x = cv.train_test_split(1)\nk = cv.KFold(2)");
+        assert!(left.is_empty(), "{left:?}");
+    }
+
+    #[test]
+    fn an_aliased_module_with_uses_that_stay_is_left_and_said() {
+        let cells = ["import sk.cross_validation as cv\ncv.train_test_split(1)\ncv.shuffle(2)"];
+        let (out, left) = run(&cells, &[SPLIT]);
+        assert_eq!(out[0], cells[0]);
+        assert_eq!(left.len(), 1);
+        assert_eq!(
+            left[0].why,
+            LeftWhy::UsesDiverge {
+                binding: "cv".into()
+            }
+        );
+        assert_eq!(left[0].at, Location::new(1, 2));
+    }
+
+    #[test]
+    fn an_aliased_module_used_as_a_value_is_left() {
+        let cells = ["import sk.cross_validation as cv\ncv.train_test_split(1)\nprint(cv)"];
+        let (out, left) = run(&cells, &[SPLIT]);
+        assert_eq!(out[0], cells[0]);
+        assert!(matches!(left[0].why, LeftWhy::ModuleUsedWhole { .. }));
+    }
+
+    #[test]
+    fn fully_dotted_uses_move_with_their_import() {
+        let (out, left) = run(
+            &["import sk.cross_validation\nsk.cross_validation.train_test_split(1)"],
+            &[SPLIT],
+        );
+        assert_eq!(
+            out[0],
+            "import sk.model_selection\nsk.model_selection.train_test_split(1)"
+        );
+        assert!(left.is_empty(), "{left:?}");
+    }
+
+    #[test]
+    fn fully_dotted_uses_through_the_package_move() {
+        let (out, _) = run(
+            &["import sk\nsk.cross_validation.train_test_split(1)"],
+            &[SPLIT],
+        );
+        assert_eq!(out[0], "import sk\nsk.model_selection.train_test_split(1)");
+    }
+
+    #[test]
+    fn a_module_imported_from_its_package_moves_within_it() {
+        let (out, _) = run(
+            &["from sk import cross_validation\ncross_validation.train_test_split(1)"],
+            &[SPLIT],
+        );
+        assert_eq!(
+            out[0],
+            "from sk import model_selection as cross_validation\ncross_validation.train_test_split(1)"
+        );
+    }
+
+    #[test]
+    fn magics_and_shell_lines_stay() {
+        let cell = "%matplotlib inline\n!pip install sk==0.17\nfrom sk.cross_validation import train_test_split\n";
+        let (out, _) = run(&[cell], &[SPLIT]);
+        assert_eq!(
+            out[0],
+            "%matplotlib inline\n!pip install sk==0.17\nfrom sk.model_selection import train_test_split\n"
+        );
+    }
+
+    #[test]
+    fn cell_magics_are_not_touched() {
+        let cell = "%%time\nfrom sk.cross_validation import train_test_split\n";
+        let (out, _) = run(&[cell], &[SPLIT]);
+        assert_eq!(out[0], cell);
+    }
+
+    #[test]
+    fn a_star_import_is_left_and_said() {
+        let cell = "from sk.cross_validation import *\ntrain_test_split(1)";
+        let (out, left) = run(&[cell], &[SPLIT]);
+        assert_eq!(out[0], cell);
+        assert_eq!(left[0].why, LeftWhy::StarImport);
+    }
+
+    #[test]
+    fn nothing_to_move_nothing_changed() {
+        let cell = "from sk.cross_validation import shuffle\nshuffle(1)";
+        let (out, left) = run(&[cell], &[SPLIT]);
+        assert_eq!(out[0], cell);
+        assert!(left.is_empty());
+    }
+
+    proptest::proptest! {
+        /// Any subset of a `from` import's names moving, in any order, aliased or not: the
+        /// result parses and binds the same names, each from where the renames say.
+        #[test]
+        fn split_imports_parse_and_bind_the_same_names(
+            moved in proptest::collection::vec(proptest::bool::ANY, 1..5),
+            aliased in proptest::collection::vec(proptest::bool::ANY, 5),
+        ) {
+            let names: Vec<String> = (0..moved.len()).map(|i| format!("n{i}")).collect();
+            let written: Vec<String> = names
+                .iter()
+                .zip(&aliased)
+                .map(|(n, a)| if *a { format!("{n} as b_{n}") } else { n.clone() })
+                .collect();
+            let cell = format!("from p.old import {}\n", written.join(", "));
+            let pairs: Vec<(String, String)> = names
+                .iter()
+                .zip(&moved)
+                .filter(|(_, m)| **m)
+                .map(|(n, _)| (format!("p.old.{n}"), format!("p.new.{n}")))
+                .collect();
+            let pairs: Vec<(&str, &str)> =
+                pairs.iter().map(|(a, b)| (a.as_str(), b.as_str())).collect();
+            let (out, _) = run(&[&cell], &pairs);
+            for ((n, m), w) in names.iter().zip(&moved).zip(&written) {
+                let module = if *m { "p.new" } else { "p.old" };
+                let expected = format!("from {module} import");
+                let line = out[0].lines().find(|l| l.contains(w.as_str())).unwrap_or_else(|| panic!("{n} in {}", out[0]));
+                proptest::prop_assert!(line.starts_with(&expected), "{}", out[0]);
+            }
+        }
+    }
+}
