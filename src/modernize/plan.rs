@@ -358,6 +358,8 @@ mod tests {
                     latest_indexed: Some(v("1.2")),
                     moves,
                     unproven,
+                    shims: Vec::new(),
+                    renamed_keywords: Vec::new(),
                 },
             )]),
         }
