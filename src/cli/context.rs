@@ -62,6 +62,7 @@ pub fn disk_budget(
             nbenv::python::Installer::Uv(uv) => Some(uv.clone()),
             nbenv::python::Installer::Pip => None,
         },
+        largest_seen: Default::default(),
     }
 }
 

@@ -307,6 +307,21 @@ pub struct DiskBudget {
     /// The uv that prunes and cleans uv's cache; without one, uv's cache is removed as a
     /// directory when it must go.
     pub uv: Option<PathBuf>,
+    /// The largest environment seen kept under this budget so far (shared by its clones):
+    /// room is made for the next build on it, not only on the largest still kept, which
+    /// after an eviction may be far smaller.
+    pub largest_seen: std::sync::Arc<std::sync::atomic::AtomicU64>,
+}
+
+impl DiskBudget {
+    /// Notes the largest environment `survey` holds; the largest seen so far.
+    fn saw(&self, survey: &DiskSurvey) -> u64 {
+        use std::sync::atomic::Ordering;
+        let largest = survey.largest_environment();
+        self.largest_seen
+            .fetch_max(largest, Ordering::Relaxed)
+            .max(largest)
+    }
 }
 
 /// What was done to an installer cache.
@@ -380,6 +395,7 @@ const UV_CACHE_TIMEOUT: Duration = Duration::from_secs(300);
 /// environment just used) stays, and so do those other runs are using.
 pub fn keep_within(budget: &DiskBudget, keep: &Path) -> Pruned {
     let survey = DiskSurvey::read(&budget.envs, &budget.caches);
+    budget.saw(&survey);
     fit(budget, survey, budget.bytes, vec![keep.to_path_buf()])
 }
 
@@ -391,8 +407,8 @@ pub fn keep_within(budget: &DiskBudget, keep: &Path) -> Pruned {
 /// the guess that the next is no larger than the largest so far.
 pub fn make_room(budget: &DiskBudget, builds: usize) -> Pruned {
     let survey = DiskSurvey::read(&budget.envs, &budget.caches);
-    let reserve = survey
-        .largest_environment()
+    let reserve = budget
+        .saw(&survey)
         .saturating_mul(builds as u64)
         .min(budget.bytes / 2);
     fit(budget, survey, budget.bytes - reserve, Vec::new())
@@ -649,6 +665,7 @@ mod tests {
             caches: InstallerCache::under(&cache),
             bytes,
             uv: None,
+            largest_seen: Default::default(),
         };
         let counted = DiskSurvey::read(&envs, &InstallerCache::under(&cache)).counted();
         // Over by less than the old environment holds: it goes, the cache stays.
@@ -689,6 +706,7 @@ mod tests {
             caches: Vec::new(),
             bytes,
             uv: None,
+            largest_seen: Default::default(),
         };
         let counted = survey.counted();
         // Within the budget, with room for one more of the largest: nothing goes.
@@ -704,6 +722,41 @@ mod tests {
         let pruned = make_room(&budget(counted * 3 / 2), 100);
         assert_eq!(pruned.environments, vec![older.clone()]);
         assert!(newest.exists());
+    }
+
+    /// Room is made for the largest environment seen under the budget, not only the largest
+    /// still kept: after a TensorFlow environment is evicted, the next build may be as large.
+    #[test]
+    fn room_is_made_for_the_largest_environment_seen_since_evicted() {
+        let tmp = tempfile::tempdir().unwrap();
+        let envs = tmp.path().join("envs");
+        let large = ready_env(&envs, "large", 400_000, at(1_000_000));
+        let older = ready_env(&envs, "older", 100_000, at(2_000_000));
+        let newer = ready_env(&envs, "newer", 100_000, at(3_000_000));
+        let roomy = DiskBudget {
+            envs: envs.clone(),
+            caches: Vec::new(),
+            bytes: 10_000_000,
+            uv: None,
+            largest_seen: Default::default(),
+        };
+        assert!(keep_within(&roomy, &newer).environments.is_empty());
+        std::fs::remove_dir_all(&large).unwrap();
+        // The same budget, tighter (its clones share what was seen): 200 KB kept of 350 KB.
+        let tight = DiskBudget {
+            bytes: 350_000,
+            ..roomy.clone()
+        };
+        let forgetful = DiskBudget {
+            largest_seen: Default::default(),
+            ..tight.clone()
+        };
+        assert!(
+            make_room(&forgetful, 1).environments.is_empty(),
+            "room for the 100 KB still kept fits"
+        );
+        assert_eq!(make_room(&tight, 1).environments, vec![older]);
+        assert!(newer.exists());
     }
 
     /// An environment another run holds is spared: the next one goes instead.
@@ -725,6 +778,7 @@ mod tests {
             caches: Vec::new(),
             bytes: counted - 50_000,
             uv: None,
+            largest_seen: Default::default(),
         };
         let pruned = keep_within(&budget, &kept);
         assert_eq!(pruned.environments, vec![older.clone()]);

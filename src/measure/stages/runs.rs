@@ -243,6 +243,10 @@ fn run_before(
                 kernel_runtime_at_most: None,
                 kernel_runtime_below: crate::notebook::ipython_bound(spec.nb).map(|b| b.below()),
             };
+            if !plan.is_built(&runner.envs) {
+                // Its build counts against the budget like any round's.
+                crate::verify::make_room(&runner.disk, runner.builders);
+            }
             let env = crate::verify::prepare(
                 &plan,
                 &runner.envs,
