@@ -367,8 +367,9 @@ mod tests {
 
     const OLD: &str = "toolkit.cv.split";
 
-    #[test]
-    fn a_proven_successor_is_a_change() {
+    /// The plan for a notebook using `OLD`, removed after 1.1, whose one successor is a twin
+    /// whose signature matches as `matching` says.
+    fn plan_with_twin(matching: SignatureMatch) -> Plan {
         let f = facts(
             vec![report(OLD, &[run("1.0", "1.1")], &[])],
             vec![moved(
@@ -376,12 +377,17 @@ mod tests {
                 vec![successor(
                     "toolkit.ms.split",
                     MoveKind::Twin,
-                    Some(SignatureMatch::Same),
+                    Some(matching),
                 )],
             )],
             vec![],
         );
-        let plan = plan(&uses(&[OLD]), &f);
+        plan(&uses(&[OLD]), &f)
+    }
+
+    #[test]
+    fn a_proven_successor_is_a_change() {
+        let plan = plan_with_twin(SignatureMatch::Same);
         assert_eq!(plan.changes.len(), 1);
         assert_eq!(plan.changes[0].new, p("toolkit.ms.split"));
         assert!(plan.unmoved.is_empty());
@@ -448,19 +454,7 @@ mod tests {
 
     #[test]
     fn a_reordered_signature_is_not_moved() {
-        let f = facts(
-            vec![report(OLD, &[run("1.0", "1.1")], &[])],
-            vec![moved(
-                OLD,
-                vec![successor(
-                    "toolkit.ms.split",
-                    MoveKind::Twin,
-                    Some(SignatureMatch::ByKeyword),
-                )],
-            )],
-            vec![],
-        );
-        let plan = plan(&uses(&[OLD]), &f);
+        let plan = plan_with_twin(SignatureMatch::ByKeyword);
         assert!(matches!(plan.unmoved[0].why, Why::PositionalOrder { .. }));
     }
 
