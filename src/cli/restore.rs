@@ -181,9 +181,6 @@ pub fn run(global: &GlobalArgs, args: &RestoreArgs) -> Result<()> {
         // using it now).
         verify::remove_unused(&envs, root);
     }
-    if let Some(root) = &final_root {
-        super::verify::keep_envs_within_budget(global, &envs, root, &installer);
-    }
     if let (Some(path), Some((env, _))) = (&args.lock, &last_env) {
         let requirements = rounds.last().map_or("", |r| r.requirements.as_str());
         write_atomically(path, environment_lock(&name, requirements, env).as_bytes())?;

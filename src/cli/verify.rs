@@ -172,12 +172,18 @@ pub fn run(global: &super::args::GlobalArgs, args: &VerifyArgs) -> Result<()> {
         .with_python(interpreter.version)
         .with_bank(&history)
         .with_installed(verify::pinned(&requirements));
-    let env = match verify::prepare(
+    let printer = super::printer::Printer::of(global);
+    let env = match verify::prepare_within(
         &plan,
         &envs,
         &installer,
         &tools,
         Duration::from_secs(args.install_timeout),
+        Some(verify::Budgeted {
+            budget: &context::disk_budget(global, &envs, &installer),
+            builders: 1,
+            reporter: &printer,
+        }),
     ) {
         Ok(env) => env,
         Err(e) => {
@@ -205,7 +211,6 @@ pub fn run(global: &super::args::GlobalArgs, args: &VerifyArgs) -> Result<()> {
             return Err(e.into());
         }
     };
-    keep_envs_within_budget(global, &envs, &env.root, &installer);
     let options = RunOptions {
         cell_timeout: Duration::from_secs(args.cell_timeout),
         total_timeout: Duration::from_secs(args.timeout),
@@ -291,18 +296,6 @@ fn summary(v: &Verification<'_>) -> String {
         ));
     }
     out
-}
-
-/// Keeps the built environments and nbenv's installer caches within their budget, `keep`
-/// (the environment just used) whatever its size; says what went.
-pub(super) fn keep_envs_within_budget(
-    global: &super::args::GlobalArgs,
-    envs: &Path,
-    keep: &Path,
-    installer: &nbenv::python::Installer,
-) {
-    let budget = context::disk_budget(global, envs, installer);
-    verify::keep_within(&budget, keep).say(&budget, &super::printer::Printer::of(global));
 }
 
 /// `cell 2: environment: ...`: a failure with the cell it stopped in, when known.

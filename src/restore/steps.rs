@@ -278,21 +278,22 @@ impl super::RoundSteps for Steps<'_, '_> {
         let spec = self.spec;
         let python = r.python();
         let plan = self.plan(&r);
-        let fresh = !plan.is_built(spec.envs);
-        if let (true, Some(disk)) = (fresh, spec.disk) {
-            verify::make_room(disk, spec.builders).say(disk, self.reporter);
-        }
-        let building = fresh.then(|| {
+        let building = (!plan.is_built(spec.envs)).then(|| {
             self.reporter.step(&format!(
                 "round {round}: building the environment on Python {python}"
             ))
         });
-        let prepared = verify::prepare(
+        let prepared = verify::prepare_within(
             &plan,
             spec.envs,
             spec.installer,
             spec.tools,
             spec.within(Duration::from_secs(1800)),
+            spec.disk.map(|budget| verify::Budgeted {
+                budget,
+                builders: spec.builders,
+                reporter: self.reporter,
+            }),
         );
         if let Some(building) = building {
             building.finish();
@@ -301,9 +302,6 @@ impl super::RoundSteps for Steps<'_, '_> {
             Ok(env) => {
                 if !env.reused {
                     self.built.push(env.root.clone());
-                    if let Some(disk) = spec.disk {
-                        verify::keep_within(disk, &env.root).say(disk, self.reporter);
-                    }
                 }
                 return Ok(Built::Env((r, env)));
             }

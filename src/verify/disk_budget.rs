@@ -414,6 +414,36 @@ pub fn make_room(budget: &DiskBudget, builds: usize) -> Pruned {
     fit(budget, survey, budget.bytes - reserve, Vec::new())
 }
 
+/// A build kept within a disk budget: how many may be building at once (a batch's workers),
+/// and who hears what pruning removed.
+pub struct Budgeted<'a> {
+    pub budget: &'a DiskBudget,
+    pub builders: usize,
+    pub reporter: &'a dyn crate::reporter::Reporter,
+}
+
+/// Prepares `plan`'s environment as [`super::prepare`] does, within `budget` when one is
+/// given: room is made before a build, and once the environment is ready what is kept is
+/// brought within the budget, the environment itself spared. Every build (a round, a batch's
+/// bare environment, `verify`) goes through here, so none escapes the budget.
+pub fn prepare_within(
+    plan: &super::EnvPlan,
+    envs: &Path,
+    installer: &crate::python::Installer,
+    tools: &crate::python::Tools,
+    timeout: Duration,
+    budget: Option<Budgeted<'_>>,
+) -> Result<super::PreparedEnv, super::EnvError> {
+    if let Some(b) = budget.as_ref().filter(|_| !plan.is_built(envs)) {
+        make_room(b.budget, b.builders).say(b.budget, b.reporter);
+    }
+    let env = super::prepare(plan, envs, installer, tools, timeout)?;
+    if let Some(b) = budget {
+        keep_within(b.budget, &env.root).say(b.budget, b.reporter);
+    }
+    Ok(env)
+}
+
 /// Brings what `survey` counts within `limit` bytes, sparing `spared` and what other runs
 /// hold.
 fn fit(

@@ -206,15 +206,12 @@ fn add_resolutions(record: &mut Record, rounds: &Restored) {
     );
 }
 
-/// Only the environment the notebook last ran in is worth keeping, within the budget.
+/// Only the environment the notebook last ran in is worth keeping (each build kept the
+/// budget already).
 fn keep_last(runner: &Runner, rounds: &Restored) {
     let last = rounds.last_env.as_ref().map(|(env, _)| env.root.clone());
     for root in rounds.built.iter().filter(|r| Some(*r) != last.as_ref()) {
         crate::verify::remove_unused(&runner.envs, root);
-    }
-    // Measuring what is kept walks every environment: only worth it when one was added.
-    if let (Some(root), false) = (&last, rounds.built.is_empty()) {
-        crate::verify::keep_within(&runner.disk, root);
     }
 }
 
@@ -243,16 +240,17 @@ fn run_before(
                 kernel_runtime_at_most: None,
                 kernel_runtime_below: crate::notebook::ipython_bound(spec.nb).map(|b| b.below()),
             };
-            if !plan.is_built(&runner.envs) {
-                // Its build counts against the budget like any round's.
-                crate::verify::make_room(&runner.disk, runner.builders);
-            }
-            let env = crate::verify::prepare(
+            let env = crate::verify::prepare_within(
                 &plan,
                 &runner.envs,
                 &runner.installer,
                 &runner.tools,
                 Duration::from_secs(600),
+                Some(crate::verify::Budgeted {
+                    budget: &runner.disk,
+                    builders: runner.builders,
+                    reporter: &crate::reporter::Silent,
+                }),
             )
             .ok()?;
             let python = env.python.clone();
