@@ -159,30 +159,18 @@ fn restore_modernized(global: &GlobalArgs, args: &ModernizeArgs, notebook: &Path
     else {
         return Err(CliError::not_found("no Python interpreter is installed to run the modernized notebook (--no-run only rewrites it)").into());
     };
-    let mut argv: Vec<std::ffi::OsString> = vec![
-        "restore".into(),
-        notebook.into(),
-        "--python".into(),
-        python.feature().to_string().into(),
-        "--max-rounds".into(),
-        args.max_rounds.to_string().into(),
-        "--format".into(),
-        match args.format.format {
-            Format::Json => "json",
-            Format::Text => "text",
-        }
-        .into(),
-    ];
-    if let Some(path) = &args.requirements {
-        argv.extend(["-o".into(), path.into()]);
-    }
-    if args.no_kernel_runtime {
-        argv.push("--no-kernel-runtime".into());
-    }
-    if args.no_kernel_spec {
-        argv.push("--no-kernel-spec".into());
-    }
-    let restore = <AsRestore as clap::Parser>::try_parse_from(argv)
-        .map_err(|e| CliError::usage(e.to_string()))?;
+    // restore's own defaults, from its own parser; then what modernize decides, as values.
+    let mut restore = <AsRestore as clap::Parser>::try_parse_from([
+        std::ffi::OsStr::new("restore"),
+        notebook.as_os_str(),
+    ])
+    .map_err(|e| CliError::usage(e.to_string()))?;
+    let r = &mut restore.args;
+    r.python = Some(python.feature());
+    r.max_rounds = args.max_rounds;
+    r.output = args.requirements.clone();
+    r.no_kernel_runtime = args.no_kernel_runtime;
+    r.no_kernel_spec = args.no_kernel_spec;
+    r.format.format = args.format.format;
     super::restore::run(global, &restore.args)
 }
