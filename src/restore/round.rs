@@ -89,3 +89,54 @@ pub fn pins_of(requirements: &str) -> Vec<&str> {
         .map(|p| p.trim_end_matches('\\'))
         .collect()
 }
+
+impl RoundError {
+    /// What a failed build ends the rounds with: an install cut short because the deadline
+    /// came (its time limit is what was left of the notebook's) is running out of time, as
+    /// a resolution stopped there is, not an installer's failure.
+    pub fn of_build(e: EnvError, past_deadline: bool) -> Self {
+        match e {
+            EnvError::Venv(crate::python::VenvError::Timeout { .. }) if past_deadline => {
+                RoundError::Session(SessionError::OutOfTime)
+            }
+            e => RoundError::Env(e),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::python::VenvError;
+
+    fn timeout() -> EnvError {
+        EnvError::Venv(VenvError::Timeout {
+            what: "-r requirements.txt".into(),
+            seconds: 69,
+        })
+    }
+
+    #[test]
+    fn an_install_cut_by_the_deadline_is_out_of_time() {
+        assert!(matches!(
+            RoundError::of_build(timeout(), true),
+            RoundError::Session(SessionError::OutOfTime)
+        ));
+    }
+
+    #[test]
+    fn an_install_slower_than_its_own_limit_stays_an_install_error() {
+        assert!(matches!(
+            RoundError::of_build(timeout(), false),
+            RoundError::Env(EnvError::Venv(VenvError::Timeout { .. }))
+        ));
+        let failed = EnvError::Install {
+            python: "3.7".into(),
+            detail: "no".into(),
+        };
+        assert!(matches!(
+            RoundError::of_build(failed, true),
+            RoundError::Env(EnvError::Install { .. })
+        ));
+    }
+}

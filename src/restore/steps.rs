@@ -306,7 +306,7 @@ impl super::RoundSteps for Steps<'_, '_> {
                 return Ok(Built::Env((r, env)));
             }
             Err(EnvError::Install { detail, .. }) => detail,
-            Err(e) => return Err(e.into()),
+            Err(e) => return Err(RoundError::of_build(e, spec.past_deadline())),
         };
         Ok(self.not_built(round, r, detail))
     }
