@@ -104,15 +104,18 @@ pub enum Kind {
     Write,
     /// A tool's environment being installed, in nbenv's tools directory.
     Tool,
+    /// A modernized notebook being restored, beside the original (`--prefer modern`).
+    Modern,
 }
 
 impl Kind {
-    const ALL: [Kind; 5] = [
+    const ALL: [Kind; 6] = [
         Kind::Import,
         Kind::Export,
         Kind::Snapshot,
         Kind::Write,
         Kind::Tool,
+        Kind::Modern,
     ];
 
     fn word(self) -> &'static str {
@@ -122,6 +125,7 @@ impl Kind {
             Kind::Snapshot => "snapshot",
             Kind::Write => "write",
             Kind::Tool => "tool",
+            Kind::Modern => "modern",
         }
     }
 }

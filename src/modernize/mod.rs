@@ -13,6 +13,7 @@ mod error;
 mod facts;
 mod ipynb;
 pub mod plan;
+pub mod prefer;
 mod report;
 pub mod rewrite;
 mod run;
