@@ -16,6 +16,7 @@ pub mod infer;
 pub mod interrupt;
 pub mod modernize;
 pub mod output;
+pub mod prefer;
 pub mod printer;
 pub mod progress;
 pub mod report;

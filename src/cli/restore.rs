@@ -1,13 +1,14 @@
 //! `nbenv restore NB`: infer, build the environment, run the notebook, and when it stops at
 //! an environment error, turn the error into evidence and go again, a few rounds at most.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use anyhow::Result;
 use clap::Args;
 use serde::Serialize;
 
+use nbenv::modernize::prefer::Mode;
 use nbenv::output::write_atomically;
 use nbenv::python::{Interpreter, PythonVersion};
 use nbenv::resolve::interpreter::Reach;
@@ -81,15 +82,27 @@ pub struct RestoreArgs {
     /// unpinned dependencies and the kernel runtime, each marked.
     #[arg(long, value_name = "FILE")]
     pub lock: Option<PathBuf>,
+    /// `era`: restore the notebook as it is, in its era. `modern`: first move its code to the
+    /// successors the bank proves (as `nbenv modernize`) and restore that on the newest
+    /// installed Python (or `--python`), writing it to `<stem>.modern.ipynb` when it runs to
+    /// the end; else restore the notebook in its era.
+    #[arg(long, default_value = "era", value_name = "modern|era")]
+    pub prefer: Mode,
     #[command(flatten)]
     pub sandbox: super::verify::SandboxArg,
     #[command(flatten)]
     pub format: FormatArg,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Serialize)]
 struct Restoration<'a> {
     notebook: &'a std::path::Path,
+    /// The mode kept, when `--prefer modern` tried the modern one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    mode: Option<Mode>,
+    /// How the modern attempt fared, when it was tried.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    modern: Option<&'a super::prefer::Tried>,
     /// Seconds reading and analysing the notebook, once for all rounds.
     analysis: f64,
     rounds: Vec<Round>,
@@ -112,40 +125,86 @@ struct Kept {
 }
 
 pub fn run(global: &GlobalArgs, args: &RestoreArgs) -> Result<()> {
+    args.sandbox.check()?;
+    if args.prefer == Mode::Modern {
+        return super::prefer::run(global, args);
+    }
+    let nb = nbenv::notebook::read(&args.notebook)?;
+    let era = attempt(global, args, Target::era(args, nb)?)?;
+    finish(global, args, era, None)
+}
+
+/// Which notebook a restoration's rounds run, on which Python, capped at which date.
+pub(super) struct Target {
+    /// The notebook as the rounds read it (the modernized one's temporary copy).
+    pub notebook: PathBuf,
+    pub nb: nbenv::notebook::Notebook,
+    pub python: Option<PythonVersion>,
+    pub cap: nbenv::resolve::options::DateCap,
+}
+
+impl Target {
+    /// The notebook as it is, on its own Python (or `--python`), in its era.
+    pub fn era(args: &RestoreArgs, nb: nbenv::notebook::Notebook) -> Result<Self> {
+        Ok(Self {
+            notebook: args.notebook.clone(),
+            nb,
+            python: args.python,
+            cap: super::infer::date_cap(args.exclude_newer, args.date.as_deref())?,
+        })
+    }
+}
+
+/// One restoration's rounds, with what finishing it needs.
+pub(super) struct Attempt {
+    pub target: Target,
+    /// Reading and analysing the notebook, once for all rounds.
+    pub analysis: Duration,
+    pub restored: Restored,
+    pub envs: PathBuf,
+    pub installer: nbenv::python::Installer,
+}
+
+impl Attempt {
+    /// Whether the last round ran the notebook to its end.
+    pub fn ran(&self) -> bool {
+        self.restored.stopped == Stop::Ran
+    }
+
+    /// Removes every environment these rounds built: another attempt is kept.
+    pub fn discard(&self) {
+        for root in &self.restored.built {
+            verify::remove_unused(&self.envs, root);
+        }
+    }
+}
+
+/// Runs restore's rounds for `target`.
+pub(super) fn attempt(global: &GlobalArgs, args: &RestoreArgs, target: Target) -> Result<Attempt> {
     let infer_args = InferOptions {
-        python: args.python,
-        cap: super::infer::date_cap(args.exclude_newer, args.date.as_deref())?,
+        python: target.python,
+        cap: target.cap.clone(),
         sdists: super::infer::sdists(args.allow_sdist, args.wheels_only),
         introspect: super::infer::introspect(false, args.introspect_budget),
         declarations: !args.no_declarations,
-        ..InferOptions::new(args.notebook.clone())
+        ..InferOptions::new(target.notebook.clone())
     };
-    args.sandbox.check()?;
-    let nb = nbenv::notebook::read(&args.notebook)?;
     let analysed = Instant::now();
     let printer = Printer::of(global);
-    let mut usages = read_usages_of(&infer_args, Some(&nb), &printer)?;
+    let mut usages = read_usages_of(&infer_args, Some(&target.nb), &printer)?;
     let analysis = analysed.elapsed();
     let session = context::open_session(global, &infer_args, &printer)?;
-    let name = args.notebook.display().to_string();
     let tools = context::tools(global, context::interpreters());
     let (installer, _) = tools.installer();
     let envs = context::cache_dir(global).join(ENVS_DIR);
-    let Restored {
-        rounds,
-        stopped,
-        last_env,
-        last_run,
-        built,
-        failed: _,
-    } = restore(
+    let restored = restore(
         &printer,
         &infer_args,
         &session,
         &mut usages,
         &RoundsSpec {
-            notebook: &args.notebook,
-            nb: &nb,
+            notebook: &target.notebook,
+            nb: &target.nb,
             max_rounds: args.max_rounds,
             allow_sdist: args.allow_sdist,
             kernel_runtime: !args.no_kernel_runtime,
@@ -171,6 +230,47 @@ pub fn run(global: &GlobalArgs, args: &RestoreArgs) -> Result<()> {
             e => e.into(),
         }
     })?;
+    Ok(Attempt {
+        target,
+        analysis,
+        restored,
+        envs,
+        installer,
+    })
+}
+
+/// The kept attempt's outputs written, its environment kept (and a kernel registered when it
+/// ran), its summary printed; the exit code is its own. `modern` says how the modern mode
+/// fared when it was tried: the kept notebook is then `notebook` (the modernized one written
+/// beside the input when it is the one kept).
+pub(super) fn finish(
+    global: &GlobalArgs,
+    args: &RestoreArgs,
+    kept: Attempt,
+    modern: Option<super::prefer::Tried>,
+) -> Result<()> {
+    let Attempt {
+        target,
+        analysis,
+        restored:
+            Restored {
+                rounds,
+                stopped,
+                last_env,
+                last_run,
+                built,
+                failed: _,
+            },
+        envs,
+        installer,
+    } = kept;
+    // The notebook as the user has it: the input, or the modernized one written beside it.
+    let notebook = match &modern {
+        Some(tried) if tried.why.mode() == Mode::Modern => tried.written.clone(),
+        _ => None,
+    }
+    .unwrap_or_else(|| args.notebook.clone());
+    let name = notebook.display().to_string();
     let last = rounds.last().expect("at least one round");
     if let Some(path) = &args.output {
         write_atomically(path, last.requirements.as_bytes())?;
@@ -186,7 +286,7 @@ pub fn run(global: &GlobalArgs, args: &RestoreArgs) -> Result<()> {
         write_atomically(path, environment_lock(&name, requirements, env).as_bytes())?;
     }
     if let (Some(path), Some(run)) = (&args.executed, &last_run) {
-        let executed = verify::executed_notebook(&nb, run);
+        let executed = verify::executed_notebook(&target.nb, run);
         let text = serde_json::to_string_pretty(&executed)? + "\n";
         write_atomically(path, text.as_bytes())?;
     }
@@ -196,6 +296,7 @@ pub fn run(global: &GlobalArgs, args: &RestoreArgs) -> Result<()> {
         keep(
             global,
             args,
+            &notebook,
             env,
             interpreter,
             ran,
@@ -204,7 +305,9 @@ pub fn run(global: &GlobalArgs, args: &RestoreArgs) -> Result<()> {
         )
     });
     let done = Restoration {
-        notebook: &args.notebook,
+        notebook: &notebook,
+        mode: modern.as_ref().map(|m| m.why.mode()),
+        modern: modern.as_ref(),
         analysis: analysis.as_secs_f64(),
         rounds,
         stopped,
@@ -229,9 +332,11 @@ pub fn run(global: &GlobalArgs, args: &RestoreArgs) -> Result<()> {
 /// The final environment, described for use; when the notebook ran, a Jupyter kernel is
 /// registered for it (unless asked not to). A kernel that cannot be registered is a warning:
 /// the restoration stands.
+#[allow(clippy::too_many_arguments)]
 fn keep(
     global: &GlobalArgs,
     args: &RestoreArgs,
+    notebook: &Path,
     env: &PreparedEnv,
     interpreter: &Interpreter,
     ran: bool,
@@ -247,10 +352,10 @@ fn keep(
     if !ran || args.no_kernel_spec {
         return kept;
     }
-    let name = verify::kernel_name(&args.notebook, env);
+    let name = verify::kernel_name(notebook, env);
     let display = format!(
         "{} (nbenv, Python {})",
-        args.notebook
+        notebook
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default(),
@@ -315,6 +420,9 @@ fn environment_lock(notebook: &str, requirements: &str, env: &PreparedEnv) -> St
 /// Rounds, cells run, the first error, and why the rounds stopped.
 fn summary(done: &Restoration<'_>) -> String {
     let mut out = String::new();
+    if let Some(tried) = done.modern {
+        out.push_str(&tried.said());
+    }
     for (i, r) in done.rounds.iter().enumerate() {
         let ran = match &r.executability {
             Some(e) => format!(
