@@ -183,7 +183,7 @@ impl Attempt {
 pub(super) fn attempt(global: &GlobalArgs, args: &RestoreArgs, target: Target) -> Result<Attempt> {
     let infer_args = InferOptions {
         python: target.python,
-        cap: target.cap.clone(),
+        cap: target.cap,
         sdists: super::infer::sdists(args.allow_sdist, args.wheels_only),
         introspect: super::infer::introspect(false, args.introspect_budget),
         declarations: !args.no_declarations,
