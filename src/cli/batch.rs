@@ -111,6 +111,11 @@ pub struct BatchArgs {
     /// Stages verify and restore: run cells as plain Python, without the kernel runtime.
     #[arg(long)]
     pub no_kernel_runtime: bool,
+    /// Stage restore: `era` restores each notebook as it is; `modern` first restores it
+    /// modernized (as `restore --prefer modern`) on the newest installed Python, and in its
+    /// era when that does not run to the end, within the same --timeout.
+    #[arg(long, default_value = "era", value_name = "modern|era")]
+    pub prefer: nbenv::modernize::prefer::Mode,
     #[command(flatten)]
     pub sandbox: super::verify::SandboxArg,
 }
@@ -293,6 +298,8 @@ fn runner(args: &BatchArgs, working: &GlobalArgs) -> Runner {
         kernel_runtime: !args.no_kernel_runtime,
         cell_timeout: Duration::from_secs(args.cell_timeout),
         sandbox: args.sandbox.sandbox,
+        prefer: args.prefer,
+        modern_python: nbenv::modernize::newest(context::interpreters()),
     }
 }
 

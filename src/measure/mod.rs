@@ -37,8 +37,8 @@ pub use html::{page, Source};
 pub use input::{expand, Input, InputError, NotebookInput};
 pub use jsonl::{read_records, RecordsError, RecordsFile, Truncated};
 pub use record::{
-    Environment, ErrorKind, ErrorType, Executability, Record, ReleaseFailure, ReleaseFailureKind,
-    Requirement, Stage, Status, Timings, Verdict, SCHEMA,
+    Environment, ErrorKind, ErrorType, Executability, ModernAttempt, Record, ReleaseFailure,
+    ReleaseFailureKind, Requirement, Stage, Status, Timings, Verdict, SCHEMA,
 };
 pub use report::{merge, Merged, Report};
 pub use resume::Done;

@@ -5,6 +5,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::triage::Triage;
+use crate::modernize::prefer::Mode;
 use crate::names::DistName;
 use crate::notebook::failure::{Cause, Definition, Failure, FailureClass};
 use crate::python::PythonVersion;
@@ -334,7 +335,30 @@ pub struct Record {
     /// Releases that failed to install or import, with the Python they were tried on.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub release_failures: Option<Vec<ReleaseFailure>>,
+    /// Stage restore: the mode of the restoration the other fields measure; absent in
+    /// records made before `--prefer` (they are the era's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mode: Option<Mode>,
+    /// Stage restore with `--prefer modern`: how the modernized notebook fared.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub modern: Option<ModernAttempt>,
     pub timings: Timings,
+}
+
+/// The modern attempt of a notebook (`--prefer modern`): what modernizing changed, and
+/// whether the modernized notebook ran to its end on today's Python.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ModernAttempt {
+    /// Changes made, and APIs that could not move.
+    pub changes: usize,
+    pub unmoved: usize,
+    pub ran: bool,
+    /// The class of the error its last round stopped at, if one was raised.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stop: Option<FailureClass>,
+    /// Why it could not be modernized or restored at all.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
 }
 
 impl Record {
@@ -357,6 +381,8 @@ impl Record {
             error_sequence: None,
             verdict: None,
             release_failures: None,
+            mode: None,
+            modern: None,
             timings: Timings::default(),
         }
     }

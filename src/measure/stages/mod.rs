@@ -7,6 +7,7 @@
 
 pub mod failure;
 pub mod infer;
+pub mod prefer;
 pub mod runs;
 
 use std::panic::{catch_unwind, AssertUnwindSafe};

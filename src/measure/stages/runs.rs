@@ -6,11 +6,13 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use super::infer::environment;
+use super::prefer::AttemptError;
 use super::{Batch, Job};
 use crate::measure::record::{ErrorKind, Record, RecordError, Stage, Status};
 use crate::measure::run_stage::{record_runs, RunOutcome, Runs};
 use crate::measure::triage::add_resolution;
 use crate::measure::usage_stage::{analyse, Analysed};
+use crate::modernize::prefer::{prefer, Mode};
 use crate::notebook::failure::{ApiHistory, BankHistory, FailureContext};
 use crate::notebook::{Notebook, Usage};
 use crate::python::{Installer, Interpreter, PythonVersion, Tools};
@@ -69,6 +71,10 @@ pub struct Runner {
     pub cell_timeout: Duration,
     /// Run notebooks confined (no network, limits).
     pub sandbox: bool,
+    /// Stage restore: each notebook modernized first, or in its era alone.
+    pub prefer: Mode,
+    /// The Python modernized notebooks run on: the newest installed.
+    pub modern_python: Option<PythonVersion>,
 }
 
 pub(super) fn measure_runs(batch: &Batch<'_>, job: &Job<'_>) -> Option<Record> {
@@ -93,10 +99,45 @@ pub(super) fn measure_runs(batch: &Batch<'_>, job: &Job<'_>) -> Option<Record> {
     let infer_args = batch.infer_options(&job.input.file);
     let mut usages = job.with_local_imports(&batch.analyze, usage);
     let spec = spec(batch, runner, job, &nb);
-    let rounds = match restore(batch.reporter, &infer_args, session, &mut usages, &spec) {
+    let rounds = if batch.stage == Stage::Restore && runner.prefer == Mode::Modern {
+        let mut steps = super::prefer::Steps {
+            batch,
+            runner,
+            job,
+            nb: &nb,
+            infer_args: &infer_args,
+            usages: &mut usages,
+            spec: &spec,
+        };
+        let done = prefer(&mut steps, Mode::Modern);
+        record.mode = Some(done.mode());
+        record.modern = super::prefer::attempt_of(&done);
+        if let (Mode::Era, Some(Ok(modern))) = (done.mode(), &done.modern) {
+            discard(runner, modern);
+        }
+        let kept = match done.mode() {
+            Mode::Modern => done.modern,
+            Mode::Era => done.era,
+        };
+        kept.expect("the kept mode's attempt was made")
+    } else {
+        if batch.stage == Stage::Restore {
+            record.mode = Some(Mode::Era);
+        }
+        let rounds = restore(batch.reporter, &infer_args, session, &mut usages, &spec);
+        rounds.map_err(|e| AttemptError::Stage(e.into()))
+    };
+    let rounds = match rounds {
         Ok(r) => r,
+        Err(AttemptError::Stage(e)) => {
+            batch.failed(&mut record, e)?;
+            return Some(record);
+        }
         Err(e) => {
-            batch.failed(&mut record, e.into())?;
+            if crate::interrupt::requested() {
+                return None;
+            }
+            record.failed(ErrorKind::Other, e.to_string());
             return Some(record);
         }
     };
@@ -146,7 +187,7 @@ pub(super) fn measure_runs(batch: &Batch<'_>, job: &Job<'_>) -> Option<Record> {
 }
 
 /// How the notebook's rounds run: one for stage verify, as restore's for stage restore.
-fn spec<'a>(
+pub(super) fn spec<'a>(
     batch: &'a Batch<'_>,
     runner: &'a Runner,
     job: &'a Job<'_>,
@@ -204,6 +245,13 @@ fn add_resolutions(record: &mut Record, rounds: &Restored) {
             .map(|r| r.seconds.resolution * 1e3)
             .sum(),
     );
+}
+
+/// Every environment an attempt that is not kept built.
+fn discard(runner: &Runner, rounds: &Restored) {
+    for root in &rounds.built {
+        crate::verify::remove_unused(&runner.envs, root);
+    }
 }
 
 /// Only the environment the notebook last ran in is worth keeping (each build kept the
