@@ -500,4 +500,31 @@ mod tests {
         .unwrap();
         assert_eq!(verdict, r#"{"kind":"restorable","by":"data_input"}"#);
     }
+
+    /// `--prefer`'s fields read back; a record without them (made before) still reads, as
+    /// the era's with nothing modern tried.
+    #[test]
+    fn the_mode_and_the_modern_attempt_read_back_and_old_records_still_read() {
+        let mut record = Record::new("a.ipynb".into(), None, Stage::Restore);
+        record.mode = Some(Mode::Era);
+        record.modern = Some(ModernAttempt {
+            changes: 3,
+            unmoved: 1,
+            ran: false,
+            stop: Some(FailureClass::Code),
+            error: None,
+        });
+        let line = serde_json::to_string(&record).unwrap();
+        assert!(line.contains(r#""mode":"era""#), "{line}");
+        assert!(
+            line.contains(r#""modern":{"changes":3,"unmoved":1,"ran":false,"stop":"code"}"#),
+            "{line}"
+        );
+        let back: Record = serde_json::from_str(&line).unwrap();
+        assert_eq!(back, record);
+
+        let old = r#"{"schema":1,"nbenv":"0.1.0","path":"a.ipynb","stage":"restore","status":"ok","timings":{"total_ms":1.0}}"#;
+        let old: Record = serde_json::from_str(old).unwrap();
+        assert_eq!((old.mode, old.modern), (None, None));
+    }
 }

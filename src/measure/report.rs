@@ -8,6 +8,7 @@ use std::collections::{BTreeMap, HashMap};
 use serde::Serialize;
 
 use super::record::{Record, ReleaseFailureKind, Stage, Status, Verdict};
+use crate::modernize::prefer::Mode;
 use crate::names::DistName;
 use crate::notebook::failure::FailureClass;
 
@@ -71,6 +72,29 @@ pub struct Report {
     pub distributions: Vec<Needed>,
     pub pythons: Vec<Counted<String>>,
     pub release_failures: Vec<ReleaseRate>,
+    /// Restorations by mode, when the records say their mode (stage restore, `--prefer`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub modes: Option<Modes>,
+}
+
+/// Stage restore's notebooks by the mode of the restoration kept, and how many of each ran
+/// to the end after it.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Modes {
+    /// The modernized notebook was kept: it ran.
+    pub modern: ModeCount,
+    /// Restored in its era after the modernized notebook did not run to the end.
+    pub era_after_modern: ModeCount,
+    /// Restored in its era, nothing modern tried (`--prefer era`, or a record made before
+    /// `--prefer`).
+    pub era_only: ModeCount,
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct ModeCount {
+    pub notebooks: usize,
+    /// Of those, the ones that ran to the end.
+    pub ran: usize,
 }
 
 /// Executable, restorable by class, pathological: over the notebooks that were run.
@@ -209,8 +233,34 @@ impl Report {
                     .map(|e| e.python.to_string()),
             ),
             release_failures: release_failures(records),
+            modes: modes(records),
         }
     }
+}
+
+/// Stage restore's records by mode; `None` when none says its mode (records made before
+/// `--prefer`: the report stays as it was).
+fn modes(records: &[Record]) -> Option<Modes> {
+    let restored: Vec<&Record> = records
+        .iter()
+        .filter(|r| r.stage == Stage::Restore)
+        .collect();
+    if !restored.iter().any(|r| r.mode.is_some()) {
+        return None;
+    }
+    let mut m = Modes::default();
+    for r in restored {
+        let count = match (r.mode, &r.modern) {
+            (Some(Mode::Modern), _) => &mut m.modern,
+            (_, Some(_)) => &mut m.era_after_modern,
+            (_, None) => &mut m.era_only,
+        };
+        count.notebooks += 1;
+        if r.executability_after.is_some_and(|e| e.complete()) {
+            count.ran += 1;
+        }
+    }
+    Some(m)
 }
 
 /// Values by how many have them, most first, then by value.

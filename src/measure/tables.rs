@@ -61,9 +61,9 @@ fn class_name(class: Option<FailureClass>) -> String {
 impl Report {
     /// Every table, in the order a reader wants them.
     pub fn tables(&self) -> Vec<Table> {
-        vec![
-            self.status_table(),
-            self.outcome_table(),
+        let mut tables = vec![self.status_table(), self.outcome_table()];
+        tables.extend(self.modes_table());
+        tables.extend([
             self.triage_table(),
             self.executability_table(),
             errors_table(
@@ -87,7 +87,35 @@ impl Report {
             self.distributions_table(),
             self.pythons_table(),
             self.release_table(),
-        ]
+        ]);
+        tables
+    }
+
+    /// Stage restore's notebooks by the mode kept (`--prefer`), when the records say it.
+    fn modes_table(&self) -> Option<Table> {
+        let m = self.modes.as_ref()?;
+        let mut t = Table::new(
+            "modes",
+            "Restored modernized or in the notebook's era (stage restore)",
+            &["mode", "notebooks", "ran to the end", "share ran"],
+        )
+        .numeric(&[1, 2, 3])
+        .empty("no record of stage restore");
+        for (label, c) in [
+            ("modern (the modernized notebook kept)", m.modern),
+            ("era after a modern try", m.era_after_modern),
+            ("era only", m.era_only),
+        ] {
+            if c.notebooks > 0 {
+                t.row(vec![
+                    label.to_string(),
+                    c.notebooks.to_string(),
+                    c.ran.to_string(),
+                    share(c.ran, c.notebooks),
+                ]);
+            }
+        }
+        Some(t)
     }
 
     fn status_table(&self) -> Table {

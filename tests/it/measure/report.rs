@@ -399,3 +399,92 @@ fn unknown_errors_are_counted_apart() {
     assert_eq!(rows("errors-before"), [["AttributeError", "unknown", "1"]]);
     assert_eq!(rows("errors-stored"), [["AttributeError", "unknown", "1"]]);
 }
+
+/// Stage restore's notebooks by the mode kept: modernized, in the era after a modern try,
+/// in the era alone (a record made before `--prefer` is one); each with how many ran to the
+/// end. Records that never say their mode leave the report as it was.
+#[test]
+fn restorations_are_counted_by_mode() {
+    let modern = |ran: bool| json!({"changes": 2, "unmoved": 1, "ran": ran});
+    let records = [
+        record(
+            "m1.ipynb",
+            "restore",
+            "ok",
+            json!({"executability_after": exe(4, 4), "mode": "modern", "modern": modern(true)}),
+        ),
+        record(
+            "m2.ipynb",
+            "restore",
+            "ok",
+            json!({"executability_after": exe(3, 3), "mode": "modern", "modern": modern(true)}),
+        ),
+        record(
+            "e1.ipynb",
+            "restore",
+            "ok",
+            json!({"executability_after": exe(5, 5), "mode": "era",
+                   "modern": {"changes": 0, "unmoved": 0, "ran": false, "stop": "code"}}),
+        ),
+        record(
+            "e2.ipynb",
+            "restore",
+            "ok",
+            json!({"executability_after": exe(1, 5), "mode": "era", "modern": modern(false)}),
+        ),
+        record(
+            "o1.ipynb",
+            "restore",
+            "ok",
+            json!({"executability_after": exe(2, 2), "mode": "era"}),
+        ),
+        // Before `--prefer`: the era's, nothing modern tried.
+        record(
+            "o2.ipynb",
+            "restore",
+            "ok",
+            json!({"executability_after": exe(0, 2)}),
+        ),
+        record(
+            "v.ipynb",
+            "verify",
+            "ok",
+            json!({"executability_after": exe(2, 2)}),
+        ),
+    ]
+    .concat();
+    let read = parse_records(Path::new("x.jsonl"), records.as_bytes()).unwrap();
+    assert!(read.malformed.is_empty(), "{:?}", read.malformed);
+    let report = Report::of(&merge(read.records));
+    let modes = report.modes.as_ref().expect("records say their mode");
+    let counts = |c: &nbenv::measure::report::ModeCount| (c.notebooks, c.ran);
+    assert_eq!(counts(&modes.modern), (2, 2));
+    assert_eq!(counts(&modes.era_after_modern), (2, 1));
+    assert_eq!(counts(&modes.era_only), (2, 1));
+
+    let json = serde_json::to_value(&report).unwrap();
+    assert_eq!(json["modes"]["era_after_modern"]["ran"], 1);
+    let table = report
+        .tables()
+        .into_iter()
+        .find(|t| t.id == "modes")
+        .expect("a table of modes");
+    assert_eq!(
+        table.rows,
+        [
+            ["modern (the modernized notebook kept)", "2", "2", "100.0%"],
+            ["era after a modern try", "2", "1", "50.0%"],
+            ["era only", "2", "1", "50.0%"],
+        ]
+    );
+
+    // Records that never say their mode: no table, no field.
+    let old = parse_records(Path::new("o.jsonl"), shard_a().as_bytes()).unwrap();
+    let report = Report::of(&merge(old.records));
+    assert!(report.modes.is_none());
+    assert!(report.tables().iter().all(|t| t.id != "modes"));
+    assert!(serde_json::to_value(&report)
+        .unwrap()
+        .get("modes")
+        .is_none());
+}
