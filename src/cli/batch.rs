@@ -299,7 +299,9 @@ fn runner(args: &BatchArgs, working: &GlobalArgs) -> Runner {
         cell_timeout: Duration::from_secs(args.cell_timeout),
         sandbox: args.sandbox.sandbox,
         prefer: args.prefer,
-        modern_python: nbenv::modernize::newest(context::interpreters()),
+        modern_python: args
+            .python
+            .or_else(|| nbenv::modernize::newest(context::interpreters())),
     }
 }
 

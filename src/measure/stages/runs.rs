@@ -73,7 +73,8 @@ pub struct Runner {
     pub sandbox: bool,
     /// Stage restore: each notebook modernized first, or in its era alone.
     pub prefer: Mode,
-    /// The Python modernized notebooks run on: the newest installed.
+    /// The Python modernized notebooks run on: the batch's `--python`, else the newest
+    /// installed.
     pub modern_python: Option<PythonVersion>,
 }
 

@@ -3,6 +3,8 @@
 
 use std::path::Path;
 
+mod prefer;
+
 use crate::support::archives::WheelBuilder;
 use crate::support::cli::python3_version;
 use crate::support::context::{Run, TestContext, Uploaded};

@@ -1,0 +1,221 @@
+//! `restore --prefer modern` and `batch --stage restore --prefer modern`, offline: `oldlib`
+//! 1.0 has `oldlib.legacy.value`, 1.1 also its twin `oldlib.modern.value`, 2.0 only the
+//! twin, which there returns another value. The modernized notebook moves to the twin, runs
+//! on 2.0 and stops at the notebook's own assertion; the notebook is then restored in its
+//! era (1.1) and that is kept. The fixture of `nbenv modernize` (whose modernized notebook
+//! runs) is kept modern. Needs `python3` and uv, as the restore tests do.
+
+use std::path::Path;
+
+use serde_json::{json, Value};
+
+use super::{context as sklearn_context, fixture, run_in};
+use crate::support::archives::WheelBuilder;
+use crate::support::cli::python3_version;
+use crate::support::context::{TestContext, Uploaded};
+
+const NOTEBOOK_CELLS: [&str; 2] = [
+    "from oldlib.legacy import value",
+    "assert value() == 1, 'oldlib changed value()'\nprint(value())",
+];
+
+fn notebook() -> String {
+    let cells: Vec<Value> = NOTEBOOK_CELLS
+        .iter()
+        .map(|src| {
+            json!({"cell_type": "code", "execution_count": null, "metadata": {},
+                   "outputs": [], "source": src})
+        })
+        .collect();
+    json!({"cells": cells,
+           "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3"}},
+           "nbformat": 4, "nbformat_minor": 2})
+    .to_string()
+}
+
+/// A context with `oldlib` in the bank and the notebook as `nb/nb.ipynb`.
+fn context() -> TestContext {
+    let ctx = TestContext::with_index();
+    let value = |v: u32| format!("def value():\n    return {v}\n");
+    ctx.publish(
+        "oldlib",
+        &[
+            WheelBuilder::new("oldlib", "1.0")
+                .file("oldlib/__init__.py", "")
+                .file("oldlib/legacy.py", value(1)),
+            WheelBuilder::new("oldlib", "1.1")
+                .file("oldlib/__init__.py", "")
+                .file("oldlib/legacy.py", value(1))
+                .file("oldlib/modern.py", value(1)),
+            WheelBuilder::new("oldlib", "2.0")
+                .file("oldlib/__init__.py", "")
+                .file("oldlib/modern.py", value(2)),
+        ],
+        Uploaded::Yearly(2016),
+    );
+    let run = ctx.run(["bank", "add", "oldlib", "--all-versions"]);
+    assert_eq!(run.code, 0, "{}", run.text());
+    std::fs::create_dir_all(ctx.path("nb")).unwrap();
+    std::fs::write(ctx.path("nb/nb.ipynb"), notebook()).unwrap();
+    ctx
+}
+
+/// Nothing of nbenv's temporary files left beside the notebook, and no modernized notebook
+/// written when the era is kept.
+fn only(dir: &Path, names: &[&str]) {
+    let mut left: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    left.sort();
+    assert_eq!(left, names);
+}
+
+#[test]
+fn a_modernized_notebook_that_stops_is_restored_in_its_era() {
+    let ctx = context();
+    let python = python3_version();
+    let run = run_in(
+        &ctx,
+        &[
+            "restore",
+            "nb/nb.ipynb",
+            "--prefer",
+            "modern",
+            "--python",
+            &python,
+            "--no-kernel-runtime",
+            "--no-kernel-spec",
+            "--format",
+            "json",
+            "-o",
+            "requirements.txt",
+        ],
+    );
+    assert_eq!(run.code, 0, "{}", run.text());
+    let out: Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(out["mode"], "era", "{out}");
+    assert_eq!(out["stopped"], "ran", "{out}");
+    let modern = &out["modern"];
+    assert_eq!(modern["why"], "modern_stopped", "{modern}");
+    assert_eq!(modern["changes"], 1, "{modern}");
+    assert_eq!(modern["ran"], false);
+    assert_eq!(modern["cell"], 2, "{modern}");
+    assert_eq!(modern["ename"], "AssertionError", "{modern}");
+    assert!(modern.get("written").is_none(), "{modern}");
+    let pins = std::fs::read_to_string(ctx.path("requirements.txt")).unwrap();
+    assert!(pins.contains("oldlib==1.1"), "{pins}");
+    assert!(
+        run.stderr.contains("restoring the notebook in its era"),
+        "{}",
+        run.stderr
+    );
+    only(&ctx.path("nb"), &["nb.ipynb"]);
+
+    // In text, the line that says which mode was kept and why.
+    let run = run_in(
+        &ctx,
+        &[
+            "restore",
+            "nb/nb.ipynb",
+            "--prefer",
+            "modern",
+            "--python",
+            &python,
+            "--no-kernel-runtime",
+            "--no-kernel-spec",
+        ],
+    );
+    assert_eq!(run.code, 0, "{}", run.text());
+    assert!(
+        run.stderr.contains(
+            "mode: era: the modernized notebook (1 change) stopped at cell 2 (AssertionError): restored in its era instead"
+        ),
+        "{}",
+        run.stderr
+    );
+    only(&ctx.path("nb"), &["nb.ipynb"]);
+}
+
+#[test]
+fn a_modernized_notebook_that_runs_is_kept_and_written_beside_the_input() {
+    let ctx = sklearn_context();
+    let python = python3_version();
+    let run = run_in(
+        &ctx,
+        &[
+            "restore",
+            "nb.ipynb",
+            "--prefer",
+            "modern",
+            "--python",
+            &python,
+            "--no-kernel-runtime",
+            "--no-kernel-spec",
+            "--format",
+            "json",
+        ],
+    );
+    assert_eq!(run.code, 0, "{}", run.text());
+    let out: Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(out["mode"], "modern", "{out}");
+    assert_eq!(out["modern"]["why"], "modern_ran");
+    assert_eq!(out["modern"]["changes"], 2);
+    assert_eq!(out["modern"]["written"], "nb.modern.ipynb");
+    assert_eq!(out["notebook"], "nb.modern.ipynb");
+    let written = std::fs::read_to_string(ctx.path("nb.modern.ipynb")).unwrap();
+    assert!(written.contains("sklearn.model_selection"), "{written}");
+    assert_eq!(std::fs::read(ctx.path("nb.ipynb")).unwrap(), fixture());
+    assert!(nbenv::leftover::temporaries_in(ctx.root()).is_empty());
+}
+
+#[test]
+fn the_batch_records_the_mode_and_the_modern_attempt() {
+    let ctx = context();
+    let python = python3_version();
+    let out = ctx.path("restore.jsonl");
+    let run = run_in(
+        &ctx,
+        &[
+            "batch",
+            "nb",
+            "--stage",
+            "restore",
+            "--prefer",
+            "modern",
+            "--python",
+            &python,
+            "--no-kernel-runtime",
+            "--before",
+            "none",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(run.code, 0, "{}", run.text());
+    let text = std::fs::read_to_string(&out).unwrap();
+    let record: Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+    assert_eq!(record["status"], "ok", "{record}");
+    assert_eq!(record["mode"], "era", "{record}");
+    assert_eq!(
+        record["modern"],
+        json!({"changes": 1, "unmoved": 0, "ran": false, "stop": "code"}),
+        "{record}"
+    );
+    assert_eq!(
+        record["executability_after"],
+        json!({"cells_ran": 2, "code_cells": 2}),
+        "{record}"
+    );
+    only(&ctx.path("nb"), &["nb.ipynb"]);
+
+    // The report counts it as restored in its era after a modern try.
+    let run = run_in(&ctx, &["report", "--format", "json", out.to_str().unwrap()]);
+    assert_eq!(run.code, 0, "{}", run.text());
+    let report: Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(
+        report["modes"]["era_after_modern"],
+        json!({"notebooks": 1, "ran": 1}),
+        "{report}"
+    );
+}
