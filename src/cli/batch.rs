@@ -112,8 +112,8 @@ pub struct BatchArgs {
     #[arg(long)]
     pub no_kernel_runtime: bool,
     /// Stage restore: `era` restores each notebook as it is; `modern` first restores it
-    /// modernized (as `restore --prefer modern`) on the newest installed Python, and in its
-    /// era when that does not run to the end, within the same --timeout.
+    /// modernized (as `restore --prefer modern`) on --python (else the newest installed), and
+    /// in its era when that does not run to the end, within the same --timeout.
     #[arg(long, default_value = "era", value_name = "modern|era")]
     pub prefer: nbenv::modernize::prefer::Mode,
     #[command(flatten)]

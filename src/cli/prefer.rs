@@ -164,8 +164,13 @@ impl PreferSteps for Steps<'_> {
         })?;
         let nb = notebook::from_bytes(path, &bytes)?;
         let usage = notebook::analyze(&nb, &AnalyzeOptions::default());
-        let store = Store::open_read_only(&super::bank::bank_path(self.global))?;
-        let facts = Facts::gather(&store, &usage)?;
+        // No bank yet: nothing is known to move, and the notebook still runs on today's Python.
+        let bank = super::bank::bank_path(self.global);
+        let facts = if bank.exists() {
+            Facts::gather(&Store::open_read_only(&bank)?, &usage)?
+        } else {
+            Facts::default()
+        };
         let name = modern_path(path).display().to_string();
         Ok(modernize(&nb, &bytes, &usage, &facts, &name)?)
     }

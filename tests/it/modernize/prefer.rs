@@ -35,6 +35,14 @@ fn notebook() -> String {
 
 /// A context with `oldlib` in the bank and the notebook as `nb/nb.ipynb`.
 fn context() -> TestContext {
+    let ctx = unbanked();
+    let run = ctx.run(["bank", "add", "oldlib", "--all-versions"]);
+    assert_eq!(run.code, 0, "{}", run.text());
+    ctx
+}
+
+/// `oldlib` on the index, the notebook as `nb/nb.ipynb`, and no bank yet.
+fn unbanked() -> TestContext {
     let ctx = TestContext::with_index();
     let value = |v: u32| format!("def value():\n    return {v}\n");
     ctx.publish(
@@ -53,8 +61,6 @@ fn context() -> TestContext {
         ],
         Uploaded::Yearly(2016),
     );
-    let run = ctx.run(["bank", "add", "oldlib", "--all-versions"]);
-    assert_eq!(run.code, 0, "{}", run.text());
     std::fs::create_dir_all(ctx.path("nb")).unwrap();
     std::fs::write(ctx.path("nb/nb.ipynb"), notebook()).unwrap();
     ctx
@@ -167,6 +173,36 @@ fn a_modernized_notebook_that_runs_is_kept_and_written_beside_the_input() {
     assert!(written.contains("sklearn.model_selection"), "{written}");
     assert_eq!(std::fs::read(ctx.path("nb.ipynb")).unwrap(), fixture());
     assert!(nbenv::leftover::temporaries_in(ctx.root()).is_empty());
+}
+
+/// Without a bank nothing is known to move: the notebook still runs on today's Python, its
+/// rounds index what it needs (`oldlib.legacy` is in 1.1 at most), and it runs there.
+#[test]
+fn without_a_bank_the_unchanged_notebook_still_runs_modern() {
+    let ctx = unbanked();
+    assert!(!ctx.bank().exists());
+    let python = python3_version();
+    let run = run_in(
+        &ctx,
+        &[
+            "restore",
+            "nb/nb.ipynb",
+            "--prefer",
+            "modern",
+            "--python",
+            &python,
+            "--no-kernel-runtime",
+            "--no-kernel-spec",
+            "--format",
+            "json",
+        ],
+    );
+    assert_eq!(run.code, 0, "{}", run.text());
+    let out: Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(out["mode"], "modern", "{out}");
+    assert_eq!(out["modern"]["changes"], 0, "{out}");
+    assert_eq!(out["modern"]["written"], "nb/nb.modern.ipynb");
+    only(&ctx.path("nb"), &["nb.ipynb", "nb.modern.ipynb"]);
 }
 
 #[test]
