@@ -14,6 +14,7 @@ mod error;
 mod facts;
 mod ipynb;
 pub mod plan;
+pub mod prepare;
 mod report;
 pub mod rewrite;
 mod run;

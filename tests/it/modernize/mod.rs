@@ -247,6 +247,56 @@ fn the_json_report_cites_each_change() {
     );
 }
 
+/// On an empty bank, modernize indexes its own evidence (the notebook's inference, then the
+/// releases around each used API's disappearance its pins did not need; the bisection is
+/// tested alone in `modernize::prepare`).
+#[test]
+fn an_empty_bank_is_indexed_for_the_evidence() {
+    let ctx = TestContext::with_index();
+    publish(&ctx);
+    std::fs::write(ctx.path("nb.ipynb"), fixture()).unwrap();
+    let run = run_in(
+        &ctx,
+        &["modernize", "nb.ipynb", "--no-run", "--format", "json"],
+    );
+    assert_eq!(run.code, 0, "{}", run.text());
+    let json: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    let olds: Vec<&str> = json["changes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["old"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        olds,
+        [
+            "numpy.asscalar",
+            "sklearn.cross_validation.train_test_split",
+            "sklearn.grid_search.GridSearchCV"
+        ],
+        "{}",
+        run.stderr
+    );
+    // With --no-index the bank is read as it is: a second run finds the same.
+    let again = run_in(
+        &ctx,
+        &[
+            "modernize",
+            "nb.ipynb",
+            "--no-run",
+            "--no-index",
+            "-o",
+            "b.ipynb",
+        ],
+    );
+    assert_eq!(again.code, 0, "{}", again.text());
+    assert!(
+        again.stdout.contains("numpy.asscalar(a) -> a.item()"),
+        "{}",
+        again.stdout
+    );
+}
+
 #[test]
 fn the_input_is_never_the_output() {
     let ctx = context();
