@@ -1,6 +1,6 @@
 //! What the bank knows about the APIs a notebook uses, read once: each API's presence over
 //! the releases of the distributions that have it, and the moves of those distributions
-//! whose APIs the notebook uses and the newest release lacks.
+//! whose APIs the notebook uses and the newest release lacks (or rejects a keyword of).
 
 use std::collections::BTreeMap;
 
@@ -28,7 +28,9 @@ impl Facts {
                     .latest_indexed
                     .as_ref()
                     .is_some_and(|latest| r.last.as_ref().is_some_and(|last| last < latest));
-                if gone && !facts.moves.contains_key(&r.distribution) {
+                // A keyword the newest release rejects may have been renamed.
+                let rejected = !super::plan::rejected_keywords(u, r).is_empty();
+                if (gone || rejected) && !facts.moves.contains_key(&r.distribution) {
                     if let Some(moves) = store.moves(&r.distribution)? {
                         facts.moves.insert(r.distribution.clone(), moves);
                     }

@@ -8,24 +8,27 @@
 //! modernized notebook is then restored (the CLI runs `restore`'s rounds) on the [`newest`]
 //! installed Python.
 
+mod calls;
 mod diff;
 mod error;
 mod facts;
 mod ipynb;
 pub mod plan;
 pub mod prefer;
+pub mod prepare;
 mod report;
 pub mod rewrite;
 mod run;
 
 use std::collections::{BTreeMap, BTreeSet};
 
+pub use calls::{CallEdit, CallRewrite};
 pub use diff::unified;
 pub use error::ModernizeError;
 pub use facts::Facts;
-pub use plan::{plan, Bound, Change, EraPin, Plan, Unmoved, Why};
+pub use plan::{plan, Bound, Change, ChangeWhat, EraPin, Plan, Unmoved, Why};
 pub use report::{ChangeLine, Report};
-pub use rewrite::{rewrite, CellSource, Left, LeftWhy, Rewritten};
+pub use rewrite::{rewrite, CellSource, Left, LeftWhy, Rewrites, Rewritten};
 pub use run::newest;
 
 use crate::notebook::{CellKind, Notebook, Usage};
@@ -59,7 +62,7 @@ pub fn modernize(
             source: &c.source,
         })
         .collect();
-    let mut rewritten = rewrite(&cells, &plan.renames());
+    let mut rewritten = rewrite(&cells, &plan.rewrites());
     // A change the rewriter neither wrote nor left somewhere: reached some other way.
     let left_apis: BTreeSet<_> = rewritten.left.iter().map(|l| l.api.clone()).collect();
     for c in &plan.changes {

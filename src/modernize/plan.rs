@@ -2,34 +2,84 @@
 //! the bank proves and the removed APIs it cannot move. A pure function of its inputs, so
 //! each decision is testable without a bank.
 
-use std::collections::BTreeMap;
 use std::fmt;
 
 use pep440_rs::Version;
 use serde::{Serialize, Serializer};
 
+use super::calls::{CallEdit, CallRewrite};
 use super::facts::Facts;
+use super::rewrite::Rewrites;
+use crate::bank::extract::{ParamKind, Signature};
 use crate::bank::flow::ApiKind;
-use crate::bank::store::{ApiReport, Move, MoveKind, SignatureMatch, Successor, VersionRun};
+use crate::bank::store::{
+    ApiReport, Move, MoveKind, MovesReport, RenamedKeyword, ShimEvidence, Shimmed, SignatureMatch,
+    Successor, VersionRun,
+};
 use crate::names::{ApiPath, DistName};
 use crate::notebook::{ApiUse, Location, Origin};
 
-/// A used API the bank shows removed, and the successor that proves where it went.
+/// A change to the notebook's code, and the evidence for it.
 #[derive(Debug, Clone, Serialize)]
 pub struct Change {
+    /// The API whose uses change.
     pub old: ApiPath,
-    pub new: ApiPath,
     pub distribution: DistName,
-    /// The removal, with every successor the bank found (the first is `new`).
-    pub evidence: Move,
+    pub what: ChangeWhat,
     /// Where the notebook uses it.
     pub at: Vec<Location>,
 }
 
+/// What a change writes, with what proves it.
+#[derive(Debug, Clone, Serialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum ChangeWhat {
+    /// A removed API's path becomes its successor's.
+    Moved {
+        new: ApiPath,
+        /// The removal, with every successor the bank found (the first is `new`).
+        evidence: Move,
+    },
+    /// Each call of a removed function becomes the expression its last releases' shim
+    /// returned, over the call's own arguments.
+    Template {
+        template: String,
+        /// The old API's signature in its last release, which maps a call's arguments.
+        signature: Signature,
+        evidence: Shimmed,
+    },
+    /// A keyword the newest release no longer accepts, renamed at each call that passes it.
+    Keyword {
+        from: String,
+        to: String,
+        evidence: RenamedKeyword,
+    },
+}
+
 impl Change {
-    /// The successor the change follows.
-    pub fn successor(&self) -> &Successor {
-        &self.evidence.successors[0]
+    /// What takes the old API's place, as the report shows it.
+    pub fn new_text(&self) -> String {
+        match &self.what {
+            ChangeWhat::Moved { new, .. } => new.to_string(),
+            ChangeWhat::Template { template, .. } => template.clone(),
+            ChangeWhat::Keyword { to, .. } => format!("{to}="),
+        }
+    }
+
+    /// Its last release with the old form, and the first without.
+    pub fn removal(&self) -> (Option<&Version>, Option<&Version>) {
+        match &self.what {
+            ChangeWhat::Moved { evidence, .. } => {
+                (Some(&evidence.last), Some(&evidence.removed_in))
+            }
+            ChangeWhat::Template { evidence, .. } => {
+                (Some(&evidence.last), Some(&evidence.removed_in))
+            }
+            ChangeWhat::Keyword { evidence, .. } => (
+                evidence.releases.last().map(|r| &r.last),
+                evidence.old_removed_in.as_ref(),
+            ),
+        }
     }
 }
 
@@ -73,6 +123,11 @@ pub enum Why {
     Unproven { candidates: Vec<ApiPath> },
     /// Several successors prove it equally well: the bank cannot choose.
     Ambiguous { candidates: Vec<ApiPath> },
+    /// Its last releases' warning names a successor, and nothing else proves it.
+    NamedInWarning { candidate: String },
+    /// Its last releases' shim returned `template`, which cannot be written at a call: it
+    /// reads names of the library's own module, or the old signature is not recorded.
+    TemplateUnusable { template: String, reason: String },
     /// The successor put a new parameter before old positional ones: calls passing those by
     /// position would change meaning.
     PositionalOrder { successor: ApiPath },
@@ -99,12 +154,204 @@ pub struct Plan {
 }
 
 impl Plan {
-    /// Old path → new path, for the rewriter.
-    pub fn renames(&self) -> BTreeMap<ApiPath, ApiPath> {
-        self.changes
-            .iter()
-            .map(|c| (c.old.clone(), c.new.clone()))
-            .collect()
+    /// What the rewriter writes: old path → new path for moves, and the rewrites at calls.
+    pub fn rewrites(&self) -> Rewrites {
+        let mut out = Rewrites::default();
+        for c in &self.changes {
+            match &c.what {
+                ChangeWhat::Moved { new, .. } => {
+                    out.renames.insert(c.old.clone(), new.clone());
+                }
+                ChangeWhat::Template {
+                    template,
+                    signature,
+                    ..
+                } => out.calls.push(CallRewrite {
+                    api: c.old.clone(),
+                    method: c.method(),
+                    at: c.at.clone(),
+                    edit: CallEdit::Template {
+                        expr: template.clone(),
+                        signature: signature.clone(),
+                    },
+                }),
+                ChangeWhat::Keyword { from, to, .. } => out.calls.push(CallRewrite {
+                    api: c.old.clone(),
+                    method: c.method(),
+                    at: c.at.clone(),
+                    edit: CallEdit::Keyword {
+                        old: from.clone(),
+                        new: to.clone(),
+                    },
+                }),
+            }
+        }
+        out
+    }
+}
+
+impl Change {
+    /// Whether its calls are on a value (a method): found by where the notebook uses it.
+    fn method(&self) -> bool {
+        match &self.what {
+            ChangeWhat::Template { signature, .. } => signature
+                .params
+                .first()
+                .is_some_and(|p| p.name == "self" || p.name == "cls"),
+            ChangeWhat::Keyword { evidence, .. } => evidence
+                .path
+                .split_last()
+                .and_then(|(parent, _)| parent.rsplit('.').next())
+                .is_some_and(|owner| owner.starts_with(|c: char| c.is_ascii_uppercase())),
+            ChangeWhat::Moved { .. } => false,
+        }
+    }
+}
+
+/// The keywords `u` passes that the newest signature of its API (as `report` records it)
+/// does not accept: no parameter of that name, no `**kwargs`. Unrecorded is not rejected.
+pub(super) fn rejected_keywords<'a>(u: &'a ApiUse, report: &ApiReport) -> Vec<&'a str> {
+    let Some(newest) = report
+        .signature_changes
+        .last()
+        .and_then(|c| c.signature.parse::<Signature>().ok())
+    else {
+        return Vec::new();
+    };
+    if newest
+        .params
+        .iter()
+        .any(|p| p.kind == ParamKind::VarKeyword)
+    {
+        return Vec::new();
+    }
+    u.keywords
+        .iter()
+        .map(String::as_str)
+        .filter(|k| {
+            !newest.params.iter().any(|p| {
+                p.name == *k && matches!(p.kind, ParamKind::Positional | ParamKind::KeywordOnly)
+            })
+        })
+        .collect()
+}
+
+/// The renamed keywords `u` passes by their old name, which the newest release rejects.
+fn keyword_changes(u: &ApiUse, reports: &[ApiReport], facts: &Facts) -> Vec<Change> {
+    let mut out = Vec::new();
+    for r in reports {
+        let Some(moves) = facts.moves.get(&r.distribution) else {
+            continue;
+        };
+        for k in rejected_keywords(u, r) {
+            let defines = |path: &ApiPath| {
+                *path == u.api || r.canonical.iter().any(|c| c.path == path.as_str())
+            };
+            let Some(rename) = moves
+                .renamed_keywords
+                .iter()
+                .find(|rk| rk.old == k && defines(&rk.path))
+            else {
+                continue;
+            };
+            out.push(Change {
+                old: u.api.clone(),
+                distribution: r.distribution.clone(),
+                what: ChangeWhat::Keyword {
+                    from: rename.old.clone(),
+                    to: rename.new.clone(),
+                    evidence: rename.clone(),
+                },
+                at: u.locations.clone(),
+            });
+        }
+    }
+    out
+}
+
+/// Builtins a template may read: they mean the same at the call site.
+const BUILTINS: &[&str] = &[
+    "abs",
+    "all",
+    "any",
+    "bool",
+    "dict",
+    "float",
+    "getattr",
+    "hasattr",
+    "int",
+    "isinstance",
+    "len",
+    "list",
+    "max",
+    "min",
+    "range",
+    "repr",
+    "round",
+    "set",
+    "sorted",
+    "str",
+    "sum",
+    "tuple",
+    "type",
+    "zip",
+];
+
+/// The signature of `report`'s API in release `at`: the last change at or before it.
+fn signature_at(report: &ApiReport, at: &Version) -> Option<Signature> {
+    report
+        .signature_changes
+        .iter()
+        .take_while(|c| c.version <= *at)
+        .last()
+        .and_then(|c| c.signature.parse().ok())
+}
+
+/// The shim of `api` (by its definition or a public path to it), if its last releases had
+/// one.
+fn shim_of<'a>(moves: Option<&'a MovesReport>, api: &ApiPath) -> Option<&'a Shimmed> {
+    moves?
+        .shims
+        .iter()
+        .find(|s| s.old == *api || s.also_as.contains(api))
+}
+
+/// What a shim makes of `u`: a change, or why it stays.
+fn from_shim(shim: &Shimmed, u: &ApiUse, removal: &Removal<'_>) -> Result<ChangeWhat, Why> {
+    match &shim.evidence {
+        ShimEvidence::NamedInWarning { candidate } => Err(Why::NamedInWarning {
+            candidate: candidate.clone(),
+        }),
+        ShimEvidence::Shim {
+            template, globals, ..
+        } => {
+            let unusable = |reason: String| Why::TemplateUnusable {
+                template: template.clone(),
+                reason,
+            };
+            let foreign: Vec<&str> = globals
+                .iter()
+                .map(String::as_str)
+                .filter(|g| !BUILTINS.contains(g))
+                .collect();
+            if !foreign.is_empty() {
+                return Err(unusable(format!(
+                    "it reads {} of the library's own module",
+                    foreign.join(", ")
+                )));
+            }
+            let Some(signature) = signature_at(removal.report, &removal.last) else {
+                return Err(unusable(format!(
+                    "no signature of {} is recorded for {}",
+                    u.api, removal.last
+                )));
+            };
+            Ok(ChangeWhat::Template {
+                template: template.clone(),
+                signature,
+                evidence: shim.clone(),
+            })
+        }
     }
 }
 
@@ -176,6 +423,7 @@ pub fn plan(uses: &[ApiUse], facts: &Facts) -> Plan {
             continue;
         };
         let Some(removal) = removal(reports) else {
+            out.changes.extend(keyword_changes(u, reports, facts));
             continue;
         };
         // A removed module is moved through the names used from it.
@@ -206,18 +454,34 @@ pub fn plan(uses: &[ApiUse], facts: &Facts) -> Plan {
                 } else {
                     out.changes.push(Change {
                         old: u.api.clone(),
-                        new: first.path.clone(),
                         distribution: dist.clone(),
-                        evidence: m,
+                        what: ChangeWhat::Moved {
+                            new: first.path.clone(),
+                            evidence: m,
+                        },
                         at: u.locations.clone(),
                     });
                     continue;
                 }
             }
-            (None, Some(m)) => Why::Unproven {
-                candidates: m.successors.iter().map(|s| s.path.clone()).collect(),
+            (None, unproven) => match shim_of(moves, &u.api).map(|s| from_shim(s, u, &removal)) {
+                Some(Ok(what)) => {
+                    out.changes.push(Change {
+                        old: u.api.clone(),
+                        distribution: dist.clone(),
+                        what,
+                        at: u.locations.clone(),
+                    });
+                    continue;
+                }
+                Some(Err(why)) if unproven.is_none() => why,
+                _ => match unproven {
+                    Some(m) => Why::Unproven {
+                        candidates: m.successors.iter().map(|s| s.path.clone()).collect(),
+                    },
+                    None => Why::NoSuccessor,
+                },
             },
-            (None, None) => Why::NoSuccessor,
         };
         out.unmoved.push(Unmoved {
             api: u.api.clone(),
@@ -235,6 +499,18 @@ pub fn plan(uses: &[ApiUse], facts: &Facts) -> Plan {
             at: u.locations.clone(),
         });
     }
+    // A member of a class that moved moves with it (`GridSearchCV.fit`).
+    let moved_owners: Vec<&ApiPath> = out
+        .changes
+        .iter()
+        .filter(|c| matches!(c.what, ChangeWhat::Moved { .. }))
+        .map(|c| &c.old)
+        .collect();
+    out.unmoved.retain(|u| {
+        !u.api
+            .split_last()
+            .is_some_and(|(owner, _)| moved_owners.iter().any(|o| o.as_str() == owner))
+    });
     out.changes.sort_by(|a, b| a.old.cmp(&b.old));
     out.unmoved.sort_by(|a, b| a.api.cmp(&b.api));
     out
@@ -242,10 +518,10 @@ pub fn plan(uses: &[ApiUse], facts: &Facts) -> Plan {
 
 #[cfg(test)]
 mod tests {
+    use std::collections::BTreeMap;
     use std::str::FromStr;
 
     use super::*;
-    use crate::bank::store::MovesReport;
 
     fn v(s: &str) -> Version {
         Version::from_str(s).unwrap()
@@ -389,7 +665,7 @@ mod tests {
     fn a_proven_successor_is_a_change() {
         let plan = plan_with_twin(SignatureMatch::Same);
         assert_eq!(plan.changes.len(), 1);
-        assert_eq!(plan.changes[0].new, p("toolkit.ms.split"));
+        assert_eq!(plan.changes[0].new_text(), "toolkit.ms.split");
         assert!(plan.unmoved.is_empty());
     }
 
@@ -456,6 +732,164 @@ mod tests {
     fn a_reordered_signature_is_not_moved() {
         let plan = plan_with_twin(SignatureMatch::ByKeyword);
         assert!(matches!(plan.unmoved[0].why, Why::PositionalOrder { .. }));
+    }
+
+    fn with_signatures(mut r: ApiReport, sigs: &[(&str, &str)]) -> ApiReport {
+        r.signature_changes = sigs
+            .iter()
+            .map(|(at, sig)| crate::bank::store::SignatureChange {
+                version: v(at),
+                signature: sig.to_string(),
+            })
+            .collect();
+        r
+    }
+
+    /// `OLD`, removed after 1.1, whose last body warned and returned `evidence`'s template.
+    fn plan_with_shim(evidence: ShimEvidence, signature: Option<&str>) -> Plan {
+        let r = report(OLD, &[run("1.0", "1.1")], &[]);
+        let r = match signature {
+            Some(sig) => with_signatures(r, &[("1.0", sig)]),
+            None => r,
+        };
+        let mut f = facts(vec![r], vec![], vec![]);
+        f.moves.get_mut(&dist()).unwrap().shims.push(Shimmed {
+            old: p("toolkit._impl.split"),
+            also_as: vec![p(OLD)],
+            evidence,
+            category: Some("DeprecationWarning".into()),
+            message: "split is deprecated".into(),
+            releases: vec![run("1.1", "1.1")],
+            last: v("1.1"),
+            removed_in: v("1.2"),
+            unknown_after: vec![],
+        });
+        plan(&uses(&[OLD]), &f)
+    }
+
+    fn template(expr: &str, globals: &[&str]) -> ShimEvidence {
+        ShimEvidence::Shim {
+            template: expr.into(),
+            params: vec!["a".into()],
+            globals: globals.iter().map(|g| g.to_string()).collect(),
+            candidate: None,
+        }
+    }
+
+    #[test]
+    fn the_members_of_a_moved_class_move_with_it() {
+        const FIT: &str = "toolkit.cv.split.fit";
+        let mut f = facts(
+            vec![
+                report(OLD, &[run("1.0", "1.1")], &[]),
+                report(FIT, &[run("1.0", "1.1")], &[]),
+            ],
+            vec![moved(
+                OLD,
+                vec![successor(
+                    "toolkit.ms.split",
+                    MoveKind::Twin,
+                    Some(SignatureMatch::Same),
+                )],
+            )],
+            vec![],
+        );
+        f.apis.get_mut(&p(FIT)).unwrap()[0].kind = ApiKind::Method;
+        let plan = plan(&uses(&[OLD, FIT]), &f);
+        assert_eq!(plan.changes.len(), 1);
+        assert!(plan.unmoved.is_empty(), "{:?}", plan.unmoved);
+    }
+
+    #[test]
+    fn a_shims_template_is_a_change_at_its_calls() {
+        let plan = plan_with_shim(template("a.split()", &[]), Some("(a)"));
+        assert!(plan.unmoved.is_empty(), "{:?}", plan.unmoved);
+        let ChangeWhat::Template { signature, .. } = &plan.changes[0].what else {
+            panic!("{:?}", plan.changes[0].what)
+        };
+        assert_eq!(signature.to_string(), "(a)");
+        let rewrites = plan.rewrites();
+        assert!(rewrites.renames.is_empty());
+        assert!(!rewrites.calls[0].method);
+    }
+
+    #[test]
+    fn a_template_reading_the_librarys_globals_or_without_a_signature_is_unmoved() {
+        let plan = plan_with_shim(template("_wrap(a, len(a))", &["_wrap", "len"]), Some("(a)"));
+        assert!(plan.changes.is_empty());
+        assert!(
+            matches!(&plan.unmoved[0].why, Why::TemplateUnusable { reason, .. } if reason.contains("_wrap") && !reason.contains("len")),
+            "{:?}",
+            plan.unmoved[0].why
+        );
+        let plan = plan_with_shim(template("a.split()", &[]), None);
+        assert!(matches!(plan.unmoved[0].why, Why::TemplateUnusable { .. }));
+        assert_eq!(plan.unmoved[0].era_pin.to_string(), "toolkit<1.2");
+    }
+
+    #[test]
+    fn a_successor_only_named_in_a_warning_is_unmoved_and_named() {
+        let plan = plan_with_shim(
+            ShimEvidence::NamedInWarning {
+                candidate: ".values".into(),
+            },
+            Some("(a)"),
+        );
+        assert!(plan.changes.is_empty());
+        assert_eq!(
+            plan.unmoved[0].why,
+            Why::NamedInWarning {
+                candidate: ".values".into()
+            }
+        );
+    }
+
+    /// A notebook calling `toolkit.plot.hist(..., normed=...)`, present in every release,
+    /// whose newest signature is `newest`, and a rename `normed` → `density` of its
+    /// definition.
+    fn plan_with_keyword(newest: &str) -> Plan {
+        const HIST: &str = "toolkit.plot.hist";
+        let r = with_signatures(
+            report(HIST, &[run("1.0", "1.2")], &[]),
+            &[("1.0", "(x, normed=..., density=...)"), ("1.2", newest)],
+        );
+        let mut f = facts(vec![r], vec![], vec![]);
+        f.moves
+            .get_mut(&dist())
+            .unwrap()
+            .renamed_keywords
+            .push(RenamedKeyword {
+                path: p(HIST),
+                old: "normed".into(),
+                new: "density".into(),
+                message: "normed is deprecated; use density".into(),
+                releases: vec![run("1.0", "1.1")],
+                old_removed_in: Some(v("1.2")),
+            });
+        let mut u = uses(&[HIST]);
+        u[0].keywords = vec!["normed".into(), "bins".into()];
+        plan(&u, &f)
+    }
+
+    #[test]
+    fn a_keyword_the_newest_release_rejects_is_renamed() {
+        let plan = plan_with_keyword("(x, bins=..., density=...)");
+        assert_eq!(plan.changes.len(), 1);
+        assert_eq!(plan.changes[0].new_text(), "density=");
+        assert!(matches!(
+            plan.changes[0].what,
+            ChangeWhat::Keyword { ref from, .. } if from == "normed"
+        ));
+    }
+
+    #[test]
+    fn a_keyword_still_accepted_somehow_is_left_alone() {
+        assert!(plan_with_keyword("(x, bins=..., **kwargs)")
+            .changes
+            .is_empty());
+        assert!(plan_with_keyword("(x, bins=..., normed=..., density=...)")
+            .changes
+            .is_empty());
     }
 
     #[test]

@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use pep440_rs::Version;
 use serde::Serialize;
 
-use super::plan::{Change, Unmoved, Why};
+use super::plan::{Change, ChangeWhat, Unmoved, Why};
 use super::rewrite::{Left, LeftWhy};
 use crate::bank::store::{MoveKind, SignatureMatch, VersionRun};
 use crate::names::{ApiPath, DistName};
@@ -19,36 +19,86 @@ use crate::notebook::Location;
 #[derive(Debug, Clone, Serialize)]
 pub struct ChangeLine {
     pub old: ApiPath,
-    pub new: ApiPath,
+    /// What takes its place: a path, a template over the call's arguments, a keyword.
+    pub new: String,
     pub distribution: DistName,
-    pub kind: MoveKind,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub signature_match: Option<SignatureMatch>,
-    pub last: Version,
-    pub removed_in: Version,
-    /// The indexed releases that have both paths.
-    pub both_in: Vec<VersionRun>,
-    pub old_definition: Option<ApiPath>,
-    pub new_definition: Option<ApiPath>,
+    pub evidence: Evidence,
+    /// The last release with the old form, and the first without (unknown for a keyword
+    /// still accepted in the newest indexed release).
+    pub last: Option<Version>,
+    pub removed_in: Option<Version>,
     pub at: Vec<Location>,
     /// Whether the code was rewritten for it (somewhere; `left` says where not).
     pub written: bool,
 }
 
+/// What a change rests on.
+#[derive(Debug, Clone, Serialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum Evidence {
+    /// A successor path: the same definition, or a twin.
+    Moved {
+        proof: MoveKind,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        signature_match: Option<SignatureMatch>,
+        /// The indexed releases that have both paths.
+        both_in: Vec<VersionRun>,
+        old_definition: Option<ApiPath>,
+        new_definition: Option<ApiPath>,
+    },
+    /// The old function's body in its last releases: a warning, then `return template`.
+    Shim {
+        definition: ApiPath,
+        /// The parameters the template is written over (the old signature).
+        signature: String,
+        message: String,
+        releases: Vec<VersionRun>,
+    },
+    /// The releases that took both keywords and warned on the old one.
+    KeywordRenamed {
+        definition: ApiPath,
+        message: String,
+        releases: Vec<VersionRun>,
+    },
+}
+
 impl ChangeLine {
     pub fn of(change: &Change, written: bool) -> Self {
-        let s = change.successor();
+        let evidence = match &change.what {
+            ChangeWhat::Moved { evidence, .. } => {
+                let s = &evidence.successors[0];
+                Evidence::Moved {
+                    proof: s.kind,
+                    signature_match: s.signature_match,
+                    both_in: s.overlap.clone(),
+                    old_definition: s.old_definition.clone(),
+                    new_definition: s.new_definition.clone(),
+                }
+            }
+            ChangeWhat::Template {
+                evidence,
+                signature,
+                ..
+            } => Evidence::Shim {
+                definition: evidence.old.clone(),
+                signature: signature.to_string(),
+                message: evidence.message.clone(),
+                releases: evidence.releases.clone(),
+            },
+            ChangeWhat::Keyword { evidence, .. } => Evidence::KeywordRenamed {
+                definition: evidence.path.clone(),
+                message: evidence.message.clone(),
+                releases: evidence.releases.clone(),
+            },
+        };
+        let (last, removed_in) = change.removal();
         Self {
             old: change.old.clone(),
-            new: change.new.clone(),
+            new: change.new_text(),
             distribution: change.distribution.clone(),
-            kind: s.kind,
-            signature_match: s.signature_match,
-            last: change.evidence.last.clone(),
-            removed_in: change.evidence.removed_in.clone(),
-            both_in: s.overlap.clone(),
-            old_definition: s.old_definition.clone(),
-            new_definition: s.new_definition.clone(),
+            evidence,
+            last: last.cloned(),
+            removed_in: removed_in.cloned(),
             at: change.at.clone(),
             written,
         }
@@ -97,37 +147,10 @@ impl Report {
             out.push_str("  no removed API in use that the bank knows of\n");
         }
         if !self.changes.is_empty() {
-            let _ = writeln!(out, "Moved ({}):", self.changes.len());
+            let _ = writeln!(out, "Changed ({}):", self.changes.len());
         }
         for c in &self.changes {
-            let _ = writeln!(
-                out,
-                "  {} -> {}  (at {}){}",
-                c.old,
-                c.new,
-                places(&c.at),
-                if c.written { "" } else { "  [not written]" }
-            );
-            let proof = match (c.kind, c.signature_match) {
-                (MoveKind::SameDefinition, _) => "the same definition".to_string(),
-                (MoveKind::Twin, Some(SignatureMatch::Same)) => "a twin, same signature".into(),
-                (MoveKind::Twin, Some(SignatureMatch::Extended)) => {
-                    "a twin, signature extended with defaults".into()
-                }
-                (MoveKind::Twin, _) => "a twin".into(),
-                (MoveKind::NoSignature, _) => "no signature recorded".into(),
-            };
-            let _ = writeln!(
-                out,
-                "    {}: removed in {} (last {}); {proof}; both in {}",
-                c.distribution,
-                c.removed_in,
-                c.last,
-                runs(&c.both_in)
-            );
-            if let (Some(a), Some(b)) = (&c.old_definition, &c.new_definition) {
-                let _ = writeln!(out, "    defined as {a}, now {b}");
-            }
+            self.render_change(&mut out, c);
         }
         if !self.unmoved.is_empty() {
             let _ = writeln!(out, "Could not move ({}):", self.unmoved.len());
@@ -145,6 +168,12 @@ impl Report {
                 ),
                 Why::PositionalOrder { successor } => {
                     format!("{successor} put a new parameter before old positional ones")
+                }
+                Why::NamedInWarning { candidate } => {
+                    format!("its warning names {candidate}, which nothing else proves")
+                }
+                Why::TemplateUnusable { template, reason } => {
+                    format!("its shim returned `{template}`, but {reason}")
                 }
             };
             let _ = writeln!(
@@ -175,9 +204,96 @@ impl Report {
                 LeftWhy::NoImportInSight => "no plain import of its package in sight".into(),
                 LeftWhy::WouldNotParse => "the rewritten cell would not parse".into(),
                 LeftWhy::NotFound => "reached in a way the rewriter does not follow".into(),
+                LeftWhy::ArgumentsDoNotFit { detail } => detail.clone(),
+                LeftWhy::NotCalled => "used other than by a call".into(),
+                LeftWhy::Nested => "inside another change's text".into(),
             };
             let _ = writeln!(out, "  {} at {}: {why}", l.api, l.at);
         }
         out
+    }
+
+    fn render_change(&self, out: &mut String, c: &ChangeLine) {
+        let written = if c.written { "" } else { "  [not written]" };
+        let when = match (&c.last, &c.removed_in) {
+            (Some(last), Some(gone)) => format!("removed in {gone} (last {last})"),
+            (Some(last), None) => format!("last accepted in {last}"),
+            (None, Some(gone)) => format!("removed in {gone}"),
+            (None, None) => "removal not indexed".into(),
+        };
+        match &c.evidence {
+            Evidence::Moved {
+                proof,
+                signature_match,
+                both_in,
+                old_definition,
+                new_definition,
+            } => {
+                let _ = writeln!(
+                    out,
+                    "  {} -> {}  (at {}){written}",
+                    c.old,
+                    c.new,
+                    places(&c.at)
+                );
+                let proof = match (proof, signature_match) {
+                    (MoveKind::SameDefinition, _) => "the same definition".to_string(),
+                    (MoveKind::Twin, Some(SignatureMatch::Same)) => "a twin, same signature".into(),
+                    (MoveKind::Twin, Some(SignatureMatch::Extended)) => {
+                        "a twin, signature extended with defaults".into()
+                    }
+                    (MoveKind::Twin, _) => "a twin".into(),
+                    (MoveKind::NoSignature, _) => "no signature recorded".into(),
+                };
+                let _ = writeln!(
+                    out,
+                    "    moved: {}: {when}; {proof}; both in {}",
+                    c.distribution,
+                    runs(both_in)
+                );
+                if let (Some(a), Some(b)) = (old_definition, new_definition) {
+                    let _ = writeln!(out, "    defined as {a}, now {b}");
+                }
+            }
+            Evidence::Shim {
+                definition,
+                signature,
+                message,
+                releases,
+            } => {
+                let _ = writeln!(
+                    out,
+                    "  {}{signature} -> {}  (at {}){written}",
+                    c.old,
+                    c.new,
+                    places(&c.at)
+                );
+                let _ = writeln!(
+                    out,
+                    "    shim: {}: {when}; {definition} in {} warns \"{message}\" and returns it",
+                    c.distribution,
+                    runs(releases)
+                );
+            }
+            Evidence::KeywordRenamed {
+                definition,
+                message,
+                releases,
+            } => {
+                let _ = writeln!(
+                    out,
+                    "  {}: keyword -> {}  (at {}){written}",
+                    c.old,
+                    c.new,
+                    places(&c.at)
+                );
+                let _ = writeln!(
+                    out,
+                    "    keyword renamed: {}: {when}; {definition} in {} took both and warned \"{message}\"",
+                    c.distribution,
+                    runs(releases)
+                );
+            }
+        }
     }
 }

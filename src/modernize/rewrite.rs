@@ -12,9 +12,12 @@ use std::collections::{BTreeMap, BTreeSet, HashSet};
 use ruff_python_ast::visitor::{walk_expr, walk_stmt, Visitor};
 use ruff_python_ast::{Expr, Mod, Stmt};
 use ruff_python_parser::{parse_unchecked, Mode, ParseOptions};
-use ruff_text_size::{TextRange, TextSize};
+use ruff_text_size::{Ranged, TextRange, TextSize};
 use serde::Serialize;
 
+#[cfg(test)]
+use super::calls::CallEdit;
+use super::calls::{self, argument, CallRewrite, CallSite, KeywordArgument};
 use crate::names::{ApiPath, ModulePath};
 use crate::notebook::Location;
 
@@ -38,6 +41,12 @@ pub enum LeftWhy {
     /// The notebook reaches it in a way the rewriter does not follow (through a variable,
     /// `getattr`, an indented cell or a cell magic).
     NotFound,
+    /// A call whose arguments do not fit the template (or the keyword's rename): why.
+    ArgumentsDoNotFit { detail: String },
+    /// Used other than by calling it (passed as a value): only a call has a template.
+    NotCalled,
+    /// Inside another change's text (an argument of a call rewritten to a template).
+    Nested,
 }
 
 /// A moved API left where it is.
@@ -65,11 +74,18 @@ pub struct Rewritten {
 
 /// One replacement in one cell, and the API that asks for it.
 #[derive(Debug, Clone)]
-struct Edit {
-    cell: u32,
-    range: TextRange,
-    text: String,
-    api: ApiPath,
+pub(super) struct Edit {
+    pub cell: u32,
+    pub range: TextRange,
+    pub text: String,
+    pub api: ApiPath,
+}
+
+/// What to rewrite: moved paths (old → new), and rewrites at calls.
+#[derive(Debug, Clone, Default)]
+pub struct Rewrites {
+    pub renames: BTreeMap<ApiPath, ApiPath>,
+    pub calls: Vec<CallRewrite>,
 }
 
 struct FromImport {
@@ -98,8 +114,9 @@ struct Collected {
     froms: Vec<FromImport>,
     imports: Vec<ModuleImport>,
     chains: Vec<Chain>,
-    /// Names that are not the root of an attribute chain, by cell.
-    bare: Vec<(u32, String)>,
+    /// Names that are not the root of an attribute chain, by cell, with where.
+    bare: Vec<(u32, String, TextRange)>,
+    calls: Vec<CallSite>,
 }
 
 struct Collector<'c> {
@@ -166,7 +183,40 @@ impl<'a> Visitor<'a> for Collector<'_> {
                 }
             }
             Expr::Name(n) if !self.rooted.contains(&n.range) => {
-                self.out.bare.push((self.cell, n.id.to_string()));
+                self.out.bare.push((self.cell, n.id.to_string(), n.range));
+            }
+            Expr::Call(c) => {
+                let a = &c.arguments;
+                self.out.calls.push(CallSite {
+                    cell: self.cell,
+                    range: c.range(),
+                    dotted: dotted(&c.func),
+                    member: match c.func.as_ref() {
+                        Expr::Attribute(m) => Some((m.attr.id.to_string(), argument(&m.value))),
+                        _ => None,
+                    },
+                    func: c.func.range(),
+                    args: a
+                        .args
+                        .iter()
+                        .filter(|e| !e.is_starred_expr())
+                        .map(argument)
+                        .collect(),
+                    keywords: a
+                        .keywords
+                        .iter()
+                        .filter_map(|k| {
+                            let name = k.arg.as_ref()?;
+                            Some(KeywordArgument {
+                                name: name.id.to_string(),
+                                name_range: name.range,
+                                value: argument(&k.value),
+                            })
+                        })
+                        .collect(),
+                    unpacked: a.args.iter().any(Expr::is_starred_expr)
+                        || a.keywords.iter().any(|k| k.arg.is_none()),
+                });
             }
             _ => {}
         }
@@ -195,10 +245,11 @@ fn parent(path: &ApiPath) -> Option<(&str, &str)> {
     path.split_last()
 }
 
-/// Rewrites `cells` for `renames` (old path → new path).
-pub fn rewrite(cells: &[CellSource<'_>], renames: &BTreeMap<ApiPath, ApiPath>) -> Rewritten {
+/// Rewrites `cells` as `rewrites` say.
+pub fn rewrite(cells: &[CellSource<'_>], rewrites: &Rewrites) -> Rewritten {
     let mut out = Rewritten::default();
-    if renames.is_empty() {
+    let renames = &rewrites.renames;
+    if renames.is_empty() && rewrites.calls.is_empty() {
         return out;
     }
     let mut collected = Collected::default();
@@ -225,6 +276,25 @@ pub fn rewrite(cells: &[CellSource<'_>], renames: &BTreeMap<ApiPath, ApiPath>) -
     let mut edits: Vec<Edit> = Vec::new();
     let mut handled: HashSet<(u32, TextRange)> = HashSet::new();
 
+    // Calls: templates and renamed keywords.
+    let bound = calls::bindings(import_bindings(&collected));
+    let references: Vec<(u32, TextRange, String)> = collected
+        .chains
+        .iter()
+        .map(|c| (c.cell, c.range, c.dotted.clone()))
+        .chain(collected.bare.iter().map(|(c, n, r)| (*c, *r, n.clone())))
+        .collect();
+    let call_edits = calls::edits(
+        &rewrites.calls,
+        &collected.calls,
+        &references,
+        &bound,
+        &sources,
+    );
+    edits.extend(call_edits.edits);
+    out.left.extend(call_edits.left);
+    let dropped = call_edits.replaced;
+
     // `from old import a, b as c`.
     for f in &collected.froms {
         let Some((module, module_range)) = &f.module else {
@@ -246,11 +316,19 @@ pub fn rewrite(cells: &[CellSource<'_>], renames: &BTreeMap<ApiPath, ApiPath>) -
             }
             continue;
         }
-        from_import(f, module, *module_range, renames, &sources, &mut edits);
+        from_import(
+            f,
+            module,
+            *module_range,
+            renames,
+            &dropped,
+            &sources,
+            &mut edits,
+        );
     }
 
     // Modules bound by imports, and the attribute uses through them.
-    let bare = |cell_binding: &str| collected.bare.iter().any(|(_, n)| n == cell_binding);
+    let bare = |cell_binding: &str| collected.bare.iter().any(|(_, n, _)| n == cell_binding);
     let mut references: Vec<Reference> = Vec::new();
     for i in &collected.imports {
         match &i.asname {
@@ -464,14 +542,24 @@ fn from_import(
     module: &str,
     module_range: TextRange,
     renames: &BTreeMap<ApiPath, ApiPath>,
+    dropped: &BTreeSet<ApiPath>,
     sources: &BTreeMap<u32, &str>,
     edits: &mut Vec<Edit>,
 ) {
     let mut stay: Vec<String> = Vec::new();
+    // Names whose every call became a template: the import of them goes.
+    let mut gone: Vec<ApiPath> = Vec::new();
     // New module → its names as written, each with the API it moves.
     let mut moved: BTreeMap<String, Vec<(String, ApiPath)>> = BTreeMap::new();
     let mut renamed = false;
     for (name, asname, _) in &f.names {
+        if let Some(api) = ApiPath::new(&format!("{module}.{name}"))
+            .ok()
+            .filter(|a| dropped.contains(a))
+        {
+            gone.push(api);
+            continue;
+        }
         let written = match asname {
             Some(a) => format!("{name} as {a}"),
             None => name.clone(),
@@ -495,10 +583,10 @@ fn from_import(
             None => stay.push(written),
         }
     }
-    if moved.is_empty() {
+    if moved.is_empty() && gone.is_empty() {
         return;
     }
-    if stay.is_empty() && moved.len() == 1 && !renamed {
+    if gone.is_empty() && stay.is_empty() && moved.len() == 1 && !renamed {
         let new_module = moved.keys().next().expect("one").clone();
         for (_, old) in moved.into_values().flatten() {
             edits.push(Edit {
@@ -525,21 +613,67 @@ fn from_import(
     if !stay.is_empty() {
         statements.push(format!("from {module} import {}", stay.join(", ")));
     }
-    let mut apis = Vec::new();
+    let mut apis = gone;
     for (new_module, names) in &moved {
         let written: Vec<&str> = names.iter().map(|(t, _)| t.as_str()).collect();
         statements.push(format!("from {new_module} import {}", written.join(", ")));
         apis.extend(names.iter().map(|(_, old)| old.clone()));
     }
-    let text = statements.join(&separator);
+    let (range, text) = if statements.is_empty() {
+        removed_statement(source, f.range)
+    } else {
+        (f.range, statements.join(&separator))
+    };
     for old in apis {
         edits.push(Edit {
             cell: f.cell,
-            range: f.range,
+            range,
             text: text.clone(),
             api: old,
         });
     }
+}
+
+/// What replaces a statement that goes: its whole line when it stands alone at the cell's
+/// top level, else `pass` (an indented block, or a line it shares, stays valid).
+fn removed_statement(source: &str, range: TextRange) -> (TextRange, String) {
+    let (start, end) = (usize::from(range.start()), usize::from(range.end()));
+    let line_start = source[..start].rfind('\n').map_or(0, |i| i + 1);
+    let rest = &source[end..];
+    let line_end = rest.find('\n').map_or(source.len(), |i| end + i);
+    let alone = start == line_start && source[end..line_end].trim().is_empty();
+    if alone {
+        let through = (line_end + 1).min(source.len());
+        let range = TextRange::new(TextSize::from(start as u32), TextSize::from(through as u32));
+        (range, String::new())
+    } else {
+        (range, "pass".to_string())
+    }
+}
+
+/// What the notebook's imports bind, as (name, target) pairs: `import a.b` binds `a` to `a`,
+/// `import a.b as c` binds `c` to `a.b`, `from m import n as k` binds `k` to `m.n`.
+fn import_bindings(collected: &Collected) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    for i in &collected.imports {
+        match &i.asname {
+            Some(b) => out.push((b.clone(), i.module.clone())),
+            None => {
+                let top = i.module.split('.').next().unwrap_or(&i.module);
+                out.push((top.to_string(), top.to_string()));
+            }
+        }
+    }
+    for f in collected.froms.iter().filter(|f| f.level == 0) {
+        let Some((module, _)) = &f.module else {
+            continue;
+        };
+        for (name, asname, _) in f.names.iter().filter(|(n, _, _)| n != "*") {
+            let bound = asname.clone().unwrap_or_else(|| name.clone());
+            out.push((bound, format!("{module}.{name}")));
+        }
+    }
+    out
 }
 
 /// Applies the edits cell by cell; a cell whose result would not parse is kept as it was.
@@ -554,12 +688,18 @@ fn apply(mut edits: Vec<Edit>, sources: &BTreeMap<u32, &str>, out: &mut Rewritte
         let mut text = String::with_capacity(source.len());
         let mut done = 0usize;
         let mut last: Option<TextRange> = None;
+        let mut nested: Vec<Left> = Vec::new();
         for e in &edits {
             if last == Some(e.range) {
                 continue;
             }
             let (s, t) = (usize::from(e.range.start()), usize::from(e.range.end()));
             if s < done {
+                nested.push(Left {
+                    api: e.api.clone(),
+                    at: location(cell, source, e.range.start()),
+                    why: LeftWhy::Nested,
+                });
                 continue;
             }
             text.push_str(&source[done..s]);
@@ -579,6 +719,7 @@ fn apply(mut edits: Vec<Edit>, sources: &BTreeMap<u32, &str>, out: &mut Rewritte
             }
             continue;
         }
+        out.left.extend(nested);
         out.applied.extend(apis.into_iter().cloned());
         if text != source {
             out.cells.insert(cell, text);
@@ -599,6 +740,16 @@ mod tests {
 
     /// The sources after rewriting `cells` (numbered from 1), and what was left.
     fn run(cells: &[&str], pairs: &[(&str, &str)]) -> (Vec<String>, Vec<Left>) {
+        run_with(
+            cells,
+            Rewrites {
+                renames: renames(pairs),
+                calls: Vec::new(),
+            },
+        )
+    }
+
+    fn run_with(cells: &[&str], rewrites: Rewrites) -> (Vec<String>, Vec<Left>) {
         let input: Vec<CellSource<'_>> = cells
             .iter()
             .enumerate()
@@ -607,7 +758,7 @@ mod tests {
                 source: s,
             })
             .collect();
-        let out = rewrite(&input, &renames(pairs));
+        let out = rewrite(&input, &rewrites);
         let texts = cells
             .iter()
             .enumerate()
@@ -763,6 +914,150 @@ mod tests {
         let (out, left) = run(&[cell], &[SPLIT]);
         assert_eq!(out[0], cell);
         assert!(left.is_empty());
+    }
+
+    fn call(api: &str, method: bool, at: (u32, u32), edit: CallEdit) -> Rewrites {
+        Rewrites {
+            renames: BTreeMap::new(),
+            calls: vec![CallRewrite {
+                api: ApiPath::new(api).unwrap(),
+                method,
+                at: vec![Location::new(at.0, at.1)],
+                edit,
+            }],
+        }
+    }
+
+    /// `np.asscalar(a)` returned `a.item()` in its last releases.
+    fn asscalar() -> Rewrites {
+        call(
+            "np_.asscalar",
+            false,
+            (1, 2),
+            CallEdit::Template {
+                expr: "a.item()".into(),
+                signature: "(a)".parse().unwrap(),
+            },
+        )
+    }
+
+    #[test]
+    fn a_call_through_an_alias_becomes_the_template() {
+        let (out, left) = run_with(
+            &["import np_ as np
+print(np.asscalar(np.array([1.5])), np.asscalar(1))"],
+            asscalar(),
+        );
+        assert_eq!(
+            out[0],
+            "import np_ as np
+print(np.array([1.5]).item(), (1).item())"
+        );
+        assert!(left.is_empty(), "{left:?}");
+    }
+
+    #[test]
+    fn a_name_imported_for_the_template_goes_with_its_calls() {
+        let (out, left) = run_with(
+            &[
+                "from np_ import asscalar, zeros
+from np_ import asscalar as s
+",
+                "asscalar(a + b)
+s(x)",
+            ],
+            asscalar(),
+        );
+        assert_eq!(
+            out[0],
+            "from np_ import zeros
+"
+        );
+        assert_eq!(
+            out[1],
+            "(a + b).item()
+x.item()"
+        );
+        assert!(left.is_empty(), "{left:?}");
+    }
+
+    #[test]
+    fn a_call_whose_arguments_do_not_fit_is_left_with_its_import() {
+        let cells = ["from np_ import asscalar
+asscalar(*xs)
+asscalar(x)"];
+        let (out, left) = run_with(&cells, asscalar());
+        // The call that fits is written; the import stays for the one that does not.
+        assert_eq!(
+            out[0],
+            "from np_ import asscalar
+asscalar(*xs)
+x.item()"
+        );
+        assert!(matches!(left[0].why, LeftWhy::ArgumentsDoNotFit { .. }));
+        assert_eq!(left[0].at, Location::new(1, 2));
+    }
+
+    #[test]
+    fn a_function_passed_as_a_value_is_left() {
+        let cells = ["import np_
+ys = list(map(np_.asscalar, xs))"];
+        let (out, left) = run_with(&cells, asscalar());
+        assert_eq!(out[0], cells[0]);
+        assert_eq!(left[0].why, LeftWhy::NotCalled);
+    }
+
+    #[test]
+    fn a_method_call_is_found_where_the_analysis_saw_it() {
+        let rewrites = call(
+            "pd_.DataFrame.as_matrix",
+            true,
+            (1, 2),
+            CallEdit::Template {
+                expr: "self.values".into(),
+                signature: "(self)".parse().unwrap(),
+            },
+        );
+        let (out, left) = run_with(
+            &["df = load()
+m = df.as_matrix()
+n = other.as_matrix()"],
+            rewrites,
+        );
+        // Line 3's receiver is not one the analysis saw as a DataFrame: left alone.
+        assert_eq!(
+            out[0],
+            "df = load()
+m = df.values
+n = other.as_matrix()"
+        );
+        assert!(left.is_empty(), "{left:?}");
+    }
+
+    #[test]
+    fn a_renamed_keyword_is_renamed_at_each_call_passing_it() {
+        let rename = || CallEdit::Keyword {
+            old: "normed".into(),
+            new: "density".into(),
+        };
+        let (out, left) = run_with(
+            &["import mpl_.pyplot as plt
+plt.hist(x, normed=True)
+plt.hist(y)"],
+            call("mpl_.pyplot.hist", false, (1, 2), rename()),
+        );
+        assert_eq!(
+            out[0],
+            "import mpl_.pyplot as plt
+plt.hist(x, density=True)
+plt.hist(y)"
+        );
+        assert!(left.is_empty(), "{left:?}");
+        let both = "import mpl_.pyplot as plt
+plt.hist(x, normed=True, density=True)";
+        let (out, left) = run_with(&[both], call("mpl_.pyplot.hist", false, (1, 2), rename()));
+        assert_eq!(out[0], both);
+        assert!(matches!(left[0].why, LeftWhy::ArgumentsDoNotFit { .. }));
     }
 
     proptest::proptest! {

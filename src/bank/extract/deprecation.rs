@@ -16,7 +16,7 @@ use super::dotted::{dotted_name, last_segment};
 use super::module_effects::literal_text;
 
 /// What a function's body says of its own deprecation.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Warned {
     /// The body warns unconditionally, at its top level: a shim.
     #[serde(rename = "sh", default, skip_serializing_if = "Option::is_none")]
@@ -74,6 +74,45 @@ impl Warned {
             renames: renames(&def.body, &def.parameters),
         };
         (warned.shim.is_some() || !warned.renames.is_empty()).then(|| Box::new(warned))
+    }
+}
+
+impl Warned {
+    /// The shim of a function whose decorator hands its arguments to a dispatcher that
+    /// warns (numpy deprecates this way: `@array_function_dispatch(_asscalar_dispatcher)`,
+    /// the dispatcher warning, the body `return a.item()`): the dispatcher's warning, and
+    /// the body's one `return` as the template. `dispatchers`: the module's functions whose
+    /// bodies warn first, by name.
+    pub(crate) fn dispatched(
+        def: &StmtFunctionDef,
+        source: &str,
+        dispatchers: &std::collections::HashMap<String, Shim>,
+    ) -> Option<Shim> {
+        let warning = def.decorator_list.iter().find_map(|d| {
+            let Expr::Call(call) = &d.expression else {
+                return None;
+            };
+            call.arguments.args.iter().find_map(|a| match a {
+                Expr::Name(n) => dispatchers.get(n.id.as_str()),
+                _ => None,
+            })
+        })?;
+        let body = match def.body.first() {
+            Some(Stmt::Expr(e)) if matches!(&*e.value, Expr::StringLiteral(_)) => &def.body[1..],
+            _ => &def.body[..],
+        };
+        let template = match body {
+            [Stmt::Return(ret)] => ret
+                .value
+                .as_deref()
+                .map(|expr| template(expr, &def.parameters, source)),
+            _ => None,
+        };
+        Some(Shim {
+            category: warning.category.clone(),
+            message: warning.message.clone(),
+            template,
+        })
     }
 }
 
@@ -488,6 +527,49 @@ def asscalar(a):
         assert_eq!(template.params, ["a"]);
         assert!(template.globals.is_empty());
         assert_eq!(named_successor(&shim.message).as_deref(), Some("a.item"));
+    }
+
+    /// numpy 1.17–1.22's `numpy/lib/type_check.py`: the warning is in the dispatcher the
+    /// function is decorated with, the body returns the template.
+    #[test]
+    fn numpy_asscalar_warning_in_its_dispatcher_is_a_shim() {
+        let src = r#"
+def _asscalar_dispatcher(a):
+    # 2018-10-10, 1.16
+    warnings.warn('np.asscalar(a) is deprecated since NumPy v1.16, '
+                  'use a.item() instead', DeprecationWarning, stacklevel=3)
+    return (a,)
+
+
+@array_function_dispatch(_asscalar_dispatcher)
+def asscalar(a):
+    """
+    Convert an array of size 1 to its scalar equivalent.
+    """
+    return a.item()
+
+
+@array_function_dispatch(_other_dispatcher)
+def other(a):
+    return a.item()
+"#;
+        let summary = crate::bank::extract::summarize_source(src, false);
+        let warned = |name: &str| {
+            summary.bindings.iter().find_map(|b| match b {
+                crate::bank::extract::Binding::Function(f) if f.name == name => {
+                    Some(f.warned.clone())
+                }
+                _ => None,
+            })
+        };
+        let shim = warned("asscalar").unwrap().unwrap().shim.unwrap();
+        assert_eq!(
+            shim.message,
+            "np.asscalar(a) is deprecated since NumPy v1.16, use a.item() instead"
+        );
+        assert_eq!(shim.template.unwrap().expr, "a.item()");
+        // A dispatcher that does not warn deprecates nothing.
+        assert_eq!(warned("other"), Some(None));
     }
 
     /// pandas 0.23's `DataFrame.as_matrix`: more than one return after the warning, so the

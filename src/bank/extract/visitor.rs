@@ -15,7 +15,7 @@ use super::all_names::{self, AllNames};
 use super::class_body::{
     first_parameter, is_overload, namedtuple_class, sets_computed_attributes, summarize_class,
 };
-use super::deprecation::Warned;
+use super::deprecation::{Shim, Warned};
 use super::dotted::dotted_name;
 use super::import_structure::{self, ImportStructure};
 use super::is_private;
@@ -113,6 +113,9 @@ struct ModuleVisitor<'s> {
     structures: Vec<(String, ImportStructure)>,
     /// Module-level functions that only raise, with their message.
     raising_functions: HashMap<String, String>,
+    /// Module-level functions whose body warns first (a dispatcher that deprecates the
+    /// function it decorates, as numpy's do), with the warning.
+    warning_functions: HashMap<String, Shim>,
 }
 
 impl ModuleVisitor<'_> {
@@ -184,7 +187,7 @@ impl ModuleVisitor<'_> {
                     is_async: def.is_async,
                     raises,
                     sets_attributes,
-                    warned: Warned::read(def, self.source),
+                    warned: self.warned(def),
                 });
                 let overload = is_overload(&def.decorator_list);
                 match (self.overloads.get(name).copied(), overload) {
@@ -562,6 +565,27 @@ impl ModuleVisitor<'_> {
             }),
             fallback,
         );
+    }
+
+    /// What a module-level function's body (or its dispatcher's) says of its deprecation;
+    /// a function whose own body warns first is remembered as a dispatcher for later ones.
+    fn warned(&mut self, def: &ruff_python_ast::StmtFunctionDef) -> Option<Box<Warned>> {
+        let warned = Warned::read(def, self.source);
+        if let Some(shim) = warned.as_ref().and_then(|w| w.shim.as_ref()) {
+            if self.depth == 0 {
+                self.warning_functions
+                    .insert(def.name.to_string(), shim.clone());
+            }
+            return warned;
+        }
+        match Warned::dispatched(def, self.source, &self.warning_functions) {
+            Some(shim) => {
+                let mut w = warned.unwrap_or_default();
+                w.shim = Some(shim);
+                Some(w)
+            }
+            None => warned,
+        }
     }
 
     fn push(&mut self, binding: Binding, fallback: bool) {

@@ -19,7 +19,8 @@ const IRIS: &str = "class Bunch:\n    def __init__(self, data, target):\n       
 def load_iris():\n    return Bunch([[i, i] for i in range(8)], [i % 2 for i in range(8)])\n";
 
 /// scikit-learn 0.17 (`cross_validation`, `grid_search`), 0.18 (also `model_selection`) and
-/// 0.20 (only `model_selection`); numpy 1.21 and 1.22 with `asscalar`, 1.23 without.
+/// 0.20 (only `model_selection`); numpy 1.21 and 1.22 with `asscalar` (1.22's a shim that
+/// warns and returns `a.item()`) and `alen` (no shim), 1.23 without either.
 fn publish(ctx: &TestContext) {
     let sklearn = |version: &str, old: bool, new: bool| {
         let mut w = WheelBuilder::new("scikit-learn", version)
@@ -58,21 +59,31 @@ fn publish(ctx: &TestContext) {
         ],
         Uploaded::Yearly(2015),
     );
-    let numpy = |version: &str, asscalar: bool| {
+    // Some(shim): asscalar (and alen) are there, asscalar a shim or not.
+    let numpy = |version: &str, asscalar: Option<bool>| {
         let mut init = "class ndarray:\n    def __init__(self, x):\n        self.x = x\n    def item(self):\n        return self.x[0]\n\n\
 def array(x):\n    return ndarray(x)\n"
             .to_string();
-        if asscalar {
-            init.push_str("\ndef asscalar(a):\n    return a.item()\n");
+        match asscalar {
+            Some(false) => {
+                init.push_str("\ndef asscalar(a):\n    return a.item()\n");
+            }
+            Some(true) => init.push_str(
+                "\nimport warnings\n\ndef asscalar(a):\n    warnings.warn(\"np.asscalar(a) is deprecated since NumPy v1.16, use a.item() instead\", DeprecationWarning, stacklevel=1)\n    return a.item()\n",
+            ),
+            None => {}
+        }
+        if asscalar.is_some() {
+            init.push_str("\ndef alen(a):\n    return len(a)\n");
         }
         WheelBuilder::new("numpy", version).file("numpy/__init__.py", init)
     };
     ctx.publish(
         "numpy",
         &[
-            numpy("1.21", true),
-            numpy("1.22", true),
-            numpy("1.23", false),
+            numpy("1.21", Some(false)),
+            numpy("1.22", Some(true)),
+            numpy("1.23", None),
         ],
         Uploaded::Yearly(2020),
     );
@@ -96,7 +107,21 @@ fn run_in(ctx: &TestContext, args: &[&str]) -> Run {
     Run::from_output(&out)
 }
 
-/// A context with both distributions in its bank and the fixture as `nb.ipynb`.
+/// The fixture with one more cell, which calls `numpy.alen` (removed, with no successor).
+fn with_alen() -> Vec<u8> {
+    let mut nb: serde_json::Value = serde_json::from_slice(&fixture()).unwrap();
+    nb["cells"].as_array_mut().unwrap().push(serde_json::json!({
+        "cell_type": "code",
+        "execution_count": null,
+        "metadata": {},
+        "outputs": [],
+        "source": ["print(np.alen([1, 2]))"]
+    }));
+    serde_json::to_vec_pretty(&nb).unwrap()
+}
+
+/// A context with both distributions in its bank and the fixture as `nb.ipynb` (and, with
+/// the `alen` cell, as `alen.ipynb`).
 fn context() -> TestContext {
     let ctx = TestContext::with_index();
     publish(&ctx);
@@ -105,6 +130,7 @@ fn context() -> TestContext {
         assert_eq!(run.code, 0, "{}", run.text());
     }
     std::fs::write(ctx.path("nb.ipynb"), fixture()).unwrap();
+    std::fs::write(ctx.path("alen.ipynb"), with_alen()).unwrap();
     ctx
 }
 
@@ -130,12 +156,12 @@ fn moves_the_imports_and_names_what_cannot_move() {
     let ctx = context();
     let run = run_in(
         &ctx,
-        &["modernize", "nb.ipynb", "-o", "out.ipynb", "--no-run"],
+        &["modernize", "alen.ipynb", "-o", "out.ipynb", "--no-run"],
     );
     assert_eq!(run.code, 0, "{}", run.text());
 
     // The input is only read.
-    assert_eq!(std::fs::read(ctx.path("nb.ipynb")).unwrap(), fixture());
+    assert_eq!(std::fs::read(ctx.path("alen.ipynb")).unwrap(), with_alen());
     let cells = sources(&ctx.path("out.ipynb"));
     assert_eq!(
         cells[1],
@@ -144,10 +170,13 @@ fn moves_the_imports_and_names_what_cannot_move() {
          from sklearn.model_selection import GridSearchCV\n\
          from sklearn.datasets import load_iris\nfrom sklearn.svm import SVC"
     );
+    // The shim's template at the call, over its argument.
+    assert_eq!(cells[3], "print(np.array([1.5]).item())");
     // Everything else as it was.
-    let before = sources(&ctx.path("nb.ipynb"));
-    assert_eq!(cells[2..], before[2..]);
-    assert!(run.stdout.contains("numpy<1.23"), "{}", run.stdout);
+    let before = sources(&ctx.path("alen.ipynb"));
+    assert_eq!(cells[2], before[2]);
+    assert_eq!(cells[4], before[4]);
+    assert!(run.stdout.contains("pin numpy<1.23"), "{}", run.stdout);
 
     insta::with_settings!({ prepend_module_to_snapshot => false }, {
         insta::assert_snapshot!("modernize-report", run.stdout);
@@ -161,7 +190,7 @@ fn the_json_report_cites_each_change() {
         &ctx,
         &[
             "modernize",
-            "nb.ipynb",
+            "alen.ipynb",
             "--format",
             "json",
             "--diff",
@@ -172,36 +201,101 @@ fn the_json_report_cites_each_change() {
     assert_eq!(run.code, 0, "{}", run.text());
     let json: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
     // Written beside the input by default.
-    assert_eq!(json["output"], "nb.modern.ipynb");
-    assert!(ctx.path("nb.modern.ipynb").is_file());
+    assert_eq!(json["output"], "alen.modern.ipynb");
+    assert!(ctx.path("alen.modern.ipynb").is_file());
     let changes = json["changes"].as_array().unwrap();
     let olds: Vec<&str> = changes.iter().map(|c| c["old"].as_str().unwrap()).collect();
     assert_eq!(
         olds,
         [
+            "numpy.asscalar",
             "sklearn.cross_validation.train_test_split",
             "sklearn.grid_search.GridSearchCV"
         ]
     );
-    let split = &changes[0];
+    // Each change says what it rests on.
+    let asscalar = &changes[0];
+    assert_eq!(asscalar["new"], "a.item()");
+    assert_eq!(asscalar["evidence"]["kind"], "shim");
+    assert_eq!(asscalar["evidence"]["definition"], "numpy.asscalar");
+    assert_eq!(
+        asscalar["evidence"]["releases"],
+        serde_json::json!([{"first": "1.22", "last": "1.22"}])
+    );
+    assert_eq!(asscalar["removed_in"], "1.23");
+    assert_eq!(asscalar["written"], true);
+    let split = &changes[1];
     assert_eq!(split["new"], "sklearn.model_selection.train_test_split");
-    assert_eq!(split["kind"], "twin");
+    assert_eq!(split["evidence"]["kind"], "moved");
+    assert_eq!(split["evidence"]["proof"], "twin");
     assert_eq!(split["removed_in"], "0.20");
     assert_eq!(
-        split["both_in"],
+        split["evidence"]["both_in"],
         serde_json::json!([{"first": "0.18", "last": "0.18"}])
     );
     assert_eq!(split["written"], true);
-    assert_eq!(changes[1]["signature_match"], "extended");
-    let unmoved = &json["unmoved"][0];
-    assert_eq!(unmoved["api"], "numpy.asscalar");
-    assert_eq!(unmoved["era_pin"], "numpy<1.23");
-    assert_eq!(unmoved["why"]["kind"], "no_successor");
+    assert_eq!(changes[2]["evidence"]["signature_match"], "extended");
+    // What cannot move is named with the pin that runs it as it was.
+    let unmoved = json["unmoved"].as_array().unwrap();
+    assert_eq!(unmoved.len(), 1, "{unmoved:?}");
+    assert_eq!(unmoved[0]["api"], "numpy.alen");
+    assert_eq!(unmoved[0]["era_pin"], "numpy<1.23");
+    assert_eq!(unmoved[0]["why"]["kind"], "no_successor");
     let diff = std::fs::read_to_string(ctx.path("d.patch")).unwrap();
     assert_eq!(diff, json["diff"].as_str().unwrap());
     assert!(
         diff.contains("+from sklearn.model_selection import GridSearchCV\n"),
         "{diff}"
+    );
+}
+
+/// On an empty bank, modernize indexes its own evidence (the notebook's inference, then the
+/// releases around each used API's disappearance its pins did not need; the bisection is
+/// tested alone in `modernize::prepare`).
+#[test]
+fn an_empty_bank_is_indexed_for_the_evidence() {
+    let ctx = TestContext::with_index();
+    publish(&ctx);
+    std::fs::write(ctx.path("nb.ipynb"), fixture()).unwrap();
+    let run = run_in(
+        &ctx,
+        &["modernize", "nb.ipynb", "--no-run", "--format", "json"],
+    );
+    assert_eq!(run.code, 0, "{}", run.text());
+    let json: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    let olds: Vec<&str> = json["changes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["old"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        olds,
+        [
+            "numpy.asscalar",
+            "sklearn.cross_validation.train_test_split",
+            "sklearn.grid_search.GridSearchCV"
+        ],
+        "{}",
+        run.stderr
+    );
+    // With --no-index the bank is read as it is: a second run finds the same.
+    let again = run_in(
+        &ctx,
+        &[
+            "modernize",
+            "nb.ipynb",
+            "--no-run",
+            "--no-index",
+            "-o",
+            "b.ipynb",
+        ],
+    );
+    assert_eq!(again.code, 0, "{}", again.text());
+    assert!(
+        again.stdout.contains("numpy.asscalar(a) -> a.item()"),
+        "{}",
+        again.stdout
     );
 }
 
@@ -219,10 +313,11 @@ fn the_input_is_never_the_output() {
     }
 }
 
-/// The modernized notebook through `restore`'s rounds, offline: on the newest releases it
-/// stops at `numpy.asscalar` (numpy 1.23 lacks it), the failure rules 1.23 out, and the
-/// next round runs it to the end with numpy 1.22 and scikit-learn 0.20, where only the moved
-/// imports work. Needs `python3` and uv, as the restore tests do.
+/// The modernized notebook through `restore`'s rounds, offline: it runs to the end on the
+/// newest releases, numpy 1.23 (which lacks `asscalar`: the call is now the shim's
+/// template) and scikit-learn 0.20 (where only the moved imports work). The notebook with
+/// `alen` too stops at it on 1.23, the failure rules 1.23 out, and the next round runs it on
+/// 1.22. Needs `python3` and uv, as the restore tests do.
 #[test]
 fn the_modernized_notebook_is_restored_on_todays_releases() {
     let ctx = context();
@@ -248,6 +343,23 @@ fn the_modernized_notebook_is_restored_on_todays_releases() {
     );
     let pins = std::fs::read_to_string(ctx.path("requirements.txt")).unwrap();
     assert!(pins.contains("scikit-learn==0.20"), "{pins}");
-    assert!(pins.contains("numpy==1.22"), "{pins}");
+    assert!(pins.contains("numpy==1.23"), "{pins}");
     assert_eq!(std::fs::read(ctx.path("nb.ipynb")).unwrap(), fixture());
+
+    let run = run_in(
+        &ctx,
+        &[
+            "modernize",
+            "alen.ipynb",
+            "--python",
+            &python,
+            "--no-kernel-runtime",
+            "--no-kernel-spec",
+            "--requirements",
+            "alen.txt",
+        ],
+    );
+    assert_eq!(run.code, 0, "{}", run.text());
+    let pins = std::fs::read_to_string(ctx.path("alen.txt")).unwrap();
+    assert!(pins.contains("numpy==1.22"), "{pins}");
 }

@@ -1,0 +1,374 @@
+//! The bank's evidence made sufficient for modernizing: a removal is seen only between two
+//! indexed releases, one with the API and the next without, and a release whose names
+//! static reading cannot see (a package `__getattr__`) proves nothing until introspected.
+//! An inference indexes only what its pins hinge on, so before the moves are read, the
+//! releases that bracket each used API's disappearance are indexed (a bisection over the
+//! releases the index lists), and the newest release is introspected where the API is
+//! unknown there.
+//!
+//! [`wanted`] decides the next step from the bank's reports (pure, tested alone); [`prepare`]
+//! runs the steps through [`BankWork`] until nothing more is wanted.
+
+use std::collections::BTreeSet;
+
+use pep440_rs::Version;
+
+use crate::bank::store::{ApiReport, VersionRun};
+use crate::names::{ApiPath, DistName};
+
+/// One step of preparation.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Want {
+    /// Index this release: it halves the releases between the API's last sighting and its
+    /// first absence.
+    Index(DistName, Version),
+    /// Introspect this release (the newest indexed): static reading cannot tell whether it
+    /// has the API.
+    Introspect(DistName, Version),
+}
+
+fn within(runs: &[VersionRun], v: &Version) -> bool {
+    runs.iter().any(|r| r.first <= *v && *v <= r.last)
+}
+
+/// What the bank still needs to show whether, and where, `report`'s API went: nothing when
+/// the newest indexed release has it or the removal is bracketed by adjacent releases.
+/// `tried`: introspections already attempted (an attempt that settled nothing is not
+/// repeated).
+pub fn wanted(report: &ApiReport, tried: &BTreeSet<Want>) -> Option<Want> {
+    let latest = report.latest_indexed.as_ref()?;
+    let last = &report.present.last()?.last;
+    if within(&report.present, latest) {
+        return None;
+    }
+    let dist = &report.distribution;
+    if within(&report.unknown, latest) {
+        let want = Want::Introspect(dist.clone(), latest.clone());
+        return (!tried.contains(&want)).then_some(want);
+    }
+    // The first indexed release after the last with it.
+    let next = report
+        .absent
+        .iter()
+        .chain(&report.unknown)
+        .map(|r| &r.first)
+        .filter(|v| *v > last)
+        .min()?;
+    let between: Vec<&Version> = report
+        .not_indexed
+        .iter()
+        .filter(|v| *v > last && *v < next && !v.any_prerelease())
+        .collect();
+    let mid = between.get(between.len() / 2)?;
+    Some(Want::Index(dist.clone(), (*mid).clone()))
+}
+
+/// What preparing takes from the outside world: the bank's reports, indexing, introspection.
+pub trait BankWork {
+    type Error;
+    /// The bank's reports of `api`, read again (the last step may have changed them).
+    fn reports(&mut self, api: &ApiPath) -> Result<Vec<ApiReport>, Self::Error>;
+    /// Indexes these releases.
+    fn index(&mut self, releases: &[(DistName, Version)]) -> Result<(), Self::Error>;
+    /// Introspects these releases.
+    fn introspect(&mut self, releases: &[(DistName, Version)]) -> Result<(), Self::Error>;
+}
+
+/// What preparing did.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Prepared {
+    pub indexed: usize,
+    pub introspected: usize,
+    /// Rounds run; at most `rounds` were allowed.
+    pub rounds: usize,
+}
+
+/// Indexes and introspects, round by round, what `apis` need, at most `rounds` rounds (each
+/// halves every open gap, so 10 rounds bracket a removal among a thousand releases).
+pub fn prepare<W: BankWork>(
+    apis: &[ApiPath],
+    work: &mut W,
+    rounds: usize,
+) -> Result<Prepared, W::Error> {
+    let mut done = Prepared::default();
+    let mut tried: BTreeSet<Want> = BTreeSet::new();
+    while done.rounds < rounds {
+        let mut wants: BTreeSet<Want> = BTreeSet::new();
+        for api in apis {
+            for report in work.reports(api)? {
+                wants.extend(wanted(&report, &tried));
+            }
+        }
+        // A step that changed nothing (a release the index no longer serves) is not repeated.
+        wants.retain(|w| !tried.contains(w));
+        if wants.is_empty() {
+            break;
+        }
+        done.rounds += 1;
+        let (mut index, mut introspect) = (Vec::new(), Vec::new());
+        for w in &wants {
+            match w {
+                Want::Index(d, v) => index.push((d.clone(), v.clone())),
+                Want::Introspect(d, v) => introspect.push((d.clone(), v.clone())),
+            }
+        }
+        if !index.is_empty() {
+            work.index(&index)?;
+            done.indexed += index.len();
+        }
+        if !introspect.is_empty() {
+            work.introspect(&introspect)?;
+            done.introspected += introspect.len();
+        }
+        tried.extend(wants);
+    }
+    Ok(done)
+}
+
+/// Preparing for real: the bank at `bank`, releases from `client`'s index, introspected as
+/// `introspect` says, progress through `reporter`.
+pub struct OnIndex<'a> {
+    pub client: &'a crate::pypi::IndexClient,
+    pub bank: &'a std::path::Path,
+    pub introspect: &'a crate::bank::introspect::IntrospectConfig,
+    pub reporter: &'a dyn crate::reporter::Reporter,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum PrepareError {
+    #[error(transparent)]
+    Store(#[from] crate::bank::store::StoreError),
+    #[error(transparent)]
+    Index(#[from] crate::bank::indexer::IndexError),
+}
+
+fn targets(releases: &[(DistName, Version)]) -> Vec<crate::bank::indexer::BuildTarget> {
+    let mut by_dist: std::collections::BTreeMap<&DistName, Vec<Version>> = Default::default();
+    for (d, v) in releases {
+        by_dist.entry(d).or_default().push(v.clone());
+    }
+    by_dist
+        .into_iter()
+        .map(|(name, versions)| crate::bank::indexer::BuildTarget {
+            name: name.clone(),
+            selection: crate::bank::indexer::Selection::Exact(versions),
+        })
+        .collect()
+}
+
+impl BankWork for OnIndex<'_> {
+    type Error = PrepareError;
+
+    fn reports(&mut self, api: &ApiPath) -> Result<Vec<ApiReport>, PrepareError> {
+        let store = crate::bank::store::Store::open_read_only(self.bank)?;
+        Ok(store.query_api(api.as_str())?)
+    }
+
+    fn index(&mut self, releases: &[(DistName, Version)]) -> Result<(), PrepareError> {
+        crate::bank::indexer::build_reported(
+            self.client,
+            self.bank,
+            &targets(releases),
+            &crate::bank::indexer::BuildOptions::default(),
+            self.reporter,
+        )?;
+        Ok(())
+    }
+
+    fn introspect(&mut self, releases: &[(DistName, Version)]) -> Result<(), PrepareError> {
+        crate::bank::introspect::introspect_reported(
+            self.client,
+            self.bank,
+            &targets(releases),
+            self.introspect,
+            self.reporter,
+        )?;
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+    use std::str::FromStr;
+
+    use super::*;
+    use crate::bank::flow::ApiKind;
+
+    fn v(s: &str) -> Version {
+        Version::from_str(s).unwrap()
+    }
+
+    fn dist() -> DistName {
+        DistName::new("toolkit").unwrap()
+    }
+
+    /// A fake index of releases 1.0 … 1.N whose API is present up to `last_with` and
+    /// absent after, except the newest, which static reading cannot see through until
+    /// introspected when `newest_unknown`.
+    struct Fake {
+        versions: Vec<Version>,
+        last_with: Version,
+        newest_unknown: bool,
+        indexed: BTreeSet<Version>,
+        introspected: BTreeSet<Version>,
+        calls: usize,
+    }
+
+    impl Fake {
+        fn new(n: u32, last_with: u32, newest_unknown: bool) -> Self {
+            let versions: Vec<Version> = (0..=n).map(|i| v(&format!("1.{i}"))).collect();
+            let indexed = BTreeSet::from([versions[0].clone(), versions[n as usize].clone()]);
+            Fake {
+                last_with: v(&format!("1.{last_with}")),
+                versions,
+                newest_unknown,
+                indexed,
+                introspected: BTreeSet::new(),
+                calls: 0,
+            }
+        }
+    }
+
+    fn runs(vs: &[&Version]) -> Vec<VersionRun> {
+        vs.iter()
+            .map(|v| VersionRun {
+                first: (*v).clone(),
+                last: (*v).clone(),
+            })
+            .collect()
+    }
+
+    impl BankWork for Fake {
+        type Error = ();
+        fn reports(&mut self, api: &ApiPath) -> Result<Vec<ApiReport>, ()> {
+            let newest = self.versions.last().unwrap();
+            let seen: BTreeMap<&Version, u8> = self
+                .indexed
+                .iter()
+                .map(|x| {
+                    let state = if *x <= self.last_with {
+                        0
+                    } else if x == newest && self.newest_unknown && !self.introspected.contains(x) {
+                        1
+                    } else {
+                        2
+                    };
+                    (x, state)
+                })
+                .collect();
+            let pick = |s: u8| -> Vec<&Version> {
+                seen.iter()
+                    .filter(|(_, t)| **t == s)
+                    .map(|(x, _)| *x)
+                    .collect()
+            };
+            let present = runs(&pick(0));
+            Ok(vec![ApiReport {
+                distribution: dist(),
+                display_name: None,
+                path: api.to_string(),
+                kind: ApiKind::Function,
+                indexed_releases: self.indexed.len(),
+                first: present.first().map(|r| r.first.clone()),
+                last: present.last().map(|r| r.last.clone()),
+                present: present.clone(),
+                unknown: runs(&pick(1)),
+                absent: runs(&pick(2)),
+                not_indexed: self
+                    .versions
+                    .iter()
+                    .filter(|x| !self.indexed.contains(*x))
+                    .cloned()
+                    .collect(),
+                latest_indexed: Some(newest.clone()),
+                static_present: present,
+                runtime_present: vec![],
+                unknown_through: vec![],
+                raising_modules: vec![],
+                canonical: vec![],
+                signature_changes: vec![],
+            }])
+        }
+        fn index(&mut self, releases: &[(DistName, Version)]) -> Result<(), ()> {
+            self.calls += 1;
+            self.indexed.extend(releases.iter().map(|(_, x)| x.clone()));
+            Ok(())
+        }
+        fn introspect(&mut self, releases: &[(DistName, Version)]) -> Result<(), ()> {
+            self.introspected
+                .extend(releases.iter().map(|(_, x)| x.clone()));
+            Ok(())
+        }
+    }
+
+    fn api() -> Vec<ApiPath> {
+        vec![ApiPath::new("toolkit.old").unwrap()]
+    }
+
+    /// Whether the bank now has the last release with the API and the next one indexed.
+    fn bracketed(f: &Fake) -> bool {
+        let i = f.versions.iter().position(|x| *x == f.last_with).unwrap();
+        f.indexed.contains(&f.versions[i]) && f.indexed.contains(&f.versions[i + 1])
+    }
+
+    #[test]
+    fn a_removal_is_bracketed_by_bisection() {
+        let mut f = Fake::new(64, 37, false);
+        let done = prepare(&api(), &mut f, 20).unwrap();
+        assert!(bracketed(&f), "{:?}", f.indexed);
+        // One release per round, about log2(64) rounds.
+        assert!(done.rounds <= 7, "{done:?}");
+        assert_eq!(done.indexed, done.rounds);
+        assert_eq!(done.introspected, 0);
+    }
+
+    #[test]
+    fn an_unknown_newest_release_is_introspected_first_and_once() {
+        let mut f = Fake::new(8, 3, true);
+        let done = prepare(&api(), &mut f, 20).unwrap();
+        assert_eq!(done.introspected, 1);
+        assert!(bracketed(&f));
+    }
+
+    #[test]
+    fn an_introspection_that_settles_nothing_is_not_repeated() {
+        let mut f = Fake::new(8, 3, true);
+        struct Stubborn<'a>(&'a mut Fake);
+        impl BankWork for Stubborn<'_> {
+            type Error = ();
+            fn reports(&mut self, api: &ApiPath) -> Result<Vec<ApiReport>, ()> {
+                self.0.reports(api)
+            }
+            fn index(&mut self, r: &[(DistName, Version)]) -> Result<(), ()> {
+                self.0.index(r)
+            }
+            fn introspect(&mut self, _: &[(DistName, Version)]) -> Result<(), ()> {
+                Ok(())
+            }
+        }
+        let done = prepare(&api(), &mut Stubborn(&mut f), 20).unwrap();
+        assert_eq!(
+            done,
+            Prepared {
+                indexed: 0,
+                introspected: 1,
+                rounds: 1
+            }
+        );
+    }
+
+    #[test]
+    fn an_api_still_in_the_newest_release_wants_nothing() {
+        let mut f = Fake::new(8, 8, false);
+        assert_eq!(prepare(&api(), &mut f, 20).unwrap(), Prepared::default());
+    }
+
+    #[test]
+    fn the_rounds_are_bounded() {
+        let mut f = Fake::new(1000, 500, false);
+        let done = prepare(&api(), &mut f, 3).unwrap();
+        assert_eq!(done.rounds, 3);
+        assert_eq!(f.calls, 3);
+    }
+}
