@@ -118,7 +118,7 @@ pub fn run(global: &GlobalArgs, args: &ModernizeArgs) -> Result<()> {
     let nb = notebook::from_bytes(&args.notebook, &bytes)?;
     let usage = notebook::analyze(&nb, &AnalyzeOptions::default());
     if !global.offline && !args.no_index {
-        index_evidence(global, args, &nb, &usage)?;
+        index_evidence(global, &args.notebook, args.introspect_budget, &nb, &usage)?;
     }
     let store = Store::open_read_only(&super::bank::bank_path(global))?;
     let facts = Facts::gather(&store, &usage)?;
@@ -164,9 +164,10 @@ pub fn run(global: &GlobalArgs, args: &ModernizeArgs) -> Result<()> {
 /// Indexes what the moves need to be seen: what the notebook's own inference indexes (its
 /// distributions, the releases its pins hinge on), then the releases around each used API's
 /// disappearance, introspecting the newest where static reading cannot tell.
-fn index_evidence(
+pub(super) fn index_evidence(
     global: &GlobalArgs,
-    args: &ModernizeArgs,
+    notebook: &Path,
+    introspect_budget: u64,
     nb: &notebook::Notebook,
     usage: &notebook::Usage,
 ) -> Result<()> {
@@ -176,7 +177,7 @@ fn index_evidence(
     use nbenv::resolve::session::{infer_usages_with, read_usages_of, InferRun};
 
     let printer = Printer::of(global);
-    let options = InferOptions::new(args.notebook.clone());
+    let options = InferOptions::new(notebook.to_path_buf());
     let usages = read_usages_of(&options, Some(nb), &printer)?;
     let session = super::context::open_session(global, &options, &printer)?;
     if let Err(e) = infer_usages_with(
@@ -198,7 +199,7 @@ fn index_evidence(
         installer,
         tools,
         super::context::index_url_if_not_pypi(global),
-        Some(std::time::Duration::from_secs(args.introspect_budget)),
+        Some(std::time::Duration::from_secs(introspect_budget)),
     );
     let client = super::context::index_client(global)?;
     let apis: Vec<_> = usage
