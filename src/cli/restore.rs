@@ -254,7 +254,7 @@ pub(super) fn finish(
         analysis,
         restored:
             Restored {
-                rounds,
+                mut rounds,
                 stopped,
                 last_env,
                 last_run,
@@ -271,6 +271,14 @@ pub(super) fn finish(
     }
     .unwrap_or_else(|| args.notebook.clone());
     let name = notebook.display().to_string();
+    if notebook != target.notebook {
+        // The rounds ran a temporary copy: the requirements name the notebook kept.
+        for r in &mut rounds {
+            if let Some(inference) = &r.inference {
+                r.requirements = nbenv::output::requirements_txt(inference, &name, None);
+            }
+        }
+    }
     let last = rounds.last().expect("at least one round");
     if let Some(path) = &args.output {
         write_atomically(path, last.requirements.as_bytes())?;
