@@ -410,6 +410,33 @@ fn compatible(s: &Successor) -> bool {
     }
 }
 
+/// Whether a successor is defined under its own path's package
+/// (`sklearn.model_selection.train_test_split`, defined in `sklearn.model_selection._split`),
+/// not a name another module imported for its own use
+/// (`sklearn.utils.estimator_checks.train_test_split`).
+fn own_package(s: &Successor) -> bool {
+    match (&s.new_definition, s.path.split_last()) {
+        (Some(def), Some((parent, _))) => {
+            *def == s.path || def.as_str().starts_with(&format!("{parent}."))
+        }
+        _ => false,
+    }
+}
+
+/// The successor the bank's ranking puts first; among those it ranks alike, the one defined
+/// under its own package. `Err`: the successors it cannot choose between.
+fn chosen(successors: &[Successor]) -> Result<&Successor, Vec<ApiPath>> {
+    let first = &successors[0];
+    let alike: Vec<&Successor> = successors.iter().filter(|s| tied(first, s)).collect();
+    if alike.len() == 1 {
+        return Ok(first);
+    }
+    match alike.iter().filter(|s| own_package(s)).collect::<Vec<_>>()[..] {
+        [one] => Ok(one),
+        _ => Err(alike.iter().map(|s| s.path.clone()).collect()),
+    }
+}
+
 /// Two successors the bank's ranking cannot tell apart.
 fn tied(a: &Successor, b: &Successor) -> bool {
     a.kind == b.kind && a.signature_match == b.signature_match && a.overlap == b.overlap
@@ -436,34 +463,22 @@ pub fn plan(uses: &[ApiUse], facts: &Facts) -> Plan {
         let proven = moves.and_then(|m| find(&m.moves));
         let unproven = moves.and_then(|m| find(&m.unproven));
         let why = match (proven, unproven) {
-            (Some(m), _) => {
-                let first = &m.successors[0];
-                if m.successors.len() > 1 && tied(first, &m.successors[1]) {
-                    Why::Ambiguous {
-                        candidates: m
-                            .successors
-                            .iter()
-                            .filter(|s| tied(first, s))
-                            .map(|s| s.path.clone())
-                            .collect(),
-                    }
-                } else if !compatible(first) {
-                    Why::PositionalOrder {
-                        successor: first.path.clone(),
-                    }
-                } else {
+            (Some(m), _) => match chosen(&m.successors) {
+                Err(candidates) => Why::Ambiguous { candidates },
+                Ok(first) if !compatible(first) => Why::PositionalOrder {
+                    successor: first.path.clone(),
+                },
+                Ok(first) => {
+                    let new = first.path.clone();
                     out.changes.push(Change {
                         old: u.api.clone(),
                         distribution: dist.clone(),
-                        what: ChangeWhat::Moved {
-                            new: first.path.clone(),
-                            evidence: m,
-                        },
+                        what: ChangeWhat::Moved { new, evidence: m },
                         at: u.locations.clone(),
                     });
                     continue;
                 }
-            }
+            },
             (None, unproven) => match shim_of(moves, &u.api).map(|s| from_shim(s, u, &removal)) {
                 Some(Ok(what)) => {
                     out.changes.push(Change {
@@ -726,6 +741,28 @@ mod tests {
                 candidates: vec![p("toolkit.a.split"), p("toolkit.b.split")]
             }
         );
+    }
+
+    #[test]
+    fn among_tied_successors_the_one_under_its_own_package_is_chosen() {
+        let twin = |path: &str, def: &str| Successor {
+            new_definition: Some(p(def)),
+            ..successor(path, MoveKind::Twin, Some(SignatureMatch::Same))
+        };
+        let f = facts(
+            vec![report(OLD, &[run("1.0", "1.1")], &[])],
+            vec![moved(
+                OLD,
+                vec![
+                    twin("toolkit.checks.split", "toolkit.ms._impl.split"),
+                    twin("toolkit.ms.split", "toolkit.ms._impl.split"),
+                ],
+            )],
+            vec![],
+        );
+        let plan = plan(&uses(&[OLD]), &f);
+        assert!(plan.unmoved.is_empty(), "{:?}", plan.unmoved);
+        assert_eq!(plan.changes[0].new_text(), "toolkit.ms.split");
     }
 
     #[test]
