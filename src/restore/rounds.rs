@@ -173,6 +173,10 @@ pub trait RoundSteps {
     /// Whether the caller's time limit has passed.
     fn past_deadline(&self) -> bool;
 
+    /// Whether `resolution` asks for the very environment the last round ran in: what that
+    /// round taught changed nothing, and running it again would only fail the same way.
+    fn repeats_last(&mut self, resolution: &Self::Resolution) -> bool;
+
     /// The notebook, as run records name it.
     fn notebook(&self) -> &str;
 }
@@ -214,6 +218,10 @@ pub fn run_rounds<S: RoundSteps>(
                 return Err(e)
             }
         };
+        if round > 1 && steps.repeats_last(&resolution) {
+            stopped = Stop::NothingLearned;
+            break;
+        }
         let python = steps.python(&resolution);
         let env = match steps.build(round, resolution)? {
             Built::Env(env) => env,
@@ -281,12 +289,17 @@ mod tests {
         builds: VecDeque<Result<(), Vec<Lesson>>>,
         runs: VecDeque<(RunEnd, Vec<Lesson>)>,
         teaches: bool,
+        rules_out_taught: bool,
+        /// What it teaches rules out the release the last run used (a missing API).
+        taught_rules_out: Vec<&'static str>,
         may_move_on: bool,
         deadline_after: Option<u32>,
         /// Resolutions from this round on run out of time.
         out_of_time_from: Option<u32>,
         resolved: u32,
         log: Vec<String>,
+        /// What the last run ran on.
+        last: Option<(PythonVersion, &'static str)>,
     }
 
     fn dist() -> DistName {
@@ -316,11 +329,14 @@ mod tests {
                 builds: VecDeque::new(),
                 runs: VecDeque::new(),
                 teaches: false,
+                rules_out_taught: false,
+                taught_rules_out: Vec::new(),
                 may_move_on: true,
                 deadline_after: None,
                 out_of_time_from: None,
                 resolved: 0,
                 log: Vec::new(),
+                last: None,
             }
         }
     }
@@ -350,6 +366,9 @@ mod tests {
             };
             let pick = self.releases.iter().copied().find(|v| {
                 let version: Version = v.parse().unwrap();
+                if self.rules_out_taught && self.taught_rules_out.contains(v) {
+                    return false;
+                }
                 !learned.excluded.iter().any(|(_, x)| x == &version)
                     && !learned
                         .failed
@@ -381,6 +400,7 @@ mod tests {
         }
 
         fn run(&mut self, round: u32, (python, v): Self::Env) -> Result<RoundEnd<String>, String> {
+            self.last = Some((python, v));
             let (end, lessons) = self
                 .runs
                 .pop_front()
@@ -393,6 +413,9 @@ mod tests {
         }
 
         fn teach(&mut self, _lessons: &[Lesson]) -> bool {
+            if let Some((_, v)) = self.last.filter(|_| self.teaches) {
+                self.taught_rules_out.push(v);
+            }
             self.teaches
         }
 
@@ -411,6 +434,25 @@ mod tests {
         fn notebook(&self) -> &str {
             "nb.ipynb"
         }
+
+        fn repeats_last(&mut self, resolution: &Self::Resolution) -> bool {
+            self.last == Some(*resolution)
+        }
+    }
+
+    /// A lesson that changes no pin resolves the environment the last round ran in: the
+    /// rounds stop there rather than build and run it again (in production the environment
+    /// is still held by the last round, and preparing it again would wait on that hold).
+    #[test]
+    fn a_round_resolving_the_last_environment_again_stops() {
+        let mut s = Script::new(&["2.0", "1.0"]);
+        s.teaches = true;
+        s.runs.push_back((FAILED, vec![]));
+        s.runs.push_back((FAILED, vec![]));
+        let r = run_rounds(&mut s, 5, Learned::default()).unwrap();
+        assert_eq!(r.stopped, Stop::NothingLearned);
+        assert_eq!(r.rounds.len(), 1, "{:?}", r.rounds);
+        assert_eq!(s.runs.len(), 1);
     }
 
     const FAILED: RunEnd = RunEnd::Failed { repairable: true };
@@ -443,6 +485,7 @@ mod tests {
     fn evidence_taught_is_a_reason_to_go_again_and_a_repeat_is_not() {
         let mut s = Script::new(&["2.0", "1.0"]);
         s.teaches = true;
+        s.rules_out_taught = true;
         s.runs.push_back((FAILED, vec![]));
         s.runs.push_back((RunEnd::Clean, vec![]));
         assert_eq!(

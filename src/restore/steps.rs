@@ -410,6 +410,13 @@ impl super::RoundSteps for Steps<'_, '_> {
         );
     }
 
+    fn repeats_last(&mut self, r: &Resolved) -> bool {
+        let Some(root) = self.last_env.as_ref().map(|(env, _)| env.root.clone()) else {
+            return false;
+        };
+        root == self.spec.envs.join(self.plan(r).key())
+    }
+
     fn past_deadline(&self) -> bool {
         self.spec.past_deadline()
     }
