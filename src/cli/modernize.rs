@@ -118,7 +118,7 @@ pub fn run(global: &GlobalArgs, args: &ModernizeArgs) -> Result<()> {
     let nb = notebook::from_bytes(&args.notebook, &bytes)?;
     let usage = notebook::analyze(&nb, &AnalyzeOptions::default());
     if !global.offline && !args.no_index {
-        index_evidence(global, &args.notebook, args.introspect_budget, &nb, &usage)?;
+        index_evidence(global, &args.notebook, args.introspect_budget, &nb)?;
     }
     let store = Store::open_read_only(&super::bank::bank_path(global))?;
     let facts = Facts::gather(&store, &usage)?;
@@ -161,80 +161,30 @@ pub fn run(global: &GlobalArgs, args: &ModernizeArgs) -> Result<()> {
     restore_modernized(global, args, &output)
 }
 
-/// Indexes what the moves need to be seen: what the notebook's own inference indexes (its
-/// distributions, the releases its pins hinge on), then the releases around each used API's
-/// disappearance, introspecting the newest where static reading cannot tell.
+/// Indexes what the moves need to be seen (see [`nbenv::modernize::prepare::index_evidence`]).
 pub(super) fn index_evidence(
     global: &GlobalArgs,
     notebook: &Path,
     introspect_budget: u64,
     nb: &notebook::Notebook,
-    usage: &notebook::Usage,
 ) -> Result<()> {
-    use nbenv::modernize::prepare::{prepare, OnIndex};
-    use nbenv::reporter::Reporter;
     use nbenv::resolve::options::InferOptions;
-    use nbenv::resolve::session::{infer_usages_with, read_usages_of, InferRun};
+    use nbenv::resolve::session::{read_usages_of, InferRun};
 
     let printer = Printer::of(global);
     let options = InferOptions::new(notebook.to_path_buf());
     let usages = read_usages_of(&options, Some(nb), &printer)?;
     let session = super::context::open_session(global, &options, &printer)?;
-    if let Err(e) = infer_usages_with(
-        &options,
+    nbenv::modernize::prepare::index_evidence(
         &session,
+        &options,
         &usages,
-        &[],
         InferRun::default(),
+        std::time::Duration::from_secs(introspect_budget),
         &printer,
-    ) {
-        // The era's resolution only indexes; that it finds no answer changes nothing here.
-        printer.warn(&format!("the notebook's own inference: {e}"), None);
-    }
-    let interpreters = super::context::interpreters();
-    let tools = super::context::tools(global, interpreters);
-    let installer = nbenv::bank::introspect::installer_said(&tools, &printer);
-    let config = nbenv::bank::introspect::IntrospectConfig::for_inference(
-        interpreters.to_vec(),
-        installer,
-        tools,
-        super::context::index_url_if_not_pypi(global),
-        Some(std::time::Duration::from_secs(introspect_budget)),
-    );
-    let client = super::context::index_client(global)?;
-    let apis: Vec<_> = usage
-        .apis
-        .iter()
-        .filter(|u| u.origin == notebook::Origin::ThirdParty)
-        .map(|u| u.api.clone())
-        .collect();
-    let bank = super::bank::bank_path(global);
-    let done = prepare(
-        &apis,
-        &mut OnIndex {
-            client: &client,
-            bank: &bank,
-            introspect: &config,
-            reporter: &printer,
-        },
-        PREPARE_ROUNDS,
     )?;
-    if done.rounds > 0 {
-        printer.note(
-            &format!(
-                "indexed {} and introspected {} to see where the notebook's APIs went",
-                nbenv::reporter::count(done.indexed, "release", "releases"),
-                nbenv::reporter::count(done.introspected, "release", "releases"),
-            ),
-            None,
-        );
-    }
     Ok(())
 }
-
-/// Rounds of bisection at most: each halves every gap, so 12 bracket a removal among 4,000
-/// releases.
-const PREPARE_ROUNDS: usize = 12;
 
 /// Restores the modernized notebook through `restore`'s rounds on the newest installed
 /// Python (or `--python`); its exit code is `restore`'s.

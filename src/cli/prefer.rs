@@ -166,13 +166,7 @@ impl PreferSteps for Steps<'_> {
         let usage = notebook::analyze(&nb, &AnalyzeOptions::default());
         // What the moves need to be seen, indexed as `nbenv modernize` indexes it.
         if !self.global.offline {
-            super::modernize::index_evidence(
-                self.global,
-                path,
-                self.args.introspect_budget,
-                &nb,
-                &usage,
-            )?;
+            super::modernize::index_evidence(self.global, path, self.args.introspect_budget, &nb)?;
         }
         // No bank yet: nothing is known to move, and the notebook still runs on today's Python.
         let bank = super::bank::bank_path(self.global);

@@ -125,6 +125,70 @@ pub fn prepare<W: BankWork>(
     Ok(done)
 }
 
+/// Rounds of bisection at most: each halves every gap, so 12 bracket a removal among 4,000
+/// releases.
+pub const PREPARE_ROUNDS: usize = 12;
+
+/// Indexes what the moves of `usages`' APIs need to be seen: what the notebook's own
+/// inference indexes (its distributions, the releases its pins hinge on), then [`prepare`]
+/// (the releases around each used API's disappearance, the newest introspected where static
+/// reading cannot tell, within `introspect_within`). The inference finding no answer changes
+/// nothing here: it is said, and the rest goes on.
+pub fn index_evidence(
+    session: &crate::resolve::session::InferSession,
+    options: &crate::resolve::options::InferOptions,
+    usages: &[(String, crate::notebook::Usage)],
+    run: crate::resolve::session::InferRun<'_>,
+    introspect_within: std::time::Duration,
+    reporter: &dyn crate::reporter::Reporter,
+) -> Result<Prepared, PrepareError> {
+    if let Err(e) =
+        crate::resolve::session::infer_usages_with(options, session, usages, &[], run, reporter)
+    {
+        match e {
+            crate::resolve::session::SessionError::OutOfTime => {
+                return Err(PrepareError::OutOfTime)
+            }
+            crate::resolve::session::SessionError::Interrupted { .. } => {
+                return Err(PrepareError::Interrupted)
+            }
+            e => reporter.warn(&format!("the notebook's own inference: {e}"), None),
+        }
+    }
+    let config = session.introspect_config(Some(introspect_within), reporter);
+    let apis: Vec<ApiPath> = usages
+        .iter()
+        .flat_map(|(_, u)| &u.apis)
+        .filter(|u| u.origin == crate::notebook::Origin::ThirdParty)
+        .map(|u| u.api.clone())
+        .collect();
+    let done = prepare(
+        &apis,
+        &mut OnIndex {
+            client: &session.client,
+            bank: &session.bank_file,
+            introspect: &config,
+            reporter,
+        },
+        PREPARE_ROUNDS,
+    )?;
+    if done.rounds > 0 {
+        // What a job remembered of the bank is stale now.
+        if let Some(remembered) = run.bank {
+            remembered.forget();
+        }
+        reporter.note(
+            &format!(
+                "indexed {} and introspected {} to see where the notebook's APIs went",
+                crate::reporter::count(done.indexed, "release", "releases"),
+                crate::reporter::count(done.introspected, "release", "releases"),
+            ),
+            None,
+        );
+    }
+    Ok(done)
+}
+
 /// Preparing for real: the bank at `bank`, releases from `client`'s index, introspected as
 /// `introspect` says, progress through `reporter`.
 pub struct OnIndex<'a> {
@@ -140,6 +204,10 @@ pub enum PrepareError {
     Store(#[from] crate::bank::store::StoreError),
     #[error(transparent)]
     Index(#[from] crate::bank::indexer::IndexError),
+    #[error("out of time before the evidence was indexed")]
+    OutOfTime,
+    #[error("stopped before the evidence was indexed")]
+    Interrupted,
 }
 
 fn targets(releases: &[(DistName, Version)]) -> Vec<crate::bank::indexer::BuildTarget> {

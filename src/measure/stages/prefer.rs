@@ -30,6 +30,8 @@ pub enum AttemptError {
     NoPython,
     #[error("the batch was stopped")]
     Stopped,
+    #[error("indexing the evidence of the moves: {0}")]
+    Evidence(crate::modernize::prepare::PrepareError),
 }
 
 /// A batch's steps for one notebook.
@@ -50,6 +52,27 @@ impl PreferSteps for Steps<'_, '_> {
     type Error = AttemptError;
 
     fn modernize(&mut self) -> Result<Modernized, AttemptError> {
+        // What the moves need to be seen, indexed as `nbenv modernize` indexes it (unless the
+        // batch never indexes), within the notebook's time.
+        let indexing = self.infer_args.indexing != crate::resolve::options::Indexing::Never;
+        if let Some(session) = self.batch.session.filter(|s| indexing && !s.offline) {
+            let within = match self.infer_args.introspect {
+                crate::resolve::options::Introspect::Within(d) => d,
+                crate::resolve::options::Introspect::Never => std::time::Duration::ZERO,
+            };
+            crate::modernize::prepare::index_evidence(
+                session,
+                self.infer_args,
+                self.usages,
+                self.spec.infer,
+                within,
+                self.batch.reporter,
+            )
+            .map_err(|e| match e {
+                crate::modernize::prepare::PrepareError::Interrupted => AttemptError::Stopped,
+                e => AttemptError::Evidence(e),
+            })?;
+        }
         // No bank: nothing is known to move, and the notebook still runs on today's Python.
         let facts = match &self.batch.bank_file {
             Some(file) => {

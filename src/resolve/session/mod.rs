@@ -104,6 +104,32 @@ pub(crate) fn check_time(deadline: Option<Instant>) -> Result<(), SessionError> 
 }
 
 impl InferSession {
+    /// Introspection as an inference runs it: on this machine's interpreters, with the
+    /// session's tools and index, within `within`, not trying again what an earlier run
+    /// could not introspect.
+    pub fn introspect_config(
+        &self,
+        within: Option<std::time::Duration>,
+        reporter: &dyn crate::reporter::Reporter,
+    ) -> crate::bank::introspect::IntrospectConfig {
+        let interpreters = crate::python::found();
+        let tools = crate::python::Tools::new(
+            &self.tools_dir,
+            Some(self.client.index_url().to_string()),
+            interpreters,
+        );
+        let installer = crate::bank::introspect::installer_said(&tools, reporter);
+        let mut config = crate::bank::introspect::IntrospectConfig::for_inference(
+            interpreters.to_vec(),
+            installer,
+            tools,
+            self.installer_index.clone(),
+            within,
+        );
+        config.lock = self.lock.clone();
+        config
+    }
+
     /// Claims `dists` for one round of writing the bank, after any other run holding one of
     /// them; the wait counts as lock wait in `--timings`, and stops at Ctrl-C or `deadline`.
     pub(super) fn claim(

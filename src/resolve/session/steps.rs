@@ -9,11 +9,8 @@ use super::{check_time, InferRun, InferSession, RememberingBank, SessionError};
 use crate::bank::indexer::{
     build_reported, BuildOptions, BuildReport, BuildTarget, IndexError, Selection,
 };
-use crate::bank::introspect::{
-    installer_said, introspect_reported, IntrospectConfig, IntrospectReport, Outcome,
-};
+use crate::bank::introspect::{introspect_reported, IntrospectReport, Outcome};
 use crate::names::DistName;
-use crate::python::Tools;
 use crate::reporter::{count, human_size, Reporter};
 use crate::resolve::evidence::Evidence;
 use crate::resolve::infer::Inference;
@@ -91,21 +88,7 @@ impl<'a> Steps<'a> {
         within: Option<Duration>,
     ) -> Result<IntrospectReport, IndexError> {
         let session = self.session;
-        let interpreters = crate::python::found();
-        let tools = Tools::new(
-            &session.tools_dir,
-            Some(session.client.index_url().to_string()),
-            interpreters,
-        );
-        let installer = installer_said(&tools, self.reporter);
-        let mut config = IntrospectConfig::for_inference(
-            interpreters.to_vec(),
-            installer,
-            tools,
-            session.installer_index.clone(),
-            within,
-        );
-        config.lock = session.lock.clone();
+        let config = session.introspect_config(within, self.reporter);
         introspect_reported(
             &session.client,
             &session.bank_file,
