@@ -63,6 +63,7 @@ pub fn disk_budget(
             nbenv::python::Installer::Pip => None,
         },
         largest_seen: Default::default(),
+        reserved: Default::default(),
     }
 }
 

@@ -182,6 +182,7 @@ pub fn run(global: &super::args::GlobalArgs, args: &VerifyArgs) -> Result<()> {
         Some(verify::Budgeted {
             budget: &context::disk_budget(global, &envs, &installer),
             builders: 1,
+            estimate: None,
             reporter: &printer,
         }),
     ) {

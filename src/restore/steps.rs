@@ -292,6 +292,7 @@ impl super::RoundSteps for Steps<'_, '_> {
             spec.disk.map(|budget| verify::Budgeted {
                 budget,
                 builders: spec.builders,
+                estimate: verify::build_estimate(&r.inference.solution.pins),
                 reporter: self.reporter,
             }),
         );

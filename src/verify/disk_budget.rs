@@ -311,6 +311,9 @@ pub struct DiskBudget {
     /// room is made for the next build on it, not only on the largest still kept, which
     /// after an eviction may be far smaller.
     pub largest_seen: std::sync::Arc<std::sync::atomic::AtomicU64>,
+    /// Bytes the builds under way (shared by its clones: a batch's workers) are expected to
+    /// take: a build makes room for itself and for these.
+    pub reserved: std::sync::Arc<std::sync::atomic::AtomicU64>,
 }
 
 impl DiskBudget {
@@ -414,11 +417,68 @@ pub fn make_room(budget: &DiskBudget, builds: usize) -> Pruned {
     fit(budget, survey, budget.bytes - reserve, Vec::new())
 }
 
+/// Makes room for a build expected to take `estimate` bytes, besides what the builds under
+/// way reserved: what is kept is brought within the budget less both (at most the whole
+/// budget: a build larger than it overshoots whatever is evicted).
+pub fn make_room_for(budget: &DiskBudget, estimate: u64) -> Pruned {
+    use std::sync::atomic::Ordering;
+    let survey = DiskSurvey::read(&budget.envs, &budget.caches);
+    budget.saw(&survey);
+    let reserve = estimate
+        .saturating_add(budget.reserved.load(Ordering::Relaxed))
+        .min(budget.bytes);
+    fit(budget, survey, budget.bytes - reserve, Vec::new())
+}
+
+/// How much disk a build of `pins` takes, as far as the index tells: each release's largest
+/// wheel for the target, times what unpacking makes of a wheel, with the installer's cache
+/// of them besides. `None` when no size is known (an index that gives none, sdists only).
+pub fn build_estimate(pins: &[crate::resolve::solver::Pin]) -> Option<u64> {
+    let zipped: u64 = pins
+        .iter()
+        .filter_map(|p| {
+            p.files
+                .iter()
+                .filter(|f| f.kind == crate::resolve::solver::LockedKind::Wheel)
+                .filter_map(|f| f.size)
+                .max()
+        })
+        .sum();
+    (zipped > 0).then(|| zipped.saturating_mul(UNPACKED_PER_ZIPPED))
+}
+
+/// Bytes on disk per byte of wheel: a wheel unpacks to about three times its size (numpy
+/// 1.26: 18 MiB to 60; torch 2.5: 0.9 GiB to 2.6), held once for the environment and its
+/// hard links in uv's cache, and the cache keeps downloads besides.
+const UNPACKED_PER_ZIPPED: u64 = 4;
+
+/// A build's share of [`DiskBudget::reserved`], given back when the build is done.
+struct Reservation<'a> {
+    reserved: &'a std::sync::atomic::AtomicU64,
+    bytes: u64,
+}
+
+impl<'a> Reservation<'a> {
+    fn hold(reserved: &'a std::sync::atomic::AtomicU64, bytes: u64) -> Self {
+        reserved.fetch_add(bytes, std::sync::atomic::Ordering::Relaxed);
+        Self { reserved, bytes }
+    }
+}
+
+impl Drop for Reservation<'_> {
+    fn drop(&mut self) {
+        self.reserved
+            .fetch_sub(self.bytes, std::sync::atomic::Ordering::Relaxed);
+    }
+}
+
 /// A build kept within a disk budget: how many may be building at once (a batch's workers),
-/// and who hears what pruning removed.
+/// how much it is expected to take (from the wheels it installs; when unknown, room is made
+/// for the largest environment seen per builder), and who hears what pruning removed.
 pub struct Budgeted<'a> {
     pub budget: &'a DiskBudget,
     pub builders: usize,
+    pub estimate: Option<u64>,
     pub reporter: &'a dyn crate::reporter::Reporter,
 }
 
@@ -434,8 +494,15 @@ pub fn prepare_within(
     timeout: Duration,
     budget: Option<Budgeted<'_>>,
 ) -> Result<super::PreparedEnv, super::EnvError> {
+    let mut _held = None;
     if let Some(b) = budget.as_ref().filter(|_| !plan.is_built(envs)) {
-        make_room(b.budget, b.builders).say(b.budget, b.reporter);
+        match b.estimate {
+            Some(bytes) => {
+                make_room_for(b.budget, bytes).say(b.budget, b.reporter);
+                _held = Some(Reservation::hold(&b.budget.reserved, bytes));
+            }
+            None => make_room(b.budget, b.builders).say(b.budget, b.reporter),
+        }
     }
     let env = super::prepare(plan, envs, installer, tools, timeout)?;
     if let Some(b) = budget {
@@ -696,6 +763,7 @@ mod tests {
             bytes,
             uv: None,
             largest_seen: Default::default(),
+            reserved: Default::default(),
         };
         let counted = DiskSurvey::read(&envs, &InstallerCache::under(&cache)).counted();
         // Over by less than the old environment holds: it goes, the cache stays.
@@ -737,6 +805,7 @@ mod tests {
             bytes,
             uv: None,
             largest_seen: Default::default(),
+            reserved: Default::default(),
         };
         let counted = survey.counted();
         // Within the budget, with room for one more of the largest: nothing goes.
@@ -754,6 +823,76 @@ mod tests {
         assert!(newest.exists());
     }
 
+    /// A build whose size the index tells makes room for itself and for the builds under way
+    /// in this process, whatever the environments kept so far weigh.
+    #[test]
+    fn room_is_made_for_the_build_and_the_builds_under_way() {
+        let tmp = tempfile::tempdir().unwrap();
+        let envs = tmp.path().join("envs");
+        let oldest = ready_env(&envs, "oldest", 100_000, at(1_000_000));
+        let newest = ready_env(&envs, "newest", 100_000, at(3_000_000));
+        let budget = DiskBudget {
+            envs: envs.clone(),
+            caches: Vec::new(),
+            bytes: DiskSurvey::read(&envs, &[]).counted() + 250_000,
+            uv: None,
+            largest_seen: Default::default(),
+            reserved: Default::default(),
+        };
+        // Room for it alone: nothing goes.
+        assert!(make_room_for(&budget, 200_000).environments.is_empty());
+        // Another build holds 100 kB: the least recently used goes to make room for both.
+        let held = Reservation::hold(&budget.reserved, 100_000);
+        assert_eq!(
+            make_room_for(&budget, 200_000).environments,
+            vec![oldest.clone()]
+        );
+        assert!(!oldest.exists() && newest.exists());
+        // Given back when that build is done.
+        drop(held);
+        assert_eq!(
+            budget.reserved.load(std::sync::atomic::Ordering::Relaxed),
+            0
+        );
+    }
+
+    #[test]
+    fn a_builds_size_is_its_largest_wheels_unpacked() {
+        use crate::resolve::solver::{LockedFile, LockedKind, Pin};
+        let file = |kind, size| LockedFile {
+            filename: "f".into(),
+            url: "u".into(),
+            sha256: None,
+            kind,
+            size,
+            upload_time: None,
+            pure_python: false,
+        };
+        let pin = |files| Pin {
+            dist: crate::names::DistName::new("d").unwrap(),
+            version: "1.0".parse().unwrap(),
+            extras: vec![],
+            required_by: vec![],
+            files,
+        };
+        let pins = [
+            // Two wheels for the target: one is installed, the larger counts.
+            pin(vec![
+                file(LockedKind::Wheel, Some(10)),
+                file(LockedKind::Wheel, Some(30)),
+            ]),
+            // An sdist's size says nothing of what it builds.
+            pin(vec![file(LockedKind::Sdist, Some(1_000))]),
+            pin(vec![file(LockedKind::Wheel, Some(5))]),
+        ];
+        assert_eq!(build_estimate(&pins), Some(35 * UNPACKED_PER_ZIPPED));
+        assert_eq!(build_estimate(&pins[1..2]), None);
+        assert_eq!(
+            build_estimate(&[pin(vec![file(LockedKind::Wheel, None)])]),
+            None
+        );
+    }
+
     /// Room is made for the largest environment seen under the budget, not only the largest
     /// still kept: after a TensorFlow environment is evicted, the next build may be as large.
     #[test]
@@ -769,6 +908,7 @@ mod tests {
             bytes: 10_000_000,
             uv: None,
             largest_seen: Default::default(),
+            reserved: Default::default(),
         };
         assert!(keep_within(&roomy, &newer).environments.is_empty());
         std::fs::remove_dir_all(&large).unwrap();
@@ -779,6 +919,7 @@ mod tests {
         };
         let forgetful = DiskBudget {
             largest_seen: Default::default(),
+            reserved: Default::default(),
             ..tight.clone()
         };
         assert!(
@@ -809,6 +950,7 @@ mod tests {
             bytes: counted - 50_000,
             uv: None,
             largest_seen: Default::default(),
+            reserved: Default::default(),
         };
         let pruned = keep_within(&budget, &kept);
         assert_eq!(pruned.environments, vec![older.clone()]);

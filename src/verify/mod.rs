@@ -39,9 +39,9 @@ mod workdir;
 pub use blame::blamed;
 pub use cell_run::{CellRun, CellStatus};
 pub use disk_budget::{
-    keep_within, make_room, plan as plan_eviction, prepare_within, tidy_cache, Budgeted, CacheStep,
-    DiskBudget, DiskSurvey, Eviction, FileOnDisk, Holding, Installer as CachedInstaller,
-    InstallerCache, Pruned,
+    build_estimate, keep_within, make_room, make_room_for, plan as plan_eviction, prepare_within,
+    tidy_cache, Budgeted, CacheStep, DiskBudget, DiskSurvey, Eviction, FileOnDisk, Holding,
+    Installer as CachedInstaller, InstallerCache, Pruned,
 };
 pub use env_lock::{
     remove_abandoned_builds, remove_unfinished, remove_unused, unfinished_builds, EnvLease,

@@ -298,6 +298,7 @@ fn run_before(
                 Some(crate::verify::Budgeted {
                     budget: &runner.disk,
                     builders: runner.builders,
+                    estimate: None,
                     reporter: &crate::reporter::Silent,
                 }),
             )
