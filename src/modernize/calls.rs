@@ -278,7 +278,7 @@ pub(super) fn bindings<'a>(
 }
 
 /// The API a dotted callee names through `bindings`.
-fn resolve(dotted: &str, bindings: &HashMap<String, String>) -> Option<String> {
+pub(super) fn resolve(dotted: &str, bindings: &HashMap<String, String>) -> Option<String> {
     let (first, rest) = match dotted.split_once('.') {
         Some((f, r)) => (f, Some(r)),
         None => (dotted, None),

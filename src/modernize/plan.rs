@@ -39,6 +39,10 @@ pub enum ChangeWhat {
         new: ApiPath,
         /// The removal, with every successor the bank found (the first is `new`).
         evidence: Move,
+        /// The successor put a parameter before old positional ones: calls passing at most
+        /// this many arguments by position mean the same to both; others keep the old path.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        positional_limit: Option<usize>,
     },
     /// Each call of a removed function becomes the expression its last releases' shim
     /// returned, over the call's own arguments.
@@ -159,8 +163,15 @@ impl Plan {
         let mut out = Rewrites::default();
         for c in &self.changes {
             match &c.what {
-                ChangeWhat::Moved { new, .. } => {
+                ChangeWhat::Moved {
+                    new,
+                    positional_limit,
+                    ..
+                } => {
                     out.renames.insert(c.old.clone(), new.clone());
+                    if let Some(limit) = positional_limit {
+                        out.positional_limits.insert(c.old.clone(), *limit);
+                    }
                 }
                 ChangeWhat::Template {
                     template,
@@ -410,6 +421,30 @@ fn compatible(s: &Successor) -> bool {
     }
 }
 
+/// For a twin that put a parameter before old positional ones: how many leading
+/// positional parameters the two signatures share, in order (`estimator, X, y` of
+/// `cross_val_score`, before `groups`); `None` when none, or a signature is not recorded.
+fn shared_positionals(s: &Successor) -> Option<usize> {
+    if s.signature_match != Some(SignatureMatch::ByKeyword) {
+        return None;
+    }
+    let parse = |t: &Option<String>| t.as_deref()?.parse::<Signature>().ok();
+    let (old, new) = (parse(&s.old_signature)?, parse(&s.new_signature)?);
+    let positional = |sig: &Signature| -> Vec<String> {
+        sig.params
+            .iter()
+            .filter(|p| matches!(p.kind, ParamKind::PositionalOnly | ParamKind::Positional))
+            .map(|p| p.name.clone())
+            .collect()
+    };
+    let shared = positional(&old)
+        .iter()
+        .zip(&positional(&new))
+        .take_while(|(a, b)| a == b)
+        .count();
+    (shared > 0).then_some(shared)
+}
+
 /// Whether a successor is defined under its own path's package
 /// (`sklearn.model_selection.train_test_split`, defined in `sklearn.model_selection._split`),
 /// not a name another module imported for its own use
@@ -465,19 +500,25 @@ pub fn plan(uses: &[ApiUse], facts: &Facts) -> Plan {
         let why = match (proven, unproven) {
             (Some(m), _) => match chosen(&m.successors) {
                 Err(candidates) => Why::Ambiguous { candidates },
-                Ok(first) if !compatible(first) => Why::PositionalOrder {
-                    successor: first.path.clone(),
+                Ok(first) => match (compatible(first), shared_positionals(first)) {
+                    (false, None) => Why::PositionalOrder {
+                        successor: first.path.clone(),
+                    },
+                    (fits, limit) => {
+                        let new = first.path.clone();
+                        out.changes.push(Change {
+                            old: u.api.clone(),
+                            distribution: dist.clone(),
+                            what: ChangeWhat::Moved {
+                                new,
+                                evidence: m,
+                                positional_limit: if fits { None } else { limit },
+                            },
+                            at: u.locations.clone(),
+                        });
+                        continue;
+                    }
                 },
-                Ok(first) => {
-                    let new = first.path.clone();
-                    out.changes.push(Change {
-                        old: u.api.clone(),
-                        distribution: dist.clone(),
-                        what: ChangeWhat::Moved { new, evidence: m },
-                        at: u.locations.clone(),
-                    });
-                    continue;
-                }
             },
             (None, unproven) => match shim_of(moves, &u.api).map(|s| from_shim(s, u, &removal)) {
                 Some(Ok(what)) => {
@@ -769,6 +810,32 @@ mod tests {
     fn a_reordered_signature_is_not_moved() {
         let plan = plan_with_twin(SignatureMatch::ByKeyword);
         assert!(matches!(plan.unmoved[0].why, Why::PositionalOrder { .. }));
+    }
+
+    #[test]
+    fn a_reordered_signature_moves_calls_within_the_shared_positionals() {
+        let mut s = successor(
+            "toolkit.ms.score",
+            MoveKind::Twin,
+            Some(SignatureMatch::ByKeyword),
+        );
+        s.old_signature = Some("(estimator, X, y=..., scoring=...)".into());
+        s.new_signature = Some("(estimator, X, y=..., groups=..., scoring=...)".into());
+        let f = facts(
+            vec![report(OLD, &[run("1.0", "1.1")], &[])],
+            vec![moved(OLD, vec![s])],
+            vec![],
+        );
+        let plan = plan(&uses(&[OLD]), &f);
+        assert!(plan.unmoved.is_empty(), "{:?}", plan.unmoved);
+        assert!(matches!(
+            plan.changes[0].what,
+            ChangeWhat::Moved {
+                positional_limit: Some(3),
+                ..
+            }
+        ));
+        assert_eq!(plan.rewrites().positional_limits[&p(OLD)], 3);
     }
 
     fn with_signatures(mut r: ApiReport, sigs: &[(&str, &str)]) -> ApiReport {

@@ -45,6 +45,10 @@ pub enum Evidence {
         both_in: Vec<VersionRun>,
         old_definition: Option<ApiPath>,
         new_definition: Option<ApiPath>,
+        /// The successor put a parameter after this many positional ones, which every call
+        /// here keeps within.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        positional_limit: Option<usize>,
     },
     /// The old function's body in its last releases: a warning, then `return template`.
     Shim {
@@ -65,7 +69,11 @@ pub enum Evidence {
 impl ChangeLine {
     pub fn of(change: &Change, written: bool) -> Self {
         let evidence = match &change.what {
-            ChangeWhat::Moved { evidence, .. } => {
+            ChangeWhat::Moved {
+                evidence,
+                positional_limit,
+                ..
+            } => {
                 let s = &evidence.successors[0];
                 Evidence::Moved {
                     proof: s.kind,
@@ -73,6 +81,7 @@ impl ChangeLine {
                     both_in: s.overlap.clone(),
                     old_definition: s.old_definition.clone(),
                     new_definition: s.new_definition.clone(),
+                    positional_limit: *positional_limit,
                 }
             }
             ChangeWhat::Template {
@@ -228,6 +237,7 @@ impl Report {
                 both_in,
                 old_definition,
                 new_definition,
+                positional_limit,
             } => {
                 let _ = writeln!(
                     out,
@@ -242,6 +252,11 @@ impl Report {
                     (MoveKind::Twin, Some(SignatureMatch::Extended)) => {
                         "a twin, signature extended with defaults".into()
                     }
+                    (MoveKind::Twin, Some(SignatureMatch::ByKeyword)) => format!(
+                        "a twin with a parameter put after the first {} positional ones, \
+                         which every call here keeps within",
+                        positional_limit.unwrap_or(0)
+                    ),
                     (MoveKind::Twin, _) => "a twin".into(),
                     (MoveKind::NoSignature, _) => "no signature recorded".into(),
                 };

@@ -86,6 +86,9 @@ pub(super) struct Edit {
 pub struct Rewrites {
     pub renames: BTreeMap<ApiPath, ApiPath>,
     pub calls: Vec<CallRewrite>,
+    /// Renames whose calls must pass at most this many arguments by position (the successor
+    /// put a parameter after them): one call passing more keeps the old path everywhere.
+    pub positional_limits: BTreeMap<ApiPath, usize>,
 }
 
 struct FromImport {
@@ -294,6 +297,35 @@ pub fn rewrite(cells: &[CellSource<'_>], rewrites: &Rewrites) -> Rewritten {
     edits.extend(call_edits.edits);
     out.left.extend(call_edits.left);
     let dropped = call_edits.replaced;
+
+    // Moves that hold only for calls within the arguments both signatures share by position.
+    let mut renames = renames.clone();
+    for (api, limit) in &rewrites.positional_limits {
+        let names_it = |d: &str| calls::resolve(d, &bound).as_deref() == Some(api.as_str());
+        let beyond: Vec<&CallSite> = collected
+            .calls
+            .iter()
+            .filter(|c| c.dotted.as_deref().is_some_and(names_it))
+            .filter(|c| c.unpacked || c.args.len() > *limit)
+            .collect();
+        if beyond.is_empty() {
+            continue;
+        }
+        renames.remove(api);
+        for c in beyond {
+            out.left.push(Left {
+                api: api.clone(),
+                at: at(c.cell, c.range.start()),
+                why: LeftWhy::ArgumentsDoNotFit {
+                    detail: format!(
+                        "it passes more than {limit} arguments by position, and the successor \
+                         put a parameter after the first {limit}"
+                    ),
+                },
+            });
+        }
+    }
+    let renames = &renames;
 
     // `from old import a, b as c`.
     for f in &collected.froms {
@@ -744,7 +776,7 @@ mod tests {
             cells,
             Rewrites {
                 renames: renames(pairs),
-                calls: Vec::new(),
+                ..Rewrites::default()
             },
         )
     }
@@ -916,8 +948,42 @@ mod tests {
         assert!(left.is_empty());
     }
 
+    #[test]
+    fn a_move_with_a_positional_limit_holds_only_when_every_call_keeps_to_it() {
+        let rewrites = |cells: &[&str]| {
+            run_with(
+                cells,
+                Rewrites {
+                    renames: renames(&[SCORE]),
+                    positional_limits: BTreeMap::from([(ApiPath::new(SCORE.0).unwrap(), 3)]),
+                    ..Rewrites::default()
+                },
+            )
+        };
+        let within =
+            "from sk.cross_validation import cross_val_score\ncross_val_score(m, X, y, cv=5)";
+        let (out, left) = rewrites(&[within]);
+        assert_eq!(
+            out[0],
+            "from sk.model_selection import cross_val_score\ncross_val_score(m, X, y, cv=5)"
+        );
+        assert!(left.is_empty(), "{left:?}");
+        let beyond =
+            "from sk.cross_validation import cross_val_score\ncross_val_score(m, X, y, 'f1')";
+        let (out, left) = rewrites(&[beyond]);
+        assert_eq!(out[0], beyond);
+        assert!(matches!(left[0].why, LeftWhy::ArgumentsDoNotFit { .. }));
+        assert_eq!(left[0].at, Location::new(1, 2));
+    }
+
+    const SCORE: (&str, &str) = (
+        "sk.cross_validation.cross_val_score",
+        "sk.model_selection.cross_val_score",
+    );
+
     fn call(api: &str, method: bool, at: (u32, u32), edit: CallEdit) -> Rewrites {
         Rewrites {
+            positional_limits: BTreeMap::new(),
             renames: BTreeMap::new(),
             calls: vec![CallRewrite {
                 api: ApiPath::new(api).unwrap(),
