@@ -77,26 +77,31 @@ fn only(dir: &Path, names: &[&str]) {
     assert_eq!(left, names);
 }
 
+/// `restore NB --prefer modern` on this machine's python3, plain and without a kernel spec,
+/// with `extra` arguments.
+fn restore_modern(ctx: &TestContext, nb: &str, extra: &[&str]) -> crate::support::context::Run {
+    let python = python3_version();
+    let mut args = vec![
+        "restore",
+        nb,
+        "--prefer",
+        "modern",
+        "--python",
+        &python,
+        "--no-kernel-runtime",
+        "--no-kernel-spec",
+    ];
+    args.extend_from_slice(extra);
+    run_in(ctx, &args)
+}
+
 #[test]
 fn a_modernized_notebook_that_stops_is_restored_in_its_era() {
     let ctx = context();
-    let python = python3_version();
-    let run = run_in(
+    let run = restore_modern(
         &ctx,
-        &[
-            "restore",
-            "nb/nb.ipynb",
-            "--prefer",
-            "modern",
-            "--python",
-            &python,
-            "--no-kernel-runtime",
-            "--no-kernel-spec",
-            "--format",
-            "json",
-            "-o",
-            "requirements.txt",
-        ],
+        "nb/nb.ipynb",
+        &["--format", "json", "-o", "requirements.txt"],
     );
     assert_eq!(run.code, 0, "{}", run.text());
     let out: Value = serde_json::from_str(&run.stdout).unwrap();
@@ -119,19 +124,7 @@ fn a_modernized_notebook_that_stops_is_restored_in_its_era() {
     only(&ctx.path("nb"), &["nb.ipynb"]);
 
     // In text, the line that says which mode was kept and why.
-    let run = run_in(
-        &ctx,
-        &[
-            "restore",
-            "nb/nb.ipynb",
-            "--prefer",
-            "modern",
-            "--python",
-            &python,
-            "--no-kernel-runtime",
-            "--no-kernel-spec",
-        ],
-    );
+    let run = restore_modern(&ctx, "nb/nb.ipynb", &[]);
     assert_eq!(run.code, 0, "{}", run.text());
     assert!(
         run.stderr.contains(
@@ -146,22 +139,7 @@ fn a_modernized_notebook_that_stops_is_restored_in_its_era() {
 #[test]
 fn a_modernized_notebook_that_runs_is_kept_and_written_beside_the_input() {
     let ctx = sklearn_context();
-    let python = python3_version();
-    let run = run_in(
-        &ctx,
-        &[
-            "restore",
-            "nb.ipynb",
-            "--prefer",
-            "modern",
-            "--python",
-            &python,
-            "--no-kernel-runtime",
-            "--no-kernel-spec",
-            "--format",
-            "json",
-        ],
-    );
+    let run = restore_modern(&ctx, "nb.ipynb", &["--format", "json"]);
     assert_eq!(run.code, 0, "{}", run.text());
     let out: Value = serde_json::from_str(&run.stdout).unwrap();
     assert_eq!(out["mode"], "modern", "{out}");
@@ -208,22 +186,7 @@ fn a_modernized_notebook_that_runs_is_kept_and_written_beside_the_input() {
 fn without_a_bank_the_moves_are_indexed_first() {
     let ctx = unbanked();
     assert!(!ctx.bank().exists());
-    let python = python3_version();
-    let run = run_in(
-        &ctx,
-        &[
-            "restore",
-            "nb/nb.ipynb",
-            "--prefer",
-            "modern",
-            "--python",
-            &python,
-            "--no-kernel-runtime",
-            "--no-kernel-spec",
-            "--format",
-            "json",
-        ],
-    );
+    let run = restore_modern(&ctx, "nb/nb.ipynb", &["--format", "json"]);
     assert_eq!(run.code, 0, "{}", run.text());
     let out: Value = serde_json::from_str(&run.stdout).unwrap();
     assert_eq!(out["modern"]["changes"], 1, "{out}");
