@@ -21,9 +21,15 @@ pub fn with_sources(
         path: path.to_path_buf(),
         source,
     };
+    let original = bytes;
     let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
     let mut nb: Value = serde_json::from_slice(bytes).map_err(json)?;
     let format = nb.get("nbformat").and_then(Value::as_u64);
+    // Nothing rewritten: the notebook as it is, whatever its nbformat (an nbformat 3 notebook
+    // with nothing to move still runs on today's stack).
+    if cells.is_empty() && format.is_some() {
+        return Ok(original.to_vec());
+    }
     if format != Some(4) {
         return Err(ModernizeError::NotNbformat4 {
             path: path.to_path_buf(),
@@ -82,13 +88,13 @@ mod tests {
     }
 
     #[test]
-    fn older_formats_are_refused() {
-        let err = with_sources(
-            Path::new("x.ipynb"),
-            br#"{"nbformat": 3, "worksheets": []}"#,
-            &BTreeMap::new(),
-        )
-        .unwrap_err();
+    fn older_formats_are_refused_when_a_cell_changes() {
+        let v3 = br#"{"nbformat": 3, "worksheets": []}"#;
+        let cells = BTreeMap::from([(1, "x = 1".to_string())]);
+        let err = with_sources(Path::new("x.ipynb"), v3, &cells).unwrap_err();
         assert!(matches!(err, ModernizeError::NotNbformat4 { .. }));
+        // With nothing to rewrite, the notebook is taken as it is.
+        let same = with_sources(Path::new("x.ipynb"), v3, &BTreeMap::new()).unwrap();
+        assert_eq!(same, v3);
     }
 }
