@@ -14,7 +14,7 @@ use ruff_python_ast::{Expr, ExprContext};
 use ruff_python_parser::parse_expression;
 use ruff_text_size::{Ranged, TextRange, TextSize};
 
-use super::rewrite::{Edit, Left, LeftWhy};
+use super::rewrite::{line_of, location, Edit, Left, LeftWhy};
 use crate::bank::extract::{ParamKind, Signature};
 use crate::names::ApiPath;
 use crate::notebook::Location;
@@ -290,11 +290,6 @@ pub(super) fn resolve(dotted: &str, bindings: &HashMap<String, String>) -> Optio
     })
 }
 
-fn line_of(source: &str, at: TextSize) -> u32 {
-    let offset = usize::from(at).min(source.len());
-    source[..offset].matches('\n').count() as u32 + 1
-}
-
 /// The edits for `rewrites` at `calls`, what was left, and the APIs whose every call was
 /// rewritten to a template (an import of them by name can go).
 pub(super) struct CallEdits {
@@ -318,7 +313,7 @@ pub(super) fn edits(
         replaced: BTreeSet::new(),
     };
     for rw in rewrites {
-        let at = |cell: u32, offset: TextSize| Location::new(cell, line_of(sources[&cell], offset));
+        let at = |cell: u32, offset: TextSize| location(cell, sources[&cell], offset);
         let left_before = out.left.len();
         let mut found = 0usize;
         let mut callee_ranges: Vec<(u32, TextRange)> = Vec::new();

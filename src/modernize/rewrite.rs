@@ -238,10 +238,14 @@ fn rewritable(source: &str) -> bool {
     first.is_some_and(|l| !l.starts_with([' ', '\t']) && !l.starts_with("%%"))
 }
 
-fn location(cell: u32, source: &str, at: TextSize) -> Location {
+/// The line (from 1) of offset `at` in `source`.
+pub(super) fn line_of(source: &str, at: TextSize) -> u32 {
     let offset = usize::from(at).min(source.len());
-    let line = source[..offset].matches('\n').count() as u32 + 1;
-    Location::new(cell, line)
+    source[..offset].matches('\n').count() as u32 + 1
+}
+
+pub(super) fn location(cell: u32, source: &str, at: TextSize) -> Location {
+    Location::new(cell, line_of(source, at))
 }
 
 fn parent(path: &ApiPath) -> Option<(&str, &str)> {

@@ -97,17 +97,7 @@ impl Warned {
                 _ => None,
             })
         })?;
-        let body = match def.body.first() {
-            Some(Stmt::Expr(e)) if matches!(&*e.value, Expr::StringLiteral(_)) => &def.body[1..],
-            _ => &def.body[..],
-        };
-        let template = match body {
-            [Stmt::Return(ret)] => ret
-                .value
-                .as_deref()
-                .map(|expr| template(expr, &def.parameters, source)),
-            _ => None,
-        };
+        let template = returned(without_docstring(&def.body), &def.parameters, source);
         Some(Shim {
             category: warning.category.clone(),
             message: warning.message.clone(),
@@ -243,11 +233,27 @@ fn message_variable(stmt: &Stmt) -> Option<(String, String)> {
     Some((name.id.to_string(), literal_text(&assign.value)?))
 }
 
-fn shim(body: &[Stmt], parameters: &Parameters, source: &str) -> Option<Shim> {
-    let body = match body.first() {
+/// A body without its docstring.
+fn without_docstring(body: &[Stmt]) -> &[Stmt] {
+    match body.first() {
         Some(Stmt::Expr(e)) if matches!(&*e.value, Expr::StringLiteral(_)) => &body[1..],
         _ => body,
-    };
+    }
+}
+
+/// The template of statements that are one `return <expr>`.
+fn returned(rest: &[Stmt], parameters: &Parameters, source: &str) -> Option<Template> {
+    match rest {
+        [Stmt::Return(ret)] => ret
+            .value
+            .as_deref()
+            .map(|expr| template(expr, parameters, source)),
+        _ => None,
+    }
+}
+
+fn shim(body: &[Stmt], parameters: &Parameters, source: &str) -> Option<Shim> {
+    let body = without_docstring(body);
     // Messages assigned first, then the warning, at the top level.
     let mut messages = Vec::new();
     let mut at = 0;
@@ -259,13 +265,7 @@ fn shim(body: &[Stmt], parameters: &Parameters, source: &str) -> Option<Shim> {
         return None;
     };
     let (category, message) = warning(&call.value, &messages)?;
-    let template = match &body[at + 1..] {
-        [Stmt::Return(ret)] => ret
-            .value
-            .as_deref()
-            .map(|expr| template(expr, parameters, source)),
-        _ => None,
-    };
+    let template = returned(&body[at + 1..], parameters, source);
     Some(Shim {
         category,
         message,
