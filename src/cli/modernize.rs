@@ -8,7 +8,8 @@ use clap::Args;
 use serde::Serialize;
 
 use nbenv::bank::store::Store;
-use nbenv::modernize::{modernize, Facts, Report};
+use nbenv::modernize::trial::{try_candidates, TrialSteps};
+use nbenv::modernize::{modernize, Facts, Modernized, Report};
 use nbenv::notebook::{self, AnalyzeOptions};
 use nbenv::output::write_atomically;
 use nbenv::python::PythonVersion;
@@ -122,11 +123,58 @@ pub fn run(global: &GlobalArgs, args: &ModernizeArgs) -> Result<()> {
     }
     let store = Store::open_read_only(&super::bank::bank_path(global))?;
     let facts = Facts::gather(&store, &usage)?;
-    let done = modernize(&nb, &bytes, &usage, &facts, &output.display().to_string())?;
+    let mut done = modernize(&nb, &bytes, &usage, &facts, &output.display().to_string())?;
+    if args.no_run {
+        // A candidate is kept only when a run passes with it: none will.
+        done.report.settle(None);
+    }
+    // With its candidates when a run will decide on them.
+    let text = write_outputs(args, &output, &done, !args.no_run)?;
+    print!("{text}");
+    if args.no_run {
+        return Ok(());
+    }
+    let restore = restore_args(args, &output)?;
+    if !done.has_candidates() {
+        return super::restore::run(global, &restore);
+    }
+    // The candidates are kept only if the notebook runs to its end with them.
+    let mut steps = Trial {
+        global,
+        restore: &restore,
+        output: &output,
+        done: &done,
+    };
+    let tried = try_candidates(&mut steps, true);
+    if let Some(Ok(dropped)) = &tried.dropped {
+        dropped.discard();
+    }
+    let with = tried.ran_with_candidates == Some(true);
+    done.report.settle(tried.ran_with_candidates);
+    write_outputs(args, &output, &done, with)?;
+    if !global.quiet {
+        let said = if with {
+            "the modernized notebook ran to the end with its candidates: they are kept"
+        } else {
+            "the modernized notebook did not run to the end with its candidates: they are dropped, and it was restored without them"
+        };
+        super::printer::note(said);
+    }
+    super::restore::finish(global, &restore, tried.kept?, None)
+}
 
-    write_atomically(&output, &done.notebook)?;
+/// Writes the modernized notebook (with its candidates or not) to `output`, and the diff and
+/// the report where asked; returns the report's text as printed.
+fn write_outputs(
+    args: &ModernizeArgs,
+    output: &Path,
+    done: &Modernized,
+    candidates: bool,
+) -> Result<String> {
+    let written = done.written(candidates);
+    write_atomically(output, &written.notebook)?;
     if let Some(path) = &args.diff {
-        write_atomically(path, done.diff.as_bytes())?;
+        write_atomically(path, written.diff.as_bytes())?;
     }
     let text = match args.format.format {
         Format::Json => {
@@ -134,15 +182,15 @@ pub fn run(global: &GlobalArgs, args: &ModernizeArgs) -> Result<()> {
             write_json(
                 &mut buf,
                 &Json {
-                    output: &output,
-                    diff: &done.diff,
+                    output,
+                    diff: &written.diff,
                     report: &done.report,
                 },
             )?;
             String::from_utf8(buf)?
         }
         Format::Text => {
-            let mut t = done.diff.clone();
+            let mut t = written.diff.clone();
             if !t.is_empty() {
                 t.push('\n');
             }
@@ -154,11 +202,31 @@ pub fn run(global: &GlobalArgs, args: &ModernizeArgs) -> Result<()> {
     if let Some(path) = &args.report {
         write_atomically(path, text.as_bytes())?;
     }
-    print!("{text}");
-    if args.no_run {
-        return Ok(());
+    Ok(text)
+}
+
+/// The modernized notebook restored at `output`, written with its candidates or without.
+struct Trial<'a> {
+    global: &'a GlobalArgs,
+    restore: &'a super::restore::RestoreArgs,
+    output: &'a Path,
+    done: &'a Modernized,
+}
+
+impl TrialSteps for Trial<'_> {
+    type Restored = super::restore::Attempt;
+    type Error = anyhow::Error;
+
+    fn restore(&mut self, candidates: bool) -> Result<super::restore::Attempt> {
+        write_atomically(self.output, &self.done.written(candidates).notebook)?;
+        let nb = notebook::read(self.output)?;
+        let target = super::restore::Target::era(self.restore, nb)?;
+        super::restore::attempt(self.global, self.restore, target)
     }
-    restore_modernized(global, args, &output)
+
+    fn ran(&self, restored: &super::restore::Attempt) -> bool {
+        restored.ran()
+    }
 }
 
 /// Indexes what the moves need to be seen (see [`nbenv::modernize::prepare::index_evidence`]).
@@ -186,9 +254,9 @@ pub(super) fn index_evidence(
     Ok(())
 }
 
-/// Restores the modernized notebook through `restore`'s rounds on the newest installed
-/// Python (or `--python`); its exit code is `restore`'s.
-fn restore_modernized(global: &GlobalArgs, args: &ModernizeArgs, notebook: &Path) -> Result<()> {
+/// `restore`'s arguments for the modernized notebook at `notebook`: the newest installed
+/// Python (or `--python`), and what modernize passes on; every other default `restore`'s own.
+fn restore_args(args: &ModernizeArgs, notebook: &Path) -> Result<super::restore::RestoreArgs> {
     let Some(python) = args
         .python
         .or_else(|| nbenv::modernize::newest(super::context::interpreters()))
@@ -208,5 +276,5 @@ fn restore_modernized(global: &GlobalArgs, args: &ModernizeArgs, notebook: &Path
     r.no_kernel_runtime = args.no_kernel_runtime;
     r.no_kernel_spec = args.no_kernel_spec;
     r.format.format = args.format.format;
-    super::restore::run(global, &restore.args)
+    Ok(restore.args)
 }

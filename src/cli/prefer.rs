@@ -10,6 +10,7 @@ use serde::Serialize;
 
 use nbenv::bank::store::Store;
 use nbenv::modernize::prefer::{modern_path, prefer, Mode, ModernCopy, PreferSteps, Why};
+use nbenv::modernize::trial::CandidatesKept;
 use nbenv::modernize::{modernize, Facts, Modernized};
 use nbenv::notebook::{self, AnalyzeOptions};
 use nbenv::output::write_atomically;
@@ -24,9 +25,13 @@ use super::restore::{attempt, finish, Attempt, RestoreArgs, Target};
 #[derive(Debug, Serialize)]
 pub struct Tried {
     pub why: Why,
-    /// Changes the modernization made, and APIs it could not move.
+    /// Changes the modernization made (in the notebook it ran last), and APIs it could not
+    /// move.
     pub changes: usize,
     pub unmoved: usize,
+    /// What became of changes only a warning names, when there were some.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub candidates: Option<CandidatesKept>,
     /// The modernized notebook ran to its end.
     pub ran: bool,
     /// Why its rounds stopped, when they ran.
@@ -48,7 +53,14 @@ pub struct Tried {
 impl Tried {
     /// The line that says which mode was kept and why.
     pub fn said(&self) -> String {
-        let changes = nbenv::reporter::count(self.changes, "change", "changes");
+        let mut changes = nbenv::reporter::count(self.changes, "change", "changes");
+        match self.candidates {
+            Some(CandidatesKept::Kept) => changes.push_str(", its candidates kept"),
+            Some(CandidatesKept::Dropped) => {
+                changes.push_str(", its candidates dropped: it did not run with them")
+            }
+            None => {}
+        }
         let written = self
             .written
             .as_ref()
@@ -99,6 +111,7 @@ pub fn run(global: &GlobalArgs, args: &RestoreArgs) -> Result<()> {
         why: done.why,
         changes: 0,
         unmoved: 0,
+        candidates: CandidatesKept::of(done.ran_with_candidates),
         ran: false,
         stopped: None,
         cell: None,
@@ -108,8 +121,10 @@ pub fn run(global: &GlobalArgs, args: &RestoreArgs) -> Result<()> {
     };
     match &done.modernized {
         Some(Ok(m)) => {
-            tried.changes = m.report.changes.len();
-            tried.unmoved = m.report.unmoved.len();
+            let mut report = m.report.clone();
+            report.settle(done.ran_with_candidates);
+            tried.changes = report.written_changes();
+            tried.unmoved = report.unmoved.len();
         }
         Some(Err(e)) => tried.error = Some(e.to_string()),
         None => {}
@@ -126,12 +141,16 @@ pub fn run(global: &GlobalArgs, args: &RestoreArgs) -> Result<()> {
         Some(Err(e)) => tried.error = Some(e.to_string()),
         None => {}
     }
+    if let Some(Ok(dropped)) = &done.dropped {
+        dropped.discard();
+    }
+    let with_candidates = done.ran_with_candidates == Some(true);
     let (modernized, modern, era) = (done.modernized, done.modern, done.era);
     if tried.why.mode() == Mode::Modern {
         let (Some(Ok(m)), Some(Ok(kept))) = (modernized, modern) else {
             unreachable!("the modern mode is kept only when it ran");
         };
-        write_atomically(&written, &m.notebook)?;
+        write_atomically(&written, &m.written(with_candidates).notebook)?;
         tried.written = Some(written);
         return finish(global, args, kept, Some(tried));
     }
@@ -179,7 +198,11 @@ impl PreferSteps for Steps<'_> {
         Ok(modernize(&nb, &bytes, &usage, &facts, &name)?)
     }
 
-    fn restore_modern(&mut self, modern: &Modernized) -> Result<Attempt> {
+    fn has_candidates(&self, modern: &Modernized) -> bool {
+        modern.has_candidates()
+    }
+
+    fn restore_modern(&mut self, modern: &Modernized, candidates: bool) -> Result<Attempt> {
         let Some(python) = self
             .args
             .python
@@ -192,7 +215,7 @@ impl PreferSteps for Steps<'_> {
         };
         self.python = Some(python);
         // Removed when this returns, whatever the rounds gave.
-        let copy = ModernCopy::beside(&self.args.notebook, &modern.notebook)?;
+        let copy = ModernCopy::beside(&self.args.notebook, &modern.written(candidates).notebook)?;
         let nb = notebook::read(copy.path())?;
         attempt(
             self.global,

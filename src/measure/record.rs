@@ -349,9 +349,12 @@ pub struct Record {
 /// whether the modernized notebook ran to its end on today's Python.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ModernAttempt {
-    /// Changes made, and APIs that could not move.
+    /// Changes made (in the notebook kept), and APIs that could not move.
     pub changes: usize,
     pub unmoved: usize,
+    /// What became of changes only a warning names, when there were some.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub candidates: Option<crate::modernize::trial::CandidatesKept>,
     pub ran: bool,
     /// The class of the error its last round stopped at, if one was raised.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -510,6 +513,7 @@ mod tests {
         record.modern = Some(ModernAttempt {
             changes: 3,
             unmoved: 1,
+            candidates: Some(crate::modernize::trial::CandidatesKept::Dropped),
             ran: false,
             stop: Some(FailureClass::Code),
             error: None,
@@ -517,7 +521,9 @@ mod tests {
         let line = serde_json::to_string(&record).unwrap();
         assert!(line.contains(r#""mode":"era""#), "{line}");
         assert!(
-            line.contains(r#""modern":{"changes":3,"unmoved":1,"ran":false,"stop":"code"}"#),
+            line.contains(
+                r#""modern":{"changes":3,"unmoved":1,"candidates":"dropped","ran":false,"stop":"code"}"#
+            ),
             "{line}"
         );
         let back: Record = serde_json::from_str(&line).unwrap();

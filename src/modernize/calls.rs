@@ -38,6 +38,9 @@ pub enum CallEdit {
     Template { expr: String, signature: Signature },
     /// The keyword `old` passed at the call is renamed `new`.
     Keyword { old: String, new: String },
+    /// The method's name at the call becomes `name`: a method (`call`, arguments kept), or
+    /// an attribute of the same value (the call, which must pass nothing, goes).
+    Member { name: String, call: bool },
 }
 
 /// An argument as written at a call.
@@ -358,6 +361,33 @@ pub(super) fn edits(
                             });
                             None
                         }
+                    }
+                }
+                CallEdit::Member { name, call: keep } => {
+                    let (old_name, value) = call.member.as_ref().expect("a method call");
+                    if *keep {
+                        // The attribute's name is the callee's last token.
+                        let start = call.func.end() - TextSize::of(old_name.as_str());
+                        Some((TextRange::new(start, call.func.end()), name.clone()))
+                    } else if call.args.is_empty() && call.keywords.is_empty() && !call.unpacked {
+                        let receiver = &source[value.range];
+                        let receiver = if value.atomic {
+                            receiver.to_string()
+                        } else {
+                            format!("({receiver})")
+                        };
+                        Some((call.range, format!("{receiver}.{name}")))
+                    } else {
+                        out.left.push(Left {
+                            api: rw.api.clone(),
+                            at: at(call.cell, call.range.start()),
+                            why: LeftWhy::ArgumentsDoNotFit {
+                                detail: format!(
+                                    "the call passes arguments, which the attribute `{name}` does not take"
+                                ),
+                            },
+                        });
+                        None
                     }
                 }
                 CallEdit::Keyword { old, new } => {

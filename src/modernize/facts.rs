@@ -4,9 +4,10 @@
 
 use std::collections::BTreeMap;
 
-use crate::bank::store::{ApiReport, MovesReport, Store, StoreError};
+use crate::bank::flow::ApiKind;
+use crate::bank::store::{ApiReport, MovesReport, ShimEvidence, Store, StoreError};
 use crate::names::{ApiPath, DistName};
-use crate::notebook::{Origin, Usage};
+use crate::notebook::{ApiUse, MemberUse, Origin, Receiver, Usage};
 
 /// What the bank says about the APIs a notebook uses: each API's reports (one per
 /// distribution that has it) and the moves of each distribution among them.
@@ -14,6 +15,14 @@ use crate::notebook::{Origin, Usage};
 pub struct Facts {
     pub apis: BTreeMap<ApiPath, Vec<ApiReport>>,
     pub moves: BTreeMap<DistName, MovesReport>,
+    /// The paths a removed API's warning may name as its successor ("Use .values
+    /// instead"), as the bank reports them (see [`super::candidate`]).
+    pub targets: BTreeMap<ApiPath, Vec<ApiReport>>,
+    /// Methods the code calls on a library's values that the bank places: on an instance of
+    /// a class the code made (`np.ndarray(...).as_list()`), or on a value a library call
+    /// returned whose distribution lost exactly one method of that name with a deprecation
+    /// (`pd.read_csv(...).as_matrix()`, `DataFrame.as_matrix`).
+    pub members: Vec<ApiUse>,
 }
 
 impl Facts {
@@ -22,24 +31,133 @@ impl Facts {
     pub fn gather(store: &Store, usage: &Usage) -> Result<Self, StoreError> {
         let mut facts = Facts::default();
         for u in usage.apis.iter().filter(|u| u.origin == Origin::ThirdParty) {
-            let reports = store.query_api(u.api.as_str())?;
-            for r in &reports {
-                let gone = r
-                    .latest_indexed
-                    .as_ref()
-                    .is_some_and(|latest| r.last.as_ref().is_some_and(|last| last < latest));
-                // A keyword the newest release rejects may have been renamed.
-                let rejected = !super::plan::rejected_keywords(u, r).is_empty();
-                if (gone || rejected) && !facts.moves.contains_key(&r.distribution) {
-                    if let Some(moves) = store.moves(&r.distribution)? {
-                        facts.moves.insert(r.distribution.clone(), moves);
+            facts.read(store, u)?;
+        }
+        // Methods on the library's values, once their receivers' distributions are known.
+        for m in &usage.members {
+            let Some(u) = facts.placed(store, m)? else {
+                continue;
+            };
+            let seen = |list: &[ApiUse]| list.iter().any(|a| a.api == u.api);
+            if seen(&usage.apis) || seen(&facts.members) {
+                continue;
+            }
+            if !facts.apis.contains_key(&u.api) {
+                facts.read(store, &u)?;
+            }
+            facts.members.push(u);
+        }
+        // What the warnings of the removed APIs in use name.
+        let uses: Vec<&ApiUse> = usage
+            .apis
+            .iter()
+            .filter(|u| u.origin == Origin::ThirdParty)
+            .chain(&facts.members)
+            .collect();
+        let mut targets = BTreeMap::new();
+        for u in uses {
+            for moves in facts.moves.values() {
+                let Some(ShimEvidence::NamedInWarning { candidate }) =
+                    super::plan::shim_of(Some(moves), &u.api).map(|s| &s.evidence)
+                else {
+                    continue;
+                };
+                for path in super::candidate::candidate_paths(&u.api, candidate) {
+                    if targets.contains_key(&path) {
+                        continue;
+                    }
+                    let reports = store.query_api(path.as_str())?;
+                    if !reports.is_empty() {
+                        targets.insert(path, reports);
                     }
                 }
             }
-            if !reports.is_empty() {
-                facts.apis.insert(u.api.clone(), reports);
+        }
+        facts.targets = targets;
+        Ok(facts)
+    }
+
+    /// The third-party uses to plan: the code's own, then the methods placed on its values.
+    pub fn uses<'a>(&'a self, usage: &'a Usage) -> impl Iterator<Item = &'a ApiUse> {
+        usage.apis.iter().chain(&self.members)
+    }
+
+    /// Reads `u`'s reports, and the moves of a distribution whose newest release lacks it
+    /// or rejects a keyword it passes.
+    fn read(&mut self, store: &Store, u: &ApiUse) -> Result<(), StoreError> {
+        let reports = store.query_api(u.api.as_str())?;
+        for r in &reports {
+            let gone = r
+                .latest_indexed
+                .as_ref()
+                .is_some_and(|latest| r.last.as_ref().is_some_and(|last| last < latest));
+            // A keyword the newest release rejects may have been renamed.
+            let rejected = !super::plan::rejected_keywords(u, r).is_empty();
+            if (gone || rejected) && !self.moves.contains_key(&r.distribution) {
+                if let Some(moves) = store.moves(&r.distribution)? {
+                    self.moves.insert(r.distribution.clone(), moves);
+                }
             }
         }
-        Ok(facts)
+        if !reports.is_empty() {
+            self.apis.insert(u.api.clone(), reports);
+        }
+        Ok(())
+    }
+
+    /// The API a method call on a library's value is, when the bank can tell.
+    fn placed(&mut self, store: &Store, m: &MemberUse) -> Result<Option<ApiUse>, StoreError> {
+        let Receiver::DerivedFrom(from) = &m.receiver else {
+            return Ok(None);
+        };
+        if !m.called {
+            return Ok(None);
+        }
+        let Some(reports) = self.apis.get(from) else {
+            return Ok(None);
+        };
+        let as_use = |api: ApiPath| ApiUse {
+            api,
+            origin: Origin::ThirdParty,
+            count: m.count,
+            kinds: Vec::new(),
+            keywords: m.keywords.clone(),
+            locations: m.locations.clone(),
+        };
+        // An instance of a class the code made: the member is the class's.
+        if reports.iter().any(|r| r.kind == ApiKind::Class) {
+            return Ok(ApiPath::new(&format!("{from}.{}", m.member))
+                .ok()
+                .map(as_use));
+        }
+        // What a call returned: one deprecated method of that name in its distribution.
+        let dists: Vec<DistName> = reports.iter().map(|r| r.distribution.clone()).collect();
+        for dist in dists {
+            if !self.moves.contains_key(&dist) {
+                let Some(moves) = store.moves(&dist)? else {
+                    continue;
+                };
+                self.moves.insert(dist.clone(), moves);
+            }
+            // Removed methods of that name (by the bank's word on each definition).
+            let mut named: Vec<&crate::bank::store::Shimmed> = Vec::new();
+            for s in &self.moves[&dist].shims {
+                if s.old.split_last().is_none_or(|(_, name)| name != m.member) {
+                    continue;
+                }
+                let method = store
+                    .query_api(s.old.as_str())?
+                    .iter()
+                    .any(|r| r.distribution == dist && r.kind == ApiKind::Method);
+                if method {
+                    named.push(s);
+                }
+            }
+            if let [one] = named[..] {
+                let path = one.also_as.first().unwrap_or(&one.old).clone();
+                return Ok(Some(as_use(path)));
+            }
+        }
+        Ok(None)
     }
 }

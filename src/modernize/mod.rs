@@ -4,11 +4,13 @@
 //! decides the changes (a removed API with a proven successor) and what cannot move (with the
 //! era pin that would run it instead); [`rewrite()`] writes the changes into the code cells,
 //! touching only the tokens that name them; [`modernize`] puts it together: the modernized
-//! notebook, the diff of its code cells and the report. The input is never written. The
+//! notebook, the diff of its code cells and the report. A successor only a warning names is
+//! a candidate ([`candidate`]): [`trial`] keeps it only when the modernized run passes. The input is never written. The
 //! modernized notebook is then restored (the CLI runs `restore`'s rounds) on the [`newest`]
 //! installed Python.
 
 mod calls;
+pub mod candidate;
 mod diff;
 mod error;
 mod facts;
@@ -19,6 +21,7 @@ pub mod prepare;
 mod report;
 pub mod rewrite;
 mod run;
+pub mod trial;
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -27,20 +30,44 @@ pub use diff::unified;
 pub use error::ModernizeError;
 pub use facts::Facts;
 pub use plan::{plan, Bound, Change, ChangeWhat, EraPin, Plan, Unmoved, Why};
-pub use report::{ChangeLine, Report};
+pub use report::{ChangeLine, Report, Trial};
 pub use rewrite::{rewrite, CellSource, Left, LeftWhy, Rewrites, Rewritten};
 pub use run::newest;
 
-use crate::notebook::{CellKind, Notebook, Usage};
+use crate::notebook::{ApiUse, CellKind, Notebook, Usage};
 
-/// A modernized notebook: its bytes, the diff of its code cells and the report.
+/// A modernized notebook's text: its bytes, the diff of its code cells, and the rewritten
+/// cells' sources by cell number.
 #[derive(Debug, Clone)]
-pub struct Modernized {
+pub struct Written {
     pub notebook: Vec<u8>,
     pub diff: String,
-    pub report: Report,
-    /// The rewritten cells' sources, by cell number.
     pub cells: BTreeMap<u32, String>,
+}
+
+/// A modernized notebook and its report. When some change rests only on a warning's word
+/// (a candidate), `with` has them and `proven` has only the proven ones: the candidates are
+/// kept only when a run of `with` passes ([`trial`]).
+#[derive(Debug, Clone)]
+pub struct Modernized {
+    pub with: Written,
+    pub proven: Option<Written>,
+    pub report: Report,
+}
+
+impl Modernized {
+    /// Whether a candidate was written: a run decides between `with` and `proven`.
+    pub fn has_candidates(&self) -> bool {
+        self.proven.is_some()
+    }
+
+    /// The text with the candidates, or without them.
+    pub fn written(&self, candidates: bool) -> &Written {
+        match (&self.proven, candidates) {
+            (Some(proven), false) => proven,
+            _ => &self.with,
+        }
+    }
 }
 
 /// Moves `nb` (read from `bytes`, analysed into `usage`) forward by what `facts` prove.
@@ -52,7 +79,8 @@ pub fn modernize(
     facts: &Facts,
     new_name: &str,
 ) -> Result<Modernized, ModernizeError> {
-    let plan = plan(&usage.apis, facts);
+    let uses: Vec<ApiUse> = facts.uses(usage).cloned().collect();
+    let plan = plan(&uses, facts);
     let cells: Vec<CellSource<'_>> = nb
         .cells
         .iter()
@@ -62,7 +90,7 @@ pub fn modernize(
             source: &c.source,
         })
         .collect();
-    let mut rewritten = rewrite(&cells, &plan.rewrites());
+    let mut rewritten = rewrite(&cells, &plan.rewrites(true));
     // A change the rewriter neither wrote nor left somewhere: reached some other way.
     let left_apis: BTreeSet<_> = rewritten.left.iter().map(|l| l.api.clone()).collect();
     for c in &plan.changes {
@@ -76,14 +104,23 @@ pub fn modernize(
             }
         }
     }
-    let notebook = ipynb::with_sources(&nb.path, bytes, &rewritten.cells)?;
     let old: BTreeMap<u32, &str> = cells.iter().map(|c| (c.number, c.source)).collect();
-    let diff = unified(
-        &nb.path.display().to_string(),
-        new_name,
-        &old,
-        &rewritten.cells,
-    );
+    let text = |cells: BTreeMap<u32, String>| -> Result<Written, ModernizeError> {
+        Ok(Written {
+            notebook: ipynb::with_sources(&nb.path, bytes, &cells)?,
+            diff: unified(&nb.path.display().to_string(), new_name, &old, &cells),
+            cells,
+        })
+    };
+    let candidates_written = plan
+        .changes
+        .iter()
+        .any(|c| c.is_candidate() && rewritten.applied.contains(&c.old));
+    let proven = if candidates_written {
+        Some(text(rewrite(&cells, &plan.rewrites(false)).cells)?)
+    } else {
+        None
+    };
     let report = Report {
         notebook: nb.path.clone(),
         changes: plan
@@ -95,9 +132,8 @@ pub fn modernize(
         left: rewritten.left,
     };
     Ok(Modernized {
-        notebook,
-        diff,
+        with: text(rewritten.cells)?,
+        proven,
         report,
-        cells: rewritten.cells,
     })
 }

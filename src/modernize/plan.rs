@@ -8,6 +8,7 @@ use pep440_rs::Version;
 use serde::{Serialize, Serializer};
 
 use super::calls::{CallEdit, CallRewrite};
+use super::candidate::{self, NamedForm};
 use super::facts::Facts;
 use super::rewrite::Rewrites;
 use crate::bank::extract::{ParamKind, Signature};
@@ -58,6 +59,15 @@ pub enum ChangeWhat {
         to: String,
         evidence: RenamedKeyword,
     },
+    /// A successor only the old API's warning names (`candidate`, as written there), found
+    /// in the newest release at `new`: a candidate, kept only when the modernized run
+    /// passes.
+    Named {
+        candidate: String,
+        new: ApiPath,
+        form: NamedForm,
+        evidence: Shimmed,
+    },
 }
 
 impl Change {
@@ -67,7 +77,13 @@ impl Change {
             ChangeWhat::Moved { new, .. } => new.to_string(),
             ChangeWhat::Template { template, .. } => template.clone(),
             ChangeWhat::Keyword { to, .. } => format!("{to}="),
+            ChangeWhat::Named { form, .. } => form.text(),
         }
+    }
+
+    /// Whether only a warning names it: it is kept only when the modernized run passes.
+    pub fn is_candidate(&self) -> bool {
+        matches!(self.what, ChangeWhat::Named { .. })
     }
 
     /// Its last release with the old form, and the first without.
@@ -76,7 +92,7 @@ impl Change {
             ChangeWhat::Moved { evidence, .. } => {
                 (Some(&evidence.last), Some(&evidence.removed_in))
             }
-            ChangeWhat::Template { evidence, .. } => {
+            ChangeWhat::Template { evidence, .. } | ChangeWhat::Named { evidence, .. } => {
                 (Some(&evidence.last), Some(&evidence.removed_in))
             }
             ChangeWhat::Keyword { evidence, .. } => (
@@ -127,8 +143,10 @@ pub enum Why {
     Unproven { candidates: Vec<ApiPath> },
     /// Several successors prove it equally well: the bank cannot choose.
     Ambiguous { candidates: Vec<ApiPath> },
-    /// Its last releases' warning names a successor, and nothing else proves it.
-    NamedInWarning { candidate: String },
+    /// Its last releases' warning names a successor that cannot be written as a candidate:
+    /// `reason` says why (the newest release has no such name, its calls take another
+    /// shape).
+    NamedInWarning { candidate: String, reason: String },
     /// Its last releases' shim returned `template`, which cannot be written at a call: it
     /// reads names of the library's own module, or the old signature is not recorded.
     TemplateUnusable { template: String, reason: String },
@@ -158,11 +176,34 @@ pub struct Plan {
 }
 
 impl Plan {
-    /// What the rewriter writes: old path → new path for moves, and the rewrites at calls.
-    pub fn rewrites(&self) -> Rewrites {
+    /// Whether a change rests only on a warning's word.
+    pub fn has_candidates(&self) -> bool {
+        self.changes.iter().any(Change::is_candidate)
+    }
+
+    /// What the rewriter writes: old path → new path for moves, and the rewrites at calls;
+    /// the candidates only named in a warning too when `candidates`.
+    pub fn rewrites(&self, candidates: bool) -> Rewrites {
         let mut out = Rewrites::default();
         for c in &self.changes {
             match &c.what {
+                ChangeWhat::Named { .. } if !candidates => {}
+                ChangeWhat::Named { form, .. } => match form {
+                    NamedForm::Path { new } => {
+                        out.renames.insert(c.old.clone(), new.clone());
+                    }
+                    NamedForm::Attribute { name } | NamedForm::Method { name } => {
+                        out.calls.push(CallRewrite {
+                            api: c.old.clone(),
+                            method: true,
+                            at: c.at.clone(),
+                            edit: CallEdit::Member {
+                                name: name.clone(),
+                                call: matches!(form, NamedForm::Method { .. }),
+                            },
+                        })
+                    }
+                },
                 ChangeWhat::Moved {
                     new,
                     positional_limit,
@@ -215,6 +256,7 @@ impl Change {
                 .and_then(|(parent, _)| parent.rsplit('.').next())
                 .is_some_and(|owner| owner.starts_with(|c: char| c.is_ascii_uppercase())),
             ChangeWhat::Moved { .. } => false,
+            ChangeWhat::Named { form, .. } => !matches!(form, NamedForm::Path { .. }),
         }
     }
 }
@@ -320,7 +362,7 @@ fn signature_at(report: &ApiReport, at: &Version) -> Option<Signature> {
 
 /// The shim of `api` (by its definition or a public path to it), if its last releases had
 /// one.
-fn shim_of<'a>(moves: Option<&'a MovesReport>, api: &ApiPath) -> Option<&'a Shimmed> {
+pub(super) fn shim_of<'a>(moves: Option<&'a MovesReport>, api: &ApiPath) -> Option<&'a Shimmed> {
     moves?
         .shims
         .iter()
@@ -328,11 +370,29 @@ fn shim_of<'a>(moves: Option<&'a MovesReport>, api: &ApiPath) -> Option<&'a Shim
 }
 
 /// What a shim makes of `u`: a change, or why it stays.
-fn from_shim(shim: &Shimmed, u: &ApiUse, removal: &Removal<'_>) -> Result<ChangeWhat, Why> {
+fn from_shim(
+    shim: &Shimmed,
+    u: &ApiUse,
+    removal: &Removal<'_>,
+    facts: &Facts,
+) -> Result<ChangeWhat, Why> {
     match &shim.evidence {
-        ShimEvidence::NamedInWarning { candidate } => Err(Why::NamedInWarning {
-            candidate: candidate.clone(),
-        }),
+        ShimEvidence::NamedInWarning { candidate } => {
+            let report = removal.report;
+            let method = report.kind == ApiKind::Method;
+            match candidate::resolve(u, method, &report.distribution, candidate, &facts.targets) {
+                Ok((new, form)) => Ok(ChangeWhat::Named {
+                    candidate: candidate.clone(),
+                    new,
+                    form,
+                    evidence: shim.clone(),
+                }),
+                Err(reason) => Err(Why::NamedInWarning {
+                    candidate: candidate.clone(),
+                    reason,
+                }),
+            }
+        }
         ShimEvidence::Shim {
             template, globals, ..
         } => {
@@ -520,24 +580,26 @@ pub fn plan(uses: &[ApiUse], facts: &Facts) -> Plan {
                     }
                 },
             },
-            (None, unproven) => match shim_of(moves, &u.api).map(|s| from_shim(s, u, &removal)) {
-                Some(Ok(what)) => {
-                    out.changes.push(Change {
-                        old: u.api.clone(),
-                        distribution: dist.clone(),
-                        what,
-                        at: u.locations.clone(),
-                    });
-                    continue;
-                }
-                Some(Err(why)) if unproven.is_none() => why,
-                _ => match unproven {
-                    Some(m) => Why::Unproven {
-                        candidates: m.successors.iter().map(|s| s.path.clone()).collect(),
+            (None, unproven) => {
+                match shim_of(moves, &u.api).map(|s| from_shim(s, u, &removal, facts)) {
+                    Some(Ok(what)) => {
+                        out.changes.push(Change {
+                            old: u.api.clone(),
+                            distribution: dist.clone(),
+                            what,
+                            at: u.locations.clone(),
+                        });
+                        continue;
+                    }
+                    Some(Err(why)) if unproven.is_none() => why,
+                    _ => match unproven {
+                        Some(m) => Why::Unproven {
+                            candidates: m.successors.iter().map(|s| s.path.clone()).collect(),
+                        },
+                        None => Why::NoSuccessor,
                     },
-                    None => Why::NoSuccessor,
-                },
-            },
+                }
+            }
         };
         out.unmoved.push(Unmoved {
             api: u.api.clone(),
@@ -694,6 +756,8 @@ mod tests {
                     renamed_keywords: Vec::new(),
                 },
             )]),
+            targets: BTreeMap::new(),
+            members: Vec::new(),
         }
     }
 
@@ -835,7 +899,7 @@ mod tests {
                 ..
             }
         ));
-        assert_eq!(plan.rewrites().positional_limits[&p(OLD)], 3);
+        assert_eq!(plan.rewrites(true).positional_limits[&p(OLD)], 3);
     }
 
     fn with_signatures(mut r: ApiReport, sigs: &[(&str, &str)]) -> ApiReport {
@@ -912,7 +976,7 @@ mod tests {
             panic!("{:?}", plan.changes[0].what)
         };
         assert_eq!(signature.to_string(), "(a)");
-        let rewrites = plan.rewrites();
+        let rewrites = plan.rewrites(true);
         assert!(rewrites.renames.is_empty());
         assert!(!rewrites.calls[0].method);
     }
@@ -931,21 +995,159 @@ mod tests {
         assert_eq!(plan.unmoved[0].era_pin.to_string(), "toolkit<1.2");
     }
 
-    #[test]
-    fn a_successor_only_named_in_a_warning_is_unmoved_and_named() {
-        let plan = plan_with_shim(
-            ShimEvidence::NamedInWarning {
-                candidate: ".values".into(),
+    /// A notebook using `used` (of kind `kind`, in 1.0–1.1), whose last release's warning
+    /// names `candidate`; the bank has `targets` as well.
+    fn plan_with_candidate(
+        used: &str,
+        kind: ApiKind,
+        candidate: &str,
+        targets: Vec<ApiReport>,
+    ) -> Plan {
+        let mut r = report(used, &[run("1.0", "1.1")], &[]);
+        r.kind = kind;
+        let mut f = facts(vec![r], vec![], vec![]);
+        f.moves.get_mut(&dist()).unwrap().shims.push(Shimmed {
+            old: p(used),
+            also_as: vec![],
+            evidence: ShimEvidence::NamedInWarning {
+                candidate: candidate.into(),
             },
-            Some("(a)"),
+            category: Some("FutureWarning".into()),
+            message: format!("Use {candidate} instead"),
+            releases: vec![run("1.1", "1.1")],
+            last: v("1.1"),
+            removed_in: v("1.2"),
+            unknown_after: vec![],
+        });
+        f.targets = targets.into_iter().map(|r| (p(&r.path), vec![r])).collect();
+        plan(&uses(&[used]), &f)
+    }
+
+    fn of_kind(mut r: ApiReport, kind: ApiKind) -> ApiReport {
+        r.kind = kind;
+        r
+    }
+
+    #[test]
+    fn a_successor_only_named_in_a_warning_is_a_candidate() {
+        // A method whose warning names a property of the same class: `x.as_matrix()`
+        // becomes `x.values`, written only when candidates are.
+        const AS_MATRIX: &str = "toolkit.Frame.as_matrix";
+        let values = report("toolkit.Frame.values", &[run("1.0", "1.2")], &[]);
+        let plan = plan_with_candidate(
+            AS_MATRIX,
+            ApiKind::Method,
+            ".values",
+            vec![of_kind(values.clone(), ApiKind::Property)],
         );
-        assert!(plan.changes.is_empty());
+        assert!(plan.unmoved.is_empty(), "{:?}", plan.unmoved);
+        assert!(plan.has_candidates());
+        let ChangeWhat::Named { new, form, .. } = &plan.changes[0].what else {
+            panic!("{:?}", plan.changes)
+        };
+        assert_eq!(new, &p("toolkit.Frame.values"));
         assert_eq!(
-            plan.unmoved[0].why,
-            Why::NamedInWarning {
-                candidate: ".values".into()
+            form,
+            &NamedForm::Attribute {
+                name: "values".into()
             }
         );
+        assert_eq!(plan.changes[0].new_text(), ".values");
+        let with = plan.rewrites(true);
+        assert!(matches!(
+            &with.calls[..],
+            [CallRewrite {
+                method: true,
+                edit: CallEdit::Member { call: false, .. },
+                ..
+            }]
+        ));
+        assert!(plan.rewrites(false).calls.is_empty());
+
+        // A method of the same class keeps the call.
+        let plan = plan_with_candidate(
+            AS_MATRIX,
+            ApiKind::Method,
+            ".to_numpy",
+            vec![of_kind(
+                report("toolkit.Frame.to_numpy", &[run("1.1", "1.2")], &[]),
+                ApiKind::Method,
+            )],
+        );
+        assert!(matches!(
+            &plan.rewrites(true).calls[..],
+            [CallRewrite {
+                edit: CallEdit::Member { call: true, .. },
+                ..
+            }]
+        ));
+
+        // A function whose warning names another function: a rename, as a move.
+        let plan = plan_with_candidate(
+            OLD,
+            ApiKind::Function,
+            "split_arrays",
+            vec![report("toolkit.cv.split_arrays", &[run("1.0", "1.2")], &[])],
+        );
+        assert_eq!(plan.changes[0].new_text(), "toolkit.cv.split_arrays");
+        assert_eq!(
+            plan.rewrites(true).renames.get(&p(OLD)),
+            Some(&p("toolkit.cv.split_arrays"))
+        );
+        assert!(plan.rewrites(false).renames.is_empty());
+    }
+
+    #[test]
+    fn a_candidate_that_cannot_be_written_is_unmoved_and_named() {
+        let why = |plan: Plan| {
+            assert!(plan.changes.is_empty(), "{:?}", plan.changes);
+            match &plan.unmoved[0].why {
+                Why::NamedInWarning { candidate, reason } => (candidate.clone(), reason.clone()),
+                other => panic!("{other:?}"),
+            }
+        };
+        // Nowhere in the bank.
+        let (candidate, reason) = why(plan_with_candidate(
+            OLD,
+            ApiKind::Function,
+            ".values",
+            vec![],
+        ));
+        assert_eq!(candidate, ".values");
+        assert!(reason.contains("no such name"), "{reason}");
+        // Gone from the newest release as well.
+        let (_, reason) = why(plan_with_candidate(
+            OLD,
+            ApiKind::Function,
+            "split_arrays",
+            vec![report("toolkit.cv.split_arrays", &[run("1.0", "1.1")], &[])],
+        ));
+        assert!(reason.contains("no such name"), "{reason}");
+        // A method of another value: `pd.rolling_mean(df)` is not `df.rolling(...)`.
+        let (_, reason) = why(plan_with_candidate(
+            "toolkit.Frame.rolling_mean",
+            ApiKind::Method,
+            "Window.mean",
+            vec![of_kind(
+                report("toolkit.Window.mean", &[run("1.0", "1.2")], &[]),
+                ApiKind::Method,
+            )],
+        ));
+        assert!(
+            reason.contains("not a member of the same value"),
+            "{reason}"
+        );
+        // What static reading cannot tell is not written.
+        let (_, reason) = why(plan_with_candidate(
+            "toolkit.Frame.as_matrix",
+            ApiKind::Method,
+            ".values",
+            vec![of_kind(
+                report("toolkit.Frame.values", &[run("1.0", "1.2")], &[]),
+                ApiKind::Unknown,
+            )],
+        ));
+        assert!(reason.contains("cannot tell"), "{reason}");
     }
 
     /// A notebook calling `toolkit.plot.hist(..., normed=...)`, present in every release,

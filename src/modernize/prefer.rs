@@ -3,11 +3,17 @@
 //! the end. The modernized notebook runs as a temporary copy beside the input ([`ModernCopy`]), so
 //! that its relative data paths still work; it is removed whatever happens.
 //!
+//! A modernized notebook with candidate changes (successors only a warning names) runs with
+//! them first, and with only the proven changes when that does not run to the end
+//! ([`super::trial`]); the era comes after both.
+//!
 //! What each step does (the bank's facts, the rounds, printing) is the [`PreferSteps`]
 //! implementation's; [`prefer`] decides only the order and the fallback, on types.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
+
+use super::trial::{try_candidates, TrialSteps};
 
 /// How a notebook is restored: moved to today's APIs, or as it was, in its era.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
@@ -76,8 +82,16 @@ pub trait PreferSteps {
     /// Moves the notebook to the successors the bank proves (possibly none).
     fn modernize(&mut self) -> Result<Self::Modernized, Self::Error>;
 
-    /// Restores the modernized notebook on today's Python.
-    fn restore_modern(&mut self, modern: &Self::Modernized) -> Result<Self::Restored, Self::Error>;
+    /// Whether a change of the modernized notebook rests only on a warning's word.
+    fn has_candidates(&self, modern: &Self::Modernized) -> bool;
+
+    /// Restores the modernized notebook on today's Python, with its candidate changes or
+    /// only the proven ones.
+    fn restore_modern(
+        &mut self,
+        modern: &Self::Modernized,
+        candidates: bool,
+    ) -> Result<Self::Restored, Self::Error>;
 
     /// Restores the original notebook in its era.
     fn restore_era(&mut self) -> Result<Self::Restored, Self::Error>;
@@ -92,8 +106,13 @@ pub struct Preferred<M, R, E> {
     pub why: Why,
     /// Modernizing, when the modern mode was preferred.
     pub modernized: Option<Result<M, E>>,
-    /// The modernized notebook's rounds, when they were tried.
+    /// The modernized notebook's rounds, when they were tried (without its candidates when
+    /// they did not run).
     pub modern: Option<Result<R, E>>,
+    /// The modernized notebook's rounds with candidates that did not run to the end.
+    pub dropped: Option<Result<R, E>>,
+    /// Whether it ran with its candidates; `None` when it had none or was not tried.
+    pub ran_with_candidates: Option<bool>,
     /// The original notebook's rounds, when the era is kept.
     pub era: Option<Result<R, E>>,
 }
@@ -124,6 +143,8 @@ pub fn prefer<S: PreferSteps>(
         why: Why::Asked,
         modernized: None,
         modern: None,
+        dropped: None,
+        ran_with_candidates: None,
         era: None,
     };
     if prefer == Mode::Modern {
@@ -131,13 +152,16 @@ pub fn prefer<S: PreferSteps>(
         done.why = match &modernized {
             Err(_) => Why::NotModernized,
             Ok(m) => {
-                let modern = steps.restore_modern(m);
-                let why = match &modern {
+                let candidates = steps.has_candidates(m);
+                let tried = try_candidates(&mut Modern { steps, modern: m }, candidates);
+                let why = match &tried.kept {
                     Err(_) => Why::ModernFailed,
                     Ok(r) if steps.ran(r) => Why::ModernRan,
                     Ok(_) => Why::ModernStopped,
                 };
-                done.modern = Some(modern);
+                done.modern = Some(tried.kept);
+                done.dropped = tried.dropped;
+                done.ran_with_candidates = tried.ran_with_candidates;
                 why
             }
         };
@@ -147,6 +171,25 @@ pub fn prefer<S: PreferSteps>(
         done.era = Some(steps.restore_era());
     }
     done
+}
+
+/// The modern attempt's steps, as a trial of its candidates sees them.
+struct Modern<'a, S: PreferSteps> {
+    steps: &'a mut S,
+    modern: &'a S::Modernized,
+}
+
+impl<S: PreferSteps> TrialSteps for Modern<'_, S> {
+    type Restored = S::Restored;
+    type Error = S::Error;
+
+    fn restore(&mut self, candidates: bool) -> Result<S::Restored, S::Error> {
+        self.steps.restore_modern(self.modern, candidates)
+    }
+
+    fn ran(&self, restored: &S::Restored) -> bool {
+        self.steps.ran(restored)
+    }
 }
 
 /// The modernized notebook as a temporary file beside the original (so that its relative
@@ -201,6 +244,8 @@ mod tests {
     /// steps taken.
     struct Script {
         modernized: Result<usize, &'static str>,
+        /// Whether the modernized notebook has candidates, and runs with them.
+        candidates: Option<bool>,
         modern: Result<bool, &'static str>,
         era: Result<bool, &'static str>,
         log: Vec<String>,
@@ -210,6 +255,7 @@ mod tests {
         fn new() -> Self {
             Self {
                 modernized: Ok(2),
+                candidates: None,
                 modern: Ok(true),
                 era: Ok(true),
                 log: Vec::new(),
@@ -227,7 +273,20 @@ mod tests {
             self.modernized
         }
 
-        fn restore_modern(&mut self, changes: &usize) -> Result<(Mode, bool), &'static str> {
+        fn has_candidates(&self, _: &usize) -> bool {
+            self.candidates.is_some()
+        }
+
+        fn restore_modern(
+            &mut self,
+            changes: &usize,
+            candidates: bool,
+        ) -> Result<(Mode, bool), &'static str> {
+            if candidates {
+                self.log
+                    .push(format!("modern with {changes} changes and candidates"));
+                return Ok((Mode::Modern, self.candidates == Some(true)));
+            }
             self.log.push(format!("modern with {changes} changes"));
             self.modern.map(|ran| (Mode::Modern, ran))
         }
@@ -291,6 +350,48 @@ mod tests {
         let done = prefer(&mut s, Mode::Modern);
         assert_eq!(done.why, Why::ModernRan);
         assert_eq!(s.log, ["modernize", "modern with 0 changes"]);
+    }
+
+    /// Candidates are tried first; when they do not run, the proven changes alone, then
+    /// the era.
+    #[test]
+    fn candidates_come_before_the_proven_changes_and_the_era() {
+        let mut s = Script::new();
+        s.candidates = Some(true);
+        let done = prefer(&mut s, Mode::Modern);
+        assert_eq!(done.why, Why::ModernRan);
+        assert_eq!(done.ran_with_candidates, Some(true));
+        assert_eq!(s.log, ["modernize", "modern with 2 changes and candidates"]);
+
+        let mut s = Script::new();
+        s.candidates = Some(false);
+        let done = prefer(&mut s, Mode::Modern);
+        assert_eq!(done.why, Why::ModernRan);
+        assert_eq!(done.ran_with_candidates, Some(false));
+        assert_eq!(done.dropped, Some(Ok((Mode::Modern, false))));
+        assert_eq!(
+            s.log,
+            [
+                "modernize",
+                "modern with 2 changes and candidates",
+                "modern with 2 changes"
+            ]
+        );
+
+        let mut s = Script::new();
+        s.candidates = Some(false);
+        s.modern = Ok(false);
+        let done = prefer(&mut s, Mode::Modern);
+        assert_eq!(done.why, Why::ModernStopped);
+        assert_eq!(
+            s.log,
+            [
+                "modernize",
+                "modern with 2 changes and candidates",
+                "modern with 2 changes",
+                "era"
+            ]
+        );
     }
 
     #[test]

@@ -156,12 +156,22 @@ pub fn index_evidence(
         }
     }
     let config = session.introspect_config(Some(introspect_within), reporter);
-    let apis: Vec<ApiPath> = usages
+    let mut apis: Vec<ApiPath> = usages
         .iter()
         .flat_map(|(_, u)| &u.apis)
         .filter(|u| u.origin == crate::notebook::Origin::ThirdParty)
         .map(|u| u.api.clone())
         .collect();
+    if session.bank_file.exists() {
+        let store = crate::bank::store::Store::open_read_only(&session.bank_file)?;
+        for (_, usage) in usages {
+            for path in member_paths(&store, usage)? {
+                if !apis.contains(&path) {
+                    apis.push(path);
+                }
+            }
+        }
+    }
     let done = prepare(
         &apis,
         &mut OnIndex {
@@ -187,6 +197,36 @@ pub fn index_evidence(
         );
     }
     Ok(done)
+}
+
+/// Paths each method the code calls on a library's value may be, as far as the bank knows
+/// them now: the class's own member for an instance of a class (`np.ndarray(...).as_list`),
+/// else the few shortest public members of that name of the distribution's classes
+/// (`pandas.DataFrame.as_matrix` for `pd.read_csv(...).as_matrix()`).
+fn member_paths(
+    store: &crate::bank::store::Store,
+    usage: &crate::notebook::Usage,
+) -> Result<Vec<ApiPath>, PrepareError> {
+    /// Classes per member name looked at: enough for a distribution's main types.
+    const PER_MEMBER: usize = 4;
+    let mut out = Vec::new();
+    for m in usage.members.iter().filter(|m| m.called) {
+        let crate::notebook::Receiver::DerivedFrom(from) = &m.receiver else {
+            continue;
+        };
+        let reports = store.query_api(from.as_str())?;
+        if reports
+            .iter()
+            .any(|r| r.kind == crate::bank::flow::ApiKind::Class)
+        {
+            out.extend(ApiPath::new(&format!("{from}.{}", m.member)).ok());
+            continue;
+        }
+        for r in &reports {
+            out.extend(store.class_members_named(&r.distribution, &m.member, PER_MEMBER)?);
+        }
+    }
+    Ok(out)
 }
 
 /// Preparing for real: the bank at `bank`, releases from `client`'s index, introspected as

@@ -9,6 +9,7 @@ use std::path::PathBuf;
 use pep440_rs::Version;
 use serde::Serialize;
 
+use super::candidate::NamedForm;
 use super::plan::{Change, ChangeWhat, Unmoved, Why};
 use super::rewrite::{Left, LeftWhy};
 use crate::bank::store::{MoveKind, SignatureMatch, VersionRun};
@@ -30,6 +31,23 @@ pub struct ChangeLine {
     pub at: Vec<Location>,
     /// Whether the code was rewritten for it (somewhere; `left` says where not).
     pub written: bool,
+    /// For a candidate only a warning names: what the modernized run made of it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub trial: Option<Trial>,
+}
+
+/// What became of a candidate change (one only a warning names).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Trial {
+    /// Written; the modernized run decides.
+    Pending,
+    /// Not written: no run was made to confirm it (`--no-run`).
+    Untried,
+    /// Written, and the modernized notebook ran to its end with it.
+    Kept,
+    /// The modernized notebook did not run to its end with it: written without it.
+    Dropped,
 }
 
 /// What a change rests on.
@@ -61,6 +79,16 @@ pub enum Evidence {
     /// The releases that took both keywords and warned on the old one.
     KeywordRenamed {
         definition: ApiPath,
+        message: String,
+        releases: Vec<VersionRun>,
+    },
+    /// Only the old API's warning names the successor (`candidate`, as written there); the
+    /// newest release has it as `successor`, in the form `form`.
+    NamedInWarning {
+        definition: ApiPath,
+        candidate: String,
+        successor: ApiPath,
+        form: NamedForm,
         message: String,
         releases: Vec<VersionRun>,
     },
@@ -99,6 +127,19 @@ impl ChangeLine {
                 message: evidence.message.clone(),
                 releases: evidence.releases.clone(),
             },
+            ChangeWhat::Named {
+                candidate,
+                new,
+                form,
+                evidence,
+            } => Evidence::NamedInWarning {
+                definition: evidence.old.clone(),
+                candidate: candidate.clone(),
+                successor: new.clone(),
+                form: form.clone(),
+                message: evidence.message.clone(),
+                releases: evidence.releases.clone(),
+            },
         };
         let (last, removed_in) = change.removal();
         Self {
@@ -110,6 +151,11 @@ impl ChangeLine {
             removed_in: removed_in.cloned(),
             at: change.at.clone(),
             written,
+            trial: change.is_candidate().then_some(if written {
+                Trial::Pending
+            } else {
+                Trial::Untried
+            }),
         }
     }
 }
@@ -148,6 +194,37 @@ fn paths(p: &[ApiPath]) -> String {
 }
 
 impl Report {
+    /// Whether a candidate change awaits the run's word.
+    pub fn has_pending(&self) -> bool {
+        self.changes.iter().any(|c| c.trial == Some(Trial::Pending))
+    }
+
+    /// The run's word on the pending candidates: kept when the notebook with them ran to
+    /// its end; otherwise, and when no run is made (`None`), they are not in the notebook
+    /// written.
+    pub fn settle(&mut self, ran_with_candidates: Option<bool>) {
+        for c in &mut self.changes {
+            if c.trial != Some(Trial::Pending) {
+                continue;
+            }
+            let trial = match ran_with_candidates {
+                Some(true) => Trial::Kept,
+                Some(false) => Trial::Dropped,
+                None => Trial::Untried,
+            };
+            c.trial = Some(trial);
+            c.written = trial == Trial::Kept;
+        }
+    }
+
+    /// The number of changes in the notebook written (candidates not dropped).
+    pub fn written_changes(&self) -> usize {
+        self.changes
+            .iter()
+            .filter(|c| !matches!(c.trial, Some(Trial::Dropped | Trial::Untried)))
+            .count()
+    }
+
     /// The text form: changes, then what could not move, then what was left in the code.
     pub fn render(&self) -> String {
         let mut out = String::new();
@@ -178,8 +255,8 @@ impl Report {
                 Why::PositionalOrder { successor } => {
                     format!("{successor} put a new parameter before old positional ones")
                 }
-                Why::NamedInWarning { candidate } => {
-                    format!("its warning names {candidate}, which nothing else proves")
+                Why::NamedInWarning { candidate, reason } => {
+                    format!("its warning names {candidate}, but {reason}")
                 }
                 Why::TemplateUnusable { template, reason } => {
                     format!("its shim returned `{template}`, but {reason}")
@@ -286,6 +363,36 @@ impl Report {
                 let _ = writeln!(
                     out,
                     "    shim: {}: {when}; {definition} in {} warns \"{message}\" and returns it",
+                    c.distribution,
+                    runs(releases)
+                );
+            }
+            Evidence::NamedInWarning {
+                definition,
+                candidate,
+                successor,
+                form: _,
+                message,
+                releases,
+            } => {
+                let _ = writeln!(
+                    out,
+                    "  {} -> {}  (at {}){written}",
+                    c.old,
+                    c.new,
+                    places(&c.at)
+                );
+                let trial = match c.trial {
+                    Some(Trial::Pending) => "a candidate: kept only if the modernized run passes",
+                    Some(Trial::Kept) => "a candidate, kept: the modernized run passed with it",
+                    Some(Trial::Dropped) => {
+                        "a candidate, dropped: the modernized run did not pass with it"
+                    }
+                    Some(Trial::Untried) | None => "a candidate, not written: no run confirmed it",
+                };
+                let _ = writeln!(
+                    out,
+                    "    named in warning: {}: {when}; {definition} in {} warns \"{message}\", naming {candidate} ({successor} in the newest release); {trial}",
                     c.distribution,
                     runs(releases)
                 );

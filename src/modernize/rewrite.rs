@@ -1104,6 +1104,58 @@ n = other.as_matrix()"
         assert!(left.is_empty(), "{left:?}");
     }
 
+    /// A candidate only a warning names: an attribute of the same value takes the place of
+    /// a call passing nothing; a method keeps the call and its arguments.
+    #[test]
+    fn a_named_member_takes_the_method_name_s_place() {
+        let member = |name: &str, call: bool| CallEdit::Member {
+            name: name.into(),
+            call,
+        };
+        let mut rewrites = call(
+            "pd_.DataFrame.as_matrix",
+            true,
+            (1, 2),
+            member("values", false),
+        );
+        rewrites.calls[0].at.push(Location::new(1, 3));
+        rewrites.calls[0].at.push(Location::new(1, 4));
+        let (out, left) = run_with(
+            &["df = load()
+m = df.as_matrix()
+n = (df + 1).as_matrix()
+o = df.as_matrix(columns=['a'])"],
+            rewrites,
+        );
+        assert_eq!(
+            out[0],
+            "df = load()
+m = df.values
+n = (df + 1).values
+o = df.as_matrix(columns=['a'])"
+        );
+        assert_eq!(left.len(), 1, "{left:?}");
+        assert_eq!(left[0].at, Location::new(1, 4));
+        assert!(matches!(left[0].why, LeftWhy::ArgumentsDoNotFit { .. }));
+
+        let (out, left) = run_with(
+            &["df = load()
+m = df . as_matrix(columns=['a'])"],
+            call(
+                "pd_.DataFrame.as_matrix",
+                true,
+                (1, 2),
+                member("to_numpy", true),
+            ),
+        );
+        assert_eq!(
+            out[0],
+            "df = load()
+m = df . to_numpy(columns=['a'])"
+        );
+        assert!(left.is_empty(), "{left:?}");
+    }
+
     #[test]
     fn a_renamed_keyword_is_renamed_at_each_call_passing_it() {
         let rename = || CallEdit::Keyword {

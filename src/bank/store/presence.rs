@@ -187,6 +187,38 @@ impl Store {
             .collect()
     }
 
+    /// The public paths of the members named `member` of `dist`'s classes
+    /// (`pandas.DataFrame.as_matrix`, ...), shortest first, at most `limit`: what a method
+    /// called on a value the distribution returned may be.
+    pub fn class_members_named(
+        &self,
+        dist: &crate::names::DistName,
+        member: &str,
+        limit: usize,
+    ) -> Result<Vec<crate::names::ApiPath>, StoreError> {
+        let Some(dist_id) = self.distribution_id(dist)? else {
+            return Ok(Vec::new());
+        };
+        let pairs = self.path_index(dist_id)?.members_named(self, member)?;
+        let owner_ids: Vec<i64> = pairs.iter().map(|&(owner, _)| owner).collect();
+        let owners = self.api_rows(&owner_ids)?;
+        let dictionary = self.path_dictionary(dist_id)?;
+        let mut out: Vec<crate::names::ApiPath> = pairs
+            .iter()
+            .filter(|(owner, _)| owners.get(owner).is_some_and(|o| o.kind == ApiKind::Class))
+            .filter_map(|(_, id)| dictionary.path(*id))
+            .filter(|p| !p.split('.').any(crate::bank::extract::is_private))
+            .filter_map(|p| crate::names::ApiPath::new(p).ok())
+            .collect();
+        out.sort_by(|a, b| {
+            (a.as_str().matches('.').count(), a.as_str())
+                .cmp(&(b.as_str().matches('.').count(), b.as_str()))
+        });
+        out.dedup();
+        out.truncate(limit);
+        Ok(out)
+    }
+
     /// Where some class of the distribution has a member named `member` (`ix`): for a value
     /// whose type is unknown but comes from this distribution. It is unknown where a class
     /// static reading cannot list (members set by computed `setattr`, bases outside the

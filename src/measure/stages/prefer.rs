@@ -8,6 +8,7 @@
 use crate::bank::store::Store;
 use crate::measure::record::ModernAttempt;
 use crate::modernize::prefer::{PreferSteps, Preferred};
+use crate::modernize::trial::CandidatesKept;
 use crate::modernize::{modernize, Facts, ModernizeError, Modernized};
 use crate::notebook::{Notebook, NotebookError, Usage};
 use crate::resolve::options::InferOptions;
@@ -91,11 +92,21 @@ impl PreferSteps for Steps<'_, '_> {
         )?)
     }
 
-    fn restore_modern(&mut self, modern: &Modernized) -> Result<Restored, AttemptError> {
+    fn has_candidates(&self, modern: &Modernized) -> bool {
+        modern.has_candidates()
+    }
+
+    fn restore_modern(
+        &mut self,
+        modern: &Modernized,
+        candidates: bool,
+    ) -> Result<Restored, AttemptError> {
         let python = self.runner.modern_python.ok_or(AttemptError::NoPython)?;
         // Removed when this returns, whatever the rounds gave.
-        let copy =
-            crate::modernize::prefer::ModernCopy::beside(&self.job.input.file, &modern.notebook)?;
+        let copy = crate::modernize::prefer::ModernCopy::beside(
+            &self.job.input.file,
+            &modern.written(candidates).notebook,
+        )?;
         let nb = crate::notebook::read(copy.path())?;
         let usage = crate::notebook::analyze(&nb, &self.batch.analyze);
         let mut usages = self.job.with_local_imports(&self.batch.analyze, usage);
@@ -149,14 +160,18 @@ pub(super) fn attempt_of(
     let mut attempt = ModernAttempt {
         changes: 0,
         unmoved: 0,
+        candidates: None,
         ran: false,
         stop: None,
         error: None,
     };
     match modernized {
         Ok(m) => {
-            attempt.changes = m.report.changes.len();
-            attempt.unmoved = m.report.unmoved.len();
+            let mut report = m.report.clone();
+            report.settle(done.ran_with_candidates);
+            attempt.changes = report.written_changes();
+            attempt.unmoved = report.unmoved.len();
+            attempt.candidates = CandidatesKept::of(done.ran_with_candidates);
         }
         Err(e) => attempt.error = Some(e.to_string()),
     }

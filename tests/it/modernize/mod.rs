@@ -3,6 +3,7 @@
 
 use std::path::Path;
 
+mod candidate;
 mod prefer;
 
 use crate::support::archives::WheelBuilder;
@@ -18,9 +19,16 @@ const NEW_SEARCH: &str =
 const IRIS: &str = "class Bunch:\n    def __init__(self, data, target):\n        self.data = data\n        self.target = target\n\n\
 def load_iris():\n    return Bunch([[i, i] for i in range(8)], [i % 2 for i in range(8)])\n";
 
+/// `ndarray`'s properties in every numpy release.
+const MEMBERS: &str = "    @property\n    def values(self):\n        return list(self.x)\n    @property\n    def first(self):\n        return self.x[0]\n";
+/// Methods of numpy 1.21 and 1.22 that warn, naming a successor, and do more than return
+/// one expression: no shim, only the warning's word.
+const NAMED_IN_WARNING: &str = "    def as_list(self):\n        warnings.warn(\"Method .as_list will be removed in a future version. Use .values instead.\", FutureWarning)\n        out = list(self.x)\n        return out\n    def head_values(self):\n        warnings.warn(\"head_values is deprecated. Use .first instead.\", FutureWarning)\n        out = list(self.x)\n        return out\n";
+
 /// scikit-learn 0.17 (`cross_validation`, `grid_search`), 0.18 (also `model_selection`) and
 /// 0.20 (only `model_selection`); numpy 1.21 and 1.22 with `asscalar` (1.22's a shim that
-/// warns and returns `a.item()`) and `alen` (no shim), 1.23 without either.
+/// warns and returns `a.item()`), `alen` (no shim) and `ndarray.as_list` and
+/// `ndarray.head_values` (whose warnings name `.values` and `.first`), 1.23 without them.
 fn publish(ctx: &TestContext) {
     let sklearn = |version: &str, old: bool, new: bool| {
         let mut w = WheelBuilder::new("scikit-learn", version)
@@ -61,15 +69,17 @@ fn publish(ctx: &TestContext) {
     );
     // Some(shim): asscalar (and alen) are there, asscalar a shim or not.
     let numpy = |version: &str, asscalar: Option<bool>| {
-        let mut init = "class ndarray:\n    def __init__(self, x):\n        self.x = x\n    def item(self):\n        return self.x[0]\n\n\
-def array(x):\n    return ndarray(x)\n"
-            .to_string();
+        let mut init = format!(
+            "import warnings\n\nclass ndarray:\n    def __init__(self, x):\n        self.x = x\n    def item(self):\n        return self.x[0]\n{MEMBERS}{}\n\
+def array(x):\n    return ndarray(x)\n",
+            if asscalar.is_some() { NAMED_IN_WARNING } else { "" }
+        );
         match asscalar {
             Some(false) => {
                 init.push_str("\ndef asscalar(a):\n    return a.item()\n");
             }
             Some(true) => init.push_str(
-                "\nimport warnings\n\ndef asscalar(a):\n    warnings.warn(\"np.asscalar(a) is deprecated since NumPy v1.16, use a.item() instead\", DeprecationWarning, stacklevel=1)\n    return a.item()\n",
+                "\ndef asscalar(a):\n    warnings.warn(\"np.asscalar(a) is deprecated since NumPy v1.16, use a.item() instead\", DeprecationWarning, stacklevel=1)\n    return a.item()\n",
             ),
             None => {}
         }
