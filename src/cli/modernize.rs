@@ -8,7 +8,7 @@ use clap::Args;
 use serde::Serialize;
 
 use nbenv::bank::store::Store;
-use nbenv::modernize::trial::{try_candidates, TrialSteps};
+use nbenv::modernize::trial::{try_candidates, CandidatesKept, TrialSteps};
 use nbenv::modernize::{modernize, Facts, Modernized, Report};
 use nbenv::notebook::{self, AnalyzeOptions};
 use nbenv::output::write_atomically;
@@ -146,19 +146,25 @@ pub fn run(global: &GlobalArgs, args: &ModernizeArgs) -> Result<()> {
         done: &done,
     };
     let tried = try_candidates(&mut steps, true);
-    if let Some(Ok(dropped)) = &tried.dropped {
-        dropped.discard();
+    if let Some(Ok(other)) = &tried.set_aside {
+        other.discard();
     }
-    let with = tried.ran_with_candidates == Some(true);
-    done.report.settle(tried.ran_with_candidates);
+    let with = tried.candidates.is_some_and(CandidatesKept::written);
+    done.report.settle(tried.candidates);
+    // The notebook kept, as the last restoration may have written the other.
     write_outputs(args, &output, &done, with)?;
     if !global.quiet {
-        let said = if with {
-            "the modernized notebook ran to the end with its candidates: they are kept"
-        } else {
-            "the modernized notebook did not run to the end with its candidates: they are dropped, and it was restored without them"
-        };
-        super::printer::note(said);
+        super::printer::note(match tried.candidates {
+            Some(CandidatesKept::Kept) => {
+                "the modernized notebook ran to the end with its candidates: they are kept"
+            }
+            Some(CandidatesKept::Unconfirmed) => {
+                "the modernized notebook ran to the end neither with its candidates nor without: they are kept, unconfirmed, as it got further with them"
+            }
+            _ => {
+                "the modernized notebook did no better with its candidates: they are dropped, and it was restored without them"
+            }
+        });
     }
     super::restore::finish(global, &restore, tried.kept?, None)
 }
@@ -226,6 +232,10 @@ impl TrialSteps for Trial<'_> {
 
     fn ran(&self, restored: &super::restore::Attempt) -> bool {
         restored.ran()
+    }
+
+    fn stopped_at(&self, restored: &super::restore::Attempt) -> Option<u32> {
+        restored.restored.stopped_at()
     }
 }
 

@@ -56,8 +56,11 @@ impl Tried {
         let mut changes = nbenv::reporter::count(self.changes, "change", "changes");
         match self.candidates {
             Some(CandidatesKept::Kept) => changes.push_str(", its candidates kept"),
+            Some(CandidatesKept::Unconfirmed) => {
+                changes.push_str(", its candidates kept unconfirmed: it got further with them")
+            }
             Some(CandidatesKept::Dropped) => {
-                changes.push_str(", its candidates dropped: it did not run with them")
+                changes.push_str(", its candidates dropped: it did no better with them")
             }
             None => {}
         }
@@ -111,7 +114,7 @@ pub fn run(global: &GlobalArgs, args: &RestoreArgs) -> Result<()> {
         why: done.why,
         changes: 0,
         unmoved: 0,
-        candidates: CandidatesKept::of(done.ran_with_candidates),
+        candidates: done.candidates,
         ran: false,
         stopped: None,
         cell: None,
@@ -122,7 +125,7 @@ pub fn run(global: &GlobalArgs, args: &RestoreArgs) -> Result<()> {
     match &done.modernized {
         Some(Ok(m)) => {
             let mut report = m.report.clone();
-            report.settle(done.ran_with_candidates);
+            report.settle(done.candidates);
             tried.changes = report.written_changes();
             tried.unmoved = report.unmoved.len();
         }
@@ -141,10 +144,10 @@ pub fn run(global: &GlobalArgs, args: &RestoreArgs) -> Result<()> {
         Some(Err(e)) => tried.error = Some(e.to_string()),
         None => {}
     }
-    if let Some(Ok(dropped)) = &done.dropped {
-        dropped.discard();
+    if let Some(Ok(other)) = &done.set_aside {
+        other.discard();
     }
-    let with_candidates = done.ran_with_candidates == Some(true);
+    let with_candidates = done.candidates.is_some_and(CandidatesKept::written);
     let (modernized, modern, era) = (done.modernized, done.modern, done.era);
     if tried.why.mode() == Mode::Modern {
         let (Some(Ok(m)), Some(Ok(kept))) = (modernized, modern) else {
@@ -251,6 +254,10 @@ impl PreferSteps for Steps<'_> {
 
     fn ran(&self, restored: &Attempt) -> bool {
         restored.ran()
+    }
+
+    fn stopped_at(&self, restored: &Attempt) -> Option<u32> {
+        restored.restored.stopped_at()
     }
 }
 

@@ -38,24 +38,23 @@ impl Facts {
             let Some(u) = facts.placed(store, m)? else {
                 continue;
             };
-            let seen = |list: &[ApiUse]| list.iter().any(|a| a.api == u.api);
-            if seen(&usage.apis) || seen(&facts.members) {
-                continue;
-            }
             if !facts.apis.contains_key(&u.api) {
                 facts.read(store, &u)?;
+            }
+            // The same method on another value (`df.as_matrix()`, `r.as_matrix()`): one use.
+            if let Some(same) = facts.members.iter_mut().find(|a| a.api == u.api) {
+                merge(same, &u);
+                continue;
             }
             facts.members.push(u);
         }
         // What the warnings of the removed APIs in use name.
-        let uses: Vec<&ApiUse> = usage
-            .apis
+        let mut targets = BTreeMap::new();
+        for u in facts
+            .uses(usage)
             .iter()
             .filter(|u| u.origin == Origin::ThirdParty)
-            .chain(&facts.members)
-            .collect();
-        let mut targets = BTreeMap::new();
-        for u in uses {
+        {
             for moves in facts.moves.values() {
                 let Some(ShimEvidence::NamedInWarning { candidate }) =
                     super::plan::shim_of(Some(moves), &u.api).map(|s| &s.evidence)
@@ -77,9 +76,17 @@ impl Facts {
         Ok(facts)
     }
 
-    /// The third-party uses to plan: the code's own, then the methods placed on its values.
-    pub fn uses<'a>(&'a self, usage: &'a Usage) -> impl Iterator<Item = &'a ApiUse> {
-        usage.apis.iter().chain(&self.members)
+    /// The uses to plan: the code's own, with the methods placed on its values added (to
+    /// the code's use of the same API, when it has one).
+    pub fn uses(&self, usage: &Usage) -> Vec<ApiUse> {
+        let mut out = usage.apis.clone();
+        for m in &self.members {
+            match out.iter_mut().find(|a| a.api == m.api) {
+                Some(same) => merge(same, m),
+                None => out.push(m.clone()),
+            }
+        }
+        out
     }
 
     /// Reads `u`'s reports, and the moves of a distribution whose newest release lacks it
@@ -159,5 +166,18 @@ impl Facts {
             }
         }
         Ok(None)
+    }
+}
+
+/// `other`'s places, count and keywords added to `to`, a use of the same API.
+fn merge(to: &mut ApiUse, other: &ApiUse) {
+    to.count += other.count;
+    to.locations.extend(other.locations.iter().copied());
+    to.locations.sort();
+    to.locations.dedup();
+    for k in &other.keywords {
+        if !to.keywords.contains(k) {
+            to.keywords.push(k.clone());
+        }
     }
 }

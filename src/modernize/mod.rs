@@ -34,7 +34,7 @@ pub use report::{ChangeLine, Report, Trial};
 pub use rewrite::{rewrite, CellSource, Left, LeftWhy, Rewrites, Rewritten};
 pub use run::newest;
 
-use crate::notebook::{ApiUse, CellKind, Notebook, Usage};
+use crate::notebook::{CellKind, Notebook, Usage};
 
 /// A modernized notebook's text: its bytes, the diff of its code cells, and the rewritten
 /// cells' sources by cell number.
@@ -79,8 +79,7 @@ pub fn modernize(
     facts: &Facts,
     new_name: &str,
 ) -> Result<Modernized, ModernizeError> {
-    let uses: Vec<ApiUse> = facts.uses(usage).cloned().collect();
-    let plan = plan(&uses, facts);
+    let plan = plan(&facts.uses(usage), facts);
     let cells: Vec<CellSource<'_>> = nb
         .cells
         .iter()

@@ -13,7 +13,7 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use super::trial::{try_candidates, TrialSteps};
+use super::trial::{try_candidates, CandidatesKept, TrialSteps};
 
 /// How a notebook is restored: moved to today's APIs, or as it was, in its era.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
@@ -98,6 +98,9 @@ pub trait PreferSteps {
 
     /// Whether the rounds' last run went to the notebook's end.
     fn ran(&self, restored: &Self::Restored) -> bool;
+
+    /// The cell the rounds' last run stopped at, when it stopped at one.
+    fn stopped_at(&self, restored: &Self::Restored) -> Option<u32>;
 }
 
 /// What a preferred restoration did: each attempt made, and which one is kept and why.
@@ -106,13 +109,13 @@ pub struct Preferred<M, R, E> {
     pub why: Why,
     /// Modernizing, when the modern mode was preferred.
     pub modernized: Option<Result<M, E>>,
-    /// The modernized notebook's rounds, when they were tried (without its candidates when
-    /// they did not run).
+    /// The modernized notebook's rounds, when they were tried (with or without its
+    /// candidates, as `candidates` says).
     pub modern: Option<Result<R, E>>,
-    /// The modernized notebook's rounds with candidates that did not run to the end.
-    pub dropped: Option<Result<R, E>>,
-    /// Whether it ran with its candidates; `None` when it had none or was not tried.
-    pub ran_with_candidates: Option<bool>,
+    /// Its other rounds, when it had candidates and they did not run to the end.
+    pub set_aside: Option<Result<R, E>>,
+    /// What became of its candidates; `None` when it had none or was not tried.
+    pub candidates: Option<CandidatesKept>,
     /// The original notebook's rounds, when the era is kept.
     pub era: Option<Result<R, E>>,
 }
@@ -143,8 +146,8 @@ pub fn prefer<S: PreferSteps>(
         why: Why::Asked,
         modernized: None,
         modern: None,
-        dropped: None,
-        ran_with_candidates: None,
+        set_aside: None,
+        candidates: None,
         era: None,
     };
     if prefer == Mode::Modern {
@@ -160,8 +163,8 @@ pub fn prefer<S: PreferSteps>(
                     Ok(_) => Why::ModernStopped,
                 };
                 done.modern = Some(tried.kept);
-                done.dropped = tried.dropped;
-                done.ran_with_candidates = tried.ran_with_candidates;
+                done.set_aside = tried.set_aside;
+                done.candidates = tried.candidates;
                 why
             }
         };
@@ -189,6 +192,10 @@ impl<S: PreferSteps> TrialSteps for Modern<'_, S> {
 
     fn ran(&self, restored: &S::Restored) -> bool {
         self.steps.ran(restored)
+    }
+
+    fn stopped_at(&self, restored: &S::Restored) -> Option<u32> {
+        self.steps.stopped_at(restored)
     }
 }
 
@@ -299,6 +306,10 @@ mod tests {
         fn ran(&self, restored: &(Mode, bool)) -> bool {
             restored.1
         }
+
+        fn stopped_at(&self, _: &(Mode, bool)) -> Option<u32> {
+            None
+        }
     }
 
     #[test]
@@ -360,15 +371,15 @@ mod tests {
         s.candidates = Some(true);
         let done = prefer(&mut s, Mode::Modern);
         assert_eq!(done.why, Why::ModernRan);
-        assert_eq!(done.ran_with_candidates, Some(true));
+        assert_eq!(done.candidates, Some(CandidatesKept::Kept));
         assert_eq!(s.log, ["modernize", "modern with 2 changes and candidates"]);
 
         let mut s = Script::new();
         s.candidates = Some(false);
         let done = prefer(&mut s, Mode::Modern);
         assert_eq!(done.why, Why::ModernRan);
-        assert_eq!(done.ran_with_candidates, Some(false));
-        assert_eq!(done.dropped, Some(Ok((Mode::Modern, false))));
+        assert_eq!(done.candidates, Some(CandidatesKept::Dropped));
+        assert_eq!(done.set_aside, Some(Ok((Mode::Modern, false))));
         assert_eq!(
             s.log,
             [

@@ -12,6 +12,7 @@ use serde::Serialize;
 use super::candidate::NamedForm;
 use super::plan::{Change, ChangeWhat, Unmoved, Why};
 use super::rewrite::{Left, LeftWhy};
+use super::trial::CandidatesKept;
 use crate::bank::store::{MoveKind, SignatureMatch, VersionRun};
 use crate::names::{ApiPath, DistName};
 use crate::notebook::Location;
@@ -46,7 +47,10 @@ pub enum Trial {
     Untried,
     /// Written, and the modernized notebook ran to its end with it.
     Kept,
-    /// The modernized notebook did not run to its end with it: written without it.
+    /// Written: the modernized notebook ran to its end neither with it nor without, and got
+    /// further with it.
+    Unconfirmed,
+    /// The modernized notebook did as well or better without it: written without it.
     Dropped,
 }
 
@@ -199,21 +203,21 @@ impl Report {
         self.changes.iter().any(|c| c.trial == Some(Trial::Pending))
     }
 
-    /// The run's word on the pending candidates: kept when the notebook with them ran to
-    /// its end; otherwise, and when no run is made (`None`), they are not in the notebook
-    /// written.
-    pub fn settle(&mut self, ran_with_candidates: Option<bool>) {
+    /// The runs' word on the pending candidates (see [`super::trial`]); `None`: no run was
+    /// made, and they are not in the notebook written.
+    pub fn settle(&mut self, outcome: Option<CandidatesKept>) {
         for c in &mut self.changes {
             if c.trial != Some(Trial::Pending) {
                 continue;
             }
-            let trial = match ran_with_candidates {
-                Some(true) => Trial::Kept,
-                Some(false) => Trial::Dropped,
+            let trial = match outcome {
+                Some(CandidatesKept::Kept) => Trial::Kept,
+                Some(CandidatesKept::Unconfirmed) => Trial::Unconfirmed,
+                Some(CandidatesKept::Dropped) => Trial::Dropped,
                 None => Trial::Untried,
             };
             c.trial = Some(trial);
-            c.written = trial == Trial::Kept;
+            c.written = matches!(trial, Trial::Kept | Trial::Unconfirmed);
         }
     }
 
@@ -385,8 +389,11 @@ impl Report {
                 let trial = match c.trial {
                     Some(Trial::Pending) => "a candidate: kept only if the modernized run passes",
                     Some(Trial::Kept) => "a candidate, kept: the modernized run passed with it",
+                    Some(Trial::Unconfirmed) => {
+                        "a candidate, kept unconfirmed: the modernized run passed neither with it nor without, and got further with it"
+                    }
                     Some(Trial::Dropped) => {
-                        "a candidate, dropped: the modernized run did not pass with it"
+                        "a candidate, dropped: the modernized run did no better with it"
                     }
                     Some(Trial::Untried) | None => "a candidate, not written: no run confirmed it",
                 };

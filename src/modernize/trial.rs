@@ -1,8 +1,11 @@
 //! A candidate change (a successor only a deprecation warning names) is kept only when the
-//! modernized notebook runs to its end with it. [`try_candidates`] restores the notebook with
-//! the candidates first and, when that does not run to the end, again with only the proven
-//! changes. What a restoration is belongs to the [`TrialSteps`] implementation (`modernize`,
-//! `restore --prefer modern`, a batch); the order is decided here, on types.
+//! modernized notebook does better with it. [`try_candidates`] restores the notebook with the
+//! candidates first; when that does not run to the end, again with only the proven changes.
+//! The candidates are kept when the notebook ran to its end with them, and, marked
+//! unconfirmed, when neither ran to the end but the run with them stopped at a later cell
+//! (their cells ran; something after them did not). What a restoration is belongs to the
+//! [`TrialSteps`] implementation (`modernize`, `restore --prefer modern`, a batch); the
+//! order and the choice are decided here, on types.
 
 /// The steps of a trial: restoring the modernized notebook with or without its candidates.
 pub trait TrialSteps {
@@ -14,37 +17,44 @@ pub trait TrialSteps {
 
     /// Whether the rounds' last run went to the notebook's end.
     fn ran(&self, restored: &Self::Restored) -> bool;
+
+    /// The cell the rounds' last run stopped at, when it stopped at one.
+    fn stopped_at(&self, restored: &Self::Restored) -> Option<u32>;
 }
 
-/// Whether the modernized notebook ran to its end with the changes only a warning names.
+/// What became of the changes only a warning names.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum CandidatesKept {
+    /// The notebook ran to its end with them.
     Kept,
+    /// Neither way ran to the end; with them the notebook got further. Kept, unconfirmed.
+    Unconfirmed,
+    /// The notebook did as well or better without them.
     Dropped,
 }
 
 impl CandidatesKept {
-    /// From whether the notebook ran with its candidates (`None`: it had none).
-    pub fn of(ran_with_candidates: Option<bool>) -> Option<Self> {
-        ran_with_candidates.map(|ran| if ran { Self::Kept } else { Self::Dropped })
+    /// Whether the notebook kept has them.
+    pub fn written(self) -> bool {
+        matches!(self, Self::Kept | Self::Unconfirmed)
     }
 }
 
 /// What a trial did.
 #[derive(Debug)]
 pub struct CandidateRun<R, E> {
-    /// The restoration kept: with the candidates when it ran to the end, else without.
+    /// The restoration kept.
     pub kept: Result<R, E>,
-    /// The restoration with the candidates, when it did not run and was set aside (its
-    /// environments are the caller's to remove).
-    pub dropped: Option<Result<R, E>>,
-    /// Whether the notebook ran with its candidates; `None` when it had none.
-    pub ran_with_candidates: Option<bool>,
+    /// The other restoration, when both were made (its environments are the caller's to
+    /// remove).
+    pub set_aside: Option<Result<R, E>>,
+    /// What became of the candidates; `None` when there were none.
+    pub candidates: Option<CandidatesKept>,
 }
 
 /// Restores as the candidates allow: with them first when `candidates`, and without them
-/// when that does not run to the end.
+/// when that does not run to the end; the better of the two is kept.
 pub fn try_candidates<S: TrialSteps>(
     steps: &mut S,
     candidates: bool,
@@ -52,96 +62,160 @@ pub fn try_candidates<S: TrialSteps>(
     if !candidates {
         return CandidateRun {
             kept: steps.restore(false),
-            dropped: None,
-            ran_with_candidates: None,
+            set_aside: None,
+            candidates: None,
         };
     }
     let with = steps.restore(true);
     if matches!(&with, Ok(r) if steps.ran(r)) {
         return CandidateRun {
             kept: with,
-            dropped: None,
-            ran_with_candidates: Some(true),
+            set_aside: None,
+            candidates: Some(CandidatesKept::Kept),
         };
     }
-    CandidateRun {
-        kept: steps.restore(false),
-        dropped: Some(with),
-        ran_with_candidates: Some(false),
+    let without = steps.restore(false);
+    let reached = |r: &Result<S::Restored, S::Error>| match r {
+        Ok(r) if steps.ran(r) => Reached::End,
+        Ok(r) => steps.stopped_at(r).map_or(Reached::Nowhere, Reached::Cell),
+        Err(_) => Reached::Nowhere,
+    };
+    if reached(&with) > reached(&without) {
+        CandidateRun {
+            kept: with,
+            set_aside: Some(without),
+            candidates: Some(CandidatesKept::Unconfirmed),
+        }
+    } else {
+        CandidateRun {
+            kept: without,
+            set_aside: Some(with),
+            candidates: Some(CandidatesKept::Dropped),
+        }
     }
+}
+
+/// How far a restoration got, ordered: no cell known, a cell it stopped at, the end.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Reached {
+    Nowhere,
+    Cell(u32),
+    End,
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    /// Scripted restorations: whether the notebook runs with and without its candidates
-    /// (or an error), and the log of what was restored.
+    /// How a scripted restoration ends: at the end, at a cell, or in an error.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    enum Ends {
+        Ran,
+        At(u32),
+        Error,
+    }
+
+    /// Scripted restorations with and without the candidates, and the log of what was
+    /// restored.
     struct Script {
-        with: Result<bool, &'static str>,
-        without: Result<bool, &'static str>,
+        with: Ends,
+        without: Ends,
         log: Vec<bool>,
     }
 
     impl TrialSteps for Script {
-        type Restored = (bool, bool);
+        /// (with candidates, how it ended)
+        type Restored = (bool, Ends);
         type Error = &'static str;
 
-        fn restore(&mut self, candidates: bool) -> Result<(bool, bool), &'static str> {
+        fn restore(&mut self, candidates: bool) -> Result<(bool, Ends), &'static str> {
             self.log.push(candidates);
-            let ran = if candidates { self.with } else { self.without };
-            ran.map(|r| (candidates, r))
+            match if candidates { self.with } else { self.without } {
+                Ends::Error => Err("no resolution"),
+                ends => Ok((candidates, ends)),
+            }
         }
 
-        fn ran(&self, restored: &(bool, bool)) -> bool {
-            restored.1
+        fn ran(&self, restored: &(bool, Ends)) -> bool {
+            restored.1 == Ends::Ran
+        }
+
+        fn stopped_at(&self, restored: &(bool, Ends)) -> Option<u32> {
+            match restored.1 {
+                Ends::At(cell) => Some(cell),
+                _ => None,
+            }
         }
     }
 
-    fn script(with: Result<bool, &'static str>, without: Result<bool, &'static str>) -> Script {
-        Script {
+    fn trial(with: Ends, without: Ends) -> (CandidateRun<(bool, Ends), &'static str>, Vec<bool>) {
+        let mut s = Script {
             with,
             without,
             log: Vec::new(),
-        }
+        };
+        let done = try_candidates(&mut s, true);
+        (done, s.log)
     }
 
     #[test]
     fn candidates_that_run_are_kept_without_a_second_run() {
-        let mut s = script(Ok(true), Ok(true));
-        let done = try_candidates(&mut s, true);
-        assert_eq!(s.log, [true]);
-        assert_eq!(done.kept, Ok((true, true)));
-        assert_eq!(done.ran_with_candidates, Some(true));
-        assert!(done.dropped.is_none());
+        let (done, log) = trial(Ends::Ran, Ends::Ran);
+        assert_eq!(log, [true]);
+        assert_eq!(done.kept, Ok((true, Ends::Ran)));
+        assert_eq!(done.candidates, Some(CandidatesKept::Kept));
+        assert!(done.set_aside.is_none());
     }
 
     #[test]
-    fn candidates_that_do_not_run_are_dropped() {
-        // The run stops: the proven changes alone are restored, and kept even when they do
-        // not run either (the caller falls back from there).
-        for without in [Ok(true), Ok(false), Err("no resolution")] {
-            let mut s = script(Ok(false), without);
-            let done = try_candidates(&mut s, true);
-            assert_eq!(s.log, [true, false]);
-            assert_eq!(done.kept, without.map(|r| (false, r)));
-            assert_eq!(done.dropped, Some(Ok((true, false))));
-            assert_eq!(done.ran_with_candidates, Some(false));
+    fn candidates_are_dropped_when_the_notebook_does_as_well_without_them() {
+        for (with, without) in [
+            (Ends::At(3), Ends::Ran),
+            (Ends::Error, Ends::Ran),
+            (Ends::At(3), Ends::At(3)),
+            (Ends::At(2), Ends::At(5)),
+            (Ends::Error, Ends::Error),
+            (Ends::Error, Ends::At(1)),
+        ] {
+            let (done, log) = trial(with, without);
+            assert_eq!(log, [true, false], "{with:?} {without:?}");
+            assert_eq!(done.candidates, Some(CandidatesKept::Dropped));
+            // The run without them is kept; the one with them set aside.
+            match &done.kept {
+                Ok((candidates, _)) => assert!(!candidates),
+                Err(_) => assert_eq!(without, Ends::Error),
+            }
+            match &done.set_aside {
+                Some(Ok((candidates, _))) => assert!(candidates),
+                Some(Err(_)) => assert_eq!(with, Ends::Error),
+                None => panic!("both were made"),
+            }
         }
-        // An error with them is no better than a stop.
-        let mut s = script(Err("install failed"), Ok(true));
-        let done = try_candidates(&mut s, true);
-        assert_eq!(s.log, [true, false]);
-        assert_eq!(done.kept, Ok((false, true)));
-        assert_eq!(done.dropped, Some(Err("install failed")));
+    }
+
+    /// Neither runs to the end, but the candidates' cells ran and the run stopped later:
+    /// the notebook with them is the further one, kept and said to be unconfirmed.
+    #[test]
+    fn candidates_that_get_further_are_kept_unconfirmed() {
+        for without in [Ends::At(2), Ends::Error] {
+            let (done, log) = trial(Ends::At(3), without);
+            assert_eq!(log, [true, false]);
+            assert_eq!(done.candidates, Some(CandidatesKept::Unconfirmed));
+            assert_eq!(done.kept, Ok((true, Ends::At(3))));
+            assert!(CandidatesKept::Unconfirmed.written());
+        }
     }
 
     #[test]
     fn without_candidates_one_run() {
-        let mut s = script(Ok(true), Ok(false));
+        let mut s = Script {
+            with: Ends::Ran,
+            without: Ends::At(1),
+            log: Vec::new(),
+        };
         let done = try_candidates(&mut s, false);
         assert_eq!(s.log, [false]);
-        assert_eq!(done.kept, Ok((false, false)));
-        assert_eq!(done.ran_with_candidates, None);
+        assert_eq!(done.kept, Ok((false, Ends::At(1))));
+        assert_eq!(done.candidates, None);
     }
 }

@@ -32,6 +32,19 @@ impl std::fmt::Debug for EnvLease {
     }
 }
 
+impl EnvLease {
+    /// Waits for a shared hold of `path`: only while another run builds or removes the
+    /// environment. Using a built environment never waits for its other users, this
+    /// process's own included (an earlier attempt of one restoration still holding it).
+    pub(crate) fn wait(path: &Path) -> std::io::Result<Self> {
+        let file = open(path)?;
+        waiting(|| file.lock_shared())?;
+        Ok(Self {
+            _file: Arc::new(file),
+        })
+    }
+}
+
 /// The environment's lock, held exclusively: waits while another run builds or uses it.
 pub(crate) struct Exclusive {
     file: File,

@@ -253,10 +253,26 @@ pub fn prepare(
     // Builds killed runs left unfinished go first.
     super::env_lock::remove_abandoned_builds(cache);
     // Another run building this environment finishes first; one using it goes on using it.
+    // A built one is used under a shared hold, taken without waiting for its users (this
+    // process's earlier attempts among them); only a build takes the lock exclusively.
     let lock = super::env_lock::lock_path(cache, &plan.key());
-    let held = super::env_lock::Exclusive::wait(&lock).map_err(io("locking", &lock))?;
+    let mut lease = None;
     if plan.is_built(cache) {
-        let lease = held.share().map_err(io("locking", &lock))?;
+        let shared = super::env_lock::EnvLease::wait(&lock).map_err(io("locking", &lock))?;
+        // Removed by the budget before the hold was had: built again below.
+        lease = plan.is_built(cache).then_some(shared);
+    }
+    let mut held = None;
+    if lease.is_none() {
+        let exclusive = super::env_lock::Exclusive::wait(&lock).map_err(io("locking", &lock))?;
+        // Another run built it meanwhile.
+        if plan.is_built(cache) {
+            lease = Some(exclusive.share().map_err(io("locking", &lock))?);
+        } else {
+            held = Some(exclusive);
+        }
+    }
+    if let Some(lease) = lease {
         let (kernel_runtime, unpinned_dependencies) = beyond_requirements(&root, plan);
         // Its last use, for the budget: the least recently used go first.
         let _ = std::fs::File::options()
@@ -275,6 +291,7 @@ pub fn prepare(
             install_time: Duration::ZERO,
         });
     }
+    let held = held.expect("a build holds the lock exclusively");
     let started = Instant::now();
     let building = cache.join(format!(
         ".{}-{}",
@@ -543,6 +560,35 @@ mod tests {
                 ..
             }
         ));
+    }
+
+    /// A built environment is used again while this process still holds it (an earlier
+    /// attempt of one restoration keeps its lease until it is set aside): taking the lock
+    /// exclusively first would wait on itself forever.
+    #[test]
+    fn a_built_environment_is_reused_while_this_process_holds_it() {
+        let cache = tempfile::tempdir().unwrap();
+        let plan = plan("six==1.16.0", None);
+        let root = cache.path().join(plan.key());
+        std::fs::create_dir_all(root.join("bin")).unwrap();
+        std::fs::write(root.join("bin").join("python"), "").unwrap();
+        std::fs::write(root.join(READY), ready_record(&plan)).unwrap();
+        assert!(plan.is_built(cache.path()));
+        let tools = Tools::new(cache.path().join("tools"), None, &[]);
+        let (tx, rx) = std::sync::mpsc::channel();
+        let cache_dir = cache.path().to_path_buf();
+        let worker = std::thread::spawn(move || {
+            let use_it = || prepare(&plan, &cache_dir, &Installer::Pip, &tools, Duration::ZERO);
+            // Both held at once.
+            let first = use_it().unwrap();
+            let second = use_it().unwrap();
+            tx.send((first.reused, second.reused)).unwrap();
+        });
+        let reused = rx
+            .recv_timeout(Duration::from_secs(20))
+            .expect("the second use of a held environment does not wait");
+        assert_eq!(reused, (true, true));
+        worker.join().unwrap();
     }
 
     fn file(name: &str, uploaded: &str, yanked: bool) -> DistFile {

@@ -8,7 +8,6 @@
 use crate::bank::store::Store;
 use crate::measure::record::ModernAttempt;
 use crate::modernize::prefer::{PreferSteps, Preferred};
-use crate::modernize::trial::CandidatesKept;
 use crate::modernize::{modernize, Facts, ModernizeError, Modernized};
 use crate::notebook::{Notebook, NotebookError, Usage};
 use crate::resolve::options::InferOptions;
@@ -150,6 +149,10 @@ impl PreferSteps for Steps<'_, '_> {
     fn ran(&self, restored: &Restored) -> bool {
         restored.stopped == Stop::Ran
     }
+
+    fn stopped_at(&self, restored: &Restored) -> Option<u32> {
+        restored.stopped_at()
+    }
 }
 
 /// How the modern attempt fared, as the record keeps it; `None` when it was not tried.
@@ -168,10 +171,10 @@ pub(super) fn attempt_of(
     match modernized {
         Ok(m) => {
             let mut report = m.report.clone();
-            report.settle(done.ran_with_candidates);
+            report.settle(done.candidates);
             attempt.changes = report.written_changes();
             attempt.unmoved = report.unmoved.len();
-            attempt.candidates = CandidatesKept::of(done.ran_with_candidates);
+            attempt.candidates = done.candidates;
         }
         Err(e) => attempt.error = Some(e.to_string()),
     }

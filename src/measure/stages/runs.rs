@@ -116,8 +116,8 @@ pub(super) fn measure_runs(batch: &Batch<'_>, job: &Job<'_>) -> Option<Record> {
         if let (Mode::Era, Some(Ok(modern))) = (done.mode(), &done.modern) {
             discard(runner, modern);
         }
-        if let Some(Ok(dropped)) = &done.dropped {
-            discard(runner, dropped);
+        if let Some(Ok(other)) = &done.set_aside {
+            discard(runner, other);
         }
         let kept = match done.mode() {
             Mode::Modern => done.modern,

@@ -84,6 +84,30 @@ fn a_candidate_is_not_written_without_a_run() {
     assert_eq!(run.code, 0, "{}", run.text());
     let json: Value = serde_json::from_str(&run.stdout).unwrap();
     assert_eq!(json["changes"][0]["old"], "numpy.ndarray.as_list", "{json}");
+
+    // Both ways in one notebook: one change, at both places.
+    std::fs::write(
+        ctx.path("b.ipynb"),
+        notebook_of(
+            "x = np.ndarray([1.5, 2.5])\ny = np.array([1.5])\nprint(y.as_list())",
+            "x.as_list()",
+        ),
+    )
+    .unwrap();
+    let run = run_in(
+        &ctx,
+        &["modernize", "b.ipynb", "--no-run", "--format", "json"],
+    );
+    assert_eq!(run.code, 0, "{}", run.text());
+    let json: Value = serde_json::from_str(&run.stdout).unwrap();
+    let changes = json["changes"].as_array().unwrap();
+    assert_eq!(changes.len(), 1, "{json}");
+    assert_eq!(
+        changes[0]["at"],
+        json!([{"cell": 2, "line": 3}, {"cell": 3, "line": 1}]),
+        "{json}"
+    );
+    assert_eq!(changes[0]["trial"], "untried");
 }
 
 /// Needs `python3` and uv, as the restore tests do.
