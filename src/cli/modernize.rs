@@ -138,7 +138,9 @@ pub fn run(global: &GlobalArgs, args: &ModernizeArgs) -> Result<()> {
     if !done.has_candidates() {
         return super::restore::run(global, &restore);
     }
-    // The candidates are kept only if the notebook runs to its end with them.
+    // The candidates are kept when the notebook runs with them, or gets further with them
+    // than without (see `nbenv::modernize::trial`).
+    restore.sandbox.check()?;
     let mut steps = Trial {
         global,
         restore: &restore,

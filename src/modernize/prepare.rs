@@ -59,8 +59,17 @@ pub fn wanted(report: &ApiReport, tried: &BTreeSet<Want>) -> Option<Want> {
         .iter()
         .filter(|v| *v > last && *v < next && !v.any_prerelease())
         .collect();
-    let mid = between.get(between.len() / 2)?;
-    Some(Want::Index(dist.clone(), (*mid).clone()))
+    if let Some(mid) = between.get(between.len() / 2) {
+        return Some(Want::Index(dist.clone(), (*mid).clone()));
+    }
+    // Bracketed, but static reading cannot tell whether the release after the last with it
+    // still has it (a module built at run time, as scikit-learn 0.23.2's deprecated
+    // `datasets.samples_generator`): unknown there is no removal, so introspect it.
+    if within(&report.unknown, next) {
+        let want = Want::Introspect(dist.clone(), next.clone());
+        return (!tried.contains(&want)).then_some(want);
+    }
+    None
 }
 
 /// What preparing takes from the outside world: the bank's reports, indexing, introspection.
@@ -318,6 +327,9 @@ mod tests {
         versions: Vec<Version>,
         last_with: Version,
         newest_unknown: bool,
+        /// The release after the last with the API is unknown until introspected (then
+        /// absent).
+        next_unknown: bool,
         indexed: BTreeSet<Version>,
         introspected: BTreeSet<Version>,
         calls: usize,
@@ -331,6 +343,7 @@ mod tests {
                 last_with: v(&format!("1.{last_with}")),
                 versions,
                 newest_unknown,
+                next_unknown: false,
                 indexed,
                 introspected: BTreeSet::new(),
                 calls: 0,
@@ -355,9 +368,12 @@ mod tests {
                 .indexed
                 .iter()
                 .map(|x| {
+                    let next = self.versions.iter().find(|v| **v > self.last_with);
+                    let unknown = (x == newest && self.newest_unknown)
+                        || (Some(x) == next && self.next_unknown);
                     let state = if *x <= self.last_with {
                         0
-                    } else if x == newest && self.newest_unknown && !self.introspected.contains(x) {
+                    } else if unknown && !self.introspected.contains(x) {
                         1
                     } else {
                         2
@@ -464,6 +480,18 @@ mod tests {
                 rounds: 1
             }
         );
+    }
+
+    /// The release after the last with the API, which static reading cannot settle, is
+    /// introspected once it is indexed.
+    #[test]
+    fn an_unknown_release_after_the_last_with_it_is_introspected() {
+        let mut f = Fake::new(16, 9, false);
+        f.next_unknown = true;
+        let done = prepare(&api(), &mut f, 20).unwrap();
+        assert!(bracketed(&f), "{:?}", f.indexed);
+        assert_eq!(done.introspected, 1, "{done:?}");
+        assert_eq!(f.introspected, BTreeSet::from([v("1.10")]));
     }
 
     #[test]

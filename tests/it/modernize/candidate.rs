@@ -165,3 +165,53 @@ fn a_candidate_is_kept_only_when_the_run_passes_with_it() {
     assert_eq!(dropped["changes"][0]["written"], false);
     assert_eq!(dropped["diff"], "");
 }
+
+/// `restore --prefer modern`: the candidates first, without them when they do no better, the
+/// era last. Needs `python3` and uv, as the restore tests do.
+#[test]
+fn restore_prefers_the_modernized_notebook_with_its_candidates_when_they_run() {
+    let ctx = context();
+    let python = python3_version();
+    let restore = |nb: &str| {
+        run_in(
+            &ctx,
+            &[
+                "restore",
+                nb,
+                "--prefer",
+                "modern",
+                "--python",
+                &python,
+                "--no-kernel-runtime",
+                "--no-kernel-spec",
+                "--format",
+                "json",
+            ],
+        )
+    };
+    std::fs::write(ctx.path("kept.ipynb"), notebook("x.as_list()")).unwrap();
+    let run = restore("kept.ipynb");
+    assert_eq!(run.code, 0, "{}", run.text());
+    let out: Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(out["mode"], "modern", "{out}");
+    assert_eq!(out["modern"]["candidates"], "kept", "{out}");
+    assert_eq!(out["modern"]["changes"], 1, "{out}");
+    assert_eq!(
+        sources(&ctx.path("kept.modern.ipynb"))[2],
+        "print(len(x.values))"
+    );
+
+    // Without its candidate the modernized notebook runs (its rounds pin numpy 1.22): that
+    // is the modern attempt kept, with no change written.
+    std::fs::write(ctx.path("dropped.ipynb"), notebook("x.head_values()")).unwrap();
+    let run = restore("dropped.ipynb");
+    assert_eq!(run.code, 0, "{}", run.text());
+    let out: Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(out["mode"], "modern", "{out}");
+    assert_eq!(out["modern"]["candidates"], "dropped", "{out}");
+    assert_eq!(out["modern"]["changes"], 0, "{out}");
+    assert_eq!(
+        sources(&ctx.path("dropped.modern.ipynb"))[2],
+        "print(len(x.head_values()))"
+    );
+}

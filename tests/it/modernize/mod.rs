@@ -309,6 +309,57 @@ fn an_empty_bank_is_indexed_for_the_evidence() {
     );
 }
 
+/// On an empty bank, a removal the era does not need is found to the release. `shifty`
+/// 1.0–1.12: `shifty.legacy.g` (no successor) goes in 1.3, so the notebook's era is 1.2
+/// whatever else it uses; `shifty.old.f` goes in 1.9, its twin `shifty.new.f` is there from
+/// 1.5. (Here the notebook's own inference indexes around both changes; the bisection that
+/// follows it, for what the inference left, is tested with a fake index in
+/// `modernize::prepare`.)
+#[test]
+fn a_removal_the_era_does_not_need_is_found_to_the_release() {
+    let ctx = TestContext::with_index();
+    let f = "def f(x, y=1):\n    return x + y\n";
+    let releases: Vec<WheelBuilder> = (0..=12)
+        .map(|minor| {
+            let mut w =
+                WheelBuilder::new("shifty", &format!("1.{minor}")).file("shifty/__init__.py", "");
+            if minor <= 2 {
+                w = w.file("shifty/legacy.py", "def g():\n    return 2\n");
+            }
+            if minor <= 8 {
+                w = w.file("shifty/old.py", f);
+            }
+            if minor >= 5 {
+                w = w.file("shifty/new.py", f);
+            }
+            w
+        })
+        .collect();
+    ctx.publish("shifty", &releases, Uploaded::Yearly(2008));
+    let nb = serde_json::json!({
+        "cells": [
+            {"cell_type": "code", "execution_count": null, "metadata": {}, "outputs": [],
+             "source": ["from shifty.old import f\n", "from shifty.legacy import g\n", "print(f(g()))"]}
+        ],
+        "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3"}},
+        "nbformat": 4, "nbformat_minor": 2
+    });
+    std::fs::write(ctx.path("s.ipynb"), nb.to_string()).unwrap();
+    let run = run_in(
+        &ctx,
+        &["modernize", "s.ipynb", "--no-run", "--format", "json"],
+    );
+    assert_eq!(run.code, 0, "{}", run.text());
+    let json: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    let change = &json["changes"][0];
+    assert_eq!(change["old"], "shifty.old.f", "{json}");
+    assert_eq!(change["new"], "shifty.new.f");
+    assert_eq!(change["last"], "1.8", "{json}");
+    assert_eq!(change["removed_in"], "1.9", "{json}");
+    // What cannot move pins the era.
+    assert_eq!(json["unmoved"][0]["era_pin"], "shifty<1.3", "{json}");
+}
+
 #[test]
 fn the_input_is_never_the_output() {
     let ctx = context();
