@@ -304,6 +304,16 @@ impl Report {
     }
 
     fn render_change(&self, out: &mut String, c: &ChangeLine) {
+        /// `old -> new  (at places)`, as a path or a name takes the old one's place.
+        fn moved_line(out: &mut String, c: &ChangeLine, written: &str) {
+            let _ = writeln!(
+                out,
+                "  {} -> {}  (at {}){written}",
+                c.old,
+                c.new,
+                places(&c.at)
+            );
+        }
         let written = if c.written { "" } else { "  [not written]" };
         let when = match (&c.last, &c.removed_in) {
             (Some(last), Some(gone)) => format!("removed in {gone} (last {last})"),
@@ -320,13 +330,7 @@ impl Report {
                 new_definition,
                 positional_limit,
             } => {
-                let _ = writeln!(
-                    out,
-                    "  {} -> {}  (at {}){written}",
-                    c.old,
-                    c.new,
-                    places(&c.at)
-                );
+                moved_line(out, c, written);
                 let proof = match (proof, signature_match) {
                     (MoveKind::SameDefinition, _) => "the same definition".to_string(),
                     (MoveKind::Twin, Some(SignatureMatch::Same)) => "a twin, same signature".into(),
@@ -379,13 +383,7 @@ impl Report {
                 message,
                 releases,
             } => {
-                let _ = writeln!(
-                    out,
-                    "  {} -> {}  (at {}){written}",
-                    c.old,
-                    c.new,
-                    places(&c.at)
-                );
+                moved_line(out, c, written);
                 let trial = match c.trial {
                     Some(Trial::Pending) => "a candidate: kept only if the modernized run passes",
                     Some(Trial::Kept) => "a candidate, kept: the modernized run passed with it",

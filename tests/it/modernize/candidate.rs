@@ -6,7 +6,7 @@
 
 use serde_json::{json, Value};
 
-use super::{context, run_in, sources};
+use super::{context, rewritten_json, run_in, sources};
 use crate::support::cli::python3_version;
 
 /// A notebook printing `len(<call>)` of an `ndarray` the code makes.
@@ -41,20 +41,7 @@ fn report(path: &std::path::Path) -> Value {
 fn a_candidate_is_not_written_without_a_run() {
     let ctx = context();
     std::fs::write(ctx.path("c.ipynb"), notebook("x.as_list()")).unwrap();
-    let run = run_in(
-        &ctx,
-        &[
-            "modernize",
-            "c.ipynb",
-            "-o",
-            "out.ipynb",
-            "--no-run",
-            "--format",
-            "json",
-        ],
-    );
-    assert_eq!(run.code, 0, "{}", run.text());
-    let json: Value = serde_json::from_str(&run.stdout).unwrap();
+    let json = rewritten_json(&ctx, &["c.ipynb", "-o", "out.ipynb"]);
     let change = &json["changes"][0];
     assert_eq!(change["old"], "numpy.ndarray.as_list", "{json}");
     assert_eq!(change["new"], ".values");
@@ -77,12 +64,7 @@ fn a_candidate_is_not_written_without_a_run() {
         notebook_of("x = np.array([1.5, 2.5])", "x.as_list()"),
     )
     .unwrap();
-    let run = run_in(
-        &ctx,
-        &["modernize", "f.ipynb", "--no-run", "--format", "json"],
-    );
-    assert_eq!(run.code, 0, "{}", run.text());
-    let json: Value = serde_json::from_str(&run.stdout).unwrap();
+    let json = rewritten_json(&ctx, &["f.ipynb"]);
     assert_eq!(json["changes"][0]["old"], "numpy.ndarray.as_list", "{json}");
 
     // Both ways in one notebook: one change, at both places.
@@ -94,12 +76,7 @@ fn a_candidate_is_not_written_without_a_run() {
         ),
     )
     .unwrap();
-    let run = run_in(
-        &ctx,
-        &["modernize", "b.ipynb", "--no-run", "--format", "json"],
-    );
-    assert_eq!(run.code, 0, "{}", run.text());
-    let json: Value = serde_json::from_str(&run.stdout).unwrap();
+    let json = rewritten_json(&ctx, &["b.ipynb"]);
     let changes = json["changes"].as_array().unwrap();
     assert_eq!(changes.len(), 1, "{json}");
     assert_eq!(

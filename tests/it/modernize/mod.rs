@@ -117,6 +117,17 @@ fn run_in(ctx: &TestContext, args: &[&str]) -> Run {
     Run::from_output(&out)
 }
 
+/// `nbenv modernize ARGS --no-run --format json` in the context's directory: its JSON, after
+/// checking it succeeded.
+fn rewritten_json(ctx: &TestContext, args: &[&str]) -> serde_json::Value {
+    let mut all = vec!["modernize"];
+    all.extend_from_slice(args);
+    all.extend(["--no-run", "--format", "json"]);
+    let run = run_in(ctx, &all);
+    assert_eq!(run.code, 0, "{}", run.text());
+    serde_json::from_str(&run.stdout).unwrap()
+}
+
 /// The fixture with one more cell, which calls `numpy.alen` (removed, with no successor).
 fn with_alen() -> Vec<u8> {
     let mut nb: serde_json::Value = serde_json::from_slice(&fixture()).unwrap();
