@@ -1347,6 +1347,9 @@ fn write_move(out: &mut impl Write, m: &Move) -> Result<()> {
             (Some(SignatureMatch::ByKeyword), Some(old), Some(new)) => {
                 format!("; signature {old} extended to {new}, for calls by keyword")
             }
+            (Some(SignatureMatch::Narrowed), Some(old), Some(new)) => {
+                format!("; signature {old} narrowed to {new}, for calls that pass none of what it dropped")
+            }
             _ => String::new(),
         };
         let rank = if several > 1 {

@@ -31,7 +31,7 @@ pub use error::ModernizeError;
 pub use facts::Facts;
 pub use plan::{plan, Bound, Change, ChangeWhat, EraPin, Plan, Unmoved, Why};
 pub use report::{ChangeLine, Report, Trial};
-pub use rewrite::{rewrite, CellSource, Left, LeftWhy, Rewrites, Rewritten};
+pub use rewrite::{rewrite, CellSource, Left, LeftWhy, PositionalLimit, Rewrites, Rewritten};
 pub use run::newest;
 
 use crate::notebook::{CellKind, Notebook, Usage};

@@ -10,7 +10,7 @@ use serde::{Serialize, Serializer};
 use super::calls::{CallEdit, CallRewrite};
 use super::candidate::{self, NamedForm};
 use super::facts::Facts;
-use super::rewrite::Rewrites;
+use super::rewrite::{PositionalLimit, Rewrites};
 use crate::bank::extract::{ParamKind, Signature};
 use crate::bank::flow::ApiKind;
 use crate::bank::store::{
@@ -153,6 +153,11 @@ pub enum Why {
     /// The successor put a new parameter before old positional ones: calls passing those by
     /// position would change meaning.
     PositionalOrder { successor: ApiPath },
+    /// The successor lacks old parameters the notebook's calls pass.
+    DroppedParameters {
+        successor: ApiPath,
+        parameters: Vec<String>,
+    },
 }
 
 /// A used API the bank shows removed that `modernize` does not move, and the pin that would
@@ -207,11 +212,18 @@ impl Plan {
                 ChangeWhat::Moved {
                     new,
                     positional_limit,
-                    ..
+                    evidence,
                 } => {
                     out.renames.insert(c.old.clone(), new.clone());
                     if let Some(limit) = positional_limit {
-                        out.positional_limits.insert(c.old.clone(), *limit);
+                        let successor = evidence.successors.iter().find(|s| s.path == *new);
+                        out.positional_limits.insert(
+                            c.old.clone(),
+                            PositionalLimit {
+                                limit: *limit,
+                                keywords: successor.map(by_keyword).unwrap_or_default(),
+                            },
+                        );
                     }
                 }
                 ChangeWhat::Template {
@@ -476,7 +488,10 @@ fn removal(reports: &[ApiReport]) -> Option<Removal<'_>> {
 fn compatible(s: &Successor) -> bool {
     match s.kind {
         MoveKind::SameDefinition => true,
-        MoveKind::Twin => s.signature_match != Some(SignatureMatch::ByKeyword),
+        MoveKind::Twin => matches!(
+            s.signature_match,
+            Some(SignatureMatch::Same | SignatureMatch::Extended) | None
+        ),
         MoveKind::NoSignature => false,
     }
 }
@@ -485,7 +500,10 @@ fn compatible(s: &Successor) -> bool {
 /// positional parameters the two signatures share, in order (`estimator, X, y` of
 /// `cross_val_score`, before `groups`); `None` when none, or a signature is not recorded.
 fn shared_positionals(s: &Successor) -> Option<usize> {
-    if s.signature_match != Some(SignatureMatch::ByKeyword) {
+    if !matches!(
+        s.signature_match,
+        Some(SignatureMatch::ByKeyword | SignatureMatch::Narrowed)
+    ) {
         return None;
     }
     let parse = |t: &Option<String>| t.as_deref()?.parse::<Signature>().ok();
@@ -503,6 +521,39 @@ fn shared_positionals(s: &Successor) -> Option<usize> {
         .take_while(|(a, b)| a == b)
         .count();
     (shared > 0).then_some(shared)
+}
+
+/// The old signature's positional parameters, each with the name the successor takes it
+/// by keyword (`None` where it does not).
+fn by_keyword(s: &Successor) -> Vec<Option<String>> {
+    let parse = |t: &Option<String>| t.as_deref()?.parse::<Signature>().ok();
+    let (Some(old), Some(new)) = (parse(&s.old_signature), parse(&s.new_signature)) else {
+        return Vec::new();
+    };
+    old.params
+        .iter()
+        .filter(|p| matches!(p.kind, ParamKind::PositionalOnly | ParamKind::Positional))
+        .map(|p| {
+            let takes = new.params.iter().any(|q| {
+                q.name == p.name && matches!(q.kind, ParamKind::Positional | ParamKind::KeywordOnly)
+            });
+            (p.kind == ParamKind::Positional && takes).then(|| p.name.clone())
+        })
+        .collect()
+}
+
+/// The old parameters a narrowed twin lacks that `u`'s calls pass by keyword.
+fn dropped_and_passed(s: &Successor, u: &ApiUse) -> Vec<String> {
+    if s.signature_match != Some(SignatureMatch::Narrowed) {
+        return Vec::new();
+    }
+    let (Some(old), Some(new)) = (&s.old_signature, &s.new_signature) else {
+        return Vec::new();
+    };
+    crate::bank::store::dropped_parameters(old, new)
+        .into_iter()
+        .filter(|p| u.keywords.contains(p))
+        .collect()
 }
 
 /// Whether a successor is defined under its own path's package
@@ -561,6 +612,10 @@ pub fn plan(uses: &[ApiUse], facts: &Facts) -> Plan {
             (Some(m), _) => match chosen(&m.successors) {
                 Err(candidates) => Why::Ambiguous { candidates },
                 Ok(first) => match (compatible(first), shared_positionals(first)) {
+                    _ if !dropped_and_passed(first, u).is_empty() => Why::DroppedParameters {
+                        successor: first.path.clone(),
+                        parameters: dropped_and_passed(first, u),
+                    },
                     (false, None) => Why::PositionalOrder {
                         successor: first.path.clone(),
                     },
@@ -899,7 +954,40 @@ mod tests {
                 ..
             }
         ));
-        assert_eq!(plan.rewrites(true).positional_limits[&p(OLD)], 3);
+        assert_eq!(plan.rewrites(true).positional_limits[&p(OLD)].limit, 3);
+    }
+
+    /// A twin that lacks an old parameter with a default moves calls that do not pass it,
+    /// within the positionals both share; one passing it stays, named.
+    #[test]
+    fn a_narrowed_twin_moves_calls_that_leave_what_it_dropped() {
+        let mut s = successor(
+            "toolkit.ms.curve",
+            MoveKind::Twin,
+            Some(SignatureMatch::Narrowed),
+        );
+        s.old_signature = Some("(estimator, X, y, cv=..., error_score=...)".into());
+        s.new_signature = Some("(estimator, X, y, groups=..., cv=...)".into());
+        let f = facts(
+            vec![report(OLD, &[run("1.0", "1.1")], &[])],
+            vec![moved(OLD, vec![s])],
+            vec![],
+        );
+        let moved = plan(&uses(&[OLD]), &f);
+        assert!(moved.unmoved.is_empty(), "{:?}", moved.unmoved);
+        assert_eq!(moved.rewrites(true).positional_limits[&p(OLD)].limit, 3);
+
+        let mut passing = uses(&[OLD]);
+        passing[0].keywords = vec!["cv".into(), "error_score".into()];
+        let stays = plan(&passing, &f);
+        assert!(stays.changes.is_empty());
+        assert_eq!(
+            stays.unmoved[0].why,
+            Why::DroppedParameters {
+                successor: p("toolkit.ms.curve"),
+                parameters: vec!["error_score".into()]
+            }
+        );
     }
 
     fn with_signatures(mut r: ApiReport, sigs: &[(&str, &str)]) -> ApiReport {

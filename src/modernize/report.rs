@@ -259,6 +259,13 @@ impl Report {
                 Why::PositionalOrder { successor } => {
                     format!("{successor} put a new parameter before old positional ones")
                 }
+                Why::DroppedParameters {
+                    successor,
+                    parameters,
+                } => format!(
+                    "{successor} lacks {}, which calls here pass",
+                    parameters.join(", ")
+                ),
                 Why::NamedInWarning { candidate, reason } => {
                     format!("its warning names {candidate}, but {reason}")
                 }
@@ -338,8 +345,13 @@ impl Report {
                         "a twin, signature extended with defaults".into()
                     }
                     (MoveKind::Twin, Some(SignatureMatch::ByKeyword)) => format!(
-                        "a twin with a parameter put after the first {} positional ones, \
-                         which every call here keeps within",
+                        "a twin with a parameter put after the first {} positional ones; \
+                         calls here pass any after those by keyword",
+                        positional_limit.unwrap_or(0)
+                    ),
+                    (MoveKind::Twin, Some(SignatureMatch::Narrowed)) => format!(
+                        "a twin without old parameters no call here passes; calls here pass \
+                         any argument after the first {} positional ones by keyword",
                         positional_limit.unwrap_or(0)
                     ),
                     (MoveKind::Twin, _) => "a twin".into(),

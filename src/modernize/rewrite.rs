@@ -87,8 +87,19 @@ pub struct Rewrites {
     pub renames: BTreeMap<ApiPath, ApiPath>,
     pub calls: Vec<CallRewrite>,
     /// Renames whose calls must pass at most this many arguments by position (the successor
-    /// put a parameter after them): one call passing more keeps the old path everywhere.
-    pub positional_limits: BTreeMap<ApiPath, usize>,
+    /// put a parameter after them): a call passing more has the rest passed by keyword, or,
+    /// where it cannot, keeps the old path everywhere.
+    pub positional_limits: BTreeMap<ApiPath, PositionalLimit>,
+}
+
+/// The arguments a moved API's calls may pass by position, and how the others are passed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PositionalLimit {
+    pub limit: usize,
+    /// The old signature's positional parameters, in order: the keyword a positional
+    /// argument beyond the limit is passed as, or `None` where the successor does not take
+    /// that name.
+    pub keywords: Vec<Option<String>>,
 }
 
 struct FromImport {
@@ -304,15 +315,25 @@ pub fn rewrite(cells: &[CellSource<'_>], rewrites: &Rewrites) -> Rewritten {
 
     // Moves that hold only for calls within the arguments both signatures share by position.
     let mut renames = renames.clone();
-    for (api, limit) in &rewrites.positional_limits {
+    for (api, positional) in &rewrites.positional_limits {
+        let limit = positional.limit;
         let names_it = |d: &str| calls::resolve(d, &bound).as_deref() == Some(api.as_str());
         let beyond: Vec<&CallSite> = collected
             .calls
             .iter()
             .filter(|c| c.dotted.as_deref().is_some_and(names_it))
-            .filter(|c| c.unpacked || c.args.len() > *limit)
+            .filter(|c| c.unpacked || c.args.len() > limit)
             .collect();
-        if beyond.is_empty() {
+        // The arguments past the limit passed by the old parameters' names, where every
+        // such call allows it (`learning_curve(m, X, y, sizes)` →
+        // `learning_curve(m, X, y, train_sizes=sizes)`).
+        let by_keyword: Option<Vec<Edit>> = beyond
+            .iter()
+            .map(|c| keyword_edits(c, positional, api))
+            .collect::<Option<Vec<Vec<Edit>>>>()
+            .map(|e| e.into_iter().flatten().collect());
+        if let Some(by_keyword) = by_keyword {
+            edits.extend(by_keyword);
             continue;
         }
         renames.remove(api);
@@ -712,6 +733,36 @@ fn import_bindings(collected: &Collected) -> Vec<(String, String)> {
     out
 }
 
+/// The insertions that pass `call`'s positional arguments past `positional.limit` by
+/// keyword; `None` when one cannot be (unpacked arguments, more than the old signature
+/// took, a name the successor lacks or the call already passes).
+fn keyword_edits(
+    call: &CallSite,
+    positional: &PositionalLimit,
+    api: &ApiPath,
+) -> Option<Vec<Edit>> {
+    if call.unpacked || call.args.len() > positional.keywords.len() {
+        return None;
+    }
+    call.args
+        .iter()
+        .enumerate()
+        .skip(positional.limit)
+        .map(|(i, arg)| {
+            let name = positional.keywords[i].as_ref()?;
+            if call.keywords.iter().any(|k| &k.name == name) {
+                return None;
+            }
+            Some(Edit {
+                cell: call.cell,
+                range: TextRange::empty(arg.range.start()),
+                text: format!("{name}="),
+                api: api.clone(),
+            })
+        })
+        .collect()
+}
+
 /// Applies the edits cell by cell; a cell whose result would not parse is kept as it was.
 fn apply(mut edits: Vec<Edit>, sources: &BTreeMap<u32, &str>, out: &mut Rewritten) {
     edits.sort_by_key(|e| (e.cell, e.range.start(), e.range.end()));
@@ -959,7 +1010,17 @@ mod tests {
                 cells,
                 Rewrites {
                     renames: renames(&[SCORE]),
-                    positional_limits: BTreeMap::from([(ApiPath::new(SCORE.0).unwrap(), 3)]),
+                    positional_limits: BTreeMap::from([(
+                        ApiPath::new(SCORE.0).unwrap(),
+                        PositionalLimit {
+                            limit: 3,
+                            keywords: ["estimator", "X", "y", "scoring"]
+                                .iter()
+                                .map(|n| Some(n.to_string()))
+                                .chain([None])
+                                .collect(),
+                        },
+                    )]),
                     ..Rewrites::default()
                 },
             )
@@ -972,12 +1033,26 @@ mod tests {
             "from sk.model_selection import cross_val_score\ncross_val_score(m, X, y, cv=5)"
         );
         assert!(left.is_empty(), "{left:?}");
+        // One more by position: passed by its old name.
         let beyond =
             "from sk.cross_validation import cross_val_score\ncross_val_score(m, X, y, 'f1')";
         let (out, left) = rewrites(&[beyond]);
-        assert_eq!(out[0], beyond);
-        assert!(matches!(left[0].why, LeftWhy::ArgumentsDoNotFit { .. }));
-        assert_eq!(left[0].at, Location::new(1, 2));
+        assert_eq!(
+            out[0],
+            "from sk.model_selection import cross_val_score\ncross_val_score(m, X, y, scoring='f1')"
+        );
+        assert!(left.is_empty(), "{left:?}");
+        // Where that cannot be (a name the successor lacks, one passed already), the old
+        // path stays everywhere.
+        for cannot in [
+            "from sk.cross_validation import cross_val_score\ncross_val_score(m, X, y, 'f1', 2)",
+            "from sk.cross_validation import cross_val_score\ncross_val_score(m, X, y, 'f1', scoring='f1')",
+        ] {
+            let (out, left) = rewrites(&[cannot]);
+            assert_eq!(out[0], cannot);
+            assert!(matches!(left[0].why, LeftWhy::ArgumentsDoNotFit { .. }));
+            assert_eq!(left[0].at, Location::new(1, 2));
+        }
     }
 
     const SCORE: (&str, &str) = (

@@ -62,7 +62,7 @@ pub use import_providers::ImportProvider;
 pub(crate) use lock::WriterLock;
 pub use lock::{LockPolicy, WaitNotice};
 pub use moves::{Move, MoveKind, MovesReport, Successor};
-pub use pairing::SignatureMatch;
+pub use pairing::{dropped_parameters, SignatureMatch};
 pub use path_blocks::EncodedChunk;
 pub use path_dictionary::{CorruptDictionary, PathDictionary, StoredChunk};
 pub use presence::Presence;

@@ -94,6 +94,11 @@ pub enum SignatureMatch {
     /// positional ones (`groups=None` in `cross_val_score(estimator, X, y, groups, scoring)`):
     /// calls that pass those by keyword still work, positional ones do not.
     ByKeyword,
+    /// As `ByKeyword`, except that the new one lacks some old parameters that had defaults
+    /// (`error_score` of scikit-learn 0.19's `learning_curve`, which `model_selection`'s
+    /// took only later): calls that pass none of those, and no more positional arguments
+    /// than both share, still work.
+    Narrowed,
 }
 
 /// How `old`'s signature relates to `new`'s, if one of the two ways.
@@ -106,8 +111,16 @@ pub fn signature_match(old: &str, new: &str) -> Option<SignatureMatch> {
     };
     let positional = |k: ParamKind| matches!(k, ParamKind::PositionalOnly | ParamKind::Positional);
     let mut shifted = false;
+    let mut narrowed = false;
     for (i, p) in old.params.iter().enumerate() {
-        let found = new.params.iter().position(|q| q.name == p.name)?;
+        let Some(found) = new.params.iter().position(|q| q.name == p.name) else {
+            // Dropped: calls that leave it to its default still fit.
+            if p.has_default && matches!(p.kind, ParamKind::Positional | ParamKind::KeywordOnly) {
+                narrowed = true;
+                continue;
+            }
+            return None;
+        };
         let q = &new.params[found];
         if q.kind != p.kind || q.has_default != p.has_default {
             return None;
@@ -143,11 +156,26 @@ pub fn signature_match(old: &str, new: &str) -> Option<SignatureMatch> {
         .all(|q| {
             q.has_default || matches!(q.kind, ParamKind::VarPositional | ParamKind::VarKeyword)
         });
-    added_ok.then_some(if shifted {
+    added_ok.then_some(if narrowed {
+        SignatureMatch::Narrowed
+    } else if shifted {
         SignatureMatch::ByKeyword
     } else {
         SignatureMatch::Extended
     })
+}
+
+/// The parameters of `old` that `new` lacks (what a [`SignatureMatch::Narrowed`] twin
+/// dropped); empty when either does not parse.
+pub fn dropped_parameters(old: &str, new: &str) -> Vec<String> {
+    let (Ok(old), Ok(new)) = (Signature::from_str(old), Signature::from_str(new)) else {
+        return Vec::new();
+    };
+    old.params
+        .iter()
+        .filter(|p| !new.params.iter().any(|q| q.name == p.name))
+        .map(|p| p.name.clone())
+        .collect()
 }
 
 /// What pairing a removed API with one candidate proves.
@@ -238,7 +266,8 @@ fn strength(pairing: &Pairing) -> Option<u8> {
         Pairing::Twin(SignatureMatch::Same) => Some(1),
         Pairing::Twin(SignatureMatch::Extended) => Some(2),
         Pairing::Twin(SignatureMatch::ByKeyword) => Some(3),
-        Pairing::NoSignature => Some(4),
+        Pairing::Twin(SignatureMatch::Narrowed) => Some(4),
+        Pairing::NoSignature => Some(5),
         Pairing::Unrelated => None,
     }
 }
@@ -398,6 +427,24 @@ mod tests {
         );
         // Without a default, old calls lack it.
         assert_eq!(signature_match("(a)", "(a, b)"), None);
+        // An old parameter with a default the new one lacks: calls that leave it fit.
+        assert_eq!(
+            signature_match(
+                "(estimator, X, y, train_sizes=..., verbose=..., error_score=...)",
+                "(estimator, X, y, groups=..., train_sizes=..., verbose=...)"
+            ),
+            Some(SignatureMatch::Narrowed)
+        );
+        assert_eq!(
+            dropped_parameters("(a, b=..., *, k=...)", "(a, b=...)"),
+            ["k"]
+        );
+        assert_eq!(
+            signature_match("(a, *, k=...)", "(a)"),
+            Some(SignatureMatch::Narrowed)
+        );
+        // One without a default cannot go: every old call passes it.
+        assert_eq!(signature_match("(a, b)", "(a)"), None);
         // A keyword-only one may go anywhere among the keyword-only.
         assert_eq!(
             signature_match("(a, *, k=...)", "(a, *, j=..., k=...)"),
