@@ -138,8 +138,8 @@ pub fn run(global: &GlobalArgs, args: &ModernizeArgs) -> Result<()> {
     if !done.has_candidates() {
         return super::restore::run(global, &restore);
     }
-    // The candidates are kept when the notebook runs with them, or gets further with them
-    // than without (see `nbenv::modernize::trial`).
+    // The candidates are kept only when the notebook runs to its end with them (see
+    // `nbenv::modernize::trial`).
     restore.sandbox.check()?;
     let mut steps = Trial {
         global,
@@ -160,11 +160,8 @@ pub fn run(global: &GlobalArgs, args: &ModernizeArgs) -> Result<()> {
             Some(CandidatesKept::Kept) => {
                 "the modernized notebook ran to the end with its candidates: they are kept"
             }
-            Some(CandidatesKept::Unconfirmed) => {
-                "the modernized notebook ran to the end neither with its candidates nor without: they are kept, unconfirmed, as it got further with them"
-            }
             _ => {
-                "the modernized notebook did no better with its candidates: they are dropped, and it was restored without them"
+                "the modernized notebook did not run to the end with its candidates: they are dropped, and it was restored without them"
             }
         });
     }
@@ -234,10 +231,6 @@ impl TrialSteps for Trial<'_> {
 
     fn ran(&self, restored: &super::restore::Attempt) -> bool {
         restored.ran()
-    }
-
-    fn stopped_at(&self, restored: &super::restore::Attempt) -> Option<u32> {
-        restored.restored.stopped_at()
     }
 }
 

@@ -56,11 +56,8 @@ impl Tried {
         let mut changes = nbenv::reporter::count(self.changes, "change", "changes");
         match self.candidates {
             Some(CandidatesKept::Kept) => changes.push_str(", its candidates kept"),
-            Some(CandidatesKept::Unconfirmed) => {
-                changes.push_str(", its candidates kept unconfirmed: it got further with them")
-            }
             Some(CandidatesKept::Dropped) => {
-                changes.push_str(", its candidates dropped: it did no better with them")
+                changes.push_str(", its candidates dropped: it did not run to the end with them")
             }
             None => {}
         }
@@ -254,10 +251,6 @@ impl PreferSteps for Steps<'_> {
 
     fn ran(&self, restored: &Attempt) -> bool {
         restored.ran()
-    }
-
-    fn stopped_at(&self, restored: &Attempt) -> Option<u32> {
-        restored.restored.stopped_at()
     }
 }
 

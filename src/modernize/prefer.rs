@@ -98,9 +98,6 @@ pub trait PreferSteps {
 
     /// Whether the rounds' last run went to the notebook's end.
     fn ran(&self, restored: &Self::Restored) -> bool;
-
-    /// The cell the rounds' last run stopped at, when it stopped at one.
-    fn stopped_at(&self, restored: &Self::Restored) -> Option<u32>;
 }
 
 /// What a preferred restoration did: each attempt made, and which one is kept and why.
@@ -192,10 +189,6 @@ impl<S: PreferSteps> TrialSteps for Modern<'_, S> {
 
     fn ran(&self, restored: &S::Restored) -> bool {
         self.steps.ran(restored)
-    }
-
-    fn stopped_at(&self, restored: &S::Restored) -> Option<u32> {
-        self.steps.stopped_at(restored)
     }
 }
 
@@ -305,10 +298,6 @@ mod tests {
 
         fn ran(&self, restored: &(Mode, bool)) -> bool {
             restored.1
-        }
-
-        fn stopped_at(&self, _: &(Mode, bool)) -> Option<u32> {
-            None
         }
     }
 

@@ -47,10 +47,7 @@ pub enum Trial {
     Untried,
     /// Written, and the modernized notebook ran to its end with it.
     Kept,
-    /// Written: the modernized notebook ran to its end neither with it nor without, and got
-    /// further with it.
-    Unconfirmed,
-    /// The modernized notebook did as well or better without it: written without it.
+    /// The modernized notebook did not run to its end with it: written without it.
     Dropped,
 }
 
@@ -212,12 +209,11 @@ impl Report {
             }
             let trial = match outcome {
                 Some(CandidatesKept::Kept) => Trial::Kept,
-                Some(CandidatesKept::Unconfirmed) => Trial::Unconfirmed,
                 Some(CandidatesKept::Dropped) => Trial::Dropped,
                 None => Trial::Untried,
             };
             c.trial = Some(trial);
-            c.written = matches!(trial, Trial::Kept | Trial::Unconfirmed);
+            c.written = trial == Trial::Kept;
         }
     }
 
@@ -399,11 +395,8 @@ impl Report {
                 let trial = match c.trial {
                     Some(Trial::Pending) => "a candidate: kept only if the modernized run passes",
                     Some(Trial::Kept) => "a candidate, kept: the modernized run passed with it",
-                    Some(Trial::Unconfirmed) => {
-                        "a candidate, kept unconfirmed: the modernized run passed neither with it nor without, and got further with it"
-                    }
                     Some(Trial::Dropped) => {
-                        "a candidate, dropped: the modernized run did no better with it"
+                        "a candidate, dropped: the modernized run did not pass with it"
                     }
                     Some(Trial::Untried) | None => "a candidate, not written: no run confirmed it",
                 };

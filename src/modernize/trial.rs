@@ -1,11 +1,9 @@
 //! A candidate change (a successor only a deprecation warning names) is kept only when the
-//! modernized notebook does better with it. [`try_candidates`] restores the notebook with the
-//! candidates first; when that does not run to the end, again with only the proven changes.
-//! The candidates are kept when the notebook ran to its end with them, and, marked
-//! unconfirmed, when neither ran to the end but the run with them stopped at a later cell
-//! (their cells ran; something after them did not). What a restoration is belongs to the
-//! [`TrialSteps`] implementation (`modernize`, `restore --prefer modern`, a batch); the
-//! order and the choice are decided here, on types.
+//! modernized notebook runs to its end with it. [`try_candidates`] restores the notebook with
+//! the candidates first; when that does not run to the end, again with only the proven
+//! changes, and that is kept. What a restoration is belongs to the [`TrialSteps`]
+//! implementation (`modernize`, `restore --prefer modern`, a batch); the order and the choice
+//! are decided here, on types.
 
 /// The steps of a trial: restoring the modernized notebook with or without its candidates.
 pub trait TrialSteps {
@@ -17,9 +15,6 @@ pub trait TrialSteps {
 
     /// Whether the rounds' last run went to the notebook's end.
     fn ran(&self, restored: &Self::Restored) -> bool;
-
-    /// The cell the rounds' last run stopped at, when it stopped at one.
-    fn stopped_at(&self, restored: &Self::Restored) -> Option<u32>;
 }
 
 /// What became of the changes only a warning names.
@@ -28,16 +23,14 @@ pub trait TrialSteps {
 pub enum CandidatesKept {
     /// The notebook ran to its end with them.
     Kept,
-    /// Neither way ran to the end; with them the notebook got further. Kept, unconfirmed.
-    Unconfirmed,
-    /// The notebook did as well or better without them.
+    /// It did not: the notebook is restored and written without them.
     Dropped,
 }
 
 impl CandidatesKept {
     /// Whether the notebook kept has them.
     pub fn written(self) -> bool {
-        matches!(self, Self::Kept | Self::Unconfirmed)
+        self == Self::Kept
     }
 }
 
@@ -54,7 +47,7 @@ pub struct CandidateRun<R, E> {
 }
 
 /// Restores as the candidates allow: with them first when `candidates`, and without them
-/// when that does not run to the end; the better of the two is kept.
+/// when that does not run to the end.
 pub fn try_candidates<S: TrialSteps>(
     steps: &mut S,
     candidates: bool,
@@ -74,33 +67,11 @@ pub fn try_candidates<S: TrialSteps>(
             candidates: Some(CandidatesKept::Kept),
         };
     }
-    let without = steps.restore(false);
-    let reached = |r: &Result<S::Restored, S::Error>| match r {
-        Ok(r) if steps.ran(r) => Reached::End,
-        Ok(r) => steps.stopped_at(r).map_or(Reached::Nowhere, Reached::Cell),
-        Err(_) => Reached::Nowhere,
-    };
-    if reached(&with) > reached(&without) {
-        CandidateRun {
-            kept: with,
-            set_aside: Some(without),
-            candidates: Some(CandidatesKept::Unconfirmed),
-        }
-    } else {
-        CandidateRun {
-            kept: without,
-            set_aside: Some(with),
-            candidates: Some(CandidatesKept::Dropped),
-        }
+    CandidateRun {
+        kept: steps.restore(false),
+        set_aside: Some(with),
+        candidates: Some(CandidatesKept::Dropped),
     }
-}
-
-/// How far a restoration got, ordered: no cell known, a cell it stopped at, the end.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-enum Reached {
-    Nowhere,
-    Cell(u32),
-    End,
 }
 
 #[cfg(test)]
@@ -139,13 +110,6 @@ mod tests {
         fn ran(&self, restored: &(bool, Ends)) -> bool {
             restored.1 == Ends::Ran
         }
-
-        fn stopped_at(&self, restored: &(bool, Ends)) -> Option<u32> {
-            match restored.1 {
-                Ends::At(cell) => Some(cell),
-                _ => None,
-            }
-        }
     }
 
     fn trial(with: Ends, without: Ends) -> (CandidateRun<(bool, Ends), &'static str>, Vec<bool>) {
@@ -167,15 +131,16 @@ mod tests {
         assert!(done.set_aside.is_none());
     }
 
+    /// Not running to the end with them drops them, whatever the run without them gives
+    /// (even a later stop with them: the rule is a run that passes).
     #[test]
-    fn candidates_are_dropped_when_the_notebook_does_as_well_without_them() {
+    fn candidates_that_do_not_run_to_the_end_are_dropped() {
         for (with, without) in [
             (Ends::At(3), Ends::Ran),
             (Ends::Error, Ends::Ran),
             (Ends::At(3), Ends::At(3)),
-            (Ends::At(2), Ends::At(5)),
+            (Ends::At(5), Ends::At(2)),
             (Ends::Error, Ends::Error),
-            (Ends::Error, Ends::At(1)),
         ] {
             let (done, log) = trial(with, without);
             assert_eq!(log, [true, false], "{with:?} {without:?}");
@@ -190,19 +155,6 @@ mod tests {
                 Some(Err(_)) => assert_eq!(with, Ends::Error),
                 None => panic!("both were made"),
             }
-        }
-    }
-
-    /// Neither runs to the end, but the candidates' cells ran and the run stopped later:
-    /// the notebook with them is the further one, kept and said to be unconfirmed.
-    #[test]
-    fn candidates_that_get_further_are_kept_unconfirmed() {
-        for without in [Ends::At(2), Ends::Error] {
-            let (done, log) = trial(Ends::At(3), without);
-            assert_eq!(log, [true, false]);
-            assert_eq!(done.candidates, Some(CandidatesKept::Unconfirmed));
-            assert_eq!(done.kept, Ok((true, Ends::At(3))));
-            assert!(CandidatesKept::Unconfirmed.written());
         }
     }
 

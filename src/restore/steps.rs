@@ -40,13 +40,6 @@ pub struct Restored {
     pub failed: Vec<ReleaseFailure>,
 }
 
-impl Restored {
-    /// The cell the last round's run stopped at, when it stopped at one.
-    pub fn stopped_at(&self) -> Option<u32> {
-        self.rounds.last()?.first_failure.as_ref()?.cell
-    }
-}
-
 /// Runs the rounds for `usage` (taught what each round reveals): the library's loop
 /// ([`super::run_rounds`]) over the production steps.
 pub fn restore(

@@ -149,10 +149,6 @@ impl PreferSteps for Steps<'_, '_> {
     fn ran(&self, restored: &Restored) -> bool {
         restored.stopped == Stop::Ran
     }
-
-    fn stopped_at(&self, restored: &Restored) -> Option<u32> {
-        restored.stopped_at()
-    }
 }
 
 /// How the modern attempt fared, as the record keeps it; `None` when it was not tried.

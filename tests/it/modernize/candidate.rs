@@ -6,6 +6,7 @@
 
 use serde_json::{json, Value};
 
+use super::prefer::restore_modern;
 use super::{context, rewritten_json, run_in, sources};
 use crate::support::cli::python3_version;
 
@@ -148,24 +149,7 @@ fn a_candidate_is_kept_only_when_the_run_passes_with_it() {
 #[test]
 fn restore_prefers_the_modernized_notebook_with_its_candidates_when_they_run() {
     let ctx = context();
-    let python = python3_version();
-    let restore = |nb: &str| {
-        run_in(
-            &ctx,
-            &[
-                "restore",
-                nb,
-                "--prefer",
-                "modern",
-                "--python",
-                &python,
-                "--no-kernel-runtime",
-                "--no-kernel-spec",
-                "--format",
-                "json",
-            ],
-        )
-    };
+    let restore = |nb: &str| restore_modern(&ctx, nb, &["--format", "json"]);
     std::fs::write(ctx.path("kept.ipynb"), notebook("x.as_list()")).unwrap();
     let run = restore("kept.ipynb");
     assert_eq!(run.code, 0, "{}", run.text());

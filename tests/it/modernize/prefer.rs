@@ -79,7 +79,11 @@ fn only(dir: &Path, names: &[&str]) {
 
 /// `restore NB --prefer modern` on this machine's python3, plain and without a kernel spec,
 /// with `extra` arguments.
-fn restore_modern(ctx: &TestContext, nb: &str, extra: &[&str]) -> crate::support::context::Run {
+pub(super) fn restore_modern(
+    ctx: &TestContext,
+    nb: &str,
+    extra: &[&str],
+) -> crate::support::context::Run {
     let python = python3_version();
     let mut args = vec![
         "restore",
