@@ -877,8 +877,7 @@ fn write_api_report(out: &mut dyn Write, r: &ApiReport) -> Result<()> {
         )?;
     }
     if let (Some(first), Some(last)) = (&r.first, &r.last) {
-        let in_runs =
-            |runs: &[VersionRun], v: &Version| runs.iter().any(|x| &x.first <= v && v <= &x.last);
+        let in_runs = VersionRun::any_contains;
         let after = match &r.latest_indexed {
             Some(latest) if latest == last => {
                 "; still present in the latest indexed release".to_string()

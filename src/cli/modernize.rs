@@ -141,7 +141,7 @@ pub fn run(global: &GlobalArgs, args: &ModernizeArgs) -> Result<()> {
     // The candidates are kept only when the notebook runs to its end with them (see
     // `nbenv::modernize::trial`).
     restore.sandbox.check()?;
-    let mut steps = Trial {
+    let mut steps = CandidateRuns {
         global,
         restore: &restore,
         output: &output,
@@ -211,14 +211,14 @@ fn write_outputs(
 }
 
 /// The modernized notebook restored at `output`, written with its candidates or without.
-struct Trial<'a> {
+struct CandidateRuns<'a> {
     global: &'a GlobalArgs,
     restore: &'a super::restore::RestoreArgs,
     output: &'a Path,
     done: &'a Modernized,
 }
 
-impl TrialSteps for Trial<'_> {
+impl TrialSteps for CandidateRuns<'_> {
     type Restored = super::restore::Attempt;
     type Error = anyhow::Error;
 

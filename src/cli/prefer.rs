@@ -121,10 +121,8 @@ pub fn run(global: &GlobalArgs, args: &RestoreArgs) -> Result<()> {
     };
     match &done.modernized {
         Some(Ok(m)) => {
-            let mut report = m.report.clone();
-            report.settle(done.candidates);
-            tried.changes = report.written_changes();
-            tried.unmoved = report.unmoved.len();
+            tried.changes = m.report.kept_changes(done.candidates);
+            tried.unmoved = m.report.unmoved.len();
         }
         Some(Err(e)) => tried.error = Some(e.to_string()),
         None => {}

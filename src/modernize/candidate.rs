@@ -71,11 +71,10 @@ pub fn candidate_paths(used: &ApiPath, candidate: &str) -> Vec<ApiPath> {
 
 /// Whether `report`'s API is in the newest release the bank indexed.
 fn in_newest(report: &ApiReport) -> bool {
-    let Some(latest) = &report.latest_indexed else {
-        return false;
-    };
-    let within = |runs: &[VersionRun]| runs.iter().any(|r| r.first <= *latest && *latest <= r.last);
-    within(&report.present)
+    report
+        .latest_indexed
+        .as_ref()
+        .is_some_and(|latest| VersionRun::any_contains(&report.present, latest))
 }
 
 /// The successor `candidate` names for `u` (an API of `dist`, a method when `method`), and

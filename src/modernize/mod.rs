@@ -5,9 +5,9 @@
 //! era pin that would run it instead); [`rewrite()`] writes the changes into the code cells,
 //! touching only the tokens that name them; [`modernize`] puts it together: the modernized
 //! notebook, the diff of its code cells and the report. A successor only a warning names is
-//! a candidate ([`candidate`]): [`trial`] keeps it only when the modernized run passes. The input is never written. The
-//! modernized notebook is then restored (the CLI runs `restore`'s rounds) on the [`newest`]
-//! installed Python.
+//! a candidate ([`candidate`]): [`trial`] keeps it only when the modernized run passes. The
+//! input is never written. The modernized notebook is then restored (the CLI runs
+//! `restore`'s rounds) on the [`newest`] installed Python.
 
 mod calls;
 pub mod candidate;

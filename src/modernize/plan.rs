@@ -181,11 +181,6 @@ pub struct Plan {
 }
 
 impl Plan {
-    /// Whether a change rests only on a warning's word.
-    pub fn has_candidates(&self) -> bool {
-        self.changes.iter().any(Change::is_candidate)
-    }
-
     /// What the rewriter writes: old path → new path for moves, and the rewrites at calls;
     /// the candidates only named in a warning too when `candidates`.
     pub fn rewrites(&self, candidates: bool) -> Rewrites {
@@ -456,10 +451,7 @@ fn removal(reports: &[ApiReport]) -> Option<Removal<'_>> {
             continue;
         };
         let latest = r.latest_indexed.as_ref()?;
-        let within = |runs: &[VersionRun]| {
-            runs.iter()
-                .any(|run| run.first <= *latest && *latest <= run.last)
-        };
+        let within = |runs: &[VersionRun]| VersionRun::any_contains(runs, latest);
         if within(&r.present) || within(&r.unknown) {
             return None;
         }
@@ -506,8 +498,7 @@ fn shared_positionals(s: &Successor) -> Option<usize> {
     ) {
         return None;
     }
-    let parse = |t: &Option<String>| t.as_deref()?.parse::<Signature>().ok();
-    let (old, new) = (parse(&s.old_signature)?, parse(&s.new_signature)?);
+    let (old, new) = signatures(s)?;
     let positional = |sig: &Signature| -> Vec<String> {
         sig.params
             .iter()
@@ -523,11 +514,17 @@ fn shared_positionals(s: &Successor) -> Option<usize> {
     (shared > 0).then_some(shared)
 }
 
+/// The old and new signatures a successor was compared by, parsed; `None` when one is not
+/// recorded.
+fn signatures(s: &Successor) -> Option<(Signature, Signature)> {
+    let parse = |t: &Option<String>| t.as_deref()?.parse::<Signature>().ok();
+    Some((parse(&s.old_signature)?, parse(&s.new_signature)?))
+}
+
 /// The old signature's positional parameters, each with the name the successor takes it
 /// by keyword (`None` where it does not).
 fn by_keyword(s: &Successor) -> Vec<Option<String>> {
-    let parse = |t: &Option<String>| t.as_deref()?.parse::<Signature>().ok();
-    let (Some(old), Some(new)) = (parse(&s.old_signature), parse(&s.new_signature)) else {
+    let Some((old, new)) = signatures(s) else {
         return Vec::new();
     };
     old.params
@@ -611,15 +608,19 @@ pub fn plan(uses: &[ApiUse], facts: &Facts) -> Plan {
         let why = match (proven, unproven) {
             (Some(m), _) => match chosen(&m.successors) {
                 Err(candidates) => Why::Ambiguous { candidates },
-                Ok(first) => match (compatible(first), shared_positionals(first)) {
-                    _ if !dropped_and_passed(first, u).is_empty() => Why::DroppedParameters {
+                Ok(first) => match (
+                    dropped_and_passed(first, u),
+                    compatible(first),
+                    shared_positionals(first),
+                ) {
+                    (dropped, ..) if !dropped.is_empty() => Why::DroppedParameters {
                         successor: first.path.clone(),
-                        parameters: dropped_and_passed(first, u),
+                        parameters: dropped,
                     },
-                    (false, None) => Why::PositionalOrder {
+                    (_, false, None) => Why::PositionalOrder {
                         successor: first.path.clone(),
                     },
-                    (fits, limit) => {
+                    (_, fits, limit) => {
                         let new = first.path.clone();
                         out.changes.push(Change {
                             old: u.api.clone(),
@@ -720,12 +721,7 @@ mod tests {
         let absent = ["1.0", "1.1", "1.2"]
             .iter()
             .map(|x| v(x))
-            .filter(|x| {
-                !present
-                    .iter()
-                    .chain(unknown)
-                    .any(|r| r.first <= *x && *x <= r.last)
-            })
+            .filter(|x| !present.iter().chain(unknown).any(|r| r.contains(x)))
             .map(|x| VersionRun {
                 first: x.clone(),
                 last: x,
@@ -1129,7 +1125,7 @@ mod tests {
             vec![of_kind(values.clone(), ApiKind::Property)],
         );
         assert!(plan.unmoved.is_empty(), "{:?}", plan.unmoved);
-        assert!(plan.has_candidates());
+        assert!(plan.changes.iter().any(Change::is_candidate));
         let ChangeWhat::Named { new, form, .. } = &plan.changes[0].what else {
             panic!("{:?}", plan.changes)
         };

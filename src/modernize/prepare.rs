@@ -28,7 +28,7 @@ pub enum Want {
 }
 
 fn within(runs: &[VersionRun], v: &Version) -> bool {
-    runs.iter().any(|r| r.first <= *v && *v <= r.last)
+    VersionRun::any_contains(runs, v)
 }
 
 /// What the bank still needs to show whether, and where, `report`'s API went: nothing when

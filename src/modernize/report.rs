@@ -195,11 +195,6 @@ fn paths(p: &[ApiPath]) -> String {
 }
 
 impl Report {
-    /// Whether a candidate change awaits the run's word.
-    pub fn has_pending(&self) -> bool {
-        self.changes.iter().any(|c| c.trial == Some(Trial::Pending))
-    }
-
     /// The runs' word on the pending candidates (see [`super::trial`]); `None`: no run was
     /// made, and they are not in the notebook written.
     pub fn settle(&mut self, outcome: Option<CandidatesKept>) {
@@ -217,11 +212,16 @@ impl Report {
         }
     }
 
-    /// The number of changes in the notebook written (candidates not dropped).
-    pub fn written_changes(&self) -> usize {
+    /// The changes in the notebook kept once the runs said `outcome` of the pending
+    /// candidates (`None`: no run), as [`Report::settle`] would leave them written.
+    pub fn kept_changes(&self, outcome: Option<CandidatesKept>) -> usize {
         self.changes
             .iter()
-            .filter(|c| !matches!(c.trial, Some(Trial::Dropped | Trial::Untried)))
+            .filter(|c| match c.trial {
+                None | Some(Trial::Kept) => true,
+                Some(Trial::Pending) => outcome == Some(CandidatesKept::Kept),
+                Some(Trial::Untried | Trial::Dropped) => false,
+            })
             .count()
     }
 

@@ -26,6 +26,18 @@ pub struct VersionRun {
     pub last: Version,
 }
 
+impl VersionRun {
+    /// Whether `v` is one of the run's releases (or between them).
+    pub fn contains(&self, v: &Version) -> bool {
+        self.first <= *v && *v <= self.last
+    }
+
+    /// Whether `v` is in one of `runs`.
+    pub fn any_contains(runs: &[VersionRun], v: &Version) -> bool {
+        runs.iter().any(|r| r.contains(v))
+    }
+}
+
 /// Where an API's definition lives, and in which releases.
 #[derive(Debug, Clone, Serialize)]
 pub struct CanonicalSpan {

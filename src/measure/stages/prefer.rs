@@ -166,10 +166,8 @@ pub(super) fn attempt_of(
     };
     match modernized {
         Ok(m) => {
-            let mut report = m.report.clone();
-            report.settle(done.candidates);
-            attempt.changes = report.written_changes();
-            attempt.unmoved = report.unmoved.len();
+            attempt.changes = m.report.kept_changes(done.candidates);
+            attempt.unmoved = m.report.unmoved.len();
             attempt.candidates = done.candidates;
         }
         Err(e) => attempt.error = Some(e.to_string()),
