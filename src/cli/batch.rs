@@ -74,6 +74,10 @@ pub struct BatchArgs {
     /// Ignore files uploaded after this date (YYYY-MM-DD or an RFC 3339 instant).
     #[arg(long, value_name = "DATE", value_parser = super::infer::parse_date)]
     pub exclude_newer: Option<jiff::Timestamp>,
+    /// Each notebook's era, preferred for every release chosen, as `infer --date`: `auto`
+    /// (the default: its last commit, else its stored outputs), a date, or `none`.
+    #[arg(long, value_name = "auto|DATE|none", default_value = "auto", value_parser = super::infer::parse_era)]
+    pub date: nbenv::resolve::options::EraChoice,
     /// Count releases that have only an sdist as installable.
     #[arg(long, conflicts_with = "wheels_only")]
     pub allow_sdist: bool,
@@ -161,7 +165,6 @@ pub fn run(global: &GlobalArgs, args: &BatchArgs) -> Result<()> {
         Some(context::open_session(
             &working,
             &infer_args(args, Path::new(".")),
-            &Printer::of(&working),
         )?)
     } else {
         None
@@ -423,6 +426,7 @@ fn infer_args(args: &BatchArgs, notebook: &Path) -> InferOptions {
     InferOptions {
         python: args.python,
         cap: args.exclude_newer.map_or(DateCap::None, DateCap::Before),
+        era: args.date,
         sdists: super::infer::sdists(args.allow_sdist, args.wheels_only),
         indexing: if args.no_index {
             Indexing::Never

@@ -137,13 +137,11 @@ pub fn session_place(global: &GlobalArgs) -> nbenv::resolve::session::SessionPla
 pub fn open_session(
     global: &GlobalArgs,
     options: &nbenv::resolve::options::InferOptions,
-    reporter: &dyn nbenv::reporter::Reporter,
 ) -> Result<nbenv::resolve::session::InferSession> {
     Ok(nbenv::resolve::session::InferSession::open(
         session_place(global),
         index_client(global)?,
         options,
-        reporter,
     )?)
 }
 

@@ -12,7 +12,7 @@ use nbenv::python::PythonVersion;
 use nbenv::resolve::infer::{self, InferError};
 use nbenv::resolve::interpreter::PythonChoice;
 use nbenv::resolve::lazy;
-use nbenv::resolve::options::{DateCap, Indexing, InferOptions, Introspect, Sdists};
+use nbenv::resolve::options::{DateCap, EraChoice, Indexing, InferOptions, Introspect, Sdists};
 use nbenv::resolve::session::{infer_usages, read_usages, SessionError};
 use nbenv::resolve::solver::IndexCatalog;
 
@@ -38,14 +38,15 @@ pub struct InferArgs {
     #[arg(long, value_name = "X.Y", value_parser = super::usage::parse_python)]
     pub python: Option<PythonVersion>,
     /// Ignore files uploaded after this date (YYYY-MM-DD, or an RFC 3339 instant): resolve as
-    /// the index stood then.
-    #[arg(long, value_name = "DATE", value_parser = parse_date, conflicts_with = "date")]
+    /// the index stood then. A cap, unlike `--date`.
+    #[arg(long, value_name = "DATE", value_parser = parse_date)]
     pub exclude_newer: Option<jiff::Timestamp>,
-    /// `auto`: resolve as the index stood when the notebook was last committed (its git
-    /// repository's date for the file; with no repository or commit, nothing is capped and
-    /// a note says so). A date works as `--exclude-newer`.
-    #[arg(long, value_name = "auto|DATE")]
-    pub date: Option<String>,
+    /// The notebook's era, preferred for every release chosen (dependencies too): the newest
+    /// release uploaded by then that fits wins, a newer one only where none fits (the output
+    /// names those). `auto` (the default): the notebook's last commit, else what its stored
+    /// outputs show it ran with. A date sets it; `none` turns the preference off.
+    #[arg(long, value_name = "auto|DATE|none", default_value = "auto", value_parser = parse_era)]
+    pub date: EraChoice,
     /// Count releases that have only an sdist for the target as installable (pip builds them)
     /// from the start, so they compete with wheels for the interpreter and the versions.
     #[arg(long, conflicts_with = "wheels_only")]
@@ -125,7 +126,8 @@ impl InferArgs {
         Ok(InferOptions {
             notebook: self.notebook.clone(),
             python: self.python,
-            cap: date_cap(self.exclude_newer, self.date.as_deref())?,
+            cap: date_cap(self.exclude_newer),
+            era: self.date,
             sdists: sdists(self.allow_sdist, self.wheels_only),
             indexing: if self.no_index {
                 Indexing::Never
@@ -141,17 +143,17 @@ impl InferArgs {
     }
 }
 
-/// `--exclude-newer DATE`, or `--date auto|DATE`.
-pub(super) fn date_cap(
-    exclude_newer: Option<jiff::Timestamp>,
-    date: Option<&str>,
-) -> Result<DateCap> {
-    match date.map(str::trim) {
-        None => Ok(exclude_newer.map_or(DateCap::None, DateCap::Before)),
-        Some("auto") => Ok(DateCap::LastCommit),
-        Some(date) => parse_date(date)
-            .map(DateCap::Before)
-            .map_err(|e| CliError::usage(format!("--date: {e}")).into()),
+/// `--exclude-newer DATE`.
+pub(super) fn date_cap(exclude_newer: Option<jiff::Timestamp>) -> DateCap {
+    exclude_newer.map_or(DateCap::None, DateCap::Before)
+}
+
+/// `--date auto|DATE|none`.
+pub(super) fn parse_era(s: &str) -> Result<EraChoice, String> {
+    match s.trim() {
+        "auto" => Ok(EraChoice::Auto),
+        "none" => Ok(EraChoice::Off),
+        date => parse_date(date).map(EraChoice::At),
     }
 }
 
@@ -182,7 +184,7 @@ pub fn run(global: &GlobalArgs, args: &InferArgs) -> Result<()> {
     let opts = args.options()?;
     let printer = Printer::of(global);
     let usages = read_usages(&opts, &printer)?;
-    let session = context::open_session(global, &opts, &printer)?;
+    let session = context::open_session(global, &opts)?;
     let (inference, read) = match infer_usages(&opts, &session, &usages, &[], &printer) {
         Ok(found) => (found.inference, found.read),
         Err(e) => {
@@ -355,18 +357,12 @@ mod options_tests {
     #[test]
     fn flags_become_the_decisions_the_session_reads() {
         let at = parse_date("2019-06-30").unwrap();
-        assert_eq!(date_cap(None, None).unwrap(), DateCap::None);
-        assert_eq!(date_cap(Some(at), None).unwrap(), DateCap::Before(at));
-        assert_eq!(date_cap(None, Some(" auto ")).unwrap(), DateCap::LastCommit);
-        assert_eq!(
-            date_cap(None, Some("2019-06-30")).unwrap(),
-            DateCap::Before(at)
-        );
-        let bad = date_cap(None, Some("June")).unwrap_err();
-        assert_eq!(
-            super::super::exit::code_for(&bad),
-            super::super::exit::Code::Usage
-        );
+        assert_eq!(date_cap(None), DateCap::None);
+        assert_eq!(date_cap(Some(at)), DateCap::Before(at));
+        assert_eq!(parse_era(" auto "), Ok(EraChoice::Auto));
+        assert_eq!(parse_era("none"), Ok(EraChoice::Off));
+        assert_eq!(parse_era("2019-06-30"), Ok(EraChoice::At(at)));
+        assert!(parse_era("June").is_err());
         assert_eq!(sdists(false, false), Sdists::AsFallback);
         assert_eq!(sdists(true, false), Sdists::Allowed);
         assert_eq!(sdists(false, true), Sdists::Never);

@@ -245,9 +245,13 @@ pub(super) fn index_evidence(
     use nbenv::resolve::session::{read_usages_of, InferRun};
 
     let printer = Printer::of(global);
-    let options = InferOptions::new(notebook.to_path_buf());
+    // The moves are to today's releases: the notebook's era does not steer what is indexed.
+    let options = InferOptions {
+        era: nbenv::resolve::options::EraChoice::Off,
+        ..InferOptions::new(notebook.to_path_buf())
+    };
     let usages = read_usages_of(&options, Some(nb), &printer)?;
-    let session = super::context::open_session(global, &options, &printer)?;
+    let session = super::context::open_session(global, &options)?;
     nbenv::modernize::prepare::index_evidence(
         &session,
         &options,

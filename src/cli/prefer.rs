@@ -222,8 +222,10 @@ impl PreferSteps for Steps<'_> {
                 notebook: copy.path().to_path_buf(),
                 nb,
                 python: Some(python),
-                // Today's releases: the notebook's date is its era's cap, not this one's.
-                cap: super::infer::date_cap(self.args.exclude_newer, None)?,
+                cap: super::infer::date_cap(self.args.exclude_newer),
+                // Today's releases: the notebook's date is its era's preference, not this
+                // one's.
+                era: nbenv::resolve::options::EraChoice::Off,
             },
         )
     }

@@ -48,11 +48,12 @@ pub struct RestoreArgs {
     pub wheels_only: bool,
     /// Ignore files uploaded after this date (YYYY-MM-DD, or an RFC 3339 instant), as
     /// `infer --exclude-newer`.
-    #[arg(long, value_name = "DATE", value_parser = super::infer::parse_date, conflicts_with = "date")]
+    #[arg(long, value_name = "DATE", value_parser = super::infer::parse_date)]
     pub exclude_newer: Option<jiff::Timestamp>,
-    /// `auto` (the notebook's last commit) or a date, as `infer --date`.
-    #[arg(long, value_name = "auto|DATE")]
-    pub date: Option<String>,
+    /// The notebook's era, preferred for every release chosen, as `infer --date`: `auto` (the
+    /// default: its last commit, else its stored outputs), a date, or `none`.
+    #[arg(long, value_name = "auto|DATE|none", default_value = "auto", value_parser = super::infer::parse_era)]
+    pub date: nbenv::resolve::options::EraChoice,
     /// Do not read the repository's declarations beside the notebook, as `infer
     /// --no-declarations`.
     #[arg(long)]
@@ -107,6 +108,8 @@ struct Restoration<'a> {
     analysis: f64,
     rounds: Vec<Round>,
     stopped: Stop,
+    /// Which requirements were written, and why.
+    kept: &'a nbenv::restore::Kept,
     /// The final environment, kept (the earlier rounds' are removed).
     #[serde(skip_serializing_if = "Option::is_none")]
     environment: Option<Kept>,
@@ -141,6 +144,7 @@ pub(super) struct Target {
     pub nb: nbenv::notebook::Notebook,
     pub python: Option<PythonVersion>,
     pub cap: nbenv::resolve::options::DateCap,
+    pub era: nbenv::resolve::options::EraChoice,
 }
 
 impl Target {
@@ -150,7 +154,8 @@ impl Target {
             notebook: args.notebook.clone(),
             nb,
             python: args.python,
-            cap: super::infer::date_cap(args.exclude_newer, args.date.as_deref())?,
+            cap: super::infer::date_cap(args.exclude_newer),
+            era: args.date,
         })
     }
 }
@@ -184,6 +189,7 @@ pub(super) fn attempt(global: &GlobalArgs, args: &RestoreArgs, target: Target) -
     let infer_args = InferOptions {
         python: target.python,
         cap: target.cap,
+        era: target.era,
         sdists: super::infer::sdists(args.allow_sdist, args.wheels_only),
         introspect: super::infer::introspect(false, args.introspect_budget),
         declarations: !args.no_declarations,
@@ -193,7 +199,7 @@ pub(super) fn attempt(global: &GlobalArgs, args: &RestoreArgs, target: Target) -
     let printer = Printer::of(global);
     let mut usages = read_usages_of(&infer_args, Some(&target.nb), &printer)?;
     let analysis = analysed.elapsed();
-    let session = context::open_session(global, &infer_args, &printer)?;
+    let session = context::open_session(global, &infer_args)?;
     let tools = context::tools(global, context::interpreters());
     let (installer, _) = tools.installer();
     let envs = context::cache_dir(global).join(ENVS_DIR);
@@ -256,6 +262,7 @@ pub(super) fn finish(
             Restored {
                 mut rounds,
                 stopped,
+                mut kept,
                 last_env,
                 last_run,
                 built,
@@ -278,10 +285,12 @@ pub(super) fn finish(
                 r.requirements = nbenv::output::requirements_txt(inference, &name, None);
             }
         }
+        kept.requirements = kept
+            .requirements
+            .replace(&target.notebook.display().to_string(), &name);
     }
-    let last = rounds.last().expect("at least one round");
     if let Some(path) = &args.output {
-        write_atomically(path, last.requirements.as_bytes())?;
+        write_atomically(path, kept.requirements.as_bytes())?;
     }
     let final_root = last_env.as_ref().map(|(env, _)| env.root.clone());
     for root in built.iter().filter(|r| Some(*r) != final_root.as_ref()) {
@@ -290,15 +299,16 @@ pub(super) fn finish(
         verify::remove_unused(&envs, root);
     }
     if let (Some(path), Some((env, _))) = (&args.lock, &last_env) {
-        let requirements = rounds.last().map_or("", |r| r.requirements.as_str());
-        write_atomically(path, environment_lock(&name, requirements, env).as_bytes())?;
+        write_atomically(
+            path,
+            environment_lock(&name, &kept.requirements, env).as_bytes(),
+        )?;
     }
     if let (Some(path), Some(run)) = (&args.executed, &last_run) {
         let executed = verify::executed_notebook(&target.nb, run);
         let text = serde_json::to_string_pretty(&executed)? + "\n";
         write_atomically(path, text.as_bytes())?;
     }
-    let last_requirements = rounds.last().map_or("", |r| r.requirements.as_str());
     let environment = last_env.as_ref().map(|(env, interpreter)| {
         let ran = stopped == Stop::Ran;
         keep(
@@ -308,7 +318,7 @@ pub(super) fn finish(
             env,
             interpreter,
             ran,
-            last_requirements,
+            &kept.requirements,
             &installer,
         )
     });
@@ -319,13 +329,14 @@ pub(super) fn finish(
         analysis: analysis.as_secs_f64(),
         rounds,
         stopped,
+        kept: &kept,
         environment,
     };
     match args.format.format {
         Format::Json => write_json(&mut std::io::stdout().lock(), &done)?,
         Format::Text => {
             if args.output.is_none() {
-                print!("{}", done.rounds.last().expect("a round").requirements);
+                print!("{}", done.kept.requirements);
             }
             super::printer::block(&summary(&done));
         }
@@ -475,6 +486,26 @@ fn summary(done: &Restoration<'_>) -> String {
         Stop::MaxRounds => "not restored: --max-rounds reached\n",
         Stop::TimeLimit => "not restored: out of time\n",
     });
+    match &done.kept.why {
+        nbenv::restore::KeptWhy::MostCells { round, cells, of }
+            if *round as usize != done.rounds.len() =>
+        {
+            out.push_str(&format!(
+                "requirements: round {round}'s environment, which ran the most cells ({cells} of {of})\n"
+            ));
+        }
+        nbenv::restore::KeptWhy::Untried { after } => out.push_str(&format!(
+            "requirements: not run: what round {} would have tried, keeping out every release the runs refuted (--max-rounds goes further)\n",
+            after + 1
+        )),
+        _ => {}
+    }
+    if !done.kept.refuted_pins.is_empty() {
+        out.push_str(&format!(
+            "requirements: left out, refuted by a run: {}\n",
+            done.kept.refuted_pins.join(", ")
+        ));
+    }
     if let Some(kept) = &done.environment {
         out.push_str(&format!("environment: {}\n", kept.root.display()));
         if done.stopped == Stop::Ran {

@@ -205,6 +205,73 @@ pub(super) fn sdist_line(inference: &Inference) -> Option<String> {
     (!groups.is_empty()).then(|| format!("{}{}", super::header::SDIST_LINE, groups.join("; ")))
 }
 
+/// What starts the header line of a resolution that preferred the notebook's era.
+pub const ERA_LINE: &str = "# Era: ";
+
+/// `# Era: 2017-03-02 (the notebook's last commit): its releases preferred; newer where none of
+/// then fits: pandas 0.25.3`.
+fn era_line(inference: &Inference) -> Option<String> {
+    let era = inference.era.as_ref()?;
+    let before = era.prefer_before();
+    let newer: Vec<String> = inference
+        .solution
+        .pins
+        .iter()
+        .filter(|p| uploaded(p).is_some_and(|t| t > before))
+        .map(|p| format!("{} {}", p.dist, p.version))
+        .collect();
+    let mut line = format!(
+        "{ERA_LINE}{} ({}): releases of then preferred",
+        era.day(),
+        era.why()
+    );
+    if !newer.is_empty() {
+        let _ = write!(
+            line,
+            "; newer where none of then fits the evidence and installs on Python {}: {}",
+            inference.python.version,
+            newer.join(", ")
+        );
+    }
+    Some(line)
+}
+
+/// When a pin's release appeared: its earliest installable file's upload.
+fn uploaded(pin: &crate::resolve::solver::Pin) -> Option<jiff::Timestamp> {
+    pin.files.iter().filter_map(|f| f.upload_time).min()
+}
+
+/// Why a dependency held below the newest is listed: an installer would take the newest.
+fn held(pin: &crate::resolve::solver::Pin, inference: &Inference) -> Option<String> {
+    let parents: Vec<String> = pin
+        .required_by
+        .iter()
+        .filter_map(|r| match r {
+            RequiredBy::Dependency {
+                parent,
+                parent_version,
+                requirement,
+                ..
+            } => Some(format!("{parent} {parent_version} requires {requirement}")),
+            _ => None,
+        })
+        .collect();
+    let why = match pin.held? {
+        crate::resolve::solver::Held::Era => match &inference.era {
+            Some(era) => format!("held to the notebook's era ({})", era.day()),
+            None => "held to the notebook's era".to_string(),
+        },
+        crate::resolve::solver::Held::Search => {
+            "held where runs of the notebook left the search (newer ones failed it)".to_string()
+        }
+    };
+    Some(if parents.is_empty() {
+        why
+    } else {
+        format!("{}; {why}", parents.join("; "))
+    })
+}
+
 /// Why a pin no root asks for is listed: `scikit-learn 0.19.1 imports scipy (undeclared)`,
 /// for each release that imports it.
 fn imported_by(pin: &crate::resolve::solver::Pin) -> Option<String> {
@@ -244,6 +311,9 @@ pub fn requirements_txt(
         env!("CARGO_PKG_VERSION")
     );
     let _ = writeln!(out, "# {}", python_line(inference));
+    if let Some(line) = era_line(inference) {
+        let _ = writeln!(out, "{line}");
+    }
     if let Some(line) = sdist_line(inference) {
         let _ = writeln!(out, "{line}");
     }
@@ -251,7 +321,7 @@ pub fn requirements_txt(
         .solution
         .pins
         .iter()
-        .filter(|p| p.is_root() || p.is_imported_undeclared());
+        .filter(|p| p.is_root() || p.is_imported_undeclared() || p.held.is_some());
     for pin in listed {
         // The evidence that caps the pin: the earliest removal after it (with several
         // notebooks, that names the one that forced it); else what narrows the versions most.
@@ -285,7 +355,8 @@ pub fn requirements_txt(
                     RequiredBy::Dependency { .. } | RequiredBy::Imported { .. } => None,
                 })
             })
-            .or_else(|| imported_by(pin));
+            .or_else(|| imported_by(pin))
+            .or_else(|| held(pin, inference));
         let range = ranges.and_then(|r| r.iter().find(|(d, _)| *d == pin.dist));
         let mut line = match range {
             Some((dist, spec)) => format!("{dist}{spec}"),

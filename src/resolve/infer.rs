@@ -6,6 +6,7 @@ use std::collections::BTreeSet;
 
 use serde::Serialize;
 
+use super::era::Era;
 use super::evidence::{
     Change, DistVersions, Effect, Evidence, EvidenceError, EvidenceRecord, EvidenceSource, Need,
     Relaxation, ShownVersion, Span,
@@ -13,7 +14,7 @@ use super::evidence::{
 use super::interpreter::{choose, InterpreterPlan, PythonCandidate, PythonChoice, Reach};
 use super::solver::{
     solve, Allowed, Catalog, CatalogError, LockedKind, RootRequirement, Solution, SolveError,
-    SolveOptions, Target,
+    SolveOptions, Steer, Target,
 };
 use crate::names::DistName;
 use crate::notebook::Installer;
@@ -39,6 +40,13 @@ pub struct Inference {
     /// install, with nothing to compile.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub pure_sdists: Vec<(DistName, Version)>,
+    /// The notebook's era, whose releases were preferred.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub era: Option<Era>,
+    /// Set when a restoration's search steered the resolution and its bounds had to give way
+    /// (no resolution kept within them): only what runs refuted was kept out.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub search_bounds_set_aside: bool,
 }
 
 /// A resolution that builds some releases from their sdists, because none from wheels alone
@@ -248,6 +256,50 @@ fn neighbours(history: &[Span], older: &Version, newer: &Version) -> bool {
         .any(|w| &w[0].last == older && &w[1].first == newer)
 }
 
+/// [`resolve_evidence`], steered by a restoration's search when it asks anything: when the
+/// bounds its runs set leave no resolution, they give way, and only the releases runs refuted
+/// stay out.
+pub fn resolve(
+    evidence: Evidence,
+    plan: InterpreterPlan,
+    requested: bool,
+    catalog: &dyn Catalog,
+    options: &SolveOptions,
+) -> Result<Inference, InferError> {
+    let bounded = options
+        .steer
+        .iter()
+        .any(|s| s.above.is_some() || s.below.is_some());
+    if !bounded {
+        return resolve_evidence(evidence, plan, requested, catalog, options);
+    }
+    match resolve_evidence(evidence.clone(), plan.clone(), requested, catalog, options) {
+        Err(InferError::NoSolution { tried }) => {
+            let refuted_only = SolveOptions {
+                steer: options
+                    .steer
+                    .iter()
+                    .map(|s| Steer {
+                        above: None,
+                        below: None,
+                        ..s.clone()
+                    })
+                    .collect(),
+                ..options.clone()
+            };
+            match resolve_evidence(evidence, plan, requested, catalog, &refuted_only) {
+                Ok(mut inference) => {
+                    inference.search_bounds_set_aside = true;
+                    Ok(inference)
+                }
+                Err(InferError::NoSolution { .. }) => Err(InferError::NoSolution { tried }),
+                Err(e) => Err(e),
+            }
+        }
+        other => other,
+    }
+}
+
 /// Resolves the evidence on each interpreter of `plan` in turn and keeps the first solution.
 /// When no interpreter has one, evidence is set aside and the plan tried again, weakest
 /// first: the repository's declarations, then the notebook's soft evidence; then, unless
@@ -255,7 +307,7 @@ fn neighbours(history: &[Span], older: &Version, newer: &Version) -> bool {
 /// hard evidence is worth a build); only then its hard evidence, rank by rank
 /// ([`Relaxation::LADDER`]: guessed attributions, APIs used once, every API use), never its
 /// imports and install lines. The records set aside say so.
-pub fn resolve(
+fn resolve_evidence(
     evidence: Evidence,
     plan: InterpreterPlan,
     requested: bool,
@@ -432,6 +484,8 @@ impl Found {
             plan: plan.clone(),
             solution: self.solution,
             sdist_fallback: None,
+            era: None,
+            search_bounds_set_aside: false,
         }
     }
 }

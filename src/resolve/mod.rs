@@ -5,6 +5,7 @@
 //!   candidate distributions and version sets, each with the evidence records behind it;
 //! - `import_time` says what each release imports from other distributions whenever it is
 //!   imported (the bank's reading of its code), which the solver adds to its Requires-Dist;
+//! - `era` is the notebook's date, a preference for every release chosen;
 //! - `options` holds how an inference runs, decided once from a command's arguments;
 //! - `session` is the inference a command runs: notebooks read, evidence gathered, what the
 //!   bank lacks indexed and introspected lazily, the resolution, said through a reporter;
@@ -14,6 +15,7 @@
 //!   releases (Requires-Dist, Requires-Python, wheel tags, yanked, upload times) for one
 //!   target interpreter, and explains a conflict in the notebook's own terms.
 
+pub mod era;
 pub mod evidence;
 pub mod import_time;
 pub mod index_providers;

@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use crate::python::PythonVersion;
+pub use crate::resolve::era::EraChoice;
 
 #[derive(Debug, Clone)]
 pub struct InferOptions {
@@ -14,6 +15,8 @@ pub struct InferOptions {
     /// Resolve for this Python only (the user chose it); else the plan over those allowed.
     pub python: Option<PythonVersion>,
     pub cap: DateCap,
+    /// The notebook's era, preferred for every release chosen (`--date`).
+    pub era: EraChoice,
     pub sdists: Sdists,
     pub indexing: Indexing,
     pub introspect: Introspect,
@@ -28,10 +31,8 @@ pub struct InferOptions {
 pub enum DateCap {
     /// All of them.
     None,
-    /// Those uploaded before this instant (`--exclude-newer`, `--date DATE`).
+    /// Those uploaded before this instant (`--exclude-newer`).
     Before(jiff::Timestamp),
-    /// Those uploaded by the end of the day of the notebook's last commit (`--date auto`).
-    LastCommit,
 }
 
 /// What may be installed from an sdist.
@@ -72,6 +73,7 @@ impl InferOptions {
             notebook,
             python: None,
             cap: DateCap::None,
+            era: EraChoice::Auto,
             sdists: Sdists::AsFallback,
             indexing: Indexing::Needed,
             introspect: Introspect::Within(Duration::from_secs(30)),

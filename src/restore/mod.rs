@@ -5,11 +5,14 @@
 //! and `restore` and `batch` share them; [`steps`] holds the production steps ([`restore`]),
 //! [`spec`] how they run, [`round`] what each round keeps.
 
+pub mod kept;
 pub mod round;
 pub mod rounds;
+pub mod search;
 pub mod spec;
 pub mod steps;
 
+pub use kept::{Kept, KeptWhy};
 pub use round::{pins_of, NotInstalled, Round, RoundError, Stages};
 pub use rounds::{
     run_rounds, Built, Learned, ResolveEnd, RoundEnd, RoundSteps, Rounds, RunEnd, Stop,

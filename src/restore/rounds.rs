@@ -14,6 +14,8 @@ use crate::names::DistName;
 use crate::python::PythonVersion;
 use crate::verify::Lesson;
 
+use super::search::{Move, Refutation, Search, SearchSpace, Suspect};
+
 /// Why the rounds stopped.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -34,8 +36,9 @@ pub enum Stop {
 /// What the rounds learned so far, which every resolution after takes in.
 #[derive(Debug, Clone, Default)]
 pub struct Learned {
-    /// Releases that failed this notebook: resolve without them.
-    pub excluded: Vec<(DistName, Version)>,
+    /// The search over the releases runs pointed at: what they refuted, and what to try next
+    /// (see [`super::search`]).
+    pub search: Search,
     /// Releases broken on a Python (failed to install or import), whatever the notebook.
     pub failed: Vec<ReleaseFailure>,
     /// Interpreters the environment could not be built on, with nothing left to learn there.
@@ -43,19 +46,23 @@ pub struct Learned {
 }
 
 impl Learned {
-    /// Takes in what a round taught on `python`; whether anything was new. Only exclusions
-    /// and broken releases are the loop's; the others teach the notebook's evidence
-    /// ([`RoundSteps::teach`]).
+    /// Releases that failed this notebook: resolve without them.
+    pub fn excluded(&self) -> Vec<(DistName, Version)> {
+        self.search
+            .refuted()
+            .into_iter()
+            .map(|r| (r.dist, r.version))
+            .collect()
+    }
+
+    /// Takes in what a round taught on `python`; whether anything was new. Only broken
+    /// releases are taken in here; the search takes the suspects ([`Search::failed`]), and
+    /// the rest teach the notebook's evidence ([`RoundSteps::teach`]).
     pub fn take_in(&mut self, lessons: &[Lesson], python: PythonVersion, notebook: &str) -> bool {
         let mut new = false;
         for lesson in lessons {
             match lesson {
-                Lesson::Exclude { dist, version } => {
-                    if !self.excluded.iter().any(|(d, v)| d == dist && v == version) {
-                        self.excluded.push((dist.clone(), version.clone()));
-                        new = true;
-                    }
-                }
+                Lesson::Exclude { .. } => {}
                 Lesson::Broken {
                     dist,
                     version,
@@ -125,11 +132,42 @@ pub struct RoundEnd<Round> {
     pub end: RunEnd,
     pub round: Round,
     pub lessons: Vec<Lesson>,
+    /// The cell it stopped at (none when it ran to the end, or stopped outside a cell).
+    pub cell: Option<u32>,
+    /// Releases the failure points at besides those its lessons exclude (the libraries of
+    /// the traceback's frames), likeliest first.
+    pub suspects: Vec<Suspect>,
+    /// Every release the environment had installed.
+    pub ran_with: Vec<(DistName, Version)>,
+}
+
+impl<Round> RoundEnd<Round> {
+    /// The failure's suspects: the releases its lessons exclude, then the others.
+    fn all_suspects(&self) -> Vec<Suspect> {
+        let mut all: Vec<Suspect> = self
+            .lessons
+            .iter()
+            .filter_map(|l| match l {
+                Lesson::Exclude { dist, version } => Some(Suspect {
+                    dist: dist.clone(),
+                    version: version.clone(),
+                }),
+                _ => None,
+            })
+            .collect();
+        for s in &self.suspects {
+            if !all.iter().any(|a| a.dist == s.dist) {
+                all.push(s.clone());
+            }
+        }
+        all
+    }
 }
 
 /// The steps of a round. Production resolves with the bank and the index, builds with uv and
-/// runs the notebook's cells; tests drive the loop with fakes.
-pub trait RoundSteps {
+/// runs the notebook's cells; tests drive the loop with fakes. The steps also say what the
+/// search needs of a distribution's releases ([`SearchSpace`]).
+pub trait RoundSteps: SearchSpace {
     /// What a resolution gave: the pins, on a Python.
     type Resolution;
     /// A built environment.
@@ -179,6 +217,10 @@ pub trait RoundSteps {
 
     /// The notebook, as run records name it.
     fn notebook(&self) -> &str;
+
+    /// Told what the search concluded from round `round`'s failure: the release it moves to
+    /// next (none when it had nothing left to try), and every release runs have refuted.
+    fn searched(&mut self, round: u32, moved: Option<&Move>, refuted: &[Refutation]);
 }
 
 /// What the rounds did.
@@ -230,7 +272,17 @@ pub fn run_rounds<S: RoundSteps>(
                 lessons,
             } => {
                 rounds.push(this);
-                if learned.take_in(&lessons, python, steps.notebook()) {
+                let mut new = learned.take_in(&lessons, python, steps.notebook());
+                // A release the search asked for that does not install moves the search.
+                for lesson in &lessons {
+                    if let Lesson::Broken { dist, version, .. } = lesson {
+                        if let Some(moved) = learned.search.broken(dist, version, steps) {
+                            steps.searched(round, Some(&moved), &learned.search.refuted());
+                            new = true;
+                        }
+                    }
+                }
+                if new {
                     continue;
                 }
                 if steps.may_move_on() {
@@ -242,12 +294,20 @@ pub fn run_rounds<S: RoundSteps>(
                 break;
             }
         };
+        let ended = steps.run(round, env)?;
+        let suspects = ended.all_suspects();
         let RoundEnd {
             end,
             round: this,
             lessons,
-        } = steps.run(round, env)?;
+            cell,
+            ran_with,
+            ..
+        } = ended;
         rounds.push(this);
+        learned
+            .search
+            .reached(if end == RunEnd::Clean { None } else { cell }, &ran_with);
         match end {
             RunEnd::Clean => {
                 stopped = Stop::Ran;
@@ -260,6 +320,11 @@ pub fn run_rounds<S: RoundSteps>(
             RunEnd::Failed { repairable: true } => {
                 let mut new = steps.teach(&lessons);
                 new |= learned.take_in(&lessons, python, steps.notebook());
+                if !suspects.is_empty() {
+                    let moved = learned.search.failed(cell.unwrap_or(0), &suspects, steps);
+                    steps.searched(round, moved.as_ref(), &learned.search.refuted());
+                    new |= moved.is_some();
+                }
                 if !new {
                     stopped = Stop::NothingLearned;
                     break;
@@ -298,6 +363,10 @@ mod tests {
         out_of_time_from: Option<u32>,
         resolved: u32,
         log: Vec<String>,
+        /// The cell every failed run stops at.
+        cell: u32,
+        /// Instead of `runs`: releases from this one on fail, older ones run.
+        passes_below: Option<Version>,
         /// What the last run ran on.
         last: Option<(PythonVersion, &'static str)>,
     }
@@ -336,6 +405,8 @@ mod tests {
                 out_of_time_from: None,
                 resolved: 0,
                 log: Vec::new(),
+                cell: 3,
+                passes_below: None,
                 last: None,
             }
         }
@@ -364,17 +435,30 @@ mod tests {
             else {
                 return Err(ResolveEnd::NoSolution("no interpreter left".into()));
             };
-            let pick = self.releases.iter().copied().find(|v| {
+            let steer = learned.search.steer();
+            let usable = |v: &&'static str| {
                 let version: Version = v.parse().unwrap();
                 if self.rules_out_taught && self.taught_rules_out.contains(v) {
                     return false;
                 }
-                !learned.excluded.iter().any(|(_, x)| x == &version)
+                steer.iter().all(|s| s.rules_out(&version).is_none())
                     && !learned
                         .failed
                         .iter()
                         .any(|f| f.version == version && f.python == python.feature())
-            });
+            };
+            let target = steer.iter().find_map(|s| s.target.clone());
+            let pick = self
+                .releases
+                .iter()
+                .copied()
+                .filter(usable)
+                .find(|v| {
+                    target
+                        .as_ref()
+                        .is_none_or(|t| &v.parse::<Version>().unwrap() == t)
+                })
+                .or_else(|| self.releases.iter().copied().find(usable));
             match pick {
                 Some(v) => Ok((python, v)),
                 None => Err(ResolveEnd::NoSolution("every release passed over".into())),
@@ -401,14 +485,24 @@ mod tests {
 
         fn run(&mut self, round: u32, (python, v): Self::Env) -> Result<RoundEnd<String>, String> {
             self.last = Some((python, v));
-            let (end, lessons) = self
-                .runs
-                .pop_front()
-                .ok_or_else(|| format!("round {round} was not scripted"))?;
+            let version: Version = v.parse().unwrap();
+            let (end, lessons) = match &self.passes_below {
+                // Releases from `passes_below` on fail the notebook, and the failure points
+                // at the release (the bank cannot tell which others differ).
+                Some(limit) if &version >= limit => (FAILED, vec![exclude(v)]),
+                Some(_) => (RunEnd::Clean, vec![]),
+                None => self
+                    .runs
+                    .pop_front()
+                    .ok_or_else(|| format!("round {round} was not scripted"))?,
+            };
             Ok(RoundEnd {
                 end,
                 round: format!("{round}: pkg=={v} on {python} {end:?}"),
                 lessons,
+                cell: Some(self.cell),
+                suspects: Vec::new(),
+                ran_with: vec![(dist(), v.parse().unwrap())],
             })
         }
 
@@ -438,6 +532,32 @@ mod tests {
         fn repeats_last(&mut self, resolution: &Self::Resolution) -> bool {
             self.last == Some(*resolution)
         }
+
+        fn searched(&mut self, round: u32, moved: Option<&Move>, _: &[Refutation]) {
+            if let Some(m) = moved {
+                self.log
+                    .push(format!("{round}: search {} -> {}", m.from, m.to));
+            }
+        }
+    }
+
+    impl SearchSpace for Script {
+        fn candidates(&mut self, _: &DistName) -> Vec<super::super::search::Candidate> {
+            let mut all: Vec<_> = self
+                .releases
+                .iter()
+                .map(|v| super::super::search::Candidate {
+                    version: v.parse().unwrap(),
+                    uploaded: None,
+                })
+                .collect();
+            all.sort_by(|a, b| a.version.cmp(&b.version));
+            all
+        }
+
+        fn era(&self) -> Option<jiff::Timestamp> {
+            None
+        }
     }
 
     /// A lesson that changes no pin resolves the environment the last round ran in: the
@@ -456,6 +576,54 @@ mod tests {
     }
 
     const FAILED: RunEnd = RunEnd::Failed { repairable: true };
+
+    /// A keyword the newest releases refuse behind `**kwargs` (matplotlib's `hold=`, gone in
+    /// 3.0): the bank cannot tell which releases differ, so the run is the judge. The rounds
+    /// bisect the releases instead of walking back one a round, and end in an environment
+    /// that runs within the round limit; the walk took one round per release.
+    #[test]
+    fn an_unknown_failure_is_bisected_not_walked() {
+        let releases: Vec<&'static str> = vec![
+            "3.3.4", "3.3.3", "3.3.2", "3.3.1", "3.3.0", "3.2.2", "3.2.1", "3.2.0", "3.1.3",
+            "3.1.2", "3.1.1", "3.1.0", "3.0.3", "3.0.2", "3.0.0", "2.2.5", "2.2.4", "2.2.3",
+            "2.2.2", "2.1.2", "2.1.1", "2.1.0", "2.0.2", "2.0.0", "1.5.3",
+        ];
+        let mut s = Script::new(&releases);
+        s.passes_below = Some("3.0.0".parse().unwrap());
+        let r = run_rounds(&mut s, 4, Learned::default()).unwrap();
+        assert_eq!(r.stopped, Stop::Ran, "{:?} {:?}", r.rounds, s.log);
+        assert!(r.rounds.len() <= 3, "{:?}", r.rounds);
+        // Every release a run saw fail is refuted, and the last one ran is not among them.
+        let refuted = r.learned.excluded();
+        assert!(refuted
+            .iter()
+            .all(|(_, v)| v >= &"3.0.0".parse::<Version>().unwrap()));
+        assert!(r.rounds.last().unwrap().contains("Clean"));
+    }
+
+    /// What earlier restorations refuted is never tried again.
+    #[test]
+    fn a_resumed_search_starts_past_what_was_refuted() {
+        let mut s = Script::new(&["3.0", "2.0", "1.0"]);
+        s.passes_below = Some("2.0".parse().unwrap());
+        let learned = Learned {
+            search: Search::resumed(&[
+                Refutation {
+                    dist: dist(),
+                    version: "3.0".parse().unwrap(),
+                    cell: 3,
+                },
+                Refutation {
+                    dist: dist(),
+                    version: "2.0".parse().unwrap(),
+                    cell: 3,
+                },
+            ]),
+            ..Learned::default()
+        };
+        let r = run_rounds(&mut s, 4, learned).unwrap();
+        assert_eq!(r.rounds, ["1: pkg==1.0 on 3.11 Clean"]);
+    }
 
     #[test]
     fn a_clean_first_run_is_one_round() {
@@ -476,7 +644,7 @@ mod tests {
         assert_eq!(r.stopped, Stop::Ran);
         assert_eq!(r.rounds.len(), 2);
         assert!(r.rounds[1].contains("pkg==2.0"), "{:?}", r.rounds);
-        assert_eq!(r.learned.excluded.len(), 1);
+        assert_eq!(r.learned.excluded().len(), 1);
     }
 
     /// Evidence the notebook was taught (a missing API) is new even when no release was
@@ -510,7 +678,7 @@ mod tests {
         assert_eq!(r.stopped, Stop::NotEnvironmental);
         assert_eq!(r.rounds.len(), 1);
         assert!(
-            r.learned.excluded.is_empty(),
+            r.learned.excluded().is_empty(),
             "a code error teaches nothing"
         );
     }

@@ -23,16 +23,24 @@ use crate::verify::{
 };
 use pep508_rs::pep440_rs::Version;
 
+use super::kept::Kept;
 use super::round::{pins_of, NotInstalled, Round, RoundError, Stages};
+use super::search::{Candidate, Move, Refutation, SearchSpace, Suspect};
 use super::spec::RoundsSpec;
 use super::{Built, Learned, ResolveEnd, RoundEnd, RunEnd, Stop};
+use crate::names::DistName;
+use crate::resolve::solver::Catalog;
 
 /// What the rounds did.
 pub struct Restored {
     pub rounds: Vec<Round>,
     pub stopped: Stop,
-    /// The last environment the notebook ran in, and the interpreter it was built on.
+    /// The requirements to write, and why those (see [`super::kept`]).
+    pub kept: Kept,
+    /// The environment of the kept requirements (of the last run when they were not run),
+    /// and the interpreter it was built on.
     pub last_env: Option<(PreparedEnv, Interpreter)>,
+    /// The run in that environment.
     pub last_run: Option<NotebookRun>,
     /// Environments these rounds built (the caller keeps the last one at most).
     pub built: Vec<PathBuf>,
@@ -49,6 +57,21 @@ pub fn restore(
     usages: &mut [(String, Usage)],
     spec: &RoundsSpec<'_>,
 ) -> Result<Restored, RoundError> {
+    let notebook_sha256 = verify::notebook_sha256(spec.notebook);
+    let resumed = resumed_refutations(&session.bank_file, &notebook_sha256);
+    if !resumed.is_empty() {
+        let named: Vec<String> = resumed
+            .iter()
+            .map(|r| format!("{} {} (cell {})", r.dist, r.version, r.cell))
+            .collect();
+        reporter.note(
+            &format!(
+                "earlier restorations of this notebook refuted {}: not tried again (`nbenv bank runs --forget` forgets them)",
+                named.join(", ")
+            ),
+            None,
+        );
+    }
     let mut steps = Steps {
         reporter,
         infer_args,
@@ -56,22 +79,49 @@ pub fn restore(
         usages,
         spec,
         name: spec.notebook.display().to_string(),
+        notebook_sha256,
         runtime_era: None,
         runtime_below: None,
         last_env: None,
         last_run: None,
         built: Vec::new(),
+        own_catalog: crate::resolve::solver::IndexCatalog::new(&session.client),
+        last_python: None,
+        era: None,
+        ran: Vec::new(),
     };
     let learned = Learned {
         skipped: spec.infer.skip_pythons.to_vec(),
+        search: super::search::Search::resumed(&resumed),
         ..Learned::default()
     };
     let done = super::run_rounds(&mut steps, spec.max_rounds as u32, learned)?;
+    // Out of rounds while the search still moved: what it would have run next.
+    let untried = (done.stopped == Stop::MaxRounds)
+        .then(|| steps.untried(&done.learned))
+        .flatten();
+    let kept = super::kept::keep(
+        &done.rounds,
+        done.stopped,
+        &done.learned.search,
+        untried,
+        spec.max_rounds,
+    );
+    let (last_env, last_run) = match kept.round(done.rounds.len()) {
+        Some(round) => steps
+            .ran
+            .into_iter()
+            .find(|(r, ..)| *r as usize == round)
+            .map(|(_, env, interpreter, run)| (Some((env, interpreter)), Some(run)))
+            .unwrap_or((steps.last_env, steps.last_run)),
+        None => (steps.last_env, steps.last_run),
+    };
     Ok(Restored {
         rounds: done.rounds,
         stopped: done.stopped,
-        last_env: steps.last_env,
-        last_run: steps.last_run,
+        kept,
+        last_env,
+        last_run,
         built: steps.built,
         failed: done.learned.failed,
     })
@@ -91,6 +141,26 @@ struct Steps<'a, 'u> {
     last_env: Option<(PreparedEnv, Interpreter)>,
     last_run: Option<NotebookRun>,
     built: Vec<PathBuf>,
+    /// The notebook's content hash, which keys what runs refuted for it.
+    notebook_sha256: String,
+    /// The index's releases, for the search (the batch's shared catalog when it has one).
+    own_catalog: crate::resolve::solver::IndexCatalog<'a>,
+    /// The Python and the era of the last resolution: the search's releases are those that
+    /// install there, its era release the newest of that era.
+    last_python: Option<PythonVersion>,
+    era: Option<jiff::Timestamp>,
+    /// Every round that ran: its environment and run (the kept one is returned).
+    ran: Vec<(u32, PreparedEnv, Interpreter, NotebookRun)>,
+}
+
+/// What earlier restorations refuted for the notebook; none from a bank that cannot say.
+fn resumed_refutations(bank: &std::path::Path, notebook_sha256: &str) -> Vec<Refutation> {
+    if !bank.exists() {
+        return Vec::new();
+    }
+    crate::bank::store::Store::open_read_only(bank)
+        .and_then(|store| store.refutations(notebook_sha256))
+        .unwrap_or_default()
 }
 
 /// A round's resolution, and when the round began.
@@ -226,10 +296,11 @@ impl super::RoundSteps for Steps<'_, '_> {
             self.infer_args,
             self.session,
             self.usages,
-            &learned.excluded,
+            &learned.excluded(),
             InferRun {
                 failed: &learned.failed,
                 skip_pythons: &learned.skipped,
+                steer: &learned.search.steer(),
                 ..spec.infer
             },
             self.reporter,
@@ -245,6 +316,11 @@ impl super::RoundSteps for Steps<'_, '_> {
         let resolution = clock.elapsed();
         let requirements = requirements_txt(&inference, &self.name, None);
         let python = inference.python.version;
+        self.last_python = Some(python);
+        self.era = inference
+            .era
+            .as_ref()
+            .map(crate::resolve::era::Era::prefer_before);
         let Some(path) = inference.python.installed.clone() else {
             return Err(ResolveEnd::Error(NotInstalled { python }.into()));
         };
@@ -329,8 +405,15 @@ impl super::RoundSteps for Steps<'_, '_> {
             }
         })?;
         let run_time = ran.elapsed();
+        let ran_with = installed(&r.requirements, &env);
         let bank = BankHistory::at(&self.session.bank_file);
         let failure = run.first_failure(&self.failures(&bank, &r));
+        let suspects = match &failure {
+            Some(f) if f.may_repair() && f.cause.points_at_releases() => {
+                suspects(&run, &env, &self.usages[0].1)
+            }
+            _ => Vec::new(),
+        };
         let lessons = failure
             .as_ref()
             .map(|f| verify::lessons(f, &r.inference))
@@ -385,13 +468,43 @@ impl super::RoundSteps for Steps<'_, '_> {
             },
             inference: Some(Box::new(r.inference)),
         };
+        let cell = this.first_failure.as_ref().and_then(|f| f.cell);
+        self.ran
+            .push((round, env.clone(), r.interpreter.clone(), run.clone()));
         self.last_env = Some((env, r.interpreter));
         self.last_run = Some(run);
         Ok(RoundEnd {
             end,
             round: this,
             lessons,
+            cell,
+            suspects,
+            ran_with,
         })
+    }
+
+    fn searched(&mut self, round: u32, moved: Option<&Move>, refuted: &[Refutation]) {
+        if let Some(moved) = moved {
+            self.reporter.round(round, &format!("searching: {moved}"));
+        }
+        let python = self.last_python.unwrap_or(PythonVersion::new(3, 0));
+        if refuted.is_empty() || self.notebook_sha256.is_empty() {
+            return;
+        }
+        let stored = crate::bank::store::Store::open(&self.session.bank_file).and_then(|mut s| {
+            s.record_refutations(
+                &self.notebook_sha256,
+                python,
+                refuted,
+                jiff::Timestamp::now(),
+            )
+        });
+        if let Err(e) = stored {
+            self.reporter.warn(
+                &format!("could not record what the runs refuted in the bank: {e}"),
+                None,
+            );
+        }
     }
 
     fn teach(&mut self, lessons: &[Lesson]) -> bool {
@@ -425,6 +538,100 @@ impl super::RoundSteps for Steps<'_, '_> {
     fn notebook(&self) -> &str {
         &self.name
     }
+}
+
+impl Steps<'_, '_> {
+    /// The requirements the next round would have run, resolved quietly; `None` when there
+    /// is no resolution.
+    fn untried(&mut self, learned: &Learned) -> Option<String> {
+        let inferred = infer_usages_with(
+            self.infer_args,
+            self.session,
+            self.usages,
+            &learned.excluded(),
+            InferRun {
+                failed: &learned.failed,
+                skip_pythons: &learned.skipped,
+                steer: &learned.search.steer(),
+                ..self.spec.infer
+            },
+            &crate::reporter::Silent,
+        )
+        .ok()?;
+        Some(requirements_txt(&inferred.inference, &self.name, None))
+    }
+}
+
+impl SearchSpace for Steps<'_, '_> {
+    /// The stable releases of `dist` that install on the last resolution's Python.
+    fn candidates(&mut self, dist: &DistName) -> Vec<Candidate> {
+        let Some(python) = self.last_python else {
+            return Vec::new();
+        };
+        let catalog: &dyn Catalog = match self.spec.infer.catalog {
+            Some(shared) => shared,
+            None => &self.own_catalog,
+        };
+        let Ok(releases) = catalog.releases(dist) else {
+            return Vec::new();
+        };
+        let target = crate::resolve::solver::Target::new(python);
+        let out = crate::resolve::solver::exclusions(
+            catalog,
+            dist,
+            &releases,
+            &target,
+            &self.session.solve_options,
+        );
+        releases
+            .iter()
+            .zip(out)
+            .filter(|(r, out)| out.is_none() && r.version.is_stable())
+            .map(|(r, _)| Candidate {
+                version: r.version.clone(),
+                uploaded: r.upload_time(),
+            })
+            .collect()
+    }
+
+    fn era(&self) -> Option<jiff::Timestamp> {
+        self.era
+    }
+}
+
+/// The releases a failed run points at besides what its lessons name: the distributions whose
+/// files its traceback runs through, innermost first, then those whose APIs the failing cell
+/// uses.
+fn suspects(run: &NotebookRun, env: &PreparedEnv, usage: &Usage) -> Vec<Suspect> {
+    let Some(raised) = run.first_raised() else {
+        return Vec::new();
+    };
+    let owners = verify::Owners::of_env(&env.root);
+    let mut found = owners.in_frames(raised);
+    let cell = run.executability.first_error_cell;
+    for api in usage.third_party_apis() {
+        if !api.locations.iter().any(|l| Some(l.cell) == cell) {
+            continue;
+        }
+        if let Some(owner) = owners.owner(api.api.top_level()) {
+            if !found.iter().any(|(d, _)| d == &owner.0) {
+                found.push(owner.clone());
+            }
+        }
+    }
+    found
+        .into_iter()
+        .map(|(dist, version)| Suspect { dist, version })
+        .collect()
+}
+
+/// Every release a run's environment had: the requirements' pins and what they pulled in.
+fn installed(requirements: &str, env: &PreparedEnv) -> Vec<(DistName, Version)> {
+    let mut all = verify::pinned(requirements);
+    for line in &env.unpinned_dependencies {
+        all.extend(verify::pinned(line));
+    }
+    all
 }
 
 /// `round 1: gast 0.2.2 failed to install on Python 3.6: passed over from now on`.

@@ -874,6 +874,7 @@ mod tests {
             extras: vec![],
             required_by: vec![],
             files,
+            held: None,
         };
         let pins = [
             // Two wheels for the target: one is installed, the larger counts.

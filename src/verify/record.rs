@@ -86,9 +86,7 @@ pub fn run_record(
     };
     RunRecord {
         notebook: cx.notebook.display().to_string(),
-        notebook_sha256: std::fs::read(cx.notebook)
-            .map(|b| crate::pypi::hex_sha256(&b))
-            .unwrap_or_default(),
+        notebook_sha256: notebook_sha256(cx.notebook),
         command: cx.command,
         round: cx.round,
         python: cx.python,
@@ -128,4 +126,11 @@ pub fn store_run(bank: &Path, run: &RunRecord, reporter: &dyn crate::reporter::R
     if let Err(e) = stored {
         reporter.warn(&format!("the run was not recorded in the bank: {e}"), None);
     }
+}
+
+/// The sha256 of a notebook's bytes, which keys its run records; empty when it cannot be read.
+pub fn notebook_sha256(notebook: &std::path::Path) -> String {
+    std::fs::read(notebook)
+        .map(|b| crate::pypi::hex_sha256(&b))
+        .unwrap_or_default()
 }

@@ -18,7 +18,7 @@ use super::protocol::{self, Parsed, Record, RecordStatus};
 use super::reproduce::{self, Reproduction};
 use super::sandbox::{self, SandboxLimits};
 use super::workdir::{self, Overlay, RunFolder};
-use crate::notebook::failure::{classify, Failure, FailureContext};
+use crate::notebook::failure::{classify, Failure, FailureContext, Raised};
 use crate::notebook::Notebook;
 use crate::python::{run_capped, Finished, OutputCap, ProcessError, PythonVersion};
 
@@ -130,6 +130,15 @@ impl NotebookRun {
     pub fn first_failure(&self, cx: &FailureContext) -> Option<Failure> {
         let cell = self.first_failed()?;
         Some(classify(&cell.problem()?, Some(cell.cell), cx))
+    }
+
+    /// The exception the first failed cell raised, with its frames.
+    pub fn first_raised(&self) -> Option<&Raised> {
+        let cell = self.first_failed()?;
+        match cell.status {
+            CellStatus::Error => cell.error.as_ref(),
+            _ => None,
+        }
     }
 
     /// The exception the first failed cell raised (`ModuleNotFoundError`); none when it

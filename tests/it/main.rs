@@ -15,6 +15,7 @@ mod modernize;
 mod notebook;
 mod properties;
 mod pypi;
+mod repair;
 mod report;
 mod resolve;
 mod restore;

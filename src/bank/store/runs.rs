@@ -12,6 +12,15 @@ use super::{Store, StoreError};
 use crate::names::DistName;
 use crate::python::PythonVersion;
 
+/// A release a restoration's run refuted for a notebook: it failed at `cell`, and the
+/// failure pointed at it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Refutation {
+    pub dist: DistName,
+    pub version: Version,
+    pub cell: u32,
+}
+
 /// How a run ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -204,11 +213,71 @@ impl Store {
             .collect()
     }
 
-    /// Deletes every run record; returns how many runs there were.
+    /// Deletes every run record (and what runs refuted); returns how many runs there were.
     pub fn forget_runs(&mut self) -> Result<u64, StoreError> {
         let runs = self.run_count()?;
-        self.write(|tx| tx.execute_batch("DELETE FROM run_releases; DELETE FROM run_notebooks;"))?;
+        self.write(|tx| {
+            tx.execute_batch(
+                "DELETE FROM run_releases; DELETE FROM run_notebooks; DELETE FROM run_refutations;",
+            )
+        })?;
         Ok(runs)
+    }
+
+    /// Records releases a restoration's runs refuted for the notebook whose content has
+    /// `notebook_sha256`, on `python`; a release already recorded keeps its first record.
+    pub fn record_refutations(
+        &mut self,
+        notebook_sha256: &str,
+        python: PythonVersion,
+        refuted: &[Refutation],
+        at: Timestamp,
+    ) -> Result<(), StoreError> {
+        self.write(|tx| {
+            let mut insert = tx.prepare(
+                "INSERT OR IGNORE INTO run_refutations (notebook_sha256, dist, version, cell, python, at)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            )?;
+            for r in refuted {
+                insert.execute(params![
+                    notebook_sha256,
+                    r.dist.as_str(),
+                    r.version.to_string(),
+                    r.cell,
+                    python.feature().to_string(),
+                    at.as_second(),
+                ])?;
+            }
+            Ok(())
+        })
+    }
+
+    /// The releases earlier runs refuted for the notebook whose content has
+    /// `notebook_sha256`.
+    pub fn refutations(&self, notebook_sha256: &str) -> Result<Vec<Refutation>, StoreError> {
+        let rows: Vec<(String, String, u32)> = self
+            .conn
+            .prepare(
+                "SELECT dist, version, cell FROM run_refutations WHERE notebook_sha256 = ?1
+                 ORDER BY dist, version",
+            )
+            .and_then(|mut st| {
+                st.query_map([notebook_sha256], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
+                    .collect()
+            })
+            .map_err(self.err())?;
+        rows.into_iter()
+            .map(|(dist, version, cell)| {
+                let bad = |what: &str| self.corrupt(format!("run refutation: {what}"));
+                Ok(Refutation {
+                    dist: DistName::new(&dist).map_err(|_| bad(&format!("name {dist:?}")))?,
+                    version: version
+                        .parse()
+                        .map_err(|_| bad(&format!("version {version:?}")))?,
+                    cell,
+                })
+            })
+            .collect()
     }
 
     /// How many runs the bank holds.

@@ -36,7 +36,7 @@ use super::ids::{DistId, Slot};
 use super::release_set::ReleaseSet;
 
 /// The schema this build writes. Older banks are migrated on open; newer ones are refused.
-pub const SCHEMA_VERSION: u32 = 8;
+pub const SCHEMA_VERSION: u32 = 9;
 
 /// Bumped when extraction or flow changes what a release's APIs are, so that stale releases
 /// can be told apart from fresh ones (and indexed again by the next build).
@@ -184,7 +184,23 @@ const MIGRATIONS: &[Migration] = &[
     |tx| tx.execute_batch(V6),
     to_v7,
     |tx| tx.execute_batch(V8),
+    |tx| tx.execute_batch(V9),
 ];
+
+/// Version 9: the releases a restoration's runs refuted for a notebook (see
+/// [`super::runs`]), so that the next restoration of the same notebook does not try them
+/// again. Keyed by the notebook's content, not its path.
+const V9: &str = r#"
+CREATE TABLE IF NOT EXISTS run_refutations (
+    notebook_sha256 TEXT NOT NULL,
+    dist TEXT NOT NULL,
+    version TEXT NOT NULL,
+    cell INTEGER NOT NULL,
+    python TEXT NOT NULL,
+    at INTEGER NOT NULL,
+    PRIMARY KEY (notebook_sha256, dist, version)
+) WITHOUT ROWID;
+"#;
 
 /// Version 8: what functions' bodies say of their deprecation (see [`super::deprecations`]),
 /// one row per definition and fact, with its releases. Releases indexed before have none

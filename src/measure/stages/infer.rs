@@ -43,6 +43,7 @@ pub(super) fn measure_infer(batch: &Batch<'_>, job: &Job<'_>) -> Option<Record> 
             failed: &[],
             reach: Reach::Known,
             skip_pythons: &[],
+            steer: &[],
         },
         batch.reporter,
     );

@@ -112,6 +112,8 @@ impl PreferSteps for Steps<'_, '_> {
         let infer_args = InferOptions {
             notebook: copy.path().to_path_buf(),
             python: Some(python),
+            // Today's releases: the notebook's era is the era attempt's.
+            era: crate::resolve::options::EraChoice::Off,
             ..self.infer_args.clone()
         };
         let spec = RoundsSpec {

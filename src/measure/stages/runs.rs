@@ -222,6 +222,7 @@ pub(super) fn spec<'a>(
             // As restore: on the installed interpreters nearest where it last ran.
             reach: Reach::Installed,
             skip_pythons: &[],
+            steer: &[],
         },
         command: "batch",
         disk: Some(&runner.disk),

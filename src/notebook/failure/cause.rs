@@ -201,6 +201,14 @@ pub enum Cause {
     NativeCrash {
         signal: i32,
     },
+    /// A cell whose stored outputs show it ran for the notebook's author raises now, and
+    /// not for the notebook's own reasons (an undefined name, a missing file): the libraries
+    /// it runs behave otherwise than they did then. `stored`: what it showed then.
+    BehaviourChanged {
+        ename: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        stored: Option<String>,
+    },
 
     // ---- data / input
     MissingFile {
@@ -266,6 +274,25 @@ pub enum Cause {
 }
 
 impl Cause {
+    /// Whether the releases the failure ran through are suspects: another release of them
+    /// may not fail so (a name, a keyword or a call the installed one takes otherwise, a
+    /// change of behaviour). Not a module or program that is missing, nor code for another
+    /// Python: those are repaired by adding, not by moving.
+    pub fn points_at_releases(&self) -> bool {
+        use Cause::*;
+        match self {
+            MissingApi { .. }
+            | MissingMember { .. }
+            | BadKeyword { .. }
+            | BadArguments { .. }
+            | ChangedApi { .. }
+            | IncompatibleBuild { .. }
+            | BehaviourChanged { .. } => true,
+            LibraryMismatch { wanted, .. } => wanted.is_none(),
+            _ => false,
+        }
+    }
+
     pub fn class(&self) -> FailureClass {
         use Cause::*;
         match self {
@@ -287,7 +314,8 @@ impl Cause {
             | LibraryMismatch { .. }
             | KernelIndentation
             | MissingProgram { .. }
-            | NativeCrash { .. } => FailureClass::Environment,
+            | NativeCrash { .. }
+            | BehaviourChanged { .. } => FailureClass::Environment,
             MissingFile { .. }
             | MissingResource { .. }
             | MissingLocalModule { .. }
@@ -391,6 +419,16 @@ impl fmt::Display for Cause {
             ),
             MissingProgram { program } => write!(f, "program `{program}` is not installed"),
             NativeCrash { signal } => write!(f, "crashed in native code (signal {signal})"),
+            BehaviourChanged { ename, stored } => {
+                write!(
+                    f,
+                    "{ename} now, where the notebook's stored outputs show the cell ran for its author"
+                )?;
+                match stored {
+                    Some(s) => write!(f, " (it showed: {s})"),
+                    None => Ok(()),
+                }
+            }
             MissingFile { path } => match path {
                 Some(p) => write!(f, "no file `{p}`"),
                 None => write!(f, "a file is missing"),

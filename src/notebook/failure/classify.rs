@@ -23,7 +23,7 @@ use super::problem::{Problem, Raised};
 pub fn classify(problem: &Problem, cell: Option<u32>, cx: &FailureContext) -> Failure {
     match problem {
         Problem::Raised(raised) => {
-            let cause = raised_cause(raised, cell, cx);
+            let cause = behaviour_changed(raised_cause(raised, cell, cx), raised, cell, cx);
             Failure::new(cause, cell, raised.innermost().cloned())
         }
         Problem::TimedOut { whole_run } => Failure::new(
@@ -58,6 +58,27 @@ pub fn classify(problem: &Problem, cell: Option<u32>, cx: &FailureContext) -> Fa
             None,
             None,
         ),
+    }
+}
+
+/// An exception the classifier would put down to the notebook's code, raised inside a
+/// library in a live run by a cell whose stored outputs show it ran for its author: what
+/// changed is the environment. A stored error, one raised by the notebook's own code (its
+/// cells, its local modules), or one of its own causes (an undefined name, a missing file, a
+/// syntax error) stays as it is.
+fn behaviour_changed(cause: Cause, r: &Raised, cell: Option<u32>, cx: &FailureContext) -> Cause {
+    let Cause::Raised { ename } = &cause else {
+        return cause;
+    };
+    if cx.python.is_none() || r.innermost().and_then(Frame::library).is_none() {
+        return cause;
+    }
+    match cell.and_then(|c| cx.worked_for_author(c)) {
+        Some(stored) => Cause::BehaviourChanged {
+            ename: ename.clone(),
+            stored: stored.map(str::to_string),
+        },
+        None => cause,
     }
 }
 

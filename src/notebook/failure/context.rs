@@ -10,7 +10,7 @@ use pep440_rs::Version;
 use super::bindings::Bindings;
 use super::history::{ApiHistory, BankSays};
 use crate::names::{ApiPath, DistName, ModulePath};
-use crate::notebook::format::{CellKind, Notebook};
+use crate::notebook::format::{CellKind, Notebook, Output};
 use crate::notebook::stdlib::{self, VersionSet};
 use crate::notebook::usage::{ApiUse, Origin, Usage};
 use crate::python::PythonVersion;
@@ -24,6 +24,9 @@ pub struct FailureContext<'a> {
     pub(crate) python: Option<PythonVersion>,
     counts: HashMap<u32, u32>,
     sources: HashMap<u32, &'a str>,
+    /// Code cells whose stored record shows they ran for the notebook's author (an execution
+    /// count or outputs, and no stored error), with the start of what they showed.
+    worked: HashMap<u32, Option<String>>,
     /// The bank, when one is at hand: without it, whether another release would help is
     /// unknown.
     bank: Option<&'a dyn ApiHistory>,
@@ -55,12 +58,17 @@ impl<'a> FailureContext<'a> {
     pub fn new(nb: &'a Notebook, usage: &'a Usage) -> Self {
         let mut counts = HashMap::new();
         let mut sources = HashMap::new();
+        let mut worked = HashMap::new();
         for c in &nb.cells {
             if c.kind == CellKind::Code {
                 if let Some(n) = c.execution_count {
                     counts.entry(n).or_insert(c.number);
                 }
                 sources.insert(c.number, c.source.as_str());
+                let errored = c.outputs.iter().any(|o| matches!(o, Output::Error { .. }));
+                if !errored && (c.execution_count.is_some() || !c.outputs.is_empty()) {
+                    worked.insert(c.number, excerpt(&c.outputs));
+                }
             }
         }
         Self {
@@ -69,6 +77,7 @@ impl<'a> FailureContext<'a> {
             python: None,
             counts,
             sources,
+            worked,
             bank: None,
             installed: Vec::new(),
         }
@@ -127,6 +136,12 @@ impl<'a> FailureContext<'a> {
 
     pub(crate) fn source(&self, cell: u32) -> Option<&'a str> {
         self.sources.get(&cell).copied()
+    }
+
+    /// Whether the stored record of `cell` shows it ran for the notebook's author, and the
+    /// start of what it showed then.
+    pub(crate) fn worked_for_author(&self, cell: u32) -> Option<Option<&str>> {
+        self.worked.get(&cell).map(Option::as_deref)
     }
 
     fn stdlib_versions(&self) -> VersionSet {
@@ -212,4 +227,19 @@ impl<'a> FailureContext<'a> {
             .find(|a| a.locations.iter().any(|l| l.cell == cell && l.line == line))
             .map(|a| &a.api)
     }
+}
+
+/// The first line of a cell's first stored text output, at most 60 characters.
+fn excerpt(outputs: &[Output]) -> Option<String> {
+    let text = outputs.iter().find_map(|o| match o {
+        Output::Stream { text, .. } | Output::Data { text } => {
+            text.lines().find(|l| !l.trim().is_empty())
+        }
+        Output::Error { .. } => None,
+    })?;
+    let line = text.trim();
+    Some(match line.char_indices().nth(60) {
+        Some((at, _)) => format!("{}…", &line[..at]),
+        None => line.to_string(),
+    })
 }

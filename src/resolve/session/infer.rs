@@ -13,6 +13,7 @@ use crate::bank::store::ReleaseFailure;
 use crate::names::DistName;
 use crate::notebook::Usage;
 use crate::reporter::{count, human_size, Reporter};
+use crate::resolve::era::Era;
 use crate::resolve::evidence::{gather, BankView, Evidence, Sources};
 use crate::resolve::index_providers::IndexProviders;
 use crate::resolve::infer::{self, InferError, Inference};
@@ -62,7 +63,7 @@ pub fn infer_usages_with(
     reporter: &dyn Reporter,
 ) -> Result<Inferred, SessionError> {
     check_time(run.deadline)?;
-    let solve_options = with_failed(&session.solve_options, run.failed);
+    let solve_options = for_this_run(&session.solve_options, &run);
     let indexing = args.indexing != Indexing::Never && !session.offline;
     // Import names nothing else knows are looked up on the index, unless asked not to.
     let on_index = IndexProviders::new(&session.client);
@@ -99,6 +100,7 @@ pub fn infer_usages_with(
         catalog,
         solve_options: &solve_options,
         reporter,
+        committed: Era::of_notebook(args.era, &args.notebook),
     };
     let found = if indexing {
         infer_indexing(args, session, &gatherer, &resolver, &run, reporter)?
@@ -109,14 +111,49 @@ pub fn infer_usages_with(
     Ok(found)
 }
 
-/// The session's options, with the releases this job saw fail passed over too.
-fn with_failed<'a>(options: &'a SolveOptions, failed: &[ReleaseFailure]) -> Cow<'a, SolveOptions> {
-    if failed.is_empty() {
+/// The session's options for this inference: the releases this job saw fail passed over too,
+/// and the job's search steering.
+fn for_this_run<'a>(options: &'a SolveOptions, run: &InferRun<'_>) -> Cow<'a, SolveOptions> {
+    if run.failed.is_empty() && run.steer.is_empty() {
         return Cow::Borrowed(options);
     }
     Cow::Owned(SolveOptions {
-        failed: options.failed.iter().chain(failed).cloned().collect(),
+        failed: options.failed.iter().chain(run.failed).cloned().collect(),
+        steer: run.steer.to_vec(),
         ..options.clone()
+    })
+}
+
+/// The era the notebook's stored outputs show: the newest upload among the releases they
+/// show it ran with (a printed `__version__`, pip's `Successfully installed`).
+fn stored_era(evidence: &Evidence, catalog: &dyn Catalog) -> Option<Era> {
+    let mut newest: Option<(jiff::Timestamp, String, String)> = None;
+    for d in &evidence.distributions {
+        for r in &d.records {
+            let crate::resolve::evidence::EvidenceSource::Output { version, .. } = &r.source else {
+                continue;
+            };
+            let Ok(parsed) = version.parse::<Version>() else {
+                continue;
+            };
+            let Ok(releases) = catalog.releases(&d.dist) else {
+                continue;
+            };
+            let Some(at) = releases
+                .iter()
+                .find(|rel| rel.version == parsed)
+                .and_then(|rel| rel.upload_time())
+            else {
+                continue;
+            };
+            if newest.as_ref().is_none_or(|(t, ..)| at > *t) {
+                newest = Some((at, d.dist.to_string(), version.clone()));
+            }
+        }
+    }
+    newest.map(|(date, dist, version)| Era {
+        date,
+        source: crate::resolve::era::EraSource::StoredVersion { dist, version },
     })
 }
 
@@ -187,18 +224,41 @@ pub(super) struct Resolver<'a> {
     catalog: &'a dyn Catalog,
     solve_options: &'a SolveOptions,
     reporter: &'a dyn Reporter,
+    /// The era as asked, or from the notebook's git history.
+    committed: Option<Era>,
 }
 
 impl Resolver<'_> {
+    /// The notebook's era: as asked or committed, else what its stored outputs show.
+    fn era(&self, evidence: &Evidence) -> Option<Era> {
+        self.committed.clone().or_else(|| {
+            (self.args.era == crate::resolve::era::EraChoice::Auto)
+                .then(|| stored_era(evidence, self.catalog))
+                .flatten()
+        })
+    }
+
     pub(super) fn resolve(&self, mut evidence: Evidence) -> Result<Inference, SessionError> {
         infer::exclude(&mut evidence, self.excluded);
+        let era = self.era(&evidence);
+        let options = match &era {
+            Some(era) => Cow::Owned(SolveOptions {
+                prefer_before: Some(era.prefer_before()),
+                ..self.solve_options.clone()
+            }),
+            None => Cow::Borrowed(self.solve_options),
+        };
         let resolved = infer::resolve(
             evidence,
             self.plan.clone(),
             self.args.python.is_some(),
             self.catalog,
-            self.solve_options,
-        );
+            &options,
+        )
+        .map(|mut inference| {
+            inference.era = era;
+            inference
+        });
         match resolved {
             Ok(i) => Ok(i),
             Err(InferError::NoSolution { tried }) => {

@@ -20,7 +20,6 @@ pub use read::{read_usages, read_usages_of};
 
 use crate::bank::store::{Claim, ClaimError, DistClaims, LockPolicy, ReleaseFailure, Store};
 use crate::names::DistName;
-use crate::notebook;
 use crate::pypi::IndexClient;
 use crate::python::{Interpreter, PythonVersion};
 use crate::reporter::Reporter;
@@ -94,6 +93,8 @@ pub struct InferRun<'a> {
     /// Interpreters to pass over (a restoration whose environment could not be built on
     /// them).
     pub skip_pythons: &'a [PythonVersion],
+    /// What a restoration's search asks of the resolution (see [`crate::resolve::solver::Steer`]).
+    pub steer: &'a [crate::resolve::solver::Steer],
 }
 
 pub(crate) fn check_time(deadline: Option<Instant>) -> Result<(), SessionError> {
@@ -169,7 +170,6 @@ impl InferSession {
         place: SessionPlace,
         client: IndexClient,
         args: &InferOptions,
-        reporter: &dyn Reporter,
     ) -> Result<Self, SessionError> {
         let bank_file = place.bank;
         if !bank_file.exists() {
@@ -187,7 +187,9 @@ impl InferSession {
                 wheels_only: args.sdists == Sdists::Never,
                 sdist_where_no_wheel: false,
                 sdist_fallback: args.sdists != Sdists::Never,
-                exclude_newer: cap_date(args, reporter),
+                exclude_newer: cap_date(args),
+                prefer_before: None,
+                steer: Vec::new(),
                 failed: failures(&bank_file)?,
                 // What releases import, as the bank read their code. What it shows other
                 // releases lack is kept for the session: one indexed meanwhile counts from
@@ -217,38 +219,10 @@ pub fn failures(bank: &std::path::Path) -> Result<Vec<ReleaseFailure>, SessionEr
     Ok(Store::open_read_only(bank)?.release_failures()?)
 }
 
-/// `--exclude-newer`, or `--date`: a date, or `auto` for the notebook's last commit (the end of
-/// that day, so that what was on the index when the notebook was committed counts).
-pub fn cap_date(args: &InferOptions, reporter: &dyn Reporter) -> Option<jiff::Timestamp> {
+/// `--exclude-newer`: files uploaded after it do not count.
+pub fn cap_date(args: &InferOptions) -> Option<jiff::Timestamp> {
     match args.cap {
-        DateCap::None => return None,
-        DateCap::Before(at) => return Some(at),
-        DateCap::LastCommit => {}
+        DateCap::None => None,
+        DateCap::Before(at) => Some(at),
     }
-    let Some(committed) = notebook::last_commit_date(&args.notebook) else {
-        reporter.note(
-            &format!(
-                "{} has no git commit: --date auto caps nothing",
-                args.notebook.display()
-            ),
-            None,
-        );
-        return None;
-    };
-    reporter.note(
-        &format!(
-            "resolving as the index stood on {} (the notebook's last commit)",
-            committed.strftime("%Y-%m-%d")
-        ),
-        None,
-    );
-    Some(
-        committed
-            .to_zoned(jiff::tz::TimeZone::UTC)
-            .date()
-            .tomorrow()
-            .ok()
-            .and_then(|d| d.to_zoned(jiff::tz::TimeZone::UTC).ok())
-            .map_or(committed, |z| z.timestamp()),
-    )
 }

@@ -79,7 +79,7 @@ impl Place {
         }
     }
 
-    fn session(&self, reporter: &dyn Reporter) -> InferSession {
+    fn session(&self) -> InferSession {
         let root: &Path = self.dir.path();
         let mut config = IndexConfig::new("http://127.0.0.1:9/simple/", root.join("cache"));
         config.offline = true;
@@ -92,7 +92,7 @@ impl Place {
             installed: Vec::new(),
             lock: LockPolicy::default(),
         };
-        InferSession::open(place, client, &self.options(), reporter).unwrap()
+        InferSession::open(place, client, &self.options()).unwrap()
     }
 
     /// Reads the notebook and infers it with `bank` and `catalog` standing for the bank and
@@ -105,7 +105,7 @@ impl Place {
     ) -> Result<Inferred, SessionError> {
         let options = self.options();
         let usages = read_usages(&options, reporter).unwrap();
-        let session = self.session(reporter);
+        let session = self.session();
         let run = InferRun {
             catalog: Some(catalog),
             bank: Some(bank),

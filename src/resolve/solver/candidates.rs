@@ -111,6 +111,25 @@ pub(crate) struct Candidates {
     prereleases: bool,
     /// Which sdists count as installable (see [`SolveOptions::sdists_for`]).
     pub sdists: Sdists,
+    /// Chosen first when a range allows it: what a restoration's search wants tried.
+    target: Option<Version>,
+    /// The era: releases uploaded before it are preferred to newer ones.
+    prefer_before: Option<jiff::Timestamp>,
+    /// The last release chosen below a newer one the range allowed, and what held it there.
+    pub held: Option<(Version, Held)>,
+    /// A restoration's search asks something of this distribution: whatever is chosen is
+    /// held by it (an installer left to itself would take a release runs refuted).
+    steered: bool,
+}
+
+/// What held a choice below the newest release its range allowed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Held {
+    /// The notebook's era.
+    Era,
+    /// A restoration's search.
+    Search,
 }
 
 impl Candidates {
@@ -123,12 +142,20 @@ impl Candidates {
     ) -> Self {
         let sdists = options.sdists_for(&releases, target);
         let survey = options.surveys_sdists(&releases);
+        let steer = options.steer.iter().find(|s| &s.dist == dist);
         let mut verdicts: Vec<Verdict> = releases
             .iter()
             .map(|r| {
                 let pinned = policy.pinned.contains(&r.version);
                 let judged = verdict(r, target, options, (sdists, survey), pinned);
-                match (!pinned && judged.may_be_usable())
+                if !judged.may_be_usable() {
+                    return judged;
+                }
+                // A run is the strongest evidence: what it refuted is out, pinned or not.
+                if let Some(out) = steer.and_then(|s| s.rules_out(&r.version)) {
+                    return Verdict::Out(out);
+                }
+                match (!pinned)
                     .then(|| failed_before(dist, r, target, options))
                     .flatten()
                 {
@@ -158,6 +185,10 @@ impl Candidates {
             not_found: false,
             prereleases: policy.prereleases,
             sdists,
+            target: steer.and_then(|s| s.target.clone()),
+            prefer_before: options.prefer_before,
+            held: None,
+            steered: steer.is_some(),
         }
     }
 
@@ -169,6 +200,10 @@ impl Candidates {
             not_found: true,
             prereleases: false,
             sdists: Sdists::No,
+            target: None,
+            prefer_before: None,
+            held: None,
+            steered: false,
         }
     }
 
@@ -193,17 +228,83 @@ impl Candidates {
         })
     }
 
-    /// The preferred installable release in `range`: the newest stable one, else the newest
-    /// pre-release (or simply the newest when the root asked for pre-releases). A release
-    /// installable only from its sdist is surveyed (`is_pure`: whether the sdist at that
-    /// index of its files is pure Python) when it is reached, and not before: the newest
-    /// usable release ends the search, so older sdists are never fetched.
+    /// The preferred installable release in `range`: the search's target when the range
+    /// allows it; else the newest stable one of the era (uploaded before `prefer_before`),
+    /// else the newest stable one, else the newest pre-release (or simply the newest when the
+    /// root asked for pre-releases). A release installable only from its sdist is surveyed
+    /// (`is_pure`: whether the sdist at that index of its files is pure Python) when it is
+    /// reached, and not before: the first usable release ends the search, so older sdists
+    /// are never fetched.
     pub fn choose(
         &mut self,
         range: &Ranges<Version>,
         is_pure: &mut dyn FnMut(&Release, usize) -> bool,
     ) -> Option<Version> {
+        let (chosen, held) = self.choose_held(range, is_pure);
+        // Held only when a newer release the range allows would install: the one the
+        // preference moved the choice from.
+        self.held = match (&chosen, held) {
+            (Some(v), _) if self.steered => Some((v.clone(), Held::Search)),
+            (Some(v), Some(why)) if self.newest(range, v, is_pure) => Some((v.clone(), why)),
+            _ => None,
+        };
+        chosen
+    }
+
+    /// Whether a stable release newer than `than` in `range` is usable.
+    fn newest(
+        &mut self,
+        range: &Ranges<Version>,
+        than: &Version,
+        is_pure: &mut dyn FnMut(&Release, usize) -> bool,
+    ) -> bool {
         let spans: Vec<std::ops::Range<usize>> = self.spans(range).collect();
+        for span in spans.into_iter().rev() {
+            for i in span.rev() {
+                if &self.releases[i].version <= than {
+                    return false;
+                }
+                if self.verdicts[i].may_be_usable()
+                    && (self.prereleases || self.releases[i].version.is_stable())
+                    && self.settle(i, is_pure)
+                {
+                    return true;
+                }
+            }
+        }
+        false
+    }
+
+    fn choose_held(
+        &mut self,
+        range: &Ranges<Version>,
+        is_pure: &mut dyn FnMut(&Release, usize) -> bool,
+    ) -> (Option<Version>, Option<Held>) {
+        if let Some(target) = self.target.clone().filter(|t| range.contains(t)) {
+            if let Some(i) = self.position(&target) {
+                if self.verdicts[i].may_be_usable() && self.settle(i, is_pure) {
+                    return (Some(target), Some(Held::Search));
+                }
+            }
+        }
+        let spans: Vec<std::ops::Range<usize>> = self.spans(range).collect();
+        if let Some(before) = self.prefer_before {
+            let of_era = |r: &Release| r.upload_time().is_some_and(|t| t <= before);
+            for span in spans.iter().rev() {
+                for i in span.clone().rev() {
+                    let release = &self.releases[i];
+                    if !self.verdicts[i].may_be_usable()
+                        || !of_era(release)
+                        || (!self.prereleases && !release.version.is_stable())
+                    {
+                        continue;
+                    }
+                    if self.settle(i, is_pure) {
+                        return (Some(self.releases[i].version.clone()), Some(Held::Era));
+                    }
+                }
+            }
+        }
         let mut pre = Vec::new();
         for span in spans.into_iter().rev() {
             for i in span.rev() {
@@ -215,16 +316,16 @@ impl Candidates {
                     continue;
                 }
                 if self.settle(i, is_pure) {
-                    return Some(self.releases[i].version.clone());
+                    return (Some(self.releases[i].version.clone()), None);
                 }
             }
         }
         for i in pre {
             if self.settle(i, is_pure) {
-                return Some(self.releases[i].version.clone());
+                return (Some(self.releases[i].version.clone()), None);
             }
         }
-        None
+        (None, None)
     }
 
     /// Whether release `i` is usable, surveying its sdists if that is still to be done.

@@ -37,6 +37,14 @@ pub enum Exclusion {
         step: FailedStep,
         at: Timestamp,
     },
+    /// A run of the notebook with it failed, and the failure pointed at it.
+    Refuted,
+    /// Beyond a bound a run of the notebook set: releases at or below `above` were too old
+    /// for it, those at or above `below` too new.
+    OutsideSearch {
+        above: Option<pep508_rs::pep440_rs::Version>,
+        below: Option<pep508_rs::pep440_rs::Version>,
+    },
 }
 
 /// Why a release's sdist does not count as installable.
@@ -97,6 +105,16 @@ impl fmt::Display for Exclusion {
                 "failed to {step} on Python {python} in a run on {}",
                 at.strftime("%Y-%m-%d")
             ),
+            Exclusion::Refuted => f.write_str("a run of the notebook failed with it"),
+            Exclusion::OutsideSearch { above, below } => {
+                f.write_str("outside what runs of the notebook left open")?;
+                match (above, below) {
+                    (Some(a), Some(b)) => write!(f, " (newer than {a}, older than {b})"),
+                    (Some(a), None) => write!(f, " (newer than {a})"),
+                    (None, Some(b)) => write!(f, " (older than {b})"),
+                    (None, None) => Ok(()),
+                }
+            }
         }
     }
 }

@@ -6,7 +6,9 @@
 //! A release with no file that installs on the target (no fitting wheel, unless sdists are
 //! allowed), yanked (unless pinned with `==`), or uploaded after the date cap is not a
 //! candidate, and a conflict says so. Among candidates the newest stable release is
-//! preferred; pre-releases only when nothing else fits or the notebook asks for one.
+//! preferred (the newest of the notebook's era first, when it has one, and the release a
+//! restoration's search asks for before either); pre-releases only when nothing else fits or
+//! the notebook asks for one.
 
 mod candidates;
 mod catalog;
@@ -24,11 +26,12 @@ mod report;
 mod requires_python;
 mod root;
 mod solution;
+mod steer;
 mod target;
 #[cfg(test)]
 mod tests;
 
-pub use candidates::exclusions;
+pub use candidates::{exclusions, Held};
 pub use catalog::{Catalog, CatalogError, Release, ReleaseMetadata};
 pub use error::SolveError;
 pub use exclusion::Exclusion;
@@ -40,6 +43,7 @@ pub use package::Package;
 pub use release_files::ReleaseFiles;
 pub use root::{Allowed, RootRequirement};
 pub use solution::{LockedFile, LockedKind, Pin, RequiredBy, Solution};
+pub use steer::Steer;
 pub use target::Target;
 
 use pubgrub::PubGrubError;

@@ -29,6 +29,12 @@ pub struct SolveOptions {
     /// What releases import whenever they are imported: each release taken depends on those
     /// distributions too (none by default).
     pub import_time: super::ImportTime,
+    /// The notebook's era: of the releases a range allows, the newest uploaded before this
+    /// instant is chosen, and a newer one only when none of those installs. A preference,
+    /// for dependencies as for roots; `exclude_newer` is the cap.
+    pub prefer_before: Option<Timestamp>,
+    /// What a restoration's search asks of distributions (see [`super::Steer`]).
+    pub steer: Vec<super::Steer>,
 }
 
 /// Which sdists count as installable for one distribution on a target.

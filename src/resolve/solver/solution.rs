@@ -8,7 +8,7 @@ use pep508_rs::ExtraName;
 use pubgrub::SelectedDependencies;
 use serde::Serialize;
 
-use super::candidates::installable_files;
+use super::candidates::{installable_files, Held};
 use super::package::Package;
 use super::provider::Provider;
 use crate::names::DistName;
@@ -31,6 +31,11 @@ pub struct Pin {
     pub required_by: Vec<RequiredBy>,
     /// The files an installer may use on the target, with their hashes.
     pub files: Vec<LockedFile>,
+    /// What held it below the newest release its range allowed (the notebook's era, a
+    /// restoration's search): a dependency so held is listed in the requirements, since an
+    /// installer left to itself would take the newest.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub held: Option<Held>,
 }
 
 /// Why a distribution is in the solution.
@@ -119,6 +124,15 @@ impl Solution {
         let mut pins: BTreeMap<DistName, Pin> = BTreeMap::new();
         for (package, version) in selected.iter() {
             if let Package::Dist(d) = package {
+                let held = provider
+                    .with_candidates(d, |c| {
+                        c.held
+                            .as_ref()
+                            .filter(|(v, _)| v == version)
+                            .map(|(_, why)| *why)
+                    })
+                    .ok()
+                    .flatten();
                 let files = provider
                     .with_candidates(d, |c| {
                         let Some(at) = c.position(version) else {
@@ -149,6 +163,7 @@ impl Solution {
                         extras: Vec::new(),
                         required_by: Vec::new(),
                         files,
+                        held,
                     },
                 );
             }

@@ -161,7 +161,7 @@ fn a_bank_survives_export_and_import_and_run_records_only_when_asked() {
     assert!(out.contains("ratio"), "{out}");
     assert!(
         out.contains(
-            "run records left out: 5 rows dropped (run_notebooks, run_releases, run_test)"
+            "run records left out: 5 rows dropped (run_notebooks, run_refutations, run_releases, run_test)"
         ),
         "{out}"
     );
@@ -220,7 +220,9 @@ fn a_bank_survives_export_and_import_and_run_records_only_when_asked() {
     );
     assert!(out.contains("replaced a bank of 6 releases"), "{out}");
     assert!(
-        out.contains("run records kept: 5 rows (run_notebooks, run_releases, run_test)"),
+        out.contains(
+            "run records kept: 5 rows (run_notebooks, run_refutations, run_releases, run_test)"
+        ),
         "{out}"
     );
     assert_eq!(run_rows(&elsewhere), 5);

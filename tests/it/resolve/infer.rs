@@ -304,10 +304,30 @@ fn the_lock_pins_the_whole_closure_with_hashes_pip_checks() {
     assert!(!err.contains("no hash"), "{err}");
 }
 
+/// The notebook's era (its last commit, by default) is a preference for every release
+/// chosen: the newest of then wins, a newer one only where none of then fits (said in the
+/// header), and a dependency held below its newest is listed, since an installer would take
+/// the newest. `--date DATE` sets the era, `--date none` turns it off, `--exclude-newer` caps.
 #[test]
-fn date_auto_resolves_as_the_index_stood_at_the_notebooks_last_commit() {
+fn the_notebooks_era_is_preferred_for_roots_and_dependencies() {
     let env = context();
-    let nb = notebook(&env, "import toolkit\ntoolkit.kept()\n");
+    // upper 1.0 needs low>=1; low 1.0, 2.0, 3.0 are a year apart from 2010.
+    publish(
+        &env,
+        "upper",
+        &[WheelBuilder::new("upper", "1.0")
+            .file("upper/__init__.py", "def up():\n    pass\n")
+            .requires("low>=1")],
+    );
+    publish(
+        &env,
+        "low",
+        &["1.0", "2.0", "3.0"].map(|v| WheelBuilder::new("low", v).file("low/__init__.py", "")),
+    );
+    let nb = notebook(
+        &env,
+        "import toolkit\ntoolkit.kept()\nimport upper\nupper.up()\n",
+    );
     let git = |args: &[&str]| {
         let date = "2011-06-01T12:00:00Z";
         let ok = Command::new("git")
@@ -325,19 +345,58 @@ fn date_auto_resolves_as_the_index_stood_at_the_notebooks_last_commit() {
             .success();
         assert!(ok, "git {args:?}");
     };
-    // No repository: nothing capped, and said.
-    let (code, out, err) = infer(&env, &nb, &["--date", "auto"]).parts();
+    // No repository, no stored versions: no era, the newest.
+    let (code, out, err) = infer(&env, &nb, &[]).parts();
     assert_eq!(code, 0, "{err}");
-    assert!(err.contains("has no git commit"), "{err}");
-    assert_eq!(pins(&out), ["toolkit==3.0"]);
+    assert!(!out.contains("# Era:"), "{out}");
+    assert_eq!(pins(&out), ["toolkit==3.0", "upper==1.0"], "{out}");
     git(&["init", "-q"]);
     git(&["add", "nb.py"]);
     git(&["commit", "-q", "-m", "nb"]);
-    // toolkit 3.0 was uploaded in 2012, after the notebook's commit.
-    let (code, out, err) = infer(&env, &nb, &["--date", "auto"]).parts();
+    // toolkit 3.0 and low 3.0 came in 2012, after the notebook's commit.
+    let (code, out, err) = infer(&env, &nb, &[]).parts();
     assert_eq!(code, 0, "{err}");
-    assert!(err.contains("as the index stood on 2011-06-01"), "{err}");
-    assert_eq!(pins(&out), ["toolkit==2.0"], "{out}");
+    assert!(
+        out.contains(
+            "# Era: 2011-06-01 (the notebook's last commit): releases of then preferred\n"
+        ),
+        "{out}"
+    );
+    assert_eq!(
+        pins(&out),
+        ["low==2.0", "toolkit==2.0", "upper==1.0"],
+        "{out}"
+    );
+    assert!(
+        out.contains(
+            "low==2.0  # upper 1.0 requires low>=1; held to the notebook's era (2011-06-01)"
+        ),
+        "{out}"
+    );
+    // An era before every release: the newest, and the header names what is newer.
+    let (code, out, err) = infer(&env, &nb, &["--date", "2009-01-01"]).parts();
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("# Era: 2009-01-01 (asked for with --date)"),
+        "{out}"
+    );
+    assert!(out.contains("newer where none of then fits"), "{out}");
+    assert!(out.contains("toolkit 3.0"), "{out}");
+    assert_eq!(pins(&out), ["toolkit==3.0", "upper==1.0"], "{out}");
+    // Off: the newest, whatever git says.
+    let (code, out, err) = infer(&env, &nb, &["--date", "none"]).parts();
+    assert_eq!(code, 0, "{err}");
+    assert!(!out.contains("# Era:"), "{out}");
+    assert_eq!(pins(&out), ["toolkit==3.0", "upper==1.0"], "{out}");
+    // A cap is a cap: nothing after it counts, era or not.
+    let (code, out, err) = infer(
+        &env,
+        &nb,
+        &["--exclude-newer", "2011-06-01", "--date", "none"],
+    )
+    .parts();
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(pins(&out), ["toolkit==2.0", "upper==1.0"], "{out}");
     let (code, _, err) = infer(&env, &nb, &["--date", "yesterday"]).parts();
     assert_eq!(code, 2, "{err}");
 }

@@ -490,3 +490,29 @@ fn relaxing_sets_declarations_aside_first_then_all_soft_evidence() {
     );
     assert!(hard_only.relaxed(Relaxation::AllSoft).is_none());
 }
+
+/// A notebook outside git takes its era from what its stored outputs show it ran with: the
+/// newest upload among those releases. Its other distributions are then chosen of that era.
+#[test]
+fn the_versions_stored_outputs_show_date_the_era() {
+    let env = context();
+    let nb = notebook(
+        &env,
+        "import dep, toolkit\nprint(dep.__version__)\ntoolkit.kept()\n",
+        "1.0\n",
+    );
+    let (code, out, err) = infer_311(&env, &nb, &[]).parts();
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(
+        out.contains(
+            "# Era: 2010-01-01 (its stored outputs show dep 1.0): releases of then preferred"
+        ),
+        "{out}"
+    );
+    // dep 1.0 and toolkit 1.0 are the releases of 2010.
+    assert_eq!(pins(&out), ["dep==1.0", "toolkit==1.0"], "{out}");
+    // Without it, the newest toolkit that takes the dep 1.0 the output shows.
+    let (code, out, err) = infer_311(&env, &nb, &["--date", "none"]).parts();
+    assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(pins(&out), ["dep==1.0", "toolkit==2.0"], "{out}");
+}

@@ -1,0 +1,69 @@
+//! What a restoration's search asks of a resolution beyond the notebook's evidence: releases a
+//! run refuted are out, the search keeps within the bounds runs have set, and the release it
+//! wants tried next is chosen over the newest whenever the range allows it. Dependencies are
+//! steered as roots are (protobuf under tensorflow).
+
+use pep508_rs::pep440_rs::Version;
+
+use super::exclusion::Exclusion;
+use crate::names::DistName;
+
+/// The search's ask of one distribution.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Steer {
+    pub dist: DistName,
+    /// The release to try next: chosen whenever the range allows it.
+    pub target: Option<Version>,
+    /// Releases at or below this failed for being too old: only newer ones are candidates.
+    pub above: Option<Version>,
+    /// Releases at or above this failed for being too new: only older ones are candidates.
+    pub below: Option<Version>,
+    /// Releases runs refuted one by one.
+    pub refuted: Vec<Version>,
+}
+
+impl Steer {
+    pub fn new(dist: DistName) -> Self {
+        Self {
+            dist,
+            target: None,
+            above: None,
+            below: None,
+            refuted: Vec::new(),
+        }
+    }
+
+    /// Why `version` is out, if the search rules it out.
+    pub(crate) fn rules_out(&self, version: &Version) -> Option<Exclusion> {
+        if self.refuted.contains(version) {
+            return Some(Exclusion::Refuted);
+        }
+        let too_old = self.above.as_ref().is_some_and(|a| version <= a);
+        let too_new = self.below.as_ref().is_some_and(|b| version >= b);
+        (too_old || too_new).then(|| Exclusion::OutsideSearch {
+            above: self.above.clone(),
+            below: self.below.clone(),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn refuted_releases_and_those_past_the_bounds_are_out() {
+        let v = |s: &str| s.parse::<Version>().unwrap();
+        let steer = Steer {
+            above: Some(v("1.0")),
+            below: Some(v("3.0")),
+            refuted: vec![v("2.0")],
+            ..Steer::new(DistName::new("pkg").unwrap())
+        };
+        assert_eq!(steer.rules_out(&v("2.0")), Some(Exclusion::Refuted));
+        assert!(steer.rules_out(&v("1.0")).is_some());
+        assert!(steer.rules_out(&v("3.1")).is_some());
+        assert_eq!(steer.rules_out(&v("1.5")), None);
+        assert_eq!(steer.rules_out(&v("2.9")), None);
+    }
+}

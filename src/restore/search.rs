@@ -1,0 +1,510 @@
+//! Repair as a search, not a walk. When a run stops at something a release may cause, the
+//! releases it ran with are suspects, the likeliest first (the library the traceback ends in,
+//! the provider of the missing name). The first repair of a suspect jumps to its era release
+//! (the newest that installs on the run's Python and was uploaded by the notebook's date):
+//! the notebook worked for its author with the libraries of its time. When that fails too,
+//! or cannot be installed, the next release tried halves what is left open between the
+//! releases runs have bounded, so that a removal hidden from the bank (a keyword swallowed
+//! by `**kwargs`, a member served by `__getattr__`, a change of behaviour) costs a few rounds,
+//! not one round per release.
+//!
+//! A release a run refuted is never tried again: the resolution keeps it out (see
+//! [`crate::resolve::solver::Steer`]), and the bank's run records keep it out of the next
+//! restoration of the same notebook. Runs also set bounds: releases newer than one that
+//! failed are taken to fail too, and when a release that got past one cell fails a later
+//! one while newer releases failed the first, the search keeps between the two.
+//!
+//! This file decides; what a distribution's releases are, and the runs, are the caller's.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
+
+use jiff::Timestamp;
+use pep508_rs::pep440_rs::Version;
+use serde::Serialize;
+
+pub use crate::bank::store::Refutation;
+use crate::names::DistName;
+use crate::resolve::solver::Steer;
+
+/// A release a run installed that the failure points at.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Suspect {
+    pub dist: DistName,
+    pub version: Version,
+}
+
+/// One release of a distribution that installs on the run's Python.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Candidate {
+    pub version: Version,
+    pub uploaded: Option<Timestamp>,
+}
+
+/// What the search needs to know of a distribution's releases.
+pub trait SearchSpace {
+    /// The stable releases of `dist` that install on the run's Python, oldest first.
+    fn candidates(&mut self, dist: &DistName) -> Vec<Candidate>;
+    /// The notebook's era: releases uploaded before it are its era's.
+    fn era(&self) -> Option<Timestamp>;
+}
+
+/// Why the next round tries a release.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Step {
+    /// The newest release of the notebook's era.
+    Era,
+    /// The middle of what runs left open.
+    Bisect,
+}
+
+/// What the search moves for the next round.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Move {
+    pub dist: DistName,
+    pub from: Version,
+    pub to: Version,
+    pub step: Step,
+    /// Releases still open (the one moved to included).
+    pub open: usize,
+}
+
+impl fmt::Display for Move {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let how = match self.step {
+            Step::Era => "the newest release of the notebook's era",
+            Step::Bisect => "the middle of the releases runs left open",
+        };
+        write!(
+            f,
+            "{} {} failed: trying {} next, {how} ({} open)",
+            self.dist, self.from, self.to, self.open
+        )
+    }
+}
+
+/// The search over one distribution's releases.
+#[derive(Debug, Clone, Default)]
+struct DistSearch {
+    /// Releases runs refuted, with the cell each failed at.
+    refuted: BTreeMap<Version, u32>,
+    /// Releases that got past a cell where a newer release failed, with that cell.
+    passed: BTreeMap<Version, u32>,
+    /// Releases that failed to install: not open, but no bound either.
+    broken: BTreeSet<Version>,
+    /// Those at or below it were too old.
+    above: Option<Version>,
+    /// Those at or above it were too new.
+    below: Option<Version>,
+    /// The release the next resolution is asked for.
+    target: Option<Version>,
+    /// The era release was tried (or had none to try).
+    era_tried: bool,
+}
+
+impl DistSearch {
+    fn is_open(&self, v: &Version) -> bool {
+        !self.refuted.contains_key(v)
+            && !self.broken.contains(v)
+            && self.above.as_ref().is_none_or(|a| v > a)
+            && self.below.as_ref().is_none_or(|b| v < b)
+    }
+
+    /// Runs the failure of `version` at `cell` into the bounds.
+    fn refute(&mut self, version: &Version, cell: u32) {
+        self.refuted.insert(version.clone(), cell);
+        // It got past an earlier cell where newer releases failed: too old for this one.
+        let passed_before = self.passed.iter().any(|(p, c)| p == version && *c < cell);
+        let newer_failed = self.refuted.keys().any(|r| r > version);
+        if passed_before && newer_failed {
+            self.above = Some(
+                self.above
+                    .take()
+                    .map_or(version.clone(), |a| a.max(version.clone())),
+            );
+        } else {
+            self.below = Some(
+                self.below
+                    .take()
+                    .map_or(version.clone(), |b| b.min(version.clone())),
+            );
+        }
+        if self.target.as_ref() == Some(version) {
+            self.target = None;
+        }
+    }
+
+    /// The next release to try, and why; `None` when nothing is left open.
+    fn next(
+        &mut self,
+        candidates: &[Candidate],
+        era: Option<Timestamp>,
+    ) -> Option<(Version, Step, usize)> {
+        let mut open: Vec<&Candidate> = candidates
+            .iter()
+            .filter(|c| self.is_open(&c.version))
+            .collect();
+        if open.is_empty() && self.above.is_some() {
+            // Nothing between the bounds: the lower one was a guess (the later cell may need
+            // an older release still); search below the upper one alone.
+            self.above = None;
+            open = candidates
+                .iter()
+                .filter(|c| self.is_open(&c.version))
+                .collect();
+        }
+        if open.is_empty() {
+            return None;
+        }
+        if !self.era_tried {
+            self.era_tried = true;
+            let of_era = era.and_then(|before| {
+                open.iter()
+                    .rev()
+                    .find(|c| c.uploaded.is_some_and(|t| t <= before))
+            });
+            if let Some(c) = of_era {
+                return Some((c.version.clone(), Step::Era, open.len()));
+            }
+        }
+        Some((
+            open[open.len() / 2].version.clone(),
+            Step::Bisect,
+            open.len(),
+        ))
+    }
+}
+
+/// A restoration's search, over every distribution a failure pointed at.
+#[derive(Debug, Clone, Default)]
+pub struct Search {
+    dists: BTreeMap<DistName, DistSearch>,
+}
+
+impl Search {
+    /// The search resumed from what earlier restorations of the notebook refuted (the bank's
+    /// run records): those releases are out from the first round.
+    pub fn resumed(refuted: &[Refutation]) -> Self {
+        let mut search = Search::default();
+        for r in refuted {
+            search
+                .dists
+                .entry(r.dist.clone())
+                .or_default()
+                .refuted
+                .insert(r.version.clone(), r.cell);
+        }
+        search
+    }
+
+    /// A run with `ran_with` installed got past `cell` (or to the end, `None`): releases it
+    /// ran with passed every earlier cell where a release of theirs failed.
+    pub fn reached(&mut self, stopped_at: Option<u32>, ran_with: &[(DistName, Version)]) {
+        for (dist, version) in ran_with {
+            let Some(search) = self.dists.get_mut(dist) else {
+                continue;
+            };
+            let cells: Vec<u32> = search
+                .refuted
+                .values()
+                .copied()
+                .filter(|c| stopped_at.is_none_or(|s| *c < s))
+                .collect();
+            if let Some(cell) = cells.into_iter().max() {
+                search.passed.insert(version.clone(), cell);
+            }
+        }
+    }
+
+    /// A run stopped at `cell`, pointing at `suspects`, likeliest first. The first suspect
+    /// with a release left to try is refuted and moved; the others follow to their era
+    /// releases when they have not been there yet. `None` when no suspect has a release
+    /// left open: the search has nothing to learn.
+    pub fn failed(
+        &mut self,
+        cell: u32,
+        suspects: &[Suspect],
+        space: &mut dyn SearchSpace,
+    ) -> Option<Move> {
+        let era = space.era();
+        for suspect in suspects {
+            let candidates = space.candidates(&suspect.dist);
+            let search = self.dists.entry(suspect.dist.clone()).or_default();
+            let mut trial = search.clone();
+            trial.refute(&suspect.version, cell);
+            // A release of the era failed already: the era has been tried, and the next
+            // step halves what is left (the era's next release would be a walk).
+            let of_era = candidates
+                .iter()
+                .find(|c| c.version == suspect.version)
+                .and_then(|c| c.uploaded)
+                .zip(era)
+                .is_some_and(|(uploaded, before)| uploaded <= before);
+            if of_era {
+                trial.era_tried = true;
+            }
+            let Some((to, step, open)) = trial.next(&candidates, era) else {
+                // Refuted all the same: the run showed it failing; nothing to move to.
+                search.refuted.insert(suspect.version.clone(), cell);
+                continue;
+            };
+            trial.target = Some(to.clone());
+            *search = trial;
+            return Some(Move {
+                dist: suspect.dist.clone(),
+                from: suspect.version.clone(),
+                to,
+                step,
+                open,
+            });
+        }
+        None
+    }
+
+    /// A release the search asked for failed to install: the next one tried for that
+    /// distribution is between it and the releases that failed, else below it. Whether the
+    /// search moved.
+    pub fn broken(
+        &mut self,
+        dist: &DistName,
+        version: &Version,
+        space: &mut dyn SearchSpace,
+    ) -> Option<Move> {
+        let search = self.dists.get_mut(dist)?;
+        if search.target.as_ref() != Some(version) {
+            return None;
+        }
+        search.broken.insert(version.clone());
+        search.target = None;
+        let candidates = space.candidates(dist);
+        let between: Vec<&Candidate> = candidates
+            .iter()
+            .filter(|c| &c.version > version && search.is_open(&c.version))
+            .collect();
+        let (to, open) = if between.is_empty() {
+            let (to, _, open) = search.next(&candidates, None)?;
+            (to, open)
+        } else {
+            (between[between.len() / 2].version.clone(), between.len())
+        };
+        search.target = Some(to.clone());
+        Some(Move {
+            dist: dist.clone(),
+            from: version.clone(),
+            to,
+            step: Step::Bisect,
+            open,
+        })
+    }
+
+    /// What the next resolution is asked: for each distribution searched, the releases
+    /// refuted, the bounds and the release to try.
+    pub fn steer(&self) -> Vec<Steer> {
+        self.dists
+            .iter()
+            .map(|(dist, s)| Steer {
+                target: s.target.clone(),
+                above: s.above.clone(),
+                below: s.below.clone(),
+                refuted: s.refuted.keys().cloned().collect(),
+                ..Steer::new(dist.clone())
+            })
+            .collect()
+    }
+
+    /// Every release runs refuted, with the cell.
+    pub fn refuted(&self) -> Vec<Refutation> {
+        self.dists
+            .iter()
+            .flat_map(|(dist, s)| {
+                s.refuted.iter().map(|(version, cell)| Refutation {
+                    dist: dist.clone(),
+                    version: version.clone(),
+                    cell: *cell,
+                })
+            })
+            .collect()
+    }
+
+    /// Whether `version` of `dist` was refuted by a run.
+    pub fn is_refuted(&self, dist: &DistName, version: &Version) -> bool {
+        self.dists
+            .get(dist)
+            .is_some_and(|s| s.refuted.contains_key(version))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn v(s: &str) -> Version {
+        s.parse().unwrap()
+    }
+
+    fn d(s: &str) -> DistName {
+        DistName::new(s).unwrap()
+    }
+
+    fn at(day: &str) -> Timestamp {
+        format!("{day}T00:00:00Z").parse().unwrap()
+    }
+
+    /// Releases `0.1 ... 0.N`, release `0.i` uploaded in year 2010 + i.
+    struct Space {
+        releases: Vec<Candidate>,
+        era: Option<Timestamp>,
+    }
+
+    impl Space {
+        fn years(n: u32, era: Option<&str>) -> Self {
+            Self {
+                releases: (1..=n)
+                    .map(|i| Candidate {
+                        version: v(&format!("0.{i}")),
+                        uploaded: Some(at(&format!("{}-06-01", 2010 + i))),
+                    })
+                    .collect(),
+                era: era.map(at),
+            }
+        }
+    }
+
+    impl SearchSpace for Space {
+        fn candidates(&mut self, _: &DistName) -> Vec<Candidate> {
+            self.releases.clone()
+        }
+        fn era(&self) -> Option<Timestamp> {
+            self.era
+        }
+    }
+
+    fn suspect(dist: &str, version: &str) -> Suspect {
+        Suspect {
+            dist: d(dist),
+            version: v(version),
+        }
+    }
+
+    /// The hold= case: the newest fails, the era's release is tried next, not the one
+    /// before the newest.
+    #[test]
+    fn the_first_repair_jumps_to_the_era() {
+        let mut space = Space::years(16, Some("2017-03-01"));
+        let mut search = Search::default();
+        let m = search
+            .failed(4, &[suspect("mpl", "0.16")], &mut space)
+            .unwrap();
+        assert_eq!((m.to, m.step), (v("0.6"), Step::Era));
+        let steer = search.steer();
+        assert_eq!(steer[0].target, Some(v("0.6")));
+        assert_eq!(steer[0].below, Some(v("0.16")));
+        assert_eq!(steer[0].refuted, [v("0.16")]);
+    }
+
+    /// A release of the era that fails (the era's preference chose it) is no reason to try the
+    /// era's next one: that would be a walk. The search bisects.
+    #[test]
+    fn a_failing_release_of_the_era_is_bisected_from() {
+        let mut space = Space::years(16, Some("2017-03-01"));
+        let mut search = Search::default();
+        let m = search
+            .failed(4, &[suspect("mpl", "0.6")], &mut space)
+            .unwrap();
+        assert_eq!((m.to, m.step), (v("0.3"), Step::Bisect));
+    }
+
+    /// Without an era, and when the era's release fails too, each round halves what is left.
+    #[test]
+    fn then_it_bisects() {
+        let mut space = Space::years(16, None);
+        let mut search = Search::default();
+        let m = search
+            .failed(4, &[suspect("p", "0.16")], &mut space)
+            .unwrap();
+        assert_eq!((m.to.clone(), m.step, m.open), (v("0.8"), Step::Bisect, 15));
+        let m = search
+            .failed(4, &[suspect("p", "0.8")], &mut space)
+            .unwrap();
+        assert_eq!((m.to.clone(), m.open), (v("0.4"), 7));
+        let m = search
+            .failed(4, &[suspect("p", "0.4")], &mut space)
+            .unwrap();
+        assert_eq!((m.to.clone(), m.open), (v("0.2"), 3));
+        let mut space = Space::years(16, Some("2015-01-01"));
+        let mut search = Search::default();
+        let m = search
+            .failed(4, &[suspect("p", "0.16")], &mut space)
+            .unwrap();
+        assert_eq!((m.to, m.step), (v("0.4"), Step::Era));
+        let m = search
+            .failed(4, &[suspect("p", "0.4")], &mut space)
+            .unwrap();
+        assert_eq!((m.to, m.step), (v("0.2"), Step::Bisect));
+    }
+
+    /// A release that got past the first failing cell and fails a later one, while newer
+    /// ones failed the first: the search keeps between them.
+    #[test]
+    fn a_later_cell_bounds_the_search_from_below() {
+        let mut space = Space::years(16, Some("2013-01-01"));
+        let mut search = Search::default();
+        let m = search
+            .failed(3, &[suspect("p", "0.16")], &mut space)
+            .unwrap();
+        assert_eq!(m.to, v("0.2"));
+        // 0.2 got past cell 3 and failed cell 9.
+        search.reached(Some(9), &[(d("p"), v("0.2"))]);
+        let m = search
+            .failed(9, &[suspect("p", "0.2")], &mut space)
+            .unwrap();
+        assert_eq!(m.step, Step::Bisect);
+        assert!(m.to > v("0.2") && m.to < v("0.16"), "{m:?}");
+        let steer = &search.steer()[0];
+        assert_eq!(steer.above, Some(v("0.2")));
+        assert_eq!(steer.below, Some(v("0.16")));
+    }
+
+    /// Nothing left open for the first suspect: the next one is moved; none left, nothing.
+    #[test]
+    fn nothing_open_is_nothing_to_learn() {
+        let mut space = Space::years(1, None);
+        let mut search = Search::default();
+        assert_eq!(search.failed(2, &[suspect("a", "0.1")], &mut space), None);
+        assert!(search.is_refuted(&d("a"), &v("0.1")));
+        let mut space = Space::years(3, None);
+        let m = search
+            .failed(2, &[suspect("a", "0.1"), suspect("b", "0.3")], &mut space)
+            .unwrap();
+        assert_eq!(m.dist, d("b"));
+    }
+
+    /// A target that fails to install moves up, between it and the release that failed.
+    #[test]
+    fn a_target_that_does_not_install_moves_toward_the_failure() {
+        let mut space = Space::years(16, Some("2013-01-01"));
+        let mut search = Search::default();
+        let m = search
+            .failed(3, &[suspect("p", "0.16")], &mut space)
+            .unwrap();
+        assert_eq!(m.to, v("0.2"));
+        let m = search.broken(&d("p"), &v("0.2"), &mut space).unwrap();
+        assert!(m.to > v("0.2") && m.to < v("0.16"), "{m:?}");
+        // Only the release the search asked for moves it.
+        assert_eq!(search.broken(&d("p"), &v("0.5"), &mut space), None);
+    }
+
+    /// What earlier restorations refuted is out from the first round.
+    #[test]
+    fn a_resumed_search_keeps_what_was_refuted() {
+        let search = Search::resumed(&[Refutation {
+            dist: d("p"),
+            version: v("0.16"),
+            cell: 3,
+        }]);
+        assert!(search.is_refuted(&d("p"), &v("0.16")));
+        assert_eq!(search.steer()[0].refuted, [v("0.16")]);
+        assert_eq!(search.refuted().len(), 1);
+    }
+}

@@ -1,0 +1,296 @@
+//! Repair as a search guided by the notebook's own record, end to end against a loopback
+//! index: a cell whose stored outputs show it ran for its author and raises now points at
+//! the libraries it ran through; the first repair jumps to the notebook's era, the next ones
+//! bisect; what a run refuted is never written and never tried again, in this restoration or
+//! the next; the era is preferred for dependencies too. Needs `python3` and uv.
+
+use std::path::Path;
+use std::process::Command;
+
+use crate::support::archives::WheelBuilder;
+use crate::support::cli::{pins, python3_version};
+use crate::support::context::{Run, TestContext, Uploaded};
+
+/// A notebook of code cells, each `(source, stored stdout)`: a stored output and an
+/// execution count say the cell ran for its author.
+fn notebook(dir: &Path, cells: &[(&str, &str)]) -> String {
+    let cells: Vec<serde_json::Value> = cells
+        .iter()
+        .enumerate()
+        .map(|(i, (source, stdout))| {
+            let outputs = if stdout.is_empty() {
+                serde_json::json!([])
+            } else {
+                serde_json::json!([{"output_type": "stream", "name": "stdout", "text": stdout}])
+            };
+            serde_json::json!({"cell_type": "code", "execution_count": i + 1, "metadata": {},
+                               "outputs": outputs, "source": source})
+        })
+        .collect();
+    let nb = serde_json::json!({
+        "cells": cells,
+        "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3"}},
+        "nbformat": 4, "nbformat_minor": 2
+    });
+    let path = dir.join("nb.ipynb");
+    std::fs::write(&path, nb.to_string()).unwrap();
+    path.display().to_string()
+}
+
+/// Commits everything in `dir` as of `date`: the notebook's era.
+fn commit(dir: &Path, date: &str) {
+    for args in [
+        &["init", "-q"][..],
+        &["add", "-A"],
+        &["commit", "-q", "-m", "nb"],
+    ] {
+        let ok = Command::new("git")
+            .arg("-C")
+            .arg(dir)
+            .args(args)
+            .env("GIT_COMMITTER_DATE", date)
+            .env("GIT_AUTHOR_DATE", date)
+            .env("GIT_AUTHOR_NAME", "t")
+            .env("GIT_AUTHOR_EMAIL", "t@example.org")
+            .env("GIT_COMMITTER_NAME", "t")
+            .env("GIT_COMMITTER_EMAIL", "t@example.org")
+            .status()
+            .unwrap()
+            .success();
+        assert!(ok, "git {args:?}");
+    }
+}
+
+/// `restore` on this machine's python3, plainly (no kernel runtime, no kernel spec).
+fn restore(ctx: &TestContext, nb: &str, extra: &[&str]) -> Run {
+    let python = python3_version();
+    let mut args = vec![
+        "restore",
+        nb,
+        "--python",
+        &python,
+        "--no-kernel-runtime",
+        "--no-kernel-spec",
+    ];
+    args.extend_from_slice(extra);
+    ctx.run(args)
+}
+
+/// `calc` 1.0 to 1.3, a year apart from 2010: from 1.2 on, `solve` raises inside the library
+/// where it used to return a value (a change of behaviour no bank sees).
+fn calc(ctx: &TestContext) {
+    let works = "def solve(x):\n    return x * 2\n";
+    let raises = "def solve(x):\n    return _check(x)\n\ndef _check(x):\n    raise ValueError('matrix is singular')\n";
+    let wheels = [
+        ("1.0", works),
+        ("1.1", works),
+        ("1.2", raises),
+        ("1.3", raises),
+    ]
+    .map(|(v, src)| WheelBuilder::new("calc", v).file("calc/__init__.py", src));
+    ctx.publish("calc", &wheels, Uploaded::Yearly(2010));
+}
+
+/// Case 3: the cell's stored output shows it ran for its author; today it raises inside the
+/// library. That is the environment's (behaviour changed), not the notebook's code: the
+/// rounds search calc's releases and the notebook runs.
+#[test]
+fn a_cell_that_worked_for_its_author_and_raises_now_is_the_environments() {
+    let ctx = TestContext::with_index();
+    calc(&ctx);
+    let nb = notebook(
+        ctx.root(),
+        &[("import calc", ""), ("print(calc.solve(21))", "42\n")],
+    );
+    let (code, out, err) = restore(&ctx, &nb, &[]).parts();
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains(
+            "round 1: stopped at cell 2: environment: ValueError now, where the notebook's stored \
+             outputs show the cell ran for its author (it showed: 42)"
+        ),
+        "{err}"
+    );
+    assert!(
+        err.contains("round 1: searching: calc 1.3 failed: trying 1.1 next"),
+        "{err}"
+    );
+    assert!(
+        err.contains("restored: the notebook ran to the end"),
+        "{err}"
+    );
+    assert_eq!(pins(&out), ["calc==1.1"], "{out}");
+}
+
+/// The same error in a cell with no stored record of running stays the notebook's code.
+#[test]
+fn a_cell_with_no_record_of_running_keeps_its_error() {
+    let ctx = TestContext::with_index();
+    calc(&ctx);
+    let nb = ctx.root().join("nb.ipynb");
+    let doc = serde_json::json!({
+        "cells": [
+            {"cell_type": "code", "execution_count": null, "metadata": {}, "outputs": [],
+             "source": "import calc"},
+            {"cell_type": "code", "execution_count": null, "metadata": {}, "outputs": [],
+             "source": "print(calc.solve(21))"}
+        ],
+        "metadata": {}, "nbformat": 4, "nbformat_minor": 2
+    });
+    std::fs::write(&nb, doc.to_string()).unwrap();
+    let (code, _, err) = restore(&ctx, &nb.display().to_string(), &[]).parts();
+    assert_eq!(code, 21, "{err}");
+    assert!(err.contains("code: ValueError in notebook code"), "{err}");
+    assert!(!err.contains("round 2"), "{err}");
+}
+
+/// Case 2 and item 5: out of rounds, the requirements are what the search would run next,
+/// never the release the run refuted; a second restoration reads what the first refuted
+/// from the bank and does not try it again.
+#[test]
+fn a_refuted_release_is_never_written_nor_tried_again() {
+    let ctx = TestContext::with_index();
+    calc(&ctx);
+    let nb = notebook(
+        ctx.root(),
+        &[("import calc", ""), ("print(calc.solve(21))", "42\n")],
+    );
+    let out = ctx.path("requirements.txt");
+    let (code, _, err) = restore(
+        &ctx,
+        &nb,
+        &["--max-rounds", "1", "-o", out.to_str().unwrap()],
+    )
+    .parts();
+    assert_eq!(code, 21, "{err}");
+    assert!(err.contains("not restored: --max-rounds reached"), "{err}");
+    let written = std::fs::read_to_string(&out).unwrap();
+    assert_eq!(pins(&written), ["calc==1.1"], "{written}");
+    assert!(
+        written.contains("# Not run: the rounds ran out (--max-rounds 1)"),
+        "{written}"
+    );
+    assert!(written.contains("calc 1.3 (cell 2)"), "{written}");
+    // The rerun starts past what the first one refuted.
+    let (code, out, err) = restore(&ctx, &nb, &[]).parts();
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains(
+            "earlier restorations of this notebook refuted calc 1.3 (cell 2): not tried again"
+        ),
+        "{err}"
+    );
+    assert!(err.contains("round 1: Python 3.11, calc==1.2"), "{err}");
+    assert!(!err.contains("calc==1.3"), "{err}");
+    assert_eq!(pins(&out), ["calc==1.1"], "{out}");
+    // Forgetting the run records forgets what they refuted.
+    let (code, _, err) = ctx.run(["bank", "runs", "--forget"]).parts();
+    assert_eq!(code, 0, "{err}");
+    let (_, _, err) = restore(&ctx, &nb, &["--max-rounds", "1"]).parts();
+    assert!(err.contains("calc==1.3"), "{err}");
+}
+
+/// Case 1: a keyword the newest releases refuse behind `**kwargs`, each signature reading
+/// otherwise (the bank cannot tell which releases refuse it). The rounds halve the releases
+/// left open instead of walking back one release a round (five rounds here); with the
+/// notebook's era, its release is the first one tried.
+#[test]
+fn a_keyword_hidden_by_kwargs_is_bisected_and_the_era_comes_first() {
+    let ctx = TestContext::with_index();
+    let takes = "def plot(x, hold=False):\n    return x\n";
+    let refuses = |i: usize| {
+        format!(
+            "def plot(x, width={i}, **kwargs):\n    _set(kwargs)\n    return x\n\n\
+             def _set(props):\n    for k in props:\n        \
+             raise TypeError('set() got an unexpected keyword argument %r' % k)\n"
+        )
+    };
+    let mut wheels: Vec<WheelBuilder> = ["1.0", "1.1", "1.2"]
+        .iter()
+        .map(|v| WheelBuilder::new("plotkit", v).file("plotkit/__init__.py", takes))
+        .collect();
+    for (i, v) in ["2.0", "2.1", "2.2", "2.3", "2.4"].iter().enumerate() {
+        wheels.push(WheelBuilder::new("plotkit", v).file("plotkit/__init__.py", refuses(i)));
+    }
+    ctx.publish("plotkit", &wheels, Uploaded::Yearly(2010));
+    let dir = ctx.path("repo");
+    std::fs::create_dir_all(&dir).unwrap();
+    let nb = notebook(
+        &dir,
+        &[
+            ("import plotkit", ""),
+            ("print(plotkit.plot(42, hold=True))", "42\n"),
+        ],
+    );
+    commit(&dir, "2012-06-01T12:00:00Z");
+    // Without the era, the newest first, then halves.
+    let (code, out, err) = restore(&ctx, &nb, &["--max-rounds", "3", "--date", "none"]).parts();
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("plotkit==2.4"), "{err}");
+    assert!(
+        err.contains("the middle of the releases runs left open"),
+        "{err}"
+    );
+    assert!(
+        err.contains("restored: the notebook ran to the end"),
+        "{err}"
+    );
+    assert!(pins(&out)[0].starts_with("plotkit==1."), "{out}");
+    // With its era (the commit of 2012), 1.2 from the first round.
+    let (code, out, err) = restore(&ctx, &nb, &[]).parts();
+    assert_eq!(code, 0, "{err}");
+    assert!(!err.contains("round 2"), "{err}");
+    assert_eq!(pins(&out), ["plotkit==1.2"], "{out}");
+    assert!(
+        out.contains("# Era: 2012-06-01 (the notebook's last commit)"),
+        "{out}"
+    );
+}
+
+/// Case 8: a dependency's newer release breaks the library above it (protobuf 4 under a
+/// tensorflow of 2021). The era preference holds the dependency at the notebook's date from
+/// the first round, and lists it; without an era, the failure inside the dependency makes
+/// it the first suspect, and the search moves it.
+#[test]
+fn a_dependency_drifted_past_the_era_is_held_or_searched() {
+    let ctx = TestContext::with_index();
+    ctx.publish(
+        "top",
+        &[WheelBuilder::new("top", "1.0")
+            .file("top/__init__.py", "import base\nVALUE = base.make()\n")
+            .requires("base>=1")],
+        Uploaded::At("2011-01-01T00:00:00Z"),
+    );
+    let good = "def make():\n    return 42\n";
+    let bad = "def make():\n    raise TypeError('Descriptors cannot not be created directly')\n";
+    ctx.publish(
+        "base",
+        &[
+            WheelBuilder::new("base", "1.0").file("base/__init__.py", good),
+            WheelBuilder::new("base", "1.1").file("base/__init__.py", good),
+            WheelBuilder::new("base", "2.0").file("base/__init__.py", bad),
+        ],
+        Uploaded::Yearly(2010),
+    );
+    let dir = ctx.path("repo");
+    std::fs::create_dir_all(&dir).unwrap();
+    let nb = notebook(&dir, &[("import top\nprint(top.VALUE)", "42\n")]);
+    commit(&dir, "2011-06-01T12:00:00Z");
+    let (code, out, err) = restore(&ctx, &nb, &[]).parts();
+    assert_eq!(code, 0, "{err}");
+    assert!(!err.contains("round 2"), "{err}");
+    assert!(
+        out.contains(
+            "base==1.1  # top 1.0 requires base>=1; held to the notebook's era (2011-06-01)"
+        ),
+        "{out}"
+    );
+    let (code, out, err) = restore(&ctx, &nb, &["--date", "none"]).parts();
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains("round 1: stopped at cell 1: environment: TypeError now"),
+        "{err}"
+    );
+    assert!(err.contains("searching: base 2.0 failed"), "{err}");
+    assert!(out.contains("base==1."), "{out}");
+}
