@@ -26,6 +26,12 @@ pub trait Reporter: Sync {
     /// One long step without a count starts (`building the environment on Python 3.8`); it
     /// lasts until the returned task's [`Task::finish`].
     fn step(&self, message: &str) -> Box<dyn Task + '_>;
+    /// A line that only a person at a terminal watches change (the cell running now and for
+    /// how long): [`Task::advance`] replaces it. Nothing where nobody watches (a pipe, a
+    /// log, JSON), unlike [`Reporter::step`].
+    fn live(&self, _message: &str) -> Box<dyn Task + '_> {
+        Box::new(Silent)
+    }
 }
 
 /// A counted task under way, as [`Reporter::task`] started it.

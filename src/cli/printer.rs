@@ -156,6 +156,10 @@ impl Reporter for Printer {
     fn step(&self, message: &str) -> Box<dyn Task + '_> {
         Box::new(Spinner::start(self, Some(message.to_string())))
     }
+
+    fn live(&self, message: &str) -> Box<dyn Task + '_> {
+        Box::new(Spinner::live(self, message.to_string()))
+    }
 }
 
 /// A plain line on stderr, as is (a command's closing summary).

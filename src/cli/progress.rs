@@ -127,6 +127,25 @@ impl Spinner {
         Self { bar: Some(bar) }
     }
 
+    /// A spinner only a terminal shows (nothing, not even a note, elsewhere), whose message
+    /// [`Task::advance`] replaces, its clock starting again.
+    pub fn live(printer: &Printer, message: String) -> Self {
+        if printer.quiet || printer.no_progress {
+            return Self { bar: None };
+        }
+        let bar = ProgressBar::new_spinner();
+        if bar.is_hidden() {
+            return Self { bar: None };
+        }
+        bar.set_style(
+            ProgressStyle::with_template("{spinner} {wide_msg} [{elapsed}]")
+                .expect("valid template"),
+        );
+        bar.set_message(message);
+        bar.enable_steady_tick(std::time::Duration::from_millis(200));
+        Self { bar: Some(bar) }
+    }
+
     pub fn finish(&self) {
         if let Some(bar) = &self.bar {
             bar.finish_and_clear();
@@ -136,7 +155,12 @@ impl Spinner {
 
 impl Task for Spinner {
     fn set_length(&self, _: u64) {}
-    fn advance(&self, _: &str) {}
+    fn advance(&self, item: &str) {
+        if let Some(bar) = &self.bar {
+            bar.set_message(item.to_string());
+            bar.reset_elapsed();
+        }
+    }
     fn shrink(&self) {}
     fn note(&self, message: &str) {
         match &self.bar {

@@ -110,6 +110,9 @@ struct Restoration<'a> {
     stopped: Stop,
     /// Which requirements were written, and why.
     kept: &'a nbenv::restore::Kept,
+    /// The notebook the rounds ran, for its cells' numbering.
+    #[serde(skip)]
+    nb: &'a nbenv::notebook::Notebook,
     /// The final environment, kept (the earlier rounds' are removed).
     #[serde(skip_serializing_if = "Option::is_none")]
     environment: Option<Kept>,
@@ -330,6 +333,7 @@ pub(super) fn finish(
         rounds,
         stopped,
         kept: &kept,
+        nb: &target.nb,
         environment,
     };
     match args.format.format {
@@ -455,7 +459,7 @@ fn summary(done: &Restoration<'_>) -> String {
             None => ran,
         };
         let error = match (&r.first_failure, &r.install_error) {
-            (Some(f), _) => format!("; {}", f.located()),
+            (Some(f), _) => format!("; {}", f.located_in(done.nb)),
             (None, Some(detail)) => format!(": {}", detail.lines().last().unwrap_or_default()),
             _ => String::new(),
         };
@@ -482,6 +486,9 @@ fn summary(done: &Restoration<'_>) -> String {
             "not restored: the first error is not the environment's (the notebook's code or data)\n"
         }
         Stop::NothingLearned => "not restored: the last error taught nothing new\n",
+        Stop::ProgramMissing => {
+            "not restored: the notebook runs a program no Python package installs, which nbenv cannot install (the error names where it comes from)\n"
+        }
         Stop::InstallFailed => "not restored: the environment could not be built\n",
         Stop::MaxRounds => "not restored: --max-rounds reached\n",
         Stop::TimeLimit => "not restored: out of time\n",

@@ -218,8 +218,12 @@ pub fn run(global: &super::args::GlobalArgs, args: &VerifyArgs) -> Result<()> {
         sandbox: args.sandbox.sandbox,
         ..RunOptions::default()
     };
-    let run = verify::run_notebook(&nb, &env.python, &options)
-        .with_context(|| format!("running {}", args.notebook.display()))?;
+    let live = nbenv::reporter::Reporter::live(&printer, "starting the notebook's runner");
+    let run = verify::run_notebook_watching(&nb, &env.python, &options, &mut |cell| {
+        live.advance(&format!("running {}", nb.cell_label(cell)));
+    });
+    live.finish();
+    let run = run.with_context(|| format!("running {}", args.notebook.display()))?;
     if let Some(path) = &args.executed {
         let executed = verify::executed_notebook(&nb, &run);
         let text = serde_json::to_string_pretty(&executed)? + "\n";

@@ -201,8 +201,12 @@ impl ErrorType {
     }
 
     /// The exception type, or the cause when nothing was raised: what "error type" tables
-    /// count.
+    /// count. A program no Python package installs is counted apart from missing files,
+    /// whose exception it shares.
     pub fn type_name(&self) -> &str {
+        if self.cause == "missing_program" {
+            return &self.cause;
+        }
         self.ename.as_deref().unwrap_or(&self.cause)
     }
 }

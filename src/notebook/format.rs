@@ -19,6 +19,23 @@ pub struct Notebook {
     pub cells: Vec<Cell>,
 }
 
+impl Notebook {
+    /// `cell 68 (code cell 29 of 78)`: a cell as every message numbers it, the number a
+    /// reader of the file sees and its place among the code cells that run.
+    pub fn cell_label(&self, cell: u32) -> String {
+        let code: Vec<u32> = self
+            .cells
+            .iter()
+            .filter(|c| c.is_nonempty_code())
+            .map(|c| c.number)
+            .collect();
+        match code.iter().position(|&n| n == cell) {
+            Some(i) => format!("cell {cell} (code cell {} of {})", i + 1, code.len()),
+            None => format!("cell {cell}"),
+        }
+    }
+}
+
 /// Which kind of file a notebook came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case", tag = "kind")]

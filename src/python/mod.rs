@@ -20,7 +20,9 @@ pub use environment::{environments, Environment, EnvironmentError, EnvironmentSp
 pub use interpreter::{
     discover, discover_by_name, found, found_by_name, Interpreter, NotAnInterpreter,
 };
-pub use process::{run_capped, run_limited, Finished, OutputCap, ProcessError};
+pub use process::{
+    run_capped, run_capped_watching, run_limited, Finished, OutputCap, ProcessError,
+};
 pub use release_dates::{by_fitness_for, released_on, start_of_next_day};
 pub use release_install::ReleaseInstall;
 pub use scratch::{scratch_dir, scratch_dirs, ScratchDir, SCRATCH_PREFIX};

@@ -82,10 +82,23 @@ pub fn run_limited(
 
 /// [`run_limited`] keeping at most `cap` of each output stream.
 pub fn run_capped(
+    command: Command,
+    stdin: &[u8],
+    limit: Duration,
+    cap: OutputCap,
+) -> Result<Finished, ProcessError> {
+    run_capped_watching(command, stdin, limit, cap, &|_| false, &mut |_| {})
+}
+
+/// [`run_capped`], telling `seen` each line of stdout that `wanted` picks (a cheap test on
+/// the raw line), as it arrives, on the calling thread: progress from a long run.
+pub fn run_capped_watching(
     mut command: Command,
     stdin: &[u8],
     limit: Duration,
     cap: OutputCap,
+    wanted: &(dyn Fn(&[u8]) -> bool + Sync),
+    seen: &mut dyn FnMut(&[u8]),
 ) -> Result<Finished, ProcessError> {
     let program = command.get_program().to_string_lossy().into_owned();
     command
@@ -114,18 +127,70 @@ pub fn run_capped(
     });
     let mut out_pipe = child.stdout.take();
     let mut err_pipe = child.stderr.take();
-    let out_reader = std::thread::spawn(move || match out_pipe.as_mut() {
-        Some(p) => capture(p, cap),
-        None => (Vec::new(), 0),
-    });
-    let err_reader = std::thread::spawn(move || match err_pipe.as_mut() {
-        Some(p) => capture(p, cap),
-        None => (Vec::new(), 0),
-    });
+    let (lines_tx, lines_rx) = std::sync::mpsc::channel::<Vec<u8>>();
+    let (out_dropped, stdout, stderr, status, timed_out, interrupted) =
+        std::thread::scope(|scope| {
+            let out_reader = scope.spawn(move || match out_pipe.as_mut() {
+                Some(p) => capture_lines(p, cap, &|line| {
+                    if wanted(line) {
+                        let _ = lines_tx.send(line.to_vec());
+                    }
+                }),
+                None => (Vec::new(), 0),
+            });
+            let err_reader = scope.spawn(move || match err_pipe.as_mut() {
+                Some(p) => capture(p, cap),
+                None => (Vec::new(), 0),
+            });
+            let (status, timed_out, interrupted) =
+                wait_for(&mut child, pid, started, limit, &lines_rx, seen);
+            // The child is gone; make sure its own children are too, or they would hold the
+            // pipes.
+            kill_group(pid);
+            let (stdout, out_dropped) = out_reader.join().unwrap_or_default();
+            let (stderr, err_dropped) = err_reader.join().unwrap_or_default();
+            for line in lines_rx.try_iter() {
+                seen(&line);
+            }
+            (
+                [out_dropped, err_dropped],
+                stdout,
+                stderr,
+                status,
+                timed_out,
+                interrupted,
+            )
+        });
+    let _ = writer.join();
+    Ok(Finished {
+        code: status.and_then(|s| s.code()),
+        signal: status.and_then(|s| s.signal()),
+        stdout,
+        stderr,
+        timed_out,
+        interrupted,
+        elapsed: started.elapsed(),
+        dropped: out_dropped,
+    })
+}
 
+/// Waits for `child` within `limit` (killing its group past it, or on an interrupt), telling
+/// `seen` the lines the reader sends meanwhile; the exit status, and whether it timed out or
+/// was interrupted.
+fn wait_for(
+    child: &mut std::process::Child,
+    pid: i32,
+    started: Instant,
+    limit: Duration,
+    lines: &std::sync::mpsc::Receiver<Vec<u8>>,
+    seen: &mut dyn FnMut(&[u8]),
+) -> (Option<std::process::ExitStatus>, bool, bool) {
     let mut timed_out = false;
     let mut interrupted = false;
     let status = loop {
+        for line in lines.try_iter() {
+            seen(&line);
+        }
         match child.try_wait() {
             Ok(Some(status)) => break Some(status),
             Ok(None) if started.elapsed() >= limit => {
@@ -142,21 +207,38 @@ pub fn run_capped(
             Err(_) => break None,
         }
     };
-    // The child is gone; make sure its own children are too, or they would hold the pipes.
-    kill_group(pid);
-    let _ = writer.join();
-    let (stdout, out_dropped) = out_reader.join().unwrap_or_default();
-    let (stderr, err_dropped) = err_reader.join().unwrap_or_default();
-    Ok(Finished {
-        code: status.and_then(|s| s.code()),
-        signal: status.and_then(|s| s.signal()),
-        stdout,
-        stderr,
-        timed_out,
-        interrupted,
-        elapsed: started.elapsed(),
-        dropped: [out_dropped, err_dropped],
-    })
+    (status, timed_out, interrupted)
+}
+
+/// [`capture`], telling `line` each whole line as it is read (up to 64 KiB of one line).
+fn capture_lines(pipe: &mut dyn Read, cap: OutputCap, line: &dyn Fn(&[u8])) -> (Vec<u8>, u64) {
+    struct Lines<'a> {
+        inner: &'a mut dyn Read,
+        partial: Vec<u8>,
+        line: &'a dyn Fn(&[u8]),
+    }
+    impl Read for Lines<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            let n = self.inner.read(buf)?;
+            for &b in &buf[..n] {
+                if b == b'\n' {
+                    (self.line)(&self.partial);
+                    self.partial.clear();
+                } else if self.partial.len() < 64 << 10 {
+                    self.partial.push(b);
+                }
+            }
+            Ok(n)
+        }
+    }
+    capture(
+        &mut Lines {
+            inner: pipe,
+            partial: Vec::new(),
+            line,
+        },
+        cap,
+    )
 }
 
 /// Reads `pipe` to its end, keeping its first `cap.head` and last `cap.tail` bytes; returns

@@ -24,6 +24,9 @@ pub enum Stop {
     Ran,
     /// It stopped at its own code (or its data): no environment repairs that.
     NotEnvironmental,
+    /// It runs a program no Python package installs (`latex`, `dot`): the environment's,
+    /// but outside what nbenv installs.
+    ProgramMissing,
     /// A round taught nothing the next could use.
     NothingLearned,
     /// The environment could not be built, and nothing was left to try.
@@ -124,6 +127,8 @@ pub enum RunEnd {
     /// It stopped; `repairable` when the environment may be at fault (or the bank cannot
     /// tell), so that another round is worth its cost.
     Failed { repairable: bool },
+    /// It stopped at a program outside Python's packages.
+    ProgramMissing,
 }
 
 /// A finished round: how the run ended, the round as the steps record it, what it taught.
@@ -315,6 +320,10 @@ pub fn run_rounds<S: RoundSteps>(
             }
             RunEnd::Failed { repairable: false } => {
                 stopped = Stop::NotEnvironmental;
+                break;
+            }
+            RunEnd::ProgramMissing => {
+                stopped = Stop::ProgramMissing;
                 break;
             }
             RunEnd::Failed { repairable: true } => {

@@ -398,12 +398,21 @@ impl super::RoundSteps for Steps<'_, '_> {
             ..RunOptions::default()
         };
         let ran = Instant::now();
-        let run = verify::run_notebook(spec.nb, &env.python, &options).map_err(|source| {
-            RoundError::Run {
-                notebook: spec.notebook.to_path_buf(),
-                source,
-            }
-        })?;
+        let live = self
+            .reporter
+            .live(&format!("round {round}: starting the notebook's runner"));
+        let run = verify::run_notebook_watching(spec.nb, &env.python, &options, &mut |cell| {
+            live.advance(&format!(
+                "round {round}: running {}",
+                spec.nb.cell_label(cell)
+            ));
+        })
+        .map_err(|source| RoundError::Run {
+            notebook: spec.notebook.to_path_buf(),
+            source,
+        });
+        live.finish();
+        let run = run?;
         let run_time = ran.elapsed();
         let ran_with = installed(&r.requirements, &env);
         let bank = BankHistory::at(&self.session.bank_file);
@@ -430,13 +439,16 @@ impl super::RoundSteps for Steps<'_, '_> {
         verify::store_run(&self.session.bank_file, &record, self.reporter);
         let end = match &failure {
             None => RunEnd::Clean,
+            Some(f) if f.needs_program() => RunEnd::ProgramMissing,
             Some(f) => RunEnd::Failed {
                 repairable: f.may_repair(),
             },
         };
         if let Some(failure) = &failure {
-            self.reporter
-                .round(round, &format!("stopped at {}", failure.located()));
+            self.reporter.round(
+                round,
+                &format!("stopped at {}", failure.located_in(spec.nb)),
+            );
         }
         let repairable = end == RunEnd::Failed { repairable: true };
         if repairable {

@@ -65,5 +65,7 @@ pub use plan::{PlannedCell, RunPlan};
 pub use record::{notebook_sha256, run_record, store_run, RunContext, RunEnded};
 pub use repair::{install_lessons, lessons, pinned, teach, wanted_lessons, Lesson};
 pub use reproduce::{compare, CellComparison, Difference, Reproduction};
-pub use run::{run_notebook, NotebookRun, RunEnd, RunError, RunnerMode, RUNNER};
+pub use run::{
+    run_notebook, run_notebook_watching, NotebookRun, RunEnd, RunError, RunnerMode, RUNNER,
+};
 pub use workdir::RunFolder;

@@ -14,8 +14,22 @@ pub(crate) const MARK: &str = "@nbenv ";
 #[serde(tag = "event", rename_all = "snake_case")]
 pub(crate) enum Record {
     Start(StartRecord),
+    /// A cell starts (for progress; its record comes when it ends).
+    CellStart {
+        index: u32,
+    },
     Cell(CellRecord),
     End(EndRecord),
+}
+
+/// The cell a `cell_start` line names, read from one protocol line as it arrives.
+pub(crate) fn cell_start(line: &[u8]) -> Option<u32> {
+    let text = std::str::from_utf8(line).ok()?.trim_end();
+    let json = text.strip_prefix(MARK)?;
+    match serde_json::from_str::<Record>(json).ok()? {
+        Record::CellStart { index } => Some(index),
+        _ => None,
+    }
 }
 
 #[derive(Debug, Clone, Deserialize)]

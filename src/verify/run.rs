@@ -20,7 +20,7 @@ use super::sandbox::{self, SandboxLimits};
 use super::workdir::{self, Overlay, RunFolder};
 use crate::notebook::failure::{classify, Failure, FailureContext, Raised};
 use crate::notebook::Notebook;
-use crate::python::{run_capped, Finished, OutputCap, ProcessError, PythonVersion};
+use crate::python::{run_capped_watching, Finished, OutputCap, ProcessError, PythonVersion};
 
 /// The runner script, shipped inside the binary.
 pub const RUNNER: &str = include_str!("runner.py");
@@ -183,6 +183,22 @@ pub fn run_notebook(
     python: &Path,
     opts: &RunOptions,
 ) -> Result<NotebookRun, RunError> {
+    run_notebook_watching(nb, python, opts, &mut |_| {})
+}
+
+/// [`run_notebook`], telling `starting` the number of each cell as it starts.
+pub fn run_notebook_watching(
+    nb: &Notebook,
+    python: &Path,
+    opts: &RunOptions,
+    starting: &mut dyn FnMut(u32),
+) -> Result<NotebookRun, RunError> {
+    let wanted = |line: &[u8]| line.windows(12).any(|w| w == b"\"cell_start\"");
+    let mut seen = |line: &[u8]| {
+        if let Some(cell) = protocol::cell_start(line) {
+            starting(cell);
+        }
+    };
     let plan = RunPlan::new(nb, opts);
     let scratch = crate::python::scratch_dir("run").map_err(RunError::Scratch)?;
     let work = scratch.path().join("work");
@@ -200,7 +216,7 @@ pub fn run_notebook(
         // The overlay's hook first: the sandbox's ends without the privileges to mount.
         overlay.apply(&mut cmd);
         let _confined = confine(&mut cmd, python, opts, scratch.path(), overlay.start())?;
-        match run_capped(cmd, &input, opts.total_timeout, cap) {
+        match run_capped_watching(cmd, &input, opts.total_timeout, cap, &wanted, &mut seen) {
             Ok(finished) => overlaid = Some(finished),
             // No overlay here after all (a file system it cannot stack on): a copy.
             Err(_) => Overlay::failed(),
@@ -213,13 +229,15 @@ pub fn run_notebook(
             let start = work.join(inside);
             let mut cmd = runner_command(python, opts, scratch.path(), &start)?;
             let _confined = confine(&mut cmd, python, opts, scratch.path(), &start)?;
-            let finished = run_capped(cmd, &input, opts.total_timeout, cap).map_err(|e| {
-                if opts.sandbox {
-                    RunError::Sandbox(e)
-                } else {
-                    RunError::Start(e)
-                }
-            })?;
+            let finished =
+                run_capped_watching(cmd, &input, opts.total_timeout, cap, &wanted, &mut seen)
+                    .map_err(|e| {
+                        if opts.sandbox {
+                            RunError::Sandbox(e)
+                        } else {
+                            RunError::Start(e)
+                        }
+                    })?;
             (finished, folder)
         }
     };
@@ -394,6 +412,7 @@ pub(crate) fn assemble(
         match record {
             Record::Start(s) => start = Some(s),
             Record::End(e) => finished = Some(e),
+            Record::CellStart { .. } => {}
             Record::Cell(c) => {
                 // One record per cell: a watchdog's and the runner's may both arrive.
                 if cells.iter().any(|r| r.cell == c.index) {

@@ -13,6 +13,7 @@
 # corrupt the protocol.
 
 import ast
+import io
 import json
 import linecache
 import os
@@ -107,12 +108,13 @@ class Sink(object):
         self.outputs.append({"kind": "data", "text": text})
 
 
-class Capture(object):
-    """Stands in for sys.stdout / sys.stderr during a cell."""
+class Capture(io.TextIOBase):
+    """Stands in for sys.stdout / sys.stderr during a cell: a text stream, as Jupyter's are
+    (ipykernel's OutStream is an io.TextIOBase), so that code testing for one (pandas'
+    `to_csv(sys.stdout)`) takes it."""
 
     encoding = "utf-8"
     errors = "replace"
-    closed = False
 
     def __init__(self, name, sink, fd):
         self.name = name
@@ -142,6 +144,9 @@ class Capture(object):
 
     def writable(self):
         return True
+
+    def seekable(self):
+        return False
 
 
 class Forward(Capture):
@@ -782,6 +787,8 @@ class Runner(object):
             pass
 
     def run_cell(self, cell, timeout):
+        # Said before the cell runs, so that nbenv can show which one is running.
+        emit({"event": "cell_start", "index": cell["index"]})
         self.current = cell["index"]
         self.count += 1
         self.sink = Sink(self.cap)

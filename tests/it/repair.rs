@@ -106,7 +106,7 @@ fn a_cell_that_worked_for_its_author_and_raises_now_is_the_environments() {
     assert_eq!(code, 0, "{err}");
     assert!(
         err.contains(
-            "round 1: stopped at cell 2: environment: ValueError now, where the notebook's stored \
+            "round 1: stopped at cell 2 (code cell 2 of 2): environment: ValueError now, where the notebook's stored \
              outputs show the cell ran for its author (it showed: 42)"
         ),
         "{err}"
@@ -288,7 +288,9 @@ fn a_dependency_drifted_past_the_era_is_held_or_searched() {
     let (code, out, err) = restore(&ctx, &nb, &["--date", "none"]).parts();
     assert_eq!(code, 0, "{err}");
     assert!(
-        err.contains("round 1: stopped at cell 1: environment: TypeError now"),
+        err.contains(
+            "round 1: stopped at cell 1 (code cell 1 of 1): environment: TypeError inside base"
+        ),
         "{err}"
     );
     assert!(err.contains("searching: base 2.0 failed"), "{err}");

@@ -49,7 +49,7 @@ fn an_environment_error_becomes_evidence_and_the_next_round_runs() {
     assert!(err.contains("round 1: Python"), "{err}");
     assert!(err.contains("toolkit==2.0"), "{err}");
     assert!(
-        err.contains("round 1: stopped at cell 2: environment"),
+        err.contains("round 1: stopped at cell 2 (code cell 2 of 2): environment"),
         "{err}"
     );
     assert!(err.contains("round 2: Python"), "{err}");
@@ -258,7 +258,9 @@ fn a_module_a_library_imports_undeclared_becomes_a_requirement() {
     let (code, out, err) = restore_toolkit_importing_helperlib(false);
     assert_eq!(code, 0, "{err}");
     assert!(
-        err.contains("round 1: stopped at cell 1: environment: no module `helperlib`"),
+        err.contains(
+            "round 1: stopped at cell 1 (code cell 1 of 2): environment: no module `helperlib`"
+        ),
         "{err}"
     );
     assert!(
@@ -417,7 +419,7 @@ fn a_refused_keyword_becomes_keyword_evidence_for_the_next_round() {
     // and a round tried it.
     assert!(
         err.contains(
-            "round 1: stopped at cell 2: unknown: `fit()` takes no keyword `size` (toolkit.fit)"
+            "round 1: stopped at cell 2 (code cell 2 of 2): unknown: `fit()` takes no keyword `size` (toolkit.fit)"
         ),
         "{err}"
     );
@@ -464,7 +466,7 @@ fn a_keyword_refused_behind_kwargs_rules_out_every_release_that_reads_alike() {
     assert_eq!(code, 0, "{err}");
     assert!(err.contains("round 1: Python 3.11, toolkit==2.4"), "{err}");
     assert!(
-        err.contains("round 1: stopped at cell 2: unknown: `set()` takes no keyword `normed`"),
+        err.contains("round 1: stopped at cell 2 (code cell 2 of 2): unknown: `set()` takes no keyword `normed`"),
         "{err}"
     );
     assert!(!err.contains("round 3"), "{err}");
@@ -506,7 +508,7 @@ fn a_name_no_release_had_ends_the_rounds_as_the_codes() {
     assert_eq!(code, 0, "{err}");
     let (_, _, err) = restore_plainly(&ctx, &nb);
     assert!(
-        err.contains("round 1: stopped at cell 2: code: `Table` has no member `sortt` (toolkit.Table.sortt): no release of toolkit has it"),
+        err.contains("round 1: stopped at cell 2 (code cell 2 of 2): code: `Table` has no member `sortt` (toolkit.Table.sortt): no release of toolkit has it"),
         "{err}"
     );
     assert!(!err.contains("round 2"), "{err}");

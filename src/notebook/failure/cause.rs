@@ -417,7 +417,16 @@ impl fmt::Display for Cause {
                 f,
                 "a cell with an indented first line, which IPython 9.1+ no longer dedents"
             ),
-            MissingProgram { program } => write!(f, "program `{program}` is not installed"),
+            MissingProgram { program } => {
+                write!(
+                    f,
+                    "program `{program}` is not installed, and no Python package installs it"
+                )?;
+                match super::programs::known(program) {
+                    Some(p) => write!(f, " ({})", p.providers()),
+                    None => Ok(()),
+                }
+            }
             NativeCrash { signal } => write!(f, "crashed in native code (signal {signal})"),
             BehaviourChanged { ename, stored } => {
                 write!(
@@ -499,6 +508,15 @@ impl Failure {
         }
     }
 
+    /// [`Failure::located`], the cell numbered as every message numbers it: `cell 68 (code
+    /// cell 29 of 78): environment: ...`.
+    pub fn located_in(&self, nb: &crate::notebook::Notebook) -> String {
+        match self.cell {
+            Some(c) => format!("{}: {self}", nb.cell_label(c)),
+            None => self.to_string(),
+        }
+    }
+
     pub fn new(cause: Cause, cell: Option<u32>, frame: Option<Frame>) -> Self {
         Self {
             class: cause.class(),
@@ -519,7 +537,13 @@ impl Failure {
         matches!(
             self.class,
             FailureClass::Environment | FailureClass::Unknown
-        )
+        ) && !self.needs_program()
+    }
+
+    /// Whether the run stopped for a program outside Python's packages (`latex`, `dot`): the
+    /// environment's, but nothing a resolution installs.
+    pub fn needs_program(&self) -> bool {
+        matches!(self.cause, Cause::MissingProgram { .. })
     }
 }
 

@@ -61,6 +61,21 @@ pub fn classify(problem: &Problem, cell: Option<u32>, cx: &FailureContext) -> Fa
     }
 }
 
+/// Whether the exception was raised while a module was being imported: the notebook's frame
+/// is an import statement, or the import machinery is on the way.
+fn during_import(r: &Raised) -> bool {
+    let importing = |f: &Frame| {
+        f.code.as_deref().is_some_and(|c| {
+            let c = c.trim_start();
+            c.starts_with("import ") || (c.starts_with("from ") && c.contains(" import "))
+        })
+    };
+    r.innermost_cell_frame().is_some_and(importing)
+        || r.frames
+            .iter()
+            .any(|f| f.file.starts_with("<frozen importlib"))
+}
+
 /// An exception the classifier would put down to the notebook's code, raised inside a
 /// library in a live run by a cell whose stored outputs show it ran for its author: what
 /// changed is the environment. A stored error, one raised by the notebook's own code (its
@@ -231,10 +246,14 @@ fn raised_cause(r: &Raised, cell: Option<u32>, cx: &FailureContext) -> Cause {
         }
     }
     if let Some(library) = library {
+        // Libraries of mismatched versions calling each other; and anything a library raises
+        // while it is being imported (`TypeError: __dict__ slot disallowed` inside matplotlib
+        // importing pyplot): no notebook code has run in it yet.
         if matches!(
             ename,
             "AttributeError" | "ImportError" | "ModuleNotFoundError"
-        ) {
+        ) || during_import(r)
+        {
             return Cause::LibraryMismatch {
                 library,
                 ename: ename.into(),
@@ -410,12 +429,15 @@ fn file_problem(ename: &str, text: &str, r: &Raised) -> Option<Cause> {
         None => first_quoted(&r.evalue),
     }
     .map(str::to_string);
-    let in_subprocess = r.innermost().is_some_and(|f| {
+    // A program a subprocess was to run: the frames go through `subprocess` (a library may
+    // catch and re-raise further out), or the name is a program's, not a file's.
+    let in_subprocess = r.frames.iter().any(|f| {
         f.origin() == FrameOrigin::Stdlib
             && (f.file.ends_with("subprocess.py") || f.file.ends_with("os.py"))
     });
-    if in_subprocess {
-        if let Some(p) = &path {
+    if let Some(p) = &path {
+        let bare = !p.contains(['/', '\\']);
+        if bare && (in_subprocess || super::programs::known(p).is_some()) {
             return Some(Cause::MissingProgram { program: p.clone() });
         }
     }
@@ -553,20 +575,29 @@ fn cannot_import(
 ) -> Cause {
     let library = r.innermost().and_then(Frame::library);
     // Python 2 and 3.3–3.6 do not say the module: the notebook's import statement does.
-    let module = module.map(str::to_string).or_else(|| {
-        let line = r.innermost_cell_frame().and_then(|f| f.line);
-        let imports = &cx.usage.imports;
-        imports
-            .iter()
-            .filter(|i| i.name.as_deref() == Some(name))
-            .min_by_key(|i| {
-                (
-                    Some(i.at.cell) != cell,
-                    line.is_some_and(|l| l != i.at.line),
-                )
-            })
-            .map(|i| i.module.to_string())
-    });
+    let module = module
+        .map(str::to_string)
+        .or_else(|| {
+            let line = r.innermost_cell_frame().and_then(|f| f.line);
+            let imports = &cx.usage.imports;
+            imports
+                .iter()
+                .filter(|i| i.name.as_deref() == Some(name))
+                .min_by_key(|i| {
+                    (
+                        Some(i.at.cell) != cell,
+                        line.is_some_and(|l| l != i.at.line),
+                    )
+                })
+                .map(|i| i.module.to_string())
+        })
+        .or_else(|| {
+            // Raised in the notebook's own helper module (`from scipy.misc import imread` in
+            // `utils.py`): its import line says the module, as a cell's would.
+            let frame = r.innermost().filter(|f| f.origin() == FrameOrigin::Local)?;
+            let api = imported_from(frame.code.as_deref()?, name)?;
+            api.split_last().map(|(m, _)| m.to_string())
+        });
     let Some(module) = module else {
         return match library {
             Some(library) => Cause::LibraryMismatch {

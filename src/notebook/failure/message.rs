@@ -253,7 +253,9 @@ pub(crate) fn install_hint(evalue: &str, import_error: bool) -> Option<&str> {
         "conda install ",
     ])
     .find_map(after);
-    let strong = strong.or_else(|| asked_from_native_code(evalue));
+    let strong = strong
+        .or_else(|| one_of(evalue, &lower))
+        .or_else(|| asked_from_native_code(evalue));
     if strong.is_some() || !import_error {
         return strong;
     }
@@ -262,6 +264,40 @@ pub(crate) fn install_hint(evalue: &str, import_error: bool) -> Option<&str> {
         .or_else(|| before(" is required"))
         .or_else(|| before(" is not installed"))
         .or_else(|| before(" not installed"))
+}
+
+/// The package to install of those a library says it needs one of: `PyQtGraph requires one
+/// of PyQt4, PyQt5, PySide or PySide2`, `Please install either pyarrow (preferred) or
+/// hdfs3`. The one it prefers when it says so; else the last it lists (libraries list the
+/// older bindings first, and the newest is the one an installer still has).
+fn one_of<'a>(evalue: &'a str, lower: &str) -> Option<&'a str> {
+    let at = [
+        "requires one of ",
+        "requires either ",
+        "install either ",
+        "one of ",
+    ]
+    .iter()
+    .find_map(|m| lower.find(m).map(|i| i + m.len()))?;
+    let end = evalue[at..]
+        .find([';', '\n', '!'])
+        .map_or(evalue.len(), |e| at + e);
+    let list = &evalue[at..end];
+    let mut names: Vec<(&str, bool)> = Vec::new();
+    for part in list.split([',', '/']).flat_map(|p| p.split(" or ")) {
+        let preferred = part.to_ascii_lowercase().contains("(preferred)");
+        if let Some(word) = package_word(part) {
+            names.push((word, preferred));
+        }
+    }
+    if names.len() < 2 {
+        return None;
+    }
+    names
+        .iter()
+        .find(|(_, preferred)| *preferred)
+        .or(names.last())
+        .map(|(w, _)| *w)
 }
 
 /// A package compiled code says it lacks, which no Python frame of the library shows: torch
@@ -313,6 +349,24 @@ fn package_word(s: &str) -> Option<&str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_library_asking_for_one_of_several_packages() {
+        assert_eq!(
+            install_hint(
+                "PyQtGraph requires one of PyQt4, PyQt5, PySide or PySide2; none of these packages could be imported",
+                false
+            ),
+            Some("PySide2")
+        );
+        assert_eq!(
+            install_hint(
+                "Please install either `pyarrow` (preferred) or `hdfs3`",
+                false
+            ),
+            Some("pyarrow")
+        );
+    }
 
     #[test]
     fn import_messages() {

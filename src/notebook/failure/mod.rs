@@ -29,6 +29,7 @@ mod frame;
 mod history;
 mod message;
 mod problem;
+mod programs;
 mod traceback;
 
 pub use bank_history::BankHistory;
@@ -39,3 +40,4 @@ pub use context::FailureContext;
 pub use frame::{Frame, FrameOrigin};
 pub use history::{ApiHistory, BankSays};
 pub use problem::{Problem, Raised};
+pub use programs::{known as known_program, Program};

@@ -59,6 +59,9 @@ pub enum ChoiceReason {
     ApiEvidence { apis: Vec<ApiPath>, over: DistName },
     /// The notebook installs it (`!pip install`).
     InstalledByNotebook { at: Location, over: DistName },
+    /// It is the distribution of the import's own name (`pytz` for `import pytz`), where
+    /// `over` only ships a copy (old matplotlib vendored pytz).
+    OwnName { over: DistName },
     /// The evidence could not tell it from `over`; the preference list ranks it first.
     Preferred {
         over: DistName,
@@ -161,16 +164,23 @@ impl Judged {
 struct RankKey<'a> {
     lacks: usize,
     installed: Reverse<bool>,
+    own: Reverse<bool>,
     has: Reverse<usize>,
     preference: usize,
     no_data: bool,
     name: &'a DistName,
 }
 
-fn rank_key<'a>(c: &'a Judged, preference: Option<&[DistName]>) -> RankKey<'a> {
+fn rank_key<'a>(
+    c: &'a Judged,
+    import: &ModulePath,
+    preference: Option<&[DistName]>,
+) -> RankKey<'a> {
     RankKey {
         lacks: c.count(PathState::Lacks),
         installed: Reverse(c.installed_at.is_some()),
+        // The list's preference, when it has one for the name, is the better word.
+        own: Reverse(preference.is_none() && is_own_name(&c.dist, import)),
         has: Reverse(c.count(PathState::Has)),
         preference: preference
             .and_then(|order| order.iter().position(|d| d == &c.dist))
@@ -216,12 +226,18 @@ pub fn choose(
             .max_by_key(|p| p.import.as_str().len());
         let order = preference.map(|p| p.order.as_slice());
         credible.sort_by(|&a, &b| {
-            rank_key(&candidates[a], order).cmp(&rank_key(&candidates[b], order))
+            rank_key(&candidates[a], import, order).cmp(&rank_key(&candidates[b], import, order))
         });
         let winner = credible[0];
         let reason = match credible.get(1) {
             None => ChoiceReason::OnlyCandidate,
-            Some(&runner) => why_first(&candidates[winner], &candidates[runner], order, preference),
+            Some(&runner) => why_first(
+                &candidates[winner],
+                &candidates[runner],
+                import,
+                order,
+                preference,
+            ),
         };
         verdicts[winner] = Some(Verdict::Chosen(reason));
         chosen.push(winner);
@@ -270,10 +286,14 @@ pub fn choose(
 fn why_first(
     winner: &Judged,
     runner: &Judged,
+    import: &ModulePath,
     order: Option<&[DistName]>,
     preference: Option<&super::provider_list::Preference>,
 ) -> ChoiceReason {
-    let (w, r) = (rank_key(winner, order), rank_key(runner, order));
+    let (w, r) = (
+        rank_key(winner, import, order),
+        rank_key(runner, import, order),
+    );
     let over = runner.dist.clone();
     if w.lacks != r.lacks {
         let apis = winner
@@ -288,6 +308,9 @@ fn why_first(
         if let Some(at) = winner.installed_at {
             return ChoiceReason::InstalledByNotebook { at, over };
         }
+    }
+    if w.own != r.own {
+        return ChoiceReason::OwnName { over };
     }
     if w.has != r.has {
         let apis = winner
@@ -306,4 +329,10 @@ fn why_first(
         },
         _ => ChoiceReason::Tiebreak { over },
     }
+}
+
+/// Whether `dist` is the distribution of the import's own name (`pytz` for `pytz`,
+/// `python_dateutil` is not `dateutil`'s): names compared as PEP 503 normalizes them.
+fn is_own_name(dist: &DistName, import: &ModulePath) -> bool {
+    DistName::new(import.top_level()).is_ok_and(|own| &own == dist)
 }

@@ -330,6 +330,36 @@ fn placeholders_are_never_chosen() {
     assert!(e.distributions.iter().all(|d| d.dist.as_str() != "sklearn"));
 }
 
+/// Case 9 of the repair issue: old matplotlib shipped a copy of pytz, and with pytz itself
+/// not indexed the copy's API evidence made matplotlib the provider of `import pytz` (and
+/// pinned it before 1.3). An import whose name is a distribution of its own is that
+/// distribution's first.
+#[test]
+fn an_import_named_after_a_distribution_is_that_distributions_over_a_vendored_copy() {
+    let mut bank = MemoryBank::new();
+    bank.releases("matplotlib", &["1.2.1", "1.3.0"])
+        .provides("matplotlib", "pytz", &["1.2.1"])
+        .api("matplotlib", "pytz.timezone", &["1.2.1"], &[])
+        .release("pytz", "2017.2", IndexStatus::NotIndexed)
+        .provides("pytz", "pytz", &[]);
+    let e = evidence(
+        &bank,
+        &usage_of_source("import pytz\npytz.timezone('UTC')\n"),
+    );
+    let d = decision(&e, "pytz");
+    assert_eq!(chosen(d), ["pytz"], "{:#?}", d.candidates);
+    let winner = d
+        .candidates
+        .iter()
+        .find(|c| c.dist.as_str() == "pytz")
+        .unwrap();
+    assert!(
+        matches!(&winner.verdict, Verdict::Chosen(ChoiceReason::OwnName { over }) if over.as_str() == "matplotlib"),
+        "{:?}",
+        winner.verdict
+    );
+}
+
 #[test]
 fn an_import_only_placeholders_provide_is_unresolved() {
     let mut bank = MemoryBank::new();

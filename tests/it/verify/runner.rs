@@ -304,6 +304,100 @@ fn the_ipython_path_runs_magics_when_ipython_is_installed() {
 
 // ---- each class, produced for real -------------------------------------------------
 
+/// Case 11 of the repair issue: what a library raises while it is imported, and a name a
+/// library lacks where the notebook's own helper module imports it, are the environment's
+/// (Python 2 and 3.6 do not name the module in `cannot import name`: the helper's line does).
+#[test]
+fn library_failures_under_the_notebooks_own_modules_are_the_environments() {
+    let broken = "raise TypeError('__dict__ slot disallowed: we already got one')\n";
+    let lib = |d: &Path, o: &mut RunOptions| {
+        site_packages(
+            d,
+            o,
+            &[
+                ("fakelib/__init__.py", FAKELIB),
+                ("brokenlib/__init__.py", broken),
+            ],
+        );
+        std::fs::write(d.join("nb/helper.py"), "from fakelib import gone\n").unwrap();
+    };
+    let f = failing(&["import brokenlib\n"], lib);
+    assert_eq!(f.class, FailureClass::Environment, "{f:?}");
+    assert!(
+        matches!(&f.cause, Cause::LibraryMismatch { ename, .. } if ename == "TypeError"),
+        "{f:?}"
+    );
+    let old = [
+        "/.pyenv/versions/3.6.15/bin/python3.6",
+        "/.pyenv/versions/2.7.18/bin/python2.7",
+    ]
+    .iter()
+    .filter_map(|p| Some(PathBuf::from(std::env::var_os("HOME")?).join(p.trim_start_matches('/'))))
+    .find(|p| p.exists());
+    let mut pythons = vec![python3()];
+    pythons.extend(old.clone());
+    if old.is_none() {
+        eprintln!("\n!!! no Python 3.6 or 2.7 under ~/.pyenv/versions: the module-less message was not checked !!!\n");
+    }
+    for python in pythons {
+        let dir = tempfile::tempdir().unwrap();
+        let mut o = opts();
+        lib(dir.path(), &mut o);
+        let nb = write_notebook(dir.path(), vec![code("import helper\n")]);
+        let run = run_with(&nb, &python, &o);
+        let f = failure_of(&nb, &run);
+        assert!(
+            matches!(&f.cause, Cause::MissingApi { api, .. } if api.as_str() == "fakelib.gone"),
+            "{}: {f:?}",
+            python.display()
+        );
+    }
+}
+
+/// Case 4 of the repair issue: a program no Python package installs is the environment's
+/// (`missing_program`, naming what provides it), whether the subprocess raised it or a
+/// library re-raised it under the program's bare name (matplotlib's `text.usetex` without
+/// `latex`), and no repair round is spent on it; a missing data file stays data.
+#[test]
+fn a_missing_program_is_the_environments_and_names_its_packages() {
+    let texlib = concat!(
+        "import subprocess\n",
+        "def render(s):\n",
+        "    try:\n",
+        "        return subprocess.check_output(['nbenv-latex-missing', s])\n",
+        "    except OSError:\n",
+        "        raise IOError(2, 'No such file or directory', 'latex')\n",
+    );
+    let lib = |d: &Path, o: &mut RunOptions| site_packages(d, o, &[("texlib/__init__.py", texlib)]);
+    let f = failing(&["import texlib\ntexlib.render('$x$')\n"], lib);
+    assert_eq!(f.class, FailureClass::Environment, "{f:?}");
+    assert_eq!(
+        f.cause,
+        Cause::MissingProgram {
+            program: "latex".into()
+        }
+    );
+    assert!(!f.may_repair());
+    assert!(
+        f.to_string().contains(
+            "program `latex` is not installed, and no Python package installs it (Debian: apt-get install texlive-latex-base; conda: conda install -c conda-forge texlive-core)"
+        ),
+        "{f}"
+    );
+    let f = failing(
+        &["import subprocess\nsubprocess.call(['nbenv-no-such-program', '-x'])\n"],
+        |_, _| {},
+    );
+    assert_eq!(
+        f.cause,
+        Cause::MissingProgram {
+            program: "nbenv-no-such-program".into()
+        }
+    );
+    let f = failing(&["open('data.csv')\n"], |_, _| {});
+    assert_eq!(f.class, FailureClass::DataInput);
+}
+
 #[test]
 fn environment_failures() {
     let lib = |d: &Path, o: &mut RunOptions| {
@@ -764,6 +858,60 @@ fn reproduction_and_stored_order() {
     assert_eq!(run.stored_order.out_of_order, [2]);
     assert_eq!(run.stored_order.skipped_counts, 3);
     assert!(!run.stored_order.in_order());
+}
+
+/// Item 9 of the repair issue: the runner says each cell as it starts, so that a person at a
+/// terminal sees which one runs (`round 1: running cell 3 (code cell 2 of 3)`) and for how
+/// long; the cell that stops the run is the last one said.
+#[test]
+fn each_cell_is_said_as_it_starts() {
+    let dir = tempfile::tempdir().unwrap();
+    let nb = write_notebook(
+        dir.path(),
+        vec![
+            code("x = 1\n"),
+            code(""),
+            code("y = 2\n"),
+            code("1 / 0\n"),
+            code("z = 3\n"),
+        ],
+    );
+    let mut started = Vec::new();
+    let run = nbenv::verify::run_notebook_watching(&nb, &python3(), &opts(), &mut |cell| {
+        started.push(cell)
+    })
+    .unwrap();
+    assert_eq!(
+        started,
+        [1, 3, 4],
+        "the empty cell is not run, and the run stops at 4"
+    );
+    assert_eq!(run.garbage_lines, 0, "a start is a record, not garbage");
+    assert_eq!(nb.cell_label(4), "cell 4 (code cell 3 of 4)");
+    assert_eq!(nb.cell_label(2), "cell 2");
+}
+
+/// Case 10 of the repair issue: under Jupyter `sys.stdout` is a text stream (ipykernel's
+/// OutStream is an `io.TextIOBase`), and code that tests for one (pandas'
+/// `to_csv(sys.stdout)` asks for `write` and `__iter__`) takes the runner's too, on
+/// Python 3 and 2.
+#[test]
+fn the_cells_stdout_is_a_text_stream() {
+    let cell = "import io, sys\nprint(isinstance(sys.stdout, io.TextIOBase), hasattr(sys.stdout, '__iter__'), sys.stdout.closed)\nsys.stdout.write(u'caf\\xe9\\n')\n";
+    let mut pythons = vec![python3()];
+    pythons.extend(python27());
+    for python in pythons {
+        let dir = tempfile::tempdir().unwrap();
+        let nb = write_notebook(dir.path(), vec![code(cell)]);
+        let run = run_with(&nb, &python, &opts());
+        assert!(run.cells[0].status == CellStatus::Ok, "{:?}", run.cells);
+        let out = stdout_of(&run, 0);
+        assert!(
+            out == "True True False\ncafé\n" || out == "(True, True, False)\ncafé\n",
+            "{}: {out:?}",
+            python.display()
+        );
+    }
 }
 
 #[test]
