@@ -680,6 +680,20 @@ impl Tracer {
         if module == "__future__" && i.names.iter().any(|a| a.name.as_str() == "print_function") {
             self.print_function = true;
         }
+        if module == "__future__" {
+            // Features later Pythons added: an older one refuses the import (a SyntaxError).
+            for alias in &i.names {
+                match alias.name.as_str() {
+                    "annotations" => {
+                        self.feature("`from __future__ import annotations`", 7, i.start())
+                    }
+                    "generator_stop" => {
+                        self.feature("`from __future__ import generator_stop`", 5, i.start())
+                    }
+                    _ => {}
+                }
+            }
+        }
         for alias in &i.names {
             let name = alias.name.as_str();
             if name.is_empty() {

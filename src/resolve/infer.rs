@@ -58,6 +58,10 @@ pub struct SdistFallback {
     /// The pins with no wheel for the interpreter and no pure-Python sdist: built from their
     /// sdists on install (the pure ones are in [`Inference::pure_sdists`]).
     pub built: Vec<(DistName, Version)>,
+    /// Sdists counted for every distribution, not only those with no wheel at all (the last
+    /// resort).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub anywhere: bool,
 }
 
 impl Inference {
@@ -65,6 +69,8 @@ impl Inference {
     pub fn options_used(&self, asked: &SolveOptions) -> SolveOptions {
         SolveOptions {
             sdist_where_no_wheel: asked.sdist_where_no_wheel || self.sdist_fallback.is_some(),
+            sdist_anywhere: asked.sdist_anywhere
+                || self.sdist_fallback.as_ref().is_some_and(|f| f.anywhere),
             ..asked.clone()
         }
     }
@@ -379,6 +385,7 @@ fn resolve_evidence(
                     inference.sdist_fallback = Some(SdistFallback {
                         wheels_only: wheels_only.clone(),
                         built,
+                        anywhere: false,
                     });
                     return Ok(inference);
                 }
@@ -390,6 +397,37 @@ fn resolve_evidence(
             }
         }
         passed_with_sdist.clear();
+    }
+    // The last resort before no resolution: sdists of every distribution, built by the
+    // installer, wheels still preferred release by release.
+    if fallback {
+        let anywhere = SolveOptions {
+            sdist_anywhere: true,
+            ..with_sdist.clone()
+        };
+        let attempt = Attempt {
+            evidence: &evidence,
+            plan: &plan,
+            requested,
+            catalog,
+        };
+        if let Ok(inference) = attempt.relaxing(true, hard, &anywhere) {
+            let mut inference = inference;
+            let built = inference
+                .solution
+                .pins
+                .iter()
+                .filter(|p| !p.files.iter().any(|f| f.kind == LockedKind::Wheel))
+                .filter(|p| !p.builds_pure_sdist())
+                .map(|p| (p.dist.clone(), p.version.clone()))
+                .collect();
+            inference.sdist_fallback = Some(SdistFallback {
+                wheels_only: wheels_only.clone(),
+                built,
+                anywhere: true,
+            });
+            return Ok(inference);
+        }
     }
     Err(InferError::NoSolution { tried: wheels_only })
 }

@@ -101,6 +101,7 @@ pub fn infer_usages_with(
         solve_options: &solve_options,
         reporter,
         committed: Era::of_notebook(args.era, &args.notebook),
+        warned: Default::default(),
     };
     let found = if indexing {
         infer_indexing(args, session, &gatherer, &resolver, &run, reporter)?
@@ -226,6 +227,8 @@ pub(super) struct Resolver<'a> {
     reporter: &'a dyn Reporter,
     /// The era as asked, or from the notebook's git history.
     committed: Option<Era>,
+    /// Install lines already said to be set aside (resolutions repeat while indexing).
+    warned: std::sync::Mutex<std::collections::BTreeSet<DistName>>,
 }
 
 impl Resolver<'_> {
@@ -238,8 +241,55 @@ impl Resolver<'_> {
         })
     }
 
+    /// Sets aside the distributions only install lines ask for that the index does not have
+    /// (`%pip install cv2`, whose stored output shows it never ran): the install failed for
+    /// the notebook's author too, and its imports resolve as any other.
+    fn set_aside_unknown_installs(&self, evidence: &mut Evidence) {
+        evidence.distributions.retain(|d| {
+            let only_installed = !d.needs.is_empty()
+                && d.needs
+                    .iter()
+                    .all(|n| matches!(n, crate::resolve::evidence::Need::Installed { .. }));
+            if !only_installed || d.in_bank {
+                return true;
+            }
+            let missing = matches!(
+                self.catalog.releases(&d.dist),
+                Err(crate::resolve::solver::CatalogError::NotFound { .. })
+            );
+            let first = missing
+                && self
+                    .warned
+                    .lock()
+                    .map(|mut w| w.insert(d.dist.clone()))
+                    .unwrap_or(false);
+            if first {
+                let cells: Vec<String> = d
+                    .needs
+                    .iter()
+                    .filter_map(|n| match n {
+                        crate::resolve::evidence::Need::Installed { at } => {
+                            Some(format!("cell {}", at.cell))
+                        }
+                        _ => None,
+                    })
+                    .collect();
+                self.reporter.warn(
+                    &format!(
+                        "{} installs {}, which is not on the index: set aside (it could not have been installed for the notebook's author either)",
+                        cells.join(", "),
+                        d.dist
+                    ),
+                    None,
+                );
+            }
+            !missing
+        });
+    }
+
     pub(super) fn resolve(&self, mut evidence: Evidence) -> Result<Inference, SessionError> {
         infer::exclude(&mut evidence, self.excluded);
+        self.set_aside_unknown_installs(&mut evidence);
         let era = self.era(&evidence);
         let options = match &era {
             Some(era) => Cow::Owned(SolveOptions {

@@ -187,6 +187,7 @@ impl InferSession {
                 wheels_only: args.sdists == Sdists::Never,
                 sdist_where_no_wheel: false,
                 sdist_fallback: args.sdists != Sdists::Never,
+                sdist_anywhere: false,
                 exclude_newer: cap_date(args),
                 prefer_before: None,
                 steer: Vec::new(),

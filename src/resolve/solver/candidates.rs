@@ -120,6 +120,9 @@ pub(crate) struct Candidates {
     /// A restoration's search asks something of this distribution: whatever is chosen is
     /// held by it (an installer left to itself would take a release runs refuted).
     steered: bool,
+    /// Releases installable only by building their sdist while others have a wheel (the
+    /// last resort's rule): chosen only when no release with a wheel fits the range.
+    built_last: Vec<bool>,
 }
 
 /// What held a choice below the newest release its range allowed.
@@ -178,6 +181,19 @@ impl Candidates {
                 }
             }
         }
+        // Under the last resort, a release with a wheel goes before one that is built.
+        let built_last: Vec<bool> = if options.sdist_anywhere {
+            releases
+                .iter()
+                .map(|r| {
+                    !r.files.entries().iter().any(
+                        |f| matches!(&f.kind, FileKind::Wheel { tags, .. } if target.fits(tags)),
+                    )
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
         Self {
             releases,
             usable_before: usable_before(&verdicts),
@@ -189,6 +205,7 @@ impl Candidates {
             prefer_before: options.prefer_before,
             held: None,
             steered: steer.is_some(),
+            built_last,
         }
     }
 
@@ -204,6 +221,7 @@ impl Candidates {
             prefer_before: None,
             held: None,
             steered: false,
+            built_last: Vec::new(),
         }
     }
 
@@ -276,6 +294,34 @@ impl Candidates {
     }
 
     fn choose_held(
+        &mut self,
+        range: &Ranges<Version>,
+        is_pure: &mut dyn FnMut(&Release, usize) -> bool,
+    ) -> (Option<Version>, Option<Held>) {
+        if self.built_last.iter().any(|b| *b) {
+            // Wheels first, with every release that must be built kept out; then all.
+            let saved = self.verdicts.clone();
+            for (v, built) in self.verdicts.iter_mut().zip(&self.built_last) {
+                if *built {
+                    *v = Verdict::Out(Exclusion::PreRelease);
+                }
+            }
+            let found = self.choose_among(range, is_pure);
+            // What the pass settled (sdists surveyed) is kept; what it hid comes back.
+            for ((v, old), built) in self.verdicts.iter_mut().zip(saved).zip(&self.built_last) {
+                if *built {
+                    *v = old;
+                }
+            }
+            self.usable_before = usable_before(&self.verdicts);
+            if found.0.is_some() {
+                return found;
+            }
+        }
+        self.choose_among(range, is_pure)
+    }
+
+    fn choose_among(
         &mut self,
         range: &Ranges<Version>,
         is_pure: &mut dyn FnMut(&Release, usize) -> bool,

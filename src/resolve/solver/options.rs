@@ -20,6 +20,11 @@ pub struct SolveOptions {
     /// When no interpreter has a resolution from wheels alone, resolve again with
     /// `sdist_where_no_wheel` (`infer` does unless `--wheels-only`).
     pub sdist_fallback: bool,
+    /// With `sdist_where_no_wheel`: sdists count for every distribution, not only those with
+    /// no wheel for the target, though a release with a wheel is always preferred (the last
+    /// resort before no resolution: tensorflow 2.6 needs wrapt 1.12.1, which has only an
+    /// sdist, while other wrapt releases have wheels).
+    pub sdist_anywhere: bool,
     /// Ignore files uploaded after this instant, to reproduce an era (`--exclude-newer`).
     /// Files whose upload time the index does not give are kept.
     pub exclude_newer: Option<Timestamp>,
@@ -131,7 +136,7 @@ impl SolveOptions {
                 })
             })
         };
-        if self.sdist_where_no_wheel && !some_wheel() {
+        if self.sdist_where_no_wheel && (self.sdist_anywhere || !some_wheel()) {
             Sdists::BeforeEndOfLife
         } else {
             Sdists::No

@@ -191,6 +191,26 @@ fn python_version_features() {
     assert!(!u.python.conflict);
 }
 
+/// A `__future__` feature a later Python added is refused by an older one, before any
+/// library runs: `annotations` needs 3.7 (a wild notebook stopped at it on 3.6, classed as
+/// its own syntax error).
+#[test]
+fn future_features_need_the_python_that_added_them() {
+    let u = usage_of_source("from __future__ import annotations, division\nx = 1\n");
+    let hint = u
+        .python
+        .hints
+        .iter()
+        .find(|h| h.detail == "`from __future__ import annotations`")
+        .unwrap_or_else(|| panic!("{:?}", u.python.hints));
+    assert_eq!(hint.range, PythonRange::at_least(PythonVersion::new(3, 7)));
+    assert_eq!(hint.reason, HintReason::SyntaxFeature);
+    assert_eq!(
+        u.python.range,
+        PythonRange::at_least(PythonVersion::new(3, 7))
+    );
+}
+
 #[test]
 fn contradicting_evidence_is_a_conflict() {
     let u = usage_of_source("# %%\nprint 'x'\ny = f'{x}'\n");

@@ -429,6 +429,30 @@ fn ranges_are_the_releases_the_evidence_allows_that_install_here() {
     assert_eq!(code, 2, "{err}");
 }
 
+/// A wild notebook's `%pip install cv2` (a name not on the index; its stored output shows it
+/// never ran) made every Python "no solution": an install line of a project the index does
+/// not have is set aside with a warning, and the notebook's imports resolve as any other.
+#[test]
+fn an_install_line_of_a_project_not_on_the_index_is_set_aside() {
+    let env = context();
+    let nb = env.write(
+        "nb.ipynb",
+        &ipynb("!pip install ghostpkg\nimport toolkit\ntoolkit.kept()\n"),
+    );
+    let (code, out, err) = infer(&env, &nb, &[]).parts();
+    assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(pins(&out), ["toolkit==3.0"], "{out}");
+    assert!(
+        err.contains("warning: cell 1 installs ghostpkg, which is not on the index: set aside"),
+        "{err}"
+    );
+    assert_eq!(
+        err.matches("installs ghostpkg").count(),
+        1,
+        "said once: {err}"
+    );
+}
+
 /// A minimal nbformat 4 notebook of one code cell.
 fn ipynb(source: &str) -> String {
     serde_json::json!({
@@ -665,6 +689,61 @@ fn without_a_resolution_from_wheels_the_sdists_are_built_and_said_unless_wheels_
     let (code, out, _) = infer(&env, &nb, &[]).parts();
     assert_eq!(code, 0);
     assert!(!out.contains("sdist"), "{out}");
+}
+
+/// Case 5 of the repair issue: tensorflow 2.6 needs `wrapt~=1.12.1`, which has only an
+/// sdist, while other wrapt releases have wheels; building that sdist is the last resort
+/// before exit 20, and the output says so (release by release, a wheel still goes first).
+#[test]
+fn an_sdist_a_dependency_pins_is_built_rather_than_no_resolution() {
+    let env = context();
+    let deep = WheelBuilder::new("deep", "2.6")
+        .file("deep/__init__.py", "def run():\n    pass\n")
+        .requires("wr~=1.12.1");
+    env.server().publish(
+        "deep",
+        &[FixtureFile {
+            upload_time: Some("2021-08-01T00:00:00Z".into()),
+            ..FixtureFile::new(&deep.filename(), deep.build())
+        }],
+    );
+    let wr_sdist = FixtureFile {
+        upload_time: Some("2020-03-01T00:00:00Z".into()),
+        ..FixtureFile::new(
+            "wr-1.12.1.tar.gz",
+            sdist_tar_gz(
+                "wr",
+                "1.12.1",
+                &[
+                    ("wr/__init__.py", "X = 1\n"),
+                    ("wr/_wrappers.c", "int w(void);\n"),
+                ],
+                "Metadata-Version: 1.1\nName: wr\nVersion: 1.12.1\n",
+            ),
+        )
+    };
+    let wheel = |v: &str| {
+        let w = WheelBuilder::new("wr", v)
+            .tag("cp311-cp311-manylinux_2_17_x86_64")
+            .file("wr/__init__.py", "X = 1\n");
+        FixtureFile {
+            upload_time: Some("2021-01-01T00:00:00Z".into()),
+            ..FixtureFile::new(&w.filename(), w.build())
+        }
+    };
+    env.server()
+        .publish("wr", &[wheel("1.11.2"), wr_sdist, wheel("1.13.0")]);
+    let nb = notebook(&env, "import deep\ndeep.run()\n");
+    let (code, out, err) = infer(&env, &nb, &[]).parts();
+    assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(pins(&out), ["deep==2.6"], "{out}");
+    assert!(
+        out.contains("\n# Built from sdists: wr 1.12.1 (no resolution from wheels alone"),
+        "{out}"
+    );
+    // Refusing builds keeps the exit 20, with why.
+    let (code, _, err) = infer(&env, &nb, &["--wheels-only"]).parts();
+    assert_eq!(code, 20, "{err}");
 }
 
 /// An sdist of pure Python: a `setup.py` that builds no extension and one package.
