@@ -410,6 +410,16 @@ fn network(ename: &str, text: &str, r: &Raised) -> Option<String> {
 
 /// A missing input file, or a missing program that a subprocess was to run.
 fn file_problem(ename: &str, text: &str, r: &Raised) -> Option<Cause> {
+    // matplotlib saving an animation: `Requested MovieWriter (ffmpeg) not available`.
+    if let Some(rest) = r.evalue.split("MovieWriter (").nth(1) {
+        if let Some((program, after)) = rest.split_once(')') {
+            if after.contains("not available") && !program.is_empty() {
+                return Some(Cause::MissingProgram {
+                    program: program.to_string(),
+                });
+            }
+        }
+    }
     if ename == "ExecutableNotFound" {
         return Some(Cause::MissingProgram {
             program: first_quoted(&r.evalue).unwrap_or("").to_string(),
@@ -1023,6 +1033,15 @@ fn syntax(ename: &str, r: &Raised, cell: Option<u32>, cx: &FailureContext) -> Ca
                 needs: h.range,
             };
         }
+    }
+    // A library whose code this Python cannot read (a release written for Python 3 imported
+    // on 2.7): the release is the environment's, another may read.
+    if let Some(library) = r.innermost().and_then(Frame::library) {
+        return Cause::LibraryMismatch {
+            library,
+            ename: ename.into(),
+            wanted: None,
+        };
     }
     Cause::Syntax {
         detail: first_line(&r.evalue),

@@ -241,6 +241,10 @@ pub(crate) fn install_hint(evalue: &str, import_error: bool) -> Option<&str> {
             .map_or(0, |s| s + 1);
         package_word(&head[start..])
     };
+    // `lxml not found, please install it` (pandas' read_html): the name comes first.
+    if let Some(name) = before(" not found, please install it") {
+        return Some(name);
+    }
     let strong = [
         "missing optional dependency ",
         "pip install ",
@@ -349,6 +353,14 @@ fn package_word(s: &str) -> Option<&str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_name_before_please_install_it() {
+        assert_eq!(
+            install_hint("lxml not found, please install it", true),
+            Some("lxml")
+        );
+    }
 
     #[test]
     fn a_library_asking_for_one_of_several_packages() {

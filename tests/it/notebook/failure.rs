@@ -467,6 +467,17 @@ fn data_resource_hardware_and_magics() {
             program: "dot".into()
         }
     );
+    // matplotlib saving an animation without ffmpeg.
+    let f = class(
+        "RuntimeError",
+        "Requested MovieWriter (ffmpeg) not available",
+    );
+    assert_eq!(
+        f.cause,
+        Cause::MissingProgram {
+            program: "ffmpeg".into()
+        }
+    );
 }
 
 #[test]

@@ -327,6 +327,16 @@ fn library_failures_under_the_notebooks_own_modules_are_the_environments() {
         matches!(&f.cause, Cause::LibraryMismatch { ename, .. } if ename == "TypeError"),
         "{f:?}"
     );
+    // A release this Python cannot read (one written for Python 3, imported on 2.7): its own
+    // syntax fails as it is imported.
+    let other = |d: &Path, o: &mut RunOptions| {
+        site_packages(d, o, &[("newlib/__init__.py", "def broken(:\n    pass\n")])
+    };
+    let f = failing(&["import newlib\n"], other);
+    assert!(
+        matches!(&f.cause, Cause::LibraryMismatch { library, ename, .. } if ename == "SyntaxError" && library.as_str() == "newlib"),
+        "{f:?}"
+    );
     let old = [
         "/.pyenv/versions/3.6.15/bin/python3.6",
         "/.pyenv/versions/2.7.18/bin/python2.7",
