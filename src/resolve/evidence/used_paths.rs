@@ -108,6 +108,31 @@ pub fn used_paths(usage: &Usage, top_level: &str) -> Vec<UsedPath> {
             });
         }
     }
+    // What a path is reached through must be there too: `sns.plt.show()` needs seaborn's
+    // `plt` (an alias of matplotlib's module, which seaborn dropped in 0.8), whatever the bank
+    // can say of `show` behind it. Each used path's parent below the top-level name is used
+    // where the path is.
+    let parents: Vec<UsedPath> = out
+        .iter()
+        .filter(|u| u.used == PathUse::Api && u.path.as_str().matches('.').count() >= 2)
+        .filter_map(|u| {
+            let (parent, _) = u.path.as_str().rsplit_once('.')?;
+            Some(UsedPath {
+                path: ApiPath::new(parent).ok()?,
+                used: PathUse::Api,
+                keywords: Vec::new(),
+                locations: u.locations.clone(),
+                count: u.count,
+                imported: false,
+                guessed: u.guessed,
+            })
+        })
+        .collect();
+    for parent in parents {
+        if !out.iter().any(|u| u.path == parent.path) {
+            out.push(parent);
+        }
+    }
     out.sort_by(|a, b| a.path.cmp(&b.path));
     out
 }

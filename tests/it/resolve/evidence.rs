@@ -330,6 +330,24 @@ fn placeholders_are_never_chosen() {
     assert!(e.distributions.iter().all(|d| d.dist.as_str() != "sklearn"));
 }
 
+/// Case 6 of the repair issue: `sns.plt.show()` pinned seaborn before 0.8 once, and no
+/// longer did, since seaborn's `plt` is matplotlib's module and the bank cannot see `show`
+/// behind it. What a path is reached through is evidence too: seaborn's releases with `plt`.
+#[test]
+fn a_librarys_alias_of_another_module_is_evidence_of_the_releases_that_had_it() {
+    let mut bank = MemoryBank::new();
+    bank.releases("seaborn", &["0.7.1", "0.8.0", "0.9.0"])
+        .provides("seaborn", "seaborn", &["0.7.1", "0.8.0", "0.9.0"])
+        .api("seaborn", "seaborn.plt", &["0.7.1"], &[])
+        .api("seaborn", "seaborn.plt.show", &[], &["0.7.1"]);
+    let e = evidence(
+        &bank,
+        &usage_of_source("import seaborn as sns\nsns.plt.show()\n"),
+    );
+    let d = versions(&e, "seaborn");
+    assert_eq!(allowed(d), ["0.7.1"], "{:#?}", d.records);
+}
+
 /// Case 9 of the repair issue: old matplotlib shipped a copy of pytz, and with pytz itself
 /// not indexed the copy's API evidence made matplotlib the provider of `import pytz` (and
 /// pinned it before 1.3). An import whose name is a distribution of its own is that
@@ -789,9 +807,13 @@ fn store_backed_namesake_and_contrib_choice() {
         .iter()
         .find(|c| c.dist.as_str() == "opencv-python")
         .unwrap();
+    // What the call is reached through is used too.
     assert_eq!(
         plain.paths,
-        [(api("cv2.xfeatures2d.SIFT_create"), PathState::Lacks)]
+        [
+            (api("cv2.xfeatures2d"), PathState::Lacks),
+            (api("cv2.xfeatures2d.SIFT_create"), PathState::Lacks)
+        ]
     );
     let needed: Vec<&str> = e.distributions.iter().map(|d| d.dist.as_str()).collect();
     assert_eq!(needed, ["opencv-contrib-python"]);
