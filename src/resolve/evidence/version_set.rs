@@ -596,7 +596,9 @@ fn bank_record(
     catalog: &Catalog,
     in_bank: bool,
 ) -> EvidenceRecord {
-    let allowed = presence.possible();
+    let allowed = presence
+        .possible()
+        .difference(&unsettled_after_last_seen(presence, catalog));
     let effect = if !in_bank {
         Effect::NoConstraint(NoConstraint::NotInBank)
     } else if !presence.known() && !presence.not_indexed.is_empty() {
@@ -621,4 +623,31 @@ fn bank_record(
         notebook: None,
         in_module: false,
     }
+}
+
+/// The releases static reading could not settle that lie between a release seen with the
+/// path and the next one seen without it: where it went is somewhere in that stretch, and
+/// the last release seen with it is the one to prefer, not a free choice among them (pandas
+/// 1.0 to 1.1.3, open to static reading, had no `DataFrame.ix`, which left in 1.0.0; 0.25.3
+/// was seen with it and 1.1.4 without).
+fn unsettled_after_last_seen(presence: &Presence, catalog: &Catalog) -> ReleaseSet {
+    let mut out = ReleaseSet::new();
+    let mut gap: Vec<crate::bank::store::Slot> = Vec::new();
+    let mut after_present = false;
+    for r in &catalog.releases {
+        if presence.present.contains(r.slot) {
+            after_present = true;
+            gap.clear();
+        } else if presence.unknown.contains(r.slot) {
+            if after_present {
+                gap.push(r.slot);
+            }
+        } else if presence.absent.contains(r.slot) {
+            for slot in gap.drain(..) {
+                out.insert(slot);
+            }
+            after_present = false;
+        }
+    }
+    out
 }

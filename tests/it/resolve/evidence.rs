@@ -348,6 +348,37 @@ fn a_librarys_alias_of_another_module_is_evidence_of_the_releases_that_had_it() 
     assert_eq!(allowed(d), ["0.7.1"], "{:#?}", d.records);
 }
 
+/// Item 6 of the repair issue: between the last release seen with an API and the first seen
+/// without it, the releases static reading could not settle are no free choice. `df.ix`
+/// pinned pandas 1.1.3 ("removed after 0.25.2, by 1.1.4"); `.ix` left in 1.0.0.
+#[test]
+fn unsettled_releases_after_the_last_seen_with_an_api_are_not_chosen() {
+    let mut bank = MemoryBank::new();
+    let all = ["0.24.2", "0.25.3", "1.0.0", "1.1.3", "1.1.4", "1.2.0"];
+    bank.releases("pandas", &all)
+        .provides("pandas", "pandas", &all)
+        .api("pandas", "pandas.DataFrame", &all, &[])
+        .api(
+            "pandas",
+            "pandas.DataFrame.ix",
+            &["0.24.2", "0.25.3"],
+            &["1.0.0", "1.1.3"],
+        );
+    let e = evidence(
+        &bank,
+        &usage_of_source("import pandas as pd\nx = pd.DataFrame.ix\n"),
+    );
+    assert_eq!(allowed(versions(&e, "pandas")), ["0.24.2", "0.25.3"]);
+    // Unknown past the last absent one is still possible (it may have come back).
+    let mut bank = MemoryBank::new();
+    let all = ["1.0", "2.0", "3.0"];
+    bank.releases("lib", &all)
+        .provides("lib", "lib", &all)
+        .api("lib", "lib.f", &["1.0"], &["3.0"]);
+    let e = evidence(&bank, &usage_of_source("import lib\nlib.f()\n"));
+    assert_eq!(allowed(versions(&e, "lib")), ["1.0", "3.0"]);
+}
+
 /// Case 9 of the repair issue: old matplotlib shipped a copy of pytz, and with pytz itself
 /// not indexed the copy's API evidence made matplotlib the provider of `import pytz` (and
 /// pinned it before 1.3). An import whose name is a distribution of its own is that
