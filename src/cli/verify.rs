@@ -140,6 +140,7 @@ pub fn run(global: &super::args::GlobalArgs, args: &VerifyArgs) -> Result<()> {
         } else {
             verify::runtime_below(&super::printer::Printer::of(global), &nb)
         },
+        wheels: Vec::new(),
     };
     let envs = context::cache_dir(global).join(ENVS_DIR);
     if !global.quiet && !plan.is_built(&envs) {

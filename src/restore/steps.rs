@@ -217,6 +217,18 @@ impl Steps<'_, '_> {
             } else {
                 None
             },
+            wheels: r
+                .inference
+                .solution
+                .pins
+                .iter()
+                .filter(|p| {
+                    p.files
+                        .iter()
+                        .any(|f| f.kind == crate::resolve::solver::LockedKind::Wheel)
+                })
+                .map(|p| p.dist.to_string())
+                .collect(),
         }
     }
 

@@ -62,6 +62,12 @@ pub struct EnvPlan {
     /// The IPython the notebook's cells need to stay below ([`crate::notebook::ipython_bound`]):
     /// `7` for a `from __future__` import after a magic.
     pub kernel_runtime_below: Option<Version>,
+    /// Every distribution the resolution takes as a wheel, its dependencies included (empty
+    /// when only the requirements are known): when the install falls back to building what
+    /// the pure sdists pull in, these stay wheels, so the installer cannot take a newer
+    /// release's sdist (llvmlite 0.32 under numba on Python 2.7) over the wheel the
+    /// resolution chose.
+    pub wheels: Vec<String>,
 }
 
 impl EnvPlan {
@@ -484,8 +490,11 @@ fn build(
             only_binary_names = super::repair::pinned(&plan.requirements)
                 .into_iter()
                 .map(|(d, _)| d.to_string())
+                .chain(plan.wheels.iter().cloned())
                 .filter(|d| !sdists_allowed.contains(d))
                 .collect();
+            only_binary_names.sort();
+            only_binary_names.dedup();
             if plan.kernel_runtime {
                 only_binary_names.extend(["ipython".to_string(), KERNEL_PACKAGE.to_string()]);
             }
@@ -609,6 +618,7 @@ mod tests {
 
     fn plan(requirements: &str, at_most: Option<&str>) -> EnvPlan {
         EnvPlan {
+            wheels: Vec::new(),
             interpreter: Interpreter {
                 path: "/usr/bin/python2.7".into(),
                 version: crate::python::PythonVersion::new(2, 7),

@@ -292,6 +292,7 @@ fn run_before(
                 kernel_runtime: spec.kernel_runtime,
                 kernel_runtime_at_most: None,
                 kernel_runtime_below: crate::notebook::ipython_bound(spec.nb).map(|b| b.below()),
+                wheels: Vec::new(),
             };
             let env = crate::verify::prepare_within(
                 &plan,
