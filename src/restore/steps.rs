@@ -323,6 +323,14 @@ impl super::RoundSteps for Steps<'_, '_> {
             Err(e) if matches!(e.infer_error(), Some(InferError::NoSolution { .. })) => {
                 return Err(ResolveEnd::NoSolution(e.into()))
             }
+            // Every interpreter the code allows was passed over (their environments could
+            // not be built): no solution left, not a Python missing.
+            Err(e)
+                if !learned.skipped.is_empty()
+                    && matches!(e.infer_error(), Some(InferError::NoInterpreter { .. })) =>
+            {
+                return Err(ResolveEnd::NoSolution(e.into()))
+            }
             Err(e) => return Err(ResolveEnd::Error(e.into())),
         };
         let resolution = clock.elapsed();
