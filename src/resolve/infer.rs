@@ -373,21 +373,9 @@ fn resolve_evidence(
         for group in groups {
             match attempt(group).relaxing(whole, steps, &with_sdist) {
                 Ok(inference) => {
-                    let mut inference = inference.after(&passed_with_sdist);
-                    let built = inference
-                        .solution
-                        .pins
-                        .iter()
-                        .filter(|p| !p.files.iter().any(|f| f.kind == LockedKind::Wheel))
-                        .filter(|p| !p.builds_pure_sdist())
-                        .map(|p| (p.dist.clone(), p.version.clone()))
-                        .collect();
-                    inference.sdist_fallback = Some(SdistFallback {
-                        wheels_only: wheels_only.clone(),
-                        built,
-                        anywhere: false,
-                    });
-                    return Ok(inference);
+                    return Ok(inference
+                        .after(&passed_with_sdist)
+                        .built_for_want_of_wheels(&wheels_only, false));
                 }
                 Err(InferError::Interrupted) => return Err(InferError::Interrupted),
                 Err(InferError::NoSolution { tried }) => passed_with_sdist.extend(tried),
@@ -412,27 +400,32 @@ fn resolve_evidence(
             catalog,
         };
         if let Ok(inference) = attempt.relaxing(true, hard, &anywhere) {
-            let mut inference = inference;
-            let built = inference
-                .solution
-                .pins
-                .iter()
-                .filter(|p| !p.files.iter().any(|f| f.kind == LockedKind::Wheel))
-                .filter(|p| !p.builds_pure_sdist())
-                .map(|p| (p.dist.clone(), p.version.clone()))
-                .collect();
-            inference.sdist_fallback = Some(SdistFallback {
-                wheels_only: wheels_only.clone(),
-                built,
-                anywhere: true,
-            });
-            return Ok(inference);
+            return Ok(inference.built_for_want_of_wheels(&wheels_only, true));
         }
     }
     Err(InferError::NoSolution { tried: wheels_only })
 }
 
 impl Inference {
+    /// The inference, marked as one that builds sdists for want of a resolution from wheels
+    /// alone (`wheels_only`: why each interpreter had none), naming the pins built.
+    fn built_for_want_of_wheels(mut self, wheels_only: &[PassedOver], anywhere: bool) -> Self {
+        let built = self
+            .solution
+            .pins
+            .iter()
+            .filter(|p| !p.files.iter().any(|f| f.kind == LockedKind::Wheel))
+            .filter(|p| !p.builds_pure_sdist())
+            .map(|p| (p.dist.clone(), p.version.clone()))
+            .collect();
+        self.sdist_fallback = Some(SdistFallback {
+            wheels_only: wheels_only.to_vec(),
+            built,
+            anywhere,
+        });
+        self
+    }
+
     /// The inference with `earlier` interpreters, tried and passed over before the plan that
     /// found it, named first among those passed over.
     fn after(mut self, earlier: &[PassedOver]) -> Self {

@@ -301,22 +301,9 @@ impl super::RoundSteps for Steps<'_, '_> {
         round: u32,
         learned: &Learned,
     ) -> Result<Resolved, ResolveEnd<RoundError>> {
-        let spec = self.spec;
         let started_at = jiff::Timestamp::now();
         let clock = Instant::now();
-        let inferred = infer_usages_with(
-            self.infer_args,
-            self.session,
-            self.usages,
-            &learned.excluded(),
-            InferRun {
-                failed: &learned.failed,
-                skip_pythons: &learned.skipped,
-                steer: &learned.search.steer(),
-                ..spec.infer
-            },
-            self.reporter,
-        );
+        let inferred = self.infer(learned, self.reporter);
         let inference = match inferred {
             Ok(found) => found.inference,
             Err(e @ SessionError::OutOfTime) => return Err(ResolveEnd::OutOfTime(e.into())),
@@ -576,7 +563,18 @@ impl Steps<'_, '_> {
     /// The requirements the next round would have run, resolved quietly; `None` when there
     /// is no resolution.
     fn untried(&mut self, learned: &Learned) -> Option<String> {
-        let inferred = infer_usages_with(
+        let inferred = self.infer(learned, &crate::reporter::Silent).ok()?;
+        Some(requirements_txt(&inferred.inference, &self.name, None))
+    }
+
+    /// One inference with what the rounds learned: the releases refuted and broken, the
+    /// interpreters passed over, the search's steering.
+    fn infer(
+        &mut self,
+        learned: &Learned,
+        reporter: &dyn Reporter,
+    ) -> Result<crate::resolve::session::Inferred, SessionError> {
+        infer_usages_with(
             self.infer_args,
             self.session,
             self.usages,
@@ -587,10 +585,8 @@ impl Steps<'_, '_> {
                 steer: &learned.search.steer(),
                 ..self.spec.infer
             },
-            &crate::reporter::Silent,
+            reporter,
         )
-        .ok()?;
-        Some(requirements_txt(&inferred.inference, &self.name, None))
     }
 }
 

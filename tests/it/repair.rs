@@ -5,11 +5,11 @@
 //! the next; the era is preferred for dependencies too. Needs `python3` and uv.
 
 use std::path::Path;
-use std::process::Command;
 
 use crate::support::archives::WheelBuilder;
 use crate::support::cli::{pins, python3_version};
 use crate::support::context::{Run, TestContext, Uploaded};
+use crate::support::git::commit;
 
 /// A notebook of code cells, each `(source, stored stdout)`: a stored output and an
 /// execution count say the cell ran for its author.
@@ -35,30 +35,6 @@ fn notebook(dir: &Path, cells: &[(&str, &str)]) -> String {
     let path = dir.join("nb.ipynb");
     std::fs::write(&path, nb.to_string()).unwrap();
     path.display().to_string()
-}
-
-/// Commits everything in `dir` as of `date`: the notebook's era.
-fn commit(dir: &Path, date: &str) {
-    for args in [
-        &["init", "-q"][..],
-        &["add", "-A"],
-        &["commit", "-q", "-m", "nb"],
-    ] {
-        let ok = Command::new("git")
-            .arg("-C")
-            .arg(dir)
-            .args(args)
-            .env("GIT_COMMITTER_DATE", date)
-            .env("GIT_AUTHOR_DATE", date)
-            .env("GIT_AUTHOR_NAME", "t")
-            .env("GIT_AUTHOR_EMAIL", "t@example.org")
-            .env("GIT_COMMITTER_NAME", "t")
-            .env("GIT_COMMITTER_EMAIL", "t@example.org")
-            .status()
-            .unwrap()
-            .success();
-        assert!(ok, "git {args:?}");
-    }
 }
 
 /// `restore` on this machine's python3, plainly (no kernel runtime, no kernel spec).
@@ -222,7 +198,7 @@ fn a_keyword_hidden_by_kwargs_is_bisected_and_the_era_comes_first() {
             ("print(plotkit.plot(42, hold=True))", "42\n"),
         ],
     );
-    commit(&dir, "2012-06-01T12:00:00Z");
+    commit(&dir, &["."], "2012-06-01T12:00:00Z");
     // Without the era, the newest first, then halves.
     let (code, out, err) = restore(&ctx, &nb, &["--max-rounds", "3", "--date", "none"]).parts();
     assert_eq!(code, 0, "{err}");
@@ -275,7 +251,7 @@ fn a_dependency_drifted_past_the_era_is_held_or_searched() {
     let dir = ctx.path("repo");
     std::fs::create_dir_all(&dir).unwrap();
     let nb = notebook(&dir, &[("import top\nprint(top.VALUE)", "42\n")]);
-    commit(&dir, "2011-06-01T12:00:00Z");
+    commit(&dir, &["."], "2011-06-01T12:00:00Z");
     let (code, out, err) = restore(&ctx, &nb, &[]).parts();
     assert_eq!(code, 0, "{err}");
     assert!(!err.contains("round 2"), "{err}");

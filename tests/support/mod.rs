@@ -7,6 +7,7 @@ pub mod archives;
 pub mod cli;
 pub mod context;
 pub mod corpus;
+pub mod git;
 pub mod server;
 pub mod toolkit;
 pub mod usage;

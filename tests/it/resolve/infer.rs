@@ -3,7 +3,6 @@
 //! each pin; helper modules are never requirements; conflicts exit 20 naming both sides.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use crate::support::archives::{sdist_tar_gz, WheelBuilder};
 use crate::support::cli::pins;
@@ -328,31 +327,12 @@ fn the_notebooks_era_is_preferred_for_roots_and_dependencies() {
         &env,
         "import toolkit\ntoolkit.kept()\nimport upper\nupper.up()\n",
     );
-    let git = |args: &[&str]| {
-        let date = "2011-06-01T12:00:00Z";
-        let ok = Command::new("git")
-            .arg("-C")
-            .arg(env.root())
-            .args(args)
-            .env("GIT_COMMITTER_DATE", date)
-            .env("GIT_AUTHOR_DATE", date)
-            .env("GIT_AUTHOR_NAME", "t")
-            .env("GIT_AUTHOR_EMAIL", "t@example.org")
-            .env("GIT_COMMITTER_NAME", "t")
-            .env("GIT_COMMITTER_EMAIL", "t@example.org")
-            .status()
-            .unwrap()
-            .success();
-        assert!(ok, "git {args:?}");
-    };
     // No repository, no stored versions: no era, the newest.
     let (code, out, err) = infer(&env, &nb, &[]).parts();
     assert_eq!(code, 0, "{err}");
     assert!(!out.contains("# Era:"), "{out}");
     assert_eq!(pins(&out), ["toolkit==3.0", "upper==1.0"], "{out}");
-    git(&["init", "-q"]);
-    git(&["add", "nb.py"]);
-    git(&["commit", "-q", "-m", "nb"]);
+    crate::support::git::commit(env.root(), &["nb.py"], "2011-06-01T12:00:00Z");
     // toolkit 3.0 and low 3.0 came in 2012, after the notebook's commit.
     let (code, out, err) = infer(&env, &nb, &[]).parts();
     assert_eq!(code, 0, "{err}");
