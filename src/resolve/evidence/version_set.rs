@@ -381,7 +381,15 @@ fn one<B: BankView + ?Sized>(
         {
             continue;
         }
-        let p = bank.member_presence(dist, &m.member)?;
+        let mut p = bank.member_presence(dist, &m.member)?;
+        // A name some class had as a member in some release is that member, not a column an
+        // open class might answer (`df.ix` after pandas 1.0): where no class lists it, it is
+        // counted as lacking, as soft evidence that gives way to anything stronger. A name no
+        // class ever had stays unknown where a class is open.
+        if !p.present.is_empty() {
+            let open = p.unknown.clone();
+            p.rule_out(&open);
+        }
         let source = EvidenceSource::Member {
             member: m.member.clone(),
             derived_from: api.clone(),

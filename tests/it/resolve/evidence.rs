@@ -244,6 +244,32 @@ fn pip_lines_constrain_and_unsatisfiable_soft_evidence_is_dropped() {
     assert_eq!(pandas.requirements.len(), 1);
 }
 
+/// pandas' classes are open to static reading in every release (some base lies outside the
+/// release), so a member no class lists there is unknown. `ix` was a member up to 0.25: where
+/// no class lists it after, it counts as lacking and pins pandas before 1.0 (soft). `sales`
+/// was never a member of any class: a column, unknown, and nothing to choose by.
+#[test]
+fn a_member_some_release_had_is_evidence_where_open_classes_leave_it_unknown() {
+    let all = ["0.23.0", "0.25.3", "1.0.0", "1.1.0"];
+    let mut bank = MemoryBank::new();
+    bank.releases("pandas", &all)
+        .provides("pandas", "pandas", &all)
+        .api("pandas", "pandas.read_csv", &all, &[])
+        .member("pandas", "ix", &["0.23.0", "0.25.3"], &["1.0.0", "1.1.0"])
+        .member("pandas", "sales", &[], &all);
+    let source = "import pandas as pd\ndf = pd.read_csv('x.csv')\ndf.ix[0]\ndf.sales.sum()\n";
+    let e = evidence(&bank, &usage_of_source(source));
+    let pandas = versions(&e, "pandas");
+    assert_eq!(allowed(pandas), ["0.23.0", "0.25.3"]);
+    let ix = record_for(pandas, "ix");
+    assert_eq!(ix.effect, Effect::Constrains);
+    assert_eq!(ix.strength, nbenv::resolve::evidence::Strength::Soft);
+    assert_eq!(
+        record_for(pandas, "sales").effect,
+        Effect::NoConstraint(NoConstraint::NeverSeen)
+    );
+}
+
 #[test]
 fn contrib_api_picks_the_contrib_build_and_plain_code_the_preferred_one() {
     let mut bank = MemoryBank::new();
