@@ -174,11 +174,15 @@ fn live_numpy_float_removed_in_1_24() {
     let ctx = live_context();
     add(&ctx, &["numpy==1.19.5", "numpy==1.23.5", "numpy==1.24.0"]);
     let float = query(&ctx, "numpy.float");
-    // Up to 1.19, `from builtins import float` in numpy/__init__.py.
+    // Up to 1.19, `from builtins import float` in numpy/__init__.py; 1.20–1.23 serve it from
+    // `__deprecated_attrs__`, a table of literals their module `__getattr__` reads. 1.24's
+    // `__getattr__` raises for it, but its namespace stays open to static reading (star
+    // imports of compiled modules): unknown until introspected.
     assert_eq!(
         present_versions(&float, "static_present"),
-        [("1.19.5".into(), "1.19.5".into())]
+        [("1.19.5".into(), "1.23.5".into())]
     );
+    assert_eq!(state_of(&float, "1.24.0"), "unknown", "{float}");
     assert_eq!(float["latest_indexed"], "1.24.0");
     // The `.pyi` stubs beside the sources describe what the compiled core provides.
     for api in [
@@ -195,7 +199,7 @@ fn live_numpy_float_removed_in_1_24() {
         );
     }
 
-    // 1.20–1.23 serve it from module __getattr__ (deprecated): introspection finds it there.
+    // Introspection agrees.
     let (ok, stdout, stderr) = nbenv_in(
         &ctx,
         &[

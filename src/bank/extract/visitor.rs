@@ -42,6 +42,16 @@ pub fn summarize_source(source: &str, is_stub: bool) -> FileSummary {
         ..ModuleVisitor::default()
     };
     visitor.visit_body(&parsed.syntax().body, false);
+    if visitor.module_getattr {
+        match super::module_getattr::served_bindings(&parsed.syntax().body) {
+            Some(served) => {
+                for binding in served {
+                    visitor.push(binding, true);
+                }
+            }
+            None => visitor.dynamic_exports = true,
+        }
+    }
     FileSummary {
         parse_errors: u32::try_from(parsed.errors().len()).unwrap_or(u32::MAX),
         dynamic_exports: visitor.dynamic_exports,
@@ -78,6 +88,9 @@ struct ModuleVisitor<'s> {
     /// The file's text, for the source of shims' templates.
     source: &'s str,
     dynamic_exports: bool,
+    /// The module defines `__getattr__`: open, unless it serves only names it lists (see
+    /// [`super::module_getattr`]).
+    module_getattr: bool,
     replaces_itself: bool,
     wrapped_by: Option<String>,
     passes: Vec<(String, String)>,
@@ -166,7 +179,7 @@ impl ModuleVisitor<'_> {
             Stmt::FunctionDef(def) => {
                 let name = def.name.as_str();
                 if name == "__getattr__" {
-                    self.dynamic_exports = true;
+                    self.module_getattr = true;
                 }
                 if all_names::mutates_all(&def.body) {
                     self.all_extenders.push(name.to_string());

@@ -36,7 +36,7 @@ fn grown_bank() -> Bank {
             // A function's attribute: a member name whose owner is no class.
             src.push_str("def mean(): pass\nmean.plot = 1\n");
             if i % 3 == 0 {
-                src.push_str("def __getattr__(name):\n    raise AttributeError(name)\n");
+                src.push_str("def __getattr__(name):\n    return _served(name)\n");
             }
             files.push((format!("pkg/m{m}.py"), src));
             init.push_str(&format!("from . import m{m}\n"));

@@ -40,7 +40,7 @@ pub const SCHEMA_VERSION: u32 = 9;
 
 /// Bumped when extraction or flow changes what a release's APIs are, so that stale releases
 /// can be told apart from fresh ones (and indexed again by the next build).
-pub const EXTRACTOR_VERSION: u32 = 7;
+pub const EXTRACTOR_VERSION: u32 = 8;
 
 const V1: &str = r#"
 CREATE TABLE meta (

@@ -226,7 +226,7 @@ fn open_names_make_unknown_until_introspection_lists_the_module() {
         "2.0",
         &[(
             "pkg/__init__.py",
-            "def __getattr__(name):\n    raise AttributeError(name)\n",
+            "def __getattr__(name):\n    return _served(name)\n",
         )],
     );
     assert_eq!(bank.states("pkg.f"), (s("1.0-1.0"), s("2.0-2.0"), s("")));
@@ -246,6 +246,30 @@ fn open_names_make_unknown_until_introspection_lists_the_module() {
         .releases_with_unknowns(bank.dist)
         .unwrap()
         .is_empty());
+}
+
+/// A module `__getattr__` that serves only the names it tests for keeps the module closed:
+/// what it serves is present (`pkg.np` is numpy, another distribution's module), a typo
+/// (`pkg.dataframe`) and a name removed since (`pkg.f`) are absent, not unknown.
+#[test]
+fn a_module_getattr_serving_listed_names_leaves_other_names_absent() {
+    let mut bank = Bank::new(&["1.0", "2.0"]);
+    bank.write(
+        "1.0",
+        &[("pkg/__init__.py", "def f(): pass\nclass DataFrame: pass\n")],
+    );
+    bank.write(
+        "2.0",
+        &[(
+            "pkg/__init__.py",
+            "class DataFrame: pass\ndef __getattr__(name):\n    if name == 'np':\n        \
+             import numpy as np\n        return np\n    elif name == 'old':\n        return 1\n    \
+             raise AttributeError(name)\n",
+        )],
+    );
+    assert_eq!(bank.states("pkg.f"), (s("1.0-1.0"), s(""), s("2.0-2.0")));
+    assert_eq!(bank.states("pkg.old"), (s("2.0-2.0"), s(""), s("1.0-1.0")));
+    assert!(bank.store.query_api("pkg.dataframe").unwrap().is_empty());
 }
 
 #[test]

@@ -387,13 +387,18 @@ fn imports_that_always_run_are_told_from_guarded_ones() {
 #[test]
 fn module_getattr_marks_dynamic_exports() {
     assert!(
-        summarize_source(
+        summarize_source("def __getattr__(name):\n    return _served(name)\n", false)
+            .dynamic_exports
+    );
+    assert!(summarize_source("__getattr__ = _lazy.make_getattr()\n", false).dynamic_exports);
+    // One that only raises serves nothing: the module stays closed.
+    assert!(
+        !summarize_source(
             "def __getattr__(name):\n    raise AttributeError(name)\n",
             false
         )
         .dynamic_exports
     );
-    assert!(summarize_source("__getattr__ = _lazy.make_getattr()\n", false).dynamic_exports);
     assert!(
         !summarize_source("class A:\n    def __getattr__(self, n): pass\n", false).dynamic_exports
     );
@@ -748,4 +753,176 @@ fn test_packages_are_api_unless_they_hold_test_modules() {
             "tornado"
         ]
     );
+}
+
+/// The public fallback bindings of a summary other than definitions, as (name, what it is)
+/// pairs: what a module `__getattr__` serves.
+fn fallbacks(s: &FileSummary) -> Vec<(String, String)> {
+    s.fallbacks
+        .iter()
+        .map(|&i| &s.bindings[i as usize])
+        .filter(|b| !matches!(b, Binding::Function(_) | Binding::Class(_)))
+        .filter(|b| b.bound_names().all(|n| !n.starts_with('_')))
+        .map(|b| match b {
+            Binding::Variable(v) => (v.name.clone(), "value".to_string()),
+            Binding::Import(i) => (i.bound_name().to_string(), format!("import {}", i.module)),
+            Binding::ImportFrom(f) => (
+                f.names[0].bound_name().to_string(),
+                format!(
+                    "from {}{} import {}",
+                    ".".repeat(f.level as usize),
+                    f.module.as_deref().unwrap_or(""),
+                    f.names[0].name
+                ),
+            ),
+            other => panic!("unexpected fallback {other:?}"),
+        })
+        .collect()
+}
+
+/// pandas 1.x's module `__getattr__`: a chain of literal tests, each branch serving its
+/// names (an import it returns, or a value), then `raise AttributeError`. The module stays
+/// closed, and the names served are fallbacks, under the names asked for.
+#[test]
+fn a_module_getattr_serving_only_literal_names_keeps_the_module_closed() {
+    let source = r#"
+from pandas.core.api import DataFrame
+
+def __getattr__(name):
+    import warnings
+
+    if name == "datetime":
+        warnings.warn("deprecated", FutureWarning)
+        from datetime import datetime as dt
+
+        return dt
+    elif name == "np":
+        import numpy as np
+
+        return np
+    elif name in {"SparseSeries", "SparseDataFrame"}:
+        return type(name, (), {})
+    elif name == "SparseArray" or name == "Sparse":
+        from pandas.core.arrays.sparse import SparseArray as _SparseArray
+
+        return _SparseArray
+    elif name == "gone":
+        raise AttributeError("gone was removed")
+    raise AttributeError(f"module 'pandas' has no attribute '{name}'")
+"#;
+    let s = summarize_source(source, false);
+    assert!(!s.dynamic_exports);
+    assert_eq!(
+        fallbacks(&s),
+        [
+            ("datetime".into(), "from datetime import datetime".into()),
+            ("np".into(), "import numpy".into()),
+            ("SparseSeries".into(), "value".into()),
+            ("SparseDataFrame".into(), "value".into()),
+            (
+                "SparseArray".into(),
+                "from pandas.core.arrays.sparse import SparseArray".into()
+            ),
+            (
+                "Sparse".into(),
+                "from pandas.core.arrays.sparse import SparseArray".into()
+            ),
+        ]
+    );
+}
+
+/// numpy 1.21 to 1.24: names looked up in tables built from literals (a dict, `update` with
+/// a comprehension over a list of tuples, items set by key), names it only raises for (a
+/// table it need not read), a warning that falls through, then literal tests.
+#[test]
+fn a_module_getattr_serving_names_of_literal_tables_keeps_the_module_closed() {
+    let source = r#"
+import sys
+if __NUMPY_SETUP__:
+    pass
+else:
+    __deprecated_attrs__ = {}
+    _type_info = [("object", ""), ("float", "use float64")]
+    __former_attrs__ = {n: msg for n, msg in _type_info}
+    _type_info = [("bool8", 1, "np.bool_")]
+    __deprecated_attrs__.update({n: (alias, an) for n, alias, an in _type_info})
+    __deprecated_attrs__["typeDict"] = (1, "use sctypeDict")
+    __future_scalars__ = {"bool", "long"}
+    __expired_functions__ = {"fv": "use numpy_financial.fv"}
+    __former_attrs__.update(_compute())
+
+    if sys.version_info[:2] >= (3, 7):
+        def __getattr__(attr):
+            import warnings
+            try:
+                msg = __expired_functions__[attr]
+            except KeyError:
+                pass
+            else:
+                warnings.warn(msg, DeprecationWarning, stacklevel=2)
+
+                def _expired(*args, **kwds):
+                    raise RuntimeError(msg)
+
+                return _expired
+
+            try:
+                val, msg = __deprecated_attrs__[attr]
+            except KeyError:
+                pass
+            else:
+                warnings.warn(msg, DeprecationWarning, stacklevel=2)
+                return val
+
+            if attr in __future_scalars__:
+                warnings.warn("In the future", FutureWarning, stacklevel=2)
+
+            if attr in __former_attrs__:
+                raise AttributeError(__former_attrs__[attr])
+
+            if attr == 'testing':
+                import numpy.testing as testing
+                return testing
+            elif attr == 'Tester':
+                from .testing import Tester
+                return Tester
+
+            raise AttributeError("module {!r} has no attribute {!r}".format(__name__, attr))
+"#;
+    let s = summarize_source(source, false);
+    assert!(!s.dynamic_exports);
+    let names: Vec<String> = fallbacks(&s).into_iter().map(|(n, _)| n).collect();
+    assert_eq!(
+        names,
+        ["fv", "bool8", "typeDict", "testing", "Tester"],
+        "{:?}",
+        fallbacks(&s)
+    );
+    assert_eq!(
+        fallbacks(&s)[3..],
+        [
+            ("testing".into(), "import numpy.testing".into()),
+            ("Tester".into(), "from .testing import Tester".into()),
+        ]
+    );
+}
+
+/// Whatever may serve a name no test let through leaves the module open: a return no test
+/// guards, a served table whose contents are computed, a test on something else, an `else`
+/// that returns, a function that can end without raising.
+#[test]
+fn a_module_getattr_that_may_serve_any_name_leaves_the_module_open() {
+    let open = [
+        "def __getattr__(name):\n    return _load(name)\n",
+        "TABLE = _make()\ndef __getattr__(name):\n    if name in TABLE:\n        return TABLE[name]\n    raise AttributeError(name)\n",
+        "def __getattr__(name):\n    if name.startswith('x'):\n        return 1\n    raise AttributeError(name)\n",
+        "def __getattr__(name):\n    if name == 'a':\n        return 1\n    else:\n        return 2\n",
+        "def __getattr__(name):\n    if name == 'a':\n        return 1\n",
+        "from ._tables import T\ndef __getattr__(name):\n    try:\n        v = T[name]\n    except KeyError:\n        pass\n    else:\n        return v\n    raise AttributeError(name)\n",
+    ];
+    for source in open {
+        let s = summarize_source(source, false);
+        assert!(s.dynamic_exports, "{source}");
+        assert!(s.fallbacks.is_empty(), "{source}");
+    }
 }

@@ -18,9 +18,12 @@ class _Indexer:
 for _name in ["ix", "iat_old"]:
     setattr(Frame, _name, property(lambda self, n=_name: _Indexer(n)))
 
+# A table computed at import time: static reading cannot list what it serves.
+_LEGACY = dict([("legacy_float", float)])
+
 def __getattr__(name):
-    if name == "legacy_float":
-        return float
+    if name in _LEGACY:
+        return _LEGACY[name]
     raise AttributeError(name)
 "#;
 
@@ -223,9 +226,12 @@ _moves.urlencode = _urlencode
 sys.modules[__name__ + ".moves"] = _moves
 moves = _moves
 
+# Computed at import time: static reading cannot list what `__getattr__` serves from it.
+_LAZY = dict([("lazy_name", 1)])
+
 def __getattr__(name):
-    if name == "lazy_name":
-        return 1
+    if name in _LAZY:
+        return _LAZY[name]
     raise AttributeError(name)
 "#;
 

@@ -69,7 +69,7 @@ fn toolkit(ctx: &TestContext) {
         } else {
             w = w.file(
                 "toolkit/misc.py",
-                "def __getattr__(name):\n    raise AttributeError(name)\n",
+                "def __getattr__(name):\n    return _served(name)\n",
             );
         }
         if minor >= 1 {

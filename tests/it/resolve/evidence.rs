@@ -657,7 +657,7 @@ fn restored_fixture(fx: &Fixture) {
     let without: &[(&str, &str)] = &[("restored/__init__.py", "def g():\n    pass\n")];
     let lazy: &[(&str, &str)] = &[(
         "restored/__init__.py",
-        "def __getattr__(name):\n    raise AttributeError(name)\n",
+        "def __getattr__(name):\n    return _served(name)\n",
     )];
     fx.publish(
         "restored",
