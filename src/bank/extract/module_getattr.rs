@@ -366,36 +366,54 @@ impl Reader<'_> {
     }
 
     /// What a branch that serves `names` binds them to: the module or name it imports and
-    /// returns (`import numpy.testing as testing; return testing`), else a value.
+    /// returns (`import numpy.testing as testing; return testing`), the package's submodule
+    /// of that name when it returns `importlib.import_module(...)` (scipy's lazy
+    /// submodules), else a value.
     fn bindings(&self, names: &[String], branch: &[Stmt]) -> Vec<Binding> {
         let returned = branch.iter().rev().find_map(|s| match s {
-            Stmt::Return(r) => match r.value.as_deref() {
-                Some(Expr::Name(n)) => Some(n.id.as_str()),
-                _ => None,
-            },
+            Stmt::Return(r) => r.value.as_deref(),
             _ => None,
         });
+        let submodule = matches!(returned, Some(Expr::Call(call))
+            if super::dotted::dotted_name(&call.func)
+                .is_some_and(|f| f.ends_with("import_module") || f == "__import__"));
+        let returned = match returned {
+            Some(Expr::Name(n)) => Some(n.id.as_str()),
+            _ => None,
+        };
         names
             .iter()
             .filter(|n| is_identifier(n))
-            .map(|served| match returned.and_then(|r| imported(branch, r)) {
-                Some(ImportOf::Module(module)) => Binding::Import(Import {
-                    module,
-                    asname: Some(served.clone()),
-                }),
-                Some(ImportOf::Name {
-                    level,
-                    module,
-                    name,
-                }) => Binding::ImportFrom(ImportFrom {
-                    level,
-                    module,
-                    names: vec![ImportedName {
-                        asname: (&name != served).then(|| served.clone()),
+            .map(|served| {
+                if submodule {
+                    return Binding::ImportFrom(ImportFrom {
+                        level: 1,
+                        module: None,
+                        names: vec![ImportedName {
+                            name: served.clone(),
+                            asname: None,
+                        }],
+                    });
+                }
+                match returned.and_then(|r| imported(branch, r)) {
+                    Some(ImportOf::Module(module)) => Binding::Import(Import {
+                        module,
+                        asname: Some(served.clone()),
+                    }),
+                    Some(ImportOf::Name {
+                        level,
+                        module,
                         name,
-                    }],
-                }),
-                None => variable(served),
+                    }) => Binding::ImportFrom(ImportFrom {
+                        level,
+                        module,
+                        names: vec![ImportedName {
+                            asname: (&name != served).then(|| served.clone()),
+                            name,
+                        }],
+                    }),
+                    None => variable(served),
+                }
             })
             .collect()
     }

@@ -272,6 +272,29 @@ fn a_module_getattr_serving_listed_names_leaves_other_names_absent() {
     assert!(bank.store.query_api("pkg.dataframe").unwrap().is_empty());
 }
 
+/// A submodule served lazily (`importlib.import_module`, as scipy does) is that submodule,
+/// with its names, not an opaque value.
+#[test]
+fn a_submodule_a_module_getattr_imports_keeps_its_names() {
+    let mut bank = Bank::new(&["1.0"]);
+    bank.write(
+        "1.0",
+        &[
+            (
+                "pkg/__init__.py",
+                "import importlib\ndef __getattr__(name):\n    if name in ('linalg',):\n        \
+                 return importlib.import_module('.' + name, __name__)\n    raise AttributeError(name)\n",
+            ),
+            ("pkg/linalg.py", "def solve(a, b): pass\n"),
+        ],
+    );
+    assert_eq!(
+        bank.states("pkg.linalg.solve"),
+        (s("1.0-1.0"), s(""), s(""))
+    );
+    assert!(bank.store.query_api("pkg.linalg.slove").unwrap().is_empty());
+}
+
 #[test]
 fn stats_count_unknown_pairs_through_the_enclosing_name() {
     let mut bank = Bank::new(&["1.0", "2.0"]);

@@ -806,6 +806,9 @@ def __getattr__(name):
         from pandas.core.arrays.sparse import SparseArray as _SparseArray
 
         return _SparseArray
+    elif name in ["linalg", "fft"]:
+        import importlib
+        return importlib.import_module("." + name, __name__)
     elif name == "gone":
         raise AttributeError("gone was removed")
     raise AttributeError(f"module 'pandas' has no attribute '{name}'")
@@ -827,6 +830,8 @@ def __getattr__(name):
                 "Sparse".into(),
                 "from pandas.core.arrays.sparse import SparseArray".into()
             ),
+            ("linalg".into(), "from . import linalg".into()),
+            ("fft".into(), "from . import fft".into()),
         ]
     );
 }
