@@ -216,8 +216,10 @@ pub(crate) fn parse(evalue: &str) -> Message<'_> {
 
 /// Words that follow "install" or precede "is required" without naming a package.
 const NOT_A_PACKAGE: &[&str] = &[
-    "a", "all", "an", "and", "at", "either", "it", "least", "one", "or", "the", "them", "this",
-    "to", "version", "with", "pip", "conda", "python", "package", "packages", "module", "library",
+    "a", "all", "an", "and", "as", "at", "by", "either", "for", "from", "if", "in", "it", "least",
+    "of", "on", "one", "or", "that", "the", "them", "these", "this", "those", "to", "using",
+    "version", "via", "with", "you", "your", "pip", "conda", "python", "package", "packages",
+    "module", "library",
 ];
 
 /// The name a library's message tells the user to install: `Please install openpyxl`,
@@ -353,6 +355,19 @@ fn package_word(s: &str) -> Option<&str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A word of the sentence is no package (a real run was told "a library asks for the
+    /// package `as`").
+    #[test]
+    fn function_words_name_no_package() {
+        for evalue in [
+            "the interactive viewer requires as its backend a running server",
+            "this feature requires that the server is reachable",
+            "Please install in a virtual environment",
+        ] {
+            assert_eq!(install_hint(evalue, true), None, "{evalue}");
+        }
+    }
 
     #[test]
     fn a_name_before_please_install_it() {
