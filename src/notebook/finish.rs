@@ -205,6 +205,7 @@ pub(crate) fn build(
         warnings,
         declarations: Default::default(),
         refusals: Vec::new(),
+        lacked: Vec::new(),
         imported_as: None,
     }
 }

@@ -59,7 +59,7 @@ pub use location::Location;
 pub use outputs::classify_stored_errors;
 pub use python_version::{HintReason, VersionHint, KNOWN_VERSIONS};
 pub use read::{from_bytes, read};
-pub use refusal::Refusal;
+pub use refusal::{Lacked, Refusal};
 pub use requirement::{pip_requirement, InstallRequirement, Installer};
 pub use runtime_needs::{ipython_bound, IPythonBound};
 pub use stdlib::{is_stdlib, VersionSet};

@@ -18,3 +18,16 @@ pub struct Refusal {
     pub version: Version,
     pub cell: u32,
 }
+
+/// Release `version` of `dist` lacked `api` when cell `cell` used it (`Series.order` on pandas
+/// 0.21.0). Where the bank saw the API up to some release and static reading cannot settle
+/// the releases after (an open class), the run settles them: the API left somewhere between
+/// the last release seen with it and this one, and none after this one is counted on to have
+/// it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Lacked {
+    pub api: ApiPath,
+    pub dist: DistName,
+    pub version: Version,
+    pub cell: u32,
+}

@@ -53,6 +53,9 @@ pub struct Usage {
     /// does not give.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub refusals: Vec<super::Refusal>,
+    /// APIs releases lacked in runs (repair rounds).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub lacked: Vec<super::Lacked>,
     /// For a local module read because a notebook imports it: the name it is imported as.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub imported_as: Option<ModulePath>,

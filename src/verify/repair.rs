@@ -12,7 +12,7 @@ use crate::bank::store::FailedStep;
 use crate::names::{ApiPath, DistName, ModulePath};
 use crate::notebook::failure::{Cause, Failure, InstallReason};
 use crate::notebook::{
-    ApiUse, Import, ImportVia, InstallRequirement, Installer, Location, Origin, Refusal,
+    ApiUse, Import, ImportVia, InstallRequirement, Installer, Lacked, Location, Origin, Refusal,
     ThirdPartyImport, Usage, UseKind,
 };
 use crate::resolve::infer::Inference;
@@ -21,8 +21,14 @@ use crate::resolve::infer::Inference;
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Lesson {
-    /// The notebook needs `api`; the release installed lacked it.
-    Api { api: ApiPath, cell: u32 },
+    /// The notebook needs `api`; the release installed (`lacked_by`, when the environment's
+    /// pins name it) lacked it.
+    Api {
+        api: ApiPath,
+        cell: u32,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        lacked_by: Option<(DistName, Version)>,
+    },
     /// The notebook passes `keyword` to `api`; the release installed (`refused_by`, when
     /// the environment's pins name it) refused it.
     Keyword {
@@ -65,6 +71,7 @@ pub fn lessons(failure: &Failure, inference: &Inference) -> Vec<Lesson> {
                     Lesson::Api {
                         api: ApiPath::new(module.as_str()).expect("a module path is an API path"),
                         cell,
+                        lacked_by: None,
                     },
                 ),
                 None => vec![Lesson::Module {
@@ -138,7 +145,14 @@ pub fn lessons(failure: &Failure, inference: &Inference) -> Vec<Lesson> {
         }
         _ => return Vec::new(),
     };
-    with_exclusion(inference, Lesson::Api { api, cell })
+    with_exclusion(
+        inference,
+        Lesson::Api {
+            api,
+            cell,
+            lacked_by: None,
+        },
+    )
 }
 
 /// What a library asked of another distribution (`wanted`) and did not get, seen in `cell`:
@@ -153,6 +167,7 @@ pub fn wanted_lessons(wanted: &ApiPath, cell: u32) -> Vec<Lesson> {
         .chain([Lesson::Api {
             api: wanted.clone(),
             cell,
+            lacked_by: None,
         }])
         .collect()
 }
@@ -168,8 +183,17 @@ fn with_exclusion(inference: &Inference, lesson: Lesson) -> Vec<Lesson> {
         .next()
         .unwrap_or_default()
         .to_string();
-    let mut out = vec![lesson.clone()];
-    if let Some((dist, version)) = provider(inference, &top) {
+    let pinned = provider(inference, &top);
+    let lesson = match lesson {
+        Lesson::Api { api, cell, .. } => Lesson::Api {
+            api,
+            cell,
+            lacked_by: pinned.clone(),
+        },
+        other => other,
+    };
+    let mut out = vec![lesson];
+    if let Some((dist, version)) = pinned {
         out.push(Lesson::Exclude { dist, version });
     }
     out
@@ -235,7 +259,23 @@ pub fn teach(usage: &mut Usage, lessons: &[Lesson]) -> bool {
     let mut new = false;
     for lesson in lessons {
         match lesson {
-            Lesson::Api { api, cell } => {
+            Lesson::Api {
+                api,
+                cell,
+                lacked_by,
+            } => {
+                if let Some((dist, version)) = lacked_by {
+                    let lacked = Lacked {
+                        api: api.clone(),
+                        dist: dist.clone(),
+                        version: version.clone(),
+                        cell: *cell,
+                    };
+                    if !usage.lacked.contains(&lacked) {
+                        usage.lacked.push(lacked);
+                        new = true;
+                    }
+                }
                 if usage.apis.iter().any(|a| &a.api == api) {
                     continue;
                 }

@@ -318,7 +318,14 @@ fn one<B: BankView + ?Sized>(
     // Hard: used paths.
     let paths: Vec<ApiPath> = needed.paths.iter().map(|u| u.path.clone()).collect();
     let presence = bank.api_presence(dist, &paths)?;
-    for (u, p) in needed.paths.iter().zip(presence) {
+    for (u, mut p) in needed.paths.iter().zip(presence) {
+        for l in usage
+            .lacked
+            .iter()
+            .filter(|l| &l.dist == dist && l.api == u.path)
+        {
+            p.rule_out(&lacking_from(&p, &catalog, &l.version));
+        }
         let source = match u.used {
             PathUse::Import => EvidenceSource::Import {
                 module: u.path.clone(),
@@ -631,6 +638,19 @@ fn bank_record(
         notebook: None,
         in_module: false,
     }
+}
+
+/// What a run showing release `version` without an API rules out: that release, and the
+/// releases after it static reading could not settle (an API seldom comes back once gone).
+fn lacking_from(presence: &Presence, catalog: &Catalog, version: &Version) -> ReleaseSet {
+    catalog
+        .releases
+        .iter()
+        .filter(|r| {
+            &r.version == version || (&r.version > version && presence.unknown.contains(r.slot))
+        })
+        .map(|r| r.slot)
+        .collect()
 }
 
 /// The releases static reading could not settle that lie between a release seen with the

@@ -270,6 +270,37 @@ fn a_member_some_release_had_is_evidence_where_open_classes_leave_it_unknown() {
     );
 }
 
+/// `Series.order` left pandas in 0.20.0; pandas' classes are open to static reading, so the
+/// bank saw it up to 0.19.2 and cannot tell after. A round on 0.21.0 showed it lacking: that
+/// release and the unsettled ones after it are ruled out, and those between the last seen
+/// with it and 0.21.0 are not a free choice: the next round jumps to 0.19.2, not 0.20.2.
+#[test]
+fn a_release_a_run_showed_lacking_an_api_settles_the_releases_static_reading_could_not() {
+    let all = ["0.19.2", "0.20.1", "0.20.2", "0.21.0", "0.21.1"];
+    let mut bank = MemoryBank::new();
+    bank.releases("pandas", &all)
+        .provides("pandas", "pandas", &all)
+        .api("pandas", "pandas.Series", &all, &[])
+        .api(
+            "pandas",
+            "pandas.Series.order",
+            &["0.19.2"],
+            &["0.20.1", "0.20.2", "0.21.0", "0.21.1"],
+        );
+    let source = "import pandas as pd\ns = pd.Series([3, 1])\ns.order()\n";
+    let mut usage = usage_of_source(source);
+    let e = evidence(&bank, &usage);
+    assert_eq!(allowed(versions(&e, "pandas")), all);
+    usage.lacked.push(nbenv::notebook::Lacked {
+        api: nbenv::names::ApiPath::new("pandas.Series.order").unwrap(),
+        dist: nbenv::names::DistName::new("pandas").unwrap(),
+        version: "0.21.0".parse().unwrap(),
+        cell: 1,
+    });
+    let e = evidence(&bank, &usage);
+    assert_eq!(allowed(versions(&e, "pandas")), ["0.19.2"]);
+}
+
 #[test]
 fn contrib_api_picks_the_contrib_build_and_plain_code_the_preferred_one() {
     let mut bank = MemoryBank::new();
