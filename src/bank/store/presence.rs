@@ -58,6 +58,15 @@ impl Presence {
         self.absent = self.absent.union(&out);
     }
 
+    /// The answer once a run showed `out` lacking it: absent there, indexed or not (a run is
+    /// stronger than anything the bank read).
+    pub fn seen_lacking(&mut self, out: &ReleaseSet) {
+        self.present = self.present.difference(out);
+        self.unknown = self.unknown.difference(out);
+        self.not_indexed = self.not_indexed.difference(out);
+        self.absent = self.absent.union(out);
+    }
+
     /// The releases this answer cannot rule out: present, unknown or not indexed.
     pub fn possible(&self) -> ReleaseSet {
         self.present.union(&self.unknown).union(&self.not_indexed)

@@ -324,7 +324,7 @@ fn one<B: BankView + ?Sized>(
             .iter()
             .filter(|l| &l.dist == dist && l.api == u.path)
         {
-            p.rule_out(&lacking_from(&p, &catalog, &l.version));
+            p.seen_lacking(&lacking_from(&p, &catalog, &l.version));
         }
         let source = match u.used {
             PathUse::Import => EvidenceSource::Import {
@@ -641,23 +641,26 @@ fn bank_record(
 }
 
 /// What a run showing release `version` without an API rules out: that release, and the
-/// releases after it static reading could not settle (an API seldom comes back once gone).
+/// releases after it the bank could not settle, unknown or not indexed (an API seldom comes
+/// back once gone).
 fn lacking_from(presence: &Presence, catalog: &Catalog, version: &Version) -> ReleaseSet {
     catalog
         .releases
         .iter()
         .filter(|r| {
-            &r.version == version || (&r.version > version && presence.unknown.contains(r.slot))
+            &r.version == version
+                || (&r.version > version
+                    && (presence.unknown.contains(r.slot) || presence.not_indexed.contains(r.slot)))
         })
         .map(|r| r.slot)
         .collect()
 }
 
-/// The releases static reading could not settle that lie between a release seen with the
-/// path and the next one seen without it: where it went is somewhere in that stretch, and
-/// the last release seen with it is the one to prefer, not a free choice among them (pandas
-/// 1.0 to 1.1.3, open to static reading, had no `DataFrame.ix`, which left in 1.0.0; 0.25.3
-/// was seen with it and 1.1.4 without).
+/// The releases the bank could not settle (unknown to static reading, or not indexed) that
+/// lie between a release seen with the path and the next one seen without it: where it went
+/// is somewhere in that stretch, and the last release seen with it is the one to prefer, not
+/// a free choice among them (pandas 1.0 to 1.1.3, open to static reading, had no
+/// `DataFrame.ix`, which left in 1.0.0; 0.25.3 was seen with it and 1.1.4 without).
 fn unsettled_after_last_seen(presence: &Presence, catalog: &Catalog) -> ReleaseSet {
     let mut out = ReleaseSet::new();
     let mut gap: Vec<crate::bank::store::Slot> = Vec::new();
@@ -666,7 +669,7 @@ fn unsettled_after_last_seen(presence: &Presence, catalog: &Catalog) -> ReleaseS
         if presence.present.contains(r.slot) {
             after_present = true;
             gap.clear();
-        } else if presence.unknown.contains(r.slot) {
+        } else if presence.unknown.contains(r.slot) || presence.not_indexed.contains(r.slot) {
             if after_present {
                 gap.push(r.slot);
             }

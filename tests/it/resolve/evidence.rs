@@ -301,6 +301,32 @@ fn a_release_a_run_showed_lacking_an_api_settles_the_releases_static_reading_cou
     assert_eq!(allowed(versions(&e, "pandas")), ["0.19.2"]);
 }
 
+/// The same where the bank has not indexed the releases around the one a run showed lacking
+/// `Series.order` (lazy indexing reads a few): they are not a free choice either.
+#[test]
+fn a_release_a_run_showed_lacking_an_api_settles_the_releases_not_indexed() {
+    let all = ["0.19.2", "0.20.1", "0.20.2", "0.20.3", "0.21.0"];
+    let indexed = ["0.19.2", "0.20.3"];
+    let mut bank = MemoryBank::new();
+    bank.releases("pandas", &indexed);
+    for v in ["0.20.1", "0.20.2", "0.21.0"] {
+        bank.release("pandas", v, IndexStatus::NotIndexed);
+    }
+    bank.provides("pandas", "pandas", &all)
+        .api("pandas", "pandas.Series", &indexed, &[])
+        .api("pandas", "pandas.Series.order", &["0.19.2"], &["0.20.3"]);
+    let source = "import pandas as pd\ns = pd.Series([3, 1])\ns.order()\n";
+    let mut usage = usage_of_source(source);
+    usage.lacked.push(nbenv::notebook::Lacked {
+        api: nbenv::names::ApiPath::new("pandas.Series.order").unwrap(),
+        dist: nbenv::names::DistName::new("pandas").unwrap(),
+        version: "0.20.3".parse().unwrap(),
+        cell: 1,
+    });
+    let e = evidence(&bank, &usage);
+    assert_eq!(allowed(versions(&e, "pandas")), ["0.19.2"]);
+}
+
 #[test]
 fn contrib_api_picks_the_contrib_build_and_plain_code_the_preferred_one() {
     let mut bank = MemoryBank::new();
