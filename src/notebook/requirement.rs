@@ -19,6 +19,10 @@ pub enum Installer {
     /// Not the notebook: a library it runs asked for the package in a run (`IPython.html
     /// .widgets requires pyzmq >= 2.1.11`), and a repair round installs it.
     Library,
+    /// Not the notebook: a release nbenv pinned depends on it without declaring it (an sdist
+    /// whose `setup.py` decides at build time), and an install showed it. The requirement's
+    /// `command` names that release.
+    Undeclared,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

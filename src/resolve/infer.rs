@@ -176,6 +176,12 @@ fn labels(d: &DistVersions) -> Vec<String> {
                 "cell {} ran code that asked for {requirement} (seen in a run)",
                 at.cell
             ),
+            Need::Undeclared { by } if by.is_empty() => {
+                "a release here needs it without declaring it (seen in a run)".to_string()
+            }
+            Need::Undeclared { by } => {
+                format!("{by} needs it without declaring it (seen installing)")
+            }
             Need::ImportedInRun { import, at } => {
                 format!(
                     "cell {} ran code that imports {import} (seen in a run)",

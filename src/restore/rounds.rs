@@ -90,7 +90,8 @@ impl Learned {
                 Lesson::Api { .. }
                 | Lesson::Keyword { .. }
                 | Lesson::Module { .. }
-                | Lesson::Install { .. } => {}
+                | Lesson::Install { .. }
+                | Lesson::Undeclared { .. } => {}
             }
         }
         new
@@ -278,6 +279,15 @@ pub fn run_rounds<S: RoundSteps>(
             } => {
                 rounds.push(this);
                 let mut new = learned.take_in(&lessons, python, steps.notebook());
+                // A dependency the installer chose itself is resolved as the rest next.
+                let undeclared: Vec<Lesson> = lessons
+                    .iter()
+                    .filter(|l| matches!(l, Lesson::Undeclared { .. }))
+                    .cloned()
+                    .collect();
+                if !undeclared.is_empty() {
+                    new |= steps.teach(&undeclared);
+                }
                 // A release the search asked for that does not install moves the search.
                 for lesson in &lessons {
                     if let Lesson::Broken { dist, version, .. } = lesson {
@@ -743,6 +753,25 @@ mod tests {
         let r = run_rounds(&mut s, 5, Learned::default()).unwrap();
         assert_eq!(r.stopped, Stop::InstallFailed, "{:?}", r.rounds);
         assert_eq!(r.rounds.len(), 2);
+    }
+
+    /// A dependency the installer chose itself (undeclared by the release that needs it)
+    /// is taught to the notebook's evidence and resolved on the same interpreter, instead of
+    /// moving on to the next one.
+    #[test]
+    fn an_undeclared_dependency_that_failed_is_resolved_on_the_same_python() {
+        let undeclared = Lesson::Undeclared {
+            dist: DistName::new("pandas").unwrap(),
+            by: Some((dist(), "1.0".parse().unwrap())),
+        };
+        let mut s = Script::new(&["1.0"]);
+        s.teaches = true;
+        s.builds.push_back(Err(vec![undeclared]));
+        s.runs.push_back((RunEnd::Clean, vec![]));
+        let r = run_rounds(&mut s, 5, Learned::default()).unwrap();
+        assert_eq!(r.stopped, Stop::Ran);
+        assert!(s.log.is_empty(), "{:?}", s.log);
+        assert_eq!(r.rounds[1], "2: pkg==1.0 on 3.11 Clean");
     }
 
     /// The time limit is checked between rounds, never before the first; a resolution out of

@@ -55,6 +55,8 @@ pub trait SearchSpace {
 pub enum Step {
     /// The newest release of the notebook's era.
     Era,
+    /// None of the era installs on the run's Python: the first release after it that does.
+    AfterEra,
     /// The middle of what runs left open.
     Bisect,
 }
@@ -74,6 +76,9 @@ impl fmt::Display for Move {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let how = match self.step {
             Step::Era => "the newest release of the notebook's era",
+            Step::AfterEra => {
+                "the first release after the notebook's era that installs on this Python"
+            }
             Step::Bisect => "the middle of the releases runs left open",
         };
         write!(
@@ -167,6 +172,11 @@ impl DistSearch {
             if let Some(c) = of_era {
                 return Some((c.version.clone(), Step::Era, open.len()));
             }
+            let after_era =
+                era.and_then(|before| open.iter().find(|c| c.uploaded.is_some_and(|t| t > before)));
+            if let Some(c) = after_era {
+                return Some((c.version.clone(), Step::AfterEra, open.len()));
+            }
         }
         Some((
             open[open.len() / 2].version.clone(),
@@ -235,12 +245,22 @@ impl Search {
             trial.refute(&suspect.version, cell);
             // A release of the era failed already: the era has been tried, and the next
             // step halves what is left (the era's next release would be a walk).
+            // So did the first after it, where none of the era installs here.
             let of_era = candidates
                 .iter()
                 .find(|c| c.version == suspect.version)
                 .and_then(|c| c.uploaded)
                 .zip(era)
-                .is_some_and(|(uploaded, before)| uploaded <= before);
+                .is_some_and(|(uploaded, before)| uploaded <= before)
+                || era.is_some_and(|before| {
+                    !candidates
+                        .iter()
+                        .any(|c| c.uploaded.is_some_and(|t| t <= before))
+                        && candidates
+                            .iter()
+                            .find(|c| c.uploaded.is_some_and(|t| t > before))
+                            .is_some_and(|c| c.version == suspect.version)
+                });
             if of_era {
                 trial.era_tried = true;
             }
@@ -413,6 +433,21 @@ mod tests {
             .failed(4, &[suspect("mpl", "0.6")], &mut space)
             .unwrap();
         assert_eq!((m.to, m.step), (v("0.3"), Step::Bisect));
+    }
+
+    /// Where none of the era installs on the run's Python, the first release after it stands
+    /// in for the era's: jumped to first, and the oldest there is.
+    #[test]
+    fn with_nothing_of_the_era_the_first_after_it_stands_in() {
+        let mut space = Space::years(16, Some("2009-03-01"));
+        let mut search = Search::default();
+        let m = search
+            .failed(4, &[suspect("np", "0.16")], &mut space)
+            .unwrap();
+        assert_eq!((m.to, m.step), (v("0.1"), Step::AfterEra));
+        // It failing leaves nothing older to try here.
+        let mut search = Search::default();
+        assert_eq!(search.failed(4, &[suspect("np", "0.1")], &mut space), None);
     }
 
     /// Without an era, and when the era's release fails too, each round halves what is left.

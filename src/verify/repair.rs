@@ -42,6 +42,14 @@ pub enum Lesson {
     /// A library the notebook runs asked for `requirement` to be installed (`pyzmq>=2.1.11`):
     /// a distribution to resolve, as if the notebook installed it.
     Install { requirement: String, cell: u32 },
+    /// A release of the environment depends on `dist` without declaring it (the installer
+    /// pulled it in, as `by` when it said which): resolve it as the rest, as if the notebook
+    /// installed it.
+    Undeclared {
+        dist: DistName,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        by: Option<(DistName, Version)>,
+    },
     /// This release failed the notebook: resolve without it.
     Exclude { dist: DistName, version: Version },
     /// This release is broken on the run's Python, whatever the notebook (it failed to
@@ -201,8 +209,9 @@ fn with_exclusion(inference: &Inference, lesson: Lesson) -> Vec<Lesson> {
 
 /// The lessons of an environment that could not be built (`failure`, classified from the
 /// installer's report `detail`) from `pins` (what was asked for): a release the installer
-/// names as having no file that fits or as failing to build is broken on this Python. The
-/// network, a conflict or anything else blames no release.
+/// names as having no file that fits or as failing to build is broken on this Python; one it
+/// chose itself, beside the pins, is also a dependency to resolve as the rest. The network,
+/// a conflict or anything else blames no release.
 pub fn install_lessons(
     failure: &Failure,
     detail: &str,
@@ -215,14 +224,28 @@ pub fn install_lessons(
     else {
         return Vec::new();
     };
-    super::blamed(detail, pins)
+    let mut out: Vec<Lesson> = super::blamed(detail, pins)
         .into_iter()
         .map(|(dist, version)| Lesson::Broken {
             dist,
             version,
             step: FailedStep::Install,
         })
-        .collect()
+        .collect();
+    for pulled in super::pulled_in(detail, pins) {
+        if let Some(version) = pulled.version {
+            out.push(Lesson::Broken {
+                dist: pulled.dist.clone(),
+                version,
+                step: FailedStep::Install,
+            });
+        }
+        out.push(Lesson::Undeclared {
+            dist: pulled.dist,
+            by: pulled.by,
+        });
+    }
+    out
 }
 
 /// What a requirements file pins exactly (`name==version` lines), for [`install_lessons`].
@@ -339,6 +362,26 @@ pub fn teach(usage: &mut Usage, lessons: &[Lesson]) -> bool {
                 });
                 new = true;
             }
+            Lesson::Undeclared { dist, by } => {
+                if usage.requirements.iter().any(|r| &r.name == dist) {
+                    continue;
+                }
+                let Ok(requirement) = crate::names::parse_requirement(dist.as_str()) else {
+                    continue;
+                };
+                usage.requirements.push(InstallRequirement {
+                    requirement,
+                    name: dist.clone(),
+                    installer: Installer::Undeclared,
+                    command: by
+                        .as_ref()
+                        .map(|(d, v)| format!("{d} {v}"))
+                        .unwrap_or_default(),
+                    optional: false,
+                    at: Location::new(0, 0),
+                });
+                new = true;
+            }
             Lesson::Module { module, cell } => {
                 if usage.third_party.iter().any(|t| &t.name == module) {
                     continue;
@@ -369,4 +412,70 @@ pub fn teach(usage: &mut Usage, lessons: &[Lesson]) -> bool {
         }
     }
     new
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::notebook::failure::FailureClass;
+    use crate::notebook::{analyze, AnalyzeOptions};
+
+    /// uv's report when the installer's own pick for seaborn 0.7.0's undeclared pandas did
+    /// not build on Python 3.6.
+    const UV: &str = "error: Failed to build `pandas==0.12.0`\n  cause: The build backend returned an error\nhint: `pandas` (v0.12.0) was included because `seaborn` (v0.7.0) depends on `pandas`\n";
+
+    fn build_failed() -> Failure {
+        Failure {
+            class: FailureClass::Install,
+            cause: Cause::Install {
+                what: "the requirements".into(),
+                reason: InstallReason::BuildFailed,
+            },
+            cell: None,
+            frame: None,
+        }
+    }
+
+    fn name(s: &str) -> DistName {
+        DistName::new(s).unwrap()
+    }
+
+    /// The release the installer chose is broken on this Python, and its distribution is one
+    /// to resolve as the rest; the notebook's evidence takes it in once.
+    #[test]
+    fn a_dependency_the_installer_chose_is_resolved_next() {
+        let pins = vec![(name("seaborn"), "0.7.0".parse().unwrap())];
+        let lessons = install_lessons(&build_failed(), UV, &pins);
+        assert_eq!(
+            lessons,
+            vec![
+                Lesson::Broken {
+                    dist: name("pandas"),
+                    version: "0.12.0".parse().unwrap(),
+                    step: FailedStep::Install,
+                },
+                Lesson::Undeclared {
+                    dist: name("pandas"),
+                    by: Some((name("seaborn"), "0.7.0".parse().unwrap())),
+                },
+            ]
+        );
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("nb.ipynb");
+        std::fs::write(
+            &path,
+            r#"{"cells": [{"cell_type": "code", "metadata": {}, "outputs": [], "source": "import seaborn"}], "metadata": {}, "nbformat": 4, "nbformat_minor": 2}"#,
+        )
+        .unwrap();
+        let nb = crate::notebook::read(&path).unwrap();
+        let mut usage = analyze(&nb, &AnalyzeOptions::default());
+        assert!(teach(&mut usage, &lessons));
+        let added: Vec<_> = usage
+            .requirements
+            .iter()
+            .map(|r| (r.name.as_str(), r.installer, r.command.as_str()))
+            .collect();
+        assert_eq!(added, [("pandas", Installer::Undeclared, "seaborn 0.7.0")]);
+        assert!(!teach(&mut usage, &lessons), "taken in once");
+    }
 }

@@ -48,6 +48,9 @@ pub enum Need {
     ImportedInRun { import: ModulePath, at: Location },
     /// A library the notebook runs asked for it in a run (`requires pyzmq >= 2.1.11`).
     AskedInRun { requirement: String, at: Location },
+    /// A release of the environment depends on it without declaring it (`by`: that release,
+    /// or empty when the installer did not say), as an install showed.
+    Undeclared { by: String },
     /// A local module the notebook imports (`imported_as`, read from `file`) imports it.
     ImportedByModule {
         import: ModulePath,
@@ -290,6 +293,9 @@ pub fn version_sets<B: BankView + ?Sized>(
                 Installer::Library => Need::AskedInRun {
                     requirement: r.command.clone(),
                     at: r.at,
+                },
+                Installer::Undeclared => Need::Undeclared {
+                    by: r.command.clone(),
                 },
                 _ => Need::Installed { at: r.at },
             });

@@ -350,6 +350,25 @@ impl Candidates {
                     }
                 }
             }
+            // Nothing of the era installs here: the first stable release after it that does,
+            // the nearest to the notebook's APIs (numpy 1.23 on Python 3.11 for a notebook of
+            // 2016, not 2.x), and the nearest in kind to the era's pins of the rest. Only
+            // releases usable without a survey: a walk up from the era would fetch an sdist
+            // per release to survey it.
+            let after = |r: &Release| r.upload_time().is_some_and(|t| t > before);
+            for span in &spans {
+                for i in span.clone() {
+                    let release = &self.releases[i];
+                    if matches!(
+                        self.verdicts[i],
+                        Verdict::Usable | Verdict::PureSdist { .. }
+                    ) && after(release)
+                        && (self.prereleases || release.version.is_stable())
+                    {
+                        return (Some(release.version.clone()), Some(Held::Era));
+                    }
+                }
+            }
         }
         let mut pre = Vec::new();
         for span in spans.into_iter().rev() {

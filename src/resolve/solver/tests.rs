@@ -918,3 +918,59 @@ fn candidates_are_counted_and_chosen_segment_by_segment() {
     assert_eq!(judged.choose(&only_beta, never), Some(v("2.0b1")));
     assert_eq!(judged.count(&two_segments), 3);
 }
+
+/// The era's newest release is preferred; where none of the era installs on the target, the
+/// first release after it that does, not the newest (a notebook of 2016 on Python 3.11 gets
+/// the oldest numpy with wheels there, whose APIs are nearest to its own).
+#[test]
+fn the_era_prefers_its_own_releases_then_the_first_after_it_that_installs() {
+    let c = catalog([
+        MemoryRelease::new("lib", "1.0")
+            .wheel("cp36-cp36m-manylinux1_x86_64")
+            .uploaded("2016-01-01T00:00:00Z"),
+        MemoryRelease::new("lib", "1.1")
+            .wheel("cp36-cp36m-manylinux1_x86_64")
+            .uploaded("2016-06-01T00:00:00Z"),
+        MemoryRelease::new("lib", "1.2")
+            .wheel("cp36-cp36m-manylinux1_x86_64")
+            .wheel("cp311-cp311-manylinux1_x86_64")
+            .uploaded("2017-01-01T00:00:00Z"),
+        MemoryRelease::new("lib", "1.3")
+            .sdist()
+            .wheel("cp311-cp311-manylinux1_x86_64")
+            .uploaded("2018-01-01T00:00:00Z"),
+        MemoryRelease::new("lib", "2.0rc1")
+            .wheel("cp311-cp311-manylinux1_x86_64")
+            .uploaded("2019-01-01T00:00:00Z"),
+        MemoryRelease::new("lib", "2.0")
+            .wheel("cp311-cp311-manylinux1_x86_64")
+            .uploaded("2020-01-01T00:00:00Z"),
+    ]);
+    let era = |t: &str| SolveOptions {
+        prefer_before: Some(t.parse().unwrap()),
+        ..SolveOptions::default()
+    };
+    let any = [spec("lib", "", &[])];
+    let of = |python: &str, when: &str| version_of(&solved(&c, python, &any, &era(when)), "lib");
+    // Of the era, on a Python it had wheels for.
+    assert_eq!(of("3.6", "2016-07-01T00:00:00Z"), "1.1");
+    // None of the era installs on 3.11: the first after it that does.
+    assert_eq!(of("3.11", "2016-07-01T00:00:00Z"), "1.2");
+    assert_eq!(of("3.11", "2017-06-01T00:00:00Z"), "1.2");
+    assert_eq!(of("3.11", "2017-02-01T00:00:00Z"), "1.2");
+    assert_eq!(of("3.11", "2018-06-01T00:00:00Z"), "1.3");
+    // Without an era, the newest stable.
+    assert_eq!(
+        version_of(&solved(&c, "3.11", &any, &SolveOptions::default()), "lib"),
+        "2.0"
+    );
+    // A range that leaves nothing after the era but the newest still gets it.
+    let above = [spec("lib", ">=1.4", &[])];
+    assert_eq!(
+        version_of(
+            &solved(&c, "3.11", &above, &era("2016-07-01T00:00:00Z")),
+            "lib"
+        ),
+        "2.0"
+    );
+}
