@@ -353,16 +353,23 @@ fn the_notebooks_era_is_preferred_for_roots_and_dependencies() {
         ),
         "{out}"
     );
-    // An era before every release: the newest, and the header names what is newer.
+    // An era before every release: the first after it, not the newest, and the header
+    // names what is newer.
     let (code, out, err) = infer(&env, &nb, &["--date", "2009-01-01"]).parts();
     assert_eq!(code, 0, "{err}");
     assert!(
         out.contains("# Era: 2009-01-01 (asked for with --date)"),
         "{out}"
     );
-    assert!(out.contains("newer where none of then fits"), "{out}");
-    assert!(out.contains("toolkit 3.0"), "{out}");
-    assert_eq!(pins(&out), ["toolkit==3.0", "upper==1.0"], "{out}");
+    assert!(
+        out.contains("newer where none of then fits the evidence and installs on Python 3.11: low 1.0, toolkit 1.0, upper 1.0"),
+        "{out}"
+    );
+    assert_eq!(
+        pins(&out),
+        ["low==1.0", "toolkit==1.0", "upper==1.0"],
+        "{out}"
+    );
     // Off: the newest, whatever git says.
     let (code, out, err) = infer(&env, &nb, &["--date", "none"]).parts();
     assert_eq!(code, 0, "{err}");
