@@ -136,7 +136,7 @@ struct Steps<'a, 'u> {
     spec: &'a RoundsSpec<'a>,
     name: String,
     // Worked out once, on the first round's Python (every round resolves for the same one).
-    runtime_era: Option<Option<Version>>,
+    runtime_era: Option<Option<verify::RuntimeEra>>,
     runtime_below: Option<Option<Version>>,
     last_env: Option<(PreparedEnv, Interpreter)>,
     last_run: Option<NotebookRun>,

@@ -57,8 +57,9 @@ pub struct EnvPlan {
     /// Install the kernel runtime ([`KERNEL_RUNTIME`]) too; without it the runner executes
     /// cells as plain Python with the common magics translated.
     pub kernel_runtime: bool,
-    /// The newest IPython the runtime may be ([`runtime_of_era`]): the notebook's era.
-    pub kernel_runtime_at_most: Option<Version>,
+    /// The newest IPython and ipykernel the runtime may be ([`runtime_of_era`]): the
+    /// notebook's era.
+    pub kernel_runtime_at_most: Option<super::RuntimeEra>,
     /// The IPython the notebook's cells need to stay below ([`crate::notebook::ipython_bound`]):
     /// `7` for a `from __future__` import after a magic.
     pub kernel_runtime_below: Option<Version>,
@@ -84,18 +85,23 @@ impl EnvPlan {
             .into_iter()
             .find(|(d, _)| *d == ipython)
             .map(|(_, v)| v);
+        let era = self.kernel_runtime_at_most.as_ref();
+        let kernel = match era.and_then(|e| e.ipykernel.as_ref()) {
+            Some(v) => format!("{KERNEL_PACKAGE}<={v}"),
+            None => KERNEL_PACKAGE.to_string(),
+        };
         match pinned {
             None => {
                 let mut ipython = KERNEL_RUNTIME.to_string();
-                if let Some(v) = &self.kernel_runtime_at_most {
-                    ipython.push_str(&format!(",<={v}"));
+                if let Some(era) = era {
+                    ipython.push_str(&format!(",<={}", era.ipython));
                 }
                 if let Some(v) = &self.kernel_runtime_below {
                     ipython.push_str(&format!(",<{v}"));
                 }
-                vec![ipython, KERNEL_PACKAGE.to_string()]
+                vec![ipython, kernel]
             }
-            Some(v) if v >= Version::new([4]) => vec![KERNEL_PACKAGE.to_string()],
+            Some(v) if v >= Version::new([4]) => vec![kernel],
             Some(_) => Vec::new(),
         }
     }
@@ -627,7 +633,10 @@ mod tests {
             only_binary: true,
             index_url: None,
             kernel_runtime: true,
-            kernel_runtime_at_most: at_most.map(|v| v.parse().unwrap()),
+            kernel_runtime_at_most: at_most.map(|v| super::super::RuntimeEra {
+                ipython: v.parse().unwrap(),
+                ipykernel: None,
+            }),
             kernel_runtime_below: None,
         }
     }
@@ -666,6 +675,24 @@ mod tests {
             plan("numpy==1.16.6\n", Some("5.8.0")).runtime_requirements(),
             ["ipython<9.1,<=5.8.0", "ipykernel"]
         );
+        // ipykernel is held to the era too, when the index has one that old: ipykernel 4.10's
+        // inline backend calls `matplotlib.colors.to_rgba`, which matplotlib 1.5 lacks.
+        let held = EnvPlan {
+            kernel_runtime_at_most: Some(super::super::RuntimeEra {
+                ipython: "5.0.0".parse().unwrap(),
+                ipykernel: Some("4.4.1".parse().unwrap()),
+            }),
+            ..plan("matplotlib==1.5.2\n", None)
+        };
+        assert_eq!(
+            held.runtime_requirements(),
+            ["ipython<9.1,<=5.0.0", "ipykernel<=4.4.1"]
+        );
+        let own = EnvPlan {
+            requirements: "ipython==5.1.0\n".into(),
+            ..held
+        };
+        assert_eq!(own.runtime_requirements(), ["ipykernel<=4.4.1"]);
         // The cells need IPython before 7 (a `from __future__` import after a magic).
         let below = EnvPlan {
             kernel_runtime_below: Some(Version::new([7])),

@@ -53,7 +53,7 @@ pub use environment::{
 };
 pub use executability::Executability;
 pub use executed::executed_notebook;
-pub use kernel_runtime::{runtime_below, runtime_era};
+pub use kernel_runtime::{runtime_below, runtime_era, RuntimeEra};
 pub use kernel_spec::{
     install_kernel_spec, kernel_name, mark_kernel_spec, remove_kernel_specs, KernelSpecError,
 };
