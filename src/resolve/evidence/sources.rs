@@ -76,3 +76,23 @@ fn may_install(entry: &PackageEntry, top_level: &str) -> bool {
         .iter()
         .any(|n| n.split('.').next() == Some(top_level))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A distribution that renamed its module keeps both names: pystan 3 installs `stan`,
+    /// pystan 2 (of the notebooks that import it) `pystan`.
+    #[test]
+    fn the_built_in_list_keeps_an_old_import_name() {
+        let sources = Sources::built_in();
+        for import in ["stan", "pystan"] {
+            let found: Vec<String> = sources
+                .listed_providers(import)
+                .into_iter()
+                .map(|(d, _, _)| d.to_string())
+                .collect();
+            assert_eq!(found, ["pystan"], "{import}");
+        }
+    }
+}
