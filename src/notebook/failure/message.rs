@@ -90,7 +90,12 @@ pub(crate) fn parse(evalue: &str) -> Message<'_> {
     if let Some(rest) = line.strip_prefix("No module named ") {
         // `No module named 'a.b'; 'a' is not a package`
         let rest = rest.split(';').next().unwrap_or(rest);
-        let module = unquote(rest.trim_end_matches('.'));
+        // `No module named 'atari_py'. (HINT: ... 'pip install gym[atari]'.)`: a library's
+        // words after the quoted name are not part of it.
+        let module = match quoted(rest) {
+            Some((name, _)) if rest.starts_with(['\'', '"']) => name,
+            _ => unquote(rest.trim_end_matches('.')),
+        };
         if !module.is_empty() {
             return Message::NoModule { module };
         }
@@ -397,6 +402,10 @@ mod tests {
 
     #[test]
     fn import_messages() {
+        assert_eq!(
+            parse("No module named 'atari_py'. (HINT: you can install Atari dependencies by running 'pip install gym[atari]'.)"),
+            Message::NoModule { module: "atari_py" }
+        );
         assert_eq!(
             parse("No module named 'sklearn.cross_validation'"),
             Message::NoModule {

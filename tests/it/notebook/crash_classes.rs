@@ -388,6 +388,30 @@ fn nltk_data_is_data_and_a_package_a_library_asks_for_is_the_environments() {
 }
 
 /// A TypeError raised in matplotlib's own code from the notebook's `plt.hist(...)`.
+/// gym's Atari environments say which module is missing, then add pip's words: the module
+/// is the quoted name alone, and it is the environment's.
+#[test]
+fn a_missing_module_a_library_names_with_a_hint_is_the_environments() {
+    let gym = traceback(
+        &[
+            in_cell(2, 1, "env = gym.envs.make(\"Breakout-v0\")"),
+            in_library("gym/envs/registration.py", "make"),
+            in_library("gym/envs/atari/atari_env.py", "<module>"),
+        ],
+        "gym.error.DependencyNotInstalled: No module named 'atari_py'. (HINT: you can install Atari dependencies by running 'pip install gym[atari]'.)",
+    );
+    let f = crash(
+        &["import gym\n", "env = gym.envs.make(\"Breakout-v0\")\n"],
+        &gym,
+        None,
+    );
+    assert_eq!(f.class, FailureClass::Environment, "{f:?}");
+    assert!(
+        matches!(&f.cause, Cause::MissingModule { module, .. } if module.as_str() == "atari_py"),
+        "{f:?}"
+    );
+}
+
 fn inside_matplotlib() -> (Vec<&'static str>, String) {
     (
         vec!["import matplotlib.pyplot as plt\nplt.hist([1, 2], 'auto', None, True)\n"],
