@@ -420,6 +420,28 @@ fn file_problem(ename: &str, text: &str, r: &Raised) -> Option<Cause> {
             }
         }
     }
+    // A library saying it found no executable of a program nbenv knows: gym's video recorder
+    // (`Found neither the ffmpeg nor avconv executables`), `dot executable not found`.
+    if text.contains("executable")
+        && [
+            "neither",
+            "not found",
+            "could not find",
+            "cannot find",
+            "no such",
+        ]
+        .iter()
+        .any(|w| text.contains(w))
+    {
+        let known = text
+            .split(|c: char| !(c.is_ascii_alphanumeric() || c == '-' || c == '_'))
+            .find_map(super::programs::known);
+        if let Some(program) = known {
+            return Some(Cause::MissingProgram {
+                program: program.name.to_string(),
+            });
+        }
+    }
     if ename == "ExecutableNotFound" {
         return Some(Cause::MissingProgram {
             program: first_quoted(&r.evalue).unwrap_or("").to_string(),

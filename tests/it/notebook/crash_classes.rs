@@ -387,6 +387,34 @@ fn nltk_data_is_data_and_a_package_a_library_asks_for_is_the_environments() {
     assert!(!teach(&mut usage, &[lesson]));
 }
 
+/// A library that says it found no executable of a program: the program is missing, not the
+/// notebook's code (gym's video recorder, under dennybritz's Deep Q notebook).
+#[test]
+fn a_library_that_finds_no_executable_names_a_missing_program() {
+    let gym = traceback(
+        &[
+            in_cell(9, 3, "env = Monitor(env, directory=monitor_path, video_callable=record)"),
+            in_library("gym/wrappers/monitoring/video_recorder.py", "__init__"),
+        ],
+        "gym.error.DependencyNotInstalled: Found neither the ffmpeg nor avconv executables. On OS X, you can install ffmpeg via `brew install ffmpeg`. On most Ubuntu variants, `sudo apt-get install ffmpeg` should do it. On Ubuntu 14.04, however, you'll need to install avconv with `sudo apt-get install libav-tools`.",
+    );
+    let f = crash(
+        &[
+            "from gym.wrappers import Monitor\n",
+            "env = Monitor(env, directory=monitor_path, video_callable=record)\n",
+        ],
+        &gym,
+        None,
+    );
+    assert_eq!(f.class, FailureClass::Environment, "{f:?}");
+    assert_eq!(
+        f.cause,
+        Cause::MissingProgram {
+            program: "ffmpeg".into()
+        }
+    );
+}
+
 /// A TypeError raised in matplotlib's own code from the notebook's `plt.hist(...)`.
 /// gym's Atari environments say which module is missing, then add pip's words: the module
 /// is the quoted name alone, and it is the environment's.
