@@ -106,6 +106,7 @@ pub fn restore(
         &done.learned.search,
         untried,
         spec.max_rounds,
+        &|cell| spec.nb.cell_label(cell),
     );
     let (last_env, last_run) = match kept.round(done.rounds.len()) {
         Some(round) => steps
