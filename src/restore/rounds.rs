@@ -280,13 +280,11 @@ pub fn run_rounds<S: RoundSteps>(
                 rounds.push(this);
                 let mut new = learned.take_in(&lessons, python, steps.notebook());
                 // A dependency the installer chose itself is resolved as the rest next.
-                let undeclared: Vec<Lesson> = lessons
+                if lessons
                     .iter()
-                    .filter(|l| matches!(l, Lesson::Undeclared { .. }))
-                    .cloned()
-                    .collect();
-                if !undeclared.is_empty() {
-                    new |= steps.teach(&undeclared);
+                    .any(|l| matches!(l, Lesson::Undeclared { .. }))
+                {
+                    new |= steps.teach(&lessons);
                 }
                 // A release the search asked for that does not install moves the search.
                 for lesson in &lessons {

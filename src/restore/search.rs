@@ -245,22 +245,14 @@ impl Search {
             trial.refute(&suspect.version, cell);
             // A release of the era failed already: the era has been tried, and the next
             // step halves what is left (the era's next release would be a walk).
-            // So did the first after it, where none of the era installs here.
+            // (The first release after the era, which stands in for it where none of the era
+            // installs here, is the oldest candidate: when it fails, nothing is left below.)
             let of_era = candidates
                 .iter()
                 .find(|c| c.version == suspect.version)
                 .and_then(|c| c.uploaded)
                 .zip(era)
-                .is_some_and(|(uploaded, before)| uploaded <= before)
-                || era.is_some_and(|before| {
-                    !candidates
-                        .iter()
-                        .any(|c| c.uploaded.is_some_and(|t| t <= before))
-                        && candidates
-                            .iter()
-                            .find(|c| c.uploaded.is_some_and(|t| t > before))
-                            .is_some_and(|c| c.version == suspect.version)
-                });
+                .is_some_and(|(uploaded, before)| uploaded <= before);
             if of_era {
                 trial.era_tried = true;
             }

@@ -678,7 +678,8 @@ fn installed(requirements: &str, env: &PreparedEnv) -> Vec<(DistName, Version)> 
     all
 }
 
-/// `round 1: gast 0.2.2 failed to install on Python 3.6: passed over from now on`.
+/// `round 1: gast 0.2.2 failed to install on Python 3.6: passed over from now on`, and
+/// `round 1: seaborn 0.7.0 depends on pandas without declaring it, ...`.
 fn say_broken(reporter: &dyn Reporter, round: u32, python: PythonVersion, lessons: &[Lesson]) {
     for lesson in lessons {
         match lesson {

@@ -30,7 +30,6 @@ mod owners;
 mod plain;
 mod plan;
 mod protocol;
-mod pulled_in;
 mod record;
 mod repair;
 mod reproduce;
@@ -38,7 +37,7 @@ mod run;
 pub mod sandbox;
 mod workdir;
 
-pub use blame::blamed;
+pub use blame::{blamed, pulled_in, PulledIn};
 pub use cell_run::{CellRun, CellStatus};
 pub use disk_budget::{
     build_estimate, keep_within, make_room, make_room_for, plan as plan_eviction, prepare_within,
@@ -63,7 +62,6 @@ pub use order::{ExecutionOrder, StoredCount};
 pub use owners::Owners;
 pub use plain::plain_source;
 pub use plan::{PlannedCell, RunPlan};
-pub use pulled_in::{pulled_in, PulledIn};
 pub use record::{notebook_sha256, run_record, store_run, RunContext, RunEnded};
 pub use repair::{install_lessons, lessons, pinned, teach, wanted_lessons, Lesson};
 pub use reproduce::{compare, CellComparison, Difference, Reproduction};
