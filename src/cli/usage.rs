@@ -151,6 +151,15 @@ fn local_origin(m: &LocalModule) -> String {
     match (m.source, file, m.at) {
         (LocalSource::WriteFile, _, Some(at)) => format!("%%writefile at {at}"),
         (LocalSource::SysPath, Some(file), Some(at)) => format!("{file}, sys.path at {at}"),
+        (LocalSource::Repository, Some(file), _) => {
+            match m.repository.as_ref().and_then(|r| r.project.as_ref()) {
+                Some(p) => format!(
+                    "{file}, the repository's package ({} names it)",
+                    p.file.display()
+                ),
+                None => format!("{file}, in the repository"),
+            }
+        }
         (_, Some(file), _) => file,
         (_, None, Some(at)) => at.to_string(),
         (_, None, None) => String::new(),

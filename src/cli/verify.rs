@@ -217,6 +217,7 @@ pub fn run(global: &super::args::GlobalArgs, args: &VerifyArgs) -> Result<()> {
         cell_timeout: Duration::from_secs(args.cell_timeout),
         total_timeout: Duration::from_secs(args.timeout),
         sandbox: args.sandbox.sandbox,
+        sys_path: usage.repository_paths(),
         ..RunOptions::default()
     };
     let live = nbenv::reporter::Reporter::live(&printer, "starting the notebook's runner");

@@ -60,7 +60,7 @@ pub fn analyze(nb: &Notebook, options: &AnalyzeOptions) -> Usage {
     let mut ev = tracer.ev;
     let outputs = outputs::scan(nb, &mut ev);
     let dir = options.scan_local_modules.then(|| notebook_dir(&nb.path));
-    let mut locals = local_modules::find(dir, &ev.written_modules, &ev.sys_path_dirs);
+    let mut locals = local_modules::find(&nb.path, dir, &ev.written_modules, &ev.sys_path_dirs);
     // A script is not a local module of itself.
     if nb.path.extension().is_some_and(|e| e == "py" || e == "pyw") {
         let own = nb.path.file_stem().and_then(|s| s.to_str());

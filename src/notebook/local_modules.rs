@@ -7,10 +7,14 @@ use std::path::Path;
 use crate::names::is_identifier;
 
 use super::location::Location;
+use super::repository;
 use super::usage::{LocalModule, LocalSource};
 
-/// The local modules of a notebook in `dir` (its directory; `None` skips the file system).
+/// The local modules of `notebook` in `dir` (its directory; `None` skips the file system):
+/// beside it, written by it, on the `sys.path` it extends, then above it in its repository
+/// ([`repository::modules`]). A name found twice keeps the first.
 pub(crate) fn find(
+    notebook: &Path,
     dir: Option<&Path>,
     written: &[(String, Location)],
     sys_path: &[(String, Location)],
@@ -23,6 +27,7 @@ pub(crate) fn find(
                 source,
                 file,
                 at,
+                repository: None,
             });
         }
     };
@@ -45,6 +50,19 @@ pub(crate) fn find(
     }
     for (name, at) in written {
         add(name.clone(), LocalSource::WriteFile, None, Some(*at));
+    }
+    if dir.is_some() {
+        for m in repository::modules(notebook) {
+            if !out.iter().any(|o| o.name == m.name) {
+                out.push(LocalModule {
+                    name: m.name,
+                    source: LocalSource::Repository,
+                    file: Some(m.file),
+                    at: None,
+                    repository: Some(m.place),
+                });
+            }
+        }
     }
     out.sort_by(|a, b| a.name.cmp(&b.name));
     out
@@ -124,6 +142,7 @@ mod tests {
         std::fs::write(dir.path().join("lib/tools.py"), "").unwrap();
         let at = Location::new(3, 1);
         let found = find(
+            &dir.path().join("nb.ipynb"),
             Some(dir.path()),
             &[("model".into(), at)],
             &[("lib".into(), at)],

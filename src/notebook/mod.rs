@@ -35,6 +35,7 @@ mod python2;
 mod python_version;
 mod read;
 mod refusal;
+mod repository;
 mod requirement;
 mod runtime_needs;
 mod script;
@@ -60,9 +61,10 @@ pub use outputs::classify_stored_errors;
 pub use python_version::{HintReason, VersionHint, KNOWN_VERSIONS};
 pub use read::{from_bytes, read};
 pub use refusal::{Lacked, Refusal};
+pub use repository::{Project, RepositoryPlace};
 pub use requirement::{pip_requirement, InstallRequirement, Installer};
 pub use runtime_needs::{ipython_bound, IPythonBound};
-pub use stdlib::{is_stdlib, VersionSet};
+pub use stdlib::{is_stdlib, version_range as stdlib_range, VersionSet};
 pub use usage::{
     ApiUse, Import, ImportVia, LocalModule, LocalSource, MemberUse, Note, NoteKind, NotebookInfo,
     Origin, OutputEvidence, PythonEvidence, Receiver, ThirdPartyImport, Usage, UseKind, Warning,

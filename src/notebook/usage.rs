@@ -148,6 +148,9 @@ pub enum LocalSource {
     WriteFile,
     /// Found in a directory the notebook adds with `sys.path.append('...')`.
     SysPath,
+    /// Found above the notebook in its repository (the root, or its `src/`), where its
+    /// author had it importable by installing the repository or starting Jupyter there.
+    Repository,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -159,6 +162,9 @@ pub struct LocalModule {
     pub file: Option<std::path::PathBuf>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub at: Option<Location>,
+    /// Where in the repository it lies ([`LocalSource::Repository`] only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub repository: Option<super::repository::RepositoryPlace>,
 }
 
 /// How an API was used.
@@ -260,6 +266,41 @@ impl PythonEvidence {
             .or_else(|| of(HintReason::OutputPath).next())
             .or_else(|| of(HintReason::Kernelspec).next())
     }
+
+    /// Makes `range` a need of the code (a run showed the standard library of this Python
+    /// lacks `detail`): a strong hint, and the range the strong hints allow narrowed with it.
+    /// Whether anything changed.
+    pub fn require(
+        &mut self,
+        reason: HintReason,
+        detail: &str,
+        range: PythonRange,
+        at: Option<Location>,
+    ) -> bool {
+        match self
+            .hints
+            .iter_mut()
+            .find(|h| h.reason == reason && h.detail == detail)
+        {
+            Some(h) if !h.weak => return false,
+            Some(h) => h.weak = false,
+            None => self.hints.push(VersionHint {
+                reason,
+                detail: detail.to_string(),
+                range,
+                weak: false,
+                count: 1,
+                at,
+            }),
+        }
+        self.range = self
+            .hints
+            .iter()
+            .filter(|h| !h.weak && h.reason.is_code())
+            .fold(PythonRange::default(), |r, h| r.intersect(&h.range));
+        self.conflict = self.range.is_empty();
+        true
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -346,5 +387,22 @@ impl Usage {
     /// The third-party APIs (what the API bank is asked about).
     pub fn third_party_apis(&self) -> impl Iterator<Item = &ApiUse> {
         self.apis.iter().filter(|a| a.origin == Origin::ThirdParty)
+    }
+
+    /// The repository folders the notebook's imports need on `sys.path`, relative to its
+    /// folder (`..`, `../src`), nearest first: where its author had them importable.
+    pub fn repository_paths(&self) -> Vec<std::path::PathBuf> {
+        let mut out: Vec<std::path::PathBuf> = Vec::new();
+        for place in self
+            .local_modules
+            .iter()
+            .filter_map(|m| m.repository.as_ref())
+        {
+            if !out.contains(&place.import_root) {
+                out.push(place.import_root.clone());
+            }
+        }
+        out.sort_by_key(|p| p.components().count());
+        out
     }
 }

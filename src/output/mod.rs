@@ -14,5 +14,5 @@ pub use lock::lock_txt;
 pub use pylock::{pylock_toml, PylockError};
 pub use requirements::{
     pure_sdist_builds, python_line, recorded_elsewhere, requirements_txt, sdist_builds,
-    unresolved_reason,
+    unresolved_reason, without_local_paths,
 };

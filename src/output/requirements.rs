@@ -105,6 +105,98 @@ pub fn python_line(inference: &Inference) -> String {
     line
 }
 
+/// The repository's own projects the notebook imports, as path requirements, each once:
+/// `-e ..  # cell 2 imports pyrotfa, which ../setup.py names`. The path is the project's
+/// folder as seen from where nbenv was started (the notebook's path joined with the folder),
+/// where `pip install -r` reads it from too.
+fn project_lines(
+    unresolved: &[(&crate::resolve::evidence::ImportDecision, &Unresolved)],
+    notebook: &str,
+) -> Vec<String> {
+    let mut lines: Vec<(std::path::PathBuf, String)> = Vec::new();
+    for (decision, why) in unresolved {
+        let Unresolved::LocalModule {
+            repository: Some(place),
+            ..
+        } = why
+        else {
+            continue;
+        };
+        let Some(project) = &place.project else {
+            continue;
+        };
+        let dir = project_path(notebook, &project.dir);
+        if lines.iter().any(|(d, _)| *d == dir) {
+            continue;
+        }
+        let at = decision
+            .at
+            .map(|at| format!("cell {} imports", at.cell))
+            .unwrap_or_else(|| "the notebook imports".to_string());
+        lines.push((
+            dir.clone(),
+            format!(
+                "-e {}  # {at} {}, which {} names: the repository's own package",
+                dir.display(),
+                decision.import,
+                project.file.display()
+            ),
+        ));
+    }
+    lines.into_iter().map(|(_, line)| line).collect()
+}
+
+/// `dir` (relative to the notebook's folder) as a path from where the notebook was named,
+/// with `..` taken out where the notebook's path allows (`notebooks/x.ipynb` and `..`: `.`).
+fn project_path(notebook: &str, dir: &std::path::Path) -> std::path::PathBuf {
+    use std::path::Component;
+    let folder = std::path::Path::new(notebook)
+        .parent()
+        .unwrap_or(std::path::Path::new(""));
+    let mut parts: Vec<Component> = folder.components().collect();
+    for c in dir.components() {
+        match c {
+            Component::ParentDir if matches!(parts.last(), Some(Component::Normal(_))) => {
+                parts.pop();
+            }
+            Component::CurDir => {}
+            c => parts.push(c),
+        }
+    }
+    let path: std::path::PathBuf = parts.iter().collect();
+    if path.as_os_str().is_empty() {
+        std::path::PathBuf::from(".")
+    } else {
+        path
+    }
+}
+
+/// The requirements text without its local path requirements (`-e ..`, `-e ./lib`, `.`):
+/// nbenv never installs the repository (a build writes into it); its runs put the
+/// repository's folders on `sys.path` instead. The lines left out are returned too.
+pub fn without_local_paths(text: &str) -> (String, Vec<String>) {
+    let mut kept = String::new();
+    let mut dropped = Vec::new();
+    for line in text.lines() {
+        let body = line.split(" #").next().unwrap_or(line).trim();
+        let target = body
+            .strip_prefix("-e ")
+            .or_else(|| body.strip_prefix("--editable "))
+            .or_else(|| body.strip_prefix("--editable="))
+            .map(str::trim)
+            .unwrap_or(body);
+        let local =
+            target.starts_with('.') || target.starts_with('/') || target.starts_with("file:");
+        if local && !target.is_empty() {
+            dropped.push(target.to_string());
+        } else {
+            kept.push_str(line);
+            kept.push('\n');
+        }
+    }
+    (kept, dropped)
+}
+
 /// Why an import name is no requirement, in a few words.
 pub fn unresolved_reason(why: &Unresolved) -> String {
     match why {
@@ -131,6 +223,26 @@ pub fn unresolved_reason(why: &Unresolved) -> String {
                 })
                 .collect();
             format!("only {} provide it", names.join(", "))
+        }
+        Unresolved::LocalModule {
+            file: Some(f),
+            repository: Some(place),
+            ..
+        } => {
+            let how = match &place.project {
+                Some(p) => format!(
+                    "the repository's own package, which {} names (installed with -e below)",
+                    p.file.display()
+                ),
+                None => {
+                    "a module of the repository, which no project file of it installs".to_string()
+                }
+            };
+            format!(
+                "{how}; nbenv's runs put {} on sys.path ({})",
+                place.import_root.display(),
+                f.display()
+            )
         }
         Unresolved::LocalModule { file, .. } => match file {
             Some(f) => format!("a local module ({})", f.display()),
@@ -376,6 +488,9 @@ pub fn requirements_txt(
             ImportOutcome::Provided { .. } => None,
         })
         .collect();
+    for line in project_lines(&unresolved, notebook) {
+        let _ = writeln!(out, "{line}");
+    }
     if !unresolved.is_empty() {
         let _ = writeln!(out, "# Not requirements:");
         for (decision, why) in unresolved {

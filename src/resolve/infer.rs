@@ -65,6 +65,24 @@ pub struct SdistFallback {
 }
 
 impl Inference {
+    /// The top-level modules the notebook imports that no distribution provides, as far as
+    /// the bank, the provider lists and the index know.
+    pub fn unprovided_modules(&self) -> Vec<String> {
+        self.evidence
+            .imports
+            .iter()
+            .filter(|d| {
+                matches!(
+                    d.outcome,
+                    crate::resolve::evidence::ImportOutcome::Unresolved(
+                        crate::resolve::evidence::Unresolved::NoProvider
+                    )
+                )
+            })
+            .map(|d| d.import.top_level().to_string())
+            .collect()
+    }
+
     /// The options the resolution was made under: with sdists allowed after a fallback.
     pub fn options_used(&self, asked: &SolveOptions) -> SolveOptions {
         SolveOptions {

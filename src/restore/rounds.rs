@@ -91,7 +91,8 @@ impl Learned {
                 | Lesson::Keyword { .. }
                 | Lesson::Module { .. }
                 | Lesson::Install { .. }
-                | Lesson::Undeclared { .. } => {}
+                | Lesson::Undeclared { .. }
+                | Lesson::Python { .. } => {}
             }
         }
         new

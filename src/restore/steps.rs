@@ -288,6 +288,7 @@ impl Steps<'_, '_> {
             .with_python(r.python())
             .with_bank(bank)
             .with_installed(verify::pinned(&r.requirements))
+            .with_unprovided(r.inference.unprovided_modules())
     }
 }
 
@@ -403,8 +404,25 @@ impl super::RoundSteps for Steps<'_, '_> {
             cell_timeout: spec.within(spec.cell_timeout),
             total_timeout: spec.within(spec.run_timeout),
             sandbox: spec.sandbox,
+            sys_path: self.usages[0].1.repository_paths(),
             ..RunOptions::default()
         };
+        if round == 1 && !options.sys_path.is_empty() {
+            let paths: Vec<String> = options
+                .sys_path
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect();
+            self.reporter.note(
+                &format!(
+                    "the notebook imports modules of its repository: {} on sys.path for the \
+                     run, as its author had them (nbenv does not install the repository: a \
+                     build would write into it)",
+                    paths.join(", ")
+                ),
+                None,
+            );
+        }
         let ran = Instant::now();
         let live = self
             .reporter
@@ -703,6 +721,14 @@ fn say_broken(reporter: &dyn Reporter, round: u32, python: PythonVersion, lesson
                         Some((d, v)) => format!("{d} {v} depends on"),
                         None => "a release here depends on".to_string(),
                     }
+                ),
+            ),
+            Lesson::Python { module, range, .. } => reporter.round(
+                round,
+                &format!(
+                    "Python {} has no `{module}` in its standard library: the notebook needs \
+                     Python {range}",
+                    python.feature()
                 ),
             ),
             _ => {}

@@ -39,6 +39,11 @@ pub struct RunOptions {
     pub copy_limit: u64,
     /// Environment variables added for the run.
     pub env: Vec<(String, String)>,
+    /// Folders put on `sys.path` after the notebook's own, relative to it: the repository's
+    /// folders whose modules the notebook imports ([`crate::notebook::Usage::repository_paths`]).
+    /// nbenv never installs the repository (a build writes into it); the path makes the same
+    /// modules importable.
+    pub sys_path: Vec<PathBuf>,
     /// Run confined ([`super::sandbox`]): no network, none of the caller's variables or
     /// processes, a read-only file tree but the run's own folders, no Unix sockets, limits.
     pub sandbox: bool,
@@ -56,6 +61,7 @@ impl Default for RunOptions {
             directory: None,
             copy_limit: 1 << 30,
             env: Vec::new(),
+            sys_path: Vec::new(),
             sandbox: false,
         }
     }

@@ -17,6 +17,8 @@ pub struct RunPlan {
     pub mode: KernelMode,
     pub keep_going: bool,
     pub run_installs: bool,
+    /// Folders put on `sys.path` after the working directory, relative to it.
+    pub sys_path: Vec<String>,
 }
 
 /// One non-empty code cell: its source for IPython, and the same as plain Python.
@@ -47,6 +49,11 @@ impl RunPlan {
             mode: opts.kernel,
             keep_going: opts.keep_going,
             run_installs: opts.run_installs,
+            sys_path: opts
+                .sys_path
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect(),
         }
     }
 }

@@ -50,6 +50,13 @@ pub enum Lesson {
         #[serde(skip_serializing_if = "Option::is_none")]
         by: Option<(DistName, Version)>,
     },
+    /// The notebook imports `module`, which the run's Python no longer has in its standard
+    /// library (`distutils` from 3.12): a Python in `range` is needed.
+    Python {
+        module: ModulePath,
+        range: crate::python::PythonRange,
+        cell: u32,
+    },
     /// This release failed the notebook: resolve without it.
     Exclude { dist: DistName, version: Version },
     /// This release is broken on the run's Python, whatever the notebook (it failed to
@@ -87,6 +94,17 @@ pub fn lessons(failure: &Failure, inference: &Inference) -> Vec<Lesson> {
                     cell,
                 }],
             };
+        }
+        // A module a later Python dropped from its standard library: an earlier Python.
+        Cause::StdlibModule { module, .. } => {
+            return crate::notebook::stdlib_range(module.top_level())
+                .map(|range| Lesson::Python {
+                    module: module.clone(),
+                    range,
+                    cell,
+                })
+                .into_iter()
+                .collect()
         }
         // What pip installs: a distribution to resolve, never a module to import (`pyzmq`
         // installs `zmq`).
@@ -408,6 +426,18 @@ pub fn teach(usage: &mut Usage, lessons: &[Lesson]) -> bool {
                 });
                 new = true;
             }
+            Lesson::Python {
+                module,
+                range,
+                cell,
+            } => {
+                new |= usage.python.require(
+                    crate::notebook::HintReason::StdlibModule,
+                    module.top_level(),
+                    *range,
+                    Some(Location::new(*cell, 0)),
+                );
+            }
             Lesson::Exclude { .. } | Lesson::Broken { .. } => {}
         }
     }
@@ -477,5 +507,34 @@ mod tests {
             .collect();
         assert_eq!(added, [("pandas", Installer::Undeclared, "seaborn 0.7.0")]);
         assert!(!teach(&mut usage, &lessons), "taken in once");
+    }
+
+    /// A run that showed `distutils` gone from the standard library makes the import a need
+    /// of the code: the next resolution takes a Python up to 3.11, where the import alone (a
+    /// backport exists) only weakly suggested one.
+    #[test]
+    fn a_module_gone_from_the_standard_library_binds_the_python() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("nb.ipynb");
+        std::fs::write(
+            &path,
+            r#"{"cells": [{"cell_type": "code", "metadata": {}, "outputs": [], "source": "import distutils"}], "metadata": {"language_info": {"name": "python", "version": "3.13.1"}}, "nbformat": 4, "nbformat_minor": 2}"#,
+        )
+        .unwrap();
+        let nb = crate::notebook::read(&path).unwrap();
+        let mut usage = analyze(&nb, &AnalyzeOptions::default());
+        assert_eq!(usage.python.range, crate::python::PythonRange::default());
+        let range = crate::notebook::stdlib_range("distutils").unwrap();
+        let lesson = Lesson::Python {
+            module: "distutils".parse().unwrap(),
+            range,
+            cell: 1,
+        };
+        assert!(teach(&mut usage, std::slice::from_ref(&lesson)));
+        assert_eq!(
+            usage.python.range,
+            crate::python::PythonRange::at_most(crate::python::PythonVersion::new(3, 11))
+        );
+        assert!(!teach(&mut usage, &[lesson]), "taken in once");
     }
 }

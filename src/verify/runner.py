@@ -946,6 +946,10 @@ def main():
     os.dup2(null, 0)
     os.close(null)
     sys.argv = [""]
+    # The repository's folders its author had importable (installed, or Jupyter started at
+    # the root): after the working directory, before the environment's packages.
+    for i, extra in enumerate(spec.get("sys_path", [])):
+        sys.path.insert(1 + i, os.path.abspath(extra))
 
     def alarm(signum, frame):
         STATE["timed_out"] = True

@@ -662,3 +662,86 @@ fn relative_cache_and_bank_paths_mean_where_nbenv_was_started() {
     assert!(work.join("var/bank.sqlite3").is_file());
     assert!(!nbs.join("opt").exists() && !nbs.join("var").exists());
 }
+
+/// A module the notebook imports that nothing beside it, in its repository or on the index
+/// provides is a file its author never published: the first round stops there as data/input,
+/// and no round is spent searching an environment for it.
+#[test]
+fn a_module_nothing_provides_stops_as_data_without_another_round() {
+    let server = TestServer::start(PageMode::Json);
+    publish_toolkit(&server, &[("1.0", "VALUE = 1\n")]);
+    let ctx = TestContext::with_server(server);
+    let nb = two_cells(ctx.root(), "import toolkit", "import mean_tests");
+    let (code, _, err) = restore_plainly(&ctx, &nb);
+    assert!(
+        err.contains("round 1: stopped at cell 2 (code cell 2 of 2): data/input: local module `mean_tests` is missing: neither the notebook's folder nor its repository has it, and no distribution provides it"),
+        "{err}"
+    );
+    assert!(!err.contains("round 2"), "{err}");
+    assert_ne!(code, 0, "{err}");
+}
+
+/// A notebook in `notebooks/` importing its repository's own package: `infer` names the
+/// package as a path requirement with its evidence, and `restore` runs it with the
+/// repository's root on `sys.path`, saying so, without installing (or writing into) it.
+#[test]
+fn the_repositorys_own_package_is_a_path_requirement_and_on_the_path() {
+    let ctx = TestContext::with_index();
+    let repo = ctx.root().join("repo");
+    std::fs::create_dir_all(repo.join(".git")).unwrap();
+    std::fs::create_dir_all(repo.join("mypkg")).unwrap();
+    std::fs::create_dir_all(repo.join("notebooks")).unwrap();
+    std::fs::write(
+        repo.join("setup.py"),
+        "from setuptools import setup\nsetup(name='mypkg', packages=['mypkg'])\n",
+    )
+    .unwrap();
+    std::fs::write(
+        repo.join("mypkg/__init__.py"),
+        "def answer():\n    return 42\n",
+    )
+    .unwrap();
+    let nb = two_cells(
+        &repo.join("notebooks"),
+        "import mypkg",
+        "print(mypkg.answer())",
+    );
+    let (code, out, err) = ctx.infer(std::path::Path::new(&nb), &[]).parts();
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains(&format!(
+            "-e {}  # cell 1 imports mypkg, which ../setup.py names: the repository's own package\n",
+            repo.display()
+        )),
+        "{out}"
+    );
+    assert!(
+        out.contains("#   mypkg (cell 1): the repository's own package, which ../setup.py names (installed with -e below); nbenv's runs put .. on sys.path (../mypkg)"),
+        "{out}"
+    );
+    let before: Vec<_> = std::fs::read_dir(&repo)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name())
+        .collect();
+    let (code, _, err) = restore_plainly(&ctx, &nb);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains("restored: the notebook ran to the end"),
+        "{err}"
+    );
+    assert!(
+        err.contains("the notebook imports modules of its repository: .. on sys.path for the run"),
+        "{err}"
+    );
+    let after: Vec<_> = std::fs::read_dir(&repo)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name())
+        .collect();
+    assert_eq!(
+        before.len(),
+        after.len(),
+        "nothing written into the repository"
+    );
+}

@@ -327,6 +327,7 @@ fn run_in(
         cell_timeout: spec.within(spec.cell_timeout),
         total_timeout: spec.within(spec.run_timeout),
         sandbox: spec.sandbox,
+        sys_path: usage.repository_paths(),
         ..RunOptions::default()
     };
     let run = crate::verify::run_notebook(spec.nb, python, &options).ok()?;

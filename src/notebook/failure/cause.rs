@@ -219,12 +219,21 @@ pub enum Cause {
     MissingResource {
         resource: String,
     },
-    /// A module that should sit beside the notebook.
+    /// A module that should sit beside the notebook (or in its repository).
     MissingLocalModule {
         module: ModulePath,
+        /// Nothing local has it and no distribution provides it either (the bank, the
+        /// provider lists and the index were asked): a file of the author's never published.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        unprovided: bool,
     },
     Network {
         detail: String,
+    },
+    /// A file the cell reads is a Git LFS pointer, not the data: the repository was cloned
+    /// without `git lfs`.
+    LfsPointer {
+        file: String,
     },
     /// The notebook asks for keyboard input (`input()`).
     Stdin,
@@ -319,6 +328,7 @@ impl Cause {
             MissingFile { .. }
             | MissingResource { .. }
             | MissingLocalModule { .. }
+            | LfsPointer { .. }
             | Network { .. }
             | Stdin => FailureClass::DataInput,
             Undefined { .. } | Syntax { .. } | Exit { .. } | Raised { .. } => FailureClass::Code,
@@ -396,12 +406,27 @@ impl fmt::Display for Cause {
                 "{ename} inside {library} from `{api}`, whose signature differs in other releases of {distribution}"
             ),
             StdlibModule { module, python } => {
-                let v: Vec<String> = python.iter().map(ToString::to_string).collect();
-                write!(
-                    f,
-                    "`{module}` is in the standard library of Python {} only",
-                    v.join(", ")
-                )
+                let known = crate::notebook::KNOWN_VERSIONS;
+                let first = known.iter().position(|v| Some(v) == python.first());
+                let contiguous = first.is_some_and(|i| {
+                    known.get(i..i + python.len()) == Some(python.as_slice())
+                });
+                let which = match (python.first(), python.last()) {
+                    (Some(_), Some(last)) if contiguous && first == Some(0) && python.len() > 1 => {
+                        format!("up to {last}")
+                    }
+                    (Some(start), Some(_))
+                        if contiguous && python.last() == known.last() && python.len() > 1 =>
+                    {
+                        format!("{start} on")
+                    }
+                    _ => python
+                        .iter()
+                        .map(ToString::to_string)
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                };
+                write!(f, "`{module}` is in the standard library of Python {which} only")
             }
             StdlibApi { api } => write!(f, "`{api}` is not in this Python's standard library"),
             WrongPython { detail, needs } => write!(f, "{detail}: needs Python {needs}"),
@@ -443,8 +468,24 @@ impl fmt::Display for Cause {
                 None => write!(f, "a file is missing"),
             },
             MissingResource { resource } => write!(f, "data package `{resource}` is not there"),
-            MissingLocalModule { module } => write!(f, "local module `{module}` is missing"),
+            MissingLocalModule {
+                module,
+                unprovided: false,
+            } => write!(f, "local module `{module}` is missing"),
+            MissingLocalModule {
+                module,
+                unprovided: true,
+            } => write!(
+                f,
+                "local module `{module}` is missing: neither the notebook's folder nor its \
+                 repository has it, and no distribution provides it"
+            ),
             Network { detail } => write!(f, "network: {detail}"),
+            LfsPointer { file } => write!(
+                f,
+                "`{file}` is a Git LFS pointer, not the data: fetch it with `git lfs pull \
+                 --include \"{file}\"` in the repository"
+            ),
             Stdin => write!(f, "asks for keyboard input"),
             Undefined { name, definition } => match definition {
                 Definition::Later { cell, line } => {

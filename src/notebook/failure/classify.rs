@@ -23,7 +23,13 @@ use super::problem::{Problem, Raised};
 pub fn classify(problem: &Problem, cell: Option<u32>, cx: &FailureContext) -> Failure {
     match problem {
         Problem::Raised(raised) => {
-            let cause = behaviour_changed(raised_cause(raised, cell, cx), raised, cell, cx);
+            let cause = match cx.lfs_pointer(cell) {
+                // Whatever the reader made of a pointer file, the data was never there.
+                Some(file) if !during_import(raised) => Cause::LfsPointer {
+                    file: file.to_string(),
+                },
+                _ => behaviour_changed(raised_cause(raised, cell, cx), raised, cell, cx),
+            };
             Failure::new(cause, cell, raised.innermost().cloned())
         }
         Problem::TimedOut { whole_run } => Failure::new(
@@ -544,10 +550,21 @@ fn module_cause(module: &str, cell: Option<u32>, cx: &FailureContext) -> Cause {
     }
     let top = m.top_level();
     if cx.module_kind(top) == ModuleKind::Local {
-        return Cause::MissingLocalModule { module: m };
+        return Cause::MissingLocalModule {
+            module: m,
+            unprovided: false,
+        };
     }
     if let Some(python) = cx.stdlib_elsewhere(top) {
         return Cause::StdlibModule { module: m, python };
+    }
+    // An import of the notebook's own that nothing provides: a module its author had and
+    // never published. No environment has it, so no round is spent on it.
+    if cx.unprovided(top) {
+        return Cause::MissingLocalModule {
+            module: m,
+            unprovided: true,
+        };
     }
     // A submodule of a library: a name the installed release lacks, which another release
     // may have or none ever had.

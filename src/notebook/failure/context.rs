@@ -10,6 +10,7 @@ use pep440_rs::Version;
 use super::bindings::Bindings;
 use super::history::{ApiHistory, BankSays};
 use crate::names::{ApiPath, DistName, ModulePath};
+use crate::notebook::external::FileAccess;
 use crate::notebook::format::{CellKind, Notebook, Output};
 use crate::notebook::stdlib::{self, VersionSet};
 use crate::notebook::usage::{ApiUse, Origin, Usage};
@@ -32,6 +33,11 @@ pub struct FailureContext<'a> {
     bank: Option<&'a dyn ApiHistory>,
     /// The releases installed where the failure happened (a live run's pins).
     installed: Vec<(DistName, Version)>,
+    /// The notebook's folder, where the relative paths it reads start.
+    dir: std::path::PathBuf,
+    /// Top-level modules the notebook imports that no distribution provides, as the
+    /// resolution of the run found them (the bank, the provider lists and the index asked).
+    unprovided: Vec<String>,
 }
 
 impl fmt::Debug for FailureContext<'_> {
@@ -80,7 +86,32 @@ impl<'a> FailureContext<'a> {
             worked,
             bank: None,
             installed: Vec::new(),
+            unprovided: Vec::new(),
+            dir: crate::notebook::analyze::notebook_dir(&nb.path).to_path_buf(),
         }
+    }
+
+    /// A file `cell` reads that is a Git LFS pointer (the repository was cloned without
+    /// `git lfs`): the path as the cell writes it.
+    pub(crate) fn lfs_pointer(&self, cell: Option<u32>) -> Option<&str> {
+        let cell = cell?;
+        self.usage
+            .files
+            .iter()
+            .filter(|f| f.at.cell == cell && f.access == FileAccess::Read)
+            .map(|f| f.path.as_str())
+            .find(|path| is_lfs_pointer(&self.dir.join(path)))
+    }
+
+    /// The modules the notebook imports that the run's resolution found no distribution for.
+    pub fn with_unprovided(mut self, modules: Vec<String>) -> Self {
+        self.unprovided = modules;
+        self
+    }
+
+    /// Whether the resolution found no distribution providing the top-level module `top`.
+    pub(crate) fn unprovided(&self, top: &str) -> bool {
+        self.unprovided.iter().any(|m| m == top)
     }
 
     /// The interpreter the failure happened on.
@@ -174,7 +205,10 @@ impl<'a> FailureContext<'a> {
             Some(v) => !having.intersects(VersionSet::of(&[v])),
             None => having != VersionSet::ALL,
         };
-        (missing_here && !stdlib::has_backport(top)).then(|| having.iter().collect())
+        // A backport serves Pythons before the module was added (`enum34` on 2.7); one that
+        // a later Python removed (`distutils`, `imp`) points at the Pythons that had it.
+        let removed = self.python.is_some_and(|v| having.iter().all(|h| h < v));
+        (missing_here && (removed || !stdlib::has_backport(top))).then(|| having.iter().collect())
     }
 
     /// Third-party APIs used in `cell` (at `line` first, when given) that satisfy `pred`.
@@ -242,4 +276,20 @@ fn excerpt(outputs: &[Output]) -> Option<String> {
         Some((at, _)) => format!("{}…", &line[..at]),
         None => line.to_string(),
     })
+}
+
+/// What a Git LFS pointer file starts with (the spec's first line).
+const LFS_POINTER: &[u8] = b"version https://git-lfs.github.com/spec/v1";
+
+/// Whether the file at `path` is a Git LFS pointer: a small text file standing in for the
+/// data, left where `git lfs` was not installed when the repository was cloned.
+pub(crate) fn is_lfs_pointer(path: &std::path::Path) -> bool {
+    use std::io::Read;
+    let Ok(file) = std::fs::File::open(path) else {
+        return false;
+    };
+    let mut head = [0u8; LFS_POINTER.len()];
+    file.take(LFS_POINTER.len() as u64)
+        .read_exact(&mut head)
+        .is_ok_and(|()| head == LFS_POINTER)
 }

@@ -95,9 +95,15 @@ pub fn decide_imports<B: BankView + ?Sized>(
         let Ok(import) = ModulePath::new(&local.name) else {
             continue;
         };
+        // Where the notebook imports it; else where it is written or put on the path.
+        let imported_at = usage
+            .imports
+            .iter()
+            .find(|i| i.level == 0 && i.module.top_level() == local.name)
+            .map(|i| i.at);
         out.push(ImportDecision {
             import,
-            at: local.at,
+            at: imported_at.or(local.at),
             optional: false,
             paths: Vec::new(),
             candidates: Vec::new(),
@@ -106,6 +112,7 @@ pub fn decide_imports<B: BankView + ?Sized>(
             outcome: ImportOutcome::Unresolved(Unresolved::LocalModule {
                 source: local.source,
                 file: local.file.clone(),
+                repository: local.repository.clone(),
             }),
         });
     }

@@ -8,7 +8,7 @@ use serde::Serialize;
 
 use super::provider_list::{AvoidKind, Channel};
 use crate::names::{ApiPath, DistName};
-use crate::notebook::{LocalSource, Location};
+use crate::notebook::{LocalSource, Location, RepositoryPlace};
 
 /// Why an import name gets no requirement.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -29,6 +29,9 @@ pub enum Unresolved {
     LocalModule {
         source: LocalSource,
         file: Option<PathBuf>,
+        /// Where in the repository, for a module above the notebook.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        repository: Option<RepositoryPlace>,
     },
     /// Comes from conda or the system, not from PyPI.
     NotOnPyPi {

@@ -602,3 +602,64 @@ fn bundled_fixtures_and_the_usage_report() {
     assert_eq!(error["failure"]["cause"], "undefined");
     assert_eq!(error["failure"]["name"], "plt");
 }
+
+/// The standard tooling old code expects: a module a later Python dropped from its standard
+/// library (`distutils` from 3.12, `imp`) points at the Pythons that had it, even where a
+/// backport exists; one a later Python added (`enum` on 2.7) stays a missing module, which
+/// its backport on PyPI provides.
+#[test]
+fn a_module_a_later_python_removed_asks_for_an_earlier_one() {
+    let nb = notebook_of(vec![cell("import distutils.version\nimport enum\n", 1)]);
+    let usage = notebook::analyze(&nb, &AnalyzeOptions::default());
+    let no_module = |name: &str| Raised {
+        ename: "ModuleNotFoundError".into(),
+        evalue: format!("No module named '{name}'"),
+        frames: vec![],
+    };
+    let on = |v: PythonVersion, name: &str| {
+        let cx = FailureContext::new(&nb, &usage).with_python(v);
+        classify(&Problem::Raised(no_module(name)), Some(1), &cx)
+    };
+    let f = on(PythonVersion::new(3, 13), "distutils");
+    assert!(
+        matches!(&f.cause, Cause::StdlibModule { module, python }
+            if module.as_str() == "distutils" && python.last() == Some(&PythonVersion::new(3, 11))),
+        "{f:?}"
+    );
+    assert_eq!(
+        f.cause.to_string(),
+        "`distutils` is in the standard library of Python up to 3.11 only"
+    );
+    assert_eq!(f.class, FailureClass::Environment);
+    let f = on(PythonVersion::new(2, 7), "enum");
+    assert!(matches!(&f.cause, Cause::MissingModule { .. }), "{f:?}");
+}
+
+/// An import of the notebook's own that nothing local has and that no distribution provides
+/// (as the run's resolution found) is a module its author never published: data/input, not
+/// an environment to search.
+#[test]
+fn a_module_no_distribution_provides_is_a_missing_local_module() {
+    let nb = notebook_of(vec![cell("import mean_tests\n", 1)]);
+    let usage = notebook::analyze(&nb, &AnalyzeOptions::default());
+    let raised = Raised {
+        ename: "ModuleNotFoundError".into(),
+        evalue: "No module named 'mean_tests'".into(),
+        frames: vec![],
+    };
+    let cx = FailureContext::new(&nb, &usage).with_python(PythonVersion::new(3, 11));
+    let f = classify(&Problem::Raised(raised.clone()), Some(1), &cx);
+    assert!(matches!(&f.cause, Cause::MissingModule { .. }), "{f:?}");
+    let cx = cx.with_unprovided(vec!["mean_tests".into()]);
+    let f = classify(&Problem::Raised(raised), Some(1), &cx);
+    assert_eq!(
+        f.cause,
+        Cause::MissingLocalModule {
+            module: "mean_tests".parse().unwrap(),
+            unprovided: true
+        }
+    );
+    assert_eq!(f.class, FailureClass::DataInput);
+    assert!(!f.may_repair());
+    assert!(f.cause.to_string().contains("no distribution provides it"));
+}

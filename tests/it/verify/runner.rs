@@ -510,7 +510,7 @@ fn data_and_input_failures() {
         |_, _| {},
     );
     assert!(
-        matches!(&f.cause, Cause::MissingLocalModule { module } if module.as_str() == "helpers"),
+        matches!(&f.cause, Cause::MissingLocalModule { module, .. } if module.as_str() == "helpers"),
         "{f:?}"
     );
     assert_eq!(f.class, FailureClass::DataInput);
@@ -1061,4 +1061,85 @@ fn a_folder_over_the_copy_limit_runs_in_an_overlay() {
             );
         }
     }
+}
+
+/// The repository as its author had it: a notebook in `notebooks/` imports the package at the
+/// repository's root (named by its `setup.py`). The analysis finds it above the notebook and
+/// the run has the root on `sys.path`; without it the import fails as a missing local module
+/// (the notebook's data, not an environment to search).
+#[test]
+fn a_repository_package_imported_from_a_subfolder_runs() {
+    let repo = tempfile::tempdir().unwrap();
+    let r = repo.path();
+    std::fs::create_dir(r.join(".git")).unwrap();
+    std::fs::write(
+        r.join("setup.py"),
+        "from setuptools import setup, find_packages\nsetup(name='mypkg', packages=find_packages())\n",
+    )
+    .unwrap();
+    std::fs::create_dir(r.join("mypkg")).unwrap();
+    std::fs::write(
+        r.join("mypkg/__init__.py"),
+        "def answer():\n    return 42\n",
+    )
+    .unwrap();
+    let folder = r.join("notebooks");
+    std::fs::create_dir(&folder).unwrap();
+    let nb = write_notebook(&folder, vec![code("import mypkg\nprint(mypkg.answer())\n")]);
+    let usage = notebook::analyze(&nb, &AnalyzeOptions::default());
+    assert_eq!(usage.repository_paths(), [PathBuf::from("..")]);
+    let local = &usage.local_modules[0];
+    assert_eq!(local.source, notebook::LocalSource::Repository);
+    assert_eq!(
+        local
+            .repository
+            .as_ref()
+            .and_then(|p| p.project.as_ref())
+            .map(|p| p.file.clone()),
+        Some(PathBuf::from("../setup.py"))
+    );
+
+    let o = RunOptions {
+        sys_path: usage.repository_paths(),
+        ..opts()
+    };
+    let run = run_with(&nb, &python3(), &o);
+    assert_eq!(run.end, RunEnd::Completed, "{:#?}", run.cells);
+    assert_eq!(stdout_of(&run, 0), "42\n");
+
+    let run = run_with(&nb, &python3(), &opts());
+    let f = failure_of(&nb, &run);
+    assert!(
+        matches!(&f.cause, Cause::MissingLocalModule { module, .. } if module.as_str() == "mypkg"),
+        "{f:?}"
+    );
+    assert_eq!(f.class, FailureClass::DataInput);
+}
+
+/// A data file that is a Git LFS pointer (cloned without `git lfs`) is the data missing,
+/// named as such with the command that fetches it, whatever the reader raised on it.
+#[test]
+fn a_git_lfs_pointer_read_as_data_is_named() {
+    let f = failing(
+        &["import csv\nrows = list(csv.reader(open('data/train.csv')))\ntotal = float(rows[1][0])\n"],
+        |dir, _| {
+            std::fs::create_dir(dir.join("data")).unwrap();
+            std::fs::write(
+                dir.join("data/train.csv"),
+                "version https://git-lfs.github.com/spec/v1\noid sha256:4d7a214614ab2935c943f9e0ff69d22eadbb8f32b1258daaa5e2ca24d17e2393\nsize 12345\n",
+            )
+            .unwrap();
+        },
+    );
+    assert_eq!(
+        f.cause,
+        Cause::LfsPointer {
+            file: "data/train.csv".into()
+        }
+    );
+    assert_eq!(f.class, FailureClass::DataInput);
+    assert!(f
+        .cause
+        .to_string()
+        .contains("git lfs pull --include \"data/train.csv\""));
 }

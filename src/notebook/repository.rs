@@ -1,0 +1,258 @@
+//! The repository around a notebook, as its author had it. A notebook in `notebooks/` that
+//! imports `mypkg` from the repository's root ran because its author had installed the
+//! repository (`pip install -e .`), started Jupyter at the root, or put the folder on
+//! `PYTHONPATH`. The folders above the notebook, up to the repository's root, and their
+//! `src/` folders are where such modules are looked for; a project file there (`setup.py`,
+//! `setup.cfg`, `pyproject.toml`) that names the module makes it the repository's own
+//! package, installable as a path requirement.
+
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use super::declarations::{repository_root, MAX_LEVELS_UP};
+use crate::names::is_identifier;
+
+/// The files that make a folder an installable project.
+const PROJECT_FILES: [&str; 3] = ["setup.py", "pyproject.toml", "setup.cfg"];
+
+/// Where in the repository a module the notebook imports lies. Paths are relative to the
+/// notebook's folder (`..`, `../src`), as a run starting there reaches them.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct RepositoryPlace {
+    /// The folder that must be on `sys.path` for the import to work.
+    pub import_root: PathBuf,
+    /// The project (its folder and the file naming the module) that installs it, when the
+    /// repository is a package its author could install.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub project: Option<Project>,
+}
+
+/// An installable project of the repository that names a module the notebook imports.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Project {
+    /// Its folder, relative to the notebook's.
+    pub dir: PathBuf,
+    /// The project file that names the module (`../setup.py`).
+    pub file: PathBuf,
+}
+
+/// One importable name found above the notebook.
+#[derive(Debug, Clone)]
+pub(crate) struct RepositoryModule {
+    pub name: String,
+    /// The module's file or package folder, relative to the notebook's folder.
+    pub file: PathBuf,
+    pub place: RepositoryPlace,
+}
+
+/// The modules the repository around `notebook` offers above the notebook's own folder,
+/// nearest folder first; a name found twice keeps the nearest. Only regular packages (with
+/// `__init__.py`), `.py` files and extension modules count: a folder of scripts or data
+/// is not something an author imports from above. Without a `.git` (a copied repository),
+/// the nearest folder above with a project file is taken as the root.
+pub(crate) fn modules(notebook: &Path) -> Vec<RepositoryModule> {
+    let Some(own) = own_folder(notebook) else {
+        return Vec::new();
+    };
+    let Some(root) = root_of(notebook, &own) else {
+        return Vec::new();
+    };
+    let mut out: Vec<RepositoryModule> = Vec::new();
+    let mut up = PathBuf::new();
+    let mut dir = own.as_path();
+    while dir != root {
+        let Some(parent) = dir.parent() else { break };
+        dir = parent;
+        up.push("..");
+        for (import_root, rel) in [
+            (dir.to_path_buf(), up.clone()),
+            (dir.join("src"), up.join("src")),
+        ] {
+            let project = project_dir(&import_root, dir);
+            for (name, file) in importable(&import_root) {
+                if out.iter().any(|m| m.name == name) {
+                    continue;
+                }
+                let project = project.as_ref().and_then(|p| {
+                    names_module(&p.1, &name, import_root.join(&file).is_dir()).then(|| Project {
+                        dir: relative(&own, &p.0, &up),
+                        file: relative(&own, &p.1, &up),
+                    })
+                });
+                out.push(RepositoryModule {
+                    file: rel.join(&file),
+                    name,
+                    place: RepositoryPlace {
+                        import_root: rel.clone(),
+                        project,
+                    },
+                });
+            }
+        }
+    }
+    out
+}
+
+fn own_folder(notebook: &Path) -> Option<PathBuf> {
+    let dir = match notebook.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    dir.canonicalize().ok()
+}
+
+/// The repository's root: its `.git` folder's, else the nearest folder above the notebook's
+/// with a project file, at most [`MAX_LEVELS_UP`] levels up.
+fn root_of(notebook: &Path, own: &Path) -> Option<PathBuf> {
+    if let Some(root) = repository_root(notebook) {
+        return Some(root);
+    }
+    own.ancestors()
+        .skip(1)
+        .take(MAX_LEVELS_UP)
+        .find(|d| d.parent().is_some() && PROJECT_FILES.iter().any(|f| d.join(f).is_file()))
+        .map(Path::to_path_buf)
+}
+
+/// The project whose modules lie in `import_root`: a project file in it, or, for a `src/`
+/// layout, in `folder` above it. The project's folder and its file.
+fn project_dir(import_root: &Path, folder: &Path) -> Option<(PathBuf, PathBuf)> {
+    PROJECT_FILES.iter().find_map(|f| {
+        let file = folder.join(f);
+        (file.is_file() && (import_root == folder || import_root.parent() == Some(folder)))
+            .then(|| (folder.to_path_buf(), file))
+    })
+}
+
+/// Whether a project file names `module`: quoted (`packages=['pkg']`, `name = "pkg"`,
+/// `py_modules=["pkg"]`), or, for a package, discovered (`find_packages()`, `packages =
+/// find:`, setuptools' `packages.find`).
+fn names_module(file: &Path, module: &str, package: bool) -> bool {
+    let Ok(text) = std::fs::read_to_string(file) else {
+        return false;
+    };
+    let quoted = ['\'', '"']
+        .iter()
+        .any(|q| text.contains(&format!("{q}{module}{q}")));
+    let discovered = package
+        && [
+            "find_packages",
+            "find_namespace_packages",
+            "find:",
+            "packages.find",
+        ]
+        .iter()
+        .any(|d| text.contains(d));
+    quoted || discovered
+}
+
+/// `target` (below the root) as seen from the notebook's folder `own`, given `up` leads
+/// from `own` to the folder `target` is in or under.
+fn relative(own: &Path, target: &Path, up: &Path) -> PathBuf {
+    let base = own.join(up);
+    let base = base.canonicalize().unwrap_or(base);
+    match target.strip_prefix(&base) {
+        Ok(rest) if rest.as_os_str().is_empty() => up.to_path_buf(),
+        Ok(rest) => up.join(rest),
+        Err(_) => target.to_path_buf(),
+    }
+}
+
+/// Importable names directly in `dir`, with the file each comes from.
+fn importable(dir: &Path) -> Vec<(String, PathBuf)> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut names: Vec<(String, PathBuf)> = Vec::new();
+    for entry in entries.flatten() {
+        let file_name = entry.file_name();
+        let Some(name) = file_name.to_str() else {
+            continue;
+        };
+        if name.starts_with('.') || name == "setup.py" {
+            continue;
+        }
+        let module = if entry.file_type().is_ok_and(|t| t.is_dir()) {
+            entry.path().join("__init__.py").is_file().then_some(name)
+        } else if let Some(stem) = name.strip_suffix(".py") {
+            Some(stem)
+        } else if name.ends_with(".so") {
+            name.split('.').next()
+        } else {
+            None
+        };
+        if let Some(m) = module.filter(|m| is_identifier(m)) {
+            if !names.iter().any(|(n, _)| n == m) {
+                names.push((m.to_string(), PathBuf::from(name)));
+            }
+        }
+    }
+    names.sort();
+    names
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn write(root: &Path, file: &str, text: &str) {
+        let path = root.join(file);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+
+    #[test]
+    fn a_package_at_the_root_named_by_setup_py_is_the_repositorys_own() {
+        let repo = tempfile::tempdir().unwrap();
+        let r = repo.path();
+        std::fs::create_dir(r.join(".git")).unwrap();
+        write(r, "setup.py", "from setuptools import setup, find_packages\nsetup(name='x', packages=find_packages())\n");
+        write(r, "mypkg/__init__.py", "");
+        write(r, "helpers.py", "");
+        write(r, "data/readme.py", "");
+        write(r, "notebooks/nb.ipynb", "{}");
+        let found = modules(&r.join("notebooks/nb.ipynb"));
+        let names: Vec<&str> = found.iter().map(|m| m.name.as_str()).collect();
+        assert_eq!(names, ["helpers", "mypkg"]);
+        let pkg = &found[1];
+        assert_eq!(pkg.file, Path::new("../mypkg"));
+        assert_eq!(pkg.place.import_root, Path::new(".."));
+        let project = pkg.place.project.as_ref().unwrap();
+        assert_eq!(project.dir, Path::new(".."));
+        assert_eq!(project.file, Path::new("../setup.py"));
+        // A module the project file does not name is on the path, not installed.
+        assert_eq!(found[0].place.project, None);
+    }
+
+    #[test]
+    fn a_src_layout_and_a_copied_repository_without_git() {
+        let repo = tempfile::tempdir().unwrap();
+        let r = repo.path().join("copy");
+        write(
+            &r,
+            "setup.cfg",
+            "[options]\npackages = find:\npackage_dir =\n    =src\n",
+        );
+        write(&r, "src/tool/__init__.py", "");
+        write(&r, "src/loose.py", "");
+        write(&r, "a/b/nb.ipynb", "{}");
+        let found = modules(&r.join("a/b/nb.ipynb"));
+        let tool = found.iter().find(|m| m.name == "tool").unwrap();
+        assert_eq!(tool.place.import_root, Path::new("../../src"));
+        assert_eq!(
+            tool.place.project.as_ref().map(|p| p.dir.clone()),
+            Some(PathBuf::from("../.."))
+        );
+        let loose = found.iter().find(|m| m.name == "loose").unwrap();
+        assert_eq!(loose.place.project, None, "a module no project file names");
+    }
+
+    #[test]
+    fn no_repository_no_modules() {
+        let dir = tempfile::tempdir().unwrap();
+        write(dir.path(), "x/nb.ipynb", "{}");
+        write(dir.path(), "helpers.py", "");
+        assert!(modules(&dir.path().join("x/nb.ipynb")).is_empty());
+    }
+}
