@@ -220,6 +220,17 @@ pub fn run(global: &super::args::GlobalArgs, args: &VerifyArgs) -> Result<()> {
         sys_path: usage.repository_paths(),
         ..RunOptions::default()
     };
+    if !options.sys_path.is_empty() {
+        let paths: Vec<String> = options
+            .sys_path
+            .iter()
+            .map(|p| p.display().to_string())
+            .collect();
+        super::printer::note(&format!(
+            "the notebook imports modules of its repository: {} on sys.path for the run",
+            paths.join(", ")
+        ));
+    }
     let live = nbenv::reporter::Reporter::live(&printer, "starting the notebook's runner");
     let run = verify::run_notebook_watching(&nb, &env.python, &options, &mut |cell| {
         live.advance(&format!("running {}", nb.cell_label(cell)));

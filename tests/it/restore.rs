@@ -745,3 +745,48 @@ fn the_repositorys_own_package_is_a_path_requirement_and_on_the_path() {
         "nothing written into the repository"
     );
 }
+
+/// `import pkg_resources` on the newest Python: new environments carry no setuptools, and its
+/// newest release no longer ships `pkg_resources`. The bank reads which releases have the
+/// module like any API, and the restore pins the last that has it.
+#[test]
+fn pkg_resources_pins_the_last_setuptools_that_ships_it() {
+    let server = TestServer::start(PageMode::Json);
+    let release = |version: &str, with_pkg_resources: bool| {
+        let mut w = WheelBuilder::new("setuptools", version).file(
+            "setuptools/__init__.py",
+            &format!("__version__ = '{version}'\n"),
+        );
+        if with_pkg_resources {
+            w = w.file(
+                "pkg_resources/__init__.py",
+                "def require(name):\n    return [name]\n",
+            );
+        }
+        FixtureFile {
+            upload_time: Some("2020-01-01T00:00:00Z".into()),
+            ..FixtureFile::new(&w.filename(), w.build())
+        }
+    };
+    server.publish(
+        "setuptools",
+        &[
+            release("80.0", true),
+            release("81.0", true),
+            release("82.0", false),
+        ],
+    );
+    let ctx = TestContext::with_server(server);
+    let nb = two_cells(
+        ctx.root(),
+        "import pkg_resources",
+        "print(pkg_resources.require('x'))",
+    );
+    let (code, _, err) = restore_plainly(&ctx, &nb);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("setuptools==81.0"), "{err}");
+    assert!(
+        err.contains("restored: the notebook ran to the end"),
+        "{err}"
+    );
+}
