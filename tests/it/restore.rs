@@ -755,7 +755,7 @@ fn pkg_resources_pins_the_last_setuptools_that_ships_it() {
     let release = |version: &str, with_pkg_resources: bool| {
         let mut w = WheelBuilder::new("setuptools", version).file(
             "setuptools/__init__.py",
-            &format!("__version__ = '{version}'\n"),
+            format!("__version__ = '{version}'\n"),
         );
         if with_pkg_resources {
             w = w.file(
