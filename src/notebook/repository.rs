@@ -58,37 +58,40 @@ pub(crate) fn modules(notebook: &Path) -> Vec<RepositoryModule> {
     let Some(root) = root_of(notebook, &own) else {
         return Vec::new();
     };
-    let mut out: Vec<RepositoryModule> = Vec::new();
+    // The notebook's own `src/` (a notebook at the root of a `src/` layout), then each folder
+    // above it up to the root, and its `src/`.
+    let mut roots: Vec<(PathBuf, PathBuf, PathBuf)> =
+        vec![(own.join("src"), "src".into(), own.clone())];
     let mut up = PathBuf::new();
     let mut dir = own.as_path();
     while dir != root {
         let Some(parent) = dir.parent() else { break };
         dir = parent;
         up.push("..");
-        for (import_root, rel) in [
-            (dir.to_path_buf(), up.clone()),
-            (dir.join("src"), up.join("src")),
-        ] {
-            let project = project_dir(&import_root, dir);
-            for (name, file) in importable(&import_root) {
-                if out.iter().any(|m| m.name == name) {
-                    continue;
-                }
-                let project = project.as_ref().and_then(|p| {
-                    names_module(&p.1, &name, import_root.join(&file).is_dir()).then(|| Project {
-                        dir: relative(&own, &p.0, &up),
-                        file: relative(&own, &p.1, &up),
-                    })
-                });
-                out.push(RepositoryModule {
-                    file: rel.join(&file),
-                    name,
-                    place: RepositoryPlace {
-                        import_root: rel.clone(),
-                        project,
-                    },
-                });
+        roots.push((dir.to_path_buf(), up.clone(), dir.to_path_buf()));
+        roots.push((dir.join("src"), up.join("src"), dir.to_path_buf()));
+    }
+    let mut out: Vec<RepositoryModule> = Vec::new();
+    for (import_root, rel, folder) in roots {
+        let project = project_dir(&import_root, &folder);
+        for (name, file) in importable(&import_root) {
+            if out.iter().any(|m| m.name == name) {
+                continue;
             }
+            let project = project.as_ref().and_then(|(dir, file_of)| {
+                names_module(file_of, &name, import_root.join(&file).is_dir()).then(|| Project {
+                    dir: relative(&own, dir),
+                    file: relative(&own, file_of),
+                })
+            });
+            out.push(RepositoryModule {
+                file: rel.join(&file),
+                name,
+                place: RepositoryPlace {
+                    import_root: rel.clone(),
+                    project,
+                },
+            });
         }
     }
     out
@@ -147,16 +150,22 @@ fn names_module(file: &Path, module: &str, package: bool) -> bool {
     quoted || discovered
 }
 
-/// `target` (below the root) as seen from the notebook's folder `own`, given `up` leads
-/// from `own` to the folder `target` is in or under.
-fn relative(own: &Path, target: &Path, up: &Path) -> PathBuf {
-    let base = own.join(up);
-    let base = base.canonicalize().unwrap_or(base);
-    match target.strip_prefix(&base) {
-        Ok(rest) if rest.as_os_str().is_empty() => up.to_path_buf(),
-        Ok(rest) => up.join(rest),
-        Err(_) => target.to_path_buf(),
+/// `target`, a folder or file at or above the notebook's folder `own` (or below one of those),
+/// as a path from `own`: `..`, `../setup.py`, `.`.
+fn relative(own: &Path, target: &Path) -> PathBuf {
+    let mut up = PathBuf::new();
+    for base in own.ancestors() {
+        if let Ok(rest) = target.strip_prefix(base) {
+            let path = up.join(rest);
+            return if path.as_os_str().is_empty() {
+                PathBuf::from(".")
+            } else {
+                path
+            };
+        }
+        up.push("..");
     }
+    target.to_path_buf()
 }
 
 /// Importable names directly in `dir`, with the file each comes from.
@@ -246,6 +255,23 @@ mod tests {
         );
         let loose = found.iter().find(|m| m.name == "loose").unwrap();
         assert_eq!(loose.place.project, None, "a module no project file names");
+    }
+
+    #[test]
+    fn a_notebook_at_the_root_of_a_src_layout() {
+        let repo = tempfile::tempdir().unwrap();
+        let r = repo.path();
+        std::fs::create_dir(r.join(".git")).unwrap();
+        write(r, "pyproject.toml", "[project]\nname = \"tool\"\n");
+        write(r, "src/tool/__init__.py", "");
+        write(r, "nb.ipynb", "{}");
+        let found = modules(&r.join("nb.ipynb"));
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].file, Path::new("src/tool"));
+        assert_eq!(found[0].place.import_root, Path::new("src"));
+        let project = found[0].place.project.as_ref().unwrap();
+        assert_eq!(project.dir, Path::new("."));
+        assert_eq!(project.file, Path::new("pyproject.toml"));
     }
 
     #[test]
