@@ -72,6 +72,12 @@ pub(crate) fn find(
 /// `x.cpython-36m-….so`, and directories with Python files in them (packages and namespace
 /// packages).
 fn modules_in(dir: &Path) -> Vec<(String, String)> {
+    importable_in(dir, true)
+}
+
+/// [`modules_in`], with namespace packages or without (`namespace`): only regular packages
+/// (with `__init__.py`) count where a folder of scripts is not something one imports.
+pub(super) fn importable_in(dir: &Path, namespace: bool) -> Vec<(String, String)> {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return Vec::new();
     };
@@ -86,7 +92,13 @@ fn modules_in(dir: &Path) -> Vec<(String, String)> {
         }
         let is_dir = entry.file_type().is_ok_and(|t| t.is_dir());
         let module = if is_dir {
-            has_python_files(&entry.path()).then_some(name)
+            let path = entry.path();
+            let package = if namespace {
+                has_python_files(&path)
+            } else {
+                path.join("__init__.py").is_file()
+            };
+            package.then_some(name)
         } else if let Some(stem) = name
             .strip_suffix(".py")
             .or_else(|| name.strip_suffix(".pyw"))

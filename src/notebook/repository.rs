@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use super::declarations::{repository_root, MAX_LEVELS_UP};
-use crate::names::is_identifier;
+use super::local_modules::importable_in;
 
 /// The files that make a folder an installable project.
 const PROJECT_FILES: [&str; 3] = ["setup.py", "pyproject.toml", "setup.cfg"];
@@ -168,37 +168,14 @@ fn relative(own: &Path, target: &Path) -> PathBuf {
     target.to_path_buf()
 }
 
-/// Importable names directly in `dir`, with the file each comes from.
+/// Importable names directly in `dir` (regular packages only), with the file each comes
+/// from; a project's `setup.py` is no module of it.
 fn importable(dir: &Path) -> Vec<(String, PathBuf)> {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return Vec::new();
-    };
-    let mut names: Vec<(String, PathBuf)> = Vec::new();
-    for entry in entries.flatten() {
-        let file_name = entry.file_name();
-        let Some(name) = file_name.to_str() else {
-            continue;
-        };
-        if name.starts_with('.') || name == "setup.py" {
-            continue;
-        }
-        let module = if entry.file_type().is_ok_and(|t| t.is_dir()) {
-            entry.path().join("__init__.py").is_file().then_some(name)
-        } else if let Some(stem) = name.strip_suffix(".py") {
-            Some(stem)
-        } else if name.ends_with(".so") {
-            name.split('.').next()
-        } else {
-            None
-        };
-        if let Some(m) = module.filter(|m| is_identifier(m)) {
-            if !names.iter().any(|(n, _)| n == m) {
-                names.push((m.to_string(), PathBuf::from(name)));
-            }
-        }
-    }
-    names.sort();
-    names
+    importable_in(dir, false)
+        .into_iter()
+        .filter(|(name, _)| name != "setup")
+        .map(|(name, file)| (name, PathBuf::from(file.trim_end_matches('/'))))
+        .collect()
 }
 
 #[cfg(test)]
