@@ -341,10 +341,6 @@ impl super::RoundSteps for Steps<'_, '_> {
                 self.reporter.note(&note, None);
             }
         }
-        self.reporter.round(
-            round,
-            &format!("Python {python}, {}", pins_of(&requirements).join(" ")),
-        );
         Ok(Resolved {
             inference,
             requirements,
@@ -359,9 +355,15 @@ impl super::RoundSteps for Steps<'_, '_> {
         resolution.python()
     }
 
+    /// Announces the round: only a resolution that will be built and run gets here, never one
+    /// repeating the last round's environment.
     fn build(&mut self, round: u32, r: Resolved) -> Result<Built<Self::Env, Round>, RoundError> {
         let spec = self.spec;
         let python = r.python();
+        self.reporter.round(
+            round,
+            &format!("Python {python}, {}", pins_of(&r.requirements).join(" ")),
+        );
         let plan = self.plan(&r);
         let building = (!plan.is_built(spec.envs)).then(|| {
             self.reporter.step(&format!(

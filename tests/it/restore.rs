@@ -790,3 +790,28 @@ fn pkg_resources_pins_the_last_setuptools_that_ships_it() {
         "{err}"
     );
 }
+
+/// A round whose resolution repeats the last environment is not announced: a library asking
+/// for a distribution that is installed already teaches a requirement, the next resolution is
+/// the same, and the rounds stop there without a "round 2" line that never ran.
+#[test]
+fn a_round_that_would_repeat_the_last_is_never_announced() {
+    let server = TestServer::start(PageMode::Json);
+    publish_toolkit(
+        &server,
+        &[(
+            "1.0",
+            "def fit():\n    raise ImportError(\"Missing optional dependency 'toolkit'.\")\n",
+        )],
+    );
+    let ctx = TestContext::with_server(server);
+    let nb = two_cells(ctx.root(), "import toolkit", "toolkit.fit()");
+    let (_, _, err) = restore_plainly(&ctx, &nb);
+    assert!(err.contains("round 1: Python"), "{err}");
+    assert!(err.contains("round 1: stopped at cell 2"), "{err}");
+    assert!(!err.contains("round 2: Python"), "{err}");
+    assert!(
+        err.contains("not restored: the last error taught nothing new"),
+        "{err}"
+    );
+}
