@@ -54,15 +54,16 @@ pub enum MetadataSource {
 }
 
 impl CoreMetadata {
-    /// Reads RFC 822-style headers up to the first blank line (the body is the description).
-    /// Continuation lines (starting with whitespace) extend the previous header.
+    /// Reads RFC 822-style headers up to the first empty line (the body is the description).
+    /// Continuation lines (starting with whitespace, spaces alone included) extend the
+    /// previous header.
     pub fn parse(bytes: &[u8]) -> Result<Self, InvalidMetadata> {
         // Only the headers are read: the description after them (most of a METADATA file)
         // is not even decoded.
         let text = String::from_utf8_lossy(&bytes[..headers_end(bytes)]);
         let mut headers: Vec<(String, String)> = Vec::new();
         for line in text.lines() {
-            if line.trim().is_empty() {
+            if line.is_empty() {
                 break;
             }
             if line.starts_with([' ', '\t']) {
@@ -114,8 +115,9 @@ impl CoreMetadata {
     }
 }
 
-/// Where the headers of `bytes` end: after the line before the first blank one (a line of
-/// whitespace alone), or at the end.
+/// Where the headers of `bytes` end: after the line before the first empty one, or at the
+/// end. A line of spaces is not empty: it continues a header, as in email's rules, and
+/// matplotlib's multi-line `License:` has such lines before its `Requires-Dist:` ones.
 fn headers_end(bytes: &[u8]) -> usize {
     let mut at = 0;
     while at < bytes.len() {
@@ -123,7 +125,7 @@ fn headers_end(bytes: &[u8]) -> usize {
             .iter()
             .position(|&b| b == b'\n')
             .map_or(bytes.len(), |i| at + i + 1);
-        if bytes[at..end].iter().all(u8::is_ascii_whitespace) {
+        if matches!(&bytes[at..end], b"\n" | b"\r\n" | b"\r" | b"") {
             return at;
         }
         at = end;
@@ -142,6 +144,17 @@ impl CoreMetadata {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// matplotlib 3.11's METADATA: a multi-line `License:` whose blank-looking lines are
+    /// spaces, then the `Requires-Dist:` lines. Those lines continue the license; the
+    /// requirements after them are headers, not the description.
+    #[test]
+    fn a_line_of_spaces_continues_a_header() {
+        let raw = b"Metadata-Version: 2.1\nName: matplotlib\nVersion: 3.11.2\nLicense: License agreement for matplotlib versions 1.3.0 and later\n         =========================================\n         \n         1. This LICENSE AGREEMENT is between the Matplotlib Development Team\nRequires-Python: >=3.11\nRequires-Dist: numpy>=1.25\nRequires-Dist: python-dateutil>=2.7\r\nDescription-Content-Type: text/markdown\n\n# Matplotlib\n\nRequires-Dist: not-a-header\n";
+        let m = CoreMetadata::parse(raw).unwrap();
+        assert_eq!(m.requires_dist, ["numpy>=1.25", "python-dateutil>=2.7"]);
+        assert_eq!(m.requires_python, RequiresPython::parse(Some(">=3.11")));
+    }
 
     #[test]
     fn parses_headers_and_stops_at_body() {

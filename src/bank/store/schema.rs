@@ -38,9 +38,11 @@ use super::release_set::ReleaseSet;
 /// The schema this build writes. Older banks are migrated on open; newer ones are refused.
 pub const SCHEMA_VERSION: u32 = 9;
 
-/// Bumped when extraction or flow changes what a release's APIs are, so that stale releases
-/// can be told apart from fresh ones (and indexed again by the next build).
-pub const EXTRACTOR_VERSION: u32 = 8;
+/// Bumped when extraction or flow changes what a release's APIs are (or what is read of its
+/// metadata), so that stale releases can be told apart from fresh ones (and indexed again by
+/// the next build). 9: a metadata line of spaces continues a header, so Requires-Dist after
+/// a multi-line License (matplotlib 3.x) is read.
+pub const EXTRACTOR_VERSION: u32 = 9;
 
 const V1: &str = r#"
 CREATE TABLE meta (
