@@ -95,27 +95,43 @@ fn top_level_module(member: &str) -> Option<String> {
     }
 }
 
+impl IndexProviders<'_> {
+    /// [`Self::installed_modules`], a full disk kept aside and the error put as a lookup's.
+    fn modules_for(
+        &self,
+        name: &DistName,
+        import: &ModulePath,
+    ) -> Result<Option<BTreeSet<String>>, LookupError> {
+        self.installed_modules(name).map_err(|e| {
+            if let PypiError::DiskFull(full) = &e {
+                *self
+                    .disk_full
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(full.clone());
+            }
+            LookupError {
+                import: import.clone(),
+                detail: format!("{name}: {e}"),
+            }
+        })
+    }
+}
+
 impl IndexLookup for IndexProviders<'_> {
     fn providers_on_index(&self, import: &ModulePath) -> Result<Vec<DistName>, LookupError> {
         let mut found = Vec::new();
         for name in conventional_names(import) {
-            let modules = self.installed_modules(&name).map_err(|e| {
-                if let PypiError::DiskFull(full) = &e {
-                    *self
-                        .disk_full
-                        .lock()
-                        .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(full.clone());
-                }
-                LookupError {
-                    import: import.clone(),
-                    detail: format!("{name}: {e}"),
-                }
-            })?;
-            if modules.is_some_and(|m| m.contains(import.top_level())) {
+            if self.installs(&name, import)? {
                 found.push(name);
             }
         }
         Ok(found)
+    }
+
+    fn installs(&self, dist: &DistName, import: &ModulePath) -> Result<bool, LookupError> {
+        Ok(self
+            .modules_for(dist, import)?
+            .is_some_and(|m| m.contains(import.top_level())))
     }
 }
 

@@ -9,6 +9,7 @@ use serde::Serialize;
 
 use super::bank_view::BankView;
 use super::error::EvidenceError;
+use super::index_lookup::{conventional_names, resembles};
 use super::provider_choice::{
     choose, Candidate, CandidateSource, ChoiceReason, Judged, PathState, Verdict,
 };
@@ -169,6 +170,22 @@ fn decide<B: BankView + ?Sized>(
     if found.is_empty() {
         for dist in sources.lookup.providers_on_index(import)? {
             found.push((dist, import.clone(), CandidateSource::Index));
+        }
+    }
+    // A distribution the repository declares under a name that resembles the import
+    // (`python-crfsuite` for `pycrfsuite`), when its wheel installs it.
+    if found.is_empty() {
+        let conventional = conventional_names(import);
+        let mut asked: Vec<&DistName> = Vec::new();
+        for declared in &usage.declarations.requirements {
+            let dist = &declared.name;
+            if asked.contains(&dist) || conventional.contains(dist) || !resembles(import, dist) {
+                continue;
+            }
+            asked.push(dist);
+            if sources.lookup.installs(dist, import)? {
+                found.push((dist.clone(), import.clone(), CandidateSource::Declared));
+            }
         }
     }
 

@@ -20,6 +20,12 @@ pub trait IndexLookup {
     /// The distributions, among those [`conventional_names`] suggests, whose newest wheel
     /// (or, without any wheel, newest sdist) installs `import`; each was checked, not guessed.
     fn providers_on_index(&self, import: &ModulePath) -> Result<Vec<DistName>, LookupError>;
+
+    /// Whether the newest wheel (or, without any, the newest sdist) of `dist` installs
+    /// `import`. Offline: never.
+    fn installs(&self, _dist: &DistName, _import: &ModulePath) -> Result<bool, LookupError> {
+        Ok(false)
+    }
 }
 
 /// Offline: the index is not asked, and nothing is found there.
@@ -54,6 +60,24 @@ pub fn conventional_names(import: &ModulePath) -> Vec<DistName> {
     out
 }
 
+/// Whether the name of `dist` resembles `import` once the usual `py`/`python` affixes and
+/// punctuation are set aside (`python-crfsuite` and `pycrfsuite`, `pyyaml-include` and
+/// `yaml_include`): a declared distribution worth checking as the import's provider.
+pub fn resembles(import: &ModulePath, dist: &DistName) -> bool {
+    fn core(name: &str) -> String {
+        let plain: String = name
+            .chars()
+            .filter(char::is_ascii_alphanumeric)
+            .collect::<String>()
+            .to_ascii_lowercase();
+        let plain = plain.strip_prefix("python").unwrap_or(&plain);
+        let plain = plain.strip_prefix("py").unwrap_or(plain);
+        plain.strip_suffix("python").unwrap_or(plain).to_string()
+    }
+    let (a, b) = (core(import.top_level()), core(dist.as_str()));
+    a.len() >= 3 && b.len() >= 3 && (a == b || a.contains(&b) || b.contains(&a))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -74,5 +98,15 @@ mod tests {
             .map(ToString::to_string)
             .collect();
         assert_eq!(names, ["python-x", "py-x"]);
+    }
+
+    #[test]
+    fn declared_names_that_resemble_an_import() {
+        let m = |s: &str| ModulePath::new(s).unwrap();
+        let d = |s: &str| DistName::new(s).unwrap();
+        assert!(resembles(&m("pycrfsuite"), &d("python-crfsuite")));
+        assert!(resembles(&m("yaml_include"), &d("pyyaml-include")));
+        assert!(!resembles(&m("pycrfsuite"), &d("numpy")));
+        assert!(!resembles(&m("io"), &d("pyio")), "too short to tell");
     }
 }

@@ -30,7 +30,7 @@ pub use bank_view::{BankReadError, BankView};
 pub use candidates::{decide_imports, Chosen, ImportDecision, ImportOutcome};
 pub use error::EvidenceError;
 pub use history::{changes, spans, Change, ReleaseState, Span};
-pub use index_lookup::{conventional_names, IndexLookup, LookupError, NoIndexLookup};
+pub use index_lookup::{conventional_names, resembles, IndexLookup, LookupError, NoIndexLookup};
 pub use memory_bank::MemoryBank;
 pub use provider_choice::{Candidate, CandidateSource, ChoiceReason, PathState, Verdict};
 pub use provider_list::{

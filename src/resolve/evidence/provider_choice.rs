@@ -24,6 +24,9 @@ pub enum CandidateSource {
     ProviderList { line: usize },
     /// Found on the package index, its wheel checked.
     Index,
+    /// A distribution the repository declares whose name resembles the import
+    /// (`python-crfsuite` for `pycrfsuite`), its wheel checked on the index.
+    Declared,
 }
 
 /// What a candidate's indexed releases say of one used path.

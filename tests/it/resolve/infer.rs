@@ -1157,3 +1157,28 @@ fn a_guess_gives_way_before_the_recorded_python_does() {
         "{err}"
     );
 }
+
+/// An import no conventional name provides (`pyfancy`, published as `python-fancy`) is
+/// resolved by a distribution the repository declares under a name that resembles it, once
+/// its wheel shows it installs the module; without the declaration, nothing provides it.
+#[test]
+fn a_declared_distribution_whose_name_resembles_the_import_provides_it() {
+    let env = context();
+    publish(
+        &env,
+        "python-fancy",
+        &[WheelBuilder::new("python-fancy", "1.0")
+            .file("pyfancy/__init__.py", "def go():\n    pass\n")],
+    );
+    let nb = notebook(&env, "import pyfancy\npyfancy.go()\n");
+    let (code, out, err) = infer(&env, &nb, &[]).parts();
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(
+        out.contains("#   pyfancy (cell 1): no distribution provides it"),
+        "{out}"
+    );
+    env.write("requirements.txt", "numpy\npython-fancy\n");
+    let (code, out, err) = infer(&env, &nb, &[]).parts();
+    assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(pins(&out), ["python-fancy==1.0"], "{out}");
+}
