@@ -237,6 +237,11 @@ pub enum Cause {
     },
     /// The notebook asks for keyboard input (`input()`).
     Stdin,
+    /// An environment variable the code reads (`os.environ['client_id']`) is not set: an
+    /// API key or a path its author had in their shell.
+    MissingEnvVar {
+        name: String,
+    },
 
     // ---- code
     /// NameError, with where the name is bound.
@@ -330,7 +335,8 @@ impl Cause {
             | MissingLocalModule { .. }
             | LfsPointer { .. }
             | Network { .. }
-            | Stdin => FailureClass::DataInput,
+            | Stdin
+            | MissingEnvVar { .. } => FailureClass::DataInput,
             Undefined { .. } | Syntax { .. } | Exit { .. } | Raised { .. } => FailureClass::Code,
             Memory | Timeout { .. } | Killed { .. } => FailureClass::Resource,
             Accelerator { .. } | InstructionSet => FailureClass::Hardware,
@@ -487,6 +493,10 @@ impl fmt::Display for Cause {
                  --include \"{file}\"` in the repository"
             ),
             Stdin => write!(f, "asks for keyboard input"),
+            MissingEnvVar { name } => write!(
+                f,
+                "environment variable `{name}` is not set (its author had it in their shell)"
+            ),
             Undefined { name, definition } => match definition {
                 Definition::Later { cell, line } => {
                     write!(f, "`{name}` is defined only later, at {cell}:{line}")

@@ -67,6 +67,31 @@ pub fn classify(problem: &Problem, cell: Option<u32>, cx: &FailureContext) -> Fa
     }
 }
 
+/// The variable a KeyError raised by `os.environ[...]` names: the innermost frame is the
+/// standard library's mapping (`os.py`'s `_Environ.__getitem__`, `<frozen os>` from 3.11 on;
+/// on Python 2, `UserDict.py`'s or `os.py`'s), and the error's value is the key as `repr`
+/// writes it.
+fn unset_variable(ename: &str, r: &Raised) -> Option<String> {
+    if ename != "KeyError" {
+        return None;
+    }
+    let frame = r.innermost()?;
+    let file = frame.file.rsplit(['/', '\\']).next()?;
+    // Python 3.11 on runs `os` frozen: `<frozen os>`.
+    let environ = matches!(file, "os.py" | "UserDict.py" | "<frozen os>")
+        && frame.function.as_deref() == Some("__getitem__")
+        && frame.origin() == FrameOrigin::Stdlib;
+    if !environ {
+        return None;
+    }
+    let key = r.evalue.trim();
+    let name = key
+        .strip_prefix(['\'', '"'])
+        .and_then(|k| k.strip_suffix(['\'', '"']))
+        .unwrap_or(key);
+    (!name.is_empty()).then(|| name.to_string())
+}
+
 /// Whether the exception was raised while a module was being imported: the notebook's frame
 /// is an import statement, or the import machinery is on the way.
 fn during_import(r: &Raised) -> bool {
@@ -134,6 +159,9 @@ fn raised_cause(r: &Raised, cell: Option<u32>, cx: &FailureContext) -> Cause {
         || (ename == "EOFError" && text.contains("eof when reading a line"))
     {
         return Cause::Stdin;
+    }
+    if let Some(name) = unset_variable(ename, r) {
+        return Cause::MissingEnvVar { name };
     }
     // Libraries colour parts of their messages (NLTK does the resource's name).
     let evalue = strip_ansi(&r.evalue);

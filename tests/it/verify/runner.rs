@@ -1143,3 +1143,32 @@ fn a_git_lfs_pointer_read_as_data_is_named() {
         .to_string()
         .contains("git lfs pull --include \"data/train.csv\""));
 }
+
+/// A variable the code reads from the environment (`os.environ['client_id']`, an API key its
+/// author had in their shell) that is not set here is data/input, named, whether the cell
+/// reads it or a helper module does.
+#[test]
+fn an_unset_environment_variable_is_data_not_code() {
+    let f = failing(&["import helper\nhelper.connect()\n"], |dir, _| {
+        std::fs::write(
+            dir.join("helper.py"),
+            "import os\ndef connect():\n    return os.environ['NBENV_TEST_NEVER_SET_CLIENT_ID']\n",
+        )
+        .unwrap();
+    });
+    assert_eq!(
+        f.cause,
+        Cause::MissingEnvVar {
+            name: "NBENV_TEST_NEVER_SET_CLIENT_ID".into()
+        }
+    );
+    assert_eq!(f.class, FailureClass::DataInput);
+    let f = failing(
+        &["import os\nkey = os.environ['NBENV_TEST_NEVER_SET_KEY']\n"],
+        |_, _| {},
+    );
+    assert_eq!(f.class, FailureClass::DataInput, "{f:?}");
+    // A KeyError of the notebook's own dict is its code.
+    let f = failing(&["d = {}\nd['x']\n"], |_, _| {});
+    assert_eq!(f.class, FailureClass::Code, "{f:?}");
+}
