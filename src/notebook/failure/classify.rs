@@ -199,7 +199,12 @@ fn raised_cause(r: &Raised, cell: Option<u32>, cx: &FailureContext) -> Cause {
         return Cause::Network { detail };
     }
     match msg {
-        Message::NoModule { module } => return module_cause(module, cell, cx),
+        Message::NoModule { module } => {
+            // Raised by an import in a library's own code, the module is the library's
+            // need, whatever the notebook imports.
+            let in_library = innermost.is_some_and(|f| f.library().is_some());
+            return module_cause(module, cell, in_library, cx);
+        }
         Message::CannotImport {
             name,
             module,
@@ -560,7 +565,7 @@ fn missing_module(module: &str) -> Cause {
 }
 
 /// A missing module, placed: local, standard library of another Python, or third-party.
-fn module_cause(module: &str, cell: Option<u32>, cx: &FailureContext) -> Cause {
+fn module_cause(module: &str, cell: Option<u32>, in_library: bool, cx: &FailureContext) -> Cause {
     let Ok(mut m) = ModulePath::new(module) else {
         return missing_module(module);
     };
@@ -588,7 +593,7 @@ fn module_cause(module: &str, cell: Option<u32>, cx: &FailureContext) -> Cause {
     }
     // An import of the notebook's own that nothing provides: a module its author had and
     // never published. No environment has it, so no round is spent on it.
-    if cx.unprovided(top) {
+    if !in_library && cx.unprovided(top) {
         return Cause::MissingLocalModule {
             module: m,
             unprovided: true,

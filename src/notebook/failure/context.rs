@@ -13,7 +13,7 @@ use crate::names::{ApiPath, DistName, ModulePath};
 use crate::notebook::external::FileAccess;
 use crate::notebook::format::{CellKind, Notebook, Output};
 use crate::notebook::stdlib::{self, VersionSet};
-use crate::notebook::usage::{ApiUse, Origin, Usage};
+use crate::notebook::usage::{ApiUse, ImportVia, Origin, Usage};
 use crate::python::PythonVersion;
 
 /// The notebook around a failure.
@@ -109,9 +109,15 @@ impl<'a> FailureContext<'a> {
         self
     }
 
-    /// Whether the resolution found no distribution providing the top-level module `top`.
+    /// Whether the resolution found no distribution providing the top-level module `top`,
+    /// which the notebook itself imports (not an import a run taught it).
     pub(crate) fn unprovided(&self, top: &str) -> bool {
         self.unprovided.iter().any(|m| m == top)
+            && self
+                .usage
+                .imports
+                .iter()
+                .any(|i| i.module.top_level() == top && i.via != ImportVia::Run)
     }
 
     /// The interpreter the failure happened on.

@@ -662,4 +662,38 @@ fn a_module_no_distribution_provides_is_a_missing_local_module() {
     assert_eq!(f.class, FailureClass::DataInput);
     assert!(!f.may_repair());
     assert!(f.cause.to_string().contains("no distribution provides it"));
+    // Raised by a library's own import (tflearn's of `core_rnn`), it is the library's need.
+    let in_library = Raised {
+        frames: vec![nbenv::notebook::failure::Frame {
+            file: "/env/lib/python2.7/site-packages/tflearn/layers/recurrent.py".into(),
+            line: Some(12),
+            function: Some("<module>".into()),
+            code: Some("import mean_tests".into()),
+            cell: None,
+        }],
+        ..raised_of("mean_tests")
+    };
+    let f = classify(&Problem::Raised(in_library), Some(1), &cx);
+    assert!(matches!(&f.cause, Cause::MissingModule { .. }), "{f:?}");
+    // An import only a run taught (a library's, not the notebook's) is no local module.
+    let nb = notebook_of(vec![cell("import toolkit\n", 1)]);
+    let mut usage = notebook::analyze(&nb, &AnalyzeOptions::default());
+    nbenv::verify::teach(
+        &mut usage,
+        &[nbenv::verify::Lesson::Module {
+            module: "mean_tests".parse().unwrap(),
+            cell: 1,
+        }],
+    );
+    let cx = FailureContext::new(&nb, &usage).with_unprovided(vec!["mean_tests".into()]);
+    let f = classify(&Problem::Raised(raised_of("mean_tests")), Some(1), &cx);
+    assert!(matches!(&f.cause, Cause::MissingModule { .. }), "{f:?}");
+}
+
+fn raised_of(module: &str) -> Raised {
+    Raised {
+        ename: "ModuleNotFoundError".into(),
+        evalue: format!("No module named '{module}'"),
+        frames: vec![],
+    }
 }
