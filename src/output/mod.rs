@@ -13,6 +13,6 @@ pub use header::{python_of, sdists_built, SdistBuilds, SDIST_LINE};
 pub use lock::lock_txt;
 pub use pylock::{pylock_toml, PylockError};
 pub use requirements::{
-    pure_sdist_builds, python_line, recorded_elsewhere, requirements_txt, sdist_builds,
-    unresolved_reason, without_local_paths,
+    installed_lines, pure_sdist_builds, python_line, recorded_elsewhere, requirements_txt,
+    sdist_builds, unresolved_reason, without_local_paths,
 };

@@ -197,6 +197,24 @@ pub fn without_local_paths(text: &str) -> (String, Vec<String>) {
     (kept, dropped)
 }
 
+/// What of a requirements text reaches the installer: each requirement line without its
+/// comment (local paths left out, as [`without_local_paths`] does), and the header line that
+/// says which pins build from their sdists. Two texts that differ only in comments (a new
+/// `# Not requirements:` line) build the same environment.
+pub fn installed_lines(text: &str) -> Vec<String> {
+    let (installed, _) = without_local_paths(text);
+    installed
+        .lines()
+        .filter_map(|line| {
+            if line.starts_with(super::header::SDIST_LINE) {
+                return Some(line.to_string());
+            }
+            let body = line.split(" #").next().unwrap_or(line).trim();
+            (!body.is_empty() && !body.starts_with('#')).then(|| body.to_string())
+        })
+        .collect()
+}
+
 /// Why an import name is no requirement, in a few words.
 pub fn unresolved_reason(why: &Unresolved) -> String {
     match why {

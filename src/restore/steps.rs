@@ -84,6 +84,7 @@ pub fn restore(
         runtime_below: None,
         last_env: None,
         last_run: None,
+        last_installed: None,
         built: Vec::new(),
         own_catalog: crate::resolve::solver::IndexCatalog::new(&session.client),
         last_python: None,
@@ -141,6 +142,9 @@ struct Steps<'a, 'u> {
     runtime_below: Option<Option<Version>>,
     last_env: Option<(PreparedEnv, Interpreter)>,
     last_run: Option<NotebookRun>,
+    /// The Python and the installed lines of the last round that ran
+    /// ([`crate::output::installed_lines`]).
+    last_installed: Option<(PythonVersion, Vec<String>)>,
     built: Vec<PathBuf>,
     /// The notebook's content hash, which keys what runs refuted for it.
     notebook_sha256: String,
@@ -443,6 +447,7 @@ impl super::RoundSteps for Steps<'_, '_> {
         let run = run?;
         let run_time = ran.elapsed();
         let ran_with = installed(&r.requirements, &env);
+        self.last_installed = Some((python, crate::output::installed_lines(&r.requirements)));
         let bank = BankHistory::at(&self.session.bank_file);
         let failure = run.first_failure(&self.failures(&bank, &r));
         let suspects = match &failure {
@@ -565,11 +570,16 @@ impl super::RoundSteps for Steps<'_, '_> {
         );
     }
 
+    /// The very environment the last round ran in, or one that installs the same (its
+    /// requirements differ only in comments: a name found to have no provider, say).
     fn repeats_last(&mut self, r: &Resolved) -> bool {
         let Some(root) = self.last_env.as_ref().map(|(env, _)| env.root.clone()) else {
             return false;
         };
-        root == self.spec.envs.join(self.plan(r).key())
+        let same_install = self.last_installed.as_ref().is_some_and(|(python, lines)| {
+            *python == r.python() && *lines == crate::output::installed_lines(&r.requirements)
+        });
+        same_install || root == self.spec.envs.join(self.plan(r).key())
     }
 
     fn past_deadline(&self) -> bool {

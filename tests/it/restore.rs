@@ -815,3 +815,27 @@ fn a_round_that_would_repeat_the_last_is_never_announced() {
         "{err}"
     );
 }
+
+/// A resolution that installs what the last round installed, its requirements differing only
+/// in comments (a module a library imports that nothing provides, now listed under "Not
+/// requirements"), is a repeat: the rounds end without building or running it again.
+#[test]
+fn a_round_that_differs_only_in_comments_is_a_repeat() {
+    let server = TestServer::start(PageMode::Json);
+    publish_toolkit(
+        &server,
+        &[(
+            "1.0",
+            "def fit():\n    import nbenv_nowhere_backend\n    return nbenv_nowhere_backend\n",
+        )],
+    );
+    let ctx = TestContext::with_server(server);
+    let nb = two_cells(ctx.root(), "import toolkit", "toolkit.fit()");
+    let (_, _, err) = restore_plainly(&ctx, &nb);
+    assert!(err.contains("round 1: stopped at cell 2"), "{err}");
+    assert!(!err.contains("round 2: Python"), "{err}");
+    assert!(
+        err.contains("not restored: the last error taught nothing new"),
+        "{err}"
+    );
+}
