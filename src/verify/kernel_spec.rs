@@ -76,9 +76,15 @@ pub fn install_kernel_spec(
         },
     )
     .map_err(KernelSpecError::Install)?;
+    // ipykernel writes the spec into a `tmp…_kernels` folder of the temporary directory
+    // first, and older releases leave it there: a scratch folder of nbenv's own, removed
+    // when this returns.
+    let scratch = crate::python::scratch_dir("kernel")
+        .map_err(|e| KernelSpecError::Register(format!("a scratch folder: {e}")))?;
     let mut cmd = std::process::Command::new(&env.python);
     cmd.args(["-m", "ipykernel", "install", "--user", "--name", name])
         .args(["--display-name", display_name])
+        .env("TMPDIR", scratch.path())
         .env_remove("PYTHONPATH");
     let done =
         run_limited(cmd, b"", timeout).map_err(|e| KernelSpecError::Register(e.to_string()))?;

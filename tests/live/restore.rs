@@ -19,6 +19,8 @@ fn live_restore_the_demo_on_an_empty_bank_with_a_kernel() {
     )
     .unwrap();
     let jupyter = dir.path().join("jupyter");
+    let tmp = dir.path().join("tmp");
+    std::fs::create_dir(&tmp).unwrap();
     let out = Command::new(env!("CARGO_BIN_EXE_nbenv"))
         .arg("--cache-dir")
         .arg(dir.path().join("cache"))
@@ -34,10 +36,19 @@ fn live_restore_the_demo_on_an_empty_bank_with_a_kernel() {
         .arg(dir.path().join("environment.lock"))
         .args(["--format", "json"])
         .env("JUPYTER_DATA_DIR", &jupyter)
+        .env("TMPDIR", &tmp)
         .output()
         .unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{err}");
+    // ipykernel's `tmp…_kernels` staging folder is not left in the temporary directory.
+    let left: Vec<String> = std::fs::read_dir(&tmp)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with("_kernels"))
+        .collect();
+    assert!(left.is_empty(), "left in TMPDIR: {left:?}");
     let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(json["stopped"], "ran", "{json}");
     // The kernel runtime is in the environment, beside the requirements and not in them.
