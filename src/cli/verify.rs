@@ -220,16 +220,8 @@ pub fn run(global: &super::args::GlobalArgs, args: &VerifyArgs) -> Result<()> {
         sys_path: usage.repository_paths(),
         ..RunOptions::default()
     };
-    if !options.sys_path.is_empty() {
-        let paths: Vec<String> = options
-            .sys_path
-            .iter()
-            .map(|p| p.display().to_string())
-            .collect();
-        super::printer::note(&format!(
-            "the notebook imports modules of its repository: {} on sys.path for the run",
-            paths.join(", ")
-        ));
+    if let Some(note) = options.sys_path_note() {
+        super::printer::note(&note);
     }
     let live = nbenv::reporter::Reporter::live(&printer, "starting the notebook's runner");
     let run = verify::run_notebook_watching(&nb, &env.python, &options, &mut |cell| {

@@ -11,7 +11,6 @@ use super::usage::{
     ApiUse, Import, ImportVia, LocalModule, MemberUse, NotebookInfo, Origin, OutputEvidence,
     PythonEvidence, Receiver, ThirdPartyImport, Usage,
 };
-use crate::python::PythonRange;
 
 pub(crate) struct Classifier<'a> {
     pub(crate) locals: &'a [LocalModule],
@@ -159,10 +158,7 @@ pub(crate) fn build(
     let mut hints = ev.hints;
     hints.sort_by_key(|h| (h.reason, h.at));
     // What the code needs; where it last ran is a preference (`PythonEvidence::recorded`).
-    let range = hints
-        .iter()
-        .filter(|h| !h.weak && h.reason.is_code())
-        .fold(PythonRange::default(), |r, h| r.intersect(&h.range));
+    let range = super::usage::code_range(&hints);
 
     let mut warnings = ev.warnings;
     warnings.sort_by_key(|w| w.at);

@@ -73,13 +73,20 @@ pub(crate) fn modules(notebook: &Path) -> Vec<RepositoryModule> {
     }
     let mut out: Vec<RepositoryModule> = Vec::new();
     for (import_root, rel, folder) in roots {
-        let project = project_dir(&import_root, &folder);
+        // The project file is read once for the folder, not once per module in it.
+        let project = project_dir(&import_root, &folder).map(|(dir, file)| {
+            (
+                std::fs::read_to_string(&file).unwrap_or_default(),
+                dir,
+                file,
+            )
+        });
         for (name, file) in importable(&import_root) {
             if out.iter().any(|m| m.name == name) {
                 continue;
             }
-            let project = project.as_ref().and_then(|(dir, file_of)| {
-                names_module(file_of, &name, import_root.join(&file).is_dir()).then(|| Project {
+            let project = project.as_ref().and_then(|(text, dir, file_of)| {
+                names_module(text, &name, import_root.join(&file).is_dir()).then(|| Project {
                     dir: relative(&own, dir),
                     file: relative(&own, file_of),
                 })
@@ -128,13 +135,10 @@ fn project_dir(import_root: &Path, folder: &Path) -> Option<(PathBuf, PathBuf)> 
     })
 }
 
-/// Whether a project file names `module`: quoted (`packages=['pkg']`, `name = "pkg"`,
-/// `py_modules=["pkg"]`), or, for a package, discovered (`find_packages()`, `packages =
-/// find:`, setuptools' `packages.find`).
-fn names_module(file: &Path, module: &str, package: bool) -> bool {
-    let Ok(text) = std::fs::read_to_string(file) else {
-        return false;
-    };
+/// Whether a project file's `text` names `module`: quoted (`packages=['pkg']`, `name =
+/// "pkg"`, `py_modules=["pkg"]`), or, for a package, discovered (`find_packages()`,
+/// `packages = find:`, setuptools' `packages.find`).
+fn names_module(text: &str, module: &str, package: bool) -> bool {
     let quoted = ['\'', '"']
         .iter()
         .any(|q| text.contains(&format!("{q}{module}{q}")));

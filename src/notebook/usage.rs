@@ -293,14 +293,19 @@ impl PythonEvidence {
                 at,
             }),
         }
-        self.range = self
-            .hints
-            .iter()
-            .filter(|h| !h.weak && h.reason.is_code())
-            .fold(PythonRange::default(), |r, h| r.intersect(&h.range));
+        self.range = code_range(&self.hints);
         self.conflict = self.range.is_empty();
         true
     }
+}
+
+/// What the code's strong hints allow together (where it last ran, or what its repository
+/// declares, only steers: [`HintReason::is_code`]).
+pub(crate) fn code_range(hints: &[VersionHint]) -> PythonRange {
+    hints
+        .iter()
+        .filter(|h| !h.weak && h.reason.is_code())
+        .fold(PythonRange::default(), |r, h| r.intersect(&h.range))
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

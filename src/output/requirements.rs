@@ -171,30 +171,30 @@ fn project_path(notebook: &str, dir: &std::path::Path) -> std::path::PathBuf {
     }
 }
 
-/// The requirements text without its local path requirements (`-e ..`, `-e ./lib`, `.`):
-/// nbenv never installs the repository (a build writes into it); its runs put the
-/// repository's folders on `sys.path` instead. The lines left out are returned too.
-pub fn without_local_paths(text: &str) -> (String, Vec<String>) {
-    let mut kept = String::new();
-    let mut dropped = Vec::new();
-    for line in text.lines() {
-        let body = line.split(" #").next().unwrap_or(line).trim();
-        let target = body
-            .strip_prefix("-e ")
-            .or_else(|| body.strip_prefix("--editable "))
-            .or_else(|| body.strip_prefix("--editable="))
-            .map(str::trim)
-            .unwrap_or(body);
-        let local =
-            target.starts_with('.') || target.starts_with('/') || target.starts_with("file:");
-        if local && !target.is_empty() {
-            dropped.push(target.to_string());
-        } else {
-            kept.push_str(line);
-            kept.push('\n');
-        }
-    }
-    (kept, dropped)
+/// A requirement line without its comment: what the installer reads of it.
+fn requirement_body(line: &str) -> &str {
+    line.split(" #").next().unwrap_or(line).trim()
+}
+
+/// Whether a requirement (without its comment) is a local path (`-e ..`, `-e ./lib`, `.`,
+/// `file:…`): nbenv never installs one (a build writes into the repository); its runs put
+/// the repository's folders on `sys.path` instead.
+fn is_local_path(body: &str) -> bool {
+    let target = body
+        .strip_prefix("-e ")
+        .or_else(|| body.strip_prefix("--editable "))
+        .or_else(|| body.strip_prefix("--editable="))
+        .map(str::trim)
+        .unwrap_or(body);
+    target.starts_with('.') || target.starts_with('/') || target.starts_with("file:")
+}
+
+/// The requirements text without its local path requirements ([`is_local_path`]).
+pub fn without_local_paths(text: &str) -> String {
+    text.lines()
+        .filter(|line| !is_local_path(requirement_body(line)))
+        .flat_map(|line| [line, "\n"])
+        .collect()
 }
 
 /// What of a requirements text reaches the installer: each requirement line without its
@@ -202,15 +202,14 @@ pub fn without_local_paths(text: &str) -> (String, Vec<String>) {
 /// says which pins build from their sdists. Two texts that differ only in comments (a new
 /// `# Not requirements:` line) build the same environment.
 pub fn installed_lines(text: &str) -> Vec<String> {
-    let (installed, _) = without_local_paths(text);
-    installed
-        .lines()
+    text.lines()
         .filter_map(|line| {
             if line.starts_with(super::header::SDIST_LINE) {
                 return Some(line.to_string());
             }
-            let body = line.split(" #").next().unwrap_or(line).trim();
-            (!body.is_empty() && !body.starts_with('#')).then(|| body.to_string())
+            let body = requirement_body(line);
+            (!body.is_empty() && !body.starts_with('#') && !is_local_path(body))
+                .then(|| body.to_string())
         })
         .collect()
 }

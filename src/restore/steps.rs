@@ -413,18 +413,11 @@ impl super::RoundSteps for Steps<'_, '_> {
             sys_path: self.usages[0].1.repository_paths(),
             ..RunOptions::default()
         };
-        if round == 1 && !options.sys_path.is_empty() {
-            let paths: Vec<String> = options
-                .sys_path
-                .iter()
-                .map(|p| p.display().to_string())
-                .collect();
+        if let Some(note) = options.sys_path_note().filter(|_| round == 1) {
             self.reporter.note(
                 &format!(
-                    "the notebook imports modules of its repository: {} on sys.path for the \
-                     run, as its author had them (nbenv does not install the repository: a \
-                     build would write into it)",
-                    paths.join(", ")
+                    "{note}, as its author had them (nbenv does not install the repository: \
+                     a build would write into it)"
                 ),
                 None,
             );
@@ -570,16 +563,14 @@ impl super::RoundSteps for Steps<'_, '_> {
         );
     }
 
-    /// The very environment the last round ran in, or one that installs the same (its
-    /// requirements differ only in comments: a name found to have no provider, say).
+    /// Whether `r` installs what the last round that ran installed, on the same Python: the
+    /// very environment, or one whose requirements differ only in comments (a name found to
+    /// have no provider, say). The rest of what keys an environment (the kernel runtime's
+    /// bounds, the index) is the same in every round.
     fn repeats_last(&mut self, r: &Resolved) -> bool {
-        let Some(root) = self.last_env.as_ref().map(|(env, _)| env.root.clone()) else {
-            return false;
-        };
-        let same_install = self.last_installed.as_ref().is_some_and(|(python, lines)| {
+        self.last_installed.as_ref().is_some_and(|(python, lines)| {
             *python == r.python() && *lines == crate::output::installed_lines(&r.requirements)
-        });
-        same_install || root == self.spec.envs.join(self.plan(r).key())
+        })
     }
 
     fn past_deadline(&self) -> bool {

@@ -475,7 +475,7 @@ fn build(
         Venv::create(root, &plan.interpreter, installer, tools, timeout).map_err(EnvError::Venv)?;
     let venv_time = started.elapsed();
     let file = root.join("nbenv-requirements.txt");
-    let (installed, _) = crate::output::without_local_paths(&plan.requirements);
+    let installed = crate::output::without_local_paths(&plan.requirements);
     std::fs::write(&file, installed).map_err(|source| EnvError::io("writing", &file, source))?;
     // Everything comes as wheels, but for what IPython up to 7.x needs and never had one,
     // and the pins the requirements' header says are built from their sdists.

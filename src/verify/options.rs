@@ -49,6 +49,25 @@ pub struct RunOptions {
     pub sandbox: bool,
 }
 
+impl RunOptions {
+    /// What to tell of [`Self::sys_path`]: `the notebook imports modules of its repository:
+    /// .., ../src on sys.path for the run`; none when it is empty.
+    pub fn sys_path_note(&self) -> Option<String> {
+        if self.sys_path.is_empty() {
+            return None;
+        }
+        let paths: Vec<String> = self
+            .sys_path
+            .iter()
+            .map(|p| p.display().to_string())
+            .collect();
+        Some(format!(
+            "the notebook imports modules of its repository: {} on sys.path for the run",
+            paths.join(", ")
+        ))
+    }
+}
+
 impl Default for RunOptions {
     fn default() -> Self {
         Self {

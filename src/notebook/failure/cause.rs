@@ -412,20 +412,18 @@ impl fmt::Display for Cause {
                 "{ename} inside {library} from `{api}`, whose signature differs in other releases of {distribution}"
             ),
             StdlibModule { module, python } => {
-                let known = crate::notebook::KNOWN_VERSIONS;
-                let first = known.iter().position(|v| Some(v) == python.first());
-                let contiguous = first.is_some_and(|i| {
-                    known.get(i..i + python.len()) == Some(python.as_slice())
-                });
-                let which = match (python.first(), python.last()) {
-                    (Some(_), Some(last)) if contiguous && first == Some(0) && python.len() > 1 => {
-                        format!("up to {last}")
-                    }
-                    (Some(start), Some(_))
-                        if contiguous && python.last() == known.last() && python.len() > 1 =>
-                    {
-                        format!("{start} on")
-                    }
+                // A run of the known versions from the first (`up to 3.11`) or to the last
+                // (`3.4 on`); else each version.
+                let known = &crate::notebook::KNOWN_VERSIONS[..];
+                let run = known
+                    .iter()
+                    .position(|v| Some(v) == python.first())
+                    .filter(|&i| {
+                        python.len() > 1 && known.get(i..i + python.len()) == Some(&python[..])
+                    });
+                let which = match run {
+                    Some(0) => format!("up to {}", python[python.len() - 1]),
+                    Some(i) if i + python.len() == known.len() => format!("{} on", python[0]),
                     _ => python
                         .iter()
                         .map(ToString::to_string)
