@@ -10,7 +10,8 @@ use super::format::{CellKind, Kernel, Notebook};
 use super::local_modules;
 use super::outputs;
 use super::python_version::{HintReason, KNOWN_VERSIONS};
-use super::stdlib::VersionSet;
+use super::repository::Wanted;
+use super::stdlib::{self, VersionSet};
 use super::tracing::Tracer;
 use super::usage::Usage;
 use crate::python::{PythonRange, PythonVersion};
@@ -60,7 +61,14 @@ pub fn analyze(nb: &Notebook, options: &AnalyzeOptions) -> Usage {
     let mut ev = tracer.ev;
     let outputs = outputs::scan(nb, &mut ev);
     let dir = options.scan_local_modules.then(|| notebook_dir(&nb.path));
-    let mut locals = local_modules::find(&nb.path, dir, &ev.written_modules, &ev.sys_path_dirs);
+    let wanted = wanted_imports(&ev);
+    let mut locals = local_modules::find(
+        &nb.path,
+        dir,
+        &ev.written_modules,
+        &ev.sys_path_dirs,
+        &wanted,
+    );
     // A script is not a local module of itself.
     if nb.path.extension().is_some_and(|e| e == "py" || e == "pyw") {
         let own = nb.path.file_stem().and_then(|s| s.to_str());
@@ -74,6 +82,36 @@ pub fn analyze(nb: &Notebook, options: &AnalyzeOptions) -> Usage {
     let mut usage = finish::build(nb, ev, outputs, locals, candidates);
     outputs::classify_stored_errors(nb, &mut usage, None);
     usage
+}
+
+/// The notebook's absolute imports outside the standard library, each with the names imported
+/// from it: what the repository may hold beyond the usual places.
+fn wanted_imports(ev: &Evidence) -> Vec<Wanted> {
+    let mut out: Vec<Wanted> = Vec::new();
+    for raw in ev.imports.iter().filter(|i| i.level == 0) {
+        let top = raw.module.top_level();
+        if stdlib::is_stdlib(top, VersionSet::ALL) {
+            continue;
+        }
+        let part = match raw.module.as_str().split('.').nth(1) {
+            Some(second) => Some(second.to_string()),
+            None => raw.name.clone(),
+        };
+        let at = match out.iter().position(|w| w.name == top) {
+            Some(at) => at,
+            None => {
+                out.push(Wanted {
+                    name: top.to_string(),
+                    parts: Vec::new(),
+                });
+                out.len() - 1
+            }
+        };
+        if let Some(part) = part.filter(|p| !out[at].parts.contains(p)) {
+            out[at].parts.push(part);
+        }
+    }
+    out
 }
 
 /// The directory a notebook's local modules are looked for in.

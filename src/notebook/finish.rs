@@ -2,6 +2,7 @@
 //! standard library or local, aggregating and sorting.
 
 use crate::names::{ApiPath, ModulePath};
+use crate::python::{PythonRange, PythonVersion};
 
 use super::collect::{kinds_of, receiver_of, sorted_keywords, Evidence};
 use super::format::Notebook;
@@ -82,6 +83,18 @@ pub(crate) fn build(
                     count: 1,
                     at: raw.at,
                 }),
+            }
+        }
+        // A repository folder without `__init__.py` imports only as a namespace package.
+        if origin == Origin::Local && raw.level == 0 {
+            let top = raw.module.top_level();
+            let namespace = locals
+                .iter()
+                .any(|m| m.name == top && m.repository.as_ref().is_some_and(|p| p.namespace));
+            if namespace {
+                let range = PythonRange::at_least(PythonVersion::new(3, 3));
+                let weak = raw.optional || raw.in_function;
+                ev.hint(HintReason::NamespacePackage, top, range, weak, Some(raw.at));
             }
         }
         if origin == Origin::Stdlib {

@@ -7,17 +7,19 @@ use std::path::Path;
 use crate::names::is_identifier;
 
 use super::location::Location;
-use super::repository;
+use super::repository::{self, Wanted};
 use super::usage::{LocalModule, LocalSource};
 
 /// The local modules of `notebook` in `dir` (its directory; `None` skips the file system):
 /// beside it, written by it, on the `sys.path` it extends, then above it in its repository
-/// ([`repository::modules`]). A name found twice keeps the first.
+/// ([`repository::modules`], deeper for the `wanted` imports found nowhere else). A name found
+/// twice keeps the first.
 pub(crate) fn find(
     notebook: &Path,
     dir: Option<&Path>,
     written: &[(String, Location)],
     sys_path: &[(String, Location)],
+    wanted: &[Wanted],
 ) -> Vec<LocalModule> {
     let mut out: Vec<LocalModule> = Vec::new();
     let mut add = |name: String, source, file, at| {
@@ -52,7 +54,12 @@ pub(crate) fn find(
         add(name.clone(), LocalSource::WriteFile, None, Some(*at));
     }
     if dir.is_some() {
-        for m in repository::modules(notebook) {
+        let wanted: Vec<Wanted> = wanted
+            .iter()
+            .filter(|w| !out.iter().any(|m| m.name == w.name))
+            .cloned()
+            .collect();
+        for m in repository::modules(notebook, &wanted) {
             if !out.iter().any(|o| o.name == m.name) {
                 out.push(LocalModule {
                     name: m.name,
@@ -158,6 +165,7 @@ mod tests {
             Some(dir.path()),
             &[("model".into(), at)],
             &[("lib".into(), at)],
+            &[],
         );
         let names: Vec<&str> = found.iter().map(|m| m.name.as_str()).collect();
         assert_eq!(names, ["helpers", "lib", "model", "pkg", "tools"]);

@@ -38,6 +38,9 @@ pub enum HintReason {
     SyntaxFeature,
     /// A standard-library module that only some versions have (`imp` ≤ 3.11, `tomllib` ≥ 3.11).
     StdlibModule,
+    /// An import of a repository folder without `__init__.py`, a namespace package: Python
+    /// 3.3 and later.
+    NamespacePackage,
     /// An interpreter path in a stored output (`lib/python3.6/site-packages`).
     OutputPath,
     /// A file of the repository declares the interpreter (Binder's `runtime.txt`,
@@ -56,6 +59,7 @@ impl HintReason {
                 | HintReason::Python2Name
                 | HintReason::SyntaxFeature
                 | HintReason::StdlibModule
+                | HintReason::NamespacePackage
         )
     }
 }

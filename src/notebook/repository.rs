@@ -26,6 +26,10 @@ pub struct RepositoryPlace {
     /// repository is a package its author could install.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub project: Option<Project>,
+    /// A folder without `__init__.py` (a namespace package), which imports only on Python
+    /// 3.3 and later.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub namespace: bool,
 }
 
 /// An installable project of the repository that names a module the notebook imports.
@@ -35,6 +39,15 @@ pub struct Project {
     pub dir: PathBuf,
     /// The project file that names the module (`../setup.py`).
     pub file: PathBuf,
+}
+
+/// A top-level name the notebook imports, with the names it imports from it (`dedist` for
+/// `from DeDist import dedist`, `io` for `import mylib.io`), which a folder without
+/// `__init__.py` must have to be taken for it.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Wanted {
+    pub name: String,
+    pub parts: Vec<String>,
 }
 
 /// One importable name found above the notebook.
@@ -50,8 +63,10 @@ pub(crate) struct RepositoryModule {
 /// nearest folder first; a name found twice keeps the nearest. Only regular packages (with
 /// `__init__.py`), `.py` files and extension modules count: a folder of scripts or data
 /// is not something an author imports from above. Without a `.git` (a copied repository),
-/// the nearest folder above with a project file is taken as the root.
-pub(crate) fn modules(notebook: &Path) -> Vec<RepositoryModule> {
+/// the nearest folder above with a project file is taken as the root. A name in `wanted`
+/// (the notebook's imports) found nowhere there is then looked for deeper in the
+/// repository ([`deeper`]).
+pub(crate) fn modules(notebook: &Path, wanted: &[Wanted]) -> Vec<RepositoryModule> {
     let Some(own) = own_folder(notebook) else {
         return Vec::new();
     };
@@ -97,9 +112,110 @@ pub(crate) fn modules(notebook: &Path) -> Vec<RepositoryModule> {
                 place: RepositoryPlace {
                     import_root: rel.clone(),
                     project,
+                    namespace: false,
                 },
             });
         }
+    }
+    let missing: Vec<&Wanted> = wanted
+        .iter()
+        .filter(|w| !out.iter().any(|m| m.name == w.name))
+        .collect();
+    out.extend(deeper(&root, &own, &missing));
+    out
+}
+
+/// How many folder levels below the root [`deeper`] looks into, and how many entries it reads
+/// at most: a repository of data is not read in full.
+const DEEP_LEVELS: usize = 3;
+const DEEP_ENTRIES: usize = 20_000;
+
+/// Folders no author imports from: environments, installed copies, build output.
+const NOT_SOURCES: [&str; 7] = [
+    "node_modules",
+    "site-packages",
+    "venv",
+    "env",
+    "build",
+    "dist",
+    "__pycache__",
+];
+
+/// The `wanted` names as folders or modules anywhere in the repository down to [`DEEP_LEVELS`],
+/// nearest level first: a sub-project (`packages/DeDist/`, a copied library) its author had on
+/// `PYTHONPATH`. The name must match exactly and be code: a regular package, a `.py` file, or
+/// a folder without `__init__.py` holding a name the notebook imports from it (a namespace
+/// package, see [`RepositoryPlace::namespace`]; a folder of scripts named like a library is
+/// not taken for it).
+fn deeper(root: &Path, own: &Path, wanted: &[&Wanted]) -> Vec<RepositoryModule> {
+    let mut out: Vec<RepositoryModule> = Vec::new();
+    let mut level = vec![root.to_path_buf()];
+    let mut read = 0usize;
+    for _ in 0..=DEEP_LEVELS {
+        if out.len() == wanted.len() || level.is_empty() {
+            break;
+        }
+        let mut next = Vec::new();
+        for dir in level {
+            for Wanted { name, parts } in wanted.iter().copied() {
+                if out.iter().any(|m| m.name == *name) {
+                    continue;
+                }
+                let package = dir.join(name);
+                let holds = |part: &String| {
+                    package.join(format!("{part}.py")).is_file()
+                        || package.join(part).join("__init__.py").is_file()
+                };
+                let hit = if package.join("__init__.py").is_file() {
+                    Some((package, false))
+                } else if parts.iter().any(holds) {
+                    Some((package, true))
+                } else {
+                    let file = dir.join(format!("{name}.py"));
+                    file.is_file().then_some((file, false))
+                };
+                if let Some((file, namespace)) = hit {
+                    let project = project_dir(&dir, &dir).and_then(|(pdir, pfile)| {
+                        let text = std::fs::read_to_string(&pfile).unwrap_or_default();
+                        names_module(&text, name, file.is_dir()).then(|| Project {
+                            dir: relative(own, &pdir),
+                            file: relative(own, &pfile),
+                        })
+                    });
+                    out.push(RepositoryModule {
+                        name: name.to_string(),
+                        file: relative(own, &file),
+                        place: RepositoryPlace {
+                            import_root: relative(own, &dir),
+                            project,
+                            namespace,
+                        },
+                    });
+                }
+            }
+            let Ok(entries) = std::fs::read_dir(&dir) else {
+                continue;
+            };
+            for entry in entries.flatten() {
+                read += 1;
+                if read > DEEP_ENTRIES {
+                    return out;
+                }
+                let name = entry.file_name();
+                let Some(name) = name.to_str() else { continue };
+                let path = entry.path();
+                if name.starts_with('.')
+                    || NOT_SOURCES.contains(&name)
+                    || !entry.file_type().is_ok_and(|t| t.is_dir())
+                    || path.join("pyvenv.cfg").is_file()
+                {
+                    continue;
+                }
+                next.push(path);
+            }
+        }
+        next.sort();
+        level = next;
     }
     out
 }
@@ -202,7 +318,7 @@ mod tests {
         write(r, "helpers.py", "");
         write(r, "data/readme.py", "");
         write(r, "notebooks/nb.ipynb", "{}");
-        let found = modules(&r.join("notebooks/nb.ipynb"));
+        let found = modules(&r.join("notebooks/nb.ipynb"), &[]);
         let names: Vec<&str> = found.iter().map(|m| m.name.as_str()).collect();
         assert_eq!(names, ["helpers", "mypkg"]);
         let pkg = &found[1];
@@ -227,7 +343,7 @@ mod tests {
         write(&r, "src/tool/__init__.py", "");
         write(&r, "src/loose.py", "");
         write(&r, "a/b/nb.ipynb", "{}");
-        let found = modules(&r.join("a/b/nb.ipynb"));
+        let found = modules(&r.join("a/b/nb.ipynb"), &[]);
         let tool = found.iter().find(|m| m.name == "tool").unwrap();
         assert_eq!(tool.place.import_root, Path::new("../../src"));
         assert_eq!(
@@ -246,7 +362,7 @@ mod tests {
         write(r, "pyproject.toml", "[project]\nname = \"tool\"\n");
         write(r, "src/tool/__init__.py", "");
         write(r, "nb.ipynb", "{}");
-        let found = modules(&r.join("nb.ipynb"));
+        let found = modules(&r.join("nb.ipynb"), &[]);
         assert_eq!(found.len(), 1);
         assert_eq!(found[0].file, Path::new("src/tool"));
         assert_eq!(found[0].place.import_root, Path::new("src"));
@@ -256,10 +372,46 @@ mod tests {
     }
 
     #[test]
+    fn a_sub_project_deeper_in_the_repository_when_nothing_nearer_has_the_import() {
+        let repo = tempfile::tempdir().unwrap();
+        let r = repo.path();
+        std::fs::create_dir(r.join(".git")).unwrap();
+        // A sub-project's folder without `__init__.py`: a namespace package holding `dedist`.
+        write(r, "packages/DeDist/dedist/__init__.py", "");
+        write(r, "packages/DeDist/README.md", "");
+        // A folder of scripts named like a library the notebook imports.
+        write(r, "tutorials/keras/train.py", "");
+        // A regular package two levels down, and one inside an environment.
+        write(r, "lib/vendor/helper/__init__.py", "");
+        write(r, "venv/lib/site-packages/hidden/__init__.py", "");
+        write(r, "nb.ipynb", "{}");
+        let wanted = |name: &str, parts: &[&str]| Wanted {
+            name: name.into(),
+            parts: parts.iter().map(|p| p.to_string()).collect(),
+        };
+        let found = modules(
+            &r.join("nb.ipynb"),
+            &[
+                wanted("DeDist", &["dedist"]),
+                wanted("keras", &["layers"]),
+                wanted("helper", &[]),
+                wanted("hidden", &[]),
+            ],
+        );
+        let names: Vec<&str> = found.iter().map(|m| m.name.as_str()).collect();
+        assert_eq!(names, ["DeDist", "helper"]);
+        assert_eq!(found[0].file, Path::new("packages/DeDist"));
+        assert_eq!(found[0].place.import_root, Path::new("packages"));
+        assert!(found[0].place.namespace);
+        assert_eq!(found[1].place.import_root, Path::new("lib/vendor"));
+        assert!(!found[1].place.namespace);
+    }
+
+    #[test]
     fn no_repository_no_modules() {
         let dir = tempfile::tempdir().unwrap();
         write(dir.path(), "x/nb.ipynb", "{}");
         write(dir.path(), "helpers.py", "");
-        assert!(modules(&dir.path().join("x/nb.ipynb")).is_empty());
+        assert!(modules(&dir.path().join("x/nb.ipynb"), &[]).is_empty());
     }
 }

@@ -135,7 +135,9 @@ impl InterpreterPlan {
                     .filter(|c| reach == Reach::Known || c.installed.is_some())
                     .collect();
                 recorded = recorded_interpreter(evidence, &allowed);
-                match recorded.as_ref().filter(|r| r.applied) {
+                // A record the code rules out still steers: nearest to it first (a Python 2
+                // kernel's notebook whose code needs 3.3 runs on 3.7, not the newest).
+                match recorded.as_ref() {
                     Some(r) => all.sort_by_key(|c| {
                         (
                             distance(c.version, &r.range),
@@ -296,7 +298,7 @@ fn how_chosen(
         PythonChoice::Requested
     } else if declared {
         PythonChoice::Declared
-    } else if let Some(r) = plan.recorded.as_ref().filter(|r| r.applied) {
+    } else if let Some(r) = plan.recorded.as_ref() {
         if r.range.contains(candidate.version) {
             PythonChoice::Recorded
         } else {
@@ -443,6 +445,18 @@ mod tests {
         let plan = InterpreterPlan::new(&ev, None, &machine, Reach::Installed);
         assert_eq!(order(&plan), ["2.7*"]);
         assert!(!plan.recorded.as_ref().unwrap().applied);
+        // Python 3.3 code (a namespace package) saved by a Python 2 kernel: nearest to 2.7
+        // that the code allows, not the newest.
+        let mut ev3 = evidence(PythonRange::at_least(v(3, 3)), false);
+        ev3.hints = vec![hint(
+            HintReason::LanguageInfo,
+            "2.7.13",
+            PythonRange::exactly(v(2, 7)),
+        )];
+        let plan = InterpreterPlan::new(&ev3, None, &machine, Reach::Installed);
+        assert_eq!(order(&plan), ["3.6*", "3.11*"]);
+        let chosen = choose(&plan, false, |c| Ok::<_, ()>(c.version)).unwrap();
+        assert_eq!(chosen.how, PythonChoice::NearestRecorded);
         // Nothing installed fits the code: nothing to run on.
         let plan = InterpreterPlan::new(&ev, None, &installed(&[(3, 13)]), Reach::Installed);
         assert!(plan.candidates.is_empty());

@@ -28,7 +28,7 @@ use super::round::{pins_of, NotInstalled, Round, RoundError, Stages};
 use super::search::{Candidate, Move, Refutation, SearchSpace, Suspect};
 use super::spec::RoundsSpec;
 use super::{Built, Learned, ResolveEnd, RoundEnd, RunEnd, Stop};
-use crate::names::DistName;
+use crate::names::{ApiPath, DistName};
 use crate::resolve::solver::Catalog;
 
 /// What the rounds did.
@@ -445,7 +445,7 @@ impl super::RoundSteps for Steps<'_, '_> {
         let failure = run.first_failure(&self.failures(&bank, &r));
         let suspects = match &failure {
             Some(f) if f.may_repair() && f.cause.points_at_releases() => {
-                suspects(&run, &env, &self.usages[0].1)
+                suspects(&run, &env, &self.usages[0].1, f.cause.named_api())
             }
             _ => Vec::new(),
         };
@@ -650,15 +650,29 @@ impl SearchSpace for Steps<'_, '_> {
     }
 }
 
-/// The releases a failed run points at besides what its lessons name: the distributions whose
-/// files its traceback runs through, innermost first, then those whose APIs the failing cell
-/// uses.
-fn suspects(run: &NotebookRun, env: &PreparedEnv, usage: &Usage) -> Vec<Suspect> {
+/// The releases a failed run points at besides what its lessons name: the distribution of the
+/// API the failure names (`named`), then those whose files its traceback runs through,
+/// innermost first, then those whose APIs the failing cell uses.
+fn suspects(
+    run: &NotebookRun,
+    env: &PreparedEnv,
+    usage: &Usage,
+    named: Option<&ApiPath>,
+) -> Vec<Suspect> {
     let Some(raised) = run.first_raised() else {
         return Vec::new();
     };
     let owners = verify::Owners::of_env(&env.root);
-    let mut found = owners.in_frames(raised);
+    let mut found: Vec<(DistName, Version)> = named
+        .and_then(|api| owners.owner(api.top_level()))
+        .cloned()
+        .into_iter()
+        .collect();
+    for owner in owners.in_frames(raised) {
+        if !found.iter().any(|(d, _)| d == &owner.0) {
+            found.push(owner);
+        }
+    }
     let cell = run.executability.first_error_cell;
     for api in usage.third_party_apis() {
         if !api.locations.iter().any(|l| Some(l.cell) == cell) {

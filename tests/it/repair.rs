@@ -272,3 +272,41 @@ fn a_dependency_drifted_past_the_era_is_held_or_searched() {
     assert!(err.contains("searching: base 2.0 failed"), "{err}");
     assert!(out.contains("base==1."), "{out}");
 }
+
+/// A library's import of another distribution's API that the installed release lacks
+/// (seaborn 0.8's `from pandas.core.series import remove_na` under pandas 1.x): the traceback
+/// ends in the library's frame, but the release to move is the one lacking the name.
+#[test]
+fn the_release_lacking_a_name_a_library_imports_is_searched_first() {
+    let ctx = TestContext::with_index();
+    ctx.publish(
+        "top",
+        &[WheelBuilder::new("top", "1.0")
+            .file(
+                "top/__init__.py",
+                "from base.core import helper\nVALUE = helper()\n",
+            )
+            .requires("base>=1")],
+        Uploaded::At("2011-01-01T00:00:00Z"),
+    );
+    let has = "def helper():\n    return 42\n";
+    let lacks = "def other():\n    return 0\n";
+    let base = |v: &str, core: &str| {
+        WheelBuilder::new("base", v)
+            .file("base/__init__.py", "")
+            .file("base/core.py", core)
+    };
+    ctx.publish(
+        "base",
+        &[base("1.0", has), base("1.1", has), base("2.0", lacks)],
+        Uploaded::Yearly(2010),
+    );
+    let dir = ctx.path("repo");
+    std::fs::create_dir_all(&dir).unwrap();
+    let nb = notebook(&dir, &[("import top\nprint(top.VALUE)", "42\n")]);
+    let (code, out, err) = restore(&ctx, &nb, &["--date", "none"]).parts();
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("searching: base 2.0 failed"), "{err}");
+    assert!(!err.contains("searching: top"), "{err}");
+    assert!(out.contains("base==1.1"), "{out}");
+}

@@ -746,6 +746,43 @@ fn the_repositorys_own_package_is_a_path_requirement_and_on_the_path() {
     );
 }
 
+/// A sub-project deeper in the repository (`packages/DeDist/`, no `__init__.py`), imported as
+/// its author had it on `PYTHONPATH`: the repository's module, its folder on `sys.path`, and,
+/// being a namespace package, a Python 3.3 or later; never a missing module.
+#[test]
+fn a_sub_project_deeper_in_the_repository_is_on_the_path() {
+    let ctx = TestContext::with_index();
+    let repo = ctx.root().join("repo");
+    std::fs::create_dir_all(repo.join(".git")).unwrap();
+    std::fs::create_dir_all(repo.join("packages/DeDist/dedist")).unwrap();
+    std::fs::write(repo.join("packages/DeDist/README.md"), "# DeDist\n").unwrap();
+    std::fs::write(
+        repo.join("packages/DeDist/dedist/__init__.py"),
+        "def answer():\n    return 42\n",
+    )
+    .unwrap();
+    let nb = two_cells(&repo, "from DeDist import dedist", "print(dedist.answer())");
+    let (code, out, err) = ctx.infer(std::path::Path::new(&nb), &[]).parts();
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("#   DeDist (cell 1): a module of the repository, which no project file of it installs; nbenv's runs put packages on sys.path (packages/DeDist)"),
+        "{out}"
+    );
+    assert!(out.contains("the notebook allows Python >=3.3"), "{out}");
+    let (code, _, err) = restore_plainly(&ctx, &nb);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains("restored: the notebook ran to the end"),
+        "{err}"
+    );
+    assert!(
+        err.contains(
+            "the notebook imports modules of its repository: packages on sys.path for the run"
+        ),
+        "{err}"
+    );
+}
+
 /// `import pkg_resources` on the newest Python: new environments carry no setuptools, and its
 /// newest release no longer ships `pkg_resources`. The bank reads which releases have the
 /// module like any API, and the restore pins the last that has it.

@@ -307,6 +307,21 @@ impl Cause {
         }
     }
 
+    /// The API the failure says a release lacks or takes otherwise, when it names one: its
+    /// distribution is the likeliest suspect, even when the traceback ends in another's
+    /// frame (seaborn's `from pandas.core.series import remove_na`).
+    pub fn named_api(&self) -> Option<&ApiPath> {
+        use Cause::*;
+        match self {
+            MissingApi { api, .. }
+            | BadArguments { api, .. }
+            | ChangedApi { api, .. }
+            | MissingMember { api: Some(api), .. }
+            | BadKeyword { api: Some(api), .. } => Some(api),
+            _ => None,
+        }
+    }
+
     pub fn class(&self) -> FailureClass {
         use Cause::*;
         match self {
