@@ -126,6 +126,7 @@ impl InferArgs {
         Ok(InferOptions {
             notebook: self.notebook.clone(),
             python: self.python,
+            python_source: nbenv::resolve::options::PythonSource::Asked,
             cap: date_cap(self.exclude_newer),
             era: self.date,
             sdists: sdists(self.allow_sdist, self.wheels_only),

@@ -13,6 +13,7 @@ use nbenv::modernize::{modernize, Facts, Modernized, Report};
 use nbenv::notebook::{self, AnalyzeOptions};
 use nbenv::output::write_atomically;
 use nbenv::python::PythonVersion;
+use nbenv::resolve::options::PythonSource;
 
 use super::args::{Format, FormatArg, GlobalArgs};
 use super::exit::CliError;
@@ -280,6 +281,11 @@ fn restore_args(args: &ModernizeArgs, notebook: &Path) -> Result<super::restore:
     .map_err(|e| CliError::usage(e.to_string()))?;
     let r = &mut restore.args;
     r.python = Some(python.feature());
+    r.python_source = if args.python.is_some() {
+        PythonSource::Asked
+    } else {
+        PythonSource::NewestInstalled
+    };
     r.max_rounds = args.max_rounds;
     r.output = args.requirements.clone();
     r.no_kernel_runtime = args.no_kernel_runtime;

@@ -15,6 +15,7 @@ use nbenv::modernize::{modernize, Facts, Modernized};
 use nbenv::notebook::{self, AnalyzeOptions};
 use nbenv::output::write_atomically;
 use nbenv::python::PythonVersion;
+use nbenv::resolve::options::PythonSource;
 use nbenv::restore::Stop;
 
 use super::args::GlobalArgs;
@@ -222,6 +223,11 @@ impl PreferSteps for Steps<'_> {
                 notebook: copy.path().to_path_buf(),
                 nb,
                 python: Some(python),
+                python_source: if self.args.python.is_some() {
+                    PythonSource::Asked
+                } else {
+                    PythonSource::NewestInstalled
+                },
                 cap: super::infer::date_cap(self.args.exclude_newer),
                 // Today's releases: the notebook's date is its era's preference, not this
                 // one's.

@@ -39,6 +39,9 @@ pub struct RestoreArgs {
     /// Resolve for this Python (X.Y); it must be installed here to run the notebook.
     #[arg(long, value_name = "X.Y", value_parser = super::usage::parse_python)]
     pub python: Option<PythonVersion>,
+    /// Who fixed `python` (modernize fixes the newest installed), not a flag.
+    #[arg(skip)]
+    pub python_source: nbenv::resolve::options::PythonSource,
     /// Count releases that have only an sdist as installable, and let the installer build them.
     #[arg(long, conflicts_with = "wheels_only")]
     pub allow_sdist: bool,
@@ -146,6 +149,7 @@ pub(super) struct Target {
     pub notebook: PathBuf,
     pub nb: nbenv::notebook::Notebook,
     pub python: Option<PythonVersion>,
+    pub python_source: nbenv::resolve::options::PythonSource,
     pub cap: nbenv::resolve::options::DateCap,
     pub era: nbenv::resolve::options::EraChoice,
 }
@@ -157,6 +161,7 @@ impl Target {
             notebook: args.notebook.clone(),
             nb,
             python: args.python,
+            python_source: args.python_source,
             cap: super::infer::date_cap(args.exclude_newer),
             era: args.date,
         })
@@ -191,6 +196,7 @@ impl Attempt {
 pub(super) fn attempt(global: &GlobalArgs, args: &RestoreArgs, target: Target) -> Result<Attempt> {
     let infer_args = InferOptions {
         python: target.python,
+        python_source: target.python_source,
         cap: target.cap,
         era: target.era,
         sdists: super::infer::sdists(args.allow_sdist, args.wheels_only),

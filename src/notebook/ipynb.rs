@@ -93,27 +93,86 @@ pub(crate) fn parse(path: &Path, bytes: &[u8]) -> Result<Notebook, NotebookError
 
 /// A file that is not JSON at all (a script or a text file given as a notebook) is not a
 /// notebook; one that starts like JSON, or mentions notebook keys, is a broken notebook
-/// (truncated, or with merge-conflict markers).
+/// (truncated, or with merge-conflict markers). Nothing of the file is quoted: the path may
+/// be a link to a file that is not the user's to show (`x.ipynb -> /etc/shadow`), and the
+/// message goes to logs and batch records; what kind of file it looks like is said instead.
 fn not_json(bytes: &[u8]) -> Option<String> {
     let start = bytes.iter().position(|b| !b.is_ascii_whitespace())?;
     if matches!(bytes[start], b'{' | b'[') {
         return None;
     }
-    let text = String::from_utf8_lossy(&bytes[start..bytes.len().min(start + 4096)]);
+    let head = &bytes[start..bytes.len().min(start + 4096)];
+    let text = String::from_utf8_lossy(head);
     if text.contains("\"cells\"") || text.contains("\"nbformat\"") {
         return None;
     }
-    let first: String = text
-        .lines()
-        .next()
-        .unwrap_or_default()
-        .chars()
-        .take(40)
-        .collect();
+    let kind = file_kind(head);
+    let hint = if kind == FileKind::Python {
+        "; a Python script needs a `.py` name"
+    } else {
+        ""
+    };
     Some(format!(
-        "it is not JSON (it starts with `{first}`); a notebook is a JSON `.ipynb` file, and a \
-         Python script needs a `.py` name"
+        "it is not JSON (it looks like {}); a notebook is a JSON `.ipynb` file{hint}",
+        kind.describe()
     ))
+}
+
+/// What a file that is not a notebook looks like, from its first bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum FileKind {
+    Binary,
+    Python,
+    Shell,
+    Markup,
+    Text,
+}
+
+impl FileKind {
+    fn describe(self) -> &'static str {
+        match self {
+            FileKind::Binary => "binary data",
+            FileKind::Python => "Python code",
+            FileKind::Shell => "a shell script",
+            FileKind::Markup => "HTML or XML",
+            FileKind::Text => "a text file",
+        }
+    }
+}
+
+fn file_kind(head: &[u8]) -> FileKind {
+    let Ok(text) = std::str::from_utf8(head) else {
+        // A cut multi-byte character at the end of the sample is still text.
+        let valid = std::str::from_utf8(head).map_or_else(|e| e.valid_up_to(), str::len);
+        if head.len() - valid > 3 {
+            return FileKind::Binary;
+        }
+        return file_kind(&head[..valid]);
+    };
+    if text.contains('\0') {
+        return FileKind::Binary;
+    }
+    let first = text.lines().next().unwrap_or_default().trim_start();
+    if first.starts_with("#!") {
+        return if first.contains("python") {
+            FileKind::Python
+        } else {
+            FileKind::Shell
+        };
+    }
+    if first.starts_with('<') {
+        return FileKind::Markup;
+    }
+    let python = text.lines().map(str::trim_start).any(|l| {
+        ["import ", "from ", "def ", "class ", "print(", "print "]
+            .iter()
+            .any(|k| l.starts_with(k))
+    });
+    if python {
+        FileKind::Python
+    } else {
+        FileKind::Text
+    }
 }
 
 /// The first place where `v` does not have the shape nbenv reads, as a JSON path and what is
@@ -560,9 +619,24 @@ mod tests {
     fn text_that_is_not_json_is_not_a_notebook() {
         let r = reason("import os\nprint(os.getcwd())\n");
         assert!(
-            r.contains("it is not JSON (it starts with `import os`)"),
+            r.contains("it is not JSON (it looks like Python code); a notebook is a JSON `.ipynb` file; a Python script needs a `.py` name"),
             "{r}"
         );
+        // Nothing of a file that is not a notebook is quoted: only what it looks like.
+        for (bytes, kind) in [
+            (&b"root:$6$secret:19000:0:99999:7:::\n"[..], "a text file"),
+            (&b"#!/bin/sh\necho secret\n"[..], "a shell script"),
+            (&b"<!DOCTYPE html><p>secret</p>"[..], "HTML or XML"),
+            (&b"\x7fELF\x02\x01\x01\0\0secret"[..], "binary data"),
+            (&b"\xff\xfe\xfa\xfb\xfc secret"[..], "binary data"),
+        ] {
+            let r = match parse(Path::new("t.ipynb"), bytes) {
+                Err(NotebookError::NotANotebook { reason, .. }) => reason,
+                other => panic!("{:?}", other.map(|n| n.cells.len())),
+            };
+            assert!(r.contains(&format!("it looks like {kind})")), "{r}");
+            assert!(!r.contains("secret") && !r.contains("root"), "{r}");
+        }
         // A notebook with merge-conflict markers is a broken notebook, not a foreign file.
         assert!(matches!(
             parse_str("<<<<<<< HEAD\n{\"cells\": []}\n"),

@@ -36,6 +36,11 @@ pub fn python_line(inference: &Inference) -> String {
     };
     let how = match inference.python_choice {
         PythonChoice::Requested => "asked for with --python".to_string(),
+        PythonChoice::NewestForModern => {
+            "the newest installed here, where the modernized notebook runs (--python chooses \
+             another)"
+                .to_string()
+        }
         PythonChoice::NewestInstalled => {
             "the newest installed interpreter the notebook allows that has a full resolution \
              (nothing records where it last ran)"

@@ -31,6 +31,9 @@ pub struct PythonCandidate {
 pub enum PythonChoice {
     /// `--python X.Y` named it (installed here or not).
     Requested,
+    /// The newest interpreter installed here, where a modernized notebook runs (no
+    /// `--python`).
+    NewestForModern,
     /// The Python the notebook last ran on (its kernel metadata), which has a resolution.
     Recorded,
     /// The nearest to the one the notebook last ran on that has a resolution (and, to run

@@ -12,8 +12,10 @@ pub use crate::resolve::era::EraChoice;
 pub struct InferOptions {
     /// A notebook, or a folder for one environment that every `.ipynb` under it runs in.
     pub notebook: PathBuf,
-    /// Resolve for this Python only (the user chose it); else the plan over those allowed.
+    /// Resolve for this Python only; else the plan over those allowed.
     pub python: Option<PythonVersion>,
+    /// Who fixed [`InferOptions::python`]: the header says why that Python.
+    pub python_source: PythonSource,
     pub cap: DateCap,
     /// The notebook's era, preferred for every release chosen (`--date`).
     pub era: EraChoice,
@@ -24,6 +26,17 @@ pub struct InferOptions {
     pub jobs: usize,
     /// Read the repository's declarations beside the notebook, as soft evidence.
     pub declarations: bool,
+}
+
+/// Who fixed the Python a resolution is for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum PythonSource {
+    /// The user, with `--python`.
+    #[default]
+    Asked,
+    /// A modernized notebook runs on the newest interpreter installed here, unless `--python`
+    /// says otherwise.
+    NewestInstalled,
 }
 
 /// Which files of the index count.
@@ -72,6 +85,7 @@ impl InferOptions {
         Self {
             notebook,
             python: None,
+            python_source: PythonSource::Asked,
             cap: DateCap::None,
             era: EraChoice::Auto,
             sdists: Sdists::AsFallback,

@@ -17,10 +17,10 @@ use crate::resolve::era::Era;
 use crate::resolve::evidence::{gather, BankView, Evidence, Sources};
 use crate::resolve::index_providers::IndexProviders;
 use crate::resolve::infer::{self, InferError, Inference};
-use crate::resolve::interpreter::InterpreterPlan;
+use crate::resolve::interpreter::{InterpreterPlan, PythonChoice};
 use crate::resolve::joint::{joint_evidence, joint_python, Part};
 use crate::resolve::lazy::{self, LazyOptions, LazyReport};
-use crate::resolve::options::{Indexing, InferOptions, Introspect};
+use crate::resolve::options::{Indexing, InferOptions, Introspect, PythonSource};
 use crate::resolve::solver::{Catalog, IndexCatalog, SolveOptions};
 
 /// What an inference found, and what it read to find it.
@@ -307,6 +307,11 @@ impl Resolver<'_> {
         )
         .map(|mut inference| {
             inference.era = era;
+            if inference.python_choice == PythonChoice::Requested
+                && self.args.python_source == PythonSource::NewestInstalled
+            {
+                inference.python_choice = PythonChoice::NewestForModern;
+            }
             inference
         });
         match resolved {

@@ -143,6 +143,38 @@ fn python_in_a_text_file_is_not_a_notebook() {
     assert!(stderr(&out).contains("code.txt"), "{}", stderr(&out));
 }
 
+/// F15: a notebook path that links to a file that is not a notebook (`x.ipynb ->
+/// /etc/shadow`) quotes nothing of that file, in stderr or in a batch record; the message says
+/// what kind of file it looks like.
+#[test]
+fn a_link_to_a_file_that_is_not_a_notebook_quotes_nothing_of_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let secret = dir.path().join("shadow");
+    std::fs::write(&secret, "root:$6$hashhashhash:19000:0:99999:7:::\n").unwrap();
+    let link = dir.path().join("x.ipynb");
+    std::os::unix::fs::symlink(&secret, &link).unwrap();
+    let out = bare(["usage", link.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(11), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(err.contains("x.ipynb"), "{err}");
+    assert!(err.contains("it looks like a text file"), "{err}");
+    assert!(!err.contains("root") && !err.contains("hash"), "{err}");
+
+    let records = dir.path().join("records.jsonl");
+    let out = bare([
+        "batch",
+        dir.path().to_str().unwrap(),
+        "--stage",
+        "usage",
+        "--out",
+        records.to_str().unwrap(),
+    ]);
+    let text = std::fs::read_to_string(&records).unwrap_or_default();
+    assert!(text.contains("x.ipynb"), "{text} {}", stderr(&out));
+    assert!(!text.contains("root") && !text.contains("hash"), "{text}");
+    assert!(!stderr(&out).contains("hash"), "{}", stderr(&out));
+}
+
 #[test]
 fn a_notebook_with_a_byte_order_mark_is_read() {
     let dir = tempfile::tempdir().unwrap();

@@ -416,7 +416,28 @@ fn the_modernized_notebook_is_restored_on_todays_releases() {
     let pins = std::fs::read_to_string(ctx.path("requirements.txt")).unwrap();
     assert!(pins.contains("scikit-learn==0.20"), "{pins}");
     assert!(pins.contains("numpy==1.23"), "{pins}");
+    assert!(pins.contains("asked for with --python"), "{pins}");
     assert_eq!(std::fs::read(ctx.path("nb.ipynb")).unwrap(), fixture());
+
+    // Without --python, the header says why this Python: none was asked for.
+    let run = run_in(
+        &ctx,
+        &[
+            "modernize",
+            "nb.ipynb",
+            "--no-kernel-runtime",
+            "--no-kernel-spec",
+            "--requirements",
+            "newest.txt",
+        ],
+    );
+    assert_eq!(run.code, 0, "{}", run.text());
+    let pins = std::fs::read_to_string(ctx.path("newest.txt")).unwrap();
+    assert!(
+        pins.contains("the newest installed here, where the modernized notebook runs (--python chooses another)"),
+        "{pins}"
+    );
+    assert!(!pins.contains("asked for"), "{pins}");
 
     let run = run_in(
         &ctx,
