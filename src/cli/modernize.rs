@@ -131,13 +131,18 @@ pub fn run(global: &GlobalArgs, args: &ModernizeArgs) -> Result<()> {
     }
     // With its candidates when a run will decide on them.
     let text = write_outputs(args, &output, &done, !args.no_run)?;
-    print!("{text}");
+    // One JSON document: with a run, the report goes in it when the run is done.
+    let json = args.format.format == Format::Json;
+    if args.no_run || !json {
+        print!("{text}");
+    }
     if args.no_run {
         return Ok(());
     }
     let restore = restore_args(args, &output)?;
     if !done.has_candidates() {
-        return super::restore::run(global, &restore);
+        let head = json.then(|| json_head(&output, &done, false)).transpose()?;
+        return super::restore::run_under(global, &restore, head);
     }
     // The candidates are kept only when the notebook runs to its end with them (see
     // `nbenv::modernize::trial`).
@@ -166,7 +171,17 @@ pub fn run(global: &GlobalArgs, args: &ModernizeArgs) -> Result<()> {
             }
         });
     }
-    super::restore::finish(global, &restore, tried.kept?, None)
+    let head = json.then(|| json_head(&output, &done, with)).transpose()?;
+    super::restore::finish(global, &restore, tried.kept?, None, head)
+}
+
+/// The report as `--format json` has it, for the restoration to go under (`run`).
+fn json_head(output: &Path, done: &Modernized, candidates: bool) -> Result<serde_json::Value> {
+    Ok(serde_json::to_value(Json {
+        output,
+        diff: &done.written(candidates).diff,
+        report: &done.report,
+    })?)
 }
 
 /// Writes the modernized notebook (with its candidates or not) to `output`, and the diff and
@@ -185,14 +200,7 @@ fn write_outputs(
     let text = match args.format.format {
         Format::Json => {
             let mut buf = Vec::new();
-            write_json(
-                &mut buf,
-                &Json {
-                    output,
-                    diff: &written.diff,
-                    report: &done.report,
-                },
-            )?;
+            write_json(&mut buf, &json_head(output, done, candidates)?)?;
             String::from_utf8(buf)?
         }
         Format::Text => {

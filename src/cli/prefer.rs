@@ -151,13 +151,13 @@ pub fn run(global: &GlobalArgs, args: &RestoreArgs) -> Result<()> {
         };
         write_atomically(&written, &m.written(with_candidates).notebook)?;
         tried.written = Some(written);
-        return finish(global, args, kept, Some(tried));
+        return finish(global, args, kept, Some(tried), None);
     }
     if let Some(Ok(modern)) = &modern {
         modern.discard();
     }
     let era = era.expect("the era is tried when the modern mode is not kept")?;
-    finish(global, args, era, Some(tried))
+    finish(global, args, era, Some(tried), None)
 }
 
 /// The command line's steps: the bank read as `nbenv modernize` reads it, the rounds as

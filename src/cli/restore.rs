@@ -134,13 +134,23 @@ struct Kept {
 }
 
 pub fn run(global: &GlobalArgs, args: &RestoreArgs) -> Result<()> {
+    run_under(global, args, None)
+}
+
+/// [`run`], its JSON document nested under `run` in `head` when there is one (`modernize
+/// --format json` prints one document: its report, and the restoration under it).
+pub(super) fn run_under(
+    global: &GlobalArgs,
+    args: &RestoreArgs,
+    head: Option<serde_json::Value>,
+) -> Result<()> {
     args.sandbox.check()?;
     if args.prefer == Mode::Modern {
         return super::prefer::run(global, args);
     }
     let nb = nbenv::notebook::read(&args.notebook)?;
     let era = attempt(global, args, Target::era(args, nb)?)?;
-    finish(global, args, era, None)
+    finish(global, args, era, None, head)
 }
 
 /// Which notebook a restoration's rounds run, on which Python, capped at which date.
@@ -263,6 +273,7 @@ pub(super) fn finish(
     args: &RestoreArgs,
     kept: Attempt,
     modern: Option<super::prefer::Tried>,
+    head: Option<serde_json::Value>,
 ) -> Result<()> {
     let Attempt {
         target,
@@ -343,7 +354,13 @@ pub(super) fn finish(
         environment,
     };
     match args.format.format {
-        Format::Json => write_json(&mut std::io::stdout().lock(), &done)?,
+        Format::Json => match head {
+            None => write_json(&mut std::io::stdout().lock(), &done)?,
+            Some(mut head) => {
+                head["run"] = serde_json::to_value(&done)?;
+                write_json(&mut std::io::stdout().lock(), &head)?
+            }
+        },
         Format::Text => {
             if args.output.is_none() {
                 print!("{}", done.kept.requirements);

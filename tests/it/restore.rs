@@ -876,3 +876,78 @@ fn a_round_that_differs_only_in_comments_is_a_repeat() {
         "{err}"
     );
 }
+
+/// Every command that runs a notebook prints one JSON document with `--format json` (a
+/// modernize that runs nests the restoration under `run`), and a batch writes one per line:
+/// each parses whole, with the schema version first.
+#[test]
+fn every_running_command_prints_one_json_document() {
+    let server = TestServer::start(PageMode::Json);
+    publish_toolkit(&server, &[("1.0", "VALUE = 1\n")]);
+    let ctx = TestContext::with_server(server);
+    let nb = two_cells(ctx.root(), "import toolkit", "print(toolkit.VALUE)");
+    let python = python3_version();
+    let reqs = ctx.path("reqs.txt");
+    std::fs::write(&reqs, "toolkit==1.0\n").unwrap();
+    let records = ctx.path("records.jsonl");
+    let plain = [
+        "--python",
+        python.as_str(),
+        "--no-kernel-runtime",
+        "--no-kernel-spec",
+    ];
+    let runs: Vec<Vec<&str>> = vec![
+        [&["restore", nb.as_str()][..], &plain, &["--format", "json"]].concat(),
+        [
+            &["modernize", nb.as_str()][..],
+            &plain,
+            &["--format", "json"],
+        ]
+        .concat(),
+        vec![
+            "verify",
+            nb.as_str(),
+            "-r",
+            reqs.to_str().unwrap(),
+            "--python",
+            python.as_str(),
+            "--no-kernel-runtime",
+            "--format",
+            "json",
+        ],
+        vec!["cache", "info", "--format", "json"],
+    ];
+    for args in runs {
+        let (code, out, err) = ctx.run(&args).parts();
+        assert_eq!(code, 0, "{args:?}: {err}");
+        let v: serde_json::Value = serde_json::from_str(&out)
+            .unwrap_or_else(|e| panic!("{args:?}: not one JSON document ({e}): {out}"));
+        assert!(
+            out.starts_with("{\n  \"schema_version\": 1,"),
+            "{args:?}: {out}"
+        );
+        if args[0] == "modernize" {
+            assert_eq!(v["run"]["stopped"], "ran", "{v}");
+        }
+    }
+    let (code, _, err) = ctx
+        .run([
+            "batch",
+            ctx.root().to_str().unwrap(),
+            "--stage",
+            "restore",
+            "--python",
+            &python,
+            "--no-kernel-runtime",
+            "--out",
+            records.to_str().unwrap(),
+        ])
+        .parts();
+    assert_eq!(code, 0, "{err}");
+    let text = std::fs::read_to_string(&records).unwrap();
+    assert!(!text.trim().is_empty(), "{err}");
+    for line in text.lines() {
+        let v: serde_json::Value = serde_json::from_str(line).unwrap();
+        assert_eq!(v["schema"], 1, "{line}");
+    }
+}
