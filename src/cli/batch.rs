@@ -180,7 +180,7 @@ pub fn run(global: &GlobalArgs, args: &BatchArgs) -> Result<()> {
         &notebooks,
         written,
         skipped,
-        &driven.statuses,
+        &driven.tally,
         started.elapsed(),
     ));
     if let Some(e) = batch.full_disk.take() {
@@ -312,9 +312,29 @@ fn runner(args: &BatchArgs, working: &GlobalArgs) -> Runner {
 struct Driven {
     written: usize,
     skipped: usize,
-    statuses: BTreeMap<Status, usize>,
+    tally: Tally,
     /// The pool stopped before the end (the user, or a full disk).
     stopped: bool,
+}
+
+/// What the records measured say, for the summary line.
+#[derive(Debug, Default)]
+struct Tally {
+    /// Records by status: `ok` is a notebook the stage measured, whether or not it ran.
+    statuses: BTreeMap<Status, usize>,
+    /// Notebooks the stage ran (verify, restore), and how many of them ran to the end.
+    run: usize,
+    ran: usize,
+}
+
+impl Tally {
+    fn add(&mut self, record: &nbenv::measure::Record) {
+        *self.statuses.entry(record.status).or_default() += 1;
+        if let Some(ran) = record.ran_to_end() {
+            self.run += 1;
+            self.ran += usize::from(ran);
+        }
+    }
 }
 
 /// Measures the notebooks on `--jobs` worker threads, the bar advancing and each record
@@ -337,7 +357,7 @@ fn drive(
 ) -> Result<Driven> {
     let jobs = jobs(args);
     let progress = Progress::new(&Printer::of(global), notebooks.len() as u64, "notebooks");
-    let statuses: Mutex<BTreeMap<Status, usize>> = Mutex::default();
+    let tally: Mutex<Tally> = Mutex::default();
     let skipped = AtomicUsize::new(0);
     let sink = appender.sink();
     let end = {
@@ -351,11 +371,10 @@ fn drive(
             // Stopped by the user (the pool sees it too), or by a full disk.
             Outcome::Stopped => !batch.full_disk.met(),
             Outcome::Measured(record) => {
-                *statuses
+                tally
                     .lock()
                     .unwrap_or_else(std::sync::PoisonError::into_inner)
-                    .entry(record.status)
-                    .or_default() += 1;
+                    .add(&record);
                 progress.advance(nb.path.clone());
                 sink.send(*record).is_ok()
             }
@@ -366,28 +385,30 @@ fn drive(
     Ok(Driven {
         written: appender.finish()?,
         skipped: skipped.into_inner(),
-        statuses: statuses.into_inner().unwrap_or_default(),
+        tally: tally.into_inner().unwrap_or_default(),
         stopped: end.stopped,
     })
 }
 
-/// `measured 17 notebooks in 1.2 s (13.8 notebooks/s): 14 ok, 3 error; …`
+/// `measured 3 notebooks in 272.0 s, 39.7 notebooks/h: 3 ok (measured); ran to the end: 2 of
+/// 3; …`
 fn summary(
     args: &BatchArgs,
     corpus: usize,
     notebooks: &[NotebookInput],
     written: usize,
     skipped: usize,
-    statuses: &BTreeMap<Status, usize>,
+    tally: &Tally,
     elapsed: Duration,
 ) -> String {
     let secs = elapsed.as_secs_f64();
     let rate = if secs > 0.0 {
-        format!(", {:.1} notebooks/s", written as f64 / secs)
+        format!(", {}", rate(written, secs))
     } else {
         String::new()
     };
-    let by_status: Vec<String> = statuses
+    let by_status: Vec<String> = tally
+        .statuses
         .iter()
         .map(|(s, n)| format!("{n} {}", s.as_str()))
         .collect();
@@ -409,6 +430,12 @@ fn summary(
     );
     if !by_status.is_empty() {
         line.push_str(&format!(": {}", by_status.join(", ")));
+        if tally.statuses.contains_key(&Status::Ok) {
+            line.push_str(" (ok: measured, whether or not it ran)");
+        }
+    }
+    if tally.run > 0 {
+        line.push_str(&format!("; ran to the end: {} of {}", tally.ran, tally.run));
     }
     if skipped > 0 {
         line.push_str(&format!(
@@ -419,6 +446,20 @@ fn summary(
     line.push_str(&shard);
     line.push_str(&format!("; records appended to {}", args.out.display()));
     line
+}
+
+/// Notebooks per second, minute or hour: the first unit whose figure is not below 1, so a
+/// slow batch does not read `0.0 notebooks/s`.
+fn rate(notebooks: usize, secs: f64) -> String {
+    let per_second = notebooks as f64 / secs;
+    let (figure, unit) = if per_second >= 1.0 {
+        (per_second, "s")
+    } else if per_second * 60.0 >= 1.0 {
+        (per_second * 60.0, "min")
+    } else {
+        (per_second * 3600.0, "h")
+    };
+    format!("{figure:.1} notebooks/{unit}")
 }
 
 /// How inference runs for this notebook, from the batch's options.
@@ -436,5 +477,17 @@ fn infer_args(args: &BatchArgs, notebook: &Path) -> InferOptions {
         introspect: super::infer::introspect(args.no_introspect, args.introspect_budget),
         declarations: !args.no_declarations,
         ..InferOptions::new(notebook.to_path_buf())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_rate_is_in_the_first_unit_not_below_one() {
+        assert_eq!(rate(18, 0.5), "36.0 notebooks/s");
+        assert_eq!(rate(3, 90.0), "2.0 notebooks/min");
+        assert_eq!(rate(3, 272.0), "39.7 notebooks/h");
     }
 }

@@ -118,7 +118,8 @@ pub fn verdicts(report: &Report) -> Chart {
         id: "verdicts",
         title: "Verdicts".into(),
         subtitle: format!(
-            "Executable, restorable (by the class of the error), pathological: {} notebooks run",
+            "Executable (ran as it was), restorable (stopped at the environment or its data, by \
+             class), pathological (stopped at its own code): {} notebooks run",
             o.judged
         ),
         x_label: "verdict",

@@ -411,6 +411,12 @@ impl Record {
                 || self.error_sequence.as_ref().is_some_and(|s| !s.is_empty()))
     }
 
+    /// Whether the notebook ran to its end after the last round, for stages that run it.
+    pub fn ran_to_end(&self) -> Option<bool> {
+        self.after_measured()
+            .then(|| self.executability_after.is_some_and(|e| e.complete()))
+    }
+
     /// The error the notebook still stops at after the last repair round: none when it then
     /// ran to the end; else the last round's (the sequence's last, or the first run's).
     pub fn error_after(&self) -> Option<&ErrorType> {

@@ -163,12 +163,12 @@ impl Report {
             return t;
         }
         t.row(vec![
-            "executable".into(),
+            "executable: ran to the end as it was".into(),
             o.executable.to_string(),
             share(o.executable, o.judged),
         ]);
         t.row(vec![
-            "restorable".into(),
+            "restorable: stopped at the environment or its data".into(),
             o.restorable.to_string(),
             share(o.restorable, o.judged),
         ]);
@@ -185,7 +185,7 @@ impl Report {
             share(o.restored, o.judged),
         ]);
         t.row(vec![
-            "pathological".into(),
+            "pathological: stopped at its own code, which no environment repairs".into(),
             o.pathological.to_string(),
             share(o.pathological, o.judged),
         ]);

@@ -87,6 +87,11 @@ fn stage_restore_measures_before_and_after_and_judges_each_notebook() {
     let out = ctx.root().join("restore.jsonl");
     let err = batch(&ctx, "restore", &out, &[]);
     assert!(err.contains("measured 4 notebooks"), "{err}");
+    // `ok` counts what was measured; what ran is counted apart (bug.ipynb is ok, and stops).
+    assert!(
+        err.contains("3 ok, 1 error (ok: measured, whether or not it ran); ran to the end: 2 of 3"),
+        "{err}"
+    );
     let recs = records(&out);
 
     let plain = &recs["plain.ipynb"];

@@ -187,7 +187,7 @@ macro_rules! run_snapshot {
                 (r"(C?Python) 3\.\d+(\.\d+)?", "$1 [python-version]"),
                 (r"\d+(\.\d+)? ?(ms|s)\b", "[time]"),
                 (r"\(\d+(\.\d+)? ?[KMG]?i?B downloaded", "([size] downloaded"),
-                (r"\d+(\.\d+)? notebooks/s", "[rate] notebooks/s"),
+                (r"\d+(\.\d+)? notebooks/(s|min|h)\b", "[rate]"),
                 (r"envs/[0-9a-f]{8,}", "envs/[key]"),
                 (r"nbenv \d+\.\d+\.\d+", "nbenv [version]"),
             ],

@@ -256,12 +256,20 @@ fn the_tables_say_it() {
     assert_eq!(
         outcomes.rows,
         [
-            ["executable", "1", "25.0%"],
-            ["restorable", "2", "50.0%"],
+            ["executable: ran to the end as it was", "1", "25.0%"],
+            [
+                "restorable: stopped at the environment or its data",
+                "2",
+                "50.0%"
+            ],
             ["  by environment", "1", "25.0%"],
             ["  by data/input", "1", "25.0%"],
             ["  ran to the end after repair", "1", "25.0%"],
-            ["pathological", "1", "25.0%"],
+            [
+                "pathological: stopped at its own code, which no environment repairs",
+                "1",
+                "25.0%"
+            ],
         ]
     );
     let releases = &tables[9];
@@ -295,7 +303,7 @@ fn the_command_reads_shards_and_prints_markdown() {
         stderr.contains("b.jsonl:4: ignoring a last line cut short"),
         "{stderr}"
     );
-    assert!(stdout.contains("### Executable, restorable, pathological (4 notebooks run)\n\n| outcome | notebooks | share |\n| --- | ---: | ---: |\n| executable | 1 | 25.0% |\n"), "{stdout}");
+    assert!(stdout.contains("### Executable, restorable, pathological (4 notebooks run)\n\n| outcome | notebooks | share |\n| --- | ---: | ---: |\n| executable: ran to the end as it was | 1 | 25.0% |\n"), "{stdout}");
     assert!(
         stdout.contains("| &nbsp;&nbsp;by environment | 1 | 25.0% |"),
         "{stdout}"
