@@ -584,12 +584,20 @@ fn the_html_report_renders_in_a_headless_browser() {
     assert_eq!(
         dom.rows("outcomes"),
         rows(&[
-            &["executable", "1", "16.7%"],
-            &["restorable", "3", "50.0%"],
+            &["executable: ran to the end as it was", "1", "16.7%"],
+            &[
+                "restorable: stopped at the environment or its data",
+                "3",
+                "50.0%"
+            ],
             &["by environment", "2", "33.3%"],
             &["by data/input", "1", "16.7%"],
             &["ran to the end after repair", "2", "33.3%"],
-            &["pathological", "2", "33.3%"],
+            &[
+                "pathological: stopped at its own code, which no environment repairs",
+                "2",
+                "33.3%",
+            ],
         ])
     );
     assert_eq!(
