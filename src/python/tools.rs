@@ -116,7 +116,7 @@ impl Tools {
                 },
             );
         }
-        match self.install_tool("uv", "uv") {
+        match self.install_tool("uv", "uv", &|| runs(&installed)) {
             Ok(()) if runs(&installed) => (
                 Installer::Uv(installed.clone()),
                 InstallerOrigin::Installed {
@@ -142,29 +142,52 @@ impl Tools {
     /// The Python of a tools environment holding `virtualenv<20.22`, installed on first use.
     pub fn virtualenv(&self) -> Result<PathBuf, VenvError> {
         let python = self.dir.join("virtualenv").join("bin").join("python");
-        let works = Command::new(&python)
-            .args(["-m", "virtualenv", "--version"])
-            .die_with_nbenv()
-            .output()
-            .is_ok_and(|o| o.status.success());
-        if !works {
-            self.install_tool("virtualenv", "virtualenv<20.22")?;
+        let works = || {
+            Command::new(&python)
+                .args(["-m", "virtualenv", "--version"])
+                .die_with_nbenv()
+                .output()
+                .is_ok_and(|o| o.status.success())
+        };
+        if !works() {
+            self.install_tool("virtualenv", "virtualenv<20.22", &works)?;
         }
         Ok(python)
     }
 
     /// Installs `requirement` into the tools environment `name`, with the host interpreter:
     /// built beside, then moved into place, so that an interrupted install leaves nothing half
-    /// made. Of uv, only its binary is kept, in `bin/`.
-    fn install_tool(&self, name: &str, requirement: &str) -> Result<(), VenvError> {
+    /// made. Of uv, only its binary is kept, in `bin/`. Runs started together install it
+    /// once: each waits for the tool's lock (`.locks/tool-NAME`, a `flock` the kernel drops
+    /// with the process), and one that finds it `works` once it holds the lock installs
+    /// nothing (a second install would remove the first from under the run using it).
+    fn install_tool(
+        &self,
+        name: &str,
+        requirement: &str,
+        works: &dyn Fn() -> bool,
+    ) -> Result<(), VenvError> {
         let python = self.host.as_ref().ok_or_else(|| VenvError::Create {
             interpreter: "any Python 3.8 or newer".into(),
             detail: format!("none on this machine to install {name} with"),
         })?;
-        std::fs::create_dir_all(&self.dir).map_err(|e| VenvError::Create {
+        let cannot = |what: &Path, e: std::io::Error| VenvError::Create {
             interpreter: python.path.display().to_string(),
-            detail: format!("cannot create {}: {e}", self.dir.display()),
-        })?;
+            detail: format!("cannot create {}: {e}", what.display()),
+        };
+        let locks = self.dir.join(".locks");
+        std::fs::create_dir_all(&locks).map_err(|e| cannot(&locks, e))?;
+        let lock_path = locks.join(format!("tool-{name}"));
+        let lock = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&lock_path)
+            .map_err(|e| cannot(&lock_path, e))?;
+        lock.lock().map_err(|e| cannot(&lock_path, e))?;
+        if works() {
+            return Ok(());
+        }
         // What a killed install left there goes first.
         crate::leftover::remove_abandoned_in(&self.dir);
         let scratch = tempfile::Builder::new()

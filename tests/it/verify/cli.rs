@@ -403,3 +403,37 @@ fn dependencies_come_as_wheels_when_wheels_will_do() {
         .unwrap();
     assert_eq!(String::from_utf8_lossy(&built.stdout).trim(), "False");
 }
+
+/// Issue 38 item 14: two runs that need the same tool at once (virtualenv, for Python 2.7
+/// environments) install it once: the second waits for the first and finds it working,
+/// instead of installing a copy over the one the first is about to use.
+#[test]
+fn two_runs_needing_a_tool_at_once_install_it_once() {
+    let server = crate::support::server::TestServer::start(crate::support::server::PageMode::Html);
+    let wheel = WheelBuilder::new("virtualenv", "20.21.0")
+        .file("virtualenv/__init__.py", "")
+        .file("virtualenv/__main__.py", "print('virtualenv 20.21.0')\n");
+    let file = FixtureFile::new(&wheel.filename(), wheel.build());
+    let name = file.filename.clone();
+    server.publish("virtualenv", &[file]);
+    // Both runs are inside the install when the wheel is served.
+    server.delay_next(&name, 2, std::time::Duration::from_secs(2));
+    let dir = tempfile::tempdir().unwrap();
+    let interpreters = nbenv::python::discover();
+    let index = server.index_url();
+    let runs: Vec<_> = (0..2)
+        .map(|_| {
+            let tools = nbenv::python::Tools::new(dir.path(), Some(index.clone()), &interpreters);
+            std::thread::spawn(move || tools.virtualenv())
+        })
+        .collect();
+    for run in runs {
+        let python = run.join().unwrap().expect("the tool is there");
+        let out = Command::new(&python)
+            .args(["-m", "virtualenv", "--version"])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{out:?}");
+    }
+    assert_eq!(server.requests_for(&name).len(), 1, "{:?}", server.log());
+}
