@@ -566,3 +566,38 @@ fn no_sampled_flip_changes_an_answer_while_check_passes() {
     );
     assert!(silent.is_empty(), "{silent:#?}");
 }
+
+/// F16: a `releases` text made invalid UTF-8 (a column no seal covers): the readers refuse the
+/// bank, and so does `bank check`, naming the table, the row and the column.
+#[test]
+fn a_text_the_readers_cannot_decode_fails_the_check() {
+    let env = built();
+    let bank = env.bank();
+    let conn = Connection::open(&bank).unwrap();
+    let (id, version): (i64, String) = conn
+        .query_row(
+            "SELECT id, version FROM releases WHERE version = '1.1'",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .unwrap();
+    // The same bytes but one: `1.1` becomes `1\xff1`.
+    conn.execute(
+        "UPDATE releases SET version = CAST(?1 AS TEXT) WHERE id = ?2",
+        rusqlite::params![[b'1', 0xff, b'1'].to_vec(), id],
+    )
+    .unwrap();
+    drop(conn);
+    assert_eq!(version, "1.1");
+    let stats = run_on(&env, &bank, &["bank", "stats"]);
+    assert_eq!(stats.status.code(), Some(BANK_ERROR), "{}", text(&stats));
+    let check = run_on(&env, &bank, &["bank", "check"]);
+    let said = text(&check);
+    assert_eq!(check.status.code(), Some(BANK_ERROR), "{said}");
+    assert!(
+        said.contains(&format!(
+            "FAIL text: releases row (id {id}): `version` is not UTF-8 text"
+        )),
+        "{said}"
+    );
+}
