@@ -55,6 +55,30 @@ impl Limit {
         Self::of_io(&std::io::Error::from_raw_os_error(errno))
     }
 
+    /// The limit an installer's report says a write ran into: the errno it prints (uv's `os
+    /// error 28`, pip's `[Errno 28]`), else the system's own words for it (`strerror`), which
+    /// both quote. Another program's stderr is all there is to read; the errno is the system's
+    /// code, not the program's wording.
+    pub fn in_report(report: &str) -> Option<Self> {
+        [Limit::Device, Limit::Quota].into_iter().find(|limit| {
+            let errno = match limit {
+                Limit::Device => 28,
+                Limit::Quota => 122,
+            };
+            report.contains(&format!("os error {errno})"))
+                || report.contains(&format!("[Errno {errno}]"))
+                || report.contains(limit.strerror())
+        })
+    }
+
+    /// The C library's message for the errno (`strerror`), as installers print it.
+    fn strerror(self) -> &'static str {
+        match self {
+            Limit::Device => "No space left on device",
+            Limit::Quota => "Disk quota exceeded",
+        }
+    }
+
     fn words(self) -> &'static str {
         match self {
             Limit::Device => "no space left on the device",
@@ -86,6 +110,21 @@ impl DiskFull {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_installers_report_of_a_full_disk() {
+        let uv = "error: Failed to install: numpy-1.26.4-cp311-cp311-manylinux_2_17_x86_64.whl (numpy==1.26.4)\n  Caused by: failed to write to file `/c/envs/.k-1/lib/python3.11/site-packages/numpy/core/_multiarray_umath.so`: No space left on device (os error 28)";
+        assert_eq!(Limit::in_report(uv), Some(Limit::Device));
+        let pip =
+            "ERROR: Could not install packages due to an OSError: [Errno 122] Disk quota exceeded";
+        assert_eq!(Limit::in_report(pip), Some(Limit::Quota));
+        assert_eq!(
+            Limit::in_report("error: No solution found when resolving dependencies"),
+            None
+        );
+        // Another errno that ends in the same digits is not one of these.
+        assert_eq!(Limit::in_report("(os error 128)"), None);
+    }
 
     #[test]
     fn told_by_the_system_error_not_its_words() {

@@ -20,7 +20,7 @@ use std::time::{Duration, Instant};
 use pep508_rs::pep440_rs::Version;
 use sha2::{Digest, Sha256};
 
-use crate::disk_full::{DiskFull, Written};
+use crate::disk_full::{DiskFull, Limit, Written};
 use crate::names::DistName;
 use crate::notebook::failure::{install_reason, InstallReason};
 
@@ -532,9 +532,19 @@ fn build(
     }
     match installed {
         Ok(_) => Ok((venv_time, started.elapsed())),
-        Err(VenvError::Install { detail, .. }) => Err(EnvError::Install {
-            python: plan.interpreter.version.to_string(),
-            detail,
+        // The disk filled while installing: not the requirements' failure, and no other
+        // interpreter or release would do better.
+        Err(VenvError::Install { detail, .. }) => Err(match Limit::in_report(&detail) {
+            Some(limit) => EnvError::DiskFull(DiskFull {
+                // The environments' folder: the one half built here is removed.
+                path: venv.root.parent().unwrap_or(&venv.root).to_path_buf(),
+                written: Written::Cache,
+                limit,
+            }),
+            None => EnvError::Install {
+                python: plan.interpreter.version.to_string(),
+                detail,
+            },
         }),
         Err(e) => Err(EnvError::Venv(e)),
     }

@@ -525,3 +525,43 @@ fn snapshots_on_a_full_disk_leave_the_output_and_the_bank_as_they_were() {
     fs.empty_ballast();
     assert_eq!(bank_stats(&ctx, &cache, &bank)["indexed_releases"], 1);
 }
+
+/// F14: the disk under the environments fills while the installer writes (uv says `No space
+/// left on device (os error 28)`): exit 9 naming the environments' folder, not an install
+/// failure of the requirements (exit 21), which restore would answer by trying other
+/// interpreters.
+#[test]
+fn a_disk_that_fills_while_installing_stops_with_its_code() {
+    let test = "a_disk_that_fills_while_installing_stops_with_its_code";
+    let Some(tmpfs) = Tmpfs::mount(8 << 10, test) else {
+        return;
+    };
+    let ctx = index();
+    let home = tempfile::tempdir().unwrap();
+    let bank = home.path().join("bank.sqlite3");
+    let nb = home.path().join("nb.py");
+    std::fs::write(&nb, "import toolkit\ntoolkit.f1()\n").unwrap();
+    let reqs = home.path().join("reqs.txt");
+    std::fs::write(&reqs, "toolkit==2.0\n").unwrap();
+    let cache = tmpfs.path().join("cache");
+    std::fs::create_dir_all(&cache).unwrap();
+    // Room for the environment's interpreter links, not for the wheel.
+    tmpfs.fill_leaving(160);
+    let python = crate::support::cli::python3_version();
+    let (code, _, err) = run_at(
+        &ctx,
+        &cache,
+        &bank,
+        &[
+            "verify",
+            nb.to_str().unwrap(),
+            "-r",
+            reqs.to_str().unwrap(),
+            "--python",
+            &python,
+            "--no-kernel-runtime",
+        ],
+    );
+    assert_disk_full(code, &err, &cache.join("envs"));
+    tmpfs.empty_ballast();
+}
