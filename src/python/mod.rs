@@ -28,5 +28,5 @@ pub use release_install::ReleaseInstall;
 pub use scratch::{scratch_dir, scratch_dirs, ScratchDir, SCRATCH_PREFIX};
 pub use tags::{wheel_fits, wheel_platform_fits};
 pub use tools::{Installer, InstallerOrigin, Tools};
-pub use venv::{InstallOptions, Venv, VenvError};
+pub use venv::{InstallOptions, Venv, VenvError, INSTALLER_TMP};
 pub use version::{PythonRange, PythonVersion};

@@ -41,6 +41,10 @@ pub struct InstallOptions {
     pub no_cache: bool,
 }
 
+/// The folder inside an environment where an installer that keeps no cache puts its
+/// temporary one (see [`Venv::install`]).
+pub const INSTALLER_TMP: &str = ".installer-tmp";
+
 #[derive(Debug, thiserror::Error)]
 pub enum VenvError {
     #[error("could not create a virtual environment with {interpreter}: {detail}")]
@@ -199,6 +203,19 @@ impl Venv {
         if options.no_deps {
             cmd.arg("--no-deps");
         }
+        // uv's `--no-cache` keeps a temporary cache all the same, in `TMPDIR`, where an
+        // install cut off (by a deadline, or nbenv killed) leaves it: tens of MB each. It goes
+        // in the environment's own folder instead ([`INSTALLER_TMP`]), which nbenv removes
+        // with the environment, or prunes when the process that made it is gone.
+        let scratch = (options.no_cache && matches!(self.installer, Installer::Uv(_)))
+            .then(|| self.root.join(INSTALLER_TMP));
+        if let Some(dir) = &scratch {
+            std::fs::create_dir_all(dir).map_err(|e| VenvError::Install {
+                what: what.clone(),
+                detail: format!("cannot create {}: {e}", dir.display()),
+            })?;
+            cmd.env("TMPDIR", dir);
+        }
         if options.no_cache {
             cmd.arg(match self.installer {
                 Installer::Uv(_) => "--no-cache",
@@ -218,7 +235,11 @@ impl Venv {
         cmd.args(requirements)
             .env_remove("VIRTUAL_ENV")
             .env_remove("PYTHONPATH");
-        let done = run_limited(cmd, b"", options.timeout)?;
+        let done = run_limited(cmd, b"", options.timeout);
+        if let Some(dir) = &scratch {
+            let _ = std::fs::remove_dir_all(dir);
+        }
+        let done = done?;
         if done.timed_out {
             return Err(VenvError::Timeout {
                 what,

@@ -417,7 +417,11 @@ fn two_runs_needing_a_tool_at_once_install_it_once() {
     let name = file.filename.clone();
     server.publish("virtualenv", &[file]);
     // Both runs are inside the install when the wheel is served.
-    server.delay_next(&name, 2, std::time::Duration::from_secs(2));
+    server.delay_next(
+        &format!("/files/{name}"),
+        2,
+        std::time::Duration::from_secs(2),
+    );
     let dir = tempfile::tempdir().unwrap();
     let interpreters = nbenv::python::discover();
     let index = server.index_url();
@@ -436,4 +440,67 @@ fn two_runs_needing_a_tool_at_once_install_it_once() {
         assert!(out.status.success(), "{out:?}");
     }
     assert_eq!(server.requests_for(&name).len(), 1, "{:?}", server.log());
+}
+
+/// Issue 38 F13: an install that keeps no cache (introspection's) gives uv's temporary cache
+/// a folder inside the environment, not `TMPDIR`, where a cut-off install left 60–78 MB each;
+/// the folder goes when the install ends, here cut off by its deadline.
+#[test]
+fn an_install_without_a_cache_keeps_its_temporaries_in_the_environment() {
+    let server = crate::support::server::TestServer::start(crate::support::server::PageMode::Html);
+    let wheel = WheelBuilder::new("slowpkg", "1.0")
+        .file("slowpkg/__init__.py", "")
+        .file("slowpkg/data.txt", "x".repeat(1 << 10));
+    let file = FixtureFile::new(&wheel.filename(), wheel.build());
+    let name = file.filename.clone();
+    server.publish("slowpkg", &[file]);
+    // The download hangs past the install's deadline: uv is cut off in the middle.
+    server.delay_next(
+        &format!("/files/{name}"),
+        5,
+        std::time::Duration::from_secs(20),
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let interpreters = nbenv::python::discover();
+    let tools = nbenv::python::Tools::new(dir.path().join("tools"), None, &interpreters);
+    let (installer, _) = tools.installer();
+    if !matches!(installer, nbenv::python::Installer::Uv(_)) {
+        panic!("this test needs uv");
+    }
+    let host = interpreters
+        .iter()
+        .max_by_key(|i| i.version)
+        .unwrap()
+        .clone();
+    let root = dir.path().join("env");
+    let limit = std::time::Duration::from_secs(60);
+    let venv = nbenv::python::Venv::create(&root, &host, &installer, &tools, limit).unwrap();
+    let index = server.index_url();
+    let install = std::thread::spawn(move || {
+        venv.install(
+            &["slowpkg".to_string()],
+            &nbenv::python::InstallOptions {
+                only_binary: true,
+                index_url: Some(index),
+                no_cache: true,
+                timeout: std::time::Duration::from_secs(6),
+                ..nbenv::python::InstallOptions::default()
+            },
+        )
+    });
+    // While the download stalls, uv's temporary cache is inside the environment.
+    let scratch = root.join(nbenv::python::INSTALLER_TMP);
+    let started = std::time::Instant::now();
+    let mut seen = false;
+    while started.elapsed() < std::time::Duration::from_secs(5) && !seen {
+        seen = std::fs::read_dir(&scratch).is_ok_and(|mut d| d.next().is_some());
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let result = install.join().unwrap();
+    assert!(seen, "no temporary folder of uv's in {}", scratch.display());
+    assert!(
+        matches!(result, Err(nbenv::python::VenvError::Timeout { .. })),
+        "{result:?}"
+    );
+    assert!(!scratch.exists(), "{} left behind", scratch.display());
 }
