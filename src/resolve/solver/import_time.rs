@@ -223,6 +223,32 @@ mod tests {
             .collect()
     }
 
+    /// geopandas imports numpy and declares pandas, which declares numpy: numpy is in what
+    /// geopandas declares, so the import is no "undeclared" claim (issue 38 item 11), while
+    /// the releases lacking what it imports stay out.
+    #[test]
+    fn an_import_the_declared_closure_brings_is_not_undeclared() {
+        let c = catalog([
+            pure("geopandas", "0.6.0").requires("pandas"),
+            pure("pandas", "1.0.0").requires("numpy"),
+            pure("numpy", "1.17.0"),
+            pure("numpy", "1.18.0"),
+        ]);
+        let mut imports = MemoryImportTime::new();
+        imports.imports("geopandas", "0.6.0", "numpy", &["numpy"], &["1.18.0"]);
+        let s = solve_on(&c, &[root("geopandas", "")], &with(imports)).unwrap();
+        assert_eq!(
+            pins(&s),
+            ["geopandas==0.6.0", "numpy==1.17.0", "pandas==1.0.0"]
+        );
+        let numpy = s.get(&DistName::new("numpy").unwrap()).unwrap();
+        assert!(!numpy.is_imported_undeclared(), "{:?}", numpy.required_by);
+        assert!(numpy
+            .required_by
+            .iter()
+            .all(|r| matches!(r, RequiredBy::Dependency { .. })));
+    }
+
     /// scikit-learn 0.19.1 declares scipy only under an extra, and imports it: scipy comes
     /// along, said so, and only the releases having what it imports.
     #[test]

@@ -1,7 +1,7 @@
 //! A resolution's answer: one release per distribution, why each is there, and the files a
 //! hashed lock installs.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 use pep508_rs::pep440_rs::Version;
 use pep508_rs::ExtraName;
@@ -202,7 +202,17 @@ impl Solution {
                 pin.extras.push(e.clone());
             }
         }
+        // An import is undeclared only when nothing the importer declares, directly or
+        // through what that declares, brings the distribution (geopandas imports numpy, which
+        // pandas declares): a claim that would otherwise come and go with what the bank
+        // happened to index of the releases in between.
+        let declared = declared_closures(&pins);
         for (dist, why) in super::import_time::imported_by(&selected, provider) {
+            if let RequiredBy::Imported { parent, .. } = &why {
+                if declared.get(parent).is_some_and(|c| c.contains(&dist)) {
+                    continue;
+                }
+            }
             if let Some(pin) = pins.get_mut(&dist) {
                 pin.required_by.push(why);
             }
@@ -219,6 +229,31 @@ impl Solution {
             pins,
         }
     }
+}
+
+/// For each pinned distribution, every distribution its Requires-Dist brings, transitively
+/// (through the pins' [`RequiredBy::Dependency`] reasons).
+fn declared_closures(pins: &BTreeMap<DistName, Pin>) -> HashMap<DistName, HashSet<DistName>> {
+    let mut children: HashMap<&DistName, Vec<&DistName>> = HashMap::new();
+    for pin in pins.values() {
+        for why in &pin.required_by {
+            if let RequiredBy::Dependency { parent, .. } = why {
+                children.entry(parent).or_default().push(&pin.dist);
+            }
+        }
+    }
+    pins.keys()
+        .map(|start| {
+            let mut seen: HashSet<DistName> = HashSet::new();
+            let mut stack: Vec<&DistName> = children.get(start).cloned().unwrap_or_default();
+            while let Some(d) = stack.pop() {
+                if seen.insert(d.clone()) {
+                    stack.extend(children.get(d).into_iter().flatten().copied());
+                }
+            }
+            (start.clone(), seen)
+        })
+        .collect()
 }
 
 impl RequiredBy {

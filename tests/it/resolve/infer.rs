@@ -1182,3 +1182,45 @@ fn a_declared_distribution_whose_name_resembles_the_import_provides_it() {
     assert_eq!(code, 0, "{out}{err}");
     assert_eq!(pins(&out), ["python-fancy==1.0"], "{out}");
 }
+
+/// Issue 38 item 11: the requirements do not change with what the bank happened to index.
+/// `geo` imports `numbase` and declares `panda`, which declares `numbase`: inferred on a bank
+/// that knows only what the notebook needed, then again after `bank add` indexed the
+/// dependencies too, the requirements are the same, and neither calls numbase undeclared.
+#[test]
+fn the_requirements_do_not_change_as_the_bank_learns_the_dependencies() {
+    let env = context();
+    publish(
+        &env,
+        "geo",
+        &[WheelBuilder::new("geo", "1.0")
+            .file(
+                "geo/__init__.py",
+                "import numbase\ndef f():\n    return numbase.X\n",
+            )
+            .requires("panda")],
+    );
+    publish(
+        &env,
+        "panda",
+        &[WheelBuilder::new("panda", "1.0")
+            .file("panda/__init__.py", "import numbase\n")
+            .requires("numbase")],
+    );
+    publish(
+        &env,
+        "numbase",
+        &[WheelBuilder::new("numbase", "1.0").file("numbase/__init__.py", "X = 1\n")],
+    );
+    let nb = notebook(&env, "import geo\ngeo.f()\n");
+    let (code, first, err) = infer(&env, &nb, &[]).parts();
+    assert_eq!(code, 0, "{first}{err}");
+    let (code, _, err) = env
+        .run(["bank", "add", "panda", "numbase", "--all-versions"])
+        .parts();
+    assert_eq!(code, 0, "{err}");
+    let (code, second, err) = infer(&env, &nb, &[]).parts();
+    assert_eq!(code, 0, "{second}{err}");
+    assert_eq!(first, second);
+    assert!(!second.contains("(undeclared)"), "{second}");
+}
