@@ -59,6 +59,9 @@ pub enum Step {
     AfterEra,
     /// The middle of what runs left open.
     Bisect,
+    /// A post-release of the release that failed: the same code rebuilt or repackaged
+    /// (graphillion 1.11.post1's extension built against other libraries than 1.11's).
+    Rebuild,
 }
 
 /// What the search moves for the next round.
@@ -80,6 +83,7 @@ impl fmt::Display for Move {
                 "the first release after the notebook's era that installs on this Python"
             }
             Step::Bisect => "the middle of the releases runs left open",
+            Step::Rebuild => "a rebuild of the same release",
         };
         write!(
             f,
@@ -113,7 +117,10 @@ impl DistSearch {
         !self.refuted.contains_key(v)
             && !self.broken.contains(v)
             && self.above.as_ref().is_none_or(|a| v > a)
-            && self.below.as_ref().is_none_or(|b| v < b)
+            && self
+                .below
+                .as_ref()
+                .is_none_or(|b| v < b || rebuild_of(v, b))
     }
 
     /// Runs the failure of `version` at `cell` into the bounds.
@@ -162,6 +169,14 @@ impl DistSearch {
         if open.is_empty() {
             return None;
         }
+        // A rebuild of a release that failed is the same code: tried first, as it is the one
+        // release newer than a failure that may not fail the same way.
+        let rebuild = open
+            .iter()
+            .find(|c| self.refuted.keys().any(|r| rebuild_of(&c.version, r)));
+        if let Some(c) = rebuild {
+            return Some((c.version.clone(), Step::Rebuild, open.len()));
+        }
         if !self.era_tried {
             self.era_tried = true;
             let of_era = era.and_then(|before| {
@@ -184,6 +199,17 @@ impl DistSearch {
             open.len(),
         ))
     }
+}
+
+/// Whether `v` is a post-release of `of`'s release (`1.11.post1` of `1.11` or of
+/// `1.11.post0`): newer, but the same code, so not taken to fail as `of` did.
+fn rebuild_of(v: &Version, of: &Version) -> bool {
+    v > of
+        && v.release() == of.release()
+        && v.post().is_some()
+        && v.pre().is_none()
+        && v.dev().is_none()
+        && of.pre().is_none()
 }
 
 /// A restoration's search, over every distribution a failure pointed at.
@@ -413,6 +439,36 @@ mod tests {
         assert_eq!(steer[0].target, Some(v("0.6")));
         assert_eq!(steer[0].below, Some(v("0.16")));
         assert_eq!(steer[0].refuted, [v("0.16")]);
+    }
+
+    /// graphillion 1.11 (of the era) fails importing its extension; 1.11.post1, after the era,
+    /// is the same release rebuilt: tried next, not taken to fail as a newer release would be.
+    #[test]
+    fn a_rebuild_of_the_failing_release_is_tried_first() {
+        let release = |version: &str, day: &str| Candidate {
+            version: v(version),
+            uploaded: Some(at(day)),
+        };
+        let mut space = Space {
+            releases: vec![
+                release("1.9", "2016-01-01"),
+                release("1.10", "2017-01-01"),
+                release("1.11", "2018-01-01"),
+                release("1.11.post1", "2019-01-01"),
+                release("1.12", "2020-01-01"),
+            ],
+            era: Some(at("2018-08-06")),
+        };
+        let mut search = Search::default();
+        let m = search
+            .failed(4, &[suspect("graphillion", "1.11")], &mut space)
+            .unwrap();
+        assert_eq!((m.to, m.step), (v("1.11.post1"), Step::Rebuild));
+        // It failing too: the search goes on below, never to 1.12.
+        let m = search
+            .failed(4, &[suspect("graphillion", "1.11.post1")], &mut space)
+            .unwrap();
+        assert!(m.to < v("1.11"), "{m}");
     }
 
     /// A release of the era that fails (the era's preference chose it) is no reason to try the
