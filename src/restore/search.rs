@@ -25,7 +25,7 @@ use serde::Serialize;
 
 pub use crate::bank::store::Refutation;
 use crate::names::DistName;
-use crate::resolve::solver::Steer;
+use crate::resolve::solver::{rebuild_of, Steer};
 
 /// A release a run installed that the failure points at.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -199,17 +199,6 @@ impl DistSearch {
             open.len(),
         ))
     }
-}
-
-/// Whether `v` is a post-release of `of`'s release (`1.11.post1` of `1.11` or of
-/// `1.11.post0`): newer, but the same code, so not taken to fail as `of` did.
-fn rebuild_of(v: &Version, of: &Version) -> bool {
-    v > of
-        && v.release() == of.release()
-        && v.post().is_some()
-        && v.pre().is_none()
-        && v.dev().is_none()
-        && of.pre().is_none()
 }
 
 /// A restoration's search, over every distribution a failure pointed at.

@@ -310,3 +310,32 @@ fn the_release_lacking_a_name_a_library_imports_is_searched_first() {
     assert!(!err.contains("searching: top"), "{err}");
     assert!(out.contains("base==1.1"), "{out}");
 }
+
+/// A release of the era that fails, rebuilt as a post-release after it (graphillion
+/// 1.11.post1): the same code, so not taken to fail as newer releases are. The search tries it
+/// next, on the same Python, and the notebook runs.
+#[test]
+fn a_rebuild_of_the_failing_release_is_tried_next() {
+    let ctx = TestContext::with_index();
+    let works = "def solve(x):\n    return x * 2\n";
+    let raises = "def solve(x):\n    raise ImportError('extension built against another numpy')\n";
+    let wheels = [
+        ("1.0", works),
+        ("1.1", raises),
+        ("1.1.post1", works),
+        ("1.2", raises),
+    ]
+    .map(|(v, src)| WheelBuilder::new("calc", v).file("calc/__init__.py", src));
+    ctx.publish("calc", &wheels, Uploaded::Yearly(2010));
+    let dir = ctx.path("repo");
+    std::fs::create_dir_all(&dir).unwrap();
+    let nb = notebook(&dir, &[("import calc\nprint(calc.solve(21))", "42\n")]);
+    commit(&dir, &["."], "2011-06-01T12:00:00Z");
+    let (code, out, err) = restore(&ctx, &nb, &[]).parts();
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains("searching: calc 1.1 failed: trying 1.1.post1 next, a rebuild of the same release"),
+        "{err}"
+    );
+    assert_eq!(pins(&out), ["calc==1.1.post1"], "{out}");
+}

@@ -43,7 +43,7 @@ pub use package::Package;
 pub use release_files::ReleaseFiles;
 pub use root::{Allowed, RootRequirement};
 pub use solution::{LockedFile, LockedKind, Pin, RequiredBy, Solution};
-pub use steer::Steer;
+pub use steer::{rebuild_of, Steer};
 pub use target::Target;
 
 use pubgrub::PubGrubError;

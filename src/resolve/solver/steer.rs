@@ -39,12 +39,26 @@ impl Steer {
             return Some(Exclusion::Refuted);
         }
         let too_old = self.above.as_ref().is_some_and(|a| version <= a);
-        let too_new = self.below.as_ref().is_some_and(|b| version >= b);
+        let too_new = self
+            .below
+            .as_ref()
+            .is_some_and(|b| version >= b && !rebuild_of(version, b));
         (too_old || too_new).then(|| Exclusion::OutsideSearch {
             above: self.above.clone(),
             below: self.below.clone(),
         })
     }
+}
+
+/// Whether `v` is a post-release of `of`'s release (`1.11.post1` of `1.11` or of
+/// `1.11.post0`): newer, but the same code, so a search does not take it to fail as `of` did.
+pub fn rebuild_of(v: &Version, of: &Version) -> bool {
+    v > of
+        && v.release() == of.release()
+        && v.post().is_some()
+        && v.pre().is_none()
+        && v.dev().is_none()
+        && of.pre().is_none()
 }
 
 #[cfg(test)]
@@ -65,5 +79,8 @@ mod tests {
         assert!(steer.rules_out(&v("3.1")).is_some());
         assert_eq!(steer.rules_out(&v("1.5")), None);
         assert_eq!(steer.rules_out(&v("2.9")), None);
+        // A rebuild of the release at the bound is the same code: not taken to fail.
+        assert_eq!(steer.rules_out(&v("3.0.post1")), None);
+        assert!(steer.rules_out(&v("3.0.1")).is_some());
     }
 }
