@@ -334,7 +334,9 @@ fn a_rebuild_of_the_failing_release_is_tried_next() {
     let (code, out, err) = restore(&ctx, &nb, &[]).parts();
     assert_eq!(code, 0, "{err}");
     assert!(
-        err.contains("searching: calc 1.1 failed: trying 1.1.post1 next, a rebuild of the same release"),
+        err.contains(
+            "searching: calc 1.1 failed: trying 1.1.post1 next, a rebuild of the same release"
+        ),
         "{err}"
     );
     assert_eq!(pins(&out), ["calc==1.1.post1"], "{out}");
