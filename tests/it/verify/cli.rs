@@ -461,6 +461,9 @@ fn an_install_without_a_cache_keeps_its_temporaries_in_the_environment() {
         std::time::Duration::from_secs(20),
     );
     let dir = tempfile::tempdir().unwrap();
+    // uv's own cache (its interpreter records) in the test's folder, as nbenv's commands keep
+    // it in nbenv's cache; nextest runs each test in a process of its own.
+    std::env::set_var("UV_CACHE_DIR", dir.path().join("uv-cache"));
     let interpreters = nbenv::python::discover();
     let tools = nbenv::python::Tools::new(dir.path().join("tools"), None, &interpreters);
     let (installer, _) = tools.installer();
