@@ -89,23 +89,14 @@ pub(crate) fn modules(notebook: &Path, wanted: &[Wanted]) -> Vec<RepositoryModul
     let mut out: Vec<RepositoryModule> = Vec::new();
     for (import_root, rel, folder) in roots {
         // The project file is read once for the folder, not once per module in it.
-        let project = project_dir(&import_root, &folder).map(|(dir, file)| {
-            (
-                std::fs::read_to_string(&file).unwrap_or_default(),
-                dir,
-                file,
-            )
-        });
+        let project = ProjectFile::read(&import_root, &folder);
         for (name, file) in importable(&import_root) {
             if out.iter().any(|m| m.name == name) {
                 continue;
             }
-            let project = project.as_ref().and_then(|(text, dir, file_of)| {
-                names_module(text, &name, import_root.join(&file).is_dir()).then(|| Project {
-                    dir: relative(&own, dir),
-                    file: relative(&own, file_of),
-                })
-            });
+            let project = project
+                .as_ref()
+                .and_then(|p| p.naming(&own, &name, import_root.join(&file).is_dir()));
             out.push(RepositoryModule {
                 file: rel.join(&file),
                 name,
@@ -175,13 +166,8 @@ fn deeper(root: &Path, own: &Path, wanted: &[&Wanted]) -> Vec<RepositoryModule> 
                     file.is_file().then_some((file, false))
                 };
                 if let Some((file, namespace)) = hit {
-                    let project = project_dir(&dir, &dir).and_then(|(pdir, pfile)| {
-                        let text = std::fs::read_to_string(&pfile).unwrap_or_default();
-                        names_module(&text, name, file.is_dir()).then(|| Project {
-                            dir: relative(own, &pdir),
-                            file: relative(own, &pfile),
-                        })
-                    });
+                    let project = ProjectFile::read(&dir, &dir)
+                        .and_then(|p| p.naming(own, name, file.is_dir()));
                     out.push(RepositoryModule {
                         name: name.to_string(),
                         file: relative(own, &file),
@@ -241,14 +227,34 @@ fn root_of(notebook: &Path, own: &Path) -> Option<PathBuf> {
         .map(Path::to_path_buf)
 }
 
-/// The project whose modules lie in `import_root`: a project file in it, or, for a `src/`
-/// layout, in `folder` above it. The project's folder and its file.
-fn project_dir(import_root: &Path, folder: &Path) -> Option<(PathBuf, PathBuf)> {
-    PROJECT_FILES.iter().find_map(|f| {
-        let file = folder.join(f);
-        (file.is_file() && (import_root == folder || import_root.parent() == Some(folder)))
-            .then(|| (folder.to_path_buf(), file))
-    })
+/// The project file whose modules lie in an import root, read.
+struct ProjectFile {
+    dir: PathBuf,
+    file: PathBuf,
+    text: String,
+}
+
+impl ProjectFile {
+    /// The project file in `import_root`, or, for a `src/` layout, in `folder` above it.
+    fn read(import_root: &Path, folder: &Path) -> Option<Self> {
+        PROJECT_FILES.iter().find_map(|f| {
+            let file = folder.join(f);
+            (file.is_file() && (import_root == folder || import_root.parent() == Some(folder)))
+                .then(|| Self {
+                    dir: folder.to_path_buf(),
+                    text: std::fs::read_to_string(&file).unwrap_or_default(),
+                    file,
+                })
+        })
+    }
+
+    /// The project, as seen from the notebook's folder `own`, when it names `module`.
+    fn naming(&self, own: &Path, module: &str, package: bool) -> Option<Project> {
+        names_module(&self.text, module, package).then(|| Project {
+            dir: relative(own, &self.dir),
+            file: relative(own, &self.file),
+        })
+    }
 }
 
 /// Whether a project file's `text` names `module`: quoted (`packages=['pkg']`, `name =

@@ -6,6 +6,7 @@
 //! on the rows a question reads. The check reads every row, writes nothing, and reports every
 //! failure rather than stopping at the first.
 
+use rusqlite::types::ValueRef;
 use serde::Serialize;
 
 use super::member_index::MemberDirectory;
@@ -171,31 +172,17 @@ impl Store {
                     rows += 1;
                     for (i, column) in texts.iter().enumerate() {
                         let value = row.get_ref(key.len() + i)?;
-                        if let rusqlite::types::ValueRef::Text(bytes) = value {
-                            if std::str::from_utf8(bytes).is_err() {
-                                let row_key: Vec<String> = key
-                                    .iter()
-                                    .enumerate()
-                                    .map(|(k, c)| {
-                                        let v = match row.get_ref(k) {
-                                            Ok(rusqlite::types::ValueRef::Integer(n)) => {
-                                                n.to_string()
-                                            }
-                                            Ok(rusqlite::types::ValueRef::Text(t)) => {
-                                                String::from_utf8_lossy(t).into_owned()
-                                            }
-                                            _ => "?".to_string(),
-                                        };
-                                        format!("{} {v}", c.0)
-                                    })
-                                    .collect();
-                                report.failures.push(CheckFailure {
-                                    check: TEXT,
-                                    table: Some(table.clone()),
-                                    row: (!row_key.is_empty()).then(|| row_key.join(", ")),
-                                    what: format!("`{column}` is not UTF-8 text"),
-                                });
-                            }
+                        let ValueRef::Text(bytes) = value else {
+                            continue;
+                        };
+                        if std::str::from_utf8(bytes).is_err() {
+                            let names: Vec<&str> = key.iter().map(|c| c.0.as_str()).collect();
+                            report.failures.push(CheckFailure {
+                                check: TEXT,
+                                table: Some(table.clone()),
+                                row: (!names.is_empty()).then(|| row_key(row, &names)),
+                                what: format!("`{column}` is not UTF-8 text"),
+                            });
                         }
                     }
                 }
@@ -408,6 +395,23 @@ fn path_failure(table: &str, row: String, what: &str) -> CheckFailure {
         row: Some(row),
         what: what.into(),
     }
+}
+
+/// A row's key as `column value` pairs, from its first `names.len()` columns.
+fn row_key(row: &rusqlite::Row<'_>, names: &[&str]) -> String {
+    names
+        .iter()
+        .enumerate()
+        .map(|(i, name)| {
+            let value = match row.get_ref(i) {
+                Ok(ValueRef::Integer(n)) => n.to_string(),
+                Ok(ValueRef::Text(t)) => String::from_utf8_lossy(t).into_owned(),
+                _ => "?".to_string(),
+            };
+            format!("{name} {value}")
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 fn unreadable(check: &'static str, table: &str, e: &rusqlite::Error) -> CheckFailure {
