@@ -91,6 +91,7 @@ impl Store {
         };
         let runtime_compared = a.is_introspected() && b.is_introspected();
         let err = self.err();
+        self.check_apis_index(dist_id)?;
         let mut apis: Vec<(i64, i64, [ReleaseSet; 3])> = Vec::new();
         self.each_sealed(
             &APIS,

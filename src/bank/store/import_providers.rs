@@ -23,6 +23,7 @@ impl Store {
         // `top.` up to `top/` (the next byte after `.`): the dotted names under `top`, found
         // through the index rather than a LIKE pattern (`_` would be a wildcard there).
         let mut rows: Vec<(String, String, ReleaseSet)> = Vec::new();
+        self.check_name_indexes()?;
         self.each_sealed(
             &IMPORT_NAMES,
             "SELECT i.dist_id, i.name, i.releases, i.seal, d.name

@@ -16,6 +16,7 @@ mod identity;
 mod ids;
 mod import_providers;
 mod import_time;
+mod index_guard;
 mod lock;
 mod member_index;
 mod moves;
@@ -103,6 +104,10 @@ pub struct Store {
     lookups: RefCell<HashMap<DistId, Rc<RefCell<resolve::Lookups>>>>,
     /// Distributions' releases as answers read them, kept likewise.
     release_facts: RefCell<HashMap<DistId, Rc<Vec<release_facts::ReleaseFacts>>>>,
+    /// Distributions whose `apis_by_dist` entries were checked against their dictionary.
+    indexes_checked: RefCell<std::collections::HashSet<DistId>>,
+    /// Whether the indexes by module path and import name were checked against their tables.
+    name_indexes_checked: Cell<bool>,
     /// The writer lock, for a bank opened for writing.
     lock: Option<lock::WriterLock>,
     /// SQLite's `data_version` when this connection last looked: it changes when another
@@ -155,6 +160,8 @@ impl Store {
             conn,
             path: path.to_path_buf(),
             dictionaries: RefCell::default(),
+            indexes_checked: RefCell::default(),
+            name_indexes_checked: Cell::new(false),
             path_indexes: RefCell::default(),
             dist_facts: RefCell::default(),
             catalogs: RefCell::default(),
@@ -280,6 +287,8 @@ impl Store {
             conn,
             path: path.to_path_buf(),
             dictionaries: RefCell::default(),
+            indexes_checked: RefCell::default(),
+            name_indexes_checked: Cell::new(false),
             path_indexes: RefCell::default(),
             dist_facts: RefCell::default(),
             catalogs: RefCell::default(),
@@ -590,6 +599,7 @@ impl Store {
         self.lookups.borrow_mut().clear();
         self.release_facts.borrow_mut().clear();
         self.dist_facts.borrow_mut().clear();
+        self.indexes_checked.borrow_mut().clear();
     }
 }
 

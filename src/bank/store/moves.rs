@@ -131,6 +131,7 @@ impl Store {
 
         let err = self.err();
         let mut apis: HashMap<i64, (ApiKind, ReleaseSet, ReleaseSet)> = HashMap::new();
+        self.check_apis_index(dist_id)?;
         self.each_sealed(
             &APIS,
             select_sealed!(apis, "WHERE dist_id = ?1"),

@@ -316,6 +316,7 @@ impl Store {
             runtime: ReleaseSet,
         }
         let mut found: BTreeMap<DistId, Found> = BTreeMap::new();
+        self.check_name_indexes()?;
         self.each_sealed(
             &MODULES,
             select_sealed!(modules, "WHERE path = ?1"),

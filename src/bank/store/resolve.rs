@@ -384,6 +384,7 @@ impl Store {
     /// distribution, so these are the only ones that can have it).
     pub(crate) fn candidate_distributions(&self, path: &str) -> Result<Vec<DistId>, StoreError> {
         let err = self.err();
+        self.check_name_indexes()?;
         let mut stmt = self
             .conn()
             .prepare_cached("SELECT DISTINCT dist_id FROM modules WHERE path = ?1")

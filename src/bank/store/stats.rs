@@ -138,6 +138,7 @@ impl Store {
             open: ReleaseSet,
         }
         let mut by_id: HashMap<i64, Row> = HashMap::new();
+        self.check_apis_index(dist_id)?;
         self.each_sealed(
             &APIS,
             select_sealed!(apis, "WHERE dist_id = ?1"),

@@ -404,8 +404,9 @@ const SEALED: &[&str] = &[
 ];
 
 /// The bytes of the file where SQLite keeps the records of the sealed tables and of their
-/// indexes: the cell content of each leaf page of their b-trees.
-fn sealed_record_bytes(bank: &Path, file: &[u8]) -> Vec<usize> {
+/// indexes (of `kinds`: `'table'`, `'index'` or both): the cell content of each leaf page of
+/// their b-trees.
+fn sealed_record_bytes(bank: &Path, file: &[u8], kinds: &str) -> Vec<usize> {
     let conn = Connection::open(bank).unwrap();
     let marks = SEALED
         .iter()
@@ -414,14 +415,15 @@ fn sealed_record_bytes(bank: &Path, file: &[u8]) -> Vec<usize> {
         .join(",");
     let roots: Vec<usize> = conn
         .prepare(&format!(
-            "SELECT rootpage FROM sqlite_master WHERE tbl_name IN ({marks}) AND rootpage > 0"
+            "SELECT rootpage FROM sqlite_master WHERE tbl_name IN ({marks}) AND rootpage > 0 \
+             AND type IN ({kinds})"
         ))
         .unwrap()
         .query_map([], |r| r.get::<_, i64>(0))
         .unwrap()
         .map(|r| r.unwrap() as usize)
         .collect();
-    assert!(roots.len() >= SEALED.len(), "{roots:?}");
+    assert!(!roots.is_empty(), "no b-tree of {kinds}");
     let page_size = match u16::from_be_bytes([file[16], file[17]]) {
         1 => 65536,
         n => usize::from(n),
@@ -454,22 +456,40 @@ fn sealed_record_bytes(bank: &Path, file: &[u8]) -> Vec<usize> {
     bytes
 }
 
-/// Flips a bit of `flips` bytes of the bank (200 unless `NBENV_TEST_FLIPS`), sampled (seeded)
-/// over the records of the sealed tables and their indexes, one at a time: each leaves
-/// `bank check` passing and every read's answer as it was, or makes `bank check` fail. None may
-/// change an answer while the check passes.
-#[test]
-fn no_sampled_flip_changes_an_answer_while_check_passes() {
-    let flips: usize = std::env::var("NBENV_TEST_FLIPS")
+/// How many flips to sample: `default` unless `NBENV_TEST_FLIPS`.
+fn flip_count(default: usize) -> usize {
+    std::env::var("NBENV_TEST_FLIPS")
         .ok()
         .and_then(|n| n.parse().ok())
-        .unwrap_or(200);
-    let env = built();
+        .unwrap_or(default)
+}
+
+/// What one flip did: changed nothing, was caught by `bank check` (when it runs first), or
+/// changed the reads (`answered`: some read answered differently with exit 0).
+struct FlipOutcomes {
+    unchanged: usize,
+    caught: usize,
+    changed: Vec<String>,
+}
+
+impl FlipOutcomes {
+    fn answered(&self) -> usize {
+        self.changed
+            .iter()
+            .filter(|s| s.starts_with("ANSWERED"))
+            .count()
+    }
+}
+
+/// Flips one bit of each of `flips` bytes sampled (seeded) from `records`, one at a time, on a
+/// copy of the clean bank, and runs the sweep's reads on it; first `bank check` when
+/// `check_first` (a flip it catches counts as caught, its reads are not run).
+fn sweep(env: &TestContext, records: &[usize], flips: usize, check_first: bool) -> FlipOutcomes {
     let reads = |bank: &Path| -> Vec<(Option<i32>, String)> {
         SWEEP_READS
             .iter()
             .map(|args| {
-                let out = run_on(&env, bank, args);
+                let out = run_on(env, bank, args);
                 let said = String::from_utf8_lossy(&out.stdout);
                 (
                     out.status.code(),
@@ -478,16 +498,12 @@ fn no_sampled_flip_changes_an_answer_while_check_passes() {
             })
             .collect()
     };
-    let check = run_on(&env, &env.bank(), &["bank", "check"]);
-    assert!(check.status.success(), "{}", text(&check));
     let before = reads(&env.bank());
     assert!(
         before.iter().all(|(code, _)| *code == Some(0)),
         "{before:?}"
     );
     let clean = std::fs::read(env.bank()).unwrap();
-    let records = sealed_record_bytes(&env.bank(), &clean);
-    assert!(records.len() > 1000, "{} bytes of records", records.len());
     let mut state: u64 = 0x05ee_d0ff_11b5;
     let flips: Vec<(usize, u8)> = (0..flips)
         .map(|_| {
@@ -499,16 +515,19 @@ fn no_sampled_flip_changes_an_answer_while_check_passes() {
             (records[(r >> 8) as usize % records.len()], 1u8 << (r % 8))
         })
         .collect();
-    // (changed nothing, caught, changed answers while the check passed)
-    let outcomes: Vec<(usize, usize, Vec<String>)> = std::thread::scope(|scope| {
+    let outcomes: Vec<FlipOutcomes> = std::thread::scope(|scope| {
         let workers: Vec<_> = flips
             .chunks(flips.len().div_ceil(4).max(1))
             .enumerate()
             .map(|(worker, share)| {
-                let (env, clean, before, reads) = (&env, &clean, &before, &reads);
+                let (clean, before, reads) = (&clean, &before, &reads);
                 scope.spawn(move || {
                     let bank = env.root().join(format!("flipped-{worker}.sqlite3"));
-                    let (mut unchanged, mut caught, mut silent) = (0, 0, Vec::new());
+                    let mut out = FlipOutcomes {
+                        unchanged: 0,
+                        caught: 0,
+                        changed: Vec::new(),
+                    };
                     for &(offset, mask) in share {
                         let mut file = clean.clone();
                         file[offset] ^= mask;
@@ -516,55 +535,101 @@ fn no_sampled_flip_changes_an_answer_while_check_passes() {
                             let _ = std::fs::remove_file(format!("{}{suffix}", bank.display()));
                         }
                         std::fs::write(&bank, &file).unwrap();
-                        let check = run_on(env, &bank, &["bank", "check"]);
-                        if !check.status.success() {
-                            caught += 1;
+                        if check_first && !run_on(env, &bank, &["bank", "check"]).status.success() {
+                            out.caught += 1;
                             continue;
                         }
                         let after = reads(&bank);
                         if std::env::var_os("NBENV_TEST_FLIP_DEBUG").is_some() && after != *before {
                             for args in SWEEP_READS {
-                                let out = run_on(env, &bank, args);
-                                eprintln!("byte {offset}: {args:?}: {}", text(&out));
+                                let o = run_on(env, &bank, args);
+                                eprintln!("byte {offset}: {args:?}: {}", text(&o));
                             }
                         }
                         if after == *before {
-                            unchanged += 1;
-                        } else {
-                            let changed: Vec<String> = SWEEP_READS
-                                .iter()
-                                .zip(before.iter().zip(&after))
-                                .filter(|(_, (a, b))| a != b)
-                                .map(|(args, (_, (code, _)))| {
-                                    format!("{} -> {code:?}", args[..3].join(" "))
-                                })
-                                .collect();
-                            // Answered differently (exit 0), or refused.
-                            let answered = SWEEP_READS
-                                .iter()
-                                .zip(before.iter().zip(&after))
-                                .any(|(_, (a, b))| a != b && b.0 == Some(0));
-                            let tag = if answered { "ANSWERED" } else { "refused" };
-                            silent.push(format!("{tag} byte {offset} ^ {mask:#04x}: {changed:?}"));
+                            out.unchanged += 1;
+                            continue;
                         }
+                        let pairs = || SWEEP_READS.iter().zip(before.iter().zip(&after));
+                        let changed: Vec<String> = pairs()
+                            .filter(|(_, (a, b))| a != b)
+                            .map(|(args, (_, (code, _)))| {
+                                format!("{} -> {code:?}", args[..3].join(" "))
+                            })
+                            .collect();
+                        // Answered differently (exit 0), or refused.
+                        let answered = pairs().any(|(_, (a, b))| a != b && b.0 == Some(0));
+                        let tag = if answered { "ANSWERED" } else { "refused" };
+                        out.changed
+                            .push(format!("{tag} byte {offset} ^ {mask:#04x}: {changed:?}"));
                     }
-                    (unchanged, caught, silent)
+                    out
                 })
             })
             .collect();
         workers.into_iter().map(|w| w.join().unwrap()).collect()
     });
-    let unchanged: usize = outcomes.iter().map(|o| o.0).sum();
-    let caught: usize = outcomes.iter().map(|o| o.1).sum();
-    let silent: Vec<&String> = outcomes.iter().flat_map(|o| &o.2).collect();
-    let answered = silent.iter().filter(|s| s.starts_with("ANSWERED")).count();
+    FlipOutcomes {
+        unchanged: outcomes.iter().map(|o| o.unchanged).sum(),
+        caught: outcomes.iter().map(|o| o.caught).sum(),
+        changed: outcomes.into_iter().flat_map(|o| o.changed).collect(),
+    }
+}
+
+/// Flips a bit of `flips` bytes of the bank (200 unless `NBENV_TEST_FLIPS`), sampled (seeded)
+/// over the records of the sealed tables and their indexes, one at a time: each leaves
+/// `bank check` passing and every read's answer as it was, or makes `bank check` fail. None may
+/// change an answer while the check passes.
+#[test]
+fn no_sampled_flip_changes_an_answer_while_check_passes() {
+    let env = built();
+    let check = run_on(&env, &env.bank(), &["bank", "check"]);
+    assert!(check.status.success(), "{}", text(&check));
+    let clean = std::fs::read(env.bank()).unwrap();
+    let records = sealed_record_bytes(&env.bank(), &clean, "'table','index'");
+    assert!(records.len() > 1000, "{} bytes of records", records.len());
+    let out = sweep(&env, &records, flip_count(200), true);
     eprintln!(
-        "{} flips: {unchanged} changed nothing, {caught} caught by bank check; with the check \
-         passing, {answered} changed an answer (exit 0) and {} made a read fail",
-        flips.len(),
-        silent.len() - answered
+        "{} flips: {} changed nothing, {} caught by bank check; with the check passing, {} \
+         changed an answer (exit 0) and {} made a read fail",
+        out.unchanged + out.caught + out.changed.len(),
+        out.unchanged,
+        out.caught,
+        out.answered(),
+        out.changed.len() - out.answered()
     );
-    assert!(silent.is_empty(), "{silent:#?}");
+    assert!(out.changed.is_empty(), "{:#?}", out.changed);
+}
+
+/// F11: a flip in an index of a sealed table (164 sampled bits, unless `NBENV_TEST_FLIPS`),
+/// with no `bank check` before the reads: each read answers as before or refuses the bank.
+/// Row seals cannot see an index's entries, so the readers check what an index yields
+/// against what the seals cover.
+#[test]
+fn no_flip_in_an_index_changes_an_answer_the_readers_give() {
+    let env = built();
+    let clean = std::fs::read(env.bank()).unwrap();
+    let records = sealed_record_bytes(&env.bank(), &clean, "'index'");
+    assert!(
+        records.len() > 100,
+        "{} bytes of index records",
+        records.len()
+    );
+    let out = sweep(&env, &records, flip_count(164), false);
+    eprintln!(
+        "{} flips in indexes: {} changed nothing; {} changed an answer (exit 0), {} made a read \
+         refuse the bank",
+        out.unchanged + out.changed.len(),
+        out.unchanged,
+        out.answered(),
+        out.changed.len() - out.answered()
+    );
+    let answered: Vec<&String> = out
+        .changed
+        .iter()
+        .filter(|s| s.starts_with("ANSWERED"))
+        .collect();
+    assert!(answered.is_empty(), "{answered:#?}");
 }
 
 /// F16: a `releases` text made invalid UTF-8 (a column no seal covers): the readers refuse the
@@ -600,4 +665,70 @@ fn a_text_the_readers_cannot_decode_fails_the_check() {
         )),
         "{said}"
     );
+}
+
+/// Where `needle` is in the one page of `index` (a fixture's index fits one page).
+fn in_index_page(bank: &Path, index: &str, needle: &[u8]) -> usize {
+    let conn = Connection::open(bank).unwrap();
+    let root: i64 = conn
+        .query_row(
+            "SELECT rootpage FROM sqlite_master WHERE name = ?1",
+            [index],
+            |r| r.get(0),
+        )
+        .unwrap();
+    let page_size: i64 = conn
+        .query_row("PRAGMA page_size", [], |r| r.get(0))
+        .unwrap();
+    drop(conn);
+    let file = std::fs::read(bank).unwrap();
+    let start = ((root - 1) * page_size) as usize;
+    let page = &file[start..start + page_size as usize];
+    let at = page
+        .windows(needle.len())
+        .position(|w| w == needle)
+        .unwrap_or_else(|| panic!("{needle:?} is not in {index}'s root page"));
+    start + at
+}
+
+/// F11, by name: a key flipped in the index of modules by path (`toolkit.old` becomes
+/// `toolkit.olf`) hides toolkit from the lookup of `toolkit.old`; the same holds for import
+/// names. The readers refuse the bank instead of answering that nothing provides the module.
+#[test]
+fn a_flipped_key_in_an_index_by_name_is_refused_not_answered() {
+    let env = built();
+    let before = run_on(
+        &env,
+        &env.bank(),
+        &["bank", "query", "--module", "toolkit.old"],
+    );
+    assert!(before.status.success(), "{}", text(&before));
+    let clean = std::fs::read(env.bank()).unwrap();
+    for (index, needle) in [
+        ("modules_by_path", &b"toolkit.old"[..]),
+        ("import_names_by_name", &b"toolkit"[..]),
+    ] {
+        std::fs::write(env.bank(), &clean).unwrap();
+        let at = in_index_page(&env.bank(), index, needle);
+        flip_to(
+            &env.bank(),
+            at + needle.len() - 1,
+            needle[needle.len() - 1] ^ 0x02,
+        );
+        for args in [
+            &["bank", "query", "--module", "toolkit.old"][..],
+            &["bank", "query", "toolkit.old.legacy"][..],
+        ] {
+            let out = run_on(&env, &env.bank(), args);
+            let said = text(&out);
+            assert_eq!(
+                out.status.code(),
+                Some(BANK_ERROR),
+                "{index}: {args:?}: {said}"
+            );
+            assert!(said.contains(&format!("corrupt index {index}")), "{said}");
+        }
+        let check = run_on(&env, &env.bank(), &["bank", "check"]);
+        assert_eq!(check.status.code(), Some(BANK_ERROR), "{}", text(&check));
+    }
 }

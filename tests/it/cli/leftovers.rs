@@ -407,3 +407,136 @@ fn temporaries(dir: &Path) -> Vec<PathBuf> {
         .map(|e| e.path())
         .collect()
 }
+
+/// The processes whose environment holds `marker` (`NAME=value`): everything nbenv started
+/// for one trial, children of children too, wherever they moved (another group, a session of
+/// their own, another parent).
+fn processes_with_env(marker: &str) -> Vec<u32> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let Ok(environ) = std::fs::read(entry.path().join("environ")) else {
+            continue;
+        };
+        if environ.split(|&b| b == 0).any(|v| v == marker.as_bytes()) && alive(pid) {
+            found.push(pid);
+        }
+    }
+    found
+}
+
+/// F12: `kill -9` of nbenv at random moments of a run without `--sandbox` (building the
+/// environment, starting the runner, running a cell that has a child of its own), 50 times
+/// unless `NBENV_TEST_KILLS`: after each, nothing nbenv started is left running. Each trial
+/// builds its environment in a cache of its own, so the moments cover the build as well as
+/// the run.
+#[test]
+fn no_kill_at_any_moment_leaves_a_survivor() {
+    let kills: usize = std::env::var("NBENV_TEST_KILLS")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(50);
+    let env = context();
+    let mark = env.path("running");
+    let source = format!(
+        "import subprocess, time\n\
+         child = subprocess.Popen(['sleep', '60'])\n\
+         open({mark:?}, 'w').close()\n\
+         time.sleep(60)\n",
+        mark = mark.display().to_string(),
+    );
+    // One trial: nbenv with a marker in its environment and a cache of its own, killed after
+    // `after` (or, when `None`, once the cell runs: the calibration). Returns how long it ran
+    // and what outlived it.
+    let trial = |n: usize, after: Option<Duration>| -> (Duration, Vec<String>) {
+        let marker = format!("NBENV_KILL_TRIAL={}-{n}", std::process::id());
+        let _ = std::fs::remove_file(&mark);
+        let cache = env.path(&format!("kill-cache-{n}"));
+        let mut nbenv = {
+            let nb = serde_json::json!({
+                "cells": [{"cell_type": "code", "execution_count": 1, "metadata": {},
+                           "outputs": [], "source": source}],
+                "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3"}},
+                "nbformat": 4, "nbformat_minor": 2
+            });
+            std::fs::write(env.path("nb.ipynb"), nb.to_string()).unwrap();
+            std::fs::write(env.path("requirements.txt"), "toolkit==1.0\n").unwrap();
+            let (nb, req) = (env.path("nb.ipynb"), env.path("requirements.txt"));
+            let (name, value) = marker.split_once('=').unwrap();
+            command(
+                &env,
+                &[
+                    "--cache-dir",
+                    cache.to_str().unwrap(),
+                    "verify",
+                    nb.to_str().unwrap(),
+                    "-r",
+                    req.to_str().unwrap(),
+                    "--python",
+                    python3().to_str().unwrap(),
+                    "--no-kernel-runtime",
+                ],
+            )
+            .env(name, value)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .die_with_nbenv()
+            .spawn()
+            .unwrap()
+        };
+        let start = Instant::now();
+        match after {
+            Some(after) => std::thread::sleep(after),
+            None => {
+                wait_for("running cell", Duration::from_secs(120), || {
+                    if let Ok(Some(status)) = nbenv.try_wait() {
+                        panic!("nbenv ended before the cell ran: {status}");
+                    }
+                    mark.exists().then_some(())
+                });
+            }
+        }
+        let ran = start.elapsed();
+        kill_9(nbenv);
+        // What dies with nbenv dies within moments; give it a second.
+        let settle = Instant::now();
+        let mut living = processes_with_env(&marker);
+        while !living.is_empty() && settle.elapsed() < Duration::from_secs(2) {
+            std::thread::sleep(Duration::from_millis(50));
+            living = processes_with_env(&marker);
+        }
+        let described = living
+            .iter()
+            .map(|&p| format!("{p}: {}", cmdline(p)))
+            .collect();
+        for &pid in &living {
+            // SAFETY: kill(2) of a process this test started (through nbenv); nothing shared.
+            unsafe { libc::kill(pid as i32, libc::SIGKILL) };
+        }
+        let _ = std::fs::remove_dir_all(&cache);
+        (ran, described)
+    };
+    let (full, survivors) = trial(0, None);
+    assert!(survivors.is_empty(), "calibration: {survivors:#?}");
+    let mut state: u64 = 0x6b11_1ed5_eed5;
+    let mut failures = Vec::new();
+    for n in 1..=kills {
+        // xorshift64*: a moment in [0, full + 20%).
+        state ^= state >> 12;
+        state ^= state << 25;
+        state ^= state >> 27;
+        let r = state.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 11;
+        let at = full.mul_f64(1.2 * (r as f64 / (1u64 << 53) as f64));
+        let (_, survivors) = trial(n, Some(at));
+        if !survivors.is_empty() {
+            failures.push(format!("killed at {at:?}: {survivors:?}"));
+        }
+    }
+    eprintln!(
+        "{kills} kills over {full:?} (the time to the running cell): {} left a survivor",
+        failures.len()
+    );
+    assert!(failures.is_empty(), "{failures:#?}");
+}
