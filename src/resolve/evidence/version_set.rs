@@ -411,8 +411,10 @@ fn one<B: BankView + ?Sized>(
         let mut record = bank_record(source, Rank::Soft, &m.locations, &p, &catalog, in_bank);
         // The bank does not know what the call returned: a member some class of another
         // distribution the notebook uses has too (`scores.mean()` on the numpy array
-        // scikit-learn returned) says nothing of this one.
-        if record.effect == Effect::Constrains {
+        // scikit-learn returned) says nothing of this one, nor is it worth reading this
+        // distribution's releases for where the bank cannot tell (`.index` on what patsy
+        // returned is a DataFrame's).
+        if record.effect != Effect::NoConstraint(NoConstraint::NotInBank) {
             for other in others {
                 if !bank.member_presence(other, &m.member)?.present.is_empty() {
                     record.effect = Effect::NoConstraint(NoConstraint::AlsoElsewhere);

@@ -37,7 +37,7 @@ pub use settle::{hinging, unsettled_pins, Hinging};
 
 use super::evidence::{
     BankReadError, BankView, DistVersions, Effect, Evidence, EvidenceRecord, EvidenceSource,
-    ReleaseState, Strength,
+    NoConstraint, ReleaseState, Strength,
 };
 use super::infer::Inference;
 use super::solver::Solution;
@@ -110,7 +110,7 @@ fn plan_dist(
     };
     let mut apis = 0;
     let mut apis_exhausted = 0;
-    for record in d.records.iter().filter(|r| from_bank(r)) {
+    for record in d.records.iter().filter(|r| from_bank(r) && may_move_pin(r)) {
         let reading = RecordReading {
             known: Known::of(catalog, record),
             introspect: options.introspect && settles(record),
@@ -281,6 +281,12 @@ fn install_scope(d: &DistVersions) -> Option<ReleaseSet> {
 /// a release has at run time, not the keywords its functions accept (`**kwargs`).
 fn settles(record: &EvidenceRecord) -> bool {
     !matches!(record.source, EvidenceSource::Keyword { .. })
+}
+
+/// Whether what the bank answers of this evidence could move the distribution's pin: not a
+/// member that classes of other libraries the notebook uses have (the value may be theirs).
+fn may_move_pin(record: &EvidenceRecord) -> bool {
+    record.effect != Effect::NoConstraint(NoConstraint::AlsoElsewhere)
 }
 
 /// Evidence the bank answers (not install lines, versions outputs show or declarations).

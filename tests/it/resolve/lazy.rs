@@ -164,6 +164,63 @@ pub(super) fn dynpkg(i: usize) -> String {
     )
 }
 
+/// Issue 38 item 12: a member used on several values is said once; a member a class of
+/// another library the notebook uses has (`framelib.Table.ix`) cannot move dynpkg's pin
+/// whatever dynpkg's releases say, so no release is read for it, and it is not noted; `-v`
+/// says it.
+#[test]
+fn unknown_members_are_said_once_and_other_libraries_members_only_at_verbose() {
+    let two_makers = |i| format!("{}\ndef build():\n    return Frame()\n", dynpkg(i));
+    let env = TestContext::with_index();
+    publish(&env, "dynpkg", 6, &two_makers, &|_| None);
+    let twice = "import dynpkg\na = dynpkg.make()\nb = dynpkg.build()\na.ix[0]\nb.ix[1]\n";
+    let (code, out, err) = infer(&env, twice, &["--no-introspect"]).parts();
+    assert_eq!(code, 0, "{out}{err}");
+    let notes: Vec<&str> = err
+        .lines()
+        .filter(|l| l.contains("whether it has"))
+        .collect();
+    assert_eq!(
+        notes,
+        [
+            "note: dynpkg 6.0: whether it has .ix is unknown (static reading cannot tell; without \
+          --no-introspect, nbenv would run it to see)"
+        ],
+        "{err}"
+    );
+
+    let env = TestContext::with_index();
+    publish(&env, "dynpkg", 6, &two_makers, &|_| None);
+    publish(
+        &env,
+        "framelib",
+        1,
+        &|_| {
+            "class Table:\n    def ix(self):\n        return 0\n\ndef table():\n    return Table()\n".to_string()
+        },
+        &|_| None,
+    );
+    let elsewhere = format!("import framelib\nt = framelib.table()\nt.ix()\n{twice}");
+    let (code, out, err) = infer(&env, &elsewhere, &["-v", "--no-introspect"]).parts();
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(!err.contains("is unknown (static reading"), "{err}");
+    assert!(
+        err.contains(
+            "dynpkg 6.0: whether it has .ix is unknown, and cannot matter: other libraries the \
+             notebook uses have them, and the value may be theirs"
+        ),
+        "{err}"
+    );
+    let (code, out, err) = infer(&env, &elsewhere, &["--no-introspect"]).parts();
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(!err.contains("whether it has"), "{err}");
+    // With introspection, no release of dynpkg is read back for `.ix`.
+    let (code, out, err) = infer(&env, &elsewhere, &["-v"]).parts();
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(!err.contains("for .ix"), "{err}");
+    assert_eq!(pins(&out), ["dynpkg==6.0", "framelib==1.0"], "{out}");
+}
+
 #[test]
 fn a_pin_hinging_on_what_static_reading_cannot_tell_is_settled_by_introspection() {
     let source = "import dynpkg\ndf = dynpkg.make()\ndf.ix[0]\n";
