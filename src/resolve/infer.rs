@@ -98,6 +98,10 @@ impl Inference {
 pub struct PassedOver {
     pub python: PythonVersion,
     pub why: String,
+    /// Distributions whose releases the reason leaves out for want of a wheel, with an sdist
+    /// the rules refused: `--allow-sdist` would admit them.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub sdists_refused: Vec<DistName>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -129,9 +133,12 @@ pub enum InferError {
 fn why_each(tried: &[PassedOver]) -> String {
     match tried {
         [one] => format!(
-            " on Python {}: {}",
+            " on Python {}: {}{}",
             one.python,
-            one.why.trim_end().replace('\n', " ")
+            one.why.trim_end().replace('\n', " "),
+            super::passed_over::sdist_hint(tried)
+                .map(|h| format!(" ({h})"))
+                .unwrap_or_default()
         ),
         _ => String::new(),
     }
@@ -556,28 +563,35 @@ fn resolve_once(
     let mut fatal: Option<InferError> = None;
     let chosen = choose(plan, requested, |candidate| {
         if fatal.is_some() {
-            return Err(String::new());
+            return Err((String::new(), Vec::new()));
         }
         match solve(catalog, &Target::new(candidate.version), &roots, options) {
             Ok(solution) => Ok(solution),
-            Err(SolveError::NoSolution { explanation }) => Err(explanation),
+            Err(SolveError::NoSolution {
+                explanation,
+                sdists_refused,
+            }) => Err((explanation, sdists_refused)),
             Err(SolveError::Catalog(e)) => {
                 fatal = Some(InferError::Catalog(e));
-                Err(String::new())
+                Err((String::new(), Vec::new()))
             }
             Err(SolveError::Interrupted) => {
                 fatal = Some(InferError::Interrupted);
-                Err(String::new())
+                Err((String::new(), Vec::new()))
             }
         }
     });
     if let Some(e) = fatal {
         return Err(e);
     }
-    let passed = |tried: Vec<(PythonVersion, String)>| -> Vec<PassedOver> {
+    let passed = |tried: Vec<(PythonVersion, (String, Vec<DistName>))>| -> Vec<PassedOver> {
         tried
             .into_iter()
-            .map(|(python, why)| PassedOver { python, why })
+            .map(|(python, (why, sdists_refused))| PassedOver {
+                python,
+                why,
+                sdists_refused,
+            })
             .collect()
     };
     match chosen {

@@ -24,5 +24,6 @@ pub mod interpreter;
 pub mod joint;
 pub mod lazy;
 pub mod options;
+pub mod passed_over;
 pub mod session;
 pub mod solver;

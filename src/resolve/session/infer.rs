@@ -317,14 +317,14 @@ impl Resolver<'_> {
         match resolved {
             Ok(i) => Ok(i),
             Err(InferError::NoSolution { tried }) => {
-                // One interpreter's reason is in the error itself; several are listed first.
-                let listed = tried.len() > 1
-                    && self.reporter.explain(
-                        &tried
-                            .iter()
-                            .map(|t| format!("Python {}: {}", t.python, t.why.trim_end()))
-                            .collect::<Vec<_>>(),
-                    );
+                // One interpreter's reason is in the error itself; several are listed first,
+                // each reason once, with the option that builds sdists where that is all
+                // there is.
+                let listed = tried.len() > 1 && {
+                    let mut lines = crate::resolve::passed_over::reasons_by_python(&tried);
+                    lines.extend(crate::resolve::passed_over::sdist_hint(&tried));
+                    self.reporter.explain(&lines)
+                };
                 Err(SessionError::NoSolution {
                     notebook: self.args.notebook.clone(),
                     listed,
@@ -497,15 +497,23 @@ fn say_introspection(
             ", and introspection could not settle it here"
         };
         let version = h.pin.version.as_ref().map(ToString::to_string);
-        reporter.note(
-            &format!(
-                "{} {}: whether it has {} is unknown (static reading cannot tell{why})",
-                h.pin.dist,
-                version.unwrap_or_default(),
-                h.unknown.join(", "),
-            ),
-            None,
-        );
+        let pin = format!("{} {}", h.pin.dist, version.unwrap_or_default());
+        if !h.unknown.is_empty() {
+            reporter.note(
+                &format!(
+                    "{pin}: whether it has {} is unknown (static reading cannot tell{why})",
+                    h.unknown.join(", "),
+                ),
+                None,
+            );
+        }
+        if !h.also_elsewhere.is_empty() {
+            reporter.verbose_note(&format!(
+                "{pin}: whether it has {} is unknown, and cannot matter: other libraries the \
+                 notebook uses have them, and the value may be theirs",
+                h.also_elsewhere.join(", "),
+            ));
+        }
     }
     Ok(())
 }

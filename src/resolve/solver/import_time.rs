@@ -316,7 +316,7 @@ mod tests {
         // Pinned to the incompatible pair, there is no resolution, and the conflict says why.
         let pinned = [root("keras", "==2.10.0"), root("tensorflow", "==1.1.0")];
         match solve_on(&c, &pinned, &options) {
-            Err(SolveError::NoSolution { explanation }) => assert!(
+            Err(SolveError::NoSolution { explanation, .. }) => assert!(
                 explanation.contains("imports tensorflow whenever it is imported"),
                 "{explanation}"
             ),

@@ -61,9 +61,13 @@ pub fn solve(
     let provider = Provider::new(catalog, target, roots, options);
     match pubgrub::resolve(&provider, Package::Root, root_version()) {
         Ok(selected) => Ok(Solution::build(selected, &provider)),
-        Err(PubGrubError::NoSolution(tree)) => Err(SolveError::NoSolution {
-            explanation: report::explain(tree, &provider),
-        }),
+        Err(PubGrubError::NoSolution(tree)) => {
+            let (explanation, sdists_refused) = report::explain(tree, &provider);
+            Err(SolveError::NoSolution {
+                explanation,
+                sdists_refused,
+            })
+        }
         Err(PubGrubError::ErrorRetrievingDependencies { source, .. })
         | Err(PubGrubError::ErrorChoosingVersion { source, .. })
         | Err(PubGrubError::ErrorInShouldCancel(source)) => Err(source),

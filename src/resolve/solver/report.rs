@@ -1,7 +1,8 @@
 //! A conflict, told in the notebook's terms: which evidence asked for what, and why the
 //! releases it allows cannot be installed on the target.
 
-use std::collections::BTreeMap;
+use std::cell::RefCell;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 use pep508_rs::pep440_rs::Version;
@@ -13,6 +14,7 @@ use pubgrub::{
 use super::exclusion::Exclusion;
 use super::package::Package;
 use super::provider::Provider;
+use crate::names::DistName;
 
 type Tree = DerivationTree<Package, Ranges<Version>, Exclusion>;
 type Ext = External<Package, Ranges<Version>, Exclusion>;
@@ -23,10 +25,20 @@ const LABELS_SHOWN: usize = 3;
 /// Versions listed one by one in a group before it is summarized as a span.
 const VERSIONS_LISTED: usize = 3;
 
-/// The derivation of a failed resolution as numbered sentences.
-pub(crate) fn explain(mut tree: Tree, provider: &Provider<'_>) -> String {
+/// The derivation of a failed resolution as numbered sentences, and the distributions it
+/// names whose releases were out only for want of a wheel, with an sdist the rules refused
+/// (`--allow-sdist` would admit them).
+pub(crate) fn explain(mut tree: Tree, provider: &Provider<'_>) -> (String, Vec<DistName>) {
     fold_absences(&mut tree, provider);
-    DefaultStringReporter::report_with_formatter(&tree, &Formatter { provider })
+    let formatter = Formatter {
+        provider,
+        sdists_refused: RefCell::default(),
+    };
+    let text = DefaultStringReporter::report_with_formatter(&tree, &formatter);
+    (
+        text,
+        formatter.sdists_refused.into_inner().into_iter().collect(),
+    )
 }
 
 /// Folds "no release of P in R" into its neighbour when R holds no release at all, so that
@@ -103,6 +115,8 @@ fn holds_no_release(package: &Package, range: &Ranges<Version>, provider: &Provi
 
 struct Formatter<'p, 'a> {
     provider: &'p Provider<'a>,
+    /// Distributions a told absence left out for their refused sdists.
+    sdists_refused: RefCell<BTreeSet<DistName>>,
 }
 
 impl Formatter<'_, '_> {
@@ -138,6 +152,9 @@ impl Formatter<'_, '_> {
             let mut groups: BTreeMap<String, Vec<&Version>> = BTreeMap::new();
             let mut order: Vec<String> = Vec::new();
             for (version, why) in c.excluded_in(range) {
+                if let Exclusion::NoWheel { sdist: Some(_), .. } = why {
+                    self.sdists_refused.borrow_mut().insert(dist.clone());
+                }
                 let key = why.to_string();
                 if !groups.contains_key(&key) {
                     order.push(key.clone());

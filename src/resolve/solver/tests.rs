@@ -82,7 +82,7 @@ fn failure(
     options: &SolveOptions,
 ) -> String {
     match solve(catalog, &target(python), roots, options) {
-        Err(SolveError::NoSolution { explanation }) => explanation,
+        Err(SolveError::NoSolution { explanation, .. }) => explanation,
         Err(e) => panic!("expected no solution, got error {e}"),
         Ok(s) => panic!("expected no solution, got {:?}", pins(&s)),
     }

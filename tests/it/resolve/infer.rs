@@ -634,6 +634,17 @@ fn without_a_resolution_from_wheels_the_sdists_are_built_and_said_unless_wheels_
     let (code, out, err) = infer(&env, &nb, &["--wheels-only"]).parts();
     assert_eq!(code, 20, "{out}{err}");
     assert!(err.contains("only an sdist"), "{err}");
+    assert!(err.contains("--allow-sdist builds them"), "{err}");
+    // On every Python nbenv knows: each reason once, and the option named once.
+    let (code, out, err) = env.infer(&nb, &["--wheels-only"]).parts();
+    assert_eq!(code, 20, "{out}{err}");
+    assert_eq!(
+        err.matches("(the same on each): Because").count(),
+        1,
+        "{err}"
+    );
+    assert_eq!(err.matches("on CPython 3.").count(), 0, "{err}");
+    assert_eq!(err.matches("--allow-sdist builds them").count(), 1, "{err}");
     // A distribution that has a wheel for the target in some release is never built: its
     // API in an sdist-only release gives way instead.
     let mixed_sdist = FixtureFile {

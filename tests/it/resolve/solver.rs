@@ -204,7 +204,7 @@ fn index_catalog_resolves_through_the_loopback_index() {
     let s = solve(&catalog, &target("3.11"), &any, &options).unwrap();
     assert_eq!(pins(&s), ["learn==1.0", "numpy==1.22.0", "scipy==1.5.4"]);
     let s = solve(&catalog, &target("3.4"), &roots, &options);
-    let Err(SolveError::NoSolution { explanation }) = s else {
+    let Err(SolveError::NoSolution { explanation, .. }) = s else {
         panic!("3.4 has no learn 0.20: {s:?}");
     };
     assert!(
@@ -249,7 +249,7 @@ fn index_catalog_reads_an_sdists_metadata_when_sdists_are_allowed() {
         wheels_only: true,
         ..SolveOptions::default()
     };
-    let Err(SolveError::NoSolution { explanation }) =
+    let Err(SolveError::NoSolution { explanation, .. }) =
         solve(&catalog, &target("3.6"), &roots, &wheels_only)
     else {
         panic!("wheels only refuse an sdist-only project");
@@ -276,7 +276,7 @@ fn index_catalog_reads_an_sdists_metadata_when_sdists_are_allowed() {
 
     // A project the index does not have is named as such.
     let ghost = [root("no-such-project", "", "cell 9 imports ghost")];
-    let Err(SolveError::NoSolution { explanation }) =
+    let Err(SolveError::NoSolution { explanation, .. }) =
         solve(&catalog, &target("3.6"), &ghost, &allow)
     else {
         panic!("no such project");

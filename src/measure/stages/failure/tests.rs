@@ -44,10 +44,12 @@ fn no_solution() -> SessionError {
                 PassedOver {
                     python: py(8),
                     why: "pandas==2.0 needs numpy>=1.22\n".into(),
+                    sdists_refused: Vec::new(),
                 },
                 PassedOver {
                     python: py(6),
                     why: "no pandas for Python 3.6 has DataFrame.map".into(),
+                    sdists_refused: Vec::new(),
                 },
             ],
         }),
