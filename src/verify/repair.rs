@@ -108,7 +108,7 @@ pub fn lessons(failure: &Failure, inference: &Inference) -> Vec<Lesson> {
         }
         // What pip installs: a distribution to resolve, never a module to import (`pyzmq`
         // installs `zmq`).
-        Cause::PackageAsked { requirement } => {
+        Cause::PackageAsked { requirement, .. } => {
             return vec![Lesson::Install {
                 requirement: requirement.clone(),
                 cell,

@@ -106,6 +106,10 @@ pub enum Cause {
     PackageAsked {
         /// As the library wrote it, version requirement included when it gave one.
         requirement: String,
+        /// Other packages it says would do instead (`hdfs3` beside the preferred `pyarrow`):
+        /// named, not installed.
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        alternatives: Vec<String>,
     },
     /// `cannot import name X from Y`, `module Y has no attribute X`: the installed release of
     /// a library lacks an API.
@@ -371,8 +375,17 @@ impl fmt::Display for Cause {
                     None => Ok(()),
                 }
             }
-            PackageAsked { requirement } => {
-                write!(f, "a library asks for the package `{requirement}`")
+            PackageAsked {
+                requirement,
+                alternatives,
+            } => {
+                write!(f, "a library asks for the package `{requirement}`")?;
+                if !alternatives.is_empty() {
+                    let others: Vec<String> =
+                        alternatives.iter().map(|a| format!("`{a}`")).collect();
+                    write!(f, " (or {})", others.join(", "))?;
+                }
+                Ok(())
             }
             MissingApi { api, bank } => write!(
                 f,

@@ -621,7 +621,14 @@ fn install_hint(evalue: &str, import_error: bool, cx: &FailureContext) -> Option
         Some(version) => format!("{name}{version}"),
         None => name.to_string(),
     };
-    Some(Cause::PackageAsked { requirement })
+    let alternatives = message::alternatives_to(evalue, name)
+        .into_iter()
+        .map(str::to_string)
+        .collect();
+    Some(Cause::PackageAsked {
+        requirement,
+        alternatives,
+    })
 }
 
 /// A TypeError raised inside a library from the notebook's call of one of its APIs, which the

@@ -282,6 +282,33 @@ pub(crate) fn install_hint(evalue: &str, import_error: bool) -> Option<&str> {
 /// hdfs3`. The one it prefers when it says so; else the last it lists (libraries list the
 /// older bindings first, and the newest is the one an installer still has).
 fn one_of<'a>(evalue: &'a str, lower: &str) -> Option<&'a str> {
+    let names = listed_one_of(evalue, lower)?;
+    names
+        .iter()
+        .find(|(_, preferred)| *preferred)
+        .or(names.last())
+        .map(|(w, _)| *w)
+}
+
+/// The other packages a library says would do instead of `chosen` (`hdfs3` beside the
+/// preferred `pyarrow`), in its order; none when it named one package.
+pub(crate) fn alternatives_to<'a>(evalue: &'a str, chosen: &str) -> Vec<&'a str> {
+    let lower = evalue.to_ascii_lowercase();
+    let Some(names) = listed_one_of(evalue, &lower) else {
+        return Vec::new();
+    };
+    if !names.iter().any(|(w, _)| *w == chosen) {
+        return Vec::new();
+    }
+    names
+        .into_iter()
+        .map(|(w, _)| w)
+        .filter(|w| *w != chosen)
+        .collect()
+}
+
+/// Each package of a "one of" list, with whether the library prefers it; at least two.
+fn listed_one_of<'a>(evalue: &'a str, lower: &str) -> Option<Vec<(&'a str, bool)>> {
     let at = [
         "requires one of ",
         "requires either ",
@@ -301,14 +328,7 @@ fn one_of<'a>(evalue: &'a str, lower: &str) -> Option<&'a str> {
             names.push((word, preferred));
         }
     }
-    if names.len() < 2 {
-        return None;
-    }
-    names
-        .iter()
-        .find(|(_, preferred)| *preferred)
-        .or(names.last())
-        .map(|(w, _)| *w)
+    (names.len() >= 2).then_some(names)
 }
 
 /// A package compiled code says it lacks, which no Python frame of the library shows: torch
@@ -398,6 +418,14 @@ mod tests {
             ),
             Some("pyarrow")
         );
+        assert_eq!(
+            alternatives_to(
+                "Please install either `pyarrow` (preferred) or `hdfs3`",
+                "pyarrow"
+            ),
+            ["hdfs3"]
+        );
+        assert!(alternatives_to("Please install openpyxl", "openpyxl").is_empty());
     }
 
     #[test]

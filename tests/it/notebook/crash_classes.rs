@@ -336,7 +336,7 @@ fn nltk_data_is_data_and_a_package_a_library_asks_for_is_the_environments() {
     );
     assert_eq!(f.class, FailureClass::Environment, "{f:?}");
     assert!(
-        matches!(&f.cause, Cause::PackageAsked { requirement } if requirement == "openpyxl"),
+        matches!(&f.cause, Cause::PackageAsked { requirement, .. } if requirement == "openpyxl"),
         "{f:?}"
     );
     let plotting = traceback(
@@ -352,8 +352,32 @@ fn nltk_data_is_data_and_a_package_a_library_asks_for_is_the_environments() {
         None,
     );
     assert!(
-        matches!(&f.cause, Cause::PackageAsked { requirement } if requirement == "matplotlib"),
+        matches!(&f.cause, Cause::PackageAsked { requirement, .. } if requirement == "matplotlib"),
         "{f:?}"
+    );
+    // Issue 38 item 15: a library that would take either of two packages is the
+    // environment's, and both are named (the one it prefers is the one to install).
+    let hdfs = traceback(
+        &[
+            in_cell(1, 2, "df = pd.read_parquet('hdfs://x/y.parquet')"),
+            in_library("pandas/io/parquet.py", "get_engine"),
+        ],
+        "ImportError: Please install either `pyarrow` (preferred) or `hdfs3`",
+    );
+    let f = crash(
+        &["import pandas as pd\ndf = pd.read_parquet('hdfs://x/y.parquet')\n"],
+        &hdfs,
+        None,
+    );
+    assert_eq!(f.class, FailureClass::Environment, "{f:?}");
+    assert!(
+        matches!(&f.cause, Cause::PackageAsked { requirement, alternatives }
+            if requirement == "pyarrow" && alternatives == &["hdfs3"]),
+        "{f:?}"
+    );
+    assert_eq!(
+        f.cause.to_string(),
+        "a library asks for the package `pyarrow` (or `hdfs3`)"
     );
     // IPython 3 asks for the package (not a module: pyzmq installs `zmq`), with versions.
     let zmq = traceback(
@@ -366,7 +390,7 @@ fn nltk_data_is_data_and_a_package_a_library_asks_for_is_the_environments() {
     let f = crash(&["from IPython.html import widgets\n"], &zmq, None);
     assert_eq!(f.class, FailureClass::Environment, "{f:?}");
     assert!(
-        matches!(&f.cause, Cause::PackageAsked { requirement } if requirement == "pyzmq>=2.1.11"),
+        matches!(&f.cause, Cause::PackageAsked { requirement, .. } if requirement == "pyzmq>=2.1.11"),
         "{f:?}"
     );
     // Taught, it is a requirement to resolve, and no import of a module `pyzmq`.
@@ -775,12 +799,12 @@ fn a_package_compiled_code_says_it_lacks_is_asked_for() {
     let f = crash(&cells, &tb, None);
     assert_eq!(f.class, FailureClass::Environment, "{f:?}");
     assert!(
-        matches!(&f.cause, Cause::PackageAsked { requirement } if requirement.eq_ignore_ascii_case("numpy")),
+        matches!(&f.cause, Cause::PackageAsked { requirement, .. } if requirement.eq_ignore_ascii_case("numpy")),
         "{f:?}"
     );
     let nb = notebook_of(&cells);
     let mut usage = notebook::analyze(&nb, &AnalyzeOptions::default());
-    let Cause::PackageAsked { requirement } = &f.cause else {
+    let Cause::PackageAsked { requirement, .. } = &f.cause else {
         unreachable!()
     };
     let lesson = Lesson::Install {
