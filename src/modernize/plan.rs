@@ -153,6 +153,9 @@ pub enum Why {
     /// The successor put a new parameter before old positional ones: calls passing those by
     /// position would change meaning.
     PositionalOrder { successor: ApiPath },
+    /// Its only successors are private (`DataFrame._append`): a library's internals, free
+    /// to change in any release, are never proposed.
+    Private { candidates: Vec<ApiPath> },
     /// The successor lacks old parameters the notebook's calls pass.
     DroppedParameters {
         successor: ApiPath,
@@ -384,6 +387,12 @@ fn from_shim(
     facts: &Facts,
 ) -> Result<ChangeWhat, Why> {
     match &shim.evidence {
+        ShimEvidence::NamedInWarning { candidate } if private_segment(candidate).is_some() => {
+            Err(Why::NamedInWarning {
+                candidate: candidate.clone(),
+                reason: "it is private".to_string(),
+            })
+        }
         ShimEvidence::NamedInWarning { candidate } => {
             let report = removal.report;
             let method = report.kind == ApiKind::Method;
@@ -407,6 +416,9 @@ fn from_shim(
                 template: template.clone(),
                 reason,
             };
+            if let Some(name) = private_attribute(template) {
+                return Err(unusable(format!("it calls `.{name}`, a private name")));
+            }
             let foreign: Vec<&str> = globals
                 .iter()
                 .map(String::as_str)
@@ -431,6 +443,48 @@ fn from_shim(
             })
         }
     }
+}
+
+/// `m` without its private successors; `Err` with them when no other is left.
+fn without_private(mut m: Move) -> Result<Move, Vec<ApiPath>> {
+    let private: Vec<ApiPath> = m
+        .successors
+        .iter()
+        .filter(|s| private_segment(s.path.as_str()).is_some())
+        .map(|s| s.path.clone())
+        .collect();
+    m.successors
+        .retain(|s| private_segment(s.path.as_str()).is_none());
+    if m.successors.is_empty() {
+        Err(private)
+    } else {
+        Ok(m)
+    }
+}
+
+/// The first private segment of a dotted path (`_append` of `DataFrame._append`); dunder
+/// names (`__call__`) are the language's, not private.
+fn private_segment(path: &str) -> Option<&str> {
+    path.split('.').find(|s| {
+        crate::bank::extract::is_private(s) && !(s.starts_with("__") && s.ends_with("__"))
+    })
+}
+
+/// The first private attribute a template reads (`_append` in `self._append(other)`).
+fn private_attribute(template: &str) -> Option<&str> {
+    let mut rest = template;
+    while let Some(at) = rest.find('.') {
+        let after = &rest[at + 1..];
+        let end = after
+            .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .unwrap_or(after.len());
+        let name = &after[..end];
+        if private_segment(name).is_some() {
+            return Some(name);
+        }
+        rest = after;
+    }
+    None
 }
 
 /// A removal as one distribution's report shows it.
@@ -605,8 +659,9 @@ pub fn plan(uses: &[ApiUse], facts: &Facts) -> Plan {
         let find = |list: &[Move]| list.iter().find(|m| m.old == u.api).cloned();
         let proven = moves.and_then(|m| find(&m.moves));
         let unproven = moves.and_then(|m| find(&m.unproven));
-        let why = match (proven, unproven) {
-            (Some(m), _) => match chosen(&m.successors) {
+        let why = match (proven.map(without_private), unproven) {
+            (Some(Err(candidates)), _) => Why::Private { candidates },
+            (Some(Ok(m)), _) => match chosen(&m.successors) {
                 Err(candidates) => Why::Ambiguous { candidates },
                 Ok(first) => match (
                     dropped_and_passed(first, u),
@@ -830,6 +885,41 @@ mod tests {
             vec![],
         );
         plan(&uses(&[OLD]), &f)
+    }
+
+    /// Issue 37 item 5: a library's private name is never proposed: with a public successor
+    /// beside it, the public one; alone, the API stays, saying why.
+    #[test]
+    fn a_private_successor_is_never_proposed() {
+        let twin = |path: &str| successor(path, MoveKind::Twin, Some(SignatureMatch::Same));
+        let only_private = facts(
+            vec![report(OLD, &[run("1.0", "1.1")], &[])],
+            vec![moved(OLD, vec![twin("toolkit.cv._split")])],
+            vec![],
+        );
+        let plan_of = |f: &Facts| plan(&uses(&[OLD]), f);
+        let stayed = plan_of(&only_private);
+        assert!(stayed.changes.is_empty());
+        assert_eq!(
+            stayed.unmoved[0].why,
+            Why::Private {
+                candidates: vec![p("toolkit.cv._split")]
+            }
+        );
+        let both = facts(
+            vec![report(OLD, &[run("1.0", "1.1")], &[])],
+            vec![moved(
+                OLD,
+                vec![twin("toolkit.cv._split"), twin("toolkit.ms.split")],
+            )],
+            vec![],
+        );
+        let moved_on = plan_of(&both);
+        assert_eq!(moved_on.changes.len(), 1);
+        assert_eq!(moved_on.changes[0].new_text(), "toolkit.ms.split");
+        assert_eq!(private_attribute("self._append(other)"), Some("_append"));
+        assert_eq!(private_attribute("type(self).__name__ + x.values"), None);
+        assert_eq!(private_segment("pandas.DataFrame.__call__"), None);
     }
 
     #[test]

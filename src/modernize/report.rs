@@ -232,11 +232,27 @@ impl Report {
         if self.changes.is_empty() && self.unmoved.is_empty() {
             out.push_str("  no removed API in use that the bank knows of\n");
         }
-        if !self.changes.is_empty() {
-            let _ = writeln!(out, "Changed ({}):", self.changes.len());
+        // Only what was written is "Changed"; the rest is proposed, with why it was not.
+        let (written, proposed): (Vec<&ChangeLine>, Vec<&ChangeLine>) =
+            self.changes.iter().partition(|c| c.written);
+        if !written.is_empty() {
+            let _ = writeln!(out, "Changed ({}):", written.len());
         }
-        for c in &self.changes {
+        for c in written {
             self.render_change(&mut out, c);
+        }
+        if !proposed.is_empty() {
+            let _ = writeln!(out, "Proposed, not written ({}):", proposed.len());
+        }
+        for c in proposed {
+            self.render_change(&mut out, c);
+            let why = match c.trial {
+                Some(Trial::Untried) => "no run confirmed it (--no-run)",
+                Some(Trial::Dropped) => "the modernized notebook did not run to its end with it",
+                Some(Trial::Pending) => "its run is still to come",
+                Some(Trial::Kept) | None => "the rewriter placed it nowhere (see below)",
+            };
+            let _ = writeln!(out, "    not written: {why}");
         }
         if !self.unmoved.is_empty() {
             let _ = writeln!(out, "Could not move ({}):", self.unmoved.len());
@@ -267,6 +283,9 @@ impl Report {
                 }
                 Why::TemplateUnusable { template, reason } => {
                     format!("its shim returned `{template}`, but {reason}")
+                }
+                Why::Private { candidates } => {
+                    format!("its successors {} are private", paths(candidates))
                 }
             };
             let _ = writeln!(
@@ -308,16 +327,9 @@ impl Report {
 
     fn render_change(&self, out: &mut String, c: &ChangeLine) {
         /// `old -> new  (at places)`, as a path or a name takes the old one's place.
-        fn moved_line(out: &mut String, c: &ChangeLine, written: &str) {
-            let _ = writeln!(
-                out,
-                "  {} -> {}  (at {}){written}",
-                c.old,
-                c.new,
-                places(&c.at)
-            );
+        fn moved_line(out: &mut String, c: &ChangeLine) {
+            let _ = writeln!(out, "  {} -> {}  (at {})", c.old, c.new, places(&c.at));
         }
-        let written = if c.written { "" } else { "  [not written]" };
         let when = match (&c.last, &c.removed_in) {
             (Some(last), Some(gone)) => format!("removed in {gone} (last {last})"),
             (Some(last), None) => format!("last accepted in {last}"),
@@ -333,7 +345,7 @@ impl Report {
                 new_definition,
                 positional_limit,
             } => {
-                moved_line(out, c, written);
+                moved_line(out, c);
                 let proof = match (proof, signature_match) {
                     (MoveKind::SameDefinition, _) => "the same definition".to_string(),
                     (MoveKind::Twin, Some(SignatureMatch::Same)) => "a twin, same signature".into(),
@@ -371,7 +383,7 @@ impl Report {
             } => {
                 let _ = writeln!(
                     out,
-                    "  {}{signature} -> {}  (at {}){written}",
+                    "  {}{signature} -> {}  (at {})",
                     c.old,
                     c.new,
                     places(&c.at)
@@ -391,7 +403,7 @@ impl Report {
                 message,
                 releases,
             } => {
-                moved_line(out, c, written);
+                moved_line(out, c);
                 let trial = match c.trial {
                     Some(Trial::Pending) => "a candidate: kept only if the modernized run passes",
                     Some(Trial::Kept) => "a candidate, kept: the modernized run passed with it",
@@ -414,7 +426,7 @@ impl Report {
             } => {
                 let _ = writeln!(
                     out,
-                    "  {}: keyword -> {}  (at {}){written}",
+                    "  {}: keyword -> {}  (at {})",
                     c.old,
                     c.new,
                     places(&c.at)

@@ -57,6 +57,24 @@ fn a_candidate_is_not_written_without_a_run() {
         sources(&ctx.path("out.ipynb"))[2],
         "print(len(x.as_list()))"
     );
+    // Issue 37 item 5: the report lists it apart from what was changed, and says why.
+    let text = run_in(
+        &ctx,
+        &["modernize", "c.ipynb", "-o", "out.ipynb", "--no-run"],
+    );
+    assert_eq!(text.code, 0, "{}", text.text());
+    assert!(!text.text().contains("Changed ("), "{}", text.text());
+    assert!(
+        text.text().contains("Proposed, not written (1):"),
+        "{}",
+        text.text()
+    );
+    assert!(
+        text.text()
+            .contains("    not written: no run confirmed it (--no-run)"),
+        "{}",
+        text.text()
+    );
 
     // On what a function returned, the one deprecated method of that name in its
     // distribution: `np.array(...)`'s `as_list` is `ndarray.as_list`.
