@@ -204,11 +204,16 @@ impl Venv {
             cmd.arg("--no-deps");
         }
         // uv's `--no-cache` keeps a temporary cache all the same, in `TMPDIR`, where an
-        // install cut off (by a deadline, or nbenv killed) leaves it: tens of MB each. It goes
-        // in the environment's own folder instead ([`INSTALLER_TMP`]), which nbenv removes
-        // with the environment, or prunes when the process that made it is gone.
-        let scratch = (options.no_cache && matches!(self.installer, Installer::Uv(_)))
-            .then(|| self.root.join(INSTALLER_TMP));
+        // install cut off (by a deadline, or nbenv killed) leaves it: tens of MB each. pip
+        // keeps its own temporaries there on every install (`pip-unpack-*`, `pip-install-*`,
+        // `pip-req-tracker-*`), and a cut-off pip leaves them too. Both go in the
+        // environment's own folder instead ([`INSTALLER_TMP`]), which nbenv removes with the
+        // environment, or prunes when the process that made it is gone.
+        let scratch = match self.installer {
+            Installer::Uv(_) => options.no_cache,
+            Installer::Pip => true,
+        }
+        .then(|| self.root.join(INSTALLER_TMP));
         if let Some(dir) = &scratch {
             std::fs::create_dir_all(dir).map_err(|e| VenvError::Install {
                 what: what.clone(),

@@ -442,6 +442,77 @@ fn two_runs_needing_a_tool_at_once_install_it_once() {
     assert_eq!(server.requests_for(&name).len(), 1, "{:?}", server.log());
 }
 
+/// pip's temporaries (`pip-unpack-*`, `pip-install-*`, ...) of any install go in a folder
+/// inside the environment too, not `TMPDIR`, and the folder goes when the install ends, here
+/// cut off by its deadline (Python 2.7's environments install with pip).
+#[test]
+fn a_pip_install_keeps_its_temporaries_in_the_environment() {
+    let server = crate::support::server::TestServer::start(crate::support::server::PageMode::Html);
+    let wheel = WheelBuilder::new("slowpkg", "1.0").file("slowpkg/__init__.py", "");
+    let file = FixtureFile::new(&wheel.filename(), wheel.build());
+    let name = file.filename.clone();
+    server.publish("slowpkg", &[file]);
+    server.delay_next(
+        &format!("/files/{name}"),
+        5,
+        std::time::Duration::from_secs(20),
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let tmp = dir.path().join("tmp");
+    std::fs::create_dir_all(&tmp).unwrap();
+    // The system's temporary directory, as every child sees it.
+    std::env::set_var("TMPDIR", &tmp);
+    std::env::set_var("UV_CACHE_DIR", dir.path().join("uv-cache"));
+    let interpreters = nbenv::python::discover();
+    let tools = nbenv::python::Tools::new(dir.path().join("tools"), None, &interpreters);
+    let host = interpreters
+        .iter()
+        .max_by_key(|i| i.version)
+        .unwrap()
+        .clone();
+    let root = dir.path().join("env");
+    let limit = std::time::Duration::from_secs(120);
+    let pip = nbenv::python::Installer::Pip;
+    let venv = nbenv::python::Venv::create(&root, &host, &pip, &tools, limit).unwrap();
+    let index = server.index_url();
+    let install = std::thread::spawn(move || {
+        venv.install(
+            &["slowpkg".to_string()],
+            &nbenv::python::InstallOptions {
+                only_binary: true,
+                index_url: Some(index),
+                timeout: std::time::Duration::from_secs(8),
+                ..nbenv::python::InstallOptions::default()
+            },
+        )
+    });
+    let scratch = root.join(nbenv::python::INSTALLER_TMP);
+    let started = std::time::Instant::now();
+    let mut seen = false;
+    while started.elapsed() < std::time::Duration::from_secs(7) && !seen {
+        seen = std::fs::read_dir(&scratch).is_ok_and(|mut d| d.next().is_some());
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let result = install.join().unwrap();
+    assert!(
+        seen,
+        "no temporary folder of pip's in {}",
+        scratch.display()
+    );
+    assert!(
+        matches!(result, Err(nbenv::python::VenvError::Timeout { .. })),
+        "{result:?}"
+    );
+    assert!(!scratch.exists(), "{} left behind", scratch.display());
+    let left: Vec<_> = std::fs::read_dir(&tmp)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name())
+        .filter(|n| n.to_string_lossy().starts_with("pip-"))
+        .collect();
+    assert!(left.is_empty(), "pip left {left:?} in TMPDIR");
+}
+
 /// Issue 38 F13: an install that keeps no cache (introspection's) gives uv's temporary cache
 /// a folder inside the environment, not `TMPDIR`, where a cut-off install left 60–78 MB each;
 /// the folder goes when the install ends, here cut off by its deadline.
