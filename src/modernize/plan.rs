@@ -447,19 +447,14 @@ fn from_shim(
 
 /// `m` without its private successors; `Err` with them when no other is left.
 fn without_private(mut m: Move) -> Result<Move, Vec<ApiPath>> {
-    let private: Vec<ApiPath> = m
-        .successors
-        .iter()
-        .filter(|s| private_segment(s.path.as_str()).is_some())
-        .map(|s| s.path.clone())
-        .collect();
-    m.successors
-        .retain(|s| private_segment(s.path.as_str()).is_none());
-    if m.successors.is_empty() {
-        Err(private)
-    } else {
-        Ok(m)
+    let (private, public): (Vec<Successor>, Vec<Successor>) = std::mem::take(&mut m.successors)
+        .into_iter()
+        .partition(|s| private_segment(s.path.as_str()).is_some());
+    if public.is_empty() {
+        return Err(private.into_iter().map(|s| s.path).collect());
     }
+    m.successors = public;
+    Ok(m)
 }
 
 /// The first private segment of a dotted path (`_append` of `DataFrame._append`); dunder

@@ -563,7 +563,7 @@ fn resolve_once(
     let mut fatal: Option<InferError> = None;
     let chosen = choose(plan, requested, |candidate| {
         if fatal.is_some() {
-            return Err((String::new(), Vec::new()));
+            return Err(Default::default());
         }
         match solve(catalog, &Target::new(candidate.version), &roots, options) {
             Ok(solution) => Ok(solution),
@@ -573,11 +573,11 @@ fn resolve_once(
             }) => Err((explanation, sdists_refused)),
             Err(SolveError::Catalog(e)) => {
                 fatal = Some(InferError::Catalog(e));
-                Err((String::new(), Vec::new()))
+                Err(Default::default())
             }
             Err(SolveError::Interrupted) => {
                 fatal = Some(InferError::Interrupted);
-                Err((String::new(), Vec::new()))
+                Err(Default::default())
             }
         }
     });

@@ -14,24 +14,20 @@ use super::infer::PassedOver;
 /// One line per distinct reason: `Python 3.6, 3.7 and 3.8 (the same on each): Because ...`,
 /// where each interpreter's own name reads "that CPython".
 pub fn reasons_by_python(tried: &[PassedOver]) -> Vec<String> {
-    let mut groups: Vec<(String, Vec<PythonVersion>)> = Vec::new();
+    let mut groups: Vec<(String, Vec<&PassedOver>)> = Vec::new();
     for t in tried {
-        let why = t.why.trim_end();
-        let general = without_own_python(why, t.python);
+        let general = without_own_python(t.why.trim_end(), t.python);
         match groups.iter_mut().find(|(text, _)| *text == general) {
-            Some((_, pythons)) => pythons.push(t.python),
-            None => groups.push((general, vec![t.python])),
+            Some((_, same)) => same.push(t),
+            None => groups.push((general, vec![t])),
         }
     }
     groups
         .into_iter()
-        .map(|(general, pythons)| match pythons.as_slice() {
-            [one] => {
-                let own = tried.iter().find(|t| t.python == *one).map(|t| &t.why);
-                format!("Python {one}: {}", own.map_or("", |w| w.trim_end()))
-            }
+        .map(|(general, same)| match same.as_slice() {
+            [one] => format!("Python {}: {}", one.python, one.why.trim_end()),
             _ => {
-                let mut pythons = pythons;
+                let mut pythons: Vec<PythonVersion> = same.iter().map(|t| t.python).collect();
                 pythons.sort();
                 format!(
                     "Python {} (the same on each): {general}",
@@ -43,7 +39,7 @@ pub fn reasons_by_python(tried: &[PassedOver]) -> Vec<String> {
 }
 
 /// The distributions some interpreter's reason left out for refused sdists, each once.
-pub fn sdists_refused(tried: &[PassedOver]) -> Vec<&DistName> {
+fn sdists_refused(tried: &[PassedOver]) -> Vec<&DistName> {
     let mut out: Vec<&DistName> = Vec::new();
     for d in tried.iter().flat_map(|t| &t.sdists_refused) {
         if !out.contains(&d) {

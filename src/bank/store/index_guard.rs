@@ -66,9 +66,7 @@ impl Store {
         self.indexes_checked.borrow_mut().insert(dist_id);
         Ok(())
     }
-}
 
-impl Store {
     /// Whether `modules_by_path` and `import_names_by_name` hold exactly the keys of their
     /// tables' rows; a mismatch is a corrupt bank.
     pub(crate) fn check_name_indexes(&self) -> Result<(), StoreError> {

@@ -371,14 +371,15 @@ impl Store {
                 rusqlite::params![dist_id, kind, first, last],
                 &mut each,
             )?,
-            None => self.check_apis_index(dist_id).and_then(|()| {
+            None => {
+                self.check_apis_index(dist_id)?;
                 self.each_sealed(
                     &APIS,
                     select_sealed!(apis, "WHERE dist_id = ?1 AND kind = ?2 AND open != x''"),
                     rusqlite::params![dist_id, kind],
                     &mut each,
-                )
-            })?,
+                )?
+            }
         }
         Ok(out)
     }

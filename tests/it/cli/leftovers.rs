@@ -40,8 +40,9 @@ fn run(ctx: &TestContext, args: &[&str]) -> String {
     out.text()
 }
 
-/// `nbenv verify` of a notebook whose one cell is `source`, started and not waited for.
-fn start_verify(ctx: &TestContext, source: &str) -> Child {
+/// `nb.ipynb`, whose one cell is `source`, and `requirements.txt` asking for toolkit, in the
+/// context's directory: their paths.
+fn write_notebook(ctx: &TestContext, source: &str) -> (PathBuf, PathBuf) {
     let nb = serde_json::json!({
         "cells": [{"cell_type": "code", "execution_count": 1, "metadata": {},
                    "outputs": [], "source": source}],
@@ -50,7 +51,12 @@ fn start_verify(ctx: &TestContext, source: &str) -> Child {
     });
     std::fs::write(ctx.path("nb.ipynb"), nb.to_string()).unwrap();
     std::fs::write(ctx.path("requirements.txt"), "toolkit==1.0\n").unwrap();
-    let (nb, req) = (ctx.path("nb.ipynb"), ctx.path("requirements.txt"));
+    (ctx.path("nb.ipynb"), ctx.path("requirements.txt"))
+}
+
+/// `nbenv verify` of a notebook whose one cell is `source`, started and not waited for.
+fn start_verify(ctx: &TestContext, source: &str) -> Child {
+    let (nb, req) = write_notebook(ctx, source);
     let python = python3();
     command(
         ctx,
@@ -450,20 +456,12 @@ fn no_kill_at_any_moment_leaves_a_survivor() {
     // One trial: nbenv with a marker in its environment and a cache of its own, killed after
     // `after` (or, when `None`, once the cell runs: the calibration). Returns how long it ran
     // and what outlived it.
+    let (nb, req) = write_notebook(&env, &source);
     let trial = |n: usize, after: Option<Duration>| -> (Duration, Vec<String>) {
         let marker = format!("NBENV_KILL_TRIAL={}-{n}", std::process::id());
         let _ = std::fs::remove_file(&mark);
         let cache = env.path(&format!("kill-cache-{n}"));
         let mut nbenv = {
-            let nb = serde_json::json!({
-                "cells": [{"cell_type": "code", "execution_count": 1, "metadata": {},
-                           "outputs": [], "source": source}],
-                "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3"}},
-                "nbformat": 4, "nbformat_minor": 2
-            });
-            std::fs::write(env.path("nb.ipynb"), nb.to_string()).unwrap();
-            std::fs::write(env.path("requirements.txt"), "toolkit==1.0\n").unwrap();
-            let (nb, req) = (env.path("nb.ipynb"), env.path("requirements.txt"));
             let (name, value) = marker.split_once('=').unwrap();
             command(
                 &env,

@@ -442,38 +442,55 @@ fn two_runs_needing_a_tool_at_once_install_it_once() {
     assert_eq!(server.requests_for(&name).len(), 1, "{:?}", server.log());
 }
 
-/// pip's temporaries (`pip-unpack-*`, `pip-install-*`, ...) of any install go in a folder
-/// inside the environment too, not `TMPDIR`, and the folder goes when the install ends, here
-/// cut off by its deadline (Python 2.7's environments install with pip).
-#[test]
-fn a_pip_install_keeps_its_temporaries_in_the_environment() {
+/// An install of `slowpkg` cut off by its deadline (6 s) while its download stalls, by
+/// `installer` (`None`: the one nbenv's tools choose, which must be uv) into a new environment
+/// in `dir`, with or without a cache: whether the environment's [`INSTALLER_TMP`] held
+/// something meanwhile, whether it is gone after, and the install's result.
+///
+/// [`INSTALLER_TMP`]: nbenv::python::INSTALLER_TMP
+fn cut_off_install(
+    dir: &std::path::Path,
+    installer: Option<nbenv::python::Installer>,
+    no_cache: bool,
+) -> (
+    bool,
+    bool,
+    Result<nbenv::python::Finished, nbenv::python::VenvError>,
+) {
     let server = crate::support::server::TestServer::start(crate::support::server::PageMode::Html);
-    let wheel = WheelBuilder::new("slowpkg", "1.0").file("slowpkg/__init__.py", "");
+    let wheel = WheelBuilder::new("slowpkg", "1.0")
+        .file("slowpkg/__init__.py", "")
+        .file("slowpkg/data.txt", "x".repeat(1 << 10));
     let file = FixtureFile::new(&wheel.filename(), wheel.build());
     let name = file.filename.clone();
     server.publish("slowpkg", &[file]);
+    // The download hangs past the install's deadline: the installer is cut off in the middle.
     server.delay_next(
         &format!("/files/{name}"),
         5,
         std::time::Duration::from_secs(20),
     );
-    let dir = tempfile::tempdir().unwrap();
-    let tmp = dir.path().join("tmp");
-    std::fs::create_dir_all(&tmp).unwrap();
-    // The system's temporary directory, as every child sees it.
-    std::env::set_var("TMPDIR", &tmp);
-    std::env::set_var("UV_CACHE_DIR", dir.path().join("uv-cache"));
+    // uv's own cache (its interpreter records) in the test's folder, as nbenv's commands keep
+    // it in nbenv's cache; nextest runs each test in a process of its own.
+    std::env::set_var("UV_CACHE_DIR", dir.join("uv-cache"));
     let interpreters = nbenv::python::discover();
-    let tools = nbenv::python::Tools::new(dir.path().join("tools"), None, &interpreters);
+    let tools = nbenv::python::Tools::new(dir.join("tools"), None, &interpreters);
+    let installer = installer.unwrap_or_else(|| {
+        let (chosen, _) = tools.installer();
+        assert!(
+            matches!(chosen, nbenv::python::Installer::Uv(_)),
+            "this test needs uv"
+        );
+        chosen
+    });
     let host = interpreters
         .iter()
         .max_by_key(|i| i.version)
         .unwrap()
         .clone();
-    let root = dir.path().join("env");
+    let root = dir.join("env");
     let limit = std::time::Duration::from_secs(120);
-    let pip = nbenv::python::Installer::Pip;
-    let venv = nbenv::python::Venv::create(&root, &host, &pip, &tools, limit).unwrap();
+    let venv = nbenv::python::Venv::create(&root, &host, &installer, &tools, limit).unwrap();
     let index = server.index_url();
     let install = std::thread::spawn(move || {
         venv.install(
@@ -481,7 +498,8 @@ fn a_pip_install_keeps_its_temporaries_in_the_environment() {
             &nbenv::python::InstallOptions {
                 only_binary: true,
                 index_url: Some(index),
-                timeout: std::time::Duration::from_secs(8),
+                no_cache,
+                timeout: std::time::Duration::from_secs(6),
                 ..nbenv::python::InstallOptions::default()
             },
         )
@@ -489,21 +507,32 @@ fn a_pip_install_keeps_its_temporaries_in_the_environment() {
     let scratch = root.join(nbenv::python::INSTALLER_TMP);
     let started = std::time::Instant::now();
     let mut seen = false;
-    while started.elapsed() < std::time::Duration::from_secs(7) && !seen {
+    while started.elapsed() < std::time::Duration::from_secs(5) && !seen {
         seen = std::fs::read_dir(&scratch).is_ok_and(|mut d| d.next().is_some());
         std::thread::sleep(std::time::Duration::from_millis(50));
     }
     let result = install.join().unwrap();
-    assert!(
-        seen,
-        "no temporary folder of pip's in {}",
-        scratch.display()
-    );
+    (seen, !scratch.exists(), result)
+}
+
+/// pip's temporaries (`pip-unpack-*`, `pip-install-*`, ...) of any install go in a folder
+/// inside the environment too, not `TMPDIR`, and the folder goes when the install ends, here
+/// cut off by its deadline (Python 2.7's environments install with pip).
+#[test]
+fn a_pip_install_keeps_its_temporaries_in_the_environment() {
+    let dir = tempfile::tempdir().unwrap();
+    let tmp = dir.path().join("tmp");
+    std::fs::create_dir_all(&tmp).unwrap();
+    // The system's temporary directory, as every child sees it.
+    std::env::set_var("TMPDIR", &tmp);
+    let (seen, gone, result) =
+        cut_off_install(dir.path(), Some(nbenv::python::Installer::Pip), false);
+    assert!(seen, "no temporary folder of pip's in the environment");
     assert!(
         matches!(result, Err(nbenv::python::VenvError::Timeout { .. })),
         "{result:?}"
     );
-    assert!(!scratch.exists(), "{} left behind", scratch.display());
+    assert!(gone, "the environment's temporary folder was left behind");
     let left: Vec<_> = std::fs::read_dir(&tmp)
         .unwrap()
         .flatten()
@@ -518,63 +547,12 @@ fn a_pip_install_keeps_its_temporaries_in_the_environment() {
 /// the folder goes when the install ends, here cut off by its deadline.
 #[test]
 fn an_install_without_a_cache_keeps_its_temporaries_in_the_environment() {
-    let server = crate::support::server::TestServer::start(crate::support::server::PageMode::Html);
-    let wheel = WheelBuilder::new("slowpkg", "1.0")
-        .file("slowpkg/__init__.py", "")
-        .file("slowpkg/data.txt", "x".repeat(1 << 10));
-    let file = FixtureFile::new(&wheel.filename(), wheel.build());
-    let name = file.filename.clone();
-    server.publish("slowpkg", &[file]);
-    // The download hangs past the install's deadline: uv is cut off in the middle.
-    server.delay_next(
-        &format!("/files/{name}"),
-        5,
-        std::time::Duration::from_secs(20),
-    );
     let dir = tempfile::tempdir().unwrap();
-    // uv's own cache (its interpreter records) in the test's folder, as nbenv's commands keep
-    // it in nbenv's cache; nextest runs each test in a process of its own.
-    std::env::set_var("UV_CACHE_DIR", dir.path().join("uv-cache"));
-    let interpreters = nbenv::python::discover();
-    let tools = nbenv::python::Tools::new(dir.path().join("tools"), None, &interpreters);
-    let (installer, _) = tools.installer();
-    if !matches!(installer, nbenv::python::Installer::Uv(_)) {
-        panic!("this test needs uv");
-    }
-    let host = interpreters
-        .iter()
-        .max_by_key(|i| i.version)
-        .unwrap()
-        .clone();
-    let root = dir.path().join("env");
-    let limit = std::time::Duration::from_secs(60);
-    let venv = nbenv::python::Venv::create(&root, &host, &installer, &tools, limit).unwrap();
-    let index = server.index_url();
-    let install = std::thread::spawn(move || {
-        venv.install(
-            &["slowpkg".to_string()],
-            &nbenv::python::InstallOptions {
-                only_binary: true,
-                index_url: Some(index),
-                no_cache: true,
-                timeout: std::time::Duration::from_secs(6),
-                ..nbenv::python::InstallOptions::default()
-            },
-        )
-    });
-    // While the download stalls, uv's temporary cache is inside the environment.
-    let scratch = root.join(nbenv::python::INSTALLER_TMP);
-    let started = std::time::Instant::now();
-    let mut seen = false;
-    while started.elapsed() < std::time::Duration::from_secs(5) && !seen {
-        seen = std::fs::read_dir(&scratch).is_ok_and(|mut d| d.next().is_some());
-        std::thread::sleep(std::time::Duration::from_millis(50));
-    }
-    let result = install.join().unwrap();
-    assert!(seen, "no temporary folder of uv's in {}", scratch.display());
+    let (seen, gone, result) = cut_off_install(dir.path(), None, true);
+    assert!(seen, "no temporary folder of uv's in the environment");
     assert!(
         matches!(result, Err(nbenv::python::VenvError::Timeout { .. })),
         "{result:?}"
     );
-    assert!(!scratch.exists(), "{} left behind", scratch.display());
+    assert!(gone, "the environment's temporary folder was left behind");
 }
