@@ -14,11 +14,11 @@ use super::error::PypiError;
 use super::filename::{FileKind, SdistFormat};
 use super::http::{Budget, EventSink, HttpClient, HttpConfig, HttpEvent};
 use super::metadata::{CoreMetadata, MetadataSource};
-use super::metadata_memo;
 use super::project::{PageFormat, ProjectPage};
 use super::remote_file::RemoteFile;
 use super::sdist::{is_streamed, unsupported};
 use super::streamed_file::StreamedFile;
+use super::{egg_requires, metadata_memo};
 use super::{simple_html, simple_json, simple_page};
 use crate::names::DistName;
 
@@ -405,13 +405,24 @@ impl IndexClient {
                             .strip_suffix("/PKG-INFO")
                             .is_some_and(|dir| !dir.contains('/'))
                 };
-                let contents = self.read_archive(file, &is_pkg_info)?;
-                let member = contents
+                let wanted = |name: &str| is_pkg_info(name) || egg_requires::is_requires_txt(name);
+                let contents = self.read_archive(file, &wanted)?;
+                let (pkg_infos, requires): (Vec<_>, Vec<_>) = contents
                     .members
+                    .into_iter()
+                    .partition(|m| is_pkg_info(&m.name));
+                let member = pkg_infos
                     .into_iter()
                     .min_by_key(|m| m.name.len())
                     .ok_or_else(|| bad("the sdist has no PKG-INFO".into()))?;
-                (member.data, MetadataSource::Sdist)
+                // The egg-info's requires.txt where PKG-INFO is too old to declare any.
+                let requires_txt = requires.iter().min_by_key(|m| m.name.len());
+                let raw = requires_txt
+                    .and_then(|r| {
+                        egg_requires::with_requires(&member.data, &String::from_utf8_lossy(&r.data))
+                    })
+                    .unwrap_or(member.data);
+                (raw, MetadataSource::Sdist)
             }
         };
         let meta = CoreMetadata::parse(&raw).map_err(|e| bad(e.to_string()))?;

@@ -118,7 +118,7 @@ impl CoreMetadata {
 /// Where the headers of `bytes` end: after the line before the first empty one, or at the
 /// end. A line of spaces is not empty: it continues a header, as in email's rules, and
 /// matplotlib's multi-line `License:` has such lines before its `Requires-Dist:` ones.
-fn headers_end(bytes: &[u8]) -> usize {
+pub(crate) fn headers_end(bytes: &[u8]) -> usize {
     let mut at = 0;
     while at < bytes.len() {
         let end = bytes[at..]

@@ -6,7 +6,11 @@
 use super::dist_file::DistFile;
 use super::metadata::{CoreMetadata, MetadataSource};
 
-const MAGIC: &[u8] = b"nbenv-archive-metadata-v1\n";
+const MAGIC: &[u8] = b"nbenv-archive-metadata-v2\n";
+
+/// Memos written before an sdist's egg-info requirements were read: a wheel's still holds,
+/// an sdist's says it requires nothing and is read again.
+const MAGIC_V1: &[u8] = b"nbenv-archive-metadata-v1\n";
 
 /// The blob key for what `file`'s archive says.
 pub(crate) fn key(file: &DistFile) -> String {
@@ -42,8 +46,14 @@ pub(crate) fn encode(source: MetadataSource, raw: &[u8]) -> Vec<u8> {
 
 /// What [`encode`] kept, if `bytes` is such a blob and still reads as metadata.
 pub(crate) fn decode(bytes: &[u8]) -> Option<(CoreMetadata, MetadataSource)> {
-    let rest = bytes.strip_prefix(MAGIC)?;
+    let (rest, v1) = match bytes.strip_prefix(MAGIC) {
+        Some(rest) => (rest, false),
+        None => (bytes.strip_prefix(MAGIC_V1)?, true),
+    };
     let (&tag, rest) = rest.split_first()?;
+    if v1 && tag == b's' {
+        return None;
+    }
     let source = match tag {
         b'p' => MetadataSource::Pep658,
         b'w' => MetadataSource::Wheel,
@@ -71,5 +81,17 @@ mod tests {
         assert_eq!(meta, CoreMetadata::parse(raw).unwrap());
         assert!(decode(&blob[..blob.len() / 2]).is_none_or(|(m, _)| m != meta));
         assert!(decode(b"something else").is_none());
+    }
+
+    /// An sdist's memo from before egg-info requirements were read is read past; a wheel's
+    /// stands.
+    #[test]
+    fn an_sdists_memo_from_before_the_egg_info_is_read_again() {
+        let raw = b"Metadata-Version: 1.1\nName: foo\nVersion: 1.0\n\n";
+        let old = |tag: u8| [MAGIC_V1, &[tag, b'\n'], raw].concat();
+        assert!(decode(&old(b's')).is_none());
+        assert_eq!(decode(&old(b'w')).unwrap().1, MetadataSource::Wheel);
+        let new = encode(MetadataSource::Sdist, raw);
+        assert_eq!(decode(&new).unwrap().1, MetadataSource::Sdist);
     }
 }

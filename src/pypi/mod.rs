@@ -12,6 +12,7 @@ mod cache_usage;
 mod client;
 mod compact_page;
 mod dist_file;
+mod egg_requires;
 mod error;
 mod filename;
 mod http;

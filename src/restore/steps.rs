@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use crate::bank::store::ReleaseFailure;
-use crate::notebook::failure::{classify, BankHistory, FailureContext, Problem};
+use crate::notebook::failure::{classify, BankHistory, Cause, Failure, FailureContext, Problem};
 use crate::notebook::Usage;
 use crate::output::requirements_txt;
 use crate::python::{Interpreter, PythonVersion};
@@ -28,7 +28,7 @@ use super::round::{pins_of, NotInstalled, Round, RoundError, Stages};
 use super::search::{Candidate, Move, Refutation, SearchSpace, Suspect};
 use super::spec::RoundsSpec;
 use super::{Built, Learned, ResolveEnd, RoundEnd, RunEnd, Stop};
-use crate::names::{ApiPath, DistName};
+use crate::names::{ApiPath, DistName, ModulePath};
 use crate::resolve::solver::Catalog;
 
 /// What the rounds did.
@@ -196,6 +196,24 @@ impl Resolved {
 }
 
 impl Steps<'_, '_> {
+    /// For an API the run found missing: the import its definition in the installed release
+    /// makes that fails in `env` (see [`verify::lacked_import`]).
+    fn lacked_import(
+        &self,
+        failure: &Failure,
+        installed: &[(DistName, Version)],
+        env: &PreparedEnv,
+    ) -> Option<verify::LackedImport> {
+        let Cause::MissingApi { api, .. } = &failure.cause else {
+            return None;
+        };
+        if !failure.may_repair() {
+            return None;
+        }
+        let modules = verify::defining_modules(&self.session.bank_file, api, installed);
+        verify::lacked_import(&env.python, &modules)
+    }
+
     /// The environment a resolution asks for, with the kernel runtime's bounds (worked out,
     /// and said, once).
     fn plan(&mut self, r: &Resolved) -> EnvPlan {
@@ -443,16 +461,26 @@ impl super::RoundSteps for Steps<'_, '_> {
         self.last_installed = Some((python, crate::output::installed_lines(&r.requirements)));
         let bank = BankHistory::at(&self.session.bank_file);
         let failure = run.first_failure(&self.failures(&bank, &r));
+        let lacked = failure
+            .as_ref()
+            .and_then(|f| self.lacked_import(f, &ran_with, &env));
+        // With the import its definition lacks found, no release is suspect.
         let suspects = match &failure {
-            Some(f) if f.may_repair() && f.cause.points_at_releases() => {
+            Some(f) if lacked.is_none() && f.may_repair() && f.cause.points_at_releases() => {
                 suspects(&run, &env, &self.usages[0].1, f.cause.named_api())
             }
             _ => Vec::new(),
         };
-        let mut lessons = failure
-            .as_ref()
-            .map(|f| verify::lessons(f, &r.inference))
-            .unwrap_or_default();
+        let mut lessons = match (&failure, &lacked) {
+            // The release has the name; an import its definition makes does not work here.
+            (Some(f), Some(lacked)) => vec![Lesson::Module {
+                module: ModulePath::new(lacked.missing.top_level())
+                    .unwrap_or_else(|_| lacked.missing.clone()),
+                cell: f.cell.unwrap_or(0),
+            }],
+            (Some(f), None) => verify::lessons(f, &r.inference),
+            (None, _) => Vec::new(),
+        };
         lessons.extend(undeclared(&suspects, &r.requirements));
         let record = run_record(
             &r.context(spec, round),
@@ -475,6 +503,18 @@ impl super::RoundSteps for Steps<'_, '_> {
             self.reporter.round(
                 round,
                 &format!("stopped at {}", failure.located_in(spec.nb)),
+            );
+        }
+        if let (Some(lacked), Some(api)) =
+            (&lacked, failure.as_ref().and_then(|f| f.cause.named_api()))
+        {
+            self.reporter.round(
+                round,
+                &format!(
+                    "the installed release defines `{api}` in `{}`, which fails to import here: \
+                     no module `{}`",
+                    lacked.defined_in, lacked.missing
+                ),
             );
         }
         let repairable = end == RunEnd::Failed { repairable: true };

@@ -344,6 +344,57 @@ fn restore_toolkit_importing_helperlib(bank_knows_helperlib: bool) -> (i32, Stri
     .parts()
 }
 
+/// A name every release defines, missing at run time: `toolkit` defines `imread` in
+/// `toolkit.imaging`, imported under `try`/`except ImportError`, and `imaging` imports
+/// `imagelib`, undeclared (scipy.misc.imread and PIL). The run lacks `toolkit.imread`; the
+/// release is not at fault, so no other toolkit is tried: importing `toolkit.imaging` in the
+/// run's environment shows `imagelib` missing, and the next round installs it.
+#[test]
+fn a_name_the_installed_release_defines_but_cannot_import_asks_for_what_it_imports() {
+    let server = TestServer::start(PageMode::Json);
+    let at = |f: FixtureFile| FixtureFile {
+        upload_time: Some("2020-01-01T00:00:00Z".into()),
+        ..f
+    };
+    let toolkit = |version: &str| {
+        let w = WheelBuilder::new("toolkit", version)
+            .file(
+                "toolkit/__init__.py",
+                "try:\n    from .imaging import imread\nexcept ImportError:\n    pass\n",
+            )
+            .file(
+                "toolkit/imaging.py",
+                "import imagelib\ndef imread(path):\n    return imagelib.VALUE\n",
+            );
+        at(FixtureFile::new(&w.filename(), w.build()))
+    };
+    server.publish("toolkit", &[toolkit("1.0"), toolkit("2.0")]);
+    let imagelib =
+        WheelBuilder::new("imagelib", "1.0").file("imagelib/__init__.py", "VALUE = 41\n");
+    server.publish(
+        "imagelib",
+        &[at(FixtureFile::new(&imagelib.filename(), imagelib.build()))],
+    );
+    let ctx = TestContext::with_server(server);
+    let nb = two_cells(
+        ctx.root(),
+        "import toolkit",
+        "print(toolkit.imread('x.png') + 1)",
+    );
+    let (code, out, err) = restore_plainly(&ctx, &nb);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains("round 1: the installed release defines `toolkit.imread` in `toolkit.imaging`, which fails to import here: no module `imagelib`"),
+        "{err}"
+    );
+    assert!(
+        err.contains("restored: the notebook ran to the end"),
+        "{err}"
+    );
+    assert!(!err.contains("toolkit==1.0"), "{err}");
+    assert_eq!(pins(&out), ["imagelib==1.0", "toolkit==2.0"], "{out}");
+}
+
 /// Publishes releases of `toolkit`, each a wheel whose `__init__.py` is the source given.
 fn publish_toolkit(server: &TestServer, releases: &[(&str, &str)]) {
     let files: Vec<FixtureFile> = releases

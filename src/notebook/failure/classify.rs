@@ -459,6 +459,13 @@ fn file_problem(ename: &str, text: &str, r: &Raised) -> Option<Cause> {
             }
         }
     }
+    // A library asking for a program nbenv knows by name: matplotlib 2.x's `Cannot save
+    // animation: no writers are available. Please install ffmpeg to save animations.`
+    if let Some(program) = asked_program(text) {
+        return Some(Cause::MissingProgram {
+            program: program.name.to_string(),
+        });
+    }
     // A library saying it found no executable of a program nbenv knows: gym's video recorder
     // (`Found neither the ffmpeg nor avconv executables`), `dot executable not found`.
     if text.contains("executable")
@@ -513,6 +520,20 @@ fn file_problem(ename: &str, text: &str, r: &Raised) -> Option<Cause> {
         }
     }
     Some(Cause::MissingFile { path })
+}
+
+/// The program a message asks the user to install (`please install ffmpeg`), when nbenv
+/// knows it: a Python package named there is a package request, read elsewhere.
+fn asked_program(text: &str) -> Option<&'static super::programs::Program> {
+    text.match_indices("install ").find_map(|(i, w)| {
+        let rest = &text[i + w.len()..];
+        let word = rest
+            .split(|c: char| !(c.is_ascii_alphanumeric() || c == '-' || c == '_'))
+            .next()?;
+        // `pip install git+https://...` names a source, not the program.
+        let source = rest[word.len()..].starts_with(['+', '/', ':', '=']);
+        (!source).then(|| super::programs::known(word)).flatten()
+    })
 }
 
 /// A library saying itself that versions or builds do not fit.

@@ -242,7 +242,12 @@ pub(crate) fn install_hint(evalue: &str, import_error: bool) -> Option<&str> {
     };
     let before = |marker: &str| {
         let i = lower.find(marker)?;
-        let head = evalue[..i].trim_end().trim_end_matches(['\'', '"', '`']);
+        let mut head = evalue[..i].trim_end();
+        // `BeautifulSoup4 (bs4) not found`: the distribution, then its module in parentheses.
+        if let Some(open) = head.strip_suffix(')').and_then(|h| h.rfind('(')) {
+            head = head[..open].trim_end();
+        }
+        let head = head.trim_end_matches(['\'', '"', '`']);
         let start = head
             .rfind(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-')))
             .map_or(0, |s| s + 1);
@@ -399,6 +404,11 @@ mod tests {
         assert_eq!(
             install_hint("lxml not found, please install it", true),
             Some("lxml")
+        );
+        // pandas' read_html before 0.23.
+        assert_eq!(
+            install_hint("BeautifulSoup4 (bs4) not found, please install it", true),
+            Some("BeautifulSoup4")
         );
     }
 

@@ -478,6 +478,28 @@ fn data_resource_hardware_and_magics() {
             program: "ffmpeg".into()
         }
     );
+    // matplotlib 2.x, where no writer at all is found.
+    let f = class(
+        "ValueError",
+        "Cannot save animation: no writers are available. Please install ffmpeg to save animations.",
+    );
+    assert_eq!(
+        f.cause,
+        Cause::MissingProgram {
+            program: "ffmpeg".into()
+        }
+    );
+    // A Python package asked for is not a program.
+    let f = class(
+        "ImportError",
+        "Please install pyarrow to read parquet files",
+    );
+    assert!(!matches!(f.cause, Cause::MissingProgram { .. }), "{f:?}");
+    let f = class(
+        "ImportError",
+        "run pip install git+https://github.com/x/y to get it",
+    );
+    assert!(!matches!(f.cause, Cause::MissingProgram { .. }), "{f:?}");
 }
 
 #[test]

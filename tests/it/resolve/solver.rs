@@ -232,6 +232,58 @@ fn index_catalog_resolves_through_the_loopback_index() {
     assert_eq!(pins(&s), ["learn==0.20.0", "numpy==1.16.6", "scipy==1.5.4"]);
 }
 
+/// An sdist too old to declare Requires-Dist in PKG-INFO (setuptools wrote them to the
+/// egg-info's requires.txt): its requirements still count, so a release whose dependency
+/// left the index is passed over for one that installs (fancyimpute 0.2.0 and `climate`).
+#[test]
+fn an_old_sdists_egg_info_requirements_count() {
+    let server = TestServer::start(PageMode::Json);
+    publish_stack(&server);
+    let sdist = |version: &str, requires: &str| {
+        // A 1.x Description runs on over lines of spaces.
+        let pkg_info = format!("Metadata-Version: 1.1\nName: fancy\nVersion: {version}\nDescription: fancy\n        \n        imputation\nPlatform: UNKNOWN\n");
+        let egg = "fancy.egg-info/requires.txt";
+        FixtureFile {
+            upload_time: Some("2016-01-01T00:00:00Z".into()),
+            ..FixtureFile::new(
+                &format!("fancy-{version}.tar.gz"),
+                sdist_tar_gz(
+                    "fancy",
+                    version,
+                    &[("fancy/__init__.py", ""), (egg, requires)],
+                    &pkg_info,
+                ),
+            )
+        }
+    };
+    server.publish(
+        "fancy",
+        &[
+            sdist("0.1", "numpy>=1.10\n\n[docs]\nsphinx\n"),
+            sdist("0.2", "numpy>=1.10\nclimate\n"),
+        ],
+    );
+    let cache = tempfile::tempdir().unwrap();
+    let client = loopback_client(&server, &cache);
+    let catalog = IndexCatalog::new(&client);
+    let roots = [root("fancy", "", "cell 1 imports fancy")];
+    let s = solve(&catalog, &target("3.6"), &roots, &SolveOptions::default()).unwrap();
+    assert_eq!(pins(&s), ["fancy==0.1", "numpy==1.19.5"]);
+    // The same from the cache's memo of the headers, in a later process.
+    let catalog = IndexCatalog::new(&client);
+    let s = solve(&catalog, &target("3.6"), &roots, &SolveOptions::default()).unwrap();
+    assert_eq!(pins(&s), ["fancy==0.1", "numpy==1.19.5"]);
+    let Err(SolveError::NoSolution { explanation, .. }) = solve(
+        &catalog,
+        &target("3.6"),
+        &[root("fancy", ">=0.2", "cell 1 uses fancy.new")],
+        &SolveOptions::default(),
+    ) else {
+        panic!("fancy 0.2 needs a project the index does not have");
+    };
+    assert!(explanation.contains("climate"), "{explanation}");
+}
+
 #[test]
 fn index_catalog_reads_an_sdists_metadata_when_sdists_are_allowed() {
     let server = TestServer::start(PageMode::Html);
