@@ -17,22 +17,41 @@ use crate::names::{ApiPath, DistName, ModulePath};
 /// How long one import may take: a library's import, not a notebook.
 const PROBE_LIMIT: Duration = Duration::from_secs(120);
 
-/// Imports the module named on argv[1] and prints, as its last line, the module an
-/// ImportError says is missing (empty when the import worked or failed otherwise).
-/// Python 2 has no `ModuleNotFoundError.name`: its message (`No module named PIL`) says it.
+/// Imports the module named on argv[1] and prints, as its last line, the imports whose
+/// failure made it fail, the last one last (empty when the import worked or failed
+/// otherwise). The chain matters: scipy 0.19's `pilutil` tries `from PIL import
+/// Image`, then, in its `except ImportError`, the pre-Pillow `import Image`; the module to
+/// install is PIL, not the last name tried. Python 2 chains no exceptions, so each failed
+/// import remembers the ImportError being handled when it began.
 const PROBE: &str = r#"
 import sys
-missing = ""
+try:
+    import builtins
+except ImportError:
+    import __builtin__ as builtins
+real = builtins.__import__
+seen = {}
+def hook(name, globals=None, locals=None, fromlist=(), level=0):
+    handling = sys.exc_info()[1]
+    try:
+        return real(name, globals, locals, fromlist, level)
+    except ImportError as e:
+        if id(e) not in seen and level <= 0:
+            seen[id(e)] = (name, handling, e)
+        raise
+builtins.__import__ = hook
+chain = []
 try:
     __import__(sys.argv[1])
 except ImportError as e:
-    missing = getattr(e, "name", None) or ""
-    text = str(e)
-    if not missing and text.startswith("No module named "):
-        missing = text[len("No module named "):].strip("'\" ")
+    cur = e
+    while cur is not None and id(cur) in seen and len(chain) < 10:
+        name, cur, _ = seen[id(cur)]
+        chain.append(name)
 except Exception:
     pass
-sys.stdout.write("\n" + missing + "\n")
+builtins.__import__ = real
+sys.stdout.write("\n" + " ".join(reversed(chain)) + "\n")
 "#;
 
 /// The module a name's definition lacks, and where that definition is.
@@ -82,8 +101,8 @@ pub fn defining_modules(
     out
 }
 
-/// Imports each of `modules` with `python` and returns the first missing module another
-/// distribution would provide (one of the defining module's own package is a broken
+/// Imports each of `modules` with `python` and returns the first import of its failing
+/// chain that another distribution would provide (one of the defining module's own package is a broken
 /// install, not a missing dependency).
 pub fn lacked_import(python: &Path, modules: &[ModulePath]) -> Option<LackedImport> {
     modules.iter().take(3).find_map(|module| {
@@ -94,9 +113,22 @@ pub fn lacked_import(python: &Path, modules: &[ModulePath]) -> Option<LackedImpo
             .current_dir(std::env::temp_dir());
         let done = crate::python::run_limited(command, b"", PROBE_LIMIT).ok()?;
         let text = String::from_utf8_lossy(&done.stdout);
-        let missing = text.lines().last()?.trim();
-        let missing = ModulePath::new(missing).ok()?;
-        (missing.top_level() != module.top_level()).then(|| LackedImport {
+        let chain: Vec<ModulePath> = text
+            .lines()
+            .last()?
+            .split_whitespace()
+            .filter_map(|name| ModulePath::new(name).ok())
+            .filter(|m| m.top_level() != module.top_level())
+            .collect();
+        // The last import failed while the one before it was being handled: a fallback
+        // for it. What the module wanted is the one before (Python 2 may have left older,
+        // finished failures before both).
+        let missing = match chain.as_slice() {
+            [.., wanted, _fallback] => wanted.clone(),
+            [only] => only.clone(),
+            [] => return None,
+        };
+        Some(LackedImport {
             defined_in: module.clone(),
             missing,
         })

@@ -346,7 +346,8 @@ fn restore_toolkit_importing_helperlib(bank_knows_helperlib: bool) -> (i32, Stri
 
 /// A name every release defines, missing at run time: `toolkit` defines `imread` in
 /// `toolkit.imaging`, imported under `try`/`except ImportError`, and `imaging` imports
-/// `imagelib`, undeclared (scipy.misc.imread and PIL). The run lacks `toolkit.imread`; the
+/// `imagelib`, undeclared, falling back on a module of old (scipy.misc.imread, PIL and
+/// `Image`). The run lacks `toolkit.imread`; the
 /// release is not at fault, so no other toolkit is tried: importing `toolkit.imaging` in the
 /// run's environment shows `imagelib` missing, and the next round installs it.
 #[test]
@@ -364,7 +365,7 @@ fn a_name_the_installed_release_defines_but_cannot_import_asks_for_what_it_impor
             )
             .file(
                 "toolkit/imaging.py",
-                "import imagelib\ndef imread(path):\n    return imagelib.VALUE\n",
+                "try:\n    import imagelib\nexcept ImportError:\n    import OldImagelib as imagelib\ndef imread(path):\n    return imagelib.VALUE\n",
             );
         at(FixtureFile::new(&w.filename(), w.build()))
     };
