@@ -55,10 +55,9 @@ fn section_marker(section: &str) -> Option<String> {
 /// PKG-INFO's headers with a Requires-Dist line for each requirement of `requires_txt`,
 /// when PKG-INFO itself declares none (what it declares is never overridden).
 pub(crate) fn with_requires(pkg_info: &[u8], requires_txt: &str) -> Option<Vec<u8>> {
-    let declared = String::from_utf8_lossy(pkg_info).lines().any(|l| {
-        l.get(..14)
-            .is_some_and(|k| k.eq_ignore_ascii_case("requires-dist:"))
-    });
+    // Read as the metadata is read: a `Requires-Dist:` in the description is not a header.
+    let declared =
+        super::metadata::CoreMetadata::parse(pkg_info).is_ok_and(|m| !m.requires_dist.is_empty());
     let lines = requires_dist(requires_txt);
     if declared || lines.is_empty() {
         return None;

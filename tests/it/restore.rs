@@ -297,24 +297,14 @@ fn a_module_a_library_imports_undeclared_is_required_from_the_first_round() {
 /// with `helperlib` indexed in the bank first when `bank_knows_helperlib`.
 fn restore_toolkit_importing_helperlib(bank_knows_helperlib: bool) -> (i32, String, String) {
     let server = TestServer::start(PageMode::Json);
-    let at = |f: FixtureFile| FixtureFile {
-        upload_time: Some("2020-01-01T00:00:00Z".into()),
-        ..f
-    };
     let toolkit = WheelBuilder::new("toolkit", "1.0").file(
         "toolkit/__init__.py",
         "import helperlib\ndef api():\n    return helperlib.VALUE\n",
     );
     let helper =
         WheelBuilder::new("helperlib", "1.0").file("helperlib/__init__.py", "VALUE = 41\n");
-    server.publish(
-        "toolkit",
-        &[at(FixtureFile::new(&toolkit.filename(), toolkit.build()))],
-    );
-    server.publish(
-        "helperlib",
-        &[at(FixtureFile::new(&helper.filename(), helper.build()))],
-    );
+    server.publish("toolkit", &[dated_wheel(&toolkit)]);
+    server.publish("helperlib", &[dated_wheel(&helper)]);
     let ctx = TestContext::with_server(server);
     if bank_knows_helperlib {
         let (code, _, err) = ctx.run(["bank", "add", "helperlib"]).parts();
@@ -353,12 +343,9 @@ fn restore_toolkit_importing_helperlib(bank_knows_helperlib: bool) -> (i32, Stri
 #[test]
 fn a_name_the_installed_release_defines_but_cannot_import_asks_for_what_it_imports() {
     let server = TestServer::start(PageMode::Json);
-    let at = |f: FixtureFile| FixtureFile {
-        upload_time: Some("2020-01-01T00:00:00Z".into()),
-        ..f
-    };
     let toolkit = |version: &str| {
-        let w = WheelBuilder::new("toolkit", version)
+        dated_wheel(
+            &WheelBuilder::new("toolkit", version)
             .file(
                 "toolkit/__init__.py",
                 "try:\n    from .imaging import imread\nexcept ImportError:\n    pass\n",
@@ -366,16 +353,13 @@ fn a_name_the_installed_release_defines_but_cannot_import_asks_for_what_it_impor
             .file(
                 "toolkit/imaging.py",
                 "try:\n    import imagelib\nexcept ImportError:\n    import OldImagelib as imagelib\ndef imread(path):\n    return imagelib.VALUE\n",
-            );
-        at(FixtureFile::new(&w.filename(), w.build()))
+            ),
+        )
     };
     server.publish("toolkit", &[toolkit("1.0"), toolkit("2.0")]);
     let imagelib =
         WheelBuilder::new("imagelib", "1.0").file("imagelib/__init__.py", "VALUE = 41\n");
-    server.publish(
-        "imagelib",
-        &[at(FixtureFile::new(&imagelib.filename(), imagelib.build()))],
-    );
+    server.publish("imagelib", &[dated_wheel(&imagelib)]);
     let ctx = TestContext::with_server(server);
     let nb = two_cells(
         ctx.root(),
@@ -396,16 +380,20 @@ fn a_name_the_installed_release_defines_but_cannot_import_asks_for_what_it_impor
     assert_eq!(pins(&out), ["imagelib==1.0", "toolkit==2.0"], "{out}");
 }
 
+/// `w` as a file of the loopback index, uploaded in 2020 (inside every era the tests use).
+fn dated_wheel(w: &WheelBuilder) -> FixtureFile {
+    FixtureFile {
+        upload_time: Some("2020-01-01T00:00:00Z".into()),
+        ..FixtureFile::new(&w.filename(), w.build())
+    }
+}
+
 /// Publishes releases of `toolkit`, each a wheel whose `__init__.py` is the source given.
 fn publish_toolkit(server: &TestServer, releases: &[(&str, &str)]) {
     let files: Vec<FixtureFile> = releases
         .iter()
         .map(|(version, source)| {
-            let w = WheelBuilder::new("toolkit", version).file("toolkit/__init__.py", source);
-            FixtureFile {
-                upload_time: Some("2020-01-01T00:00:00Z".into()),
-                ..FixtureFile::new(&w.filename(), w.build())
-            }
+            dated_wheel(&WheelBuilder::new("toolkit", version).file("toolkit/__init__.py", source))
         })
         .collect();
     server.publish("toolkit", &files);
