@@ -43,6 +43,9 @@ pub enum HintReason {
     NamespacePackage,
     /// An interpreter path in a stored output (`lib/python3.6/site-packages`).
     OutputPath,
+    /// A run showed the code needs other Pythons: a Python 2 builtin raised on 3, a source
+    /// file without an encoding line failed to read on 2.
+    Run,
     /// A file of the repository declares the interpreter (Binder's `runtime.txt`,
     /// `python=3.6` in `environment.yml`): always weak, it steers only within the rest.
     Declared,
@@ -60,6 +63,7 @@ impl HintReason {
                 | HintReason::SyntaxFeature
                 | HintReason::StdlibModule
                 | HintReason::NamespacePackage
+                | HintReason::Run
         )
     }
 }

@@ -92,7 +92,8 @@ impl Learned {
                 | Lesson::Module { .. }
                 | Lesson::Install { .. }
                 | Lesson::Undeclared { .. }
-                | Lesson::Python { .. } => {}
+                | Lesson::Python { .. }
+                | Lesson::Interpreter { .. } => {}
             }
         }
         new

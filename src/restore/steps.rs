@@ -788,6 +788,13 @@ fn say_broken(reporter: &dyn Reporter, round: u32, python: PythonVersion, lesson
                     python.feature()
                 ),
             ),
+            Lesson::Interpreter { detail, range, .. } => reporter.round(
+                round,
+                &format!(
+                    "Python {} cannot run the code ({detail}): the notebook needs Python {range}",
+                    python.feature()
+                ),
+            ),
             _ => {}
         }
     }

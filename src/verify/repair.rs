@@ -57,6 +57,13 @@ pub enum Lesson {
         range: crate::python::PythonRange,
         cell: u32,
     },
+    /// The run's Python cannot run the code (a Python 2 builtin on 3, a source file without
+    /// an encoding line on 2): a Python in `range` is needed.
+    Interpreter {
+        detail: String,
+        range: crate::python::PythonRange,
+        cell: u32,
+    },
     /// This release failed the notebook: resolve without it.
     Exclude { dist: DistName, version: Version },
     /// This release is broken on the run's Python, whatever the notebook (it failed to
@@ -89,10 +96,24 @@ pub fn lessons(failure: &Failure, inference: &Inference) -> Vec<Lesson> {
                         lacked_by: None,
                     },
                 ),
-                None => vec![Lesson::Module {
-                    module: top.unwrap_or_else(|| module.clone()),
-                    cell,
-                }],
+                // A submodule of a distribution the environment holds only as another's
+                // dependency (umap's `tqdm.auto`, beside the era's tqdm 4.23): the notebook
+                // needs that distribution, with a release that has the submodule.
+                None => match top {
+                    Some(top) if &top != module => vec![
+                        Lesson::Module { module: top, cell },
+                        Lesson::Api {
+                            api: ApiPath::new(module.as_str())
+                                .expect("a module path is an API path"),
+                            cell,
+                            lacked_by: dependency(inference, module.top_level()),
+                        },
+                    ],
+                    top => vec![Lesson::Module {
+                        module: top.unwrap_or_else(|| module.clone()),
+                        cell,
+                    }],
+                },
             };
         }
         // A module a later Python dropped from its standard library: an earlier Python.
@@ -105,6 +126,13 @@ pub fn lessons(failure: &Failure, inference: &Inference) -> Vec<Lesson> {
                 })
                 .into_iter()
                 .collect()
+        }
+        Cause::WrongPython { detail, needs } => {
+            return vec![Lesson::Interpreter {
+                detail: detail.clone(),
+                range: *needs,
+                cell,
+            }]
         }
         // What pip installs: a distribution to resolve, never a module to import (`pyzmq`
         // installs `zmq`).
@@ -295,6 +323,16 @@ fn provider(inference: &Inference, top: &str) -> Option<(DistName, Version)> {
     })
 }
 
+/// The release pinned for the distribution named as an import name (`tqdm` for `tqdm`),
+/// which the environment holds as another's dependency: what the run saw lack a submodule.
+fn dependency(inference: &Inference, top: &str) -> Option<(DistName, Version)> {
+    let dist = DistName::new(top).ok()?;
+    inference
+        .solution
+        .get(&dist)
+        .map(|pin| (pin.dist.clone(), pin.version.clone()))
+}
+
 /// Adds the evidence lessons to the notebook's usage; returns whether anything was new.
 pub fn teach(usage: &mut Usage, lessons: &[Lesson]) -> bool {
     let mut new = false;
@@ -434,6 +472,18 @@ pub fn teach(usage: &mut Usage, lessons: &[Lesson]) -> bool {
                 new |= usage.python.require(
                     crate::notebook::HintReason::StdlibModule,
                     module.top_level(),
+                    *range,
+                    Some(Location::new(*cell, 0)),
+                );
+            }
+            Lesson::Interpreter {
+                detail,
+                range,
+                cell,
+            } => {
+                new |= usage.python.require(
+                    crate::notebook::HintReason::Run,
+                    detail,
                     *range,
                     Some(Location::new(*cell, 0)),
                 );

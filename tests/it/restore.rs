@@ -380,6 +380,138 @@ fn a_name_the_installed_release_defines_but_cannot_import_asks_for_what_it_impor
     assert_eq!(pins(&out), ["imagelib==1.0", "toolkit==2.0"], "{out}");
 }
 
+/// `toolkit` imports `dep.auto`, which `dep` gained in 2.0 (2021); the notebook's era
+/// (2020) holds `dep`, a dependency only, at 1.0. The run's missing submodule makes `dep` a
+/// distribution the notebook needs with a release that has it: round 2 installs dep 2.0,
+/// where it used to resolve the same environment again and stop.
+#[test]
+fn a_submodule_a_dependency_lacks_asks_for_a_release_that_has_it() {
+    let server = TestServer::start(PageMode::Json);
+    let toolkit = WheelBuilder::new("toolkit", "1.0")
+        .file("toolkit/__init__.py", "from dep.auto import VALUE\n")
+        .requires("dep");
+    server.publish("toolkit", &[dated_wheel(&toolkit)]);
+    let old = WheelBuilder::new("dep", "1.0").file("dep/__init__.py", "");
+    let new = WheelBuilder::new("dep", "2.0")
+        .file("dep/__init__.py", "")
+        .file("dep/auto.py", "VALUE = 41\n");
+    server.publish(
+        "dep",
+        &[
+            dated_wheel(&old),
+            FixtureFile {
+                upload_time: Some("2021-06-01T00:00:00Z".into()),
+                ..FixtureFile::new(&new.filename(), new.build())
+            },
+        ],
+    );
+    let ctx = TestContext::with_server(server);
+    let nb = two_cells(ctx.root(), "import toolkit", "print(toolkit.VALUE + 1)");
+    let python = python3_version();
+    let (code, out, err) = ctx
+        .run([
+            "restore",
+            &nb,
+            "--python",
+            &python,
+            "--date",
+            "2020-06-01",
+            "--no-kernel-runtime",
+            "--no-kernel-spec",
+        ])
+        .parts();
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("dep==1.0"), "{err}");
+    assert!(
+        err.contains("restored: the notebook ran to the end"),
+        "{err}"
+    );
+    assert_eq!(pins(&out), ["dep==2.0", "toolkit==1.0"], "{out}");
+}
+
+/// `toolkit` calls `unicode`, a Python 2 builtin, where the notebook's own reading cannot
+/// see it. On Python 3 the run raises NameError there: the round says the code needs
+/// Python 2 and the next resolution asks for it. Only Python 3 is installed for the test, so
+/// the restore ends there, saying so, rather than running the same environment again.
+#[test]
+fn code_this_python_cannot_run_asks_for_the_python_that_can() {
+    let server = TestServer::start(PageMode::Json);
+    let toolkit = WheelBuilder::new("toolkit", "1.0").file(
+        "toolkit/__init__.py",
+        "def slug(s):\n    return unicode(s).lower()\n",
+    );
+    server.publish("toolkit", &[dated_wheel(&toolkit)]);
+    let ctx = TestContext::with_server(server);
+    let nb = two_cells(ctx.root(), "import toolkit", "print(toolkit.slug('A'))");
+    let executable = std::process::Command::new("python3")
+        .args(["-c", "import sys; print(sys.executable)"])
+        .output()
+        .unwrap();
+    let executable = String::from_utf8_lossy(&executable.stdout)
+        .trim()
+        .to_string();
+    let nothing = ctx.path("no-pythons");
+    std::fs::create_dir_all(&nothing).unwrap();
+    let python = python3_version();
+    let mut cmd = ctx.command_with(["restore", &nb, "--no-kernel-runtime", "--no-kernel-spec"]);
+    cmd.env("PATH", &nothing)
+        .env("PYENV_ROOT", &nothing)
+        .env("NBENV_PYTHON", &executable);
+    let (code, _, err) = crate::support::context::Run::from_output(&cmd.output().unwrap()).parts();
+    assert!(
+        err.contains(&format!(
+            "round 1: Python {python} cannot run the code (`unicode` is a Python 2 builtin): \
+             the notebook needs Python <=2.7"
+        )),
+        "{err}"
+    );
+    assert!(
+        err.contains("no Python installed here fits what the notebook's code needs (Python <=2.7)"),
+        "{err}"
+    );
+    assert_ne!(code, 0, "{err}");
+}
+
+/// `'Series' object has no attribute 'order'`, raised by the library's own `__getattr__`:
+/// the notebook's reading cannot say which class the value was, but the bank, which has
+/// indexed every release, knows a class `Series` whose `order` only 1.0 had. That member
+/// becomes evidence, and round 2 installs 1.0 at once, where the search would have tried 2.0
+/// first.
+#[test]
+fn a_member_named_by_its_types_short_name_becomes_evidence_for_the_release_that_had_it() {
+    let server = TestServer::start(PageMode::Json);
+    let with_order = "class Series:\n    def order(self):\n        return 41\ndef make():\n    return Series()\n";
+    let without = "class Series:\n    def sort_values(self):\n        return 41\n    def __getattr__(self, name):\n        raise AttributeError(\"'Series' object has no attribute '%s'\" % name)\ndef make():\n    return Series()\n";
+    publish_toolkit(
+        &server,
+        &[
+            ("1.0", with_order),
+            ("2.0", without),
+            ("3.0", without),
+            ("4.0", without),
+        ],
+    );
+    let ctx = TestContext::with_server(server);
+    let nb = two_cells(
+        ctx.root(),
+        "import toolkit\nvalues = [getattr(toolkit, 'make')()]",
+        "print(values[0].order() + 1)",
+    );
+    let (code, _, err) = ctx
+        .run(["bank", "add", "toolkit", "--all-versions"])
+        .parts();
+    assert_eq!(code, 0, "{err}");
+    let (code, out, err) = restore_plainly(&ctx, &nb);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains("`Series` has no member `order` (toolkit.Series.order)"),
+        "{err}"
+    );
+    assert!(err.contains("round 2: Python"), "{err}");
+    assert!(!err.contains("round 3:"), "{err}");
+    assert_eq!(pins(&out), ["toolkit==1.0"], "{out}");
+}
+
 /// `w` as a file of the loopback index, uploaded in 2020 (inside every era the tests use).
 fn dated_wheel(w: &WheelBuilder) -> FixtureFile {
     FixtureFile {

@@ -65,6 +65,48 @@ impl Store {
         class: &str,
         member: &str,
     ) -> Result<Option<Presence>, StoreError> {
+        let classes = self.classes_named(dist_id, class)?;
+        if classes.is_empty() {
+            return Ok(None);
+        }
+        let mut resolver = Resolver::new(self, dist_id);
+        let (mut present, mut unknown) = (ReleaseSet::new(), ReleaseSet::new());
+        for class in classes.iter().take(MAX_CLASSES) {
+            let found = resolver.resolve(&format!("{class}.{member}"))?;
+            present = present.union(&found.presence());
+            unknown = unknown.union(&found.unknown());
+        }
+        let catalog = self.catalog(dist_id)?;
+        Ok(Some(Presence::split(
+            &catalog.registered(),
+            &catalog.indexed(),
+            &present,
+            &unknown,
+        )))
+    }
+
+    /// The paths `{class}.{member}` that some release has, for the classes named `class`
+    /// (the last part of their path): where a member named only by its type's short name
+    /// (`'Series' object has no attribute 'order'`) lived.
+    pub fn class_member_paths(
+        &self,
+        dist_id: DistId,
+        class: &str,
+        member: &str,
+    ) -> Result<Vec<String>, StoreError> {
+        let mut resolver = Resolver::new(self, dist_id);
+        let mut out = Vec::new();
+        for class in self.classes_named(dist_id, class)?.iter().take(MAX_CLASSES) {
+            let path = format!("{class}.{member}");
+            if !resolver.resolve(&path)?.presence().is_empty() {
+                out.push(path);
+            }
+        }
+        Ok(out)
+    }
+
+    /// The paths of the classes named `class` in any release, sorted, each once.
+    fn classes_named(&self, dist_id: DistId, class: &str) -> Result<Vec<String>, StoreError> {
         let index = self.path_index(dist_id)?;
         let named: Vec<i64> = index
             .members_named(self, class)?
@@ -80,25 +122,9 @@ impl Store {
                 }
             }
         }
-        if classes.is_empty() {
-            return Ok(None);
-        }
         classes.sort();
         classes.dedup();
-        let mut resolver = Resolver::new(self, dist_id);
-        let (mut present, mut unknown) = (ReleaseSet::new(), ReleaseSet::new());
-        for class in classes.iter().take(MAX_CLASSES) {
-            let found = resolver.resolve(&format!("{class}.{member}"))?;
-            present = present.union(&found.presence());
-            unknown = unknown.union(&found.unknown());
-        }
-        let catalog = self.catalog(dist_id)?;
-        Ok(Some(Presence::split(
-            &catalog.registered(),
-            &catalog.indexed(),
-            &present,
-            &unknown,
-        )))
+        Ok(classes)
     }
 
     /// API `path`'s presence and its signatures, release by release.

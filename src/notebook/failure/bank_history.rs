@@ -120,6 +120,27 @@ impl ApiHistory for BankHistory {
         })
     }
 
+    fn member_path(&self, module: &ModulePath, class: &str, member: &str) -> Option<ApiPath> {
+        let store = self.store()?;
+        let top = module.top_level();
+        let paths = store
+            .read_snapshot(|store| {
+                let mut out = Vec::new();
+                for provider in store.import_providers(top)? {
+                    if let Some(id) = store.distribution_id(&provider.dist)? {
+                        out.extend(store.class_member_paths(id, class, member)?);
+                    }
+                }
+                Ok(out)
+            })
+            .ok()?;
+        // The shortest path: the public one before a private module's.
+        paths
+            .iter()
+            .filter_map(|p| ApiPath::new(p).ok())
+            .min_by_key(|p| (p.as_str().len(), p.as_str().to_string()))
+    }
+
     fn keyword(&self, api: &ApiPath, keyword: &str) -> BankSays {
         self.ask(api.as_str(), |store, id, dist| {
             // A keyword of an API no release has is not a question about this distribution.

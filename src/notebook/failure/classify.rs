@@ -300,6 +300,14 @@ fn raised_cause(r: &Raised, cell: Option<u32>, cx: &FailureContext) -> Cause {
             };
         }
     }
+    // No library raised it (that returned above): the repository's module run outside its
+    // package (`from rl import *` where rl.py says `from .utils import argmax`) is its code,
+    // whatever the environment.
+    if msg == Message::RelativeImportOutsidePackage {
+        return Cause::Raised {
+            ename: ename.into(),
+        };
+    }
     if ename == "ImportError" {
         return Cause::IncompatibleBuild {
             library: None,
@@ -913,10 +921,18 @@ fn object_attribute(
     // The bank is asked about the member's path when the class is known, else about a class
     // of that name in the library the value came from.
     let missing = |api: Option<ApiPath>, receiver: Option<ApiPath>, from: Option<ModulePath>| {
-        let bank = match (&api, type_module.clone().or(from)) {
-            (Some(api), _) => cx.api_history(api),
-            (None, Some(module)) => cx.member_history(&module, class, attribute),
-            (None, None) => BankSays::Unknown,
+        let (bank, api) = match (api, type_module.clone().or(from)) {
+            (Some(api), _) => (cx.api_history(&api), Some(api)),
+            // Some release's class of that name had it: that class's member is what the
+            // notebook needs, evidence for the next resolution.
+            (None, Some(module)) => {
+                let bank = cx.member_history(&module, class, attribute);
+                let api = matches!(bank, BankSays::SomeRelease { .. })
+                    .then(|| cx.member_path(&module, class, attribute))
+                    .flatten();
+                (bank, api)
+            }
+            (None, None) => (BankSays::Unknown, None),
         };
         Cause::MissingMember {
             type_name: type_name.to_string(),
@@ -1109,6 +1125,15 @@ fn syntax(ename: &str, r: &Raised, cell: Option<u32>, cx: &FailureContext) -> Ca
             detail: format!("a Python 2 `{call}` statement"),
             needs: python2_only(),
         };
+    }
+    // Python 3 reads source as UTF-8; Python 2 wants an encoding line first.
+    if let Message::UndeclaredEncoding { file } = msg {
+        if cx.python.is_some_and(|v| v.major < 3) {
+            return Cause::WrongPython {
+                detail: format!("`{file}` holds non-ASCII text and no encoding line"),
+                needs: PythonRange::at_least(PythonVersion::new(3, 0)),
+            };
+        }
     }
     if let Some(cell) = cell {
         if ename == "IndentationError"

@@ -152,6 +152,15 @@ impl<'a> FailureContext<'a> {
             .map_or(BankSays::Unknown, |b| b.member(module, class, member))
     }
 
+    pub(crate) fn member_path(
+        &self,
+        module: &ModulePath,
+        class: &str,
+        member: &str,
+    ) -> Option<ApiPath> {
+        self.bank.and_then(|b| b.member_path(module, class, member))
+    }
+
     pub(crate) fn keyword_history(&self, api: &ApiPath, keyword: &str) -> BankSays {
         self.bank
             .map_or(BankSays::Unknown, |b| b.keyword(api, keyword))

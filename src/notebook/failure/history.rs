@@ -71,6 +71,14 @@ pub trait ApiHistory {
     /// distributions that install its top-level name are asked.
     fn member(&self, module: &ModulePath, class: &str, member: &str) -> BankSays;
 
+    /// Where a class named `class` had the member `member` in some release, as an API path
+    /// (`pandas.core.series.Series.order`): what the notebook needs, when its own reading
+    /// could not say of which class the value was. `None` when no such class had it, or the
+    /// bank cannot say.
+    fn member_path(&self, _module: &ModulePath, _class: &str, _member: &str) -> Option<ApiPath> {
+        None
+    }
+
     /// Whether some release's `api` accepts keyword argument `keyword`.
     fn keyword(&self, api: &ApiPath, keyword: &str) -> BankSays;
 

@@ -56,6 +56,15 @@ pub(crate) enum Message<'a> {
     MissingParentheses {
         call: &'a str,
     },
+    /// `attempted relative import with no known parent package` (Python 2: `Attempted
+    /// relative import in non-package`): a module with `from .x import y` imported at the
+    /// top level, outside its package.
+    RelativeImportOutsidePackage,
+    /// `Non-ASCII character '\xcf' in file m.py on line 78, but no encoding declared`:
+    /// Python 2 reading a UTF-8 source file that Python 3 reads as it is.
+    UndeclaredEncoding {
+        file: &'a str,
+    },
     /// NLTK's `Resource punkt not found.` (under a line of stars; older releases quote the
     /// resource's path: `Resource u'tokenizers/punkt/english.pickle' not found.`).
     ResourceNotFound {
@@ -205,6 +214,20 @@ pub(crate) fn parse(evalue: &str) -> Message<'_> {
     if let Some(rest) = line.strip_prefix("Missing parentheses in call to ") {
         if let Some((call, _)) = quoted(rest) {
             return Message::MissingParentheses { call };
+        }
+    }
+    if line.starts_with("attempted relative import with no known parent package")
+        || line.starts_with("Attempted relative import in non-package")
+    {
+        return Message::RelativeImportOutsidePackage;
+    }
+    if let Some(rest) = line.strip_prefix("Non-ASCII character ") {
+        if let Some((_, rest)) = rest.split_once(" in file ") {
+            if let Some((file, _)) = rest.split_once(" on line ") {
+                if rest.contains("but no encoding declared") {
+                    return Message::UndeclaredEncoding { file };
+                }
+            }
         }
     }
     if let Some(rest) = line.strip_prefix("Resource ") {
@@ -565,6 +588,18 @@ mod tests {
         assert_eq!(
             parse("Missing parentheses in call to 'print'. Did you mean print(...)?"),
             Message::MissingParentheses { call: "print" }
+        );
+        assert_eq!(
+            parse("Non-ASCII character '\\xcf' in file nrl/game.py on line 78, but no encoding declared; see http://python.org/dev/peps/pep-0263/ for details"),
+            Message::UndeclaredEncoding { file: "nrl/game.py" }
+        );
+        assert_eq!(
+            parse("attempted relative import with no known parent package"),
+            Message::RelativeImportOutsidePackage
+        );
+        assert_eq!(
+            parse("Attempted relative import in non-package"),
+            Message::RelativeImportOutsidePackage
         );
         assert_eq!(parse("division by zero"), Message::Other);
     }

@@ -173,19 +173,26 @@ fn decide<B: BankView + ?Sized>(
         }
     }
     // A distribution the repository declares under a name that resembles the import
-    // (`python-crfsuite` for `pycrfsuite`), when its wheel installs it.
-    if found.is_empty() {
-        let conventional = conventional_names(import);
-        let mut asked: Vec<&DistName> = Vec::new();
-        for declared in &usage.declarations.requirements {
-            let dist = &declared.name;
-            if asked.contains(&dist) || conventional.contains(dist) || !resembles(import, dist) {
-                continue;
-            }
-            asked.push(dist);
-            if sources.lookup.installs(dist, import)? {
-                found.push((dist.clone(), import.clone(), CandidateSource::Declared));
-            }
+    // (`python-crfsuite` for `pycrfsuite`, `awesome-slugify` for `slugify` beside the
+    // Python 2 `slugify`), when its wheel installs it.
+    let conventional = if found.is_empty() {
+        conventional_names(import)
+    } else {
+        Vec::new()
+    };
+    let mut asked: Vec<&DistName> = Vec::new();
+    for declared in &usage.declarations.requirements {
+        let dist = &declared.name;
+        if asked.contains(&dist)
+            || conventional.contains(dist)
+            || found.iter().any(|(d, _, _)| d == dist)
+            || !resembles(import, dist)
+        {
+            continue;
+        }
+        asked.push(dist);
+        if sources.lookup.installs(dist, import)? {
+            found.push((dist.clone(), import.clone(), CandidateSource::Declared));
         }
     }
 
@@ -253,6 +260,7 @@ fn merge(found: Vec<(DistName, ModulePath, CandidateSource)>) -> Vec<Judged> {
                     provides: Vec::new(),
                     sources: Vec::new(),
                     installed_at: None,
+                    declared_at: None,
                     paths: Vec::new(),
                     indexed: 0,
                 });
@@ -271,7 +279,7 @@ fn merge(found: Vec<(DistName, ModulePath, CandidateSource)>) -> Vec<Judged> {
 }
 
 /// Fills in what the bank says of the candidate's used paths, and whether the notebook
-/// installs it.
+/// installs it or its repository declares it.
 fn judge<B: BankView + ?Sized>(
     c: &mut Judged,
     paths: &[UsedPath],
@@ -308,6 +316,12 @@ fn judge<B: BankView + ?Sized>(
         .iter()
         .find(|r| r.name == c.dist && r.installer != Installer::Conda)
         .map(|r| r.at);
+    c.declared_at = usage
+        .declarations
+        .requirements
+        .iter()
+        .find(|r| r.name == c.dist)
+        .map(|r| r.at.clone());
     Ok(())
 }
 

@@ -1,7 +1,9 @@
 //! Choosing among the distributions that install one import name: API evidence first (the
 //! provider whose releases have the used APIs wins: `cv2.xfeatures2d` needs
 //! opencv-contrib-python), then a `pip install` line of the notebook, then the maintained
-//! preference list, never a placeholder, stub or lookalike. Every candidate keeps its verdict,
+//! preference list, else the repository's own declaration (`awesome-slugify` in its
+//! requirements.txt over the Python 2 `slugify` for `import slugify`), never a placeholder,
+//! stub or lookalike. Every candidate keeps its verdict,
 //! and the chosen one the reason it won over the runner-up.
 
 use std::cmp::Reverse;
@@ -10,7 +12,7 @@ use serde::Serialize;
 
 use super::provider_list::{AvoidKind, ProviderList};
 use crate::names::{ApiPath, DistName, ModulePath};
-use crate::notebook::Location;
+use crate::notebook::{DeclaredAt, Location};
 
 /// Where a candidate was found.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -62,6 +64,9 @@ pub enum ChoiceReason {
     ApiEvidence { apis: Vec<ApiPath>, over: DistName },
     /// The notebook installs it (`!pip install`).
     InstalledByNotebook { at: Location, over: DistName },
+    /// The repository around the notebook declares it (requirements.txt, environment.yml,
+    /// setup.py), and `over` it does not; the preference list had no word on the name.
+    DeclaredByRepository { at: DeclaredAt, over: DistName },
     /// It is the distribution of the import's own name (`pytz` for `import pytz`), where
     /// `over` only ships a copy (old matplotlib vendored pytz).
     OwnName { over: DistName },
@@ -109,6 +114,9 @@ pub struct Candidate {
     pub sources: Vec<CandidateSource>,
     /// A `pip install` line of the notebook installs it.
     pub installed_at: Option<Location>,
+    /// The repository's declaration of it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub declared_at: Option<DeclaredAt>,
     /// The used paths deeper than the name it provides, with the bank's answer for each.
     pub paths: Vec<(ApiPath, PathState)>,
     /// Indexed releases in the bank.
@@ -123,6 +131,7 @@ pub struct Judged {
     pub provides: Vec<ModulePath>,
     pub sources: Vec<CandidateSource>,
     pub installed_at: Option<Location>,
+    pub declared_at: Option<DeclaredAt>,
     pub paths: Vec<(ApiPath, PathState)>,
     pub indexed: usize,
 }
@@ -155,6 +164,7 @@ impl Judged {
             provides: self.provides,
             sources: self.sources,
             installed_at: self.installed_at,
+            declared_at: self.declared_at,
             paths: self.paths,
             indexed: self.indexed,
             verdict,
@@ -167,6 +177,7 @@ impl Judged {
 struct RankKey<'a> {
     lacks: usize,
     installed: Reverse<bool>,
+    declared: Reverse<bool>,
     own: Reverse<bool>,
     has: Reverse<usize>,
     preference: usize,
@@ -182,7 +193,9 @@ fn rank_key<'a>(
     RankKey {
         lacks: c.count(PathState::Lacks),
         installed: Reverse(c.installed_at.is_some()),
-        // The list's preference, when it has one for the name, is the better word.
+        // The list's preference, when it has one for the name, is the better word: it knows
+        // which build installs (`tensorflow` over a declared `tensorflow-gpu`).
+        declared: Reverse(preference.is_none() && c.declared_at.is_some()),
         own: Reverse(preference.is_none() && is_own_name(&c.dist, import)),
         has: Reverse(c.count(PathState::Has)),
         preference: preference
@@ -310,6 +323,14 @@ fn why_first(
     if w.installed != r.installed {
         if let Some(at) = winner.installed_at {
             return ChoiceReason::InstalledByNotebook { at, over };
+        }
+    }
+    if w.declared != r.declared {
+        if let Some(at) = &winner.declared_at {
+            return ChoiceReason::DeclaredByRepository {
+                at: at.clone(),
+                over,
+            };
         }
     }
     if w.own != r.own {

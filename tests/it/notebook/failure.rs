@@ -569,6 +569,30 @@ fn processes_and_installs() {
         classify(&Problem::Raised(raised), Some(1), &cx).cause,
         Cause::WrongPython { .. }
     ));
+    // A repository module with relative imports, imported outside its package: its code.
+    let raised = Raised {
+        ename: "ImportError".into(),
+        evalue: "attempted relative import with no known parent package".into(),
+        frames: vec![],
+    };
+    let f = classify(&Problem::Raised(raised), Some(1), &cx);
+    assert_eq!(f.class, FailureClass::Code, "{f:?}");
+    // Python 2 reading a UTF-8 module of the repository without an encoding line: Python 3
+    // reads it as it is.
+    let raised = Raised {
+        ename: "SyntaxError".into(),
+        evalue: "Non-ASCII character '\\xcf' in file nrl/game.py on line 78, but no encoding declared; see http://python.org/dev/peps/pep-0263/ for details (game.py, line 78)".into(),
+        frames: vec![],
+    };
+    let f = classify(&Problem::Raised(raised.clone()), Some(1), &cx2);
+    assert!(
+        matches!(&f.cause, Cause::WrongPython { needs, detail } if needs.contains(PythonVersion::new(3, 6)) && !needs.contains(PythonVersion::new(2, 7)) && detail.contains("nrl/game.py")),
+        "{f:?}"
+    );
+    assert!(!matches!(
+        classify(&Problem::Raised(raised), Some(1), &cx).cause,
+        Cause::WrongPython { .. }
+    ));
 }
 
 #[test]

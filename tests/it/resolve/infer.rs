@@ -1194,6 +1194,37 @@ fn a_declared_distribution_whose_name_resembles_the_import_provides_it() {
     assert_eq!(pins(&out), ["python-fancy==1.0"], "{out}");
 }
 
+/// Two distributions install `slugify`: `slugify`, the import's own name (a Python 2 package
+/// whose code calls `unicode`), and `awesome-slugify`. The import's own name wins when
+/// nothing else tells them apart; the repository's requirements.txt declaring
+/// `awesome-slugify` does.
+#[test]
+fn a_provider_the_repository_declares_wins_over_the_imports_own_name() {
+    let env = context();
+    publish(
+        &env,
+        "slugify",
+        &[WheelBuilder::new("slugify", "0.0.1").file(
+            "slugify/__init__.py",
+            "def slugify(s):\n    return unicode(s)\n",
+        )],
+    );
+    publish(
+        &env,
+        "awesome-slugify",
+        &[WheelBuilder::new("awesome-slugify", "1.6.5")
+            .file("slugify/__init__.py", "def slugify(s):\n    return s\n")],
+    );
+    let nb = notebook(&env, "from slugify import slugify\nslugify('a b')\n");
+    let (code, out, err) = infer(&env, &nb, &[]).parts();
+    assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(pins(&out), ["slugify==0.0.1"], "{out}");
+    env.write("requirements.txt", "numpy\nawesome-slugify\n");
+    let (code, out, err) = infer(&env, &nb, &[]).parts();
+    assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(pins(&out), ["awesome-slugify==1.6.5"], "{out}");
+}
+
 /// Issue 38 item 11: the requirements do not change with what the bank happened to index.
 /// `geo` imports `numbase` and declares `panda`, which declares `numbase`: inferred on a bank
 /// that knows only what the notebook needed, then again after `bank add` indexed the
