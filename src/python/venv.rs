@@ -39,6 +39,9 @@ pub struct InstallOptions {
     /// Keep nothing in the installer's cache: a scratch environment used once (introspection)
     /// would fill it with wheels nobody installs again (TensorFlow and torch, GBs each).
     pub no_cache: bool,
+    /// Build sdists in the environment itself, with what is installed there: an old
+    /// `setup.py` that imports numpy to build finds it (installed first).
+    pub no_build_isolation: bool,
 }
 
 /// The folder inside an environment where an installer that keeps no cache puts its
@@ -202,6 +205,9 @@ impl Venv {
         };
         if options.no_deps {
             cmd.arg("--no-deps");
+        }
+        if options.no_build_isolation {
+            cmd.arg("--no-build-isolation");
         }
         // uv's `--no-cache` keeps a temporary cache all the same, in `TMPDIR`, where an
         // install cut off (by a deadline, or nbenv killed) leaves it: tens of MB each. pip

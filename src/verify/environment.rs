@@ -525,12 +525,34 @@ fn build(
     }
     let started = Instant::now();
     let mut installed = venv.install(&args, &strict);
+    let mut options = strict;
     if installed.is_err() && plan.only_binary && !only_binary_names.is_empty() {
-        let relaxed = InstallOptions {
+        options = InstallOptions {
             only_binary_names,
-            ..strict
+            ..options
         };
-        installed = venv.install(&args, &relaxed);
+        installed = venv.install(&args, &options);
+    }
+    // An old `setup.py` that needs numpy to build (to import it, or for its headers) gets the
+    // pinned numpy installed first, and builds beside it.
+    if let Err(VenvError::Install { detail, .. }) = &installed {
+        let pins = super::repair::pinned(&plan.requirements);
+        let first: Vec<String> = needed_to_build(detail)
+            .into_iter()
+            .filter_map(|name| pins.iter().find(|(d, _)| d.as_str() == name))
+            .map(|(d, v)| format!("{d}=={v}"))
+            .collect();
+        if !first.is_empty() {
+            let mut first = first;
+            // uv's environments have no build tools of their own.
+            if matches!(installer, Installer::Uv(_)) {
+                first.extend(["setuptools".to_string(), "wheel".to_string()]);
+            }
+            if venv.install(&first, &options).is_ok() {
+                options.no_build_isolation = true;
+                installed = venv.install(&args, &options);
+            }
+        }
     }
     match installed {
         Ok(_) => Ok((venv_time, started.elapsed())),
@@ -550,6 +572,33 @@ fn build(
         }),
         Err(e) => Err(EnvError::Venv(e)),
     }
+}
+
+/// The distributions a failed build needed installed before it ran, as an installer's report
+/// shows: `No module named numpy` from a `setup.py`, `lap requires numpy`, or numpy's headers
+/// missing (`numpy/npy_math.h: No such file or directory`).
+fn needed_to_build(detail: &str) -> Vec<&'static str> {
+    let numpy = [
+        "No module named numpy",
+        "No module named 'numpy'",
+        "requires numpy",
+    ]
+    .iter()
+    .any(|w| detail.contains(w))
+        || detail.match_indices("numpy/").any(|(i, _)| {
+            detail[i..]
+                .lines()
+                .next()
+                .is_some_and(|l| l.contains(".h: No such file"))
+        });
+    let cython = ["No module named Cython", "No module named 'Cython'"]
+        .iter()
+        .any(|w| detail.contains(w));
+    [("numpy", numpy), ("cython", cython)]
+        .into_iter()
+        .filter(|(_, needed)| *needed)
+        .map(|(name, _)| name)
+        .collect()
 }
 
 /// The complete environments under `cache` with their last use (when a run last found
@@ -572,6 +621,19 @@ pub(crate) fn complete_environments(cache: &Path) -> Vec<(PathBuf, std::time::Sy
 mod tests {
     use super::*;
     use crate::pypi::{DistFile, DistFilename, MetadataHint};
+
+    #[test]
+    fn what_a_build_needed_first() {
+        let lap = "  File \"lap/setup.py\", line 127, in get_numpy_status\n    import numpy\nImportError: No module named numpy\nImportError: lap requires numpy, please \"pip install numpy\".";
+        assert_eq!(needed_to_build(lap), ["numpy"]);
+        let hmmlearn = "hmmlearn/_hmmc.c:239:10: fatal error: numpy/npy_math.h: No such file or directory\nerror: command 'gcc' failed";
+        assert_eq!(needed_to_build(hmmlearn), ["numpy"]);
+        assert_eq!(
+            needed_to_build("ModuleNotFoundError: No module named 'Cython'"),
+            ["cython"]
+        );
+        assert!(needed_to_build("error: command 'gcc' failed with exit status 1").is_empty());
+    }
 
     #[test]
     fn a_full_disk_under_the_environments_is_its_own_error() {

@@ -396,6 +396,7 @@ fn introspect_release(
             timeout: config.install_timeout,
             // Read once and thrown away: nothing of it is worth a place in the cache.
             no_cache: true,
+            no_build_isolation: false,
         },
         purpose: "introspect",
         create_timeout: config.install_timeout,

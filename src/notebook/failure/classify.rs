@@ -264,6 +264,18 @@ fn raised_cause(r: &Raised, cell: Option<u32>, cx: &FailureContext) -> Cause {
     if let Some(cause) = file_problem(ename, &text, r) {
         return cause;
     }
+    // An upgrade asked for by name (`Please upgrade your tensorflow installation to v1.4.0!`,
+    // a notebook's own version check): that release at least is a requirement.
+    if let Some((name, version)) = message::upgrade_to(&evalue) {
+        let third_party = ModulePath::new(name)
+            .is_ok_and(|m| cx.module_kind(m.top_level()) == ModuleKind::ThirdParty);
+        if third_party {
+            return Cause::PackageAsked {
+                requirement: format!("{name}>={version}"),
+                alternatives: Vec::new(),
+            };
+        }
+    }
     if let Some(detail) = version_complaint(&text) {
         if library.is_some() || ename.ends_with("ImportError") {
             return Cause::IncompatibleBuild {
@@ -467,6 +479,19 @@ fn file_problem(ename: &str, text: &str, r: &Raised) -> Option<Cause> {
             }
         }
     }
+    // matplotlib 2.2 to 3.2 without ffmpeg falls back to Pillow, which writes no video:
+    // `ValueError: unknown file extension: .mp4` from inside `Animation.save`.
+    if let Some(ext) = text.strip_prefix("unknown file extension: .") {
+        let saving = r
+            .frames
+            .iter()
+            .any(|f| f.file.ends_with("matplotlib/animation.py"));
+        if saving && ["mp4", "avi", "mov", "mkv", "webm", "m4v", "ogv"].contains(&ext.trim()) {
+            return Some(Cause::MissingProgram {
+                program: "ffmpeg".to_string(),
+            });
+        }
+    }
     // A library asking for a program nbenv knows by name: matplotlib 2.x's `Cannot save
     // animation: no writers are available. Please install ffmpeg to save animations.`
     if let Some(program) = asked_program(text) {
@@ -506,13 +531,20 @@ fn file_problem(ename: &str, text: &str, r: &Raised) -> Option<Cause> {
             && (text.contains("errno 2")
                 || text.contains("no such file or directory")
                 || text.contains("does not exist")
-                || text.contains(" not found")));
+                || text.contains(" not found")))
+        // TensorFlow's file layer: `NotFoundError: model/graph.pb; No such file or directory`.
+        || (ename == "NotFoundError" && text.contains("; no such file or directory"));
     if !file_error {
         return None;
     }
     let path = match r.evalue.find("No such file or directory: ") {
         Some(i) => first_quoted(&r.evalue[i..]),
-        None => first_quoted(&r.evalue),
+        None => first_quoted(&r.evalue).or_else(|| {
+            r.evalue
+                .split_once("; No such file or directory")
+                .map(|(path, _)| path.trim())
+                .filter(|p| !p.is_empty() && !p.contains(char::is_whitespace))
+        }),
     }
     .map(str::to_string);
     // A program a subprocess was to run: the frames go through `subprocess` (a library may

@@ -305,6 +305,34 @@ pub(crate) fn install_hint(evalue: &str, import_error: bool) -> Option<&str> {
         .or_else(|| before(" not installed"))
 }
 
+/// The package and release a message asks to upgrade to: `Please upgrade your tensorflow
+/// installation to v1.4.0!` (a notebook's own check of `tf.__version__`), `upgrade numpy to
+/// version 1.16`. The version as written, without a `v`.
+pub(crate) fn upgrade_to(evalue: &str) -> Option<(&str, &str)> {
+    let lower = evalue.to_ascii_lowercase();
+    let at = lower.find("upgrade ")? + "upgrade ".len();
+    let rest = &evalue[at..];
+    let rest = rest
+        .strip_prefix("your ")
+        .or_else(|| rest.strip_prefix("Your "))
+        .unwrap_or(rest);
+    let name = package_word(rest)?;
+    let offset = rest.find(name)? + name.len();
+    let tail = rest[offset..].trim_start();
+    let tail = tail
+        .strip_prefix("installation")
+        .unwrap_or(tail)
+        .trim_start();
+    let tail = tail.strip_prefix("to ")?.trim_start();
+    let tail = tail.strip_prefix("version ").unwrap_or(tail);
+    let tail = tail.strip_prefix('v').unwrap_or(tail);
+    let end = tail
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(tail.len());
+    let version = tail[..end].trim_end_matches('.');
+    (version.starts_with(|c: char| c.is_ascii_digit())).then_some((name, version))
+}
+
 /// The package to install of those a library says it needs one of: `PyQtGraph requires one
 /// of PyQt4, PyQt5, PySide or PySide2`, `Please install either pyarrow (preferred) or
 /// hdfs3`. The one it prefers when it says so; else the last it lists (libraries list the
@@ -602,6 +630,20 @@ mod tests {
             Message::RelativeImportOutsidePackage
         );
         assert_eq!(parse("division by zero"), Message::Other);
+    }
+
+    #[test]
+    fn upgrades_asked_for() {
+        assert_eq!(
+            upgrade_to("Please upgrade your tensorflow installation to v1.4.0!"),
+            Some(("tensorflow", "1.4.0"))
+        );
+        assert_eq!(
+            upgrade_to("upgrade numpy to version 1.16."),
+            Some(("numpy", "1.16"))
+        );
+        assert_eq!(upgrade_to("please upgrade to the latest release"), None);
+        assert_eq!(upgrade_to("an upgrade is available"), None);
     }
 
     #[test]

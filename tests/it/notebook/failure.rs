@@ -569,6 +569,58 @@ fn processes_and_installs() {
         classify(&Problem::Raised(raised), Some(1), &cx).cause,
         Cause::WrongPython { .. }
     ));
+    // TensorFlow reading a file that is not there: a missing file, though raised in a library.
+    let raised = Raised {
+        ename: "NotFoundError".into(),
+        evalue:
+            "ssd_mobilenet_v1_coco_2017_11_17/frozen_inference_graph.pb; No such file or directory"
+                .into(),
+        frames: vec![],
+    };
+    let f = classify(&Problem::Raised(raised), Some(1), &cx);
+    assert!(
+        matches!(&f.cause, Cause::MissingFile { path: Some(p) } if p == "ssd_mobilenet_v1_coco_2017_11_17/frozen_inference_graph.pb"),
+        "{f:?}"
+    );
+    // A version check asking for an upgrade by name: that release at least.
+    let raised = Raised {
+        ename: "ImportError".into(),
+        evalue: "Please upgrade your tensorflow installation to v1.4.0!".into(),
+        frames: vec![],
+    };
+    let f = classify(&Problem::Raised(raised), Some(1), &cx);
+    assert!(
+        matches!(&f.cause, Cause::PackageAsked { requirement, .. } if requirement == "tensorflow>=1.4.0"),
+        "{f:?}"
+    );
+    // matplotlib without ffmpeg falling back to Pillow, which cannot write a video: ffmpeg.
+    let frame = |file: &str| nbenv::notebook::failure::Frame {
+        file: file.into(),
+        line: Some(1),
+        function: None,
+        code: None,
+        cell: None,
+    };
+    let raised = Raised {
+        ename: "ValueError".into(),
+        evalue: "unknown file extension: .mp4".into(),
+        frames: vec![
+            frame("/env/lib/python3.6/site-packages/matplotlib/animation.py"),
+            frame("/env/lib/python3.6/site-packages/PIL/Image.py"),
+        ],
+    };
+    let f = classify(&Problem::Raised(raised.clone()), Some(1), &cx);
+    assert!(
+        matches!(&f.cause, Cause::MissingProgram { program } if program == "ffmpeg"),
+        "{f:?}"
+    );
+    // Pillow alone refusing an extension is no program's absence.
+    let alone = Raised {
+        frames: vec![frame("/env/lib/python3.6/site-packages/PIL/Image.py")],
+        ..raised
+    };
+    let f = classify(&Problem::Raised(alone), Some(1), &cx);
+    assert!(!matches!(&f.cause, Cause::MissingProgram { .. }), "{f:?}");
     // A repository module with relative imports, imported outside its package: its code.
     let raised = Raised {
         ename: "ImportError".into(),
