@@ -1,14 +1,17 @@
 //! One environment for a folder of notebooks, as a repository's maintainer needs: each
 //! distribution's allowed versions are those every notebook allows, every record keeps the
 //! notebook it came from, and where the notebooks leave a distribution no version in common,
-//! the conflict names them.
+//! the conflict names them. A notebook's local modules are read with it, but give way: where
+//! a module's reading leaves none of the versions the notebook's own evidence allows, the
+//! module's records are dropped.
 
 use std::collections::BTreeSet;
 
 use pep508_rs::pep440_rs::Version;
 use serde::Serialize;
 
-use super::evidence::{DistVersions, Evidence, Need};
+use super::evidence::{DistVersions, DropReason, Effect, Evidence, Need};
+use crate::bank::store::ReleaseSet;
 use crate::names::DistName;
 use crate::notebook::PythonEvidence;
 
@@ -50,7 +53,7 @@ pub struct Part {
 /// part, version sets intersected.
 pub fn joint_evidence(parts: Vec<Part>) -> Result<Evidence, JointConflict> {
     let mut imports = Vec::new();
-    let mut by_dist: Vec<(DistVersions, PerNotebook)> = Vec::new();
+    let mut by_dist: Vec<(DistVersions, PerNotebook, Option<NotebooksAllow>)> = Vec::new();
     for Part {
         name,
         in_module,
@@ -79,10 +82,19 @@ pub fn joint_evidence(parts: Vec<Part>) -> Result<Evidence, JointConflict> {
                 name.clone().unwrap_or_else(|| "the notebook".to_string()),
                 d.allowed.clone(),
             );
-            match by_dist.iter_mut().find(|(j, _)| j.dist == d.dist) {
-                None => by_dist.push((d, vec![own])),
-                Some((j, seen)) => {
+            let notebooks = (!in_module).then(|| NotebooksAllow {
+                allowed: d.allowed.clone(),
+                not_indexed: d.allowed_not_indexed.clone(),
+                set: d.allowed_set.clone(),
+            });
+            match by_dist.iter_mut().find(|(j, _, _)| j.dist == d.dist) {
+                None => by_dist.push((d, vec![own], notebooks)),
+                Some((j, seen, theirs)) => {
                     seen.push(own);
+                    *theirs = match (theirs.take(), notebooks) {
+                        (Some(a), Some(b)) => Some(a.and(&b)),
+                        (a, b) => a.or(b),
+                    };
                     let keep: BTreeSet<&Version> = d.allowed.iter().collect();
                     j.allowed.retain(|v| keep.contains(v));
                     let keep: BTreeSet<&Version> = d.allowed_not_indexed.iter().collect();
@@ -97,12 +109,32 @@ pub fn joint_evidence(parts: Vec<Part>) -> Result<Evidence, JointConflict> {
         }
     }
     let mut distributions = Vec::new();
-    for (d, seen) in by_dist {
+    for (mut d, seen, notebooks) in by_dist {
         if d.in_bank && d.allowed.is_empty() && seen.iter().all(|(_, v)| !v.is_empty()) {
-            return Err(JointConflict {
-                dist: d.dist,
-                allowed: seen,
-            });
+            // A local module's static reading is weaker than the notebook's own evidence (a
+            // name its cells use, what a run taught): where they part, the module's records
+            // that leave none of the notebook's versions are dropped.
+            match notebooks.filter(|n| !n.allowed.is_empty()) {
+                Some(n) if seen.len() > 1 => {
+                    for r in &mut d.records {
+                        if r.in_module
+                            && r.effect == Effect::Constrains
+                            && r.allowed.intersection(&n.set).is_empty()
+                        {
+                            r.effect = Effect::Dropped(DropReason::Contradicts);
+                        }
+                    }
+                    d.allowed = n.allowed;
+                    d.allowed_not_indexed = n.not_indexed;
+                    d.allowed_set = n.set;
+                }
+                _ => {
+                    return Err(JointConflict {
+                        dist: d.dist,
+                        allowed: seen,
+                    })
+                }
+            }
         }
         distributions.push(d);
     }
@@ -110,6 +142,33 @@ pub fn joint_evidence(parts: Vec<Part>) -> Result<Evidence, JointConflict> {
         imports,
         distributions,
     })
+}
+
+/// The versions the notebooks themselves allow, their local modules aside.
+struct NotebooksAllow {
+    allowed: Vec<Version>,
+    not_indexed: Vec<Version>,
+    set: ReleaseSet,
+}
+
+impl NotebooksAllow {
+    fn and(self, other: &NotebooksAllow) -> NotebooksAllow {
+        let keep: BTreeSet<&Version> = other.allowed.iter().collect();
+        let keep_not_indexed: BTreeSet<&Version> = other.not_indexed.iter().collect();
+        NotebooksAllow {
+            allowed: self
+                .allowed
+                .into_iter()
+                .filter(|v| keep.contains(v))
+                .collect(),
+            not_indexed: self
+                .not_indexed
+                .into_iter()
+                .filter(|v| keep_not_indexed.contains(v))
+                .collect(),
+            set: self.set.intersection(&other.set),
+        }
+    }
 }
 
 /// What the notebooks say about Python together: the versions all of them allow.

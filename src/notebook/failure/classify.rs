@@ -997,12 +997,43 @@ fn object_attribute(
         .filter(|m| cell.is_some_and(|c| m.locations.iter().any(|l| l.cell == c)))
         .find_map(derived)
         .or_else(|| members.iter().find_map(derived));
+    // A value the notebook's reading lost track of (a module of its own built it): a class of
+    // that name in a library the notebook imports, which had the member in some release
+    // (`'EntitySet' object has no attribute 'plot'` with featuretools imported).
+    let imported = || {
+        cx.usage
+            .third_party
+            .iter()
+            .filter_map(|t| ModulePath::new(t.name.top_level()).ok())
+            .find(|module| {
+                matches!(
+                    cx.member_history(module, class, attribute),
+                    BankSays::SomeRelease { .. }
+                )
+            })
+            .map(|module| missing(None, None, Some(module)))
+    };
     if let Some(receiver) = member {
         let from = top(&receiver);
-        return Some(missing(None, Some(receiver), from));
+        let traced = missing(None, Some(receiver), from);
+        let unknown = matches!(
+            traced,
+            Cause::MissingMember {
+                bank: BankSays::Unknown,
+                ..
+            }
+        );
+        return Some(if unknown && library.is_none() {
+            imported().unwrap_or(traced)
+        } else {
+            traced
+        });
     }
     // Raised inside a library: one library using another's removed member.
-    library.map(|l| missing(None, None, ModulePath::new(l.top_level()).ok()))
+    if let Some(l) = library {
+        return Some(missing(None, None, ModulePath::new(l.top_level()).ok()));
+    }
+    imported()
 }
 
 fn bad_keyword(

@@ -271,6 +271,33 @@ fn a_name_some_release_has_is_the_environments() {
     );
 }
 
+/// A value a helper module built, so the notebook's reading lost its type: a class of that
+/// name in a library the notebook imports had the member in some release.
+#[test]
+fn a_member_of_a_value_a_helper_built_is_asked_of_the_imported_libraries() {
+    let bank = bank();
+    let cells = [
+        "import pandas as pd\nimport helpers\nframe = helpers.load()",
+        "frame.ix[0]",
+    ];
+    let tb = format!(
+        "Traceback (most recent call last):\n{}AttributeError: 'DataFrame' object has no attribute 'ix'",
+        in_cell(2, 1, "frame.ix[0]")
+    );
+    let f = crash(&cells, &tb, Some(&bank));
+    assert_eq!(f.class, FailureClass::Environment, "{f:?}");
+    assert!(
+        matches!(&f.cause, Cause::MissingMember { bank: BankSays::SomeRelease { distribution }, .. } if distribution.as_str() == "pandas"),
+        "{f:?}"
+    );
+    // A member no class of that name ever had stays the notebook's.
+    let tb = tb
+        .replace("'ix'", "'colums'")
+        .replace("frame.ix[0]", "frame.colums");
+    let f = crash(&cells, &tb, Some(&bank));
+    assert_ne!(f.class, FailureClass::Environment, "{f:?}");
+}
+
 #[test]
 fn without_a_bank_a_missing_name_is_unknown() {
     let cases = typos()

@@ -1194,6 +1194,34 @@ fn a_declared_distribution_whose_name_resembles_the_import_provides_it() {
     assert_eq!(pins(&out), ["python-fancy==1.0"], "{out}");
 }
 
+/// A local module's reading gives way to the notebook's own: helpers.py calls `split.old`
+/// (only 1.0) and the notebook's cell `split.new` (only 2.0). The notebook's need stands, the
+/// module's is dropped with a warning, where the two used to stop `infer` with a conflict.
+#[test]
+fn a_local_modules_evidence_gives_way_to_the_notebooks_own() {
+    let env = context();
+    publish_split(&env);
+    let dir = env.root().join("repo");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("analysis.ipynb"),
+        ipynb("import helpers\nimport split\nsplit.new()\n"),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("helpers.py"),
+        "import split\n\n\ndef load():\n    return split.old()\n",
+    )
+    .unwrap();
+    let (code, out, err) = infer(&env, &dir.join("analysis.ipynb"), &["--full-history"]).parts();
+    assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(pins(&out), ["split==2.0"], "{out}");
+    assert!(
+        err.contains("helpers.py") && err.contains("dropped"),
+        "{err}"
+    );
+}
+
 /// Two distributions install `slugify`: `slugify`, the import's own name (a Python 2 package
 /// whose code calls `unicode`), and `awesome-slugify`. The import's own name wins when
 /// nothing else tells them apart; the repository's requirements.txt declaring
