@@ -239,6 +239,12 @@ pub enum Cause {
     LfsPointer {
         file: String,
     },
+    /// The notebook's data already holds what the cell creates (sqlite's `table ceremonies
+    /// already exists`): its files were saved after a run, and a run from a clean clone
+    /// meets them as they were left.
+    DataAlreadyWritten {
+        detail: String,
+    },
     /// The notebook asks for keyboard input (`input()`).
     Stdin,
     /// An environment variable the code reads (`os.environ['client_id']`) is not set: an
@@ -353,6 +359,7 @@ impl Cause {
             | MissingResource { .. }
             | MissingLocalModule { .. }
             | LfsPointer { .. }
+            | DataAlreadyWritten { .. }
             | Network { .. }
             | Stdin
             | MissingEnvVar { .. } => FailureClass::DataInput,
@@ -517,6 +524,11 @@ impl fmt::Display for Cause {
                 f,
                 "`{file}` is a Git LFS pointer, not the data: fetch it with `git lfs pull \
                  --include \"{file}\"` in the repository"
+            ),
+            DataAlreadyWritten { detail } => write!(
+                f,
+                "the notebook's data already holds what the cell creates ({detail}): its \
+                 files were saved after a run"
             ),
             Stdin => write!(f, "asks for keyboard input"),
             MissingEnvVar { name } => write!(

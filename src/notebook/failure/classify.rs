@@ -264,6 +264,18 @@ fn raised_cause(r: &Raised, cell: Option<u32>, cx: &FailureContext) -> Cause {
     if let Some(cause) = file_problem(ename, &text, r) {
         return cause;
     }
+    // sqlite creating what its database file already has: the repository's copy of the data
+    // was saved after a run.
+    if ename == "OperationalError"
+        && ["table ", "index ", "view ", "trigger "]
+            .iter()
+            .any(|w| text.starts_with(w))
+        && text.trim_end().ends_with("already exists")
+    {
+        return Cause::DataAlreadyWritten {
+            detail: first_line(&r.evalue),
+        };
+    }
     // An upgrade asked for by name (`Please upgrade your tensorflow installation to v1.4.0!`,
     // a notebook's own version check): that release at least is a requirement.
     if let Some((name, version)) = message::upgrade_to(&evalue) {

@@ -593,6 +593,18 @@ fn processes_and_installs() {
         matches!(&f.cause, Cause::PackageAsked { requirement, .. } if requirement == "tensorflow>=1.4.0"),
         "{f:?}"
     );
+    // sqlite creating a table its database file already has: data saved after a run.
+    let raised = Raised {
+        ename: "OperationalError".into(),
+        evalue: "table ceremonies already exists".into(),
+        frames: vec![],
+    };
+    let f = classify(&Problem::Raised(raised), Some(1), &cx);
+    assert_eq!(f.class, FailureClass::DataInput, "{f:?}");
+    assert!(
+        matches!(&f.cause, Cause::DataAlreadyWritten { .. }),
+        "{f:?}"
+    );
     // matplotlib without ffmpeg falling back to Pillow, which cannot write a video: ffmpeg.
     let frame = |file: &str| nbenv::notebook::failure::Frame {
         file: file.into(),
