@@ -43,7 +43,7 @@ impl Frame {
         if self.cell.is_some() || is_cell_file(file) {
             return FrameOrigin::Cell(self.cell);
         }
-        if let Some(module) = library_module(file) {
+        if let Some(module) = library_module(file).or_else(|| cython_module(file)) {
             return FrameOrigin::Library(module);
         }
         if file.starts_with("<frozen ") || is_stdlib_path(file) {
@@ -101,6 +101,20 @@ pub(crate) fn library_module(file: &str) -> Option<ModulePath> {
     None
 }
 
+/// A compiled library's Cython source, named as its build saw it: `pyproj/_crs.pyx`,
+/// `pandas/_libs/hashtable_class_helper.pxi` (a relative path, no `site-packages`).
+fn cython_module(file: &str) -> Option<ModulePath> {
+    if file.starts_with(['/', '\\', '<']) {
+        return None;
+    }
+    let stem = [".pyx", ".pxi", ".pxd"]
+        .iter()
+        .find_map(|ext| file.strip_suffix(ext))?;
+    let dotted = stem.replace(['/', '\\'], ".");
+    // The package part only: a build path's leading folders are no module.
+    ModulePath::new(dotted.trim_start_matches('.')).ok()
+}
+
 /// A file of the interpreter's own library: `…/lib/python3.8/json/decoder.py`,
 /// `C:\Python27\Lib\urllib2.py`.
 fn is_stdlib_path(file: &str) -> bool {
@@ -153,7 +167,16 @@ mod tests {
             frame("/tmp/ipykernel_30/3171946164.py").origin(),
             FrameOrigin::Cell(None)
         );
+        assert_eq!(
+            frame("pyproj/_crs.pyx").origin(),
+            FrameOrigin::Library(ModulePath::new("pyproj._crs").unwrap())
+        );
+        assert_eq!(
+            frame("pandas/_libs/hashtable_class_helper.pxi").origin(),
+            FrameOrigin::Library(ModulePath::new("pandas._libs.hashtable_class_helper").unwrap())
+        );
         assert_eq!(frame("/home/me/nb/helpers.py").origin(), FrameOrigin::Local);
+        assert_eq!(frame("/home/me/nb/fast.pyx").origin(), FrameOrigin::Local);
         assert_eq!(frame("<string>").origin(), FrameOrigin::Unknown);
     }
 }
