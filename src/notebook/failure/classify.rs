@@ -203,7 +203,12 @@ fn raised_cause(r: &Raised, cell: Option<u32>, cx: &FailureContext) -> Cause {
             // Raised by an import in a library's own code, the module is the library's
             // need, whatever the notebook imports.
             let in_library = innermost.is_some_and(|f| f.library().is_some());
-            return module_cause(module, cell, in_library, cx);
+            // Python 2 names only the last part (`No module named core_rnn`); the import
+            // line that failed, when the traceback shows it, names the whole path.
+            let full = innermost
+                .and_then(|f| f.code.as_deref())
+                .and_then(|code| imported_ending_in(code, module));
+            return module_cause(full.as_deref().unwrap_or(module), cell, in_library, cx);
         }
         Message::CannotImport {
             name,
@@ -635,6 +640,25 @@ fn missing_module(module: &str) -> Cause {
             ename: "ModuleNotFoundError".into(),
         },
     }
+}
+
+/// The dotted module an import line names whose last part is `last`: `from
+/// tensorflow.contrib.rnn.python.ops.core_rnn import static_rnn` for `core_rnn`. None when
+/// `last` is dotted already, or the line imports no such module.
+fn imported_ending_in(code: &str, last: &str) -> Option<String> {
+    if last.contains('.') {
+        return None;
+    }
+    let code = code.trim();
+    let named = if let Some(rest) = code.strip_prefix("from ") {
+        rest.split_whitespace().next()?
+    } else {
+        let rest = code.strip_prefix("import ")?;
+        rest.split([',', ' '])
+            .find(|m| m.rsplit('.').next() == Some(last))?
+    };
+    (named.contains('.') && !named.starts_with('.') && named.rsplit('.').next() == Some(last))
+        .then(|| named.to_string())
 }
 
 /// A missing module, placed: local, standard library of another Python, or third-party.

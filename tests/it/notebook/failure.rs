@@ -785,6 +785,22 @@ fn a_module_no_distribution_provides_is_a_missing_local_module() {
     };
     let f = classify(&Problem::Raised(in_library), Some(1), &cx);
     assert!(matches!(&f.cause, Cause::MissingModule { .. }), "{f:?}");
+    // Python 2 names the last part only; the failing import line names the whole path.
+    let py2 = Raised {
+        frames: vec![nbenv::notebook::failure::Frame {
+            file: "/env/lib/python2.7/site-packages/tflearn/layers/recurrent.py".into(),
+            line: Some(14),
+            function: Some("<module>".into()),
+            code: Some("from tensorflow.contrib.rnn.python.ops.core_rnn import static_rnn".into()),
+            cell: None,
+        }],
+        ..raised_of("core_rnn")
+    };
+    let f = classify(&Problem::Raised(py2), Some(1), &cx);
+    assert!(
+        matches!(&f.cause, Cause::MissingModule { module, .. } if module.as_str() == "tensorflow.contrib.rnn.python.ops.core_rnn"),
+        "{f:?}"
+    );
     // An import only a run taught (a library's, not the notebook's) is no local module.
     let nb = notebook_of(vec![cell("import toolkit\n", 1)]);
     let mut usage = notebook::analyze(&nb, &AnalyzeOptions::default());
