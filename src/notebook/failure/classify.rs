@@ -269,6 +269,17 @@ fn raised_cause(r: &Raised, cell: Option<u32>, cx: &FailureContext) -> Cause {
     if let Some(cause) = file_problem(ename, &text, r) {
         return cause;
     }
+    // A spaCy model the author downloaded (`python -m spacy download en`), like NLTK's data:
+    // `[E050] Can't find model 'en'`.
+    if matches!(ename, "OSError" | "IOError") {
+        if let Some(rest) = r.evalue.split("Can't find model ").nth(1) {
+            if let Some(model) = first_quoted(rest) {
+                return Cause::MissingResource {
+                    resource: format!("spaCy model {model}"),
+                };
+            }
+        }
+    }
     // sqlite creating what its database file already has: the repository's copy of the data
     // was saved after a run.
     if ename == "OperationalError"

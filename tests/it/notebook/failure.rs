@@ -593,6 +593,17 @@ fn processes_and_installs() {
         matches!(&f.cause, Cause::PackageAsked { requirement, .. } if requirement == "tensorflow>=1.4.0"),
         "{f:?}"
     );
+    // A spaCy model its author downloaded: data, as NLTK's is.
+    let raised = Raised {
+        ename: "OSError".into(),
+        evalue: "[E050] Can't find model 'en'. It doesn't seem to be a shortcut link, a Python package or a valid path to a data directory.".into(),
+        frames: vec![],
+    };
+    let f = classify(&Problem::Raised(raised), Some(1), &cx);
+    assert!(
+        matches!(&f.cause, Cause::MissingResource { resource } if resource == "spaCy model en"),
+        "{f:?}"
+    );
     // sqlite creating a table its database file already has: data saved after a run.
     let raised = Raised {
         ename: "OperationalError".into(),
