@@ -478,7 +478,7 @@ impl super::RoundSteps for Steps<'_, '_> {
                     .unwrap_or_else(|_| lacked.missing.clone()),
                 cell: f.cell.unwrap_or(0),
             }],
-            (Some(f), None) => verify::lessons(f, &r.inference),
+            (Some(f), None) => verify::lessons(f, &r.inference, python),
             (None, _) => Vec::new(),
         };
         lessons.extend(undeclared(&suspects, &r.requirements));

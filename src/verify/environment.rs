@@ -287,6 +287,7 @@ pub fn prepare(
         }
     }
     if let Some(lease) = lease {
+        link_program_builds(&root);
         let (kernel_runtime, unpinned_dependencies) = beyond_requirements(&root, plan);
         // Its last use, for the budget: the least recently used go first.
         let _ = std::fs::File::options()
@@ -339,6 +340,7 @@ pub fn prepare(
     // venv works under its final name (its console scripts' shebangs do not, and are unused).
     std::fs::rename(&building, &root).map_err(io("renaming", &building))?;
     std::fs::write(root.join(READY), ready_record(plan)).map_err(io("writing", &root))?;
+    link_program_builds(&root);
     let (kernel_runtime, unpinned_dependencies) = beyond_requirements(&root, plan);
     let lease = held.share().map_err(io("locking", &lock))?;
     Ok(PreparedEnv {
@@ -571,6 +573,43 @@ fn build(
             },
         }),
         Err(e) => Err(EnvError::Venv(e)),
+    }
+}
+
+/// Puts in the environment's `bin/`, under its own name, each program a distribution
+/// installed there ships a build of (imageio-ffmpeg's `ffmpeg-linux64-v4.2.2` as `ffmpeg`),
+/// where a system install would have had it on `PATH`. Nothing when none is installed, or
+/// the link is there already.
+fn link_program_builds(root: &Path) {
+    let Ok(libs) = std::fs::read_dir(root.join("lib")) else {
+        return;
+    };
+    let site_packages: Vec<PathBuf> = libs
+        .flatten()
+        .map(|l| l.path().join("site-packages"))
+        .collect();
+    for (program, build) in crate::notebook::failure::programs_from_pypi() {
+        let link = root.join("bin").join(program.name);
+        if link.symlink_metadata().is_ok() {
+            continue;
+        }
+        let binary = site_packages.iter().find_map(|site| {
+            std::fs::read_dir(site.join(build.folder))
+                .ok()?
+                .flatten()
+                .map(|f| f.path())
+                .find(|p| {
+                    p.file_name()
+                        .and_then(|n| n.to_str())
+                        .is_some_and(|n| n.starts_with(build.prefix))
+                })
+        });
+        if let Some(binary) = binary {
+            use std::os::unix::fs::PermissionsExt;
+            // Wheels do not always keep the executable bit.
+            let _ = std::fs::set_permissions(&binary, std::fs::Permissions::from_mode(0o755));
+            let _ = std::os::unix::fs::symlink(&binary, &link);
+        }
     }
 }
 

@@ -76,8 +76,12 @@ pub enum Lesson {
     },
 }
 
-/// The lessons of `failure` for a run of `inference`'s environment.
-pub fn lessons(failure: &Failure, inference: &Inference) -> Vec<Lesson> {
+/// The lessons of `failure` for a run of `inference`'s environment on `python`.
+pub fn lessons(
+    failure: &Failure,
+    inference: &Inference,
+    python: crate::python::PythonVersion,
+) -> Vec<Lesson> {
     if !failure.may_repair() {
         return Vec::new();
     }
@@ -122,6 +126,19 @@ pub fn lessons(failure: &Failure, inference: &Inference) -> Vec<Lesson> {
                 .map(|range| Lesson::Python {
                     module: module.clone(),
                     range,
+                    cell,
+                })
+                .into_iter()
+                .collect()
+        }
+        // A program a distribution on PyPI ships a build of: that distribution, on the
+        // Pythons it installs on.
+        Cause::MissingProgram { program } => {
+            return crate::notebook::failure::known_program(program)
+                .and_then(|p| p.pypi.as_ref())
+                .filter(|build| (python.major, python.minor) >= build.min_python)
+                .map(|build| Lesson::Install {
+                    requirement: build.dist.to_string(),
                     cell,
                 })
                 .into_iter()

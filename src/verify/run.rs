@@ -305,6 +305,21 @@ fn runner_command(
         .env_remove("PYTHONHOME")
         .env_remove("PYTHONSTARTUP")
         .env_remove("PYTHONSAFEPATH");
+    // The environment's `bin/` first, as an activated environment has it: the programs its
+    // distributions ship (imageio-ffmpeg's ffmpeg) are found by name.
+    if !opts.sandbox {
+        if let Some(bin) = std::path::absolute(python)
+            .ok()
+            .and_then(|p| p.parent().map(Path::to_path_buf))
+        {
+            let mut path = std::ffi::OsString::from(bin.as_os_str());
+            if let Some(rest) = std::env::var_os("PATH") {
+                path.push(":");
+                path.push(rest);
+            }
+            cmd.env("PATH", path);
+        }
+    }
     for (k, v) in &opts.env {
         cmd.env(k, v);
     }

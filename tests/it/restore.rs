@@ -512,6 +512,40 @@ fn a_member_named_by_its_types_short_name_becomes_evidence_for_the_release_that_
     assert_eq!(pins(&out), ["toolkit==1.0"], "{out}");
 }
 
+/// A cell runs `ffmpeg`, which this machine lacks; imageio-ffmpeg ships a build of it. Round
+/// 2 installs that distribution, the environment has the build in its `bin/` as `ffmpeg`, and
+/// the run finds it there.
+#[test]
+fn a_program_a_pypi_distribution_ships_is_installed_with_it() {
+    let server = TestServer::start(PageMode::Json);
+    let build = WheelBuilder::new("imageio-ffmpeg", "0.4.2")
+        .file("imageio_ffmpeg/__init__.py", "")
+        .file(
+            "imageio_ffmpeg/binaries/ffmpeg-linux64-v4.2.2",
+            "#!/bin/sh\necho fake ffmpeg 4.2.2\n",
+        );
+    server.publish("imageio-ffmpeg", &[dated_wheel(&build)]);
+    let ctx = TestContext::with_server(server);
+    let nb = two_cells(
+        ctx.root(),
+        "import subprocess",
+        "print(subprocess.check_output(['ffmpeg', '-version']).decode().strip())",
+    );
+    let (code, out, err) = restore_plainly(&ctx, &nb);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains(
+            "program `ffmpeg` is not installed; imageio-ffmpeg on PyPI ships a build of it"
+        ),
+        "{err}"
+    );
+    assert!(
+        err.contains("restored: the notebook ran to the end"),
+        "{err}"
+    );
+    assert_eq!(pins(&out), ["imageio-ffmpeg==0.4.2"], "{out}");
+}
+
 /// `w` as a file of the loopback index, uploaded in 2020 (inside every era the tests use).
 fn dated_wheel(w: &WheelBuilder) -> FixtureFile {
     FixtureFile {

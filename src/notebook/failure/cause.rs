@@ -482,11 +482,19 @@ impl fmt::Display for Cause {
                 "a cell with an indented first line, which IPython 9.1+ no longer dedents"
             ),
             MissingProgram { program } => {
-                write!(
-                    f,
-                    "program `{program}` is not installed, and no Python package installs it"
-                )?;
-                match super::programs::known(program) {
+                let known = super::programs::known(program);
+                match known.and_then(|p| p.pypi.as_ref()) {
+                    Some(build) => write!(
+                        f,
+                        "program `{program}` is not installed; {} on PyPI ships a build of it",
+                        build.dist
+                    )?,
+                    None => write!(
+                        f,
+                        "program `{program}` is not installed, and no Python package installs it"
+                    )?,
+                }
+                match known {
                     Some(p) => write!(f, " ({})", p.providers()),
                     None => Ok(()),
                 }
@@ -630,9 +638,11 @@ impl Failure {
     }
 
     /// Whether the run stopped for a program outside Python's packages (`latex`, `dot`): the
-    /// environment's, but nothing a resolution installs.
+    /// environment's, but nothing a resolution installs. A program a distribution on PyPI
+    /// ships a build of (ffmpeg) is one a resolution can install.
     pub fn needs_program(&self) -> bool {
-        matches!(self.cause, Cause::MissingProgram { .. })
+        matches!(&self.cause, Cause::MissingProgram { program }
+            if super::programs::known(program).is_none_or(|p| p.pypi.is_none()))
     }
 }
 

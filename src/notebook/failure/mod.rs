@@ -40,4 +40,4 @@ pub use context::FailureContext;
 pub use frame::{Frame, FrameOrigin};
 pub use history::{ApiHistory, BankSays};
 pub use problem::{Problem, Raised};
-pub use programs::{known as known_program, Program};
+pub use programs::{from_pypi as programs_from_pypi, known as known_program, Program, PyPiBuild};
