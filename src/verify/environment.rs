@@ -539,13 +539,12 @@ fn build(
     // pinned numpy installed first, and builds beside it.
     if let Err(VenvError::Install { detail, .. }) = &installed {
         let pins = super::repair::pinned(&plan.requirements);
-        let first: Vec<String> = needed_to_build(detail)
+        let mut first: Vec<String> = needed_to_build(detail)
             .into_iter()
             .filter_map(|name| pins.iter().find(|(d, _)| d.as_str() == name))
             .map(|(d, v)| format!("{d}=={v}"))
             .collect();
         if !first.is_empty() {
-            let mut first = first;
             // uv's environments have no build tools of their own.
             if matches!(installer, Installer::Uv(_)) {
                 first.extend(["setuptools".to_string(), "wheel".to_string()]);

@@ -332,21 +332,23 @@ fn provider(inference: &Inference, top: &str) -> Option<(DistName, Version)> {
         .imports
         .iter()
         .find(|d| d.import.as_str() == top)?;
-    decision.providers().iter().find_map(|chosen| {
-        inference
-            .solution
-            .get(&chosen.dist)
-            .map(|pin| (pin.dist.clone(), pin.version.clone()))
-    })
+    decision
+        .providers()
+        .iter()
+        .find_map(|chosen| pinned_release(inference, &chosen.dist))
 }
 
 /// The release pinned for the distribution named as an import name (`tqdm` for `tqdm`),
 /// which the environment holds as another's dependency: what the run saw lack a submodule.
 fn dependency(inference: &Inference, top: &str) -> Option<(DistName, Version)> {
-    let dist = DistName::new(top).ok()?;
+    pinned_release(inference, &DistName::new(top).ok()?)
+}
+
+/// The release the resolution pinned for `dist`.
+fn pinned_release(inference: &Inference, dist: &DistName) -> Option<(DistName, Version)> {
     inference
         .solution
-        .get(&dist)
+        .get(dist)
         .map(|pin| (pin.dist.clone(), pin.version.clone()))
 }
 

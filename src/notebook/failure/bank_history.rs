@@ -45,37 +45,46 @@ impl BankHistory {
     }
 
     /// Puts `question` to each distribution that installs `name`'s top-level module (for a
-    /// namespace package, the one whose import name `name` is under), in one read.
+    /// namespace package, the one whose import name `name` is under), in one read; `None`
+    /// when there is no bank or it cannot be read.
+    fn ask_each<T>(
+        &self,
+        name: &str,
+        question: impl Fn(&Store, DistId, &DistName) -> Result<T, StoreError>,
+    ) -> Option<Vec<T>> {
+        let store = self.store()?;
+        let top = name.split('.').next().unwrap_or(name);
+        store
+            .read_snapshot(|store| {
+                let mut answers = Vec::new();
+                let mut asked: Vec<DistName> = Vec::new();
+                for provider in store.import_providers(top)? {
+                    let import = provider.import_name.as_str();
+                    let covers = import == top
+                        || name
+                            .strip_prefix(import)
+                            .is_some_and(|rest| rest.is_empty() || rest.starts_with('.'));
+                    if !covers || asked.contains(&provider.dist) {
+                        continue;
+                    }
+                    if let Some(id) = store.distribution_id(&provider.dist)? {
+                        answers.push(question(store, id, &provider.dist)?);
+                    }
+                    asked.push(provider.dist);
+                }
+                Ok(answers)
+            })
+            .ok()
+    }
+
+    /// [`Self::ask_each`], the answers taken together ([`BankSays::any`]).
     fn ask(
         &self,
         name: &str,
         question: impl Fn(&Store, DistId, &DistName) -> Result<BankSays, StoreError>,
     ) -> BankSays {
-        let Some(store) = self.store() else {
-            return BankSays::Unknown;
-        };
-        let top = name.split('.').next().unwrap_or(name);
-        let answers = store.read_snapshot(|store| {
-            let mut answers = Vec::new();
-            let mut asked: Vec<DistName> = Vec::new();
-            for provider in store.import_providers(top)? {
-                let import = provider.import_name.as_str();
-                let covers = import == top
-                    || name
-                        .strip_prefix(import)
-                        .is_some_and(|rest| rest.is_empty() || rest.starts_with('.'));
-                if !covers || asked.contains(&provider.dist) {
-                    continue;
-                }
-                if let Some(id) = store.distribution_id(&provider.dist)? {
-                    answers.push(question(store, id, &provider.dist)?);
-                }
-                asked.push(provider.dist);
-            }
-            Ok(answers)
-        });
-        match answers {
-            Ok(answers) if !answers.is_empty() => BankSays::any(answers),
+        match self.ask_each(name, question) {
+            Some(answers) if !answers.is_empty() => BankSays::any(answers),
             _ => BankSays::Unknown,
         }
     }
@@ -121,22 +130,13 @@ impl ApiHistory for BankHistory {
     }
 
     fn member_path(&self, module: &ModulePath, class: &str, member: &str) -> Option<ApiPath> {
-        let store = self.store()?;
-        let top = module.top_level();
-        let paths = store
-            .read_snapshot(|store| {
-                let mut out = Vec::new();
-                for provider in store.import_providers(top)? {
-                    if let Some(id) = store.distribution_id(&provider.dist)? {
-                        out.extend(store.class_member_paths(id, class, member)?);
-                    }
-                }
-                Ok(out)
-            })
-            .ok()?;
+        let paths = self.ask_each(module.as_str(), |store, id, _| {
+            store.class_member_paths(id, class, member)
+        })?;
         // The shortest path: the public one before a private module's.
         paths
             .iter()
+            .flatten()
             .filter_map(|p| ApiPath::new(p).ok())
             .min_by_key(|p| (p.as_str().len(), p.as_str().to_string()))
     }
