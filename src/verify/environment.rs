@@ -494,7 +494,9 @@ fn build(
     // built. Not first: then pip takes a dependency's newest sdist over its last wheel and
     // compiles it (grpcio for TensorFlow on 2.7).
     let mut only_binary_names = Vec::new();
+    let mut compiled_builds = false;
     if let Some(built) = crate::output::sdists_built(&plan.requirements) {
+        compiled_builds = !built.dists.is_empty() && !built.only_pure;
         sdists_allowed.extend(built.dists.iter().map(ToString::to_string));
         if !built.dists.is_empty() {
             only_binary_names = super::repair::pinned(&plan.requirements)
@@ -526,7 +528,22 @@ fn build(
         args.extend(plan.runtime_requirements());
     }
     let started = Instant::now();
-    let mut installed = venv.install(&args, &strict);
+    // A compiled extension built from an old sdist links the numpy its build found: an old
+    // `setup.py` fetches the newest one when none is installed, and the pinned numpy then
+    // refuses it at import (`numpy.core.multiarray failed to import`). The pinned numpy goes
+    // in first and the builds run beside it; where that fails, as they would have.
+    let mut installed = match numpy_first(&plan.requirements, compiled_builds, installer) {
+        Some(first) if venv.install(&first, &strict).is_ok() => venv
+            .install(
+                &args,
+                &InstallOptions {
+                    no_build_isolation: true,
+                    ..strict.clone()
+                },
+            )
+            .or_else(|_| venv.install(&args, &strict)),
+        _ => venv.install(&args, &strict),
+    };
     let mut options = strict;
     if installed.is_err() && plan.only_binary && !only_binary_names.is_empty() {
         options = InstallOptions {
@@ -545,10 +562,7 @@ fn build(
             .map(|(d, v)| format!("{d}=={v}"))
             .collect();
         if !first.is_empty() {
-            // uv's environments have no build tools of their own.
-            if matches!(installer, Installer::Uv(_)) {
-                first.extend(["setuptools".to_string(), "wheel".to_string()]);
-            }
+            first.extend(build_tools(installer));
             if venv.install(&first, &options).is_ok() {
                 options.no_build_isolation = true;
                 installed = venv.install(&args, &options);
@@ -609,6 +623,33 @@ fn link_program_builds(root: &Path) {
             let _ = std::fs::set_permissions(&binary, std::fs::Permissions::from_mode(0o755));
             let _ = std::os::unix::fs::symlink(&binary, &link);
         }
+    }
+}
+
+/// What goes in before the rest when compiled sdists are built beside a pinned numpy: that
+/// numpy (and the build tools uv's environments lack). `None` when nothing is compiled, or
+/// numpy is not pinned.
+fn numpy_first(
+    requirements: &str,
+    compiled_builds: bool,
+    installer: &Installer,
+) -> Option<Vec<String>> {
+    if !compiled_builds {
+        return None;
+    }
+    let (name, version) = super::repair::pinned(requirements)
+        .into_iter()
+        .find(|(d, _)| d.as_str() == "numpy")?;
+    let mut first = vec![format!("{name}=={version}")];
+    first.extend(build_tools(installer));
+    Some(first)
+}
+
+/// The build tools an installer's fresh environment lacks: uv's have none of their own.
+fn build_tools(installer: &Installer) -> Vec<String> {
+    match installer {
+        Installer::Uv(_) => vec!["setuptools".to_string(), "wheel".to_string()],
+        _ => Vec::new(),
     }
 }
 

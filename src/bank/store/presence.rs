@@ -67,6 +67,14 @@ impl Presence {
         self.absent = self.absent.union(out);
     }
 
+    /// The answer once another reading of the same question could not tell for `open`:
+    /// those of its absent releases are unknown again.
+    pub fn keep_unknown(&mut self, open: &ReleaseSet) {
+        let reopened = self.absent.intersection(open);
+        self.absent = self.absent.difference(&reopened);
+        self.unknown = self.unknown.union(&reopened);
+    }
+
     /// The releases this answer cannot rule out: present, unknown or not indexed.
     pub fn possible(&self) -> ReleaseSet {
         self.present.union(&self.unknown).union(&self.not_indexed)

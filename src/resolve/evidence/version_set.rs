@@ -403,6 +403,14 @@ fn one<B: BankView + ?Sized>(
             let open = p.unknown.clone();
             p.rule_out(&open);
         }
+        // But where the value's own API is a type static reading cannot see into (numpy's
+        // compiled `nditer` before 1.20's stubs), the member stays unknown there: it is no
+        // column, and no absence either.
+        if let Ok(own) = api.member(&m.member) {
+            if let Some(direct) = bank.api_presence(dist, std::slice::from_ref(&own))?.pop() {
+                p.keep_unknown(&direct.unknown);
+            }
+        }
         let source = EvidenceSource::Member {
             member: m.member.clone(),
             derived_from: api.clone(),

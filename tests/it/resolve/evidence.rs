@@ -270,6 +270,31 @@ fn a_member_some_release_had_is_evidence_where_open_classes_leave_it_unknown() {
     );
 }
 
+/// numpy's `nditer` is compiled: static reading sees its members only where stubs list them
+/// (2.x). No class the bank read has `finished` before, but the type itself is unknown to
+/// static reading there, so those releases stay possible rather than lacking it.
+#[test]
+fn a_member_of_a_type_static_reading_cannot_see_into_stays_unknown() {
+    let all = ["1.10.4", "1.16.6", "2.0.0"];
+    let mut bank = MemoryBank::new();
+    bank.releases("numpy", &all)
+        .provides("numpy", "numpy", &all)
+        .api("numpy", "numpy.nditer", &all, &[])
+        .api(
+            "numpy",
+            "numpy.nditer.finished",
+            &["2.0.0"],
+            &["1.10.4", "1.16.6"],
+        )
+        .member("numpy", "finished", &["2.0.0"], &[]);
+    let source =
+        "import numpy as np\nit = np.nditer([1, 2])\nwhile not it.finished:\n    it.iternext()\n";
+    let e = evidence(&bank, &usage_of_source(source));
+    let numpy = versions(&e, "numpy");
+    assert_eq!(allowed(numpy), all);
+    assert!(!numpy.records.iter().any(|r| r.is_dropped()));
+}
+
 /// `Series.order` left pandas in 0.20.0; pandas' classes are open to static reading, so the
 /// bank saw it up to 0.19.2 and cannot tell after. A round on 0.21.0 showed it lacking: that
 /// release and the unsettled ones after it are ruled out, and those between the last seen
