@@ -147,6 +147,9 @@ pub struct RoundEnd<Round> {
     pub suspects: Vec<Suspect>,
     /// Every release the environment had installed.
     pub ran_with: Vec<(DistName, Version)>,
+    /// The bank saw what the installed release lacked in other releases: the lessons name
+    /// where to go, and the search only records the releases refuted.
+    pub bank_knows_where: bool,
 }
 
 impl<Round> RoundEnd<Round> {
@@ -317,6 +320,7 @@ pub fn run_rounds<S: RoundSteps>(
             lessons,
             cell,
             ran_with,
+            bank_knows_where,
             ..
         } = ended;
         rounds.push(this);
@@ -339,7 +343,22 @@ pub fn run_rounds<S: RoundSteps>(
             RunEnd::Failed { repairable: true } => {
                 let mut new = steps.teach(&lessons);
                 new |= learned.take_in(&lessons, python, steps.notebook());
-                if !suspects.is_empty() {
+                if bank_knows_where {
+                    // Only the releases the lessons exclude: the traceback's other libraries
+                    // are not at fault.
+                    let excluded: Vec<Suspect> = lessons
+                        .iter()
+                        .filter_map(|l| match l {
+                            Lesson::Exclude { dist, version } => Some(Suspect {
+                                dist: dist.clone(),
+                                version: version.clone(),
+                            }),
+                            _ => None,
+                        })
+                        .collect();
+                    learned.search.refuted_at(cell.unwrap_or(0), &excluded);
+                    steps.searched(round, None, &learned.search.refuted());
+                } else if !suspects.is_empty() {
                     let moved = learned.search.failed(cell.unwrap_or(0), &suspects, steps);
                     steps.searched(round, moved.as_ref(), &learned.search.refuted());
                     new |= moved.is_some();
@@ -388,6 +407,8 @@ mod tests {
         passes_below: Option<Version>,
         /// What the last run ran on.
         last: Option<(PythonVersion, &'static str)>,
+        /// Failed runs stop at a name the bank saw in other releases.
+        knows_where: bool,
     }
 
     fn dist() -> DistName {
@@ -427,6 +448,7 @@ mod tests {
                 cell: 3,
                 passes_below: None,
                 last: None,
+                knows_where: false,
             }
         }
     }
@@ -522,6 +544,7 @@ mod tests {
                 cell: Some(self.cell),
                 suspects: Vec::new(),
                 ran_with: vec![(dist(), v.parse().unwrap())],
+                bank_knows_where: self.knows_where && end != RunEnd::Clean,
             })
         }
 
@@ -618,6 +641,33 @@ mod tests {
             .iter()
             .all(|(_, v)| v >= &"3.0.0".parse::<Version>().unwrap()));
         assert!(r.rounds.last().unwrap().contains("Clean"));
+    }
+
+    /// A member the bank saw added in a later release (featuretools' `EntitySet.plot`, from
+    /// 0.6.0) fails the era's 0.5.1: the lessons say where to go, and the search must not
+    /// take the newer releases to fail too (it walked 0.2.1, 0.1.19, 0.1.17). The release
+    /// that failed is refuted all the same.
+    #[test]
+    fn a_failure_the_bank_knows_the_way_out_of_is_not_searched() {
+        let mut s = Script::new(&["0.5.1", "0.6.0", "0.2.1"]);
+        s.knows_where = true;
+        s.teaches = true;
+        s.runs.push_back((FAILED, vec![exclude("0.5.1")]));
+        s.runs.push_back((RunEnd::Clean, vec![]));
+        let r = run_rounds(&mut s, 4, Learned::default()).unwrap();
+        assert_eq!(
+            r.rounds,
+            [
+                "1: pkg==0.5.1 on 3.11 Failed { repairable: true }",
+                "2: pkg==0.6.0 on 3.11 Clean"
+            ],
+            "{:?}",
+            s.log
+        );
+        assert!(r
+            .learned
+            .search
+            .is_refuted(&dist(), &"0.5.1".parse().unwrap()));
     }
 
     /// What earlier restorations refuted is never tried again.

@@ -289,6 +289,19 @@ impl Search {
         None
     }
 
+    /// A run stopped at `cell` where the bank knows which releases have what the suspects
+    /// lacked: they are refuted (never tried again, in this restoration or the next), and
+    /// no bound is set: the evidence, not the search, moves them.
+    pub fn refuted_at(&mut self, cell: u32, suspects: &[Suspect]) {
+        for s in suspects {
+            let search = self.dists.entry(s.dist.clone()).or_default();
+            search.refuted.insert(s.version.clone(), cell);
+            if search.target.as_ref() == Some(&s.version) {
+                search.target = None;
+            }
+        }
+    }
+
     /// A release the search asked for failed to install: the next one tried for that
     /// distribution is between it and the releases that failed, else below it. Whether the
     /// search moved.

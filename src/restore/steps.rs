@@ -492,6 +492,9 @@ impl super::RoundSteps for Steps<'_, '_> {
             r.clock.elapsed(),
         );
         verify::store_run(&self.session.bank_file, &record, self.reporter);
+        let bank_knows_where = failure
+            .as_ref()
+            .is_some_and(|f| lacked.is_none() && f.cause.bank_saw_elsewhere());
         let end = match &failure {
             None => RunEnd::Clean,
             Some(f) if f.needs_program() => RunEnd::ProgramMissing,
@@ -559,6 +562,7 @@ impl super::RoundSteps for Steps<'_, '_> {
             cell,
             suspects,
             ran_with,
+            bank_knows_where,
         })
     }
 

@@ -317,6 +317,24 @@ impl Cause {
         }
     }
 
+    /// Whether the bank has seen what the installed release lacks in another release of the
+    /// distribution: the evidence that names the release to move to is the repair, and a
+    /// search for what the bank cannot see (which takes releases newer than a failure to fail
+    /// too) would go the wrong way when the name was added later.
+    pub fn bank_saw_elsewhere(&self) -> bool {
+        use Cause::*;
+        matches!(
+            self,
+            MissingApi {
+                bank: BankSays::SomeRelease { .. },
+                ..
+            } | MissingMember {
+                bank: BankSays::SomeRelease { .. },
+                ..
+            }
+        )
+    }
+
     /// The API the failure says a release lacks or takes otherwise, when it names one: its
     /// distribution is the likeliest suspect, even when the traceback ends in another's
     /// frame (seaborn's `from pandas.core.series import remove_na`).
