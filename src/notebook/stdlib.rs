@@ -78,8 +78,34 @@ fn table() -> &'static HashMap<&'static str, VersionSet> {
     })
 }
 
-/// The known versions whose standard library has the top-level module `name`.
+/// Submodules of packages the lists have that only some Pythons have, first and last
+/// (inclusive) where they are bounded: the lists hold top-level names only.
+const SUBMODULES: &[(&str, Option<PythonVersion>, Option<PythonVersion>)] = &[
+    ("collections.abc", Some(PythonVersion::new(3, 3)), None),
+    ("email.MIMEText", None, Some(PythonVersion::new(2, 7))),
+    ("importlib.metadata", Some(PythonVersion::new(3, 8)), None),
+    ("importlib.resources", Some(PythonVersion::new(3, 7)), None),
+    ("unittest.mock", Some(PythonVersion::new(3, 3)), None),
+    ("urllib.error", Some(PythonVersion::new(3, 0)), None),
+    ("urllib.parse", Some(PythonVersion::new(3, 0)), None),
+    ("urllib.request", Some(PythonVersion::new(3, 0)), None),
+    (
+        "xml.etree.cElementTree",
+        None,
+        Some(PythonVersion::new(3, 8)),
+    ),
+];
+
+/// The known versions whose standard library has the module `name`: a top-level name, or
+/// a submodule only some Pythons have (`importlib.metadata`).
 pub fn versions_having(name: &str) -> Option<VersionSet> {
+    if let Some((_, first, last)) = SUBMODULES.iter().find(|(path, ..)| *path == name) {
+        let within = KNOWN_VERSIONS
+            .into_iter()
+            .filter(|v| first.is_none_or(|f| *v >= f) && last.is_none_or(|l| *v <= l))
+            .collect::<Vec<_>>();
+        return Some(VersionSet::of(&within));
+    }
     table().get(name).copied()
 }
 
@@ -170,6 +196,19 @@ pub fn has_backport(name: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn submodules_some_pythons_lack_have_their_own_range() {
+        let range = version_range("importlib.metadata").unwrap();
+        assert_eq!(range.min, Some(PythonVersion::new(3, 8)));
+        assert_eq!(range.max, None);
+        let range = version_range("xml.etree.cElementTree").unwrap();
+        assert_eq!(
+            (range.min, range.max),
+            (None, Some(PythonVersion::new(3, 8)))
+        );
+        assert_eq!(version_range("importlib"), None);
+    }
 
     #[test]
     fn removed_and_added_modules() {

@@ -122,7 +122,8 @@ pub fn lessons(
         }
         // A module a later Python dropped from its standard library: an earlier Python.
         Cause::StdlibModule { module, .. } => {
-            return crate::notebook::stdlib_range(module.top_level())
+            return crate::notebook::stdlib_range(module.as_str())
+                .or_else(|| crate::notebook::stdlib_range(module.top_level()))
                 .map(|range| Lesson::Python {
                     module: module.clone(),
                     range,

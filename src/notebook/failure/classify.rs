@@ -696,7 +696,10 @@ fn module_cause(module: &str, cell: Option<u32>, in_library: bool, cx: &FailureC
             unprovided: false,
         };
     }
-    if let Some(python) = cx.stdlib_elsewhere(top) {
+    if let Some(python) = cx
+        .stdlib_elsewhere(m.as_str())
+        .or_else(|| cx.stdlib_elsewhere(top))
+    {
         return Cause::StdlibModule { module: m, python };
     }
     // An import of the notebook's own that nothing provides: a module its author had and

@@ -212,7 +212,8 @@ impl<'a> FailureContext<'a> {
         }
     }
 
-    /// The known Pythons whose standard library has `top`, when this one's does not (or,
+    /// The known Pythons whose standard library has module `top` (or a submodule only some
+    /// have: `importlib.metadata`), when this one's does not (or,
     /// with the interpreter unknown, when some Pythons lack it).
     pub(crate) fn stdlib_elsewhere(&self, top: &str) -> Option<Vec<PythonVersion>> {
         let having = stdlib::versions_having(top)?;

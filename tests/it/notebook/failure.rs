@@ -756,6 +756,29 @@ fn a_module_a_later_python_removed_asks_for_an_earlier_one() {
     assert!(matches!(&f.cause, Cause::MissingModule { .. }), "{f:?}");
 }
 
+/// A submodule a later Python added to a package every Python has (`importlib.metadata`,
+/// 3.8) points at the Pythons that have it: on 3.6 it is no distribution's, whatever the
+/// bank says of `importlib`.
+#[test]
+fn a_submodule_a_later_python_added_asks_for_that_python() {
+    let nb = notebook_of(vec![cell("import importlib.metadata\n", 1)]);
+    let usage = notebook::analyze(&nb, &AnalyzeOptions::default());
+    let raised = Raised {
+        ename: "ModuleNotFoundError".into(),
+        evalue: "No module named 'importlib.metadata'".into(),
+        frames: vec![],
+    };
+    let cx = FailureContext::new(&nb, &usage).with_python(PythonVersion::new(3, 6));
+    let f = classify(&Problem::Raised(raised), Some(1), &cx);
+    assert!(
+        matches!(&f.cause, Cause::StdlibModule { module, python }
+            if module.as_str() == "importlib.metadata"
+                && python.first() == Some(&PythonVersion::new(3, 8))),
+        "{f:?}"
+    );
+    assert_eq!(f.class, FailureClass::Environment);
+}
+
 /// An import of the notebook's own that nothing local has and that no distribution provides
 /// (as the run's resolution found) is a module its author never published: data/input, not
 /// an environment to search.
