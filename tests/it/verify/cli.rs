@@ -433,7 +433,7 @@ fn a_compiled_sdist_is_built_against_the_pinned_numpy() {
     );
     let numpy = |version: &str| {
         WheelBuilder::new("numpy", version)
-            .file("numpy/__init__.py", &format!("VERSION = '{version}'\n"))
+            .file("numpy/__init__.py", format!("VERSION = '{version}'\n"))
     };
     env.publish(
         "numpy",
