@@ -155,17 +155,7 @@ pub struct RoundEnd<Round> {
 impl<Round> RoundEnd<Round> {
     /// The failure's suspects: the releases its lessons exclude, then the others.
     fn all_suspects(&self) -> Vec<Suspect> {
-        let mut all: Vec<Suspect> = self
-            .lessons
-            .iter()
-            .filter_map(|l| match l {
-                Lesson::Exclude { dist, version } => Some(Suspect {
-                    dist: dist.clone(),
-                    version: version.clone(),
-                }),
-                _ => None,
-            })
-            .collect();
+        let mut all = excluded(&self.lessons);
         for s in &self.suspects {
             if !all.iter().any(|a| a.dist == s.dist) {
                 all.push(s.clone());
@@ -173,6 +163,20 @@ impl<Round> RoundEnd<Round> {
         }
         all
     }
+}
+
+/// The releases `lessons` exclude, as suspects.
+fn excluded(lessons: &[Lesson]) -> Vec<Suspect> {
+    lessons
+        .iter()
+        .filter_map(|l| match l {
+            Lesson::Exclude { dist, version } => Some(Suspect {
+                dist: dist.clone(),
+                version: version.clone(),
+            }),
+            _ => None,
+        })
+        .collect()
 }
 
 /// The steps of a round. Production resolves with the bank and the index, builds with uv and
@@ -346,17 +350,9 @@ pub fn run_rounds<S: RoundSteps>(
                 if bank_knows_where {
                     // Only the releases the lessons exclude: the traceback's other libraries
                     // are not at fault.
-                    let excluded: Vec<Suspect> = lessons
-                        .iter()
-                        .filter_map(|l| match l {
-                            Lesson::Exclude { dist, version } => Some(Suspect {
-                                dist: dist.clone(),
-                                version: version.clone(),
-                            }),
-                            _ => None,
-                        })
-                        .collect();
-                    learned.search.refuted_at(cell.unwrap_or(0), &excluded);
+                    learned
+                        .search
+                        .refuted_at(cell.unwrap_or(0), &excluded(&lessons));
                     steps.searched(round, None, &learned.search.refuted());
                 } else if !suspects.is_empty() {
                     let moved = learned.search.failed(cell.unwrap_or(0), &suspects, steps);
