@@ -336,6 +336,17 @@ pub(super) fn sdist_line(inference: &Inference) -> Option<String> {
             "{built} (no resolution from wheels alone on any Python the notebook allows; --wheels-only refuses this)"
         ));
     }
+    if !inference.search_builds.is_empty() {
+        let built: Vec<String> = inference
+            .search_builds
+            .iter()
+            .map(|(dist, version)| format!("{dist} {version}"))
+            .collect();
+        groups.push(format!(
+            "{} (the search builds it: runs refuted every release with a wheel for this Python; --wheels-only refuses this)",
+            built.join(", ")
+        ));
+    }
     (!groups.is_empty()).then(|| format!("{}{}", super::header::SDIST_LINE, groups.join("; ")))
 }
 

@@ -40,6 +40,10 @@ pub struct Inference {
     /// install, with nothing to compile.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub pure_sdists: Vec<(DistName, Version)>,
+    /// The pins a restoration's search builds from compiled sdists: no release of theirs
+    /// with a wheel for the interpreter was left to try.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub search_builds: Vec<(DistName, Version)>,
     /// The notebook's era, whose releases were preferred.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub era: Option<Era>,
@@ -303,6 +307,16 @@ pub fn resolve(
     catalog: &dyn Catalog,
     options: &SolveOptions,
 ) -> Result<Inference, InferError> {
+    steered(evidence, plan, requested, catalog, options).map(|i| i.with_search_builds(options))
+}
+
+fn steered(
+    evidence: Evidence,
+    plan: InterpreterPlan,
+    requested: bool,
+    catalog: &dyn Catalog,
+    options: &SolveOptions,
+) -> Result<Inference, InferError> {
     let bounded = options
         .steer
         .iter()
@@ -457,6 +471,25 @@ impl Inference {
         self
     }
 
+    /// The inference, naming the pins a restoration's search asked to build from a compiled
+    /// sdist (see [`Steer::build`]).
+    fn with_search_builds(mut self, options: &SolveOptions) -> Self {
+        self.search_builds =
+            self.solution
+                .pins
+                .iter()
+                .filter(|p| {
+                    options.steer.iter().any(|s| {
+                        s.build && s.dist == p.dist && s.target.as_ref() == Some(&p.version)
+                    })
+                })
+                .filter(|p| !p.files.iter().any(|f| f.kind == LockedKind::Wheel))
+                .filter(|p| !p.builds_pure_sdist())
+                .map(|p| (p.dist.clone(), p.version.clone()))
+                .collect();
+        self
+    }
+
     /// The inference with `earlier` interpreters, tried and passed over before the plan that
     /// found it, named first among those passed over.
     fn after(mut self, earlier: &[PassedOver]) -> Self {
@@ -539,6 +572,7 @@ impl Found {
             .collect();
         Inference {
             pure_sdists,
+            search_builds: Vec::new(),
             evidence,
             python: self.python,
             python_choice: self.python_choice,

@@ -150,6 +150,9 @@ pub struct RoundEnd<Round> {
     /// The bank saw what the installed release lacked in other releases: the lessons name
     /// where to go, and the search only records the releases refuted.
     pub bank_knows_where: bool,
+    /// The distribution whose code the run's Python could not read (see
+    /// [`Suspect::unreadable`]).
+    pub unreadable: Option<DistName>,
 }
 
 impl<Round> RoundEnd<Round> {
@@ -161,6 +164,9 @@ impl<Round> RoundEnd<Round> {
                 all.push(s.clone());
             }
         }
+        for s in &mut all {
+            s.unreadable = self.unreadable.as_ref() == Some(&s.dist);
+        }
         all
     }
 }
@@ -170,10 +176,7 @@ fn excluded(lessons: &[Lesson]) -> Vec<Suspect> {
     lessons
         .iter()
         .filter_map(|l| match l {
-            Lesson::Exclude { dist, version } => Some(Suspect {
-                dist: dist.clone(),
-                version: version.clone(),
-            }),
+            Lesson::Exclude { dist, version } => Some(Suspect::new(dist.clone(), version.clone())),
             _ => None,
         })
         .collect()
@@ -541,6 +544,7 @@ mod tests {
                 suspects: Vec::new(),
                 ran_with: vec![(dist(), v.parse().unwrap())],
                 bank_knows_where: self.knows_where && end != RunEnd::Clean,
+                unreadable: None,
             })
         }
 
@@ -587,6 +591,7 @@ mod tests {
                 .map(|v| super::super::search::Candidate {
                     version: v.parse().unwrap(),
                     uploaded: None,
+                    built: false,
                 })
                 .collect();
             all.sort_by(|a, b| a.version.cmp(&b.version));
@@ -594,6 +599,10 @@ mod tests {
         }
 
         fn era(&self) -> Option<jiff::Timestamp> {
+            None
+        }
+
+        fn python_released(&self) -> Option<jiff::Timestamp> {
             None
         }
     }

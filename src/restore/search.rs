@@ -8,6 +8,12 @@
 //! by `**kwargs`, a member served by `__getattr__`, a change of behaviour) costs a few rounds,
 //! not one round per release.
 //!
+//! Where no release with a wheel for the run's Python is left open, the search builds one:
+//! the era's release (else the first after it) from its sdist, once per distribution
+//! (pyproj before 2.0 published no Linux wheel for Python 2.7; 2.0.0 refuses the notebook's
+//! `+init=ESRI:102003`, and 1.9.5.1, of the era, builds in half a minute). Builds cost minutes
+//! and fail for reasons of their own, so one that does not install ends the search there.
+//!
 //! A release a run refuted is never tried again: the resolution keeps it out (see
 //! [`crate::resolve::solver::Steer`]), and the bank's run records keep it out of the next
 //! restoration of the same notebook. Runs also set bounds: releases newer than one that
@@ -32,6 +38,22 @@ use crate::resolve::solver::{rebuild_of, Steer};
 pub struct Suspect {
     pub dist: DistName,
     pub version: Version,
+    /// The run's Python could not read its code (a SyntaxError inside it). Released before
+    /// that Python, it is too old for it (astor 0.6 names a parameter `async`, a keyword
+    /// since 3.7): only newer releases may do, the first after the Python's release first.
+    /// Released after it, it is too new (Python 3 syntax on 2.7), as other failures are.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub unreadable: bool,
+}
+
+impl Suspect {
+    pub fn new(dist: DistName, version: Version) -> Self {
+        Self {
+            dist,
+            version,
+            unreadable: false,
+        }
+    }
 }
 
 /// One release of a distribution that installs on the run's Python.
@@ -39,14 +61,20 @@ pub struct Suspect {
 pub struct Candidate {
     pub version: Version,
     pub uploaded: Option<Timestamp>,
+    /// It installs only by building its sdist: no wheel of it fits the run's Python.
+    pub built: bool,
 }
 
 /// What the search needs to know of a distribution's releases.
 pub trait SearchSpace {
-    /// The stable releases of `dist` that install on the run's Python, oldest first.
+    /// The stable releases of `dist` that install on the run's Python, oldest first: those
+    /// with a wheel for it, and (unless only wheels are allowed) those that would be built
+    /// from their sdist.
     fn candidates(&mut self, dist: &DistName) -> Vec<Candidate>;
     /// The notebook's era: releases uploaded before it are its era's.
     fn era(&self) -> Option<Timestamp>;
+    /// When the run's Python came out.
+    fn python_released(&self) -> Option<Timestamp>;
 }
 
 /// Why the next round tries a release.
@@ -62,6 +90,12 @@ pub enum Step {
     /// A post-release of the release that failed: the same code rebuilt or repackaged
     /// (graphillion 1.11.post1's extension built against other libraries than 1.11's).
     Rebuild,
+    /// No release with a wheel for the run's Python is left open: the era's release (else
+    /// the first after it) built from its sdist.
+    Build,
+    /// The run's Python could not read a release older than itself: the first release
+    /// after that Python came out.
+    AfterPython,
 }
 
 /// What the search moves for the next round.
@@ -84,6 +118,14 @@ impl fmt::Display for Move {
             }
             Step::Bisect => "the middle of the releases runs left open",
             Step::Rebuild => "a rebuild of the same release",
+            Step::AfterPython => {
+                "the first release after this Python came out (the failing one is older and \
+                 this Python cannot read its code)"
+            }
+            Step::Build => {
+                "built from its sdist, the release of the notebook's era nearest its date \
+                 (no release with a wheel for this Python is left)"
+            }
         };
         write!(
             f,
@@ -108,8 +150,12 @@ struct DistSearch {
     below: Option<Version>,
     /// The release the next resolution is asked for.
     target: Option<Version>,
+    /// The target is built from its sdist.
+    target_built: bool,
     /// The era release was tried (or had none to try).
     era_tried: bool,
+    /// A release was built from its sdist (once per distribution).
+    build_tried: bool,
 }
 
 impl DistSearch {
@@ -147,27 +193,41 @@ impl DistSearch {
         }
     }
 
+    /// Runs a failure of `version` at `cell` that shows it too old into the bounds.
+    fn refute_too_old(&mut self, version: &Version, cell: u32) {
+        self.refuted.insert(version.clone(), cell);
+        self.above = Some(
+            self.above
+                .take()
+                .map_or(version.clone(), |a| a.max(version.clone())),
+        );
+        if self.target.as_ref() == Some(version) {
+            self.target = None;
+        }
+    }
+
     /// The next release to try, and why; `None` when nothing is left open.
     fn next(
         &mut self,
         candidates: &[Candidate],
         era: Option<Timestamp>,
     ) -> Option<(Version, Step, usize)> {
-        let mut open: Vec<&Candidate> = candidates
-            .iter()
-            .filter(|c| self.is_open(&c.version))
-            .collect();
+        self.target_built = false;
+        let open_of = |s: &Self, built: bool| -> Vec<&Candidate> {
+            candidates
+                .iter()
+                .filter(|c| c.built == built && s.is_open(&c.version))
+                .collect()
+        };
+        let mut open = open_of(self, false);
         if open.is_empty() && self.above.is_some() {
             // Nothing between the bounds: the lower one was a guess (the later cell may need
             // an older release still); search below the upper one alone.
             self.above = None;
-            open = candidates
-                .iter()
-                .filter(|c| self.is_open(&c.version))
-                .collect();
+            open = open_of(self, false);
         }
         if open.is_empty() {
-            return None;
+            return self.build(&open_of(self, true), era);
         }
         // A rebuild of a release that failed is the same code: tried first, as it is the one
         // release newer than a failure that may not fail the same way.
@@ -198,6 +258,31 @@ impl DistSearch {
             Step::Bisect,
             open.len(),
         ))
+    }
+
+    /// The release to build when no release with a wheel is left: the era's, else the first
+    /// after it, else (no era) the newest open; once per distribution.
+    fn build(
+        &mut self,
+        open: &[&Candidate],
+        era: Option<Timestamp>,
+    ) -> Option<(Version, Step, usize)> {
+        if self.build_tried || open.is_empty() {
+            return None;
+        }
+        self.build_tried = true;
+        let uploaded_by =
+            |c: &&&Candidate, before: Timestamp| c.uploaded.is_some_and(|t| t <= before);
+        let chosen = match era {
+            Some(before) => open
+                .iter()
+                .rev()
+                .find(|c| uploaded_by(c, before))
+                .or_else(|| open.iter().find(|c| !uploaded_by(c, before))),
+            None => open.last(),
+        }?;
+        self.target_built = true;
+        Some((chosen.version.clone(), Step::Build, open.len()))
     }
 }
 
@@ -253,11 +338,47 @@ impl Search {
         space: &mut dyn SearchSpace,
     ) -> Option<Move> {
         let era = space.era();
+        let python_released = space.python_released();
         for suspect in suspects {
             let candidates = space.candidates(&suspect.dist);
             let search = self.dists.entry(suspect.dist.clone()).or_default();
             let mut trial = search.clone();
-            trial.refute(&suspect.version, cell);
+            let uploaded = candidates
+                .iter()
+                .find(|c| c.version == suspect.version)
+                .and_then(|c| c.uploaded);
+            let too_old = suspect.unreadable
+                && uploaded
+                    .zip(python_released)
+                    .is_some_and(|(uploaded, python)| uploaded < python);
+            if too_old {
+                trial.refute_too_old(&suspect.version, cell);
+                let first_after = candidates.iter().find(|c| {
+                    !c.built
+                        && trial.is_open(&c.version)
+                        && c.uploaded.zip(python_released).is_some_and(|(u, p)| u >= p)
+                });
+                if let Some(c) = first_after {
+                    let open = candidates
+                        .iter()
+                        .filter(|c| !c.built && trial.is_open(&c.version))
+                        .count();
+                    let to = c.version.clone();
+                    trial.era_tried = true;
+                    trial.target = Some(to.clone());
+                    trial.target_built = false;
+                    *search = trial;
+                    return Some(Move {
+                        dist: suspect.dist.clone(),
+                        from: suspect.version.clone(),
+                        to,
+                        step: Step::AfterPython,
+                        open,
+                    });
+                }
+            } else {
+                trial.refute(&suspect.version, cell);
+            }
             // A release of the era failed already: the era has been tried, and the next
             // step halves what is left (the era's next release would be a walk).
             // (The first release after the era, which stands in for it where none of the era
@@ -320,12 +441,13 @@ impl Search {
         let candidates = space.candidates(dist);
         let between: Vec<&Candidate> = candidates
             .iter()
-            .filter(|c| &c.version > version && search.is_open(&c.version))
+            .filter(|c| !c.built && &c.version > version && search.is_open(&c.version))
             .collect();
         let (to, open) = if between.is_empty() {
             let (to, _, open) = search.next(&candidates, None)?;
             (to, open)
         } else {
+            search.target_built = false;
             (between[between.len() / 2].version.clone(), between.len())
         };
         search.target = Some(to.clone());
@@ -345,6 +467,7 @@ impl Search {
             .iter()
             .map(|(dist, s)| Steer {
                 target: s.target.clone(),
+                build: s.target.is_some() && s.target_built,
                 above: s.above.clone(),
                 below: s.below.clone(),
                 refuted: s.refuted.keys().cloned().collect(),
@@ -404,6 +527,7 @@ mod tests {
                     .map(|i| Candidate {
                         version: v(&format!("0.{i}")),
                         uploaded: Some(at(&format!("{}-06-01", 2010 + i))),
+                        built: false,
                     })
                     .collect(),
                 era: era.map(at),
@@ -418,13 +542,13 @@ mod tests {
         fn era(&self) -> Option<Timestamp> {
             self.era
         }
+        fn python_released(&self) -> Option<Timestamp> {
+            Some(at("2018-06-27"))
+        }
     }
 
     fn suspect(dist: &str, version: &str) -> Suspect {
-        Suspect {
-            dist: d(dist),
-            version: v(version),
-        }
+        Suspect::new(d(dist), v(version))
     }
 
     /// The hold= case: the newest fails, the era's release is tried next, not the one
@@ -450,6 +574,7 @@ mod tests {
         let release = |version: &str, day: &str| Candidate {
             version: v(version),
             uploaded: Some(at(day)),
+            built: false,
         };
         let mut space = Space {
             releases: vec![
@@ -578,6 +703,83 @@ mod tests {
         assert!(m.to > v("0.2") && m.to < v("0.16"), "{m:?}");
         // Only the release the search asked for moves it.
         assert_eq!(search.broken(&d("p"), &v("0.5"), &mut space), None);
+    }
+
+    /// pyproj on Linux's Python 2.7: nothing before 2.0.0 has a wheel. 2.0.0 failing, the
+    /// era's release is built from its sdist, once; a build that does not install ends it.
+    #[test]
+    fn with_no_wheel_left_the_era_release_is_built_once() {
+        let release = |version: &str, day: &str, built: bool| Candidate {
+            version: v(version),
+            uploaded: Some(at(day)),
+            built,
+        };
+        let mut space = Space {
+            releases: vec![
+                release("1.9.4", "2014-01-01", true),
+                release("1.9.5.1", "2016-01-06", true),
+                release("1.9.6", "2018-12-29", true),
+                release("2.0.0", "2019-03-08", false),
+                release("2.1.0", "2019-03-15", false),
+            ],
+            era: Some(at("2017-04-30")),
+        };
+        let mut search = Search::default();
+        let m = search
+            .failed(2, &[suspect("pyproj", "2.0.0")], &mut space)
+            .unwrap();
+        assert_eq!(
+            (m.to.clone(), m.step, m.open),
+            (v("1.9.5.1"), Step::Build, 3)
+        );
+        let steer = &search.steer()[0];
+        assert!(steer.build, "{steer:?}");
+        assert_eq!(steer.target, Some(v("1.9.5.1")));
+        assert_eq!(
+            m.to_string(),
+            "pyproj 2.0.0 failed: trying 1.9.5.1 next, built from its sdist, the release of \
+             the notebook's era nearest its date (no release with a wheel for this Python is \
+             left) (3 open)"
+        );
+        // The build fails: no second build.
+        assert_eq!(search.broken(&d("pyproj"), &v("1.9.5.1"), &mut space), None);
+        assert!(!search.steer()[0].build);
+        // While a release with a wheel is open, none is built.
+        let mut search = Search::default();
+        let m = search
+            .failed(2, &[suspect("pyproj", "2.1.0")], &mut space)
+            .unwrap();
+        assert_eq!((m.to, m.step), (v("2.0.0"), Step::AfterEra));
+        assert!(!search.steer()[0].build);
+    }
+
+    /// astor 0.6 (2017) names a parameter `async`, a keyword of Python 3.7 (2018-06-27): a
+    /// SyntaxError inside it. Older releases would fail alike; the first after 3.7 came out
+    /// is tried next, and later failures of the kind keep the search above.
+    #[test]
+    fn a_release_too_old_for_the_python_moves_to_the_first_after_it() {
+        let mut space = Space::years(12, Some("2017-08-08"));
+        let mut search = Search::default();
+        let unreadable = |version: &str| Suspect {
+            unreadable: true,
+            ..suspect("astor", version)
+        };
+        // 0.7 came out in 2017, before Python 3.7; 0.8 in 2018, after it.
+        let m = search.failed(1, &[unreadable("0.7")], &mut space).unwrap();
+        assert_eq!((m.to.clone(), m.step), (v("0.9"), Step::AfterPython));
+        assert_eq!(search.steer()[0].above, Some(v("0.7")));
+        assert_eq!(search.steer()[0].below, None);
+        // Any other failure of the era's release bounds from above: the search goes down.
+        let mut search = Search::default();
+        let m = search
+            .failed(1, &[suspect("astor", "0.7")], &mut space)
+            .unwrap();
+        assert_eq!((m.to, m.step), (v("0.4"), Step::Bisect));
+        // Released after the Python, an unreadable release is too new (Python 3 code on 2.7).
+        let mut search = Search::default();
+        let m = search.failed(1, &[unreadable("0.10")], &mut space).unwrap();
+        assert_eq!(m.step, Step::Era);
+        assert_eq!(search.steer()[0].below, Some(v("0.10")));
     }
 
     /// What earlier restorations refuted is out from the first round.

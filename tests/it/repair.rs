@@ -6,10 +6,11 @@
 
 use std::path::Path;
 
-use crate::support::archives::WheelBuilder;
+use crate::support::archives::{in_tree_sdist, WheelBuilder};
 use crate::support::cli::{pins, python3_version};
 use crate::support::context::{Run, TestContext, Uploaded};
 use crate::support::git::commit;
+use crate::support::server::FixtureFile;
 
 /// A notebook of code cells, each `(source, stored stdout)`: a stored output and an
 /// execution count say the cell ran for its author.
@@ -96,6 +97,116 @@ fn a_cell_that_worked_for_its_author_and_raises_now_is_the_environments() {
         "{err}"
     );
     assert_eq!(pins(&out), ["calc==1.1"], "{out}");
+}
+
+/// Item 7 within the search: `calc` 1.0 and 1.1 published only sdists, of a project whose
+/// later releases have binary wheels (pyproj before 2.0 on Linux's Python 2.7). 1.3 and 1.2,
+/// the releases with a wheel, refuse the cell; with none left, the search builds 1.1 from its
+/// sdist and the notebook runs. `--wheels-only` refuses the build.
+#[test]
+fn with_no_wheel_left_the_search_builds_a_release_from_its_sdist() {
+    let ctx = TestContext::with_index();
+    let works = "def solve(x):\n    return x * 2\n";
+    let raises = "def solve(x):\n    raise ValueError('matrix is singular')\n";
+    let nodot = python3_version().replace('.', "");
+    let binary = format!("cp{nodot}-cp{nodot}-manylinux_2_17_x86_64");
+    let sdist = |v: &str, year: u32| FixtureFile {
+        upload_time: Some(format!("{year}-01-01T00:00:00Z")),
+        ..FixtureFile::new(
+            &format!("calc-{v}.tar.gz"),
+            in_tree_sdist("calc", v, &[], &[("calc/__init__.py", works)]),
+        )
+    };
+    let wheel = |v: &str, year: u32| {
+        let w = WheelBuilder::new("calc", v)
+            .tag(&binary)
+            .file("calc/__init__.py", raises);
+        FixtureFile {
+            upload_time: Some(format!("{year}-01-01T00:00:00Z")),
+            ..FixtureFile::new(&w.filename(), w.build())
+        }
+    };
+    ctx.server().publish(
+        "calc",
+        &[
+            sdist("1.0", 2010),
+            sdist("1.1", 2011),
+            wheel("1.2", 2012),
+            wheel("1.3", 2013),
+        ],
+    );
+    let nb = notebook(
+        ctx.root(),
+        &[("import calc", ""), ("print(calc.solve(21))", "42\n")],
+    );
+    let (code, out, err) = restore(&ctx, &nb, &["--date", "none"]).parts();
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains(
+            "searching: calc 1.2 failed: trying 1.1 next, built from its sdist, the release of \
+             the notebook's era nearest its date (no release with a wheel for this Python is left)"
+        ),
+        "{err}"
+    );
+    assert!(
+        err.contains("restored: the notebook ran to the end"),
+        "{err}"
+    );
+    assert_eq!(pins(&out), ["calc==1.1"], "{out}");
+    assert!(
+        out.contains(
+            "# Built from sdists: calc 1.1 (the search builds it: runs refuted every release \
+             with a wheel for this Python; --wheels-only refuses this)"
+        ),
+        "{out}"
+    );
+    let (code, _, err) = ctx.run(["bank", "runs", "--forget"]).parts();
+    assert_eq!(code, 0, "{err}");
+    let (code, _, err) = restore(&ctx, &nb, &["--date", "none", "--wheels-only"]).parts();
+    assert_eq!(code, 21, "{err}");
+    assert!(err.contains("calc 1.3 failed: trying 1.2 next"), "{err}");
+    assert!(err.contains("round 2: stopped at cell 2"), "{err}");
+    assert!(!err.contains("built from its sdist"), "{err}");
+}
+
+/// A library whose code the run's Python cannot read (`async` as a parameter name, a keyword
+/// since 3.7), released before that Python came out, is too old for it: the search moves up
+/// to the first release after the Python, not down through older ones that fail alike.
+#[test]
+fn a_release_too_old_for_the_python_moves_the_search_up() {
+    let ctx = TestContext::with_index();
+    let old = "def solve(x, async=False):\n    return x * 2\n";
+    let new = "def solve(x, is_async=False):\n    return x * 2\n";
+    let wheel = |v: &str, src: &str, day: &str| {
+        let w = WheelBuilder::new("calc", v).file("calc/__init__.py", src);
+        FixtureFile {
+            upload_time: Some(format!("{day}T00:00:00Z")),
+            ..FixtureFile::new(&w.filename(), w.build())
+        }
+    };
+    ctx.server().publish(
+        "calc",
+        &[
+            wheel("1.0", old, "2015-01-01"),
+            wheel("1.1", old, "2016-01-01"),
+            wheel("2.0", new, "2025-01-01"),
+        ],
+    );
+    let nb = notebook(
+        ctx.root(),
+        &[("import calc", ""), ("print(calc.solve(21))", "42\n")],
+    );
+    let (code, out, err) = restore(&ctx, &nb, &["--date", "2016-06-01"]).parts();
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("calc==1.1"), "the era's release first: {err}");
+    assert!(
+        err.contains(
+            "searching: calc 1.1 failed: trying 2.0 next, the first release after this Python \
+             came out (the failing one is older and this Python cannot read its code)"
+        ),
+        "{err}"
+    );
+    assert_eq!(pins(&out), ["calc==2.0"], "{out}");
 }
 
 /// The same error in a cell with no stored record of running stays the notebook's code.

@@ -195,3 +195,68 @@ pub fn patch_declared_size(zip: &mut [u8], name: &str, size: u32) {
     patch(zip, b"PK\x01\x02", 46, 28, 24);
     patch(zip, b"PK\x03\x04", 30, 26, 22);
 }
+
+/// An in-tree PEP 517 backend that packs the package `NAME/` into a wheel: the sdist builds
+/// with no build requirement to fetch, as a pure-Python one with setuptools would.
+/// `{name}`, `{version}` and `{requires}` (comma-separated) are to be replaced.
+pub const IN_TREE_BACKEND: &str = r#"import base64, hashlib, os, zipfile
+
+NAME, VERSION, REQUIRES = "{name}", "{version}", "{requires}"
+
+
+def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
+    dist_info = "%s-%s.dist-info" % (NAME, VERSION)
+    files = {}
+    for root, _, names in os.walk(NAME):
+        for n in names:
+            path = os.path.join(root, n)
+            with open(path, "rb") as f:
+                files[path.replace(os.sep, "/")] = f.read()
+    files[dist_info + "/METADATA"] = (
+        "Metadata-Version: 2.1\nName: %s\nVersion: %s\n" % (NAME, VERSION)
+        + "".join("Requires-Dist: %s\n" % r for r in REQUIRES.split(",") if r)
+    ).encode()
+    files[dist_info + "/WHEEL"] = (
+        b"Wheel-Version: 1.0\nGenerator: fixture\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
+    )
+    record = []
+    for path, data in files.items():
+        digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=")
+        record.append("%s,sha256=%s,%d" % (path, digest.decode(), len(data)))
+    record.append(dist_info + "/RECORD,,")
+    files[dist_info + "/RECORD"] = ("\n".join(record) + "\n").encode()
+    wheel = "%s-%s-py3-none-any.whl" % (NAME, VERSION)
+    with zipfile.ZipFile(os.path.join(wheel_directory, wheel), "w") as z:
+        for path, data in files.items():
+            z.writestr(path, data)
+    return wheel
+"#;
+
+/// An sdist of `name` `version` with `files` that builds offline with [`IN_TREE_BACKEND`],
+/// its built wheel requiring `requires`, which its sdist's metadata (1.1, as old sdists
+/// have) does not say.
+pub fn in_tree_sdist(
+    name: &str,
+    version: &str,
+    requires: &[&str],
+    files: &[(&str, &str)],
+) -> Vec<u8> {
+    let backend = IN_TREE_BACKEND
+        .replace("{name}", name)
+        .replace("{version}", version)
+        .replace("{requires}", &requires.join(","));
+    let mut all = vec![
+        (
+            "pyproject.toml",
+            "[build-system]\nrequires = []\nbuild-backend = \"backend\"\nbackend-path = [\".\"]\n",
+        ),
+        ("backend.py", backend.as_str()),
+    ];
+    all.extend_from_slice(files);
+    sdist_tar_gz(
+        name,
+        version,
+        &all,
+        &format!("Metadata-Version: 1.1\nName: {name}\nVersion: {version}\n"),
+    )
+}

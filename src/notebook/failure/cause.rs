@@ -317,6 +317,17 @@ impl Cause {
         }
     }
 
+    /// The library whose own code the run's Python could not read (a SyntaxError inside
+    /// it): its release was written for another Python.
+    pub fn unreadable_library(&self) -> Option<&ModulePath> {
+        match self {
+            Cause::LibraryMismatch { library, ename, .. } if ename == "SyntaxError" => {
+                Some(library)
+            }
+            _ => None,
+        }
+    }
+
     /// Whether the bank has seen what the installed release lacks in another release of the
     /// distribution: the evidence that names the release to move to is the repair, and a
     /// search for what the bank cannot see (which takes releases newer than a failure to fail

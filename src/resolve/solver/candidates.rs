@@ -143,9 +143,14 @@ impl Candidates {
         options: &SolveOptions,
         policy: &RootPolicy,
     ) -> Self {
-        let sdists = options.sdists_for(&releases, target);
-        let survey = options.surveys_sdists(&releases);
         let steer = options.steer.iter().find(|s| &s.dist == dist);
+        // The search builds one release from its sdist when no release with a wheel is left.
+        let sdists = if steer.is_some_and(|s| s.build) {
+            Sdists::Any
+        } else {
+            options.sdists_for(&releases, target)
+        };
+        let survey = options.surveys_sdists(&releases);
         let mut verdicts: Vec<Verdict> = releases
             .iter()
             .map(|r| {

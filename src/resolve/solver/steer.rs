@@ -14,6 +14,9 @@ pub struct Steer {
     pub dist: DistName,
     /// The release to try next: chosen whenever the range allows it.
     pub target: Option<Version>,
+    /// The target has no wheel for the run's Python and is built from its sdist: the
+    /// distribution's sdists count as installable, whatever the sdist rule.
+    pub build: bool,
     /// Releases at or below this failed for being too old: only newer ones are candidates.
     pub above: Option<Version>,
     /// Releases at or above this failed for being too new: only older ones are candidates.
@@ -27,6 +30,7 @@ impl Steer {
         Self {
             dist,
             target: None,
+            build: false,
             above: None,
             below: None,
             refuted: Vec::new(),

@@ -783,6 +783,38 @@ fn a_compiled_sdist_is_built_only_by_the_fallback() {
     assert!(c.surveyed().is_empty(), "{:?}", c.surveyed());
 }
 
+/// A restoration's search that has no release with a wheel left builds one from its sdist:
+/// the steered release's sdist counts, under the default rule that would refuse it.
+#[test]
+fn a_search_steering_a_build_admits_the_release_without_a_wheel() {
+    let c = catalog([
+        MemoryRelease::new("pyproj", "1.9.5.1").sdist(),
+        MemoryRelease::new("pyproj", "2.0.0")
+            .wheel(&cp("2.7"))
+            .sdist(),
+    ]);
+    let roots = [spec("pyproj", "", &["cell 1 imports pyproj"])];
+    let steer = |build: bool| SolveOptions {
+        steer: vec![Steer {
+            target: Some(v("1.9.5.1")),
+            build,
+            below: Some(v("2.0.0")),
+            refuted: vec![v("2.0.0")],
+            ..Steer::new(name("pyproj"))
+        }],
+        ..SolveOptions::default()
+    };
+    let why = failure(&c, "2.7", &roots, &steer(false));
+    assert!(why.contains("1.9.5.1: no wheel for CPython 2.7"), "{why}");
+    let s = solved(&c, "2.7", &roots, &steer(true));
+    let pin = s.get(&name("pyproj")).unwrap();
+    assert_eq!(pin.version, v("1.9.5.1"));
+    assert!(
+        pin.builds_from_sdist() && !pin.builds_pure_sdist(),
+        "{pin:?}"
+    );
+}
+
 #[test]
 fn a_pure_sdist_that_says_no_requires_python_is_doubtful_after_its_pythons_end() {
     let c = catalog([

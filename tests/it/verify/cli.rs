@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 use std::process::Command;
 
-use crate::support::archives::WheelBuilder;
+use crate::support::archives::{in_tree_sdist, WheelBuilder, IN_TREE_BACKEND};
 use crate::support::context::{Run, TestContext, Uploaded};
 use crate::support::server::FixtureFile;
 
@@ -251,41 +251,6 @@ fn metadata_uv_refuses_installs_with_pip() {
     assert_eq!(String::from_utf8_lossy(&listed.stdout).trim(), "both");
 }
 
-/// An in-tree PEP 517 backend that packs the package `NAME/` into a wheel: the sdist builds
-/// with no build requirement to fetch, as a pure-Python one with setuptools would.
-const IN_TREE_BACKEND: &str = r#"import base64, hashlib, os, zipfile
-
-NAME, VERSION, REQUIRES = "{name}", "1.0", "{requires}"
-
-
-def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
-    dist_info = "%s-%s.dist-info" % (NAME, VERSION)
-    files = {}
-    for root, _, names in os.walk(NAME):
-        for n in names:
-            path = os.path.join(root, n)
-            with open(path, "rb") as f:
-                files[path.replace(os.sep, "/")] = f.read()
-    files[dist_info + "/METADATA"] = (
-        "Metadata-Version: 2.1\nName: %s\nVersion: %s\n" % (NAME, VERSION)
-        + "".join("Requires-Dist: %s\n" % r for r in REQUIRES.split(",") if r)
-    ).encode()
-    files[dist_info + "/WHEEL"] = (
-        b"Wheel-Version: 1.0\nGenerator: fixture\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
-    )
-    record = []
-    for path, data in files.items():
-        digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=")
-        record.append("%s,sha256=%s,%d" % (path, digest.decode(), len(data)))
-    record.append(dist_info + "/RECORD,,")
-    files[dist_info + "/RECORD"] = ("\n".join(record) + "\n").encode()
-    wheel = "%s-%s-py3-none-any.whl" % (NAME, VERSION)
-    with zipfile.ZipFile(os.path.join(wheel_directory, wheel), "w") as z:
-        for path, data in files.items():
-            z.writestr(path, data)
-    return wheel
-"#;
-
 /// A pure-Python sdist of `name` 1.0 that builds offline.
 fn buildable_sdist(name: &str) -> FixtureFile {
     buildable_sdist_requiring(name, &[])
@@ -294,23 +259,8 @@ fn buildable_sdist(name: &str) -> FixtureFile {
 /// As [`buildable_sdist`], its built wheel requiring `requires`, which its sdist's metadata
 /// (1.1, as old sdists have) does not say.
 fn buildable_sdist_requiring(name: &str, requires: &[&str]) -> FixtureFile {
-    let backend = IN_TREE_BACKEND
-        .replace("{name}", name)
-        .replace("{requires}", &requires.join(","));
     let package = format!("{name}/__init__.py");
-    let sdist = crate::support::archives::sdist_tar_gz(
-        name,
-        "1.0",
-        &[
-            (
-                "pyproject.toml",
-                "[build-system]\nrequires = []\nbuild-backend = \"backend\"\nbackend-path = [\".\"]\n",
-            ),
-            ("backend.py", &backend),
-            (&package, "BUILT = True\n"),
-        ],
-        &format!("Metadata-Version: 1.1\nName: {name}\nVersion: 1.0\n"),
-    );
+    let sdist = in_tree_sdist(name, "1.0", requires, &[(&package, "BUILT = True\n")]);
     FixtureFile {
         upload_time: Some("2020-01-01T00:00:00Z".into()),
         ..FixtureFile::new(&format!("{name}-1.0.tar.gz"), sdist)
@@ -344,6 +294,7 @@ fn pins_the_header_says_are_built_from_pure_sdists_are_built() {
 fn an_sdist_that_needs_numpy_to_build_gets_the_pinned_numpy_first() {
     let env = context();
     let backend = IN_TREE_BACKEND
+        .replace("{version}", "1.0")
         .replace("{name}", "needsnum")
         .replace("{requires}", "")
         .replace(
@@ -405,6 +356,7 @@ fn an_sdist_that_needs_numpy_to_build_gets_the_pinned_numpy_first() {
 fn a_compiled_sdist_is_built_against_the_pinned_numpy() {
     let env = context();
     let backend = IN_TREE_BACKEND
+        .replace("{version}", "1.0")
         .replace("{name}", "linked")
         .replace("{requires}", "")
         .replace(
