@@ -173,6 +173,16 @@ fn raised_cause(r: &Raised, cell: Option<u32>, cx: &FailureContext) -> Cause {
             };
         }
     }
+    // A format the library writes through a module that is missing (Pillow under
+    // matplotlib's `savefig('x.tif')`): that module is the library's need.
+    if let Message::UnsupportedFormat { format } = msg {
+        if let Some(module) = library
+            .as_ref()
+            .and_then(|l| super::optional::writer(l.top_level(), format))
+        {
+            return module_cause(module, cell, true, cx);
+        }
+    }
     if ename == "UsageError" {
         if let Some(magic) = magic_name(&r.evalue) {
             return Cause::MissingMagic { magic };

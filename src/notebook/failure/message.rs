@@ -70,6 +70,10 @@ pub(crate) enum Message<'a> {
     ResourceNotFound {
         resource: &'a str,
     },
+    /// matplotlib's `Format 'tif' is not supported (supported formats: eps, pdf, ...)`.
+    UnsupportedFormat {
+        format: &'a str,
+    },
     Other,
 }
 
@@ -107,6 +111,13 @@ pub(crate) fn parse(evalue: &str) -> Message<'_> {
         };
         if !module.is_empty() {
             return Message::NoModule { module };
+        }
+    }
+    if let Some(rest) = line.strip_prefix("Format ") {
+        if let Some((format, after)) = quoted(rest) {
+            if after.trim_start().starts_with("is not supported") && !format.is_empty() {
+                return Message::UnsupportedFormat { format };
+            }
         }
     }
     if let Some(rest) = line.strip_prefix("cannot import name ") {
@@ -659,6 +670,15 @@ mod tests {
                 resource: "tokenizers/punkt/english.pickle"
             }
         );
+    }
+
+    #[test]
+    fn a_format_a_library_does_not_write() {
+        assert_eq!(
+            parse("Format 'tif' is not supported (supported formats: eps, pdf, pgf, png, ps, raw, rgba, svg, svgz)"),
+            Message::UnsupportedFormat { format: "tif" }
+        );
+        assert_eq!(parse("Format is fine"), Message::Other);
     }
 
     #[test]

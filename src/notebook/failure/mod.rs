@@ -28,6 +28,7 @@ mod context;
 mod frame;
 mod history;
 mod message;
+mod optional;
 mod problem;
 mod programs;
 mod traceback;

@@ -637,6 +637,25 @@ fn processes_and_installs() {
         matches!(&f.cause, Cause::MissingProgram { program } if program == "ffmpeg"),
         "{f:?}"
     );
+    // matplotlib before 3.3 writes TIFF through Pillow and, without it, refuses the format:
+    // Pillow is its need, not a change of behaviour.
+    let tif = Raised {
+        ename: "ValueError".into(),
+        evalue: "Format 'tif' is not supported (supported formats: eps, pdf, pgf, png, ps, raw, rgba, svg, svgz)".into(),
+        frames: vec![frame("/env/lib/python3.6/site-packages/matplotlib/backend_bases.py")],
+    };
+    let f = classify(&Problem::Raised(tif.clone()), Some(1), &cx);
+    assert!(
+        matches!(&f.cause, Cause::MissingModule { module, .. } if module.as_str() == "PIL"),
+        "{f:?}"
+    );
+    assert!(f.may_repair(), "{f:?}");
+    let png = Raised {
+        evalue: "Format 'png' is not supported (supported formats: eps)".into(),
+        ..tif
+    };
+    let f = classify(&Problem::Raised(png), Some(1), &cx);
+    assert!(!matches!(&f.cause, Cause::MissingModule { .. }), "{f:?}");
     // Pillow alone refusing an extension is no program's absence.
     let alone = Raised {
         frames: vec![frame("/env/lib/python3.6/site-packages/PIL/Image.py")],
