@@ -503,6 +503,16 @@ impl fmt::Display for Cause {
                 Some(l) => write!(f, "incompatible build in {l}: {detail}"),
                 None => write!(f, "incompatible build: {detail}"),
             },
+            LibraryMismatch {
+                library,
+                ename,
+                wanted: Some(wanted),
+            } => write!(
+                f,
+                "{ename} inside {library}: it imports `{wanted}`, which the installed release \
+                 of `{}` lacks",
+                wanted.top_level()
+            ),
             LibraryMismatch { library, ename, .. } => {
                 write!(f, "{ename} inside {library}: mismatched library versions")
             }

@@ -790,6 +790,11 @@ fn what_a_library_imports_from_another_and_lacks_names_the_other() {
     };
     assert_eq!(library.top_level(), "bokeh");
     assert_eq!(wanted.as_str(), "tornado.concurrent.return_future");
+    assert_eq!(
+        f.cause.to_string(),
+        "ImportError inside bokeh.server.protocol.receiver: it imports \
+         `tornado.concurrent.return_future`, which the installed release of `tornado` lacks"
+    );
     let nb = notebook_of(&cells);
     let mut usage = notebook::analyze(&nb, &AnalyzeOptions::default());
     assert!(teach(&mut usage, &wanted_lessons(wanted, 2)));
