@@ -558,8 +558,15 @@ fn build(
         let pins = super::repair::pinned(&plan.requirements);
         let mut first: Vec<String> = needed_to_build(detail)
             .into_iter()
-            .filter_map(|name| pins.iter().find(|(d, _)| d.as_str() == name))
-            .map(|(d, v)| format!("{d}=={v}"))
+            .filter_map(|name| {
+                match pins.iter().find(|(d, _)| d.as_str() == name) {
+                    Some((d, v)) => Some(format!("{d}=={v}")),
+                    // A build tool nothing pins (bcolz 1.1's setup.py imports Cython): one
+                    // of the releases old sources were written for (Cython 3 changed what
+                    // they compile to).
+                    None => (name == "cython").then(|| "cython<3".to_string()),
+                }
+            })
             .collect();
         if !first.is_empty() {
             first.extend(build_tools(installer));
