@@ -206,6 +206,28 @@ impl DistSearch {
         }
     }
 
+    /// After a release too old for the run's Python: the first open release with a wheel
+    /// uploaded once that Python was out, as the target, with how many are open.
+    fn after_python(
+        &mut self,
+        candidates: &[Candidate],
+        python_released: Option<Timestamp>,
+    ) -> Option<(Version, usize)> {
+        let open: Vec<&Candidate> = candidates
+            .iter()
+            .filter(|c| !c.built && self.is_open(&c.version))
+            .collect();
+        let first = open.iter().find(|c| {
+            c.uploaded
+                .zip(python_released)
+                .is_some_and(|(uploaded, python)| uploaded >= python)
+        })?;
+        self.era_tried = true;
+        self.target = Some(first.version.clone());
+        self.target_built = false;
+        Some((first.version.clone(), open.len()))
+    }
+
     /// The next release to try, and why; `None` when nothing is left open.
     fn next(
         &mut self,
@@ -353,20 +375,7 @@ impl Search {
                     .is_some_and(|(uploaded, python)| uploaded < python);
             if too_old {
                 trial.refute_too_old(&suspect.version, cell);
-                let first_after = candidates.iter().find(|c| {
-                    !c.built
-                        && trial.is_open(&c.version)
-                        && c.uploaded.zip(python_released).is_some_and(|(u, p)| u >= p)
-                });
-                if let Some(c) = first_after {
-                    let open = candidates
-                        .iter()
-                        .filter(|c| !c.built && trial.is_open(&c.version))
-                        .count();
-                    let to = c.version.clone();
-                    trial.era_tried = true;
-                    trial.target = Some(to.clone());
-                    trial.target_built = false;
+                if let Some((to, open)) = trial.after_python(&candidates, python_released) {
                     *search = trial;
                     return Some(Move {
                         dist: suspect.dist.clone(),
@@ -383,10 +392,7 @@ impl Search {
             // step halves what is left (the era's next release would be a walk).
             // (The first release after the era, which stands in for it where none of the era
             // installs here, is the oldest candidate: when it fails, nothing is left below.)
-            let of_era = candidates
-                .iter()
-                .find(|c| c.version == suspect.version)
-                .and_then(|c| c.uploaded)
+            let of_era = uploaded
                 .zip(era)
                 .is_some_and(|(uploaded, before)| uploaded <= before);
             if of_era {
