@@ -210,23 +210,18 @@ impl Venv {
             cmd.arg("--no-build-isolation");
         }
         // uv's `--no-cache` keeps a temporary cache all the same, in `TMPDIR`, where an
-        // install cut off (by a deadline, or nbenv killed) leaves it: tens of MB each. pip
-        // keeps its own temporaries there on every install (`pip-unpack-*`, `pip-install-*`,
-        // `pip-req-tracker-*`), and a cut-off pip leaves them too. Both go in the
-        // environment's own folder instead ([`INSTALLER_TMP`]), which nbenv removes with the
-        // environment, or prunes when the process that made it is gone.
-        let scratch = match self.installer {
-            Installer::Uv(_) => options.no_cache,
-            Installer::Pip => true,
-        }
-        .then(|| self.root.join(INSTALLER_TMP));
-        if let Some(dir) = &scratch {
-            std::fs::create_dir_all(dir).map_err(|e| VenvError::Install {
-                what: what.clone(),
-                detail: format!("cannot create {}: {e}", dir.display()),
-            })?;
-            cmd.env("TMPDIR", dir);
-        }
+        // install cut off (by a deadline, or nbenv killed) leaves it: tens of MB each; with a
+        // cache it still leaves a lock file there for each setuptools build environment
+        // (`uv-setuptools-*.lock`). pip keeps its own temporaries there on every install
+        // (`pip-unpack-*`, `pip-install-*`, `pip-req-tracker-*`), and a cut-off pip leaves
+        // them too. All go in the environment's own folder instead ([`INSTALLER_TMP`]), which
+        // nbenv removes with the environment, or prunes when the process that made it is gone.
+        let scratch = self.root.join(INSTALLER_TMP);
+        std::fs::create_dir_all(&scratch).map_err(|e| VenvError::Install {
+            what: what.clone(),
+            detail: format!("cannot create {}: {e}", scratch.display()),
+        })?;
+        cmd.env("TMPDIR", &scratch);
         if options.no_cache {
             cmd.arg(match self.installer {
                 Installer::Uv(_) => "--no-cache",
@@ -247,9 +242,7 @@ impl Venv {
             .env_remove("VIRTUAL_ENV")
             .env_remove("PYTHONPATH");
         let done = run_limited(cmd, b"", options.timeout);
-        if let Some(dir) = &scratch {
-            let _ = std::fs::remove_dir_all(dir);
-        }
+        let _ = std::fs::remove_dir_all(&scratch);
         let done = done?;
         if done.timed_out {
             return Err(VenvError::Timeout {

@@ -267,6 +267,63 @@ fn buildable_sdist_requiring(name: &str, requires: &[&str]) -> FixtureFile {
     }
 }
 
+/// Every install runs with `TMPDIR` inside the environment being built, which nbenv removes
+/// after: uv with a cache still leaves a lock file in the temporary folder for each
+/// setuptools build, and nothing nbenv starts may leave files outside its cache. A wrapper
+/// standing in for uv (`NBENV_UV`) records the `TMPDIR` each `pip install` sees.
+#[test]
+fn installers_keep_their_temporaries_inside_the_environment() {
+    let env = context();
+    let real = Command::new("sh")
+        .args(["-c", "command -v uv"])
+        .output()
+        .unwrap();
+    let real = String::from_utf8_lossy(&real.stdout).trim().to_string();
+    assert!(!real.is_empty(), "uv on PATH");
+    let log = env.path("tmpdirs.log");
+    let wrapper = env.write(
+        "uv-wrapper",
+        &format!(
+            "#!/bin/sh\nif [ \"$1\" = pip ] && [ \"$2\" = install ]; then echo \"${{TMPDIR:-unset}}\" >> '{}'; fi\nexec '{real}' \"$@\"\n",
+            log.display()
+        ),
+    );
+    std::fs::set_permissions(
+        &wrapper,
+        std::os::unix::fs::PermissionsExt::from_mode(0o755),
+    )
+    .unwrap();
+    let req = env.write("requirements.txt", "toolkit==1.0\n");
+    let out = env
+        .command()
+        .args([
+            "verify",
+            &notebook(&env).display().to_string(),
+            "-r",
+            &req.display().to_string(),
+            "--python",
+            &python3().display().to_string(),
+            "--no-kernel-runtime",
+        ])
+        .env("NBENV_UV", &wrapper)
+        .output()
+        .unwrap();
+    let run = Run::from_output(&out);
+    let (code, _, err) = run.parts();
+    assert_eq!(code, 0, "{err}");
+    let seen = std::fs::read_to_string(&log).unwrap();
+    let envs = env.cache().join("envs");
+    assert!(!seen.trim().is_empty(), "no install seen");
+    for dir in seen.lines() {
+        assert!(
+            std::path::Path::new(dir).starts_with(&envs),
+            "TMPDIR {dir} is outside {}",
+            envs.display()
+        );
+        assert!(!std::path::Path::new(dir).exists(), "{dir} left behind");
+    }
+}
+
 /// bcolz 1.1.2's `setup.py` imports Cython, which it does not declare and nothing pins: a
 /// Cython of before 3.0 is installed first and the sdist built beside it.
 #[test]
