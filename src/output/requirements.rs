@@ -4,6 +4,7 @@
 
 use std::fmt::Write as _;
 
+use crate::names::DistName;
 use crate::notebook::WRITTEN_BY_NBENV;
 use crate::resolve::evidence::{
     AvoidKind, Change, Channel, ImportOutcome, NotOnPyPiSource, Unresolved,
@@ -11,6 +12,7 @@ use crate::resolve::evidence::{
 use crate::resolve::infer::{describe, Inference};
 use crate::resolve::interpreter::{PythonChoice, Reach};
 use crate::resolve::solver::RequiredBy;
+use pep508_rs::pep440_rs::Version;
 
 /// Why a run goes on another interpreter than the one the notebook last ran on, when it does
 /// (that one is not installed here, or has no resolution): for `restore`'s first round.
@@ -294,30 +296,28 @@ pub fn unresolved_reason(why: &Unresolved) -> String {
     }
 }
 
+/// `lime 0.2.0.1, langid 1.1.6`.
+fn listed(pins: &[(DistName, Version)]) -> String {
+    pins.iter()
+        .map(|(dist, version)| format!("{dist} {version}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 /// The pins a resolution builds from their sdists (`lime 0.2.0.1, langid 1.1.6`), when no
 /// resolution from wheels alone existed (pure-Python ones aside: see [`pure_sdist_builds`]).
 pub fn sdist_builds(inference: &Inference) -> Option<String> {
     let fallback = inference.sdist_fallback.as_ref()?;
-    let built: Vec<String> = fallback
-        .built
-        .iter()
-        .map(|(dist, version)| format!("{dist} {version}"))
-        .collect();
-    Some(if built.is_empty() {
+    Some(if fallback.built.is_empty() {
         "none of the pins on this Python".to_string()
     } else {
-        built.join(", ")
+        listed(&fallback.built)
     })
 }
 
 /// The pins built from pure-Python sdists (`seaborn 0.7.1, pydotplus 2.0.2`), if any.
 pub fn pure_sdist_builds(inference: &Inference) -> Option<String> {
-    let built: Vec<String> = inference
-        .pure_sdists
-        .iter()
-        .map(|(dist, version)| format!("{dist} {version}"))
-        .collect();
-    (!built.is_empty()).then(|| built.join(", "))
+    (!inference.pure_sdists.is_empty()).then(|| listed(&inference.pure_sdists))
 }
 
 /// What [`super::header::SDIST_LINE`] says of the pure-Python ones.
@@ -337,14 +337,9 @@ pub(super) fn sdist_line(inference: &Inference) -> Option<String> {
         ));
     }
     if !inference.search_builds.is_empty() {
-        let built: Vec<String> = inference
-            .search_builds
-            .iter()
-            .map(|(dist, version)| format!("{dist} {version}"))
-            .collect();
         groups.push(format!(
             "{} (the search builds it: runs refuted every release with a wheel for this Python; --wheels-only refuses this)",
-            built.join(", ")
+            listed(&inference.search_builds)
         ));
     }
     (!groups.is_empty()).then(|| format!("{}{}", super::header::SDIST_LINE, groups.join("; ")))

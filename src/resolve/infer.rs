@@ -483,8 +483,7 @@ impl Inference {
                         s.build && s.dist == p.dist && s.target.as_ref() == Some(&p.version)
                     })
                 })
-                .filter(|p| !p.files.iter().any(|f| f.kind == LockedKind::Wheel))
-                .filter(|p| !p.builds_pure_sdist())
+                .filter(|p| p.builds_from_sdist() && !p.builds_pure_sdist())
                 .map(|p| (p.dist.clone(), p.version.clone()))
                 .collect();
         self

@@ -171,36 +171,26 @@ impl DistSearch {
 
     /// Runs the failure of `version` at `cell` into the bounds.
     fn refute(&mut self, version: &Version, cell: u32) {
-        self.refuted.insert(version.clone(), cell);
         // It got past an earlier cell where newer releases failed: too old for this one.
         let passed_before = self.passed.iter().any(|(p, c)| p == version && *c < cell);
         let newer_failed = self.refuted.keys().any(|r| r > version);
-        if passed_before && newer_failed {
-            self.above = Some(
-                self.above
-                    .take()
-                    .map_or(version.clone(), |a| a.max(version.clone())),
-            );
-        } else {
-            self.below = Some(
-                self.below
-                    .take()
-                    .map_or(version.clone(), |b| b.min(version.clone())),
-            );
-        }
-        if self.target.as_ref() == Some(version) {
-            self.target = None;
-        }
+        self.refute_as(version, cell, passed_before && newer_failed);
     }
 
-    /// Runs a failure of `version` at `cell` that shows it too old into the bounds.
-    fn refute_too_old(&mut self, version: &Version, cell: u32) {
+    /// Records `version` refuted at `cell`: too old (releases at or below it are out) or too
+    /// new (those at or above it are).
+    fn refute_as(&mut self, version: &Version, cell: u32, too_old: bool) {
         self.refuted.insert(version.clone(), cell);
-        self.above = Some(
-            self.above
-                .take()
-                .map_or(version.clone(), |a| a.max(version.clone())),
-        );
+        let bound = if too_old {
+            &mut self.above
+        } else {
+            &mut self.below
+        };
+        *bound = Some(match bound.take() {
+            Some(b) if too_old => b.max(version.clone()),
+            Some(b) => b.min(version.clone()),
+            None => version.clone(),
+        });
         if self.target.as_ref() == Some(version) {
             self.target = None;
         }
@@ -374,7 +364,7 @@ impl Search {
                     .zip(python_released)
                     .is_some_and(|(uploaded, python)| uploaded < python);
             if too_old {
-                trial.refute_too_old(&suspect.version, cell);
+                trial.refute_as(&suspect.version, cell, true);
                 if let Some((to, open)) = trial.after_python(&candidates, python_released) {
                     *search = trial;
                     return Some(Move {

@@ -464,10 +464,13 @@ impl super::RoundSteps for Steps<'_, '_> {
         let lacked = failure
             .as_ref()
             .and_then(|f| self.lacked_import(f, &ran_with, &env));
+        // Who installed which module, read from the environment once, when a failure asks.
+        let owners = std::cell::OnceCell::new();
+        let owners = || owners.get_or_init(|| verify::Owners::of_env(&env.root));
         // With the import its definition lacks found, no release is suspect.
         let suspects = match &failure {
             Some(f) if lacked.is_none() && f.may_repair() && f.cause.points_at_releases() => {
-                suspects(&run, &env, &self.usages[0].1, f.cause.named_api())
+                suspects(&run, owners(), &self.usages[0].1, f.cause.named_api())
             }
             _ => Vec::new(),
         };
@@ -500,11 +503,8 @@ impl super::RoundSteps for Steps<'_, '_> {
         let unreadable = failure
             .as_ref()
             .and_then(|f| f.cause.unreadable_library())
-            .and_then(|library| {
-                verify::Owners::of_env(&env.root)
-                    .owner(library.top_level())
-                    .map(|(dist, _)| dist.clone())
-            });
+            .and_then(|library| owners().owner(library.top_level()))
+            .map(|(dist, _)| dist.clone());
         let end = match &failure {
             None => RunEnd::Clean,
             Some(f) if f.needs_program() => RunEnd::ProgramMissing,
@@ -723,14 +723,13 @@ impl SearchSpace for Steps<'_, '_> {
 /// innermost first, then those whose APIs the failing cell uses.
 fn suspects(
     run: &NotebookRun,
-    env: &PreparedEnv,
+    owners: &verify::Owners,
     usage: &Usage,
     named: Option<&ApiPath>,
 ) -> Vec<Suspect> {
     let Some(raised) = run.first_raised() else {
         return Vec::new();
     };
-    let owners = verify::Owners::of_env(&env.root);
     let mut found: Vec<(DistName, Version)> = named
         .and_then(|api| owners.owner(api.top_level()))
         .cloned()

@@ -232,25 +232,32 @@ def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
     return wheel
 "#;
 
-/// An sdist of `name` `version` with `files` that builds offline with [`IN_TREE_BACKEND`],
-/// its built wheel requiring `requires`, which its sdist's metadata (1.1, as old sdists
-/// have) does not say.
-pub fn in_tree_sdist(
-    name: &str,
-    version: &str,
-    requires: &[&str],
-    files: &[(&str, &str)],
-) -> Vec<u8> {
-    let backend = IN_TREE_BACKEND
+/// [`IN_TREE_BACKEND`] for `name` `version`, its built wheel requiring `requires`.
+pub fn in_tree_backend(name: &str, version: &str, requires: &[&str]) -> String {
+    IN_TREE_BACKEND
         .replace("{name}", name)
         .replace("{version}", version)
-        .replace("{requires}", &requires.join(","));
+        .replace("{requires}", &requires.join(","))
+}
+
+/// An sdist of `name` `version` with `files`, built by `backend` (the text of its in-tree
+/// `backend.py`), whose build environment asks for `build_requires`. Its metadata is 1.1, as
+/// old sdists' is: no Requires-Dist.
+pub fn sdist_with_backend(
+    name: &str,
+    version: &str,
+    build_requires: &[&str],
+    backend: &str,
+    files: &[(&str, &str)],
+) -> Vec<u8> {
+    let requires: Vec<String> = build_requires.iter().map(|r| format!("{r:?}")).collect();
+    let pyproject = format!(
+        "[build-system]\nrequires = [{}]\nbuild-backend = \"backend\"\nbackend-path = [\".\"]\n",
+        requires.join(", ")
+    );
     let mut all = vec![
-        (
-            "pyproject.toml",
-            "[build-system]\nrequires = []\nbuild-backend = \"backend\"\nbackend-path = [\".\"]\n",
-        ),
-        ("backend.py", backend.as_str()),
+        ("pyproject.toml", pyproject.as_str()),
+        ("backend.py", backend),
     ];
     all.extend_from_slice(files);
     sdist_tar_gz(
@@ -259,4 +266,16 @@ pub fn in_tree_sdist(
         &all,
         &format!("Metadata-Version: 1.1\nName: {name}\nVersion: {version}\n"),
     )
+}
+
+/// An sdist of `name` `version` with `files` that builds offline with [`IN_TREE_BACKEND`],
+/// its built wheel requiring `requires`, which its sdist's metadata does not say.
+pub fn in_tree_sdist(
+    name: &str,
+    version: &str,
+    requires: &[&str],
+    files: &[(&str, &str)],
+) -> Vec<u8> {
+    let backend = in_tree_backend(name, version, requires);
+    sdist_with_backend(name, version, &[], &backend, files)
 }
