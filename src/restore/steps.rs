@@ -8,7 +8,9 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use crate::bank::store::ReleaseFailure;
-use crate::notebook::failure::{classify, BankHistory, Cause, Failure, FailureContext, Problem};
+use crate::notebook::failure::{
+    classify, BankHistory, Cause, Failure, FailureContext, InstallReason, Problem,
+};
 use crate::notebook::Usage;
 use crate::output::requirements_txt;
 use crate::python::{Interpreter, PythonVersion};
@@ -284,6 +286,13 @@ impl Steps<'_, '_> {
         );
         verify::store_run(&self.session.bank_file, &record, self.reporter);
         self.reporter.round(round, &failure.to_string());
+        if let Some(last) = last_words(&failure, &detail) {
+            // Said where it is of use: nbenv read nothing it knows in it.
+            self.reporter.note(
+                &format!("round {round}: the installer ended: {last}"),
+                Some(&detail),
+            );
+        }
         say_broken(self.reporter, round, python, &lessons);
         let round = Round {
             python,
@@ -757,6 +766,25 @@ fn suspects(
         .collect()
 }
 
+/// The last line of an installer's report that nbenv could not read (`Cython.Compiler.Errors.
+/// CompileError: bcolz/carray_ext.pyx`), its hints left out: the failure only says "see the
+/// installer's output", which the round's lines would otherwise not show.
+fn last_words<'d>(failure: &Failure, detail: &'d str) -> Option<&'d str> {
+    if !matches!(
+        failure.cause,
+        Cause::Install {
+            reason: InstallReason::Other,
+            ..
+        }
+    ) {
+        return None;
+    }
+    detail
+        .lines()
+        .map(str::trim)
+        .rfind(|l| !l.is_empty() && !l.starts_with("hint:"))
+}
+
 /// The suspects the installer chose, not nbenv (a dependency a release does not declare):
 /// to be resolved as the rest, so that the search's move reaches them.
 fn undeclared(suspects: &[Suspect], requirements: &str) -> Vec<Lesson> {
@@ -830,6 +858,34 @@ fn say_broken(reporter: &dyn Reporter, round: u32, python: PythonVersion, lesson
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// An installer failure nbenv reads nothing in shows its last line; one it names does not.
+    #[test]
+    fn an_install_failure_nbenv_cannot_read_shows_the_installers_last_line() {
+        let failed = |reason| {
+            Failure::new(
+                Cause::Install {
+                    what: "the requirements".into(),
+                    reason,
+                },
+                None,
+                None,
+            )
+        };
+        let detail = "    raise CompileError(None, pyx_file)\n  Cython.Compiler.Errors.CompileError: bcolz/carray_ext.pyx\nhint: Build failures usually indicate a problem\n\n";
+        assert_eq!(
+            last_words(&failed(InstallReason::Other), detail),
+            Some("Cython.Compiler.Errors.CompileError: bcolz/carray_ext.pyx")
+        );
+        assert_eq!(
+            last_words(&failed(InstallReason::BuildFailed), detail),
+            None
+        );
+        assert_eq!(
+            last_words(&failed(InstallReason::Other), "hint: only\n"),
+            None
+        );
+    }
 
     /// A traceback through a release the installer chose (not among the pins) makes that
     /// distribution one to resolve, so that the search's move reaches it; pinned ones do not.

@@ -553,28 +553,29 @@ fn build(
         installed = venv.install(&args, &options);
     }
     // An old `setup.py` that needs numpy to build (to import it, or for its headers) gets the
-    // pinned numpy installed first, and builds beside it.
-    if let Err(VenvError::Install { detail, .. }) = &installed {
-        let pins = super::repair::pinned(&plan.requirements);
+    // pinned numpy installed first, and builds beside it. Each try can show one more need
+    // (bcolz 1.1: Cython, then setuptools_scm), so it goes on while a try names a new one.
+    let pins = super::repair::pinned(&plan.requirements);
+    let mut put_first: Vec<String> = Vec::new();
+    while let Err(VenvError::Install { detail, .. }) = &installed {
         let mut first: Vec<String> = needed_to_build(detail)
             .into_iter()
-            .filter_map(|name| {
-                match pins.iter().find(|(d, _)| d.as_str() == name) {
-                    Some((d, v)) => Some(format!("{d}=={v}")),
-                    // A build tool nothing pins (bcolz 1.1's setup.py imports Cython): one
-                    // of the releases old sources were written for (Cython 3 changed what
-                    // they compile to).
-                    None => (name == "cython").then(|| "cython<3".to_string()),
-                }
+            .filter_map(|name| match pins.iter().find(|(d, _)| d.as_str() == name) {
+                Some((d, v)) => Some(format!("{d}=={v}")),
+                None => build_tool_of_the_era(name).map(str::to_string),
             })
+            .filter(|r| !put_first.contains(r))
             .collect();
-        if !first.is_empty() {
-            first.extend(build_tools(installer));
-            if venv.install(&first, &options).is_ok() {
-                options.no_build_isolation = true;
-                installed = venv.install(&args, &options);
-            }
+        if first.is_empty() {
+            break;
         }
+        put_first.extend(first.iter().cloned());
+        first.extend(build_tools(installer));
+        if venv.install(&first, &options).is_err() {
+            break;
+        }
+        options.no_build_isolation = true;
+        installed = venv.install(&args, &options);
     }
     match installed {
         Ok(_) => Ok((venv_time, started.elapsed())),
@@ -660,9 +661,23 @@ fn build_tools(installer: &Installer) -> Vec<String> {
     }
 }
 
+/// A build tool nothing pins, as old sources need it: one of the releases they were written
+/// for. Cython 3 changed what they compile to; setuptools_scm 7 asks for a setuptools newer
+/// than old builds run with.
+fn build_tool_of_the_era(name: &str) -> Option<&'static str> {
+    match name {
+        "cython" => Some("cython<3"),
+        "setuptools_scm" => Some("setuptools_scm<7"),
+        _ => None,
+    }
+}
+
 /// The distributions a failed build needed installed before it ran, as an installer's report
 /// shows: `No module named numpy` from a `setup.py`, `lap requires numpy`, or numpy's headers
-/// missing (`numpy/npy_math.h: No such file or directory`).
+/// missing (`numpy/npy_math.h: No such file or directory`); a build that came out as version
+/// 0.0.0 read its version with setuptools_scm (`use_scm_version`), which builds without
+/// isolation do not have unless it is installed (bcolz 1.1.2: `Package metadata version
+/// `0.0.0` does not match given version`, or pip's `inconsistent version`).
 fn needed_to_build(detail: &str) -> Vec<&'static str> {
     let numpy = [
         "No module named numpy",
@@ -677,14 +692,26 @@ fn needed_to_build(detail: &str) -> Vec<&'static str> {
                 .next()
                 .is_some_and(|l| l.contains(".h: No such file"))
         });
-    let cython = ["No module named Cython", "No module named 'Cython'"]
-        .iter()
-        .any(|w| detail.contains(w));
-    [("numpy", numpy), ("cython", cython)]
-        .into_iter()
-        .filter(|(_, needed)| *needed)
-        .map(|(name, _)| name)
-        .collect()
+    // Missing, or the newest one an isolated build fetched refused the old sources (bcolz
+    // 1.1.2's `carray_ext.pyx` under Cython 3).
+    let cython = [
+        "No module named Cython",
+        "No module named 'Cython'",
+        "Cython.Compiler.Errors.CompileError",
+    ]
+    .iter()
+    .any(|w| detail.contains(w));
+    let scm = detail.contains("metadata version `0.0.0`")
+        || (detail.contains("inconsistent version") && detail.contains("'0.0.0'"));
+    [
+        ("numpy", numpy),
+        ("cython", cython),
+        ("setuptools_scm", scm),
+    ]
+    .into_iter()
+    .filter(|(_, needed)| *needed)
+    .map(|(name, _)| name)
+    .collect()
 }
 
 /// The complete environments under `cache` with their last use (when a run last found
@@ -718,6 +745,14 @@ mod tests {
             needed_to_build("ModuleNotFoundError: No module named 'Cython'"),
             ["cython"]
         );
+        assert_eq!(
+            needed_to_build("    raise CompileError(None, pyx_file)\nCython.Compiler.Errors.CompileError: bcolz/carray_ext.pyx"),
+            ["cython"]
+        );
+        let uv = "hint: Metadata for `bcolz` (v1.1.2) was inconsistent:\n  Package metadata version `0.0.0` does not match given version `1.1.2`";
+        assert_eq!(needed_to_build(uv), ["setuptools_scm"]);
+        let pip = "Discarding bcolz-1.1.2.tar.gz: Requested bcolz==1.1.2 has inconsistent version: expected '1.1.2', but metadata has '0.0.0'";
+        assert_eq!(needed_to_build(pip), ["setuptools_scm"]);
         assert!(needed_to_build("error: command 'gcc' failed with exit status 1").is_empty());
     }
 

@@ -208,7 +208,14 @@ pub fn lessons(
         // stays).
         Cause::LibraryMismatch {
             wanted: Some(api), ..
-        } => return wanted_lessons(api, cell),
+        } => {
+            let top = api.top_level();
+            return wanted_lessons(
+                api,
+                cell,
+                provider(inference, top).or_else(|| dependency(inference, top)),
+            );
+        }
         Cause::LibraryMismatch { library, .. } => {
             return provider(inference, library.top_level())
                 .map(|(dist, version)| Lesson::Exclude { dist, version })
@@ -228,8 +235,15 @@ pub fn lessons(
 }
 
 /// What a library asked of another distribution (`wanted`) and did not get, seen in `cell`:
-/// that distribution is needed, with a release that has the API.
-pub fn wanted_lessons(wanted: &ApiPath, cell: u32) -> Vec<Lesson> {
+/// that distribution is needed, with a release that has the API, and the release the run
+/// had (`lacked_by`, when nbenv pinned it) is refuted. Without the refusal a resolution that
+/// the bank cannot steer away from that release (tornado 6.1 for bokeh 0.11's
+/// `tornado.concurrent.return_future`) asks for it again, and the search never reaches it.
+pub fn wanted_lessons(
+    wanted: &ApiPath,
+    cell: u32,
+    lacked_by: Option<(DistName, Version)>,
+) -> Vec<Lesson> {
     let module = wanted
         .split_last()
         .and_then(|(m, _)| ModulePath::new(m).ok());
@@ -239,8 +253,9 @@ pub fn wanted_lessons(wanted: &ApiPath, cell: u32) -> Vec<Lesson> {
         .chain([Lesson::Api {
             api: wanted.clone(),
             cell,
-            lacked_by: None,
+            lacked_by: lacked_by.clone(),
         }])
+        .chain(lacked_by.map(|(dist, version)| Lesson::Exclude { dist, version }))
         .collect()
 }
 
@@ -255,7 +270,9 @@ fn with_exclusion(inference: &Inference, lesson: Lesson) -> Vec<Lesson> {
         .next()
         .unwrap_or_default()
         .to_string();
-    let pinned = provider(inference, &top);
+    // The release that lacked it, also where the notebook does not import the distribution
+    // itself (a library's dependency the installer took).
+    let pinned = provider(inference, &top).or_else(|| dependency(inference, &top));
     let lesson = match lesson {
         Lesson::Api { api, cell, .. } => Lesson::Api {
             api,

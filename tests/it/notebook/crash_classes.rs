@@ -797,12 +797,28 @@ fn what_a_library_imports_from_another_and_lacks_names_the_other() {
     );
     let nb = notebook_of(&cells);
     let mut usage = notebook::analyze(&nb, &AnalyzeOptions::default());
-    assert!(teach(&mut usage, &wanted_lessons(wanted, 2)));
+    let tornado = DistName::new("tornado").unwrap();
+    let lacking: Version = "6.1".parse().unwrap();
+    let lessons = wanted_lessons(wanted, 2, Some((tornado.clone(), lacking.clone())));
+    // The release the run had is refuted, whatever the bank says of it.
+    assert!(lessons.iter().any(|l| matches!(
+        l,
+        Lesson::Exclude { dist, version } if *dist == tornado && *version == lacking
+    )));
+    assert!(teach(&mut usage, &lessons));
     assert!(usage
         .third_party
         .iter()
         .any(|t| t.name.as_str() == "tornado.concurrent"));
     assert!(usage.apis.iter().any(|a| a.api == *wanted));
+    assert!(usage
+        .lacked
+        .iter()
+        .any(|l| l.dist == tornado && l.version == lacking && l.api == *wanted));
+    // Without a pin of nbenv's, nothing is refuted: the API alone is to resolve.
+    assert!(!wanted_lessons(wanted, 2, None)
+        .iter()
+        .any(|l| matches!(l, Lesson::Exclude { .. })));
 
     // An import of the library's own module names nothing else to resolve.
     let own = traceback(
