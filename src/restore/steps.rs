@@ -198,14 +198,14 @@ impl Resolved {
 }
 
 impl Steps<'_, '_> {
-    /// For an API the run found missing: the import its definition in the installed release
-    /// makes that fails in `env` (see [`verify::lacked_import`]).
-    fn lacked_import(
+    /// For an API the run found missing that the installed release defines: why it is not
+    /// there in `env` (see [`verify::unbound`]).
+    fn unbound(
         &self,
         failure: &Failure,
         installed: &[(DistName, Version)],
         env: &PreparedEnv,
-    ) -> Option<verify::LackedImport> {
+    ) -> Option<verify::Unbound> {
         let Cause::MissingApi { api, .. } = &failure.cause else {
             return None;
         };
@@ -213,7 +213,7 @@ impl Steps<'_, '_> {
             return None;
         }
         let modules = verify::defining_modules(&self.session.bank_file, api, installed);
-        verify::lacked_import(&env.python, &modules)
+        verify::unbound(&env.python, &modules)
     }
 
     /// The environment a resolution asks for, with the kernel runtime's bounds (worked out,
@@ -469,10 +469,34 @@ impl super::RoundSteps for Steps<'_, '_> {
         let ran_with = installed(&r.requirements, &env);
         self.last_installed = Some((python, crate::output::installed_lines(&r.requirements)));
         let bank = BankHistory::at(&self.session.bank_file);
-        let failure = run.first_failure(&self.failures(&bank, &r));
-        let lacked = failure
+        let mut failure = run.first_failure(&self.failures(&bank, &r));
+        let unbound = failure
             .as_ref()
-            .and_then(|f| self.lacked_import(f, &ran_with, &env));
+            .and_then(|f| self.unbound(f, &ran_with, &env));
+        // The release has the name, bound only when its data is there: no release is at
+        // fault, and the data is the notebook's to fetch.
+        if let (Some(verify::Unbound::Data { defined_in, error }), Some(f)) =
+            (&unbound, &mut failure)
+        {
+            if let Cause::MissingApi { api, .. } = &f.cause {
+                *f = Failure::new(
+                    Cause::UnboundWithoutData {
+                        api: api.clone(),
+                        module: defined_in.clone(),
+                        error: error.clone(),
+                    },
+                    f.cell,
+                    f.frame.clone(),
+                );
+            }
+        }
+        let lacked = match unbound {
+            Some(verify::Unbound::Import {
+                defined_in,
+                missing,
+            }) => Some((defined_in, missing)),
+            _ => None,
+        };
         // Who installed which module, read from the environment once, when a failure asks.
         let owners = std::cell::OnceCell::new();
         let owners = || owners.get_or_init(|| verify::Owners::of_env(&env.root));
@@ -485,9 +509,8 @@ impl super::RoundSteps for Steps<'_, '_> {
         };
         let mut lessons = match (&failure, &lacked) {
             // The release has the name; an import its definition makes does not work here.
-            (Some(f), Some(lacked)) => vec![Lesson::Module {
-                module: ModulePath::new(lacked.missing.top_level())
-                    .unwrap_or_else(|_| lacked.missing.clone()),
+            (Some(f), Some((_, missing))) => vec![Lesson::Module {
+                module: ModulePath::new(missing.top_level()).unwrap_or_else(|_| missing.clone()),
                 cell: f.cell.unwrap_or(0),
             }],
             (Some(f), None) => verify::lessons(f, &r.inference, python),
@@ -527,15 +550,14 @@ impl super::RoundSteps for Steps<'_, '_> {
                 &format!("stopped at {}", failure.located_in(spec.nb)),
             );
         }
-        if let (Some(lacked), Some(api)) =
+        if let (Some((defined_in, missing)), Some(api)) =
             (&lacked, failure.as_ref().and_then(|f| f.cause.named_api()))
         {
             self.reporter.round(
                 round,
                 &format!(
-                    "the installed release defines `{api}` in `{}`, which fails to import here: \
-                     no module `{}`",
-                    lacked.defined_in, lacked.missing
+                    "the installed release defines `{api}` in `{defined_in}`, which fails to \
+                     import here: no module `{missing}`"
                 ),
             );
         }

@@ -19,7 +19,8 @@ const PROBE_LIMIT: Duration = Duration::from_secs(120);
 
 /// Imports the module named on argv[1] and prints, as its last line, the imports whose
 /// failure made it fail, the last one last (empty when the import worked or failed
-/// otherwise). The chain matters: scipy 0.19's `pilutil` tries `from PIL import
+/// otherwise); before it, the last error reading a file (an `EnvironmentError`) that passed
+/// through the module's own code while it ran, which it swallowed if the import worked. The chain matters: scipy 0.19's `pilutil` tries `from PIL import
 /// Image`, then, in its `except ImportError`, the pre-Pillow `import Image`; the module to
 /// install is PIL, not the last name tried. Python 2 chains no exceptions, so each failed
 /// import remembers the ImportError being handled when it began.
@@ -40,9 +41,20 @@ def hook(name, globals=None, locals=None, fromlist=(), level=0):
             seen[id(e)] = (name, handling, e)
         raise
 builtins.__import__ = hook
+target = sys.argv[1]
+swallowed = []
+def in_module(frame, event, arg):
+    if event == "exception" and issubclass(arg[0], EnvironmentError):
+        swallowed.append("%s: %s" % (arg[0].__name__, str(arg[1]).replace("\n", " ")))
+    return in_module
+def calls(frame, event, arg):
+    if frame.f_code.co_name == "<module>" and frame.f_globals.get("__name__") == target:
+        return in_module
+    return None
 chain = []
+sys.settrace(calls)
 try:
-    __import__(sys.argv[1])
+    __import__(target)
 except ImportError as e:
     cur = e
     while cur is not None and id(cur) in seen and len(chain) < 10:
@@ -50,22 +62,32 @@ except ImportError as e:
         chain.append(name)
 except Exception:
     pass
+sys.settrace(None)
 builtins.__import__ = real
-sys.stdout.write("\n" + " ".join(reversed(chain)) + "\n")
+sys.stdout.write("\n" + (swallowed[-1] if swallowed else "") + "\n" + " ".join(reversed(chain)) + "\n")
 "#;
 
-/// The module a name's definition lacks, and where that definition is.
+/// Why a name the installed release defines is not there at run time, by importing the
+/// module that defines it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct LackedImport {
-    /// The module the bank says defines the name in the installed release.
-    pub defined_in: ModulePath,
-    /// What importing it says is missing (`PIL`).
-    pub missing: ModulePath,
+pub enum Unbound {
+    /// An import its definition makes fails here: `missing` (`PIL`) is to install.
+    Import {
+        /// The module the bank says defines the name in the installed release.
+        defined_in: ModulePath,
+        missing: ModulePath,
+    },
+    /// The module ran, and swallowed `error` reading a file: it binds the name only when
+    /// its data is there (cltk's corpora, downloaded apart). No release binds it otherwise.
+    Data {
+        defined_in: ModulePath,
+        error: String,
+    },
 }
 
-/// The modules that define `api` in the installed release of its distribution, by the bank:
-/// none when the bank does not say the installed release has it, or it is defined where it
-/// is named (then its own module imported, and the run already said what it lacks).
+/// The modules that define `api` in the installed release of its distribution, by the bank
+/// (its own module when it is defined where it is named): none when the bank does not say
+/// the installed release has it.
 pub fn defining_modules(
     bank: &Path,
     api: &ApiPath,
@@ -85,12 +107,17 @@ pub fn defining_modules(
         if !VersionRun::any_contains(&report.present, version) {
             continue;
         }
-        for span in report
+        let mut spans = report
             .canonical
             .iter()
             .filter(|c| VersionRun::any_contains(&c.releases, version))
-        {
-            let module = span.path.rsplit_once('.').map(|(m, _)| m);
+            .map(|c| c.path.as_str())
+            .peekable();
+        // Defined where it is named: its own module, which imported in the run, and bound
+        // nothing (a name bound only when the module's data is there).
+        let own = spans.peek().is_none().then_some(api.as_str());
+        for path in spans.chain(own) {
+            let module = path.rsplit_once('.').map(|(m, _)| m);
             if let Some(m) = module.and_then(|m| ModulePath::new(m).ok()) {
                 if !out.contains(&m) {
                     out.push(m);
@@ -101,10 +128,10 @@ pub fn defining_modules(
     out
 }
 
-/// Imports each of `modules` with `python` and returns the first import of its failing
-/// chain that another distribution would provide (one of the defining module's own package is a broken
-/// install, not a missing dependency).
-pub fn lacked_import(python: &Path, modules: &[ModulePath]) -> Option<LackedImport> {
+/// Imports each of `modules` with `python`: the first import of its failing chain that
+/// another distribution would provide (one of the defining module's own package is a broken
+/// install, not a missing dependency), else the error reading a file its code swallowed.
+pub fn unbound(python: &Path, modules: &[ModulePath]) -> Option<Unbound> {
     modules.iter().take(3).find_map(|module| {
         let mut command = Command::new(python);
         command
@@ -113,9 +140,9 @@ pub fn lacked_import(python: &Path, modules: &[ModulePath]) -> Option<LackedImpo
             .current_dir(std::env::temp_dir());
         let done = crate::python::run_limited(command, b"", PROBE_LIMIT).ok()?;
         let text = String::from_utf8_lossy(&done.stdout);
-        let chain: Vec<ModulePath> = text
-            .lines()
-            .last()?
+        let mut last = text.lines().rev();
+        let (chain, swallowed) = (last.next()?, last.next().unwrap_or_default());
+        let chain: Vec<ModulePath> = chain
             .split_whitespace()
             .filter_map(|name| ModulePath::new(name).ok())
             .filter(|m| m.top_level() != module.top_level())
@@ -126,9 +153,15 @@ pub fn lacked_import(python: &Path, modules: &[ModulePath]) -> Option<LackedImpo
         let missing = match chain.as_slice() {
             [.., wanted, _fallback] => wanted.clone(),
             [only] => only.clone(),
+            [] if !swallowed.trim().is_empty() => {
+                return Some(Unbound::Data {
+                    defined_in: module.clone(),
+                    error: swallowed.trim().to_string(),
+                })
+            }
             [] => return None,
         };
-        Some(LackedImport {
+        Some(Unbound::Import {
             defined_in: module.clone(),
             missing,
         })

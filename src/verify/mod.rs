@@ -40,7 +40,7 @@ mod workdir;
 
 pub use blame::{blamed, pulled_in, PulledIn};
 pub use cell_run::{CellRun, CellStatus};
-pub use defining_module::{defining_modules, lacked_import, LackedImport};
+pub use defining_module::{defining_modules, unbound, Unbound};
 pub use disk_budget::{
     build_estimate, keep_within, make_room, make_room_for, plan as plan_eviction, prepare_within,
     tidy_cache, Budgeted, CacheStep, DiskBudget, DiskSurvey, Eviction, FileOnDisk, Holding,

@@ -380,6 +380,44 @@ fn a_name_the_installed_release_defines_but_cannot_import_asks_for_what_it_impor
     assert_eq!(pins(&out), ["imagelib==1.0", "toolkit==2.0"], "{out}");
 }
 
+/// A name the installed release binds only when its data is there: `toolkit.corpus` binds
+/// `library` under `try: ... except IOError: pass`, reading a corpus downloaded apart (cltk's
+/// `latinlibrary`). The run lacks it; importing the module in the run's environment shows
+/// the error it swallowed: the data, not a release, so no other toolkit is tried.
+#[test]
+fn a_name_bound_only_when_its_data_is_there_is_the_datas() {
+    let server = TestServer::start(PageMode::Json);
+    let toolkit = |version: &str| {
+        dated_wheel(
+            &WheelBuilder::new("toolkit", version)
+                .file("toolkit/__init__.py", "")
+                .file(
+                    "toolkit/corpus.py",
+                    "try:\n    library = open('/nonexistent-nbenv-corpus/library.txt').read()\nexcept IOError:\n    pass\n",
+                ),
+        )
+    };
+    server.publish("toolkit", &[toolkit("1.0"), toolkit("2.0")]);
+    let ctx = TestContext::with_server(server);
+    let nb = two_cells(
+        ctx.root(),
+        "from toolkit.corpus import library",
+        "print(len(library))",
+    );
+    let (code, _, err) = restore_plainly(&ctx, &nb);
+    assert_eq!(code, 21, "{err}");
+    assert!(
+        err.contains(
+            "round 1: stopped at cell 1 (code cell 1 of 2): data/input: `toolkit.corpus.library` \
+             is bound only when `toolkit.corpus` can read its data, and importing it here met \
+             FileNotFoundError: [Errno 2] No such file or directory: \
+             '/nonexistent-nbenv-corpus/library.txt'"
+        ),
+        "{err}"
+    );
+    assert!(!err.contains("round 2"), "{err}");
+}
+
 /// `toolkit` imports `dep.auto`, which `dep` gained in 2.0 (2021); the notebook's era
 /// (2020) holds `dep`, a dependency only, at 1.0. The run's missing submodule makes `dep` a
 /// distribution the notebook needs with a release that has it: round 2 installs dep 2.0,

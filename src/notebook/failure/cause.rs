@@ -223,6 +223,14 @@ pub enum Cause {
     MissingResource {
         resource: String,
     },
+    /// A name the installed release binds only when its module can read its data (cltk's
+    /// `latinlibrary`, under `try: ... except IOError: pass`, from a corpus downloaded
+    /// apart): importing the module in the run's environment swallowed `error`.
+    UnboundWithoutData {
+        api: ApiPath,
+        module: ModulePath,
+        error: String,
+    },
     /// A module that should sit beside the notebook (or in its repository).
     MissingLocalModule {
         module: ModulePath,
@@ -386,6 +394,7 @@ impl Cause {
             | BehaviourChanged { .. } => FailureClass::Environment,
             MissingFile { .. }
             | MissingResource { .. }
+            | UnboundWithoutData { .. }
             | MissingLocalModule { .. }
             | LfsPointer { .. }
             | DataAlreadyWritten { .. }
@@ -554,6 +563,11 @@ impl fmt::Display for Cause {
                 None => write!(f, "a file is missing"),
             },
             MissingResource { resource } => write!(f, "data package `{resource}` is not there"),
+            UnboundWithoutData { api, module, error } => write!(
+                f,
+                "`{api}` is bound only when `{module}` can read its data, and importing it \
+                 here met {error}"
+            ),
             MissingLocalModule {
                 module,
                 unprovided: false,
