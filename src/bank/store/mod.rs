@@ -37,6 +37,7 @@ mod seal;
 mod shim_moves;
 mod stats;
 mod summaries;
+mod varint;
 mod writer;
 
 use std::cell::{Cell, RefCell};

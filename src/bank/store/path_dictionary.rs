@@ -33,6 +33,7 @@ use std::io::Write;
 use std::sync::Arc;
 
 use super::path_blocks::{self, Directory, EncodedChunk};
+pub(super) use super::varint::put as put_varint;
 
 #[derive(Debug, Clone, Default)]
 pub struct PathDictionary {
@@ -139,33 +140,10 @@ pub fn stored_chunk_ids(blob: &[u8]) -> Result<Vec<i64>, CorruptDictionary> {
     chunk_ids(blob)
 }
 
-pub(super) fn put_varint(out: &mut Vec<u8>, mut v: u64) {
-    while v >= 0x80 {
-        out.push((v as u8) | 0x80);
-        v >>= 7;
-    }
-    out.push(v as u8);
-}
-
+/// [`super::varint::take`], a damaged value being a damaged dictionary.
 #[inline]
 pub(super) fn take_varint(bytes: &[u8], at: &mut usize) -> Result<u64, CorruptDictionary> {
-    // Most values (shared and rest lengths) fit one byte.
-    if let Some(&b) = bytes.get(*at) {
-        if b < 0x80 {
-            *at += 1;
-            return Ok(u64::from(b));
-        }
-    }
-    let mut value: u64 = 0;
-    for shift in (0..64).step_by(7) {
-        let b = *bytes.get(*at).ok_or(CorruptDictionary)?;
-        *at += 1;
-        value |= u64::from(b & 0x7f) << shift;
-        if b & 0x80 == 0 {
-            return Ok(value);
-        }
-    }
-    Err(CorruptDictionary)
+    super::varint::take(bytes, at).ok_or(CorruptDictionary)
 }
 
 impl PathDictionary {

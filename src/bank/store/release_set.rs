@@ -222,27 +222,17 @@ impl fmt::Debug for ReleaseSet {
     }
 }
 
-fn put_varint(out: &mut Vec<u8>, mut v: u32) {
-    while v >= 0x80 {
-        out.push((v as u8) | 0x80);
-        v >>= 7;
-    }
-    out.push(v as u8);
+fn put_varint(out: &mut Vec<u8>, v: u32) {
+    super::varint::put(out, u64::from(v));
 }
 
 fn take_varint(bytes: &mut &[u8]) -> Result<u32, CorruptReleaseSet> {
-    let mut value: u32 = 0;
-    for shift in (0..35).step_by(7) {
-        let (&b, rest) = bytes.split_first().ok_or(CorruptReleaseSet)?;
-        *bytes = rest;
-        value |= u32::from(b & 0x7f)
-            .checked_shl(shift)
-            .ok_or(CorruptReleaseSet)?;
-        if b & 0x80 == 0 {
-            return Ok(value);
-        }
-    }
-    Err(CorruptReleaseSet)
+    let mut at = 0;
+    let value = super::varint::take(bytes, &mut at)
+        .and_then(|v| u32::try_from(v).ok())
+        .ok_or(CorruptReleaseSet)?;
+    *bytes = &bytes[at..];
+    Ok(value)
 }
 
 #[cfg(test)]
