@@ -46,6 +46,10 @@ pub struct CellRun {
     /// Install commands (`!pip install …`) the runner did not run.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub skipped_installs: Vec<String>,
+    /// Folders the cell's globs looked in that are not there (`data/train/pos`): the glob
+    /// found nothing, and what fails after is the data's.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub absent_folders: Vec<String>,
 }
 
 fn seconds<S: Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {

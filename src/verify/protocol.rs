@@ -71,6 +71,9 @@ pub(crate) struct CellRecord {
     pub error: Option<Raised>,
     #[serde(default)]
     pub skipped: Vec<String>,
+    /// Folders a glob of the cell's looked in that are not there.
+    #[serde(default)]
+    pub absent: Vec<String>,
 }
 
 #[derive(Debug, Clone, Deserialize)]

@@ -18,7 +18,7 @@ use super::protocol::{self, Parsed, Record, RecordStatus};
 use super::reproduce::{self, Reproduction};
 use super::sandbox::{self, SandboxLimits};
 use super::workdir::{self, Overlay, RunFolder};
-use crate::notebook::failure::{classify, Failure, FailureContext, Raised};
+use crate::notebook::failure::{classify, Cause, Failure, FailureContext, Raised};
 use crate::notebook::Notebook;
 use crate::python::{run_capped_watching, Finished, OutputCap, ProcessError, PythonVersion};
 
@@ -126,10 +126,35 @@ impl NotebookRun {
         self.cells.iter().find(|c| !c.ok())
     }
 
-    /// The first failure, classified in the notebook's context.
+    /// The first failure, classified in the notebook's context. One the classifier can only
+    /// put down to the code or to a change of behaviour, after a glob looked in a folder
+    /// that is not there, is the data's: the glob found nothing, and the cell worked on
+    /// nothing (mmicatka's `resample` of no reviews, when `data/train` was never committed).
     pub fn first_failure(&self, cx: &FailureContext) -> Option<Failure> {
         let cell = self.first_failed()?;
-        Some(classify(&cell.problem()?, Some(cell.cell), cx))
+        let failure = classify(&cell.problem()?, Some(cell.cell), cx);
+        let opaque = matches!(
+            failure.cause,
+            Cause::BehaviourChanged { .. }
+                | Cause::Raised { .. }
+                | Cause::LibraryMismatch { wanted: None, .. }
+        );
+        let globbed = self
+            .cells
+            .iter()
+            .take_while(|c| c.cell <= cell.cell)
+            .find_map(|c| Some((c.cell, c.absent_folders.first()?)));
+        match globbed {
+            Some((globbed_in, folder)) if opaque => Some(Failure::new(
+                Cause::AbsentFolder {
+                    folder: folder.clone(),
+                    globbed_in,
+                },
+                failure.cell,
+                failure.frame,
+            )),
+            _ => Some(failure),
+        }
     }
 
     /// The exception the first failed cell raised, with its frames.
@@ -446,6 +471,7 @@ pub(crate) fn assemble(
                     dropped: c.dropped,
                     error: c.error,
                     skipped_installs: c.skipped,
+                    absent_folders: c.absent,
                 });
             }
         }
@@ -507,6 +533,7 @@ pub(crate) fn assemble(
                     dropped: 0,
                     error: None,
                     skipped_installs: Vec::new(),
+                    absent_folders: Vec::new(),
                 });
             }
         }

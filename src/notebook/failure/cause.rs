@@ -223,6 +223,13 @@ pub enum Cause {
     MissingResource {
         resource: String,
     },
+    /// A folder the notebook's globs looked in is not there (a data folder its repository
+    /// never had), and a later error (an empty sample) came of the nothing they found.
+    AbsentFolder {
+        folder: String,
+        /// The cell whose glob looked there first.
+        globbed_in: u32,
+    },
     /// A name the installed release binds only when its module can read its data (cltk's
     /// `latinlibrary`, under `try: ... except IOError: pass`, from a corpus downloaded
     /// apart): importing the module in the run's environment swallowed `error`.
@@ -395,6 +402,7 @@ impl Cause {
             MissingFile { .. }
             | MissingResource { .. }
             | UnboundWithoutData { .. }
+            | AbsentFolder { .. }
             | MissingLocalModule { .. }
             | LfsPointer { .. }
             | DataAlreadyWritten { .. }
@@ -563,6 +571,11 @@ impl fmt::Display for Cause {
                 None => write!(f, "a file is missing"),
             },
             MissingResource { resource } => write!(f, "data package `{resource}` is not there"),
+            AbsentFolder { folder, globbed_in } => write!(
+                f,
+                "the folder `{folder}` is not there: cell {globbed_in} globbed it and found \
+                 nothing"
+            ),
             UnboundWithoutData { api, module, error } => write!(
                 f,
                 "`{api}` is bound only when `{module}` can read its data, and importing it \

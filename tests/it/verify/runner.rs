@@ -537,6 +537,51 @@ fn data_and_input_failures() {
     assert_eq!(f.cause, Cause::Stdin);
 }
 
+/// A glob of the notebook's own (here in its helper module) over a folder its repository
+/// never had finds nothing, and what fails after on the nothing it found (an empty sample)
+/// is the data's; a library's glob over a folder it merely probes is not the notebook's.
+#[test]
+fn a_glob_over_a_folder_that_is_not_there_makes_what_fails_after_the_datas() {
+    let f = failing(
+        &[
+            "from helper import reviews\nfiles = reviews('data/train')\n",
+            "print(sum(len(f) for f in files) / len(files))\n",
+        ],
+        |dir, _| {
+            std::fs::write(
+                dir.join("helper.py"),
+                "import os\nfrom glob import glob\n\ndef reviews(path):\n    return glob(os.path.join(path, 'pos', '*.txt'))\n",
+            )
+            .unwrap();
+        },
+    );
+    assert_eq!(
+        f.cause,
+        Cause::AbsentFolder {
+            folder: "data/train/pos".into(),
+            globbed_in: 1
+        }
+    );
+    assert_eq!(f.class, FailureClass::DataInput);
+    assert_eq!(f.cell, Some(2));
+    assert_eq!(
+        f.cause.to_string(),
+        "the folder `data/train/pos` is not there: cell 1 globbed it and found nothing"
+    );
+
+    let f = failing(&["import probe\nprobe.fonts()\n", "1/0\n"], |dir, o| {
+        site_packages(
+            dir,
+            o,
+            &[(
+                "probe.py",
+                "import glob\n\ndef fonts():\n    return glob.glob('/nonexistent-nbenv-fonts/*.ttf')\n",
+            )],
+        );
+    });
+    assert!(matches!(f.cause, Cause::Raised { .. }), "{f:?}");
+}
+
 #[test]
 fn code_failures_with_the_def_use_diagnosis() {
     // `np` used in cell 1, imported in cell 2: the notebook was written out of order.
