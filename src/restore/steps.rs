@@ -139,8 +139,10 @@ struct Steps<'a, 'u> {
     usages: &'u mut [(String, Usage)],
     spec: &'a RoundsSpec<'a>,
     name: String,
-    // Worked out once, on the first round's Python (every round resolves for the same one).
-    runtime_era: Option<Option<verify::RuntimeEra>>,
+    /// The kernel runtime of the notebook's era, worked out for the Python it was worked out
+    /// on: rounds that move to another Python work it out again (an IPython of 2018 does
+    /// not run on 3.8, and the era applies only to Pythons of then).
+    runtime_era: Option<(PythonVersion, Option<verify::RuntimeEra>)>,
     runtime_below: Option<Option<Version>>,
     last_env: Option<(PreparedEnv, Interpreter)>,
     last_run: Option<NotebookRun>,
@@ -227,11 +229,10 @@ impl Steps<'_, '_> {
             index_url: spec.index_url.clone(),
             kernel_runtime: spec.kernel_runtime,
             kernel_runtime_at_most: if spec.kernel_runtime {
-                self.runtime_era
-                    .get_or_insert_with(|| {
-                        verify::runtime_era(self.reporter, spec.nb, python, &self.session.client)
-                    })
-                    .clone()
+                let (reporter, client) = (self.reporter, &self.session.client);
+                for_python(&mut self.runtime_era, python, || {
+                    verify::runtime_era(reporter, spec.nb, python, client)
+                })
             } else {
                 None
             },
@@ -788,6 +789,19 @@ fn suspects(
         .collect()
 }
 
+/// What `cache` holds when it was worked out for `python`, else `work_out()`'s answer, kept
+/// for `python` in its place.
+fn for_python<T: Clone>(
+    cache: &mut Option<(PythonVersion, T)>,
+    python: PythonVersion,
+    work_out: impl FnOnce() -> T,
+) -> T {
+    match cache {
+        Some((on, kept)) if *on == python => kept.clone(),
+        _ => cache.insert((python, work_out())).1.clone(),
+    }
+}
+
 /// The last line of an installer's report that nbenv could not read (`Cython.Compiler.Errors.
 /// CompileError: bcolz/carray_ext.pyx`), its hints left out: the failure only says "see the
 /// installer's output", which the round's lines would otherwise not show.
@@ -880,6 +894,18 @@ fn say_broken(reporter: &dyn Reporter, round: u32, python: PythonVersion, lesson
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The kernel runtime of the era is worked out again when the rounds move to another
+    /// Python: IPython 6.3 of a 2018 notebook run on 3.6 does not run on 3.8.
+    #[test]
+    fn what_is_worked_out_for_one_python_is_worked_out_again_for_another() {
+        let mut cache = None;
+        let (p36, p38) = (PythonVersion::new(3, 6), PythonVersion::new(3, 8));
+        assert_eq!(for_python(&mut cache, p36, || "6.3.1"), "6.3.1");
+        assert_eq!(for_python(&mut cache, p36, || unreachable!()), "6.3.1");
+        assert_eq!(for_python(&mut cache, p38, || "none"), "none");
+        assert_eq!(for_python(&mut cache, p38, || unreachable!()), "none");
+    }
 
     /// An installer failure nbenv reads nothing in shows its last line; one it names does not.
     #[test]
