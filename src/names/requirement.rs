@@ -33,6 +33,23 @@ pub fn parse_requirement(text: &str) -> Result<Requirement, InvalidRequirement> 
             "the name must end with a letter or digit, not `{last}`"
         )));
     }
+    // pep508_rs reads an extra's characters, then panics when they do not make a name
+    // (`x[a.]`): the same rule, checked first.
+    let after = trimmed[name_end..].trim_start();
+    if let Some(rest) = after.strip_prefix('[') {
+        // Unclosed too: the parser reads the extras before it finds the bracket missing.
+        let extras = rest.split_once(']').map_or(rest, |(extras, _)| extras);
+        let bad = |c: char| matches!(c, '.' | '-' | '_');
+        let malformed = extras.split(',').map(str::trim).find(|e| {
+            e.chars().all(|c| c.is_ascii_alphanumeric() || bad(c))
+                && (e.starts_with(bad) || e.ends_with(bad))
+        });
+        if let Some(extra) = malformed {
+            return Err(invalid(format!(
+                "the extra `{extra}` must start and end with a letter or digit"
+            )));
+        }
+    }
     Requirement::from_str(text).map_err(|e| invalid(e.message.to_string()))
 }
 
@@ -48,6 +65,14 @@ mod tests {
         }
         // Reproduced (a proptest over core metadata): a slice inside `\u{fffd}` panicked.
         assert!(parse_requirement("a ; python_version !=\"A\"\u{fffd} '").is_err());
+        // Reproduced (the same proptest): an extra that is not a name panicked.
+        for text in [
+            "aaaaaaa[aa,vybr.]",
+            "x[.a] >=1",
+            "x [a, b-] ; python_version < '3'",
+        ] {
+            assert!(parse_requirement(text).is_err(), "{text}");
+        }
         for text in ["a-", "_a", ""] {
             assert!(parse_requirement(text).is_err(), "{text}");
         }

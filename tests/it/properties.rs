@@ -306,7 +306,22 @@ fn base_bank() -> &'static BaseBank {
                 wheel("2.0", "def helper(a, b=1):\n    pass\nclass Model:\n    def fit(self, X, y):\n        pass\n"),
             ],
         );
-        let dir = tempfile::tempdir().unwrap();
+        // A static is never dropped, so its folder is not removed when the process ends: it
+        // goes under the build's own temporary folder, not the system's, and a run removes
+        // what earlier runs left there.
+        let parent = Path::new(env!("CARGO_TARGET_TMPDIR")).join("properties-base-bank");
+        std::fs::create_dir_all(&parent).unwrap();
+        let hour_ago = std::time::SystemTime::now() - Duration::from_secs(3600);
+        for old in std::fs::read_dir(&parent).unwrap().flatten() {
+            let stale = old
+                .metadata()
+                .and_then(|m| m.modified())
+                .is_ok_and(|t| t < hour_ago);
+            if stale {
+                let _ = std::fs::remove_dir_all(old.path());
+            }
+        }
+        let dir = tempfile::tempdir_in(&parent).unwrap();
         let bank = dir.path().join("bank.sqlite3");
         let out = Command::new(env!("CARGO_BIN_EXE_nbenv"))
             .args(["--index-url", &server.index_url(), "--no-progress", "--cache-dir"])
