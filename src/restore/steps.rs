@@ -491,6 +491,7 @@ impl super::RoundSteps for Steps<'_, '_> {
                 );
             }
         }
+        // The import its definition makes that fails here.
         let lacked = match unbound {
             Some(verify::Unbound::Import {
                 defined_in,

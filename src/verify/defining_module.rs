@@ -20,7 +20,8 @@ const PROBE_LIMIT: Duration = Duration::from_secs(120);
 /// Imports the module named on argv[1] and prints, as its last line, the imports whose
 /// failure made it fail, the last one last (empty when the import worked or failed
 /// otherwise); before it, the last error reading a file (an `EnvironmentError`) that passed
-/// through the module's own code while it ran, which it swallowed if the import worked. The chain matters: scipy 0.19's `pilutil` tries `from PIL import
+/// through the module's own code while it ran, which it swallowed if the import worked.
+/// The chain matters: scipy 0.19's `pilutil` tries `from PIL import
 /// Image`, then, in its `except ImportError`, the pre-Pillow `import Image`; the module to
 /// install is PIL, not the last name tried. Python 2 chains no exceptions, so each failed
 /// import remembers the ImportError being handled when it began.
