@@ -21,6 +21,7 @@ pub mod disk_full;
 pub mod interrupt;
 pub mod leftover;
 pub mod names;
+pub mod parse;
 pub mod pypi;
 pub mod python;
 pub mod reporter;

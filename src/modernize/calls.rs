@@ -11,7 +11,6 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use ruff_python_ast::visitor::{walk_expr, Visitor};
 use ruff_python_ast::{Expr, ExprContext};
-use ruff_python_parser::parse_expression;
 use ruff_text_size::{Ranged, TextRange, TextSize};
 
 use super::rewrite::{line_of, location, Edit, Left, LeftWhy};
@@ -183,7 +182,7 @@ pub(super) fn instantiate(
         }
     }
 
-    let parsed = parse_expression(template).map_err(|_| Misfit::Template)?;
+    let parsed = crate::parse::expression(template).ok_or(Misfit::Template)?;
     let expr = parsed.expr();
     let mut names = Names::default();
     names.visit_expr(expr);

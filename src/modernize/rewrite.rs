@@ -11,7 +11,7 @@ use std::collections::{BTreeMap, BTreeSet, HashSet};
 
 use ruff_python_ast::visitor::{walk_expr, walk_stmt, Visitor};
 use ruff_python_ast::{Expr, Mod, Stmt};
-use ruff_python_parser::{parse_unchecked, Mode, ParseOptions};
+use ruff_python_parser::{Mode, ParseOptions};
 use ruff_text_size::{Ranged, TextRange, TextSize};
 use serde::Serialize;
 
@@ -276,7 +276,9 @@ pub fn rewrite(cells: &[CellSource<'_>], rewrites: &Rewrites) -> Rewritten {
         if !rewritable(c.source) {
             continue;
         }
-        let parsed = parse_unchecked(c.source, ipython());
+        let Ok(parsed) = crate::parse::unchecked(c.source, ipython()) else {
+            continue;
+        };
         if !parsed.errors().is_empty() {
             continue;
         }
@@ -796,7 +798,7 @@ fn apply(mut edits: Vec<Edit>, sources: &BTreeMap<u32, &str>, out: &mut Rewritte
         }
         text.push_str(&source[done..]);
         let apis: BTreeSet<&ApiPath> = edits.iter().map(|e| &e.api).collect();
-        if !parse_unchecked(&text, ipython()).errors().is_empty() {
+        if crate::parse::unchecked(&text, ipython()).map_or(true, |p| !p.errors().is_empty()) {
             for e in &edits {
                 out.left.push(Left {
                     api: e.api.clone(),
@@ -857,7 +859,13 @@ mod tests {
             })
             .collect::<Vec<_>>();
         for t in &texts {
-            assert!(parse_unchecked(t, ipython()).errors().is_empty(), "{t}");
+            assert!(
+                crate::parse::unchecked(t, ipython())
+                    .unwrap()
+                    .errors()
+                    .is_empty(),
+                "{t}"
+            );
         }
         (texts, out.left)
     }

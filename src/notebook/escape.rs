@@ -5,7 +5,6 @@ use std::str::FromStr;
 
 use pep508_rs::Requirement;
 use ruff_python_ast::IpyEscapeKind;
-use ruff_python_parser::parse_expression;
 
 use crate::names::{DistName, ModulePath};
 
@@ -30,7 +29,7 @@ impl Tracer {
             IpyEscapeKind::Help | IpyEscapeKind::Help2 => {
                 // `np.linalg.norm?` names an API
                 let expr = value.trim().trim_end_matches('?').trim_start_matches('?');
-                if let Ok(parsed) = parse_expression(expr) {
+                if let Some(parsed) = crate::parse::expression(expr) {
                     let saved = self.force_line.replace(at.line);
                     self.eval(parsed.expr());
                     self.force_line = saved;

@@ -13,7 +13,7 @@ use ruff_python_ast::{
     ExceptHandler, Expr, Mod, Operator, Parameters, Stmt, StmtClassDef, StmtFunctionDef,
     StmtImport, StmtImportFrom, StmtTry,
 };
-use ruff_python_parser::{parse_unchecked, Mode, ParseOptions};
+use ruff_python_parser::{Mode, ParseOptions};
 use ruff_text_size::{Ranged, TextSize};
 
 use crate::names::ModulePath;
@@ -149,7 +149,17 @@ impl Tracer {
             self.line_starts = saved_starts;
             return;
         }
-        let parsed = parse_unchecked(source, parse_options());
+        let Ok(parsed) = crate::parse::unchecked(source, parse_options()) else {
+            self.ev.warnings.push(Warning {
+                at: self.at(TextSize::new(0)),
+                message: "the Python parser failed on the cell; nothing in it was analysed"
+                    .to_string(),
+            });
+            self.cell = saved_cell;
+            self.line_offset = saved_offset;
+            self.line_starts = saved_starts;
+            return;
+        };
 
         let mut py2 = std::mem::take(&mut self.py2_found);
         py2.clear();
@@ -223,12 +233,13 @@ impl Tracer {
             self.force_line = saved;
             return;
         }
-        let parsed = parse_unchecked(source, parse_options());
-        if let Mod::Module(module) = parsed.syntax() {
-            self.body(&module.body);
+        if let Ok(parsed) = crate::parse::unchecked(source, parse_options()) {
+            if let Mod::Module(module) = parsed.syntax() {
+                self.body(&module.body);
+            }
+            self.drop_tree(parsed);
         }
         self.force_line = saved;
-        self.drop_tree(parsed);
     }
 
     /// Syntax trees are dropped recursively; one nested thousands of levels deep (generated

@@ -7,7 +7,7 @@
 
 use ruff_python_ast::visitor::{walk_expr, walk_stmt, Visitor};
 use ruff_python_ast::{Expr, IpyEscapeKind, Mod, Stmt};
-use ruff_python_parser::{parse_unchecked, Mode, ParseOptions};
+use ruff_python_parser::{Mode, ParseOptions};
 use ruff_text_size::{Ranged, TextRange};
 
 use crate::notebook::cell::{self, CellCode};
@@ -80,7 +80,9 @@ impl<'a> Visitor<'a> for Collector {
 }
 
 fn replace_escapes(source: &str) -> String {
-    let parsed = parse_unchecked(source, ParseOptions::from(Mode::Ipython));
+    let Ok(parsed) = crate::parse::unchecked(source, ParseOptions::from(Mode::Ipython)) else {
+        return source.to_string();
+    };
     let mut collector = Collector::default();
     if let Mod::Module(module) = parsed.syntax() {
         for stmt in &module.body {

@@ -9,7 +9,6 @@
 use std::collections::HashMap;
 
 use ruff_python_ast::{ExceptHandler, Expr, PySourceType, Stmt};
-use ruff_python_parser::parse_unchecked_source;
 
 use super::all_names::{self, AllNames};
 use super::class_body::{
@@ -35,7 +34,14 @@ pub fn summarize_source(source: &str, is_stub: bool) -> FileSummary {
         PySourceType::Python
     };
     let _clock = crate::timings::start(crate::timings::Stage::Parsing);
-    let parsed = parse_unchecked_source(source, source_type);
+    let Ok(parsed) = crate::parse::unchecked_source(source, source_type) else {
+        // Nothing in it could be read: what it binds is unknown, not absent.
+        return FileSummary {
+            parse_errors: 1,
+            dynamic_exports: true,
+            ..FileSummary::default()
+        };
+    };
     let mut visitor = ModuleVisitor {
         is_stub,
         source,

@@ -5,7 +5,6 @@
 
 use ruff_python_ast::visitor::{walk_expr, walk_stmt, Visitor};
 use ruff_python_ast::{Expr, PySourceType, Stmt};
-use ruff_python_parser::parse_unchecked_source;
 use ruff_text_size::Ranged;
 
 use super::lines::Lines;
@@ -13,7 +12,13 @@ use super::{DeclarationKind, Sink};
 use crate::names::parse_requirement;
 
 pub(super) fn read(text: &str, sink: &mut Sink<'_>) {
-    let parsed = parse_unchecked_source(text, PySourceType::Python);
+    let parsed = match crate::parse::unchecked_source(text, PySourceType::Python) {
+        Ok(parsed) => parsed,
+        Err(failed) => {
+            sink.problem(None, format!("does not parse as Python: {failed}"));
+            return;
+        }
+    };
     let module = parsed.syntax();
     let mut finder = SetupCalls::default();
     for stmt in &module.body {

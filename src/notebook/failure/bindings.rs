@@ -5,7 +5,6 @@
 use std::collections::HashMap;
 
 use ruff_python_ast::{ExceptHandler, Expr, Mod, Stmt};
-use ruff_python_parser::parse_unchecked;
 use ruff_text_size::{Ranged, TextSize};
 
 use crate::notebook::cell::{self, CellCode};
@@ -82,7 +81,9 @@ impl Bindings {
         if crate::notebook::nesting::too_deep(source).is_some() {
             return;
         }
-        let parsed = parse_unchecked(source, parse_options());
+        let Ok(parsed) = crate::parse::unchecked(source, parse_options()) else {
+            return;
+        };
         let starts: Vec<u32> = std::iter::once(0)
             .chain(
                 source

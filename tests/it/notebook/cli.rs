@@ -205,3 +205,43 @@ fn a_cell_nested_past_pythons_limit_is_reported_and_the_rest_analysed() {
         "{v}"
     );
 }
+
+/// A cell the Python parser panics on (ruff's `unreachable!`, reached by a `;` quote escape
+/// before a `%%` magic) is a warning at that cell, printed once and without a panic's
+/// message; the other cells are read.
+#[test]
+fn a_cell_the_parser_fails_on_is_a_warning_not_a_crash() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("odd.ipynb");
+    let cells = [
+        "import numpy as np",
+        "from pylab import[*\n;       %%writefile re",
+        "import scipy",
+    ];
+    let notebook = serde_json::json!({
+        "cells": cells.iter().enumerate().map(|(i, source)| serde_json::json!({
+                "cell_type": "code", "execution_count": i + 1, "metadata": {}, "outputs": [],
+            "source": source
+        })).collect::<Vec<_>>(),
+        "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3"}},
+        "nbformat": 4, "nbformat_minor": 2
+    });
+    std::fs::write(&path, notebook.to_string()).unwrap();
+    let out = bare(["usage", path.to_str().unwrap(), "--format", "json"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let warnings = v["warnings"].as_array().unwrap();
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    assert_eq!(warnings[0]["at"]["cell"], 2);
+    assert_eq!(
+        warnings[0]["message"],
+        "the Python parser failed on the cell; nothing in it was analysed"
+    );
+    let imports = v.to_string();
+    assert!(
+        imports.contains("numpy") && imports.contains("scipy"),
+        "{imports}"
+    );
+}
