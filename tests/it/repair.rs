@@ -209,6 +209,38 @@ fn a_release_too_old_for_the_python_moves_the_search_up() {
     assert_eq!(pins(&out), ["calc==2.0"], "{out}");
 }
 
+/// The standard library raising on a library's behalf is the library's doing: matplotlib
+/// 3.1.2 runs `convert --version` through `subprocess.check_output` when it is imported, and a
+/// `convert` that exits 1 raised `CalledProcessError` there, classed the notebook's code since
+/// the innermost frame was `subprocess`. Now it is behaviour changed and the search runs.
+#[test]
+fn the_standard_library_raising_for_a_library_is_the_librarys() {
+    let ctx = TestContext::with_index();
+    let works = "def solve(x):\n    return x * 2\n";
+    let probes = "import subprocess, sys\n\ndef solve(x):\n    subprocess.check_output([sys.executable, '-c', 'raise SystemExit(1)'])\n    return x * 2\n";
+    let wheels = [
+        ("1.0", works),
+        ("1.1", works),
+        ("1.2", probes),
+        ("1.3", probes),
+    ]
+    .map(|(v, src)| WheelBuilder::new("calc", v).file("calc/__init__.py", src));
+    ctx.publish("calc", &wheels, Uploaded::Yearly(2010));
+    let nb = notebook(
+        ctx.root(),
+        &[("import calc", ""), ("print(calc.solve(21))", "42\n")],
+    );
+    let (code, out, err) = restore(&ctx, &nb, &[]).parts();
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains(
+            "round 1: stopped at cell 2 (code cell 2 of 2): environment: CalledProcessError now"
+        ),
+        "{err}"
+    );
+    assert_eq!(pins(&out), ["calc==1.1"], "{out}");
+}
+
 /// The same error in a cell with no stored record of running stays the notebook's code.
 #[test]
 fn a_cell_with_no_record_of_running_keeps_its_error() {

@@ -108,7 +108,7 @@ fn during_import(r: &Raised) -> bool {
 }
 
 /// An exception the classifier would put down to the notebook's code, raised inside a
-/// library in a live run by a cell whose stored outputs show it ran for its author: what
+/// library (or by the standard library on a library's behalf) in a live run by a cell whose stored outputs show it ran for its author: what
 /// changed is the environment. A stored error, one raised by the notebook's own code (its
 /// cells, its local modules), or one of its own causes (an undefined name, a missing file, a
 /// syntax error) stays as it is.
@@ -116,7 +116,7 @@ fn behaviour_changed(cause: Cause, r: &Raised, cell: Option<u32>, cx: &FailureCo
     let Cause::Raised { ename } = &cause else {
         return cause;
     };
-    if cx.python.is_none() || r.innermost().and_then(Frame::library).is_none() {
+    if cx.python.is_none() || r.raising_library().is_none() {
         return cause;
     }
     match cell.and_then(|c| cx.worked_for_author(c)) {

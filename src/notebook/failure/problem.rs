@@ -33,6 +33,16 @@ impl Raised {
         self.frames.last()
     }
 
+    /// The library that raised it: that of the innermost frame outside the standard library,
+    /// so `subprocess.check_output` raising for matplotlib is matplotlib's doing.
+    pub fn raising_library(&self) -> Option<crate::names::ModulePath> {
+        self.frames
+            .iter()
+            .rev()
+            .find(|f| f.origin() != FrameOrigin::Stdlib)
+            .and_then(Frame::library)
+    }
+
     /// The innermost frame in notebook code.
     pub fn innermost_cell_frame(&self) -> Option<&Frame> {
         self.frames
