@@ -14,9 +14,8 @@ use serde::{Deserialize, Serialize};
 use crate::names::ModulePath;
 use crate::notebook::failure::FailureClass;
 use crate::notebook::{
-    FileAccess, HintReason, Installer, Location, NetworkKind, NoteKind, OutputEvidence, Usage,
+    FileAccess, Installer, Location, NetworkKind, NoteKind, OutputEvidence, Usage,
 };
-use crate::python::PythonVersion;
 use crate::resolve::evidence::{ImportDecision, ImportOutcome, Unresolved};
 
 /// The static status of one notebook.
@@ -165,16 +164,7 @@ pub fn add_resolution(triage: &mut Triage, decisions: &[ImportDecision]) {
 /// Python 2 syntax or builtins that are not in tolerant code, or a kernel or
 /// `language_info` that says Python 2.
 fn python2(usage: &Usage) -> (bool, Option<String>) {
-    let only_2 = |max: Option<PythonVersion>| max.is_some_and(|m| m.major < 3);
-    let found = usage.python.hints.iter().find(|h| {
-        !h.weak
-            && match h.reason {
-                HintReason::Python2Syntax | HintReason::Python2Name => true,
-                HintReason::Kernelspec | HintReason::LanguageInfo => only_2(h.range.max),
-                _ => false,
-            }
-    });
-    match found {
+    match usage.python.python2() {
         Some(h) => {
             let place = h.at.map(|a| format!(" at {a}")).unwrap_or_default();
             (true, Some(format!("{}{place}", h.detail)))

@@ -6,9 +6,9 @@ use crate::bank::store::StoreError;
 
 #[derive(Debug, thiserror::Error)]
 pub enum ModernizeError {
-    /// Only nbformat 4 notebooks are rewritten in place of their cells: older formats and
+    /// Only nbformat 3 and 4 notebooks are rewritten in place of their cells: older formats and
     /// scripts would have to be converted, which is another change than a move.
-    #[error("{}: modernize rewrites nbformat 4 notebooks only (this is {what})", path.display())]
+    #[error("{}: modernize rewrites nbformat 3 and 4 notebooks only (this is {what})", path.display())]
     NotNbformat4 { path: PathBuf, what: String },
     #[error("{}: not notebook JSON: {source}", path.display())]
     Json {

@@ -30,6 +30,35 @@ pub fn with_sources(
     if cells.is_empty() && format.is_some() {
         return Ok(original.to_vec());
     }
+    if format == Some(3) {
+        // nbformat 3: cells in worksheets, numbered across them; a code cell's source is
+        // its `input`.
+        let cells_of = |ws: &mut Value| -> Vec<Value> {
+            ws.get_mut("cells")
+                .and_then(Value::as_array_mut)
+                .map(std::mem::take)
+                .unwrap_or_default()
+        };
+        let mut number = 0u32;
+        if let Some(worksheets) = nb.get_mut("worksheets").and_then(Value::as_array_mut) {
+            for ws in worksheets {
+                let mut list = cells_of(ws);
+                for cell in &mut list {
+                    number += 1;
+                    if let Some(source) = cells.get(&number) {
+                        let field = if cell.get("input").is_some() {
+                            "input"
+                        } else {
+                            "source"
+                        };
+                        cell[field] = lines(source);
+                    }
+                }
+                ws["cells"] = Value::Array(list);
+            }
+        }
+        return serialized(nb).map_err(json);
+    }
     if format != Some(4) {
         return Err(ModernizeError::NotNbformat4 {
             path: path.to_path_buf(),
@@ -47,19 +76,30 @@ pub fn with_sources(
     };
     for (number, source) in cells {
         if let Some(cell) = list.get_mut(*number as usize - 1) {
-            let lines: Vec<Value> = source
-                .split_inclusive('\n')
-                .map(|l| Value::String(l.to_string()))
-                .collect();
-            cell["source"] = Value::Array(lines);
+            cell["source"] = lines(source);
         }
     }
+    serialized(nb).map_err(json)
+}
+
+/// A source as the notebook stores it: a list of lines, each with its newline.
+fn lines(source: &str) -> Value {
+    Value::Array(
+        source
+            .split_inclusive('\n')
+            .map(|l| Value::String(l.to_string()))
+            .collect(),
+    )
+}
+
+/// As Jupyter writes notebooks: one-space indent, sorted keys, a final newline.
+fn serialized(nb: Value) -> Result<Vec<u8>, serde_json::Error> {
     let mut out = Vec::new();
     let mut ser = serde_json::Serializer::with_formatter(
         &mut out,
         serde_json::ser::PrettyFormatter::with_indent(b" "),
     );
-    nb.serialize(&mut ser).map_err(json)?;
+    nb.serialize(&mut ser)?;
     out.push(b'\n');
     Ok(out)
 }
@@ -88,13 +128,34 @@ mod tests {
     }
 
     #[test]
-    fn older_formats_are_refused_when_a_cell_changes() {
-        let v3 = br#"{"nbformat": 3, "worksheets": []}"#;
+    fn nbformat_3_cells_are_numbered_across_worksheets() {
+        let v3 = br#"{"nbformat": 3, "metadata": {}, "worksheets": [
+          {"cells": [{"cell_type": "heading", "level": 1, "source": ["T"]},
+                     {"cell_type": "code", "input": ["print x"], "outputs": [], "language": "python"}]},
+          {"cells": [{"cell_type": "code", "input": "print y", "outputs": [], "language": "python"}]}
+        ]}"#;
+        let cells = BTreeMap::from([(3, "print(y)\n".to_string())]);
+        let out = with_sources(Path::new("x.ipynb"), v3, &cells).unwrap();
+        let v: Value = serde_json::from_slice(&out).unwrap();
+        assert_eq!(
+            v["worksheets"][1]["cells"][0]["input"],
+            serde_json::json!(["print(y)\n"])
+        );
+        assert_eq!(
+            v["worksheets"][0]["cells"][1]["input"],
+            serde_json::json!(["print x"])
+        );
+        assert_eq!(v["nbformat"], 3);
+    }
+
+    #[test]
+    fn other_formats_are_refused_when_a_cell_changes() {
+        let v2 = br#"{"nbformat": 2, "worksheets": []}"#;
         let cells = BTreeMap::from([(1, "x = 1".to_string())]);
-        let err = with_sources(Path::new("x.ipynb"), v3, &cells).unwrap_err();
+        let err = with_sources(Path::new("x.ipynb"), v2, &cells).unwrap_err();
         assert!(matches!(err, ModernizeError::NotNbformat4 { .. }));
         // With nothing to rewrite, the notebook is taken as it is.
-        let same = with_sources(Path::new("x.ipynb"), v3, &BTreeMap::new()).unwrap();
-        assert_eq!(same, v3);
+        let same = with_sources(Path::new("x.ipynb"), v2, &BTreeMap::new()).unwrap();
+        assert_eq!(same, v2);
     }
 }

@@ -18,6 +18,7 @@ mod ipynb;
 pub mod plan;
 pub mod prefer;
 pub mod prepare;
+pub mod python3;
 mod report;
 pub mod rewrite;
 mod run;
@@ -30,6 +31,7 @@ pub use diff::unified;
 pub use error::ModernizeError;
 pub use facts::Facts;
 pub use plan::{plan, Bound, Change, ChangeWhat, EraPin, Plan, Unmoved, Why};
+pub use python3::Python3;
 pub use report::{ChangeLine, Report, Trial};
 pub use rewrite::{rewrite, CellSource, Left, LeftWhy, PositionalLimit, Rewrites, Rewritten};
 pub use run::newest;
@@ -79,17 +81,42 @@ pub fn modernize(
     facts: &Facts,
     new_name: &str,
 ) -> Result<Modernized, ModernizeError> {
-    let plan = plan(&facts.uses(usage), facts);
-    let cells: Vec<CellSource<'_>> = nb
+    // Python 2 first: the APIs are then read, and moved, in Python 3 code.
+    let code: Vec<(u32, &str)> = nb
         .cells
         .iter()
         .filter(|c| c.kind == CellKind::Code)
-        .map(|c| CellSource {
-            number: c.number,
-            source: &c.source,
+        .map(|c| (c.number, c.source.as_str()))
+        .collect();
+    let python3 = match usage.python.python2() {
+        Some(_) => python3::convert(&code),
+        None => Python3::default(),
+    };
+    let converted_usage;
+    let usage = if python3.cells.is_empty() {
+        usage
+    } else {
+        converted_usage = crate::notebook::analyze(
+            &with_sources(nb, &python3.cells),
+            &crate::notebook::AnalyzeOptions::default(),
+        );
+        &converted_usage
+    };
+    let plan = plan(&facts.uses(usage), facts);
+    let cells: Vec<CellSource<'_>> = code
+        .iter()
+        .map(|&(number, source)| CellSource {
+            number,
+            source: python3.cells.get(&number).map_or(source, String::as_str),
         })
         .collect();
-    let mut rewritten = rewrite(&cells, &plan.rewrites(true));
+    let with_python3 = |mut r: Rewritten| -> Rewritten {
+        for (number, source) in &python3.cells {
+            r.cells.entry(*number).or_insert_with(|| source.clone());
+        }
+        r
+    };
+    let mut rewritten = with_python3(rewrite(&cells, &plan.rewrites(true)));
     // A change the rewriter neither wrote nor left somewhere: reached some other way.
     let left_apis: BTreeSet<_> = rewritten.left.iter().map(|l| l.api.clone()).collect();
     for c in &plan.changes {
@@ -103,7 +130,7 @@ pub fn modernize(
             }
         }
     }
-    let old: BTreeMap<u32, &str> = cells.iter().map(|c| (c.number, c.source)).collect();
+    let old: BTreeMap<u32, &str> = code.iter().copied().collect();
     let text = |cells: BTreeMap<u32, String>| -> Result<Written, ModernizeError> {
         Ok(Written {
             notebook: ipynb::with_sources(&nb.path, bytes, &cells)?,
@@ -116,7 +143,9 @@ pub fn modernize(
         .iter()
         .any(|c| c.is_candidate() && rewritten.applied.contains(&c.old));
     let proven = if candidates_written {
-        Some(text(rewrite(&cells, &plan.rewrites(false)).cells)?)
+        Some(text(
+            with_python3(rewrite(&cells, &plan.rewrites(false))).cells,
+        )?)
     } else {
         None
     };
@@ -129,10 +158,22 @@ pub fn modernize(
             .collect(),
         unmoved: plan.unmoved,
         left: rewritten.left,
+        python3,
     };
     Ok(Modernized {
         with: text(rewritten.cells)?,
         proven,
         report,
     })
+}
+
+/// `nb` with the sources of `cells` (by number) replaced.
+fn with_sources(nb: &Notebook, cells: &BTreeMap<u32, String>) -> Notebook {
+    let mut out = nb.clone();
+    for c in &mut out.cells {
+        if let Some(source) = cells.get(&c.number) {
+            c.source = source.clone();
+        }
+    }
+    out
 }

@@ -3,6 +3,7 @@
 //! could not move with the era pin that would run it instead, and each move it could not
 //! write into the code. Serialized as JSON, rendered as text.
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
 use std::path::PathBuf;
 
@@ -11,6 +12,7 @@ use serde::Serialize;
 
 use super::candidate::NamedForm;
 use super::plan::{Change, ChangeWhat, Unmoved, Why};
+use super::python3::{Python3, Rule};
 use super::rewrite::{Left, LeftWhy};
 use super::trial::CandidatesKept;
 use crate::bank::store::{MoveKind, SignatureMatch, VersionRun};
@@ -168,6 +170,9 @@ pub struct Report {
     pub unmoved: Vec<Unmoved>,
     /// Moves the bank proves that were not written into the code, and where.
     pub left: Vec<Left>,
+    /// Python 2 code rewritten as Python 3 before the APIs moved, and lines to check.
+    #[serde(skip_serializing_if = "Python3::is_empty")]
+    pub python3: Python3,
 }
 
 fn runs(runs: &[VersionRun]) -> String {
@@ -225,10 +230,42 @@ impl Report {
             .count()
     }
 
+    /// The Python 3 rewrites, one line per rule with its places, then the lines to check.
+    fn render_python3(&self, out: &mut String) {
+        let p = &self.python3;
+        if !p.converted.is_empty() {
+            let cells: BTreeSet<u32> = p.converted.iter().map(|c| c.at.cell).collect();
+            let _ = writeln!(
+                out,
+                "Python 3 ({} rewrites in {} cells):",
+                p.converted.len(),
+                cells.len()
+            );
+            let mut by_rule: BTreeMap<Rule, Vec<Location>> = BTreeMap::new();
+            for c in &p.converted {
+                let at = by_rule.entry(c.rule).or_default();
+                if at.last() != Some(&c.at) {
+                    at.push(c.at);
+                }
+            }
+            for (rule, at) in by_rule {
+                let _ = writeln!(out, "  {} (at {})", rule.label(), places(&at));
+                let _ = writeln!(out, "    python3: {}", rule.citation());
+            }
+        }
+        if !p.check.is_empty() {
+            let _ = writeln!(out, "Python 3, to check ({}):", p.check.len());
+            for c in &p.check {
+                let _ = writeln!(out, "  {}: {}: {}", c.at, c.caution.says(), c.what);
+            }
+        }
+    }
+
     /// The text form: changes, then what could not move, then what was left in the code.
     pub fn render(&self) -> String {
         let mut out = String::new();
         let _ = writeln!(out, "{}", self.notebook.display());
+        self.render_python3(&mut out);
         if self.changes.is_empty() && self.unmoved.is_empty() {
             out.push_str("  no removed API in use that the bank knows of\n");
         }

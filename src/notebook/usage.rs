@@ -267,6 +267,20 @@ impl PythonEvidence {
             .or_else(|| of(HintReason::Kernelspec).next())
     }
 
+    /// The first strong evidence that the notebook is Python 2: its syntax, a builtin Python 3
+    /// removed, or a kernel of Python 2.
+    pub fn python2(&self) -> Option<&VersionHint> {
+        let only_2 = |max: Option<PythonVersion>| max.is_some_and(|m| m.major < 3);
+        self.hints.iter().find(|h| {
+            !h.weak
+                && match h.reason {
+                    HintReason::Python2Syntax | HintReason::Python2Name => true,
+                    HintReason::Kernelspec | HintReason::LanguageInfo => only_2(h.range.max),
+                    _ => false,
+                }
+        })
+    }
+
     /// Makes `range` a need of the code (a run showed the standard library of this Python
     /// lacks `detail`): a strong hint, and the range the strong hints allow narrowed with it.
     /// Whether anything changed.

@@ -5,6 +5,7 @@ use std::path::Path;
 
 mod candidate;
 mod prefer;
+mod python3;
 
 use crate::support::archives::WheelBuilder;
 use crate::support::cli::python3_version;
