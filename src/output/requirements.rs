@@ -39,8 +39,8 @@ pub fn python_line(inference: &Inference) -> String {
     let how = match inference.python_choice {
         PythonChoice::Requested => "asked for with --python".to_string(),
         PythonChoice::NewestForModern => {
-            "the newest installed here, where the modernized notebook runs (--python chooses \
-             another)"
+            "the newest installed here where the modernized notebook has a resolution \
+             (--python chooses another)"
                 .to_string()
         }
         PythonChoice::NewestInstalled => {

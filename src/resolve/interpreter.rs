@@ -166,6 +166,37 @@ impl InterpreterPlan {
         }
     }
 
+    /// The interpreters a modernized notebook may run on, rung by rung: `newest` (the newest
+    /// installed) first, then each older installed one the code allows, newest first. Today's
+    /// releases want today's Python; when an API that could not move holds the notebook to
+    /// releases with no wheels for it, the next newest that has a resolution is the answer,
+    /// not the notebook's era.
+    pub fn newest_first(
+        evidence: &PythonEvidence,
+        newest: PythonVersion,
+        installed: &[Interpreter],
+    ) -> Self {
+        let mut plan = Self::new(evidence, Some(newest), installed, Reach::Installed);
+        let mut older: Vec<PythonCandidate> = installed
+            .iter()
+            .map(|i| i.version.feature())
+            .filter(|v| {
+                *v < newest.feature() && (plan.evidence_ignored || plan.allowed.contains(*v))
+            })
+            .map(|v| PythonCandidate {
+                version: v,
+                installed: installed
+                    .iter()
+                    .find(|i| i.version.feature() == v)
+                    .map(|i| i.path.clone()),
+            })
+            .collect();
+        older.sort_by_key(|c| std::cmp::Reverse(c.version));
+        older.dedup_by_key(|c| c.version);
+        plan.candidates.extend(older);
+        plan
+    }
+
     /// Whether the order says where the notebook runs (its record, its repository's
     /// declaration), not only what is installed.
     pub fn has_preference(&self) -> bool {
@@ -362,6 +393,27 @@ mod tests {
 
     fn v(a: u8, b: u8) -> PythonVersion {
         PythonVersion::new(a, b)
+    }
+
+    /// A modernized notebook: the newest installed first, then each older installed one the
+    /// code allows, newest first; nothing that is not installed, nothing the code rules out.
+    #[test]
+    fn a_modernized_notebook_climbs_down_from_the_newest_installed() {
+        let machine = installed(&[(3, 11), (3, 13), (2, 7), (3, 6), (3, 12)]);
+        let from_36 = PythonRange {
+            min: Some(v(3, 6)),
+            max: None,
+        };
+        let plan = InterpreterPlan::newest_first(&evidence(from_36, false), v(3, 13), &machine);
+        assert_eq!(order(&plan), ["3.13*", "3.12*", "3.11*", "3.6*"]);
+        assert_eq!(plan.reach, Reach::Installed);
+        // Hints that contradict each other rule nothing out.
+        let plan = InterpreterPlan::newest_first(
+            &evidence(PythonRange::default(), true),
+            v(3, 12),
+            &machine,
+        );
+        assert_eq!(order(&plan), ["3.12*", "3.11*", "3.6*", "2.7*"]);
     }
 
     #[test]

@@ -638,8 +638,13 @@ impl super::RoundSteps for Steps<'_, '_> {
         verify::teach(&mut self.usages[0].1, lessons)
     }
 
+    /// On the interpreters the plan lists: those the notebook allows, or, for a modernized
+    /// notebook, the installed ones newest first (not one the user asked for).
     fn may_move_on(&self) -> bool {
-        self.spec.infer.reach == Reach::Installed && self.infer_args.python.is_none()
+        self.spec.infer.reach == Reach::Installed
+            && (self.infer_args.python.is_none()
+                || self.infer_args.python_source
+                    == crate::resolve::options::PythonSource::NewestInstalled)
     }
 
     fn moving_on(&mut self, round: u32, python: PythonVersion) {

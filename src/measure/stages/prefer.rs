@@ -112,6 +112,8 @@ impl PreferSteps for Steps<'_, '_> {
         let infer_args = InferOptions {
             notebook: copy.path().to_path_buf(),
             python: Some(python),
+            // The newest installed first, then the next newest with a resolution.
+            python_source: crate::resolve::options::PythonSource::NewestInstalled,
             // Today's releases: the notebook's era is the era attempt's.
             era: crate::resolve::options::EraChoice::Off,
             ..self.infer_args.clone()

@@ -168,8 +168,13 @@ fn plan(
 ) -> InterpreterPlan {
     let pythons: Vec<_> = usages.iter().map(|(_, u)| u.python.clone()).collect();
     let python = joint_python(&pythons).expect("at least one notebook");
-    InterpreterPlan::new(&python, args.python, &session.installed, run.reach)
-        .without(run.skip_pythons)
+    let plan = match (args.python, args.python_source) {
+        (Some(newest), PythonSource::NewestInstalled) => {
+            InterpreterPlan::newest_first(&python, newest, &session.installed)
+        }
+        _ => InterpreterPlan::new(&python, args.python, &session.installed, run.reach),
+    };
+    plan.without(run.skip_pythons)
 }
 
 /// Reads the evidence of every notebook (and local module) from the bank.

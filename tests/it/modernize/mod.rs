@@ -435,7 +435,7 @@ fn the_modernized_notebook_is_restored_on_todays_releases() {
     assert_eq!(run.code, 0, "{}", run.text());
     let pins = std::fs::read_to_string(ctx.path("newest.txt")).unwrap();
     assert!(
-        pins.contains("the newest installed here, where the modernized notebook runs (--python chooses another)"),
+        pins.contains("the newest installed here where the modernized notebook has a resolution (--python chooses another)"),
         "{pins}"
     );
     assert!(!pins.contains("asked for"), "{pins}");
