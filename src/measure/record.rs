@@ -356,6 +356,9 @@ pub struct ModernAttempt {
     /// Changes made (in the notebook kept), and APIs that could not move.
     pub changes: usize,
     pub unmoved: usize,
+    /// Python 2 code rewritten as Python 3 first (rewrites, each at one place).
+    #[serde(default, skip_serializing_if = "python3_none")]
+    pub python3: usize,
     /// What became of changes only a warning names, when there were some.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub candidates: Option<crate::modernize::trial::CandidatesKept>,
@@ -366,6 +369,10 @@ pub struct ModernAttempt {
     /// Why it could not be modernized or restored at all.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+}
+
+fn python3_none(n: &usize) -> bool {
+    *n == 0
 }
 
 impl Record {
@@ -523,6 +530,7 @@ mod tests {
         record.modern = Some(ModernAttempt {
             changes: 3,
             unmoved: 1,
+            python3: 0,
             candidates: Some(crate::modernize::trial::CandidatesKept::Dropped),
             ran: false,
             stop: Some(FailureClass::Code),

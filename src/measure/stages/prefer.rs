@@ -163,6 +163,7 @@ pub(super) fn attempt_of(
     let mut attempt = ModernAttempt {
         changes: 0,
         unmoved: 0,
+        python3: 0,
         candidates: None,
         ran: false,
         stop: None,
@@ -172,6 +173,7 @@ pub(super) fn attempt_of(
         Ok(m) => {
             attempt.changes = m.report.kept_changes(done.candidates);
             attempt.unmoved = m.report.unmoved.len();
+            attempt.python3 = m.report.python3.converted.len();
             attempt.candidates = done.candidates;
         }
         Err(e) => attempt.error = Some(e.to_string()),
