@@ -256,6 +256,7 @@ pub(super) fn edits(source: &str, body: &[Stmt], bound: &Bound) -> (Vec<Edit>, V
         edits: Vec::new(),
         noted: Vec::new(),
         depth: 0,
+        siblings: body.len(),
         statement: TextRange::default(),
         reduce_imported: false,
         top_values: std::collections::HashSet::new(),
@@ -275,6 +276,8 @@ struct Names<'s> {
     /// How deep in compound statements: a removed import at depth 0 takes its line away,
     /// deeper it becomes `pass`.
     depth: u32,
+    /// How many statements the block being read has: one that is removed must leave another.
+    siblings: usize,
     /// The top-level statement being read.
     statement: TextRange,
     reduce_imported: bool,
@@ -380,7 +383,7 @@ impl Names<'_> {
         if !kept.is_empty() {
             let text = format!("from itertools import {}", kept.join(", "));
             self.replace(f.range, &text, Rule::ItertoolsBuiltin);
-        } else if self.depth == 0 && self.alone_on_its_lines(f.range) {
+        } else if (self.depth == 0 || self.siblings > 1) && self.alone_on_its_lines(f.range) {
             let (start, end) = self.whole_lines(f.range);
             self.edits
                 .push(Edit::replace(start, end, "", Rule::ItertoolsBuiltin));
@@ -524,6 +527,12 @@ fn atom_text(source: &str, e: &Expr) -> String {
 }
 
 impl<'a> Visitor<'a> for Names<'_> {
+    fn visit_body(&mut self, body: &'a [Stmt]) {
+        let outer = std::mem::replace(&mut self.siblings, body.len());
+        ruff_python_ast::visitor::walk_body(self, body);
+        self.siblings = outer;
+    }
+
     fn visit_stmt(&mut self, stmt: &'a Stmt) {
         match stmt {
             Stmt::Import(i) => self.import(i),

@@ -118,6 +118,15 @@ fn standard_library_moves() {
         one("from itertools import izip\nz = list(izip(x, y))\n"),
         "z = list(zip(x, y))\n"
     );
+    // In a block, the line goes when another statement is left, else `pass` holds its place.
+    assert_eq!(
+        one("if main:\n    from itertools import izip\n    z = izip(a, b)\n"),
+        "if main:\n    z = zip(a, b)\n"
+    );
+    assert_eq!(
+        one("def f():\n    from itertools import izip\nz = izip(a, b)\n"),
+        "def f():\n    pass\nz = zip(a, b)\n"
+    );
     // A compatibility shim binds the name itself: left alone.
     let shim = "try:\n    from itertools import izip\nexcept ImportError:\n    izip = zip\n";
     assert_eq!(one(shim), shim);
