@@ -7,7 +7,7 @@
 //! a module for every later cell. What cannot be rewritten with certainty is left as it is,
 //! and said.
 
-use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use ruff_python_ast::visitor::{walk_expr, walk_stmt, Visitor};
 use ruff_python_ast::{Expr, Mod, Stmt};
@@ -263,179 +263,246 @@ fn parent(path: &ApiPath) -> Option<(&str, &str)> {
     path.split_last()
 }
 
-/// Rewrites `cells` as `rewrites` say.
+/// Rewrites `cells` as `rewrites` say: the calls first (templates, renamed keywords), then
+/// the moves, where the code imports them (`from old import f`), through the modules it
+/// binds (`import old as m`, then `m.f`), and fully dotted (`old.f`).
 pub fn rewrite(cells: &[CellSource<'_>], rewrites: &Rewrites) -> Rewritten {
-    let mut out = Rewritten::default();
-    let renames = &rewrites.renames;
-    if renames.is_empty() && rewrites.calls.is_empty() {
-        return out;
+    if rewrites.renames.is_empty() && rewrites.calls.is_empty() {
+        return Rewritten::default();
     }
-    let mut collected = Collected::default();
-    let mut sources: BTreeMap<u32, &str> = BTreeMap::new();
-    for c in cells {
-        if !rewritable(c.source) {
-            continue;
-        }
-        let Ok(parsed) = crate::parse::unchecked(c.source, ipython()) else {
-            continue;
-        };
-        if !parsed.errors().is_empty() {
-            continue;
-        }
-        sources.insert(c.number, c.source);
-        if let Mod::Module(m) = parsed.syntax() {
-            let mut v = Collector {
-                cell: c.number,
-                out: &mut collected,
-                rooted: HashSet::new(),
+    let mut pass = Pass::collect(cells);
+    let (bound, dropped) = pass.calls(rewrites);
+    let renames = pass.positional_limits(rewrites, &bound);
+    pass.imported_names(&renames, &dropped);
+    for r in pass.references(&renames) {
+        pass.through_binding(&r, &renames);
+    }
+    pass.fully_dotted(&renames);
+    pass.finish()
+}
+
+/// One rewrite of the notebook's cells: what the cells hold, and the edits and the uses left
+/// so far.
+struct Pass<'s> {
+    collected: Collected,
+    sources: BTreeMap<u32, &'s str>,
+    edits: Vec<Edit>,
+    /// Attribute uses an import's edit already took care of.
+    handled: HashSet<(u32, TextRange)>,
+    out: Rewritten,
+}
+
+impl<'s> Pass<'s> {
+    /// Reads the cells that parse as plain Python.
+    fn collect(cells: &[CellSource<'s>]) -> Self {
+        let mut collected = Collected::default();
+        let mut sources: BTreeMap<u32, &str> = BTreeMap::new();
+        for c in cells {
+            if !rewritable(c.source) {
+                continue;
+            }
+            let Ok(parsed) = crate::parse::unchecked(c.source, ipython()) else {
+                continue;
             };
-            v.visit_body(&m.body);
+            if !parsed.errors().is_empty() {
+                continue;
+            }
+            sources.insert(c.number, c.source);
+            if let Mod::Module(m) = parsed.syntax() {
+                let mut v = Collector {
+                    cell: c.number,
+                    out: &mut collected,
+                    rooted: HashSet::new(),
+                };
+                v.visit_body(&m.body);
+            }
+        }
+        Self {
+            collected,
+            sources,
+            edits: Vec::new(),
+            handled: HashSet::new(),
+            out: Rewritten::default(),
         }
     }
-    let at = |cell: u32, offset: TextSize| location(cell, sources[&cell], offset);
-    let mut edits: Vec<Edit> = Vec::new();
-    let mut handled: HashSet<(u32, TextRange)> = HashSet::new();
 
-    // Calls: templates and renamed keywords.
-    let bound = calls::bindings(import_bindings(&collected));
-    let references: Vec<(u32, TextRange, String)> = collected
-        .chains
-        .iter()
-        .map(|c| (c.cell, c.range, c.dotted.clone()))
-        .chain(collected.bare.iter().map(|(c, n, r)| (*c, *r, n.clone())))
-        .collect();
-    let call_edits = calls::edits(
-        &rewrites.calls,
-        &collected.calls,
-        &references,
-        &bound,
-        &sources,
-    );
-    edits.extend(call_edits.edits);
-    out.left.extend(call_edits.left);
-    let dropped = call_edits.replaced;
+    fn at(&self, cell: u32, offset: TextSize) -> Location {
+        location(cell, self.sources[&cell], offset)
+    }
 
-    // Moves that hold only for calls within the arguments both signatures share by position.
-    let mut renames = renames.clone();
-    for (api, positional) in &rewrites.positional_limits {
-        let limit = positional.limit;
-        let names_it = |d: &str| calls::resolve(d, &bound).as_deref() == Some(api.as_str());
-        let beyond: Vec<&CallSite> = collected
-            .calls
+    /// Calls: templates and renamed keywords. Returns what the imports bind and the APIs
+    /// whose every call became a template.
+    fn calls(&mut self, rewrites: &Rewrites) -> (HashMap<String, String>, BTreeSet<ApiPath>) {
+        let bound = calls::bindings(import_bindings(&self.collected));
+        let references: Vec<(u32, TextRange, String)> = self
+            .collected
+            .chains
             .iter()
-            .filter(|c| c.dotted.as_deref().is_some_and(names_it))
-            .filter(|c| c.unpacked || c.args.len() > limit)
+            .map(|c| (c.cell, c.range, c.dotted.clone()))
+            .chain(
+                self.collected
+                    .bare
+                    .iter()
+                    .map(|(c, n, r)| (*c, *r, n.clone())),
+            )
             .collect();
-        // The arguments past the limit passed by the old parameters' names, where every
-        // such call allows it (`learning_curve(m, X, y, sizes)` →
-        // `learning_curve(m, X, y, train_sizes=sizes)`).
-        let by_keyword: Option<Vec<Edit>> = beyond
-            .iter()
-            .map(|c| keyword_edits(c, positional, api))
-            .collect::<Option<Vec<Vec<Edit>>>>()
-            .map(|e| e.into_iter().flatten().collect());
-        if let Some(by_keyword) = by_keyword {
-            edits.extend(by_keyword);
-            continue;
+        let call_edits = calls::edits(
+            &rewrites.calls,
+            &self.collected.calls,
+            &references,
+            &bound,
+            &self.sources,
+        );
+        self.edits.extend(call_edits.edits);
+        self.out.left.extend(call_edits.left);
+        (bound, call_edits.replaced)
+    }
+
+    /// Moves that hold only for calls within the arguments both signatures share by
+    /// position: the arguments past the limit passed by the old parameters' names, where every
+    /// such call allows it (`learning_curve(m, X, y, sizes)` →
+    /// `learning_curve(m, X, y, train_sizes=sizes)`); otherwise the move is not made. Returns
+    /// the moves left to make.
+    fn positional_limits(
+        &mut self,
+        rewrites: &Rewrites,
+        bound: &HashMap<String, String>,
+    ) -> BTreeMap<ApiPath, ApiPath> {
+        let mut renames = rewrites.renames.clone();
+        for (api, positional) in &rewrites.positional_limits {
+            let limit = positional.limit;
+            let names_it = |d: &str| calls::resolve(d, bound).as_deref() == Some(api.as_str());
+            let beyond: Vec<&CallSite> = self
+                .collected
+                .calls
+                .iter()
+                .filter(|c| c.dotted.as_deref().is_some_and(names_it))
+                .filter(|c| c.unpacked || c.args.len() > limit)
+                .collect();
+            let by_keyword: Option<Vec<Edit>> = beyond
+                .iter()
+                .map(|c| keyword_edits(c, positional, api))
+                .collect::<Option<Vec<Vec<Edit>>>>()
+                .map(|e| e.into_iter().flatten().collect());
+            if let Some(by_keyword) = by_keyword {
+                self.edits.extend(by_keyword);
+                continue;
+            }
+            renames.remove(api);
+            let left: Vec<Left> = beyond
+                .iter()
+                .map(|c| Left {
+                    api: api.clone(),
+                    at: self.at(c.cell, c.range.start()),
+                    why: LeftWhy::ArgumentsDoNotFit {
+                        detail: format!(
+                            "it passes more than {limit} arguments by position, and the \
+                             successor put a parameter after the first {limit}"
+                        ),
+                    },
+                })
+                .collect();
+            self.out.left.extend(left);
         }
-        renames.remove(api);
-        for c in beyond {
-            out.left.push(Left {
-                api: api.clone(),
-                at: at(c.cell, c.range.start()),
-                why: LeftWhy::ArgumentsDoNotFit {
-                    detail: format!(
-                        "it passes more than {limit} arguments by position, and the successor \
-                         put a parameter after the first {limit}"
-                    ),
-                },
-            });
+        renames
+    }
+
+    /// `from old import a, b as c`.
+    fn imported_names(
+        &mut self,
+        renames: &BTreeMap<ApiPath, ApiPath>,
+        dropped: &BTreeSet<ApiPath>,
+    ) {
+        for f in &self.collected.froms {
+            let Some((module, module_range)) = &f.module else {
+                continue;
+            };
+            if f.level > 0 {
+                continue;
+            }
+            if f.names.iter().any(|(n, _, _)| n == "*") {
+                for old in renames
+                    .keys()
+                    .filter(|k| parent(k).is_some_and(|(m, _)| m == module))
+                {
+                    self.out.left.push(Left {
+                        api: old.clone(),
+                        at: location(f.cell, self.sources[&f.cell], f.range.start()),
+                        why: LeftWhy::StarImport,
+                    });
+                }
+                continue;
+            }
+            from_import(
+                f,
+                module,
+                *module_range,
+                renames,
+                dropped,
+                &self.sources,
+                &mut self.edits,
+            );
         }
     }
-    let renames = &renames;
 
-    // `from old import a, b as c`.
-    for f in &collected.froms {
-        let Some((module, module_range)) = &f.module else {
-            continue;
-        };
-        if f.level > 0 {
-            continue;
+    /// Modules bound by imports, through which the code reaches moved APIs: `import old as
+    /// m`, `import old.sub`, `from pkg import old`.
+    fn references(&self, renames: &BTreeMap<ApiPath, ApiPath>) -> Vec<Reference> {
+        let mut references: Vec<Reference> = Vec::new();
+        for i in &self.collected.imports {
+            match &i.asname {
+                Some(b) => references.push(Reference {
+                    cell: i.cell,
+                    binding: b.clone(),
+                    module: i.module.clone(),
+                    target: Target::ImportAs(i.name_range),
+                    whole_checked: true,
+                }),
+                None if i.module.contains('.') => references.push(Reference {
+                    cell: i.cell,
+                    binding: i.module.clone(),
+                    module: i.module.clone(),
+                    target: Target::ImportDotted(i.name_range),
+                    whole_checked: false,
+                }),
+                None => {}
+            }
         }
-        if f.names.iter().any(|(n, _, _)| n == "*") {
-            for old in renames
-                .keys()
-                .filter(|k| parent(k).is_some_and(|(m, _)| m == module))
-            {
-                out.left.push(Left {
-                    api: old.clone(),
-                    at: at(f.cell, f.range.start()),
-                    why: LeftWhy::StarImport,
+        for f in self.collected.froms.iter().filter(|f| f.level == 0) {
+            let Some((module, _)) = &f.module else {
+                continue;
+            };
+            for (name, asname, range) in &f.names {
+                let Ok(api) = ApiPath::new(&format!("{module}.{name}")) else {
+                    continue;
+                };
+                if renames.contains_key(&api) {
+                    continue;
+                }
+                references.push(Reference {
+                    cell: f.cell,
+                    binding: asname.clone().unwrap_or_else(|| name.clone()),
+                    module: api.to_string(),
+                    target: Target::FromMember {
+                        package: module.clone(),
+                        range: *range,
+                        asname: asname.clone(),
+                        name: name.clone(),
+                    },
+                    whole_checked: true,
                 });
             }
-            continue;
         }
-        from_import(
-            f,
-            module,
-            *module_range,
-            renames,
-            &dropped,
-            &sources,
-            &mut edits,
-        );
+        references
     }
 
-    // Modules bound by imports, and the attribute uses through them.
-    let bare = |cell_binding: &str| collected.bare.iter().any(|(_, n, _)| n == cell_binding);
-    let mut references: Vec<Reference> = Vec::new();
-    for i in &collected.imports {
-        match &i.asname {
-            Some(b) => references.push(Reference {
-                cell: i.cell,
-                binding: b.clone(),
-                module: i.module.clone(),
-                target: Target::ImportAs(i.name_range),
-                whole_checked: true,
-            }),
-            None if i.module.contains('.') => references.push(Reference {
-                cell: i.cell,
-                binding: i.module.clone(),
-                module: i.module.clone(),
-                target: Target::ImportDotted(i.name_range),
-                whole_checked: false,
-            }),
-            None => {}
-        }
-    }
-    for f in collected.froms.iter().filter(|f| f.level == 0) {
-        let Some((module, _)) = &f.module else {
-            continue;
-        };
-        for (name, asname, range) in &f.names {
-            let Ok(api) = ApiPath::new(&format!("{module}.{name}")) else {
-                continue;
-            };
-            if renames.contains_key(&api) {
-                continue;
-            }
-            references.push(Reference {
-                cell: f.cell,
-                binding: asname.clone().unwrap_or_else(|| name.clone()),
-                module: api.to_string(),
-                target: Target::FromMember {
-                    package: module.clone(),
-                    range: *range,
-                    asname: asname.clone(),
-                    name: name.clone(),
-                },
-                whole_checked: true,
-            });
-        }
-    }
-    for r in &references {
+    /// The attribute uses through one binding: the import moves with them when every use
+    /// moves to one module and the binding is not used whole; otherwise they are left, each
+    /// with why.
+    fn through_binding(&mut self, r: &Reference, renames: &BTreeMap<ApiPath, ApiPath>) {
         let prefix = format!("{}.", r.binding);
-        let uses: Vec<&Chain> = collected
+        let uses: Vec<&Chain> = self
+            .collected
             .chains
             .iter()
             .filter(|c| {
@@ -454,20 +521,21 @@ pub fn rewrite(cells: &[CellSource<'_>], rewrites: &Rewrites) -> Rewritten {
             })
             .collect();
         if moved.is_empty() {
-            continue;
+            return;
         }
         for (c, _, _) in &moved {
-            handled.insert((c.cell, c.range));
+            self.handled.insert((c.cell, c.range));
         }
         let targets: BTreeSet<&str> = moved
             .iter()
             .filter_map(|(_, _, new)| parent(new).map(|(m, _)| m))
             .collect();
+        let used_whole = self.collected.bare.iter().any(|(_, n, _)| *n == r.binding);
         let why = if moved.len() < uses.len() || targets.len() != 1 {
             Some(LeftWhy::UsesDiverge {
                 binding: r.binding.clone(),
             })
-        } else if r.whole_checked && bare(&r.binding) {
+        } else if r.whole_checked && used_whole {
             Some(LeftWhy::ModuleUsedWhole {
                 binding: r.binding.clone(),
             })
@@ -501,20 +569,19 @@ pub fn rewrite(cells: &[CellSource<'_>], rewrites: &Rewrites) -> Rewritten {
                 binding: r.binding.clone(),
             });
             for (c, api, _) in &moved {
-                out.left.push(Left {
+                self.out.left.push(Left {
                     api: api.clone(),
-                    at: at(c.cell, c.range.start()),
+                    at: location(c.cell, self.sources[&c.cell], c.range.start()),
                     why: why.clone(),
                 });
             }
-            continue;
+            return;
         };
-        let first_api = moved[0].1.clone();
-        edits.push(Edit {
+        self.edits.push(Edit {
             cell: r.cell,
             range,
             text,
-            api: first_api,
+            api: moved[0].1.clone(),
         });
         for (c, api, new) in &moved {
             let text = match r.target {
@@ -523,7 +590,7 @@ pub fn rewrite(cells: &[CellSource<'_>], rewrites: &Rewrites) -> Rewritten {
             };
             // Pushed even when the text stays: the API counts as rewritten, the import
             // carrying the move.
-            edits.push(Edit {
+            self.edits.push(Edit {
                 cell: c.cell,
                 range: c.range,
                 text,
@@ -532,42 +599,49 @@ pub fn rewrite(cells: &[CellSource<'_>], rewrites: &Rewrites) -> Rewritten {
         }
     }
 
-    // Fully dotted uses through a plain `import top`.
-    for c in &collected.chains {
-        if handled.contains(&(c.cell, c.range)) {
-            continue;
-        }
-        let Ok(api) = ApiPath::new(&c.dotted) else {
-            continue;
-        };
-        let Some(new) = renames.get(&api) else {
-            continue;
-        };
-        let plain = collected
-            .imports
-            .iter()
-            .any(|i| i.asname.is_none() && i.module == api.top_level());
-        if plain && new.top_level() == api.top_level() {
-            edits.push(Edit {
-                cell: c.cell,
-                range: c.range,
-                text: new.to_string(),
-                api,
-            });
-        } else {
-            out.left.push(Left {
-                api,
-                at: at(c.cell, c.range.start()),
-                why: LeftWhy::NoImportInSight,
-            });
+    /// Fully dotted uses through a plain `import top`.
+    fn fully_dotted(&mut self, renames: &BTreeMap<ApiPath, ApiPath>) {
+        for c in &self.collected.chains {
+            if self.handled.contains(&(c.cell, c.range)) {
+                continue;
+            }
+            let Ok(api) = ApiPath::new(&c.dotted) else {
+                continue;
+            };
+            let Some(new) = renames.get(&api) else {
+                continue;
+            };
+            let plain = self
+                .collected
+                .imports
+                .iter()
+                .any(|i| i.asname.is_none() && i.module == api.top_level());
+            if plain && new.top_level() == api.top_level() {
+                self.edits.push(Edit {
+                    cell: c.cell,
+                    range: c.range,
+                    text: new.to_string(),
+                    api,
+                });
+            } else {
+                self.out.left.push(Left {
+                    api,
+                    at: location(c.cell, self.sources[&c.cell], c.range.start()),
+                    why: LeftWhy::NoImportInSight,
+                });
+            }
         }
     }
 
-    apply(edits, &sources, &mut out);
-    out.left
-        .sort_by(|a, b| (&a.at, &a.api).cmp(&(&b.at, &b.api)));
-    out.left.dedup();
-    out
+    /// The edits made, the uses left in order.
+    fn finish(mut self) -> Rewritten {
+        apply(self.edits, &self.sources, &mut self.out);
+        self.out
+            .left
+            .sort_by(|a, b| (&a.at, &a.api).cmp(&(&b.at, &b.api)));
+        self.out.left.dedup();
+        self.out
+    }
 }
 
 /// What an import binds a module to, and the tokens that name it.
