@@ -165,7 +165,8 @@ pub fn run(global: &GlobalArgs, args: &RestoreArgs) -> Result<()> {
 struct Steps<'a> {
     global: &'a GlobalArgs,
     args: &'a RestoreArgs,
-    /// The Python the modern attempt ran on, for the note before the era's rounds.
+    /// The Python the modern attempt ran on last (the newest installed, or one below it the
+    /// rounds moved to), for the note before the era's rounds.
     python: Option<PythonVersion>,
 }
 
@@ -234,6 +235,12 @@ impl PreferSteps for Steps<'_> {
                 era: nbenv::resolve::options::EraChoice::Off,
             },
         )
+        .inspect(|done| {
+            // The rounds may have climbed down to an older Python.
+            if let Some((_, interpreter)) = &done.restored.last_env {
+                self.python = Some(interpreter.version);
+            }
+        })
     }
 
     fn restore_era(&mut self) -> Result<Attempt> {
