@@ -84,13 +84,32 @@ fn options() -> ParseOptions {
 /// `cells` (number, source) rewritten from Python 2 to Python 3.
 pub fn convert(cells: &[(u32, &str)]) -> Python3 {
     let mut out = Python3::default();
+    // `from __future__ import print_function`: print is already the function.
+    let print_function = cells.iter().any(|(_, source)| {
+        source.lines().any(|l| {
+            let l = l.trim_start();
+            l.starts_with("from __future__ import") && l.contains("print_function")
+        })
+    });
     // The syntax first: names are read on trees that parse.
     let mut after_syntax: Vec<(u32, String, Vec<Converted>)> = Vec::new();
     for &(number, source) in cells {
         let Ok(parsed) = crate::parse::unchecked(source, options()) else {
             continue;
         };
-        let edits = syntax::edits(source, parsed.tokens());
+        let (edits, tuples) = syntax::edits(source, parsed.tokens());
+        let tuples = if print_function { Vec::new() } else { tuples };
+        out.check.extend(tuples.into_iter().map(|offset| {
+            Checked {
+                caution: Caution::PrintTuple,
+                at: location(number, source, offset),
+                what: source[offset.to_usize()..]
+                    .lines()
+                    .next()
+                    .unwrap_or("")
+                    .to_string(),
+            }
+        }));
         let had_errors = !parsed.errors().is_empty();
         let (new, kept) = apply(source, edits);
         let converted = converted_at(number, source, &kept);

@@ -111,6 +111,8 @@ pub enum Caution {
     NotConverted,
     /// A module split in Python 3 whose member has no known place.
     UnknownMember,
+    /// `print (a, b)`: Python 2 printed the tuple, Python 3 prints its items.
+    PrintTuple,
 }
 
 impl Caution {
@@ -122,6 +124,9 @@ impl Caution {
             Caution::Iterator => "an iterator in Python 3, not a list: it is used up once",
             Caution::NotConverted => "still not Python 3 after the rewrite; left as written",
             Caution::UnknownMember => "a member of a Python 2 module with no known Python 3 place",
+            Caution::PrintTuple => {
+                "Python 2 printed this as a tuple, `(a, b)`; Python 3 prints its items, `a b`"
+            }
         }
     }
 }

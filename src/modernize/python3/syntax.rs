@@ -5,19 +5,21 @@
 //! statement) do not collide.
 
 use ruff_python_ast::token::{Token, TokenKind};
-use ruff_text_size::Ranged;
+use ruff_text_size::{Ranged, TextSize};
 
 use super::rule::Rule;
 use super::Edit;
 
-/// The edits that make `source`'s Python 2 syntax Python 3, from its tokens.
-pub(super) fn edits(source: &str, tokens: &[Token]) -> Vec<Edit> {
+/// The edits that make `source`'s Python 2 syntax Python 3, from its tokens, and the offsets
+/// of `print (a, b)` statements, which print a tuple in Python 2 and its items in Python 3.
+pub(super) fn edits(source: &str, tokens: &[Token]) -> (Vec<Edit>, Vec<TextSize>) {
     let toks: Vec<&Token> = tokens
         .iter()
         .filter(|t| t.kind() != TokenKind::Comment)
         .collect();
     let text = |t: &Token| &source[t.range()];
     let mut out = Vec::new();
+    let mut tuples = Vec::new();
     let mut backtick_open: Option<usize> = None;
     for (i, tok) in toks.iter().enumerate() {
         let next = toks.get(i + 1).copied();
@@ -33,6 +35,9 @@ pub(super) fn edits(source: &str, tokens: &[Token]) -> Vec<Edit> {
             );
         match tok.kind() {
             TokenKind::Name if text(tok) == "print" && at_statement_start => {
+                if prints_a_tuple(&toks, i) {
+                    tuples.push(tok.start());
+                }
                 print_statement(source, &toks, i, &mut out);
             }
             TokenKind::Name
@@ -97,7 +102,32 @@ pub(super) fn edits(source: &str, tokens: &[Token]) -> Vec<Edit> {
             _ => {}
         }
     }
-    out
+    (out, tuples)
+}
+
+/// `print (a, b)`: one parenthesized group with a comma at its top level is the whole
+/// statement.
+fn prints_a_tuple(toks: &[&Token], i: usize) -> bool {
+    if toks.get(i + 1).map(|t| t.kind()) != Some(TokenKind::Lpar) {
+        return false;
+    }
+    let mut depth = 0i32;
+    let mut comma = false;
+    for (j, t) in toks.iter().enumerate().skip(i + 1) {
+        match t.kind() {
+            TokenKind::Lpar | TokenKind::Lsqb | TokenKind::Lbrace => depth += 1,
+            TokenKind::Rpar | TokenKind::Rsqb | TokenKind::Rbrace => {
+                depth -= 1;
+                if depth == 0 {
+                    let last = toks.get(j + 1).is_none_or(|n| ends_statement(n.kind()));
+                    return comma && last;
+                }
+            }
+            TokenKind::Comma if depth == 1 => comma = true,
+            _ => {}
+        }
+    }
+    false
 }
 
 /// `0777`: a leading zero before other digits, which Python 3 refuses (`00` it takes).

@@ -159,6 +159,30 @@ fn lists_where_the_use_proves_one() {
 }
 
 #[test]
+fn a_print_of_a_tuple_is_named() {
+    let out = convert(&[(2, "print ('a', b)\nprint ('a')\nprint('x', f(y, z))\n")]);
+    assert!(out.cells.is_empty(), "{:?}", out.cells);
+    let cautions: Vec<_> = out
+        .check
+        .iter()
+        .map(|c| (c.caution, c.at.line, c.what.as_str()))
+        .collect();
+    assert_eq!(
+        cautions,
+        [
+            (Caution::PrintTuple, 1, "print ('a', b)"),
+            (Caution::PrintTuple, 3, "print('x', f(y, z))")
+        ]
+    );
+    // With print the function already, nothing is named.
+    let out = convert(&[
+        (1, "from __future__ import print_function\n"),
+        (2, "print('x', y)\n"),
+    ]);
+    assert!(out.check.is_empty(), "{:?}", out.check);
+}
+
+#[test]
 fn a_cell_still_not_python_3_is_left_and_said() {
     let source = "def f((a, b)):\n    print a\n";
     let out = convert(&[(4, source)]);
