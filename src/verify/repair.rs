@@ -370,6 +370,42 @@ fn pinned_release(inference: &Inference, dist: &DistName) -> Option<(DistName, V
         .map(|pin| (pin.dist.clone(), pin.version.clone()))
 }
 
+/// Records `module` as imported by the run at `cell`, as the evidence reads an import (the
+/// module is then a used path, which a provider must have), unless the notebook imports it
+/// or a module under it already. Whether it was new.
+fn imported_in_run(usage: &mut Usage, module: &str, cell: u32) -> bool {
+    let Ok(module) = ModulePath::new(module) else {
+        return false;
+    };
+    let top = module.top_level();
+    if usage
+        .third_party
+        .iter()
+        .any(|t| t.name == module || (module.as_str() == top && t.name.top_level() == top))
+    {
+        return false;
+    }
+    usage.imports.push(Import {
+        module: module.clone(),
+        name: None,
+        alias: None,
+        star: false,
+        level: 0,
+        optional: false,
+        in_function: false,
+        via: ImportVia::Run,
+        origin: Origin::ThirdParty,
+        at: Location::new(cell, 0),
+    });
+    usage.third_party.push(ThirdPartyImport {
+        name: module,
+        optional: false,
+        count: 1,
+        at: Location::new(cell, 0),
+    });
+    true
+}
+
 /// Adds the evidence lessons to the notebook's usage; returns whether anything was new.
 pub fn teach(usage: &mut Usage, lessons: &[Lesson]) -> bool {
     let mut new = false;
@@ -392,6 +428,10 @@ pub fn teach(usage: &mut Usage, lessons: &[Lesson]) -> bool {
                         new = true;
                     }
                 }
+                // A library the notebook reaches only through another (keras under
+                // fancyimpute) is imported in the run: without that, nothing ties the API to
+                // a distribution, and the evidence would not reach the resolution.
+                new |= imported_in_run(usage, api.top_level(), *cell);
                 if usage.apis.iter().any(|a| &a.api == api) {
                     continue;
                 }
@@ -476,30 +516,7 @@ pub fn teach(usage: &mut Usage, lessons: &[Lesson]) -> bool {
                 new = true;
             }
             Lesson::Module { module, cell } => {
-                if usage.third_party.iter().any(|t| &t.name == module) {
-                    continue;
-                }
-                // An import as the evidence reads one: the module is then a used path,
-                // which a provider must have.
-                usage.imports.push(Import {
-                    module: module.clone(),
-                    name: None,
-                    alias: None,
-                    star: false,
-                    level: 0,
-                    optional: false,
-                    in_function: false,
-                    via: ImportVia::Run,
-                    origin: Origin::ThirdParty,
-                    at: Location::new(*cell, 0),
-                });
-                usage.third_party.push(ThirdPartyImport {
-                    name: module.clone(),
-                    optional: false,
-                    count: 1,
-                    at: Location::new(*cell, 0),
-                });
-                new = true;
+                new |= imported_in_run(usage, module.as_str(), *cell);
             }
             Lesson::Python {
                 module,
@@ -594,6 +611,46 @@ mod tests {
             .collect();
         assert_eq!(added, [("pandas", Installer::Undeclared, "seaborn 0.7.0")]);
         assert!(!teach(&mut usage, &lessons), "taken in once");
+    }
+
+    /// An API of a library the notebook reaches only through another (fancyimpute imports
+    /// keras) that the installed release lacked: the library counts as imported in the run,
+    /// so that the API's evidence reaches its distribution's resolution (it used to be tied
+    /// to no import, and the rounds walked keras 2.4.0 to 2.4.3, each lacking
+    /// `keras.regularizers.l1l2`).
+    #[test]
+    fn an_api_of_a_library_imported_by_another_ties_to_that_library() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("nb.ipynb");
+        std::fs::write(
+            &path,
+            r#"{"cells": [{"cell_type": "code", "metadata": {}, "outputs": [], "source": "import fancyimpute\nimport tensorflow.keras"}], "metadata": {}, "nbformat": 4, "nbformat_minor": 2}"#,
+        )
+        .unwrap();
+        let nb = crate::notebook::read(&path).unwrap();
+        let mut usage = analyze(&nb, &AnalyzeOptions::default());
+        let lesson = |api: &str| Lesson::Api {
+            api: ApiPath::new(api).unwrap(),
+            cell: 1,
+            lacked_by: Some((name("keras"), "2.4.1".parse().unwrap())),
+        };
+        assert!(teach(&mut usage, &[lesson("keras.regularizers.l1l2")]));
+        let keras: Vec<_> = usage
+            .imports
+            .iter()
+            .filter(|i| i.module.as_str() == "keras")
+            .map(|i| i.via)
+            .collect();
+        assert_eq!(keras, [ImportVia::Run]);
+        assert!(usage.lacked.iter().any(|l| l.dist == name("keras")));
+        assert!(
+            !teach(&mut usage, &[lesson("keras.regularizers.l1l2")]),
+            "taken in once"
+        );
+        // A library the notebook imports itself (through a submodule too) gains no import.
+        let before = usage.imports.len();
+        assert!(teach(&mut usage, &[lesson("tensorflow.compat.v1")]));
+        assert_eq!(usage.imports.len(), before);
     }
 
     /// A run that showed `distutils` gone from the standard library makes the import a need
