@@ -32,6 +32,7 @@ mod magic;
 mod nesting;
 mod outputs;
 mod python2;
+pub(crate) use python2::begins_statement_after;
 mod python_version;
 mod read;
 mod refusal;

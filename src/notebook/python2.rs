@@ -4,6 +4,20 @@
 use ruff_python_ast::token::{Token, TokenKind};
 use ruff_text_size::{Ranged, TextSize};
 
+/// Whether a token after one of this kind begins a statement (`print` there is Python 2's
+/// statement, not the function).
+pub(crate) fn begins_statement_after(kind: TokenKind) -> bool {
+    matches!(
+        kind,
+        TokenKind::Newline
+            | TokenKind::NonLogicalNewline
+            | TokenKind::Indent
+            | TokenKind::Dedent
+            | TokenKind::Colon
+            | TokenKind::Semi
+    )
+}
+
 /// Python 2 constructs found in one source, with the offset of each.
 pub(crate) fn scan_tokens(
     source: &str,
@@ -19,17 +33,7 @@ pub(crate) fn scan_tokens(
             .find(|t| !matches!(t.kind(), TokenKind::Comment));
         match tok.kind() {
             TokenKind::Name if text == "print" || text == "exec" => {
-                let at_line_start = prev.is_none_or(|p| {
-                    matches!(
-                        p.kind(),
-                        TokenKind::Newline
-                            | TokenKind::NonLogicalNewline
-                            | TokenKind::Indent
-                            | TokenKind::Dedent
-                            | TokenKind::Colon
-                            | TokenKind::Semi
-                    )
-                });
+                let at_line_start = prev.is_none_or(|p| begins_statement_after(p.kind()));
                 let statement_arg = next.is_some_and(|n| {
                     matches!(
                         n.kind(),

@@ -92,7 +92,7 @@ pub fn convert(cells: &[(u32, &str)]) -> Python3 {
         })
     });
     // The syntax first: names are read on trees that parse.
-    let mut after_syntax: Vec<(u32, String, Vec<Converted>)> = Vec::new();
+    let mut after_syntax = Vec::new();
     for &(number, source) in cells {
         let Ok(parsed) = crate::parse::unchecked(source, options()) else {
             continue;
@@ -114,7 +114,9 @@ pub fn convert(cells: &[(u32, &str)]) -> Python3 {
         let (new, kept) = apply(source, edits);
         let converted = converted_at(number, source, &kept);
         match crate::parse::unchecked(&new, options()) {
-            Ok(p) if p.errors().is_empty() => after_syntax.push((number, new, converted)),
+            Ok(p) if p.errors().is_empty() => {
+                after_syntax.push((number, source, new, p, converted))
+            }
             Ok(p) if had_errors => {
                 let first = p
                     .errors()
@@ -132,22 +134,14 @@ pub fn convert(cells: &[(u32, &str)]) -> Python3 {
         }
     }
     let mut bound = names::Bound::default();
-    let trees: Vec<_> = after_syntax
-        .iter()
-        .map(|(_, source, _)| crate::parse::unchecked(source, options()).ok())
-        .collect();
-    for parsed in trees.iter().flatten() {
+    for (_, _, _, parsed, _) in &after_syntax {
         if let Mod::Module(m) = parsed.syntax() {
             names::Bound::read(&m.body, &mut bound);
         }
     }
-    for ((number, source, mut converted), parsed) in after_syntax.into_iter().zip(&trees) {
-        let original = cells
-            .iter()
-            .find(|(n, _)| *n == number)
-            .map_or("", |(_, s)| *s);
+    for (number, original, source, parsed, mut converted) in after_syntax {
         let mut new = source.clone();
-        if let Some(Mod::Module(m)) = parsed.as_ref().map(|p| p.syntax()) {
+        if let Mod::Module(m) = parsed.syntax() {
             let (edits, noted) = names::edits(&source, &m.body, &bound);
             let (renamed, kept) = apply(&source, edits);
             if crate::parse::unchecked(&renamed, options()).is_ok_and(|p| p.errors().is_empty()) {

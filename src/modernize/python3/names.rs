@@ -509,20 +509,14 @@ impl Names<'_> {
     }
 }
 
-/// The source of `e`, parenthesized unless it is an atom or a primary.
+/// The source of `e`, parenthesized unless it is an atom or a primary (a number too: `1 in d`
+/// needs none).
 fn atom_text(source: &str, e: &Expr) -> String {
     let text = &source[e.range()];
-    match e {
-        Expr::Name(_)
-        | Expr::Attribute(_)
-        | Expr::Subscript(_)
-        | Expr::Call(_)
-        | Expr::StringLiteral(_)
-        | Expr::NumberLiteral(_)
-        | Expr::List(_)
-        | Expr::Dict(_)
-        | Expr::Tuple(_) => text.to_string(),
-        _ => format!("({text})"),
+    if super::super::calls::atomic(e) || matches!(e, Expr::NumberLiteral(_)) {
+        text.to_string()
+    } else {
+        format!("({text})")
     }
 }
 

@@ -9,6 +9,7 @@ use ruff_text_size::{Ranged, TextSize};
 
 use super::rule::Rule;
 use super::Edit;
+use crate::notebook::begins_statement_after;
 
 /// The edits that make `source`'s Python 2 syntax Python 3, from its tokens, and the offsets
 /// of `print (a, b)` statements, which print a tuple in Python 2 and its items in Python 3.
@@ -23,16 +24,7 @@ pub(super) fn edits(source: &str, tokens: &[Token]) -> (Vec<Edit>, Vec<TextSize>
     let mut backtick_open: Option<usize> = None;
     for (i, tok) in toks.iter().enumerate() {
         let next = toks.get(i + 1).copied();
-        let at_statement_start = i == 0
-            || matches!(
-                toks[i - 1].kind(),
-                TokenKind::Newline
-                    | TokenKind::NonLogicalNewline
-                    | TokenKind::Indent
-                    | TokenKind::Dedent
-                    | TokenKind::Colon
-                    | TokenKind::Semi
-            );
+        let at_statement_start = i == 0 || begins_statement_after(toks[i - 1].kind());
         match tok.kind() {
             TokenKind::Name if text(tok) == "print" && at_statement_start => {
                 if prints_a_tuple(&toks, i) {
@@ -235,24 +227,21 @@ fn print_statement(source: &str, toks: &[&Token], i: usize, out: &mut Vec<Edit>)
         }
         args_start = toks[file_end + 1].start();
     }
-    let mut closing = String::new();
-    if trailing {
-        closing.push_str(" end=' '");
-        if !tail.is_empty() {
-            closing.push_str(", ");
-        }
-    } else if !tail.is_empty() {
-        closing.push_str(", ");
-    }
-    closing.push_str(&tail);
-    closing.push(')');
+    // A trailing comma stays, as the separator before `end=`.
+    let keywords: Vec<&str> = [
+        trailing.then_some("end=' '"),
+        chevron.then_some(tail.as_str()),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    let closing = match (trailing, keywords.is_empty()) {
+        (_, true) => ")".to_string(),
+        (true, false) => format!(" {})", keywords.join(", ")),
+        (false, false) => format!(", {})", keywords.join(", ")),
+    };
     out.push(Edit::replace(p.end(), args_start, "(", Rule::PrintFunction));
-    if trailing {
-        // The trailing comma stays, as the separator before `end=`.
-        out.push(Edit::insert(last.end(), &closing, Rule::PrintFunction));
-    } else {
-        out.push(Edit::insert(last.end(), &closing, Rule::PrintFunction));
-    }
+    out.push(Edit::insert(last.end(), &closing, Rule::PrintFunction));
 }
 
 /// `exec code` → `exec(code)`; `exec code in g, l` → `exec(code, g, l)`.

@@ -23,6 +23,19 @@ fn json(name: &str) -> Value {
     serde_json::from_slice(&out.stdout).expect("valid JSON")
 }
 
+/// A Python 3 notebook at `path` of code cells with these sources, each run in order.
+fn write_code_cells(path: &std::path::Path, cells: &[impl serde::Serialize]) {
+    let notebook = serde_json::json!({
+        "cells": cells.iter().enumerate().map(|(i, source)| serde_json::json!({
+            "cell_type": "code", "execution_count": i + 1, "metadata": {}, "outputs": [],
+            "source": source
+        })).collect::<Vec<_>>(),
+        "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3"}},
+        "nbformat": 4, "nbformat_minor": 2
+    });
+    std::fs::write(path, notebook.to_string()).unwrap();
+}
+
 #[test]
 fn bad_notebooks_have_their_own_exit_codes() {
     for (name, code, message) in [
@@ -168,15 +181,7 @@ fn a_cell_nested_past_pythons_limit_is_reported_and_the_rest_analysed() {
         format!("import scipy\ndata = [{}]", "-1.5e-3, ".repeat(100_000)),
         "import pandas as pd\npd.DataFrame()".to_string(),
     ];
-    let notebook = serde_json::json!({
-        "cells": cells.iter().enumerate().map(|(i, source)| serde_json::json!({
-            "cell_type": "code", "execution_count": i + 1, "metadata": {}, "outputs": [],
-            "source": source
-        })).collect::<Vec<_>>(),
-        "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3"}},
-        "nbformat": 4, "nbformat_minor": 2
-    });
-    std::fs::write(&path, notebook.to_string()).unwrap();
+    write_code_cells(&path, &cells);
     let out = bare(["usage", path.to_str().unwrap(), "--format", "json"]);
     assert!(
         out.status.success(),
@@ -218,15 +223,7 @@ fn a_cell_the_parser_fails_on_is_a_warning_not_a_crash() {
         "from pylab import[*\n;       %%writefile re",
         "import scipy",
     ];
-    let notebook = serde_json::json!({
-        "cells": cells.iter().enumerate().map(|(i, source)| serde_json::json!({
-                "cell_type": "code", "execution_count": i + 1, "metadata": {}, "outputs": [],
-            "source": source
-        })).collect::<Vec<_>>(),
-        "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3"}},
-        "nbformat": 4, "nbformat_minor": 2
-    });
-    std::fs::write(&path, notebook.to_string()).unwrap();
+    write_code_cells(&path, &cells);
     let out = bare(["usage", path.to_str().unwrap(), "--format", "json"]);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{stderr}");
