@@ -8,5 +8,6 @@ pub mod extract;
 pub mod flow;
 pub mod indexer;
 pub mod introspect;
+pub mod notes;
 pub mod snapshot;
 pub mod store;

@@ -142,6 +142,23 @@ pub enum BankCommand {
         #[command(flatten)]
         format: FormatArg,
     },
+    /// Read a release's change notes from its sdist into the bank.
+    ///
+    /// Kept are the statements that name an old API and what replaces it: `bank moves` lists
+    /// them, `modernize` tries them. Reads the newest final release's sdist unless VERSION
+    /// names another; a release read before is not read again.
+    Notes {
+        /// The distribution, e.g. `pandas`.
+        name: DistName,
+        /// The release whose sdist to read, e.g. `1.0.0`.
+        #[arg(value_name = "VERSION")]
+        release: Option<Version>,
+        /// Read the release again, though it was read before.
+        #[arg(long)]
+        force: bool,
+        #[command(flatten)]
+        format: FormatArg,
+    },
     /// Distributions, releases, APIs, aliases and size on disk.
     Stats {
         #[command(flatten)]
@@ -452,6 +469,12 @@ pub fn run(global: &GlobalArgs, args: &BankArgs) -> Result<()> {
         BankCommand::Moves { name, format } => {
             moves(&Store::open_read_only(&bank)?, name, format.format)
         }
+        BankCommand::Notes {
+            name,
+            release,
+            force,
+            format,
+        } => super::notes::read(global, &bank, name, release.as_ref(), *force, format.format),
         BankCommand::Stats { format } => stats(&Store::open_read_only(&bank)?, format.format),
         BankCommand::Check { format } => check(&Store::open_read_only_as_is(&bank)?, format.format),
         BankCommand::Runs { forget, format } => super::runs::show(&bank, *forget, format.format),
@@ -1239,6 +1262,7 @@ fn moves(store: &Store, name: &DistName, format: Format) -> Result<()> {
         }
     }
     write_shims(&mut out, &report.shims, &report.renamed_keywords)?;
+    super::notes::write_section(&mut out, name, &report.change_notes, &report.notes_read)?;
     Ok(())
 }
 

@@ -15,6 +15,7 @@ pub mod index;
 pub mod infer;
 pub mod interrupt;
 pub mod modernize;
+pub mod notes;
 pub mod output;
 pub mod prefer;
 pub mod printer;

@@ -15,8 +15,9 @@ use crate::notebook::{ApiUse, MemberUse, Origin, Receiver, Usage};
 pub struct Facts {
     pub apis: BTreeMap<ApiPath, Vec<ApiReport>>,
     pub moves: BTreeMap<DistName, MovesReport>,
-    /// The paths a removed API's warning may name as its successor ("Use .values
-    /// instead"), as the bank reports them (see [`super::candidate`]).
+    /// The paths a removed API's warning or its library's change notes may name as its
+    /// successor ("Use .values instead"), as the bank reports them (see
+    /// [`super::candidate`], [`super::notes`]).
     pub targets: BTreeMap<ApiPath, Vec<ApiReport>>,
     /// Methods the code calls on a library's values that the bank places: on an instance of
     /// a class the code made (`np.ndarray(...).as_list()`), or on a value a library call
@@ -48,27 +49,28 @@ impl Facts {
             }
             facts.members.push(u);
         }
-        // What the warnings of the removed APIs in use name.
-        let mut targets = BTreeMap::new();
+        // What the warnings and the change notes of the removed APIs in use name.
+        let mut paths: Vec<ApiPath> = Vec::new();
         for u in facts
             .uses(usage)
             .iter()
             .filter(|u| u.origin == Origin::ThirdParty)
         {
             for moves in facts.moves.values() {
-                let Some(ShimEvidence::NamedInWarning { candidate }) =
+                paths.extend(super::notes::target_paths(u, moves));
+                if let Some(ShimEvidence::NamedInWarning { candidate }) =
                     super::plan::shim_of(Some(moves), &u.api).map(|s| &s.evidence)
-                else {
-                    continue;
-                };
-                for path in super::candidate::candidate_paths(&u.api, candidate) {
-                    if targets.contains_key(&path) {
-                        continue;
-                    }
-                    let reports = store.query_api(path.as_str())?;
-                    if !reports.is_empty() {
-                        targets.insert(path, reports);
-                    }
+                {
+                    paths.extend(super::candidate::candidate_paths(&u.api, candidate));
+                }
+            }
+        }
+        let mut targets = BTreeMap::new();
+        for path in paths {
+            if let std::collections::btree_map::Entry::Vacant(slot) = targets.entry(path) {
+                let reports = store.query_api(slot.key().as_str())?;
+                if !reports.is_empty() {
+                    slot.insert(reports);
                 }
             }
         }

@@ -15,6 +15,7 @@ mod diff;
 mod error;
 mod facts;
 mod ipynb;
+mod notes;
 pub mod plan;
 pub mod prefer;
 pub mod prepare;

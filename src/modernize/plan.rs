@@ -15,7 +15,7 @@ use crate::bank::extract::{ParamKind, Signature};
 use crate::bank::flow::ApiKind;
 use crate::bank::store::{
     ApiReport, Move, MoveKind, MovesReport, RenamedKeyword, ShimEvidence, Shimmed, SignatureMatch,
-    Successor, VersionRun,
+    StoredNote, Successor, VersionRun,
 };
 use crate::names::{ApiPath, DistName};
 use crate::notebook::{ApiUse, Location, Origin};
@@ -59,14 +59,32 @@ pub enum ChangeWhat {
         to: String,
         evidence: RenamedKeyword,
     },
-    /// A successor only the old API's warning names (`candidate`, as written there), found
-    /// in the newest release at `new`: a candidate, kept only when the modernized run
-    /// passes.
+    /// A successor only the old API's warning or the library's change notes name
+    /// (`candidate`, as written there), found in the newest release at `new`: a candidate,
+    /// kept only when the modernized run passes.
     Named {
         candidate: String,
         new: ApiPath,
         form: NamedForm,
-        evidence: Shimmed,
+        by: NamedBy,
+        /// Keywords the notes map at the call (`columns` → `by` of
+        /// `DataFrame.sort(columns=...)` → `DataFrame.sort_values(by=...)`).
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        keywords: Vec<(String, String)>,
+    },
+}
+
+/// What names a candidate successor.
+#[derive(Debug, Clone, Serialize)]
+#[serde(tag = "by", rename_all = "kebab-case")]
+pub enum NamedBy {
+    /// The old API's deprecation warning, in its last releases' body.
+    Warning { shim: Shimmed },
+    /// The distribution's own change notes; `last` and `removed_in` from the bank.
+    ChangeNote {
+        note: StoredNote,
+        last: Version,
+        removed_in: Version,
     },
 }
 
@@ -92,9 +110,17 @@ impl Change {
             ChangeWhat::Moved { evidence, .. } => {
                 (Some(&evidence.last), Some(&evidence.removed_in))
             }
-            ChangeWhat::Template { evidence, .. } | ChangeWhat::Named { evidence, .. } => {
-                (Some(&evidence.last), Some(&evidence.removed_in))
-            }
+            ChangeWhat::Template { evidence, .. }
+            | ChangeWhat::Named {
+                by: NamedBy::Warning { shim: evidence },
+                ..
+            } => (Some(&evidence.last), Some(&evidence.removed_in)),
+            ChangeWhat::Named {
+                by: NamedBy::ChangeNote {
+                    last, removed_in, ..
+                },
+                ..
+            } => (Some(last), Some(removed_in)),
             ChangeWhat::Keyword { evidence, .. } => (
                 evidence.releases.last().map(|r| &r.last),
                 evidence.old_removed_in.as_ref(),
@@ -147,6 +173,9 @@ pub enum Why {
     /// `reason` says why (the newest release has no such name, its calls take another
     /// shape).
     NamedInWarning { candidate: String, reason: String },
+    /// The library's change notes name `candidate`, which cannot be written as a candidate:
+    /// `reason` says why.
+    ChangeNote { candidate: String, reason: String },
     /// Its last releases' shim returned `template`, which cannot be written at a call: it
     /// reads names of the library's own module, or the old signature is not recorded.
     TemplateUnusable { template: String, reason: String },
@@ -191,22 +220,35 @@ impl Plan {
         for c in &self.changes {
             match &c.what {
                 ChangeWhat::Named { .. } if !candidates => {}
-                ChangeWhat::Named { form, .. } => match form {
-                    NamedForm::Path { new } => {
-                        out.renames.insert(c.old.clone(), new.clone());
+                ChangeWhat::Named { form, keywords, .. } => {
+                    match form {
+                        NamedForm::Path { new } => {
+                            out.renames.insert(c.old.clone(), new.clone());
+                        }
+                        NamedForm::Attribute { name } | NamedForm::Method { name } => {
+                            out.calls.push(CallRewrite {
+                                api: c.old.clone(),
+                                method: true,
+                                at: c.at.clone(),
+                                edit: CallEdit::Member {
+                                    name: name.clone(),
+                                    call: matches!(form, NamedForm::Method { .. }),
+                                },
+                            })
+                        }
                     }
-                    NamedForm::Attribute { name } | NamedForm::Method { name } => {
+                    for (old, new) in keywords {
                         out.calls.push(CallRewrite {
                             api: c.old.clone(),
-                            method: true,
+                            method: c.method(),
                             at: c.at.clone(),
-                            edit: CallEdit::Member {
-                                name: name.clone(),
-                                call: matches!(form, NamedForm::Method { .. }),
+                            edit: CallEdit::Keyword {
+                                old: old.clone(),
+                                new: new.clone(),
                             },
-                        })
+                        });
                     }
-                },
+                }
                 ChangeWhat::Moved {
                     new,
                     positional_limit,
@@ -401,7 +443,8 @@ fn from_shim(
                     candidate: candidate.clone(),
                     new,
                     form,
-                    evidence: shim.clone(),
+                    by: NamedBy::Warning { shim: shim.clone() },
+                    keywords: Vec::new(),
                 }),
                 Err(reason) => Err(Why::NamedInWarning {
                     candidate: candidate.clone(),
@@ -443,6 +486,38 @@ fn from_shim(
             })
         }
     }
+}
+
+/// What the change notes of `moves` make of `u`: a change, or why the first replacement
+/// they name cannot be written; `None` when no note names it.
+fn from_notes(
+    u: &ApiUse,
+    removal: &Removal<'_>,
+    moves: &MovesReport,
+    facts: &Facts,
+) -> Option<Result<ChangeWhat, Why>> {
+    let method = removal.report.kind == ApiKind::Method;
+    let found = super::notes::successor(
+        u,
+        method,
+        &removal.report.distribution,
+        moves,
+        &facts.targets,
+    )?;
+    Some(match found {
+        Ok(f) => Ok(ChangeWhat::Named {
+            candidate: f.candidate,
+            new: f.new,
+            form: f.form,
+            by: NamedBy::ChangeNote {
+                note: f.note.clone(),
+                last: removal.last.clone(),
+                removed_in: removal.removed_in.clone(),
+            },
+            keywords: f.keywords,
+        }),
+        Err((candidate, reason)) => Err(Why::ChangeNote { candidate, reason }),
+    })
 }
 
 /// `m` without its private successors; `Err` with them when no other is left.
@@ -707,6 +782,20 @@ pub fn plan(uses: &[ApiUse], facts: &Facts) -> Plan {
                 }
             }
         };
+        // What the library's own change notes name, when the bank proves nothing usable.
+        let why = match moves.and_then(|m| from_notes(u, &removal, m, facts)) {
+            Some(Ok(what)) => {
+                out.changes.push(Change {
+                    old: u.api.clone(),
+                    distribution: dist.clone(),
+                    what,
+                    at: u.locations.clone(),
+                });
+                continue;
+            }
+            Some(Err(noted)) if why == Why::NoSuccessor => noted,
+            _ => why,
+        };
         out.unmoved.push(Unmoved {
             api: u.api.clone(),
             last: removal.last.clone(),
@@ -855,6 +944,8 @@ mod tests {
                     unproven,
                     shims: Vec::new(),
                     renamed_keywords: Vec::new(),
+                    change_notes: Vec::new(),
+                    notes_read: Vec::new(),
                 },
             )]),
             targets: BTreeMap::new(),
@@ -1264,6 +1355,118 @@ mod tests {
             Some(&p("toolkit.cv.split_arrays"))
         );
         assert!(plan.rewrites(false).renames.is_empty());
+    }
+
+    /// A notebook calling the method `toolkit.Frame.sort` (in 1.0–1.1) with `keywords`,
+    /// whose change notes hold `notes` (old as written, replacements as written); the newest
+    /// release has `sort_values(by)` and `sort_index(axis)`.
+    fn plan_with_notes(keywords: &[&str], notes: &[(&str, &[&str])]) -> Plan {
+        use crate::bank::notes::{ChangeNote, NotedExpr, NotedName};
+        const SORT: &str = "toolkit.Frame.sort";
+        let mut r = report(SORT, &[run("1.0", "1.1")], &[]);
+        r.kind = ApiKind::Method;
+        let mut f = facts(vec![r], vec![], vec![]);
+        f.moves.get_mut(&dist()).unwrap().change_notes = notes
+            .iter()
+            .enumerate()
+            .map(|(line, (old, new))| StoredNote {
+                note: ChangeNote {
+                    old: NotedName::parse(old).unwrap(),
+                    new: new.iter().map(|n| NotedExpr::parse(n).unwrap()).collect(),
+                    file: "doc/whatsnew/v1.1.rst".into(),
+                    release: Some(v("1.1")),
+                    sentence: format!("``{old}`` is deprecated, use ``{}``", new.join("``, ``")),
+                    line: line + 1,
+                },
+                read_from: v("1.2"),
+            })
+            .collect();
+        let method = |name: &str, params: &str| {
+            let mut r = of_kind(
+                report(&format!("toolkit.Frame.{name}"), &[run("1.0", "1.2")], &[]),
+                ApiKind::Method,
+            );
+            r.signature_changes = vec![crate::bank::store::SignatureChange {
+                version: v("1.0"),
+                signature: params.into(),
+            }];
+            r
+        };
+        f.targets = [
+            method("sort_values", "(self, by, axis=...)"),
+            method("sort_index", "(self, axis=...)"),
+        ]
+        .into_iter()
+        .map(|r| (p(&r.path), vec![r]))
+        .collect();
+        let mut u = uses(&[SORT]);
+        u[0].keywords = keywords.iter().map(|k| k.to_string()).collect();
+        plan(&u, &f)
+    }
+
+    #[test]
+    fn a_successor_named_in_the_change_notes_is_a_candidate_with_its_keywords_mapped() {
+        let notes: &[(&str, &[&str])] = &[
+            ("Frame.sort()", &["Frame.sort_index()"]),
+            ("Frame.sort(columns=...)", &["Frame.sort_values(by=...)"]),
+        ];
+        // A call passing `columns` takes the note written with it: `sort_values(by=...)`.
+        let plan = plan_with_notes(&["columns"], notes);
+        assert!(plan.unmoved.is_empty(), "{:?}", plan.unmoved);
+        let ChangeWhat::Named {
+            new, keywords, by, ..
+        } = &plan.changes[0].what
+        else {
+            panic!("{:?}", plan.changes)
+        };
+        assert_eq!(new, &p("toolkit.Frame.sort_values"));
+        assert_eq!(keywords, &[("columns".to_string(), "by".to_string())]);
+        assert!(matches!(by, NamedBy::ChangeNote { note, .. } if note.note.line == 2));
+        assert!(plan.changes[0].is_candidate());
+        let rewrites = plan.rewrites(true);
+        assert!(
+            matches!(
+                &rewrites.calls[..],
+                [
+                    CallRewrite {
+                        edit: CallEdit::Member { call: true, .. },
+                        ..
+                    },
+                    CallRewrite {
+                        method: true,
+                        edit: CallEdit::Keyword { .. },
+                        ..
+                    }
+                ]
+            ),
+            "{:?}",
+            rewrites.calls
+        );
+        assert!(plan.rewrites(false).calls.is_empty());
+        // A call passing nothing takes the note written without keywords.
+        let plan = plan_with_notes(&[], notes);
+        assert_eq!(plan.changes[0].new_text(), ".sort_index(…)");
+        // A replacement that is an expression is named, not written.
+        let plan = plan_with_notes(&[], &[("Frame.sort", &["Frame.rolling(3).mean()"])]);
+        assert!(plan.changes.is_empty());
+        assert!(
+            matches!(
+                &plan.unmoved[0].why,
+                Why::ChangeNote { candidate, reason } if candidate == "Frame.rolling(3).mean()" && reason.contains("expression")
+            ),
+            "{:?}",
+            plan.unmoved
+        );
+        // A keyword the successor does not take, unmapped: not written.
+        let plan = plan_with_notes(&["columns"], &[("Frame.sort", &["Frame.sort_index"])]);
+        assert!(
+            matches!(
+                &plan.unmoved[0].why,
+                Why::ChangeNote { reason, .. } if reason.contains("columns")
+            ),
+            "{:?}",
+            plan.unmoved
+        );
     }
 
     #[test]

@@ -72,6 +72,45 @@ pub fn wanted(report: &ApiReport, tried: &BTreeSet<Want>) -> Option<Want> {
     None
 }
 
+/// The release whose sdist's change notes may say what replaced `report`'s API: the first
+/// indexed release without it, once the removal is bracketed (no release between the last
+/// with it and that one is left unindexed). Its notes hold the removal, and the deprecations
+/// before it.
+pub fn notes_wanted(report: &ApiReport) -> Option<(DistName, Version)> {
+    let latest = report.latest_indexed.as_ref()?;
+    let last = &report.present.last()?.last;
+    if within(&report.present, latest) || within(&report.unknown, latest) {
+        return None;
+    }
+    let next = report
+        .absent
+        .iter()
+        .map(|r| &r.first)
+        .filter(|v| *v > last)
+        .min()?;
+    let bracketed = !report
+        .not_indexed
+        .iter()
+        .any(|v| v > last && v < next && !v.any_prerelease());
+    bracketed.then(|| (report.distribution.clone(), next.clone()))
+}
+
+/// Reads the change notes of the releases that removed `apis` (see [`notes_wanted`]), each
+/// release once; returns how many were asked for.
+pub fn read_notes<W: BankWork>(apis: &[ApiPath], work: &mut W) -> Result<usize, W::Error> {
+    let mut wanted: BTreeSet<(DistName, Version)> = BTreeSet::new();
+    for api in apis {
+        for report in work.reports(api)? {
+            wanted.extend(notes_wanted(&report));
+        }
+    }
+    let releases: Vec<(DistName, Version)> = wanted.into_iter().collect();
+    if !releases.is_empty() {
+        work.read_notes(&releases)?;
+    }
+    Ok(releases.len())
+}
+
 /// What preparing takes from the outside world: the bank's reports, indexing, introspection.
 pub trait BankWork {
     type Error;
@@ -81,6 +120,8 @@ pub trait BankWork {
     fn index(&mut self, releases: &[(DistName, Version)]) -> Result<(), Self::Error>;
     /// Introspects these releases.
     fn introspect(&mut self, releases: &[(DistName, Version)]) -> Result<(), Self::Error>;
+    /// Reads the change notes of these releases' sdists (each read once, ever).
+    fn read_notes(&mut self, releases: &[(DistName, Version)]) -> Result<(), Self::Error>;
 }
 
 /// What preparing did.
@@ -191,6 +232,16 @@ pub fn index_evidence(
         },
         PREPARE_ROUNDS,
     )?;
+    // What replaced each removed API, in its library's own words.
+    read_notes(
+        &apis,
+        &mut OnIndex {
+            client: &session.client,
+            bank: &session.bank_file,
+            introspect: &config,
+            reporter,
+        },
+    )?;
     if done.rounds > 0 {
         // What a job remembered of the bank is stale now.
         if let Some(remembered) = run.bank {
@@ -292,6 +343,29 @@ impl BankWork for OnIndex<'_> {
         Ok(())
     }
 
+    /// A release whose sdist cannot be read for notes (none, too large, or holding no notes
+    /// files) is followed by the newest release's; what cannot be fetched is said, and the
+    /// rest goes on.
+    fn read_notes(&mut self, releases: &[(DistName, Version)]) -> Result<(), PrepareError> {
+        use crate::bank::indexer::{read_notes, NotesAt, NotesError};
+        for (dist, version) in releases {
+            let mut at = NotesAt::Release(version.clone());
+            loop {
+                match read_notes(self.client, self.bank, dist, &at, false) {
+                    Ok(kept) if kept.files == 0 && at != NotesAt::Newest => at = NotesAt::Newest,
+                    Ok(_) => break,
+                    Err(NotesError::Store(e)) => return Err(e.into()),
+                    Err(e) => {
+                        self.reporter
+                            .warn(&format!("change notes of {dist}: {e}"), None);
+                        break;
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
     fn introspect(&mut self, releases: &[(DistName, Version)]) -> Result<(), PrepareError> {
         crate::bank::introspect::introspect_reported(
             self.client,
@@ -333,6 +407,7 @@ mod tests {
         indexed: BTreeSet<Version>,
         introspected: BTreeSet<Version>,
         calls: usize,
+        notes_read: Vec<Version>,
     }
 
     impl Fake {
@@ -347,6 +422,7 @@ mod tests {
                 indexed,
                 introspected: BTreeSet::new(),
                 calls: 0,
+                notes_read: Vec::new(),
             }
         }
     }
@@ -414,6 +490,11 @@ mod tests {
                 signature_changes: vec![],
             }])
         }
+        fn read_notes(&mut self, releases: &[(DistName, Version)]) -> Result<(), ()> {
+            self.notes_read
+                .extend(releases.iter().map(|(_, x)| x.clone()));
+            Ok(())
+        }
         fn index(&mut self, releases: &[(DistName, Version)]) -> Result<(), ()> {
             self.calls += 1;
             self.indexed.extend(releases.iter().map(|(_, x)| x.clone()));
@@ -448,6 +529,19 @@ mod tests {
     }
 
     #[test]
+    fn the_notes_read_are_the_removal_releases_once_bracketed() {
+        let mut f = Fake::new(64, 37, false);
+        // Not bracketed yet: nothing to read.
+        assert_eq!(read_notes(&api(), &mut f).unwrap(), 0);
+        prepare(&api(), &mut f, 20).unwrap();
+        assert_eq!(read_notes(&api(), &mut f).unwrap(), 1);
+        assert_eq!(f.notes_read, [v("1.38")]);
+        // An API still in the newest release has no removal to read about.
+        let mut kept = Fake::new(8, 8, false);
+        assert_eq!(read_notes(&api(), &mut kept).unwrap(), 0);
+    }
+
+    #[test]
     fn an_unknown_newest_release_is_introspected_first_and_once() {
         let mut f = Fake::new(8, 3, true);
         let done = prepare(&api(), &mut f, 20).unwrap();
@@ -466,6 +560,9 @@ mod tests {
             }
             fn index(&mut self, r: &[(DistName, Version)]) -> Result<(), ()> {
                 self.0.index(r)
+            }
+            fn read_notes(&mut self, r: &[(DistName, Version)]) -> Result<(), ()> {
+                self.0.read_notes(r)
             }
             fn introspect(&mut self, _: &[(DistName, Version)]) -> Result<(), ()> {
                 Ok(())

@@ -11,7 +11,7 @@ use pep440_rs::Version;
 use serde::Serialize;
 
 use super::candidate::NamedForm;
-use super::plan::{Change, ChangeWhat, Unmoved, Why};
+use super::plan::{Change, ChangeWhat, NamedBy, Unmoved, Why};
 use super::python3::{Python3, Rule};
 use super::rewrite::{Left, LeftWhy};
 use super::trial::CandidatesKept;
@@ -95,6 +95,22 @@ pub enum Evidence {
         message: String,
         releases: Vec<VersionRun>,
     },
+    /// Only the library's own change notes name the successor (`candidate`, as written
+    /// there), in `file` (of the sdist of `read_from`) at `line`; the newest release has it as
+    /// `successor`, in the form `form`, with the keywords `keywords` renamed at the call.
+    ChangeNote {
+        candidate: String,
+        successor: ApiPath,
+        form: NamedForm,
+        file: String,
+        line: usize,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        release: Option<Version>,
+        read_from: Version,
+        sentence: String,
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        keywords: Vec<(String, String)>,
+    },
 }
 
 impl ChangeLine {
@@ -134,14 +150,32 @@ impl ChangeLine {
                 candidate,
                 new,
                 form,
-                evidence,
+                by: NamedBy::Warning { shim },
+                ..
             } => Evidence::NamedInWarning {
-                definition: evidence.old.clone(),
+                definition: shim.old.clone(),
                 candidate: candidate.clone(),
                 successor: new.clone(),
                 form: form.clone(),
-                message: evidence.message.clone(),
-                releases: evidence.releases.clone(),
+                message: shim.message.clone(),
+                releases: shim.releases.clone(),
+            },
+            ChangeWhat::Named {
+                candidate,
+                new,
+                form,
+                by: NamedBy::ChangeNote { note, .. },
+                keywords,
+            } => Evidence::ChangeNote {
+                candidate: candidate.clone(),
+                successor: new.clone(),
+                form: form.clone(),
+                file: note.note.file.clone(),
+                line: note.note.line,
+                release: note.note.release.clone(),
+                read_from: note.read_from.clone(),
+                sentence: note.note.sentence.clone(),
+                keywords: keywords.clone(),
             },
         };
         let (last, removed_in) = change.removal();
@@ -318,6 +352,9 @@ impl Report {
                 Why::NamedInWarning { candidate, reason } => {
                     format!("its warning names {candidate}, but {reason}")
                 }
+                Why::ChangeNote { candidate, reason } => {
+                    format!("its change notes name {candidate}, but {reason}")
+                }
                 Why::TemplateUnusable { template, reason } => {
                     format!("its shim returned `{template}`, but {reason}")
                 }
@@ -441,19 +478,43 @@ impl Report {
                 releases,
             } => {
                 moved_line(out, c);
-                let trial = match c.trial {
-                    Some(Trial::Pending) => "a candidate: kept only if the modernized run passes",
-                    Some(Trial::Kept) => "a candidate, kept: the modernized run passed with it",
-                    Some(Trial::Dropped) => {
-                        "a candidate, dropped: the modernized run did not pass with it"
-                    }
-                    Some(Trial::Untried) | None => "a candidate, not written: no run confirmed it",
-                };
+                let trial = trial_text(c.trial);
                 let _ = writeln!(
                     out,
                     "    named in warning: {}: {when}; {definition} in {} warns \"{message}\", naming {candidate} ({successor} in the newest release); {trial}",
                     c.distribution,
                     runs(releases)
+                );
+            }
+            Evidence::ChangeNote {
+                candidate,
+                successor,
+                file,
+                line,
+                release,
+                read_from,
+                sentence,
+                keywords,
+                ..
+            } => {
+                moved_line(out, c);
+                let about = release
+                    .as_ref()
+                    .map_or(String::new(), |v| format!(" (on {v})"));
+                let mapped: Vec<String> = keywords
+                    .iter()
+                    .map(|(a, b)| format!("{a}= -> {b}="))
+                    .collect();
+                let mapped = if mapped.is_empty() {
+                    String::new()
+                } else {
+                    format!("; keywords {}", mapped.join(", "))
+                };
+                let _ = writeln!(
+                    out,
+                    "    change note: {} {read_from}'s sdist, {file}:{line}{about}: \"{sentence}\", naming {candidate} ({successor} in the newest release){mapped}; {when}; {}",
+                    c.distribution,
+                    trial_text(c.trial)
                 );
             }
             Evidence::KeywordRenamed {
@@ -476,5 +537,15 @@ impl Report {
                 );
             }
         }
+    }
+}
+
+/// What became of a candidate, as the report says it.
+fn trial_text(trial: Option<Trial>) -> &'static str {
+    match trial {
+        Some(Trial::Pending) => "a candidate: kept only if the modernized run passes",
+        Some(Trial::Kept) => "a candidate, kept: the modernized run passed with it",
+        Some(Trial::Dropped) => "a candidate, dropped: the modernized run did not pass with it",
+        Some(Trial::Untried) | None => "a candidate, not written: no run confirmed it",
     }
 }

@@ -7,6 +7,7 @@
 mod analysis_slots;
 mod build;
 mod error;
+mod notes;
 mod packages_list;
 mod release_job;
 mod reported;
@@ -19,6 +20,7 @@ pub use build::{
     SUMMARY_CACHE_FILE,
 };
 pub use error::{FailureKind, IndexError};
+pub use notes::{read_notes, NotesAt, NotesError, NotesKept, NOTES_MAX_BYTES};
 pub use packages_list::{
     built_in, parse_packages, read_packages, PackageEntry, PackagesError, BUILT_IN,
 };

@@ -7,6 +7,7 @@
 mod api_history;
 mod bloom;
 mod catalog;
+mod change_notes;
 mod check;
 mod claim;
 mod deprecations;
@@ -52,6 +53,7 @@ use crate::timings::{self, Stage};
 
 pub use api_history::SignatureHistory;
 pub use catalog::{Catalog, CatalogRelease, IndexStatus};
+pub use change_notes::{NotesOutcome, NotesReadRow, StoredNote};
 pub use check::{CheckFailure, CheckReport, Checked};
 pub use claim::{Claim, ClaimError, DistClaims};
 pub use deprecations::DeprecationFact;

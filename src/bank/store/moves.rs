@@ -97,6 +97,11 @@ pub struct MovesReport {
     pub shims: Vec<Shimmed>,
     /// Keywords accepted under an old name with a warning.
     pub renamed_keywords: Vec<RenamedKeyword>,
+    /// What the distribution's own change notes say replaced an old API (read from its
+    /// sdists: candidates, not proof).
+    pub change_notes: Vec<super::StoredNote>,
+    /// The releases whose sdists were read for them.
+    pub notes_read: Vec<super::NotesReadRow>,
 }
 
 /// A module-level public function or class of the distribution, as its own row says.
@@ -109,8 +114,24 @@ struct Named {
 impl Store {
     /// The moved APIs of distribution `name`; `None` when the bank does not have it.
     pub fn moves(&self, name: &DistName) -> Result<Option<MovesReport>, StoreError> {
+        let notes_read = self.notes_reads(name)?;
         let Some(dist_id) = self.distribution_id(name)? else {
-            return Ok(None);
+            // Notes read for a distribution never indexed are still its notes.
+            if notes_read.is_empty() {
+                return Ok(None);
+            }
+            return Ok(Some(MovesReport {
+                distribution: name.clone(),
+                display_name: None,
+                indexed_releases: 0,
+                latest_indexed: None,
+                moves: Vec::new(),
+                unproven: Vec::new(),
+                shims: Vec::new(),
+                renamed_keywords: Vec::new(),
+                change_notes: self.change_notes(name)?,
+                notes_read,
+            }));
         };
         let rows = self.releases(dist_id)?;
         let indexed = indexed(&rows);
@@ -123,6 +144,8 @@ impl Store {
             unproven: Vec::new(),
             shims: Vec::new(),
             renamed_keywords: Vec::new(),
+            change_notes: self.change_notes(name)?,
+            notes_read,
         };
         let Some(latest) = indexed.last().map(|r| r.slot) else {
             return Ok(Some(report));

@@ -26,6 +26,8 @@
 //!   `releases.import_time` says whether a release's were read at all;
 //! - `deprecations` holds what functions' bodies say of their own deprecation (a shim's
 //!   warning and template, renamed keywords), per definition path, with its release set;
+//! - `change_notes` holds what libraries' own change notes say replaced an old API, read
+//!   from their sdists, and `change_note_reads` which releases' sdists were read;
 //! - what verifications saw (`run_notebooks`, `run_releases`: releases that failed to install
 //!   or import on an interpreter) is kept apart in `run_*` tables ([`super::RunRecord`]);
 //! - the per-file summary cache lives apart, in the cache directory ([`super::SummaryStore`]).
@@ -36,7 +38,7 @@ use super::ids::{DistId, Slot};
 use super::release_set::ReleaseSet;
 
 /// The schema this build writes. Older banks are migrated on open; newer ones are refused.
-pub const SCHEMA_VERSION: u32 = 9;
+pub const SCHEMA_VERSION: u32 = 10;
 
 /// Bumped when extraction or flow changes what a release's APIs are (or what is read of its
 /// metadata), so that stale releases can be told apart from fresh ones (and indexed again by
@@ -187,7 +189,34 @@ const MIGRATIONS: &[Migration] = &[
     to_v7,
     |tx| tx.execute_batch(V8),
     |tx| tx.execute_batch(V9),
+    |tx| tx.execute_batch(V10),
 ];
+
+/// Version 10: libraries' change notes read from their sdists (see [`super::change_notes`]),
+/// and which releases' sdists were read. Distributions by normalized name, as run records.
+const V10: &str = r#"
+CREATE TABLE IF NOT EXISTS change_notes (
+    dist TEXT NOT NULL,
+    old TEXT NOT NULL,
+    file TEXT NOT NULL,
+    sentence TEXT NOT NULL,
+    line INTEGER NOT NULL,
+    new TEXT NOT NULL,
+    release TEXT,
+    read_from TEXT NOT NULL,
+    PRIMARY KEY (dist, read_from, old, file, sentence)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS change_note_reads (
+    dist TEXT NOT NULL,
+    version TEXT NOT NULL,
+    sdist TEXT,
+    files INTEGER NOT NULL,
+    notes INTEGER NOT NULL,
+    outcome TEXT NOT NULL,
+    at INTEGER NOT NULL,
+    PRIMARY KEY (dist, version)
+) WITHOUT ROWID;
+"#;
 
 /// Version 9: the releases a restoration's runs refuted for a notebook (see
 /// [`super::runs`]), so that the next restoration of the same notebook does not try them

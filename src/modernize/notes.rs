@@ -1,0 +1,189 @@
+//! Successors the libraries' own change notes name (see [`crate::bank::notes`]): for a
+//! removed API the bank cannot move, the notes that name it, and what they say replaces it,
+//! written only in a form the call can take (as [`super::candidate`] decides for a warning's
+//! candidate), with the keywords the notes map (`DataFrame.sort(columns=...)` →
+//! `DataFrame.sort_values(by=...)`). Kept only when the modernized run passes.
+
+use std::collections::BTreeMap;
+
+use crate::bank::notes::NotedName;
+use crate::bank::store::{ApiReport, MovesReport, StoredNote};
+use crate::names::{ApiPath, DistName};
+use crate::notebook::ApiUse;
+
+use super::candidate::{self, NamedForm};
+
+/// Import aliases notes write for a library's top module (`pd.rolling_mean`).
+const ALIASES: &[&str] = &[
+    "pd", "np", "plt", "sns", "sp", "mpl", "tf", "nx", "sm", "sk",
+];
+
+/// Whether the notes' `name` may be the used API `api`: its segments end `api`'s, once a
+/// leading alias or top module is dropped (`pd.rolling_mean` and `rolling_mean` for
+/// `pandas.rolling_mean`, `DataFrame.sort` for `pandas.core.frame.DataFrame.sort`, `.ix` for
+/// any class's `ix`).
+pub fn names(name: &NotedName, api: &ApiPath) -> bool {
+    let mut noted: Vec<&str> = name.segments().collect();
+    let used: Vec<&str> = api.segments().collect();
+    let top = used.first().copied().unwrap_or_default();
+    if noted.len() > 1 && (ALIASES.contains(&noted[0]) || noted[0] == top) {
+        noted.remove(0);
+    }
+    if name.is_member() && used.len() < 3 {
+        return false;
+    }
+    !noted.is_empty() && noted.len() < used.len() && used.ends_with(&noted)
+}
+
+/// The notes of `moves` that name `u`'s API, the likeliest first: those whose written call
+/// passes keywords `u` passes, then those that pass none, then the rest; the newest notes
+/// first within each.
+pub fn naming<'a>(u: &ApiUse, moves: &'a MovesReport) -> Vec<&'a StoredNote> {
+    let rank = |n: &StoredNote| {
+        let keywords = n.note.old.keywords();
+        if keywords.is_empty() {
+            1
+        } else if keywords.iter().all(|k| u.keywords.iter().any(|p| p == k)) {
+            0
+        } else {
+            2
+        }
+    };
+    let mut found: Vec<&StoredNote> = moves
+        .change_notes
+        .iter()
+        .filter(|n| names(&n.note.old, &u.api))
+        .collect();
+    found.sort_by(|a, b| {
+        rank(a)
+            .cmp(&rank(b))
+            .then_with(|| b.note.release.cmp(&a.note.release))
+    });
+    found
+}
+
+/// The keywords a note maps, old to new, pairwise by place (`columns` → `by`); none unless
+/// both calls as written pass the same number.
+pub fn keyword_map(
+    note: &StoredNote,
+    new: &crate::bank::notes::NotedExpr,
+) -> Vec<(String, String)> {
+    let old = note.note.old.keywords();
+    let new = new.keywords();
+    if old.len() != new.len() {
+        return Vec::new();
+    }
+    old.into_iter()
+        .zip(new)
+        .filter(|(a, b)| a != b)
+        .map(|(a, b)| (a.to_string(), b.to_string()))
+        .collect()
+}
+
+/// A successor found in the notes: the replacement as written, its path and form, the
+/// keywords renamed at the call, and the note.
+pub struct Found<'a> {
+    pub candidate: String,
+    pub new: ApiPath,
+    pub form: NamedForm,
+    pub keywords: Vec<(String, String)>,
+    pub note: &'a StoredNote,
+}
+
+/// The first replacement the notes name for `u` that its calls can take; `Err` with the
+/// first note's replacement and why none can be written (`None`: no note names it).
+pub fn successor<'a>(
+    u: &ApiUse,
+    method: bool,
+    dist: &DistName,
+    moves: &'a MovesReport,
+    targets: &BTreeMap<ApiPath, Vec<ApiReport>>,
+) -> Option<Result<Found<'a>, (String, String)>> {
+    let mut first_refusal: Option<(String, String)> = None;
+    for note in naming(u, moves) {
+        for new in &note.note.new {
+            let refuse = |reason: String| (new.to_string(), reason);
+            let refusal = if !new.is_plain() {
+                refuse("the notes replace it with an expression, not a name a call can take".into())
+            } else if new
+                .head()
+                .split('.')
+                .any(|s| s.starts_with('_') && !s.starts_with("__"))
+            {
+                refuse("it is private".into())
+            } else {
+                let keywords = keyword_map(note, new);
+                let mut renamed = u.clone();
+                for k in &mut renamed.keywords {
+                    if let Some((_, to)) = keywords.iter().find(|(from, _)| from == k) {
+                        *k = to.clone();
+                    }
+                }
+                match candidate::resolve(&renamed, method, dist, new.head(), targets) {
+                    Ok((path, form)) => {
+                        return Some(Ok(Found {
+                            candidate: new.to_string(),
+                            new: path,
+                            form,
+                            keywords,
+                            note,
+                        }))
+                    }
+                    Err(reason) => refuse(reason),
+                }
+            };
+            first_refusal.get_or_insert(refusal);
+        }
+    }
+    first_refusal.map(Err)
+}
+
+/// The paths the notes' replacements for `u` may be, to be read from the bank.
+pub fn target_paths(u: &ApiUse, moves: &MovesReport) -> Vec<ApiPath> {
+    let mut out = Vec::new();
+    for note in naming(u, moves) {
+        for new in note.note.new.iter().filter(|n| n.is_plain()) {
+            for p in candidate::candidate_paths(&u.api, new.head()) {
+                if !out.contains(&p) {
+                    out.push(p);
+                }
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn name(s: &str) -> NotedName {
+        NotedName::parse(s).unwrap()
+    }
+
+    fn api(s: &str) -> ApiPath {
+        ApiPath::new(s).unwrap()
+    }
+
+    #[test]
+    fn a_noted_name_is_matched_by_its_last_segments() {
+        assert!(names(
+            &name("DataFrame.sort(columns=...)"),
+            &api("pandas.DataFrame.sort")
+        ));
+        assert!(names(
+            &name("DataFrame.sort"),
+            &api("pandas.core.frame.DataFrame.sort")
+        ));
+        assert!(names(&name("pd.rolling_mean"), &api("pandas.rolling_mean")));
+        assert!(names(
+            &name("pandas.rolling_mean"),
+            &api("pandas.stats.moments.rolling_mean")
+        ));
+        assert!(names(&name(".ix"), &api("pandas.DataFrame.ix")));
+        assert!(!names(&name(".ix"), &api("pandas.ix")));
+        assert!(!names(&name("Series.sort"), &api("pandas.DataFrame.sort")));
+        assert!(names(&name("TimeSeries"), &api("pandas.TimeSeries")));
+        assert!(!names(&name("sort_values"), &api("pandas.DataFrame.sort")));
+    }
+}

@@ -1,0 +1,227 @@
+//! Successors the libraries' own change notes name (issue 37, item 1). The loopback
+//! `tabular` 1.0 and 1.1 have `Frame.sort(columns=None)`, 1.1 also `Frame.sort_values(by)`;
+//! 1.2 has `sort_values` and `sort_index`, not `sort`. No release warns: only 1.2's sdist
+//! says, in `doc/whatsnew/v1.1.rst`, what replaced `sort`, and says it twice (`sort()` by
+//! `sort_index()`, `sort(columns=...)` by `sort_values(by=...)`).
+
+use serde_json::{json, Value};
+
+use super::{run_in, sources};
+use crate::support::archives::{sdist_tar_gz, WheelBuilder};
+use crate::support::cli::python3_version;
+use crate::support::context::TestContext;
+use crate::support::server::FixtureFile;
+
+const WHATSNEW_1_1: &str = "Version 1.1\n===========\n\nDeprecations\n------------\n\n\
+- ``Frame.sort()`` is deprecated in favor of :meth:`Frame.sort_index`\n\
+- ``Frame.sort(columns=...)`` is deprecated in favor of\n  ``Frame.sort_values(by=...)`` (:issue:`12`)\n\
+- The ``ascending`` keyword of ``Frame.sort_values`` is deprecated, use ``order``\n";
+
+const WHATSNEW_1_2: &str =
+    "Version 1.2\n===========\n\n- Removed ``Frame.sort`` (deprecated since 1.1).\n";
+
+/// `tabular` 1.0–1.2 as wheels, and 1.2's sdist with its notes.
+fn publish(ctx: &TestContext) {
+    let frame = |sort: bool, sort_values: bool, sort_index: bool| {
+        let mut src =
+            String::from("class Frame:\n    def __init__(self, x):\n        self.x = list(x)\n");
+        if sort {
+            src.push_str("    def sort(self, columns=None):\n        return sorted(self.x)\n");
+        }
+        if sort_values {
+            src.push_str("    def sort_values(self, by=None):\n        return sorted(self.x)\n");
+        }
+        if sort_index {
+            src.push_str("    def sort_index(self):\n        return list(self.x)\n");
+        }
+        src
+    };
+    let wheel = |v: &str, year: u32, src: String| {
+        let w = WheelBuilder::new("tabular", v).file("tabular/__init__.py", src);
+        FixtureFile {
+            upload_time: Some(format!("{year}-01-01T00:00:00Z")),
+            ..FixtureFile::new(&w.filename(), w.build())
+        }
+    };
+    let sdist = FixtureFile {
+        upload_time: Some("2022-01-01T00:00:00Z".into()),
+        ..FixtureFile::new(
+            "tabular-1.2.tar.gz",
+            sdist_tar_gz(
+                "tabular",
+                "1.2",
+                &[
+                    ("tabular/__init__.py", &frame(false, true, true)),
+                    ("doc/whatsnew/v1.1.rst", WHATSNEW_1_1),
+                    ("doc/whatsnew/v1.2.rst", WHATSNEW_1_2),
+                    (
+                        "doc/whatsnew/index.rst",
+                        "Release notes\n\n- ``a`` is replaced by ``b``\n",
+                    ),
+                ],
+                "Metadata-Version: 2.1\nName: tabular\nVersion: 1.2\n",
+            ),
+        )
+    };
+    ctx.server().publish(
+        "tabular",
+        &[
+            wheel("1.0", 2020, frame(true, false, false)),
+            wheel("1.1", 2021, frame(true, true, false)),
+            wheel("1.2", 2022, frame(false, true, true)),
+            sdist,
+        ],
+    );
+}
+
+fn context() -> TestContext {
+    let ctx = TestContext::with_index();
+    publish(&ctx);
+    let run = ctx.run(["bank", "add", "tabular", "--all-versions"]);
+    assert_eq!(run.code, 0, "{}", run.text());
+    ctx
+}
+
+/// A notebook sorting a `Frame` it makes, as `call` says.
+fn notebook(call: &str) -> String {
+    let cells: Vec<Value> = [
+        "import tabular as tb",
+        "f = tb.Frame([3, 1, 2])",
+        &format!("print({call})"),
+    ]
+    .iter()
+    .map(|src| {
+        json!({"cell_type": "code", "execution_count": null, "metadata": {},
+               "outputs": [], "source": [src]})
+    })
+    .collect();
+    json!({"cells": cells,
+           "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3"}},
+           "nbformat": 4, "nbformat_minor": 2})
+    .to_string()
+}
+
+#[test]
+fn a_releases_notes_are_read_once_from_its_sdist_and_listed_by_bank_moves() {
+    let ctx = context();
+    let run = ctx.run(["bank", "notes", "tabular"]);
+    assert_eq!(run.code, 0, "{}", run.text());
+    assert_eq!(
+        run.stdout,
+        "tabular 1.2: read: tabular-1.2.tar.gz: 2 notes files, 2 old APIs named with a replacement\n  `nbenv bank moves tabular` lists them\n"
+    );
+    let again = ctx.run(["bank", "notes", "tabular", "1.2"]);
+    assert!(
+        again
+            .stdout
+            .contains("read before (--force reads it again)"),
+        "{}",
+        again.text()
+    );
+    let json = ctx.run(["bank", "notes", "tabular", "--force", "--format", "json"]);
+    let kept: Value = serde_json::from_str(&json.stdout).unwrap();
+    assert_eq!(kept["already"], false, "{kept}");
+    assert_eq!(kept["notes"], 2);
+
+    let moves = ctx.run(["bank", "moves", "tabular"]);
+    assert_eq!(moves.code, 0, "{}", moves.text());
+    insta::with_settings!({ prepend_module_to_snapshot => false }, {
+        insta::assert_snapshot!("bank-moves-change-notes", moves.stdout);
+    });
+
+    // A release with no sdist has no notes to read: said, exit 3, and kept as such.
+    let none = ctx.run(["bank", "notes", "tabular", "1.0"]);
+    assert_eq!(none.code, 3, "{}", none.text());
+    assert!(
+        none.stderr.contains("tabular 1.0 has no sdist nbenv reads"),
+        "{}",
+        none.stderr
+    );
+    let missing = ctx.run(["bank", "notes", "tabular", "9.9"]);
+    assert_eq!(missing.code, 3, "{}", missing.text());
+    assert!(
+        missing.stderr.contains("no release 9.9"),
+        "{}",
+        missing.stderr
+    );
+}
+
+#[test]
+fn modernize_reads_the_notes_of_the_removal_and_proposes_their_successor() {
+    let ctx = context();
+    std::fs::write(ctx.path("nb.ipynb"), notebook("f.sort(columns='x')")).unwrap();
+    let run = run_in(
+        &ctx,
+        &["modernize", "nb.ipynb", "--no-run", "--format", "json"],
+    );
+    assert_eq!(run.code, 0, "{}", run.text());
+    let json: Value = serde_json::from_str(&run.stdout).unwrap();
+    let change = &json["changes"][0];
+    assert_eq!(change["old"], "tabular.Frame.sort", "{json}");
+    assert_eq!(change["new"], ".sort_values(…)");
+    let evidence = &change["evidence"];
+    assert_eq!(evidence["kind"], "change-note");
+    assert_eq!(evidence["file"], "doc/whatsnew/v1.1.rst");
+    assert_eq!(evidence["line"], 8);
+    assert_eq!(evidence["read_from"], "1.2");
+    assert_eq!(evidence["keywords"], json!([["columns", "by"]]));
+    assert_eq!(
+        evidence["sentence"],
+        "``Frame.sort(columns=...)`` is deprecated in favor of ``Frame.sort_values(by=...)`` (:issue:`12`)"
+    );
+    assert_eq!(change["trial"], "untried");
+
+    // The text report cites the file, the line and the sentence.
+    let text = run_in(&ctx, &["modernize", "nb.ipynb", "--no-run"]);
+    assert!(
+        text.stdout.contains("change note: tabular 1.2's sdist, doc/whatsnew/v1.1.rst:8 (on 1.1): \"``Frame.sort(columns=...)`` is deprecated in favor of ``Frame.sort_values(by=...)`` (:issue:`12`)\", naming Frame.sort_values(by=...) (tabular.Frame.sort_values in the newest release); keywords columns= -> by="),
+        "{}",
+        text.stdout
+    );
+}
+
+/// Needs `python3` and uv, as the restore tests do.
+#[test]
+fn a_change_note_successor_is_kept_when_the_modernized_run_passes() {
+    let ctx = context();
+    let python = python3_version();
+    for (name, call, written) in [
+        (
+            "values",
+            "f.sort(columns='x')",
+            "print(f.sort_values(by='x'))",
+        ),
+        ("index", "f.sort()", "print(f.sort_index())"),
+    ] {
+        std::fs::write(ctx.path(&format!("{name}.ipynb")), notebook(call)).unwrap();
+        let run = run_in(
+            &ctx,
+            &[
+                "modernize",
+                &format!("{name}.ipynb"),
+                "--python",
+                &python,
+                "--no-kernel-runtime",
+                "--no-kernel-spec",
+                "--requirements",
+                &format!("{name}.txt"),
+                "--report",
+                &format!("{name}.json"),
+                "--format",
+                "json",
+            ],
+        );
+        assert_eq!(run.code, 0, "{}", run.text());
+        assert_eq!(
+            sources(&ctx.path(&format!("{name}.modern.ipynb")))[2],
+            written
+        );
+        let pins = std::fs::read_to_string(ctx.path(&format!("{name}.txt"))).unwrap();
+        assert!(pins.contains("tabular==1.2"), "{pins}");
+        let report: Value =
+            serde_json::from_slice(&std::fs::read(ctx.path(&format!("{name}.json"))).unwrap())
+                .unwrap();
+        assert_eq!(report["changes"][0]["trial"], "kept", "{report}");
+        assert_eq!(report["changes"][0]["evidence"]["kind"], "change-note");
+    }
+}
