@@ -96,13 +96,9 @@ impl Facts {
     fn read(&mut self, store: &Store, u: &ApiUse) -> Result<(), StoreError> {
         let reports = store.query_api(u.api.as_str())?;
         for r in &reports {
-            let gone = r
-                .latest_indexed
-                .as_ref()
-                .is_some_and(|latest| r.last.as_ref().is_some_and(|last| last < latest));
             // A keyword the newest release rejects may have been renamed.
             let rejected = !super::plan::rejected_keywords(u, r).is_empty();
-            if (gone || rejected) && !self.moves.contains_key(&r.distribution) {
+            if (gone(r) || rejected) && !self.moves.contains_key(&r.distribution) {
                 if let Some(moves) = store.moves(&r.distribution)? {
                     self.moves.insert(r.distribution.clone(), moves);
                 }
@@ -166,9 +162,65 @@ impl Facts {
                 let path = one.also_as.first().unwrap_or(&one.old).clone();
                 return Ok(Some(as_use(path)));
             }
+            if named.is_empty() {
+                if let Some(path) = noted_method(store, &self.moves[&dist], m, from)? {
+                    return Ok(Some(as_use(path)));
+                }
+            }
         }
         Ok(None)
     }
+}
+
+/// The removed method the change notes of `moves` name for `m`, a method called on what
+/// `from` returned: a class's method of that name the notes say was replaced and the bank
+/// shows gone from the newest release (`DataFrame.sort` for `pd.read_csv(...).sort()`).
+/// Several: the one whose note is written with keywords the call passes
+/// (`DataFrame.sort(columns=...)`, not `Series.sort()`), else none.
+fn noted_method(
+    store: &Store,
+    moves: &MovesReport,
+    m: &MemberUse,
+    from: &ApiPath,
+) -> Result<Option<ApiPath>, StoreError> {
+    let top = from.segments().next().unwrap_or_default();
+    let mut found: Vec<(ApiPath, bool)> = Vec::new();
+    for n in &moves.change_notes {
+        let old = &n.note.old;
+        if old.is_member() || old.segments().last() != Some(m.member.as_str()) {
+            continue;
+        }
+        let Some(path) = super::notes::path_in(old, top) else {
+            continue;
+        };
+        let keywords = old.keywords();
+        let fits =
+            !keywords.is_empty() && keywords.iter().all(|k| m.keywords.iter().any(|p| p == k));
+        if let Some(seen) = found.iter_mut().find(|(p, _)| *p == path) {
+            seen.1 |= fits;
+            continue;
+        }
+        let removed = store
+            .query_api(path.as_str())?
+            .iter()
+            .any(|r| r.distribution == moves.distribution && r.kind == ApiKind::Method && gone(r));
+        if removed {
+            found.push((path, fits));
+        }
+    }
+    let fitting: Vec<&ApiPath> = found.iter().filter(|(_, f)| *f).map(|(p, _)| p).collect();
+    Ok(match (&found[..], &fitting[..]) {
+        ([(one, _)], _) => Some(one.clone()),
+        (_, [one]) => Some((*one).clone()),
+        _ => None,
+    })
+}
+
+/// Whether the newest indexed release lacks `r`'s API, which an earlier one had.
+fn gone(r: &ApiReport) -> bool {
+    r.latest_indexed
+        .as_ref()
+        .is_some_and(|latest| r.last.as_ref().is_some_and(|last| last < latest))
 }
 
 /// `other`'s places, count and keywords added to `to`, a use of the same API.

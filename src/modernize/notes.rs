@@ -35,6 +35,16 @@ pub fn names(name: &NotedName, api: &ApiPath) -> bool {
     !noted.is_empty() && noted.len() < used.len() && used.ends_with(&noted)
 }
 
+/// The path of the notes' `name` under the top module `top`, a leading alias or `top`
+/// dropped (`pd.DataFrame.sort` and `DataFrame.sort` → `pandas.DataFrame.sort`).
+pub fn path_in(name: &NotedName, top: &str) -> Option<ApiPath> {
+    let mut segments: Vec<&str> = name.segments().collect();
+    if segments.len() > 1 && (ALIASES.contains(&segments[0]) || segments[0] == top) {
+        segments.remove(0);
+    }
+    ApiPath::new(&format!("{top}.{}", segments.join("."))).ok()
+}
+
 /// The notes of `moves` that name `u`'s API, the likeliest first: those whose written call
 /// passes keywords `u` passes, then those that pass none, then the rest; the newest notes
 /// first within each.
@@ -185,5 +195,15 @@ mod tests {
         assert!(!names(&name("Series.sort"), &api("pandas.DataFrame.sort")));
         assert!(names(&name("TimeSeries"), &api("pandas.TimeSeries")));
         assert!(!names(&name("sort_values"), &api("pandas.DataFrame.sort")));
+        for written in [
+            "pd.DataFrame.sort",
+            "DataFrame.sort()",
+            "pandas.DataFrame.sort",
+        ] {
+            assert_eq!(
+                path_in(&name(written), "pandas"),
+                Some(api("pandas.DataFrame.sort"))
+            );
+        }
     }
 }

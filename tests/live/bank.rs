@@ -353,3 +353,44 @@ fn live_six_moves_are_made_at_run_time_and_old_requests_imports_relatively() {
         "{urlencode}"
     );
 }
+
+/// Issue 37: pandas 1.0.0's sdist holds every whatsnew since 0.4; its notes name what replaced
+/// `DataFrame.sort`, `pd.rolling_mean` and `.ix`, each with its file and sentence.
+#[test]
+fn live_pandas_change_notes_name_the_successors_of_sort_rolling_mean_and_ix() {
+    let ctx = live_context();
+    let (ok, stdout, stderr) = nbenv_in(&ctx, &["bank", "notes", "pandas", "1.0.0"]);
+    assert!(ok, "{stdout}{stderr}");
+    let (ok, stdout, stderr) = nbenv_in(&ctx, &["bank", "moves", "pandas", "--format", "json"]);
+    assert!(ok, "{stderr}");
+    let report: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    let notes = report["change_notes"].as_array().unwrap();
+    let named = |old: &str, new: &str, file: &str| {
+        notes.iter().any(|n| {
+            n["old"] == old
+                && n["new"].as_array().unwrap().iter().any(|e| e == new)
+                && n["file"] == file
+                && n["sentence"].as_str().is_some_and(|s| !s.is_empty())
+        })
+    };
+    assert!(
+        named(
+            "DataFrame.sort(columns=...)",
+            "DataFrame.sort_values(by=...)",
+            "doc/source/whatsnew/v0.17.0.rst"
+        ),
+        "{stdout}"
+    );
+    assert!(
+        named(
+            "pd.rolling_mean",
+            "DataFrame.rolling(window=3,center=False).mean()",
+            "doc/source/whatsnew/v0.18.0.rst"
+        ),
+        "{stdout}"
+    );
+    assert!(
+        named(".ix", ".loc", "doc/source/whatsnew/v0.20.0.rst"),
+        "{stdout}"
+    );
+}

@@ -1,8 +1,9 @@
 //! Successors the libraries' own change notes name (issue 37, item 1). The loopback
 //! `tabular` 1.0 and 1.1 have `Frame.sort(columns=None)`, 1.1 also `Frame.sort_values(by)`;
-//! 1.2 has `sort_values` and `sort_index`, not `sort`. No release warns: only 1.2's sdist
-//! says, in `doc/whatsnew/v1.1.rst`, what replaced `sort`, and says it twice (`sort()` by
-//! `sort_index()`, `sort(columns=...)` by `sort_values(by=...)`).
+//! 1.2 has `sort_values` and `sort_index`, not `sort`; `Series` is a `Frame`, and `load`
+//! returns one. No release warns: only 1.2's sdist says, in `doc/whatsnew/v1.1.rst`, what
+//! replaced `sort`, and says it three times (`Frame.sort()` by `sort_index()`,
+//! `Frame.sort(columns=...)` by `sort_values(by=...)`, `Series.sort()` by `sort_values()`).
 
 use serde_json::{json, Value};
 
@@ -15,6 +16,7 @@ use crate::support::server::FixtureFile;
 const WHATSNEW_1_1: &str = "Version 1.1\n===========\n\nDeprecations\n------------\n\n\
 - ``Frame.sort()`` is deprecated in favor of :meth:`Frame.sort_index`\n\
 - ``Frame.sort(columns=...)`` is deprecated in favor of\n  ``Frame.sort_values(by=...)`` (:issue:`12`)\n\
+- ``Series.sort()`` is deprecated in favor of ``Series.sort_values()``\n\
 - The ``ascending`` keyword of ``Frame.sort_values`` is deprecated, use ``order``\n";
 
 const WHATSNEW_1_2: &str =
@@ -34,6 +36,8 @@ fn publish(ctx: &TestContext) {
         if sort_index {
             src.push_str("    def sort_index(self):\n        return list(self.x)\n");
         }
+        // A `Series` whose `sort` goes with the `Frame`'s, and a function returning a `Frame`.
+        src.push_str("\nclass Series(Frame):\n    pass\n\ndef load(x):\n    return Frame(x)\n");
         src
     };
     let wheel = |v: &str, year: u32, src: String| {
@@ -108,7 +112,7 @@ fn a_releases_notes_are_read_once_from_its_sdist_and_listed_by_bank_moves() {
     assert_eq!(run.code, 0, "{}", run.text());
     assert_eq!(
         run.stdout,
-        "tabular 1.2: read: tabular-1.2.tar.gz: 2 notes files, 2 old APIs named with a replacement\n  `nbenv bank moves tabular` lists them\n"
+        "tabular 1.2: read: tabular-1.2.tar.gz: 2 notes files, 3 old APIs named with a replacement\n  `nbenv bank moves tabular` lists them\n"
     );
     let again = ctx.run(["bank", "notes", "tabular", "1.2"]);
     assert!(
@@ -121,7 +125,7 @@ fn a_releases_notes_are_read_once_from_its_sdist_and_listed_by_bank_moves() {
     let json = ctx.run(["bank", "notes", "tabular", "--force", "--format", "json"]);
     let kept: Value = serde_json::from_str(&json.stdout).unwrap();
     assert_eq!(kept["already"], false, "{kept}");
-    assert_eq!(kept["notes"], 2);
+    assert_eq!(kept["notes"], 3);
 
     let moves = ctx.run(["bank", "moves", "tabular"]);
     assert_eq!(moves.code, 0, "{}", moves.text());
@@ -143,6 +147,29 @@ fn a_releases_notes_are_read_once_from_its_sdist_and_listed_by_bank_moves() {
         missing.stderr.contains("no release 9.9"),
         "{}",
         missing.stderr
+    );
+}
+
+/// Notes need no indexed release: `bank moves` lists them for a distribution the bank has
+/// only read the notes of, and says how to index its releases.
+#[test]
+fn notes_of_a_distribution_never_indexed_are_listed() {
+    let ctx = TestContext::with_index();
+    publish(&ctx);
+    let before = ctx.run(["bank", "moves", "tabular"]);
+    assert_eq!(before.code, 3, "{}", before.text());
+    let run = ctx.run(["bank", "notes", "tabular"]);
+    assert_eq!(run.code, 0, "{}", run.text());
+    let moves = ctx.run(["bank", "moves", "tabular"]);
+    assert_eq!(moves.code, 0, "{}", moves.text());
+    let lines: Vec<&str> = moves.stdout.lines().take(3).collect();
+    assert_eq!(
+        lines,
+        [
+            "tabular: 0 APIs moved (of 0 indexed releases)",
+            "  a removal shows only between indexed releases: `nbenv bank add tabular --all-versions` indexes them",
+            "change notes (3 old APIs, read from the sdist of 1.2; candidates, kept only when a run passes):",
+        ]
     );
 }
 
@@ -170,6 +197,21 @@ fn modernize_reads_the_notes_of_the_removal_and_proposes_their_successor() {
         "``Frame.sort(columns=...)`` is deprecated in favor of ``Frame.sort_values(by=...)`` (:issue:`12`)"
     );
     assert_eq!(change["trial"], "untried");
+
+    // On what a call returned: of the two classes whose `sort` the notes name, the one
+    // whose note is written with the keyword the call passes.
+    std::fs::write(
+        ctx.path("loaded.ipynb"),
+        notebook("tb.load([3, 1, 2]).sort(columns='x')"),
+    )
+    .unwrap();
+    let run = run_in(
+        &ctx,
+        &["modernize", "loaded.ipynb", "--no-run", "--format", "json"],
+    );
+    let json: Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(json["changes"][0]["old"], "tabular.Frame.sort", "{json}");
+    assert_eq!(json["changes"][0]["new"], ".sort_values(…)", "{json}");
 
     // The text report cites the file, the line and the sentence.
     let text = run_in(&ctx, &["modernize", "nb.ipynb", "--no-run"]);
