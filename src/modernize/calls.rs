@@ -40,6 +40,17 @@ pub enum CallEdit {
     /// The method's name at the call becomes `name`: a method (`call`, arguments kept), or
     /// an attribute of the same value (the call, which must pass nothing, goes).
     Member { name: String, call: bool },
+    /// The function's first argument becomes the value `method` is called on, with the
+    /// other arguments, then `rest` (`rolling_mean(df, 3)` → `df.rolling(3).mean()`).
+    Chain { method: String, rest: String },
+}
+
+impl CallEdit {
+    /// Whether the call as a whole is replaced: the function's name goes from the code once
+    /// every call is.
+    fn replaces_call(&self) -> bool {
+        matches!(self, CallEdit::Template { .. } | CallEdit::Chain { .. })
+    }
 }
 
 /// An argument as written at a call.
@@ -389,6 +400,19 @@ pub(super) fn edits(
                         None
                     }
                 }
+                CallEdit::Chain { method, rest } => match chained(call, source, method, rest) {
+                    Some(text) => Some((call.range, text)),
+                    None => {
+                        out.left.push(Left {
+                            api: rw.api.clone(),
+                            at: at(call.cell, call.range.start()),
+                            why: LeftWhy::ArgumentsDoNotFit {
+                                detail: "the value the chain is called on is not the call's first positional argument".into(),
+                            },
+                        });
+                        None
+                    }
+                },
                 CallEdit::Keyword { old, new } => {
                     let given = |n: &str| call.keywords.iter().find(|k| k.name == n);
                     match (given(old), given(new)) {
@@ -421,7 +445,7 @@ pub(super) fn edits(
             }
         }
         // A function reached other than by calling it (passed as a value).
-        if !rw.method && matches!(rw.edit, CallEdit::Template { .. }) {
+        if !rw.method && rw.edit.replaces_call() {
             for (cell, range, dotted) in references {
                 let names_it = resolve(dotted, bindings).as_deref() == Some(rw.api.as_str());
                 let is_callee = callee_ranges
@@ -446,11 +470,37 @@ pub(super) fn edits(
                 });
             }
         }
-        if matches!(rw.edit, CallEdit::Template { .. }) && found > 0 && !any_left {
+        if rw.edit.replaces_call() && found > 0 && !any_left {
             out.replaced.insert(rw.api.clone());
         }
     }
     out
+}
+
+/// `call` as `x.method(args).rest`: its first positional argument `x` (parenthesized unless
+/// atomic), the rest of its arguments as written; `None` when it passes none by position or
+/// unpacks any.
+fn chained(call: &CallSite, source: &str, method: &str, rest: &str) -> Option<String> {
+    if call.unpacked {
+        return None;
+    }
+    let (first, others) = call.args.split_first()?;
+    let receiver = &source[first.range];
+    let receiver = if first.atomic {
+        receiver.to_string()
+    } else {
+        format!("({receiver})")
+    };
+    let args: Vec<&str> = others
+        .iter()
+        .map(|a| &source[a.range])
+        .chain(
+            call.keywords
+                .iter()
+                .map(|k| &source[TextRange::new(k.name_range.start(), k.value.range.end())]),
+        )
+        .collect();
+    Some(format!("{receiver}.{method}({}){rest}", args.join(", ")))
 }
 
 impl std::fmt::Display for Misfit {

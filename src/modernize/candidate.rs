@@ -23,6 +23,10 @@ pub enum NamedForm {
     Method { name: String },
     /// The old path becomes `new` wherever it is written, as a move.
     Path { new: ApiPath },
+    /// `old(x, args)` becomes `x.method(args)` followed by `rest` as the notes write it
+    /// (`pd.rolling_mean(df, 3)` → `df.rolling(3).mean()`): a function whose first argument
+    /// becomes the value a method chain is called on.
+    Chain { method: String, rest: String },
 }
 
 impl NamedForm {
@@ -32,6 +36,7 @@ impl NamedForm {
             NamedForm::Attribute { name } => format!(".{name}"),
             NamedForm::Method { name } => format!(".{name}(…)"),
             NamedForm::Path { new } => new.to_string(),
+            NamedForm::Chain { method, rest } => format!("x.{method}(…){rest}"),
         }
     }
 }
@@ -75,6 +80,46 @@ fn in_newest(report: &ApiReport) -> bool {
         .latest_indexed
         .as_ref()
         .is_some_and(|latest| VersionRun::any_contains(&report.present, latest))
+}
+
+/// The chain a replacement written `Owner.method(...).rest` makes of `u`, a function of
+/// `dist`: `method` a method of the distribution's in the newest release, taking the
+/// keywords `u`'s calls pass; `Err` says why not.
+pub fn resolve_chain(
+    u: &ApiUse,
+    dist: &DistName,
+    head: &str,
+    rest: &str,
+    targets: &BTreeMap<ApiPath, Vec<ApiReport>>,
+) -> Result<(ApiPath, NamedForm), String> {
+    let found = candidate_paths(&u.api, head).into_iter().find_map(|p| {
+        let report = targets
+            .get(&p)?
+            .iter()
+            .find(|r| r.distribution == *dist && in_newest(r) && r.kind == ApiKind::Method)?;
+        Some((p, report))
+    });
+    let Some((path, report)) = found else {
+        return Err(format!(
+            "the newest {dist} the bank indexed has no method {head}"
+        ));
+    };
+    let rejected = super::plan::rejected_keywords(u, report);
+    if !rejected.is_empty() {
+        return Err(format!(
+            "{path} does not take the keyword{} {}",
+            if rejected.len() == 1 { "" } else { "s" },
+            rejected.join(", ")
+        ));
+    }
+    let method = path.split_last().map_or("", |(_, n)| n).to_string();
+    Ok((
+        path,
+        NamedForm::Chain {
+            method,
+            rest: rest.to_string(),
+        },
+    ))
 }
 
 /// The successor `candidate` names for `u` (an API of `dist`, a method when `method`), and

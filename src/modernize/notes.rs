@@ -26,7 +26,14 @@ pub fn names(name: &NotedName, api: &ApiPath) -> bool {
     let mut noted: Vec<&str> = name.segments().collect();
     let used: Vec<&str> = api.segments().collect();
     let top = used.first().copied().unwrap_or_default();
-    if noted.len() > 1 && (ALIASES.contains(&noted[0]) || noted[0] == top) {
+    // A leading module alias: a known one, the top module, or any lowercase name the API's
+    // path lacks (`tk.rolling_mean`); a class (`Series.sort`) is kept.
+    let alias = |first: &str| {
+        ALIASES.contains(&first)
+            || first == top
+            || (first.starts_with(|c: char| c.is_ascii_lowercase()) && !used.contains(&first))
+    };
+    if noted.len() > 1 && alias(noted[0]) {
         noted.remove(0);
     }
     if name.is_member() && used.len() < 3 {
@@ -113,7 +120,23 @@ pub fn successor<'a>(
     for note in naming(u, moves) {
         for new in &note.note.new {
             let refuse = |reason: String| (new.to_string(), reason);
-            let refusal = if !new.is_plain() {
+            let chain = (!method && !new.is_plain())
+                .then(|| new.chain_rest())
+                .flatten();
+            let refusal = if let Some(rest) = chain {
+                match candidate::resolve_chain(u, dist, new.head(), rest, targets) {
+                    Ok((path, form)) => {
+                        return Some(Ok(Found {
+                            candidate: new.to_string(),
+                            new: path,
+                            form,
+                            keywords: Vec::new(),
+                            note,
+                        }))
+                    }
+                    Err(reason) => refuse(reason),
+                }
+            } else if !new.is_plain() {
                 refuse("the notes replace it with an expression, not a name a call can take".into())
             } else if new
                 .head()
@@ -152,7 +175,12 @@ pub fn successor<'a>(
 pub fn target_paths(u: &ApiUse, moves: &MovesReport) -> Vec<ApiPath> {
     let mut out = Vec::new();
     for note in naming(u, moves) {
-        for new in note.note.new.iter().filter(|n| n.is_plain()) {
+        for new in note
+            .note
+            .new
+            .iter()
+            .filter(|n| n.is_plain() || n.chain_rest().is_some())
+        {
             for p in candidate::candidate_paths(&u.api, new.head()) {
                 if !out.contains(&p) {
                     out.push(p);
@@ -193,6 +221,10 @@ mod tests {
         assert!(names(&name(".ix"), &api("pandas.DataFrame.ix")));
         assert!(!names(&name(".ix"), &api("pandas.ix")));
         assert!(!names(&name("Series.sort"), &api("pandas.DataFrame.sort")));
+        assert!(names(
+            &name("tk.rolling_mean"),
+            &api("toolkit.rolling_mean")
+        ));
         assert!(names(&name("TimeSeries"), &api("pandas.TimeSeries")));
         assert!(!names(&name("sort_values"), &api("pandas.DataFrame.sort")));
         for written in [

@@ -225,6 +225,15 @@ impl Plan {
                         NamedForm::Path { new } => {
                             out.renames.insert(c.old.clone(), new.clone());
                         }
+                        NamedForm::Chain { method, rest } => out.calls.push(CallRewrite {
+                            api: c.old.clone(),
+                            method: false,
+                            at: c.at.clone(),
+                            edit: CallEdit::Chain {
+                                method: method.clone(),
+                                rest: rest.clone(),
+                            },
+                        }),
                         NamedForm::Attribute { name } | NamedForm::Method { name } => {
                             out.calls.push(CallRewrite {
                                 api: c.old.clone(),
@@ -308,7 +317,9 @@ impl Change {
                 .and_then(|(parent, _)| parent.rsplit('.').next())
                 .is_some_and(|owner| owner.starts_with(|c: char| c.is_ascii_uppercase())),
             ChangeWhat::Moved { .. } => false,
-            ChangeWhat::Named { form, .. } => !matches!(form, NamedForm::Path { .. }),
+            ChangeWhat::Named { form, .. } => {
+                !matches!(form, NamedForm::Path { .. } | NamedForm::Chain { .. })
+            }
         }
     }
 }
@@ -1463,6 +1474,73 @@ mod tests {
             matches!(
                 &plan.unmoved[0].why,
                 Why::ChangeNote { reason, .. } if reason.contains("columns")
+            ),
+            "{:?}",
+            plan.unmoved
+        );
+    }
+
+    #[test]
+    fn a_function_the_notes_replace_with_a_method_chain_takes_its_first_argument_as_the_value() {
+        use crate::bank::notes::{ChangeNote, NotedExpr, NotedName};
+        const ROLLING_MEAN: &str = "toolkit.rolling_mean";
+        let plan_for = |keywords: &[&str]| {
+            let mut f = facts(
+                vec![report(ROLLING_MEAN, &[run("1.0", "1.1")], &[])],
+                vec![],
+                vec![],
+            );
+            f.moves.get_mut(&dist()).unwrap().change_notes = vec![StoredNote {
+                note: ChangeNote {
+                    old: NotedName::parse("tk.rolling_mean").unwrap(),
+                    new: vec![NotedExpr::parse("Frame.rolling(window=3,center=False).mean()").unwrap()],
+                    file: "doc/whatsnew/v1.1.rst".into(),
+                    release: Some(v("1.1")),
+                    sentence: "tk.rolling_mean is deprecated, replace with Frame.rolling(window=3,center=False).mean()".into(),
+                    line: 3,
+                },
+                read_from: v("1.2"),
+            }];
+            let mut rolling = of_kind(
+                report("toolkit.Frame.rolling", &[run("1.0", "1.2")], &[]),
+                ApiKind::Method,
+            );
+            rolling.signature_changes = vec![crate::bank::store::SignatureChange {
+                version: v("1.0"),
+                signature: "(self, window, center=...)".into(),
+            }];
+            f.targets = BTreeMap::from([(p("toolkit.Frame.rolling"), vec![rolling])]);
+            let mut u = uses(&[ROLLING_MEAN]);
+            u[0].keywords = keywords.iter().map(|k| k.to_string()).collect();
+            plan(&u, &f)
+        };
+        let plan = plan_for(&["center"]);
+        let ChangeWhat::Named { form, new, .. } = &plan.changes[0].what else {
+            panic!("{:?}", plan)
+        };
+        assert_eq!(new, &p("toolkit.Frame.rolling"));
+        assert_eq!(
+            form,
+            &NamedForm::Chain {
+                method: "rolling".into(),
+                rest: ".mean()".into()
+            }
+        );
+        assert_eq!(plan.changes[0].new_text(), "x.rolling(…).mean()");
+        assert!(matches!(
+            &plan.rewrites(true).calls[..],
+            [CallRewrite {
+                method: false,
+                edit: CallEdit::Chain { .. },
+                ..
+            }]
+        ));
+        // A keyword the chain's method does not take: not written.
+        let plan = plan_for(&["freq"]);
+        assert!(
+            matches!(
+                &plan.unmoved[0].why,
+                Why::ChangeNote { reason, .. } if reason.contains("freq")
             ),
             "{:?}",
             plan.unmoved

@@ -1184,6 +1184,38 @@ print(np.array([1.5]).item(), (1).item())"
     }
 
     #[test]
+    fn a_function_becomes_a_method_chain_on_its_first_argument() {
+        let chain = || {
+            call(
+                "pd_.rolling_mean",
+                false,
+                (2, 1),
+                CallEdit::Chain {
+                    method: "rolling".into(),
+                    rest: ".mean()".into(),
+                },
+            )
+        };
+        let (out, left) = run_with(
+            &[
+                "import pd_ as pd\nfrom pd_ import rolling_mean",
+                "pd.rolling_mean(df, 3, center=True)\nrolling_mean(a + b, window=2)",
+            ],
+            chain(),
+        );
+        assert_eq!(out[0], "import pd_ as pd\n");
+        assert_eq!(
+            out[1],
+            "df.rolling(3, center=True).mean()\n(a + b).rolling(window=2).mean()"
+        );
+        assert!(left.is_empty(), "{left:?}");
+        // No value passed by position: left, and said.
+        let (out, left) = run_with(&["import pd_ as pd", "pd.rolling_mean(arg=df)"], chain());
+        assert_eq!(out[1], "pd.rolling_mean(arg=df)");
+        assert_eq!(left.len(), 1, "{left:?}");
+    }
+
+    #[test]
     fn a_name_imported_for_the_template_goes_with_its_calls() {
         let (out, left) = run_with(
             &[

@@ -111,6 +111,15 @@ impl NotedExpr {
         keywords_of(&rest[..end])
     }
 
+    /// What follows its first call, when that is a chain of calls and attributes written
+    /// without placeholders (`.mean()` of `DataFrame.rolling(window=3).mean()`).
+    pub fn chain_rest(&self) -> Option<&str> {
+        let after_head = &self.0[self.head().len()..];
+        let close = matching_close(after_head)?;
+        let rest = &after_head[close + 1..];
+        (rest.starts_with('.') && !rest.contains("...") && !rest.contains('<')).then_some(rest)
+    }
+
     /// Whether it is a name alone, or a name called with nothing or with placeholders
     /// (`sort_values`, `DataFrame.sort_values()`, `sort_values(by=...)`): what a call of the
     /// old API can become by renaming. A chain or real arguments are more than a rename.
@@ -470,6 +479,14 @@ mod tests {
         let expr = NotedExpr::parse("DataFrame.rolling(window=3).mean()").unwrap();
         assert_eq!(expr.head(), "DataFrame.rolling");
         assert!(!expr.is_plain());
+        assert_eq!(expr.chain_rest(), Some(".mean()"));
+        assert_eq!(
+            NotedExpr::parse("a.b(x).c(other=<Series>)")
+                .unwrap()
+                .chain_rest(),
+            None
+        );
+        assert_eq!(NotedExpr::parse("a.b(x)").unwrap().chain_rest(), None);
         assert!(NotedExpr::parse("DataFrame.sort_values(by=...)")
             .unwrap()
             .is_plain());

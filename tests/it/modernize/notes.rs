@@ -3,7 +3,9 @@
 //! 1.2 has `sort_values` and `sort_index`, not `sort`; `Series` is a `Frame`, and `load`
 //! returns one. No release warns: only 1.2's sdist says, in `doc/whatsnew/v1.1.rst`, what
 //! replaced `sort`, and says it three times (`Frame.sort()` by `sort_index()`,
-//! `Frame.sort(columns=...)` by `sort_values(by=...)`, `Series.sort()` by `sort_values()`).
+//! `Frame.sort(columns=...)` by `sort_values(by=...)`, `Series.sort()` by `sort_values()`);
+//! and, in a warning printed in an example, that the function `rolling_mean` (1.0, 1.1) is
+//! replaced by `Frame.rolling(window=2).mean()` (a method chain, 1.1 on).
 
 use serde_json::{json, Value};
 
@@ -16,7 +18,10 @@ use crate::support::server::FixtureFile;
 const WHATSNEW_1_1: &str = "Version 1.1\n===========\n\nDeprecations\n------------\n\n\
 - ``Frame.sort()`` is deprecated in favor of :meth:`Frame.sort_index`\n\
 - ``Frame.sort(columns=...)`` is deprecated in favor of\n  ``Frame.sort_values(by=...)`` (:issue:`12`)\n\
-- ``Series.sort()`` is deprecated in favor of ``Series.sort_values()``\n\
+- ``Series.sort()`` is deprecated in favor of ``Series.sort_values()``\n\n\
+.. code-block:: ipython\n\n   In [2]: tb.rolling_mean(f, 2)\n\
+           FutureWarning: tb.rolling_mean is deprecated for Frame and will be removed in a future version, replace with\n\
+                          Frame.rolling(window=2).mean()\n\
 - The ``ascending`` keyword of ``Frame.sort_values`` is deprecated, use ``order``\n";
 
 const WHATSNEW_1_2: &str =
@@ -32,12 +37,25 @@ fn publish(ctx: &TestContext) {
         }
         if sort_values {
             src.push_str("    def sort_values(self, by=None):\n        return sorted(self.x)\n");
+            src.push_str(
+                "    def rolling(self, window):\n        return Rolling(self.x, window)\n",
+            );
         }
         if sort_index {
             src.push_str("    def sort_index(self):\n        return list(self.x)\n");
         }
         // A `Series` whose `sort` goes with the `Frame`'s, and a function returning a `Frame`.
         src.push_str("\nclass Series(Frame):\n    pass\n\ndef load(x):\n    return Frame(x)\n");
+        // Rolling means: a function while `sort` is there, a method chain from `sort_values` on.
+        src.push_str("\ndef _means(x, w):\n    return [sum(x[i - w + 1:i + 1]) / w for i in range(w - 1, len(x))]\n");
+        if sort {
+            src.push_str(
+                "\ndef rolling_mean(frame, window):\n    return _means(frame.x, window)\n",
+            );
+        }
+        if sort_values {
+            src.push_str("\nclass Rolling:\n    def __init__(self, x, w):\n        self.x, self.w = x, w\n    def mean(self):\n        return _means(self.x, self.w)\n");
+        }
         src
     };
     let wheel = |v: &str, year: u32, src: String| {
@@ -112,7 +130,7 @@ fn a_releases_notes_are_read_once_from_its_sdist_and_listed_by_bank_moves() {
     assert_eq!(run.code, 0, "{}", run.text());
     assert_eq!(
         run.stdout,
-        "tabular 1.2: read: tabular-1.2.tar.gz: 2 notes files, 3 old APIs named with a replacement\n  `nbenv bank moves tabular` lists them\n"
+        "tabular 1.2: read: tabular-1.2.tar.gz: 2 notes files, 4 old APIs named with a replacement\n  `nbenv bank moves tabular` lists them\n"
     );
     let again = ctx.run(["bank", "notes", "tabular", "1.2"]);
     assert!(
@@ -125,7 +143,7 @@ fn a_releases_notes_are_read_once_from_its_sdist_and_listed_by_bank_moves() {
     let json = ctx.run(["bank", "notes", "tabular", "--force", "--format", "json"]);
     let kept: Value = serde_json::from_str(&json.stdout).unwrap();
     assert_eq!(kept["already"], false, "{kept}");
-    assert_eq!(kept["notes"], 3);
+    assert_eq!(kept["notes"], 4);
 
     let moves = ctx.run(["bank", "moves", "tabular"]);
     assert_eq!(moves.code, 0, "{}", moves.text());
@@ -168,7 +186,7 @@ fn notes_of_a_distribution_never_indexed_are_listed() {
         [
             "tabular: 0 APIs moved (of 0 indexed releases)",
             "  a removal shows only between indexed releases: `nbenv bank add tabular --all-versions` indexes them",
-            "change notes (3 old APIs, read from the sdist of 1.2; candidates, kept only when a run passes):",
+            "change notes (4 old APIs, read from the sdist of 1.2; candidates, kept only when a run passes):",
         ]
     );
 }
@@ -234,6 +252,11 @@ fn a_change_note_successor_is_kept_when_the_modernized_run_passes() {
             "print(f.sort_values(by='x'))",
         ),
         ("index", "f.sort()", "print(f.sort_index())"),
+        (
+            "chain",
+            "tb.rolling_mean(f, 2)",
+            "print(f.rolling(2).mean())",
+        ),
     ] {
         std::fs::write(ctx.path(&format!("{name}.ipynb")), notebook(call)).unwrap();
         let run = run_in(
