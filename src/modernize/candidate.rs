@@ -82,6 +82,37 @@ fn in_newest(report: &ApiReport) -> bool {
         .is_some_and(|latest| VersionRun::any_contains(&report.present, latest))
 }
 
+/// The first of the paths `written` may mean for `u` whose report (of `dist`, in the newest
+/// release, of a kind `fits`) takes the keywords `u`'s calls pass; `Err` says why none.
+fn target<'a>(
+    u: &ApiUse,
+    dist: &DistName,
+    written: &str,
+    fits: impl Fn(ApiKind) -> bool,
+    missing: &str,
+    targets: &'a BTreeMap<ApiPath, Vec<ApiReport>>,
+) -> Result<(ApiPath, &'a ApiReport), String> {
+    let found = candidate_paths(&u.api, written).into_iter().find_map(|p| {
+        let report = targets
+            .get(&p)?
+            .iter()
+            .find(|r| r.distribution == *dist && in_newest(r) && fits(r.kind))?;
+        Some((p, report))
+    });
+    let Some((path, report)) = found else {
+        return Err(format!("the newest {dist} the bank indexed has {missing}"));
+    };
+    let rejected = super::plan::rejected_keywords(u, report);
+    if !rejected.is_empty() {
+        return Err(format!(
+            "{path} does not take the keyword{} {}",
+            if rejected.len() == 1 { "" } else { "s" },
+            rejected.join(", ")
+        ));
+    }
+    Ok((path, report))
+}
+
 /// The chain a replacement written `Owner.method(...).rest` makes of `u`, a function of
 /// `dist`: `method` a method of the distribution's in the newest release, taking the
 /// keywords `u`'s calls pass; `Err` says why not.
@@ -92,26 +123,9 @@ pub fn resolve_chain(
     rest: &str,
     targets: &BTreeMap<ApiPath, Vec<ApiReport>>,
 ) -> Result<(ApiPath, NamedForm), String> {
-    let found = candidate_paths(&u.api, head).into_iter().find_map(|p| {
-        let report = targets
-            .get(&p)?
-            .iter()
-            .find(|r| r.distribution == *dist && in_newest(r) && r.kind == ApiKind::Method)?;
-        Some((p, report))
-    });
-    let Some((path, report)) = found else {
-        return Err(format!(
-            "the newest {dist} the bank indexed has no method {head}"
-        ));
-    };
-    let rejected = super::plan::rejected_keywords(u, report);
-    if !rejected.is_empty() {
-        return Err(format!(
-            "{path} does not take the keyword{} {}",
-            if rejected.len() == 1 { "" } else { "s" },
-            rejected.join(", ")
-        ));
-    }
+    let missing = format!("no method {head}");
+    let is_method = |k| k == ApiKind::Method;
+    let (path, _) = target(u, dist, head, is_method, &missing, targets)?;
     let method = path.split_last().map_or("", |(_, n)| n).to_string();
     Ok((
         path,
@@ -131,28 +145,7 @@ pub fn resolve(
     candidate: &str,
     targets: &BTreeMap<ApiPath, Vec<ApiReport>>,
 ) -> Result<(ApiPath, NamedForm), String> {
-    let found = candidate_paths(&u.api, candidate)
-        .into_iter()
-        .find_map(|p| {
-            let report = targets
-                .get(&p)?
-                .iter()
-                .find(|r| r.distribution == *dist && in_newest(r))?;
-            Some((p, report))
-        });
-    let Some((path, report)) = found else {
-        return Err(format!(
-            "the newest {dist} the bank indexed has no such name"
-        ));
-    };
-    let rejected = super::plan::rejected_keywords(u, report);
-    if !rejected.is_empty() {
-        return Err(format!(
-            "{path} does not take the keyword{} {}",
-            if rejected.len() == 1 { "" } else { "s" },
-            rejected.join(", ")
-        ));
-    }
+    let (path, report) = target(u, dist, candidate, |_| true, "no such name", targets)?;
     let same_owner = path.split_last().map(|(o, _)| o) == u.api.split_last().map(|(o, _)| o);
     let name = path.split_last().map_or("", |(_, n)| n).to_string();
     match (method, same_owner, report.kind) {

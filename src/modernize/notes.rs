@@ -18,6 +18,12 @@ const ALIASES: &[&str] = &[
     "pd", "np", "plt", "sns", "sp", "mpl", "tf", "nx", "sm", "sk",
 ];
 
+/// Whether the first segment of a noted name stands for the top module `top`: a known alias
+/// (`pd`) or `top` itself.
+fn names_top(first: &str, top: &str) -> bool {
+    ALIASES.contains(&first) || first == top
+}
+
 /// Whether the notes' `name` may be the used API `api`: its segments end `api`'s, once a
 /// leading alias or top module is dropped (`pd.rolling_mean` and `rolling_mean` for
 /// `pandas.rolling_mean`, `DataFrame.sort` for `pandas.core.frame.DataFrame.sort`, `.ix` for
@@ -29,8 +35,7 @@ pub fn names(name: &NotedName, api: &ApiPath) -> bool {
     // A leading module alias: a known one, the top module, or any lowercase name the API's
     // path lacks (`tk.rolling_mean`); a class (`Series.sort`) is kept.
     let alias = |first: &str| {
-        ALIASES.contains(&first)
-            || first == top
+        names_top(first, top)
             || (first.starts_with(|c: char| c.is_ascii_lowercase()) && !used.contains(&first))
     };
     if noted.len() > 1 && alias(noted[0]) {
@@ -46,7 +51,7 @@ pub fn names(name: &NotedName, api: &ApiPath) -> bool {
 /// dropped (`pd.DataFrame.sort` and `DataFrame.sort` → `pandas.DataFrame.sort`).
 pub fn path_in(name: &NotedName, top: &str) -> Option<ApiPath> {
     let mut segments: Vec<&str> = name.segments().collect();
-    if segments.len() > 1 && (ALIASES.contains(&segments[0]) || segments[0] == top) {
+    if segments.len() > 1 && names_top(segments[0], top) {
         segments.remove(0);
     }
     ApiPath::new(&format!("{top}.{}", segments.join("."))).ok()

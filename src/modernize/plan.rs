@@ -1368,11 +1368,37 @@ mod tests {
         assert!(plan.rewrites(false).renames.is_empty());
     }
 
+    /// A note of `toolkit`'s 1.1 notes (read from 1.2's sdist) at `line`, replacing `old`
+    /// with `new` (both as written).
+    fn noted(old: &str, new: &[&str], line: usize) -> StoredNote {
+        use crate::bank::notes::{ChangeNote, NotedExpr, NotedName};
+        StoredNote {
+            note: ChangeNote {
+                old: NotedName::parse(old).unwrap(),
+                new: new.iter().map(|n| NotedExpr::parse(n).unwrap()).collect(),
+                file: "doc/whatsnew/v1.1.rst".into(),
+                release: Some(v("1.1")),
+                sentence: format!("``{old}`` is deprecated, use ``{}``", new.join("``, ``")),
+                line,
+            },
+            read_from: v("1.2"),
+        }
+    }
+
+    /// A method of `toolkit` in every release, with `signature`, as the bank reports it.
+    fn method_report(path: &str, signature: &str) -> ApiReport {
+        let mut r = of_kind(report(path, &[run("1.0", "1.2")], &[]), ApiKind::Method);
+        r.signature_changes = vec![crate::bank::store::SignatureChange {
+            version: v("1.0"),
+            signature: signature.into(),
+        }];
+        r
+    }
+
     /// A notebook calling the method `toolkit.Frame.sort` (in 1.0–1.1) with `keywords`,
     /// whose change notes hold `notes` (old as written, replacements as written); the newest
     /// release has `sort_values(by)` and `sort_index(axis)`.
     fn plan_with_notes(keywords: &[&str], notes: &[(&str, &[&str])]) -> Plan {
-        use crate::bank::notes::{ChangeNote, NotedExpr, NotedName};
         const SORT: &str = "toolkit.Frame.sort";
         let mut r = report(SORT, &[run("1.0", "1.1")], &[]);
         r.kind = ApiKind::Method;
@@ -1380,32 +1406,11 @@ mod tests {
         f.moves.get_mut(&dist()).unwrap().change_notes = notes
             .iter()
             .enumerate()
-            .map(|(line, (old, new))| StoredNote {
-                note: ChangeNote {
-                    old: NotedName::parse(old).unwrap(),
-                    new: new.iter().map(|n| NotedExpr::parse(n).unwrap()).collect(),
-                    file: "doc/whatsnew/v1.1.rst".into(),
-                    release: Some(v("1.1")),
-                    sentence: format!("``{old}`` is deprecated, use ``{}``", new.join("``, ``")),
-                    line: line + 1,
-                },
-                read_from: v("1.2"),
-            })
+            .map(|(line, (old, new))| noted(old, new, line + 1))
             .collect();
-        let method = |name: &str, params: &str| {
-            let mut r = of_kind(
-                report(&format!("toolkit.Frame.{name}"), &[run("1.0", "1.2")], &[]),
-                ApiKind::Method,
-            );
-            r.signature_changes = vec![crate::bank::store::SignatureChange {
-                version: v("1.0"),
-                signature: params.into(),
-            }];
-            r
-        };
         f.targets = [
-            method("sort_values", "(self, by, axis=...)"),
-            method("sort_index", "(self, axis=...)"),
+            method_report("toolkit.Frame.sort_values", "(self, by, axis=...)"),
+            method_report("toolkit.Frame.sort_index", "(self, axis=...)"),
         ]
         .into_iter()
         .map(|r| (p(&r.path), vec![r]))
@@ -1482,7 +1487,6 @@ mod tests {
 
     #[test]
     fn a_function_the_notes_replace_with_a_method_chain_takes_its_first_argument_as_the_value() {
-        use crate::bank::notes::{ChangeNote, NotedExpr, NotedName};
         const ROLLING_MEAN: &str = "toolkit.rolling_mean";
         let plan_for = |keywords: &[&str]| {
             let mut f = facts(
@@ -1490,25 +1494,12 @@ mod tests {
                 vec![],
                 vec![],
             );
-            f.moves.get_mut(&dist()).unwrap().change_notes = vec![StoredNote {
-                note: ChangeNote {
-                    old: NotedName::parse("tk.rolling_mean").unwrap(),
-                    new: vec![NotedExpr::parse("Frame.rolling(window=3,center=False).mean()").unwrap()],
-                    file: "doc/whatsnew/v1.1.rst".into(),
-                    release: Some(v("1.1")),
-                    sentence: "tk.rolling_mean is deprecated, replace with Frame.rolling(window=3,center=False).mean()".into(),
-                    line: 3,
-                },
-                read_from: v("1.2"),
-            }];
-            let mut rolling = of_kind(
-                report("toolkit.Frame.rolling", &[run("1.0", "1.2")], &[]),
-                ApiKind::Method,
-            );
-            rolling.signature_changes = vec![crate::bank::store::SignatureChange {
-                version: v("1.0"),
-                signature: "(self, window, center=...)".into(),
-            }];
+            f.moves.get_mut(&dist()).unwrap().change_notes = vec![noted(
+                "tk.rolling_mean",
+                &["Frame.rolling(window=3,center=False).mean()"],
+                3,
+            )];
+            let rolling = method_report("toolkit.Frame.rolling", "(self, window, center=...)");
             f.targets = BTreeMap::from([(p("toolkit.Frame.rolling"), vec![rolling])]);
             let mut u = uses(&[ROLLING_MEAN]);
             u[0].keywords = keywords.iter().map(|k| k.to_string()).collect();

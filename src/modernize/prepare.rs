@@ -222,26 +222,15 @@ pub fn index_evidence(
             }
         }
     }
-    let done = prepare(
-        &apis,
-        &mut OnIndex {
-            client: &session.client,
-            bank: &session.bank_file,
-            introspect: &config,
-            reporter,
-        },
-        PREPARE_ROUNDS,
-    )?;
+    let mut work = OnIndex {
+        client: &session.client,
+        bank: &session.bank_file,
+        introspect: &config,
+        reporter,
+    };
+    let done = prepare(&apis, &mut work, PREPARE_ROUNDS)?;
     // What replaced each removed API, in its library's own words.
-    read_notes(
-        &apis,
-        &mut OnIndex {
-            client: &session.client,
-            bank: &session.bank_file,
-            introspect: &config,
-            reporter,
-        },
-    )?;
+    read_notes(&apis, &mut work)?;
     if done.rounds > 0 {
         // What a job remembered of the bank is stale now.
         if let Some(remembered) = run.bank {

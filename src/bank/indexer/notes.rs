@@ -82,6 +82,12 @@ pub fn read_notes(
     at: &NotesAt,
     force: bool,
 ) -> Result<NotesKept, NotesError> {
+    // A release read before costs neither the index nor the writer lock.
+    if let (NotesAt::Release(v), false) = (at, force) {
+        if let Some(kept) = already_read(bank, dist, v)? {
+            return Ok(kept);
+        }
+    }
     let page = client.project(dist)?;
     let releases = page.releases();
     let release = match at {
@@ -103,24 +109,12 @@ pub fn read_notes(
         });
     };
     let version = release.version.clone();
-    let mut store = Store::open(bank)?;
     if !force {
-        if let Some(row) = store
-            .notes_reads(dist)?
-            .into_iter()
-            .find(|r| r.version == version)
-        {
-            return Ok(NotesKept {
-                dist: dist.clone(),
-                version,
-                outcome: row.outcome,
-                sdist: row.sdist,
-                files: row.files as usize,
-                notes: row.notes as usize,
-                already: true,
-            });
+        if let Some(kept) = already_read(bank, dist, &version)? {
+            return Ok(kept);
         }
     }
+    let mut store = Store::open(bank)?;
     let unread = |store: &mut Store, outcome: NotesOutcome, sdist: Option<String>| {
         store.record_notes_unread(dist, &version, outcome, jiff::Timestamp::now())?;
         Ok(NotesKept {
@@ -157,6 +151,31 @@ pub fn read_notes(
         notes: read.notes.len(),
         already: false,
     })
+}
+
+/// What the bank at `bank` kept of reading `dist` `version`'s notes, if it was read.
+fn already_read(
+    bank: &Path,
+    dist: &DistName,
+    version: &Version,
+) -> Result<Option<NotesKept>, StoreError> {
+    if !bank.exists() {
+        return Ok(None);
+    }
+    let store = Store::open_read_only(bank)?;
+    let row = store
+        .notes_reads(dist)?
+        .into_iter()
+        .find(|r| r.version == *version);
+    Ok(row.map(|row| NotesKept {
+        dist: dist.clone(),
+        version: version.clone(),
+        outcome: row.outcome,
+        sdist: row.sdist,
+        files: row.files as usize,
+        notes: row.notes as usize,
+        already: true,
+    }))
 }
 
 /// The notes in one sdist.

@@ -82,11 +82,8 @@ impl NotedExpr {
     /// `code` when it begins with a name (`np.asarray(...)`, `.loc`, `lineplot`).
     pub fn parse(code: &str) -> Option<Self> {
         let code = code.trim().trim_end_matches(['.', ',', ';', ':']);
-        let head_len = code
-            .find(|c: char| !(c.is_alphanumeric() || c == '_' || c == '.'))
-            .unwrap_or(code.len());
-        let head = &code[..head_len];
-        let rest = &code[head_len..];
+        let head = leading_name(code);
+        let rest = &code[head.len()..];
         (dotted(head) && (rest.is_empty() || rest.starts_with('(') || rest.starts_with('[')))
             .then(|| Self(code.to_string()))
     }
@@ -97,11 +94,7 @@ impl NotedExpr {
 
     /// The name it begins with (`DataFrame.rolling` of `DataFrame.rolling(window=3).mean()`).
     pub fn head(&self) -> &str {
-        let end = self
-            .0
-            .find(|c: char| !(c.is_alphanumeric() || c == '_' || c == '.'))
-            .unwrap_or(self.0.len());
-        self.0[..end].trim_end_matches('.')
+        leading_name(&self.0)
     }
 
     /// The keywords its first call passes (`by` of `DataFrame.sort_values(by=...)`).
@@ -178,6 +171,14 @@ impl std::fmt::Display for NotedExpr {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(&self.0)
     }
+}
+
+/// The dotted name `text` begins with (all of it when it is one).
+fn leading_name(text: &str) -> &str {
+    let end = text
+        .find(|c: char| !(c.is_alphanumeric() || c == '_' || c == '.'))
+        .unwrap_or(text.len());
+    &text[..end]
 }
 
 /// Where the parenthesis `text` opens with closes.

@@ -112,32 +112,26 @@ struct Named {
 }
 
 impl Store {
-    /// The moved APIs of distribution `name`; `None` when the bank does not have it.
+    /// The moved APIs of distribution `name`, and its change notes; `None` when the bank has
+    /// neither it nor notes of it.
     pub fn moves(&self, name: &DistName) -> Result<Option<MovesReport>, StoreError> {
+        let dist_id = self.distribution_id(name)?;
         let notes_read = self.notes_reads(name)?;
-        let Some(dist_id) = self.distribution_id(name)? else {
-            // Notes read for a distribution never indexed are still its notes.
-            if notes_read.is_empty() {
-                return Ok(None);
-            }
-            return Ok(Some(MovesReport {
-                distribution: name.clone(),
-                display_name: None,
-                indexed_releases: 0,
-                latest_indexed: None,
-                moves: Vec::new(),
-                unproven: Vec::new(),
-                shims: Vec::new(),
-                renamed_keywords: Vec::new(),
-                change_notes: self.change_notes(name)?,
-                notes_read,
-            }));
+        // Notes read for a distribution never indexed are still its notes.
+        if dist_id.is_none() && notes_read.is_empty() {
+            return Ok(None);
+        }
+        let rows = match dist_id {
+            Some(id) => self.releases(id)?,
+            None => Vec::new(),
         };
-        let rows = self.releases(dist_id)?;
         let indexed = indexed(&rows);
         let mut report = MovesReport {
             distribution: name.clone(),
-            display_name: self.display_name(dist_id)?,
+            display_name: match dist_id {
+                Some(id) => self.display_name(id)?,
+                None => None,
+            },
             indexed_releases: indexed.len(),
             latest_indexed: indexed.last().map(|r| r.version.clone()),
             moves: Vec::new(),
@@ -147,7 +141,7 @@ impl Store {
             change_notes: self.change_notes(name)?,
             notes_read,
         };
-        let Some(latest) = indexed.last().map(|r| r.slot) else {
+        let (Some(dist_id), Some(latest)) = (dist_id, indexed.last().map(|r| r.slot)) else {
             return Ok(Some(report));
         };
         let indexed_set = super::query::slots(indexed.iter().copied());

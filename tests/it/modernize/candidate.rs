@@ -7,8 +7,7 @@
 use serde_json::{json, Value};
 
 use super::prefer::restore_modern;
-use super::{context, rewritten_json, run_in, sources};
-use crate::support::cli::python3_version;
+use super::{context, modernize_and_run, rewritten_json, run_in, sources};
 
 /// A notebook printing `len(<call>)` of an `ndarray` the code makes.
 fn notebook(call: &str) -> String {
@@ -110,26 +109,7 @@ fn a_candidate_is_not_written_without_a_run() {
 #[test]
 fn a_candidate_is_kept_only_when_the_run_passes_with_it() {
     let ctx = context();
-    let python = python3_version();
-    let modernize = |name: &str| {
-        run_in(
-            &ctx,
-            &[
-                "modernize",
-                &format!("{name}.ipynb"),
-                "--python",
-                &python,
-                "--no-kernel-runtime",
-                "--no-kernel-spec",
-                "--requirements",
-                &format!("{name}.txt"),
-                "--report",
-                &format!("{name}.json"),
-                "--format",
-                "json",
-            ],
-        )
-    };
+    let modernize = |name: &str| modernize_and_run(&ctx, name);
 
     std::fs::write(ctx.path("kept.ipynb"), notebook("x.as_list()")).unwrap();
     let run = modernize("kept");

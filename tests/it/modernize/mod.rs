@@ -119,6 +119,29 @@ fn run_in(ctx: &TestContext, args: &[&str]) -> Run {
     Run::from_output(&out)
 }
 
+/// `nbenv modernize NAME.ipynb` run for real on the current Python as plain Python (no
+/// kernel), writing `NAME.txt` (requirements) and `NAME.json` (the report). Needs `python3`
+/// and uv, as the restore tests do.
+fn modernize_and_run(ctx: &TestContext, name: &str) -> Run {
+    run_in(
+        ctx,
+        &[
+            "modernize",
+            &format!("{name}.ipynb"),
+            "--python",
+            &python3_version(),
+            "--no-kernel-runtime",
+            "--no-kernel-spec",
+            "--requirements",
+            &format!("{name}.txt"),
+            "--report",
+            &format!("{name}.json"),
+            "--format",
+            "json",
+        ],
+    )
+}
+
 /// `nbenv modernize ARGS --no-run --format json` in the context's directory: its JSON, after
 /// checking it succeeded.
 fn rewritten_json(ctx: &TestContext, args: &[&str]) -> serde_json::Value {

@@ -9,9 +9,8 @@
 
 use serde_json::{json, Value};
 
-use super::{run_in, sources};
+use super::{modernize_and_run, run_in, sources};
 use crate::support::archives::{sdist_tar_gz, WheelBuilder};
-use crate::support::cli::python3_version;
 use crate::support::context::TestContext;
 use crate::support::server::FixtureFile;
 
@@ -244,7 +243,6 @@ fn modernize_reads_the_notes_of_the_removal_and_proposes_their_successor() {
 #[test]
 fn a_change_note_successor_is_kept_when_the_modernized_run_passes() {
     let ctx = context();
-    let python = python3_version();
     for (name, call, written) in [
         (
             "values",
@@ -259,23 +257,7 @@ fn a_change_note_successor_is_kept_when_the_modernized_run_passes() {
         ),
     ] {
         std::fs::write(ctx.path(&format!("{name}.ipynb")), notebook(call)).unwrap();
-        let run = run_in(
-            &ctx,
-            &[
-                "modernize",
-                &format!("{name}.ipynb"),
-                "--python",
-                &python,
-                "--no-kernel-runtime",
-                "--no-kernel-spec",
-                "--requirements",
-                &format!("{name}.txt"),
-                "--report",
-                &format!("{name}.json"),
-                "--format",
-                "json",
-            ],
-        );
+        let run = modernize_and_run(&ctx, name);
         assert_eq!(run.code, 0, "{}", run.text());
         assert_eq!(
             sources(&ctx.path(&format!("{name}.modern.ipynb")))[2],
