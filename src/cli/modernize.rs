@@ -140,36 +140,47 @@ pub fn run(global: &GlobalArgs, args: &ModernizeArgs) -> Result<()> {
         return Ok(());
     }
     let restore = restore_args(args, &output)?;
-    if !done.has_candidates() {
-        let head = json.then(|| json_head(&output, &done, false)).transpose()?;
-        return super::restore::run_under(global, &restore, head);
-    }
-    // The candidates are kept only when the notebook runs to its end with them (see
-    // `nbenv::modernize::trial`).
     restore.sandbox.check()?;
+    // The candidates are kept only when the notebook runs to its end with them (see
+    // `nbenv::modernize::trial`); a run may move the code further forward (see
+    // `nbenv::modernize::forward`).
     let mut steps = CandidateRuns {
         global,
         restore: &restore,
         output: &output,
         done: &done,
+        original: (&nb, &bytes),
     };
-    let tried = try_candidates(&mut steps, true);
+    let tried = try_candidates(&mut steps, done.has_candidates());
     if let Some(Ok(other)) = &tried.set_aside {
         other.discard();
     }
     let with = tried.candidates.is_some_and(CandidatesKept::written);
+    // The code the kept rounds ran last: moved forward by a run, or as modernized.
+    let forwarded = match &tried.kept {
+        Ok(a) => a.restored.forwarded.as_ref().map(|f| f.modernized.clone()),
+        Err(_) => None,
+    };
+    let moved_forward = forwarded.is_some();
+    if let Some(f) = forwarded {
+        done = f;
+    }
     done.report.settle(tried.candidates);
     // The notebook kept, as the last restoration may have written the other.
-    write_outputs(args, &output, &done, with)?;
+    let text = write_outputs(args, &output, &done, with)?;
+    if moved_forward && !json {
+        print!("\n{text}");
+    }
     if !global.quiet {
-        super::printer::note(match tried.candidates {
-            Some(CandidatesKept::Kept) => {
-                "the modernized notebook ran to the end with its candidates: they are kept"
-            }
-            _ => {
-                "the modernized notebook did not run to the end with its candidates: they are dropped, and it was restored without them"
-            }
-        });
+        match tried.candidates {
+            Some(CandidatesKept::Kept) => super::printer::note(
+                "the modernized notebook ran to the end with its candidates: they are kept",
+            ),
+            Some(CandidatesKept::Dropped) => super::printer::note(
+                "the modernized notebook did not run to the end with its candidates: they are dropped, and it was restored without them",
+            ),
+            None => {}
+        }
     }
     let head = json.then(|| json_head(&output, &done, with)).transpose()?;
     super::restore::finish(global, &restore, tried.kept?, None, head)
@@ -225,6 +236,8 @@ struct CandidateRuns<'a> {
     restore: &'a super::restore::RestoreArgs,
     output: &'a Path,
     done: &'a Modernized,
+    /// The input notebook and its bytes, for a run to move further forward.
+    original: (&'a notebook::Notebook, &'a [u8]),
 }
 
 impl TrialSteps for CandidateRuns<'_> {
@@ -234,7 +247,14 @@ impl TrialSteps for CandidateRuns<'_> {
     fn restore(&mut self, candidates: bool) -> Result<super::restore::Attempt> {
         write_atomically(self.output, &self.done.written(candidates).notebook)?;
         let nb = notebook::read(self.output)?;
-        let target = super::restore::Target::era(self.restore, nb)?;
+        let target = super::restore::Target {
+            original: Some(super::restore::Original {
+                nb: self.original.0.clone(),
+                bytes: self.original.1.to_vec(),
+                candidates,
+            }),
+            ..super::restore::Target::era(self.restore, nb)?
+        };
         super::restore::attempt(self.global, self.restore, target)
     }
 

@@ -20,7 +20,7 @@ use nbenv::restore::Stop;
 
 use super::args::GlobalArgs;
 use super::exit::CliError;
-use super::restore::{attempt, finish, Attempt, RestoreArgs, Target};
+use super::restore::{attempt, finish, Attempt, Original, RestoreArgs, Target};
 
 /// How the modern attempt fared, as `restore` prints it (and `--format json` gives it).
 #[derive(Debug, Serialize)]
@@ -43,6 +43,9 @@ pub struct Tried {
     pub cell: Option<u32>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ename: Option<String>,
+    /// APIs its runs met missing, and whether its code moved past each.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub met: Vec<nbenv::modernize::forward::Met>,
     /// Why it could not be modernized or restored at all.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
@@ -61,6 +64,10 @@ impl Tried {
                 changes.push_str(", its candidates dropped: it did not run to the end with them")
             }
             None => {}
+        }
+        let moved = self.met.iter().filter(|m| m.moved).count();
+        if moved > 0 {
+            changes.push_str(&format!(", {moved} moved forward by its runs"));
         }
         let written = self
             .written
@@ -106,6 +113,7 @@ pub fn run(global: &GlobalArgs, args: &RestoreArgs) -> Result<()> {
         global,
         args,
         python: None,
+        original: None,
     };
     let done = prefer(&mut steps, Mode::Modern);
     let mut tried = Tried {
@@ -117,6 +125,7 @@ pub fn run(global: &GlobalArgs, args: &RestoreArgs) -> Result<()> {
         stopped: None,
         cell: None,
         ename: None,
+        met: Vec::new(),
         error: None,
         written: None,
     };
@@ -130,6 +139,12 @@ pub fn run(global: &GlobalArgs, args: &RestoreArgs) -> Result<()> {
     }
     match &done.modern {
         Some(Ok(a)) => {
+            // The code a run moved forward is the code that ran.
+            if let Some(f) = &a.restored.forwarded {
+                tried.changes = f.modernized.report.kept_changes(done.candidates);
+                tried.unmoved = f.modernized.report.unmoved.len();
+                tried.met = f.met.clone();
+            }
             tried.ran = a.ran();
             tried.stopped = Some(a.restored.stopped);
             if let Some(last) = a.restored.rounds.last() {
@@ -149,6 +164,11 @@ pub fn run(global: &GlobalArgs, args: &RestoreArgs) -> Result<()> {
         let (Some(Ok(m)), Some(Ok(kept))) = (modernized, modern) else {
             unreachable!("the modern mode is kept only when it ran");
         };
+        let m = kept
+            .restored
+            .forwarded
+            .as_ref()
+            .map_or(&m, |f| &f.modernized);
         write_atomically(&written, &m.written(with_candidates).notebook)?;
         tried.written = Some(written);
         return finish(global, args, kept, Some(tried), None);
@@ -168,6 +188,8 @@ struct Steps<'a> {
     /// The Python the modern attempt ran on last (the newest installed, or one below it the
     /// rounds moved to), for the note before the era's rounds.
     python: Option<PythonVersion>,
+    /// The notebook as read for modernizing, for the rounds to move further forward.
+    original: Option<(notebook::Notebook, Vec<u8>)>,
 }
 
 impl PreferSteps for Steps<'_> {
@@ -195,7 +217,9 @@ impl PreferSteps for Steps<'_> {
             Facts::default()
         };
         let name = modern_path(path).display().to_string();
-        Ok(modernize(&nb, &bytes, &usage, &facts, &name)?)
+        let done = modernize(&nb, &bytes, &usage, &facts, &name)?;
+        self.original = Some((nb, bytes));
+        Ok(done)
     }
 
     fn has_candidates(&self, modern: &Modernized) -> bool {
@@ -233,6 +257,11 @@ impl PreferSteps for Steps<'_> {
                 // Today's releases: the notebook's date is its era's preference, not this
                 // one's.
                 era: nbenv::resolve::options::EraChoice::Off,
+                original: self.original.clone().map(|(nb, bytes)| Original {
+                    nb,
+                    bytes,
+                    candidates,
+                }),
             },
         )
         .inspect(|done| {

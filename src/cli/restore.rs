@@ -162,6 +162,15 @@ pub(super) struct Target {
     pub python_source: nbenv::resolve::options::PythonSource,
     pub cap: nbenv::resolve::options::DateCap,
     pub era: nbenv::resolve::options::EraChoice,
+    /// For a modernized notebook: its original, whose code a run may move further forward.
+    pub original: Option<Original>,
+}
+
+/// The notebook a modernized one was made from, and whether the rounds run its candidates.
+pub(super) struct Original {
+    pub nb: nbenv::notebook::Notebook,
+    pub bytes: Vec<u8>,
+    pub candidates: bool,
 }
 
 impl Target {
@@ -174,6 +183,7 @@ impl Target {
             python_source: args.python_source,
             cap: super::infer::date_cap(args.exclude_newer),
             era: args.date,
+            original: None,
         })
     }
 }
@@ -222,6 +232,17 @@ pub(super) fn attempt(global: &GlobalArgs, args: &RestoreArgs, target: Target) -
     let tools = context::tools(global, context::interpreters());
     let (installer, _) = tools.installer();
     let envs = context::cache_dir(global).join(ENVS_DIR);
+    let analyze = nbenv::notebook::AnalyzeOptions::default();
+    let forward = target
+        .original
+        .as_ref()
+        .map(|o| nbenv::modernize::forward::ForwardFrom {
+            original: &o.nb,
+            bytes: &o.bytes,
+            analyze: &analyze,
+            name: target.notebook.display().to_string(),
+            candidates: o.candidates,
+        });
     let restored = restore(
         &printer,
         &infer_args,
@@ -247,6 +268,7 @@ pub(super) fn attempt(global: &GlobalArgs, args: &RestoreArgs, target: Target) -
             command: "restore",
             disk: Some(&context::disk_budget(global, &envs, &installer)),
             builders: 1,
+            forward,
         },
     )
     .map_err(|e| -> anyhow::Error {
@@ -287,6 +309,7 @@ pub(super) fn finish(
                 last_run,
                 built,
                 failed: _,
+                forwarded: _,
             },
         envs,
         installer,

@@ -369,6 +369,17 @@ pub struct ModernAttempt {
     /// Why it could not be modernized or restored at all.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// Where and why its last round stopped, as restore says it (`cell 4: environment: ...`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failure: Option<String>,
+    /// The kept changes by evidence kind (`moved`, `shim`, `change-note`, ...).
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub kinds: std::collections::BTreeMap<String, usize>,
+    /// APIs its runs met missing, and how many of them its code moved past.
+    #[serde(default, skip_serializing_if = "python3_none")]
+    pub met: usize,
+    #[serde(default, skip_serializing_if = "python3_none")]
+    pub moved_by_runs: usize,
 }
 
 fn python3_none(n: &usize) -> bool {
@@ -535,12 +546,16 @@ mod tests {
             ran: false,
             stop: Some(FailureClass::Code),
             error: None,
+            failure: None,
+            kinds: [("change-note".to_string(), 1), ("moved".to_string(), 2)].into(),
+            met: 2,
+            moved_by_runs: 1,
         });
         let line = serde_json::to_string(&record).unwrap();
         assert!(line.contains(r#""mode":"era""#), "{line}");
         assert!(
             line.contains(
-                r#""modern":{"changes":3,"unmoved":1,"candidates":"dropped","ran":false,"stop":"code"}"#
+                r#""modern":{"changes":3,"unmoved":1,"candidates":"dropped","ran":false,"stop":"code","kinds":{"change-note":1,"moved":2},"met":2,"moved_by_runs":1}"#
             ),
             "{line}"
         );

@@ -9,6 +9,8 @@ use crate::bank::store::{ApiReport, MovesReport, ShimEvidence, Store, StoreError
 use crate::names::{ApiPath, DistName};
 use crate::notebook::{ApiUse, MemberUse, Origin, Receiver, Usage};
 
+use super::forward::Met;
+
 /// What the bank says about the APIs a notebook uses: each API's reports (one per
 /// distribution that has it) and the moves of each distribution among them.
 #[derive(Debug, Clone, Default)]
@@ -24,13 +26,30 @@ pub struct Facts {
     /// returned whose distribution lost exactly one method of that name with a deprecation
     /// (`pd.read_csv(...).as_matrix()`, `DataFrame.as_matrix`).
     pub members: Vec<ApiUse>,
+    /// What runs of the modernized notebook showed the newest releases lack: the strongest
+    /// evidence, over the bank's word (see [`super::forward`]).
+    pub met: Vec<Met>,
 }
 
 impl Facts {
     /// Reads the bank for the third-party APIs of `usage`. What the bank lacks is left out:
     /// nothing is known of it, so nothing is moved or pinned for it.
     pub fn gather(store: &Store, usage: &Usage) -> Result<Self, StoreError> {
-        let mut facts = Facts::default();
+        Self::gather_after_runs(store, usage, &[])
+    }
+
+    /// [`Facts::gather`], with what runs showed missing (`met`) taken over the bank's word:
+    /// each met API is absent from the release that lacked it, and a method the run met on
+    /// a value the code's tracing could not place is placed where the run met it.
+    pub fn gather_after_runs(
+        store: &Store,
+        usage: &Usage,
+        met: &[Met],
+    ) -> Result<Self, StoreError> {
+        let mut facts = Facts {
+            met: met.to_vec(),
+            ..Facts::default()
+        };
         for u in usage.apis.iter().filter(|u| u.origin == Origin::ThirdParty) {
             facts.read(store, u)?;
         }
@@ -46,6 +65,12 @@ impl Facts {
             if let Some(same) = facts.members.iter_mut().find(|a| a.api == u.api) {
                 merge(same, &u);
                 continue;
+            }
+            facts.members.push(u);
+        }
+        for u in super::forward::placed_by_runs(usage, &facts.uses(usage), met) {
+            if !facts.apis.contains_key(&u.api) {
+                facts.read(store, &u)?;
             }
             facts.members.push(u);
         }
@@ -68,7 +93,7 @@ impl Facts {
         let mut targets = BTreeMap::new();
         for path in paths {
             if let std::collections::btree_map::Entry::Vacant(slot) = targets.entry(path) {
-                let reports = store.query_api(slot.key().as_str())?;
+                let reports = facts.query(store, slot.key())?;
                 if !reports.is_empty() {
                     slot.insert(reports);
                 }
@@ -94,7 +119,7 @@ impl Facts {
     /// Reads `u`'s reports, and the moves of a distribution whose newest release lacks it
     /// or rejects a keyword it passes.
     fn read(&mut self, store: &Store, u: &ApiUse) -> Result<(), StoreError> {
-        let reports = store.query_api(u.api.as_str())?;
+        let reports = self.query(store, &u.api)?;
         for r in &reports {
             // A keyword the newest release rejects may have been renamed.
             let rejected = !super::plan::rejected_keywords(u, r).is_empty();
@@ -108,6 +133,13 @@ impl Facts {
             self.apis.insert(u.api.clone(), reports);
         }
         Ok(())
+    }
+
+    /// The bank's reports of `api`, with the runs' word taken over it.
+    fn query(&self, store: &Store, api: &ApiPath) -> Result<Vec<ApiReport>, StoreError> {
+        let mut reports = store.query_api(api.as_str())?;
+        super::forward::absent_where_met(&mut reports, api, &self.met);
+        Ok(reports)
     }
 
     /// The API a method call on a library's value is, when the bank can tell.

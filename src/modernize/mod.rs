@@ -14,6 +14,7 @@ pub mod candidate;
 mod diff;
 mod error;
 mod facts;
+pub mod forward;
 mod ipynb;
 mod notes;
 pub mod plan;
@@ -37,6 +38,7 @@ pub use report::{ChangeLine, Report, Trial};
 pub use rewrite::{rewrite, CellSource, Left, LeftWhy, PositionalLimit, Rewrites, Rewritten};
 pub use run::newest;
 
+use crate::names::ApiPath;
 use crate::notebook::{CellKind, Notebook, Usage};
 
 /// A modernized notebook's text: its bytes, the diff of its code cells, and the rewritten
@@ -139,13 +141,15 @@ pub fn modernize(
             cells,
         })
     };
+    // A candidate for an API a run met is written either way: the next run is its trial.
+    let tried: BTreeSet<ApiPath> = facts.met.iter().map(|m| m.api.clone()).collect();
     let candidates_written = plan
         .changes
         .iter()
-        .any(|c| c.is_candidate() && rewritten.applied.contains(&c.old));
+        .any(|c| c.is_candidate() && !tried.contains(&c.old) && rewritten.applied.contains(&c.old));
     let proven = if candidates_written {
         Some(text(
-            with_python3(rewrite(&cells, &plan.rewrites(false))).cells,
+            with_python3(rewrite(&cells, &plan.rewrites_tried(false, &tried))).cells,
         )?)
     } else {
         None
@@ -160,6 +164,7 @@ pub fn modernize(
         unmoved: plan.unmoved,
         left: rewritten.left,
         python3,
+        met: facts.met.clone(),
     };
     Ok(Modernized {
         with: text(rewritten.cells)?,

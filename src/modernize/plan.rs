@@ -2,6 +2,7 @@
 //! the bank proves and the removed APIs it cannot move. A pure function of its inputs, so
 //! each decision is testable without a bank.
 
+use std::collections::BTreeSet;
 use std::fmt;
 
 use pep440_rs::Version;
@@ -216,10 +217,16 @@ impl Plan {
     /// What the rewriter writes: old path → new path for moves, and the rewrites at calls;
     /// the candidates only named in a warning too when `candidates`.
     pub fn rewrites(&self, candidates: bool) -> Rewrites {
+        self.rewrites_tried(candidates, &BTreeSet::new())
+    }
+
+    /// [`Plan::rewrites`], with the candidates for `tried` written whatever `candidates`
+    /// says: APIs a run met, whose candidate the next run tries.
+    pub fn rewrites_tried(&self, candidates: bool, tried: &BTreeSet<ApiPath>) -> Rewrites {
         let mut out = Rewrites::default();
         for c in &self.changes {
             match &c.what {
-                ChangeWhat::Named { .. } if !candidates => {}
+                ChangeWhat::Named { .. } if !candidates && !tried.contains(&c.old) => {}
                 ChangeWhat::Named { form, keywords, .. } => {
                     match form {
                         NamedForm::Path { new } => {
@@ -961,6 +968,7 @@ mod tests {
             )]),
             targets: BTreeMap::new(),
             members: Vec::new(),
+            met: Vec::new(),
         }
     }
 

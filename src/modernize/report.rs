@@ -113,6 +113,19 @@ pub enum Evidence {
     },
 }
 
+impl Evidence {
+    /// Its kind, as JSON names it.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Evidence::Moved { .. } => "moved",
+            Evidence::Shim { .. } => "shim",
+            Evidence::KeywordRenamed { .. } => "keyword-renamed",
+            Evidence::NamedInWarning { .. } => "named-in-warning",
+            Evidence::ChangeNote { .. } => "change-note",
+        }
+    }
+}
+
 impl ChangeLine {
     pub fn of(change: &Change, written: bool) -> Self {
         let evidence = match &change.what {
@@ -207,6 +220,10 @@ pub struct Report {
     /// Python 2 code rewritten as Python 3 before the APIs moved, and lines to check.
     #[serde(skip_serializing_if = "Python3::is_empty")]
     pub python3: Python3,
+    /// APIs runs of the modernized notebook met missing, and whether its code moved past
+    /// each (see [`super::forward`]).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub met: Vec<super::forward::Met>,
 }
 
 fn runs(runs: &[VersionRun]) -> String {
@@ -254,14 +271,25 @@ impl Report {
     /// The changes in the notebook kept once the runs said `outcome` of the pending
     /// candidates (`None`: no run), as [`Report::settle`] would leave them written.
     pub fn kept_changes(&self, outcome: Option<CandidatesKept>) -> usize {
-        self.changes
-            .iter()
-            .filter(|c| match c.trial {
-                None | Some(Trial::Kept) => true,
-                Some(Trial::Pending) => outcome == Some(CandidatesKept::Kept),
-                Some(Trial::Untried | Trial::Dropped) => false,
-            })
-            .count()
+        self.kept(outcome).count()
+    }
+
+    /// The changes in the notebook kept (see [`Report::kept_changes`]).
+    pub fn kept(&self, outcome: Option<CandidatesKept>) -> impl Iterator<Item = &ChangeLine> {
+        self.changes.iter().filter(move |c| match c.trial {
+            None | Some(Trial::Kept) => c.written,
+            Some(Trial::Pending) => outcome == Some(CandidatesKept::Kept),
+            Some(Trial::Untried | Trial::Dropped) => false,
+        })
+    }
+
+    /// How many changes of each evidence kind the notebook kept has.
+    pub fn kept_kinds(&self, outcome: Option<CandidatesKept>) -> BTreeMap<String, usize> {
+        let mut out = BTreeMap::new();
+        for c in self.kept(outcome) {
+            *out.entry(c.evidence.kind().to_string()).or_insert(0) += 1;
+        }
+        out
     }
 
     /// The Python 3 rewrites, one line per rule with its places, then the lines to check.
@@ -300,6 +328,25 @@ impl Report {
         let mut out = String::new();
         let _ = writeln!(out, "{}", self.notebook.display());
         self.render_python3(&mut out);
+        if !self.met.is_empty() {
+            let _ = writeln!(out, "Met missing in runs ({}):", self.met.len());
+        }
+        for m in &self.met {
+            let _ = writeln!(
+                out,
+                "  {} (cell {}, round {}): not in {} {}; {}",
+                m.api,
+                m.cell,
+                m.round,
+                m.distribution,
+                m.version,
+                if m.moved {
+                    "the code moved past it (below)"
+                } else {
+                    "no successor to move to"
+                }
+            );
+        }
         if self.changes.is_empty() && self.unmoved.is_empty() {
             out.push_str("  no removed API in use that the bank knows of\n");
         }

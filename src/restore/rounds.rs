@@ -219,6 +219,12 @@ pub trait RoundSteps: SearchSpace {
     /// keyword); whether anything was new.
     fn teach(&mut self, lessons: &[Lesson]) -> bool;
 
+    /// Moves a modernized notebook's code past what round `round`'s run showed the
+    /// environment lacks (an API the newest release removed), when a successor is known;
+    /// whether the code changed. The next round runs the new code on the same releases: the
+    /// lessons are not taught, since they are about code that is no longer there.
+    fn forward(&mut self, round: u32, lessons: &[Lesson]) -> bool;
+
     /// Whether an environment that cannot be built, with nothing new learned, may be tried
     /// on the next interpreter (not when the user chose the Python).
     fn may_move_on(&self) -> bool;
@@ -348,6 +354,9 @@ pub fn run_rounds<S: RoundSteps>(
                 break;
             }
             RunEnd::Failed { repairable: true } => {
+                if steps.forward(round, &lessons) {
+                    continue;
+                }
                 let mut new = steps.teach(&lessons);
                 new |= learned.take_in(&lessons, python, steps.notebook());
                 if bank_knows_where {
@@ -408,6 +417,8 @@ mod tests {
         last: Option<(PythonVersion, &'static str)>,
         /// Failed runs stop at a name the bank saw in other releases.
         knows_where: bool,
+        /// Round by round, whether a failed run's code moves forward.
+        forwards: VecDeque<bool>,
     }
 
     fn dist() -> DistName {
@@ -448,6 +459,7 @@ mod tests {
                 passes_below: None,
                 last: None,
                 knows_where: false,
+                forwards: VecDeque::new(),
             }
         }
     }
@@ -548,6 +560,16 @@ mod tests {
             })
         }
 
+        fn forward(&mut self, round: u32, _lessons: &[Lesson]) -> bool {
+            let moved = self.forwards.pop_front().unwrap_or(false);
+            if moved {
+                self.log.push(format!("{round}: forward"));
+                // The code changed: the same release runs again.
+                self.last = None;
+            }
+            moved
+        }
+
         fn teach(&mut self, _lessons: &[Lesson]) -> bool {
             if let Some((_, v)) = self.last.filter(|_| self.teaches) {
                 self.taught_rules_out.push(v);
@@ -623,6 +645,38 @@ mod tests {
     }
 
     const FAILED: RunEnd = RunEnd::Failed { repairable: true };
+
+    /// A modernized notebook's run that meets a removed API with a known successor runs
+    /// again on the same release with the code moved, instead of walking the release back;
+    /// the lessons of that run are not taught (nothing is excluded). When nothing moves, the
+    /// lessons go to the search as before.
+    #[test]
+    fn code_moved_forward_runs_again_on_the_same_release() {
+        let mut s = Script::new(&["2.0", "1.0"]);
+        s.forwards.push_back(true);
+        s.runs.push_back((FAILED, vec![exclude("2.0")]));
+        s.runs.push_back((RunEnd::Clean, vec![]));
+        let r = run_rounds(&mut s, 5, Learned::default()).unwrap();
+        assert_eq!(r.stopped, Stop::Ran);
+        assert_eq!(
+            r.rounds,
+            [
+                "1: pkg==2.0 on 3.11 Failed { repairable: true }",
+                "2: pkg==2.0 on 3.11 Clean"
+            ]
+        );
+        assert!(r.learned.excluded().is_empty());
+        assert_eq!(s.log, ["1: forward"]);
+
+        // No successor: the failure is searched as any other.
+        let mut s = Script::new(&["2.0", "1.0"]);
+        s.forwards.push_back(false);
+        s.runs.push_back((FAILED, vec![exclude("2.0")]));
+        s.runs.push_back((RunEnd::Clean, vec![]));
+        let r = run_rounds(&mut s, 5, Learned::default()).unwrap();
+        assert_eq!(r.stopped, Stop::Ran);
+        assert_eq!(r.rounds[1], "2: pkg==1.0 on 3.11 Clean");
+    }
 
     /// A keyword the newest releases refuse behind `**kwargs` (matplotlib's `hold=`, gone in
     /// 3.0): the bank cannot tell which releases differ, so the run is the judge. The rounds

@@ -38,6 +38,9 @@ pub struct RoundsSpec<'a> {
     /// Runs that may be building an environment at once, this one included (a batch's
     /// workers): room is made for as many.
     pub builders: usize,
+    /// For a modernized notebook: its original, to move its code forward past what a run
+    /// meets missing ([`crate::modernize::forward`]); `None` runs the code as it is.
+    pub forward: Option<crate::modernize::forward::ForwardFrom<'a>>,
 }
 
 impl RoundsSpec<'_> {

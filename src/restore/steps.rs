@@ -30,6 +30,7 @@ use super::round::{pins_of, NotInstalled, Round, RoundError, Stages};
 use super::search::{Candidate, Move, Refutation, SearchSpace, Suspect};
 use super::spec::RoundsSpec;
 use super::{Built, Learned, ResolveEnd, RoundEnd, RunEnd, Stop};
+use crate::modernize::forward::{met, Forwarded, Met};
 use crate::names::{ApiPath, DistName, ModulePath};
 use crate::resolve::solver::Catalog;
 
@@ -48,6 +49,9 @@ pub struct Restored {
     pub built: Vec<PathBuf>,
     /// Releases that failed to install or import, as learned, with the Python.
     pub failed: Vec<ReleaseFailure>,
+    /// For a modernized notebook whose code a run moved forward: the notebook the rounds
+    /// ran last (written at the spec's path too), and every API the runs met.
+    pub forwarded: Option<Forwarded>,
 }
 
 /// Runs the rounds for `usage` (taught what each round reveals): the library's loop
@@ -92,6 +96,10 @@ pub fn restore(
         last_python: None,
         era: None,
         ran: Vec::new(),
+        nb: spec.nb.clone(),
+        last_failure: None,
+        met: Vec::new(),
+        forwarded: None,
     };
     let learned = Learned {
         skipped: spec.infer.skip_pythons.to_vec(),
@@ -128,6 +136,11 @@ pub fn restore(
         last_run,
         built: steps.built,
         failed: done.learned.failed,
+        forwarded: steps.forwarded.map(|mut f| {
+            f.modernized.report.met = steps.met.clone();
+            f.met = steps.met;
+            f
+        }),
     })
 }
 
@@ -160,6 +173,13 @@ struct Steps<'a, 'u> {
     era: Option<jiff::Timestamp>,
     /// Every round that ran: its environment and run (the kept one is returned).
     ran: Vec<(u32, PreparedEnv, Interpreter, NotebookRun)>,
+    /// The notebook the rounds run: the spec's, or its code moved forward by a run.
+    nb: crate::notebook::Notebook,
+    /// The last run's first failure, for moving the code forward past it.
+    last_failure: Option<Failure>,
+    /// What runs met, and the last step forward that moved the code.
+    met: Vec<Met>,
+    forwarded: Option<Forwarded>,
 }
 
 /// What earlier restorations refuted for the notebook; none from a bank that cannot say.
@@ -231,14 +251,14 @@ impl Steps<'_, '_> {
             kernel_runtime_at_most: if spec.kernel_runtime {
                 let (reporter, client) = (self.reporter, &self.session.client);
                 for_python(&mut self.runtime_era, python, || {
-                    verify::runtime_era(reporter, spec.nb, python, client)
+                    verify::runtime_era(reporter, &self.nb, python, client)
                 })
             } else {
                 None
             },
             kernel_runtime_below: if spec.kernel_runtime {
                 self.runtime_below
-                    .get_or_insert_with(|| verify::runtime_below(self.reporter, spec.nb))
+                    .get_or_insert_with(|| verify::runtime_below(self.reporter, &self.nb))
                     .clone()
             } else {
                 None
@@ -316,7 +336,7 @@ impl Steps<'_, '_> {
     }
 
     fn failures<'b>(&'b self, bank: &'b BankHistory, r: &Resolved) -> FailureContext<'b> {
-        FailureContext::new(self.spec.nb, &self.usages[0].1)
+        FailureContext::new(&self.nb, &self.usages[0].1)
             .with_python(r.python())
             .with_bank(bank)
             .with_installed(verify::pinned(&r.requirements))
@@ -454,11 +474,9 @@ impl super::RoundSteps for Steps<'_, '_> {
         let live = self
             .reporter
             .live(&format!("round {round}: starting the notebook's runner"));
-        let run = verify::run_notebook_watching(spec.nb, &env.python, &options, &mut |cell| {
-            live.advance(&format!(
-                "round {round}: running {}",
-                spec.nb.cell_label(cell)
-            ));
+        let nb = &self.nb;
+        let run = verify::run_notebook_watching(nb, &env.python, &options, &mut |cell| {
+            live.advance(&format!("round {round}: running {}", nb.cell_label(cell)));
         })
         .map_err(|source| RoundError::Run {
             notebook: spec.notebook.to_path_buf(),
@@ -549,7 +567,7 @@ impl super::RoundSteps for Steps<'_, '_> {
         if let Some(failure) = &failure {
             self.reporter.round(
                 round,
-                &format!("stopped at {}", failure.located_in(spec.nb)),
+                &format!("stopped at {}", failure.located_in(&self.nb)),
             );
         }
         if let (Some((defined_in, missing)), Some(api)) =
@@ -574,7 +592,7 @@ impl super::RoundSteps for Steps<'_, '_> {
             first_failure: failure,
             ename: run.first_error_name().map(str::to_string),
             reproduced: {
-                let rep = run.reproduction(spec.nb);
+                let rep = run.reproduction(&self.nb);
                 (rep.compared > 0).then_some((rep.reproduced, rep.compared))
             },
             install_error: None,
@@ -594,10 +612,12 @@ impl super::RoundSteps for Steps<'_, '_> {
             inference: Some(Box::new(r.inference)),
         };
         let cell = this.first_failure.as_ref().and_then(|f| f.cell);
+        let this_failure = this.first_failure.clone();
         self.ran
             .push((round, env.clone(), r.interpreter.clone(), run.clone()));
         self.last_env = Some((env, r.interpreter));
         self.last_run = Some(run);
+        self.last_failure = this_failure;
         Ok(RoundEnd {
             end,
             round: this,
@@ -636,6 +656,117 @@ impl super::RoundSteps for Steps<'_, '_> {
 
     fn teach(&mut self, lessons: &[Lesson]) -> bool {
         verify::teach(&mut self.usages[0].1, lessons)
+    }
+
+    fn forward(&mut self, round: u32, lessons: &[Lesson]) -> bool {
+        let (Some(from), Some(failure)) = (&self.spec.forward, &self.last_failure) else {
+            return false;
+        };
+        let new: Vec<Met> = met(failure, lessons, round)
+            .into_iter()
+            // Met before and still there: the step that moved past it did not hold.
+            .filter(|m| !self.met.iter().any(|seen| seen.api == m.api))
+            .collect();
+        if new.is_empty() {
+            return false;
+        }
+        let mut all = self.met.clone();
+        all.extend(new.iter().cloned());
+        let config = self.session.introspect_config(None, self.reporter);
+        let mut work = crate::modernize::prepare::OnIndex {
+            client: &self.session.client,
+            bank: &self.session.bank_file,
+            introspect: &config,
+            reporter: self.reporter,
+        };
+        let stepped =
+            crate::modernize::forward::forward(from, &all, &mut work, &self.session.bank_file);
+        let forwarded = match stepped {
+            Ok(f) => f,
+            Err(e) => {
+                self.reporter.warn(
+                    &format!("round {round}: moving the code past what the run met: {e}"),
+                    None,
+                );
+                self.met = all;
+                return false;
+            }
+        };
+        self.met = forwarded.met.clone();
+        let named = |m: &Met| format!("`{}` ({} {})", m.api, m.distribution, m.version);
+        if !forwarded.moved_in(round) {
+            let unmoved: Vec<String> = forwarded
+                .modernized
+                .report
+                .unmoved
+                .iter()
+                .filter(|u| new.iter().any(|m| m.api == u.api))
+                .map(|u| format!("`{}` ({})", u.api, u.era_pin))
+                .collect();
+            let what: Vec<String> = new.iter().map(named).collect();
+            self.reporter.round(
+                round,
+                &format!(
+                    "the run met {} missing, with no successor to move to{}",
+                    what.join(", "),
+                    if unmoved.is_empty() {
+                        String::new()
+                    } else {
+                        format!(": the era pin would run it ({})", unmoved.join(", "))
+                    }
+                ),
+            );
+            return false;
+        }
+        let written = forwarded.modernized.written(from.candidates);
+        let nb = match crate::output::write_atomically(self.spec.notebook, &written.notebook)
+            .map_err(|e| e.to_string())
+            .and_then(|()| {
+                crate::notebook::from_bytes(self.spec.notebook, &written.notebook)
+                    .map_err(|e| e.to_string())
+            }) {
+            Ok(nb) => nb,
+            Err(e) => {
+                self.reporter.warn(
+                    &format!(
+                        "round {round}: writing the code moved forward to {}: {e}",
+                        self.spec.notebook.display()
+                    ),
+                    None,
+                );
+                return false;
+            }
+        };
+        let moves: Vec<String> = forwarded
+            .modernized
+            .report
+            .changes
+            .iter()
+            .filter(|c| {
+                c.written
+                    && forwarded
+                        .met
+                        .iter()
+                        .any(|m| m.round == round && m.moved && m.api == c.old)
+            })
+            .map(|c| format!("`{}` -> `{}` ({})", c.old, c.new, c.evidence.kind()))
+            .collect();
+        self.reporter.round(
+            round,
+            &format!(
+                "moved the code forward past what the run met: {}; running it again",
+                moves.join(", ")
+            ),
+        );
+        // The new code's evidence, with what earlier runs taught (none of it about the
+        // code moved away).
+        let usage = crate::notebook::analyze(&nb, from.analyze);
+        self.usages[0].1 = usage;
+        self.nb = nb;
+        self.forwarded = Some(forwarded);
+        // The same releases run the new code: not a repeat of the last round.
+        self.last_installed = None;
+        true
     }
 
     /// On the interpreters the plan lists: those the notebook allows, or, for a modernized

@@ -121,6 +121,15 @@ impl PreferSteps for Steps<'_, '_> {
         let spec = RoundsSpec {
             notebook: copy.path(),
             nb: &nb,
+            forward: Some(crate::modernize::forward::ForwardFrom {
+                original: self.nb,
+                bytes: &self.job.bytes,
+                analyze: &self.batch.analyze,
+                name: crate::modernize::prefer::modern_path(&self.job.input.file)
+                    .display()
+                    .to_string(),
+                candidates,
+            }),
             ..super::runs::spec(self.batch, self.runner, self.job, &nb)
         };
         let session = self.batch.session.expect("opened for the running stages");
@@ -168,6 +177,10 @@ pub(super) fn attempt_of(
         ran: false,
         stop: None,
         error: None,
+        failure: None,
+        kinds: Default::default(),
+        met: 0,
+        moved_by_runs: 0,
     };
     match modernized {
         Ok(m) => {
@@ -178,14 +191,24 @@ pub(super) fn attempt_of(
         }
         Err(e) => attempt.error = Some(e.to_string()),
     }
+    if let (Ok(m), Some(Ok(r))) = (modernized, &done.modern) {
+        // The code a run moved forward is the code that ran.
+        let report = r
+            .forwarded
+            .as_ref()
+            .map_or(&m.report, |f| &f.modernized.report);
+        attempt.changes = report.kept_changes(done.candidates);
+        attempt.unmoved = report.unmoved.len();
+        attempt.kinds = report.kept_kinds(done.candidates);
+        attempt.met = report.met.len();
+        attempt.moved_by_runs = report.met.iter().filter(|m| m.moved).count();
+    }
     match &done.modern {
         Some(Ok(r)) => {
             attempt.ran = r.stopped == Stop::Ran;
-            attempt.stop = r
-                .rounds
-                .last()
-                .and_then(|l| l.first_failure.as_ref())
-                .map(|f| f.class);
+            let failure = r.rounds.last().and_then(|l| l.first_failure.as_ref());
+            attempt.stop = failure.map(|f| f.class);
+            attempt.failure = failure.map(|f| f.located());
         }
         Some(Err(e)) => attempt.error = Some(e.to_string()),
         None => {}

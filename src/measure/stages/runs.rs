@@ -227,6 +227,7 @@ pub(super) fn spec<'a>(
         command: "batch",
         disk: Some(&runner.disk),
         builders: runner.builders,
+        forward: None,
     }
 }
 

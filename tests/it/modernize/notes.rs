@@ -272,3 +272,132 @@ fn a_change_note_successor_is_kept_when_the_modernized_run_passes() {
         assert_eq!(report["changes"][0]["evidence"]["kind"], "change-note");
     }
 }
+
+/// A notebook whose code the analysis cannot place: `frame` is a parameter, so nothing says
+/// its `sort` is `Frame.sort`. Only the run does.
+fn notebook_in_a_function(call: &str) -> String {
+    let cells: Vec<Value> = [
+        "import tabular as tb",
+        &format!("def ordered(frame):\n    return {call}"),
+        "print(ordered(tb.Frame([3, 1, 2])))",
+    ]
+    .iter()
+    .map(|src| {
+        json!({"cell_type": "code", "execution_count": null, "metadata": {},
+               "outputs": [], "source": [src]})
+    })
+    .collect();
+    json!({"cells": cells,
+           "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3"}},
+           "nbformat": 4, "nbformat_minor": 2})
+    .to_string()
+}
+
+/// A run that repairs forward (issue 37, item 3): statically nothing moves (the receiver is a
+/// parameter); the modernized run on tabular 1.2 stops at `'Frame' object has no attribute
+/// 'sort'`; the notes of 1.2 name `sort_values(by=...)` for `sort(columns=...)`, so the code
+/// moves there and runs again on the same release, to the end. The report says what the run
+/// met and cites the note. Needs `python3` and uv, as the restore tests do.
+#[test]
+fn a_run_that_meets_a_removed_method_moves_the_code_past_it() {
+    let ctx = context();
+    std::fs::write(
+        ctx.path("param.ipynb"),
+        notebook_in_a_function("frame.sort(columns='x')"),
+    )
+    .unwrap();
+    let still = run_in(
+        &ctx,
+        &["modernize", "param.ipynb", "--no-run", "--format", "json"],
+    );
+    let json: Value = serde_json::from_str(&still.stdout).unwrap();
+    assert_eq!(json["changes"], json!([]), "{json}");
+
+    let run = modernize_and_run(&ctx, "param");
+    assert_eq!(run.code, 0, "{}", run.text());
+    assert_eq!(
+        sources(&ctx.path("param.modern.ipynb"))[1],
+        "def ordered(frame):\n    return frame.sort_values(by='x')"
+    );
+    let pins = std::fs::read_to_string(ctx.path("param.txt")).unwrap();
+    assert!(pins.contains("tabular==1.2"), "{pins}");
+    let report: Value =
+        serde_json::from_slice(&std::fs::read(ctx.path("param.json")).unwrap()).unwrap();
+    assert_eq!(
+        report["met"],
+        json!([{"api": "tabular.Frame.sort", "distribution": "tabular", "version": "1.2",
+                "cell": 2, "round": 1, "moved": true}]),
+        "{report}"
+    );
+    let change = &report["changes"][0];
+    assert_eq!(change["old"], "tabular.Frame.sort", "{report}");
+    assert_eq!(change["evidence"]["kind"], "change-note");
+    assert_eq!(change["written"], true);
+    assert!(change.get("trial").is_none(), "{report}");
+    assert!(
+        run.stderr
+            .contains("moved the code forward past what the run met: `tabular.Frame.sort` -> `.sort_values(…)` (change-note); running it again"),
+        "{}",
+        run.stderr
+    );
+}
+
+/// `restore --prefer modern` and `batch --prefer modern` move forward as `modernize` does:
+/// the modernized notebook written beside the input is the code that ran, the mode line
+/// counts the moves its runs made, and the batch record counts what the runs met and the
+/// evidence kinds of the changes kept.
+#[test]
+fn restore_and_batch_preferring_modern_move_forward_too() {
+    let ctx = context();
+    std::fs::create_dir(ctx.path("nb")).unwrap();
+    std::fs::write(
+        ctx.path("nb/param.ipynb"),
+        notebook_in_a_function("frame.sort(columns='x')"),
+    )
+    .unwrap();
+    let run = super::prefer::restore_modern(&ctx, "nb/param.ipynb", &[]);
+    assert_eq!(run.code, 0, "{}", run.text());
+    assert!(
+        run.stderr.contains(
+            "mode: modern: the modernized notebook (1 change, 1 moved forward by its runs) ran to the end (written to nb/param.modern.ipynb)"
+        ),
+        "{}",
+        run.text()
+    );
+    assert_eq!(
+        sources(&ctx.path("nb/param.modern.ipynb"))[1],
+        "def ordered(frame):\n    return frame.sort_values(by='x')"
+    );
+    std::fs::remove_file(ctx.path("nb/param.modern.ipynb")).unwrap();
+
+    let out = ctx.path("restore.jsonl");
+    let python = crate::support::cli::python3_version();
+    let run = run_in(
+        &ctx,
+        &[
+            "batch",
+            "nb",
+            "--stage",
+            "restore",
+            "--prefer",
+            "modern",
+            "--python",
+            &python,
+            "--no-kernel-runtime",
+            "--before",
+            "none",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(run.code, 0, "{}", run.text());
+    let text = std::fs::read_to_string(&out).unwrap();
+    let record: Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+    assert_eq!(record["mode"], "modern", "{record}");
+    assert_eq!(
+        record["modern"],
+        json!({"changes": 1, "unmoved": 0, "ran": true, "kinds": {"change-note": 1},
+               "met": 1, "moved_by_runs": 1}),
+        "{record}"
+    );
+}

@@ -216,7 +216,9 @@ fn the_batch_records_the_mode_and_the_modern_attempt() {
     assert_eq!(record["mode"], "era", "{record}");
     assert_eq!(
         record["modern"],
-        json!({"changes": 1, "unmoved": 0, "ran": false, "stop": "code"}),
+        json!({"changes": 1, "unmoved": 0, "ran": false, "stop": "code",
+               "failure": "cell 2: code: AssertionError in notebook code",
+               "kinds": {"moved": 1}}),
         "{record}"
     );
     assert_eq!(
