@@ -28,6 +28,32 @@ impl Store {
         if self.indexes_checked.borrow().contains(&dist_id) {
             return Ok(());
         }
+        self.on_one_snapshot(|| self.compare_apis_index(dist_id))?;
+        self.indexes_checked.borrow_mut().insert(dist_id);
+        Ok(())
+    }
+
+    /// Reads `bank` and its index on one snapshot: another process committing between the
+    /// two reads (a batch's other worker indexing) would make them disagree for a moment,
+    /// and that is no damage.
+    fn on_one_snapshot<T>(
+        &self,
+        f: impl FnOnce() -> Result<T, StoreError>,
+    ) -> Result<T, StoreError> {
+        // Inside a transaction already: its reads see one snapshot.
+        if !self.conn().is_autocommit() {
+            return f();
+        }
+        self.conn().execute_batch("BEGIN").map_err(self.err())?;
+        let out = f();
+        // A read transaction: ending it loses nothing.
+        let ended = self.conn().execute_batch("COMMIT").map_err(self.err());
+        let out = out?;
+        ended?;
+        Ok(out)
+    }
+
+    fn compare_apis_index(&self, dist_id: DistId) -> Result<(), StoreError> {
         let mut listed: Vec<i64> = Vec::new();
         for (_, blob) in self.chunk_rows(dist_id)? {
             let ids = stored_chunk_ids(&blob).map_err(|_| self.corrupt("API path dictionary"))?;
@@ -63,7 +89,6 @@ impl Store {
                 }
             )));
         }
-        self.indexes_checked.borrow_mut().insert(dist_id);
         Ok(())
     }
 
@@ -74,6 +99,12 @@ impl Store {
             return Ok(());
         }
         seal::register(self.conn()).map_err(self.err())?;
+        self.on_one_snapshot(|| self.compare_name_indexes())?;
+        self.name_indexes_checked.set(true);
+        Ok(())
+    }
+
+    fn compare_name_indexes(&self) -> Result<(), StoreError> {
         for (table, index, key) in [
             ("modules", "modules_by_path", "dist_id, path"),
             ("import_names", "import_names_by_name", "dist_id, name"),
@@ -107,7 +138,47 @@ impl Store {
                 )));
             }
         }
-        self.name_indexes_checked.set(true);
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A batch's other worker commits modules while a reader compares `modules_by_path` with
+    /// its table: the two reads were two snapshots, and a commit between them made a sound
+    /// bank "corrupt" (28041 entries for 28043 rows, on realnb). One snapshot sees none.
+    #[test]
+    fn a_commit_between_the_index_and_its_table_is_no_damage() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("bank.sqlite3");
+        drop(Store::open(&path).unwrap());
+        let writer = {
+            let path = path.clone();
+            std::thread::spawn(move || {
+                let conn = rusqlite::Connection::open(&path).unwrap();
+                conn.busy_timeout(std::time::Duration::from_secs(30))
+                    .unwrap();
+                conn.execute("INSERT INTO distributions (id, name) VALUES (1, 'lib')", [])
+                    .unwrap();
+                for i in 0..3000 {
+                    conn.execute(
+                        "INSERT INTO modules (dist_id, path, releases, opaque, dynamic)
+                         VALUES (1, ?1, x'', x'', x'')",
+                        [format!("lib.m{i}")],
+                    )
+                    .unwrap();
+                }
+            })
+        };
+        let mut checks = 0;
+        while !writer.is_finished() {
+            let store = Store::open_read_only(&path).unwrap();
+            store.check_name_indexes().unwrap();
+            checks += 1;
+        }
+        writer.join().unwrap();
+        assert!(checks > 0);
     }
 }
