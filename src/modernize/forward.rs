@@ -67,6 +67,30 @@ pub fn met(failure: &Failure, lessons: &[Lesson], round: u32) -> Vec<Met> {
         .collect()
 }
 
+/// Whether the notebook's own code uses what `m` names: an API of its uses (or one under
+/// it: a name imported from a missing module), or a member of that name called in the cell
+/// it was met in. A name a library's code lacks (an old jinja2 importing
+/// `markupsafe.soft_unicode`) is that library's, and no rewrite of the notebook reaches it.
+pub fn used_by(usage: &Usage, m: &Met) -> bool {
+    let under = |api: &ApiPath| {
+        api == &m.api
+            || api
+                .as_str()
+                .strip_prefix(m.api.as_str())
+                .is_some_and(|rest| rest.starts_with('.'))
+    };
+    if usage.apis.iter().any(|u| under(&u.api)) {
+        return true;
+    }
+    let Some((_, member)) = m.api.split_last() else {
+        return false;
+    };
+    usage
+        .members
+        .iter()
+        .any(|u| u.member == member && u.locations.iter().any(|l| l.cell == m.cell))
+}
+
 /// `reports` of `api` with the runs' word over the bank's: a release a run showed lacking
 /// the API is absent, whatever static reading or introspection said of it, and the newest
 /// indexed release is at least that one.
@@ -357,6 +381,35 @@ mod tests {
         let mut reports = vec![report(vec![run("1.0", "1.2")], "1.2")];
         absent_where_met(&mut reports, &other, &[met_at("1.2")]);
         assert_eq!(reports[0].present, [run("1.0", "1.2")]);
+    }
+
+    /// What the notebook's own code uses is its to move; a name a library lacks is not.
+    #[test]
+    fn only_what_the_notebook_uses_is_its_to_move() {
+        let nb = serde_json::json!({
+            "cells": [
+                {"cell_type": "code", "source": "import tabular as tb\nfrom markupsafe import escape",
+                 "metadata": {}, "outputs": [], "execution_count": null},
+                {"cell_type": "code", "source": "def f(frame):\n    return frame.sort(columns='x')",
+                 "metadata": {}, "outputs": [], "execution_count": null},
+            ],
+            "metadata": {}, "nbformat": 4, "nbformat_minor": 2
+        });
+        let nb = crate::notebook::from_bytes(
+            std::path::Path::new("nb.ipynb"),
+            nb.to_string().as_bytes(),
+        )
+        .unwrap();
+        let usage = crate::notebook::analyze(&nb, &AnalyzeOptions::default());
+        let at = |api: &str, cell: u32| Met {
+            api: ApiPath::new(api).unwrap(),
+            cell,
+            ..met_at("1.2")
+        };
+        assert!(used_by(&usage, &at("tabular.Frame.sort", 2)));
+        assert!(!used_by(&usage, &at("tabular.Frame.sort", 1)));
+        assert!(used_by(&usage, &at("markupsafe", 1)));
+        assert!(!used_by(&usage, &at("markupsafe.soft_unicode", 1)));
     }
 
     /// Only a missing name is met: a call the release takes otherwise is not a removal.

@@ -666,6 +666,7 @@ impl super::RoundSteps for Steps<'_, '_> {
             .into_iter()
             // Met before and still there: the step that moved past it did not hold.
             .filter(|m| !self.met.iter().any(|seen| seen.api == m.api))
+            .filter(|m| crate::modernize::forward::used_by(&self.usages[0].1, m))
             .collect();
         if new.is_empty() {
             return false;
