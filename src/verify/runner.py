@@ -194,8 +194,13 @@ class Cells(object):
 
     def __init__(self):
         self.by_count = {}
+        # File names a shell's compiler gives cells that the patterns above do not match
+        # (ipykernel 6's `/tmp/ipykernel_<pid>/<hash>.py`), by the cell they name.
+        self.by_name = {}
 
     def cell_of(self, filename):
+        if filename in self.by_name:
+            return self.by_name[filename]
         m = CELL_FILE.match(filename or "")
         if m:
             return int(m.group(1))
@@ -794,6 +799,7 @@ class Runner(object):
 
     def run_ipython(self, cell):
         self.cells.by_count[self.shell.execution_count] = cell["index"]
+        self.name_cell(cell)
         self.recorded = None
         if self.kernel is not None:
             self.kernel_request(cell)
@@ -804,6 +810,25 @@ class Runner(object):
         if error is not None:
             return describe(type(error), error, getattr(error, "__traceback__", None), self.cells)
         return None
+
+    def name_cell(self, cell):
+        """The file name the shell's compiler will give the cell's code, when it has its
+        own scheme (ipykernel 6 names a cell after a hash of its source): frames there are
+        the cell's."""
+        compiler = getattr(self.shell, "compile", None)
+        get_code_name = getattr(compiler, "get_code_name", None)
+        if get_code_name is None:
+            return
+        source = cell["source"]
+        try:
+            transformed = self.shell.transform_cell(source)
+        except Exception:
+            transformed = source
+        try:
+            name = get_code_name(source, transformed, self.shell.execution_count)
+        except Exception:
+            return
+        self.cells.by_name[to_text(name)] = cell["index"]
 
     # -- cells -------------------------------------------------------------------
 

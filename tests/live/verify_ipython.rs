@@ -178,4 +178,14 @@ fn live_widgets_run_in_an_in_process_kernel() {
         "{:?}",
         f.cause
     );
+    // ipykernel 6 names a cell's code after a hash of its source
+    // (`/tmp/ipykernel_<pid>/<hash>.py`): its frames are still the cell's. Without them a
+    // library's error (matplotlib refusing `hist(normed=True)`) was "code, in notebook code".
+    let err = run.cells[2].error.as_ref().unwrap();
+    assert_eq!(err.frames.first().and_then(|f| f.cell), Some(3), "{err:?}");
+    assert_eq!(
+        err.frames.last().and_then(|f| f.code.as_deref()),
+        Some("return undefined_name"),
+        "{err:?}"
+    );
 }
