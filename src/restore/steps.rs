@@ -759,8 +759,8 @@ impl super::RoundSteps for Steps<'_, '_> {
                 moves.join(", ")
             ),
         );
-        // The new code's evidence, with what earlier runs taught (none of it about the
-        // code moved away).
+        // The new code's evidence. What earlier rounds taught is not taught to it again
+        // (a known gap: a lesson about other code is learned anew if a run meets it).
         let usage = crate::notebook::analyze(&nb, from.analyze);
         self.usages[0].1 = usage;
         self.nb = nb;
