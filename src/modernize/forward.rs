@@ -72,23 +72,28 @@ pub fn met(failure: &Failure, lessons: &[Lesson], round: u32) -> Vec<Met> {
 /// it was met in. A name a library's code lacks (an old jinja2 importing
 /// `markupsafe.soft_unicode`) is that library's, and no rewrite of the notebook reaches it.
 pub fn used_by(usage: &Usage, m: &Met) -> bool {
-    let under = |api: &ApiPath| {
-        api == &m.api
-            || api
-                .as_str()
-                .strip_prefix(m.api.as_str())
-                .is_some_and(|rest| rest.starts_with('.'))
-    };
-    if usage.apis.iter().any(|u| under(&u.api)) {
-        return true;
-    }
+    usage.apis.iter().any(|u| within(&u.api, &m.api)) || !members_met(usage, m).is_empty()
+}
+
+/// Whether `api` is `of` or lies under it (a name of a module, a member of a class).
+fn within(api: &ApiPath, of: &ApiPath) -> bool {
+    api == of
+        || api
+            .as_str()
+            .strip_prefix(of.as_str())
+            .is_some_and(|rest| rest.starts_with('.'))
+}
+
+/// The code's uses of a member named as `m`'s last part, in the cell `m` was met in.
+fn members_met<'u>(usage: &'u Usage, m: &Met) -> Vec<&'u crate::notebook::MemberUse> {
     let Some((_, member)) = m.api.split_last() else {
-        return false;
+        return Vec::new();
     };
     usage
         .members
         .iter()
-        .any(|u| u.member == member && u.locations.iter().any(|l| l.cell == m.cell))
+        .filter(|u| u.member == member && u.locations.iter().any(|l| l.cell == m.cell))
+        .collect()
 }
 
 /// `reports` of `api` with the runs' word over the bank's: a release a run showed lacking
@@ -96,14 +101,7 @@ pub fn used_by(usage: &Usage, m: &Met) -> bool {
 /// indexed release is at least that one.
 pub fn absent_where_met(reports: &mut [ApiReport], api: &ApiPath, met: &[Met]) {
     // What a missing module or class holds is missing with it.
-    let within = |m: &Met| {
-        api == &m.api
-            || api
-                .as_str()
-                .strip_prefix(m.api.as_str())
-                .is_some_and(|rest| rest.starts_with('.'))
-    };
-    for m in met.iter().filter(|m| within(m)) {
+    for m in met.iter().filter(|m| within(api, &m.api)) {
         for r in reports
             .iter_mut()
             .filter(|r| r.distribution == m.distribution)
@@ -163,14 +161,7 @@ pub fn placed_by_runs(usage: &Usage, uses: &[ApiUse], met: &[Met]) -> Vec<ApiUse
         if uses.iter().chain(&out).any(|u| u.api == m.api) {
             continue;
         }
-        let Some((_, member)) = m.api.split_last() else {
-            continue;
-        };
-        let at: Vec<&crate::notebook::MemberUse> = usage
-            .members
-            .iter()
-            .filter(|u| u.member == member && u.locations.iter().any(|l| l.cell == m.cell))
-            .collect();
+        let at = members_met(usage, m);
         if at.is_empty() {
             continue;
         }
