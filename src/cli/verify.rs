@@ -138,7 +138,11 @@ pub fn run(global: &super::args::GlobalArgs, args: &VerifyArgs) -> Result<()> {
         kernel_runtime_below: if args.no_kernel_runtime {
             None
         } else {
-            verify::runtime_below(&super::printer::Printer::of(global), &nb)
+            verify::runtime_below(
+                &super::printer::Printer::of(global),
+                &nb,
+                interpreter.version,
+            )
         },
         wheels: Vec::new(),
     };

@@ -5,6 +5,11 @@
 use serde::Serialize;
 
 use super::format::{CellKind, Notebook};
+use crate::python::PythonVersion;
+
+/// The first Python on which IPython 7 compiles a cell one statement at a time again: its
+/// top-level `await` support reads the cell whole only before 3.8.
+const PER_STATEMENT_FROM: PythonVersion = PythonVersion::new(3, 8);
 
 /// An IPython release line the notebook's cells need to stay below, and the first cell that
 /// says so.
@@ -25,13 +30,19 @@ impl IPythonBound {
     }
 }
 
-/// The IPython bound the notebook's code needs, if any.
+/// The IPython bound the notebook's code needs on `python`, if any.
 ///
 /// IPython before 7 compiled a cell one statement at a time, so a `from __future__` import
 /// after a magic line (`%matplotlib inline` first, as statsmodels' examples do) or another
-/// statement was at the start of what was compiled. From 7.0 the transformed cell is
-/// compiled whole, and CPython rejects the import as not at the beginning of the file.
-pub fn ipython_bound(nb: &Notebook) -> Option<IPythonBound> {
+/// statement was at the start of what was compiled. IPython 7 on Python before 3.8 compiles
+/// the transformed cell whole, and CPython rejects the import as not at the beginning of the
+/// file; on 3.8 and later IPython 7, 8 and 9 compile it a statement at a time again (tried:
+/// 7.0.1 to 7.16.3 on 3.7 refuse, 7.15.0, 7.16.1, 7.34.0, 8.0.1 on 3.8 and 9.18.1 on 3.13
+/// run it). So the bound is only for the older Pythons, where IPython 6 still installs.
+pub fn ipython_bound(nb: &Notebook, python: PythonVersion) -> Option<IPythonBound> {
+    if python >= PER_STATEMENT_FROM {
+        return None;
+    }
     nb.cells
         .iter()
         .filter(|c| c.kind == CellKind::Code)
@@ -100,5 +111,21 @@ mod tests {
         assert!(!future_import_not_first(
             "%pylab inline\nfrom futures import x\n"
         ));
+    }
+
+    #[test]
+    fn the_bound_holds_only_on_pythons_where_ipython_7_compiles_the_cell_whole() {
+        let nb = crate::notebook::script::parse(
+            std::path::Path::new("ols.py"),
+            "# %%\n%matplotlib inline\n\nfrom __future__ import print_function\nimport numpy\n",
+        );
+        let on = |minor| ipython_bound(&nb, PythonVersion::new(3, minor)).map(|b| b.below_major);
+        assert_eq!(on(7), Some(7));
+        assert_eq!(
+            ipython_bound(&nb, PythonVersion::new(2, 7)).map(|b| b.below_major),
+            Some(7)
+        );
+        assert_eq!(on(8), None);
+        assert_eq!(on(13), None);
     }
 }

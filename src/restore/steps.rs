@@ -156,7 +156,7 @@ struct Steps<'a, 'u> {
     /// on: rounds that move to another Python work it out again (an IPython of 2018 does
     /// not run on 3.8, and the era applies only to Pythons of then).
     runtime_era: Option<(PythonVersion, Option<verify::RuntimeEra>)>,
-    runtime_below: Option<Option<Version>>,
+    runtime_below: Option<(PythonVersion, Option<Version>)>,
     last_env: Option<(PreparedEnv, Interpreter)>,
     last_run: Option<NotebookRun>,
     /// The Python and the installed lines of the last round that ran
@@ -257,9 +257,10 @@ impl Steps<'_, '_> {
                 None
             },
             kernel_runtime_below: if spec.kernel_runtime {
-                self.runtime_below
-                    .get_or_insert_with(|| verify::runtime_below(self.reporter, &self.nb))
-                    .clone()
+                let reporter = self.reporter;
+                for_python(&mut self.runtime_below, python, || {
+                    verify::runtime_below(reporter, &self.nb, python)
+                })
             } else {
                 None
             },

@@ -58,9 +58,14 @@ pub fn runtime_era(
     })
 }
 
-/// The IPython the notebook's cells need to stay below, said once when there is one.
-pub fn runtime_below(reporter: &dyn Reporter, nb: &crate::notebook::Notebook) -> Option<Version> {
-    let bound = crate::notebook::ipython_bound(nb)?;
+/// The IPython the notebook's cells need to stay below on `python`, said once when there is
+/// one.
+pub fn runtime_below(
+    reporter: &dyn Reporter,
+    nb: &crate::notebook::Notebook,
+    python: PythonVersion,
+) -> Option<Version> {
+    let bound = crate::notebook::ipython_bound(nb, python)?;
     reporter.note(
         &format!(
             "kernel runtime: IPython before {}: cell {} has {}",

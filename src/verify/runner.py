@@ -72,6 +72,27 @@ def emit(record):
             data = data[n:]
 
 
+def future_after_others(nodes):
+    """Whether a `from __future__` import follows another statement."""
+    other = False
+    for node in nodes:
+        if isinstance(node, ast.ImportFrom) and node.module == "__future__":
+            if other:
+                return True
+        else:
+            other = True
+    return False
+
+
+def module_of(nodes):
+    """A module of these statements, on every Python the runner runs on (3.8 added
+    `type_ignores`)."""
+    module = ast.Module(body=nodes)
+    if "type_ignores" in ast.Module._fields:
+        module.type_ignores = []
+    return module
+
+
 class Sink(object):
     """A cell's outputs in order: stream text merged per stream, and display data; at most
     `cap` characters are kept, the rest counted."""
@@ -459,12 +480,18 @@ class Runner(object):
         last = None
         if display_last and tree.body and isinstance(tree.body[-1], ast.Expr):
             last = tree.body.pop()
-        code = compile(tree, filename, "exec", self.flags, True)
-        for name in __future__.all_feature_names:
-            feature = getattr(__future__, name)
-            if code.co_flags & feature.compiler_flag:
-                self.flags |= feature.compiler_flag
-        exec(code, self.ns)
+        # A `from __future__` import after another statement (`%matplotlib inline` first)
+        # ran under Jupyter, which compiles such a cell a statement at a time; whole, CPython
+        # refuses it as not at the beginning of the file.
+        parts = [module_of([node]) for node in tree.body] if future_after_others(tree.body) \
+            else [tree]
+        for part in parts:
+            code = compile(part, filename, "exec", self.flags, True)
+            for name in __future__.all_feature_names:
+                feature = getattr(__future__, name)
+                if code.co_flags & feature.compiler_flag:
+                    self.flags |= feature.compiler_flag
+            exec(code, self.ns)
         if last is None:
             return None
         expr = ast.Expression(last.value)

@@ -285,14 +285,17 @@ fn run_before(
         Baseline::Python(path) => path.clone(),
         Baseline::Bare => {
             let installed = first.inference.as_ref()?.python.installed.clone()?;
+            let interpreter = Interpreter::at(&installed).ok()?;
+            let python = interpreter.version;
             let plan = EnvPlan {
-                interpreter: Interpreter::at(&installed).ok()?,
+                interpreter,
                 requirements: String::new(),
                 only_binary: !spec.allow_sdist,
                 index_url: runner.index_url.clone(),
                 kernel_runtime: spec.kernel_runtime,
                 kernel_runtime_at_most: None,
-                kernel_runtime_below: crate::notebook::ipython_bound(spec.nb).map(|b| b.below()),
+                kernel_runtime_below: crate::notebook::ipython_bound(spec.nb, python)
+                    .map(|b| b.below()),
                 wheels: Vec::new(),
             };
             let env = crate::verify::prepare_within(

@@ -242,6 +242,23 @@ fn magics_and_shell_commands_run_without_ipython() {
     assert_eq!(f.cell, Some(6));
 }
 
+/// statsmodels' examples open with `%matplotlib inline` and then `from __future__ import
+/// print_function`: Jupyter compiles such a cell a statement at a time, so it runs.
+#[test]
+fn a_future_import_after_a_magic_runs_without_ipython() {
+    let dir = tempfile::tempdir().unwrap();
+    let nb = write_notebook(
+        dir.path(),
+        vec![
+            code("%load_ext autoreload\n\nfrom __future__ import annotations\nimport os\ndef f(a: Undefined):\n    return 1\nprint(f(0))\n"),
+            code("def g(b: AlsoUndefined):\n    return 2\ng(0)\n"),
+        ],
+    );
+    let run = run_with(&nb, &python3(), &opts());
+    assert_eq!(stdout_of(&run, 0), "1\n");
+    assert_eq!(data_of(&run, 1), ["2"], "the import holds in later cells");
+}
+
 #[test]
 fn the_ipython_path_runs_magics_when_ipython_is_installed() {
     let python = python3();
