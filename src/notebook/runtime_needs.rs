@@ -51,7 +51,7 @@ pub fn ipython_bound(nb: &Notebook, python: PythonVersion) -> Option<IPythonBoun
             below_major: 7,
             cell: c.number,
             why: "a `from __future__` import after other lines (`%matplotlib inline`), which \
-                  IPython 7 and later compile as one file and reject",
+                  IPython 7 on Python before 3.8 compiles as one file and rejects",
         })
 }
 

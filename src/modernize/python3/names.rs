@@ -295,6 +295,12 @@ impl Names<'_> {
         !self.bound.binds(name) && self.bound.module(name).is_none()
     }
 
+    /// Whether `e` is a name an import bound to a module (`reader.next()` is an iterator's,
+    /// `mod.next()` a module's function).
+    fn names_module(&self, e: &Expr) -> bool {
+        matches!(e, Expr::Name(n) if self.bound.module(n.id.as_str()).is_some())
+    }
+
     fn replace(&mut self, range: TextRange, new: &str, rule: Rule) {
         self.edits
             .push(Edit::replace(range.start(), range.end(), new, rule));
@@ -421,6 +427,20 @@ impl Names<'_> {
             };
             if let Some(new) = dict_method.filter(|_| no_args) {
                 self.replace(a.attr.range, new, Rule::DictIteration);
+            }
+            // The iterator protocol's method became `__next__`, reached by the builtin. A
+            // notebook that binds `next` itself (a class's `def next`) is left to its reader.
+            if method == "next" && no_args && self.free("next") && !self.names_module(&a.value) {
+                self.edits.push(Edit::insert(
+                    call.range().start(),
+                    "next(",
+                    Rule::NextBuiltin,
+                ));
+                self.replace(
+                    TextRange::new(a.value.range().end(), call.range().end()),
+                    ")",
+                    Rule::NextBuiltin,
+                );
             }
             if method == "has_key"
                 && call.arguments.args.len() == 1

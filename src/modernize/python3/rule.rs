@@ -19,6 +19,7 @@ pub enum Rule {
     ReduceMoved,
     DictIteration,
     HasKey,
+    NextBuiltin,
     RenamedModule,
     SplitModule,
     ItertoolsBuiltin,
@@ -50,6 +51,7 @@ impl Rule {
                 "`iteritems()`, `itervalues()`, `iterkeys()` -> `items()`, `values()`, `keys()`"
             }
             Rule::HasKey => "`d.has_key(k)` -> `k in d`",
+            Rule::NextBuiltin => "`it.next()` -> `next(it)`",
             Rule::RenamedModule => {
                 "renamed standard-library modules (cPickle, StringIO, Queue, urlparse, ...)"
             }
@@ -81,6 +83,7 @@ impl Rule {
             Rule::ReduceMoved => "PEP 3100: `reduce` moved to `functools`",
             Rule::DictIteration => "PEP 3106: `keys`, `values` and `items` return views",
             Rule::HasKey => "PEP 3106: `dict.has_key` is gone; `in`",
+            Rule::NextBuiltin => "PEP 3114: an iterator's `next` is `__next__`; `next(it)`",
             Rule::RenamedModule | Rule::SplitModule => {
                 "PEP 3108: the standard library's modules renamed"
             }

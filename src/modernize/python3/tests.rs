@@ -203,3 +203,21 @@ fn names_bound_in_another_cell_count() {
         [Rule::SplitModule, Rule::SplitModule]
     );
 }
+
+#[test]
+fn an_iterators_next_method_becomes_the_builtin() {
+    assert_eq!(
+        one("seq = iter(s)\nf0 = seq.next()[tuple(pos)] * 2\n"),
+        "seq = iter(s)\nf0 = next(seq)[tuple(pos)] * 2\n"
+    );
+    assert_eq!(one("x = a.b.next().next()\n"), "x = next(next(a.b))\n");
+    // A notebook with its own `next` (a Python 2 iterator class), a module's function, or
+    // a call with arguments: left as written.
+    for same in [
+        "class C(object):\n    def next(self):\n        return 1\nC().next()\n",
+        "import gen\ngen.next()\n",
+        "it.next(1)\n",
+    ] {
+        assert_eq!(one(same), same);
+    }
+}
