@@ -65,7 +65,9 @@ pub use refusal::{Lacked, Refusal};
 pub use repository::{Project, RepositoryPlace};
 pub use requirement::{pip_requirement, InstallRequirement, Installer};
 pub use runtime_needs::{ipython_bound, IPythonBound};
-pub use stdlib::{is_stdlib, version_range as stdlib_range, VersionSet};
+pub use stdlib::{
+    api_range as stdlib_api_range, is_stdlib, version_range as stdlib_range, VersionSet,
+};
 pub use usage::{
     ApiUse, Import, ImportVia, LocalModule, LocalSource, MemberUse, Note, NoteKind, NotebookInfo,
     Origin, OutputEvidence, PythonEvidence, Receiver, ThirdPartyImport, Usage, UseKind, Warning,

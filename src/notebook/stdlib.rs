@@ -138,6 +138,37 @@ pub fn version_range(name: &str) -> Option<PythonRange> {
     (min.is_some() || max.is_some()).then_some(PythonRange { min, max })
 }
 
+/// Module-level names a Python removed from its standard library, `module.name X.Y` with X.Y
+/// the first version without it, generated out of real interpreters (3.6 and later) by
+/// `scripts/gen-stdlib-removed`.
+const REMOVED: &str = include_str!("stdlib/removed.txt");
+
+/// The first Python whose standard library no longer has `api` (`inspect.getargspec`: 3.11),
+/// when a listed Python removed it.
+pub fn removed_in(api: &str) -> Option<PythonVersion> {
+    static TABLE: OnceLock<HashMap<&'static str, PythonVersion>> = OnceLock::new();
+    TABLE
+        .get_or_init(|| {
+            REMOVED
+                .lines()
+                .filter_map(|line| {
+                    let (name, version) = line.split_once(' ')?;
+                    Some((name, PythonVersion::parse(version)?))
+                })
+                .collect()
+        })
+        .get(api)
+        .copied()
+}
+
+/// The Pythons that still have `api` of the standard library, when a later one removed it:
+/// up to the last known version before the removal.
+pub fn api_range(api: &str) -> Option<PythonRange> {
+    let gone = removed_in(api)?;
+    let last = KNOWN_VERSIONS.into_iter().rev().find(|v| *v < gone)?;
+    Some(PythonRange::at_most(last))
+}
+
 const BACKPORTED: &[&str] = &[
     "_dummy_thread",
     "_markupbase",
@@ -196,6 +227,25 @@ pub fn has_backport(name: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn names_a_python_removed_bound_the_python() {
+        assert_eq!(
+            removed_in("inspect.getargspec"),
+            Some(PythonVersion::new(3, 11))
+        );
+        // Deprecated names a module's `__getattr__` still served count as there.
+        assert_eq!(
+            removed_in("collections.Mapping"),
+            Some(PythonVersion::new(3, 10))
+        );
+        assert_eq!(
+            api_range("fractions.gcd"),
+            Some(PythonRange::at_most(PythonVersion::new(3, 8)))
+        );
+        assert_eq!(removed_in("inspect.getfullargspec"), None);
+        assert_eq!(api_range("os.path.join"), None);
+    }
 
     #[test]
     fn submodules_some_pythons_lack_have_their_own_range() {

@@ -132,6 +132,12 @@ pub fn lessons(
                 .into_iter()
                 .collect()
         }
+        // A name a later Python removed from its standard library (`inspect.getargspec`
+        // under IPython 3 on 3.11): a Python that still has it. The library's newer releases
+        // may not need it, but the release the evidence chose does.
+        Cause::StdlibApi { api } => {
+            return stdlib_api_lesson(api, python, cell).into_iter().collect()
+        }
         // A program a distribution on PyPI ships a build of: that distribution, on the
         // Pythons it installs on.
         Cause::MissingProgram { program } => {
@@ -548,6 +554,20 @@ pub fn teach(usage: &mut Usage, lessons: &[Lesson]) -> bool {
     new
 }
 
+/// A Python that has `api` of the standard library, when the run's Python is past its removal.
+fn stdlib_api_lesson(
+    api: &ApiPath,
+    python: crate::python::PythonVersion,
+    cell: u32,
+) -> Option<Lesson> {
+    let range = crate::notebook::stdlib_api_range(api.as_str())?;
+    (!range.contains(python)).then(|| Lesson::Interpreter {
+        detail: format!("`{api}`, which a later Python removed"),
+        range,
+        cell,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -680,5 +700,27 @@ mod tests {
             crate::python::PythonRange::at_most(crate::python::PythonVersion::new(3, 11))
         );
         assert!(!teach(&mut usage, &[lesson]), "taken in once");
+    }
+
+    /// IPython 3's widgets call `inspect.getargspec`, which Python 3.11 removed: a Python
+    /// before it. On a Python that has it, or for a name no Python removed, nothing.
+    #[test]
+    fn a_standard_library_name_a_later_python_removed_asks_for_an_earlier_python() {
+        use crate::python::{PythonRange, PythonVersion};
+        let api = ApiPath::new("inspect.getargspec").unwrap();
+        assert_eq!(
+            stdlib_api_lesson(&api, PythonVersion::new(3, 11), 7),
+            Some(Lesson::Interpreter {
+                detail: "`inspect.getargspec`, which a later Python removed".into(),
+                range: PythonRange::at_most(PythonVersion::new(3, 10)),
+                cell: 7,
+            })
+        );
+        assert_eq!(stdlib_api_lesson(&api, PythonVersion::new(3, 10), 7), None);
+        let never = ApiPath::new("inspect.getargspecs").unwrap();
+        assert_eq!(
+            stdlib_api_lesson(&never, PythonVersion::new(3, 13), 7),
+            None
+        );
     }
 }
