@@ -193,6 +193,12 @@ impl InterpreterPlan {
             .collect();
         older.sort_by_key(|c| std::cmp::Reverse(c.version));
         older.dedup_by_key(|c| c.version);
+        // What a run taught rules the newest out (`inspect.getargspec` under IPython 3 is
+        // gone from 3.11): the ladder starts below it. Resolving on it again would repeat the
+        // round that refuted it.
+        if !plan.evidence_ignored && !plan.allowed.contains(newest.feature()) && !older.is_empty() {
+            plan.candidates.clear();
+        }
         plan.candidates.extend(older);
         plan
     }
@@ -414,6 +420,20 @@ mod tests {
             &machine,
         );
         assert_eq!(order(&plan), ["3.12*", "3.11*", "3.6*", "2.7*"]);
+        // A run showed the code needs Python 3.10 or older: the newest is not tried again.
+        let up_to_310 = PythonRange {
+            min: Some(v(3, 6)),
+            max: Some(v(3, 10)),
+        };
+        let plan = InterpreterPlan::newest_first(&evidence(up_to_310, false), v(3, 13), &machine);
+        assert_eq!(order(&plan), ["3.6*"]);
+        // None installed allows it: the newest stays, and its resolution says why not.
+        let up_to_35 = PythonRange {
+            min: Some(v(3, 0)),
+            max: Some(v(3, 5)),
+        };
+        let plan = InterpreterPlan::newest_first(&evidence(up_to_35, false), v(3, 13), &machine);
+        assert_eq!(order(&plan), ["3.13*"]);
     }
 
     #[test]

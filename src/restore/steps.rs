@@ -663,11 +663,20 @@ impl super::RoundSteps for Steps<'_, '_> {
         let (Some(from), Some(failure)) = (&self.spec.forward, &self.last_failure) else {
             return false;
         };
-        let new: Vec<Met> = met(failure, lessons, round)
+        let candidates: Vec<Met> = met(failure, lessons, round)
             .into_iter()
             // Met before and still there: the step that moved past it did not hold.
             .filter(|m| !self.met.iter().any(|seen| seen.api == m.api))
-            .filter(|m| crate::modernize::forward::used_by(&self.usages[0].1, m))
+            .collect();
+        if candidates.is_empty() {
+            return false;
+        }
+        // The code's own uses, read afresh: the rounds' usage holds what earlier lessons
+        // taught it too (statsmodels' `numpy.MachAr`, a library's name, not the notebook's).
+        let own = crate::notebook::analyze(&self.nb, from.analyze);
+        let new: Vec<Met> = candidates
+            .into_iter()
+            .filter(|m| crate::modernize::forward::used_by(&own, m))
             .collect();
         if new.is_empty() {
             return false;
