@@ -107,6 +107,16 @@ fn during_import(r: &Raised) -> bool {
             .any(|f| f.file.starts_with("<frozen importlib"))
 }
 
+/// Whether every frame is a library's or the standard library's: none is a cell's, a
+/// module's beside the notebook, or one the runner could not place (a cell magic's `<timed
+/// exec>`), so no code of the notebook's ran in it.
+fn before_any_notebook_code(r: &Raised) -> bool {
+    !r.frames.is_empty()
+        && r.frames
+            .iter()
+            .all(|f| matches!(f.origin(), FrameOrigin::Library(_) | FrameOrigin::Stdlib))
+}
+
 /// An exception the classifier would put down to the notebook's code, raised inside a
 /// library (or by the standard library on a library's behalf) in a live run by a cell whose stored outputs show it ran for its author: what
 /// changed is the environment. A stored error, one raised by the notebook's own code (its
@@ -343,6 +353,19 @@ fn raised_cause(r: &Raised, cell: Option<u32>, cx: &FailureContext) -> Cause {
             "AttributeError" | "ImportError" | "ModuleNotFoundError"
         ) || during_import(r)
         {
+            return Cause::LibraryMismatch {
+                library,
+                ename: ename.into(),
+                wanted: None,
+            };
+        }
+    }
+    // Raised in a live run with no frame of the notebook's: the cell's code never started,
+    // and what raised it is a library or the standard library on a library's behalf (IPython
+    // 3 compiling a cell on Python 3.8 and later: `TypeError: required field "type_ignores"
+    // missing from Module` in `codeop`, under IPython's `run_ast_nodes`).
+    if cx.python.is_some() && before_any_notebook_code(r) {
+        if let Some(library) = r.raising_library() {
             return Cause::LibraryMismatch {
                 library,
                 ename: ename.into(),

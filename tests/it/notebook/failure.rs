@@ -798,6 +798,53 @@ fn a_submodule_a_later_python_added_asks_for_that_python() {
     assert_eq!(f.class, FailureClass::Environment);
 }
 
+/// IPython 3 on Python 3.8 and later fails every cell before its code runs: the standard
+/// library's compiler refuses the module IPython builds. No frame is the notebook's, so it
+/// is the environment's (it was "TypeError in notebook code"); with a frame of the cell, or
+/// one the runner could not place, the other rules decide.
+#[test]
+fn an_error_before_any_notebook_code_ran_is_the_environments() {
+    let nb = notebook_of(vec![cell("import numpy as np\n", 1)]);
+    let usage = notebook::analyze(&nb, &AnalyzeOptions::default());
+    let frame = |file: &str| nbenv::notebook::failure::Frame {
+        file: file.into(),
+        line: Some(1),
+        function: None,
+        code: None,
+        cell: None,
+    };
+    let ipython = "/env/lib/python3.9/site-packages/IPython/core/interactiveshell.py";
+    let codeop = "/root/.pyenv/versions/3.9.18/lib/python3.9/codeop.py";
+    let raised = |frames: Vec<nbenv::notebook::failure::Frame>| Raised {
+        ename: "TypeError".into(),
+        evalue: "required field \"type_ignores\" missing from Module".into(),
+        frames,
+    };
+    let cx = FailureContext::new(&nb, &usage).with_python(PythonVersion::new(3, 9));
+    let f = classify(
+        &Problem::Raised(raised(vec![frame(ipython), frame(codeop)])),
+        Some(1),
+        &cx,
+    );
+    assert!(
+        matches!(&f.cause, Cause::LibraryMismatch { library, ename, .. }
+            if library.as_str() == "IPython.core.interactiveshell" && ename == "TypeError"),
+        "{f:?}"
+    );
+    assert_eq!(f.class, FailureClass::Environment);
+    for first in ["<ipython-input-1-abc>", "<timed exec>"] {
+        let f = classify(
+            &Problem::Raised(raised(vec![frame(first), frame(ipython), frame(codeop)])),
+            Some(1),
+            &cx,
+        );
+        assert!(
+            !matches!(f.cause, Cause::LibraryMismatch { .. }),
+            "{first}: {f:?}"
+        );
+    }
+}
+
 /// An import of the notebook's own that nothing local has and that no distribution provides
 /// (as the run's resolution found) is a module its author never published: data/input, not
 /// an environment to search.
