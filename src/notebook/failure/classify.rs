@@ -344,28 +344,28 @@ fn raised_cause(r: &Raised, cell: Option<u32>, cx: &FailureContext) -> Cause {
             return cause;
         }
     }
-    if let Some(library) = library {
-        // Libraries of mismatched versions calling each other; and anything a library raises
-        // while it is being imported (`TypeError: __dict__ slot disallowed` inside matplotlib
-        // importing pyplot): no notebook code has run in it yet.
-        if matches!(
-            ename,
-            "AttributeError" | "ImportError" | "ModuleNotFoundError"
-        ) || during_import(r)
-        {
-            return Cause::LibraryMismatch {
-                library,
-                ename: ename.into(),
-                wanted: None,
-            };
-        }
-    }
     // Raised in a live run with no frame of the notebook's: the cell's code never started,
-    // and what raised it is a library or the standard library on a library's behalf (IPython
+    // and what raised it is a library, or the standard library on a library's behalf (IPython
     // 3 compiling a cell on Python 3.8 and later: `TypeError: required field "type_ignores"
     // missing from Module` in `codeop`, under IPython's `run_ast_nodes`).
-    if cx.python.is_some() && before_any_notebook_code(r) {
-        if let Some(library) = r.raising_library() {
+    let before_code = cx.python.is_some() && before_any_notebook_code(r);
+    let raised_by = if before_code {
+        r.raising_library()
+    } else {
+        library
+    };
+    if let Some(library) = raised_by {
+        // Libraries of mismatched versions calling each other; and anything a library raises
+        // while it is being imported (`TypeError: __dict__ slot disallowed` inside matplotlib
+        // importing pyplot) or before the cell's code started: no notebook code has run in it
+        // yet.
+        if before_code
+            || matches!(
+                ename,
+                "AttributeError" | "ImportError" | "ModuleNotFoundError"
+            )
+            || during_import(r)
+        {
             return Cause::LibraryMismatch {
                 library,
                 ename: ename.into(),

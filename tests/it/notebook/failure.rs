@@ -617,19 +617,12 @@ fn processes_and_installs() {
         "{f:?}"
     );
     // matplotlib without ffmpeg falling back to Pillow, which cannot write a video: ffmpeg.
-    let frame = |file: &str| nbenv::notebook::failure::Frame {
-        file: file.into(),
-        line: Some(1),
-        function: None,
-        code: None,
-        cell: None,
-    };
     let raised = Raised {
         ename: "ValueError".into(),
         evalue: "unknown file extension: .mp4".into(),
         frames: vec![
-            frame("/env/lib/python3.6/site-packages/matplotlib/animation.py"),
-            frame("/env/lib/python3.6/site-packages/PIL/Image.py"),
+            frame_in("/env/lib/python3.6/site-packages/matplotlib/animation.py"),
+            frame_in("/env/lib/python3.6/site-packages/PIL/Image.py"),
         ],
     };
     let f = classify(&Problem::Raised(raised.clone()), Some(1), &cx);
@@ -642,7 +635,7 @@ fn processes_and_installs() {
     let tif = Raised {
         ename: "ValueError".into(),
         evalue: "Format 'tif' is not supported (supported formats: eps, pdf, pgf, png, ps, raw, rgba, svg, svgz)".into(),
-        frames: vec![frame("/env/lib/python3.6/site-packages/matplotlib/backend_bases.py")],
+        frames: vec![frame_in("/env/lib/python3.6/site-packages/matplotlib/backend_bases.py")],
     };
     let f = classify(&Problem::Raised(tif.clone()), Some(1), &cx);
     assert!(
@@ -658,7 +651,7 @@ fn processes_and_installs() {
     assert!(!matches!(&f.cause, Cause::MissingModule { .. }), "{f:?}");
     // Pillow alone refusing an extension is no program's absence.
     let alone = Raised {
-        frames: vec![frame("/env/lib/python3.6/site-packages/PIL/Image.py")],
+        frames: vec![frame_in("/env/lib/python3.6/site-packages/PIL/Image.py")],
         ..raised
     };
     let f = classify(&Problem::Raised(alone), Some(1), &cx);
@@ -806,13 +799,6 @@ fn a_submodule_a_later_python_added_asks_for_that_python() {
 fn an_error_before_any_notebook_code_ran_is_the_environments() {
     let nb = notebook_of(vec![cell("import numpy as np\n", 1)]);
     let usage = notebook::analyze(&nb, &AnalyzeOptions::default());
-    let frame = |file: &str| nbenv::notebook::failure::Frame {
-        file: file.into(),
-        line: Some(1),
-        function: None,
-        code: None,
-        cell: None,
-    };
     let ipython = "/env/lib/python3.9/site-packages/IPython/core/interactiveshell.py";
     let codeop = "/root/.pyenv/versions/3.9.18/lib/python3.9/codeop.py";
     let raised = |frames: Vec<nbenv::notebook::failure::Frame>| Raised {
@@ -822,7 +808,7 @@ fn an_error_before_any_notebook_code_ran_is_the_environments() {
     };
     let cx = FailureContext::new(&nb, &usage).with_python(PythonVersion::new(3, 9));
     let f = classify(
-        &Problem::Raised(raised(vec![frame(ipython), frame(codeop)])),
+        &Problem::Raised(raised(vec![frame_in(ipython), frame_in(codeop)])),
         Some(1),
         &cx,
     );
@@ -834,7 +820,11 @@ fn an_error_before_any_notebook_code_ran_is_the_environments() {
     assert_eq!(f.class, FailureClass::Environment);
     for first in ["<ipython-input-1-abc>", "<timed exec>"] {
         let f = classify(
-            &Problem::Raised(raised(vec![frame(first), frame(ipython), frame(codeop)])),
+            &Problem::Raised(raised(vec![
+                frame_in(first),
+                frame_in(ipython),
+                frame_in(codeop),
+            ])),
             Some(1),
             &cx,
         );
@@ -914,6 +904,17 @@ fn a_module_no_distribution_provides_is_a_missing_local_module() {
     let cx = FailureContext::new(&nb, &usage).with_unprovided(vec!["mean_tests".into()]);
     let f = classify(&Problem::Raised(raised_of("mean_tests")), Some(1), &cx);
     assert!(matches!(&f.cause, Cause::MissingModule { .. }), "{f:?}");
+}
+
+/// A frame at line 1 of `file`, nothing else known of it.
+fn frame_in(file: &str) -> nbenv::notebook::failure::Frame {
+    nbenv::notebook::failure::Frame {
+        file: file.into(),
+        line: Some(1),
+        function: None,
+        code: None,
+        cell: None,
+    }
 }
 
 fn raised_of(module: &str) -> Raised {
