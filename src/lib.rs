@@ -9,7 +9,8 @@
 //! resolve, build, run, learn, behind a trait of steps), `modernize` (an old notebook's code moved
 //! to the successors of the APIs it uses that the bank proves, and the era pins of what cannot
 //! move), `measure` (batch runs over many
-//! notebooks: triage, JSONL records, shards, resumption, the report). `interrupt` is the
+//! notebooks: triage, JSONL records, shards, resumption, the report), `commands` (the
+//! application layer: one function per command on plain settings). `interrupt` is the
 //! process-wide stop flag (Ctrl-C) every long loop checks; `disk_full` the error of a full
 //! disk (or quota), which every stage that writes reports alike; `leftover` the temporary
 //! names that say which process made them, so a killed run's leftovers can be removed;
@@ -40,3 +41,5 @@ pub mod restore;
 pub mod modernize;
 
 pub mod measure;
+
+pub mod commands;

@@ -101,15 +101,14 @@ impl Task for Silent {
     fn finish(&self) {}
 }
 
-/// A reporter that keeps every event, in order, for tests to read.
-#[cfg(test)]
+/// A reporter that keeps every event, in order: for tests, and for a caller of a command
+/// function that reads what was said afterwards.
 #[derive(Debug, Default)]
 pub struct Recorder {
     events: std::sync::Mutex<Vec<Event>>,
 }
 
 /// One event a [`Recorder`] received.
-#[cfg(test)]
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Event {
     Note(String, Option<String>),
@@ -128,7 +127,6 @@ pub enum Event {
     Finish,
 }
 
-#[cfg(test)]
 impl Recorder {
     pub fn events(&self) -> Vec<Event> {
         self.events.lock().unwrap().clone()
@@ -139,7 +137,6 @@ impl Recorder {
     }
 }
 
-#[cfg(test)]
 impl Reporter for Recorder {
     fn note(&self, message: &str, detail: Option<&str>) {
         self.push(Event::Note(message.into(), detail.map(Into::into)));
@@ -173,10 +170,8 @@ impl Reporter for Recorder {
     }
 }
 
-#[cfg(test)]
 struct RecordedTask<'a>(&'a Recorder);
 
-#[cfg(test)]
 impl Task for RecordedTask<'_> {
     fn set_length(&self, len: u64) {
         self.0.push(Event::Length(len));

@@ -6,6 +6,9 @@ use std::ffi::OsString;
 use std::path::PathBuf;
 
 use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
+use nbenv::notebook::KNOWN_VERSIONS;
+use nbenv::python::PythonVersion;
+use nbenv::resolve::options::{DateCap, EraChoice, Introspect, Sdists};
 
 use super::env::{self, Env};
 use super::exit::{CliError, Code};
@@ -237,6 +240,68 @@ fn parse_from(
     let mut cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
     cli.global.apply(load_env()?);
     Ok(cli)
+}
+
+/// A version nbenv has a standard-library list for; any other would silently count every
+/// stdlib module as third-party.
+pub fn parse_python(s: &str) -> Result<PythonVersion, String> {
+    let known: Vec<String> = KNOWN_VERSIONS.iter().map(ToString::to_string).collect();
+    let known = known.join(", ");
+    let v = PythonVersion::parse(s.trim())
+        .filter(|_| s.trim().split('.').count() == 2)
+        .ok_or_else(|| format!("`{s}` is not a Python version like 3.8 (known: {known})"))?;
+    if !KNOWN_VERSIONS.contains(&v) {
+        return Err(format!(
+            "nbenv has no standard-library list for Python {v} (known: {known})"
+        ));
+    }
+    Ok(v)
+}
+
+pub fn parse_date(s: &str) -> Result<jiff::Timestamp, String> {
+    let t = s.trim();
+    if let Ok(ts) = t.parse::<jiff::Timestamp>() {
+        return Ok(ts);
+    }
+    t.parse::<jiff::civil::Date>()
+        .ok()
+        .and_then(|d| d.to_zoned(jiff::tz::TimeZone::UTC).ok())
+        .map(|z| z.timestamp())
+        .ok_or_else(|| format!("`{s}` is not a date like 2019-06-30"))
+}
+
+/// `--exclude-newer DATE`.
+pub fn date_cap(exclude_newer: Option<jiff::Timestamp>) -> DateCap {
+    exclude_newer.map_or(DateCap::None, DateCap::Before)
+}
+
+/// `--date auto|DATE|none`.
+pub fn parse_era(s: &str) -> Result<EraChoice, String> {
+    match s.trim() {
+        "auto" => Ok(EraChoice::Auto),
+        "none" => Ok(EraChoice::Off),
+        date => parse_date(date).map(EraChoice::At),
+    }
+}
+
+/// `--allow-sdist` or `--wheels-only` (which clap keeps apart).
+pub fn sdists(allow_sdist: bool, wheels_only: bool) -> Sdists {
+    if allow_sdist {
+        Sdists::Allowed
+    } else if wheels_only {
+        Sdists::Never
+    } else {
+        Sdists::AsFallback
+    }
+}
+
+/// `--no-introspect`, or `--introspect-budget SECS`.
+pub fn introspect(no_introspect: bool, budget: u64) -> Introspect {
+    if no_introspect {
+        Introspect::Never
+    } else {
+        Introspect::Within(std::time::Duration::from_secs(budget))
+    }
 }
 
 #[cfg(test)]

@@ -69,14 +69,14 @@ pub struct BatchArgs {
     #[arg(long, value_name = "SECS", default_value_t = 300, value_parser = seconds)]
     pub timeout: u64,
     /// Resolve every notebook for this Python (X.Y).
-    #[arg(long, value_name = "X.Y", value_parser = super::usage::parse_python)]
+    #[arg(long, value_name = "X.Y", value_parser = super::args::parse_python)]
     pub python: Option<PythonVersion>,
     /// Ignore files uploaded after this date (YYYY-MM-DD or an RFC 3339 instant).
-    #[arg(long, value_name = "DATE", value_parser = super::infer::parse_date)]
+    #[arg(long, value_name = "DATE", value_parser = super::args::parse_date)]
     pub exclude_newer: Option<jiff::Timestamp>,
     /// Each notebook's era, preferred for every release chosen, as `infer --date`: `auto`
     /// (the default: its last commit, else its stored outputs), a date, or `none`.
-    #[arg(long, value_name = "auto|DATE|none", default_value = "auto", value_parser = super::infer::parse_era)]
+    #[arg(long, value_name = "auto|DATE|none", default_value = "auto", value_parser = super::args::parse_era)]
     pub date: nbenv::resolve::options::EraChoice,
     /// Count releases that have only an sdist as installable.
     #[arg(long, conflicts_with = "wheels_only")]
@@ -468,13 +468,13 @@ fn infer_args(args: &BatchArgs, notebook: &Path) -> InferOptions {
         python: args.python,
         cap: args.exclude_newer.map_or(DateCap::None, DateCap::Before),
         era: args.date,
-        sdists: super::infer::sdists(args.allow_sdist, args.wheels_only),
+        sdists: super::args::sdists(args.allow_sdist, args.wheels_only),
         indexing: if args.no_index {
             Indexing::Never
         } else {
             Indexing::Needed
         },
-        introspect: super::infer::introspect(args.no_introspect, args.introspect_budget),
+        introspect: super::args::introspect(args.no_introspect, args.introspect_budget),
         declarations: !args.no_declarations,
         ..InferOptions::new(notebook.to_path_buf())
     }

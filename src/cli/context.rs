@@ -29,46 +29,45 @@ pub fn interpreters_by_name() -> &'static [nbenv::python::Interpreter] {
     nbenv::python::found_by_name()
 }
 
-/// uv's and pip's own caches, inside nbenv's cache directory rather than the machine's,
-/// unless the user chose theirs: a day of restores grew `~/.cache/uv` to tens of GB, and
-/// nbenv's cache is what its budget and `cache prune` look after. Called once, before any
-/// thread starts, so that every installer nbenv runs inherits it.
+/// uv's and pip's own caches, inside nbenv's cache directory (see
+/// [`nbenv::commands::GlobalSettings::confine_installer_caches`]).
 pub fn confine_installer_caches(global: &GlobalArgs) {
-    let dir = cache_dir(global);
-    let root = std::path::absolute(&dir).unwrap_or(dir);
-    for (var, sub) in [("UV_CACHE_DIR", "uv"), ("PIP_CACHE_DIR", "pip")] {
-        if std::env::var_os(var).is_none() {
-            std::env::set_var(var, root.join(sub));
-        }
-    }
+    settings(global).confine_installer_caches();
 }
 
-/// One budget for what verification leaves on disk (`NBENV_ENV_CACHE_SIZE`): the environments
-/// under `envs` and nbenv's own installer caches (`<cache>/uv`, `<cache>/pip`, the ones
-/// [`confine_installer_caches`] chooses); a cache the user chose is not nbenv's to count or
-/// prune. uv's cache is pruned and cleaned by the uv that installs (`installer`).
+/// One budget for what verification leaves on disk (`NBENV_ENV_CACHE_SIZE`); see
+/// [`nbenv::commands::GlobalSettings::disk_budget`].
 pub fn disk_budget(
     global: &GlobalArgs,
     envs: &std::path::Path,
     installer: &nbenv::python::Installer,
 ) -> nbenv::verify::DiskBudget {
+    settings(global).disk_budget(envs, installer)
+}
+
+/// The global options, the environment and the defaults, resolved into the library's plain
+/// settings once per use.
+pub fn settings(global: &GlobalArgs) -> nbenv::commands::GlobalSettings {
     let dir = cache_dir(global);
-    let root = std::path::absolute(&dir).unwrap_or(dir);
-    nbenv::verify::DiskBudget {
-        envs: envs.to_path_buf(),
-        caches: nbenv::verify::InstallerCache::under(&root),
-        bytes: global.env_cache_budget(),
-        uv: match installer {
-            nbenv::python::Installer::Uv(uv) => Some(uv.clone()),
-            nbenv::python::Installer::Pip => None,
-        },
-        largest_seen: Default::default(),
-        reserved: Default::default(),
+    let cache_dir = std::path::absolute(&dir).unwrap_or(dir);
+    nbenv::commands::GlobalSettings {
+        bank: super::bank::bank_path(global),
+        index: index_config(global),
+        events: events(global.verbose),
+        bank_lock: super::bank::waiting_lock(),
+        env_cache_budget: global.env_cache_budget(),
+        cache_dir,
     }
 }
 
 /// The index client, configured by the global options and the environment (checked already).
 pub fn index_client(global: &GlobalArgs) -> Result<IndexClient> {
+    IndexClient::new(index_config(global), events(global.verbose))
+        .context("setting up the index client")
+}
+
+/// The index's configuration, from the global options and the environment.
+fn index_config(global: &GlobalArgs) -> IndexConfig {
     let mut config = IndexConfig::new(global.index_url().to_string(), cache_dir(global));
     config.offline = global.offline;
     config.cache_budget = global.cache_budget();
@@ -94,8 +93,12 @@ pub fn index_client(global: &GlobalArgs) -> Result<IndexClient> {
     if let Some(ttl) = env.index_ttl {
         config.page_ttl = ttl;
     }
-    let verbose = global.verbose;
-    let events = (verbose > 0).then(|| {
+    config
+}
+
+/// With `-v`, each request and retry said on stderr (with `-vv`, cache hits too).
+fn events(verbose: u8) -> Option<nbenv::pypi::EventSink> {
+    (verbose > 0).then(|| {
         Arc::new(move |event: &HttpEvent<'_>| {
             let line = match event {
                 HttpEvent::Request { url, range } => match range {
@@ -117,20 +120,7 @@ pub fn index_client(global: &GlobalArgs) -> Result<IndexClient> {
             };
             super::printer::say(&format!("nbenv: {line}"));
         }) as nbenv::pypi::EventSink
-    });
-    IndexClient::new(config, events).context("setting up the index client")
-}
-
-/// Where an inference session works, as the global options say.
-pub fn session_place(global: &GlobalArgs) -> nbenv::resolve::session::SessionPlace {
-    nbenv::resolve::session::SessionPlace {
-        bank: super::bank::bank_path(global),
-        tools_dir: cache_dir(global).join(TOOLS_DIR),
-        installer_index: index_url_if_not_pypi(global),
-        offline: global.offline,
-        installed: interpreters_by_name().to_vec(),
-        lock: super::bank::waiting_lock(),
-    }
+    })
 }
 
 /// The inference session the global options and `options` describe, opened once.
@@ -138,30 +128,21 @@ pub fn open_session(
     global: &GlobalArgs,
     options: &nbenv::resolve::options::InferOptions,
 ) -> Result<nbenv::resolve::session::InferSession> {
-    Ok(nbenv::resolve::session::InferSession::open(
-        session_place(global),
-        index_client(global)?,
-        options,
-    )?)
+    Ok(settings(global).open_session(options)?)
 }
 
 /// The index installers are given, where it is not PyPI (a private index works for them too).
 pub fn index_url_if_not_pypi(global: &GlobalArgs) -> Option<String> {
-    (global.index_url() != nbenv::pypi::PYPI_SIMPLE).then(|| global.index_url().to_string())
+    settings(global).index_url_if_not_pypi()
 }
+
+pub use nbenv::commands::global::TOOLS_DIR;
 
 /// nbenv's tools (uv, old virtualenv), kept in `<cache>/tools` and installed from the index
 /// nbenv uses, with the newest suitable interpreter among `interpreters`.
-/// Where, under the cache directory, nbenv installs the tools it needs (uv, virtualenv).
-pub const TOOLS_DIR: &str = "tools";
-
 pub fn tools(
     global: &GlobalArgs,
     interpreters: &[nbenv::python::Interpreter],
 ) -> nbenv::python::Tools {
-    nbenv::python::Tools::new(
-        cache_dir(global).join(TOOLS_DIR),
-        Some(global.index_url().to_string()),
-        interpreters,
-    )
+    settings(global).tools(interpreters)
 }

@@ -7,7 +7,9 @@ use std::process::ExitCode;
 use nbenv::bank::indexer::{FailureKind, IndexError};
 use nbenv::bank::snapshot::SnapshotError;
 use nbenv::bank::store::StoreError;
+use nbenv::commands::CommandError;
 use nbenv::disk_full::DiskFull;
+use nbenv::modernize::restoring::AttemptError;
 use nbenv::modernize::ModernizeError;
 use nbenv::notebook::NotebookError;
 use nbenv::pypi::PypiError;
@@ -271,6 +273,37 @@ fn is_broken_pipe(err: &anyhow::Error) -> bool {
 /// The most specific code that any error in the chain maps to.
 /// The bank's errors: a missing bank is not found, any other makes the bank unusable
 /// (corrupt, foreign, newer, busy).
+fn of_pypi(e: &PypiError) -> Code {
+    match e {
+        // `--index-url` or `NBENV_INDEX_URL` is what the user typed.
+        PypiError::BadIndexUrl { .. } => Code::Usage,
+        e => Code::of_failure(FailureKind::of(e)),
+    }
+}
+
+/// A command's error: its cause's code (the cause is transparent, so not in the chain).
+fn of_command(e: &CommandError) -> Option<Code> {
+    match e {
+        CommandError::Notebook(e) => Some(of_notebook(e)),
+        CommandError::Session(e) => of_session(e),
+        CommandError::Round(e) => of_round(e),
+        CommandError::Attempt(e) => of_attempt(e),
+        CommandError::Index(e) => Some(of_pypi(e)),
+        CommandError::Write(_) => None,
+        CommandError::WouldOverwriteInput(_) => Some(Code::Usage),
+    }
+}
+
+fn of_attempt(e: &AttemptError) -> Option<Code> {
+    match e {
+        AttemptError::Round(e) => of_round(e),
+        AttemptError::Notebook(e) => Some(of_notebook(e)),
+        AttemptError::NoPython => Some(Code::NotFound),
+        AttemptError::Stopped => Some(Code::Interrupted),
+        AttemptError::Modernize(_) | AttemptError::Copy(_) | AttemptError::Evidence(_) => None,
+    }
+}
+
 fn of_store(e: &StoreError) -> Code {
     match e {
         StoreError::Missing { .. } => Code::NotFound,
@@ -369,11 +402,10 @@ pub fn code_for(err: &anyhow::Error) -> Code {
             return of_store(e);
         }
         if let Some(e) = pypi {
-            return match e {
-                // `--index-url` or `NBENV_INDEX_URL` is what the user typed.
-                PypiError::BadIndexUrl { .. } => Code::Usage,
-                e => Code::of_failure(FailureKind::of(e)),
-            };
+            return of_pypi(e);
+        }
+        if let Some(code) = cause.downcast_ref::<CommandError>().and_then(of_command) {
+            return code;
         }
         if let Some(code) = cause.downcast_ref::<RoundError>().and_then(of_round) {
             return code;

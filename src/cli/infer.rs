@@ -12,7 +12,7 @@ use nbenv::python::PythonVersion;
 use nbenv::resolve::infer::{self, InferError};
 use nbenv::resolve::interpreter::PythonChoice;
 use nbenv::resolve::lazy;
-use nbenv::resolve::options::{DateCap, EraChoice, Indexing, InferOptions, Introspect, Sdists};
+use nbenv::resolve::options::{EraChoice, Indexing, InferOptions};
 use nbenv::resolve::session::{infer_usages, read_usages, SessionError};
 use nbenv::resolve::solver::IndexCatalog;
 
@@ -35,17 +35,17 @@ pub struct InferArgs {
     pub format: InferFormat,
     /// Resolve for this Python (X.Y), installed here or not. Default: the newest CPython the
     /// notebook allows that has a full resolution, installed ones first.
-    #[arg(long, value_name = "X.Y", value_parser = super::usage::parse_python)]
+    #[arg(long, value_name = "X.Y", value_parser = super::args::parse_python)]
     pub python: Option<PythonVersion>,
     /// Ignore files uploaded after this date (YYYY-MM-DD, or an RFC 3339 instant): resolve as
     /// the index stood then. A cap, unlike `--date`.
-    #[arg(long, value_name = "DATE", value_parser = parse_date)]
+    #[arg(long, value_name = "DATE", value_parser = super::args::parse_date)]
     pub exclude_newer: Option<jiff::Timestamp>,
     /// The notebook's era, preferred for every release chosen (dependencies too): the newest
     /// release uploaded by then that fits wins, a newer one only where none fits (the output
     /// names those). `auto` (the default): the notebook's last commit, else what its stored
     /// outputs show it ran with. A date sets it; `none` turns the preference off.
-    #[arg(long, value_name = "auto|DATE|none", default_value = "auto", value_parser = parse_era)]
+    #[arg(long, value_name = "auto|DATE|none", default_value = "auto", value_parser = super::args::parse_era)]
     pub date: EraChoice,
     /// Count releases that have only an sdist for the target as installable (pip builds them)
     /// from the start, so they compete with wheels for the interpreter and the versions.
@@ -108,18 +108,6 @@ pub enum InferFormat {
     Json,
 }
 
-pub(super) fn parse_date(s: &str) -> Result<jiff::Timestamp, String> {
-    let t = s.trim();
-    if let Ok(ts) = t.parse::<jiff::Timestamp>() {
-        return Ok(ts);
-    }
-    t.parse::<jiff::civil::Date>()
-        .ok()
-        .and_then(|d| d.to_zoned(jiff::tz::TimeZone::UTC).ok())
-        .map(|z| z.timestamp())
-        .ok_or_else(|| format!("`{s}` is not a date like 2019-06-30"))
-}
-
 impl InferArgs {
     /// The decisions these flags make, once.
     pub fn options(&self) -> Result<InferOptions> {
@@ -127,9 +115,9 @@ impl InferArgs {
             notebook: self.notebook.clone(),
             python: self.python,
             python_source: nbenv::resolve::options::PythonSource::Asked,
-            cap: date_cap(self.exclude_newer),
+            cap: super::args::date_cap(self.exclude_newer),
             era: self.date,
-            sdists: sdists(self.allow_sdist, self.wheels_only),
+            sdists: super::args::sdists(self.allow_sdist, self.wheels_only),
             indexing: if self.no_index {
                 Indexing::Never
             } else if self.full_history {
@@ -137,44 +125,10 @@ impl InferArgs {
             } else {
                 Indexing::Needed
             },
-            introspect: introspect(self.no_introspect, self.introspect_budget),
+            introspect: super::args::introspect(self.no_introspect, self.introspect_budget),
             jobs: self.jobs,
             declarations: !self.no_declarations,
         })
-    }
-}
-
-/// `--exclude-newer DATE`.
-pub(super) fn date_cap(exclude_newer: Option<jiff::Timestamp>) -> DateCap {
-    exclude_newer.map_or(DateCap::None, DateCap::Before)
-}
-
-/// `--date auto|DATE|none`.
-pub(super) fn parse_era(s: &str) -> Result<EraChoice, String> {
-    match s.trim() {
-        "auto" => Ok(EraChoice::Auto),
-        "none" => Ok(EraChoice::Off),
-        date => parse_date(date).map(EraChoice::At),
-    }
-}
-
-/// `--allow-sdist` or `--wheels-only` (which clap keeps apart).
-pub(super) fn sdists(allow_sdist: bool, wheels_only: bool) -> Sdists {
-    if allow_sdist {
-        Sdists::Allowed
-    } else if wheels_only {
-        Sdists::Never
-    } else {
-        Sdists::AsFallback
-    }
-}
-
-/// `--no-introspect`, or `--introspect-budget SECS`.
-pub(super) fn introspect(no_introspect: bool, budget: u64) -> Introspect {
-    if no_introspect {
-        Introspect::Never
-    } else {
-        Introspect::Within(std::time::Duration::from_secs(budget))
     }
 }
 
@@ -353,6 +307,8 @@ struct InferJson<'a> {
 #[cfg(test)]
 mod options_tests {
     use super::*;
+    use crate::cli::args::{date_cap, introspect, parse_date, parse_era, sdists};
+    use nbenv::resolve::options::{DateCap, Introspect, Sdists};
 
     /// Each command's flags make the same decisions: the date cap, sdists, introspection.
     #[test]

@@ -17,7 +17,6 @@ pub mod interrupt;
 pub mod modernize;
 pub mod notes;
 pub mod output;
-pub mod prefer;
 pub mod printer;
 pub mod progress;
 pub mod report;

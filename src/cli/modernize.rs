@@ -8,11 +8,14 @@ use clap::Args;
 use serde::Serialize;
 
 use nbenv::bank::store::Store;
-use nbenv::modernize::trial::{try_candidates, CandidatesKept, TrialSteps};
+use nbenv::commands::modernize::CandidateRuns;
+use nbenv::commands::restore::{finish, RestoreSettings, Rig};
+use nbenv::modernize::trial::{try_candidates, CandidatesKept};
 use nbenv::modernize::{modernize, Facts, Modernized, Report};
 use nbenv::notebook::{self, AnalyzeOptions};
 use nbenv::output::write_atomically;
 use nbenv::python::PythonVersion;
+use nbenv::reporter::Reporter;
 use nbenv::resolve::options::PythonSource;
 
 use super::args::{Format, FormatArg, GlobalArgs};
@@ -37,7 +40,7 @@ pub struct ModernizeArgs {
     #[arg(long)]
     pub no_run: bool,
     /// Restore the modernized notebook for this Python (X.Y) instead of the newest installed.
-    #[arg(long, value_name = "X.Y", value_parser = super::usage::parse_python)]
+    #[arg(long, value_name = "X.Y", value_parser = super::args::parse_python)]
     pub python: Option<PythonVersion>,
     /// Write the modernized notebook's requirements (the last round's) to FILE.
     #[arg(long, value_name = "FILE")]
@@ -60,13 +63,6 @@ pub struct ModernizeArgs {
     pub introspect_budget: u64,
     #[command(flatten)]
     pub format: FormatArg,
-}
-
-/// `restore`'s arguments, parsed as `restore` parses them so that every default is its own.
-#[derive(clap::Parser)]
-struct AsRestore {
-    #[command(flatten)]
-    args: super::restore::RestoreArgs,
 }
 
 /// What `--format json` prints.
@@ -139,21 +135,24 @@ pub fn run(global: &GlobalArgs, args: &ModernizeArgs) -> Result<()> {
     if args.no_run {
         return Ok(());
     }
-    let restore = restore_args(args, &output)?;
-    restore.sandbox.check()?;
+    let restore = restore_settings(args, &output)?;
+    let settings = super::context::settings(global);
+    let printer = Printer::of(global);
+    let rig = Rig::open(&settings, &restore)?;
     // The candidates are kept only when the notebook runs to its end with them (see
     // `nbenv::modernize::trial`); a run may move the code further forward (see
     // `nbenv::modernize::forward`).
     let mut steps = CandidateRuns {
-        global,
-        restore: &restore,
+        rig: &rig,
+        settings: &restore,
         output: &output,
         done: &done,
         original: (&nb, &bytes),
+        reporter: &printer,
     };
     let tried = try_candidates(&mut steps, done.has_candidates());
     if let Some(Ok(other)) = &tried.set_aside {
-        other.discard();
+        other.discard(&rig.envs);
     }
     let with = tried.candidates.is_some_and(CandidatesKept::written);
     // The code the kept rounds ran last: moved forward by a run, or as modernized.
@@ -171,19 +170,20 @@ pub fn run(global: &GlobalArgs, args: &ModernizeArgs) -> Result<()> {
     if moved_forward && !json {
         print!("\n{text}");
     }
-    if !global.quiet {
-        match tried.candidates {
-            Some(CandidatesKept::Kept) => super::printer::note(
-                "the modernized notebook ran to the end with its candidates: they are kept",
-            ),
-            Some(CandidatesKept::Dropped) => super::printer::note(
-                "the modernized notebook did not run to the end with its candidates: they are dropped, and it was restored without them",
-            ),
-            None => {}
-        }
+    match tried.candidates {
+        Some(CandidatesKept::Kept) => printer.note(
+            "the modernized notebook ran to the end with its candidates: they are kept",
+            None,
+        ),
+        Some(CandidatesKept::Dropped) => printer.note(
+            "the modernized notebook did not run to the end with its candidates: they are dropped, and it was restored without them",
+            None,
+        ),
+        None => {}
     }
     let head = json.then(|| json_head(&output, &done, with)).transpose()?;
-    super::restore::finish(global, &restore, tried.kept?, None, head)
+    let outcome = finish(&settings, &rig, &restore, tried.kept?, None, &printer)?;
+    super::restore::print(args.format.format, restore.output.is_none(), &outcome, head)
 }
 
 /// The report as `--format json` has it, for the restoration to go under (`run`).
@@ -230,39 +230,6 @@ fn write_outputs(
     Ok(text)
 }
 
-/// The modernized notebook restored at `output`, written with its candidates or without.
-struct CandidateRuns<'a> {
-    global: &'a GlobalArgs,
-    restore: &'a super::restore::RestoreArgs,
-    output: &'a Path,
-    done: &'a Modernized,
-    /// The input notebook and its bytes, for a run to move further forward.
-    original: (&'a notebook::Notebook, &'a [u8]),
-}
-
-impl TrialSteps for CandidateRuns<'_> {
-    type Restored = super::restore::Attempt;
-    type Error = anyhow::Error;
-
-    fn restore(&mut self, candidates: bool) -> Result<super::restore::Attempt> {
-        write_atomically(self.output, &self.done.written(candidates).notebook)?;
-        let nb = notebook::read(self.output)?;
-        let target = super::restore::Target {
-            original: Some(super::restore::Original {
-                nb: self.original.0.clone(),
-                bytes: self.original.1.to_vec(),
-                candidates,
-            }),
-            ..super::restore::Target::era(self.restore, nb)?
-        };
-        super::restore::attempt(self.global, self.restore, target)
-    }
-
-    fn ran(&self, restored: &super::restore::Attempt) -> bool {
-        restored.ran()
-    }
-}
-
 /// Indexes what the moves need to be seen (see [`nbenv::modernize::prepare::index_evidence`]).
 pub(super) fn index_evidence(
     global: &GlobalArgs,
@@ -292,32 +259,26 @@ pub(super) fn index_evidence(
     Ok(())
 }
 
-/// `restore`'s arguments for the modernized notebook at `notebook`: the newest installed
+/// `restore`'s settings for the modernized notebook at `notebook`: the newest installed
 /// Python (or `--python`), and what modernize passes on; every other default `restore`'s own.
-fn restore_args(args: &ModernizeArgs, notebook: &Path) -> Result<super::restore::RestoreArgs> {
+fn restore_settings(args: &ModernizeArgs, notebook: &Path) -> Result<RestoreSettings> {
     let Some(python) = args
         .python
         .or_else(|| nbenv::modernize::newest(super::context::interpreters()))
     else {
         return Err(CliError::not_found("no Python interpreter is installed to run the modernized notebook (--no-run only rewrites it)").into());
     };
-    // restore's own defaults, from its own parser; then what modernize decides, as values.
-    let mut restore = <AsRestore as clap::Parser>::try_parse_from([
-        std::ffi::OsStr::new("restore"),
-        notebook.as_os_str(),
-    ])
-    .map_err(|e| CliError::usage(e.to_string()))?;
-    let r = &mut restore.args;
-    r.python = Some(python.feature());
-    r.python_source = if args.python.is_some() {
-        PythonSource::Asked
-    } else {
-        PythonSource::NewestInstalled
-    };
-    r.max_rounds = args.max_rounds;
-    r.output = args.requirements.clone();
-    r.no_kernel_runtime = args.no_kernel_runtime;
-    r.no_kernel_spec = args.no_kernel_spec;
-    r.format.format = args.format.format;
-    Ok(restore.args)
+    Ok(RestoreSettings {
+        python: Some(python.feature()),
+        python_source: if args.python.is_some() {
+            PythonSource::Asked
+        } else {
+            PythonSource::NewestInstalled
+        },
+        max_rounds: args.max_rounds,
+        output: args.requirements.clone(),
+        kernel_runtime: !args.no_kernel_runtime,
+        kernel_spec: !args.no_kernel_spec,
+        ..RestoreSettings::new(notebook.to_path_buf())
+    })
 }

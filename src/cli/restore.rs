@@ -1,30 +1,25 @@
 //! `nbenv restore NB`: infer, build the environment, run the notebook, and when it stops at
-//! an environment error, turn the error into evidence and go again, a few rounds at most.
+//! an environment error, turn the error into evidence and go again, a few rounds at most. The
+//! command is the library's ([`nbenv::commands::restore`]); this file gives its arguments and
+//! prints what it did.
 
-use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::path::PathBuf;
+use std::time::Duration;
 
 use anyhow::Result;
 use clap::Args;
-use serde::Serialize;
 
-use nbenv::modernize::prefer::Mode;
-use nbenv::output::write_atomically;
-use nbenv::python::{Interpreter, PythonVersion};
-use nbenv::resolve::interpreter::Reach;
-use nbenv::verify::{self, PreparedEnv};
+use nbenv::commands::restore::{RestoreOutcome, RestoreSettings, Tried};
+use nbenv::modernize::prefer::{Mode, Why};
+use nbenv::modernize::trial::CandidatesKept;
+use nbenv::python::PythonVersion;
+use nbenv::restore::Stop;
+use nbenv::verify;
 
 use super::args::{Format, FormatArg, GlobalArgs};
-use super::context;
 use super::exit::{CliError, Code};
-use nbenv::resolve::options::InferOptions;
-
-use nbenv::resolve::session::{read_usages_of, InferRun};
-
 use super::output::write_json;
 use super::printer::Printer;
-use super::verify::ENVS_DIR;
-use nbenv::restore::{pins_of, restore, Restored, Round, RoundError, RoundsSpec, Stop};
 
 #[derive(Debug, Args)]
 pub struct RestoreArgs {
@@ -37,7 +32,7 @@ pub struct RestoreArgs {
     #[arg(long, default_value_t = 4, value_name = "N", value_parser = super::args::positive)]
     pub max_rounds: usize,
     /// Resolve for this Python (X.Y); it must be installed here to run the notebook.
-    #[arg(long, value_name = "X.Y", value_parser = super::usage::parse_python)]
+    #[arg(long, value_name = "X.Y", value_parser = super::args::parse_python)]
     pub python: Option<PythonVersion>,
     /// Who fixed `python` (modernize fixes the newest installed), not a flag.
     #[arg(skip)]
@@ -51,11 +46,11 @@ pub struct RestoreArgs {
     pub wheels_only: bool,
     /// Ignore files uploaded after this date (YYYY-MM-DD, or an RFC 3339 instant), as
     /// `infer --exclude-newer`.
-    #[arg(long, value_name = "DATE", value_parser = super::infer::parse_date)]
+    #[arg(long, value_name = "DATE", value_parser = super::args::parse_date)]
     pub exclude_newer: Option<jiff::Timestamp>,
     /// The notebook's era, preferred for every release chosen, as `infer --date`: `auto` (the
     /// default: its last commit, else its stored outputs), a date, or `none`.
-    #[arg(long, value_name = "auto|DATE|none", default_value = "auto", value_parser = super::infer::parse_era)]
+    #[arg(long, value_name = "auto|DATE|none", default_value = "auto", value_parser = super::args::parse_era)]
     pub date: nbenv::resolve::options::EraChoice,
     /// Do not read the repository's declarations beside the notebook, as `infer
     /// --no-declarations`.
@@ -98,297 +93,64 @@ pub struct RestoreArgs {
     pub format: FormatArg,
 }
 
-#[derive(Serialize)]
-struct Restoration<'a> {
-    notebook: &'a std::path::Path,
-    /// The mode kept, when `--prefer modern` tried the modern one.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    mode: Option<Mode>,
-    /// How the modern attempt fared, when it was tried.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    modern: Option<&'a super::prefer::Tried>,
-    /// Seconds reading and analysing the notebook, once for all rounds.
-    analysis: f64,
-    rounds: Vec<Round>,
-    stopped: Stop,
-    /// Which requirements were written, and why.
-    kept: &'a nbenv::restore::Kept,
-    /// The notebook the rounds ran, for its cells' numbering.
-    #[serde(skip)]
-    nb: &'a nbenv::notebook::Notebook,
-    /// The final environment, kept (the earlier rounds' are removed).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    environment: Option<Kept>,
-}
-
-/// How to use the restored environment.
-#[derive(Debug, Serialize)]
-struct Kept {
-    root: PathBuf,
-    activate: String,
-    /// The Jupyter kernel registered for it, when the notebook ran.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    kernel: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    kernel_dir: Option<PathBuf>,
+impl RestoreArgs {
+    /// The arguments as the library's settings.
+    pub fn settings(&self) -> RestoreSettings {
+        RestoreSettings {
+            notebook: self.notebook.clone(),
+            output: self.output.clone(),
+            max_rounds: self.max_rounds,
+            python: self.python,
+            python_source: self.python_source,
+            sdists: super::args::sdists(self.allow_sdist, self.wheels_only),
+            cap: super::args::date_cap(self.exclude_newer),
+            era: self.date,
+            declarations: !self.no_declarations,
+            introspect_budget: Duration::from_secs(self.introspect_budget),
+            cell_timeout: Duration::from_secs(self.cell_timeout),
+            run_timeout: Duration::from_secs(self.timeout),
+            kernel_runtime: !self.no_kernel_runtime,
+            kernel_spec: !self.no_kernel_spec,
+            executed: self.executed.clone(),
+            lock: self.lock.clone(),
+            prefer: self.prefer,
+            sandbox: self.sandbox.sandbox,
+        }
+    }
 }
 
 pub fn run(global: &GlobalArgs, args: &RestoreArgs) -> Result<()> {
-    run_under(global, args, None)
-}
-
-/// [`run`], its JSON document nested under `run` in `head` when there is one (`modernize
-/// --format json` prints one document: its report, and the restoration under it).
-pub(super) fn run_under(
-    global: &GlobalArgs,
-    args: &RestoreArgs,
-    head: Option<serde_json::Value>,
-) -> Result<()> {
     args.sandbox.check()?;
-    if args.prefer == Mode::Modern {
-        return super::prefer::run(global, args);
-    }
-    let nb = nbenv::notebook::read(&args.notebook)?;
-    let era = attempt(global, args, Target::era(args, nb)?)?;
-    finish(global, args, era, None, head)
+    let done = nbenv::commands::restore::run(
+        &super::context::settings(global),
+        &args.settings(),
+        &Printer::of(global),
+    )?;
+    print(args.format.format, args.output.is_none(), &done, None)
 }
 
-/// Which notebook a restoration's rounds run, on which Python, capped at which date.
-pub(super) struct Target {
-    /// The notebook as the rounds read it (the modernized one's temporary copy).
-    pub notebook: PathBuf,
-    pub nb: nbenv::notebook::Notebook,
-    pub python: Option<PythonVersion>,
-    pub python_source: nbenv::resolve::options::PythonSource,
-    pub cap: nbenv::resolve::options::DateCap,
-    pub era: nbenv::resolve::options::EraChoice,
-    /// For a modernized notebook: its original, whose code a run may move further forward.
-    pub original: Option<Original>,
-}
-
-/// The notebook a modernized one was made from, and whether the rounds run its candidates.
-pub(super) struct Original {
-    pub nb: nbenv::notebook::Notebook,
-    pub bytes: Vec<u8>,
-    pub candidates: bool,
-}
-
-impl Target {
-    /// The notebook as it is, on its own Python (or `--python`), in its era.
-    pub fn era(args: &RestoreArgs, nb: nbenv::notebook::Notebook) -> Result<Self> {
-        Ok(Self {
-            notebook: args.notebook.clone(),
-            nb,
-            python: args.python,
-            python_source: args.python_source,
-            cap: super::infer::date_cap(args.exclude_newer),
-            era: args.date,
-            original: None,
-        })
-    }
-}
-
-/// One restoration's rounds, with what finishing it needs.
-pub(super) struct Attempt {
-    pub target: Target,
-    /// Reading and analysing the notebook, once for all rounds.
-    pub analysis: Duration,
-    pub restored: Restored,
-    pub envs: PathBuf,
-    pub installer: nbenv::python::Installer,
-}
-
-impl Attempt {
-    /// Whether the last round ran the notebook to its end.
-    pub fn ran(&self) -> bool {
-        self.restored.stopped == Stop::Ran
-    }
-
-    /// Removes every environment these rounds built: another attempt is kept.
-    pub fn discard(&self) {
-        for root in &self.restored.built {
-            verify::remove_unused(&self.envs, root);
-        }
-    }
-}
-
-/// Runs restore's rounds for `target`.
-pub(super) fn attempt(global: &GlobalArgs, args: &RestoreArgs, target: Target) -> Result<Attempt> {
-    let infer_args = InferOptions {
-        python: target.python,
-        python_source: target.python_source,
-        cap: target.cap,
-        era: target.era,
-        sdists: super::infer::sdists(args.allow_sdist, args.wheels_only),
-        introspect: super::infer::introspect(false, args.introspect_budget),
-        declarations: !args.no_declarations,
-        ..InferOptions::new(target.notebook.clone())
-    };
-    let analysed = Instant::now();
-    let printer = Printer::of(global);
-    let mut usages = read_usages_of(&infer_args, Some(&target.nb), &printer)?;
-    let analysis = analysed.elapsed();
-    let session = context::open_session(global, &infer_args)?;
-    let tools = context::tools(global, context::interpreters());
-    let (installer, _) = tools.installer();
-    let envs = context::cache_dir(global).join(ENVS_DIR);
-    let analyze = nbenv::notebook::AnalyzeOptions::default();
-    let forward = target
-        .original
-        .as_ref()
-        .map(|o| nbenv::modernize::forward::ForwardFrom {
-            original: &o.nb,
-            bytes: &o.bytes,
-            analyze: &analyze,
-            name: target.notebook.display().to_string(),
-            candidates: o.candidates,
-        });
-    let restored = restore(
-        &printer,
-        &infer_args,
-        &session,
-        &mut usages,
-        &RoundsSpec {
-            notebook: &target.notebook,
-            nb: &target.nb,
-            max_rounds: args.max_rounds,
-            allow_sdist: args.allow_sdist,
-            kernel_runtime: !args.no_kernel_runtime,
-            cell_timeout: Duration::from_secs(args.cell_timeout),
-            run_timeout: Duration::from_secs(args.timeout),
-            sandbox: args.sandbox.sandbox,
-            envs: &envs,
-            installer: &installer,
-            tools: &tools,
-            index_url: context::index_url_if_not_pypi(global),
-            infer: InferRun {
-                reach: Reach::Installed,
-                ..InferRun::default()
-            },
-            command: "restore",
-            disk: Some(&context::disk_budget(global, &envs, &installer)),
-            builders: 1,
-            forward,
-        },
-    )
-    .map_err(|e| -> anyhow::Error {
-        match e {
-            RoundError::NotInstalled(not) => CliError::not_found(not.to_string()).into(),
-            e => e.into(),
-        }
-    })?;
-    Ok(Attempt {
-        target,
-        analysis,
-        restored,
-        envs,
-        installer,
-    })
-}
-
-/// The kept attempt's outputs written, its environment kept (and a kernel registered when it
-/// ran), its summary printed; the exit code is its own. `modern` says how the modern mode
-/// fared when it was tried: the kept notebook is then `notebook` (the modernized one written
-/// beside the input when it is the one kept).
-pub(super) fn finish(
-    global: &GlobalArgs,
-    args: &RestoreArgs,
-    kept: Attempt,
-    modern: Option<super::prefer::Tried>,
+/// Prints what a restoration did (its JSON document nested under `run` in `head` when there
+/// is one: `modernize --format json` prints one document, its report and the restoration
+/// under it); the exit code is the restoration's.
+pub(super) fn print(
+    format: Format,
+    requirements: bool,
+    done: &RestoreOutcome,
     head: Option<serde_json::Value>,
 ) -> Result<()> {
-    let Attempt {
-        target,
-        analysis,
-        restored:
-            Restored {
-                mut rounds,
-                stopped,
-                mut kept,
-                last_env,
-                last_run,
-                built,
-                failed: _,
-                forwarded: _,
-            },
-        envs,
-        installer,
-    } = kept;
-    // The notebook as the user has it: the input, or the modernized one written beside it.
-    let notebook = match &modern {
-        Some(tried) if tried.why.mode() == Mode::Modern => tried.written.clone(),
-        _ => None,
-    }
-    .unwrap_or_else(|| args.notebook.clone());
-    let name = notebook.display().to_string();
-    if notebook != target.notebook {
-        // The rounds ran a temporary copy: the requirements name the notebook kept.
-        for r in &mut rounds {
-            if let Some(inference) = &r.inference {
-                r.requirements = nbenv::output::requirements_txt(inference, &name, None);
-            }
-        }
-        kept.requirements = kept
-            .requirements
-            .replace(&target.notebook.display().to_string(), &name);
-    }
-    if let Some(path) = &args.output {
-        write_atomically(path, kept.requirements.as_bytes())?;
-    }
-    let final_root = last_env.as_ref().map(|(env, _)| env.root.clone());
-    for root in built.iter().filter(|r| Some(*r) != final_root.as_ref()) {
-        // A failed round's environment: nothing will use it again (unless another run is
-        // using it now).
-        verify::remove_unused(&envs, root);
-    }
-    if let (Some(path), Some((env, _))) = (&args.lock, &last_env) {
-        write_atomically(
-            path,
-            environment_lock(&name, &kept.requirements, env).as_bytes(),
-        )?;
-    }
-    if let (Some(path), Some(run)) = (&args.executed, &last_run) {
-        let executed = verify::executed_notebook(&target.nb, run);
-        let text = serde_json::to_string_pretty(&executed)? + "\n";
-        write_atomically(path, text.as_bytes())?;
-    }
-    let environment = last_env.as_ref().map(|(env, interpreter)| {
-        let ran = stopped == Stop::Ran;
-        keep(
-            global,
-            args,
-            &notebook,
-            env,
-            interpreter,
-            ran,
-            &kept.requirements,
-            &installer,
-        )
-    });
-    let done = Restoration {
-        notebook: &notebook,
-        mode: modern.as_ref().map(|m| m.why.mode()),
-        modern: modern.as_ref(),
-        analysis: analysis.as_secs_f64(),
-        rounds,
-        stopped,
-        kept: &kept,
-        nb: &target.nb,
-        environment,
-    };
-    match args.format.format {
+    match format {
         Format::Json => match head {
-            None => write_json(&mut std::io::stdout().lock(), &done)?,
+            None => write_json(&mut std::io::stdout().lock(), done)?,
             Some(mut head) => {
-                head["run"] = serde_json::to_value(&done)?;
+                head["run"] = serde_json::to_value(done)?;
                 write_json(&mut std::io::stdout().lock(), &head)?
             }
         },
         Format::Text => {
-            if args.output.is_none() {
+            if requirements {
                 print!("{}", done.kept.requirements);
             }
-            super::printer::block(&summary(&done));
+            super::printer::block(&summary(done));
         }
     }
     match done.stopped {
@@ -398,99 +160,55 @@ pub(super) fn finish(
     }
 }
 
-/// The final environment, described for use; when the notebook ran, a Jupyter kernel is
-/// registered for it (unless asked not to). A kernel that cannot be registered is a warning:
-/// the restoration stands.
-#[allow(clippy::too_many_arguments)]
-fn keep(
-    global: &GlobalArgs,
-    args: &RestoreArgs,
-    notebook: &Path,
-    env: &PreparedEnv,
-    interpreter: &Interpreter,
-    ran: bool,
-    requirements: &str,
-    installer: &nbenv::python::Installer,
-) -> Kept {
-    let mut kept = Kept {
-        root: env.root.clone(),
-        activate: format!("source {}", env.root.join("bin").join("activate").display()),
-        kernel: None,
-        kernel_dir: None,
+/// The line that says which mode was kept and why.
+fn said(tried: &Tried) -> String {
+    let mut changes = nbenv::reporter::count(tried.changes, "change", "changes");
+    match tried.candidates {
+        Some(CandidatesKept::Kept) => changes.push_str(", its candidates kept"),
+        Some(CandidatesKept::Dropped) => {
+            changes.push_str(", its candidates dropped: it did not run to the end with them")
+        }
+        None => {}
+    }
+    let moved = tried.met.iter().filter(|m| m.moved).count();
+    if moved > 0 {
+        changes.push_str(&format!(", {moved} moved forward by its runs"));
+    }
+    let written = tried
+        .written
+        .as_ref()
+        .map(|p| format!(" (written to {})", p.display()))
+        .unwrap_or_default();
+    let stopped = match (tried.cell, &tried.ename, tried.stopped) {
+        (Some(cell), Some(ename), _) => format!("stopped at cell {cell} ({ename})"),
+        (Some(cell), None, _) => format!("stopped at cell {cell}"),
+        (None, _, Some(Stop::InstallFailed)) => "could not have its environment built".into(),
+        (None, _, Some(Stop::TimeLimit)) => "ran out of time".into(),
+        _ => "did not run to the end".into(),
     };
-    if !ran || args.no_kernel_spec {
-        return kept;
-    }
-    let name = verify::kernel_name(notebook, env);
-    let display = format!(
-        "{} (nbenv, Python {})",
-        notebook
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default(),
-        interpreter.version.feature()
-    );
-    let pins: Vec<String> = pins_of(requirements)
-        .iter()
-        .map(|p| p.to_string())
-        .collect();
-    let spinner = super::progress::Spinner::start(
-        &Printer::of(global),
-        Some("installing ipykernel and registering a Jupyter kernel".into()),
-    );
-    let registered = verify::install_kernel_spec(
-        env,
-        interpreter,
-        installer,
-        &pins,
-        &name,
-        &display,
-        (global.index_url() != nbenv::pypi::PYPI_SIMPLE).then(|| global.index_url().to_string()),
-        Duration::from_secs(600),
-    );
-    spinner.finish();
-    match registered {
-        Ok(dir) => {
-            kept.kernel = Some(name);
-            kept.kernel_dir = Some(dir);
+    let error = tried.error.as_deref().unwrap_or("an error");
+    match tried.why {
+        Why::ModernRan => {
+            format!("mode: modern: the modernized notebook ({changes}) ran to the end{written}\n")
         }
-        Err(e) => {
-            if !global.quiet {
-                super::printer::warn(&format!("no Jupyter kernel for the environment: {e}"));
-            }
-        }
+        Why::ModernStopped => format!(
+            "mode: era: the modernized notebook ({changes}) {stopped}: restored in its era instead\n"
+        ),
+        Why::ModernFailed => format!(
+            "mode: era: the modernized notebook ({changes}) could not be restored ({error}): restored in its era instead\n"
+        ),
+        Why::NotModernized => format!(
+            "mode: era: the notebook could not be modernized ({error}): restored in its era instead\n"
+        ),
+        Why::Asked => "mode: era\n".into(),
     }
-    kept
-}
-
-/// The environment as installed, for `--lock`: what the notebook needs (pinned by nbenv),
-/// what those pins pulled in, and the kernel runtime, marked so that nobody takes it for a
-/// requirement of the notebook.
-fn environment_lock(notebook: &str, requirements: &str, env: &PreparedEnv) -> String {
-    let mut out = format!(
-        "{} {notebook} in, as installed ({})\n",
-        nbenv::notebook::WRITTEN_BY_NBENV[2],
-        env.root.display()
-    );
-    for pin in pins_of(requirements) {
-        out.push_str(&format!("{pin}  # requirement\n"));
-    }
-    for pin in &env.unpinned_dependencies {
-        out.push_str(&format!("{pin}  # dependency of the requirements\n"));
-    }
-    for pin in &env.kernel_runtime {
-        out.push_str(&format!(
-            "{pin}  # kernel runtime (not a requirement of the notebook)\n"
-        ));
-    }
-    out
 }
 
 /// Rounds, cells run, the first error, and why the rounds stopped.
-fn summary(done: &Restoration<'_>) -> String {
+fn summary(done: &RestoreOutcome) -> String {
     let mut out = String::new();
-    if let Some(tried) = done.modern {
-        out.push_str(&tried.said());
+    if let Some(tried) = &done.modern {
+        out.push_str(&said(tried));
     }
     for (i, r) in done.rounds.iter().enumerate() {
         let ran = match &r.executability {
@@ -505,7 +223,7 @@ fn summary(done: &Restoration<'_>) -> String {
             None => ran,
         };
         let error = match (&r.first_failure, &r.install_error) {
-            (Some(f), _) => format!("; {}", f.located_in(done.nb)),
+            (Some(f), _) => format!("; {}", f.located_in(&done.nb)),
             (None, Some(detail)) => format!(": {}", detail.lines().last().unwrap_or_default()),
             _ => String::new(),
         };
@@ -569,4 +287,25 @@ fn summary(done: &Restoration<'_>) -> String {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `modernize` and tests build restore's settings without a command line: the library's
+    /// defaults must be the command line's.
+    #[test]
+    fn the_librarys_defaults_are_the_command_lines() {
+        #[derive(clap::Parser)]
+        struct Restore {
+            #[command(flatten)]
+            args: RestoreArgs,
+        }
+        let parsed = <Restore as clap::Parser>::try_parse_from(["restore", "nb.ipynb"]).unwrap();
+        assert_eq!(
+            format!("{:?}", parsed.args.settings()),
+            format!("{:?}", RestoreSettings::new(PathBuf::from("nb.ipynb")))
+        );
+    }
 }

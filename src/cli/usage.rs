@@ -10,7 +10,7 @@ use clap::Args;
 use nbenv::notebook::failure::BankHistory;
 use nbenv::notebook::{
     self, AnalyzeOptions, Import, ImportVia, LocalModule, LocalSource, Location, Origin,
-    OutputEvidence, Receiver, SourceFormat, Usage, KNOWN_VERSIONS,
+    OutputEvidence, Receiver, SourceFormat, Usage,
 };
 use nbenv::python::PythonVersion;
 
@@ -25,27 +25,11 @@ pub struct UsageArgs {
     pub format: FormatArg,
     /// A Python version the notebook may run on (repeatable): 2.7 or 3.3 to 3.14. Modules in
     /// the standard library of any of them are not third-party. Default: all of them.
-    #[arg(long = "python", value_name = "X.Y", value_parser = parse_python)]
+    #[arg(long = "python", value_name = "X.Y", value_parser = super::args::parse_python)]
     pub python: Vec<PythonVersion>,
     /// Do not look for local modules beside the notebook.
     #[arg(long)]
     pub no_local_modules: bool,
-}
-
-/// A version nbenv has a standard-library list for; any other would silently count every
-/// stdlib module as third-party.
-pub(super) fn parse_python(s: &str) -> Result<PythonVersion, String> {
-    let known: Vec<String> = KNOWN_VERSIONS.iter().map(ToString::to_string).collect();
-    let known = known.join(", ");
-    let v = PythonVersion::parse(s.trim())
-        .filter(|_| s.trim().split('.').count() == 2)
-        .ok_or_else(|| format!("`{s}` is not a Python version like 3.8 (known: {known})"))?;
-    if !KNOWN_VERSIONS.contains(&v) {
-        return Err(format!(
-            "nbenv has no standard-library list for Python {v} (known: {known})"
-        ));
-    }
-    Ok(v)
 }
 
 pub fn run(global: &GlobalArgs, args: &UsageArgs) -> anyhow::Result<()> {

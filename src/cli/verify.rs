@@ -24,7 +24,7 @@ use super::exit::{CliError, Code};
 use super::output::{count, write_json};
 
 /// Where built environments are kept, under the cache directory.
-pub const ENVS_DIR: &str = "envs";
+pub use nbenv::commands::global::ENVS_DIR;
 
 #[derive(Debug, Args)]
 pub struct VerifyArgs {

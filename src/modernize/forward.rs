@@ -184,6 +184,7 @@ pub fn placed_by_runs(usage: &Usage, uses: &[ApiUse], met: &[Met]) -> Vec<ApiUse
 
 /// The notebook a modern restoration moves forward: its original code, modernized again with
 /// each run's word.
+#[derive(Clone)]
 pub struct ForwardFrom<'a> {
     pub original: &'a Notebook,
     pub bytes: &'a [u8],

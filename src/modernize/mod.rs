@@ -22,6 +22,7 @@ pub mod prefer;
 pub mod prepare;
 pub mod python3;
 mod report;
+pub mod restoring;
 pub mod rewrite;
 mod run;
 pub mod trial;

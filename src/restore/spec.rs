@@ -10,6 +10,7 @@ use crate::resolve::session::InferRun;
 use crate::verify::DiskBudget;
 
 /// How to run the rounds.
+#[derive(Clone)]
 pub struct RoundsSpec<'a> {
     pub notebook: &'a Path,
     pub nb: &'a Notebook,

@@ -1195,3 +1195,60 @@ fn every_running_command_prints_one_json_document() {
         assert_eq!(v["schema"], 1, "{line}");
     }
 }
+
+/// The command as a library function: settings in, what it did out, no process. The same
+/// two rounds as the command line's (`toolkit` 2.0 refuted by the run, 1.0 runs).
+#[test]
+fn restore_runs_as_a_library_function_on_plain_settings() {
+    use nbenv::commands::restore::{run, RestoreSettings};
+    use nbenv::commands::GlobalSettings;
+    use nbenv::reporter::{Event, Recorder};
+    use nbenv::restore::Stop;
+
+    let ctx = TestContext::with_server(python2_only_api_index());
+    let nb = two_cells(ctx.root(), "import toolkit", "print(toolkit.old_api() + 1)");
+    let mut index = nbenv::pypi::IndexConfig::new(ctx.index_url(), ctx.cache());
+    index.http.retry.retries = 0;
+    let global = GlobalSettings {
+        bank: ctx.bank(),
+        cache_dir: ctx.cache(),
+        index,
+        events: None,
+        bank_lock: Default::default(),
+        env_cache_budget: 10 << 30,
+    };
+    // nextest runs each test in a process of its own: uv's cache is the test's.
+    global.confine_installer_caches();
+    let output = ctx.root().join("requirements.txt");
+    let settings = RestoreSettings {
+        python: nbenv::python::PythonVersion::parse(&python3_version()),
+        kernel_runtime: false,
+        kernel_spec: false,
+        output: Some(output.clone()),
+        ..RestoreSettings::new(nb.into())
+    };
+    let said = Recorder::default();
+    let done = run(&global, &settings, &said).unwrap();
+    assert_eq!(done.stopped, Stop::Ran);
+    assert_eq!(pins(&done.rounds[0].requirements), ["toolkit==2.0"]);
+    assert_eq!(pins(&done.kept.requirements), ["toolkit==1.0"]);
+    assert_eq!(done.rounds.len(), 2);
+    assert_eq!(
+        std::fs::read_to_string(&output).unwrap(),
+        done.kept.requirements
+    );
+    let kept = done.environment.expect("the final environment is kept");
+    assert!(kept.root.starts_with(ctx.cache().join("envs")), "{kept:?}");
+    assert_eq!(kept.kernel, None, "no kernel was asked for");
+    // The rounds were said as they went, through the reporter.
+    let rounds: Vec<u32> = said
+        .events()
+        .iter()
+        .filter_map(|e| match e {
+            Event::Round(n, _) => Some(*n),
+            _ => None,
+        })
+        .collect();
+    assert!(rounds.contains(&1) && rounds.contains(&2), "{rounds:?}");
+    assert!(ctx.cache().join("uv").is_dir(), "uv's cache is nbenv's");
+}

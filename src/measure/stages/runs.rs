@@ -6,13 +6,13 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use super::infer::environment;
-use super::prefer::AttemptError;
 use super::{Batch, Job};
 use crate::measure::record::{ErrorKind, Record, RecordError, Stage, Status};
 use crate::measure::run_stage::{record_runs, RunOutcome, Runs};
 use crate::measure::triage::add_resolution;
 use crate::measure::usage_stage::{analyse, Analysed};
 use crate::modernize::prefer::{prefer, Mode};
+use crate::modernize::restoring::AttemptError;
 use crate::notebook::failure::{ApiHistory, BankHistory, FailureContext};
 use crate::notebook::{Notebook, Usage};
 use crate::python::{Installer, Interpreter, PythonVersion, Tools};
@@ -101,40 +101,34 @@ pub(super) fn measure_runs(batch: &Batch<'_>, job: &Job<'_>) -> Option<Record> {
     let mut usages = job.with_local_imports(&batch.analyze, usage);
     let spec = spec(batch, runner, job, &nb);
     let rounds = if batch.stage == Stage::Restore && runner.prefer == Mode::Modern {
-        let mut steps = super::prefer::Steps {
-            batch,
-            runner,
-            job,
-            nb: &nb,
-            infer_args: &infer_args,
-            usages: &mut usages,
-            spec: &spec,
-        };
+        let mut steps =
+            super::prefer::steps(batch, runner, job, &nb, &infer_args, &mut usages, &spec);
         let done = prefer(&mut steps, Mode::Modern);
         record.mode = Some(done.mode());
         record.modern = super::prefer::attempt_of(&done);
         if let (Mode::Era, Some(Ok(modern))) = (done.mode(), &done.modern) {
-            discard(runner, modern);
+            modern.discard(&runner.envs);
         }
         if let Some(Ok(other)) = &done.set_aside {
-            discard(runner, other);
+            other.discard(&runner.envs);
         }
         let kept = match done.mode() {
             Mode::Modern => done.modern,
             Mode::Era => done.era,
         };
         kept.expect("the kept mode's attempt was made")
+            .map(|a| a.restored)
     } else {
         if batch.stage == Stage::Restore {
             record.mode = Some(Mode::Era);
         }
-        let rounds = restore(batch.reporter, &infer_args, session, &mut usages, &spec);
-        rounds.map_err(|e| AttemptError::Stage(e.into()))
+        restore(batch.reporter, &infer_args, session, &mut usages, &spec)
+            .map_err(AttemptError::from)
     };
     let rounds = match rounds {
         Ok(r) => r,
-        Err(AttemptError::Stage(e)) => {
-            batch.failed(&mut record, e)?;
+        Err(AttemptError::Round(e)) => {
+            batch.failed(&mut record, e.into())?;
             return Some(record);
         }
         Err(e) => {
@@ -251,13 +245,6 @@ fn add_resolutions(record: &mut Record, rounds: &Restored) {
             .map(|r| r.seconds.resolution * 1e3)
             .sum(),
     );
-}
-
-/// Every environment an attempt that is not kept built.
-fn discard(runner: &Runner, rounds: &Restored) {
-    for root in &rounds.built {
-        crate::verify::remove_unused(&runner.envs, root);
-    }
 }
 
 /// Only the environment the notebook last ran in is worth keeping (each build kept the

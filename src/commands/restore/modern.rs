@@ -1,0 +1,116 @@
+//! `restore --prefer modern`: the notebook modernized and restored on the newest installed
+//! Python first; in its era when that does not run to the end. The order and the fallback
+//! are [`crate::modernize::prefer::prefer`]'s, the steps [`Restoring`]'s; this writes the
+//! modernized notebook beside the input when it is the one kept.
+
+use std::path::Path;
+use std::time::Instant;
+
+use crate::modernize::prefer::{modern_path, prefer, Mode};
+use crate::modernize::restoring::{Attempt, Evidence, Restoring};
+use crate::modernize::trial::CandidatesKept;
+use crate::notebook::{self, AnalyzeOptions, NotebookError};
+use crate::output::write_atomically;
+use crate::reporter::Reporter;
+use crate::resolve::options::{EraChoice, InferOptions, PythonSource};
+use crate::resolve::session::{read_usages_of, InferRun};
+
+use super::super::{CommandError, GlobalSettings};
+use super::{RestoreSettings, Rig, Target, Tried};
+
+/// The kept attempt (the modern one or the era's), and how the modern one fared.
+pub fn preferred(
+    global: &GlobalSettings,
+    rig: &Rig,
+    settings: &RestoreSettings,
+    reporter: &dyn Reporter,
+) -> Result<(Attempt, Tried), CommandError> {
+    let input = &settings.notebook;
+    let written = modern_path(input);
+    if same_file(&written, input) {
+        return Err(CommandError::WouldOverwriteInput(written));
+    }
+    let bytes = std::fs::read(input).map_err(|source| NotebookError::Io {
+        path: input.clone(),
+        source,
+    })?;
+    let analysed = Instant::now();
+    let nb = notebook::from_bytes(input, &bytes)?;
+    // The era's own Python: `--python` chooses the modern attempt's.
+    let era = Target {
+        python: None,
+        ..Target::era(settings, nb.clone())
+    };
+    let options = settings.infer_options(&era);
+    let mut usages = read_usages_of(&options, Some(&nb), reporter)?;
+    let analysis = analysed.elapsed();
+    let spec = rig.spec(settings, input, &nb);
+    let analyze = AnalyzeOptions::default();
+    let mut steps = Restoring {
+        reporter,
+        session: &rig.session,
+        input,
+        nb: &nb,
+        bytes: &bytes,
+        analyze: &analyze,
+        options: &options,
+        usages: &mut usages,
+        spec: &spec,
+        analysis,
+        modern_python: settings
+            .python
+            .or_else(|| crate::modernize::newest(crate::python::found())),
+        modern_source: if settings.python.is_some() {
+            PythonSource::Asked
+        } else {
+            PythonSource::NewestInstalled
+        },
+        // What the moves need to be seen, indexed as `nbenv modernize` indexes it; the
+        // moves are to today's releases, so the notebook's era does not steer it.
+        evidence: (!global.offline()).then(|| Evidence {
+            options: InferOptions {
+                era: EraChoice::Off,
+                ..options.clone()
+            },
+            run: InferRun::default(),
+            within: settings.introspect_budget,
+        }),
+        bank: Some(&global.bank),
+        ran_on: None,
+    };
+    let done = prefer(&mut steps, Mode::Modern);
+    let mut tried = Tried::of(&done);
+    if let Some(Ok(other)) = &done.set_aside {
+        other.discard(&rig.envs);
+    }
+    let with_candidates = done.candidates.is_some_and(CandidatesKept::written);
+    if tried.why.mode() == Mode::Modern {
+        let (Some(Ok(m)), Some(Ok(kept))) = (done.modernized, done.modern) else {
+            unreachable!("the modern mode is kept only when it ran");
+        };
+        // The code a run moved forward is the code that ran.
+        let m = kept
+            .restored
+            .forwarded
+            .as_ref()
+            .map_or(&m, |f| &f.modernized);
+        write_atomically(&written, &m.written(with_candidates).notebook)?;
+        tried.written = Some(written);
+        return Ok((kept, tried));
+    }
+    if let Some(Ok(modern)) = &done.modern {
+        modern.discard(&rig.envs);
+    }
+    let era = done
+        .era
+        .expect("the era is tried when the modern mode is not kept")?;
+    Ok((era, tried))
+}
+
+/// Whether two paths name one file (the first may not exist yet).
+fn same_file(a: &Path, b: &Path) -> bool {
+    match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
+    }
+}
