@@ -23,12 +23,6 @@ pub fn interpreters() -> &'static [nbenv::python::Interpreter] {
     nbenv::python::found()
 }
 
-/// [`interpreters`] as choosing a Python needs them: versions read from the file names where
-/// they say it, only the others run; found once per process.
-pub fn interpreters_by_name() -> &'static [nbenv::python::Interpreter] {
-    nbenv::python::found_by_name()
-}
-
 /// uv's and pip's own caches, inside nbenv's cache directory (see
 /// [`nbenv::commands::GlobalSettings::confine_installer_caches`]).
 pub fn confine_installer_caches(global: &GlobalArgs) {

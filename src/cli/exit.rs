@@ -290,7 +290,15 @@ fn of_command(e: &CommandError) -> Option<Code> {
         CommandError::Attempt(e) => of_attempt(e),
         CommandError::Index(e) => Some(of_pypi(e)),
         CommandError::Write(_) => None,
-        CommandError::WouldOverwriteInput(_) => Some(Code::Usage),
+        CommandError::WouldOverwriteInput(_) | CommandError::AskedNotAnInterpreter { .. } => {
+            Some(Code::Usage)
+        }
+        CommandError::Requirements { .. }
+        | CommandError::PythonNotInstalled { .. }
+        | CommandError::NoInterpreterFits => Some(Code::NotFound),
+        CommandError::Env(e) => Some(of_env(e)),
+        // Below it in the chain: the run's own error (the sandbox refused, say).
+        CommandError::Interpreter(_) | CommandError::Run { .. } => None,
     }
 }
 

@@ -4,19 +4,12 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use anyhow::{Context as _, Result};
+use anyhow::Result;
 use clap::Args;
-use serde::Serialize;
 
-use nbenv::notebook::failure::{classify, BankHistory, Failure, FailureContext, Problem};
-use nbenv::notebook::{self, AnalyzeOptions};
-use nbenv::output::python_of;
-use nbenv::python::{Interpreter, PythonVersion};
-use nbenv::resolve::interpreter::{InterpreterPlan, Reach};
-use nbenv::verify::{
-    self, run_record, EnvPlan, NotebookRun, PreparedEnv, Reproduction, RunContext, RunEnded,
-    RunOptions,
-};
+use nbenv::commands::verify::{PythonAsked, VerifyOutcome, VerifySettings};
+use nbenv::python::PythonVersion;
+use nbenv::verify;
 
 use super::args::{Format, FormatArg};
 use super::context;
@@ -90,187 +83,56 @@ impl SandboxArg {
     }
 }
 
-/// What `verify` found, as JSON.
-#[derive(Debug, Serialize)]
-struct Verification<'a> {
-    notebook: &'a Path,
-    requirements: &'a Path,
-    python: PythonVersion,
-    interpreter: &'a Path,
-    environment: &'a PreparedEnv,
-    run: &'a NotebookRun,
-    first_failure: Option<Failure>,
-    reproduction: Reproduction,
+impl VerifyArgs {
+    /// The arguments as the library's settings: `--python` a file when there is one, else a
+    /// version.
+    pub fn settings(&self) -> Result<VerifySettings> {
+        let python = match &self.python {
+            None => None,
+            Some(p) if Path::new(p).exists() => Some(PythonAsked::Path(PathBuf::from(p))),
+            Some(p) => Some(PythonAsked::Version(
+                PythonVersion::parse(p)
+                    .filter(|_| p.split('.').count() == 2)
+                    .ok_or_else(|| {
+                        CliError::usage(format!("--python {p}: not a version like 3.8 nor a file"))
+                    })?,
+            )),
+        };
+        Ok(VerifySettings {
+            python,
+            cell_timeout: Duration::from_secs(self.cell_timeout),
+            run_timeout: Duration::from_secs(self.timeout),
+            install_timeout: Duration::from_secs(self.install_timeout),
+            allow_sdist: self.allow_sdist,
+            kernel_runtime: !self.no_kernel_runtime,
+            executed: self.executed.clone(),
+            sandbox: self.sandbox.sandbox,
+            ..VerifySettings::new(self.notebook.clone(), self.requirements.clone())
+        })
+    }
 }
 
 pub fn run(global: &super::args::GlobalArgs, args: &VerifyArgs) -> Result<()> {
     args.sandbox.check()?;
-    let nb = notebook::read(&args.notebook)?;
-    let usage = notebook::analyze(&nb, &AnalyzeOptions::default());
-    let text = std::fs::read_to_string(&args.requirements)
-        .with_context(|| format!("reading {}", args.requirements.display()))
-        .map_err(|e| CliError::not_found(format!("{e:#}")))?;
-    let interpreter = choose_interpreter(args, &text, &usage)?;
-    let tools = context::tools(global, context::interpreters());
-    let (installer, _) = tools.installer();
-    // A resolution `infer` made from sdists says so in its header: pure-Python ones are
-    // built by name (the plan reads them from the header), everything else from wheels;
-    // one made for want of a resolution from wheels builds whatever it needs.
-    let only_binary =
-        !args.allow_sdist && nbenv::output::sdists_built(&text).is_none_or(|built| built.only_pure);
-    let plan = EnvPlan {
-        interpreter: interpreter.clone(),
-        requirements: text,
-        only_binary,
-        index_url: (global.index_url() != nbenv::pypi::PYPI_SIMPLE)
-            .then(|| global.index_url().to_string()),
-        kernel_runtime: !args.no_kernel_runtime,
-        kernel_runtime_at_most: if args.no_kernel_runtime {
-            None
-        } else {
-            verify::runtime_era(
-                &super::printer::Printer::of(global),
-                &nb,
-                interpreter.version,
-                &context::index_client(global)?,
-            )
-        },
-        kernel_runtime_below: if args.no_kernel_runtime {
-            None
-        } else {
-            verify::runtime_below(
-                &super::printer::Printer::of(global),
-                &nb,
-                interpreter.version,
-            )
-        },
-        wheels: Vec::new(),
-    };
-    let envs = context::cache_dir(global).join(ENVS_DIR);
-    if !global.quiet && !plan.is_built(&envs) {
-        super::printer::note(&format!(
-            "building the environment on Python {} ({}) from {}{}",
-            interpreter.version,
-            interpreter.path.display(),
-            args.requirements.display(),
-            if plan.kernel_runtime {
-                format!(", with the kernel runtime ({})", plan.runtime_requirement())
-            } else {
-                String::new()
-            }
-        ));
-    }
-    let started_at = jiff::Timestamp::now();
-    let clock = std::time::Instant::now();
-    let requirements = plan.requirements.clone();
-    let cx = RunContext {
-        notebook: &args.notebook,
-        command: "verify",
-        round: 1,
-        python: interpreter.version.feature(),
-        started_at,
-        requirements: &requirements,
-    };
-    let bank = super::bank::bank_path(global);
-    let history = BankHistory::at(&bank);
-    let failures = FailureContext::new(&nb, &usage)
-        .with_python(interpreter.version)
-        .with_bank(&history)
-        .with_installed(verify::pinned(&requirements));
-    let printer = super::printer::Printer::of(global);
-    let env = match verify::prepare_within(
-        &plan,
-        &envs,
-        &installer,
-        &tools,
-        Duration::from_secs(args.install_timeout),
-        Some(verify::Budgeted {
-            budget: &context::disk_budget(global, &envs, &installer),
-            builders: 1,
-            estimate: None,
-            reporter: &printer,
-        }),
-    ) {
-        Ok(env) => env,
-        Err(e) => {
-            if let verify::EnvError::Install { detail, .. } = &e {
-                let failure = classify(
-                    &Problem::InstallFailed {
-                        what: args.requirements.display().to_string(),
-                        detail: detail.clone(),
-                    },
-                    None,
-                    &failures,
-                );
-                let lessons =
-                    verify::install_lessons(&failure, detail, &verify::pinned(&requirements));
-                let ended = RunEnded::NotBuilt {
-                    failure: &failure,
-                    detail,
-                };
-                verify::store_run(
-                    &bank,
-                    &run_record(&cx, ended, &lessons, clock.elapsed()),
-                    &super::printer::Printer::of(global),
-                );
-            }
-            return Err(e.into());
-        }
-    };
-    let options = RunOptions {
-        cell_timeout: Duration::from_secs(args.cell_timeout),
-        total_timeout: Duration::from_secs(args.timeout),
-        sandbox: args.sandbox.sandbox,
-        sys_path: usage.repository_paths(),
-        ..RunOptions::default()
-    };
-    if let Some(note) = options.sys_path_note() {
-        super::printer::note(&note);
-    }
-    let live = nbenv::reporter::Reporter::live(&printer, "starting the notebook's runner");
-    let run = verify::run_notebook_watching(&nb, &env.python, &options, &mut |cell| {
-        live.advance(&format!("running {}", nb.cell_label(cell)));
-    });
-    live.finish();
-    let run = run.with_context(|| format!("running {}", args.notebook.display()))?;
-    if let Some(path) = &args.executed {
-        let executed = verify::executed_notebook(&nb, &run);
-        let text = serde_json::to_string_pretty(&executed)? + "\n";
-        nbenv::output::write_atomically(path, text.as_bytes())?;
-    }
-    let failure = run.first_failure(&failures);
-    let ended = RunEnded::Ran {
-        run: &run,
-        failure: failure.as_ref(),
-    };
-    verify::store_run(
-        &bank,
-        &run_record(&cx, ended, &[], clock.elapsed()),
+    let settings = args.settings()?;
+    let found = nbenv::commands::verify::run(
+        &context::settings(global),
+        &settings,
         &super::printer::Printer::of(global),
-    );
-    let reproduction = run.reproduction(&nb);
-    let found = Verification {
-        notebook: &args.notebook,
-        requirements: &args.requirements,
-        python: interpreter.version,
-        interpreter: &interpreter.path,
-        environment: &env,
-        run: &run,
-        first_failure: failure.clone(),
-        reproduction,
-    };
+    )?;
     match args.format.format {
         Format::Json => write_json(&mut std::io::stdout().lock(), &found)?,
         Format::Text => print!("{}", summary(&found)),
     }
-    match &failure {
-        None if run.executability.complete() => Ok(()),
-        _ => Err(CliError::reported(Code::NotebookFailed).into()),
+    if found.ran() {
+        Ok(())
+    } else {
+        Err(CliError::reported(Code::NotebookFailed).into())
     }
 }
 
 /// The human summary: cells run, the first error with its class and cell, the environment.
-fn summary(v: &Verification<'_>) -> String {
+fn summary(v: &VerifyOutcome) -> String {
     let mut out = String::new();
     let e = &v.run.executability;
     out.push_str(&format!("notebook     {}\n", v.notebook.display()));
@@ -312,54 +174,39 @@ fn summary(v: &Verification<'_>) -> String {
     out
 }
 
-/// `cell 2: environment: ...`: a failure with the cell it stopped in, when known.
-/// `--python`, else the requirements' header, else the newest installed interpreter the
-/// notebook allows.
-fn choose_interpreter(
-    args: &VerifyArgs,
-    requirements: &str,
-    usage: &nbenv::notebook::Usage,
-) -> Result<Interpreter> {
-    let installed = context::interpreters();
-    let by_version = |v: PythonVersion, why: &str| -> Result<Interpreter> {
-        installed
-            .iter()
-            .filter(|i| i.version.feature() == v.feature())
-            .max_by_key(|i| i.version)
-            .cloned()
-            .ok_or_else(|| {
-                CliError::not_found(format!(
-                    "no Python {v} is installed here ({why}); install one (pyenv install {v}) or pass --python"
-                ))
-                .into()
-            })
-    };
-    if let Some(p) = &args.python {
-        let path = Path::new(p);
-        if path.exists() {
-            return Interpreter::at(path)
-                .map_err(|e| CliError::usage(format!("--python {p}: {e}")).into());
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The library's defaults are the command line's; `--python` is a file or a version.
+    #[test]
+    fn the_librarys_defaults_are_the_command_lines() {
+        #[derive(clap::Parser)]
+        struct Verify {
+            #[command(flatten)]
+            args: VerifyArgs,
         }
-        let v = PythonVersion::parse(p)
-            .filter(|_| p.split('.').count() == 2)
-            .ok_or_else(|| {
-                CliError::usage(format!("--python {p}: not a version like 3.8 nor a file"))
-            })?;
-        return by_version(v, "asked for with --python");
-    }
-    if let Some(v) = python_of(requirements) {
-        return by_version(v, "the requirements were resolved for it");
-    }
-    let by_name = context::interpreters_by_name();
-    let plan = InterpreterPlan::new(&usage.python, None, by_name, Reach::Installed);
-    plan.candidates
-        .iter()
-        .find_map(|c| c.installed.as_ref())
-        .map(|p| Interpreter::at(p).map_err(anyhow::Error::msg))
-        .unwrap_or_else(|| {
-            Err(
-                CliError::not_found("no installed interpreter fits the notebook; pass --python")
-                    .into(),
+        let parse = |extra: &[&str]| {
+            let argv = ["verify", "nb.ipynb", "-r", "req.txt"].iter().chain(extra);
+            <Verify as clap::Parser>::try_parse_from(argv).unwrap().args
+        };
+        assert_eq!(
+            format!("{:?}", parse(&[]).settings().unwrap()),
+            format!(
+                "{:?}",
+                VerifySettings::new(PathBuf::from("nb.ipynb"), PathBuf::from("req.txt"))
             )
-        })
+        );
+        let python = |p: &str| parse(&["--python", p]).settings().map(|s| s.python);
+        assert_eq!(
+            python("3.8").unwrap(),
+            Some(PythonAsked::Version(PythonVersion::new(3, 8)))
+        );
+        let file = std::env::current_exe().unwrap().display().to_string();
+        assert_eq!(
+            python(&file).unwrap(),
+            Some(PythonAsked::Path(PathBuf::from(&file)))
+        );
+        assert!(python("3").is_err());
+    }
 }

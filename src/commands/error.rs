@@ -7,6 +7,7 @@ use crate::modernize::restoring::AttemptError;
 use crate::notebook::NotebookError;
 use crate::output::WriteError;
 use crate::pypi::PypiError;
+use crate::python::{NotAnInterpreter, PythonVersion};
 use crate::resolve::session::SessionError;
 use crate::restore::RoundError;
 
@@ -29,4 +30,27 @@ pub enum CommandError {
         "{0}: the modernized notebook would be written over the input, which restore never writes"
     )]
     WouldOverwriteInput(PathBuf),
+    #[error("reading {}: {source}", path.display())]
+    Requirements {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("no Python {version} is installed here ({why}); install one (pyenv install {version}) or pass --python")]
+    PythonNotInstalled {
+        version: PythonVersion,
+        why: &'static str,
+    },
+    #[error("--python {}: {asked}", asked.path.display())]
+    AskedNotAnInterpreter { asked: NotAnInterpreter },
+    #[error(transparent)]
+    Interpreter(#[from] NotAnInterpreter),
+    #[error("no installed interpreter fits the notebook; pass --python")]
+    NoInterpreterFits,
+    #[error(transparent)]
+    Env(#[from] crate::verify::EnvError),
+    #[error("running {}", notebook.display())]
+    Run {
+        notebook: PathBuf,
+        source: crate::verify::RunError,
+    },
 }

@@ -8,6 +8,7 @@ mod error;
 pub mod global;
 pub mod modernize;
 pub mod restore;
+pub mod verify;
 
 pub use error::CommandError;
 pub use global::GlobalSettings;
