@@ -290,9 +290,16 @@ fn of_command(e: &CommandError) -> Option<Code> {
         CommandError::Attempt(e) => of_attempt(e),
         CommandError::Index(e) => Some(of_pypi(e)),
         CommandError::Write(_) => None,
-        CommandError::WouldOverwriteInput(_) | CommandError::AskedNotAnInterpreter { .. } => {
-            Some(Code::Usage)
-        }
+        CommandError::WouldOverwriteInput(_)
+        | CommandError::WritesInput { .. }
+        | CommandError::AskedNotAnInterpreter { .. } => Some(Code::Usage),
+        CommandError::Store(e) => Some(of_store(e)),
+        CommandError::Modernize(e) => Some(of_modernize(e)),
+        CommandError::Prepare(_) => None,
+        CommandError::RangesNeedRequirements => Some(Code::Usage),
+        CommandError::BankRead(BankReadError::Store(e)) => Some(of_store(e)),
+        // The index's error is below them in the chain.
+        CommandError::Catalog(_) | CommandError::Pylock(_) => None,
         CommandError::Requirements { .. }
         | CommandError::PythonNotInstalled { .. }
         | CommandError::NoInterpreterFits => Some(Code::NotFound),
@@ -309,6 +316,14 @@ fn of_attempt(e: &AttemptError) -> Option<Code> {
         AttemptError::NoPython => Some(Code::NotFound),
         AttemptError::Stopped => Some(Code::Interrupted),
         AttemptError::Modernize(_) | AttemptError::Copy(_) | AttemptError::Evidence(_) => None,
+    }
+}
+
+fn of_modernize(e: &ModernizeError) -> Code {
+    match e {
+        ModernizeError::Store(e) => of_store(e),
+        ModernizeError::NotNbformat4 { .. } => Code::NotANotebook,
+        ModernizeError::Json { .. } => Code::NotebookBrokenJson,
     }
 }
 
@@ -441,11 +456,7 @@ pub fn code_for(err: &anyhow::Error) -> Code {
             return of_notebook(e);
         }
         if let Some(e) = cause.downcast_ref::<ModernizeError>() {
-            return match e {
-                ModernizeError::Store(e) => of_store(e),
-                ModernizeError::NotNbformat4 { .. } => Code::NotANotebook,
-                ModernizeError::Json { .. } => Code::NotebookBrokenJson,
-            };
+            return of_modernize(e);
         }
     }
     Code::Failure

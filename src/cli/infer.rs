@@ -1,5 +1,7 @@
 //! `nbenv infer NB`: the distributions, versions and Python a notebook was written for, as a
-//! requirements file whose every pin says why, or as JSON with all the evidence.
+//! requirements file whose every pin says why, or as JSON with all the evidence. The command
+//! is the library's ([`nbenv::commands::infer`]); this file gives its arguments and writes
+//! what it returns.
 
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
@@ -7,19 +9,13 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context as _, Result};
 use clap::{Args, ValueEnum};
 
-use nbenv::output::{lock_txt, pylock_toml, requirements_txt, write_atomically};
+use nbenv::commands::infer::InferSettings;
+use nbenv::output::write_atomically;
 use nbenv::python::PythonVersion;
-use nbenv::resolve::infer::{self, InferError};
-use nbenv::resolve::interpreter::PythonChoice;
-use nbenv::resolve::lazy;
 use nbenv::resolve::options::{EraChoice, Indexing, InferOptions};
-use nbenv::resolve::session::{infer_usages, read_usages, SessionError};
-use nbenv::resolve::solver::IndexCatalog;
 
 use super::args::GlobalArgs;
 use super::context;
-use super::exit::CliError;
-use super::output::write_json;
 use super::printer::Printer;
 
 #[derive(Debug, Args)]
@@ -132,116 +128,34 @@ impl InferArgs {
     }
 }
 
-pub fn run(global: &GlobalArgs, args: &InferArgs) -> Result<()> {
-    if args.ranges && args.format != InferFormat::Requirements {
-        return Err(CliError::usage("--ranges is for the requirements format only").into());
-    }
-    let opts = args.options()?;
-    let printer = Printer::of(global);
-    let usages = read_usages(&opts, &printer)?;
-    let session = context::open_session(global, &opts)?;
-    let (inference, read) = match infer_usages(&opts, &session, &usages, &[], &printer) {
-        Ok(found) => (found.inference, found.read),
-        Err(e) => {
-            let e = anyhow::Error::from(e);
-            // A program reading the JSON learns why there is none, as a person reads stderr.
-            if args.format == InferFormat::Json {
-                if let Some(failure) = NoSolutionJson::of(&args.notebook, &e) {
-                    let mut buf = Vec::new();
-                    write_json(&mut buf, &failure)?;
-                    write_result(args.output.as_deref(), &buf)?;
-                }
-            }
-            return Err(e);
-        }
-    };
-    let bank = &session.bank;
-    let catalog = IndexCatalog::new(&session.client);
-    let solve_options = &inference.options_used(&session.solve_options);
-    if !global.quiet {
-        if inference.python.installed.is_none() {
-            super::printer::note(&format!(
-                "resolved for Python {}, which is not installed here{}",
-                inference.python.version,
-                if inference.python_choice == PythonChoice::Requested {
-                    ""
-                } else {
-                    " (`nbenv restore` runs the notebook on the installed one nearest it)"
-                }
-            ));
-        }
-        if let Some(built) = nbenv::output::sdist_builds(&inference) {
-            super::printer::note(&format!(
-                "no resolution from wheels alone on any Python the notebook allows; \
-                 built from their sdists: {built} (--wheels-only refuses this)"
-            ));
-        }
-        for d in &inference.evidence.distributions {
-            for r in d.dropped() {
-                super::printer::warn(&format!(
-                    "{}: {} ({}; dropped)",
-                    d.dist,
-                    infer::describe(r),
-                    r.dropped_why().map_or("", |w| w.describe())
-                ));
-            }
+impl InferFormat {
+    fn settings(self) -> nbenv::commands::infer::InferFormat {
+        use nbenv::commands::infer::InferFormat as Lib;
+        match self {
+            InferFormat::Requirements => Lib::Requirements,
+            InferFormat::Lock => Lib::Lock,
+            InferFormat::Pylock => Lib::Pylock,
+            InferFormat::Json => Lib::Json,
         }
     }
+}
 
-    let text = match args.format {
-        InferFormat::Requirements => {
-            let ranges = if args.ranges {
-                Some(infer::compatible_ranges(
-                    &inference,
-                    &catalog,
-                    solve_options,
-                )?)
-            } else {
-                None
-            };
-            requirements_txt(
-                &inference,
-                &args.notebook.display().to_string(),
-                ranges.as_deref(),
-            )
-            .into_bytes()
-        }
-        InferFormat::Lock => {
-            let (text, unhashed) = lock_txt(&inference, &args.notebook.display().to_string());
-            if !unhashed.is_empty() {
-                super::printer::warn(&format!(
-                    "the index gives no hash for {}: pip's --require-hashes will refuse this lock",
-                    unhashed.join(", ")
-                ));
-            }
-            text.into_bytes()
-        }
-        InferFormat::Pylock => {
-            let (text, unhashed) = pylock_toml(
-                &inference,
-                &args.notebook.display().to_string(),
-                Some(session.client.index_url().as_str()),
-            )?;
-            if !unhashed.is_empty() {
-                super::printer::warn(&format!(
-                    "the index gives no hash for files of {}: they are left out of the lock",
-                    unhashed.join(", ")
-                ));
-            }
-            text.into_bytes()
-        }
-        InferFormat::Json => {
-            let mut buf = Vec::new();
-            let document = InferJson {
-                inference: &inference,
-                read: &read,
-                unknown_at_pins: lazy::hinging(&inference, bank)?,
-            };
-            write_json(&mut buf, &document)?;
-            buf
-        }
+pub fn run(global: &GlobalArgs, args: &InferArgs) -> Result<()> {
+    let settings = InferSettings {
+        options: args.options()?,
+        format: args.format.settings(),
+        ranges: args.ranges,
     };
-    write_result(args.output.as_deref(), &text)
+    let printer = Printer::of(global);
+    match nbenv::commands::infer::run(&context::settings(global), &settings, &printer) {
+        Ok(text) => write_result(args.output.as_deref(), &text),
+        Err(failed) => {
+            if let Some(document) = &failed.document {
+                write_result(args.output.as_deref(), document.as_bytes())?;
+            }
+            Err(failed.error.into())
+        }
+    }
 }
 
 fn write_result(output: Option<&Path>, bytes: &[u8]) -> Result<()> {
@@ -254,54 +168,6 @@ fn write_result(output: Option<&Path>, bytes: &[u8]) -> Result<()> {
             out.flush().context("writing to stdout")
         }
     }
-}
-
-/// `--format json` when nothing satisfies the notebook (exit 20): why, per interpreter tried.
-#[derive(serde::Serialize)]
-struct NoSolutionJson<'a> {
-    notebook: &'a Path,
-    error: NoSolutionError<'a>,
-}
-
-#[derive(serde::Serialize)]
-struct NoSolutionError<'a> {
-    kind: &'static str,
-    message: String,
-    #[serde(skip_serializing_if = "<[_]>::is_empty")]
-    tried: &'a [infer::PassedOver],
-}
-
-impl<'a> NoSolutionJson<'a> {
-    fn of(notebook: &'a Path, e: &'a anyhow::Error) -> Option<Self> {
-        let (kind, tried): (_, &[infer::PassedOver]) = match e.chain().find_map(|c| {
-            c.downcast_ref::<SessionError>()
-                .and_then(SessionError::infer_error)
-                .or_else(|| c.downcast_ref::<InferError>())
-        })? {
-            InferError::NoSolution { tried } => ("no_solution", tried),
-            InferError::NoInterpreter { .. } => ("no_interpreter", &[]),
-            InferError::Joint(_) => ("joint_conflict", &[]),
-            _ => return None,
-        };
-        Some(Self {
-            notebook,
-            error: NoSolutionError {
-                kind,
-                message: format!("{e:#}"),
-                tried,
-            },
-        })
-    }
-}
-
-/// `--format json`: the inference, what was indexed and introspected to reach it, and the
-/// answers still unknown at the pins.
-#[derive(serde::Serialize)]
-struct InferJson<'a> {
-    #[serde(flatten)]
-    inference: &'a infer::Inference,
-    read: &'a lazy::LazyReport,
-    unknown_at_pins: Vec<lazy::Hinging>,
 }
 
 #[cfg(test)]

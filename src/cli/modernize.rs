@@ -1,26 +1,21 @@
 //! `nbenv modernize NB`: the notebook's code moved to the successors the bank proves, written
-//! to a new notebook (never over the input), with the diff of its code cells and the report.
+//! to a new notebook (never over the input), with the diff of its code cells and the report;
+//! then restored. The command is the library's ([`nbenv::commands::modernize`]); this file
+//! gives its arguments and prints what it did.
 
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use anyhow::Result;
 use clap::Args;
-use serde::Serialize;
 
-use nbenv::bank::store::Store;
-use nbenv::commands::modernize::CandidateRuns;
-use nbenv::commands::restore::{finish, RestoreSettings, Rig};
-use nbenv::modernize::trial::{try_candidates, CandidatesKept};
-use nbenv::modernize::{modernize, Facts, Modernized, Report};
-use nbenv::notebook::{self, AnalyzeOptions};
-use nbenv::output::write_atomically;
+use nbenv::commands::modernize::{ModernizeSettings, ReportDocument, ReportFormat};
+use nbenv::commands::restore::RestoreSettings;
 use nbenv::python::PythonVersion;
-use nbenv::reporter::Reporter;
 use nbenv::resolve::options::PythonSource;
 
 use super::args::{Format, FormatArg, GlobalArgs};
 use super::exit::CliError;
-use super::output::write_json;
 use super::printer::Printer;
 
 #[derive(Debug, Args)]
@@ -65,198 +60,58 @@ pub struct ModernizeArgs {
     pub format: FormatArg,
 }
 
-/// What `--format json` prints.
-#[derive(Serialize)]
-struct Json<'a> {
-    output: &'a Path,
-    diff: &'a str,
-    #[serde(flatten)]
-    report: &'a Report,
-}
-
-/// `<stem>.modern.ipynb` beside the input.
-fn default_output(notebook: &Path) -> PathBuf {
-    let stem = notebook
-        .file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "notebook".into());
-    notebook.with_file_name(format!("{stem}.modern.ipynb"))
-}
-
-/// Whether two paths name one file (the second may not exist yet).
-fn same_file(a: &Path, b: &Path) -> bool {
-    match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
-        (Ok(a), Ok(b)) => a == b,
-        _ => false,
+impl ModernizeArgs {
+    /// The arguments as the library's settings.
+    pub fn settings(&self) -> Result<ModernizeSettings> {
+        let defaults = ModernizeSettings::new(self.notebook.clone());
+        let output = self.output.clone().unwrap_or(defaults.output.clone());
+        let restore = match self.no_run {
+            true => None,
+            false => Some(restore_settings(self, &output)?),
+        };
+        Ok(ModernizeSettings {
+            output,
+            diff: self.diff.clone(),
+            report: self.report.clone(),
+            report_format: match self.format.format {
+                Format::Text => ReportFormat::Text,
+                Format::Json => ReportFormat::Json,
+            },
+            index: (!self.no_index).then(|| Duration::from_secs(self.introspect_budget)),
+            restore,
+            ..defaults
+        })
     }
 }
 
 pub fn run(global: &GlobalArgs, args: &ModernizeArgs) -> Result<()> {
-    let output = args
-        .output
-        .clone()
-        .unwrap_or_else(|| default_output(&args.notebook));
-    for (flag, path) in [
-        ("--output", Some(&output)),
-        ("--diff", args.diff.as_ref()),
-        ("--report", args.report.as_ref()),
-    ] {
-        if let Some(path) = path.filter(|p| same_file(p, &args.notebook)) {
-            return Err(CliError::usage(format!(
-                "{flag} {}: that is the input notebook, which modernize never writes",
-                path.display()
-            ))
-            .into());
-        }
-    }
-    let bytes = std::fs::read(&args.notebook).map_err(|source| notebook::NotebookError::Io {
-        path: args.notebook.clone(),
-        source,
-    })?;
-    let nb = notebook::from_bytes(&args.notebook, &bytes)?;
-    let usage = notebook::analyze(&nb, &AnalyzeOptions::default());
-    if !global.offline && !args.no_index {
-        index_evidence(global, &args.notebook, args.introspect_budget, &nb)?;
-    }
-    let store = Store::open_read_only(&super::bank::bank_path(global))?;
-    let facts = Facts::gather(&store, &usage)?;
-    let mut done = modernize(&nb, &bytes, &usage, &facts, &output.display().to_string())?;
-    if args.no_run {
-        // A candidate is kept only when a run passes with it: none will.
-        done.report.settle(None);
-    }
-    // With its candidates when a run will decide on them.
-    let text = write_outputs(args, &output, &done, !args.no_run)?;
+    let settings = args.settings()?;
+    let printer = Printer::of(global);
+    let global = super::context::settings(global);
+    let rewritten = nbenv::commands::modernize::rewrite(&global, &settings, &printer)?;
     // One JSON document: with a run, the report goes in it when the run is done.
     let json = args.format.format == Format::Json;
     if args.no_run || !json {
-        print!("{text}");
+        print!("{}", rewritten.text);
     }
     if args.no_run {
         return Ok(());
     }
-    let restore = restore_settings(args, &output)?;
-    let settings = super::context::settings(global);
-    let printer = Printer::of(global);
-    let rig = Rig::open(&settings, &restore)?;
-    // The candidates are kept only when the notebook runs to its end with them (see
-    // `nbenv::modernize::trial`); a run may move the code further forward (see
-    // `nbenv::modernize::forward`).
-    let mut steps = CandidateRuns {
-        rig: &rig,
-        settings: &restore,
-        output: &output,
-        done: &done,
-        original: (&nb, &bytes),
-        reporter: &printer,
-    };
-    let tried = try_candidates(&mut steps, done.has_candidates());
-    if let Some(Ok(other)) = &tried.set_aside {
-        other.discard(&rig.envs);
+    let done = nbenv::commands::modernize::restore(&global, &settings, rewritten, &printer)?;
+    if done.moved_forward && !json {
+        print!("\n{}", done.text);
     }
-    let with = tried.candidates.is_some_and(CandidatesKept::written);
-    // The code the kept rounds ran last: moved forward by a run, or as modernized.
-    let forwarded = match &tried.kept {
-        Ok(a) => a.restored.forwarded.as_ref().map(|f| f.modernized.clone()),
-        Err(_) => None,
-    };
-    let moved_forward = forwarded.is_some();
-    if let Some(f) = forwarded {
-        done = f;
-    }
-    done.report.settle(tried.candidates);
-    // The notebook kept, as the last restoration may have written the other.
-    let text = write_outputs(args, &output, &done, with)?;
-    if moved_forward && !json {
-        print!("\n{text}");
-    }
-    match tried.candidates {
-        Some(CandidatesKept::Kept) => printer.note(
-            "the modernized notebook ran to the end with its candidates: they are kept",
-            None,
-        ),
-        Some(CandidatesKept::Dropped) => printer.note(
-            "the modernized notebook did not run to the end with its candidates: they are dropped, and it was restored without them",
-            None,
-        ),
-        None => {}
-    }
-    let head = json.then(|| json_head(&output, &done, with)).transpose()?;
-    let outcome = finish(&settings, &rig, &restore, tried.kept?, None, &printer)?;
-    super::restore::print(args.format.format, restore.output.is_none(), &outcome, head)
-}
-
-/// The report as `--format json` has it, for the restoration to go under (`run`).
-fn json_head(output: &Path, done: &Modernized, candidates: bool) -> Result<serde_json::Value> {
-    Ok(serde_json::to_value(Json {
-        output,
-        diff: &done.written(candidates).diff,
-        report: &done.report,
-    })?)
-}
-
-/// Writes the modernized notebook (with its candidates or not) to `output`, and the diff and
-/// the report where asked; returns the report's text as printed.
-fn write_outputs(
-    args: &ModernizeArgs,
-    output: &Path,
-    done: &Modernized,
-    candidates: bool,
-) -> Result<String> {
-    let written = done.written(candidates);
-    write_atomically(output, &written.notebook)?;
-    if let Some(path) = &args.diff {
-        write_atomically(path, written.diff.as_bytes())?;
-    }
-    let text = match args.format.format {
-        Format::Json => {
-            let mut buf = Vec::new();
-            write_json(&mut buf, &json_head(output, done, candidates)?)?;
-            String::from_utf8(buf)?
-        }
-        Format::Text => {
-            let mut t = written.diff.clone();
-            if !t.is_empty() {
-                t.push('\n');
-            }
-            t.push_str(&done.report.render());
-            t.push_str(&format!("Wrote {}\n", output.display()));
-            t
-        }
-    };
-    if let Some(path) = &args.report {
-        write_atomically(path, text.as_bytes())?;
-    }
-    Ok(text)
-}
-
-/// Indexes what the moves need to be seen (see [`nbenv::modernize::prepare::index_evidence`]).
-pub(super) fn index_evidence(
-    global: &GlobalArgs,
-    notebook: &Path,
-    introspect_budget: u64,
-    nb: &notebook::Notebook,
-) -> Result<()> {
-    use nbenv::resolve::options::InferOptions;
-    use nbenv::resolve::session::{read_usages_of, InferRun};
-
-    let printer = Printer::of(global);
-    // The moves are to today's releases: the notebook's era does not steer what is indexed.
-    let options = InferOptions {
-        era: nbenv::resolve::options::EraChoice::Off,
-        ..InferOptions::new(notebook.to_path_buf())
-    };
-    let usages = read_usages_of(&options, Some(nb), &printer)?;
-    let session = super::context::open_session(global, &options)?;
-    nbenv::modernize::prepare::index_evidence(
-        &session,
-        &options,
-        &usages,
-        InferRun::default(),
-        std::time::Duration::from_secs(introspect_budget),
-        &printer,
-    )?;
-    Ok(())
+    let head = json
+        .then(|| {
+            serde_json::to_value(ReportDocument::of(
+                &settings.output,
+                &done.modernized,
+                done.with_candidates,
+            ))
+        })
+        .transpose()?;
+    let requirements = args.requirements.is_none();
+    super::restore::print(args.format.format, requirements, &done.restored, head)
 }
 
 /// `restore`'s settings for the modernized notebook at `notebook`: the newest installed

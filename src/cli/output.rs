@@ -1,32 +1,14 @@
-//! Writing results. Every command's `--format json` is one JSON document (pretty, with a final
-//! newline) whose first field is `schema_version`, the same number across commands; it goes up
-//! when a field changes meaning or goes away, not when one is added.
+//! Writing results: every command's `--format json` is the library's one JSON document
+//! ([`nbenv::output::write_json`]).
 
 use std::io::Write;
 
 use anyhow::{Context, Result};
 use serde::Serialize;
 
-/// The version of every command's JSON output.
-pub const SCHEMA_VERSION: u32 = 1;
-
-#[derive(Serialize)]
-struct Document<'a, T: ?Sized> {
-    schema_version: u32,
-    #[serde(flatten)]
-    body: &'a T,
-}
-
-/// Writes `value`, which must serialize as a JSON object (a list goes under a named field),
-/// with `schema_version` first.
+/// Writes `value` as the one JSON document of a command (see [`nbenv::output::write_json`]).
 pub fn write_json<T: Serialize + ?Sized>(out: &mut impl Write, value: &T) -> Result<()> {
-    let document = Document {
-        schema_version: SCHEMA_VERSION,
-        body: value,
-    };
-    serde_json::to_writer_pretty(&mut *out, &document).context("writing JSON")?;
-    writeln!(out)?;
-    Ok(())
+    nbenv::output::write_json(out, value).context("writing JSON")
 }
 
 /// `1 cell`, `2 cells`: a count and its noun, singular or plural.

@@ -53,4 +53,20 @@ pub enum CommandError {
         notebook: PathBuf,
         source: crate::verify::RunError,
     },
+    #[error("{flag} {}: that is the input notebook, which modernize never writes", path.display())]
+    WritesInput { flag: &'static str, path: PathBuf },
+    #[error(transparent)]
+    Store(#[from] crate::bank::store::StoreError),
+    #[error(transparent)]
+    Modernize(#[from] crate::modernize::ModernizeError),
+    #[error(transparent)]
+    Prepare(#[from] crate::modernize::prepare::PrepareError),
+    #[error("--ranges is for the requirements format only")]
+    RangesNeedRequirements,
+    #[error(transparent)]
+    Catalog(#[from] crate::resolve::solver::CatalogError),
+    #[error(transparent)]
+    Pylock(#[from] crate::output::PylockError),
+    #[error(transparent)]
+    BankRead(#[from] crate::resolve::evidence::BankReadError),
 }

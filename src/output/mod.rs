@@ -1,15 +1,17 @@
 //! What nbenv writes for other tools: requirements files, hashed locks and PEP 751
-//! `pylock.toml` files from an inference, written atomically (a temporary file beside the
+//! `pylock.toml` files from an inference, and every command's JSON document, written atomically (a temporary file beside the
 //! target, then a rename), so an interrupted run never leaves half a file where a good one was.
 
 mod atomic;
 mod header;
+mod json;
 mod lock;
 mod pylock;
 mod requirements;
 
 pub use atomic::{write_atomically, WriteError};
 pub use header::{python_of, sdists_built, SdistBuilds, SDIST_LINE};
+pub use json::{json_document, write_json, SCHEMA_VERSION};
 pub use lock::lock_txt;
 pub use pylock::{pylock_toml, PylockError};
 pub use requirements::{

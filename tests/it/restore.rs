@@ -1201,22 +1201,12 @@ fn every_running_command_prints_one_json_document() {
 #[test]
 fn restore_runs_as_a_library_function_on_plain_settings() {
     use nbenv::commands::restore::{run, RestoreSettings};
-    use nbenv::commands::GlobalSettings;
     use nbenv::reporter::{Event, Recorder};
     use nbenv::restore::Stop;
 
     let ctx = TestContext::with_server(python2_only_api_index());
     let nb = two_cells(ctx.root(), "import toolkit", "print(toolkit.old_api() + 1)");
-    let mut index = nbenv::pypi::IndexConfig::new(ctx.index_url(), ctx.cache());
-    index.http.retry.retries = 0;
-    let global = GlobalSettings {
-        bank: ctx.bank(),
-        cache_dir: ctx.cache(),
-        index,
-        events: None,
-        bank_lock: Default::default(),
-        env_cache_budget: 10 << 30,
-    };
+    let global = ctx.settings();
     // nextest runs each test in a process of its own: uv's cache is the test's.
     global.confine_installer_caches();
     let output = ctx.root().join("requirements.txt");

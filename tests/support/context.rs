@@ -148,6 +148,26 @@ impl TestContext {
         self.cache().join("uv")
     }
 
+    /// The settings every command of the library takes, as [`TestContext::command`] gives
+    /// them to the binary: this context's bank, cache and index, no retries. For tests that
+    /// call a command's library function, with no process.
+    pub fn settings(&self) -> nbenv::commands::GlobalSettings {
+        let index_url = match &self.server {
+            Some(server) => server.index_url(),
+            None => nbenv::pypi::PYPI_SIMPLE.to_string(),
+        };
+        let mut index = nbenv::pypi::IndexConfig::new(index_url, self.cache());
+        index.http.retry.retries = 0;
+        nbenv::commands::GlobalSettings {
+            bank: self.bank(),
+            cache_dir: self.cache(),
+            index,
+            events: None,
+            bank_lock: Default::default(),
+            env_cache_budget: 10 << 30,
+        }
+    }
+
     /// The loopback index; panics when the context has none.
     pub fn server(&self) -> &TestServer {
         self.server.as_ref().expect("a context with an index")

@@ -3,7 +3,6 @@
 //! are [`crate::modernize::prefer::prefer`]'s, the steps [`Restoring`]'s; this writes the
 //! modernized notebook beside the input when it is the one kept.
 
-use std::path::Path;
 use std::time::Instant;
 
 use crate::modernize::prefer::{modern_path, prefer, Mode};
@@ -15,7 +14,7 @@ use crate::reporter::Reporter;
 use crate::resolve::options::{EraChoice, InferOptions, PythonSource};
 use crate::resolve::session::{read_usages_of, InferRun};
 
-use super::super::{CommandError, GlobalSettings};
+use super::super::{same_file, CommandError, GlobalSettings};
 use super::{RestoreSettings, Rig, Target, Tried};
 
 /// The kept attempt (the modern one or the era's), and how the modern one fared.
@@ -105,12 +104,4 @@ pub fn preferred(
         .era
         .expect("the era is tried when the modern mode is not kept")?;
     Ok((era, tried))
-}
-
-/// Whether two paths name one file (the first may not exist yet).
-fn same_file(a: &Path, b: &Path) -> bool {
-    match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
-        (Ok(a), Ok(b)) => a == b,
-        _ => false,
-    }
 }

@@ -481,3 +481,52 @@ fn the_modernized_notebook_is_restored_on_todays_releases() {
     let pins = std::fs::read_to_string(ctx.path("alen.txt")).unwrap();
     assert!(pins.contains("numpy==1.22"), "{pins}");
 }
+
+/// The command as library functions: `rewrite` returns the report the command line prints,
+/// and writes the same notebook; the input is only read.
+#[test]
+fn rewrite_is_a_library_function_that_returns_what_the_command_prints() {
+    use nbenv::commands::modernize::{rewrite, ModernizeSettings};
+
+    let ctx = context();
+    let run = run_in(
+        &ctx,
+        &["modernize", "alen.ipynb", "-o", "cli.ipynb", "--no-run"],
+    );
+    assert_eq!(run.code, 0, "{}", run.text());
+    let settings = ModernizeSettings {
+        output: ctx.path("lib.ipynb"),
+        ..ModernizeSettings::new(ctx.path("alen.ipynb"))
+    };
+    let done = rewrite(&ctx.settings(), &settings, &nbenv::reporter::Silent).unwrap();
+    // The command line named the files as given, relative to where it ran.
+    let relative = done.text.replace(&format!("{}/", ctx.root().display()), "");
+    assert_eq!(
+        relative.replace("lib.ipynb", "OUT"),
+        run.stdout.replace("cli.ipynb", "OUT")
+    );
+    assert_eq!(
+        sources(&ctx.path("lib.ipynb")),
+        sources(&ctx.path("cli.ipynb"))
+    );
+    assert_eq!(std::fs::read(ctx.path("alen.ipynb")).unwrap(), with_alen());
+    // Only rewriting: no candidate waits for a run.
+    assert!(settings.restore.is_none());
+
+    // The input is never written, whatever the output is called.
+    let over = ModernizeSettings {
+        output: ctx.path("alen.ipynb"),
+        ..settings
+    };
+    let refused = rewrite(&ctx.settings(), &over, &nbenv::reporter::Silent).err();
+    assert!(
+        matches!(
+            &refused,
+            Some(nbenv::commands::CommandError::WritesInput {
+                flag: "--output",
+                ..
+            })
+        ),
+        "{refused:?}"
+    );
+}

@@ -1,4 +1,4 @@
-//! `modernize`'s run: the modernized notebook, written at its output, restored as `restore`
+//! The modernized notebook, written at its output, restored as `restore`
 //! restores it; with its candidate changes first when it has some, kept only when it runs to
 //! the end with them ([`crate::modernize::trial`]).
 
@@ -11,8 +11,8 @@ use crate::notebook::Notebook;
 use crate::output::write_atomically;
 use crate::reporter::Reporter;
 
-use super::restore::{attempt, Original, RestoreSettings, Rig, Target};
-use super::CommandError;
+use super::super::restore::{attempt, Original, RestoreSettings, Rig, Target};
+use super::super::CommandError;
 
 /// The modernized notebook restored at `output`, written with its candidates or without.
 pub struct CandidateRuns<'a> {
