@@ -153,7 +153,7 @@ pub fn run(global: &GlobalArgs, args: &InferArgs) -> Result<()> {
             if let Some(document) = &failed.document {
                 write_result(args.output.as_deref(), document.as_bytes())?;
             }
-            Err(failed.error.into())
+            Err((*failed.error).into())
         }
     }
 }

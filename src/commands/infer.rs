@@ -8,7 +8,7 @@ use serde::Serialize;
 
 use crate::output::{json_document, lock_txt, pylock_toml, requirements_txt};
 use crate::reporter::Reporter;
-use crate::resolve::infer::{self, Inference, InferError};
+use crate::resolve::infer::{self, InferError, Inference};
 use crate::resolve::interpreter::PythonChoice;
 use crate::resolve::lazy;
 use crate::resolve::options::InferOptions;
@@ -41,7 +41,7 @@ pub struct InferSettings {
 /// Why `infer` wrote no resolution; with `--format json`, the document that says why.
 #[derive(Debug)]
 pub struct InferFailed {
-    pub error: CommandError,
+    pub error: Box<CommandError>,
     /// `--format json`'s document when nothing satisfies the notebook: a program reading
     /// the JSON learns why there is none, as a person reads stderr.
     pub document: Option<String>,
@@ -50,7 +50,7 @@ pub struct InferFailed {
 impl<E: Into<CommandError>> From<E> for InferFailed {
     fn from(e: E) -> Self {
         Self {
-            error: e.into(),
+            error: Box::new(e.into()),
             document: None,
         }
     }
@@ -76,7 +76,7 @@ pub fn run(
                 .flatten()
                 .map(|d| json_document(&d).expect("a failure serializes"));
             return Err(InferFailed {
-                error: e.into(),
+                error: Box::new(e.into()),
                 document,
             });
         }
