@@ -595,7 +595,7 @@ fn print_runs(
     format: Format,
     show_build: bool,
 ) -> Result<()> {
-    let mut out = std::io::stdout().lock();
+    let mut out = super::printer::stdout();
     if format == Format::Json {
         let mut doc = json!({"bank": bank, "report": build});
         if let Some(r) = runtime {
@@ -831,7 +831,7 @@ fn print_reports<T: serde::Serialize>(
     if reports.is_empty() {
         return Err(CliError::not_found(nothing()).into());
     }
-    let mut out = std::io::stdout().lock();
+    let mut out = super::printer::stdout();
     if format == Format::Json {
         return write_json(&mut out, &json!({ "results": reports }));
     }
@@ -1063,7 +1063,7 @@ fn query_imports(store: &Store, release: &DistSpec, format: Format) -> Result<()
         .map(|r| r.slot)
         .ok_or_else(not_found)?;
     let imports = store.import_time(dist_id, slot)?;
-    let mut out = std::io::stdout().lock();
+    let mut out = super::printer::stdout();
     if format == Format::Json {
         return write_json(
             &mut out,
@@ -1160,7 +1160,7 @@ fn diff(
         Ok(report) => report,
         Err(miss) => return Err(diff_miss(store, name, miss).into()),
     };
-    let mut out = std::io::stdout().lock();
+    let mut out = super::printer::stdout();
     if format == Format::Json {
         write_json(&mut out, &report)?;
         return Ok(());
@@ -1222,7 +1222,7 @@ fn moves(store: &Store, name: &DistName, format: Format) -> Result<()> {
     let Some(report) = store.moves(name)? else {
         return Err(diff_miss(store, name, DiffMiss::Distribution).into());
     };
-    let mut out = std::io::stdout().lock();
+    let mut out = super::printer::stdout();
     if format == Format::Json {
         write_json(&mut out, &report)?;
         return Ok(());
@@ -1442,7 +1442,7 @@ fn write_move(out: &mut impl Write, m: &Move) -> Result<()> {
 /// Prints what `bank check` read and every failure; a damaged bank is the bank error.
 fn check(store: &Store, format: Format) -> Result<()> {
     let report = store.check()?;
-    let mut out = std::io::stdout().lock();
+    let mut out = super::printer::stdout();
     if format == Format::Json {
         write_json(&mut out, &json!({"bank": store.path(), "check": report}))?;
     } else {
@@ -1487,7 +1487,7 @@ fn check(store: &Store, format: Format) -> Result<()> {
 
 fn stats(store: &Store, format: Format) -> Result<()> {
     let s = store.stats()?;
-    let mut out = std::io::stdout().lock();
+    let mut out = super::printer::stdout();
     if format == Format::Json {
         write_json(&mut out, &json!({"bank": store.path(), "stats": s}))?;
         return Ok(());

@@ -353,7 +353,7 @@ fn info(root: &Path, bank_dir: &Path, budget: u64, env_budget: u64, format: Form
     let users_uv = uv_cache(root)
         .map(|(_, dir)| dir)
         .filter(|dir| !same_dir(dir, &root.join("uv")));
-    let mut out = std::io::stdout().lock();
+    let mut out = super::printer::stdout();
     if format == Format::Json {
         let json: Vec<PartJson> = parts.iter().map(part_json).collect();
         return write_json(
@@ -475,7 +475,7 @@ fn prune(root: &Path, bank_dir: &Path, all: bool, dry_run: bool, format: Format)
             }
         }
     }
-    let mut out = std::io::stdout().lock();
+    let mut out = super::printer::stdout();
     if format == Format::Json {
         return write_json(
             &mut out,

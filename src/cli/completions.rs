@@ -18,6 +18,6 @@ pub fn run(args: &CompletionsArgs) -> Result<()> {
     let mut cmd = super::args::command();
     let mut out = Vec::new();
     clap_complete::generate(args.shell, &mut cmd, "nbenv", &mut out);
-    std::io::stdout().lock().write_all(&out)?;
+    super::printer::stdout().write_all(&out)?;
     Ok(())
 }

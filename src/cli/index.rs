@@ -87,7 +87,7 @@ fn fetch(client: &IndexClient, name: &DistName) -> Result<ProjectPage> {
 
 fn releases(client: &IndexClient, names: &[DistName], format: Format) -> Result<()> {
     let pages: Vec<Result<ProjectPage>> = names.par_iter().map(|n| fetch(client, n)).collect();
-    let mut out = std::io::stdout().lock();
+    let mut out = super::printer::stdout();
     let mut json_pages = Vec::new();
     let mut first_error = None;
     for (i, page) in pages.into_iter().enumerate() {
@@ -240,7 +240,7 @@ fn find_release<'p>(page: &'p ProjectPage, spec: &ReleaseSpec) -> Result<Release
 fn files(client: &IndexClient, spec: &ReleaseSpec, format: Format) -> Result<()> {
     let page = fetch(client, &spec.name)?;
     let release = find_release(&page, spec)?;
-    let mut out = std::io::stdout().lock();
+    let mut out = super::printer::stdout();
     if format == Format::Json {
         let value = json!({
             "name": spec.name,
@@ -291,7 +291,7 @@ fn metadata(client: &IndexClient, spec: &ReleaseSpec, format: Format) -> Result<
     let (meta, source) = client
         .core_metadata(file)
         .with_context(|| format!("reading the core metadata of {}", file.filename))?;
-    let mut out = std::io::stdout().lock();
+    let mut out = super::printer::stdout();
     if format == Format::Json {
         let value = json!({
             "file": file.filename,

@@ -162,8 +162,7 @@ fn write_result(output: Option<&Path>, bytes: &[u8]) -> Result<()> {
     match output {
         Some(path) => Ok(write_atomically(path, bytes)?),
         None => {
-            let stdout = std::io::stdout();
-            let mut out = stdout.lock();
+            let mut out = super::printer::stdout();
             out.write_all(bytes)?;
             out.flush().context("writing to stdout")
         }

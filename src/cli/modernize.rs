@@ -3,6 +3,7 @@
 //! then restored. The command is the library's ([`nbenv::commands::modernize`]); this file
 //! gives its arguments and prints what it did.
 
+use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -92,14 +93,14 @@ pub fn run(global: &GlobalArgs, args: &ModernizeArgs) -> Result<()> {
     // One JSON document: with a run, the report goes in it when the run is done.
     let json = args.format.format == Format::Json;
     if args.no_run || !json {
-        print!("{}", rewritten.text);
+        write!(printer.stdout(), "{}", rewritten.text)?;
     }
     if args.no_run {
         return Ok(());
     }
     let done = nbenv::commands::modernize::restore(&global, &settings, rewritten, &printer)?;
     if done.moved_forward && !json {
-        print!("\n{}", done.text);
+        write!(printer.stdout(), "\n{}", done.text)?;
     }
     let head = json
         .then(|| {

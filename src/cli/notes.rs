@@ -34,7 +34,7 @@ pub fn read(
             return Err(CliError::not_found(e.to_string()).into())
         }
     };
-    let mut out = std::io::stdout().lock();
+    let mut out = super::printer::stdout();
     if format == Format::Json {
         write_json(&mut out, &kept)?;
     } else {

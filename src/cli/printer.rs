@@ -1,3 +1,7 @@
+//! The one owner of both streams: results go to stdout through [`stdout`] (whatever `-q`
+//! says: quiet silences what is said, not what was asked for), and everything said goes to
+//! stderr through this file. No other file of the command line writes to either.
+//!
 //! How stderr's labels look: `error:` bold red and `warning:` bold yellow on a terminal, as uv
 //! and cargo print them; plain in a pipe or a log, and wherever `NO_COLOR` is set
 //! (no-color.org). `CLICOLOR_FORCE` colours a pipe too. Every `error:`, `warning:` and
@@ -159,6 +163,20 @@ impl Reporter for Printer {
 
     fn live(&self, message: &str) -> Box<dyn Task + '_> {
         Box::new(Spinner::live(self, message.to_string()))
+    }
+}
+
+/// Where a command's results go: standard output, locked while the writer lives. Writing
+/// through it returns errors (a closed pipe: `nbenv ... | head`) instead of panicking as
+/// `print!` does.
+pub fn stdout() -> std::io::StdoutLock<'static> {
+    std::io::stdout().lock()
+}
+
+impl Printer {
+    /// [`stdout`], for a command that holds its printer.
+    pub fn stdout(&self) -> std::io::StdoutLock<'static> {
+        stdout()
     }
 }
 

@@ -99,8 +99,7 @@ pub fn run(global: &GlobalArgs, args: &ReportArgs) -> Result<()> {
             super::printer::note(&format!("wrote the HTML report to {}", path.display()));
         }
     }
-    let stdout = std::io::stdout();
-    let mut out = std::io::BufWriter::new(stdout.lock());
+    let mut out = std::io::BufWriter::new(super::printer::stdout());
     match args.format {
         ReportFormat::Json => write_json(
             &mut out,

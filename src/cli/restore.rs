@@ -3,6 +3,7 @@
 //! command is the library's ([`nbenv::commands::restore`]); this file gives its arguments and
 //! prints what it did.
 
+use std::io::Write as _;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -140,15 +141,15 @@ pub(super) fn print(
 ) -> Result<()> {
     match format {
         Format::Json => match head {
-            None => write_json(&mut std::io::stdout().lock(), done)?,
+            None => write_json(&mut super::printer::stdout(), done)?,
             Some(mut head) => {
                 head["run"] = serde_json::to_value(done)?;
-                write_json(&mut std::io::stdout().lock(), &head)?
+                write_json(&mut super::printer::stdout(), &head)?
             }
         },
         Format::Text => {
             if requirements {
-                print!("{}", done.kept.requirements);
+                write!(super::printer::stdout(), "{}", done.kept.requirements)?;
             }
             super::printer::block(&summary(done));
         }

@@ -1,5 +1,6 @@
 //! Run records: written after every run of a notebook, read by every resolution.
 
+use std::io::Write as _;
 use std::path::Path;
 
 use nbenv::bank::store::Store;
@@ -19,17 +20,20 @@ pub fn show(bank: &Path, forget: bool, format: super::args::Format) -> anyhow::R
     let failures = store.release_failures()?;
     match format {
         super::args::Format::Json => super::output::write_json(
-            &mut std::io::stdout().lock(),
+            &mut super::printer::stdout(),
             &serde_json::json!({ "runs": runs, "failed_releases": failures }),
         )?,
         super::args::Format::Text => {
-            println!(
+            let mut out = super::printer::stdout();
+            writeln!(
+                out,
                 "{} recorded; {} failed:",
                 super::output::count(runs as usize, "run", "runs"),
                 super::output::count(failures.len(), "release", "releases")
-            );
+            )?;
             for f in &failures {
-                println!(
+                writeln!(
+                    out,
                     "  {} {} on Python {}: failed to {} ({}, {})",
                     f.dist,
                     f.version,
@@ -37,7 +41,7 @@ pub fn show(bank: &Path, forget: bool, format: super::args::Format) -> anyhow::R
                     f.step,
                     f.at.strftime("%Y-%m-%d"),
                     f.notebook
-                );
+                )?;
             }
         }
     }

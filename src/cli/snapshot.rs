@@ -22,7 +22,7 @@ pub fn export(bank: &Path, file: &Path, options: &ExportOptions, format: Format)
     let h = &report.header;
     // The bank's own compression: an index cache after it is told apart.
     let ratio = h.db_len as f64 / h.payload_len.max(1) as f64;
-    let mut out = std::io::stdout().lock();
+    let mut out = super::printer::stdout();
     if format == Format::Json {
         return write_json(
             &mut out,
@@ -103,7 +103,7 @@ pub fn import(
     let report = snapshot::import(&source, bank, client.http(), &options)?;
     let seconds = started.elapsed().as_secs_f64();
     let h = &report.header;
-    let mut out = std::io::stdout().lock();
+    let mut out = super::printer::stdout();
     let replaced = match &report.replaced {
         ExistingBank::Missing => "new bank".to_string(),
         ExistingBank::Empty => "replaced an empty bank".to_string(),

@@ -48,8 +48,7 @@ pub fn run(global: &GlobalArgs, args: &UsageArgs) -> anyhow::Result<()> {
         let history = BankHistory::at(&bank);
         notebook::classify_stored_errors(&nb, &mut usage, Some(&history));
     }
-    let stdout = std::io::stdout();
-    let mut out = std::io::BufWriter::new(stdout.lock());
+    let mut out = std::io::BufWriter::new(super::printer::stdout());
     match args.format.format {
         Format::Json => {
             write_json(&mut out, &usage)?;

@@ -1,6 +1,7 @@
 //! `nbenv verify NB -r requirements.txt`: build the environment (with a kernel runtime), run
 //! the notebook in it, and say how far it got, where it stopped and why.
 
+use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -121,8 +122,8 @@ pub fn run(global: &super::args::GlobalArgs, args: &VerifyArgs) -> Result<()> {
         &super::printer::Printer::of(global),
     )?;
     match args.format.format {
-        Format::Json => write_json(&mut std::io::stdout().lock(), &found)?,
-        Format::Text => print!("{}", summary(&found)),
+        Format::Json => write_json(&mut super::printer::stdout(), &found)?,
+        Format::Text => write!(super::printer::stdout(), "{}", summary(&found))?,
     }
     if found.ran() {
         Ok(())
