@@ -212,40 +212,48 @@ fn summary(done: &RestoreOutcome) -> String {
         out.push_str(&said(tried));
     }
     for (i, r) in done.rounds.iter().enumerate() {
-        let ran = match &r.executability {
-            Some(e) => format!(
-                "{} of {} cells ran",
-                e.cells_before_first_error, e.code_cells
-            ),
-            None => "the environment could not be built".to_string(),
-        };
-        let ran = match r.reproduced {
-            Some((same, of)) => format!("{ran}, {same} of {of} stored outputs reproduced"),
-            None => ran,
-        };
-        let error = match (&r.first_failure, &r.install_error) {
-            (Some(f), _) => format!("; {}", f.located_in(&done.nb)),
-            (None, Some(detail)) => format!(": {}", detail.lines().last().unwrap_or_default()),
-            _ => String::new(),
-        };
-        let runtime = match &r.runner {
-            Some(verify::RunnerMode::Ipython {
-                version,
-                kernel: Some(_),
-                ..
-            }) => format!(" (IPython {version})"),
-            Some(verify::RunnerMode::Ipython { version, .. }) => {
-                format!(" (IPython {version}, without a kernel)")
-            }
-            _ => String::new(),
-        };
-        out.push_str(&format!(
-            "round {}: Python {}{runtime}: {ran}{error}\n",
-            i + 1,
-            r.python
-        ));
+        out.push_str(&round_line(i + 1, r, &done.nb));
     }
-    out.push_str(match done.stopped {
+    out.push_str(stopped_line(done.stopped));
+    out.push_str(&kept_lines(done));
+    out
+}
+
+/// `round N: Python X (runtime): how far it ran; its first error`.
+fn round_line(n: usize, r: &nbenv::restore::Round, nb: &nbenv::notebook::Notebook) -> String {
+    let ran = match &r.executability {
+        Some(e) => format!(
+            "{} of {} cells ran",
+            e.cells_before_first_error, e.code_cells
+        ),
+        None => "the environment could not be built".to_string(),
+    };
+    let ran = match r.reproduced {
+        Some((same, of)) => format!("{ran}, {same} of {of} stored outputs reproduced"),
+        None => ran,
+    };
+    let error = match (&r.first_failure, &r.install_error) {
+        (Some(f), _) => format!("; {}", f.located_in(nb)),
+        (None, Some(detail)) => format!(": {}", detail.lines().last().unwrap_or_default()),
+        _ => String::new(),
+    };
+    let runtime = match &r.runner {
+        Some(verify::RunnerMode::Ipython {
+            version,
+            kernel: Some(_),
+            ..
+        }) => format!(" (IPython {version})"),
+        Some(verify::RunnerMode::Ipython { version, .. }) => {
+            format!(" (IPython {version}, without a kernel)")
+        }
+        _ => String::new(),
+    };
+    format!("round {n}: Python {}{runtime}: {ran}{error}\n", r.python)
+}
+
+/// Why the rounds stopped.
+fn stopped_line(stopped: Stop) -> &'static str {
+    match stopped {
         Stop::Ran => "restored: the notebook ran to the end\n",
         Stop::NotEnvironmental => {
             "not restored: the first error is not the environment's (the notebook's code or data)\n"
@@ -257,7 +265,13 @@ fn summary(done: &RestoreOutcome) -> String {
         Stop::InstallFailed => "not restored: the environment could not be built\n",
         Stop::MaxRounds => "not restored: --max-rounds reached\n",
         Stop::TimeLimit => "not restored: out of time\n",
-    });
+    }
+}
+
+/// Which requirements were written and why, when not the last round's; what was left out;
+/// and the environment kept.
+fn kept_lines(done: &RestoreOutcome) -> String {
+    let mut out = String::new();
     match &done.kept.why {
         nbenv::restore::KeptWhy::MostCells { round, cells, of }
             if *round as usize != done.rounds.len() =>

@@ -150,8 +150,25 @@ fn local_origin(m: &LocalModule) -> String {
 }
 
 /// The text report: one header line, then one compact section per kind of evidence, each an
-/// aligned table.
+/// aligned table; a section with nothing in it is left out.
 pub fn render(u: &Usage) -> String {
+    [
+        header(u),
+        summary(u),
+        imports(u),
+        apis(u),
+        members(u),
+        installs(u),
+        python_evidence(u),
+        stored_outputs(u),
+        notes(u),
+        warnings(u),
+    ]
+    .concat()
+}
+
+/// The notebook, its format and cells, its kernel and Python.
+fn header(u: &Usage) -> String {
     let mut s = String::new();
     let format = match u.notebook.format {
         SourceFormat::Ipynb {
@@ -175,7 +192,11 @@ pub fn render(u: &Usage) -> String {
         let _ = write!(s, " · Python {v}");
     }
     s.push_str("\n\n");
+    s
+}
 
+/// The Python it allows, its third-party imports and its local modules, in brief.
+fn summary(u: &Usage) -> String {
     let mut python = if u.python.conflict {
         "conflicting evidence (see below)".to_string()
     } else {
@@ -219,216 +240,216 @@ pub fn render(u: &Usage) -> String {
             .collect();
         summary.push(vec!["local".into(), names.join(", ")]);
     }
-    s.push_str(&table(&summary, "", &[]));
+    table(&summary, "", &[])
+}
 
-    if !u.imports.is_empty() {
-        let _ = writeln!(s, "\nimports ({})", u.imports.len());
-        let rows: Vec<Vec<String>> = u
-            .imports
-            .iter()
-            .map(|i| {
-                vec![
-                    i.at.to_string(),
-                    origin_tag(i.origin).to_string(),
-                    import_text(i),
-                ]
-            })
-            .collect();
-        s.push_str(&table(&rows, "  ", &[]));
+/// A titled section (`title (count)`) of aligned rows; nothing when there are no rows.
+fn section(title: &str, rows: &[Vec<String>], right: &[usize]) -> String {
+    if rows.is_empty() {
+        return String::new();
     }
+    format!("\n{title}\n{}", table(rows, "  ", right))
+}
 
+fn imports(u: &Usage) -> String {
+    let rows: Vec<Vec<String>> = u
+        .imports
+        .iter()
+        .map(|i| {
+            vec![
+                i.at.to_string(),
+                origin_tag(i.origin).to_string(),
+                import_text(i),
+            ]
+        })
+        .collect();
+    section(&format!("imports ({})", u.imports.len()), &rows, &[])
+}
+
+/// Third-party APIs only; how many others there were is said in the title.
+fn apis(u: &Usage) -> String {
+    if u.apis.is_empty() {
+        return String::new();
+    }
     let third_apis: Vec<_> = u.third_party_apis().collect();
     let others = u.apis.len() - third_apis.len();
-    if !u.apis.is_empty() {
-        let _ = writeln!(
-            s,
-            "\napis ({} third-party{})",
-            third_apis.len(),
-            if others > 0 {
-                format!(", {others} stdlib or local not shown")
-            } else {
+    let title = format!(
+        "apis ({} third-party{})",
+        third_apis.len(),
+        if others > 0 {
+            format!(", {others} stdlib or local not shown")
+        } else {
+            String::new()
+        }
+    );
+    let rows: Vec<Vec<String>> = third_apis
+        .iter()
+        .map(|a| {
+            let kinds: Vec<String> = a.kinds.iter().map(snake).collect();
+            let keywords = if a.keywords.is_empty() {
                 String::new()
-            }
-        );
-        let rows: Vec<Vec<String>> = third_apis
-            .iter()
-            .map(|a| {
-                let kinds: Vec<String> = a.kinds.iter().map(snake).collect();
-                let keywords = if a.keywords.is_empty() {
-                    String::new()
+            } else {
+                format!("  kw: {}", a.keywords.join(", "))
+            };
+            vec![
+                a.api.as_str().to_string(),
+                format!("{}×", a.count),
+                kinds.join(" "),
+                format!("{}{keywords}", locations(&a.locations)),
+            ]
+        })
+        .collect();
+    format!("\n{title}\n{}", table(&rows, "  ", &[1]))
+}
+
+fn members(u: &Usage) -> String {
+    let rows: Vec<Vec<String>> = u
+        .members
+        .iter()
+        .map(|m| {
+            let receiver = match &m.receiver {
+                Receiver::Unknown => "unknown receiver".to_string(),
+                Receiver::DerivedFrom(api) => format!("from {api}"),
+            };
+            let call = if m.called { "()" } else { "" };
+            vec![
+                format!("{}{call}", m.example),
+                format!("{}×", m.count),
+                receiver,
+                locations(&m.locations),
+            ]
+        })
+        .collect();
+    let title = format!("members on values of unknown type ({})", u.members.len());
+    section(&title, &rows, &[1])
+}
+
+/// What the notebook installs itself (`!pip install`, `%conda install`).
+fn installs(u: &Usage) -> String {
+    let rows: Vec<Vec<String>> = u
+        .requirements
+        .iter()
+        .map(|r| {
+            vec![
+                r.at.to_string(),
+                r.requirement.to_string(),
+                snake(r.installer),
+                format!(
+                    "{}{}",
+                    r.command,
+                    if r.optional { "  (optional)" } else { "" }
+                ),
+            ]
+        })
+        .collect();
+    section(&format!("installs ({})", u.requirements.len()), &rows, &[])
+}
+
+fn python_evidence(u: &Usage) -> String {
+    let rows: Vec<Vec<String>> = u
+        .python
+        .hints
+        .iter()
+        .map(|h| {
+            vec![
+                snake(h.reason),
+                h.detail.clone(),
+                h.range.to_string(),
+                if h.count > 1 {
+                    format!("×{}", h.count)
                 } else {
-                    format!("  kw: {}", a.keywords.join(", "))
-                };
-                vec![
-                    a.api.as_str().to_string(),
-                    format!("{}×", a.count),
-                    kinds.join(" "),
-                    format!("{}{keywords}", locations(&a.locations)),
-                ]
-            })
-            .collect();
-        s.push_str(&table(&rows, "  ", &[1]));
-    }
+                    String::new()
+                },
+                h.at.map(|a| format!("first {a}")).unwrap_or_default(),
+                if h.weak { "(weak)" } else { "" }.to_string(),
+            ]
+        })
+        .collect();
+    let title = format!("python-version evidence ({})", u.python.hints.len());
+    section(&title, &rows, &[])
+}
 
-    if !u.members.is_empty() {
-        let _ = writeln!(
-            s,
-            "\nmembers on values of unknown type ({})",
-            u.members.len()
-        );
-        let rows: Vec<Vec<String>> = u
-            .members
-            .iter()
-            .map(|m| {
-                let receiver = match &m.receiver {
-                    Receiver::Unknown => "unknown receiver".to_string(),
-                    Receiver::DerivedFrom(api) => format!("from {api}"),
-                };
-                let call = if m.called { "()" } else { "" };
-                vec![
-                    format!("{}{call}", m.example),
-                    format!("{}×", m.count),
-                    receiver,
-                    locations(&m.locations),
-                ]
-            })
-            .collect();
-        s.push_str(&table(&rows, "  ", &[1]));
-    }
+fn stored_outputs(u: &Usage) -> String {
+    let rows: Vec<Vec<String>> = u.outputs.iter().flat_map(output_rows).collect();
+    section(&format!("stored outputs ({})", u.outputs.len()), &rows, &[])
+}
 
-    if !u.requirements.is_empty() {
-        let _ = writeln!(s, "\ninstalls ({})", u.requirements.len());
-        let rows: Vec<Vec<String>> = u
-            .requirements
-            .iter()
-            .map(|r| {
-                vec![
-                    r.at.to_string(),
-                    r.requirement.to_string(),
-                    snake(r.installer),
-                    format!(
-                        "{}{}",
-                        r.command,
-                        if r.optional { "  (optional)" } else { "" }
-                    ),
-                ]
-            })
-            .collect();
-        s.push_str(&table(&rows, "  ", &[]));
-    }
-
-    if !u.python.hints.is_empty() {
-        let _ = writeln!(s, "\npython-version evidence ({})", u.python.hints.len());
-        let rows: Vec<Vec<String>> = u
-            .python
-            .hints
-            .iter()
-            .map(|h| {
-                vec![
-                    snake(h.reason),
-                    h.detail.clone(),
-                    h.range.to_string(),
-                    if h.count > 1 {
-                        format!("×{}", h.count)
-                    } else {
-                        String::new()
-                    },
-                    h.at.map(|a| format!("first {a}")).unwrap_or_default(),
-                    if h.weak { "(weak)" } else { "" }.to_string(),
-                ]
-            })
-            .collect();
-        s.push_str(&table(&rows, "  ", &[]));
-    }
-
-    if !u.outputs.is_empty() {
-        let _ = writeln!(s, "\nstored outputs ({})", u.outputs.len());
-        let rows: Vec<Vec<String>> = u
-            .outputs
-            .iter()
-            .flat_map(|o| {
-                let mut class = None;
-                let (cell, kind, text) = match o {
-                    OutputEvidence::LibraryPath {
-                        module,
-                        python,
-                        cell,
-                        count,
-                    } => (
-                        cell,
-                        "library file",
-                        format!(
-                            "{module}{}{}",
-                            python.map(|p| format!(" (python {p})")).unwrap_or_default(),
-                            if *count > 1 {
-                                format!("  ×{count}")
-                            } else {
-                                String::new()
-                            }
-                        ),
-                    ),
-                    OutputEvidence::Warning {
-                        category,
-                        message,
-                        cell,
-                        ..
-                    } => (cell, "warning", format!("{category}: {message}")),
-                    OutputEvidence::Error {
-                        ename,
-                        evalue,
-                        cell,
-                        failure,
-                    } => {
-                        // The class goes on a line of its own, under the message.
-                        class = failure.as_ref().map(|f| format!("→ {f}"));
-                        let evalue = evalue.lines().next().unwrap_or("");
-                        (cell, "error", format!("{ename}: {evalue}"))
-                    }
-                    OutputEvidence::Version {
-                        module,
-                        version,
-                        cell,
-                    } => (cell, "version", format!("{module} {version}")),
-                    OutputEvidence::Installed {
-                        name,
-                        version,
-                        cell,
-                    } => (cell, "installed", format!("{name} {version}")),
-                };
-                let clean = |text: &str| -> String {
-                    text.chars()
-                        .map(|c| if c.is_control() { ' ' } else { c })
-                        .take(140)
-                        .collect()
-                };
-                let mut rows = vec![vec![format!("cell {cell}"), kind.to_string(), clean(&text)]];
-                if let Some(class) = class {
-                    rows.push(vec![String::new(), String::new(), clean(&class)]);
+/// One stored output's row; an error's class goes on a row of its own, under the message.
+fn output_rows(o: &OutputEvidence) -> Vec<Vec<String>> {
+    let mut class = None;
+    let (cell, kind, text) = match o {
+        OutputEvidence::LibraryPath {
+            module,
+            python,
+            cell,
+            count,
+        } => (
+            cell,
+            "library file",
+            format!(
+                "{module}{}{}",
+                python.map(|p| format!(" (python {p})")).unwrap_or_default(),
+                if *count > 1 {
+                    format!("  ×{count}")
+                } else {
+                    String::new()
                 }
-                rows
-            })
-            .collect();
-        s.push_str(&table(&rows, "  ", &[]));
+            ),
+        ),
+        OutputEvidence::Warning {
+            category,
+            message,
+            cell,
+            ..
+        } => (cell, "warning", format!("{category}: {message}")),
+        OutputEvidence::Error {
+            ename,
+            evalue,
+            cell,
+            failure,
+        } => {
+            class = failure.as_ref().map(|f| format!("→ {f}"));
+            let evalue = evalue.lines().next().unwrap_or("");
+            (cell, "error", format!("{ename}: {evalue}"))
+        }
+        OutputEvidence::Version {
+            module,
+            version,
+            cell,
+        } => (cell, "version", format!("{module} {version}")),
+        OutputEvidence::Installed {
+            name,
+            version,
+            cell,
+        } => (cell, "installed", format!("{name} {version}")),
+    };
+    let clean = |text: &str| -> String {
+        text.chars()
+            .map(|c| if c.is_control() { ' ' } else { c })
+            .take(140)
+            .collect()
+    };
+    let mut rows = vec![vec![format!("cell {cell}"), kind.to_string(), clean(&text)]];
+    if let Some(class) = class {
+        rows.push(vec![String::new(), String::new(), clean(&class)]);
     }
+    rows
+}
 
-    if !u.notes.is_empty() {
-        let _ = writeln!(s, "\nnotes ({})", u.notes.len());
-        let rows: Vec<Vec<String>> = u
-            .notes
-            .iter()
-            .map(|n| vec![n.at.to_string(), snake(n.kind), n.detail.clone()])
-            .collect();
-        s.push_str(&table(&rows, "  ", &[]));
-    }
+fn notes(u: &Usage) -> String {
+    let rows: Vec<Vec<String>> = u
+        .notes
+        .iter()
+        .map(|n| vec![n.at.to_string(), snake(n.kind), n.detail.clone()])
+        .collect();
+    section(&format!("notes ({})", u.notes.len()), &rows, &[])
+}
 
-    if !u.warnings.is_empty() {
-        let _ = writeln!(s, "\nwarnings ({})", u.warnings.len());
-        let rows: Vec<Vec<String>> = u
-            .warnings
-            .iter()
-            .map(|w| vec![w.at.to_string(), w.message.clone()])
-            .collect();
-        s.push_str(&table(&rows, "  ", &[]));
-    }
-    s
+fn warnings(u: &Usage) -> String {
+    let rows: Vec<Vec<String>> = u
+        .warnings
+        .iter()
+        .map(|w| vec![w.at.to_string(), w.message.clone()])
+        .collect();
+    section(&format!("warnings ({})", u.warnings.len()), &rows, &[])
 }

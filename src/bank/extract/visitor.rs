@@ -182,153 +182,15 @@ impl ModuleVisitor<'_> {
             self.dynamic_exports = true;
         }
         match stmt {
-            Stmt::FunctionDef(def) => {
-                let name = def.name.as_str();
-                if name == "__getattr__" {
-                    self.module_getattr = true;
-                }
-                if all_names::mutates_all(&def.body) {
-                    self.all_extenders.push(name.to_string());
-                }
-                if effects::registers_modules(&def.body) {
-                    self.registers_modules = true;
-                }
-                let raises = effects::raising_body(&def.body);
-                if let Some(message) = &raises {
-                    self.raising_functions
-                        .insert(name.to_string(), message.clone());
-                }
-                let sets_attributes = first_parameter(def)
-                    .is_some_and(|first| sets_computed_attributes(&def.body, first));
-                let function = Binding::Function(Function {
-                    name: name.to_string(),
-                    signature: Signature::from_ast(&def.parameters),
-                    is_async: def.is_async,
-                    raises,
-                    sets_attributes,
-                    warned: self.warned(def),
-                });
-                let overload = is_overload(&def.decorator_list);
-                match (self.overloads.get(name).copied(), overload) {
-                    // Further overloads of a name add nothing.
-                    (Some(_), true) => {}
-                    // The implementation after its overloads takes their place.
-                    (Some(i), false) => {
-                        self.bindings[i] = function;
-                        self.overloads.remove(name);
-                    }
-                    (None, _) => {
-                        if overload {
-                            self.overloads.insert(name.to_string(), self.bindings.len());
-                        }
-                        self.push(function, fallback);
-                    }
-                }
-            }
+            Stmt::FunctionDef(def) => self.function_def(def, fallback),
             Stmt::ClassDef(class) => {
                 self.push(
                     Binding::Class(summarize_class(class, self.source)),
                     fallback,
                 );
             }
-            Stmt::Assign(assign) => {
-                for target in &assign.targets {
-                    self.class_attribute(target);
-                    match effects::modules_write(target, &assign.value) {
-                        Some(ModulesWrite::ReplacesItself) => {
-                            self.replaces_itself = true;
-                            self.lazy_structures(&assign.value, fallback);
-                        }
-                        Some(ModulesWrite::Registers) => self.registers_modules = true,
-                        Some(ModulesWrite::WrapsItself) => {
-                            self.wrapped_by = called_name(&assign.value);
-                        }
-                        None => {}
-                    }
-                }
-                if let [Expr::Name(name)] = &assign.targets[..] {
-                    let name = name.id.as_str();
-                    if effects::is_this_module(&assign.value) {
-                        self.self_aliases.push(name.to_string());
-                        self.module_objects.push(name.to_string());
-                    }
-                    // `keras = sys.modules["tensorflow.keras"]`: the module registered there.
-                    if let Some(module) = effects::registered_module(&assign.value) {
-                        self.module_objects.push(name.to_string());
-                        self.lazy_import(name, &module, fallback);
-                        return;
-                    }
-                    if let Expr::StringLiteral(text) = &*assign.value {
-                        self.constants
-                            .insert(name.to_string(), text.value.to_str().to_string());
-                    }
-                }
-                // `__getattr__, __dir__, __all__ = lazy.attach(__name__, submod_attrs=...)`.
-                if self.binds_getattr(&assign.targets) {
-                    self.lazy_structures(&assign.value, fallback);
-                }
-                // `a = b = pkg.f` makes both names aliases; tuple targets never are.
-                let value = dotted_name(&assign.value)
-                    .or_else(|| rewrapped(&assign.targets, &assign.value));
-                let called = called_name(&assign.value);
-                let lazy_module = self.lazy_loader_module(&assign.value);
-                for target in &assign.targets {
-                    if let Expr::Name(name) = target {
-                        if let Some(class) = namedtuple_class(name.id.as_str(), &assign.value) {
-                            self.push(Binding::Class(class), fallback);
-                            continue;
-                        }
-                        match &lazy_module {
-                            Some(module) => self.lazy_import(name.id.as_str(), module, fallback),
-                            None => self.variable(
-                                name.id.as_str(),
-                                value.clone(),
-                                called.clone(),
-                                fallback,
-                            ),
-                        }
-                        continue;
-                    }
-                    let mut names = Vec::new();
-                    target_names(target, &mut names);
-                    for name in names {
-                        self.variable(name, None, None, fallback);
-                    }
-                }
-            }
-            Stmt::Expr(expr) => {
-                if effects::sets_computed_module_names(stmt, &self.module_objects) {
-                    self.dynamic_exports = true;
-                }
-                if let Some((name, value)) =
-                    effects::module_setattr(&expr.value, &self.self_aliases)
-                {
-                    match self.lazy_loader_module(value) {
-                        Some(module) => self.lazy_import(name, &module, fallback),
-                        None => {
-                            self.variable(name, dotted_name(value), called_name(value), fallback)
-                        }
-                    }
-                } else if let Expr::Call(call) = &*expr.value {
-                    if self.depth == 0 && !fallback {
-                        if let Some(callee) = dotted_name(&call.func) {
-                            if let Some(Expr::Name(arg)) = call.arguments.args.first() {
-                                self.passes
-                                    .push((callee.clone(), arg.id.as_str().to_string()));
-                            }
-                            match self.raising_functions.get(&callee) {
-                                Some(message) => {
-                                    self.raises.get_or_insert_with(|| message.clone());
-                                }
-                                None => self.top_calls.push(callee),
-                            }
-                        }
-                    }
-                }
-                if effects::registers_modules(std::slice::from_ref(stmt)) {
-                    self.registers_modules = true;
-                }
-            }
+            Stmt::Assign(assign) => self.assign(assign, fallback),
+            Stmt::Expr(expr) => self.expression_statement(stmt, expr, fallback),
             Stmt::Raise(_) if self.depth == 0 && !fallback => {
                 if let Some(message) = effects::raise_text(stmt) {
                     self.raises.get_or_insert(message);
@@ -357,97 +219,257 @@ impl ModuleVisitor<'_> {
                     );
                 }
             }
-            Stmt::ImportFrom(from) => {
-                let module = from.module.as_ref().map(|m| m.as_str().to_string());
-                if from.level == 0 && module.as_deref() == Some("__future__") {
-                    if from
-                        .names
-                        .iter()
-                        .any(|n| n.name.as_str() == "absolute_import")
-                    {
-                        self.absolute_import = true;
-                    }
-                    return;
-                }
-                let names: Vec<ImportedName> = from
-                    .names
-                    .iter()
-                    .filter(|alias| {
-                        let bound = alias.asname.as_ref().unwrap_or(&alias.name);
-                        alias.name.as_str() == "*" || is_identifier(bound.as_str())
-                    })
-                    .map(|alias| ImportedName {
-                        name: alias.name.as_str().to_string(),
-                        asname: alias.asname.as_ref().map(|a| a.as_str().to_string()),
-                    })
-                    .collect();
-                if names.is_empty() {
-                    return;
-                }
-                self.push_import(
-                    Binding::ImportFrom(ImportFrom {
-                        level: from.level,
-                        module,
-                        names,
-                    }),
-                    fallback,
-                );
-            }
-            Stmt::Delete(delete) => {
-                let names: Vec<String> = delete
-                    .targets
-                    .iter()
-                    .filter_map(|t| match t {
-                        Expr::Name(n) => Some(n.id.as_str().to_string()),
-                        _ => None,
-                    })
-                    .collect();
-                if !names.is_empty() {
-                    for name in &names {
-                        self.overloads.remove(name);
-                    }
-                    self.push(Binding::Delete(names), fallback);
-                }
-            }
-            Stmt::If(stmt_if) => {
-                // The branch that runs when the test is false (an `else`), if the test is
-                // known to be false at import time: `TYPE_CHECKING`, or a build flag.
-                let false_test = is_type_checking(&stmt_if.test) || is_setup_flag(&stmt_if.test);
-                let runs_else =
-                    |clause: &ruff_python_ast::ElifElseClause| false_test && clause.test.is_none();
-                if is_type_checking(&stmt_if.test) {
-                    let outer = std::mem::replace(&mut self.in_lazy, true);
-                    self.visit_guarded(&stmt_if.body, fallback, true);
-                    self.in_lazy = outer;
-                    for clause in &stmt_if.elif_else_clauses {
-                        self.visit_guarded(&clause.body, fallback, !runs_else(clause));
-                    }
-                } else {
-                    self.visit_guarded(&stmt_if.body, fallback, true);
-                    for clause in &stmt_if.elif_else_clauses {
-                        self.visit_guarded(&clause.body, true, !runs_else(clause));
-                    }
-                }
-            }
-            Stmt::Try(stmt_try) => {
-                let guards = stmt_try.handlers.iter().any(|handler| {
-                    let ExceptHandler::ExceptHandler(handler) = handler;
-                    catches_failed_import(handler)
-                });
-                self.visit_guarded(&stmt_try.body, fallback, guards);
-                for handler in &stmt_try.handlers {
-                    let ExceptHandler::ExceptHandler(handler) = handler;
-                    self.visit_guarded(&handler.body, true, true);
-                }
-                self.visit_guarded(&stmt_try.orelse, fallback, guards);
-                self.visit_block(&stmt_try.finalbody, fallback);
-            }
+            Stmt::ImportFrom(from) => self.import_from(from, fallback),
+            Stmt::Delete(delete) => self.delete(delete, fallback),
+            Stmt::If(stmt_if) => self.if_statement(stmt_if, fallback),
+            Stmt::Try(stmt_try) => self.try_statement(stmt_try, fallback),
             Stmt::With(with) => self.visit_block(&with.body, fallback),
             // Loops are not run; what they do to `__all__` or through `globals()` only makes
             // the module's exports dynamic.
             Stmt::For(_) | Stmt::While(_) => self.scan_loop(stmt),
             _ => {}
         }
+    }
+
+    /// A function: its signature, what it raises, whether it is an overload (the implementation
+    /// after its overloads takes their place), and what it tells of the module.
+    fn function_def(&mut self, def: &ruff_python_ast::StmtFunctionDef, fallback: bool) {
+        let name = def.name.as_str();
+        if name == "__getattr__" {
+            self.module_getattr = true;
+        }
+        if all_names::mutates_all(&def.body) {
+            self.all_extenders.push(name.to_string());
+        }
+        if effects::registers_modules(&def.body) {
+            self.registers_modules = true;
+        }
+        let raises = effects::raising_body(&def.body);
+        if let Some(message) = &raises {
+            self.raising_functions
+                .insert(name.to_string(), message.clone());
+        }
+        let sets_attributes =
+            first_parameter(def).is_some_and(|first| sets_computed_attributes(&def.body, first));
+        let function = Binding::Function(Function {
+            name: name.to_string(),
+            signature: Signature::from_ast(&def.parameters),
+            is_async: def.is_async,
+            raises,
+            sets_attributes,
+            warned: self.warned(def),
+        });
+        let overload = is_overload(&def.decorator_list);
+        match (self.overloads.get(name).copied(), overload) {
+            // Further overloads of a name add nothing.
+            (Some(_), true) => {}
+            // The implementation after its overloads takes their place.
+            (Some(i), false) => {
+                self.bindings[i] = function;
+                self.overloads.remove(name);
+            }
+            (None, _) => {
+                if overload {
+                    self.overloads.insert(name.to_string(), self.bindings.len());
+                }
+                self.push(function, fallback);
+            }
+        }
+    }
+
+    /// An assignment: aliases, constants, lazy imports, classes made by `namedtuple`, and what
+    /// it does to `sys.modules`.
+    fn assign(&mut self, assign: &ruff_python_ast::StmtAssign, fallback: bool) {
+        for target in &assign.targets {
+            self.class_attribute(target);
+            match effects::modules_write(target, &assign.value) {
+                Some(ModulesWrite::ReplacesItself) => {
+                    self.replaces_itself = true;
+                    self.lazy_structures(&assign.value, fallback);
+                }
+                Some(ModulesWrite::Registers) => self.registers_modules = true,
+                Some(ModulesWrite::WrapsItself) => {
+                    self.wrapped_by = called_name(&assign.value);
+                }
+                None => {}
+            }
+        }
+        if let [Expr::Name(name)] = &assign.targets[..] {
+            let name = name.id.as_str();
+            if effects::is_this_module(&assign.value) {
+                self.self_aliases.push(name.to_string());
+                self.module_objects.push(name.to_string());
+            }
+            // `keras = sys.modules["tensorflow.keras"]`: the module registered there.
+            if let Some(module) = effects::registered_module(&assign.value) {
+                self.module_objects.push(name.to_string());
+                self.lazy_import(name, &module, fallback);
+                return;
+            }
+            if let Expr::StringLiteral(text) = &*assign.value {
+                self.constants
+                    .insert(name.to_string(), text.value.to_str().to_string());
+            }
+        }
+        // `__getattr__, __dir__, __all__ = lazy.attach(__name__, submod_attrs=...)`.
+        if self.binds_getattr(&assign.targets) {
+            self.lazy_structures(&assign.value, fallback);
+        }
+        // `a = b = pkg.f` makes both names aliases; tuple targets never are.
+        let value =
+            dotted_name(&assign.value).or_else(|| rewrapped(&assign.targets, &assign.value));
+        let called = called_name(&assign.value);
+        let lazy_module = self.lazy_loader_module(&assign.value);
+        for target in &assign.targets {
+            if let Expr::Name(name) = target {
+                if let Some(class) = namedtuple_class(name.id.as_str(), &assign.value) {
+                    self.push(Binding::Class(class), fallback);
+                    continue;
+                }
+                match &lazy_module {
+                    Some(module) => self.lazy_import(name.id.as_str(), module, fallback),
+                    None => {
+                        self.variable(name.id.as_str(), value.clone(), called.clone(), fallback)
+                    }
+                }
+                continue;
+            }
+            let mut names = Vec::new();
+            target_names(target, &mut names);
+            for name in names {
+                self.variable(name, None, None, fallback);
+            }
+        }
+    }
+
+    /// A call at the top level (what it passes, what it raises), or a `setattr` on the module.
+    fn expression_statement(
+        &mut self,
+        stmt: &Stmt,
+        expr: &ruff_python_ast::StmtExpr,
+        fallback: bool,
+    ) {
+        if effects::sets_computed_module_names(stmt, &self.module_objects) {
+            self.dynamic_exports = true;
+        }
+        if let Some((name, value)) = effects::module_setattr(&expr.value, &self.self_aliases) {
+            match self.lazy_loader_module(value) {
+                Some(module) => self.lazy_import(name, &module, fallback),
+                None => self.variable(name, dotted_name(value), called_name(value), fallback),
+            }
+        } else if let Expr::Call(call) = &*expr.value {
+            if self.depth == 0 && !fallback {
+                if let Some(callee) = dotted_name(&call.func) {
+                    if let Some(Expr::Name(arg)) = call.arguments.args.first() {
+                        self.passes
+                            .push((callee.clone(), arg.id.as_str().to_string()));
+                    }
+                    match self.raising_functions.get(&callee) {
+                        Some(message) => {
+                            self.raises.get_or_insert_with(|| message.clone());
+                        }
+                        None => self.top_calls.push(callee),
+                    }
+                }
+            }
+        }
+        if effects::registers_modules(std::slice::from_ref(stmt)) {
+            self.registers_modules = true;
+        }
+    }
+
+    /// `from M import names` (`from __future__ import absolute_import` only sets the mode).
+    fn import_from(&mut self, from: &ruff_python_ast::StmtImportFrom, fallback: bool) {
+        let module = from.module.as_ref().map(|m| m.as_str().to_string());
+        if from.level == 0 && module.as_deref() == Some("__future__") {
+            if from
+                .names
+                .iter()
+                .any(|n| n.name.as_str() == "absolute_import")
+            {
+                self.absolute_import = true;
+            }
+            return;
+        }
+        let names: Vec<ImportedName> = from
+            .names
+            .iter()
+            .filter(|alias| {
+                let bound = alias.asname.as_ref().unwrap_or(&alias.name);
+                alias.name.as_str() == "*" || is_identifier(bound.as_str())
+            })
+            .map(|alias| ImportedName {
+                name: alias.name.as_str().to_string(),
+                asname: alias.asname.as_ref().map(|a| a.as_str().to_string()),
+            })
+            .collect();
+        if names.is_empty() {
+            return;
+        }
+        self.push_import(
+            Binding::ImportFrom(ImportFrom {
+                level: from.level,
+                module,
+                names,
+            }),
+            fallback,
+        );
+    }
+
+    /// `del names`: the names are unbound (an overload deleted is forgotten).
+    fn delete(&mut self, delete: &ruff_python_ast::StmtDelete, fallback: bool) {
+        let names: Vec<String> = delete
+            .targets
+            .iter()
+            .filter_map(|t| match t {
+                Expr::Name(n) => Some(n.id.as_str().to_string()),
+                _ => None,
+            })
+            .collect();
+        if !names.is_empty() {
+            for name in &names {
+                self.overloads.remove(name);
+            }
+            self.push(Binding::Delete(names), fallback);
+        }
+    }
+
+    /// `if`: a branch known not to run at import time (`TYPE_CHECKING`) is guarded; the
+    /// others are fallbacks.
+    fn if_statement(&mut self, stmt_if: &ruff_python_ast::StmtIf, fallback: bool) {
+        // The branch that runs when the test is false (an `else`), if the test is
+        // known to be false at import time: `TYPE_CHECKING`, or a build flag.
+        let false_test = is_type_checking(&stmt_if.test) || is_setup_flag(&stmt_if.test);
+        let runs_else =
+            |clause: &ruff_python_ast::ElifElseClause| false_test && clause.test.is_none();
+        if is_type_checking(&stmt_if.test) {
+            let outer = std::mem::replace(&mut self.in_lazy, true);
+            self.visit_guarded(&stmt_if.body, fallback, true);
+            self.in_lazy = outer;
+            for clause in &stmt_if.elif_else_clauses {
+                self.visit_guarded(&clause.body, fallback, !runs_else(clause));
+            }
+        } else {
+            self.visit_guarded(&stmt_if.body, fallback, true);
+            for clause in &stmt_if.elif_else_clauses {
+                self.visit_guarded(&clause.body, true, !runs_else(clause));
+            }
+        }
+    }
+
+    /// `try`: its body is guarded when a handler catches a failed import.
+    fn try_statement(&mut self, stmt_try: &ruff_python_ast::StmtTry, fallback: bool) {
+        let guards = stmt_try.handlers.iter().any(|handler| {
+            let ExceptHandler::ExceptHandler(handler) = handler;
+            catches_failed_import(handler)
+        });
+        self.visit_guarded(&stmt_try.body, fallback, guards);
+        for handler in &stmt_try.handlers {
+            let ExceptHandler::ExceptHandler(handler) = handler;
+            self.visit_guarded(&handler.body, true, true);
+        }
+        self.visit_guarded(&stmt_try.orelse, fallback, guards);
+        self.visit_block(&stmt_try.finalbody, fallback);
     }
 
     /// `Cls.attr = value` after `class Cls` in this module (pandas 0.19's `DataFrame.plot =
