@@ -174,6 +174,25 @@ pub fn run(global: &GlobalArgs, args: &CacheArgs) -> Result<()> {
 /// (in the cache, and beside the bank), the environments and the installer caches; and the
 /// last two file by file, as their budget counts them.
 fn survey(root: &Path, bank_dir: &Path) -> (Vec<Found>, DiskSurvey) {
+    let (mut parts, temps) = index_parts(root);
+    let (current, old) = summary_caches(root);
+    parts.push(current);
+    parts.push(old);
+    parts.push(temps);
+    parts.push(leftovers(root));
+    parts.push(bank_leftovers(bank_dir));
+    let (in_use, abandoned) = scratch_venvs();
+    parts.push(in_use);
+    parts.push(abandoned);
+    parts.push(installed_tools(root));
+    let budgeted = budgeted_survey(root);
+    parts.push(environments(&budgeted));
+    parts.extend(installer_caches(root, &budgeted));
+    (parts, budgeted)
+}
+
+/// The index cache, kind by kind; and apart, the temporary files killed writes left in it.
+fn index_parts(root: &Path) -> (Vec<Found>, Found) {
     let mut parts: Vec<Found> = Vec::new();
     let mut temps = Found::new(Part::LeftoverTempFiles);
     for kind in EntryKind::ALL {
@@ -192,6 +211,11 @@ fn survey(root: &Path, bank_dir: &Path) -> (Vec<Found>, DiskSurvey) {
         }
         parts.push(found);
     }
+    (parts, temps)
+}
+
+/// The summary cache this nbenv uses, and those older ones left behind.
+fn summary_caches(root: &Path) -> (Found, Found) {
     let mut current = Found::new(Part::SummaryCache);
     let mut old = Found::new(Part::OldSummaryCaches);
     for entry in std::fs::read_dir(root).into_iter().flatten().flatten() {
@@ -207,11 +231,12 @@ fn survey(root: &Path, bank_dir: &Path) -> (Vec<Found>, DiskSurvey) {
             old.add(entry.path(), bytes);
         }
     }
-    parts.push(current);
-    parts.push(old);
-    parts.push(temps);
-    // Unfinished builds of environments, and tools half installed, whose owner is gone: a
-    // live run's are its own (see `nbenv::leftover`).
+    (current, old)
+}
+
+/// Unfinished builds of environments, and tools half installed, whose owner is gone: a
+/// live run's are its own (see `nbenv::leftover`).
+fn leftovers(root: &Path) -> Found {
     let mut left = Found::new(Part::Leftovers);
     let builds = nbenv::verify::unfinished_builds(&root.join(super::verify::ENVS_DIR));
     let tools = nbenv::leftover::temporaries_in(&root.join(TOOLS_DIR));
@@ -219,7 +244,11 @@ fn survey(root: &Path, bank_dir: &Path) -> (Vec<Found>, DiskSurvey) {
         let bytes = path_size(&t.path);
         left.add(t.path, bytes);
     }
-    parts.push(left);
+    left
+}
+
+/// What killed runs left beside the bank, whose owner is gone.
+fn bank_leftovers(bank_dir: &Path) -> Found {
     let mut beside_bank = Found::new(Part::BankLeftovers);
     for t in nbenv::leftover::temporaries_in(bank_dir) {
         if !t.in_use {
@@ -228,7 +257,11 @@ fn survey(root: &Path, bank_dir: &Path) -> (Vec<Found>, DiskSurvey) {
         }
     }
     beside_bank.location = Some(bank_dir.to_path_buf());
-    parts.push(beside_bank);
+    beside_bank
+}
+
+/// The scratch venvs in the temporary directory: those a live run uses, and the abandoned.
+fn scratch_venvs() -> (Found, Found) {
     let temp = std::env::temp_dir();
     let mut in_use = Found::new(Part::ScratchVenvsInUse);
     let mut abandoned = Found::new(Part::AbandonedScratchVenvs);
@@ -242,16 +275,21 @@ fn survey(root: &Path, bank_dir: &Path) -> (Vec<Found>, DiskSurvey) {
     }
     in_use.location = Some(temp.clone());
     abandoned.location = Some(temp);
-    parts.push(in_use);
-    parts.push(abandoned);
-    // uv and virtualenv, when nbenv installed them itself (see `nbenv::python::Tools`).
+    (in_use, abandoned)
+}
+
+/// uv and virtualenv, when nbenv installed them itself (see `nbenv::python::Tools`).
+fn installed_tools(root: &Path) -> Found {
     let tools = root.join(TOOLS_DIR);
     let mut installed = Found::new(Part::InstalledTools);
     if tools.is_dir() {
         installed.add(tools.clone(), dir_size(&tools));
     }
-    parts.push(installed);
-    let budgeted = budgeted_survey(root);
+    installed
+}
+
+/// The environments, their bytes as the budget counts them.
+fn environments(budgeted: &DiskSurvey) -> Found {
     let mut envs = Found::new(Part::Environments);
     for holder in budgeted.holders() {
         if let Holding::Environment(env) = &holder.holding {
@@ -260,7 +298,12 @@ fn survey(root: &Path, bank_dir: &Path) -> (Vec<Found>, DiskSurvey) {
     }
     // Each file once: uv links the same files into many environments.
     envs.tally.bytes = budgeted.bytes_of(|h| matches!(h, Holding::Environment(_)));
-    parts.push(envs);
+    envs
+}
+
+/// nbenv's own installer caches, one part each, their bytes as the budget counts them.
+fn installer_caches(root: &Path, budgeted: &DiskSurvey) -> Vec<Found> {
+    let mut parts = Vec::new();
     for cache in InstallerCache::under(root) {
         let part = match cache.installer {
             CachedInstaller::Uv => Part::UvCache,
@@ -275,7 +318,7 @@ fn survey(root: &Path, bank_dir: &Path) -> (Vec<Found>, DiskSurvey) {
         found.location = Some(cache.dir);
         parts.push(found);
     }
-    (parts, budgeted)
+    parts
 }
 
 /// What the environments budget counts: the environments and nbenv's installer caches.
@@ -331,28 +374,11 @@ fn part_json(found: &Found) -> PartJson {
 
 fn info(root: &Path, bank_dir: &Path, budget: u64, env_budget: u64, format: Format) -> Result<()> {
     let (parts, budgeted_envs) = survey(root, bank_dir);
-    let budgeted: u64 = parts
-        .iter()
-        .filter(|p| {
-            matches!(
-                p.part,
-                Part::Archives | Part::ByteRanges | Part::CoreMetadata
-            )
-        })
-        .map(|p| p.tally.bytes)
-        .sum();
+    let budgeted = cache_budgeted(&parts);
     // Environments and installer caches: each file once, however many hold it.
     let counted = budgeted_envs.counted();
-    let held = budgeted_envs.bytes_of(|_| true);
-    let shared = parts
-        .iter()
-        .filter(|p| matches!(p.part, Part::Environments | Part::UvCache | Part::PipCache))
-        .map(|p| p.tally.bytes)
-        .sum::<u64>()
-        .saturating_sub(held);
-    let users_uv = uv_cache(root)
-        .map(|(_, dir)| dir)
-        .filter(|dir| !same_dir(dir, &root.join("uv")));
+    let shared = shared_between(&parts, &budgeted_envs);
+    let users_uv = users_uv_cache(root);
     let mut out = super::printer::stdout();
     if format == Format::Json {
         let json: Vec<PartJson> = parts.iter().map(part_json).collect();
@@ -370,24 +396,7 @@ fn info(root: &Path, bank_dir: &Path, budget: u64, env_budget: u64, format: Form
             }),
         );
     }
-    writeln!(out, "nbenv's cache at {}", root.display())?;
-    let mut rows = vec![vec![
-        "PART".into(),
-        "ENTRIES".into(),
-        "SIZE".into(),
-        String::new(),
-    ]];
-    for p in &parts {
-        rows.push(vec![
-            p.part.label().to_string(),
-            p.tally.entries.to_string(),
-            human_size(p.tally.bytes),
-            p.location
-                .as_ref()
-                .map_or(String::new(), |l| format!("in {}", l.display())),
-        ]);
-    }
-    write!(out, "{}", table(&rows, "", &[1, 2]))?;
+    write_parts_table(&mut out, root, &parts)?;
     writeln!(
         out,
         "archives, byte ranges and core metadata: {} of a {} budget (least recently used go first)",
@@ -411,6 +420,62 @@ fn info(root: &Path, bank_dir: &Path, budget: u64, env_budget: u64, format: Form
     Ok(())
 }
 
+/// The bytes the cache's budget counts: archives, byte ranges and core metadata.
+fn cache_budgeted(parts: &[Found]) -> u64 {
+    parts
+        .iter()
+        .filter(|p| {
+            matches!(
+                p.part,
+                Part::Archives | Part::ByteRanges | Part::CoreMetadata
+            )
+        })
+        .map(|p| p.tally.bytes)
+        .sum()
+}
+
+/// The bytes hard-linked between the environments and installer caches, each part having
+/// counted them.
+fn shared_between(parts: &[Found], budgeted_envs: &DiskSurvey) -> u64 {
+    let held = budgeted_envs.bytes_of(|_| true);
+    parts
+        .iter()
+        .filter(|p| matches!(p.part, Part::Environments | Part::UvCache | Part::PipCache))
+        .map(|p| p.tally.bytes)
+        .sum::<u64>()
+        .saturating_sub(held)
+}
+
+/// The cache uv uses when the user chose it (`UV_CACHE_DIR`): not nbenv's.
+fn users_uv_cache(root: &Path) -> Option<PathBuf> {
+    uv_cache(root)
+        .map(|(_, dir)| dir)
+        .filter(|dir| !same_dir(dir, &root.join("uv")))
+}
+
+/// The cache's directory, then a table of its parts: entries, size, and where when elsewhere.
+fn write_parts_table(out: &mut impl Write, root: &Path, parts: &[Found]) -> Result<()> {
+    writeln!(out, "nbenv's cache at {}", root.display())?;
+    let mut rows = vec![vec![
+        "PART".into(),
+        "ENTRIES".into(),
+        "SIZE".into(),
+        String::new(),
+    ]];
+    for p in parts {
+        rows.push(vec![
+            p.part.label().to_string(),
+            p.tally.entries.to_string(),
+            human_size(p.tally.bytes),
+            p.location
+                .as_ref()
+                .map_or(String::new(), |l| format!("in {}", l.display())),
+        ]);
+    }
+    write!(out, "{}", table(&rows, "", &[1, 2]))?;
+    Ok(())
+}
+
 /// Whether two paths name one directory (both may be missing).
 fn same_dir(a: &Path, b: &Path) -> bool {
     let canon = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
@@ -426,23 +491,7 @@ fn prune(root: &Path, bank_dir: &Path, all: bool, dry_run: bool, format: Format)
         if !found.part.pruned(all) || found.tally.entries == 0 {
             continue;
         }
-        let mut tally = Tally::default();
-        for (path, bytes) in found.paths.iter().zip(sizes(found)) {
-            // An environment goes with its kernel specs, and not while a run uses it.
-            let gone = match found.part {
-                _ if dry_run => true,
-                Part::Environments => nbenv::verify::remove_unused(&envs, path),
-                // An unfinished build under its environment's lock, lest a run start it again.
-                Part::Leftovers if path.parent() == Some(envs.as_path()) => {
-                    nbenv::verify::remove_unfinished(&envs, path)
-                }
-                Part::Leftovers | Part::BankLeftovers => nbenv::leftover::remove(path),
-                _ => remove_entry(path),
-            };
-            if gone {
-                tally.add(bytes);
-            }
-        }
+        let tally = remove_part(found, &envs, dry_run);
         freed += tally.bytes;
         removed.push(PartJson {
             part: found.part,
@@ -455,53 +504,112 @@ fn prune(root: &Path, bank_dir: &Path, all: bool, dry_run: bool, format: Format)
     if !dry_run {
         remove_empty_dirs(&cache_versioned_root(root));
     }
-    // nbenv's own installer caches, by their installer: pruned (uv), or with `--all`
-    // cleaned; never a cache the user chose.
-    let mut tidied: Vec<(InstallerCache, CacheStep, u64)> = Vec::new();
-    if !dry_run {
-        let uv = uv_cache(root).map(|(uv, _)| uv);
-        for cache in InstallerCache::under(root)
-            .into_iter()
-            .filter(|c| c.dir.is_dir())
-        {
-            let before = dir_size(&cache.dir);
-            if let Some(step) = tidy_cache(&cache, uv.as_deref(), all) {
-                let after = if cache.dir.exists() {
-                    dir_size(&cache.dir)
-                } else {
-                    0
-                };
-                tidied.push((cache, step, before.saturating_sub(after)));
-            }
-        }
-    }
+    let tidied = if dry_run {
+        Vec::new()
+    } else {
+        tidy_installer_caches(root, all)
+    };
     let mut out = super::printer::stdout();
     if format == Format::Json {
-        return write_json(
-            &mut out,
-            &serde_json::json!({
-                "cache_dir": root,
-                "dry_run": dry_run,
-                "removed": removed,
-                "freed_bytes": freed,
-                "installer_caches": tidied.iter().map(|(cache, step, bytes)| serde_json::json!({
-                    "installer": cache.installer,
-                    "dir": cache.dir,
-                    "done": match step {
-                        CacheStep::Pruned => "pruned",
-                        CacheStep::Cleaned => "cleaned",
-                        CacheStep::Failed(_) => "failed",
-                    },
-                    "freed_bytes": bytes,
-                })).collect::<Vec<_>>(),
-            }),
-        );
+        return write_prune_json(&mut out, root, dry_run, &removed, freed, &tidied);
     }
+    write_removed(&mut out, root, dry_run, &removed)?;
+    write_tidied(&mut out, &tidied)?;
+    writeln!(
+        out,
+        "{}: {}",
+        if dry_run { "would free" } else { "freed" },
+        human_size(freed)
+    )?;
+    Ok(())
+}
+
+/// Removes a part's paths (none with `dry_run`), and tallies what went.
+fn remove_part(found: &Found, envs: &Path, dry_run: bool) -> Tally {
+    let mut tally = Tally::default();
+    for (path, bytes) in found.paths.iter().zip(sizes(found)) {
+        // An environment goes with its kernel specs, and not while a run uses it.
+        let gone = match found.part {
+            _ if dry_run => true,
+            Part::Environments => nbenv::verify::remove_unused(envs, path),
+            // An unfinished build under its environment's lock, lest a run start it again.
+            Part::Leftovers if path.parent() == Some(envs) => {
+                nbenv::verify::remove_unfinished(envs, path)
+            }
+            Part::Leftovers | Part::BankLeftovers => nbenv::leftover::remove(path),
+            _ => remove_entry(path),
+        };
+        if gone {
+            tally.add(bytes);
+        }
+    }
+    tally
+}
+
+/// nbenv's own installer caches, by their installer: pruned (uv), or with `--all`
+/// cleaned; never a cache the user chose. Each with what was done and the bytes it freed.
+fn tidy_installer_caches(root: &Path, all: bool) -> Vec<(InstallerCache, CacheStep, u64)> {
+    let mut tidied: Vec<(InstallerCache, CacheStep, u64)> = Vec::new();
+    let uv = uv_cache(root).map(|(uv, _)| uv);
+    for cache in InstallerCache::under(root)
+        .into_iter()
+        .filter(|c| c.dir.is_dir())
+    {
+        let before = dir_size(&cache.dir);
+        if let Some(step) = tidy_cache(&cache, uv.as_deref(), all) {
+            let after = if cache.dir.exists() {
+                dir_size(&cache.dir)
+            } else {
+                0
+            };
+            tidied.push((cache, step, before.saturating_sub(after)));
+        }
+    }
+    tidied
+}
+
+/// What `prune --format json` prints: the parts removed, and the installer caches tidied.
+fn write_prune_json(
+    out: &mut impl Write,
+    root: &Path,
+    dry_run: bool,
+    removed: &[PartJson],
+    freed: u64,
+    tidied: &[(InstallerCache, CacheStep, u64)],
+) -> Result<()> {
+    write_json(
+        out,
+        &serde_json::json!({
+            "cache_dir": root,
+            "dry_run": dry_run,
+            "removed": removed,
+            "freed_bytes": freed,
+            "installer_caches": tidied.iter().map(|(cache, step, bytes)| serde_json::json!({
+                "installer": cache.installer,
+                "dir": cache.dir,
+                "done": match step {
+                    CacheStep::Pruned => "pruned",
+                    CacheStep::Cleaned => "cleaned",
+                    CacheStep::Failed(_) => "failed",
+                },
+                "freed_bytes": bytes,
+            })).collect::<Vec<_>>(),
+        }),
+    )
+}
+
+/// A line for each part removed (or that would be), or one saying there was nothing.
+fn write_removed(
+    out: &mut impl Write,
+    root: &Path,
+    dry_run: bool,
+    removed: &[PartJson],
+) -> Result<()> {
     let verb = if dry_run { "would remove" } else { "removed" };
     if removed.is_empty() {
         writeln!(out, "nothing to remove in {}", root.display())?;
     }
-    for r in &removed {
+    for r in removed {
         writeln!(
             out,
             "{verb} {}: {}, {}",
@@ -510,7 +618,12 @@ fn prune(root: &Path, bank_dir: &Path, all: bool, dry_run: bool, format: Format)
             human_size(r.bytes)
         )?;
     }
-    for (cache, step, bytes) in &tidied {
+    Ok(())
+}
+
+/// A line for each installer cache: pruned or cleaned and what that freed, or why not.
+fn write_tidied(out: &mut impl Write, tidied: &[(InstallerCache, CacheStep, u64)]) -> Result<()> {
+    for (cache, step, bytes) in tidied {
         let which = match cache.installer {
             CachedInstaller::Uv => "uv's cache",
             CachedInstaller::Pip => "pip's cache",
@@ -527,12 +640,6 @@ fn prune(root: &Path, bank_dir: &Path, all: bool, dry_run: bool, format: Format)
             )?,
         }
     }
-    writeln!(
-        out,
-        "{}: {}",
-        if dry_run { "would free" } else { "freed" },
-        human_size(freed)
-    )?;
     Ok(())
 }
 

@@ -6,7 +6,8 @@ use std::time::Instant;
 
 use anyhow::Result;
 use nbenv::bank::snapshot::{
-    self, ExistingBank, ExportOptions, ImportOptions, RunRecords, SnapshotSource,
+    self, CacheInstall, ExistingBank, ExportOptions, ImportOptions, ImportReport, RunRecords,
+    SnapshotSource,
 };
 use serde_json::json;
 
@@ -81,17 +82,7 @@ pub fn import(
 ) -> Result<()> {
     let started = Instant::now();
     let source = SnapshotSource::parse(source)?;
-    if global.offline {
-        if let SnapshotSource::Url(url) = &source {
-            return Err(snapshot::SnapshotError::Fetch {
-                url: url.to_string(),
-                source: nbenv::pypi::PypiError::Offline {
-                    url: url.to_string(),
-                },
-            }
-            .into());
-        }
-    }
+    refuse_url_offline(global, &source)?;
     // The index client's HTTP layer: the same TLS roots, retries and timeouts as every
     // other request nbenv makes.
     let client = context::index_client(global)?;
@@ -102,9 +93,44 @@ pub fn import(
     };
     let report = snapshot::import(&source, bank, client.http(), &options)?;
     let seconds = started.elapsed().as_secs_f64();
-    let h = &report.header;
     let mut out = super::printer::stdout();
-    let replaced = match &report.replaced {
+    let replaced = replaced_note(&report.replaced);
+    if format == Format::Json {
+        return write_import_json(&mut out, &report, &source, &replaced, seconds);
+    }
+    write_imported(&mut out, &report, &source, &replaced, seconds)?;
+    if let (Some(i), Some(done)) = (&report.header.index_cache, &report.index_cache) {
+        writeln!(
+            out,
+            "index cache: {}; {} written into {}{}",
+            carried(i),
+            done.written,
+            cache_dir.display(),
+            kept_note(done)
+        )?;
+    }
+    Ok(())
+}
+
+/// Offline, a snapshot at a URL is an error before anything else is done.
+fn refuse_url_offline(global: &GlobalArgs, source: &SnapshotSource) -> Result<()> {
+    if global.offline {
+        if let SnapshotSource::Url(url) = source {
+            return Err(snapshot::SnapshotError::Fetch {
+                url: url.to_string(),
+                source: nbenv::pypi::PypiError::Offline {
+                    url: url.to_string(),
+                },
+            }
+            .into());
+        }
+    }
+    Ok(())
+}
+
+/// What the import did to the bank it found.
+fn replaced_note(existing: &ExistingBank) -> String {
+    match existing {
         ExistingBank::Missing => "new bank".to_string(),
         ExistingBank::Empty => "replaced an empty bank".to_string(),
         ExistingBank::Bank { releases: Some(n) } => format!(
@@ -113,25 +139,44 @@ pub fn import(
         ),
         ExistingBank::Bank { releases: None } => "replaced a damaged bank".to_string(),
         ExistingBank::Foreign { .. } => unreachable!("a foreign file is never replaced"),
-    };
-    if format == Format::Json {
-        return write_json(
-            &mut out,
-            &json!({
-                "bank": report.bank,
-                "snapshot": source.name(),
-                "header": h,
-                "snapshot_bytes": report.snapshot_len,
-                "replaced": replaced,
-                "migrated_from": report.migrated_from,
-                "run_tables": report.runs.tables,
-                "run_rows": report.runs.rows,
-                "runs_kept": report.runs_kept,
-                "index_cache": report.index_cache,
-                "seconds": seconds,
-            }),
-        );
     }
+}
+
+/// What `bank import --format json` prints.
+fn write_import_json(
+    out: &mut impl Write,
+    report: &ImportReport,
+    source: &SnapshotSource,
+    replaced: &str,
+    seconds: f64,
+) -> Result<()> {
+    write_json(
+        out,
+        &json!({
+            "bank": report.bank,
+            "snapshot": source.name(),
+            "header": report.header,
+            "snapshot_bytes": report.snapshot_len,
+            "replaced": replaced,
+            "migrated_from": report.migrated_from,
+            "run_tables": report.runs.tables,
+            "run_rows": report.runs.rows,
+            "runs_kept": report.runs_kept,
+            "index_cache": report.index_cache,
+            "seconds": seconds,
+        }),
+    )
+}
+
+/// What was imported and from what: the bank's counts and schema, sizes, and the run records.
+fn write_imported(
+    out: &mut impl Write,
+    report: &ImportReport,
+    source: &SnapshotSource,
+    replaced: &str,
+    seconds: f64,
+) -> Result<()> {
+    let h = &report.header;
     writeln!(
         out,
         "imported {} into {} in {seconds:.1} s ({replaced})",
@@ -165,34 +210,29 @@ pub fn import(
         "{}",
         runs_line(&report.runs, report.runs_kept, "not in the snapshot")
     )?;
-    if let (Some(i), Some(done)) = (&h.index_cache, &report.index_cache) {
-        let mut kept = Vec::new();
-        if done.kept_local > 0 {
-            kept.push(format!("{} kept (fetched here later)", done.kept_local));
-        }
-        if done.already_held > 0 {
-            kept.push(format!("{} already held", done.already_held));
-        }
-        if done.over_budget > 0 {
-            kept.push(format!(
-                "{} over the cache's budget, left out",
-                done.over_budget
-            ));
-        }
-        let kept = if kept.is_empty() {
-            String::new()
-        } else {
-            format!("; {}", kept.join(", "))
-        };
-        writeln!(
-            out,
-            "index cache: {}; {} written into {}{kept}",
-            carried(i),
-            done.written,
-            cache_dir.display()
-        )?;
-    }
     Ok(())
+}
+
+/// The index cache's entries not written, and why: `; ...`, or nothing when all were.
+fn kept_note(done: &CacheInstall) -> String {
+    let mut kept = Vec::new();
+    if done.kept_local > 0 {
+        kept.push(format!("{} kept (fetched here later)", done.kept_local));
+    }
+    if done.already_held > 0 {
+        kept.push(format!("{} already held", done.already_held));
+    }
+    if done.over_budget > 0 {
+        kept.push(format!(
+            "{} over the cache's budget, left out",
+            done.over_budget
+        ));
+    }
+    if kept.is_empty() {
+        String::new()
+    } else {
+        format!("; {}", kept.join(", "))
+    }
 }
 
 fn carried(i: &snapshot::IndexSection) -> String {

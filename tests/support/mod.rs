@@ -9,5 +9,6 @@ pub mod context;
 pub mod corpus;
 pub mod git;
 pub mod server;
+pub mod snapshot;
 pub mod toolkit;
 pub mod usage;

@@ -5,41 +5,22 @@
 //! replaced by placeholders.
 
 use std::path::Path;
-use std::process::{Command, Output};
 
 use crate::support::archives::WheelBuilder;
 use crate::support::context::{bare_command, TestContext, Uploaded};
 use crate::support::server::{FixtureFile, PageMode, TestServer};
 
-fn text(out: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    )
-}
-
-/// Runs nbenv and returns what it printed, then the exit code.
-fn run(cmd: &mut Command) -> String {
-    let out = cmd.output().unwrap();
-    format!("{}[exit {}]\n", text(&out), out.status.code().unwrap_or(-1))
-}
+use crate::support::snapshot::{run, RUNS, STATIC};
 
 macro_rules! snapshot {
     ($name:expr, $text:expr) => {
-        insta::with_settings!({
-            filters => vec![
-                (r"http://127\.0\.0\.1:\d+", "http://[index]"),
-                (r"/tmp/\.tmp[A-Za-z0-9]+", "[tmp]"),
-                (r"in \d+\.\d s", "in [time]"),
-                (r"fetched .* of archives", "fetched [sizes] of archives"),
-                (r"size on disk:(\s+).*", "size on disk:$1[size]"),
-                (r"nbenv \d+\.\d+\.\d+", "nbenv [version]"),
-            ],
-            prepend_module_to_snapshot => false,
-        }, {
-            insta::assert_snapshot!($name, $text);
-        });
+        $crate::assert_printed!(STATIC, $name, $text)
+    };
+}
+
+macro_rules! run_snapshot {
+    ($name:expr, $text:expr) => {
+        $crate::assert_printed!(RUNS, $name, $text)
     };
 }
 
@@ -120,6 +101,15 @@ fn usage_output() {
             .args(["usage", &format!("fixtures/notebooks/{name}")]));
         snapshot!(format!("usage-{}", name.replace('/', "-")), out);
     }
+    let out = run(bare_command()
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args([
+            "usage",
+            "fixtures/notebooks/sklearn_old.ipynb",
+            "--format",
+            "json",
+        ]));
+    snapshot!("usage-sklearn_old.ipynb-json", out);
     let _ = fixture;
 }
 
@@ -169,33 +159,23 @@ fn index_and_bank_output() {
             &["bank", "diff", "toolkit", "1.0", "3.0"],
         ),
         ("bank-stats", &["bank", "stats"]),
+        (
+            "bank-query-json",
+            &["bank", "query", "toolkit.helper", "--format", "json"],
+        ),
+        (
+            "bank-query-module-json",
+            &["bank", "query", "--module", "toolkit", "--format", "json"],
+        ),
+        (
+            "bank-diff-json",
+            &["bank", "diff", "toolkit", "1.0", "2.0", "--format", "json"],
+        ),
+        ("bank-stats-json", &["bank", "stats", "--format", "json"]),
     ];
     for (name, args) in runs {
         snapshot!(*name, nbenv(args));
     }
-}
-
-/// As `snapshot!`, for the commands that run notebooks: also without the machine's Python
-/// (its version and path), durations, and the keys of built environments.
-macro_rules! run_snapshot {
-    ($name:expr, $text:expr) => {
-        insta::with_settings!({
-            filters => vec![
-                (r"http://127\.0\.0\.1:\d+", "http://[index]"),
-                (r"/tmp/\.tmp[A-Za-z0-9]+", "[tmp]"),
-                (r"(/[\w.+-]+)+/bin/python[0-9.]*", "[python]"),
-                (r"(C?Python) 3\.\d+(\.\d+)?", "$1 [python-version]"),
-                (r"\d+(\.\d+)? ?(ms|s)\b", "[time]"),
-                (r"\(\d+(\.\d+)? ?[KMG]?i?B downloaded", "([size] downloaded"),
-                (r"\d+(\.\d+)? notebooks/(s|min|h)\b", "[rate]"),
-                (r"envs/[0-9a-f]{8,}", "envs/[key]"),
-                (r"nbenv \d+\.\d+\.\d+", "nbenv [version]"),
-            ],
-            prepend_module_to_snapshot => false,
-        }, {
-            insta::assert_snapshot!($name, $text);
-        });
-    };
 }
 
 /// Releases of `project`, each a wheel whose `__init__.py` is the source given, uploaded a
@@ -250,6 +230,10 @@ fn infer_output() {
     let python = crate::support::cli::python3_version();
     let infer = |nb: &str| run(ctx.command().args(["infer", nb, "--python", &python]));
     run_snapshot!("infer-pins", infer(&nb));
+    let json = run(ctx
+        .command()
+        .args(["infer", &nb, "--python", &python, "--format", "json"]));
+    run_snapshot!("infer-json", json);
 
     let py2 = TestContext::with_index();
     let only = WheelBuilder::new("toolkit", "1.0")
@@ -274,7 +258,7 @@ fn verify_output() {
         ],
     );
     let python = crate::support::cli::python3_version();
-    let verify = |pins: &str| {
+    let verify = |pins: &str, format: &str| {
         let req = ctx.write("requirements.txt", pins).display().to_string();
         run(ctx.command().args([
             "verify",
@@ -284,12 +268,15 @@ fn verify_output() {
             "--python",
             &python,
             "--no-kernel-runtime",
+            "--format",
+            format,
         ]))
     };
-    run_snapshot!("verify-ran", verify("toolkit==1.0\n"));
+    run_snapshot!("verify-ran", verify("toolkit==1.0\n", "text"));
+    run_snapshot!("verify-ran-json", verify("toolkit==1.0\n", "json"));
     run_snapshot!(
         "verify-environment-error",
-        verify("toolkit==2.0\ndep==1.0\n")
+        verify("toolkit==2.0\ndep==1.0\n", "text")
     );
     // uv installed with nbenv's cache inside the context, not the machine's.
     assert!(ctx.uv_cache().is_dir(), "{}", ctx.uv_cache().display());
@@ -301,7 +288,7 @@ fn verify_output() {
 fn restore_output() {
     let ctx = TestContext::with_server(crate::support::toolkit::python2_only_api_index());
     let python = crate::support::cli::python3_version();
-    let restore = |nb: &str| {
+    let restore = |nb: &str, format: &str| {
         run(ctx.command().args([
             "restore",
             nb,
@@ -309,6 +296,8 @@ fn restore_output() {
             &python,
             "--no-kernel-runtime",
             "--no-kernel-spec",
+            "--format",
+            format,
         ]))
     };
     let nb = notebook(
@@ -316,13 +305,14 @@ fn restore_output() {
         "nb.ipynb",
         &["import toolkit", "print(toolkit.old_api() + 1)"],
     );
-    run_snapshot!("restore-rounds", restore(&nb));
+    run_snapshot!("restore-rounds", restore(&nb, "text"));
+    run_snapshot!("restore-rounds-json", restore(&nb, "json"));
     let nb = notebook(
         &ctx,
         "bug.ipynb",
         &["import toolkit", "raise ValueError('the code is wrong')"],
     );
-    run_snapshot!("restore-code-error", restore(&nb));
+    run_snapshot!("restore-code-error", restore(&nb, "text"));
 }
 
 /// `batch`: a corpus measured at the usage stage, and a corpus that is not there.
