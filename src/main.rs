@@ -23,18 +23,20 @@ fn main() -> ExitCode {
 }
 
 fn run(cli: &Cli) -> anyhow::Result<()> {
-    cli::context::confine_installer_caches(&cli.global);
+    let global = cli::context::Global::of(&cli.global);
+    global.settings.confine_installer_caches();
+    let global = &global;
     match &cli.command {
-        Command::Infer(args) => cli::infer::run(&cli.global, args),
-        Command::Usage(args) => cli::usage::run(&cli.global, args),
-        Command::Verify(args) => cli::verify::run(&cli.global, args),
-        Command::Restore(args) => cli::restore::run(&cli.global, args),
-        Command::Modernize(args) => cli::modernize::run(&cli.global, args),
-        Command::Batch(args) => cli::batch::run(&cli.global, args),
-        Command::Report(args) => cli::report::run(&cli.global, args),
-        Command::Bank(args) => cli::bank::run(&cli.global, args),
-        Command::Index(args) => cli::index::run(&cli.global, args),
-        Command::Cache(args) => cli::cache::run(&cli.global, args),
+        Command::Infer(args) => cli::infer::run(global, args),
+        Command::Usage(args) => cli::usage::run(global, args),
+        Command::Verify(args) => cli::verify::run(global, args),
+        Command::Restore(args) => cli::restore::run(global, args),
+        Command::Modernize(args) => cli::modernize::run(global, args),
+        Command::Batch(args) => cli::batch::run(global, args),
+        Command::Report(args) => cli::report::run(global, args),
+        Command::Bank(args) => cli::bank::run(global, args),
+        Command::Index(args) => cli::index::run(global, args),
+        Command::Cache(args) => cli::cache::run(global, args),
         Command::Completions(args) => cli::completions::run(args),
     }
 }

@@ -12,20 +12,20 @@ use nbenv::bank::indexer::{
 use nbenv::bank::introspect::{self, IntrospectConfig, IntrospectReport, Outcome};
 use nbenv::bank::snapshot::{self, ExportOptions, ImportOptions};
 use nbenv::bank::store::{
-    ApiReport, DiffEntry, DiffMiss, DiffSource, LockPolicy, Move, MoveKind, SignatureMatch, Store,
-    VersionRun,
+    ApiReport, BankStats, CanonicalSpan, DiffEntry, DiffMiss, DiffSource, LockPolicy, Move,
+    MoveKind, SignatureChange, SignatureMatch, SourcelessRelease, Store, Successor, VersionRun,
 };
 use nbenv::names::DistName;
 use nbenv::pypi::{Version, VersionSpecifiers};
 use serde_json::json;
 
-use super::args::{byte_size, positive, Format, FormatArg, GlobalArgs};
+use super::args::{byte_size, positive, Format, FormatArg};
 use super::context;
+use super::context::Global;
 use super::exit::{CliError, Code};
 use super::index::human_size;
 use super::interrupt;
 use super::output::{count, write_json};
-use super::printer::Printer;
 
 #[derive(Debug, Args)]
 pub struct BankArgs {
@@ -314,16 +314,6 @@ impl FromStr for DistSpec {
     }
 }
 
-/// `--bank`, else `<data dir>/nbenv/bank.sqlite3`.
-pub fn bank_path(global: &GlobalArgs) -> PathBuf {
-    global.bank.clone().unwrap_or_else(|| {
-        dirs::data_dir()
-            .map(|d| d.join("nbenv"))
-            .unwrap_or_else(|| super::args::absolute(PathBuf::from(".nbenv")))
-            .join("bank.sqlite3")
-    })
-}
-
 /// The package list: `--packages FILE`, else the one built into nbenv.
 pub fn package_list(file: Option<&Path>) -> Result<(Vec<PackageEntry>, String)> {
     Ok(match file {
@@ -335,20 +325,15 @@ pub fn package_list(file: Option<&Path>) -> Result<(Vec<PackageEntry>, String)> 
     })
 }
 
-pub fn run(global: &GlobalArgs, args: &BankArgs) -> Result<()> {
-    let bank = bank_path(global);
+pub fn run(global: &Global, args: &BankArgs) -> Result<()> {
+    let bank = global.bank();
     match &args.command {
         BankCommand::Add {
             specs,
             all_versions,
             latest,
             run,
-        } => {
-            let targets = add_targets(specs, *all_versions, latest);
-            let report = run_build(global, &bank, &targets, &run.build_options())?;
-            print_runs(&bank, &report, None, run.format.format, true)?;
-            outcome(&report, None, run.format.format)
-        }
+        } => add(global, &bank, specs, *all_versions, latest, run),
         BankCommand::Introspect {
             specs,
             runtime,
@@ -357,30 +342,11 @@ pub fn run(global: &GlobalArgs, args: &BankArgs) -> Result<()> {
             write,
             format,
         } => {
-            let targets = add_targets(specs, false, &None);
-            let run = RunArgs {
-                jobs: 8,
-                force: false,
-                write: *write,
-                format: *format,
+            let again = Again {
+                force: *force,
+                unknown_only: *unknown_only,
             };
-            // The static index first: introspection imports the modules it lists.
-            let report = run_build(global, &bank, &targets, &run.build_options())?;
-            let nothing = report.releases_indexed + report.releases_skipped == 0;
-            let runtime = if nothing || report.interrupted {
-                None
-            } else {
-                let again = Again {
-                    force: *force,
-                    unknown_only: *unknown_only,
-                };
-                Some(run_introspect(
-                    global, &bank, &targets, runtime, *write, again,
-                )?)
-            };
-            let show_build = !report.failed.is_empty() || runtime.is_none();
-            print_runs(&bank, &report, runtime.as_ref(), format.format, show_build)?;
-            outcome(&report, runtime.as_ref(), format.format)
+            introspect_releases(global, &bank, specs, runtime, again, *write, *format)
         }
         BankCommand::Build {
             packages,
@@ -391,83 +357,8 @@ pub fn run(global: &GlobalArgs, args: &BankArgs) -> Result<()> {
             run,
         } => {
             let (list, list_name) = package_list(packages.as_deref())?;
-            let missing: Vec<String> = only
-                .iter()
-                .filter(|name| !list.iter().any(|e| &e.name == *name))
-                .map(|name| format!("`{name}`"))
-                .collect();
-            if !missing.is_empty() {
-                return Err(CliError::not_found(format!(
-                    "{} not in {list_name}; use `nbenv bank add` for a distribution outside it",
-                    if missing.len() == 1 {
-                        format!("{} is", missing[0])
-                    } else {
-                        format!("{} are", missing.join(", "))
-                    }
-                ))
-                .into());
-            }
-            let targets: Vec<BuildTarget> = list
-                .iter()
-                .filter(|e| only.is_empty() || only.contains(&e.name))
-                .map(|e| BuildTarget {
-                    name: e.name.clone(),
-                    selection: latest.map_or(Selection::All, Selection::Latest),
-                })
-                .collect();
-            let report = run_build(global, &bank, &targets, &run.build_options())?;
-            let marked: Vec<BuildTarget> = targets
-                .into_iter()
-                .filter(|t| list.iter().any(|e| e.name == t.name && e.introspect))
-                .collect();
-            let runtime = if *no_introspect || report.interrupted || marked.is_empty() {
-                None
-            } else {
-                Some(run_introspect(
-                    global,
-                    &bank,
-                    &marked,
-                    runtime,
-                    run.write,
-                    Again {
-                        force: run.force,
-                        unknown_only: false,
-                    },
-                )?)
-            };
-            print_runs(&bank, &report, runtime.as_ref(), run.format.format, true)?;
-            outcome(&report, runtime.as_ref(), run.format.format)
-        }
-        BankCommand::Query {
-            api,
-            module,
-            imports,
-            format,
-        } => {
-            let store = Store::open_read_only(&bank)?;
-            match (api, module, imports) {
-                (Some(api), _, _) => query_api(&store, api, format.format),
-                (None, Some(module), _) => query_module(&store, module, format.format),
-                (None, None, Some(release)) => query_imports(&store, release, format.format),
-                (None, None, None) => unreachable!("clap requires one"),
-            }
-        }
-        BankCommand::Diff {
-            name,
-            from,
-            to,
-            private,
-            format,
-        } => diff(
-            &Store::open_read_only(&bank)?,
-            name,
-            from,
-            to,
-            *private,
-            format.format,
-        ),
-        BankCommand::Moves { name, format } => {
-            moves(&Store::open_read_only(&bank)?, name, format.format)
+            let targets = list_targets(&list, &list_name, only, *latest)?;
+            build(global, &bank, &list, targets, *no_introspect, runtime, run)
         }
         BankCommand::Notes {
             name,
@@ -475,30 +366,7 @@ pub fn run(global: &GlobalArgs, args: &BankArgs) -> Result<()> {
             force,
             format,
         } => super::notes::read(global, &bank, name, release.as_ref(), *force, format.format),
-        BankCommand::Stats { format } => stats(&Store::open_read_only(&bank)?, format.format),
-        BankCommand::Check { format } => check(&Store::open_read_only_as_is(&bank)?, format.format),
         BankCommand::Runs { forget, format } => super::runs::show(&bank, *forget, format.format),
-        BankCommand::Export {
-            file,
-            with_runs,
-            with_index_cache,
-            level,
-            format,
-        } => super::snapshot::export(
-            &bank,
-            file,
-            &ExportOptions {
-                with_runs: *with_runs,
-                level: *level,
-                index_cache: with_index_cache.then(|| {
-                    nbenv::pypi::Cache::with_budget(
-                        super::context::cache_dir(global),
-                        global.cache_budget(),
-                    )
-                }),
-            },
-            format.format,
-        ),
         BankCommand::Import {
             source,
             force,
@@ -517,7 +385,184 @@ pub fn run(global: &GlobalArgs, args: &BankArgs) -> Result<()> {
             },
             format.format,
         ),
+        command => read(global, &bank, command),
     }
+}
+
+/// The commands that only read the bank (`bank export` copies it); `run` handles those that
+/// index, write or replace it.
+fn read(global: &Global, bank: &Path, command: &BankCommand) -> Result<()> {
+    match command {
+        BankCommand::Query {
+            api,
+            module,
+            imports,
+            format,
+        } => {
+            let store = Store::open_read_only(bank)?;
+            match (api, module, imports) {
+                (Some(api), _, _) => query_api(&store, api, format.format),
+                (None, Some(module), _) => query_module(&store, module, format.format),
+                (None, None, Some(release)) => query_imports(&store, release, format.format),
+                (None, None, None) => unreachable!("clap requires one"),
+            }
+        }
+        BankCommand::Diff {
+            name,
+            from,
+            to,
+            private,
+            format,
+        } => diff(
+            &Store::open_read_only(bank)?,
+            name,
+            from,
+            to,
+            *private,
+            format.format,
+        ),
+        BankCommand::Moves { name, format } => {
+            moves(&Store::open_read_only(bank)?, name, format.format)
+        }
+        BankCommand::Stats { format } => stats(&Store::open_read_only(bank)?, format.format),
+        BankCommand::Check { format } => check(&Store::open_read_only_as_is(bank)?, format.format),
+        BankCommand::Export {
+            file,
+            with_runs,
+            with_index_cache,
+            level,
+            format,
+        } => super::snapshot::export(
+            bank,
+            file,
+            &ExportOptions {
+                with_runs: *with_runs,
+                level: *level,
+                index_cache: with_index_cache.then(|| {
+                    nbenv::pypi::Cache::with_budget(global.cache_dir(), global.cache_budget())
+                }),
+            },
+            format.format,
+        ),
+        _ => unreachable!("`run` handles the commands that index, write or replace the bank"),
+    }
+}
+
+/// `bank add`: indexes the releases `specs` name, then says what it did.
+fn add(
+    global: &Global,
+    bank: &Path,
+    specs: &[DistSpec],
+    all_versions: bool,
+    latest: &Option<usize>,
+    run: &RunArgs,
+) -> Result<()> {
+    let targets = add_targets(specs, all_versions, latest);
+    let report = run_build(global, bank, &targets, &run.build_options())?;
+    print_runs(bank, &report, None, run.format.format, true)?;
+    outcome(&report, None, run.format.format)
+}
+
+/// `bank introspect`: indexes the releases `specs` name statically, then introspects them
+/// unless nothing was indexed or the run was stopped.
+fn introspect_releases(
+    global: &Global,
+    bank: &Path,
+    specs: &[DistSpec],
+    runtime: &RuntimeArgs,
+    again: Again,
+    write: WriteArgs,
+    format: FormatArg,
+) -> Result<()> {
+    let run = RunArgs {
+        jobs: 8,
+        force: false,
+        write,
+        format,
+    };
+    let targets = add_targets(specs, false, &None);
+    // The static index first: introspection imports the modules it lists.
+    let report = run_build(global, bank, &targets, &run.build_options())?;
+    let nothing = report.releases_indexed + report.releases_skipped == 0;
+    let runtime = if nothing || report.interrupted {
+        None
+    } else {
+        Some(run_introspect(
+            global, bank, &targets, runtime, write, again,
+        )?)
+    };
+    let show_build = !report.failed.is_empty() || runtime.is_none();
+    print_runs(bank, &report, runtime.as_ref(), format.format, show_build)?;
+    outcome(&report, runtime.as_ref(), format.format)
+}
+
+/// The distributions of the package list `bank build` indexes: all, or those `--only` names,
+/// which must all be in it.
+fn list_targets(
+    list: &[PackageEntry],
+    list_name: &str,
+    only: &[DistName],
+    latest: Option<usize>,
+) -> Result<Vec<BuildTarget>> {
+    let missing: Vec<String> = only
+        .iter()
+        .filter(|name| !list.iter().any(|e| &e.name == *name))
+        .map(|name| format!("`{name}`"))
+        .collect();
+    if !missing.is_empty() {
+        return Err(CliError::not_found(format!(
+            "{} not in {list_name}; use `nbenv bank add` for a distribution outside it",
+            if missing.len() == 1 {
+                format!("{} is", missing[0])
+            } else {
+                format!("{} are", missing.join(", "))
+            }
+        ))
+        .into());
+    }
+    Ok(list
+        .iter()
+        .filter(|e| only.is_empty() || only.contains(&e.name))
+        .map(|e| BuildTarget {
+            name: e.name.clone(),
+            selection: latest.map_or(Selection::All, Selection::Latest),
+        })
+        .collect())
+}
+
+/// `bank build`: indexes `targets`, then introspects those the list marks `introspect`
+/// (unless `--no-introspect`, or the run was stopped).
+fn build(
+    global: &Global,
+    bank: &Path,
+    list: &[PackageEntry],
+    targets: Vec<BuildTarget>,
+    no_introspect: bool,
+    runtime: &RuntimeArgs,
+    run: &RunArgs,
+) -> Result<()> {
+    let report = run_build(global, bank, &targets, &run.build_options())?;
+    let marked: Vec<BuildTarget> = targets
+        .into_iter()
+        .filter(|t| list.iter().any(|e| e.name == t.name && e.introspect))
+        .collect();
+    let runtime = if no_introspect || report.interrupted || marked.is_empty() {
+        None
+    } else {
+        Some(run_introspect(
+            global,
+            bank,
+            &marked,
+            runtime,
+            run.write,
+            Again {
+                force: run.force,
+                unknown_only: false,
+            },
+        )?)
+    };
+    print_runs(bank, &report, runtime.as_ref(), run.format.format, true)?;
+    outcome(&report, runtime.as_ref(), run.format.format)
 }
 
 fn add_targets(specs: &[DistSpec], all_versions: bool, latest: &Option<usize>) -> Vec<BuildTarget> {
@@ -544,14 +589,14 @@ struct Again {
 }
 
 fn run_introspect(
-    global: &GlobalArgs,
+    global: &Global,
     bank: &Path,
     targets: &[BuildTarget],
     runtime: &RuntimeArgs,
     write: WriteArgs,
     again: Again,
 ) -> Result<IntrospectReport> {
-    let client = context::index_client(global)?;
+    let client = global.index_client()?;
     let interpreters = if runtime.pythons.is_empty() {
         context::interpreters().to_vec()
     } else {
@@ -568,12 +613,12 @@ fn run_introspect(
         )
         .into());
     }
-    let printer = Printer::of(global);
+    let printer = global.printer;
     // Tools run on a modern interpreter, whatever `--python` chose for the releases.
     let tools = if runtime.pythons.is_empty() {
-        context::tools(global, &interpreters)
+        global.tools(&interpreters)
     } else {
-        context::tools(global, context::interpreters())
+        global.tools(context::interpreters())
     };
     let installer = introspect::installer_said(&tools, &printer);
     let mut config = IntrospectConfig::new(interpreters, installer, tools);
@@ -581,7 +626,7 @@ fn run_introspect(
     config.lock = write.lock_policy();
     config.force = again.force;
     config.unknown_only = again.unknown_only;
-    config.index_url = context::index_url_if_not_pypi(global);
+    config.index_url = global.settings.index_url_if_not_pypi();
     introspect::introspect_reported(&client, bank, targets, &config, &printer)
         .with_context(|| format!("introspecting into the bank at {}", bank.display()))
 }
@@ -597,83 +642,110 @@ fn print_runs(
 ) -> Result<()> {
     let mut out = super::printer::stdout();
     if format == Format::Json {
-        let mut doc = json!({"bank": bank, "report": build});
-        if let Some(r) = runtime {
-            doc["introspected"] = json!(r.releases);
-            doc["introspection_interrupted"] = json!(r.interrupted);
-            doc["introspection_skipped"] = json!(r.skipped);
-            doc["introspection_settled"] = json!(r.settled);
-            doc["introspection_failed"] = json!(r.failed);
-        }
-        return write_json(&mut out, &doc);
+        return write_json(&mut out, &runs_json(bank, build, runtime));
     }
     if show_build {
         write_report(&mut out, bank, build)?;
     }
     if let Some(r) = runtime {
-        if r.skipped > 0 {
-            writeln!(
-                out,
-                "{} introspected already (--force introspects again)",
-                count(r.skipped, "release was", "releases were")
-            )?;
-        }
-        if r.settled > 0 {
-            writeln!(
-                out,
-                "{} no unknown answer to settle",
-                count(r.settled, "release has", "releases have")
-            )?;
-        }
-        for f in &r.failed {
-            writeln!(out, "  failed: {}: {}", f.distribution, f.reason)?;
-        }
+        write_introspect_tally(&mut out, r)?;
     }
     for (name, version, outcome) in runtime.map_or(&[][..], |r| &r.releases[..]) {
-        match outcome {
-            Outcome::Recorded {
-                python,
-                names,
-                failed_imports,
-                extras,
-                extras_left_out,
-                unreadable_metadata,
-            } => writeln!(
-                out,
-                "{name} {version}: {names} names at run time on Python {python}{}{}{}{}",
-                if *failed_imports > 0 {
-                    format!(" ({failed_imports} modules failed to import)")
-                } else {
-                    String::new()
-                },
-                if extras.is_empty() {
-                    String::new()
-                } else {
-                    format!("; with extras {} for its imports", extras.join(", "))
-                },
-                if extras_left_out.is_empty() {
-                    String::new()
-                } else {
-                    format!(
-                        "; left out of them: {} (heavy frameworks, and what would not install without them)",
-                        extras_left_out.join(", ")
-                    )
-                },
-                if unreadable_metadata.is_empty() {
-                    String::new()
-                } else {
-                    format!(
-                        "; installed apart from its dependencies, whose constraints it declares as no installer reads them: {}",
-                        unreadable_metadata.join(", ")
-                    )
-                }
-            )?,
-            Outcome::Gap { reason } => writeln!(
-                out,
-                "{name} {version}: not introspected: {}",
-                reason.replace('\n', "\n    ")
-            )?,
-        }
+        write_introspected(&mut out, name, version, outcome)?;
+    }
+    Ok(())
+}
+
+/// The JSON document of a command's runs: the indexing report, and introspection's if any.
+fn runs_json(
+    bank: &Path,
+    build: &BuildReport,
+    runtime: Option<&IntrospectReport>,
+) -> serde_json::Value {
+    let mut doc = json!({"bank": bank, "report": build});
+    if let Some(r) = runtime {
+        doc["introspected"] = json!(r.releases);
+        doc["introspection_interrupted"] = json!(r.interrupted);
+        doc["introspection_skipped"] = json!(r.skipped);
+        doc["introspection_settled"] = json!(r.settled);
+        doc["introspection_failed"] = json!(r.failed);
+    }
+    doc
+}
+
+/// Releases introspection left alone (done already, or nothing to settle) and distributions
+/// it could not look at.
+fn write_introspect_tally(out: &mut impl Write, r: &IntrospectReport) -> Result<()> {
+    if r.skipped > 0 {
+        writeln!(
+            out,
+            "{} introspected already (--force introspects again)",
+            count(r.skipped, "release was", "releases were")
+        )?;
+    }
+    if r.settled > 0 {
+        writeln!(
+            out,
+            "{} no unknown answer to settle",
+            count(r.settled, "release has", "releases have")
+        )?;
+    }
+    for f in &r.failed {
+        writeln!(out, "  failed: {}: {}", f.distribution, f.reason)?;
+    }
+    Ok(())
+}
+
+/// One introspected release: the names it showed at run time and how, or why it was not.
+fn write_introspected(
+    out: &mut impl Write,
+    name: &DistName,
+    version: &Version,
+    outcome: &Outcome,
+) -> Result<()> {
+    match outcome {
+        Outcome::Recorded {
+            python,
+            names,
+            failed_imports,
+            extras,
+            extras_left_out,
+            unreadable_metadata,
+        } => writeln!(
+            out,
+            "{name} {version}: {names} names at run time on Python {python}{}{}{}{}",
+            if *failed_imports > 0 {
+                format!(" ({failed_imports} modules failed to import)")
+            } else {
+                String::new()
+            },
+            if extras.is_empty() {
+                String::new()
+            } else {
+                format!("; with extras {} for its imports", extras.join(", "))
+            },
+            if extras_left_out.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    "; left out of them: {} (heavy frameworks, and what would not install without them)",
+                    extras_left_out.join(", ")
+                )
+            },
+            if unreadable_metadata.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    "; installed apart from its dependencies, whose constraints it declares as no installer reads them: {}",
+                    unreadable_metadata.join(", ")
+                )
+            }
+        )?,
+        Outcome::Gap { reason } => writeln!(
+            out,
+            "{name} {version}: not introspected: {}",
+            reason.replace('\n', "\n    ")
+        )?,
     }
     Ok(())
 }
@@ -690,13 +762,13 @@ impl RunArgs {
 
 /// Indexes `targets` with a progress bar; Ctrl-C stops it after the releases in flight.
 pub(super) fn run_build(
-    global: &GlobalArgs,
+    global: &Global,
     bank: &Path,
     targets: &[BuildTarget],
     options: &BuildOptions,
 ) -> Result<BuildReport> {
-    let client = context::index_client(global)?;
-    indexer::build_reported(&client, bank, targets, options, &Printer::of(global))
+    let client = global.index_client()?;
+    indexer::build_reported(&client, bank, targets, options, &global.printer)
         .with_context(|| format!("building the bank at {}", bank.display()))
 }
 
@@ -900,35 +972,59 @@ fn write_api_report(out: &mut dyn Write, r: &ApiReport) -> Result<()> {
         )?;
     }
     if let (Some(first), Some(last)) = (&r.first, &r.last) {
-        let in_runs = VersionRun::any_contains;
-        let after = match &r.latest_indexed {
-            Some(latest) if latest == last => {
-                "; still present in the latest indexed release".to_string()
-            }
-            Some(latest) if in_runs(&r.unknown, latest) => {
-                format!(
-                    "; not found after {last}, unknown in the latest indexed release ({latest})"
-                )
-            }
-            Some(latest) => format!("; gone after {last} (latest indexed: {latest})"),
-            None => String::new(),
-        };
+        let after = after_last(last, r.latest_indexed.as_ref(), &r.unknown);
         writeln!(out, "  first, last: {first}, {last}{after}")?;
     }
-    match (r.static_present.is_empty(), r.runtime_present.is_empty()) {
+    write_found_by(out, &r.static_present, &r.runtime_present)?;
+    write_definitions(out, &r.canonical, &r.present)?;
+    write_signatures(out, &r.path, &r.signature_changes)?;
+    Ok(())
+}
+
+/// What became of an API after its `last` release, as far as the latest indexed one tells.
+fn after_last(last: &Version, latest: Option<&Version>, unknown: &[VersionRun]) -> String {
+    let in_runs = VersionRun::any_contains;
+    match latest {
+        Some(latest) if latest == last => {
+            "; still present in the latest indexed release".to_string()
+        }
+        Some(latest) if in_runs(unknown, latest) => {
+            format!("; not found after {last}, unknown in the latest indexed release ({latest})")
+        }
+        Some(latest) => format!("; gone after {last} (latest indexed: {latest})"),
+        None => String::new(),
+    }
+}
+
+/// Whether static reading, introspection or both found an API, and in which releases.
+fn write_found_by(
+    out: &mut dyn Write,
+    static_present: &[VersionRun],
+    runtime_present: &[VersionRun],
+) -> Result<()> {
+    match (static_present.is_empty(), runtime_present.is_empty()) {
         (false, true) => writeln!(out, "  found by:    static reading")?,
         (true, false) => writeln!(
             out,
             "  found by:    introspection only ({})",
-            show_runs(&r.runtime_present)
+            show_runs(runtime_present)
         )?,
         (false, false) => {
-            writeln!(out, "  static:      {}", show_runs(&r.static_present))?;
-            writeln!(out, "  at run time: {}", show_runs(&r.runtime_present))?;
+            writeln!(out, "  static:      {}", show_runs(static_present))?;
+            writeln!(out, "  at run time: {}", show_runs(runtime_present))?;
         }
         (true, true) => {}
     }
-    for c in &r.canonical {
+    Ok(())
+}
+
+/// Where an API's definition lives, or that it is defined on its own path.
+fn write_definitions(
+    out: &mut dyn Write,
+    canonical: &[CanonicalSpan],
+    present: &[VersionRun],
+) -> Result<()> {
+    for c in canonical {
         writeln!(
             out,
             "  defined as:  {} (in {})",
@@ -936,17 +1032,22 @@ fn write_api_report(out: &mut dyn Write, r: &ApiReport) -> Result<()> {
             show_runs(&c.releases)
         )?;
     }
-    if r.canonical.is_empty() && !r.present.is_empty() {
+    if canonical.is_empty() && !present.is_empty() {
         writeln!(out, "  defined here")?;
     }
-    if !r.signature_changes.is_empty() {
+    Ok(())
+}
+
+/// The releases where an API's signature changed, each with the new signature.
+fn write_signatures(out: &mut dyn Write, path: &str, changes: &[SignatureChange]) -> Result<()> {
+    if !changes.is_empty() {
         writeln!(out, "  signatures:")?;
-        for s in &r.signature_changes {
+        for s in changes {
             writeln!(
                 out,
                 "    from {:<10} {}{}",
                 s.version.to_string(),
-                r.path.rsplit('.').next().unwrap_or(""),
+                path.rsplit('.').next().unwrap_or(""),
                 s.signature
             )?;
         }
@@ -1352,73 +1453,12 @@ fn write_shims(
 fn write_move(out: &mut impl Write, m: &Move) -> Result<()> {
     let several = m.successors.len();
     for (i, s) in m.successors.iter().enumerate() {
-        let kind = match s.kind {
-            MoveKind::SameDefinition => "same definition",
-            MoveKind::Twin => "twin",
-            MoveKind::NoSignature => "no signature to compare",
-        };
-        let both = if s.overlap.is_empty() {
-            format!("never both; new from {}", s.first)
-        } else {
-            format!("both in {}", show_runs(&s.overlap))
-        };
-        let signature = match (s.signature_match, &s.old_signature, &s.new_signature) {
-            (Some(SignatureMatch::Same), Some(sig), _) => format!("; signature {sig}"),
-            (Some(SignatureMatch::Extended), Some(old), Some(new)) => {
-                format!("; signature {old} extended to {new}")
-            }
-            (Some(SignatureMatch::ByKeyword), Some(old), Some(new)) => {
-                format!("; signature {old} extended to {new}, for calls by keyword")
-            }
-            (Some(SignatureMatch::Narrowed), Some(old), Some(new)) => {
-                format!("; signature {old} narrowed to {new}, for calls that pass none of what it dropped")
-            }
-            _ => String::new(),
-        };
         let rank = if several > 1 {
             format!("; candidate {} of {several}", i + 1)
         } else {
             String::new()
         };
-        writeln!(
-            out,
-            "{} -> {}  ({kind}; removed in {}; {both}{signature}{rank})",
-            m.old, s.path, m.removed_in
-        )?;
-        let defined = |d: &Option<nbenv::names::ApiPath>, own: &nbenv::names::ApiPath| match d {
-            Some(d) if d == own => "defined there".to_string(),
-            Some(d) => format!("defined as {d}"),
-            None => "definition not recorded".to_string(),
-        };
-        writeln!(
-            out,
-            "    last in {}: {}; new in {}: {}",
-            m.last,
-            defined(&s.old_definition, &m.old),
-            s.first,
-            defined(&s.new_definition, &s.path)
-        )?;
-        if !s.unrecorded.is_empty() {
-            writeln!(
-                out,
-                "    not recorded on both sides in {} (no evidence either way)",
-                show_runs(&s.unrecorded)
-            )?;
-        }
-        if !s.also_as.is_empty() {
-            let shown: Vec<&str> = s.also_as.iter().take(3).map(|p| p.as_str()).collect();
-            let more = s.also_as.len() - shown.len();
-            writeln!(
-                out,
-                "    also reachable as {}{}",
-                shown.join(", "),
-                if more > 0 {
-                    format!(" and {more} more (see --format json)")
-                } else {
-                    String::new()
-                }
-            )?;
-        }
+        write_successor(out, m, s, &rank)?;
     }
     if !m.unknown_after.is_empty() {
         writeln!(
@@ -1434,6 +1474,94 @@ fn write_move(out: &mut impl Write, m: &Move) -> Result<()> {
             r.module,
             show_runs(&r.releases),
             r.message.as_deref().unwrap_or("an exception")
+        )?;
+    }
+    Ok(())
+}
+
+/// One successor of a removed API: what proves it, its definitions and the paths that reach
+/// it as well.
+fn write_successor(out: &mut impl Write, m: &Move, s: &Successor, rank: &str) -> Result<()> {
+    let kind = match s.kind {
+        MoveKind::SameDefinition => "same definition",
+        MoveKind::Twin => "twin",
+        MoveKind::NoSignature => "no signature to compare",
+    };
+    let both = if s.overlap.is_empty() {
+        format!("never both; new from {}", s.first)
+    } else {
+        format!("both in {}", show_runs(&s.overlap))
+    };
+    let signature = signature_note(s.signature_match, &s.old_signature, &s.new_signature);
+    writeln!(
+        out,
+        "{} -> {}  ({kind}; removed in {}; {both}{signature}{rank})",
+        m.old, s.path, m.removed_in
+    )?;
+    writeln!(
+        out,
+        "    last in {}: {}; new in {}: {}",
+        m.last,
+        defined_as(&s.old_definition, &m.old),
+        s.first,
+        defined_as(&s.new_definition, &s.path)
+    )?;
+    if !s.unrecorded.is_empty() {
+        writeln!(
+            out,
+            "    not recorded on both sides in {} (no evidence either way)",
+            show_runs(&s.unrecorded)
+        )?;
+    }
+    write_also_reachable(out, &s.also_as)
+}
+
+/// How a successor's signature relates to the removed API's, as a note for its line.
+fn signature_note(
+    matched: Option<SignatureMatch>,
+    old: &Option<String>,
+    new: &Option<String>,
+) -> String {
+    match (matched, old, new) {
+        (Some(SignatureMatch::Same), Some(sig), _) => format!("; signature {sig}"),
+        (Some(SignatureMatch::Extended), Some(old), Some(new)) => {
+            format!("; signature {old} extended to {new}")
+        }
+        (Some(SignatureMatch::ByKeyword), Some(old), Some(new)) => {
+            format!("; signature {old} extended to {new}, for calls by keyword")
+        }
+        (Some(SignatureMatch::Narrowed), Some(old), Some(new)) => {
+            format!(
+                "; signature {old} narrowed to {new}, for calls that pass none of what it dropped"
+            )
+        }
+        _ => String::new(),
+    }
+}
+
+/// What a path is defined as: itself, another path, or nothing recorded.
+fn defined_as(definition: &Option<nbenv::names::ApiPath>, own: &nbenv::names::ApiPath) -> String {
+    match definition {
+        Some(d) if d == own => "defined there".to_string(),
+        Some(d) => format!("defined as {d}"),
+        None => "definition not recorded".to_string(),
+    }
+}
+
+/// The other public paths that reach a successor, the first three of them.
+fn write_also_reachable(out: &mut impl Write, also_as: &[nbenv::names::ApiPath]) -> Result<()> {
+    if !also_as.is_empty() {
+        let shown: Vec<&str> = also_as.iter().take(3).map(|p| p.as_str()).collect();
+        let more = also_as.len() - shown.len();
+        writeln!(
+            out,
+            "    also reachable as {}{}",
+            shown.join(", "),
+            if more > 0 {
+                format!(" and {more} more (see --format json)")
+            } else {
+                String::new()
+            }
         )?;
     }
     Ok(())
@@ -1507,6 +1635,16 @@ fn stats(store: &Store, format: Format) -> Result<()> {
     )?;
     writeln!(out, "alias links:    {}", s.alias_links)?;
     writeln!(out, "signatures:     {}", s.signatures)?;
+    write_unknown_shares(&mut out, &s)?;
+    write_sourceless(&mut out, &s.sourceless_releases)?;
+    write_not_converged(&mut out, &s.not_converged)?;
+    writeln!(out, "size on disk:   {}", human_size(s.bytes_on_disk))?;
+    Ok(())
+}
+
+/// How much of what the bank says is unknown, overall and for the ten distributions with
+/// the highest share.
+fn write_unknown_shares(out: &mut impl Write, s: &BankStats) -> Result<()> {
     let share =
         |present: u64, unknown: u64| 100.0 * unknown as f64 / (present + unknown).max(1) as f64;
     writeln!(
@@ -1533,39 +1671,46 @@ fn stats(store: &Store, format: Format) -> Result<()> {
             s.unknown_by_distribution.len() - 10
         )?;
     }
-    if !s.sourceless_releases.is_empty() {
+    Ok(())
+}
+
+/// Indexed releases whose files had no Python sources, the first twenty with the reason.
+fn write_sourceless(out: &mut impl Write, releases: &[SourcelessRelease]) -> Result<()> {
+    if releases.is_empty() {
+        return Ok(());
+    }
+    writeln!(
+        out,
+        "no sources:     {}",
+        count(releases.len(), "release", "releases")
+    )?;
+    for r in releases.iter().take(20) {
+        let detail = match r.detail.as_deref() {
+            Some(d) if !d.is_empty() => format!(" ({d})"),
+            _ => String::new(),
+        };
         writeln!(
             out,
-            "no sources:     {}",
-            count(s.sourceless_releases.len(), "release", "releases")
+            "  {} {}: {}{detail}",
+            r.distribution,
+            r.version,
+            r.reason.as_str()
         )?;
-        for r in s.sourceless_releases.iter().take(20) {
-            let detail = match r.detail.as_deref() {
-                Some(d) if !d.is_empty() => format!(" ({d})"),
-                _ => String::new(),
-            };
-            writeln!(
-                out,
-                "  {} {}: {}{detail}",
-                r.distribution,
-                r.version,
-                r.reason.as_str()
-            )?;
-        }
-        if s.sourceless_releases.len() > 20 {
-            writeln!(
-                out,
-                "  and {} more (see --format json)",
-                s.sourceless_releases.len() - 20
-            )?;
-        }
     }
-    if !s.not_converged.is_empty() {
-        let list: Vec<String> = s
-            .not_converged
-            .iter()
-            .map(|(d, v)| format!("{d} {v}"))
-            .collect();
+    if releases.len() > 20 {
+        writeln!(
+            out,
+            "  and {} more (see --format json)",
+            releases.len() - 20
+        )?;
+    }
+    Ok(())
+}
+
+/// Releases whose import flow stopped at its limit, so that their answers may miss names.
+fn write_not_converged(out: &mut impl Write, releases: &[(DistName, Version)]) -> Result<()> {
+    if !releases.is_empty() {
+        let list: Vec<String> = releases.iter().map(|(d, v)| format!("{d} {v}")).collect();
         writeln!(
             out,
             "not converged:  {} (import flow stopped at its limit): {}",
@@ -1573,7 +1718,6 @@ fn stats(store: &Store, format: Format) -> Result<()> {
             list.join(", ")
         )?;
     }
-    writeln!(out, "size on disk:   {}", human_size(s.bytes_on_disk))?;
     Ok(())
 }
 

@@ -27,12 +27,11 @@ use nbenv::resolve::options::{DateCap, Indexing, InferOptions};
 use nbenv::resolve::session::InferSession;
 use nbenv::resolve::solver::IndexCatalog;
 
-use super::args::GlobalArgs;
 use super::context;
+use super::context::Global;
 use super::exit::CliError;
 use super::interrupt::{self, Graceful};
 use super::output::count;
-use super::printer::Printer;
 use super::progress::Progress;
 
 #[derive(Debug, Args)]
@@ -147,7 +146,7 @@ fn seconds(s: &str) -> Result<u64, String> {
     super::args::positive(s).map(|n| n as u64)
 }
 
-pub fn run(global: &GlobalArgs, args: &BatchArgs) -> Result<()> {
+pub fn run(global: &Global, args: &BatchArgs) -> Result<()> {
     let stage = args.stage.stage();
     if stage >= Stage::Verify {
         check_runs(args)?;
@@ -156,16 +155,10 @@ pub fn run(global: &GlobalArgs, args: &BatchArgs) -> Result<()> {
     let (done, appender) = open_output(global, args)?;
 
     // Without indexing, a batch reads the bank and the cache and never the network.
-    let offline = global.offline || args.no_index;
-    let working = GlobalArgs {
-        offline,
-        ..global.clone()
-    };
+    let offline = global.offline() || args.no_index;
+    let working = global.offline_if(offline);
     let session = if stage >= Stage::Infer {
-        Some(context::open_session(
-            &working,
-            &infer_args(args, Path::new(".")),
-        )?)
+        Some(working.open_session(&infer_args(args, Path::new(".")))?)
     } else {
         None
     };
@@ -230,7 +223,7 @@ fn notebooks(args: &BatchArgs) -> Result<(usize, Vec<NotebookInput>)> {
 
 /// What the output holds already (said when a line of it is cut short or not a record), and
 /// the output opened to append to.
-fn open_output(global: &GlobalArgs, args: &BatchArgs) -> Result<(Done, Appender)> {
+fn open_output(global: &Global, args: &BatchArgs) -> Result<(Done, Appender)> {
     let done = Done::read(&args.out)
         .with_context(|| format!("reading what {} holds already", args.out.display()))?;
     if let Some(t) = done.truncated.filter(|_| !global.quiet) {
@@ -256,7 +249,7 @@ fn open_output(global: &GlobalArgs, args: &BatchArgs) -> Result<(Done, Appender)
 /// report to [`Silent`], and the record keeps what matters.
 fn batch<'a>(
     args: &BatchArgs,
-    working: &GlobalArgs,
+    working: &Global,
     stage: Stage,
     done: Done,
     session: Option<&'a InferSession>,
@@ -276,7 +269,7 @@ fn batch<'a>(
         session,
         catalog: session.map(|s| IndexCatalog::new(&s.client)),
         bank: session.map(|s| CachedBank::new(s.bank.clone())),
-        bank_file: Some(super::bank::bank_path(working)).filter(|p| p.exists()),
+        bank_file: Some(working.bank()).filter(|p| p.exists()),
         runner: (stage >= Stage::Verify).then(|| runner(args, working)),
         full_disk: FullDisk::default(),
     }
@@ -284,17 +277,17 @@ fn batch<'a>(
 
 /// The installer and where environments are kept, found once for the batch, and how
 /// notebooks run.
-fn runner(args: &BatchArgs, working: &GlobalArgs) -> Runner {
-    let tools = context::tools(working, context::interpreters());
+fn runner(args: &BatchArgs, working: &Global) -> Runner {
+    let tools = working.tools(context::interpreters());
     let (installer, _) = tools.installer();
-    let envs = context::cache_dir(working).join(super::verify::ENVS_DIR);
+    let envs = working.cache_dir().join(super::verify::ENVS_DIR);
     Runner {
-        disk: context::disk_budget(working, &envs, &installer),
+        disk: working.disk_budget(&envs, &installer),
         builders: jobs(args),
         tools,
         installer,
         envs,
-        index_url: context::index_url_if_not_pypi(working),
+        index_url: working.settings.index_url_if_not_pypi(),
         before: args.before.clone(),
         max_rounds: args.max_rounds,
         allow_sdist: args.allow_sdist,
@@ -349,14 +342,14 @@ fn jobs(args: &BatchArgs) -> usize {
 }
 
 fn drive(
-    global: &GlobalArgs,
+    global: &Global,
     args: &BatchArgs,
     batch: &Batch<'_>,
     notebooks: &[NotebookInput],
     appender: Appender,
 ) -> Result<Driven> {
     let jobs = jobs(args);
-    let progress = Progress::new(&Printer::of(global), notebooks.len() as u64, "notebooks");
+    let progress = Progress::new(&global.printer, notebooks.len() as u64, "notebooks");
     let tally: Mutex<Tally> = Mutex::default();
     let skipped = AtomicUsize::new(0);
     let sink = appender.sink();

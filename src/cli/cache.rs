@@ -11,8 +11,9 @@ use nbenv::python::DieWithNbenv;
 use nbenv::verify::{tidy_cache, CacheStep, CachedInstaller, DiskSurvey, Holding, InstallerCache};
 use serde::Serialize;
 
-use super::args::{Format, FormatArg, GlobalArgs};
-use super::context::{self, TOOLS_DIR};
+use super::args::{Format, FormatArg};
+use super::context::Global;
+use super::context::TOOLS_DIR;
 use super::index::human_size;
 use super::output::{count, table, write_json};
 
@@ -146,9 +147,9 @@ impl Found {
     }
 }
 
-pub fn run(global: &GlobalArgs, args: &CacheArgs) -> Result<()> {
-    let root = context::cache_dir(global);
-    let bank = super::bank::bank_path(global);
+pub fn run(global: &Global, args: &CacheArgs) -> Result<()> {
+    let root = global.cache_dir();
+    let bank = global.bank();
     let bank_dir = match bank.parent() {
         Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
         _ => PathBuf::from("."),

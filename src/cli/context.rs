@@ -1,19 +1,104 @@
-//! Turns the global options into the library objects a subcommand needs.
+//! Turns the global options into the library objects a subcommand needs, once: [`Global`].
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use anyhow::{Context, Result};
 use nbenv::pypi::{HttpEvent, IndexClient, IndexConfig};
 
 use super::args::GlobalArgs;
+use super::printer::Printer;
+
+/// The global options resolved once, at the edge: the library's settings and how this
+/// process prints. Every command takes this, never the parsed arguments.
+#[derive(Clone)]
+pub struct Global {
+    pub settings: nbenv::commands::GlobalSettings,
+    pub printer: Printer,
+    /// `-q`: results and the summary only.
+    pub quiet: bool,
+}
+
+impl Global {
+    pub fn of(args: &GlobalArgs) -> Self {
+        Self {
+            settings: settings(args),
+            printer: Printer::of(args),
+            quiet: args.quiet,
+        }
+    }
+
+    /// The same, reading only the bank and the cache (a batch that indexes nothing).
+    pub fn offline_if(&self, offline: bool) -> Self {
+        let mut global = self.clone();
+        global.settings.index.offline |= offline;
+        global
+    }
+
+    pub fn offline(&self) -> bool {
+        self.settings.offline()
+    }
+
+    pub fn cache_dir(&self) -> PathBuf {
+        self.settings.cache_dir.clone()
+    }
+
+    pub fn bank(&self) -> PathBuf {
+        self.settings.bank.clone()
+    }
+
+    /// What the index cache may keep (`--cache-size`).
+    pub fn cache_budget(&self) -> u64 {
+        self.settings.index.cache_budget
+    }
+
+    /// What built environments may keep (`NBENV_ENV_CACHE_SIZE`).
+    pub fn env_cache_budget(&self) -> u64 {
+        self.settings.env_cache_budget
+    }
+
+    pub fn index_client(&self) -> Result<IndexClient> {
+        self.settings
+            .index_client()
+            .context("setting up the index client")
+    }
+
+    pub fn open_session(
+        &self,
+        options: &nbenv::resolve::options::InferOptions,
+    ) -> Result<nbenv::resolve::session::InferSession> {
+        Ok(self.settings.open_session(options)?)
+    }
+
+    pub fn tools(&self, interpreters: &[nbenv::python::Interpreter]) -> nbenv::python::Tools {
+        self.settings.tools(interpreters)
+    }
+
+    pub fn disk_budget(
+        &self,
+        envs: &Path,
+        installer: &nbenv::python::Installer,
+    ) -> nbenv::verify::DiskBudget {
+        self.settings.disk_budget(envs, installer)
+    }
+}
 
 /// `--cache-dir`, else the user's cache directory, else `.nbenv-cache` here.
-pub fn cache_dir(global: &GlobalArgs) -> PathBuf {
+fn cache_dir(global: &GlobalArgs) -> PathBuf {
     global.cache_dir.clone().unwrap_or_else(|| {
         dirs::cache_dir()
             .map(|d| d.join("nbenv"))
             .unwrap_or_else(|| super::args::absolute(PathBuf::from(".nbenv-cache")))
+    })
+}
+
+/// `--bank`, else `<data dir>/nbenv/bank.sqlite3`.
+fn bank_path(global: &GlobalArgs) -> PathBuf {
+    global.bank.clone().unwrap_or_else(|| {
+        dirs::data_dir()
+            .map(|d| d.join("nbenv"))
+            .unwrap_or_else(|| super::args::absolute(PathBuf::from(".nbenv")))
+            .join("bank.sqlite3")
     })
 }
 
@@ -23,41 +108,19 @@ pub fn interpreters() -> &'static [nbenv::python::Interpreter] {
     nbenv::python::found()
 }
 
-/// uv's and pip's own caches, inside nbenv's cache directory (see
-/// [`nbenv::commands::GlobalSettings::confine_installer_caches`]).
-pub fn confine_installer_caches(global: &GlobalArgs) {
-    settings(global).confine_installer_caches();
-}
-
-/// One budget for what verification leaves on disk (`NBENV_ENV_CACHE_SIZE`); see
-/// [`nbenv::commands::GlobalSettings::disk_budget`].
-pub fn disk_budget(
-    global: &GlobalArgs,
-    envs: &std::path::Path,
-    installer: &nbenv::python::Installer,
-) -> nbenv::verify::DiskBudget {
-    settings(global).disk_budget(envs, installer)
-}
-
 /// The global options, the environment and the defaults, resolved into the library's plain
-/// settings once per use.
-pub fn settings(global: &GlobalArgs) -> nbenv::commands::GlobalSettings {
+/// settings.
+fn settings(global: &GlobalArgs) -> nbenv::commands::GlobalSettings {
     let dir = cache_dir(global);
     let cache_dir = std::path::absolute(&dir).unwrap_or(dir);
     nbenv::commands::GlobalSettings {
-        bank: super::bank::bank_path(global),
+        bank: bank_path(global),
         index: index_config(global),
         events: events(global.verbose),
         bank_lock: super::bank::waiting_lock(),
         env_cache_budget: global.env_cache_budget(),
         cache_dir,
     }
-}
-
-/// The index client, configured by the global options and the environment (checked already).
-pub fn index_client(global: &GlobalArgs) -> Result<IndexClient> {
-    IndexClient::new(index_config(global), events(global.verbose))
-        .context("setting up the index client")
 }
 
 /// The index's configuration, from the global options and the environment.
@@ -117,26 +180,4 @@ fn events(verbose: u8) -> Option<nbenv::pypi::EventSink> {
     })
 }
 
-/// The inference session the global options and `options` describe, opened once.
-pub fn open_session(
-    global: &GlobalArgs,
-    options: &nbenv::resolve::options::InferOptions,
-) -> Result<nbenv::resolve::session::InferSession> {
-    Ok(settings(global).open_session(options)?)
-}
-
-/// The index installers are given, where it is not PyPI (a private index works for them too).
-pub fn index_url_if_not_pypi(global: &GlobalArgs) -> Option<String> {
-    settings(global).index_url_if_not_pypi()
-}
-
 pub use nbenv::commands::global::TOOLS_DIR;
-
-/// nbenv's tools (uv, old virtualenv), kept in `<cache>/tools` and installed from the index
-/// nbenv uses, with the newest suitable interpreter among `interpreters`.
-pub fn tools(
-    global: &GlobalArgs,
-    interpreters: &[nbenv::python::Interpreter],
-) -> nbenv::python::Tools {
-    settings(global).tools(interpreters)
-}

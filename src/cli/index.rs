@@ -10,8 +10,8 @@ use nbenv::pypi::{FileKind, IndexClient, ProjectPage, Release, Version};
 use rayon::prelude::*;
 use serde_json::json;
 
-use super::args::{Format, FormatArg, GlobalArgs};
-use super::context;
+use super::args::{Format, FormatArg};
+use super::context::Global;
 use super::exit::{self, CliError};
 use super::output::{table, write_json};
 
@@ -70,8 +70,8 @@ impl FromStr for ReleaseSpec {
     }
 }
 
-pub fn run(global: &GlobalArgs, args: &IndexArgs) -> Result<()> {
-    let client = context::index_client(global)?;
+pub fn run(global: &Global, args: &IndexArgs) -> Result<()> {
+    let client = global.index_client()?;
     match &args.command {
         IndexCommand::Releases { names, format } => releases(&client, names, format.format),
         IndexCommand::Files { spec, format } => files(&client, spec, format.format),

@@ -14,9 +14,7 @@ use nbenv::output::write_atomically;
 use nbenv::python::PythonVersion;
 use nbenv::resolve::options::{EraChoice, Indexing, InferOptions};
 
-use super::args::GlobalArgs;
-use super::context;
-use super::printer::Printer;
+use super::context::Global;
 
 #[derive(Debug, Args)]
 pub struct InferArgs {
@@ -140,14 +138,14 @@ impl InferFormat {
     }
 }
 
-pub fn run(global: &GlobalArgs, args: &InferArgs) -> Result<()> {
+pub fn run(global: &Global, args: &InferArgs) -> Result<()> {
     let settings = InferSettings {
         options: args.options()?,
         format: args.format.settings(),
         ranges: args.ranges,
     };
-    let printer = Printer::of(global);
-    match nbenv::commands::infer::run(&context::settings(global), &settings, &printer) {
+    let printer = global.printer;
+    match nbenv::commands::infer::run(&global.settings, &settings, &printer) {
         Ok(text) => write_result(args.output.as_deref(), &text),
         Err(failed) => {
             if let Some(document) = &failed.document {

@@ -15,9 +15,9 @@ use nbenv::commands::restore::RestoreSettings;
 use nbenv::python::PythonVersion;
 use nbenv::resolve::options::PythonSource;
 
-use super::args::{Format, FormatArg, GlobalArgs};
+use super::args::{Format, FormatArg};
+use super::context::Global;
 use super::exit::CliError;
-use super::printer::Printer;
 
 #[derive(Debug, Args)]
 pub struct ModernizeArgs {
@@ -85,11 +85,11 @@ impl ModernizeArgs {
     }
 }
 
-pub fn run(global: &GlobalArgs, args: &ModernizeArgs) -> Result<()> {
+pub fn run(global: &Global, args: &ModernizeArgs) -> Result<()> {
     let settings = args.settings()?;
-    let printer = Printer::of(global);
-    let global = super::context::settings(global);
-    let rewritten = nbenv::commands::modernize::rewrite(&global, &settings, &printer)?;
+    let printer = global.printer;
+    let global = &global.settings;
+    let rewritten = nbenv::commands::modernize::rewrite(global, &settings, &printer)?;
     // One JSON document: with a run, the report goes in it when the run is done.
     let json = args.format.format == Format::Json;
     if args.no_run || !json {
@@ -98,7 +98,7 @@ pub fn run(global: &GlobalArgs, args: &ModernizeArgs) -> Result<()> {
     if args.no_run {
         return Ok(());
     }
-    let done = nbenv::commands::modernize::restore(&global, &settings, rewritten, &printer)?;
+    let done = nbenv::commands::modernize::restore(global, &settings, rewritten, &printer)?;
     if done.moved_forward && !json {
         write!(printer.stdout(), "\n{}", done.text)?;
     }

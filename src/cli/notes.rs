@@ -10,21 +10,21 @@ use nbenv::bank::store::{NotesOutcome, NotesReadRow, StoredNote};
 use nbenv::names::DistName;
 use nbenv::pypi::Version;
 
-use super::args::{Format, GlobalArgs};
-use super::context;
+use super::args::Format;
+use super::context::Global;
 use super::exit::CliError;
 use super::output::{count, write_json};
 
 /// Reads `name`'s notes at `version` (the newest release with an sdist when `None`).
 pub fn read(
-    global: &GlobalArgs,
+    global: &Global,
     bank: &Path,
     name: &DistName,
     version: Option<&Version>,
     force: bool,
     format: Format,
 ) -> Result<()> {
-    let client = context::index_client(global)?;
+    let client = global.index_client()?;
     let at = version.map_or(NotesAt::Newest, |v| NotesAt::Release(v.clone()));
     let kept = match read_notes(&client, bank, name, &at, force) {
         Ok(kept) => kept,

@@ -11,7 +11,7 @@ use serde::Serialize;
 
 use nbenv::measure::{charts, merge, page, read_records, Report, Source, Table};
 
-use super::args::GlobalArgs;
+use super::context::Global;
 use super::exit::CliError;
 use super::output::{table, write_json};
 
@@ -52,7 +52,7 @@ struct ReportJson<'a> {
     report: &'a Report,
 }
 
-pub fn run(global: &GlobalArgs, args: &ReportArgs) -> Result<()> {
+pub fn run(global: &Global, args: &ReportArgs) -> Result<()> {
     let mut files = Vec::new();
     let mut records = Vec::new();
     for path in &args.files {
@@ -120,7 +120,7 @@ fn modified(path: &Path) -> Option<jiff::Timestamp> {
     jiff::Timestamp::try_from(time).ok()
 }
 
-fn write_charts(global: &GlobalArgs, report: &Report, dir: &Path) -> Result<()> {
+fn write_charts(global: &Global, report: &Report, dir: &Path) -> Result<()> {
     std::fs::create_dir_all(dir)
         .with_context(|| format!("cannot create the chart directory {}", dir.display()))?;
     let charts = charts(report);

@@ -17,10 +17,10 @@ use nbenv::python::PythonVersion;
 use nbenv::restore::Stop;
 use nbenv::verify;
 
-use super::args::{Format, FormatArg, GlobalArgs};
+use super::args::{Format, FormatArg};
+use super::context::Global;
 use super::exit::{CliError, Code};
 use super::output::write_json;
-use super::printer::Printer;
 
 #[derive(Debug, Args)]
 pub struct RestoreArgs {
@@ -120,13 +120,9 @@ impl RestoreArgs {
     }
 }
 
-pub fn run(global: &GlobalArgs, args: &RestoreArgs) -> Result<()> {
+pub fn run(global: &Global, args: &RestoreArgs) -> Result<()> {
     args.sandbox.check()?;
-    let done = nbenv::commands::restore::run(
-        &super::context::settings(global),
-        &args.settings(),
-        &Printer::of(global),
-    )?;
+    let done = nbenv::commands::restore::run(&global.settings, &args.settings(), &global.printer)?;
     print(args.format.format, args.output.is_none(), &done, None)
 }
 

@@ -11,8 +11,8 @@ use nbenv::bank::snapshot::{
 };
 use serde_json::json;
 
-use super::args::{Format, GlobalArgs};
-use super::context;
+use super::args::Format;
+use super::context::Global;
 use super::index::human_size;
 use super::output::{count, write_json};
 
@@ -74,7 +74,7 @@ pub fn export(bank: &Path, file: &Path, options: &ExportOptions, format: Format)
 }
 
 pub fn import(
-    global: &GlobalArgs,
+    global: &Global,
     bank: &Path,
     source: &str,
     options: &ImportOptions,
@@ -85,7 +85,7 @@ pub fn import(
     refuse_url_offline(global, &source)?;
     // The index client's HTTP layer: the same TLS roots, retries and timeouts as every
     // other request nbenv makes.
-    let client = context::index_client(global)?;
+    let client = global.index_client()?;
     let cache_dir = client.cache().root().to_path_buf();
     let options = ImportOptions {
         cache: Some(client.cache().clone()),
@@ -113,8 +113,8 @@ pub fn import(
 }
 
 /// Offline, a snapshot at a URL is an error before anything else is done.
-fn refuse_url_offline(global: &GlobalArgs, source: &SnapshotSource) -> Result<()> {
-    if global.offline {
+fn refuse_url_offline(global: &Global, source: &SnapshotSource) -> Result<()> {
+    if global.offline() {
         if let SnapshotSource::Url(url) = source {
             return Err(snapshot::SnapshotError::Fetch {
                 url: url.to_string(),

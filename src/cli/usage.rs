@@ -14,7 +14,8 @@ use nbenv::notebook::{
 };
 use nbenv::python::PythonVersion;
 
-use super::args::{Format, FormatArg, GlobalArgs};
+use super::args::{Format, FormatArg};
+use super::context::Global;
 use super::output::{count, table, write_json};
 
 #[derive(Debug, Args)]
@@ -32,7 +33,7 @@ pub struct UsageArgs {
     pub no_local_modules: bool,
 }
 
-pub fn run(global: &GlobalArgs, args: &UsageArgs) -> anyhow::Result<()> {
+pub fn run(global: &Global, args: &UsageArgs) -> anyhow::Result<()> {
     let nb = notebook::read(&args.notebook)?;
     let mut options = AnalyzeOptions {
         scan_local_modules: !args.no_local_modules,
@@ -43,7 +44,7 @@ pub fn run(global: &GlobalArgs, args: &UsageArgs) -> anyhow::Result<()> {
     }
     let mut usage = notebook::analyze(&nb, &options);
     // Stored errors are told apart with the bank when there is one (never created here).
-    let bank = super::bank::bank_path(global);
+    let bank = global.bank();
     if bank.exists() {
         let history = BankHistory::at(&bank);
         notebook::classify_stored_errors(&nb, &mut usage, Some(&history));

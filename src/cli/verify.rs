@@ -13,7 +13,7 @@ use nbenv::python::PythonVersion;
 use nbenv::verify;
 
 use super::args::{Format, FormatArg};
-use super::context;
+use super::context::Global;
 use super::exit::{CliError, Code};
 use super::output::{count, write_json};
 
@@ -113,14 +113,10 @@ impl VerifyArgs {
     }
 }
 
-pub fn run(global: &super::args::GlobalArgs, args: &VerifyArgs) -> Result<()> {
+pub fn run(global: &Global, args: &VerifyArgs) -> Result<()> {
     args.sandbox.check()?;
     let settings = args.settings()?;
-    let found = nbenv::commands::verify::run(
-        &context::settings(global),
-        &settings,
-        &super::printer::Printer::of(global),
-    )?;
+    let found = nbenv::commands::verify::run(&global.settings, &settings, &global.printer)?;
     match args.format.format {
         Format::Json => write_json(&mut super::printer::stdout(), &found)?,
         Format::Text => write!(super::printer::stdout(), "{}", summary(&found))?,

@@ -24,6 +24,16 @@ macro_rules! run_snapshot {
     };
 }
 
+/// As `run_snapshot!`, with `$extra` placeholders applied after the shared ones: for the
+/// values only one command prints that differ between runs or machines (sizes, hashes,
+/// dates), which the shared lists leave alone.
+macro_rules! filtered_snapshot {
+    ($extra:expr, $name:expr, $text:expr) => {{
+        let filters: Vec<(&str, &str)> = RUNS.iter().chain($extra.iter()).copied().collect();
+        $crate::assert_printed!(filters, $name, $text);
+    }};
+}
+
 /// The subcommands `nbenv ARGS --help` lists (without `help`), as paths from the top.
 fn subcommands(args: &[String]) -> Vec<Vec<String>> {
     let out = run(bare_command().args(args).arg("--help"));
@@ -337,4 +347,164 @@ fn batch_output() {
     };
     run_snapshot!("batch-usage", batch(&corpus));
     run_snapshot!("batch-no-corpus", batch(&ctx.path("no/such/dir")));
+    // `report` over the records the first batch wrote.
+    for (name, format) in [
+        ("report", "text"),
+        ("report-markdown", "markdown"),
+        ("report-json", "json"),
+    ] {
+        let report = run(ctx
+            .command()
+            .arg("report")
+            .arg(&out)
+            .args(["--format", format]));
+        run_snapshot!(name, report);
+    }
+}
+
+/// What the cache holds, as people read it (`512 B`, `3.4 KiB`) and in JSON, but not the
+/// budgets (defaults, the same everywhere); and the table's size column, whose width follows
+/// the widest size, at one width.
+const CACHE_SIZES: &[(&str, &str)] = &[
+    (r"ENTRIES +SIZE", "ENTRIES  SIZE"),
+    (r"  +\d+(\.\d)? (B|KiB|MiB|GiB)\b", "  [size]"),
+    (r"(: |; |, )\d+(\.\d)? (B|KiB|MiB|GiB)\b", "$1[size]"),
+    (
+        r#""(bytes|budgeted_bytes|environments_counted_bytes|environments_shared_bytes|freed_bytes)": \d+"#,
+        r#""$1": [size]"#,
+    ),
+];
+
+/// A bank's and a snapshot's sizes, as people read them and in JSON.
+const SNAPSHOT_SIZES: &[(&str, &str)] = &[
+    (r"\b\d+(\.\d)? (B|KiB|MiB|GiB)\b", "[size]"),
+    (
+        r#""(snapshot_bytes|db_len|payload_len)": \d+"#,
+        r#""$1": [size]"#,
+    ),
+];
+
+/// A bank that read `toolkit` 1.0 and 2.0 from the loopback index, its cache holding what
+/// that fetched; the temporary directory (where scratch venvs are looked for) inside it.
+fn added_context() -> TestContext {
+    let server = TestServer::start(PageMode::Json);
+    server.publish(
+        "toolkit",
+        &[
+            wheel("toolkit", "1.0", "def helper(a):\n    return a\n"),
+            wheel("toolkit", "2.0", "def helper(a, b=1):\n    return a\n"),
+        ],
+    );
+    let ctx = TestContext::with_server(server);
+    let tmp = ctx.path("tmp");
+    std::fs::create_dir_all(&tmp).unwrap();
+    let ctx = ctx.env("TMPDIR", &tmp);
+    let out = run(ctx
+        .command()
+        .args(["bank", "add", "toolkit", "--all-versions"]));
+    assert!(out.ends_with("[exit 0]\n"), "{out}");
+    ctx
+}
+
+/// `cache info` and `cache prune --dry-run` on a cache that holds what a `bank add` fetched.
+#[test]
+fn cache_output() {
+    let ctx = added_context();
+    let nbenv = |args: &[&str]| run(ctx.command().args(args));
+    for (name, args) in [
+        ("cache-info", &["cache", "info"][..]),
+        ("cache-info-json", &["cache", "info", "--format", "json"]),
+        ("cache-prune-dry-run", &["cache", "prune", "--dry-run"]),
+        (
+            "cache-prune-dry-run-json",
+            &["cache", "prune", "--dry-run", "--format", "json"],
+        ),
+    ] {
+        let out = nbenv(args);
+        filtered_snapshot!(CACHE_SIZES, name, out);
+    }
+}
+
+/// `bank check` on a healthy bank, and `bank export` of it to a file that `bank import`
+/// installs in a context with no bank.
+#[test]
+fn bank_check_export_import_output() {
+    let ctx = added_context();
+    let nbenv = |ctx: &TestContext, args: &[&str]| run(ctx.command().args(args));
+    let extra: Vec<(&str, &str)> = SNAPSHOT_SIZES
+        .iter()
+        .copied()
+        .chain([
+            (r"[0-9a-f]{64}", "[sha256]"),
+            (r"ratio \d+\.\d+", "ratio [ratio]"),
+            (r#""ratio": \d+(\.\d+)?(e-?\d+)?"#, r#""ratio": [ratio]"#),
+            (r"\d+ MB/s", "[rate]"),
+            (r"\d{4}-\d\d-\d\d \d\d:\d\d UTC", "[instant]"),
+            (
+                r#""nbenv_version": "[^"]+""#,
+                r#""nbenv_version": "[version]""#,
+            ),
+        ])
+        .collect();
+    for (name, args) in [
+        ("bank-check", &["bank", "check"][..]),
+        ("bank-check-json", &["bank", "check", "--format", "json"]),
+    ] {
+        let out = nbenv(&ctx, args);
+        filtered_snapshot!(extra, name, out);
+    }
+    let file = ctx.path("bank.nbsnap").display().to_string();
+    let json_file = ctx.path("bank-json.nbsnap").display().to_string();
+    for (name, args) in [
+        ("bank-export", &["bank", "export", &file][..]),
+        (
+            "bank-export-json",
+            &["bank", "export", &json_file, "--format", "json"],
+        ),
+    ] {
+        let out = nbenv(&ctx, args);
+        filtered_snapshot!(extra, name, out);
+    }
+    for (name, format) in [("bank-import", "text"), ("bank-import-json", "json")] {
+        let fresh = TestContext::new();
+        let out = nbenv(&fresh, &["bank", "import", &file, "--format", format]);
+        filtered_snapshot!(extra, name, out);
+    }
+}
+
+/// `bank runs` after a restoration recorded its rounds, one of which found a release that
+/// fails to import.
+#[test]
+fn bank_runs_output() {
+    let ctx = TestContext::with_index();
+    let toolkit = [
+        WheelBuilder::new("toolkit", "1.0").file("toolkit/__init__.py", "def api():\n    return 41\n"),
+        // An ImportError on a condition static reading cannot decide: the bank believes it
+        // imports, the run finds it does not.
+        WheelBuilder::new("toolkit", "2.0").file(
+            "toolkit/__init__.py",
+            "def api():\n    return 41\nimport os\nif 'NBENV_NEVER_SET' not in os.environ:\n    raise ImportError('toolkit._core: module compiled against API version 0x10')\n",
+        ),
+    ];
+    ctx.publish("toolkit", &toolkit, Uploaded::Yearly(2010));
+    let nb = notebook(
+        &ctx,
+        "nb.ipynb",
+        &["import toolkit\nprint(toolkit.api() + 1)"],
+    );
+    let python = crate::support::cli::python3_version();
+    let out = run(ctx.command().args([
+        "restore",
+        &nb,
+        "--python",
+        &python,
+        "--no-kernel-runtime",
+        "--no-kernel-spec",
+    ]));
+    assert!(out.ends_with("[exit 0]\n"), "{out}");
+    let dates: &[(&str, &str)] = &[(r"\d{4}-\d\d-\d\d\b", "[date]")];
+    for (name, format) in [("bank-runs", "text"), ("bank-runs-json", "json")] {
+        let out = run(ctx.command().args(["bank", "runs", "--format", format]));
+        filtered_snapshot!(dates, name, out);
+    }
 }
