@@ -304,6 +304,34 @@ pub fn introspect(no_introspect: bool, budget: u64) -> Introspect {
     }
 }
 
+/// `--sandbox`, shared by `verify` and `restore`.
+#[derive(Debug, Clone, Copy, Args)]
+pub struct SandboxArg {
+    /// Run the notebook confined: no network (a network namespace of its own), limits on
+    /// memory (16 GiB of address space), CPU time (the run's limit), file size (4 GiB) and
+    /// processes, a temporary HOME, none of your environment variables. Refused (exit 23)
+    /// where the system allows no network namespace.
+    #[arg(long)]
+    pub sandbox: bool,
+}
+
+impl SandboxArg {
+    /// Refuses before anything is built when the sandbox cannot be had here.
+    pub fn check(&self) -> anyhow::Result<()> {
+        if self.sandbox {
+            if let nbenv::verify::sandbox::ProcessLimit::RlimitOnly { reason } =
+                nbenv::verify::sandbox::check()?
+            {
+                super::printer::note(&format!(
+                    "--sandbox: no cgroup for the runs' processes here ({reason}); \
+                     RLIMIT_NPROC alone bounds them, and it does not bind root"
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

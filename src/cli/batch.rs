@@ -120,7 +120,7 @@ pub struct BatchArgs {
     #[arg(long, default_value = "era", value_name = "modern|era")]
     pub prefer: nbenv::modernize::prefer::Mode,
     #[command(flatten)]
-    pub sandbox: super::verify::SandboxArg,
+    pub sandbox: super::args::SandboxArg,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

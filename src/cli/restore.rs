@@ -89,7 +89,7 @@ pub struct RestoreArgs {
     #[arg(long, default_value = "era", value_name = "modern|era")]
     pub prefer: Mode,
     #[command(flatten)]
-    pub sandbox: super::verify::SandboxArg,
+    pub sandbox: super::args::SandboxArg,
     #[command(flatten)]
     pub format: FormatArg,
 }
@@ -121,9 +121,11 @@ impl RestoreArgs {
 }
 
 pub fn run(global: &Global, args: &RestoreArgs) -> Result<()> {
+    // The arguments become settings once; nothing below reads them.
+    let (settings, format) = (args.settings(), args.format.format);
     args.sandbox.check()?;
-    let done = nbenv::commands::restore::run(&global.settings, &args.settings(), &global.printer)?;
-    print(args.format.format, args.output.is_none(), &done, None)
+    let done = nbenv::commands::restore::run(&global.settings, &settings, &global.printer)?;
+    print(format, settings.output.is_none(), &done, None)
 }
 
 /// Prints what a restoration did (its JSON document nested under `run` in `head` when there

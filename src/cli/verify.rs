@@ -10,7 +10,6 @@ use clap::Args;
 
 use nbenv::commands::verify::{PythonAsked, VerifyOutcome, VerifySettings};
 use nbenv::python::PythonVersion;
-use nbenv::verify;
 
 use super::args::{Format, FormatArg};
 use super::context::Global;
@@ -52,36 +51,9 @@ pub struct VerifyArgs {
     #[arg(long, value_name = "PATH")]
     pub executed: Option<PathBuf>,
     #[command(flatten)]
-    pub sandbox: SandboxArg,
+    pub sandbox: super::args::SandboxArg,
     #[command(flatten)]
     pub format: FormatArg,
-}
-
-/// `--sandbox`, shared by `verify` and `restore`.
-#[derive(Debug, Clone, Copy, Args)]
-pub struct SandboxArg {
-    /// Run the notebook confined: no network (a network namespace of its own), limits on
-    /// memory (16 GiB of address space), CPU time (the run's limit), file size (4 GiB) and
-    /// processes, a temporary HOME, none of your environment variables. Refused (exit 23)
-    /// where the system allows no network namespace.
-    #[arg(long)]
-    pub sandbox: bool,
-}
-
-impl SandboxArg {
-    /// Refuses before anything is built when the sandbox cannot be had here.
-    pub fn check(&self) -> Result<()> {
-        if self.sandbox {
-            if let verify::sandbox::ProcessLimit::RlimitOnly { reason } = verify::sandbox::check()?
-            {
-                super::printer::note(&format!(
-                    "--sandbox: no cgroup for the runs' processes here ({reason}); \
-                     RLIMIT_NPROC alone bounds them, and it does not bind root"
-                ));
-            }
-        }
-        Ok(())
-    }
 }
 
 impl VerifyArgs {
@@ -114,10 +86,11 @@ impl VerifyArgs {
 }
 
 pub fn run(global: &Global, args: &VerifyArgs) -> Result<()> {
+    // The arguments become settings once; nothing below reads them.
+    let (settings, format) = (args.settings()?, args.format.format);
     args.sandbox.check()?;
-    let settings = args.settings()?;
     let found = nbenv::commands::verify::run(&global.settings, &settings, &global.printer)?;
-    match args.format.format {
+    match format {
         Format::Json => write_json(&mut super::printer::stdout(), &found)?,
         Format::Text => write!(super::printer::stdout(), "{}", summary(&found))?,
     }

@@ -13,12 +13,3 @@ pub mod verify;
 
 pub use error::CommandError;
 pub use global::GlobalSettings;
-
-/// Whether two paths name one file (either may not exist yet: then they do not): a command
-/// never writes over its input.
-fn same_file(a: &std::path::Path, b: &std::path::Path) -> bool {
-    match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
-        (Ok(a), Ok(b)) => a == b,
-        _ => false,
-    }
-}

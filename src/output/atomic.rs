@@ -184,3 +184,12 @@ mod tests {
         assert_eq!(std::fs::read_to_string(&real).unwrap(), "new\n");
     }
 }
+
+/// Whether two paths name one file (either may not exist yet: then they do not): a command
+/// never writes over its input.
+pub fn same_file(a: &Path, b: &Path) -> bool {
+    match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
+    }
+}

@@ -9,7 +9,7 @@ mod lock;
 mod pylock;
 mod requirements;
 
-pub use atomic::{write_atomically, WriteError};
+pub use atomic::{same_file, write_atomically, WriteError};
 pub use header::{python_of, sdists_built, SdistBuilds, SDIST_LINE};
 pub use json::{json_document, write_json, SCHEMA_VERSION};
 pub use lock::lock_txt;

@@ -24,7 +24,8 @@ use crate::resolve::options::{EraChoice, InferOptions};
 use crate::resolve::session::{read_usages_of, InferRun};
 
 use super::restore::{finish, RestoreOutcome, Rig};
-use super::{same_file, CommandError, GlobalSettings};
+use super::{CommandError, GlobalSettings};
+use crate::output::same_file;
 
 /// The notebook as read and as modernized, and the report as written.
 pub struct Rewritten {

@@ -14,8 +14,9 @@ use crate::reporter::Reporter;
 use crate::resolve::options::{EraChoice, InferOptions, PythonSource};
 use crate::resolve::session::{read_usages_of, InferRun};
 
-use super::super::{same_file, CommandError, GlobalSettings};
+use super::super::{CommandError, GlobalSettings};
 use super::{RestoreSettings, Rig, Target, Tried};
+use crate::output::same_file;
 
 /// The kept attempt (the modern one or the era's), and how the modern one fared.
 pub fn preferred(
