@@ -82,6 +82,15 @@ fn remove_leftovers_once(dir: &Path) {
     crate::leftover::remove_abandoned_in(&dir);
 }
 
+/// Whether two paths name one file (either may not exist yet: then they do not): a command
+/// never writes over its input.
+pub fn same_file(a: &Path, b: &Path) -> bool {
+    match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -182,14 +191,5 @@ mod tests {
             .file_type()
             .is_symlink());
         assert_eq!(std::fs::read_to_string(&real).unwrap(), "new\n");
-    }
-}
-
-/// Whether two paths name one file (either may not exist yet: then they do not): a command
-/// never writes over its input.
-pub fn same_file(a: &Path, b: &Path) -> bool {
-    match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
-        (Ok(a), Ok(b)) => a == b,
-        _ => false,
     }
 }
