@@ -6,28 +6,15 @@
 use crate::support::archives::{sdist_tar_gz, WheelBuilder};
 use crate::support::cli::{pins, python3_version};
 use crate::support::context::TestContext;
-use crate::support::server::{FixtureFile, PageMode, TestServer};
+use crate::support::server::FixtureFile;
 use crate::support::toolkit::python2_only_api_index;
 use nbenv::notebook::Output;
 
 #[test]
 fn an_environment_error_becomes_evidence_and_the_next_round_runs() {
-    let server = python2_only_api_index();
-    let ctx = TestContext::with_server(server);
-    let nb = ctx.root().join("nb.ipynb");
-    let notebook = serde_json::json!({
-        "cells": [
-            {"cell_type": "code", "execution_count": 1, "metadata": {}, "outputs": [],
-             "source": "import toolkit"},
-            {"cell_type": "code", "execution_count": 2, "metadata": {}, "outputs": [],
-             "source": "print(toolkit.old_api() + 1)"}
-        ],
-        "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3"}},
-        "nbformat": 4, "nbformat_minor": 2
-    });
-    std::fs::write(&nb, notebook.to_string()).unwrap();
-    let (nb, python, output) = (
-        nb.display().to_string(),
+    let ctx = TestContext::with_server(python2_only_api_index());
+    let nb = two_cells(ctx.root(), "import toolkit", "print(toolkit.old_api() + 1)");
+    let (python, output) = (
         python3_version(),
         ctx.root().join("requirements.txt").display().to_string(),
     );
@@ -93,7 +80,6 @@ fn an_environment_error_becomes_evidence_and_the_next_round_runs() {
 /// run records are forgotten.
 #[test]
 fn a_release_that_fails_to_install_is_passed_over_then_and_later() {
-    let server = TestServer::start(PageMode::Json);
     let wheel = WheelBuilder::new("toolkit", "1.0")
         .file("toolkit/__init__.py", "def api():\n    return 41\n");
     let pkg_info = "Metadata-Version: 2.1\nName: toolkit\nVersion: 2.0\n";
@@ -109,29 +95,16 @@ fn a_release_that_fails_to_install_is_passed_over_then_and_later() {
         ],
         pkg_info,
     );
-    let at = |f: FixtureFile| FixtureFile {
-        upload_time: Some("2020-01-01T00:00:00Z".into()),
-        ..f
-    };
-    server.publish(
+    let ctx = TestContext::with_index();
+    ctx.server().publish(
         "toolkit",
         &[
-            at(FixtureFile::new(&wheel.filename(), wheel.build())),
-            at(FixtureFile::new("toolkit-2.0.tar.gz", sdist)),
+            FixtureFile::wheel(&wheel).uploaded(IN_2020),
+            FixtureFile::new("toolkit-2.0.tar.gz", sdist).uploaded(IN_2020),
         ],
     );
-    let ctx = TestContext::with_server(server);
-    let nb = ctx.root().join("nb.ipynb");
-    let notebook = serde_json::json!({
-        "cells": [
-            {"cell_type": "code", "execution_count": 1, "metadata": {}, "outputs": [],
-             "source": "import toolkit\nprint(toolkit.api() + 1)"}
-        ],
-        "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3"}},
-        "nbformat": 4, "nbformat_minor": 2
-    });
-    std::fs::write(&nb, notebook.to_string()).unwrap();
-    let (nb, python) = (nb.display().to_string(), python3_version());
+    let nb = one_cell(ctx.root(), "import toolkit\nprint(toolkit.api() + 1)");
+    let python = python3_version();
     let restore = [
         "restore",
         &nb,
@@ -196,43 +169,16 @@ fn a_release_that_fails_to_install_is_passed_over_then_and_later() {
 /// the next round does without it.
 #[test]
 fn a_release_that_fails_to_import_is_recorded_broken_and_passed_over() {
-    let server = TestServer::start(PageMode::Json);
-    let wheels = [
-        WheelBuilder::new("toolkit", "1.0").file("toolkit/__init__.py", "def api():\n    return 41\n"),
-        WheelBuilder::new("toolkit", "2.0").file(
-            "toolkit/__init__.py",
+    let ctx = toolkit_index(&[
+        ("1.0", "def api():\n    return 41\n"),
+        (
+            "2.0",
             "def api():\n    return 41\n_core = None\ndef _load():\n    raise ImportError('toolkit._core: module compiled against API version 0x10 but this version of numpy is 0xe')\nimport os\nif 'NBENV_NEVER_SET' not in os.environ:\n    _load()\n",
         ),
-    ];
-    let files: Vec<FixtureFile> = wheels
-        .iter()
-        .map(|w| FixtureFile {
-            upload_time: Some("2020-01-01T00:00:00Z".into()),
-            ..FixtureFile::new(&w.filename(), w.build())
-        })
-        .collect();
-    server.publish("toolkit", &files);
-    let ctx = TestContext::with_server(server);
-    let nb = ctx.root().join("nb.ipynb");
-    let notebook = serde_json::json!({
-        "cells": [
-            {"cell_type": "code", "execution_count": 1, "metadata": {}, "outputs": [],
-             "source": "import toolkit\nprint(toolkit.api() + 1)"}
-        ],
-        "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3"}},
-        "nbformat": 4, "nbformat_minor": 2
-    });
-    std::fs::write(&nb, notebook.to_string()).unwrap();
-    let (nb, python) = (nb.display().to_string(), python3_version());
-    let args = [
-        "restore",
-        &nb,
-        "--python",
-        &python,
-        "--no-kernel-runtime",
-        "--no-kernel-spec",
-    ];
-    let (code, out, err) = ctx.run(args).parts();
+    ]);
+    let nb = one_cell(ctx.root(), "import toolkit\nprint(toolkit.api() + 1)");
+    let python = python3_version();
+    let (code, out, err) = restore_plainly(&ctx, &nb);
     assert_eq!(code, 0, "{err}");
     assert!(
         err.contains(&format!(
@@ -296,42 +242,20 @@ fn a_module_a_library_imports_undeclared_is_required_from_the_first_round() {
 /// `nbenv restore` of a notebook using `toolkit`, which imports `helperlib` undeclared;
 /// with `helperlib` indexed in the bank first when `bank_knows_helperlib`.
 fn restore_toolkit_importing_helperlib(bank_knows_helperlib: bool) -> (i32, String, String) {
-    let server = TestServer::start(PageMode::Json);
-    let toolkit = WheelBuilder::new("toolkit", "1.0").file(
-        "toolkit/__init__.py",
+    let ctx = toolkit_index(&[(
+        "1.0",
         "import helperlib\ndef api():\n    return helperlib.VALUE\n",
-    );
+    )]);
     let helper =
         WheelBuilder::new("helperlib", "1.0").file("helperlib/__init__.py", "VALUE = 41\n");
-    server.publish("toolkit", &[dated_wheel(&toolkit)]);
-    server.publish("helperlib", &[dated_wheel(&helper)]);
-    let ctx = TestContext::with_server(server);
+    ctx.server()
+        .publish_dated("helperlib", &[(&helper, IN_2020)]);
     if bank_knows_helperlib {
         let (code, _, err) = ctx.run(["bank", "add", "helperlib"]).parts();
         assert_eq!(code, 0, "{err}");
     }
-    let nb = ctx.root().join("nb.ipynb");
-    let notebook = serde_json::json!({
-        "cells": [
-            {"cell_type": "code", "execution_count": 1, "metadata": {}, "outputs": [],
-             "source": "import toolkit"},
-            {"cell_type": "code", "execution_count": 2, "metadata": {}, "outputs": [],
-             "source": "print(toolkit.api() + 1)"}
-        ],
-        "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3"}},
-        "nbformat": 4, "nbformat_minor": 2
-    });
-    std::fs::write(&nb, notebook.to_string()).unwrap();
-    let (nb, python) = (nb.display().to_string(), python3_version());
-    ctx.run([
-        "restore",
-        &nb,
-        "--python",
-        &python,
-        "--no-kernel-runtime",
-        "--no-kernel-spec",
-    ])
-    .parts()
+    let nb = two_cells(ctx.root(), "import toolkit", "print(toolkit.api() + 1)");
+    restore_plainly(&ctx, &nb)
 }
 
 /// A name every release defines, missing at run time: `toolkit` defines `imread` in
@@ -342,10 +266,8 @@ fn restore_toolkit_importing_helperlib(bank_knows_helperlib: bool) -> (i32, Stri
 /// run's environment shows `imagelib` missing, and the next round installs it.
 #[test]
 fn a_name_the_installed_release_defines_but_cannot_import_asks_for_what_it_imports() {
-    let server = TestServer::start(PageMode::Json);
     let toolkit = |version: &str| {
-        dated_wheel(
-            &WheelBuilder::new("toolkit", version)
+        WheelBuilder::new("toolkit", version)
             .file(
                 "toolkit/__init__.py",
                 "try:\n    from .imaging import imread\nexcept ImportError:\n    pass\n",
@@ -353,14 +275,17 @@ fn a_name_the_installed_release_defines_but_cannot_import_asks_for_what_it_impor
             .file(
                 "toolkit/imaging.py",
                 "try:\n    import imagelib\nexcept ImportError:\n    import OldImagelib as imagelib\ndef imread(path):\n    return imagelib.VALUE\n",
-            ),
-        )
+            )
     };
-    server.publish("toolkit", &[toolkit("1.0"), toolkit("2.0")]);
     let imagelib =
         WheelBuilder::new("imagelib", "1.0").file("imagelib/__init__.py", "VALUE = 41\n");
-    server.publish("imagelib", &[dated_wheel(&imagelib)]);
-    let ctx = TestContext::with_server(server);
+    let ctx = TestContext::with_index();
+    ctx.server().publish_dated(
+        "toolkit",
+        &[(&toolkit("1.0"), IN_2020), (&toolkit("2.0"), IN_2020)],
+    );
+    ctx.server()
+        .publish_dated("imagelib", &[(&imagelib, IN_2020)]);
     let nb = two_cells(
         ctx.root(),
         "import toolkit",
@@ -386,19 +311,19 @@ fn a_name_the_installed_release_defines_but_cannot_import_asks_for_what_it_impor
 /// the error it swallowed: the data, not a release, so no other toolkit is tried.
 #[test]
 fn a_name_bound_only_when_its_data_is_there_is_the_datas() {
-    let server = TestServer::start(PageMode::Json);
     let toolkit = |version: &str| {
-        dated_wheel(
-            &WheelBuilder::new("toolkit", version)
-                .file("toolkit/__init__.py", "")
-                .file(
-                    "toolkit/corpus.py",
-                    "try:\n    library = open('/nonexistent-nbenv-corpus/library.txt').read()\nexcept IOError:\n    pass\n",
-                ),
-        )
+        WheelBuilder::new("toolkit", version)
+            .file("toolkit/__init__.py", "")
+            .file(
+                "toolkit/corpus.py",
+                "try:\n    library = open('/nonexistent-nbenv-corpus/library.txt').read()\nexcept IOError:\n    pass\n",
+            )
     };
-    server.publish("toolkit", &[toolkit("1.0"), toolkit("2.0")]);
-    let ctx = TestContext::with_server(server);
+    let ctx = TestContext::with_index();
+    ctx.server().publish_dated(
+        "toolkit",
+        &[(&toolkit("1.0"), IN_2020), (&toolkit("2.0"), IN_2020)],
+    );
     let nb = two_cells(
         ctx.root(),
         "from toolkit.corpus import library",
@@ -424,26 +349,18 @@ fn a_name_bound_only_when_its_data_is_there_is_the_datas() {
 /// where it used to resolve the same environment again and stop.
 #[test]
 fn a_submodule_a_dependency_lacks_asks_for_a_release_that_has_it() {
-    let server = TestServer::start(PageMode::Json);
     let toolkit = WheelBuilder::new("toolkit", "1.0")
         .file("toolkit/__init__.py", "from dep.auto import VALUE\n")
         .requires("dep");
-    server.publish("toolkit", &[dated_wheel(&toolkit)]);
     let old = WheelBuilder::new("dep", "1.0").file("dep/__init__.py", "");
     let new = WheelBuilder::new("dep", "2.0")
         .file("dep/__init__.py", "")
         .file("dep/auto.py", "VALUE = 41\n");
-    server.publish(
-        "dep",
-        &[
-            dated_wheel(&old),
-            FixtureFile {
-                upload_time: Some("2021-06-01T00:00:00Z".into()),
-                ..FixtureFile::new(&new.filename(), new.build())
-            },
-        ],
-    );
-    let ctx = TestContext::with_server(server);
+    let ctx = TestContext::with_index();
+    ctx.server()
+        .publish_dated("toolkit", &[(&toolkit, IN_2020)]);
+    ctx.server()
+        .publish_dated("dep", &[(&old, IN_2020), (&new, "2021-06-01")]);
     let nb = two_cells(ctx.root(), "import toolkit", "print(toolkit.VALUE + 1)");
     let python = python3_version();
     let (code, out, err) = ctx
@@ -473,13 +390,7 @@ fn a_submodule_a_dependency_lacks_asks_for_a_release_that_has_it() {
 /// the restore ends there, saying so, rather than running the same environment again.
 #[test]
 fn code_this_python_cannot_run_asks_for_the_python_that_can() {
-    let server = TestServer::start(PageMode::Json);
-    let toolkit = WheelBuilder::new("toolkit", "1.0").file(
-        "toolkit/__init__.py",
-        "def slug(s):\n    return unicode(s).lower()\n",
-    );
-    server.publish("toolkit", &[dated_wheel(&toolkit)]);
-    let ctx = TestContext::with_server(server);
+    let ctx = toolkit_index(&[("1.0", "def slug(s):\n    return unicode(s).lower()\n")]);
     let nb = two_cells(ctx.root(), "import toolkit", "print(toolkit.slug('A'))");
     let executable = std::process::Command::new("python3")
         .args(["-c", "import sys; print(sys.executable)"])
@@ -517,19 +428,14 @@ fn code_this_python_cannot_run_asks_for_the_python_that_can() {
 /// first.
 #[test]
 fn a_member_named_by_its_types_short_name_becomes_evidence_for_the_release_that_had_it() {
-    let server = TestServer::start(PageMode::Json);
     let with_order = "class Series:\n    def order(self):\n        return 41\ndef make():\n    return Series()\n";
     let without = "class Series:\n    def sort_values(self):\n        return 41\n    def __getattr__(self, name):\n        raise AttributeError(\"'Series' object has no attribute '%s'\" % name)\ndef make():\n    return Series()\n";
-    publish_toolkit(
-        &server,
-        &[
-            ("1.0", with_order),
-            ("2.0", without),
-            ("3.0", without),
-            ("4.0", without),
-        ],
-    );
-    let ctx = TestContext::with_server(server);
+    let ctx = toolkit_index(&[
+        ("1.0", with_order),
+        ("2.0", without),
+        ("3.0", without),
+        ("4.0", without),
+    ]);
     let nb = two_cells(
         ctx.root(),
         "import toolkit\nvalues = [getattr(toolkit, 'make')()]",
@@ -555,15 +461,15 @@ fn a_member_named_by_its_types_short_name_becomes_evidence_for_the_release_that_
 /// the run finds it there.
 #[test]
 fn a_program_a_pypi_distribution_ships_is_installed_with_it() {
-    let server = TestServer::start(PageMode::Json);
     let build = WheelBuilder::new("imageio-ffmpeg", "0.4.2")
         .file("imageio_ffmpeg/__init__.py", "")
         .file(
             "imageio_ffmpeg/binaries/ffmpeg-linux64-v4.2.2",
             "#!/bin/sh\necho fake ffmpeg 4.2.2\n",
         );
-    server.publish("imageio-ffmpeg", &[dated_wheel(&build)]);
-    let ctx = TestContext::with_server(server);
+    let ctx = TestContext::with_index();
+    ctx.server()
+        .publish_dated("imageio-ffmpeg", &[(&build, IN_2020)]);
     let nb = two_cells(
         ctx.root(),
         "import subprocess",
@@ -584,40 +490,57 @@ fn a_program_a_pypi_distribution_ships_is_installed_with_it() {
     assert_eq!(pins(&out), ["imageio-ffmpeg==0.4.2"], "{out}");
 }
 
-/// `w` as a file of the loopback index, uploaded in 2020 (inside every era the tests use).
-fn dated_wheel(w: &WheelBuilder) -> FixtureFile {
-    FixtureFile {
-        upload_time: Some("2020-01-01T00:00:00Z".into()),
-        ..FixtureFile::new(&w.filename(), w.build())
-    }
-}
+/// When the fixtures of the loopback index were uploaded: in 2020, inside every era the tests
+/// use.
+const IN_2020: &str = "2020-01-01";
 
-/// Publishes releases of `toolkit`, each a wheel whose `__init__.py` is the source given.
-fn publish_toolkit(server: &TestServer, releases: &[(&str, &str)]) {
-    let files: Vec<FixtureFile> = releases
+/// A context whose index has releases of `toolkit` (version, source of its `__init__.py`),
+/// each a wheel uploaded [`IN_2020`].
+fn toolkit_index(releases: &[(&str, &str)]) -> TestContext {
+    let wheels: Vec<WheelBuilder> = releases
         .iter()
         .map(|(version, source)| {
-            dated_wheel(&WheelBuilder::new("toolkit", version).file("toolkit/__init__.py", source))
+            WheelBuilder::new("toolkit", version).file("toolkit/__init__.py", source)
         })
         .collect();
-    server.publish("toolkit", &files);
+    let dated: Vec<(&WheelBuilder, &str)> = wheels.iter().map(|w| (w, IN_2020)).collect();
+    let ctx = TestContext::with_index();
+    ctx.server().publish_dated("toolkit", &dated);
+    ctx
+}
+
+/// A notebook of the code cells `sources`, run once each in order, on a `python3` kernel.
+fn notebook(sources: &[&str]) -> serde_json::Value {
+    let cells: Vec<serde_json::Value> = sources
+        .iter()
+        .enumerate()
+        .map(|(i, source)| {
+            serde_json::json!({"cell_type": "code", "execution_count": i + 1, "metadata": {},
+                               "outputs": [], "source": source})
+        })
+        .collect();
+    serde_json::json!({
+        "cells": cells,
+        "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3"}},
+        "nbformat": 4, "nbformat_minor": 2
+    })
+}
+
+/// Writes `notebook` as `nb.ipynb` in `dir`; its path.
+fn write_notebook(dir: &std::path::Path, notebook: &serde_json::Value) -> String {
+    let nb = dir.join("nb.ipynb");
+    std::fs::write(&nb, notebook.to_string()).unwrap();
+    nb.display().to_string()
+}
+
+/// Writes a notebook of one code cell in `dir`; its path.
+fn one_cell(dir: &std::path::Path, source: &str) -> String {
+    write_notebook(dir, &notebook(&[source]))
 }
 
 /// Writes a notebook of two code cells in `dir`; its path.
 fn two_cells(dir: &std::path::Path, first: &str, second: &str) -> String {
-    let nb = dir.join("nb.ipynb");
-    let notebook = serde_json::json!({
-        "cells": [
-            {"cell_type": "code", "execution_count": 1, "metadata": {}, "outputs": [],
-             "source": first},
-            {"cell_type": "code", "execution_count": 2, "metadata": {}, "outputs": [],
-             "source": second}
-        ],
-        "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3"}},
-        "nbformat": 4, "nbformat_minor": 2
-    });
-    std::fs::write(&nb, notebook.to_string()).unwrap();
-    nb.display().to_string()
+    write_notebook(dir, &notebook(&[first, second]))
 }
 
 /// `restore` of the notebook at `nb` on this machine's python3, without the kernel runtime
@@ -641,16 +564,11 @@ fn restore_plainly(ctx: &TestContext, nb: &str) -> (i32, String, String) {
 /// first.
 #[test]
 fn a_refused_keyword_becomes_keyword_evidence_for_the_next_round() {
-    let server = TestServer::start(PageMode::Json);
-    publish_toolkit(
-        &server,
-        &[
-            ("1.0", "def fit(x, size=1):\n    return x + size\n"),
-            ("2.0", "def fit(x):\n    return x\n"),
-            ("3.0", "def fit(x):\n    return x\n"),
-        ],
-    );
-    let ctx = TestContext::with_server(server);
+    let ctx = toolkit_index(&[
+        ("1.0", "def fit(x, size=1):\n    return x + size\n"),
+        ("2.0", "def fit(x):\n    return x\n"),
+        ("3.0", "def fit(x):\n    return x\n"),
+    ]);
     let nb = two_cells(
         ctx.root(),
         "import toolkit\nparams = {'size': 2}",
@@ -682,25 +600,20 @@ fn a_refused_keyword_becomes_keyword_evidence_for_the_next_round() {
 /// second round pins 1.0, where one release per round would have run out of rounds.
 #[test]
 fn a_keyword_refused_behind_kwargs_rules_out_every_release_that_reads_alike() {
-    let server = TestServer::start(PageMode::Json);
     let kwargs = "def hist(x, bins=10, **kwargs):\n    _update(kwargs)\n    return x\n\n\
                   def _update(props):\n    for k in props:\n        \
                   raise TypeError('set() got an unexpected keyword argument %r' % k)\n";
-    publish_toolkit(
-        &server,
-        &[
-            (
-                "1.0",
-                "def hist(x, bins=10, normed=False, **kwargs):\n    return x\n",
-            ),
-            ("2.0", kwargs),
-            ("2.1", kwargs),
-            ("2.2", kwargs),
-            ("2.3", kwargs),
-            ("2.4", kwargs),
-        ],
-    );
-    let ctx = TestContext::with_server(server);
+    let ctx = toolkit_index(&[
+        (
+            "1.0",
+            "def hist(x, bins=10, normed=False, **kwargs):\n    return x\n",
+        ),
+        ("2.0", kwargs),
+        ("2.1", kwargs),
+        ("2.2", kwargs),
+        ("2.3", kwargs),
+        ("2.4", kwargs),
+    ]);
     let nb = two_cells(
         ctx.root(),
         "import toolkit",
@@ -725,21 +638,16 @@ fn a_keyword_refused_behind_kwargs_rules_out_every_release_that_reads_alike() {
 /// stop at once rather than trying release after release.
 #[test]
 fn a_name_no_release_had_ends_the_rounds_as_the_codes() {
-    let server = TestServer::start(PageMode::Json);
-    publish_toolkit(
-        &server,
-        &[
-            (
-                "1.0",
-                "class Table:\n    def sort(self):\n        return 41\n",
-            ),
-            (
-                "2.0",
-                "class Table:\n    def sort(self):\n        return 42\n",
-            ),
-        ],
-    );
-    let ctx = TestContext::with_server(server);
+    let ctx = toolkit_index(&[
+        (
+            "1.0",
+            "class Table:\n    def sort(self):\n        return 41\n",
+        ),
+        (
+            "2.0",
+            "class Table:\n    def sort(self):\n        return 42\n",
+        ),
+    ]);
     let nb = two_cells(
         ctx.root(),
         "import toolkit\nt = toolkit.Table()",
@@ -764,21 +672,10 @@ fn a_name_no_release_had_ends_the_rounds_as_the_codes() {
 #[test]
 fn a_recorded_python_not_installed_runs_on_the_nearest_installed_one() {
     let ctx = TestContext::with_server(python2_only_api_index());
-    let nb = ctx.root().join("nb.ipynb");
-    let notebook = serde_json::json!({
-        "cells": [
-            {"cell_type": "code", "execution_count": 1, "metadata": {}, "outputs": [],
-             "source": "import toolkit"},
-            {"cell_type": "code", "execution_count": 2, "metadata": {}, "outputs": [],
-             "source": "print(toolkit.old_api() + 1)"}
-        ],
-        "metadata": {
-            "kernelspec": {"name": "python3", "display_name": "Python 3"},
-            "language_info": {"name": "python", "version": "3.5.2"}
-        },
-        "nbformat": 4, "nbformat_minor": 2
-    });
-    std::fs::write(&nb, notebook.to_string()).unwrap();
+    let mut last_ran_on_35 = notebook(&["import toolkit", "print(toolkit.old_api() + 1)"]);
+    last_ran_on_35["metadata"]["language_info"] =
+        serde_json::json!({"name": "python", "version": "3.5.2"});
+    let nb = write_notebook(ctx.root(), &last_ran_on_35);
     // The only interpreter this run can see: the test's own python3, by its versioned name.
     let python = python3_version();
     let real = std::process::Command::new("python3")
@@ -797,7 +694,7 @@ fn a_recorded_python_not_installed_runs_on_the_nearest_installed_one() {
     let output = ctx.root().join("requirements.txt");
     let out = ctx
         .command()
-        .args(["restore", nb.to_str().unwrap(), "--no-kernel-runtime"])
+        .args(["restore", &nb, "--no-kernel-runtime"])
         .args(["--no-kernel-spec", "-o", output.to_str().unwrap()])
         .env("PATH", &bin)
         .env("PYENV_ROOT", ctx.root().join("no-pyenv"))
@@ -840,23 +737,14 @@ fn relative_cache_and_bank_paths_mean_where_nbenv_was_started() {
     let (nbs, work) = (ctx.root().join("nbs"), ctx.root().join("work"));
     std::fs::create_dir_all(&nbs).unwrap();
     std::fs::create_dir_all(&work).unwrap();
-    let nb = nbs.join("nb.ipynb");
-    let notebook = serde_json::json!({
-        "cells": [
-            {"cell_type": "code", "execution_count": 1, "metadata": {}, "outputs": [],
-             "source": "import toolkit\nprint(toolkit.__name__)"}
-        ],
-        "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3"}},
-        "nbformat": 4, "nbformat_minor": 2
-    });
-    std::fs::write(&nb, notebook.to_string()).unwrap();
+    let nb = one_cell(&nbs, "import toolkit\nprint(toolkit.__name__)");
     let python = python3_version();
     let restore = |options: &[&str], vars: &[(&str, &str)]| {
         let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_nbenv"));
         cmd.current_dir(&work)
             .args(["--index-url", &server.index_url()])
             .args(options)
-            .args(["restore", nb.to_str().unwrap(), "--python", &python])
+            .args(["restore", &nb, "--python", &python])
             .args([
                 "--no-kernel-runtime",
                 "--no-kernel-spec",
@@ -912,9 +800,7 @@ fn relative_cache_and_bank_paths_mean_where_nbenv_was_started() {
 /// and no round is spent searching an environment for it.
 #[test]
 fn a_module_nothing_provides_stops_as_data_without_another_round() {
-    let server = TestServer::start(PageMode::Json);
-    publish_toolkit(&server, &[("1.0", "VALUE = 1\n")]);
-    let ctx = TestContext::with_server(server);
+    let ctx = toolkit_index(&[("1.0", "VALUE = 1\n")]);
     let nb = two_cells(ctx.root(), "import toolkit", "import mean_tests");
     let (code, _, err) = restore_plainly(&ctx, &nb);
     assert!(
@@ -931,20 +817,18 @@ fn a_module_nothing_provides_stops_as_data_without_another_round() {
 #[test]
 fn the_repositorys_own_package_is_a_path_requirement_and_on_the_path() {
     let ctx = TestContext::with_index();
-    let repo = ctx.root().join("repo");
+    let repo = ctx.write_files(
+        "repo",
+        &[
+            (
+                "setup.py",
+                "from setuptools import setup\nsetup(name='mypkg', packages=['mypkg'])\n",
+            ),
+            ("mypkg/__init__.py", "def answer():\n    return 42\n"),
+        ],
+    );
     std::fs::create_dir_all(repo.join(".git")).unwrap();
-    std::fs::create_dir_all(repo.join("mypkg")).unwrap();
     std::fs::create_dir_all(repo.join("notebooks")).unwrap();
-    std::fs::write(
-        repo.join("setup.py"),
-        "from setuptools import setup\nsetup(name='mypkg', packages=['mypkg'])\n",
-    )
-    .unwrap();
-    std::fs::write(
-        repo.join("mypkg/__init__.py"),
-        "def answer():\n    return 42\n",
-    )
-    .unwrap();
     let nb = two_cells(
         &repo.join("notebooks"),
         "import mypkg",
@@ -996,15 +880,17 @@ fn the_repositorys_own_package_is_a_path_requirement_and_on_the_path() {
 #[test]
 fn a_sub_project_deeper_in_the_repository_is_on_the_path() {
     let ctx = TestContext::with_index();
-    let repo = ctx.root().join("repo");
+    let repo = ctx.write_files(
+        "repo",
+        &[
+            ("packages/DeDist/README.md", "# DeDist\n"),
+            (
+                "packages/DeDist/dedist/__init__.py",
+                "def answer():\n    return 42\n",
+            ),
+        ],
+    );
     std::fs::create_dir_all(repo.join(".git")).unwrap();
-    std::fs::create_dir_all(repo.join("packages/DeDist/dedist")).unwrap();
-    std::fs::write(repo.join("packages/DeDist/README.md"), "# DeDist\n").unwrap();
-    std::fs::write(
-        repo.join("packages/DeDist/dedist/__init__.py"),
-        "def answer():\n    return 42\n",
-    )
-    .unwrap();
     let nb = two_cells(&repo, "from DeDist import dedist", "print(dedist.answer())");
     let (code, out, err) = ctx.infer(std::path::Path::new(&nb), &[]).parts();
     assert_eq!(code, 0, "{err}");
@@ -1032,7 +918,6 @@ fn a_sub_project_deeper_in_the_repository_is_on_the_path() {
 /// module like any API, and the restore pins the last that has it.
 #[test]
 fn pkg_resources_pins_the_last_setuptools_that_ships_it() {
-    let server = TestServer::start(PageMode::Json);
     let release = |version: &str, with_pkg_resources: bool| {
         let mut w = WheelBuilder::new("setuptools", version).file(
             "setuptools/__init__.py",
@@ -1044,20 +929,17 @@ fn pkg_resources_pins_the_last_setuptools_that_ships_it() {
                 "def require(name):\n    return [name]\n",
             );
         }
-        FixtureFile {
-            upload_time: Some("2020-01-01T00:00:00Z".into()),
-            ..FixtureFile::new(&w.filename(), w.build())
-        }
+        w
     };
-    server.publish(
+    let ctx = TestContext::with_index();
+    ctx.server().publish_dated(
         "setuptools",
         &[
-            release("80.0", true),
-            release("81.0", true),
-            release("82.0", false),
+            (&release("80.0", true), IN_2020),
+            (&release("81.0", true), IN_2020),
+            (&release("82.0", false), IN_2020),
         ],
     );
-    let ctx = TestContext::with_server(server);
     let nb = two_cells(
         ctx.root(),
         "import pkg_resources",
@@ -1077,15 +959,10 @@ fn pkg_resources_pins_the_last_setuptools_that_ships_it() {
 /// the same, and the rounds stop there without a "round 2" line that never ran.
 #[test]
 fn a_round_that_would_repeat_the_last_is_never_announced() {
-    let server = TestServer::start(PageMode::Json);
-    publish_toolkit(
-        &server,
-        &[(
-            "1.0",
-            "def fit():\n    raise ImportError(\"Missing optional dependency 'toolkit'.\")\n",
-        )],
-    );
-    let ctx = TestContext::with_server(server);
+    let ctx = toolkit_index(&[(
+        "1.0",
+        "def fit():\n    raise ImportError(\"Missing optional dependency 'toolkit'.\")\n",
+    )]);
     let nb = two_cells(ctx.root(), "import toolkit", "toolkit.fit()");
     let (_, _, err) = restore_plainly(&ctx, &nb);
     assert!(err.contains("round 1: Python"), "{err}");
@@ -1102,15 +979,10 @@ fn a_round_that_would_repeat_the_last_is_never_announced() {
 /// requirements"), is a repeat: the rounds end without building or running it again.
 #[test]
 fn a_round_that_differs_only_in_comments_is_a_repeat() {
-    let server = TestServer::start(PageMode::Json);
-    publish_toolkit(
-        &server,
-        &[(
-            "1.0",
-            "def fit():\n    import nbenv_nowhere_backend\n    return nbenv_nowhere_backend\n",
-        )],
-    );
-    let ctx = TestContext::with_server(server);
+    let ctx = toolkit_index(&[(
+        "1.0",
+        "def fit():\n    import nbenv_nowhere_backend\n    return nbenv_nowhere_backend\n",
+    )]);
     let nb = two_cells(ctx.root(), "import toolkit", "toolkit.fit()");
     let (_, _, err) = restore_plainly(&ctx, &nb);
     assert!(err.contains("round 1: stopped at cell 2"), "{err}");
@@ -1126,9 +998,7 @@ fn a_round_that_differs_only_in_comments_is_a_repeat() {
 /// each parses whole, with the schema version first.
 #[test]
 fn every_running_command_prints_one_json_document() {
-    let server = TestServer::start(PageMode::Json);
-    publish_toolkit(&server, &[("1.0", "VALUE = 1\n")]);
-    let ctx = TestContext::with_server(server);
+    let ctx = toolkit_index(&[("1.0", "VALUE = 1\n")]);
     let nb = two_cells(ctx.root(), "import toolkit", "print(toolkit.VALUE)");
     let python = python3_version();
     let reqs = ctx.path("reqs.txt");

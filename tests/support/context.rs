@@ -199,6 +199,16 @@ impl TestContext {
         path
     }
 
+    /// Writes `files` (path inside `dir`, text) into the folder `dir` of the context's
+    /// directory, as [`TestContext::write`] writes each, and returns the folder's path: a
+    /// repository or a project laid out in one statement.
+    pub fn write_files(&self, dir: &str, files: &[(&str, &str)]) -> PathBuf {
+        for (name, text) in files {
+            self.write(&format!("{dir}/{name}"), text);
+        }
+        self.path(dir)
+    }
+
     /// The nbenv binary with this context's environment: its bank, cache and index (as
     /// `NBENV_*` variables, which any flag overrides), no retries, no colour, a fixed width,
     /// its own HOME, and none of the caller's `NBENV_*` variables or installer caches (so

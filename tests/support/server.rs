@@ -9,6 +9,8 @@ use std::thread;
 
 use sha2::{Digest, Sha256};
 
+use super::archives::{sdist_tar_gz, WheelBuilder};
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PageMode {
     Json,
@@ -70,6 +72,30 @@ impl FixtureFile {
             filename: filename.to_string(),
             bytes,
             ..Self::default()
+        }
+    }
+
+    /// The wheel `w` builds, under its own file name, with nothing else said about it.
+    pub fn wheel(w: &WheelBuilder) -> Self {
+        Self::new(&w.filename(), w.build())
+    }
+
+    /// `name-version.tar.gz` holding `files`, with the PKG-INFO of an old setuptools build
+    /// (Metadata-Version 1.1, name and version only).
+    pub fn sdist(name: &str, version: &str, files: &[(&str, &str)]) -> Self {
+        let pkg_info = format!("Metadata-Version: 1.1\nName: {name}\nVersion: {version}\n");
+        Self::new(
+            &format!("{name}-{version}.tar.gz"),
+            sdist_tar_gz(name, version, files, &pkg_info),
+        )
+    }
+
+    /// The same file, uploaded at midnight (UTC) on `day` (`YYYY-MM-DD`): uv refuses a JSON
+    /// page whose files have no upload time, and an era or `--exclude-newer` reads it.
+    pub fn uploaded(self, day: &str) -> Self {
+        Self {
+            upload_time: Some(format!("{day}T00:00:00Z")),
+            ..self
         }
     }
 }
@@ -200,6 +226,16 @@ impl TestServer {
             .into_iter()
             .filter(|r| r.path.ends_with(suffix))
             .collect()
+    }
+
+    /// Publishes the wheels of `project`, each uploaded on its day (see
+    /// [`FixtureFile::uploaded`]), in the order given.
+    pub fn publish_dated(&self, project: &str, wheels: &[(&WheelBuilder, &str)]) {
+        let files: Vec<FixtureFile> = wheels
+            .iter()
+            .map(|(w, day)| FixtureFile::wheel(w).uploaded(day))
+            .collect();
+        self.publish(project, &files);
     }
 
     /// Serves `files` under `/files/` and the project's page under `/simple/<project>/`, with

@@ -49,9 +49,9 @@ fn toolkit_files() -> Vec<FixtureFile> {
         } else {
             w.file("toolkit/__init__.py", "from .core import helper, Model\n")
         };
-        FixtureFile::new(&w.filename(), w.build())
+        FixtureFile::wheel(&w)
     };
-    let sdist = sdist_tar_gz(
+    let sdist = FixtureFile::sdist(
         "toolkit",
         "0.9",
         &[
@@ -60,10 +60,9 @@ fn toolkit_files() -> Vec<FixtureFile> {
             ("toolkit/core.py", &core("a, b=1", "X, y")),
             ("toolkit/old.py", OLD),
         ],
-        "Metadata-Version: 1.1\nName: toolkit\nVersion: 0.9\n",
     );
     vec![
-        FixtureFile::new("toolkit-0.9.tar.gz", sdist),
+        sdist,
         wheel("1.0", "a, b=1", "X, y", true),
         wheel("1.1", "a, b=1, *, c=None", "X, y", true),
         FixtureFile {
@@ -85,20 +84,29 @@ fn setup() -> TestContext {
     ctx
 }
 
+/// `bank add` of every release of toolkit, reporting in JSON.
+const ADD_ALL: &[&str] = &[
+    "bank",
+    "add",
+    "toolkit",
+    "--all-versions",
+    "--format",
+    "json",
+];
+
+/// The `results` of `bank query ARGS --format json` (succeeding).
+fn query(ctx: &TestContext, args: &[&str]) -> serde_json::Value {
+    json(
+        ctx,
+        &[&["bank", "query"], args, &["--format", "json"]].concat(),
+    )["results"]
+        .clone()
+}
+
 #[test]
 fn indexes_a_history_and_answers_queries() {
     let env = setup();
-    let report = json(
-        &env,
-        &[
-            "bank",
-            "add",
-            "toolkit",
-            "--all-versions",
-            "--format",
-            "json",
-        ],
-    );
+    let report = json(&env, ADD_ALL);
     let r = &report["report"];
     assert_eq!(r["releases_indexed"], 5, "{report}");
     assert_eq!(r["failed"].as_array().unwrap().len(), 0);
@@ -108,11 +116,7 @@ fn indexes_a_history_and_answers_queries() {
         "{r}"
     );
 
-    let q = json(
-        &env,
-        &["bank", "query", "toolkit.helper", "--format", "json"],
-    )["results"]
-        .clone();
+    let q = query(&env, &["toolkit.helper"]);
     let helper = &q[0];
     assert_eq!(helper["distribution"], "toolkit");
     assert_eq!(helper["kind"], "function");
@@ -127,20 +131,12 @@ fn indexes_a_history_and_answers_queries() {
         .collect();
     assert_eq!(changes, ["0.9", "1.1"]);
 
-    let q = json(
-        &env,
-        &["bank", "query", "toolkit.old.legacy", "--format", "json"],
-    )["results"]
-        .clone();
+    let q = query(&env, &["toolkit.old.legacy"]);
     assert_eq!(q[0]["last"], "1.2");
     assert_eq!(q[0]["latest_indexed"], "2.0");
 
     // Inherited members are members, and reachable through the alias of the class.
-    let q = json(
-        &env,
-        &["bank", "query", "toolkit.Model.score", "--format", "json"],
-    )["results"]
-        .clone();
+    let q = query(&env, &["toolkit.Model.score"]);
     assert_eq!(q[0]["present"][0]["first"], "0.9");
     assert_eq!(q[0]["canonical"][0]["path"], "toolkit.core.Base.score");
     // A member no class has is not made up.
@@ -199,11 +195,7 @@ fn indexes_a_history_and_answers_queries() {
     );
 
     // ... and found through the alias of the class, with their signature history.
-    let q = json(
-        &env,
-        &["bank", "query", "toolkit.Model.fit", "--format", "json"],
-    )["results"]
-        .clone();
+    let q = query(&env, &["toolkit.Model.fit"]);
     assert_eq!(q[0]["kind"], "method");
     assert_eq!(q[0]["canonical"][0]["path"], "toolkit.core.Model.fit");
     // The class's own method wins over its base's, as in Python.
@@ -216,18 +208,7 @@ fn indexes_a_history_and_answers_queries() {
         .collect();
     assert_eq!(changes, ["0.9", "2.0"]);
 
-    let m = json(
-        &env,
-        &[
-            "bank",
-            "query",
-            "--module",
-            "toolkit.old",
-            "--format",
-            "json",
-        ],
-    )["results"]
-        .clone();
+    let m = query(&env, &["--module", "toolkit.old"]);
     assert_eq!(m[0]["last"], "1.2");
 
     let stats = json(&env, &["bank", "stats", "--format", "json"]);
@@ -240,30 +221,10 @@ fn indexes_a_history_and_answers_queries() {
 #[test]
 fn adding_again_is_idempotent_and_fetches_no_archives() {
     let env = setup();
-    json(
-        &env,
-        &[
-            "bank",
-            "add",
-            "toolkit",
-            "--all-versions",
-            "--format",
-            "json",
-        ],
-    );
+    json(&env, ADD_ALL);
     let before = json(&env, &["bank", "stats", "--format", "json"])["stats"].clone();
     env.server().clear_log();
-    let report = json(
-        &env,
-        &[
-            "bank",
-            "add",
-            "toolkit",
-            "--all-versions",
-            "--format",
-            "json",
-        ],
-    );
+    let report = json(&env, ADD_ALL);
     assert_eq!(report["report"]["releases_indexed"], 0);
     assert_eq!(report["report"]["releases_skipped"], 5);
     assert!(
@@ -279,14 +240,7 @@ fn adding_again_is_idempotent_and_fetches_no_archives() {
     env.server().clear_log();
     let other = env.root().join("other.sqlite3");
     let out = env
-        .command_with([
-            "bank",
-            "add",
-            "toolkit",
-            "--all-versions",
-            "--format",
-            "json",
-        ])
+        .command_with(ADD_ALL)
         .arg("--bank")
         .arg(&other)
         .output()
@@ -336,14 +290,7 @@ fn a_broken_release_fails_alone_and_is_retried_later() {
     env.server().publish("toolkit", &files);
     // The index page is cached for a while; a user who knows it changed can ask again.
     let out = env
-        .command_with([
-            "bank",
-            "add",
-            "toolkit",
-            "--all-versions",
-            "--format",
-            "json",
-        ])
+        .command_with(ADD_ALL)
         .env("NBENV_INDEX_TTL", "0")
         .output()
         .unwrap();
@@ -386,25 +333,11 @@ fn an_interrupted_build_keeps_finished_releases_and_resumes() {
     }
     child.kill().unwrap();
     child.wait().unwrap();
-    let q = json(
-        &env,
-        &["bank", "query", "toolkit.old.legacy", "--format", "json"],
-    )["results"]
-        .clone();
+    let q = query(&env, &["toolkit.old.legacy"]);
     assert_eq!(q[0]["last"], "1.2");
 
     env.server().clear_log();
-    let report = json(
-        &env,
-        &[
-            "bank",
-            "add",
-            "toolkit",
-            "--all-versions",
-            "--format",
-            "json",
-        ],
-    );
+    let report = json(&env, ADD_ALL);
     assert_eq!(report["report"]["releases_indexed"], 1);
     assert_eq!(report["report"]["releases_skipped"], 4);
     let stats = json(&env, &["bank", "stats", "--format", "json"]);
@@ -481,11 +414,7 @@ fn build_reads_a_package_list() {
         ],
     );
     assert_eq!(report["report"]["releases_indexed"], 2);
-    let q = json(
-        &env,
-        &["bank", "query", "--module", "toolkit", "--format", "json"],
-    )["results"]
-        .clone();
+    let q = query(&env, &["--module", "toolkit"]);
     assert_eq!(q[0]["first"], "1.2");
 
     std::fs::write(&list, "toolkit\nbad line here\n").unwrap();
@@ -518,7 +447,7 @@ fn a_release_whose_only_file_is_past_the_size_limit_is_skipped_with_its_reason()
         "bulky",
         &[
             FixtureFile::new("bulky-1.0.tar.gz", sdist),
-            FixtureFile::new(&wheel.filename(), wheel.build()),
+            FixtureFile::wheel(&wheel),
         ],
     );
     let add = |limit: Option<&str>| {

@@ -5,7 +5,7 @@
 
 use crate::support::archives::WheelBuilder;
 use crate::support::context::TestContext;
-use crate::support::server::{FixtureFile, PageMode, TestServer};
+use crate::support::server::FixtureFile;
 
 const INIT: &str = r#"
 from .core import Frame, make
@@ -30,38 +30,29 @@ def __getattr__(name):
 const CORE: &str =
     "class Frame:\n    def head(self, n=5):\n        return n\n\ndef make():\n    return Frame()\n";
 
-/// A context reading `server`, with nbenv's default retries.
-fn context(server: TestServer) -> TestContext {
-    TestContext::with_server(server).env_remove("NBENV_HTTP_RETRIES")
+/// A context with an empty loopback index, with nbenv's default retries.
+fn context() -> TestContext {
+    TestContext::with_index().env_remove("NBENV_HTTP_RETRIES")
+}
+
+/// dynpkg `version`: `init` as its `__init__.py`, beside the `Frame` of [`CORE`].
+fn dynpkg(version: &str, init: &str) -> WheelBuilder {
+    WheelBuilder::new("dynpkg", version)
+        .file("dynpkg/__init__.py", init)
+        .file("dynpkg/core.py", CORE)
 }
 
 #[test]
 fn introspection_records_what_static_reading_misses() {
-    let server = TestServer::start(PageMode::Json);
-    let v1 = WheelBuilder::new("dynpkg", "1.0")
-        .file("dynpkg/__init__.py", INIT)
-        .file("dynpkg/core.py", CORE);
+    let v1 = dynpkg("1.0", INIT);
     // 0.9 had `legacy_float` as a plain assignment: a name 1.0 serves from __getattr__.
-    let v09 = WheelBuilder::new("dynpkg", "0.9")
-        .file(
-            "dynpkg/__init__.py",
-            "from .core import Frame, make\nlegacy_float = float\n",
-        )
-        .file("dynpkg/core.py", CORE);
-    server.publish(
-        "dynpkg",
-        &[
-            FixtureFile {
-                upload_time: Some("2020-01-01T00:00:00Z".into()),
-                ..FixtureFile::new(&v09.filename(), v09.build())
-            },
-            FixtureFile {
-                upload_time: Some("2020-06-01T00:00:00Z".into()),
-                ..FixtureFile::new(&v1.filename(), v1.build())
-            },
-        ],
+    let v09 = dynpkg(
+        "0.9",
+        "from .core import Frame, make\nlegacy_float = float\n",
     );
-    let ctx = context(server);
+    let ctx = context();
+    ctx.server()
+        .publish_dated("dynpkg", &[(&v09, "2020-01-01"), (&v1, "2020-06-01")]);
     let (code, _, err) = ctx.run(["bank", "add", "dynpkg", "--all-versions"]).parts();
     assert_eq!(code, 0, "{err}");
 
@@ -104,12 +95,11 @@ fn introspection_records_what_static_reading_misses() {
 
 #[test]
 fn releases_that_cannot_be_installed_are_recorded_as_gaps() {
-    let server = TestServer::start(PageMode::Json);
     let w = WheelBuilder::new("winonly", "1.0")
         .tag("cp311-cp311-win_amd64")
         .file("winonly/__init__.py", "x = 1\n");
-    server.publish("winonly", &[FixtureFile::new(&w.filename(), w.build())]);
-    let ctx = context(server);
+    let ctx = context();
+    ctx.server().publish("winonly", &[FixtureFile::wheel(&w)]);
     let (code, out, err) = ctx
         .run(["bank", "introspect", "winonly", "--format", "json"])
         .parts();
@@ -132,20 +122,11 @@ fn releases_that_cannot_be_installed_are_recorded_as_gaps() {
 fn ctrl_c_during_an_install_leaves_no_scratch_venv() {
     use std::time::{Duration, Instant};
 
-    let server = TestServer::start(PageMode::Json);
-    let v1 = WheelBuilder::new("dynpkg", "1.0")
-        .file("dynpkg/__init__.py", INIT)
-        .file("dynpkg/core.py", CORE);
+    let v1 = dynpkg("1.0", INIT);
     let wheel = v1.filename();
-    server.publish(
-        "dynpkg",
-        &[FixtureFile {
-            upload_time: Some("2020-06-01T00:00:00Z".into()),
-            ..FixtureFile::new(&wheel, v1.build())
-        }],
-    );
-    let ctx = context(server);
+    let ctx = context();
     let server = ctx.server();
+    server.publish_dated("dynpkg", &[(&v1, "2020-06-01")]);
     let (code, _, err) = ctx.run(["bank", "add", "dynpkg"]).parts();
     assert_eq!(code, 0, "{err}");
     // The installer's download of the wheel hangs; Ctrl-C comes while it waits.
@@ -237,7 +218,6 @@ def __getattr__(name):
 
 #[test]
 fn runtime_findings_settle_unknowns_and_survive_static_reindexing() {
-    let server = TestServer::start(PageMode::Json);
     const RT_CORE: &str = "import collections\nimport datetime\nfrom .base import Base\n\nclass Frame(Base):\n    def head(self, n=5):\n        return n\n\n\
         class RandomState:\n    def seed(self, s=None):\n        pass\nRandomState.__module__ = 'mtrand'\n\n\
         class Stamp(datetime.datetime):\n    pass\n\n\
@@ -254,20 +234,9 @@ fn runtime_findings_settle_unknowns_and_survive_static_reindexing() {
         .file("rtpkg/__init__.py", RT_INIT)
         .file("rtpkg/core.py", RT_CORE)
         .file("rtpkg/base.py", RT_BASE);
-    server.publish(
-        "rtpkg",
-        &[
-            FixtureFile {
-                upload_time: Some("2020-01-01T00:00:00Z".into()),
-                ..FixtureFile::new(&v09.filename(), v09.build())
-            },
-            FixtureFile {
-                upload_time: Some("2020-06-01T00:00:00Z".into()),
-                ..FixtureFile::new(&v1.filename(), v1.build())
-            },
-        ],
-    );
-    let ctx = context(server);
+    let ctx = context();
+    ctx.server()
+        .publish_dated("rtpkg", &[(&v09, "2020-01-01"), (&v1, "2020-06-01")]);
     let query = |api: &str| -> serde_json::Value {
         let (code, out, err) = ctx.run(["bank", "query", api, "--format", "json"]).parts();
         assert_eq!(code, 0, "{api}: {err}");
@@ -394,22 +363,11 @@ fn runtime_findings_settle_unknowns_and_survive_static_reindexing() {
 
 #[test]
 fn introspection_skips_what_is_done_settles_only_unknowns_and_goes_on_past_failures() {
-    let server = TestServer::start(PageMode::Json);
-    let v1 = WheelBuilder::new("dynpkg", "1.0")
-        .file("dynpkg/__init__.py", INIT)
-        .file("dynpkg/core.py", CORE);
-    let v09 = WheelBuilder::new("dynpkg", "0.9")
-        .file("dynpkg/__init__.py", "from .core import Frame, make\n")
-        .file("dynpkg/core.py", CORE);
-    let dated = |w: WheelBuilder, day: &str| FixtureFile {
-        upload_time: Some(format!("{day}T00:00:00Z")),
-        ..FixtureFile::new(&w.filename(), w.build())
-    };
-    server.publish(
-        "dynpkg",
-        &[dated(v09, "2020-01-01"), dated(v1, "2020-06-01")],
-    );
-    let ctx = context(server);
+    let v1 = dynpkg("1.0", INIT);
+    let v09 = dynpkg("0.9", "from .core import Frame, make\n");
+    let ctx = context();
+    ctx.server()
+        .publish_dated("dynpkg", &[(&v09, "2020-01-01"), (&v1, "2020-06-01")]);
     let run = |args: &[&str]| -> (i32, serde_json::Value, String) {
         let mut all = args.to_vec();
         all.extend(["--format", "json"]);
@@ -460,7 +418,6 @@ fn introspection_skips_what_is_done_settles_only_unknowns_and_goes_on_past_failu
 fn a_run_that_imports_nothing_is_a_gap_with_its_reason() {
     // Like scikit-learn 0.19.2 without numpy: the top-level import fails for a missing
     // dependency; another release imports, but most of its modules do not.
-    let server = TestServer::start(PageMode::Json);
     let broken = WheelBuilder::new("needsdep", "1.0")
         .file("needsdep/__init__.py", "import numpy_that_is_not_there\n")
         .file("needsdep/core.py", "def f():\n    pass\n");
@@ -469,20 +426,11 @@ fn a_run_that_imports_nothing_is_a_gap_with_its_reason() {
         .file("needsdep/a.py", "import missing_a\n")
         .file("needsdep/b.py", "import missing_b\n")
         .file("needsdep/c.py", "import missing_c\n");
-    server.publish(
+    let ctx = context();
+    ctx.server().publish_dated(
         "needsdep",
-        &[
-            FixtureFile {
-                upload_time: Some("2021-01-01T00:00:00Z".into()),
-                ..FixtureFile::new(&broken.filename(), broken.build())
-            },
-            FixtureFile {
-                upload_time: Some("2021-06-01T00:00:00Z".into()),
-                ..FixtureFile::new(&mostly.filename(), mostly.build())
-            },
-        ],
+        &[(&broken, "2021-01-01"), (&mostly, "2021-06-01")],
     );
-    let ctx = context(server);
     let (code, out, err) = ctx
         .run(["bank", "introspect", "needsdep>=1", "--format", "json"])
         .parts();
@@ -511,7 +459,6 @@ fn a_run_that_imports_nothing_is_a_gap_with_its_reason() {
 #[test]
 fn extras_the_release_needs_are_installed_and_heavy_ones_left_out() {
     // Like scikit-learn 0.19.2, whose wheel lists numpy and scipy only under `alldeps`.
-    let server = TestServer::start(PageMode::Json);
     let dep = WheelBuilder::new("depmod", "1.0")
         .file("depmod/__init__.py", "def help():\n    return 1\n");
     let pkg = WheelBuilder::new("extrapkg", "1.0")
@@ -532,10 +479,6 @@ fn extras_the_release_needs_are_installed_and_heavy_ones_left_out() {
     let visionlib = WheelBuilder::new("visionlib", "1.0")
         .file("visionlib/__init__.py", "import torch\n")
         .requires("torch>=1.0");
-    let dated = |w: WheelBuilder| FixtureFile {
-        upload_time: Some("2021-01-01T00:00:00Z".into()),
-        ..FixtureFile::new(&w.filename(), w.build())
-    };
     // 2.0: most modules need torch, which the cap leaves out: they fail as expected, and the
     // run still records the rest.
     let pkg2 = WheelBuilder::new("extrapkg", "2.0")
@@ -548,10 +491,13 @@ fn extras_the_release_needs_are_installed_and_heavy_ones_left_out() {
         .file("extrapkg/b.py", "import torch\n")
         .file("extrapkg/c.py", "import torch.nn\n")
         .requires("torch>=1.0; extra == \"torch\"");
-    server.publish("depmod", &[dated(dep)]);
-    server.publish("visionlib", &[dated(visionlib)]);
-    server.publish("extrapkg", &[dated(pkg), dated(pkg2)]);
-    let ctx = context(server);
+    let ctx = context();
+    let day = "2021-01-01";
+    ctx.server().publish_dated("depmod", &[(&dep, day)]);
+    ctx.server()
+        .publish_dated("visionlib", &[(&visionlib, day)]);
+    ctx.server()
+        .publish_dated("extrapkg", &[(&pkg, day), (&pkg2, day)]);
     let (code, out, err) = ctx
         .run(["bank", "introspect", "extrapkg==1.0", "--format", "json"])
         .parts();
@@ -628,20 +574,16 @@ class Frame:
 /// the unreadable constraint dropped, and the output says so.
 #[test]
 fn a_release_whose_metadata_installers_refuse_is_installed_apart_from_its_dependencies() {
-    let server = TestServer::start(PageMode::Json);
     let dep = WheelBuilder::new("tzdep", "2016.10").file("tzdep/__init__.py", "UTC = 0\n");
     let pkg = WheelBuilder::new("oldframe", "0.19")
         .file("oldframe/__init__.py", OLDFRAME_INIT)
         .file("oldframe/core.py", ACCESSOR)
         .requires("tzdep (>=2011k)")
         .requires("pytest ; extra == 'test'");
-    let dated = |w: WheelBuilder| FixtureFile {
-        upload_time: Some("2017-01-01T00:00:00Z".into()),
-        ..FixtureFile::new(&w.filename(), w.build())
-    };
-    server.publish("tzdep", &[dated(dep)]);
-    server.publish("oldframe", &[dated(pkg)]);
-    let ctx = context(server);
+    let ctx = context();
+    ctx.server().publish_dated("tzdep", &[(&dep, "2017-01-01")]);
+    ctx.server()
+        .publish_dated("oldframe", &[(&pkg, "2017-01-01")]);
     let (code, out, err) = ctx
         .run(["bank", "introspect", "oldframe==0.19", "--format", "json"])
         .parts();
@@ -668,7 +610,6 @@ fn a_release_whose_metadata_installers_refuse_is_installed_apart_from_its_depend
 /// absent.
 #[test]
 fn a_star_import_of_another_distribution_is_listed_whole_at_run_time() {
-    let server = TestServer::start(PageMode::Json);
     let numlib = WheelBuilder::new("numlib", "1.0").file(
         "numlib/__init__.py",
         "def cos(x):\n    return x\ndef sin(x):\n    return x\n",
@@ -680,19 +621,11 @@ fn a_star_import_of_another_distribution_is_listed_whole_at_run_time() {
             "from numlib import *\ndef figure():\n    pass\n",
         )
         .requires("numlib");
-    let at = |f: FixtureFile| FixtureFile {
-        upload_time: Some("2020-01-01T00:00:00Z".into()),
-        ..f
-    };
-    server.publish(
-        "numlib",
-        &[at(FixtureFile::new(&numlib.filename(), numlib.build()))],
-    );
-    server.publish(
-        "plotlib",
-        &[at(FixtureFile::new(&plotlib.filename(), plotlib.build()))],
-    );
-    let ctx = context(server);
+    let ctx = context();
+    ctx.server()
+        .publish_dated("numlib", &[(&numlib, "2020-01-01")]);
+    ctx.server()
+        .publish_dated("plotlib", &[(&plotlib, "2020-01-01")]);
     let (code, out, err) = ctx
         .run(["bank", "introspect", "plotlib==2.0", "--format", "json"])
         .parts();

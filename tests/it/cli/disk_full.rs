@@ -125,14 +125,25 @@ fn index() -> TestContext {
             let wheel = WheelBuilder::new("toolkit", version)
                 .file("toolkit/__init__.py", source)
                 .file("toolkit/data.bin", noise(256 << 10, i as u64 + 7));
-            FixtureFile {
-                upload_time: Some(format!("201{i}-01-01T00:00:00Z")),
-                ..FixtureFile::new(&wheel.filename(), wheel.build())
-            }
+            FixtureFile::wheel(&wheel).uploaded(&format!("201{i}-01-01"))
         })
         .collect();
     server.publish("toolkit", &files);
     TestContext::with_server(server)
+}
+
+/// A tmpfs of `kib` KiB (as [`Tmpfs::mount`], `None` where it cannot be had), the fixture's
+/// [`index`], and a home on a disk with room, for what the test keeps off the small one.
+fn mount_with_index(kib: u64, test: &str) -> Option<(Tmpfs, TestContext, tempfile::TempDir)> {
+    let fs = Tmpfs::mount(kib, test)?;
+    Some((fs, index(), tempfile::tempdir().unwrap()))
+}
+
+/// A notebook calling `toolkit.f1` (which 3.0 removed), as `nb.py` in `home`.
+fn notebook(home: &tempfile::TempDir) -> PathBuf {
+    let nb = home.path().join("nb.py");
+    std::fs::write(&nb, "import toolkit\ntoolkit.f1()\n").unwrap();
+    nb
 }
 
 /// Exit code, stdout and stderr of nbenv with this cache and bank.
@@ -157,6 +168,16 @@ fn assert_disk_full(code: i32, err: &str, written_under: &Path) {
         )),
         "{err}"
     );
+}
+
+/// [`run_at`] of `bank add toolkit --all-versions`: every release of the fixture.
+fn add_all(ctx: &TestContext, cache: &Path, bank: &Path) -> (i32, String, String) {
+    run_at(
+        ctx,
+        cache,
+        bank,
+        &["bank", "add", "toolkit", "--all-versions"],
+    )
 }
 
 fn bank_stats(ctx: &TestContext, cache: &Path, bank: &Path) -> serde_json::Value {
@@ -206,12 +227,7 @@ fn a_full_cache_stops_indexing_with_its_code_and_a_later_run_with_room_trusts_wh
         };
         let cache = fs.path().join("cache");
         fs.fill_leaving(free);
-        let (code, _, err) = run_at(
-            &ctx,
-            &cache,
-            &bank,
-            &["bank", "add", "toolkit", "--all-versions"],
-        );
+        let (code, _, err) = add_all(&ctx, &cache, &bank);
         assert_disk_full(code, &err, &cache);
         assert!(
             err.contains("free some space or point --cache-dir"),
@@ -228,12 +244,7 @@ fn a_full_cache_stops_indexing_with_its_code_and_a_later_run_with_room_trusts_wh
         );
 
         fs.empty_ballast();
-        let (code, out, err) = run_at(
-            &ctx,
-            &cache,
-            &bank,
-            &["bank", "add", "toolkit", "--all-versions"],
-        );
+        let (code, out, err) = add_all(&ctx, &cache, &bank);
         assert_eq!(code, 0, "{out}{err}");
         let stats = bank_stats(&ctx, &cache, &bank);
         assert_eq!(stats["indexed_releases"], 3, "{stats}");
@@ -241,12 +252,7 @@ fn a_full_cache_stops_indexing_with_its_code_and_a_later_run_with_room_trusts_wh
         // What the cache kept through the failure is what a clean run reads.
         let clean = tempfile::tempdir().unwrap();
         let clean_bank = clean.path().join("bank.sqlite3");
-        let (code, _, err) = run_at(
-            &ctx,
-            &clean.path().join("cache"),
-            &clean_bank,
-            &["bank", "add", "toolkit", "--all-versions"],
-        );
+        let (code, _, err) = add_all(&ctx, &clean.path().join("cache"), &clean_bank);
         assert_eq!(code, 0, "{err}");
         assert_eq!(
             history(&ctx, &cache, &bank),
@@ -258,13 +264,10 @@ fn a_full_cache_stops_indexing_with_its_code_and_a_later_run_with_room_trusts_wh
 
 #[test]
 fn a_full_cache_stops_infer_with_its_code_naming_the_cache() {
-    let Some(fs) = Tmpfs::mount(1024, "a_full_cache_stops_infer") else {
+    let Some((fs, ctx, home)) = mount_with_index(1024, "a_full_cache_stops_infer") else {
         return;
     };
-    let ctx = index();
-    let home = tempfile::tempdir().unwrap();
-    let nb = home.path().join("nb.py");
-    std::fs::write(&nb, "import toolkit\ntoolkit.f1()\n").unwrap();
+    let nb = notebook(&home);
     let cache = fs.path().join("cache");
     let bank = home.path().join("bank.sqlite3");
     fs.fill_leaving(0);
@@ -296,12 +299,7 @@ fn a_full_disk_under_the_bank_keeps_what_was_committed() {
         let before = history(&ctx, &cache, &bank);
         fs.fill_leaving(free);
 
-        let (code, _, err) = run_at(
-            &ctx,
-            &cache,
-            &bank,
-            &["bank", "add", "toolkit", "--all-versions"],
-        );
+        let (code, _, err) = add_all(&ctx, &cache, &bank);
         assert_disk_full(code, &err, &bank);
         assert!(err.contains("free some space or point --bank"), "{err}");
 
@@ -322,12 +320,7 @@ fn a_full_disk_under_the_bank_keeps_what_was_committed() {
         assert_eq!(stats["failed_releases"], 0, "{stats}");
         assert_eq!(history(&ctx, &cache, &bank), before);
 
-        let (code, _, err) = run_at(
-            &ctx,
-            &cache,
-            &bank,
-            &["bank", "add", "toolkit", "--all-versions"],
-        );
+        let (code, _, err) = add_all(&ctx, &cache, &bank);
         assert_eq!(code, 0, "{err}");
         assert_eq!(bank_stats(&ctx, &cache, &bank)["indexed_releases"], 3);
     }
@@ -335,11 +328,10 @@ fn a_full_disk_under_the_bank_keeps_what_was_committed() {
 
 #[test]
 fn a_new_bank_that_finds_its_disk_full_is_not_left_half_made() {
-    let Some(fs) = Tmpfs::mount(1024, "a_new_bank_that_finds_its_disk_full") else {
+    let Some((fs, ctx, home)) = mount_with_index(1024, "a_new_bank_that_finds_its_disk_full")
+    else {
         return;
     };
-    let ctx = index();
-    let home = tempfile::tempdir().unwrap();
     let cache = home.path().join("cache");
     let bank = fs.path().join("bank.sqlite3");
     // Room for the database's first pages, not for its WAL index: SQLite reports an I/O
@@ -355,15 +347,12 @@ fn a_new_bank_that_finds_its_disk_full_is_not_left_half_made() {
 
 #[test]
 fn an_output_on_a_full_disk_keeps_the_file_that_was_there() {
-    let Some(fs) = Tmpfs::mount(256, "an_output_on_a_full_disk") else {
+    let Some((fs, ctx, home)) = mount_with_index(256, "an_output_on_a_full_disk") else {
         return;
     };
-    let ctx = index();
-    let home = tempfile::tempdir().unwrap();
     let cache = home.path().join("cache");
     let bank = home.path().join("bank.sqlite3");
-    let nb = home.path().join("nb.py");
-    std::fs::write(&nb, "import toolkit\ntoolkit.f1()\n").unwrap();
+    let nb = notebook(&home);
     let output = fs.path().join("requirements.txt");
     std::fs::write(&output, "previous==1.0\n").unwrap();
     fs.fill_leaving(0);
@@ -401,11 +390,9 @@ fn three_notebooks(home: &Path, source: &str) -> PathBuf {
 
 #[test]
 fn batch_records_on_a_full_disk_stop_the_batch_with_its_code() {
-    let Some(fs) = Tmpfs::mount(256, "batch_records_on_a_full_disk") else {
+    let Some((fs, ctx, home)) = mount_with_index(256, "batch_records_on_a_full_disk") else {
         return;
     };
-    let ctx = index();
-    let home = tempfile::tempdir().unwrap();
     let corpus_dir = three_notebooks(home.path(), "import json\nprint(json.dumps({}))\n");
     let records = fs.path().join("records.jsonl");
     fs.fill_leaving(0);
@@ -427,11 +414,9 @@ fn batch_records_on_a_full_disk_stop_the_batch_with_its_code() {
 
 #[test]
 fn a_full_cache_stops_a_batch_and_leaves_its_notebooks_to_the_next_run() {
-    let Some(fs) = Tmpfs::mount(1024, "a_full_cache_stops_a_batch") else {
+    let Some((fs, ctx, home)) = mount_with_index(1024, "a_full_cache_stops_a_batch") else {
         return;
     };
-    let ctx = index();
-    let home = tempfile::tempdir().unwrap();
     let corpus_dir = three_notebooks(home.path(), "import toolkit\ntoolkit.f1()\n");
     let cache = fs.path().join("cache");
     let bank = home.path().join("bank.sqlite3");
@@ -470,19 +455,12 @@ fn a_full_cache_stops_a_batch_and_leaves_its_notebooks_to_the_next_run() {
 
 #[test]
 fn snapshots_on_a_full_disk_leave_the_output_and_the_bank_as_they_were() {
-    let Some(fs) = Tmpfs::mount(8192, "snapshots_on_a_full_disk") else {
+    let Some((fs, ctx, home)) = mount_with_index(8192, "snapshots_on_a_full_disk") else {
         return;
     };
-    let ctx = index();
-    let home = tempfile::tempdir().unwrap();
     let cache = home.path().join("cache");
     let full_bank = home.path().join("full.sqlite3");
-    let (code, _, err) = run_at(
-        &ctx,
-        &cache,
-        &full_bank,
-        &["bank", "add", "toolkit", "--all-versions"],
-    );
+    let (code, _, err) = add_all(&ctx, &cache, &full_bank);
     assert_eq!(code, 0, "{err}");
     let bank = fs.path().join("bank.sqlite3");
     let (code, _, err) = run_at(&ctx, &cache, &bank, &["bank", "add", "toolkit==1.0"]);
@@ -533,14 +511,11 @@ fn snapshots_on_a_full_disk_leave_the_output_and_the_bank_as_they_were() {
 #[test]
 fn a_disk_that_fills_while_installing_stops_with_its_code() {
     let test = "a_disk_that_fills_while_installing_stops_with_its_code";
-    let Some(tmpfs) = Tmpfs::mount(8 << 10, test) else {
+    let Some((tmpfs, ctx, home)) = mount_with_index(8 << 10, test) else {
         return;
     };
-    let ctx = index();
-    let home = tempfile::tempdir().unwrap();
     let bank = home.path().join("bank.sqlite3");
-    let nb = home.path().join("nb.py");
-    std::fs::write(&nb, "import toolkit\ntoolkit.f1()\n").unwrap();
+    let nb = notebook(&home);
     let reqs = home.path().join("reqs.txt");
     std::fs::write(&reqs, "toolkit==2.0\n").unwrap();
     let cache = tmpfs.path().join("cache");

@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::support::archives::{sdist_tar_gz, WheelBuilder};
+use crate::support::archives::WheelBuilder;
 use crate::support::cli::pins;
 use crate::support::context::{Run, TestContext, Uploaded};
 use crate::support::server::FixtureFile;
@@ -158,20 +158,14 @@ fn evidence_no_python_can_satisfy_gives_way_and_says_so() {
     env.server().publish(
         "toolkit",
         &[
-            FixtureFile::new(
+            FixtureFile::wheel(
                 &WheelBuilder::new("toolkit", "1.0")
                     .tag("py2-none-any")
-                    .filename(),
-                WheelBuilder::new("toolkit", "1.0")
-                    .tag("py2-none-any")
-                    .file("toolkit/__init__.py", "def old_api():\n    pass\n")
-                    .build(),
+                    .file("toolkit/__init__.py", "def old_api():\n    pass\n"),
             ),
-            FixtureFile::new(
-                &WheelBuilder::new("toolkit", "2.0").filename(),
-                WheelBuilder::new("toolkit", "2.0")
-                    .file("toolkit/__init__.py", "def kept():\n    pass\n")
-                    .build(),
+            FixtureFile::wheel(
+                &WheelBuilder::new("toolkit", "2.0")
+                    .file("toolkit/__init__.py", "def kept():\n    pass\n"),
             ),
         ],
     );
@@ -206,8 +200,7 @@ fn an_import_nothing_installs_exits_20_with_its_reason_in_text_and_json() {
     let py2 = WheelBuilder::new("toolkit", "1.0")
         .tag("py2-none-any")
         .file("toolkit/__init__.py", "def old_api():\n    pass\n");
-    env.server()
-        .publish("toolkit", &[FixtureFile::new(&py2.filename(), py2.build())]);
+    env.server().publish("toolkit", &[FixtureFile::wheel(&py2)]);
     let nb = notebook(&env, "import toolkit\ntoolkit.old_api()\n");
     let (code, out, err) = infer(&env, &nb, &[]).parts();
     assert_eq!(code, 20, "{out}{err}");
@@ -400,10 +393,11 @@ fn ranges_are_the_releases_the_evidence_allows_that_install_here() {
     ]
     .iter()
     .map(|(v, tag, src)| {
-        let w = WheelBuilder::new("gappy", v)
-            .tag(tag)
-            .file("gappy/__init__.py", src);
-        FixtureFile::new(&w.filename(), w.build())
+        FixtureFile::wheel(
+            &WheelBuilder::new("gappy", v)
+                .tag(tag)
+                .file("gappy/__init__.py", src),
+        )
     })
     .collect();
     env.server().publish("gappy", &files);
@@ -450,28 +444,32 @@ fn ipynb(source: &str) -> String {
     .to_string()
 }
 
+/// [`ipynb`] saved on Python 3.5.2 (its kernel and language_info say so), as `py35.ipynb`.
+fn py35_notebook(env: &TestContext, source: &str) -> PathBuf {
+    let mut notebook: serde_json::Value = serde_json::from_str(&ipynb(source)).unwrap();
+    notebook["metadata"] = serde_json::json!({
+        "kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"},
+        "language_info": {"name": "python", "version": "3.5.2"}
+    });
+    env.write("py35.ipynb", &notebook.to_string())
+}
+
 #[test]
 fn a_folder_gets_one_environment_and_each_pin_names_the_notebook_that_forced_it() {
     let env = context();
     publish_split(&env);
-    let dir = env.root().join("repo");
-    std::fs::create_dir_all(dir.join("sub/.ipynb_checkpoints")).unwrap();
-    std::fs::write(
-        dir.join("a.ipynb"),
-        ipynb("import toolkit\ntoolkit.kept()\n"),
-    )
-    .unwrap();
-    std::fs::write(
-        dir.join("sub/b.ipynb"),
-        ipynb("import toolkit\ntoolkit.old_api()\n"),
-    )
-    .unwrap();
-    // A checkpoint copy is not a notebook of the repository.
-    std::fs::write(
-        dir.join("sub/.ipynb_checkpoints/b-checkpoint.ipynb"),
-        ipynb("import split\nsplit.new()\n"),
-    )
-    .unwrap();
+    let dir = env.write_files(
+        "repo",
+        &[
+            ("a.ipynb", &ipynb("import toolkit\ntoolkit.kept()\n")),
+            ("sub/b.ipynb", &ipynb("import toolkit\ntoolkit.old_api()\n")),
+            // A checkpoint copy is not a notebook of the repository.
+            (
+                "sub/.ipynb_checkpoints/b-checkpoint.ipynb",
+                &ipynb("import split\nsplit.new()\n"),
+            ),
+        ],
+    );
     let (code, out, err) = infer(&env, &dir, &[]).parts();
     assert_eq!(code, 0, "{out}{err}");
     assert_eq!(pins(&out), ["toolkit==1.0"], "{out}");
@@ -481,8 +479,13 @@ fn a_folder_gets_one_environment_and_each_pin_names_the_notebook_that_forced_it(
     );
 
     // Two notebooks that need different releases of split: no joint environment, both named.
-    std::fs::write(dir.join("c.ipynb"), ipynb("import split\nsplit.old()\n")).unwrap();
-    std::fs::write(dir.join("d.ipynb"), ipynb("import split\nsplit.new()\n")).unwrap();
+    env.write_files(
+        "repo",
+        &[
+            ("c.ipynb", &ipynb("import split\nsplit.old()\n")),
+            ("d.ipynb", &ipynb("import split\nsplit.new()\n")),
+        ],
+    );
     let (code, out, err) = infer(&env, &dir, &[]).parts();
     assert_eq!(code, 20, "{out}{err}");
     assert!(err.contains("no version of split in common"), "{err}");
@@ -525,29 +528,29 @@ fn without_indexing_what_the_bank_lacks_is_resolved_without_api_evidence_and_sai
 fn the_local_modules_a_notebook_imports_bring_their_requirements_and_evidence() {
     let env = context();
     publish_split(&env);
-    let dir = env.root().join("repo");
-    std::fs::create_dir_all(dir.join("pkg")).unwrap();
-    std::fs::write(
-        dir.join("analysis.ipynb"),
-        ipynb("import helpers\nfrom pkg.sub import plot\nhelpers.load()\nplot()\n"),
-    )
-    .unwrap();
-    // `import helpers` runs helpers.py: its API use pins toolkit, and it imports chain, which
-    // imports dep (and helpers again: a cycle is read once).
-    std::fs::write(
-        dir.join("helpers.py"),
-        "import toolkit\nimport chain\n\n\ndef load():\n    return toolkit.old_api()\n",
-    )
-    .unwrap();
-    std::fs::write(dir.join("chain.py"), "import dep\nimport helpers\n").unwrap();
-    std::fs::write(dir.join("pkg/__init__.py"), "").unwrap();
-    std::fs::write(
-        dir.join("pkg/sub.py"),
-        "import split\n\ndef plot():\n    split.new()\n",
-    )
-    .unwrap();
-    // Beside the notebook but never imported: asks for nothing.
-    std::fs::write(dir.join("unused.py"), "import never_imported_pkg\n").unwrap();
+    let dir = env.write_files(
+        "repo",
+        &[
+            (
+                "analysis.ipynb",
+                &ipynb("import helpers\nfrom pkg.sub import plot\nhelpers.load()\nplot()\n"),
+            ),
+            // `import helpers` runs helpers.py: its API use pins toolkit, and it imports
+            // chain, which imports dep (and helpers again: a cycle is read once).
+            (
+                "helpers.py",
+                "import toolkit\nimport chain\n\n\ndef load():\n    return toolkit.old_api()\n",
+            ),
+            ("chain.py", "import dep\nimport helpers\n"),
+            ("pkg/__init__.py", ""),
+            (
+                "pkg/sub.py",
+                "import split\n\ndef plot():\n    split.new()\n",
+            ),
+            // Beside the notebook but never imported: asks for nothing.
+            ("unused.py", "import never_imported_pkg\n"),
+        ],
+    );
 
     let nb = dir.join("analysis.ipynb");
     let (code, out, err) = infer(&env, &nb, &[]).parts();
@@ -579,17 +582,13 @@ fn the_local_modules_a_notebook_imports_bring_their_requirements_and_evidence() 
 fn without_a_resolution_from_wheels_the_sdists_are_built_and_said_unless_wheels_only() {
     let env = context();
     // Like langid or jieba: never a wheel, only sdists, with a C extension to build.
-    let sdist = |version: &str, source: &str| FixtureFile {
-        upload_time: Some("2016-01-01T00:00:00Z".into()),
-        ..FixtureFile::new(
-            &format!("speedy-{version}.tar.gz"),
-            sdist_tar_gz(
-                "speedy",
-                version,
-                &[("speedy.py", source), ("_speedups.c", "int fast(void);\n")],
-                &format!("Metadata-Version: 1.1\nName: speedy\nVersion: {version}\n"),
-            ),
+    let sdist = |version: &str, source: &str| {
+        FixtureFile::sdist(
+            "speedy",
+            version,
+            &[("speedy.py", source), ("_speedups.c", "int fast(void);\n")],
         )
+        .uploaded("2016-01-01")
     };
     env.server().publish(
         "speedy",
@@ -647,30 +646,19 @@ fn without_a_resolution_from_wheels_the_sdists_are_built_and_said_unless_wheels_
     assert_eq!(err.matches("--allow-sdist builds them").count(), 1, "{err}");
     // A distribution that has a wheel for the target in some release is never built: its
     // API in an sdist-only release gives way instead.
-    let mixed_sdist = FixtureFile {
-        upload_time: Some("2016-01-01T00:00:00Z".into()),
-        ..FixtureFile::new(
-            "mixed-1.0.tar.gz",
-            sdist_tar_gz(
-                "mixed",
-                "1.0",
-                &[
-                    ("mixed.py", "def old_api():\n    pass\n"),
-                    ("_mixed.pyx", "def fast():\n    pass\n"),
-                ],
-                "Metadata-Version: 1.1\nName: mixed\nVersion: 1.0\n",
-            ),
-        )
-    };
+    let mixed_sdist = FixtureFile::sdist(
+        "mixed",
+        "1.0",
+        &[
+            ("mixed.py", "def old_api():\n    pass\n"),
+            ("_mixed.pyx", "def fast():\n    pass\n"),
+        ],
+    )
+    .uploaded("2016-01-01");
     let mixed_wheel =
         WheelBuilder::new("mixed", "2.0").file("mixed.py", "def new_api():\n    pass\n");
-    env.server().publish(
-        "mixed",
-        &[
-            mixed_sdist,
-            FixtureFile::new(&mixed_wheel.filename(), mixed_wheel.build()),
-        ],
-    );
+    env.server()
+        .publish("mixed", &[mixed_sdist, FixtureFile::wheel(&mixed_wheel)]);
     let (code, _, err) = env.run(["bank", "add", "mixed", "--all-versions"]).parts();
     assert_eq!(code, 0, "{err}");
     let nb = notebook(&env, "import mixed\nmixed.old_api()\n");
@@ -698,36 +686,21 @@ fn an_sdist_a_dependency_pins_is_built_rather_than_no_resolution() {
     let deep = WheelBuilder::new("deep", "2.6")
         .file("deep/__init__.py", "def run():\n    pass\n")
         .requires("wr~=1.12.1");
-    env.server().publish(
-        "deep",
-        &[FixtureFile {
-            upload_time: Some("2021-08-01T00:00:00Z".into()),
-            ..FixtureFile::new(&deep.filename(), deep.build())
-        }],
-    );
-    let wr_sdist = FixtureFile {
-        upload_time: Some("2020-03-01T00:00:00Z".into()),
-        ..FixtureFile::new(
-            "wr-1.12.1.tar.gz",
-            sdist_tar_gz(
-                "wr",
-                "1.12.1",
-                &[
-                    ("wr/__init__.py", "X = 1\n"),
-                    ("wr/_wrappers.c", "int w(void);\n"),
-                ],
-                "Metadata-Version: 1.1\nName: wr\nVersion: 1.12.1\n",
-            ),
-        )
-    };
+    env.server().publish_dated("deep", &[(&deep, "2021-08-01")]);
+    let wr_sdist = FixtureFile::sdist(
+        "wr",
+        "1.12.1",
+        &[
+            ("wr/__init__.py", "X = 1\n"),
+            ("wr/_wrappers.c", "int w(void);\n"),
+        ],
+    )
+    .uploaded("2020-03-01");
     let wheel = |v: &str| {
         let w = WheelBuilder::new("wr", v)
             .tag("cp311-cp311-manylinux_2_17_x86_64")
             .file("wr/__init__.py", "X = 1\n");
-        FixtureFile {
-            upload_time: Some("2021-01-01T00:00:00Z".into()),
-            ..FixtureFile::new(&w.filename(), w.build())
-        }
+        FixtureFile::wheel(&w).uploaded("2021-01-01")
     };
     env.server()
         .publish("wr", &[wheel("1.11.2"), wr_sdist, wheel("1.13.0")]);
@@ -750,18 +723,7 @@ fn pure_sdist(name: &str, version: &str, files: &[(&str, &str)]) -> FixtureFile 
         format!("from setuptools import setup\nsetup(name='{name}', version='{version}')\n");
     let mut all = vec![("setup.py", setup.as_str())];
     all.extend_from_slice(files);
-    FixtureFile {
-        upload_time: Some("2016-06-05T00:00:00Z".into()),
-        ..FixtureFile::new(
-            &format!("{name}-{version}.tar.gz"),
-            sdist_tar_gz(
-                name,
-                version,
-                &all,
-                &format!("Metadata-Version: 1.1\nName: {name}\nVersion: {version}\n"),
-            ),
-        )
-    }
+    FixtureFile::sdist(name, version, &all).uploaded("2016-06-05")
 }
 
 /// Like seaborn: `oldplot` 0.7.1, with `distplot`, is only a pure-Python sdist; 0.8, a
@@ -777,10 +739,7 @@ fn publish_oldplot(env: &TestContext) {
                 "0.7.1",
                 &[("oldplot/__init__.py", "def distplot():\n    pass\n")],
             ),
-            FixtureFile {
-                upload_time: Some("2017-07-08T00:00:00Z".into()),
-                ..FixtureFile::new(&newer.filename(), newer.build())
-            },
+            FixtureFile::wheel(&newer).uploaded("2017-07-08"),
         ],
     );
 }
@@ -965,10 +924,11 @@ fn python_3_5_is_a_target_its_wheels_resolve_for() {
     let env = context();
     let arch = std::env::consts::ARCH;
     let wheel = |version: &str, tag: String| {
-        let w = WheelBuilder::new("oldlib", version)
-            .tag(&tag)
-            .file("oldlib/__init__.py", "def f():\n    pass\n");
-        FixtureFile::new(&w.filename(), w.build())
+        FixtureFile::wheel(
+            &WheelBuilder::new("oldlib", version)
+                .tag(&tag)
+                .file("oldlib/__init__.py", "def f():\n    pass\n"),
+        )
     };
     env.server().publish(
         "oldlib",
@@ -989,19 +949,11 @@ fn python_3_5_is_a_target_its_wheels_resolve_for() {
     assert_eq!(pins(&out), ["oldlib==2.0"], "{out}");
 
     // A notebook saved on 3.5 whose dependency has wheels for 3.5 alone resolves there.
-    let path = env.root().join("py35.ipynb");
-    let mut notebook: serde_json::Value =
-        serde_json::from_str(&ipynb("import only35\nonly35.f()\n")).unwrap();
-    notebook["metadata"] = serde_json::json!({
-        "kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"},
-        "language_info": {"name": "python", "version": "3.5.2"}
-    });
-    std::fs::write(&path, notebook.to_string()).unwrap();
+    let path = py35_notebook(&env, "import only35\nonly35.f()\n");
     let w = WheelBuilder::new("only35", "1.0")
         .tag(&format!("cp35-cp35m-manylinux1_{arch}"))
         .file("only35/__init__.py", "def f():\n    pass\n");
-    env.server()
-        .publish("only35", &[FixtureFile::new(&w.filename(), w.build())]);
+    env.server().publish("only35", &[FixtureFile::wheel(&w)]);
     let (code, out, err) = run_without_pythons(&env, &["infer", path.to_str().unwrap()]).parts();
     assert_eq!(code, 0, "{out}{err}");
     assert_eq!(pins(&out), ["only35==1.0"], "{out}");
@@ -1149,16 +1101,10 @@ fn a_guess_gives_way_before_the_recorded_python_does() {
             lib("2.0", "class Variable(object):\n    data = None\n", ">=3.8"),
         ],
     );
-    let path = env.root().join("py35.ipynb");
-    let mut notebook: serde_json::Value = serde_json::from_str(&ipynb(
+    let path = py35_notebook(
+        &env,
         "import gradlib\nv = gradlib.Variable()\nprint(v.data)\n",
-    ))
-    .unwrap();
-    notebook["metadata"] = serde_json::json!({
-        "kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"},
-        "language_info": {"name": "python", "version": "3.5.2"}
-    });
-    std::fs::write(&path, notebook.to_string()).unwrap();
+    );
     let (code, out, err) = run_without_pythons(&env, &["infer", path.to_str().unwrap()]).parts();
     assert_eq!(code, 0, "{out}{err}");
     assert_eq!(pins(&out), ["gradlib==0.4"], "{out}");
@@ -1201,18 +1147,19 @@ fn a_declared_distribution_whose_name_resembles_the_import_provides_it() {
 fn a_local_modules_evidence_gives_way_to_the_notebooks_own() {
     let env = context();
     publish_split(&env);
-    let dir = env.root().join("repo");
-    std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(
-        dir.join("analysis.ipynb"),
-        ipynb("import helpers\nimport split\nsplit.new()\n"),
-    )
-    .unwrap();
-    std::fs::write(
-        dir.join("helpers.py"),
-        "import split\n\n\ndef load():\n    return split.old()\n",
-    )
-    .unwrap();
+    let dir = env.write_files(
+        "repo",
+        &[
+            (
+                "analysis.ipynb",
+                &ipynb("import helpers\nimport split\nsplit.new()\n"),
+            ),
+            (
+                "helpers.py",
+                "import split\n\n\ndef load():\n    return split.old()\n",
+            ),
+        ],
+    );
     let (code, out, err) = infer(&env, &dir.join("analysis.ipynb"), &["--full-history"]).parts();
     assert_eq!(code, 0, "{out}{err}");
     assert_eq!(pins(&out), ["split==2.0"], "{out}");
