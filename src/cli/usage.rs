@@ -7,10 +7,10 @@ use std::path::PathBuf;
 use anyhow::Context as _;
 use clap::Args;
 
-use nbenv::notebook::failure::BankHistory;
+use nbenv::commands::usage::UsageSettings;
 use nbenv::notebook::{
-    self, AnalyzeOptions, Import, ImportVia, LocalModule, LocalSource, Location, Origin,
-    OutputEvidence, Receiver, SourceFormat, Usage,
+    Import, ImportVia, LocalModule, LocalSource, Location, Origin, OutputEvidence, Receiver,
+    SourceFormat, Usage,
 };
 use nbenv::python::PythonVersion;
 
@@ -34,21 +34,12 @@ pub struct UsageArgs {
 }
 
 pub fn run(global: &Global, args: &UsageArgs) -> anyhow::Result<()> {
-    let nb = notebook::read(&args.notebook)?;
-    let mut options = AnalyzeOptions {
-        scan_local_modules: !args.no_local_modules,
-        ..AnalyzeOptions::default()
+    let settings = UsageSettings {
+        notebook: args.notebook.clone(),
+        pythons: args.python.clone(),
+        local_modules: !args.no_local_modules,
     };
-    if !args.python.is_empty() {
-        options.python_versions = args.python.clone();
-    }
-    let mut usage = notebook::analyze(&nb, &options);
-    // Stored errors are told apart with the bank when there is one (never created here).
-    let bank = global.bank();
-    if bank.exists() {
-        let history = BankHistory::at(&bank);
-        notebook::classify_stored_errors(&nb, &mut usage, Some(&history));
-    }
+    let usage = nbenv::commands::usage::run(&global.settings, &settings)?;
     let mut out = std::io::BufWriter::new(super::printer::stdout());
     match args.format.format {
         Format::Json => {

@@ -9,6 +9,7 @@ pub mod global;
 pub mod infer;
 pub mod modernize;
 pub mod restore;
+pub mod usage;
 pub mod verify;
 
 pub use error::CommandError;
