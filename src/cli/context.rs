@@ -112,20 +112,19 @@ pub fn interpreters() -> &'static [nbenv::python::Interpreter] {
 /// settings.
 fn settings(global: &GlobalArgs) -> nbenv::commands::GlobalSettings {
     let dir = cache_dir(global);
-    let cache_dir = std::path::absolute(&dir).unwrap_or(dir);
     nbenv::commands::GlobalSettings {
         bank: bank_path(global),
-        index: index_config(global),
+        index: index_config(global, dir.clone()),
         events: events(global.verbose),
         bank_lock: super::bank::waiting_lock(),
         env_cache_budget: global.env_cache_budget(),
-        cache_dir,
+        cache_dir: std::path::absolute(&dir).unwrap_or(dir),
     }
 }
 
 /// The index's configuration, from the global options and the environment.
-fn index_config(global: &GlobalArgs) -> IndexConfig {
-    let mut config = IndexConfig::new(global.index_url().to_string(), cache_dir(global));
+fn index_config(global: &GlobalArgs, cache_dir: PathBuf) -> IndexConfig {
+    let mut config = IndexConfig::new(global.index_url().to_string(), cache_dir);
     config.offline = global.offline;
     config.cache_budget = global.cache_budget();
     let env = &global.env;

@@ -215,11 +215,7 @@ fn dedup(all: Vec<NotebookInput>) -> Result<Vec<NotebookInput>, InputError> {
 }
 
 fn same_file(a: &Path, b: &Path) -> bool {
-    a == b
-        || matches!(
-            (a.canonicalize(), b.canonicalize()),
-            (Ok(x), Ok(y)) if x == y
-        )
+    a == b || crate::output::same_file(a, b)
 }
 
 #[cfg(test)]

@@ -152,10 +152,13 @@ impl PreferSteps for Restoring<'_> {
         let analysed = Instant::now();
         let nb = crate::notebook::read(copy.path())?;
         let usage = crate::notebook::analyze(&nb, self.analyze);
-        let mut usages = vec![(self.usages[0].0.clone(), usage)];
         let base = self.input.parent().unwrap_or(Path::new(""));
-        let modules = crate::notebook::local_imports(&usages, self.analyze, base);
-        usages.extend(modules);
+        let mut usages = crate::notebook::with_local_imports(
+            self.usages[0].0.clone(),
+            usage,
+            self.analyze,
+            base,
+        );
         let analysis = analysed.elapsed();
         let options = InferOptions {
             notebook: copy.path().to_path_buf(),

@@ -19,6 +19,20 @@ const MAX_FILES: usize = 64;
 /// Larger files are generated code or data, not helpers: not read.
 const MAX_FILE_BYTES: u64 = 1 << 20;
 
+/// One notebook's usage, named `name`, then those of the local modules it imports (see
+/// [`local_imports`]), as `infer` reads them.
+pub fn with_local_imports(
+    name: String,
+    usage: Usage,
+    options: &AnalyzeOptions,
+    base: &Path,
+) -> Vec<(String, Usage)> {
+    let mut usages = vec![(name, usage)];
+    let modules = local_imports(&usages, options, base);
+    usages.extend(modules);
+    usages
+}
+
 /// The local module files `usages` import, and the ones those import in turn, each analysed
 /// as a script and named by its path relative to `base` (where the notebooks' names start).
 /// Files already among `usages` (a script given as the notebook) and files that do not read

@@ -56,7 +56,7 @@ pub use declarations::{
 pub use error::NotebookError;
 pub use external::{is_url, FileAccess, FileUse, NetworkKind, NetworkUse};
 pub use format::{Cell, CellKind, Kernel, Notebook, Output, SourceFormat, StreamName};
-pub use local_imports::local_imports;
+pub use local_imports::{local_imports, with_local_imports};
 pub use location::Location;
 pub use outputs::classify_stored_errors;
 pub use python_version::{HintReason, VersionHint, KNOWN_VERSIONS};

@@ -141,11 +141,8 @@ impl Job<'_> {
     /// The notebook's usage, then those of the local modules it imports (as `infer` reads
     /// them).
     fn with_local_imports(&self, analyze: &AnalyzeOptions, usage: Usage) -> Vec<(String, Usage)> {
-        let mut usages = vec![(self.input.path.clone(), usage)];
         let base = self.input.file.parent().unwrap_or(Path::new(""));
-        let modules = crate::notebook::local_imports(&usages, analyze, base);
-        usages.extend(modules);
-        usages
+        crate::notebook::with_local_imports(self.input.path.clone(), usage, analyze, base)
     }
 }
 
