@@ -627,3 +627,30 @@ fn labels_are_coloured_on_a_terminal_unless_no_color() {
         "{piped:?}"
     );
 }
+
+/// `nbenv ... | head` closing the pipe before nbenv writes is not a failure: results go to
+/// stdout through the printer, whose write returns the error (`print!` panicked, exit 101).
+#[test]
+fn a_reader_that_closed_the_pipe_is_not_a_failure() {
+    let ctx = TestContext::with_index();
+    ctx.server().publish(
+        "toolkit",
+        &[FixtureFile::wheel(
+            &WheelBuilder::new("toolkit", "1.0").file("toolkit/__init__.py", "X = 1\n"),
+        )],
+    );
+    let added = ctx.run(["bank", "add", "toolkit"]);
+    assert_eq!(added.code, 0, "{}", added.text());
+    // A pipe whose reader is gone before nbenv starts: every write meets EPIPE.
+    let (reader, writer) = std::io::pipe().unwrap();
+    drop(reader);
+    let out = ctx
+        .command()
+        .args(["bank", "runs"])
+        .stdout(writer)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+}
