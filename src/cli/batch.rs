@@ -3,36 +3,25 @@
 //! `error`, `no_solution` or `timeout`), never the end of the batch; a batch run again on
 //! the same output resumes; `--shard K/N` (or `--shard-index`) splits a corpus across machines.
 //!
-//! The stages themselves are the library's ([`nbenv::measure::stages`]): this reads the
-//! options, finds what the stages share once, drives the worker threads and says the summary.
+//! The work is the library's ([`nbenv::commands::batch`]): this turns the options into its
+//! settings and says the summary.
 
-use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
-use std::time::{Duration, Instant};
+use std::path::PathBuf;
+use std::time::Duration;
 
-use anyhow::{Context as _, Result};
+use anyhow::Result;
 use clap::{Args, ValueEnum};
 
-use nbenv::measure::stages::{measure_one, Baseline, Batch, FullDisk, Outcome, Runner};
-use nbenv::measure::{
-    expand, pool, Appender, CachedBank, Done, Input, InputError, NotebookInput, Shard, Stage,
-    Status,
-};
-use nbenv::notebook::AnalyzeOptions;
+use nbenv::commands::batch::{cores, BatchOutcome, BatchSettings, BatchStop};
+use nbenv::measure::stages::Baseline;
+use nbenv::measure::{Shard, Stage, Status};
 use nbenv::python::PythonVersion;
-use nbenv::reporter::Silent;
-use nbenv::resolve::options::{DateCap, Indexing, InferOptions};
-use nbenv::resolve::session::InferSession;
-use nbenv::resolve::solver::IndexCatalog;
+use nbenv::resolve::options::{Indexing, InferOptions};
 
-use super::context;
 use super::context::Global;
 use super::exit::CliError;
-use super::interrupt::{self, Graceful};
+use super::interrupt;
 use super::output::count;
-use super::progress::Progress;
 
 #[derive(Debug, Args)]
 pub struct BatchArgs {
@@ -146,46 +135,61 @@ fn seconds(s: &str) -> Result<u64, String> {
     super::args::positive(s).map(|n| n as u64)
 }
 
+impl BatchArgs {
+    /// The arguments as the library's settings: the one place they are read.
+    pub fn settings(&self) -> BatchSettings {
+        BatchSettings {
+            inputs: self.inputs.clone(),
+            out: self.out.clone(),
+            stage: self.stage.stage(),
+            jobs: self.jobs.unwrap_or_else(cores),
+            shard: self.shard.or(self.shard_index),
+            timeout: Duration::from_secs(self.timeout),
+            infer: InferOptions {
+                python: self.python,
+                cap: super::args::date_cap(self.exclude_newer),
+                era: self.date,
+                sdists: super::args::sdists(self.allow_sdist, self.wheels_only),
+                indexing: if self.no_index {
+                    Indexing::Never
+                } else {
+                    Indexing::Needed
+                },
+                introspect: super::args::introspect(self.no_introspect, self.introspect_budget),
+                declarations: !self.no_declarations,
+                ..InferOptions::new(PathBuf::from("."))
+            },
+            before: self.before.clone(),
+            max_rounds: self.max_rounds,
+            cell_timeout: Duration::from_secs(self.cell_timeout),
+            kernel_runtime: !self.no_kernel_runtime,
+            prefer: self.prefer,
+            sandbox: self.sandbox.sandbox,
+        }
+    }
+}
+
 pub fn run(global: &Global, args: &BatchArgs) -> Result<()> {
-    let stage = args.stage.stage();
-    if stage >= Stage::Verify {
+    let settings = args.settings();
+    if settings.stage >= Stage::Verify {
         check_runs(args)?;
     }
-    let (corpus, notebooks) = notebooks(args)?;
-    let (done, appender) = open_output(global, args)?;
-
-    // Without indexing, a batch reads the bank and the cache and never the network.
-    let offline = global.offline() || args.no_index;
-    let working = global.offline_if(offline);
-    let session = if stage >= Stage::Infer {
-        Some(working.open_session(&infer_args(args, Path::new(".")))?)
-    } else {
-        None
-    };
-    let batch = batch(args, &working, stage, done, session.as_ref());
-
-    let started = Instant::now();
-    let driven = drive(global, args, &batch, &notebooks, appender)?;
-    let (written, skipped) = (driven.written, driven.skipped);
-    super::printer::say(&summary(
-        args,
-        corpus,
-        &notebooks,
-        written,
-        skipped,
-        &driven.tally,
-        started.elapsed(),
-    ));
-    if let Some(e) = batch.full_disk.take() {
-        return Err(anyhow::Error::new(e).context(
+    let done = nbenv::commands::batch::run(
+        &global.settings,
+        &settings,
+        std::io::stdin().lock(),
+        &global.printer,
+    )?;
+    super::printer::say(&summary(&settings, &done));
+    match done.stop {
+        Some(BatchStop::FullDisk(e)) => Err(anyhow::Error::new(e).context(
             "the batch stopped; what was measured is recorded, and the next run resumes after it",
-        ));
+        )),
+        Some(BatchStop::Interrupted { left }) => {
+            Err(interrupt::stopped(done.written, left, "notebooks").into())
+        }
+        None => Ok(()),
     }
-    if driven.stopped && nbenv::interrupt::requested() {
-        let left = notebooks.len().saturating_sub(written + skipped);
-        return Err(interrupt::stopped(written, left, "notebooks").into());
-    }
-    Ok(())
 }
 
 /// Stages verify and restore: what running notebooks needs is there.
@@ -202,199 +206,11 @@ fn check_runs(args: &BatchArgs) -> Result<()> {
     Ok(())
 }
 
-/// The notebooks of the INPUTs, and how many there are before keeping the shard's.
-fn notebooks(args: &BatchArgs) -> Result<(usize, Vec<NotebookInput>)> {
-    let inputs: Vec<Input> = args.inputs.iter().map(|p| Input::classify(p)).collect();
-    let all = expand(&inputs, std::io::stdin().lock()).map_err(|e| match e {
-        InputError::Missing { .. } => anyhow::Error::new(CliError::not_found(e.to_string())),
-        InputError::SameName { .. } => CliError::usage(e.to_string()).into(),
-        other => anyhow::Error::new(other),
-    })?;
-    let corpus = all.len();
-    let notebooks = match args.shard.or(args.shard_index) {
-        Some(shard) => all
-            .into_iter()
-            .filter(|n| shard.contains(&n.path))
-            .collect(),
-        None => all,
-    };
-    Ok((corpus, notebooks))
-}
-
-/// What the output holds already (said when a line of it is cut short or not a record), and
-/// the output opened to append to.
-fn open_output(global: &Global, args: &BatchArgs) -> Result<(Done, Appender)> {
-    let done = Done::read(&args.out)
-        .with_context(|| format!("reading what {} holds already", args.out.display()))?;
-    if let Some(t) = done.truncated.filter(|_| !global.quiet) {
-        super::printer::note(&format!(
-            "{}:{}: ignoring a last line cut short ({} bytes, left by an interrupted run); it is cut off and its notebook measured again",
-            args.out.display(),
-            t.line,
-            t.bytes
-        ));
-    }
-    for line in &done.malformed {
-        super::printer::warn(&format!(
-            "{}:{line}: not a record (ignored)",
-            args.out.display()
-        ));
-    }
-    let keep = done.truncated.map(|_| done.valid_len);
-    let appender = Appender::open(&args.out, keep)?;
-    Ok((done, appender))
-}
-
-/// What every notebook is measured with. Workers say nothing while the bar is drawn: they
-/// report to [`Silent`], and the record keeps what matters.
-fn batch<'a>(
-    args: &BatchArgs,
-    working: &Global,
-    stage: Stage,
-    done: Done,
-    session: Option<&'a InferSession>,
-) -> Batch<'a> {
-    Batch {
-        stage,
-        timeout: Duration::from_secs(args.timeout),
-        infer: infer_args(args, Path::new(".")),
-        reporter: &Silent,
-        done,
-        analyze: AnalyzeOptions {
-            python_versions: args
-                .python
-                .map_or_else(|| AnalyzeOptions::default().python_versions, |v| vec![v]),
-            ..AnalyzeOptions::default()
-        },
-        session,
-        catalog: session.map(|s| IndexCatalog::new(&s.client)),
-        bank: session.map(|s| CachedBank::new(s.bank.clone())),
-        bank_file: Some(working.bank()).filter(|p| p.exists()),
-        runner: (stage >= Stage::Verify).then(|| runner(args, working)),
-        full_disk: FullDisk::default(),
-    }
-}
-
-/// The installer and where environments are kept, found once for the batch, and how
-/// notebooks run.
-fn runner(args: &BatchArgs, working: &Global) -> Runner {
-    let tools = working.tools(context::interpreters());
-    let (installer, _) = tools.installer();
-    let envs = working.cache_dir().join(super::verify::ENVS_DIR);
-    Runner {
-        disk: working.disk_budget(&envs, &installer),
-        builders: jobs(args),
-        tools,
-        installer,
-        envs,
-        index_url: working.settings.index_url_if_not_pypi(),
-        before: args.before.clone(),
-        max_rounds: args.max_rounds,
-        allow_sdist: args.allow_sdist,
-        kernel_runtime: !args.no_kernel_runtime,
-        cell_timeout: Duration::from_secs(args.cell_timeout),
-        sandbox: args.sandbox.sandbox,
-        prefer: args.prefer,
-        modern_python: args
-            .python
-            .or_else(|| nbenv::modernize::newest(context::interpreters())),
-    }
-}
-
-/// What the worker threads did.
-struct Driven {
-    written: usize,
-    skipped: usize,
-    tally: Tally,
-    /// The pool stopped before the end (the user, or a full disk).
-    stopped: bool,
-}
-
-/// What the records measured say, for the summary line.
-#[derive(Debug, Default)]
-struct Tally {
-    /// Records by status: `ok` is a notebook the stage measured, whether or not it ran.
-    statuses: BTreeMap<Status, usize>,
-    /// Notebooks the stage ran (verify, restore), and how many of them ran to the end.
-    run: usize,
-    ran: usize,
-}
-
-impl Tally {
-    fn add(&mut self, record: &nbenv::measure::Record) {
-        *self.statuses.entry(record.status).or_default() += 1;
-        if let Some(ran) = record.ran_to_end() {
-            self.run += 1;
-            self.ran += usize::from(ran);
-        }
-    }
-}
-
-/// Measures the notebooks on `--jobs` worker threads, the bar advancing and each record
-/// appended as it comes.
-/// Notebooks measured at once: `--jobs`, else the cores.
-fn jobs(args: &BatchArgs) -> usize {
-    args.jobs.unwrap_or_else(|| {
-        std::thread::available_parallelism()
-            .map(|n| n.get())
-            .unwrap_or(1)
-    })
-}
-
-fn drive(
-    global: &Global,
-    args: &BatchArgs,
-    batch: &Batch<'_>,
-    notebooks: &[NotebookInput],
-    appender: Appender,
-) -> Result<Driven> {
-    let jobs = jobs(args);
-    let progress = Progress::new(&global.printer, notebooks.len() as u64, "notebooks");
-    let tally: Mutex<Tally> = Mutex::default();
-    let skipped = AtomicUsize::new(0);
-    let sink = appender.sink();
-    let end = {
-        let _graceful = Graceful::start();
-        pool::run(notebooks, jobs, |nb| match measure_one(batch, nb) {
-            Outcome::Skipped => {
-                skipped.fetch_add(1, Ordering::Relaxed);
-                progress.shrink();
-                true
-            }
-            // Stopped by the user (the pool sees it too), or by a full disk.
-            Outcome::Stopped => !batch.full_disk.met(),
-            Outcome::Measured(record) => {
-                tally
-                    .lock()
-                    .unwrap_or_else(std::sync::PoisonError::into_inner)
-                    .add(&record);
-                progress.advance(nb.path.clone());
-                sink.send(*record).is_ok()
-            }
-        })
-    };
-    drop(sink);
-    progress.finish();
-    Ok(Driven {
-        written: appender.finish()?,
-        skipped: skipped.into_inner(),
-        tally: tally.into_inner().unwrap_or_default(),
-        stopped: end.stopped,
-    })
-}
-
 /// `measured 3 notebooks in 272.0 s, 39.7 notebooks/h: 3 ok (measured); ran to the end: 2 of
 /// 3; …`
-fn summary(
-    args: &BatchArgs,
-    corpus: usize,
-    notebooks: &[NotebookInput],
-    written: usize,
-    skipped: usize,
-    tally: &Tally,
-    elapsed: Duration,
-) -> String {
-    let secs = elapsed.as_secs_f64();
+fn summary(settings: &BatchSettings, done: &BatchOutcome) -> String {
+    let (written, skipped, tally, out) = (done.written, done.skipped, &done.tally, &settings.out);
+    let secs = done.elapsed.as_secs_f64();
     let rate = if secs > 0.0 {
         format!(", {}", rate(written, secs))
     } else {
@@ -405,16 +221,15 @@ fn summary(
         .iter()
         .map(|(s, n)| format!("{n} {}", s.as_str()))
         .collect();
-    let shard = args
+    let shard = done
         .shard
-        .or(args.shard_index)
-        .map(|s| format!("; shard {s}: {} of the {corpus}", notebooks.len()))
+        .map(|s| format!("; shard {s}: {} of the {}", done.notebooks, done.corpus))
         .unwrap_or_default();
     if written == 0 {
         return format!(
             "nothing new to measure: {} already in {}{shard}",
             count(skipped, "notebook", "notebooks"),
-            args.out.display()
+            out.display()
         );
     }
     let mut line = format!(
@@ -433,11 +248,11 @@ fn summary(
     if skipped > 0 {
         line.push_str(&format!(
             "; {skipped} skipped (already in {})",
-            args.out.display()
+            out.display()
         ));
     }
     line.push_str(&shard);
-    line.push_str(&format!("; records appended to {}", args.out.display()));
+    line.push_str(&format!("; records appended to {}", out.display()));
     line
 }
 
@@ -455,27 +270,30 @@ fn rate(notebooks: usize, secs: f64) -> String {
     format!("{figure:.1} notebooks/{unit}")
 }
 
-/// How inference runs for this notebook, from the batch's options.
-fn infer_args(args: &BatchArgs, notebook: &Path) -> InferOptions {
-    InferOptions {
-        python: args.python,
-        cap: args.exclude_newer.map_or(DateCap::None, DateCap::Before),
-        era: args.date,
-        sdists: super::args::sdists(args.allow_sdist, args.wheels_only),
-        indexing: if args.no_index {
-            Indexing::Never
-        } else {
-            Indexing::Needed
-        },
-        introspect: super::args::introspect(args.no_introspect, args.introspect_budget),
-        declarations: !args.no_declarations,
-        ..InferOptions::new(notebook.to_path_buf())
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Tests build batch's settings without a command line: the library's defaults must be
+    /// the command line's.
+    #[test]
+    fn the_librarys_defaults_are_the_command_lines() {
+        #[derive(clap::Parser)]
+        struct Batch {
+            #[command(flatten)]
+            args: BatchArgs,
+        }
+        let parsed =
+            <Batch as clap::Parser>::try_parse_from(["batch", "corpus", "--out", "o.jsonl"])
+                .unwrap();
+        assert_eq!(
+            format!("{:?}", parsed.args.settings()),
+            format!(
+                "{:?}",
+                BatchSettings::new(vec![PathBuf::from("corpus")], PathBuf::from("o.jsonl"))
+            )
+        );
+    }
 
     #[test]
     fn the_rate_is_in_the_first_unit_not_below_one() {

@@ -1,6 +1,6 @@
 //! Turns the global options into the library objects a subcommand needs, once: [`Global`].
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use anyhow::{Context, Result};
@@ -26,13 +26,6 @@ impl Global {
             printer: Printer::of(args),
             quiet: args.quiet,
         }
-    }
-
-    /// The same, reading only the bank and the cache (a batch that indexes nothing).
-    pub fn offline_if(&self, offline: bool) -> Self {
-        let mut global = self.clone();
-        global.settings.index.offline |= offline;
-        global
     }
 
     pub fn offline(&self) -> bool {
@@ -63,23 +56,8 @@ impl Global {
             .context("setting up the index client")
     }
 
-    pub fn open_session(
-        &self,
-        options: &nbenv::resolve::options::InferOptions,
-    ) -> Result<nbenv::resolve::session::InferSession> {
-        Ok(self.settings.open_session(options)?)
-    }
-
     pub fn tools(&self, interpreters: &[nbenv::python::Interpreter]) -> nbenv::python::Tools {
         self.settings.tools(interpreters)
-    }
-
-    pub fn disk_budget(
-        &self,
-        envs: &Path,
-        installer: &nbenv::python::Installer,
-    ) -> nbenv::verify::DiskBudget {
-        self.settings.disk_budget(envs, installer)
     }
 }
 

@@ -9,6 +9,7 @@ use nbenv::bank::snapshot::SnapshotError;
 use nbenv::bank::store::StoreError;
 use nbenv::commands::CommandError;
 use nbenv::disk_full::DiskFull;
+use nbenv::measure::InputError;
 use nbenv::modernize::restoring::AttemptError;
 use nbenv::modernize::ModernizeError;
 use nbenv::notebook::NotebookError;
@@ -306,6 +307,9 @@ fn of_command(e: &CommandError) -> Option<Code> {
         CommandError::Env(e) => Some(of_env(e)),
         // Below it in the chain: the run's own error (the sandbox refused, say).
         CommandError::Interpreter(_) | CommandError::Run { .. } => None,
+        CommandError::Inputs(InputError::Missing { .. }) => Some(Code::NotFound),
+        CommandError::Inputs(InputError::SameName { .. }) => Some(Code::Usage),
+        CommandError::Inputs(_) | CommandError::Records { .. } | CommandError::Append(_) => None,
     }
 }
 

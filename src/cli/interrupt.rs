@@ -34,9 +34,6 @@ pub fn install() {
     }
 }
 
-/// While alive, the first Ctrl-C asks the work to stop instead of ending the process.
-pub use nbenv::interrupt::Graceful;
-
 /// The error that ends an interrupted run: `kept` and `left` are counts of `noun` (plural).
 pub fn stopped(kept: usize, left: usize, noun: &str) -> CliError {
     CliError::interrupted(format!("{kept} {noun} kept; {left} left for the next run"))

@@ -69,4 +69,15 @@ pub enum CommandError {
     Pylock(#[from] crate::output::PylockError),
     #[error(transparent)]
     BankRead(#[from] crate::resolve::evidence::BankReadError),
+    /// A batch's INPUTs: missing, unreadable, or two notebooks named alike.
+    #[error(transparent)]
+    Inputs(#[from] crate::measure::InputError),
+    /// What a batch's output holds already could not be read.
+    #[error("reading what {} holds already", path.display())]
+    Records {
+        path: PathBuf,
+        source: crate::measure::RecordsError,
+    },
+    #[error(transparent)]
+    Append(#[from] crate::measure::AppendError),
 }

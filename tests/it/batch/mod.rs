@@ -1,3 +1,4 @@
 mod cli;
 mod cluster;
+mod library;
 mod run;
