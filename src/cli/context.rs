@@ -45,11 +45,6 @@ impl Global {
         self.settings.index.cache_budget
     }
 
-    /// What built environments may keep (`NBENV_ENV_CACHE_SIZE`).
-    pub fn env_cache_budget(&self) -> u64 {
-        self.settings.env_cache_budget
-    }
-
     pub fn index_client(&self) -> Result<IndexClient> {
         self.settings
             .index_client()
@@ -156,5 +151,3 @@ fn events(verbose: u8) -> Option<nbenv::pypi::EventSink> {
         }) as nbenv::pypi::EventSink
     })
 }
-
-pub use nbenv::commands::global::TOOLS_DIR;

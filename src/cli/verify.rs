@@ -16,9 +16,6 @@ use super::context::Global;
 use super::exit::{CliError, Code};
 use super::output::{count, write_json};
 
-/// Where built environments are kept, under the cache directory.
-pub use nbenv::commands::global::ENVS_DIR;
-
 #[derive(Debug, Args)]
 pub struct VerifyArgs {
     /// The notebook (`.ipynb`, or a percent-format / plain `.py`).

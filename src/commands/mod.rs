@@ -5,6 +5,7 @@
 //! environment kept and its kernel) are decided here.
 
 pub mod batch;
+pub mod cache;
 mod error;
 pub mod global;
 pub mod infer;
