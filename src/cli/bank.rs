@@ -4,12 +4,12 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use clap::{Args, Subcommand};
 use nbenv::bank::indexer::{
     self, BuildOptions, BuildReport, BuildTarget, FailureKind, PackageEntry, Selection,
 };
-use nbenv::bank::introspect::{self, IntrospectConfig, IntrospectReport, Outcome};
+use nbenv::bank::introspect::{IntrospectReport, Outcome};
 use nbenv::bank::snapshot::{self, ExportOptions, ImportOptions};
 use nbenv::bank::store::{
     ApiReport, BankStats, CanonicalSpan, DiffEntry, DiffMiss, DiffSource, LockPolicy, Move,
@@ -20,12 +20,12 @@ use nbenv::pypi::{Version, VersionSpecifiers};
 use serde_json::json;
 
 use super::args::{byte_size, positive, Format, FormatArg};
-use super::context;
 use super::context::Global;
 use super::exit::{CliError, Code};
 use super::index::human_size;
 use super::interrupt;
 use super::output::{count, write_json};
+use nbenv::commands::bank::{self, Again, BankRuns, RuntimeSettings};
 
 #[derive(Debug, Args)]
 pub struct BankArgs {
@@ -333,7 +333,17 @@ pub fn run(global: &Global, args: &BankArgs) -> Result<()> {
             all_versions,
             latest,
             run,
-        } => add(global, &bank, specs, *all_versions, latest, run),
+        } => {
+            let targets = add_targets(specs, *all_versions, latest);
+            let runs = bank::add(
+                &global.settings,
+                &targets,
+                &run.build_options(),
+                &global.printer,
+            )?;
+            print_runs(&runs, run.format.format, true)?;
+            outcome(&runs, run.format.format)
+        }
         BankCommand::Introspect {
             specs,
             runtime,
@@ -346,7 +356,23 @@ pub fn run(global: &Global, args: &BankArgs) -> Result<()> {
                 force: *force,
                 unknown_only: *unknown_only,
             };
-            introspect_releases(global, &bank, specs, runtime, again, *write, *format)
+            let options = BuildOptions {
+                lock: write.lock_policy(),
+                ..BuildOptions::default()
+            };
+            let targets = add_targets(specs, false, &None);
+            let runs = bank::introspect(
+                &global.settings,
+                &targets,
+                &options,
+                &runtime.settings(),
+                again,
+                &global.printer,
+            )?;
+            // The indexing summary only when it says something introspection does not.
+            let show_build = !runs.build.failed.is_empty() || runs.runtime.is_none();
+            print_runs(&runs, format.format, show_build)?;
+            outcome(&runs, format.format)
         }
         BankCommand::Build {
             packages,
@@ -357,8 +383,18 @@ pub fn run(global: &Global, args: &BankArgs) -> Result<()> {
             run,
         } => {
             let (list, list_name) = package_list(packages.as_deref())?;
-            let targets = list_targets(&list, &list_name, only, *latest)?;
-            build(global, &bank, &list, targets, *no_introspect, runtime, run)
+            let targets = bank::list_targets(&list, &list_name, only, *latest)
+                .map_err(nbenv::commands::CommandError::from)?;
+            let runs = bank::build(
+                &global.settings,
+                &list,
+                targets,
+                &run.build_options(),
+                (!no_introspect).then(|| runtime.settings()).as_ref(),
+                &global.printer,
+            )?;
+            print_runs(&runs, run.format.format, true)?;
+            outcome(&runs, run.format.format)
         }
         BankCommand::Notes {
             name,
@@ -448,123 +484,6 @@ fn read(global: &Global, bank: &Path, command: &BankCommand) -> Result<()> {
     }
 }
 
-/// `bank add`: indexes the releases `specs` name, then says what it did.
-fn add(
-    global: &Global,
-    bank: &Path,
-    specs: &[DistSpec],
-    all_versions: bool,
-    latest: &Option<usize>,
-    run: &RunArgs,
-) -> Result<()> {
-    let targets = add_targets(specs, all_versions, latest);
-    let report = run_build(global, bank, &targets, &run.build_options())?;
-    print_runs(bank, &report, None, run.format.format, true)?;
-    outcome(&report, None, run.format.format)
-}
-
-/// `bank introspect`: indexes the releases `specs` name statically, then introspects them
-/// unless nothing was indexed or the run was stopped.
-fn introspect_releases(
-    global: &Global,
-    bank: &Path,
-    specs: &[DistSpec],
-    runtime: &RuntimeArgs,
-    again: Again,
-    write: WriteArgs,
-    format: FormatArg,
-) -> Result<()> {
-    let run = RunArgs {
-        jobs: 8,
-        force: false,
-        write,
-        format,
-    };
-    let targets = add_targets(specs, false, &None);
-    // The static index first: introspection imports the modules it lists.
-    let report = run_build(global, bank, &targets, &run.build_options())?;
-    let nothing = report.releases_indexed + report.releases_skipped == 0;
-    let runtime = if nothing || report.interrupted {
-        None
-    } else {
-        Some(run_introspect(
-            global, bank, &targets, runtime, write, again,
-        )?)
-    };
-    let show_build = !report.failed.is_empty() || runtime.is_none();
-    print_runs(bank, &report, runtime.as_ref(), format.format, show_build)?;
-    outcome(&report, runtime.as_ref(), format.format)
-}
-
-/// The distributions of the package list `bank build` indexes: all, or those `--only` names,
-/// which must all be in it.
-fn list_targets(
-    list: &[PackageEntry],
-    list_name: &str,
-    only: &[DistName],
-    latest: Option<usize>,
-) -> Result<Vec<BuildTarget>> {
-    let missing: Vec<String> = only
-        .iter()
-        .filter(|name| !list.iter().any(|e| &e.name == *name))
-        .map(|name| format!("`{name}`"))
-        .collect();
-    if !missing.is_empty() {
-        return Err(CliError::not_found(format!(
-            "{} not in {list_name}; use `nbenv bank add` for a distribution outside it",
-            if missing.len() == 1 {
-                format!("{} is", missing[0])
-            } else {
-                format!("{} are", missing.join(", "))
-            }
-        ))
-        .into());
-    }
-    Ok(list
-        .iter()
-        .filter(|e| only.is_empty() || only.contains(&e.name))
-        .map(|e| BuildTarget {
-            name: e.name.clone(),
-            selection: latest.map_or(Selection::All, Selection::Latest),
-        })
-        .collect())
-}
-
-/// `bank build`: indexes `targets`, then introspects those the list marks `introspect`
-/// (unless `--no-introspect`, or the run was stopped).
-fn build(
-    global: &Global,
-    bank: &Path,
-    list: &[PackageEntry],
-    targets: Vec<BuildTarget>,
-    no_introspect: bool,
-    runtime: &RuntimeArgs,
-    run: &RunArgs,
-) -> Result<()> {
-    let report = run_build(global, bank, &targets, &run.build_options())?;
-    let marked: Vec<BuildTarget> = targets
-        .into_iter()
-        .filter(|t| list.iter().any(|e| e.name == t.name && e.introspect))
-        .collect();
-    let runtime = if no_introspect || report.interrupted || marked.is_empty() {
-        None
-    } else {
-        Some(run_introspect(
-            global,
-            bank,
-            &marked,
-            runtime,
-            run.write,
-            Again {
-                force: run.force,
-                unknown_only: false,
-            },
-        )?)
-    };
-    print_runs(bank, &report, runtime.as_ref(), run.format.format, true)?;
-    outcome(&report, runtime.as_ref(), run.format.format)
-}
-
 fn add_targets(specs: &[DistSpec], all_versions: bool, latest: &Option<usize>) -> Vec<BuildTarget> {
     specs
         .iter()
@@ -581,65 +500,10 @@ fn add_targets(specs: &[DistSpec], all_versions: bool, latest: &Option<usize>) -
         .collect()
 }
 
-/// Which releases introspection takes on again.
-#[derive(Debug, Clone, Copy)]
-struct Again {
-    force: bool,
-    unknown_only: bool,
-}
-
-fn run_introspect(
-    global: &Global,
-    bank: &Path,
-    targets: &[BuildTarget],
-    runtime: &RuntimeArgs,
-    write: WriteArgs,
-    again: Again,
-) -> Result<IntrospectReport> {
-    let client = global.index_client()?;
-    let interpreters = if runtime.pythons.is_empty() {
-        context::interpreters().to_vec()
-    } else {
-        runtime
-            .pythons
-            .iter()
-            .map(|p| nbenv::python::Interpreter::at(p))
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(anyhow::Error::msg)?
-    };
-    if interpreters.is_empty() {
-        return Err(CliError::not_found(
-            "no Python interpreter found (give one with --python PATH)",
-        )
-        .into());
-    }
-    let printer = global.printer;
-    // Tools run on a modern interpreter, whatever `--python` chose for the releases.
-    let tools = if runtime.pythons.is_empty() {
-        global.tools(&interpreters)
-    } else {
-        global.tools(context::interpreters())
-    };
-    let installer = introspect::installer_said(&tools, &printer);
-    let mut config = IntrospectConfig::new(interpreters, installer, tools);
-    config.install_timeout = std::time::Duration::from_secs(runtime.install_timeout);
-    config.lock = write.lock_policy();
-    config.force = again.force;
-    config.unknown_only = again.unknown_only;
-    config.index_url = global.settings.index_url_if_not_pypi();
-    introspect::introspect_reported(&client, bank, targets, &config, &printer)
-        .with_context(|| format!("introspecting into the bank at {}", bank.display()))
-}
-
 /// Prints what a command's runs did: the indexing summary (when `show_build`) and what each
 /// release showed at run time, or one JSON document with both.
-fn print_runs(
-    bank: &Path,
-    build: &BuildReport,
-    runtime: Option<&IntrospectReport>,
-    format: Format,
-    show_build: bool,
-) -> Result<()> {
+fn print_runs(runs: &BankRuns, format: Format, show_build: bool) -> Result<()> {
+    let (bank, build, runtime) = (&runs.bank, &runs.build, runs.runtime.as_ref());
     let mut out = super::printer::stdout();
     if format == Format::Json {
         return write_json(&mut out, &runs_json(bank, build, runtime));
@@ -750,6 +614,15 @@ fn write_introspected(
     Ok(())
 }
 
+impl RuntimeArgs {
+    fn settings(&self) -> RuntimeSettings {
+        RuntimeSettings {
+            pythons: self.pythons.clone(),
+            install_timeout: std::time::Duration::from_secs(self.install_timeout),
+        }
+    }
+}
+
 impl RunArgs {
     fn build_options(&self) -> BuildOptions {
         BuildOptions {
@@ -760,22 +633,11 @@ impl RunArgs {
     }
 }
 
-/// Indexes `targets` with a progress bar; Ctrl-C stops it after the releases in flight.
-pub(super) fn run_build(
-    global: &Global,
-    bank: &Path,
-    targets: &[BuildTarget],
-    options: &BuildOptions,
-) -> Result<BuildReport> {
-    let client = global.index_client()?;
-    indexer::build_reported(&client, bank, targets, options, &global.printer)
-        .with_context(|| format!("building the bank at {}", bank.display()))
-}
-
 /// The exit of a run: interrupted (130, saying what was kept); nothing done, with the code of
 /// what failed (3 when nothing matched, 4 when the index could not be reached, ...); partly
 /// done (6); or success.
-fn outcome(report: &BuildReport, runtime: Option<&IntrospectReport>, format: Format) -> Result<()> {
+fn outcome(runs: &BankRuns, format: Format) -> Result<()> {
+    let (report, runtime) = (&runs.build, runs.runtime.as_ref());
     if report.interrupted {
         return Err(interrupt::stopped(
             report.releases_indexed + report.releases_skipped,

@@ -50,10 +50,6 @@ impl Global {
             .index_client()
             .context("setting up the index client")
     }
-
-    pub fn tools(&self, interpreters: &[nbenv::python::Interpreter]) -> nbenv::python::Tools {
-        self.settings.tools(interpreters)
-    }
 }
 
 /// `--cache-dir`, else the user's cache directory, else `.nbenv-cache` here.

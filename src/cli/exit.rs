@@ -310,6 +310,11 @@ fn of_command(e: &CommandError) -> Option<Code> {
         CommandError::Inputs(InputError::Missing { .. }) => Some(Code::NotFound),
         CommandError::Inputs(InputError::SameName { .. }) => Some(Code::Usage),
         CommandError::Inputs(_) | CommandError::Records { .. } | CommandError::Append(_) => None,
+        // The index's or the store's error is below them in the chain.
+        CommandError::Build { .. } | CommandError::Introspect { .. } => None,
+        CommandError::NoInterpreterToIntrospect | CommandError::NotInList(_) => {
+            Some(Code::NotFound)
+        }
     }
 }
 

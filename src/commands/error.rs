@@ -80,4 +80,18 @@ pub enum CommandError {
     },
     #[error(transparent)]
     Append(#[from] crate::measure::AppendError),
+    #[error("building the bank at {}", bank.display())]
+    Build {
+        bank: PathBuf,
+        source: crate::bank::indexer::IndexError,
+    },
+    #[error("introspecting into the bank at {}", bank.display())]
+    Introspect {
+        bank: PathBuf,
+        source: crate::bank::indexer::IndexError,
+    },
+    #[error("no Python interpreter found (give one with --python PATH)")]
+    NoInterpreterToIntrospect,
+    #[error(transparent)]
+    NotInList(#[from] crate::commands::bank::NotInList),
 }

@@ -4,6 +4,7 @@
 //! stages leave open (what happens after a restore's rounds: the files asked for, the
 //! environment kept and its kernel) are decided here.
 
+pub mod bank;
 pub mod batch;
 pub mod cache;
 mod error;
