@@ -335,12 +335,8 @@ pub fn run(global: &Global, args: &BankArgs) -> Result<()> {
             run,
         } => {
             let targets = add_targets(specs, *all_versions, latest);
-            let runs = bank::add(
-                &global.settings,
-                &targets,
-                &run.build_options(),
-                &global.printer,
-            )?;
+            let options = run.build_options();
+            let runs = bank::add(&global.settings, &targets, &options, &global.printer)?;
             print_runs(&runs, run.format.format, true)?;
             outcome(&runs, run.format.format)
         }
@@ -351,29 +347,17 @@ pub fn run(global: &Global, args: &BankArgs) -> Result<()> {
             unknown_only,
             write,
             format,
-        } => {
-            let again = Again {
+        } => introspect(
+            global,
+            specs,
+            runtime,
+            Again {
                 force: *force,
                 unknown_only: *unknown_only,
-            };
-            let options = BuildOptions {
-                lock: write.lock_policy(),
-                ..BuildOptions::default()
-            };
-            let targets = add_targets(specs, false, &None);
-            let runs = bank::introspect(
-                &global.settings,
-                &targets,
-                &options,
-                &runtime.settings(),
-                again,
-                &global.printer,
-            )?;
-            // The indexing summary only when it says something introspection does not.
-            let show_build = !runs.build.failed.is_empty() || runs.runtime.is_none();
-            print_runs(&runs, format.format, show_build)?;
-            outcome(&runs, format.format)
-        }
+            },
+            *write,
+            format.format,
+        ),
         BankCommand::Build {
             packages,
             latest,
@@ -381,21 +365,14 @@ pub fn run(global: &Global, args: &BankArgs) -> Result<()> {
             no_introspect,
             runtime,
             run,
-        } => {
-            let (list, list_name) = package_list(packages.as_deref())?;
-            let targets = bank::list_targets(&list, &list_name, only, *latest)
-                .map_err(nbenv::commands::CommandError::from)?;
-            let runs = bank::build(
-                &global.settings,
-                &list,
-                targets,
-                &run.build_options(),
-                (!no_introspect).then(|| runtime.settings()).as_ref(),
-                &global.printer,
-            )?;
-            print_runs(&runs, run.format.format, true)?;
-            outcome(&runs, run.format.format)
-        }
+        } => build(
+            global,
+            packages.as_deref(),
+            only,
+            *latest,
+            (!no_introspect).then(|| runtime.settings()),
+            run,
+        ),
         BankCommand::Notes {
             name,
             release,
@@ -423,6 +400,58 @@ pub fn run(global: &Global, args: &BankArgs) -> Result<()> {
         ),
         command => read(global, &bank, command),
     }
+}
+
+/// `bank build`: the package list (`--packages`, else nbenv's), or those of it `--only` names.
+fn build(
+    global: &Global,
+    packages: Option<&Path>,
+    only: &[DistName],
+    latest: Option<usize>,
+    runtime: Option<RuntimeSettings>,
+    run: &RunArgs,
+) -> Result<()> {
+    let (list, list_name) = package_list(packages)?;
+    let targets = bank::list_targets(&list, &list_name, only, latest)
+        .map_err(nbenv::commands::CommandError::from)?;
+    let runs = bank::build(
+        &global.settings,
+        &list,
+        targets,
+        &run.build_options(),
+        runtime.as_ref(),
+        &global.printer,
+    )?;
+    print_runs(&runs, run.format.format, true)?;
+    outcome(&runs, run.format.format)
+}
+
+/// `bank introspect`: the indexing summary is printed only when it says something
+/// introspection does not.
+fn introspect(
+    global: &Global,
+    specs: &[DistSpec],
+    runtime: &RuntimeArgs,
+    again: Again,
+    write: WriteArgs,
+    format: Format,
+) -> Result<()> {
+    let options = BuildOptions {
+        lock: write.lock_policy(),
+        ..BuildOptions::default()
+    };
+    let targets = add_targets(specs, false, &None);
+    let runs = bank::introspect(
+        &global.settings,
+        &targets,
+        &options,
+        &runtime.settings(),
+        again,
+        &global.printer,
+    )?;
+    let show_build = !runs.build.failed.is_empty() || runs.runtime.is_none();
+    print_runs(&runs, format, show_build)?;
+    outcome(&runs, format)
 }
 
 /// The commands that only read the bank (`bank export` copies it); `run` handles those that
