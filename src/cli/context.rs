@@ -15,8 +15,6 @@ use super::printer::Printer;
 pub struct Global {
     pub settings: nbenv::commands::GlobalSettings,
     pub printer: Printer,
-    /// `-q`: results and the summary only.
-    pub quiet: bool,
 }
 
 impl Global {
@@ -24,7 +22,6 @@ impl Global {
         Self {
             settings: settings(args),
             printer: Printer::of(args),
-            quiet: args.quiet,
         }
     }
 

@@ -312,9 +312,12 @@ fn of_command(e: &CommandError) -> Option<Code> {
         CommandError::Inputs(_) | CommandError::Records { .. } | CommandError::Append(_) => None,
         // The index's or the store's error is below them in the chain.
         CommandError::Build { .. } | CommandError::Introspect { .. } => None,
-        CommandError::NoInterpreterToIntrospect | CommandError::NotInList(_) => {
-            Some(Code::NotFound)
-        }
+        CommandError::NoInterpreterToIntrospect
+        | CommandError::NotInList(_)
+        | CommandError::NoSuchFile(_) => Some(Code::NotFound),
+        CommandError::RecordsFile(_)
+        | CommandError::ChartDir { .. }
+        | CommandError::WriteFile { .. } => None,
     }
 }
 

@@ -196,11 +196,6 @@ pub fn line(label: Label, message: &str) {
     eprintln!("{} {message}", label.prefix());
 }
 
-/// `warning: message` on stderr.
-pub fn warn(message: &str) {
-    line(Label::Warning, message);
-}
-
 /// `note: message` on stderr.
 pub fn note(message: &str) {
     line(Label::Note, message);

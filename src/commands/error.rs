@@ -94,4 +94,19 @@ pub enum CommandError {
     NoInterpreterToIntrospect,
     #[error(transparent)]
     NotInList(#[from] crate::commands::bank::NotInList),
+    #[error("{}: there is no such file", .0.display())]
+    NoSuchFile(PathBuf),
+    #[error(transparent)]
+    RecordsFile(#[from] crate::measure::RecordsError),
+    #[error("cannot create the chart directory {}", dir.display())]
+    ChartDir {
+        dir: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("cannot write {what} to {}", path.display())]
+    WriteFile {
+        what: &'static str,
+        path: PathBuf,
+        source: WriteError,
+    },
 }

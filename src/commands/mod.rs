@@ -11,6 +11,7 @@ mod error;
 pub mod global;
 pub mod infer;
 pub mod modernize;
+pub mod report;
 pub mod restore;
 pub mod usage;
 pub mod verify;
