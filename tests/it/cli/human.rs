@@ -10,29 +10,7 @@ use crate::support::archives::WheelBuilder;
 use crate::support::context::{bare_command, TestContext, Uploaded};
 use crate::support::server::{FixtureFile, PageMode, TestServer};
 
-use crate::support::snapshot::{run, RUNS, STATIC};
-
-macro_rules! snapshot {
-    ($name:expr, $text:expr) => {
-        $crate::assert_printed!(STATIC, $name, $text)
-    };
-}
-
-macro_rules! run_snapshot {
-    ($name:expr, $text:expr) => {
-        $crate::assert_printed!(RUNS, $name, $text)
-    };
-}
-
-/// As `run_snapshot!`, with `$extra` placeholders applied after the shared ones: for the
-/// values only one command prints that differ between runs or machines (sizes, hashes,
-/// dates), which the shared lists leave alone.
-macro_rules! filtered_snapshot {
-    ($extra:expr, $name:expr, $text:expr) => {{
-        let filters: Vec<(&str, &str)> = RUNS.iter().chain($extra.iter()).copied().collect();
-        $crate::assert_printed!(filters, $name, $text);
-    }};
-}
+use crate::support::snapshot::run;
 
 /// The subcommands `nbenv ARGS --help` lists (without `help`), as paths from the top.
 fn subcommands(args: &[String]) -> Vec<Vec<String>> {
@@ -135,8 +113,9 @@ fn wheel(name: &str, version: &str, init: &str) -> FixtureFile {
     }
 }
 
-#[test]
-fn index_and_bank_output() {
+/// `toolkit` 1.0 (`helper(a)` and `gone`) and 2.0 (`helper(a, b=1)` and `Model.fit`), as
+/// [`wheel`]s, on a loopback index; the bank empty.
+pub(super) fn helper_history() -> TestContext {
     let server = TestServer::start(PageMode::Json);
     server.publish(
         "toolkit",
@@ -145,13 +124,30 @@ fn index_and_bank_output() {
             wheel("toolkit", "2.0", "def helper(a, b=1):\n    return a\n\nclass Model:\n    def fit(self, X):\n        return self\n"),
         ],
     );
-    let ctx = TestContext::with_server(server);
+    TestContext::with_server(server)
+}
+
+#[test]
+fn index_and_bank_output() {
+    let ctx = helper_history();
     let nbenv = |args: &[&str]| run(ctx.command().args(args));
     let runs: &[(&str, &[&str])] = &[
         ("index-releases", &["index", "releases", "toolkit"]),
         ("index-files", &["index", "files", "toolkit==1.0"]),
         ("index-files-missing", &["index", "files", "toolkit==9.9"]),
         ("index-metadata", &["index", "metadata", "toolkit==2.0"]),
+        (
+            "index-releases-json",
+            &["index", "releases", "toolkit", "--format", "json"],
+        ),
+        (
+            "index-files-json",
+            &["index", "files", "toolkit==1.0", "--format", "json"],
+        ),
+        (
+            "index-metadata-json",
+            &["index", "metadata", "toolkit==2.0", "--format", "json"],
+        ),
         ("bank-query-no-bank", &["bank", "query", "toolkit.helper"]),
         ("bank-add", &["bank", "add", "toolkit", "--all-versions"]),
         ("bank-add-again", &["bank", "add", "toolkit==2.0"]),
@@ -200,13 +196,13 @@ fn wheels(project: &str, releases: &[(&str, &str)]) -> Vec<WheelBuilder> {
 }
 
 /// A notebook of code cells in the context's directory, with a Python 3 kernel; its path.
-fn notebook(ctx: &TestContext, name: &str, cells: &[&str]) -> String {
+pub(super) fn notebook(ctx: &TestContext, name: &str, cells: &[&str]) -> String {
     let path = ctx.write(name, &crate::support::corpus::ipynb(cells));
     path.display().to_string()
 }
 
 /// `toolkit` 1.0 has `old_api`, 2.0 removed it; `dep` 1.0 is what 2.0 needs.
-fn toolkit_context() -> TestContext {
+pub(super) fn toolkit_context() -> TestContext {
     let ctx = TestContext::with_index();
     let toolkit = [
         WheelBuilder::new("toolkit", "1.0").file(
@@ -365,7 +361,7 @@ fn batch_output() {
 /// What the cache holds, as people read it (`512 B`, `3.4 KiB`) and in JSON, but not the
 /// budgets (defaults, the same everywhere); and the table's size column, whose width follows
 /// the widest size, at one width.
-const CACHE_SIZES: &[(&str, &str)] = &[
+pub(super) const CACHE_SIZES: &[(&str, &str)] = &[
     (r"ENTRIES +SIZE", "ENTRIES  SIZE"),
     (r"  +\d+(\.\d)? (B|KiB|MiB|GiB)\b", "  [size]"),
     (r"(: |; |, )\d+(\.\d)? (B|KiB|MiB|GiB)\b", "$1[size]"),
@@ -386,7 +382,7 @@ const SNAPSHOT_SIZES: &[(&str, &str)] = &[
 
 /// A bank that read `toolkit` 1.0 and 2.0 from the loopback index, its cache holding what
 /// that fetched; the temporary directory (where scratch venvs are looked for) inside it.
-fn added_context() -> TestContext {
+pub(super) fn added_context() -> TestContext {
     let server = TestServer::start(PageMode::Json);
     server.publish(
         "toolkit",
