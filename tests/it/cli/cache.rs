@@ -7,6 +7,9 @@ use std::process::Output;
 use crate::support::archives::{sdist_tar_gz, WheelBuilder};
 use crate::support::context::TestContext;
 use crate::support::server::{FixtureFile, PageMode, TestServer};
+use crate::support::snapshot::printed;
+
+use super::human::CACHE_SIZES;
 
 /// `toolkit` 0.9 (an sdist) and 1.0 (a wheel) on the index; the context's temporary
 /// directory (`tmp/`) stands for the system's, where scratch venvs go, and it has no
@@ -138,9 +141,7 @@ fn info_shows_every_part_against_the_budget() {
         .env("NBENV_CACHE_SIZE", "512K")
         .output()
         .unwrap();
-    let text = String::from_utf8_lossy(&out.stdout);
-    assert!(text.contains("of a 512.0 KiB budget"), "{text}");
-    assert!(text.contains("abandoned scratch venvs"), "{text}");
+    filtered_snapshot!(CACHE_SIZES, "cache-info-budget-from-env", printed(&out));
     let bad = env
         .command_with(["cache", "info"])
         .env("NBENV_CACHE_SIZE", "lots")
@@ -195,14 +196,11 @@ fn prune_removes_what_can_be_made_again_and_keeps_what_is_in_use() {
     assert!(env.server().requests_for(".tar.gz").is_empty());
 
     // --all: pages and the summary cache too.
-    let text =
-        String::from_utf8_lossy(&run(&env, &["cache", "prune", "--all"]).stdout).into_owned();
-    assert!(text.contains("removed index pages: 1 entry"), "{text}");
-    assert!(
-        text.contains("removed compact index pages: 1 entry"),
-        "{text}"
+    filtered_snapshot!(
+        CACHE_SIZES,
+        "cache-prune-all",
+        env.printed(["cache", "prune", "--all"])
     );
-    assert!(text.contains("removed summary cache"), "{text}");
     assert_eq!(count(&v1), 0);
     assert!(!env.cache().join("summaries-v1.sqlite3").exists());
     assert!(!env.cache().join("tools").exists());
@@ -262,11 +260,10 @@ fn the_budget_counts_nbenvs_uv_cache_and_prune_never_touches_the_users() {
     assert!(shared >= 40960, "{info}");
     assert_eq!(info["environments_counted_bytes"], envs + uv - shared);
     assert_eq!(info["users_uv_cache"], users.to_str().unwrap());
-    let text = String::from_utf8_lossy(&with_uv(&["cache", "info"]).stdout).into_owned();
-    assert!(
-        text.contains("environments, uv's and pip's caches:")
-            && text.contains("(UV_CACHE_DIR): not nbenv's"),
-        "{text}"
+    filtered_snapshot!(
+        CACHE_SIZES,
+        "cache-info-users-uv-cache",
+        printed(&with_uv(&["cache", "info"]))
     );
 
     let pruned = json(&["cache", "prune", "--format", "json"]);

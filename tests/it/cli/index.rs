@@ -5,10 +5,7 @@ use std::process::Output;
 use crate::support::archives::WheelBuilder;
 use crate::support::context::TestContext;
 use crate::support::server::{FixtureFile, PageMode, TestServer};
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
+use crate::support::snapshot::printed;
 
 fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
@@ -52,23 +49,11 @@ fn setup() -> TestContext {
 fn releases_as_text_and_json() {
     let ctx = setup();
     let _server = ctx.server();
-    let out = ctx.output(["index", "releases", "Demo_Pkg"]);
-    assert!(out.status.success(), "{}", stderr(&out));
-    let text = stdout(&out);
-    assert!(text.contains("demo-pkg (2 releases"), "{text}");
-    let line = text.lines().find(|l| l.starts_with("1.0 ")).unwrap();
-    assert!(
-        line.contains("2018-03-04") && line.contains("1 wheel + sdist") && line.contains(">=3.7"),
-        "{line}"
-    );
-    assert!(
-        text.lines()
-            .any(|l| l.starts_with("2.0 ") && l.ends_with("yanked")),
-        "{text}"
-    );
-    assert!(
-        text.contains("demo-pkg-dev.tar.gz: `dev` is not a valid PEP 440 version"),
-        "{text}"
+    // Asked as `Demo_Pkg`, listed as the index names it: 1.0's date, files and requires-python,
+    // 2.0 yanked, and the file with no valid version skipped with the reason.
+    snapshot!(
+        "index-releases-yanked",
+        ctx.printed(["index", "releases", "Demo_Pkg"])
     );
 
     let out = ctx.output(["index", "releases", "demo-pkg", "--format", "json"]);
@@ -87,16 +72,9 @@ fn releases_as_text_and_json() {
 fn files_and_metadata() {
     let ctx = setup();
     let _server = ctx.server();
-    let out = ctx.output(["index", "files", "demo-pkg==1.0"]);
-    assert!(out.status.success(), "{}", stderr(&out));
-    let text = stdout(&out);
-    assert!(
-        text.contains("demo_pkg-1.0-py3-none-any.whl  py3-none-any"),
-        "{text}"
-    );
-    assert!(
-        text.contains("demo_pkg-1.0.tar.gz") && text.contains("sdist"),
-        "{text}"
+    snapshot!(
+        "index-files-wheel-and-sdist",
+        ctx.printed(["index", "files", "demo-pkg==1.0"])
     );
 
     let out = ctx.output(["index", "files", "demo-pkg==1.0", "--format", "json"]);
@@ -106,14 +84,10 @@ fn files_and_metadata() {
     assert_eq!(v[0]["kind"]["tags"]["python"][0], "py3");
     assert_eq!(v[0]["hashes"]["sha256"].as_str().unwrap().len(), 64);
 
-    let out = ctx.output(["index", "metadata", "demo-pkg==1.0"]);
-    assert!(out.status.success(), "{}", stderr(&out));
-    let text = stdout(&out);
-    assert!(
-        text.contains("Requires-Python:   >=3.7") && text.contains("  numpy>=1.10"),
-        "{text}"
+    snapshot!(
+        "index-metadata-requires",
+        ctx.printed(["index", "metadata", "demo-pkg==1.0"])
     );
-    assert!(text.contains("METADATA inside the wheel"), "{text}");
 
     let out = ctx.output(["index", "metadata", "demo-pkg==1.0", "--format", "json"]);
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
@@ -129,12 +103,9 @@ fn exit_codes() {
     assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
     assert!(stderr(&out).contains("no-such-project"));
 
-    let out = ctx.output(["index", "files", "demo-pkg==9.9"]);
-    assert_eq!(out.status.code(), Some(3));
-    assert!(
-        stderr(&out).contains("has no release 9.9") && stderr(&out).contains("latest: 2.0, 1.0"),
-        "{}",
-        stderr(&out)
+    snapshot!(
+        "index-files-no-release",
+        ctx.printed(["index", "files", "demo-pkg==9.9"])
     );
 
     server.fail_next("/simple/flaky/", 10);
@@ -200,17 +171,16 @@ fn an_index_page_over_the_size_limit_is_refused_as_it_arrives() {
     let limit = [("NBENV_MAX_PAGE_SIZE", "200")];
     let releases = ["index", "releases", "demo-pkg"];
     // Refused on the announced length, then on the bytes counted when none is announced.
-    for announced in [true, false] {
+    for (announced, name) in [
+        (true, "index-page-too-big"),
+        (false, "index-page-too-big-unannounced"),
+    ] {
         if !announced {
             server.omit_length(page);
         }
-        let (out, err) = nbenv_with(&ctx, &limit, &releases);
-        assert_eq!(out.status.code(), Some(5), "announced {announced}: {err}");
-        assert!(
-            err.contains(&server.url(page)) && err.contains("200 bytes limit"),
-            "names the URL and the limit: {err}"
-        );
-        assert!(err.contains("NBENV_MAX_PAGE_SIZE"), "{err}");
+        // The URL, the limit and the variable that sets it; exit 5.
+        let (out, _) = nbenv_with(&ctx, &limit, &releases);
+        snapshot!(name, printed(&out));
     }
     // The same page under the default limit is read.
     let (out, err) = nbenv_with(&ctx, &[], &releases);

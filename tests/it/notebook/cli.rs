@@ -2,7 +2,8 @@
 
 use std::process::Output;
 
-use crate::support::context::bare;
+use crate::support::context::{bare, bare_command};
+use crate::support::snapshot::{printed, STATIC};
 use crate::support::usage::fixture;
 use serde_json::Value;
 
@@ -36,25 +37,32 @@ fn write_code_cells(path: &std::path::Path, cells: &[impl serde::Serialize]) {
     std::fs::write(path, notebook.to_string()).unwrap();
 }
 
+/// `nbenv usage fixtures/notebooks/NAME ARGS`, run from the repository (as the README runs
+/// it), so that the path it prints is the same on every machine.
+fn usage_from_the_repository(name: &str, extra: &[&str]) -> Output {
+    bare_command()
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .arg("usage")
+        .arg(format!("fixtures/notebooks/{name}"))
+        .args(extra)
+        .output()
+        .unwrap()
+}
+
 #[test]
 fn bad_notebooks_have_their_own_exit_codes() {
-    for (name, code, message) in [
-        ("broken.ipynb", 10, "broken JSON at line 14"),
-        ("not_a_notebook.ipynb", 11, "is not a Jupyter notebook"),
-        ("empty.ipynb", 12, "has no code"),
-        (
-            "r_kernel.ipynb",
-            13,
-            "is not a Python notebook: its kernel `ir` runs R",
-        ),
-        ("does_not_exist.ipynb", 14, "cannot read"),
+    for (name, code) in [
+        ("broken.ipynb", 10),
+        ("not_a_notebook.ipynb", 11),
+        ("empty.ipynb", 12),
+        ("r_kernel.ipynb", 13),
+        ("does_not_exist.ipynb", 14),
     ] {
-        let out = usage(name, &[]);
+        let out = usage_from_the_repository(name, &[]);
         assert_eq!(out.status.code(), Some(code), "{name}");
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        assert!(stderr.contains(name), "{name}: {stderr}");
-        assert!(stderr.contains(message), "{name}: {stderr}");
         assert!(out.stdout.is_empty());
+        // The notebook named, and what is wrong with it.
+        crate::assert_printed!(STATIC, format!("usage-{name}"), printed(&out));
     }
 }
 
@@ -117,27 +125,12 @@ fn json_requirements_and_warnings() {
 
 #[test]
 fn text_output_is_compact_and_readable() {
-    let out = usage("sklearn_old.ipynb", &[]);
-    assert!(out.status.success());
-    let text = String::from_utf8(out.stdout).unwrap();
-    assert!(text.starts_with(&format!(
-        "{} · nbformat 4.2 · 10 cells, 8 code",
-        fixture("sklearn_old.ipynb").display()
-    )));
-    assert!(text.contains("third-party  matplotlib, numpy, pandas, sklearn\n"));
-    let fit_line = text
-        .lines()
-        .find(|l| {
-            l.trim_start()
-                .starts_with("sklearn.linear_model.LinearRegression.fit ")
-        })
-        .unwrap();
-    assert!(
-        fit_line.contains("call traced") && fit_line.ends_with("6:2"),
-        "{fit_line}"
-    );
-    assert!(text.contains("df.ix"));
+    let text = printed(&usage_from_the_repository("sklearn_old.ipynb", &[]));
     assert!(text.lines().count() < 80);
+    // The header (path, nbformat, cells), the third-party line, each API with its kinds and
+    // locations (`LinearRegression.fit`: a traced call at 6:2), `df.ix` among the members of
+    // values of unknown type: the snapshot `cli::human::usage_output` takes.
+    crate::assert_printed!(STATIC, "usage-sklearn_old.ipynb", text);
 }
 
 #[test]
@@ -183,32 +176,10 @@ fn a_cell_nested_past_pythons_limit_is_reported_and_the_rest_analysed() {
     ];
     write_code_cells(&path, &cells);
     let out = bare(["usage", path.to_str().unwrap(), "--format", "json"]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
-    let warnings = v["warnings"].as_array().unwrap();
-    assert_eq!(warnings.len(), 4, "{warnings:?}");
-    for (warning, cell) in warnings.iter().zip([2, 3, 4, 5]) {
-        assert_eq!(warning["at"]["cell"], cell, "{warning}");
-        let message = warning["message"].as_str().unwrap();
-        let what = if cell < 4 {
-            "brackets nested more than 200 deep"
-        } else {
-            "operators nested more than 6000 deep"
-        };
-        assert!(message.contains(what), "{message}");
-        assert!(message.contains("not parsed"), "{message}");
-    }
-    let imports = v.to_string();
-    assert!(
-        imports.contains("\"numpy\"")
-            && imports.contains("\"scipy\"")
-            && imports.contains("\"pandas\""),
-        "{v}"
-    );
+    // A warning at each of cells 2 to 5, saying what is nested too deep (brackets past 200,
+    // operators past 6000) and that the cell was not parsed; numpy, scipy and pandas imported
+    // from the others; exit 0.
+    crate::assert_printed!(STATIC, "usage-nested-past-the-limit-json", printed(&out));
 }
 
 /// A cell the Python parser panics on (ruff's `unreachable!`, reached by a `;` quote escape
@@ -225,20 +196,7 @@ fn a_cell_the_parser_fails_on_is_a_warning_not_a_crash() {
     ];
     write_code_cells(&path, &cells);
     let out = bare(["usage", path.to_str().unwrap(), "--format", "json"]);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{stderr}");
-    assert!(!stderr.contains("panicked"), "{stderr}");
-    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
-    let warnings = v["warnings"].as_array().unwrap();
-    assert_eq!(warnings.len(), 1, "{warnings:?}");
-    assert_eq!(warnings[0]["at"]["cell"], 2);
-    assert_eq!(
-        warnings[0]["message"],
-        "the Python parser failed on the cell; nothing in it was analysed"
-    );
-    let imports = v.to_string();
-    assert!(
-        imports.contains("numpy") && imports.contains("scipy"),
-        "{imports}"
-    );
+    // One warning, at cell 2; numpy and scipy imported from the others; nothing on stderr (no
+    // panic's message); exit 0.
+    crate::assert_printed!(STATIC, "usage-parser-failure-json", printed(&out));
 }
