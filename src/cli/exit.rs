@@ -314,7 +314,9 @@ fn of_command(e: &CommandError) -> Option<Code> {
         CommandError::Build { .. } | CommandError::Introspect { .. } => None,
         CommandError::NoInterpreterToIntrospect
         | CommandError::NotInList(_)
-        | CommandError::NoSuchFile(_) => Some(Code::NotFound),
+        | CommandError::NoSuchFile(_)
+        | CommandError::NoSuchRelease { .. } => Some(Code::NotFound),
+        CommandError::Listing { .. } | CommandError::CoreMetadata { .. } => None,
         CommandError::RecordsFile(_)
         | CommandError::ChartDir { .. }
         | CommandError::WriteFile { .. } => None,

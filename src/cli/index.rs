@@ -3,11 +3,12 @@
 use std::io::Write;
 use std::str::FromStr;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use clap::{Args, Subcommand};
+use nbenv::commands::index::{self, ReleaseMetadata};
+use nbenv::commands::CommandError;
 use nbenv::names::DistName;
-use nbenv::pypi::{FileKind, IndexClient, ProjectPage, Release, Version};
-use rayon::prelude::*;
+use nbenv::pypi::{FileKind, ProjectPage, Release, Version};
 use serde_json::json;
 
 use super::args::{Format, FormatArg};
@@ -71,22 +72,30 @@ impl FromStr for ReleaseSpec {
 }
 
 pub fn run(global: &Global, args: &IndexArgs) -> Result<()> {
-    let client = global.index_client()?;
+    let settings = &global.settings;
     match &args.command {
-        IndexCommand::Releases { names, format } => releases(&client, names, format.format),
-        IndexCommand::Files { spec, format } => files(&client, spec, format.format),
-        IndexCommand::Metadata { spec, format } => metadata(&client, spec, format.format),
+        IndexCommand::Releases { names, format } => releases(
+            names.len(),
+            index::releases(settings, names)?,
+            format.format,
+        ),
+        IndexCommand::Files { spec, format } => files(
+            &index::release(settings, &spec.name, &spec.version)?,
+            spec,
+            format.format,
+        ),
+        IndexCommand::Metadata { spec, format } => metadata(
+            &index::metadata(settings, &spec.name, &spec.version)?,
+            format.format,
+        ),
     }
 }
 
-fn fetch(client: &IndexClient, name: &DistName) -> Result<ProjectPage> {
-    client
-        .project(name)
-        .with_context(|| format!("listing `{name}` on {}", client.index_url()))
-}
-
-fn releases(client: &IndexClient, names: &[DistName], format: Format) -> Result<()> {
-    let pages: Vec<Result<ProjectPage>> = names.par_iter().map(|n| fetch(client, n)).collect();
+fn releases(
+    asked: usize,
+    pages: Vec<Result<ProjectPage, CommandError>>,
+    format: Format,
+) -> Result<()> {
     let mut out = super::printer::stdout();
     let mut json_pages = Vec::new();
     let mut first_error = None;
@@ -94,13 +103,14 @@ fn releases(client: &IndexClient, names: &[DistName], format: Format) -> Result<
         let page = match page {
             Ok(p) => p,
             // Said here, once, so the other projects' results still follow.
-            Err(e) if names.len() > 1 => {
+            Err(e) if asked > 1 => {
+                let e = anyhow::Error::from(e);
                 let code = exit::code_for(&e);
                 super::printer::block(&exit::render(&e, code));
                 first_error.get_or_insert(code);
                 continue;
             }
-            Err(e) => return Err(e),
+            Err(e) => return Err(e.into()),
         };
         match format {
             Format::Json => json_pages.push(releases_json(&page)),
@@ -213,33 +223,8 @@ pub fn write_table<const N: usize>(
     Ok(())
 }
 
-fn find_release<'p>(page: &'p ProjectPage, spec: &ReleaseSpec) -> Result<Release<'p>> {
-    page.release(&spec.version).ok_or_else(|| {
-        let recent: Vec<String> = page
-            .releases()
-            .iter()
-            .rev()
-            .take(5)
-            .map(|r| r.version.to_string())
-            .collect();
-        CliError::not_found(format!(
-            "`{}` has no release {} on {} (latest: {})",
-            spec.name,
-            spec.version,
-            page.url,
-            if recent.is_empty() {
-                "none".to_string()
-            } else {
-                recent.join(", ")
-            }
-        ))
-        .into()
-    })
-}
-
-fn files(client: &IndexClient, spec: &ReleaseSpec, format: Format) -> Result<()> {
-    let page = fetch(client, &spec.name)?;
-    let release = find_release(&page, spec)?;
+fn files(page: &ProjectPage, spec: &ReleaseSpec, format: Format) -> Result<()> {
+    let release = page.release(&spec.version).expect("the library found it");
     let mut out = super::printer::stdout();
     if format == Format::Json {
         let value = json!({
@@ -282,15 +267,8 @@ fn utc_date(time: jiff::Timestamp) -> String {
 
 pub use nbenv::reporter::human_size;
 
-fn metadata(client: &IndexClient, spec: &ReleaseSpec, format: Format) -> Result<()> {
-    let page = fetch(client, &spec.name)?;
-    let release = find_release(&page, spec)?;
-    let file = release
-        .preferred_file()
-        .expect("a release has at least one file");
-    let (meta, source) = client
-        .core_metadata(file)
-        .with_context(|| format!("reading the core metadata of {}", file.filename))?;
+fn metadata(read: &ReleaseMetadata, format: Format) -> Result<()> {
+    let (file, meta, source) = (&read.file, &read.metadata, &read.source);
     let mut out = super::printer::stdout();
     if format == Format::Json {
         let value = json!({

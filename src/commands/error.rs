@@ -103,10 +103,37 @@ pub enum CommandError {
         dir: PathBuf,
         source: std::io::Error,
     },
+    #[error("listing `{name}` on {url}")]
+    Listing {
+        name: crate::names::DistName,
+        url: String,
+        source: PypiError,
+    },
+    #[error(
+        "`{name}` has no release {version} on {url} (latest: {})",
+        latest(recent)
+    )]
+    NoSuchRelease {
+        name: crate::names::DistName,
+        version: crate::pypi::Version,
+        url: String,
+        /// Its newest releases, newest first.
+        recent: Vec<crate::pypi::Version>,
+    },
+    #[error("reading the core metadata of {file}")]
+    CoreMetadata { file: String, source: PypiError },
     #[error("cannot write {what} to {}", path.display())]
     WriteFile {
         what: &'static str,
         path: PathBuf,
         source: WriteError,
     },
+}
+
+fn latest(recent: &[crate::pypi::Version]) -> String {
+    if recent.is_empty() {
+        return "none".to_string();
+    }
+    let said: Vec<String> = recent.iter().map(|v| v.to_string()).collect();
+    said.join(", ")
 }

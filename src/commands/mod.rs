@@ -9,6 +9,7 @@ pub mod batch;
 pub mod cache;
 mod error;
 pub mod global;
+pub mod index;
 pub mod infer;
 pub mod modernize;
 pub mod report;
