@@ -60,7 +60,7 @@ pub use local_imports::{local_imports, with_local_imports};
 pub use location::Location;
 pub use outputs::classify_stored_errors;
 pub use python_version::{HintReason, VersionHint, KNOWN_VERSIONS};
-pub use read::{from_bytes, read};
+pub use read::{from_bytes, read, read_with_bytes};
 pub use refusal::{Lacked, Refusal};
 pub use repository::{Project, RepositoryPlace};
 pub use requirement::{pip_requirement, InstallRequirement, Installer};

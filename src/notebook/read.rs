@@ -9,12 +9,17 @@ use super::{ipynb, script};
 
 /// Reads an `.ipynb` notebook (nbformat 3 or 4) or a `.py` script (jupytext percent or plain).
 pub fn read(path: impl AsRef<Path>) -> Result<Notebook, NotebookError> {
-    let path = path.as_ref();
+    read_with_bytes(path.as_ref()).map(|(_, nb)| nb)
+}
+
+/// [`read`], and the file's bytes as read (for a copy of the notebook written elsewhere).
+pub fn read_with_bytes(path: &Path) -> Result<(Vec<u8>, Notebook), NotebookError> {
     let bytes = std::fs::read(path).map_err(|source| NotebookError::Io {
         path: path.to_path_buf(),
         source,
     })?;
-    from_bytes(path, &bytes)
+    let nb = from_bytes(path, &bytes)?;
+    Ok((bytes, nb))
 }
 
 /// Like [`read`] for contents already in memory; `path` decides the format and names the file in

@@ -27,12 +27,17 @@ pub fn run(
     settings: &RestoreSettings,
     reporter: &dyn Reporter,
 ) -> Result<RestoreOutcome, CommandError> {
+    let (bytes, nb) = crate::notebook::read_with_bytes(&settings.notebook)?;
     let rig = Rig::open(global, settings)?;
-    if settings.prefer == Mode::Modern {
-        let (kept, tried) = modern::preferred(global, &rig, settings, reporter)?;
-        return finish(global, &rig, settings, kept, Some(tried), reporter);
-    }
-    let nb = crate::notebook::read(&settings.notebook)?;
-    let kept = attempt(&rig, settings, Target::era(settings, nb), reporter)?;
-    finish(global, &rig, settings, kept, None, reporter)
+    let (kept, tried) = match settings.prefer {
+        Mode::Modern => {
+            let (kept, tried) = modern::preferred(global, &rig, settings, &bytes, nb, reporter)?;
+            (kept, Some(tried))
+        }
+        Mode::Era => (
+            attempt(&rig, settings, Target::era(settings, nb), reporter)?,
+            None,
+        ),
+    };
+    finish(global, &rig, settings, kept, tried, reporter)
 }

@@ -8,7 +8,7 @@ use std::time::Instant;
 use crate::modernize::prefer::{modern_path, prefer, Mode};
 use crate::modernize::restoring::{Attempt, Evidence, Restoring};
 use crate::modernize::trial::CandidatesKept;
-use crate::notebook::{self, AnalyzeOptions, NotebookError};
+use crate::notebook::{AnalyzeOptions, Notebook};
 use crate::output::write_atomically;
 use crate::reporter::Reporter;
 use crate::resolve::options::{EraChoice, InferOptions, PythonSource};
@@ -23,6 +23,8 @@ pub fn preferred(
     global: &GlobalSettings,
     rig: &Rig,
     settings: &RestoreSettings,
+    bytes: &[u8],
+    nb: Notebook,
     reporter: &dyn Reporter,
 ) -> Result<(Attempt, Tried), CommandError> {
     let input = &settings.notebook;
@@ -30,12 +32,7 @@ pub fn preferred(
     if same_file(&written, input) {
         return Err(CommandError::WouldOverwriteInput(written));
     }
-    let bytes = std::fs::read(input).map_err(|source| NotebookError::Io {
-        path: input.clone(),
-        source,
-    })?;
     let analysed = Instant::now();
-    let nb = notebook::from_bytes(input, &bytes)?;
     // The era's own Python: `--python` chooses the modern attempt's.
     let era = Target {
         python: None,
@@ -51,7 +48,7 @@ pub fn preferred(
         session: &rig.session,
         input,
         nb: &nb,
-        bytes: &bytes,
+        bytes,
         analyze: &analyze,
         options: &options,
         usages: &mut usages,
