@@ -27,6 +27,7 @@ pub mod pypi;
 pub mod python;
 pub mod reporter;
 pub mod timings;
+pub mod varint;
 
 pub mod bank;
 pub mod notebook;

@@ -649,12 +649,8 @@ impl Writer {
         self.0.push(b);
     }
 
-    fn varint(&mut self, mut v: u64) {
-        while v >= 0x80 {
-            self.0.push((v as u8) | 0x80);
-            v >>= 7;
-        }
-        self.0.push(v as u8);
+    fn varint(&mut self, v: u64) {
+        crate::varint::put(&mut self.0, v);
     }
 
     fn str(&mut self, s: &str) {
@@ -718,15 +714,7 @@ impl<'b> Reader<'b> {
     }
 
     fn varint(&mut self) -> Result<u64, CompactError> {
-        let mut value = 0u64;
-        for shift in (0..64).step_by(7) {
-            let b = self.byte()?;
-            value |= u64::from(b & 0x7f) << shift;
-            if b & 0x80 == 0 {
-                return Ok(value);
-            }
-        }
-        Err(CompactError::Malformed)
+        crate::varint::take(self.bytes, &mut self.at).ok_or(CompactError::Malformed)
     }
 
     /// A count of items still to come: each takes at least a byte, so a count larger than

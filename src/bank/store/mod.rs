@@ -38,7 +38,6 @@ mod seal;
 mod shim_moves;
 mod stats;
 mod summaries;
-mod varint;
 mod writer;
 
 use std::cell::{Cell, RefCell};

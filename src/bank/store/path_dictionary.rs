@@ -33,7 +33,7 @@ use std::io::Write;
 use std::sync::Arc;
 
 use super::path_blocks::{self, Directory, EncodedChunk};
-pub(super) use super::varint::put as put_varint;
+pub(super) use crate::varint::put as put_varint;
 
 #[derive(Debug, Clone, Default)]
 pub struct PathDictionary {
@@ -140,10 +140,10 @@ pub fn stored_chunk_ids(blob: &[u8]) -> Result<Vec<i64>, CorruptDictionary> {
     chunk_ids(blob)
 }
 
-/// [`super::varint::take`], a damaged value being a damaged dictionary.
+/// [`crate::varint::take`], a damaged value being a damaged dictionary.
 #[inline]
 pub(super) fn take_varint(bytes: &[u8], at: &mut usize) -> Result<u64, CorruptDictionary> {
-    super::varint::take(bytes, at).ok_or(CorruptDictionary)
+    crate::varint::take(bytes, at).ok_or(CorruptDictionary)
 }
 
 impl PathDictionary {

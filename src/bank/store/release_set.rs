@@ -223,12 +223,12 @@ impl fmt::Debug for ReleaseSet {
 }
 
 fn put_varint(out: &mut Vec<u8>, v: u32) {
-    super::varint::put(out, u64::from(v));
+    crate::varint::put(out, u64::from(v));
 }
 
 fn take_varint(bytes: &mut &[u8]) -> Result<u32, CorruptReleaseSet> {
     let mut at = 0;
-    let value = super::varint::take(bytes, &mut at)
+    let value = crate::varint::take(bytes, &mut at)
         .and_then(|v| u32::try_from(v).ok())
         .ok_or(CorruptReleaseSet)?;
     *bytes = &bytes[at..];

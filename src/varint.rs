@@ -1,9 +1,9 @@
-//! LEB128 varints: how the bank's packed columns store their numbers (path dictionaries,
-//! member indexes, release sets), seven bits a byte, low bits first. Written once, so every
-//! column reads what the others write.
+//! LEB128 varints: how the bank's packed columns (path dictionaries, member indexes, release
+//! sets) and the compact index pages store their numbers, seven bits a byte, low bits first.
+//! Written once, so every reader reads what every writer writes.
 
 /// Appends `v`.
-pub(super) fn put(out: &mut Vec<u8>, mut v: u64) {
+pub fn put(out: &mut Vec<u8>, mut v: u64) {
     while v >= 0x80 {
         out.push((v as u8) | 0x80);
         v >>= 7;
@@ -14,7 +14,7 @@ pub(super) fn put(out: &mut Vec<u8>, mut v: u64) {
 /// The varint at `*at` in `bytes`, moving `at` past it; `None` when it is cut short or runs
 /// past 64 bits (a damaged column).
 #[inline]
-pub(super) fn take(bytes: &[u8], at: &mut usize) -> Option<u64> {
+pub fn take(bytes: &[u8], at: &mut usize) -> Option<u64> {
     // Most values (lengths, small gaps) fit one byte.
     if let Some(&b) = bytes.get(*at) {
         if b < 0x80 {
