@@ -525,7 +525,7 @@ impl Report {
                 releases,
             } => {
                 moved_line(out, c);
-                let trial = trial_text(c.trial);
+                let trial = trial_text(c);
                 let _ = writeln!(
                     out,
                     "    named in warning: {}: {when}; {definition} in {} warns \"{message}\", naming {candidate} ({successor} in the newest release); {trial}",
@@ -561,7 +561,7 @@ impl Report {
                     out,
                     "    change note: {} {read_from}'s sdist, {file}:{line}{about}: \"{sentence}\", naming {candidate} ({successor} in the newest release){mapped}; {when}; {}",
                     c.distribution,
-                    trial_text(c.trial)
+                    trial_text(c)
                 );
             }
             Evidence::KeywordRenamed {
@@ -587,9 +587,13 @@ impl Report {
     }
 }
 
-/// What became of a candidate, as the report says it.
-fn trial_text(trial: Option<Trial>) -> &'static str {
-    match trial {
+/// What became of a candidate, as the report says it. One not written is listed under
+/// "Proposed, not written" with the reason on a line of its own: said once, there.
+fn trial_text(c: &ChangeLine) -> &'static str {
+    if !c.written {
+        return "a candidate";
+    }
+    match c.trial {
         Some(Trial::Pending) => "a candidate: kept only if the modernized run passes",
         Some(Trial::Kept) => "a candidate, kept: the modernized run passed with it",
         Some(Trial::Dropped) => "a candidate, dropped: the modernized run did not pass with it",
