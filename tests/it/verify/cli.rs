@@ -8,6 +8,13 @@ use std::process::Command;
 use crate::support::archives::{in_tree_backend, in_tree_sdist, sdist_with_backend, WheelBuilder};
 use crate::support::context::{Run, TestContext, Uploaded};
 use crate::support::server::FixtureFile;
+use crate::support::snapshot::RUNS;
+
+/// What a command printed, stdout then stderr, then its exit code, as
+/// `support::snapshot::printed` shows it.
+fn printed(code: i32, out: &str, err: &str) -> String {
+    format!("{out}{err}[exit {code}]\n")
+}
 
 /// `toolkit` 1.0 has `old_api`; 2.0 removed it.
 fn context() -> TestContext {
@@ -86,19 +93,20 @@ fn a_notebook_that_runs_exits_0_and_its_environment_is_reused() {
     let env = context();
     let (code, out, err) = verify(&env, "toolkit==1.0\n", &[]).parts();
     assert_eq!(code, 0, "{out}{err}");
-    assert!(out.contains("cells        2 of 2 code cells ran"), "{out}");
-    assert!(out.contains("error        none"), "{out}");
-    assert!(out.contains("reproduced   2 of 2 cells"), "{out}");
-    assert!(out.contains("built in"), "{out}");
-    assert!(err.contains("note: building the environment"), "{err}");
+    // Built (and said so), every cell ran, no error, every stored output reproduced.
+    crate::assert_printed!(
+        RUNS,
+        "verify-runs-and-reproduces",
+        printed(code, &out, &err)
+    );
 
     let executed = env.root().join("out").join("executed.ipynb");
     let executed_arg = executed.display().to_string();
     std::fs::create_dir(env.root().join("out")).unwrap();
     let (code, again, err) = verify(&env, "toolkit==1.0\n", &["--executed", &executed_arg]).parts();
     assert_eq!(code, 0, "{again}{err}");
-    assert!(again.contains("reused"), "{again}");
-    assert!(!err.contains("building"), "{err}");
+    // Reused, not built again.
+    crate::assert_printed!(RUNS, "verify-reused", printed(code, &again, &err));
     // The executed notebook reproduces its stored outputs, read back by nbenv itself.
     let ran = nbenv::notebook::read(&executed).unwrap();
     assert_eq!(ran.cells.len(), 2);
@@ -120,12 +128,13 @@ fn a_removed_api_stops_the_run_with_an_environment_error_and_exit_21() {
     let env = context();
     let (code, out, err) = verify(&env, "toolkit==2.0\n", &[]).parts();
     assert_eq!(code, 21, "{out}{err}");
-    assert!(
-        out.contains("1 of 2 code cells ran before the first error"),
-        "{out}"
+    // 1 of 2 cells ran before the first error. The bank has not read toolkit: whether
+    // another release has `old_api` is unknown.
+    crate::assert_printed!(
+        RUNS,
+        "verify-removed-api-unknown",
+        printed(code, &out, &err)
     );
-    // The bank has not read toolkit: whether another release has `old_api` is unknown.
-    assert!(out.contains("error        cell 2: unknown"), "{out}");
     let (code, _, err) = env
         .run(["bank", "add", "toolkit", "--all-versions"])
         .parts();
