@@ -136,14 +136,18 @@ pub enum InferError {
 /// else nothing: the caller lists each.
 fn why_each(tried: &[PassedOver]) -> String {
     match tried {
-        [one] => format!(
-            " on Python {}: {}{}",
-            one.python,
-            one.why.trim_end().replace('\n', " "),
-            super::passed_over::sdist_hint(tried)
-                .map(|h| format!(" ({h})"))
-                .unwrap_or_default()
-        ),
+        [one] => {
+            let why = one.why.trim_end().replace('\n', " ");
+            let said = match super::passed_over::sdist_hint(tried) {
+                // The hint goes inside the reason's sentence, before its full stop.
+                Some(hint) => match why.strip_suffix('.') {
+                    Some(body) => format!("{body} ({hint})."),
+                    None => format!("{why} ({hint})"),
+                },
+                None => why,
+            };
+            format!(" on Python {}: {said}", one.python)
+        }
         _ => String::new(),
     }
 }

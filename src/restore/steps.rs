@@ -413,10 +413,13 @@ impl super::RoundSteps for Steps<'_, '_> {
     fn build(&mut self, round: u32, r: Resolved) -> Result<Built<Self::Env, Round>, RoundError> {
         let spec = self.spec;
         let python = r.python();
-        self.reporter.round(
-            round,
-            &format!("Python {python}, {}", pins_of(&r.requirements).join(" ")),
-        );
+        let pins = pins_of(&r.requirements);
+        let said = if pins.is_empty() {
+            format!("Python {python}, no pinned requirement")
+        } else {
+            format!("Python {python}, {}", pins.join(" "))
+        };
+        self.reporter.round(round, &said);
         let plan = self.plan(&r);
         let building = (!plan.is_built(spec.envs)).then(|| {
             self.reporter.step(&format!(
