@@ -53,7 +53,14 @@ pub fn python_line(inference: &Inference) -> String {
                 .to_string()
         }
         PythonChoice::Recorded => match &inference.plan.recorded {
-            Some(r) => format!("where the notebook last ran ({})", r.recorded_by),
+            Some(r) if r.range.min.is_some() && r.range.min == r.range.max => {
+                format!("where the notebook last ran ({})", r.recorded_by)
+            }
+            // `kernelspec python3`: a major, not the version chosen within it.
+            Some(r) => format!(
+                "one of the Pythons where the notebook last ran ({} says Python {}, not which)",
+                r.recorded_by, r.range
+            ),
             None => "where the notebook last ran".to_string(),
         },
         PythonChoice::NearestRecorded => {
