@@ -221,7 +221,7 @@ fn summary(settings: &BatchSettings, done: &BatchOutcome) -> String {
         .iter()
         .map(|(s, n)| format!("{n} {}", s.as_str()))
         .collect();
-    let shard = done
+    let shard = settings
         .shard
         .map(|s| format!("; shard {s}: {} of the {}", done.notebooks, done.corpus))
         .unwrap_or_default();

@@ -74,11 +74,9 @@ impl FromStr for ReleaseSpec {
 pub fn run(global: &Global, args: &IndexArgs) -> Result<()> {
     let settings = &global.settings;
     match &args.command {
-        IndexCommand::Releases { names, format } => releases(
-            names.len(),
-            index::releases(settings, names)?,
-            format.format,
-        ),
+        IndexCommand::Releases { names, format } => {
+            releases(index::releases(settings, names)?, format.format)
+        }
         IndexCommand::Files { spec, format } => files(
             &index::release(settings, &spec.name, &spec.version)?,
             spec,
@@ -91,11 +89,8 @@ pub fn run(global: &Global, args: &IndexArgs) -> Result<()> {
     }
 }
 
-fn releases(
-    asked: usize,
-    pages: Vec<Result<ProjectPage, CommandError>>,
-    format: Format,
-) -> Result<()> {
+fn releases(pages: Vec<Result<ProjectPage, CommandError>>, format: Format) -> Result<()> {
+    let asked = pages.len();
     let mut out = super::printer::stdout();
     let mut json_pages = Vec::new();
     let mut first_error = None;

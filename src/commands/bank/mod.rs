@@ -11,6 +11,7 @@ use std::time::Duration;
 
 use crate::bank::indexer::{self, BuildOptions, BuildReport, BuildTarget, PackageEntry};
 use crate::bank::introspect::{self, IntrospectConfig, IntrospectReport};
+use crate::pypi::IndexClient;
 use crate::python::Interpreter;
 use crate::reporter::Reporter;
 
@@ -48,9 +49,10 @@ pub fn add(
     options: &BuildOptions,
     reporter: &dyn Reporter,
 ) -> Result<BankRuns, CommandError> {
+    let client = global.index_client()?;
     Ok(BankRuns {
         bank: global.bank.clone(),
-        build: index(global, targets, options, reporter)?,
+        build: index(global, &client, targets, options, reporter)?,
         runtime: None,
     })
 }
@@ -66,12 +68,15 @@ pub fn introspect(
     again: Again,
     reporter: &dyn Reporter,
 ) -> Result<BankRuns, CommandError> {
-    let build = index(global, targets, options, reporter)?;
+    let client = global.index_client()?;
+    let build = index(global, &client, targets, options, reporter)?;
     let nothing = build.releases_indexed + build.releases_skipped == 0;
     let runtime = if nothing || build.interrupted {
         None
     } else {
-        Some(run(global, targets, runtime, options, again, reporter)?)
+        Some(run(
+            global, &client, targets, runtime, options, again, reporter,
+        )?)
     };
     Ok(BankRuns {
         bank: global.bank.clone(),
@@ -90,7 +95,8 @@ pub fn build(
     runtime: Option<&RuntimeSettings>,
     reporter: &dyn Reporter,
 ) -> Result<BankRuns, CommandError> {
-    let build = index(global, &targets, options, reporter)?;
+    let client = global.index_client()?;
+    let build = index(global, &client, &targets, options, reporter)?;
     let marked: Vec<BuildTarget> = targets
         .into_iter()
         .filter(|t| list.iter().any(|e| e.name == t.name && e.introspect))
@@ -101,7 +107,9 @@ pub fn build(
                 force: options.force,
                 unknown_only: false,
             };
-            Some(run(global, &marked, runtime, options, again, reporter)?)
+            Some(run(
+                global, &client, &marked, runtime, options, again, reporter,
+            )?)
         }
         _ => None,
     };
@@ -116,12 +124,12 @@ pub fn build(
 /// flight.
 fn index(
     global: &GlobalSettings,
+    client: &IndexClient,
     targets: &[BuildTarget],
     options: &BuildOptions,
     reporter: &dyn Reporter,
 ) -> Result<BuildReport, CommandError> {
-    let client = global.index_client()?;
-    indexer::build_reported(&client, &global.bank, targets, options, reporter).map_err(|source| {
+    indexer::build_reported(client, &global.bank, targets, options, reporter).map_err(|source| {
         CommandError::Build {
             bank: global.bank.clone(),
             source,
@@ -132,13 +140,13 @@ fn index(
 /// Introspects `targets` on the interpreters `runtime` names (else those found here).
 fn run(
     global: &GlobalSettings,
+    client: &IndexClient,
     targets: &[BuildTarget],
     runtime: &RuntimeSettings,
     options: &BuildOptions,
     again: Again,
     reporter: &dyn Reporter,
 ) -> Result<IntrospectReport, CommandError> {
-    let client = global.index_client()?;
     let found = crate::python::found();
     let interpreters = if runtime.pythons.is_empty() {
         found.to_vec()
@@ -165,7 +173,7 @@ fn run(
     config.force = again.force;
     config.unknown_only = again.unknown_only;
     config.index_url = global.index_url_if_not_pypi();
-    introspect::introspect_reported(&client, &global.bank, targets, &config, reporter).map_err(
+    introspect::introspect_reported(client, &global.bank, targets, &config, reporter).map_err(
         |source| CommandError::Introspect {
             bank: global.bank.clone(),
             source,

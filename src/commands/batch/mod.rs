@@ -14,7 +14,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use crate::measure::stages::{Batch, FullDisk, Runner, StageError};
-use crate::measure::{expand, CachedBank, Done, Input, NotebookInput, Shard, Stage};
+use crate::measure::{expand, CachedBank, Done, Input, NotebookInput, Stage};
 use crate::notebook::AnalyzeOptions;
 use crate::reporter::{Reporter, Silent};
 use crate::resolve::session::InferSession;
@@ -29,7 +29,6 @@ pub struct BatchOutcome {
     pub corpus: usize,
     /// The notebooks this batch was given (its shard's).
     pub notebooks: usize,
-    pub shard: Option<Shard>,
     /// Records appended, and notebooks skipped as already recorded.
     pub written: usize,
     pub skipped: usize,
@@ -82,7 +81,6 @@ pub fn run(
     Ok(BatchOutcome {
         corpus,
         notebooks: notebooks.len(),
-        shard: settings.shard,
         written: driven.written,
         skipped: driven.skipped,
         tally: driven.tally,
