@@ -157,10 +157,7 @@ fn refuted_list(search: &Search) -> String {
     if refuted.is_empty() {
         return String::new();
     }
-    let named: Vec<String> = refuted
-        .iter()
-        .map(|r| format!("{} {} (cell {})", r.dist, r.version, r.cell))
-        .collect();
+    let named: Vec<String> = refuted.iter().map(ToString::to_string).collect();
     format!(" ({})", named.join(", "))
 }
 
@@ -216,6 +213,7 @@ mod tests {
             dist: DistName::new(dist).unwrap(),
             version: version.parse().unwrap(),
             cell: 5,
+            bound: None,
         }])
     }
 

@@ -740,13 +740,34 @@ mod tests {
                     dist: dist(),
                     version: "3.0".parse().unwrap(),
                     cell: 3,
+                    bound: None,
                 },
                 Refutation {
                     dist: dist(),
                     version: "2.0".parse().unwrap(),
                     cell: 3,
+                    bound: None,
                 },
             ]),
+            ..Learned::default()
+        };
+        let r = run_rounds(&mut s, 4, learned).unwrap();
+        assert_eq!(r.rounds, ["1: pkg==1.0 on 3.11 Clean"]);
+    }
+
+    /// The side of a refuted release earlier runs ruled out stays out: with 2.0 too new,
+    /// round 1 is 1.0, not 3.0, which no run tried.
+    #[test]
+    fn a_resumed_search_keeps_the_bound() {
+        let mut s = Script::new(&["3.0", "2.0", "1.0"]);
+        s.passes_below = Some("2.0".parse().unwrap());
+        let learned = Learned {
+            search: Search::resumed(&[Refutation {
+                dist: dist(),
+                version: "2.0".parse().unwrap(),
+                cell: 3,
+                bound: Some(crate::bank::store::Bound::TooNew),
+            }]),
             ..Learned::default()
         };
         let r = run_rounds(&mut s, 4, learned).unwrap();

@@ -29,7 +29,7 @@ use jiff::Timestamp;
 use pep508_rs::pep440_rs::Version;
 use serde::Serialize;
 
-pub use crate::bank::store::Refutation;
+pub use crate::bank::store::{Bound, Refutation};
 use crate::names::DistName;
 use crate::resolve::solver::{rebuild_of, Steer};
 
@@ -135,11 +135,32 @@ impl fmt::Display for Move {
     }
 }
 
+/// A release a run refuted: the cell it failed at, and the side of it the failure ruled out
+/// too (none where the bank, not the search, said where to go).
+#[derive(Debug, Clone, Copy)]
+struct Refuted {
+    cell: u32,
+    bound: Option<Bound>,
+}
+
+impl Refuted {
+    fn alone(cell: u32) -> Self {
+        Self { cell, bound: None }
+    }
+
+    fn bounding(cell: u32, side: Bound) -> Self {
+        Self {
+            cell,
+            bound: Some(side),
+        }
+    }
+}
+
 /// The search over one distribution's releases.
 #[derive(Debug, Clone, Default)]
 struct DistSearch {
-    /// Releases runs refuted, with the cell each failed at.
-    refuted: BTreeMap<Version, u32>,
+    /// Releases runs refuted, with the cell each failed at and the side it ruled out.
+    refuted: BTreeMap<Version, Refuted>,
     /// Releases that got past a cell where a newer release failed, with that cell.
     passed: BTreeMap<Version, u32>,
     /// Releases that failed to install: not open, but no bound either.
@@ -174,13 +195,28 @@ impl DistSearch {
         // It got past an earlier cell where newer releases failed: too old for this one.
         let passed_before = self.passed.iter().any(|(p, c)| p == version && *c < cell);
         let newer_failed = self.refuted.keys().any(|r| r > version);
-        self.refute_as(version, cell, passed_before && newer_failed);
+        let side = if passed_before && newer_failed {
+            Bound::TooOld
+        } else {
+            Bound::TooNew
+        };
+        self.refute_as(version, cell, side);
     }
 
     /// Records `version` refuted at `cell`: too old (releases at or below it are out) or too
     /// new (those at or above it are).
-    fn refute_as(&mut self, version: &Version, cell: u32, too_old: bool) {
-        self.refuted.insert(version.clone(), cell);
+    fn refute_as(&mut self, version: &Version, cell: u32, side: Bound) {
+        self.refuted
+            .insert(version.clone(), Refuted::bounding(cell, side));
+        self.bound(version, side);
+        if self.target.as_ref() == Some(version) {
+            self.target = None;
+        }
+    }
+
+    /// Rules out `version` and every release on its `side`.
+    fn bound(&mut self, version: &Version, side: Bound) {
+        let too_old = side == Bound::TooOld;
         let bound = if too_old {
             &mut self.above
         } else {
@@ -191,9 +227,6 @@ impl DistSearch {
             Some(b) => b.min(version.clone()),
             None => version.clone(),
         });
-        if self.target.as_ref() == Some(version) {
-            self.target = None;
-        }
     }
 
     /// After a release too old for the run's Python: the first open release with a wheel
@@ -310,12 +343,17 @@ impl Search {
     pub fn resumed(refuted: &[Refutation]) -> Self {
         let mut search = Search::default();
         for r in refuted {
-            search
-                .dists
-                .entry(r.dist.clone())
-                .or_default()
-                .refuted
-                .insert(r.version.clone(), r.cell);
+            let dist = search.dists.entry(r.dist.clone()).or_default();
+            dist.refuted.insert(
+                r.version.clone(),
+                Refuted {
+                    cell: r.cell,
+                    bound: r.bound,
+                },
+            );
+            if let Some(side) = r.bound {
+                dist.bound(&r.version, side);
+            }
         }
         search
     }
@@ -330,7 +368,7 @@ impl Search {
             let cells: Vec<u32> = search
                 .refuted
                 .values()
-                .copied()
+                .map(|r| r.cell)
                 .filter(|c| stopped_at.is_none_or(|s| *c < s))
                 .collect();
             if let Some(cell) = cells.into_iter().max() {
@@ -364,7 +402,7 @@ impl Search {
                     .zip(python_released)
                     .is_some_and(|(uploaded, python)| uploaded < python);
             if too_old {
-                trial.refute_as(&suspect.version, cell, true);
+                trial.refute_as(&suspect.version, cell, Bound::TooOld);
                 if let Some((to, open)) = trial.after_python(&candidates, python_released) {
                     *search = trial;
                     return Some(Move {
@@ -390,7 +428,9 @@ impl Search {
             }
             let Some((to, step, open)) = trial.next(&candidates, era) else {
                 // Refuted all the same: the run showed it failing; nothing to move to.
-                search.refuted.insert(suspect.version.clone(), cell);
+                search
+                    .refuted
+                    .insert(suspect.version.clone(), Refuted::alone(cell));
                 continue;
             };
             trial.target = Some(to.clone());
@@ -412,7 +452,9 @@ impl Search {
     pub fn refuted_at(&mut self, cell: u32, suspects: &[Suspect]) {
         for s in suspects {
             let search = self.dists.entry(s.dist.clone()).or_default();
-            search.refuted.insert(s.version.clone(), cell);
+            search
+                .refuted
+                .insert(s.version.clone(), Refuted::alone(cell));
             if search.target.as_ref() == Some(&s.version) {
                 search.target = None;
             }
@@ -477,10 +519,11 @@ impl Search {
         self.dists
             .iter()
             .flat_map(|(dist, s)| {
-                s.refuted.iter().map(|(version, cell)| Refutation {
+                s.refuted.iter().map(|(version, r)| Refutation {
                     dist: dist.clone(),
                     version: version.clone(),
-                    cell: *cell,
+                    cell: r.cell,
+                    bound: r.bound,
                 })
             })
             .collect()
@@ -785,9 +828,39 @@ mod tests {
             dist: d("p"),
             version: v("0.16"),
             cell: 3,
+            bound: None,
         }]);
         assert!(search.is_refuted(&d("p"), &v("0.16")));
         assert_eq!(search.steer()[0].refuted, [v("0.16")]);
         assert_eq!(search.refuted().len(), 1);
+    }
+
+    /// The side a run ruled out comes back with the release, and a resumed search keeps
+    /// it: pyproj 2.0.0 failed, so 2.0.1 is out too in the next restoration.
+    #[test]
+    fn a_resumed_search_keeps_the_bounds_runs_set() {
+        let mut space = Space::years(6, None);
+        let mut search = Search::default();
+        let m = search.failed(2, &[Suspect::new(d("p"), v("0.4"))], &mut space);
+        assert!(m.is_some());
+        let refuted = search.refuted();
+        assert_eq!(refuted[0].bound, Some(Bound::TooNew));
+        assert_eq!(
+            refuted[0].to_string(),
+            "p 0.4 (cell 2, and every newer release)"
+        );
+        let resumed = Search::resumed(&refuted);
+        assert_eq!(resumed.steer()[0].below, Some(v("0.4")));
+        assert_eq!(resumed.steer()[0].above, None);
+        assert_eq!(resumed.refuted(), refuted);
+
+        let old = Search::resumed(&[Refutation {
+            dist: d("p"),
+            version: v("0.2"),
+            cell: 7,
+            bound: Some(Bound::TooOld),
+        }]);
+        assert_eq!(old.steer()[0].above, Some(v("0.2")));
+        assert_eq!(old.steer()[0].below, None);
     }
 }

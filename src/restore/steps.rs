@@ -66,10 +66,7 @@ pub fn restore(
     let notebook_sha256 = verify::notebook_sha256(spec.notebook);
     let resumed = resumed_refutations(&session.bank_file, &notebook_sha256);
     if !resumed.is_empty() {
-        let named: Vec<String> = resumed
-            .iter()
-            .map(|r| format!("{} {} (cell {})", r.dist, r.version, r.cell))
-            .collect();
+        let named: Vec<String> = resumed.iter().map(ToString::to_string).collect();
         reporter.note(
             &format!(
                 "earlier restorations of this notebook refuted {}: not tried again (`nbenv bank runs --forget` forgets them)",

@@ -270,7 +270,10 @@ fn a_refuted_release_is_never_written_nor_tried_again() {
         written.contains("# Not run: the rounds ran out (--max-rounds 1)"),
         "{written}"
     );
-    assert!(written.contains("calc 1.3 (cell 2)"), "{written}");
+    assert!(
+        written.contains("calc 1.3 (cell 2, and every newer release)"),
+        "{written}"
+    );
     // The rerun starts past what the first one refuted.
     let (code, out, err) = restore(&ctx, &nb, &[]).parts();
     assert_eq!(code, 0, "{err}");
@@ -282,6 +285,30 @@ fn a_refuted_release_is_never_written_nor_tried_again() {
     assert_eq!(code, 0, "{err}");
     let (_, _, err) = restore(&ctx, &nb, &["--max-rounds", "1"]).parts();
     assert!(err.contains("calc==1.3"), "{err}");
+}
+
+/// A rerun keeps the bounds the first run's search set, not only the releases it tried:
+/// calc 1.2 (the era's) failed, so 1.3 is taken to fail too. Rerun without the era
+/// preference, round 1 is 1.1, not the newest (1.3), which the first run never tried.
+#[test]
+fn a_rerun_keeps_the_bounds_the_first_run_set() {
+    let ctx = TestContext::with_index();
+    calc(&ctx);
+    let nb = notebook(
+        ctx.root(),
+        &[("import calc", ""), ("print(calc.solve(21))", "42\n")],
+    );
+    let (code, _, err) = restore(&ctx, &nb, &["--max-rounds", "1", "--date", "2012-06-01"]).parts();
+    assert_eq!(code, 21, "{err}");
+    assert!(
+        err.contains("round 1: Python") && err.contains("calc==1.2"),
+        "{err}"
+    );
+    let (code, out, err) = restore(&ctx, &nb, &["--date", "none"]).parts();
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(pins(&out), ["calc==1.1"], "{out}");
+    assert!(!err.contains("calc==1.3"), "{err}");
+    snapshot!("repair-rerun-keeps-the-bounds", printed(code, &out, &err));
 }
 
 /// Case 1: a keyword the newest releases refuse behind `**kwargs`, each signature reading

@@ -75,7 +75,9 @@ pub use query::{
 };
 pub use registry::{NoSources, ReleaseInfo, ReleaseRow, ReleaseStatus, RuntimeStatus};
 pub use release_set::{CorruptReleaseSet, ReleaseSet};
-pub use runs::{FailedRelease, FailedStep, Refutation, ReleaseFailure, RunOutcome, RunRecord};
+pub use runs::{
+    Bound, FailedRelease, FailedStep, Refutation, ReleaseFailure, RunOutcome, RunRecord,
+};
 pub use schema::{missing_from_schema, EXTRACTOR_VERSION, SCHEMA_VERSION};
 pub use shim_moves::{RenamedKeyword, ShimEvidence, Shimmed};
 pub use stats::{BankStats, SourcelessRelease, UnknownShare};

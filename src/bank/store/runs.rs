@@ -19,6 +19,50 @@ pub struct Refutation {
     pub dist: DistName,
     pub version: Version,
     pub cell: u32,
+    /// Which other releases the failure took down with it, if any; kept so that the next
+    /// restoration of the notebook starts inside the bounds, not one release past this one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bound: Option<Bound>,
+}
+
+/// `pyproj 2.0.0 (cell 5, and every newer release)`.
+impl std::fmt::Display for Refutation {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} {} (cell {}", self.dist, self.version, self.cell)?;
+        match self.bound {
+            Some(Bound::TooNew) => f.write_str(", and every newer release)"),
+            Some(Bound::TooOld) => f.write_str(", and every older release)"),
+            None => f.write_str(")"),
+        }
+    }
+}
+
+/// Which side of a refuted release the search ruled out with it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Bound {
+    /// It was too new: it and every newer release are out.
+    TooNew,
+    /// It was too old (it passed a cell newer releases failed, then failed a later one): it
+    /// and every older release are out.
+    TooOld,
+}
+
+impl Bound {
+    fn as_str(self) -> &'static str {
+        match self {
+            Bound::TooNew => "too_new",
+            Bound::TooOld => "too_old",
+        }
+    }
+
+    fn parse(s: &str) -> Option<Self> {
+        match s {
+            "too_new" => Some(Bound::TooNew),
+            "too_old" => Some(Bound::TooOld),
+            _ => None,
+        }
+    }
 }
 
 /// How a run ended.
@@ -235,8 +279,8 @@ impl Store {
     ) -> Result<(), StoreError> {
         self.write(|tx| {
             let mut insert = tx.prepare(
-                "INSERT OR IGNORE INTO run_refutations (notebook_sha256, dist, version, cell, python, at)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                "INSERT OR IGNORE INTO run_refutations (notebook_sha256, dist, version, cell, python, at, bound)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
             )?;
             for r in refuted {
                 insert.execute(params![
@@ -246,6 +290,7 @@ impl Store {
                     r.cell,
                     python.feature().to_string(),
                     at.as_second(),
+                    r.bound.map(Bound::as_str),
                 ])?;
             }
             Ok(())
@@ -255,19 +300,22 @@ impl Store {
     /// The releases earlier runs refuted for the notebook whose content has
     /// `notebook_sha256`.
     pub fn refutations(&self, notebook_sha256: &str) -> Result<Vec<Refutation>, StoreError> {
-        let rows: Vec<(String, String, u32)> = self
+        type Row = (String, String, u32, Option<String>);
+        let rows: Vec<Row> = self
             .conn
             .prepare(
-                "SELECT dist, version, cell FROM run_refutations WHERE notebook_sha256 = ?1
+                "SELECT dist, version, cell, bound FROM run_refutations WHERE notebook_sha256 = ?1
                  ORDER BY dist, version",
             )
             .and_then(|mut st| {
-                st.query_map([notebook_sha256], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
-                    .collect()
+                st.query_map([notebook_sha256], |r| {
+                    Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
+                })?
+                .collect()
             })
             .map_err(self.err())?;
         rows.into_iter()
-            .map(|(dist, version, cell)| {
+            .map(|(dist, version, cell, bound)| {
                 let bad = |what: &str| self.corrupt(format!("run refutation: {what}"));
                 Ok(Refutation {
                     dist: DistName::new(&dist).map_err(|_| bad(&format!("name {dist:?}")))?,
@@ -275,6 +323,9 @@ impl Store {
                         .parse()
                         .map_err(|_| bad(&format!("version {version:?}")))?,
                     cell,
+                    bound: bound
+                        .map(|b| Bound::parse(&b).ok_or_else(|| bad(&format!("bound {b:?}"))))
+                        .transpose()?,
                 })
             })
             .collect()
@@ -342,5 +393,66 @@ mod tests {
         assert_eq!(f.python.to_string(), "3.11");
         assert_eq!(f.step, FailedStep::Install);
         assert_eq!(f.notebook, "nb.ipynb");
+    }
+
+    fn refutation(version: &str, cell: u32, bound: Option<Bound>) -> Refutation {
+        Refutation {
+            dist: DistName::new("pyproj").unwrap(),
+            version: version.parse().unwrap(),
+            cell,
+            bound,
+        }
+    }
+
+    /// The side a run ruled out comes back with the release; a release recorded again keeps
+    /// its first record, and a bank written before bounds were kept reads as none.
+    #[test]
+    fn refutations_are_read_back_with_their_bound() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = Store::open(&dir.path().join("bank.sqlite3")).unwrap();
+        let at = Timestamp::from_second(1_700_000_000).unwrap();
+        let py = PythonVersion::new(2, 7);
+        let first = [
+            refutation("2.0.0", 5, Some(Bound::TooNew)),
+            refutation("1.9.4", 9, Some(Bound::TooOld)),
+            refutation("1.9.5", 5, None),
+        ];
+        store.record_refutations("ab", py, &first, at).unwrap();
+        store
+            .record_refutations("ab", py, &[refutation("2.0.0", 7, None)], at)
+            .unwrap();
+        assert_eq!(
+            store.refutations("ab").unwrap(),
+            [first[1].clone(), first[2].clone(), first[0].clone()]
+        );
+        assert!(store.refutations("cd").unwrap().is_empty());
+
+        store
+            .conn
+            .execute("UPDATE run_refutations SET bound = 'sideways'", [])
+            .unwrap();
+        let err = store.refutations("ab").unwrap_err().to_string();
+        assert!(err.contains("bound \"sideways\""), "{err}");
+    }
+
+    /// A bank of schema 10 kept refutations without a side: they migrate as none.
+    #[test]
+    fn refutations_of_a_schema_10_bank_migrate_without_a_bound() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("bank.sqlite3");
+        drop(Store::open(&path).unwrap());
+        let conn = rusqlite::Connection::open(&path).unwrap();
+        conn.execute_batch(
+            "ALTER TABLE run_refutations DROP COLUMN bound;
+             INSERT INTO run_refutations VALUES ('ab', 'pyproj', '2.0.0', 5, '2.7', 0);
+             PRAGMA user_version = 10;",
+        )
+        .unwrap();
+        drop(conn);
+        let store = Store::open(&path).unwrap();
+        assert_eq!(
+            store.refutations("ab").unwrap(),
+            [refutation("2.0.0", 5, None)]
+        );
     }
 }

@@ -38,7 +38,7 @@ use super::ids::{DistId, Slot};
 use super::release_set::ReleaseSet;
 
 /// The schema this build writes. Older banks are migrated on open; newer ones are refused.
-pub const SCHEMA_VERSION: u32 = 10;
+pub const SCHEMA_VERSION: u32 = 11;
 
 /// Bumped when extraction or flow changes what a release's APIs are (or what is read of its
 /// metadata), so that stale releases can be told apart from fresh ones (and indexed again by
@@ -190,7 +190,23 @@ const MIGRATIONS: &[Migration] = &[
     |tx| tx.execute_batch(V8),
     |tx| tx.execute_batch(V9),
     |tx| tx.execute_batch(V10),
+    to_v11,
 ];
+
+/// Version 11: which side of a refuted release its run ruled out with it (`too_new`,
+/// `too_old`, or none), so that a later restoration of the notebook keeps the bounds. A
+/// bank whose version was set back (tests do) may have the column already.
+fn to_v11(tx: &Transaction<'_>) -> rusqlite::Result<()> {
+    let has: bool = tx.query_row(
+        "SELECT count(*) > 0 FROM pragma_table_info('run_refutations') WHERE name = 'bound'",
+        [],
+        |r| r.get(0),
+    )?;
+    if !has {
+        tx.execute_batch("ALTER TABLE run_refutations ADD COLUMN bound TEXT;")?;
+    }
+    Ok(())
+}
 
 /// Version 10: libraries' change notes read from their sdists (see [`super::change_notes`]),
 /// and which releases' sdists were read. Distributions by normalized name, as run records.
