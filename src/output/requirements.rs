@@ -405,6 +405,11 @@ fn held(pin: &crate::resolve::solver::Pin, inference: &Inference) -> Option<Stri
         .collect();
     let why = match pin.held? {
         crate::resolve::solver::Held::Era => match &inference.era {
+            // Held below the newest, yet newer than the era: none of the era fitted.
+            Some(era) if uploaded(pin).is_some_and(|t| t > era.prefer_before()) => format!(
+                "the first after the notebook's era ({}) that fits; none of then does",
+                era.day()
+            ),
             Some(era) => format!("held to the notebook's era ({})", era.day()),
             None => "held to the notebook's era".to_string(),
         },

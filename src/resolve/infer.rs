@@ -210,7 +210,7 @@ fn labels(d: &DistVersions) -> Vec<String> {
                 at.cell
             ),
             Need::Undeclared { by } if by.is_empty() => {
-                "a release here needs it without declaring it (seen in a run)".to_string()
+                "a dependency the installer chose failed in a run: resolved by nbenv".to_string()
             }
             Need::Undeclared { by } => {
                 format!("{by} needs it without declaring it (seen installing)")

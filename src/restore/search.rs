@@ -514,6 +514,20 @@ impl Search {
             .collect()
     }
 
+    /// Where a resolution's `pins` did not take the release the search asked for (the bank,
+    /// indexed further since the move, placed the change): each distribution, with the
+    /// release asked for and the one pinned.
+    pub fn departures(&self, pins: &[(DistName, Version)]) -> Vec<(DistName, Version, Version)> {
+        self.dists
+            .iter()
+            .filter_map(|(dist, s)| {
+                let target = s.target.as_ref()?;
+                let (_, pinned) = pins.iter().find(|(d, _)| d == dist)?;
+                (pinned != target).then(|| (dist.clone(), target.clone(), pinned.clone()))
+            })
+            .collect()
+    }
+
     /// Every release runs refuted, with the cell.
     pub fn refuted(&self) -> Vec<Refutation> {
         self.dists
@@ -862,5 +876,22 @@ mod tests {
         }]);
         assert_eq!(old.steer()[0].above, Some(v("0.2")));
         assert_eq!(old.steer()[0].below, None);
+    }
+
+    /// A resolution that took another release than the search's target says so; one that
+    /// took the target, or left the distribution out, does not.
+    #[test]
+    fn a_resolution_that_departs_from_the_target_is_named() {
+        let mut space = Space::years(6, None);
+        let mut search = Search::default();
+        let m = search
+            .failed(2, &[Suspect::new(d("p"), v("0.6"))], &mut space)
+            .unwrap();
+        assert_eq!(
+            search.departures(&[(d("p"), v("0.2")), (d("q"), v("1.0"))]),
+            [(d("p"), m.to.clone(), v("0.2"))]
+        );
+        assert!(search.departures(&[(d("p"), m.to)]).is_empty());
+        assert!(search.departures(&[(d("q"), v("1.0"))]).is_empty());
     }
 }

@@ -189,10 +189,35 @@ fn resumed_refutations(bank: &std::path::Path, notebook_sha256: &str) -> Vec<Ref
         .unwrap_or_default()
 }
 
+/// `plotkit 1.2, not 2.0 as the search planned: ... (cell 2 passes hold= to plotkit.plot
+/// (removed in 2.0))`: the search's "trying 2.0 next" is not left standing when the bank,
+/// indexed further, placed the change and the resolution went elsewhere.
+fn departed(learned: &Learned, requirements: &str) -> Vec<String> {
+    learned
+        .search
+        .departures(&verify::pinned(requirements))
+        .into_iter()
+        .map(|(dist, target, pinned)| {
+            let why = requirements
+                .lines()
+                .filter_map(|l| l.split_once("  # "))
+                .find(|(pin, _)| pin.trim() == format!("{dist}=={pinned}"))
+                .map(|(_, why)| format!(" ({why})"))
+                .unwrap_or_default();
+            format!(
+                "{dist} {pinned}, not {target} as the search planned: the resolution, with what \
+                 the bank now knows, takes {pinned}{why}"
+            )
+        })
+        .collect()
+}
+
 /// A round's resolution, and when the round began.
 struct Resolved {
     inference: Inference,
     requirements: String,
+    /// Where the resolution did not take what the search asked for, said with the round.
+    departed: Vec<String>,
     interpreter: Interpreter,
     started_at: jiff::Timestamp,
     clock: Instant,
@@ -374,6 +399,7 @@ impl super::RoundSteps for Steps<'_, '_> {
         };
         let resolution = clock.elapsed();
         let requirements = requirements_txt(&inference, &self.name, None);
+        let departed = departed(learned, &requirements);
         let python = inference.python.version;
         self.last_python = Some(python);
         self.era = inference
@@ -394,6 +420,7 @@ impl super::RoundSteps for Steps<'_, '_> {
         Ok(Resolved {
             inference,
             requirements,
+            departed,
             interpreter,
             started_at,
             clock,
@@ -417,6 +444,9 @@ impl super::RoundSteps for Steps<'_, '_> {
             format!("Python {python}, {}", pins.join(" "))
         };
         self.reporter.round(round, &said);
+        for departed in &r.departed {
+            self.reporter.round(round, departed);
+        }
         let plan = self.plan(&r);
         let building = (!plan.is_built(spec.envs)).then(|| {
             self.reporter.step(&format!(
@@ -1010,14 +1040,17 @@ fn say_broken(reporter: &dyn Reporter, round: u32, python: PythonVersion, lesson
             ),
             Lesson::Undeclared { dist, by } => reporter.round(
                 round,
-                &format!(
-                    "{} {dist} without declaring it, and the installer's choice failed: \
-                     nbenv resolves {dist} itself next",
-                    match by {
-                        Some((d, v)) => format!("{d} {v} depends on"),
-                        None => "a release here depends on".to_string(),
-                    }
-                ),
+                &match by {
+                    Some((d, v)) => format!(
+                        "{d} {v} depends on {dist} without declaring it, and the installer's \
+                         choice failed: nbenv resolves {dist} itself next"
+                    ),
+                    // Declared or not, nbenv did not pin it: the installer chose the release.
+                    None => format!(
+                        "{dist} was the installer's choice (a dependency of a release here), \
+                         not nbenv's, and it failed: nbenv resolves {dist} itself next"
+                    ),
+                },
             ),
             Lesson::Python { module, range, .. } => reporter.round(
                 round,

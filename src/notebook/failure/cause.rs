@@ -635,7 +635,7 @@ impl fmt::Display for Cause {
             Install { what, reason } => {
                 let why = match reason {
                     InstallReason::NoMatchingDistribution => "no matching distribution",
-                    InstallReason::BuildFailed => "a build failed",
+                    InstallReason::BuildFailed => "building a release from its sdist failed",
                     InstallReason::Conflict => "conflicting requirements",
                     InstallReason::InvalidMetadata => "the installer refused a release's metadata",
                     InstallReason::Network => "the index could not be reached",

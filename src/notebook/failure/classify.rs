@@ -1342,6 +1342,17 @@ pub fn install_reason(detail: &str) -> InstallReason {
     if any(&["has invalid metadata", "could not be parsed"]) && t.contains("metadata") {
         InstallReason::InvalidMetadata
     } else if any(&[
+        "failed to build",
+        "failed to download and build",
+        "failed building wheel",
+        "subprocess-exited-with-error",
+        "setup.py egg_info",
+        "build backend",
+    ]) {
+        // Before the words of resolution: a build whose own requirements do not resolve
+        // (setuptools absent from the index) says "no solution" of those, not of the release.
+        InstallReason::BuildFailed
+    } else if any(&[
         "no matching distribution",
         "could not find a version that satisfies",
         "not found in the package registry",
@@ -1360,14 +1371,6 @@ pub fn install_reason(detail: &str) -> InstallReason {
         "incompatible",
     ]) {
         InstallReason::Conflict
-    } else if any(&[
-        "failed to build",
-        "failed building wheel",
-        "subprocess-exited-with-error",
-        "setup.py egg_info",
-        "build backend",
-    ]) {
-        InstallReason::BuildFailed
     } else if any(&[
         "could not fetch url",
         "failed to fetch",

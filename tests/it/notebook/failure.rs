@@ -545,6 +545,12 @@ fn processes_and_installs() {
         install("  × Failed to build `numpy==1.11.0`\n  ├─▶ The build backend returned an error"),
         InstallReason::BuildFailed
     );
+    // uv building an sdist whose build requirements are not on the index: the build failed,
+    // whatever it says of resolving them.
+    assert_eq!(
+        install("error: Failed to download and build `toolkit==2.0`\n  cause: Failed to resolve requirements from `setup.py` build\n  cause: No solution found when resolving: `setuptools>=40.8.0`\n  cause: Because setuptools was not found in the package registry and you require setuptools>=40.8.0, we can conclude that your requirements are unsatisfiable."),
+        InstallReason::BuildFailed
+    );
     assert_eq!(
         install("  × No solution found when resolving dependencies:\n  ╰─▶ Because x depends on y<1 and z depends on y>2 ..."),
         InstallReason::Conflict
