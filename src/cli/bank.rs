@@ -449,7 +449,10 @@ fn introspect(
         again,
         &global.printer,
     )?;
-    let show_build = !runs.build.failed.is_empty() || runs.runtime.is_none();
+    // What had to be indexed first is said, as `bank add` says it; a release the bank held
+    // already needs no word.
+    let show_build =
+        !runs.build.failed.is_empty() || runs.runtime.is_none() || runs.build.releases_indexed > 0;
     print_runs(&runs, format, show_build)?;
     outcome(&runs, format)
 }

@@ -93,6 +93,8 @@ pub enum Step {
     /// No release with a wheel for the run's Python is left open: the era's release (else
     /// the first after it) built from its sdist.
     Build,
+    /// As [`Step::Build`], with no era to prefer (`--date none`): the newest open release.
+    BuildNewest,
     /// The run's Python could not read a release older than itself: the first release
     /// after that Python came out.
     AfterPython,
@@ -125,6 +127,10 @@ impl fmt::Display for Move {
             Step::Build => {
                 "built from its sdist, the release of the notebook's era nearest its date \
                  (no release with a wheel for this Python is left)"
+            }
+            Step::BuildNewest => {
+                "built from its sdist, the newest release left open (no release with a wheel \
+                 for this Python is left)"
             }
         };
         write!(
@@ -318,16 +324,18 @@ impl DistSearch {
         self.build_tried = true;
         let uploaded_by =
             |c: &&&Candidate, before: Timestamp| c.uploaded.is_some_and(|t| t <= before);
-        let chosen = match era {
-            Some(before) => open
-                .iter()
-                .rev()
-                .find(|c| uploaded_by(c, before))
-                .or_else(|| open.iter().find(|c| !uploaded_by(c, before))),
-            None => open.last(),
-        }?;
+        let (chosen, step) = match era {
+            Some(before) => (
+                open.iter()
+                    .rev()
+                    .find(|c| uploaded_by(c, before))
+                    .or_else(|| open.iter().find(|c| !uploaded_by(c, before)))?,
+                Step::Build,
+            ),
+            None => (open.last()?, Step::BuildNewest),
+        };
         self.target_built = true;
-        Some((chosen.version.clone(), Step::Build, open.len()))
+        Some((chosen.version.clone(), step, open.len()))
     }
 }
 
@@ -893,5 +901,24 @@ mod tests {
         );
         assert!(search.departures(&[(d("p"), m.to)]).is_empty());
         assert!(search.departures(&[(d("q"), v("1.0"))]).is_empty());
+    }
+
+    /// With no era (`--date none`), the release built is the newest left open, and the
+    /// move says so rather than naming an era.
+    #[test]
+    fn with_no_era_the_newest_open_release_is_built() {
+        let mut space = Space::years(3, None);
+        for c in &mut space.releases {
+            c.built = c.version != v("0.3");
+        }
+        let mut search = Search::default();
+        let m = search
+            .failed(2, &[Suspect::new(d("p"), v("0.3"))], &mut space)
+            .unwrap();
+        assert_eq!((m.to.clone(), m.step), (v("0.2"), Step::BuildNewest));
+        assert!(
+            m.to_string().contains("the newest release left open"),
+            "{m}"
+        );
     }
 }
