@@ -10,7 +10,9 @@ mod pylock;
 mod requirements;
 
 pub use atomic::{same_file, write_atomically, WriteError};
-pub use header::{python_of, sdists_built, SdistBuilds, SDIST_LINE};
+pub use header::{
+    python_of, runs_in_stored_order, sdists_built, SdistBuilds, SDIST_LINE, STORED_ORDER_LINE,
+};
 pub use json::{json_document, write_json, SCHEMA_VERSION};
 pub use lock::lock_txt;
 pub use pylock::{pylock_toml, PylockError};

@@ -78,8 +78,15 @@ pub fn keep(
         .map(|r| r.requirements.clone())
         .unwrap_or_default();
     if stopped == Stop::Ran {
+        let ran_in_stored_order = rounds
+            .last()
+            .is_some_and(|r| r.order == crate::verify::CellOrder::Stored);
         return Kept {
-            requirements: last,
+            requirements: if ran_in_stored_order {
+                with_note(&last, crate::output::STORED_ORDER_LINE)
+            } else {
+                last
+            },
             why: KeptWhy::Ran,
             refuted_pins: Vec::new(),
         };
@@ -203,6 +210,7 @@ mod tests {
             learned: Vec::new(),
             runner: None,
             kernel_runtime: Vec::new(),
+            order: crate::verify::CellOrder::File,
             seconds: Stages::default(),
             inference: None,
         }

@@ -225,6 +225,12 @@ pub trait RoundSteps: SearchSpace {
     /// lessons are not taught, since they are about code that is no longer there.
     fn forward(&mut self, round: u32, lessons: &[Lesson]) -> bool;
 
+    /// Runs the cells in the order the notebook's stored execution counts say its author ran
+    /// them, when round `round` stopped at a name only a later cell defines and the counts
+    /// show that cell ran first; whether the order changed. No release is at fault: the next
+    /// round runs the same environment in that order.
+    fn reorder(&mut self, round: u32) -> bool;
+
     /// Whether an environment that cannot be built, with nothing new learned, may be tried
     /// on the next interpreter (not when the user chose the Python).
     fn may_move_on(&self) -> bool;
@@ -346,6 +352,9 @@ pub fn run_rounds<S: RoundSteps>(
                 break;
             }
             RunEnd::Failed { repairable: false } => {
+                if steps.reorder(round) {
+                    continue;
+                }
                 stopped = Stop::NotEnvironmental;
                 break;
             }
@@ -419,6 +428,9 @@ mod tests {
         knows_where: bool,
         /// Round by round, whether a failed run's code moves forward.
         forwards: VecDeque<bool>,
+        /// Round by round, whether a run stopped in the notebook's code runs again in the
+        /// stored order.
+        reorders: VecDeque<bool>,
     }
 
     fn dist() -> DistName {
@@ -460,6 +472,7 @@ mod tests {
                 last: None,
                 knows_where: false,
                 forwards: VecDeque::new(),
+                reorders: VecDeque::new(),
             }
         }
     }
@@ -570,6 +583,16 @@ mod tests {
             moved
         }
 
+        fn reorder(&mut self, round: u32) -> bool {
+            let reordered = self.reorders.pop_front().unwrap_or(false);
+            if reordered {
+                self.log.push(format!("{round}: reorder"));
+                // The order changed: the same release runs again.
+                self.last = None;
+            }
+            reordered
+        }
+
         fn teach(&mut self, _lessons: &[Lesson]) -> bool {
             if let Some((_, v)) = self.last.filter(|_| self.teaches) {
                 self.taught_rules_out.push(v);
@@ -676,6 +699,33 @@ mod tests {
         let r = run_rounds(&mut s, 5, Learned::default()).unwrap();
         assert_eq!(r.stopped, Stop::Ran);
         assert_eq!(r.rounds[1], "2: pkg==1.0 on 3.11 Clean");
+    }
+
+    /// A run stopped in the notebook's code goes again, on the same release, when the cells
+    /// can run in the order their author ran them; else the rounds stop there.
+    #[test]
+    fn a_stop_in_the_code_runs_again_in_the_stored_order() {
+        const CODE: RunEnd = RunEnd::Failed { repairable: false };
+        let mut s = Script::new(&["2.0", "1.0"]);
+        s.reorders.push_back(true);
+        s.runs.push_back((CODE, vec![]));
+        s.runs.push_back((RunEnd::Clean, vec![]));
+        let r = run_rounds(&mut s, 5, Learned::default()).unwrap();
+        assert_eq!(r.stopped, Stop::Ran);
+        assert_eq!(
+            r.rounds,
+            [
+                "1: pkg==2.0 on 3.11 Failed { repairable: false }",
+                "2: pkg==2.0 on 3.11 Clean"
+            ]
+        );
+        assert_eq!(s.log, ["1: reorder"]);
+
+        let mut s = Script::new(&["2.0", "1.0"]);
+        s.runs.push_back((CODE, vec![]));
+        let r = run_rounds(&mut s, 5, Learned::default()).unwrap();
+        assert_eq!(r.stopped, Stop::NotEnvironmental);
+        assert_eq!(r.rounds.len(), 1);
     }
 
     /// A keyword the newest releases refuse behind `**kwargs` (matplotlib's `hold=`, gone in

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use crate::bank::store::ReleaseFailure;
 use crate::notebook::failure::{
-    classify, BankHistory, Cause, Failure, FailureContext, InstallReason, Problem,
+    classify, BankHistory, Cause, Definition, Failure, FailureContext, InstallReason, Problem,
 };
 use crate::notebook::Usage;
 use crate::output::requirements_txt;
@@ -97,6 +97,7 @@ pub fn restore(
         last_failure: None,
         met: Vec::new(),
         forwarded: None,
+        order: verify::CellOrder::File,
     };
     let learned = Learned {
         skipped: spec.infer.skip_pythons.to_vec(),
@@ -177,6 +178,9 @@ struct Steps<'a, 'u> {
     /// What runs met, and the last step forward that moved the code.
     met: Vec<Met>,
     forwarded: Option<Forwarded>,
+    /// The order the rounds run the cells in: the stored one once a run showed the author
+    /// ran them out of order.
+    order: verify::CellOrder,
 }
 
 /// What earlier restorations refuted for the notebook; none from a bank that cannot say.
@@ -349,6 +353,7 @@ impl Steps<'_, '_> {
             learned: lessons.clone(),
             runner: None,
             kernel_runtime: Vec::new(),
+            order: self.order,
             seconds: Stages {
                 resolution: r.resolution.as_secs_f64(),
                 ..Stages::default()
@@ -490,6 +495,7 @@ impl super::RoundSteps for Steps<'_, '_> {
             total_timeout: spec.within(spec.run_timeout),
             sandbox: spec.sandbox,
             sys_path: self.usages[0].1.repository_paths(),
+            order: self.order,
             ..RunOptions::default()
         };
         if let Some(note) = options.sys_path_note().filter(|_| round == 1) {
@@ -634,6 +640,7 @@ impl super::RoundSteps for Steps<'_, '_> {
             },
             runner: Some(run.mode.clone()),
             kernel_runtime: env.kernel_runtime.clone(),
+            order: self.order,
             seconds: Stages {
                 resolution: r.resolution.as_secs_f64(),
                 venv: env.venv_time.as_secs_f64(),
@@ -687,6 +694,46 @@ impl super::RoundSteps for Steps<'_, '_> {
 
     fn teach(&mut self, lessons: &[Lesson]) -> bool {
         verify::teach(&mut self.usages[0].1, lessons)
+    }
+
+    fn reorder(&mut self, round: u32) -> bool {
+        if self.order == verify::CellOrder::Stored {
+            return false;
+        }
+        let Some(f) = &self.last_failure else {
+            return false;
+        };
+        let (
+            Cause::Undefined {
+                name,
+                definition: Definition::Later { cell: defined, .. },
+            },
+            Some(used),
+        ) = (&f.cause, f.cell)
+        else {
+            return false;
+        };
+        let stored = verify::ExecutionOrder::of(&self.nb);
+        if !stored.ran_before(*defined, used) {
+            return false;
+        }
+        let (first, then) = (
+            stored.count(*defined).unwrap_or_default(),
+            stored.count(used).unwrap_or_default(),
+        );
+        self.reporter.round(
+            round,
+            &format!(
+                "`{name}` is defined by {}, which its author ran before {} (In [{first}], \
+                 then In [{then}]): running the cells in their stored execution order next",
+                self.nb.cell_label(*defined),
+                self.nb.cell_label(used),
+            ),
+        );
+        self.order = verify::CellOrder::Stored;
+        // The same environment runs the cells in another order: not a repeat.
+        self.last_installed = None;
+        true
     }
 
     fn forward(&mut self, round: u32, lessons: &[Lesson]) -> bool {

@@ -47,6 +47,8 @@ pub struct RunOptions {
     /// Run confined ([`super::sandbox`]): no network, none of the caller's variables or
     /// processes, a read-only file tree but the run's own folders, no Unix sockets, limits.
     pub sandbox: bool,
+    /// The order the code cells run in.
+    pub order: super::order::CellOrder,
 }
 
 impl RunOptions {
@@ -82,6 +84,7 @@ impl Default for RunOptions {
             env: Vec::new(),
             sys_path: Vec::new(),
             sandbox: false,
+            order: super::order::CellOrder::File,
         }
     }
 }

@@ -4,6 +4,7 @@
 use serde::Serialize;
 
 use super::options::{KernelMode, RunOptions};
+use super::order::{CellOrder, ExecutionOrder};
 use super::plain::plain_source;
 use crate::notebook::Notebook;
 
@@ -32,7 +33,7 @@ pub struct PlannedCell {
 
 impl RunPlan {
     pub fn new(nb: &Notebook, opts: &RunOptions) -> Self {
-        let cells = nb
+        let mut cells: Vec<PlannedCell> = nb
             .cells
             .iter()
             .filter(|c| c.is_nonempty_code())
@@ -42,6 +43,10 @@ impl RunPlan {
                 plain: plain_source(&c.source),
             })
             .collect();
+        if opts.order == CellOrder::Stored {
+            let order = ExecutionOrder::of(nb).run_order();
+            cells.sort_by_key(|c| order.iter().position(|&o| o == c.index));
+        }
         Self {
             cells,
             cell_timeout: opts.cell_timeout.as_secs_f64(),

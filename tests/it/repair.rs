@@ -311,6 +311,69 @@ fn a_rerun_keeps_the_bounds_the_first_run_set() {
     snapshot!("repair-rerun-keeps-the-bounds", printed(code, &out, &err));
 }
 
+/// A notebook of code cells, each `(source, stored execution count)`.
+fn counted_notebook(dir: &Path, cells: &[(&str, u32)]) -> String {
+    let cells: Vec<serde_json::Value> = cells
+        .iter()
+        .map(|(source, count)| {
+            serde_json::json!({"cell_type": "code", "execution_count": count, "metadata": {},
+                               "outputs": [], "source": source})
+        })
+        .collect();
+    let nb = serde_json::json!({
+        "cells": cells,
+        "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3"}},
+        "nbformat": 4, "nbformat_minor": 2
+    });
+    let path = dir.join("nb.ipynb");
+    std::fs::write(&path, nb.to_string()).unwrap();
+    path.display().to_string()
+}
+
+/// Run out of order by its author: cell 2 uses `y`, which cell 3 defines, and the stored
+/// counts say cell 3 ran first. Top to bottom it stops at a NameError no environment
+/// repairs; the next round runs the cells in their stored order, on the same environment,
+/// and the requirements say so. Where the counts do not show it, the stop stays the code's.
+#[test]
+fn cells_run_out_of_order_by_their_author_run_again_in_the_stored_order() {
+    let ctx = TestContext::with_index();
+    let cells = [("x = 1", 1), ("print(x + y)", 3), ("y = 2", 2)];
+    let nb = counted_notebook(ctx.root(), &cells);
+    let out = ctx.path("requirements.txt");
+    let (code, _, err) = restore(&ctx, &nb, &["-o", out.to_str().unwrap()]).parts();
+    assert_eq!(code, 0, "{err}");
+    let written = std::fs::read_to_string(&out).unwrap();
+    assert!(
+        written.contains("# Ran with the cells in their stored execution order"),
+        "{written}"
+    );
+    snapshot!("repair-stored-order", printed(code, &written, &err));
+    // `verify -r` reads the header and runs the cells so too.
+    let python = python3_version();
+    let verify = [
+        "verify",
+        &nb,
+        "-r",
+        out.to_str().unwrap(),
+        "--python",
+        &python,
+        "--no-kernel-runtime",
+    ];
+    let (code, _, err) = ctx.run(verify).parts();
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains("stored execution order: running them so"),
+        "{err}"
+    );
+
+    let in_file_order = [("x = 1", 1), ("print(x + y)", 2), ("y = 2", 3)];
+    let nb = counted_notebook(ctx.root(), &in_file_order);
+    let (code, _, err) = restore(&ctx, &nb, &[]).parts();
+    assert_eq!(code, 21, "{err}");
+    assert!(!err.contains("round 2"), "{err}");
+    assert!(!err.contains("stored execution order"), "{err}");
+}
+
 /// Case 1: a keyword the newest releases refuse behind `**kwargs`, each signature reading
 /// otherwise (the bank cannot tell which releases refuse it). The rounds halve the releases
 /// left open instead of walking back one release a round (five rounds here); with the

@@ -130,7 +130,17 @@ pub fn run(
             return Err(e.into());
         }
     };
-    let run = run_notebook(settings, &nb, &usage, &env, reporter)?;
+    let order = if crate::output::runs_in_stored_order(&requirements) {
+        reporter.note(
+            "the requirements say the notebook ran with its cells in their stored execution \
+             order: running them so",
+            None,
+        );
+        verify::CellOrder::Stored
+    } else {
+        verify::CellOrder::File
+    };
+    let run = run_notebook(settings, &nb, &usage, &env, order, reporter)?;
     if let Some(path) = &settings.executed {
         let executed = verify::executed_notebook(&nb, &run);
         let text = serde_json::to_string_pretty(&executed).expect("a JSON value serializes") + "\n";
@@ -196,6 +206,7 @@ fn run_notebook(
     nb: &notebook::Notebook,
     usage: &notebook::Usage,
     env: &PreparedEnv,
+    order: verify::CellOrder,
     reporter: &dyn Reporter,
 ) -> Result<NotebookRun, CommandError> {
     let options = RunOptions {
@@ -203,6 +214,7 @@ fn run_notebook(
         total_timeout: settings.run_timeout,
         sandbox: settings.sandbox,
         sys_path: usage.repository_paths(),
+        order,
         ..RunOptions::default()
     };
     if let Some(note) = options.sys_path_note() {
