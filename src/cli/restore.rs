@@ -212,7 +212,7 @@ fn summary(done: &RestoreOutcome) -> String {
     for (i, r) in done.rounds.iter().enumerate() {
         out.push_str(&round_line(i + 1, r, &done.nb));
     }
-    out.push_str(stopped_line(done.stopped));
+    out.push_str(&stopped_line(done));
     out.push_str(&kept_lines(done));
     out
 }
@@ -254,7 +254,39 @@ fn round_line(n: usize, r: &nbenv::restore::Round, nb: &nbenv::notebook::Noteboo
 }
 
 /// Why the rounds stopped.
-fn stopped_line(stopped: Stop) -> &'static str {
+fn stopped_line(done: &RestoreOutcome) -> String {
+    if done.stopped == Stop::NotEnvironmental {
+        let last = done.rounds.last().and_then(|r| r.first_failure.as_ref());
+        return format!(
+            "not restored: the first error is not the environment's ({})\n",
+            not_environmental(last)
+        );
+    }
+    stop_said(done.stopped).to_string()
+}
+
+/// What a stop that is not the environment's is, by the failure's class.
+fn not_environmental(failure: Option<&nbenv::notebook::failure::Failure>) -> &'static str {
+    use nbenv::notebook::failure::{Cause, FailureClass};
+    match failure {
+        Some(f) if matches!(f.cause, Cause::Timeout { whole_run: false }) => {
+            "a cell ran past its time limit: --cell-timeout gives it more"
+        }
+        Some(f) if matches!(f.cause, Cause::Timeout { whole_run: true }) => {
+            "the run ran past its time limit: --timeout gives it more"
+        }
+        Some(f) => match f.class {
+            FailureClass::Code => "the notebook's code",
+            FailureClass::DataInput => "the notebook's data or input",
+            FailureClass::Resource => "a resource of this machine",
+            FailureClass::Hardware => "this machine's hardware",
+            _ => "the notebook's code or data",
+        },
+        None => "the notebook's code or data",
+    }
+}
+
+fn stop_said(stopped: Stop) -> &'static str {
     match stopped {
         Stop::Ran => "restored: the notebook ran to the end\n",
         Stop::NotEnvironmental => {

@@ -374,6 +374,23 @@ fn cells_run_out_of_order_by_their_author_run_again_in_the_stored_order() {
     assert!(!err.contains("stored execution order"), "{err}");
 }
 
+/// A cell past its time limit is no environment's fault, nor the notebook's code: the stop
+/// says which, and the option that gives it more time.
+#[test]
+fn a_cell_past_its_time_limit_says_which_option_gives_it_more() {
+    let ctx = TestContext::with_index();
+    let nb = counted_notebook(ctx.root(), &[("import time\ntime.sleep(60)", 1)]);
+    let (code, _, err) = restore(&ctx, &nb, &["--cell-timeout", "1"]).parts();
+    assert_eq!(code, 21, "{err}");
+    assert!(
+        err.contains(
+            "not restored: the first error is not the environment's (a cell ran past its time \
+             limit: --cell-timeout gives it more)"
+        ),
+        "{err}"
+    );
+}
+
 /// Case 1: a keyword the newest releases refuse behind `**kwargs`, each signature reading
 /// otherwise (the bank cannot tell which releases refuse it). The rounds halve the releases
 /// left open instead of walking back one release a round (five rounds here); with the
