@@ -154,6 +154,14 @@ fn with_no_wheel_left_the_search_builds_a_release_from_its_sdist() {
     assert_eq!(pins(&out), ["calc==1.1"], "{out}");
     // Built from its sdist, with why, in the search's line and the header.
     snapshot!("repair-search-builds-an-sdist", printed(code, &out, &err));
+    // A rerun: what the first refuted (1.3, 1.2 and every newer release) leaves no wheel,
+    // so round 1 builds within those bounds (no resolution from wheels alone), as the first
+    // run's search did in its round 3.
+    let (code, out, err) = restore(&ctx, &nb, &["--date", "none"]).parts();
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(pins(&out), ["calc==1.1"], "{out}");
+    assert!(err.contains("round 1: Python"), "{err}");
+    assert!(!err.contains("round 2"), "{err}");
     let (code, _, err) = ctx.run(["bank", "runs", "--forget"]).parts();
     assert_eq!(code, 0, "{err}");
     let (code, out, err) = restore(&ctx, &nb, &["--date", "none", "--wheels-only"]).parts();
