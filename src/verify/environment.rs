@@ -78,19 +78,26 @@ impl EnvPlan {
     /// (any release the installer finds compatible with that IPython and the interpreter).
     /// When the notebook's own evidence pins IPython (`IPython.html.widgets`: IPython 3),
     /// that pin is the runtime's IPython: a second `ipython` requirement is a double
-    /// requirement to pip 20 on Python 2.7. IPython before 4.0 carries its own kernel.
+    /// requirement to pip 20 on Python 2.7. IPython before 4.0 carries its own kernel. So
+    /// with ipykernel: a resolution that pins it (a dependency of `notebook` or
+    /// `ipywidgets`) has the runtime's kernel already.
     pub fn runtime_requirements(&self) -> Vec<String> {
-        let ipython = DistName::new("ipython").expect("a valid name");
-        let pinned = super::repair::pinned(&self.requirements)
-            .into_iter()
-            .find(|(d, _)| *d == ipython)
-            .map(|(_, v)| v);
-        let era = self.kernel_runtime_at_most.as_ref();
-        let kernel = match era.and_then(|e| e.ipykernel.as_ref()) {
-            Some(v) => format!("{KERNEL_PACKAGE}<={v}"),
-            None => KERNEL_PACKAGE.to_string(),
+        let pins = super::repair::pinned(&self.requirements);
+        let pinned = |name: &str| {
+            pins.iter()
+                .find(|(d, _)| d.as_str() == name)
+                .map(|(_, v)| v.clone())
         };
-        match pinned {
+        let era = self.kernel_runtime_at_most.as_ref();
+        let kernel = match (
+            pinned(KERNEL_PACKAGE),
+            era.and_then(|e| e.ipykernel.as_ref()),
+        ) {
+            (Some(_), _) => None,
+            (None, Some(v)) => Some(format!("{KERNEL_PACKAGE}<={v}")),
+            (None, None) => Some(KERNEL_PACKAGE.to_string()),
+        };
+        match pinned("ipython") {
             None => {
                 let mut ipython = KERNEL_RUNTIME.to_string();
                 if let Some(era) = era {
@@ -99,9 +106,9 @@ impl EnvPlan {
                 if let Some(v) = &self.kernel_runtime_below {
                     ipython.push_str(&format!(",<{v}"));
                 }
-                vec![ipython, kernel]
+                std::iter::once(ipython).chain(kernel).collect()
             }
-            Some(v) if v >= Version::new([4]) => vec![kernel],
+            Some(v) if v >= Version::new([4]) => kernel.into_iter().collect(),
             Some(_) => Vec::new(),
         }
     }
@@ -902,7 +909,7 @@ mod tests {
         );
         let own = EnvPlan {
             requirements: "ipython==5.1.0\n".into(),
-            ..held
+            ..held.clone()
         };
         assert_eq!(own.runtime_requirements(), ["ipykernel<=4.4.1"]);
         // The cells need IPython before 7 (a `from __future__` import after a magic).
@@ -918,6 +925,16 @@ mod tests {
         assert_eq!(
             plan("ipython==7.9.0  # cell 1 uses IPython.display\n", None).runtime_requirements(),
             ["ipykernel"]
+        );
+        // A resolution that pins ipykernel itself (under `notebook` 5): no second ipykernel
+        // requirement, which pip on Python 2.7 refuses as a double requirement.
+        let kernel_pinned = EnvPlan {
+            requirements: "ipykernel==4.6.1\nnotebook==5.0.0\n".into(),
+            ..held.clone()
+        };
+        assert_eq!(
+            kernel_pinned.runtime_requirements(),
+            ["ipython<9.1,<=5.0.0"]
         );
         // IPython 3 (`IPython.html.widgets`) carries its own kernel.
         let three = plan("ipython==3.2.3\nnumpy==1.16.6\n", None);
