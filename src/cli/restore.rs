@@ -230,9 +230,10 @@ fn round_line(n: usize, r: &nbenv::restore::Round, nb: &nbenv::notebook::Noteboo
         Some((same, of)) => format!("{ran}, {same} of {of} stored outputs reproduced"),
         None => ran,
     };
-    let ran = match r.order {
-        verify::CellOrder::Stored => format!("{ran} (in their stored execution order)"),
-        verify::CellOrder::File => ran,
+    let ran = if r.order.is_page() {
+        ran
+    } else {
+        format!("{ran} ({})", nbenv::output::moved_cells(&r.order))
     };
     let error = match (&r.first_failure, &r.install_error) {
         (Some(f), _) => format!("; {}", f.located_in(nb)),

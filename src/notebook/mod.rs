@@ -14,6 +14,7 @@ mod analyze;
 mod binding;
 mod builtins;
 pub(crate) mod cell;
+mod cell_order;
 mod collect;
 mod commit_date;
 mod declarations;
@@ -47,6 +48,7 @@ mod tracing;
 mod usage;
 
 pub use analyze::{analyze, AnalyzeOptions};
+pub use cell_order::CellOrder;
 pub use commit_date::last_commit_date;
 pub use declarations::{
     read_declarations, repository_root, DeclarationKind, DeclarationProblem, Declarations,

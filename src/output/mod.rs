@@ -11,7 +11,8 @@ mod requirements;
 
 pub use atomic::{same_file, write_atomically, WriteError};
 pub use header::{
-    python_of, runs_in_stored_order, sdists_built, SdistBuilds, SDIST_LINE, STORED_ORDER_LINE,
+    cells_moved, moved_cells, moved_cells_line, python_of, sdists_built, SdistBuilds,
+    MOVED_CELLS_LINE, SDIST_LINE,
 };
 pub use json::{json_document, write_json, SCHEMA_VERSION};
 pub use lock::lock_txt;

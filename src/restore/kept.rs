@@ -78,14 +78,14 @@ pub fn keep(
         .map(|r| r.requirements.clone())
         .unwrap_or_default();
     if stopped == Stop::Ran {
-        let ran_in_stored_order = rounds
+        let moved = rounds
             .last()
-            .is_some_and(|r| r.order == crate::verify::CellOrder::Stored);
+            .map(|r| r.order.clone())
+            .filter(|o| !o.is_page());
         return Kept {
-            requirements: if ran_in_stored_order {
-                with_note(&last, crate::output::STORED_ORDER_LINE)
-            } else {
-                last
+            requirements: match moved {
+                Some(order) => with_note(&last, &crate::output::moved_cells_line(&order)),
+                None => last,
             },
             why: KeptWhy::Ran,
             refuted_pins: Vec::new(),
@@ -210,7 +210,7 @@ mod tests {
             learned: Vec::new(),
             runner: None,
             kernel_runtime: Vec::new(),
-            order: crate::verify::CellOrder::File,
+            order: crate::notebook::CellOrder::default(),
             seconds: Stages::default(),
             inference: None,
         }

@@ -37,17 +37,13 @@ pub struct Round {
     pub kernel_runtime: Vec<String>,
     /// The order its cells ran in: top to bottom, unless a run showed the author ran them
     /// otherwise.
-    #[serde(skip_serializing_if = "is_file_order")]
-    pub order: verify::CellOrder,
+    #[serde(skip_serializing_if = "crate::notebook::CellOrder::is_page")]
+    pub order: crate::notebook::CellOrder,
     /// Seconds each stage took this round.
     pub seconds: Stages,
     /// The resolution, for callers that record it.
     #[serde(skip)]
     pub inference: Option<Box<Inference>>,
-}
-
-fn is_file_order(order: &verify::CellOrder) -> bool {
-    *order == verify::CellOrder::File
 }
 
 /// Seconds by stage: resolving (and indexing what the bank lacked), creating the venv,

@@ -97,7 +97,7 @@ pub fn restore(
         last_failure: None,
         met: Vec::new(),
         forwarded: None,
-        order: verify::CellOrder::File,
+        order: crate::notebook::CellOrder::default(),
     };
     let learned = Learned {
         skipped: spec.infer.skip_pythons.to_vec(),
@@ -180,7 +180,7 @@ struct Steps<'a, 'u> {
     forwarded: Option<Forwarded>,
     /// The order the rounds run the cells in: the stored one once a run showed the author
     /// ran them out of order.
-    order: verify::CellOrder,
+    order: crate::notebook::CellOrder,
 }
 
 /// What earlier restorations refuted for the notebook; none from a bank that cannot say.
@@ -353,7 +353,7 @@ impl Steps<'_, '_> {
             learned: lessons.clone(),
             runner: None,
             kernel_runtime: Vec::new(),
-            order: self.order,
+            order: self.order.clone(),
             seconds: Stages {
                 resolution: r.resolution.as_secs_f64(),
                 ..Stages::default()
@@ -495,7 +495,7 @@ impl super::RoundSteps for Steps<'_, '_> {
             total_timeout: spec.within(spec.run_timeout),
             sandbox: spec.sandbox,
             sys_path: self.usages[0].1.repository_paths(),
-            order: self.order,
+            order: self.order.clone(),
             ..RunOptions::default()
         };
         if let Some(note) = options.sys_path_note().filter(|_| round == 1) {
@@ -640,7 +640,7 @@ impl super::RoundSteps for Steps<'_, '_> {
             },
             runner: Some(run.mode.clone()),
             kernel_runtime: env.kernel_runtime.clone(),
-            order: self.order,
+            order: self.order.clone(),
             seconds: Stages {
                 resolution: r.resolution.as_secs_f64(),
                 venv: env.venv_time.as_secs_f64(),
@@ -697,9 +697,6 @@ impl super::RoundSteps for Steps<'_, '_> {
     }
 
     fn reorder(&mut self, round: u32) -> bool {
-        if self.order == verify::CellOrder::Stored {
-            return false;
-        }
         let Some(f) = &self.last_failure else {
             return false;
         };
@@ -714,7 +711,12 @@ impl super::RoundSteps for Steps<'_, '_> {
             return false;
         };
         let stored = verify::ExecutionOrder::of(&self.nb);
-        if !stored.ran_before(*defined, used) {
+        let page: Vec<u32> = stored.counts.iter().map(|c| c.cell).collect();
+        // Only what its author ran first, and only once: a move already made is not undone.
+        if *defined == used
+            || !stored.ran_before(*defined, used)
+            || self.order.runs_before(&page, *defined, used)
+        {
             return false;
         }
         let (first, then) = (
@@ -725,12 +727,12 @@ impl super::RoundSteps for Steps<'_, '_> {
             round,
             &format!(
                 "`{name}` is defined by {}, which its author ran before {} (In [{first}], \
-                 then In [{then}]): running the cells in their stored execution order next",
+                 then In [{then}]): running cell {defined} before cell {used} next",
                 self.nb.cell_label(*defined),
                 self.nb.cell_label(used),
             ),
         );
-        self.order = verify::CellOrder::Stored;
+        self.order = self.order.with(*defined, used);
         // The same environment runs the cells in another order: not a repeat.
         self.last_installed = None;
         true

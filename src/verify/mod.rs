@@ -60,7 +60,7 @@ pub use kernel_spec::{
 };
 pub use normalize::normalize;
 pub use options::{KernelMode, RunOptions};
-pub use order::{CellOrder, ExecutionOrder, StoredCount};
+pub use order::{ExecutionOrder, StoredCount};
 pub use owners::Owners;
 pub use plain::plain_source;
 pub use plan::{PlannedCell, RunPlan};

@@ -48,7 +48,7 @@ pub struct RunOptions {
     /// processes, a read-only file tree but the run's own folders, no Unix sockets, limits.
     pub sandbox: bool,
     /// The order the code cells run in.
-    pub order: super::order::CellOrder,
+    pub order: crate::notebook::CellOrder,
 }
 
 impl RunOptions {
@@ -84,7 +84,7 @@ impl Default for RunOptions {
             env: Vec::new(),
             sys_path: Vec::new(),
             sandbox: false,
-            order: super::order::CellOrder::File,
+            order: crate::notebook::CellOrder::default(),
         }
     }
 }

@@ -80,39 +80,6 @@ impl ExecutionOrder {
             .zip(self.count(then))
             .is_some_and(|(a, b)| a < b)
     }
-
-    /// The cells in the order their author last ran them, as far as the counts say: counted
-    /// cells by count; a cell saved without one stays right after the cell above it (the
-    /// first ones first), since nothing says when, or whether, it ran.
-    pub fn run_order(&self) -> Vec<u32> {
-        let mut counted: Vec<&StoredCount> =
-            self.counts.iter().filter(|c| c.count.is_some()).collect();
-        counted.sort_by_key(|c| c.count);
-        let mut order: Vec<u32> = counted.iter().map(|c| c.cell).collect();
-        let mut above: Option<u32> = None;
-        for c in &self.counts {
-            if c.count.is_none() {
-                let at = above
-                    .and_then(|a| order.iter().position(|&o| o == a))
-                    .map_or(0, |i| i + 1);
-                order.insert(at, c.cell);
-            }
-            above = Some(c.cell);
-        }
-        order
-    }
-}
-
-/// The order a run takes the notebook's code cells in.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum CellOrder {
-    /// Top to bottom, as Jupyter's "Run All" does.
-    #[default]
-    File,
-    /// The order the stored execution counts say the author ran them in
-    /// ([`ExecutionOrder::run_order`]).
-    Stored,
 }
 
 #[cfg(test)]
@@ -132,18 +99,12 @@ mod tests {
     }
 
     #[test]
-    fn counted_cells_run_by_count_and_uncounted_ones_after_the_cell_above() {
-        let o = order(&[
-            (1, None),
-            (2, Some(1)),
-            (4, Some(4)),
-            (5, None),
-            (6, Some(2)),
-        ]);
-        assert_eq!(o.run_order(), [1, 2, 6, 4, 5]);
+    fn a_count_says_which_cell_ran_first() {
+        let o = order(&[(2, Some(1)), (4, Some(4)), (5, None), (6, Some(2))]);
         assert!(o.ran_before(6, 4));
         assert!(!o.ran_before(4, 6));
         assert!(!o.ran_before(5, 4), "an uncounted cell says nothing");
-        assert_eq!(order(&[(1, Some(1)), (2, Some(2))]).run_order(), [1, 2]);
+        assert_eq!(o.count(4), Some(4));
+        assert_eq!(o.count(5), None);
     }
 }

@@ -4,7 +4,6 @@
 use serde::Serialize;
 
 use super::options::{KernelMode, RunOptions};
-use super::order::{CellOrder, ExecutionOrder};
 use super::plain::plain_source;
 use crate::notebook::Notebook;
 
@@ -43,8 +42,9 @@ impl RunPlan {
                 plain: plain_source(&c.source),
             })
             .collect();
-        if opts.order == CellOrder::Stored {
-            let order = ExecutionOrder::of(nb).run_order();
+        if !opts.order.is_page() {
+            let page: Vec<u32> = cells.iter().map(|c| c.index).collect();
+            let order = opts.order.apply(&page);
             cells.sort_by_key(|c| order.iter().position(|&o| o == c.index));
         }
         Self {

@@ -340,22 +340,29 @@ fn counted_notebook(dir: &Path, cells: &[(&str, u32)]) -> String {
 
 /// Run out of order by its author: cell 2 uses `y`, which cell 3 defines, and the stored
 /// counts say cell 3 ran first. Top to bottom it stops at a NameError no environment
-/// repairs; the next round runs the cells in their stored order, on the same environment,
-/// and the requirements say so. Where the counts do not show it, the stop stays the code's.
+/// repairs; the next round runs cell 3 before cell 2, on the same environment, and the
+/// requirements say so. Only that cell moves: cell 4's count is the lowest (the `x` it
+/// used came from a cell deleted since), and running every cell by its count would stop
+/// there. Where the counts do not show it, the stop stays the code's.
 #[test]
-fn cells_run_out_of_order_by_their_author_run_again_in_the_stored_order() {
+fn a_cell_its_author_ran_first_runs_first_again() {
     let ctx = TestContext::with_index();
-    let cells = [("x = 1", 1), ("print(x + y)", 3), ("y = 2", 2)];
+    let cells = [
+        ("x = 1", 10),
+        ("print(x + y)", 12),
+        ("y = 2", 11),
+        ("z = x * 3\nprint(z)", 2),
+    ];
     let nb = counted_notebook(ctx.root(), &cells);
     let out = ctx.path("requirements.txt");
     let (code, _, err) = restore(&ctx, &nb, &["-o", out.to_str().unwrap()]).parts();
     assert_eq!(code, 0, "{err}");
     let written = std::fs::read_to_string(&out).unwrap();
     assert!(
-        written.contains("# Ran with the cells in their stored execution order"),
+        written.contains("# Ran as its author did: cell 3 before cell 2"),
         "{written}"
     );
-    snapshot!("repair-stored-order", printed(code, &written, &err));
+    snapshot!("repair-author-order", printed(code, &written, &err));
     // `verify -r` reads the header and runs the cells so too.
     let python = python3_version();
     let verify = [
@@ -370,7 +377,7 @@ fn cells_run_out_of_order_by_their_author_run_again_in_the_stored_order() {
     let (code, _, err) = ctx.run(verify).parts();
     assert_eq!(code, 0, "{err}");
     assert!(
-        err.contains("stored execution order: running them so"),
+        err.contains("ran as its author did (cell 3 before cell 2): running it so"),
         "{err}"
     );
 
@@ -379,7 +386,7 @@ fn cells_run_out_of_order_by_their_author_run_again_in_the_stored_order() {
     let (code, _, err) = restore(&ctx, &nb, &[]).parts();
     assert_eq!(code, 21, "{err}");
     assert!(!err.contains("round 2"), "{err}");
-    assert!(!err.contains("stored execution order"), "{err}");
+    assert!(!err.contains("before cell"), "{err}");
 }
 
 /// A cell past its time limit is no environment's fault, nor the notebook's code: the stop

@@ -130,16 +130,16 @@ pub fn run(
             return Err(e.into());
         }
     };
-    let order = if crate::output::runs_in_stored_order(&requirements) {
+    let order = crate::output::cells_moved(&requirements);
+    if !order.is_page() {
         reporter.note(
-            "the requirements say the notebook ran with its cells in their stored execution \
-             order: running them so",
+            &format!(
+                "the requirements say the notebook ran as its author did ({}): running it so",
+                crate::output::moved_cells(&order)
+            ),
             None,
         );
-        verify::CellOrder::Stored
-    } else {
-        verify::CellOrder::File
-    };
+    }
     let run = run_notebook(settings, &nb, &usage, &env, order, reporter)?;
     if let Some(path) = &settings.executed {
         let executed = verify::executed_notebook(&nb, &run);
@@ -206,7 +206,7 @@ fn run_notebook(
     nb: &notebook::Notebook,
     usage: &notebook::Usage,
     env: &PreparedEnv,
-    order: verify::CellOrder,
+    order: crate::notebook::CellOrder,
     reporter: &dyn Reporter,
 ) -> Result<NotebookRun, CommandError> {
     let options = RunOptions {
