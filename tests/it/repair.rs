@@ -43,6 +43,23 @@ fn notebook(dir: &Path, cells: &[(&str, &str)]) -> String {
                                "outputs": outputs, "source": source})
         })
         .collect();
+    write_notebook(dir, cells)
+}
+
+/// A notebook of code cells, each `(source, stored execution count)`.
+fn counted_notebook(dir: &Path, cells: &[(&str, u32)]) -> String {
+    let cells = cells
+        .iter()
+        .map(|(source, count)| {
+            serde_json::json!({"cell_type": "code", "execution_count": count, "metadata": {},
+                               "outputs": [], "source": source})
+        })
+        .collect();
+    write_notebook(dir, cells)
+}
+
+/// `dir/nb.ipynb` with these cells and a Python 3 kernel; its path.
+fn write_notebook(dir: &Path, cells: Vec<serde_json::Value>) -> String {
     let nb = serde_json::json!({
         "cells": cells,
         "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3"}},
@@ -317,25 +334,6 @@ fn a_rerun_keeps_the_bounds_the_first_run_set() {
     assert_eq!(pins(&out), ["calc==1.1"], "{out}");
     assert!(!err.contains("calc==1.3"), "{err}");
     snapshot!("repair-rerun-keeps-the-bounds", printed(code, &out, &err));
-}
-
-/// A notebook of code cells, each `(source, stored execution count)`.
-fn counted_notebook(dir: &Path, cells: &[(&str, u32)]) -> String {
-    let cells: Vec<serde_json::Value> = cells
-        .iter()
-        .map(|(source, count)| {
-            serde_json::json!({"cell_type": "code", "execution_count": count, "metadata": {},
-                               "outputs": [], "source": source})
-        })
-        .collect();
-    let nb = serde_json::json!({
-        "cells": cells,
-        "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3"}},
-        "nbformat": 4, "nbformat_minor": 2
-    });
-    let path = dir.join("nb.ipynb");
-    std::fs::write(&path, nb.to_string()).unwrap();
-    path.display().to_string()
 }
 
 /// Run out of order by its author: cell 2 uses `y`, which cell 3 defines, and the stored
