@@ -256,14 +256,24 @@ fn round_line(n: usize, r: &nbenv::restore::Round, nb: &nbenv::notebook::Noteboo
 
 /// Why the rounds stopped.
 fn stopped_line(done: &RestoreOutcome) -> String {
-    if done.stopped == Stop::NotEnvironmental {
-        let last = done.rounds.last().and_then(|r| r.first_failure.as_ref());
-        return format!(
-            "not restored: the first error is not the environment's ({})\n",
-            not_environmental(last)
-        );
-    }
-    stop_said(done.stopped).to_string()
+    let said = match done.stopped {
+        Stop::Ran => "restored: the notebook ran to the end",
+        Stop::NotEnvironmental => {
+            let last = done.rounds.last().and_then(|r| r.first_failure.as_ref());
+            return format!(
+                "not restored: the first error is not the environment's ({})\n",
+                not_environmental(last)
+            );
+        }
+        Stop::NothingLearned => "not restored: the last error taught nothing new",
+        Stop::ProgramMissing => {
+            "not restored: the notebook runs a program no Python package installs, which nbenv cannot install (the error names where it comes from)"
+        }
+        Stop::InstallFailed => "not restored: the environment could not be built",
+        Stop::MaxRounds => "not restored: --max-rounds reached",
+        Stop::TimeLimit => "not restored: out of time",
+    };
+    format!("{said}\n")
 }
 
 /// What a stop that is not the environment's is, by the failure's class.
@@ -284,22 +294,6 @@ fn not_environmental(failure: Option<&nbenv::notebook::failure::Failure>) -> &'s
             _ => "the notebook's code or data",
         },
         None => "the notebook's code or data",
-    }
-}
-
-fn stop_said(stopped: Stop) -> &'static str {
-    match stopped {
-        Stop::Ran => "restored: the notebook ran to the end\n",
-        Stop::NotEnvironmental => {
-            "not restored: the first error is not the environment's (the notebook's code or data)\n"
-        }
-        Stop::NothingLearned => "not restored: the last error taught nothing new\n",
-        Stop::ProgramMissing => {
-            "not restored: the notebook runs a program no Python package installs, which nbenv cannot install (the error names where it comes from)\n"
-        }
-        Stop::InstallFailed => "not restored: the environment could not be built\n",
-        Stop::MaxRounds => "not restored: --max-rounds reached\n",
-        Stop::TimeLimit => "not restored: out of time\n",
     }
 }
 

@@ -18,6 +18,6 @@ pub use json::{json_document, write_json, SCHEMA_VERSION};
 pub use lock::lock_txt;
 pub use pylock::{pylock_toml, PylockError};
 pub use requirements::{
-    installed_lines, pure_sdist_builds, python_line, recorded_elsewhere, requirements_txt,
-    sdist_builds, unresolved_reason, without_local_paths,
+    installed_lines, pin_reason, pure_sdist_builds, python_line, recorded_elsewhere,
+    requirements_txt, sdist_builds, unresolved_reason, without_local_paths,
 };

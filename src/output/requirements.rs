@@ -445,6 +445,44 @@ fn imported_by(pin: &crate::resolve::solver::Pin) -> Option<String> {
     (!said.is_empty()).then(|| said.join("; "))
 }
 
+/// Why `pin` is in the requirements, as its comment says: the evidence that caps it (the
+/// earliest removal after it; with several notebooks, that names the one that forced it),
+/// else what narrows the versions most, else what asked for it.
+pub fn pin_reason(pin: &crate::resolve::solver::Pin, inference: &Inference) -> Option<String> {
+    let removal_after = |r: &&crate::resolve::evidence::EvidenceRecord| {
+        r.changes()
+            .into_iter()
+            .filter_map(|c| match c {
+                Change::Removed { version, .. } if version > pin.version => Some(version),
+                _ => None,
+            })
+            .min()
+    };
+    inference
+        .evidence
+        .distributions
+        .iter()
+        .find(|d| d.dist == pin.dist)
+        .and_then(|d| {
+            d.records
+                .iter()
+                .filter(|r| r.effect == crate::resolve::evidence::Effect::Constrains)
+                .min_by_key(|r| {
+                    let removal = removal_after(r);
+                    (removal.is_none(), removal, r.allowed.len())
+                })
+                .map(describe)
+        })
+        .or_else(|| {
+            pin.required_by.iter().find_map(|r| match r {
+                RequiredBy::Root { evidence } => evidence.first().cloned(),
+                RequiredBy::Dependency { .. } | RequiredBy::Imported { .. } => None,
+            })
+        })
+        .or_else(|| imported_by(pin))
+        .or_else(|| held(pin, inference))
+}
+
 /// The requirements file: `# ` comments, then `name==version  # why` lines sorted by name, or
 /// with `ranges` (from [`crate::resolve::infer::compatible_ranges`]) each distribution's
 /// compatible versions instead of its pin. Besides the notebook's own distributions, it
@@ -475,40 +513,7 @@ pub fn requirements_txt(
         .iter()
         .filter(|p| p.is_root() || p.is_imported_undeclared() || p.held.is_some());
     for pin in listed {
-        // The evidence that caps the pin: the earliest removal after it (with several
-        // notebooks, that names the one that forced it); else what narrows the versions most.
-        let removal_after = |r: &&crate::resolve::evidence::EvidenceRecord| {
-            r.changes()
-                .into_iter()
-                .filter_map(|c| match c {
-                    Change::Removed { version, .. } if version > pin.version => Some(version),
-                    _ => None,
-                })
-                .min()
-        };
-        let why = inference
-            .evidence
-            .distributions
-            .iter()
-            .find(|d| d.dist == pin.dist)
-            .and_then(|d| {
-                d.records
-                    .iter()
-                    .filter(|r| r.effect == crate::resolve::evidence::Effect::Constrains)
-                    .min_by_key(|r| {
-                        let removal = removal_after(r);
-                        (removal.is_none(), removal, r.allowed.len())
-                    })
-                    .map(describe)
-            })
-            .or_else(|| {
-                pin.required_by.iter().find_map(|r| match r {
-                    RequiredBy::Root { evidence } => evidence.first().cloned(),
-                    RequiredBy::Dependency { .. } | RequiredBy::Imported { .. } => None,
-                })
-            })
-            .or_else(|| imported_by(pin))
-            .or_else(|| held(pin, inference));
+        let why = pin_reason(pin, inference);
         let range = ranges.and_then(|r| r.iter().find(|(d, _)| *d == pin.dist));
         let mut line = match range {
             Some((dist, spec)) => format!("{dist}{spec}"),

@@ -178,8 +178,8 @@ struct Steps<'a, 'u> {
     /// What runs met, and the last step forward that moved the code.
     met: Vec<Met>,
     forwarded: Option<Forwarded>,
-    /// The order the rounds run the cells in: the stored one once a run showed the author
-    /// ran them out of order.
+    /// The order the rounds run the cells in: the page's, with each cell a run proved its
+    /// author ran first moved before the cell that needed it.
     order: crate::notebook::CellOrder,
 }
 
@@ -196,21 +196,26 @@ fn resumed_refutations(bank: &std::path::Path, notebook_sha256: &str) -> Vec<Ref
 /// `plotkit 1.2, not 2.0 as the search planned: ... (cell 2 passes hold= to plotkit.plot
 /// (removed in 2.0))`: the search's "trying 2.0 next" is not left standing when the bank,
 /// indexed further, placed the change and the resolution went elsewhere.
-fn departed(learned: &Learned, requirements: &str) -> Vec<String> {
+fn departed(learned: &Learned, inference: &Inference) -> Vec<String> {
+    let pins = &inference.solution.pins;
+    let pinned: Vec<(DistName, Version)> = pins
+        .iter()
+        .map(|p| (p.dist.clone(), p.version.clone()))
+        .collect();
     learned
         .search
-        .departures(&verify::pinned(requirements))
+        .departures(&pinned)
         .into_iter()
-        .map(|(dist, target, pinned)| {
-            let why = requirements
-                .lines()
-                .filter_map(|l| l.split_once("  # "))
-                .find(|(pin, _)| pin.trim() == format!("{dist}=={pinned}"))
-                .map(|(_, why)| format!(" ({why})"))
+        .map(|(dist, target, version)| {
+            let why = pins
+                .iter()
+                .find(|p| p.dist == dist)
+                .and_then(|p| crate::output::pin_reason(p, inference))
+                .map(|why| format!(" ({why})"))
                 .unwrap_or_default();
             format!(
-                "{dist} {pinned}, not {target} as the search planned: the resolution, with what \
-                 the bank now knows, takes {pinned}{why}"
+                "{dist} {version}, not {target} as the search planned: the resolution, with \
+                 what the bank now knows, takes {version}{why}"
             )
         })
         .collect()
@@ -404,7 +409,7 @@ impl super::RoundSteps for Steps<'_, '_> {
         };
         let resolution = clock.elapsed();
         let requirements = requirements_txt(&inference, &self.name, None);
-        let departed = departed(learned, &requirements);
+        let departed = departed(learned, &inference);
         let python = inference.python.version;
         self.last_python = Some(python);
         self.era = inference
