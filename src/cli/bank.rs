@@ -1257,6 +1257,7 @@ fn moves(store: &Store, name: &DistName, format: Format) -> Result<()> {
         }
     }
     write_shims(&mut out, &report.shims, &report.renamed_keywords)?;
+    write_mirrors(&mut out, &report.mirrors)?;
     super::notes::write_section(&mut out, name, &report.change_notes, &report.notes_read)?;
     Ok(())
 }
@@ -1339,6 +1340,29 @@ fn write_shims(
             show_runs(&r.releases)
         )?;
         writeln!(out, "    {}", r.message)?;
+    }
+    Ok(())
+}
+
+/// Modules the releases forwarded, name for name, to another module, with the module whose
+/// code does it.
+fn write_mirrors(out: &mut impl Write, mirrors: &[nbenv::bank::store::Mirrored]) -> Result<()> {
+    if !mirrors.is_empty() {
+        writeln!(
+            out,
+            "forwarded modules ({}, every name the same as the other module's):",
+            count(mirrors.len(), "module", "modules")
+        )?;
+    }
+    for m in mirrors {
+        writeln!(
+            out,
+            "{} -> {}  (forwarded by {} in {})",
+            m.module,
+            m.mirror,
+            m.by,
+            show_runs(&m.releases)
+        )?;
     }
     Ok(())
 }

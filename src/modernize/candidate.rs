@@ -75,7 +75,7 @@ pub fn candidate_paths(used: &ApiPath, candidate: &str) -> Vec<ApiPath> {
 }
 
 /// Whether `report`'s API is in the newest release the bank indexed.
-fn in_newest(report: &ApiReport) -> bool {
+pub(super) fn in_newest(report: &ApiReport) -> bool {
     report
         .latest_indexed
         .as_ref()

@@ -74,7 +74,8 @@ impl Facts {
             }
             facts.members.push(u);
         }
-        // What the warnings and the change notes of the removed APIs in use name.
+        // What the warnings, the change notes and the forwardings of the removed APIs in use
+        // name.
         let mut paths: Vec<ApiPath> = Vec::new();
         for u in facts
             .uses(usage)
@@ -83,6 +84,7 @@ impl Facts {
         {
             for moves in facts.moves.values() {
                 paths.extend(super::notes::target_paths(u, moves));
+                paths.extend(super::mirror::mirror_of(moves, &u.api).map(|(_, new)| new));
                 if let Some(ShimEvidence::NamedInWarning { candidate }) =
                     super::plan::shim_of(Some(moves), &u.api).map(|s| &s.evidence)
                 {

@@ -16,6 +16,7 @@ mod error;
 mod facts;
 pub mod forward;
 mod ipynb;
+pub mod mirror;
 mod notes;
 pub mod plan;
 pub mod prefer;

@@ -15,8 +15,8 @@ use super::rewrite::{PositionalLimit, Rewrites};
 use crate::bank::extract::{ParamKind, Signature};
 use crate::bank::flow::ApiKind;
 use crate::bank::store::{
-    ApiReport, Move, MoveKind, MovesReport, RenamedKeyword, ShimEvidence, Shimmed, SignatureMatch,
-    StoredNote, Successor, VersionRun,
+    ApiReport, Mirrored, Move, MoveKind, MovesReport, RenamedKeyword, ShimEvidence, Shimmed,
+    SignatureMatch, StoredNote, Successor, VersionRun,
 };
 use crate::names::{ApiPath, DistName};
 use crate::notebook::{ApiUse, Location, Origin};
@@ -60,6 +60,17 @@ pub enum ChangeWhat {
         to: String,
         evidence: RenamedKeyword,
     },
+    /// A removed API under a module its last releases forwarded, name for name, to another
+    /// module (perhaps another distribution's, `to`): the forwarded name, found in the
+    /// newest release of `to`.
+    Mirrored {
+        new: ApiPath,
+        to: DistName,
+        evidence: Mirrored,
+        /// The old API's last release with it (as itself), and the first without it.
+        last: Version,
+        removed_in: Version,
+    },
     /// A successor only the old API's warning or the library's change notes name
     /// (`candidate`, as written there), found in the newest release at `new`: a candidate,
     /// kept only when the modernized run passes.
@@ -93,7 +104,7 @@ impl Change {
     /// What takes the old API's place, as the report shows it.
     pub fn new_text(&self) -> String {
         match &self.what {
-            ChangeWhat::Moved { new, .. } => new.to_string(),
+            ChangeWhat::Moved { new, .. } | ChangeWhat::Mirrored { new, .. } => new.to_string(),
             ChangeWhat::Template { template, .. } => template.clone(),
             ChangeWhat::Keyword { to, .. } => format!("{to}="),
             ChangeWhat::Named { form, .. } => form.text(),
@@ -111,6 +122,9 @@ impl Change {
             ChangeWhat::Moved { evidence, .. } => {
                 (Some(&evidence.last), Some(&evidence.removed_in))
             }
+            ChangeWhat::Mirrored {
+                last, removed_in, ..
+            } => (Some(last), Some(removed_in)),
             ChangeWhat::Template { evidence, .. }
             | ChangeWhat::Named {
                 by: NamedBy::Warning { shim: evidence },
@@ -183,6 +197,9 @@ pub enum Why {
     /// The successor put a new parameter before old positional ones: calls passing those by
     /// position would change meaning.
     PositionalOrder { successor: ApiPath },
+    /// Its last releases forwarded it to `successor`, which cannot be written: `reason`
+    /// says why.
+    Mirrored { successor: ApiPath, reason: String },
     /// Its only successors are private (`DataFrame._append`): a library's internals, free
     /// to change in any release, are never proposed.
     Private { candidates: Vec<ApiPath> },
@@ -282,6 +299,9 @@ impl Plan {
                         );
                     }
                 }
+                ChangeWhat::Mirrored { new, .. } => {
+                    out.renames.insert(c.old.clone(), new.clone());
+                }
                 ChangeWhat::Template {
                     template,
                     signature,
@@ -323,7 +343,7 @@ impl Change {
                 .split_last()
                 .and_then(|(parent, _)| parent.rsplit('.').next())
                 .is_some_and(|owner| owner.starts_with(|c: char| c.is_ascii_uppercase())),
-            ChangeWhat::Moved { .. } => false,
+            ChangeWhat::Moved { .. } | ChangeWhat::Mirrored { .. } => false,
             ChangeWhat::Named { form, .. } => {
                 !matches!(form, NamedForm::Path { .. } | NamedForm::Chain { .. })
             }
@@ -504,6 +524,30 @@ fn from_shim(
             })
         }
     }
+}
+
+/// What a forwarding of `moves` makes of `u`: a change, or why the name it was forwarded to
+/// cannot be written; `None` when no forwarding covers it.
+fn from_mirror(
+    u: &ApiUse,
+    removal: &Removal<'_>,
+    moves: &MovesReport,
+    facts: &Facts,
+) -> Option<Result<ChangeWhat, Why>> {
+    let (mirrored, new) = super::mirror::mirror_of(moves, &u.api)?;
+    Some(match super::mirror::successor(u, &new, &facts.targets) {
+        Ok(to) => Ok(ChangeWhat::Mirrored {
+            new,
+            to,
+            evidence: mirrored.clone(),
+            last: removal.last.clone(),
+            removed_in: removal.removed_in.clone(),
+        }),
+        Err(reason) => Err(Why::Mirrored {
+            successor: new,
+            reason,
+        }),
+    })
 }
 
 /// What the change notes of `moves` make of `u`: a change, or why the first replacement
@@ -780,6 +824,21 @@ pub fn plan(uses: &[ApiUse], facts: &Facts) -> Plan {
                 },
             },
             (None, unproven) => {
+                // Forwarded elsewhere by its own last releases: the library's own word.
+                let mirrored = moves.and_then(|m| from_mirror(u, &removal, m, facts));
+                let mirrored = match mirrored {
+                    Some(Ok(what)) => {
+                        out.changes.push(Change {
+                            old: u.api.clone(),
+                            distribution: dist.clone(),
+                            what,
+                            at: u.locations.clone(),
+                        });
+                        continue;
+                    }
+                    Some(Err(why)) => Some(why),
+                    None => None,
+                };
                 match shim_of(moves, &u.api).map(|s| from_shim(s, u, &removal, facts)) {
                     Some(Ok(what)) => {
                         out.changes.push(Change {
@@ -795,7 +854,7 @@ pub fn plan(uses: &[ApiUse], facts: &Facts) -> Plan {
                         Some(m) => Why::Unproven {
                             candidates: m.successors.iter().map(|s| s.path.clone()).collect(),
                         },
-                        None => Why::NoSuccessor,
+                        None => mirrored.unwrap_or(Why::NoSuccessor),
                     },
                 }
             }
@@ -962,6 +1021,7 @@ mod tests {
                     unproven,
                     shims: Vec::new(),
                     renamed_keywords: Vec::new(),
+                    mirrors: Vec::new(),
                     change_notes: Vec::new(),
                     notes_read: Vec::new(),
                 },
@@ -1300,6 +1360,72 @@ mod tests {
         });
         f.targets = targets.into_iter().map(|r| (p(&r.path), vec![r])).collect();
         plan(&uses(&[used]), &f)
+    }
+
+    /// A notebook using `toolkit.widgets.interact` (1.0-1.1), whose module 1.1 forwarded to
+    /// `widgetkit`; the bank has `targets` as well.
+    fn plan_with_mirror(targets: Vec<ApiReport>) -> Plan {
+        const USED: &str = "toolkit.widgets.interact";
+        let mut f = facts(
+            vec![report(USED, &[run("1.0", "1.1")], &[])],
+            vec![],
+            vec![],
+        );
+        f.moves.get_mut(&dist()).unwrap().mirrors.push(Mirrored {
+            module: p("toolkit.widgets"),
+            mirror: p("widgetkit"),
+            by: p("toolkit.html"),
+            releases: vec![run("1.1", "1.1")],
+            last: v("1.1"),
+        });
+        f.targets = targets.into_iter().map(|r| (p(&r.path), vec![r])).collect();
+        plan(&uses(&[USED]), &f)
+    }
+
+    /// An API of another distribution, `widgetkit`, in its newest release.
+    fn elsewhere(path: &str) -> ApiReport {
+        ApiReport {
+            distribution: DistName::new("widgetkit").unwrap(),
+            ..report(path, &[run("1.0", "1.2")], &[])
+        }
+    }
+
+    #[test]
+    fn a_name_its_last_releases_forwarded_moves_to_the_other_distribution() {
+        let plan = plan_with_mirror(vec![elsewhere("widgetkit.interact")]);
+        assert!(plan.unmoved.is_empty(), "{:?}", plan.unmoved);
+        let ChangeWhat::Mirrored { new, to, .. } = &plan.changes[0].what else {
+            panic!("{:?}", plan.changes)
+        };
+        assert_eq!((new, to.as_str()), (&p("widgetkit.interact"), "widgetkit"));
+        // Proven by the library's own code: written without a run's word.
+        assert!(!plan.changes[0].is_candidate());
+        assert_eq!(
+            plan.rewrites(false)
+                .renames
+                .get(&p("toolkit.widgets.interact")),
+            Some(&p("widgetkit.interact"))
+        );
+
+        // The other distribution's newest release lacks it: it stays, and says why.
+        let plan = plan_with_mirror(vec![]);
+        assert!(plan.changes.is_empty());
+        assert_eq!(
+            plan.unmoved[0].why,
+            Why::Mirrored {
+                successor: p("widgetkit.interact"),
+                reason: "no release the bank indexed has widgetkit.interact".into()
+            }
+        );
+        let mut gone = elsewhere("widgetkit.interact");
+        gone.present = vec![run("1.0", "1.0")];
+        gone.latest_indexed = Some(v("1.2"));
+        let plan = plan_with_mirror(vec![gone]);
+        assert!(
+            matches!(&plan.unmoved[0].why, Why::Mirrored { reason, .. } if reason.contains("the newest widgetkit")),
+            "{:?}",
+            plan.unmoved
+        );
     }
 
     fn of_kind(mut r: ApiReport, kind: ApiKind) -> ApiReport {

@@ -231,6 +231,24 @@ pub fn index_evidence(
     let done = prepare(&apis, &mut work, PREPARE_ROUNDS)?;
     // What replaced each removed API, in its library's own words.
     read_notes(&apis, &mut work)?;
+    // Where its own releases forwarded it: the newest release of the distribution there.
+    let forwarded = forwarded_providers(session, &apis)?;
+    if !forwarded.is_empty() {
+        let targets: Vec<crate::bank::indexer::BuildTarget> = forwarded
+            .iter()
+            .map(|dist| crate::bank::indexer::BuildTarget {
+                name: dist.clone(),
+                selection: crate::bank::indexer::Selection::Latest(1),
+            })
+            .collect();
+        crate::bank::indexer::build_reported(
+            &session.client,
+            &session.bank_file,
+            &targets,
+            &crate::bank::indexer::BuildOptions::default(),
+            reporter,
+        )?;
+    }
     if done.rounds > 0 {
         // What a job remembered of the bank is stale now.
         if let Some(remembered) = run.bank {
@@ -246,6 +264,79 @@ pub fn index_evidence(
         );
     }
     Ok(done)
+}
+
+/// The distributions providing the modules that removed APIs among `apis` were forwarded to
+/// by their own last releases (see [`super::mirror`]): by the bank's word on who installs the
+/// module, else nbenv's package list, else the index (a project of a conventional name whose
+/// newest wheel installs it).
+fn forwarded_providers(
+    session: &crate::resolve::session::InferSession,
+    apis: &[ApiPath],
+) -> Result<BTreeSet<DistName>, PrepareError> {
+    use crate::resolve::evidence::{IndexLookup, Sources};
+    if !session.bank_file.exists() {
+        return Ok(BTreeSet::new());
+    }
+    let store = crate::bank::store::Store::open_read_only(&session.bank_file)?;
+    let mut moves_of: std::collections::BTreeMap<
+        DistName,
+        Option<crate::bank::store::MovesReport>,
+    > = Default::default();
+    let mut modules: BTreeSet<crate::names::ModulePath> = BTreeSet::new();
+    for api in apis {
+        for r in store.query_api(api.as_str())? {
+            let gone = r
+                .latest_indexed
+                .as_ref()
+                .is_some_and(|latest| r.last.as_ref().is_some_and(|last| last < latest));
+            if !gone {
+                continue;
+            }
+            let moves = match moves_of.entry(r.distribution.clone()) {
+                std::collections::btree_map::Entry::Occupied(e) => e.into_mut(),
+                std::collections::btree_map::Entry::Vacant(e) => {
+                    e.insert(store.moves(&r.distribution)?)
+                }
+            };
+            let Some((mirrored, _)) = moves
+                .as_ref()
+                .and_then(|m| super::mirror::mirror_of(m, api))
+            else {
+                continue;
+            };
+            if let Ok(m) = crate::names::ModulePath::new(mirrored.mirror.as_str()) {
+                modules.insert(m);
+            }
+        }
+    }
+    let mut out = BTreeSet::new();
+    let on_index = crate::resolve::index_providers::IndexProviders::new(&session.client);
+    for module in modules {
+        let top = module.top_level();
+        let in_bank: Vec<DistName> = store
+            .import_providers(top)?
+            .into_iter()
+            .map(|p| p.dist)
+            .collect();
+        let listed: Vec<DistName> = Sources::built_in()
+            .listed_providers(top)
+            .into_iter()
+            .map(|(d, _, _)| d)
+            .collect();
+        let found = if !in_bank.is_empty() {
+            in_bank
+        } else if !listed.is_empty() {
+            listed
+        } else if session.offline {
+            Vec::new()
+        } else {
+            // A lookup that fails leaves the forwarding unseen; the plan says so.
+            on_index.providers_on_index(&module).unwrap_or_default()
+        };
+        out.extend(found);
+    }
+    Ok(out)
 }
 
 /// Paths each method the code calls on a library's value may be, as far as the bank knows

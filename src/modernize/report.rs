@@ -85,6 +85,15 @@ pub enum Evidence {
         message: String,
         releases: Vec<VersionRun>,
     },
+    /// The old API's module was forwarded, name for name, to `mirror` by the code of `by` in
+    /// `releases`; the newest release of `to` has the forwarded name.
+    Mirrored {
+        module: ApiPath,
+        mirror: ApiPath,
+        by: ApiPath,
+        releases: Vec<VersionRun>,
+        to: DistName,
+    },
     /// Only the old API's warning names the successor (`candidate`, as written there); the
     /// newest release has it as `successor`, in the form `form`.
     NamedInWarning {
@@ -118,6 +127,7 @@ impl Evidence {
     pub fn kind(&self) -> &'static str {
         match self {
             Evidence::Moved { .. } => "moved",
+            Evidence::Mirrored { .. } => "mirrored",
             Evidence::Shim { .. } => "shim",
             Evidence::KeywordRenamed { .. } => "keyword-renamed",
             Evidence::NamedInWarning { .. } => "named-in-warning",
@@ -144,6 +154,13 @@ impl ChangeLine {
                     positional_limit: *positional_limit,
                 }
             }
+            ChangeWhat::Mirrored { to, evidence, .. } => Evidence::Mirrored {
+                module: evidence.module.clone(),
+                mirror: evidence.mirror.clone(),
+                by: evidence.by.clone(),
+                releases: evidence.releases.clone(),
+                to: to.clone(),
+            },
             ChangeWhat::Template {
                 evidence,
                 signature,
@@ -408,6 +425,9 @@ impl Report {
                 Why::Private { candidates } => {
                     format!("its successors {} are private", paths(candidates))
                 }
+                Why::Mirrored { successor, reason } => {
+                    format!("its last releases forwarded it to {successor}, but {reason}")
+                }
             };
             let _ = writeln!(
                 out,
@@ -495,6 +515,22 @@ impl Report {
                 if let (Some(a), Some(b)) = (old_definition, new_definition) {
                     let _ = writeln!(out, "    defined as {a}, now {b}");
                 }
+            }
+            Evidence::Mirrored {
+                module,
+                mirror,
+                by,
+                releases,
+                to,
+            } => {
+                moved_line(out, c);
+                let _ = writeln!(
+                    out,
+                    "    mirrored: {}: {when}; {by} in {} puts a module forwarding every name to {mirror} in place of {module}; {to}'s newest release has {}",
+                    c.distribution,
+                    runs(releases),
+                    c.new
+                );
             }
             Evidence::Shim {
                 definition,

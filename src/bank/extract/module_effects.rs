@@ -7,7 +7,9 @@
 //! - `setattr(this_module, "name", value)`: a name bound by another route;
 //! - `__path__` changes: submodules found in other directories;
 //! - `X = LazyLoader("x", globals(), "pkg.mod")`: a module imported on first use;
-//! - `raise ...` at the top level: a shim module that exists only to fail.
+//! - `raise ...` at the top level: a shim module that exists only to fail;
+//! - `sys.modules["a.b"] = ShimModule(src="a.b", mirror="c")`: a module whose every name is
+//!   another module's (IPython 4-7 forward `IPython.html.widgets` to `ipywidgets`).
 
 use ruff_python_ast::{Expr, Stmt};
 
@@ -170,6 +172,27 @@ pub(crate) fn sets_computed_module_names(stmt: &Stmt, modules: &[String]) -> boo
         Expr::Name(n) => modules.iter().any(|s| s == n.id.as_str()),
         other => is_this_module(other) || registered_module(other).is_some(),
     })
+}
+
+/// A module put in place of another: a call given the replaced module as `src` and the one
+/// it forwards to as `mirror`, both literal module paths (IPython's `ShimModule(src=
+/// "IPython.html.widgets", mirror="ipywidgets")`), as (src, mirror).
+pub(crate) fn module_mirror(value: &Expr) -> Option<(String, String)> {
+    let Expr::Call(call) = value else {
+        return None;
+    };
+    let literal = |name: &str| {
+        call.arguments.keywords.iter().find_map(|k| {
+            let Expr::StringLiteral(text) = &k.value else {
+                return None;
+            };
+            let text = text.value.to_str();
+            (k.arg.as_ref()?.as_str() == name && crate::names::ModulePath::new(text).is_ok())
+                .then(|| text.to_string())
+        })
+    };
+    let (src, mirror) = (literal("src")?, literal("mirror")?);
+    (src != mirror).then_some((src, mirror))
 }
 
 /// The module a lazy loader stands for: `LazyLoader("keras", globals(), "keras.api._v2.keras")`

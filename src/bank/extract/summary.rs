@@ -79,6 +79,11 @@ pub struct FileSummary {
     /// no static reading lists.
     #[serde(rename = "pass", default, skip_serializing_if = "Vec::is_empty")]
     pub passes: Vec<(String, String)>,
+    /// Modules this file puts in place of others, each forwarding every name to another
+    /// module, as (replaced, forwarded to): IPython 4-7's `IPython.html.widgets` to
+    /// `ipywidgets`. The evidence of a move across distributions.
+    #[serde(rename = "mir", default, skip_serializing_if = "Vec::is_empty")]
+    pub mirrors: Vec<(String, String)>,
     /// Where the bindings of a `.pyi` beside the source start (see [`FileSummary::with_stub`]);
     /// never stored, since summaries are merged for one release's flow.
     #[serde(skip)]

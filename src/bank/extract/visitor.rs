@@ -74,6 +74,7 @@ pub fn summarize_source(source: &str, is_stub: bool) -> FileSummary {
         eager_imports: visitor.eager_imports,
         top_calls: visitor.top_calls,
         passes: visitor.passes,
+        mirrors: visitor.mirrors,
         stub_from: None,
     }
 }
@@ -100,6 +101,10 @@ struct ModuleVisitor<'s> {
     replaces_itself: bool,
     wrapped_by: Option<String>,
     passes: Vec<(String, String)>,
+    /// Modules put in place of others, forwarding to a third (see [`FileSummary::mirrors`]).
+    mirrors: Vec<(String, String)>,
+    /// Forwarding modules made and bound to a name, not yet seen put in `sys.modules`.
+    unplaced_mirrors: HashMap<String, (String, String)>,
     /// Names bound to module objects: `sys.modules[__name__]` and `sys.modules["pkg.mod"]`.
     module_objects: Vec<String>,
     registers_modules: bool,
@@ -277,9 +282,38 @@ impl ModuleVisitor<'_> {
         }
     }
 
+    /// A forwarding module put in `sys.modules` (`sys.modules["a"] = ShimModule(src="a",
+    /// mirror="b")`), directly or through a name it was bound to first.
+    fn mirror(&mut self, assign: &ruff_python_ast::StmtAssign) {
+        let registers = assign
+            .targets
+            .iter()
+            .any(|t| effects::registered_module(t).is_some());
+        let made = effects::module_mirror(&assign.value);
+        let placed = match (&made, &*assign.value) {
+            (Some(m), _) if registers => Some(m.clone()),
+            (None, Expr::Name(n)) if registers => self.unplaced_mirrors.remove(n.id.as_str()),
+            (Some(m), _) => {
+                for t in &assign.targets {
+                    if let Expr::Name(n) = t {
+                        self.unplaced_mirrors.insert(n.id.to_string(), m.clone());
+                    }
+                }
+                None
+            }
+            _ => None,
+        };
+        if let Some(m) = placed {
+            if !self.mirrors.contains(&m) {
+                self.mirrors.push(m);
+            }
+        }
+    }
+
     /// An assignment: aliases, constants, lazy imports, classes made by `namedtuple`, and what
     /// it does to `sys.modules`.
     fn assign(&mut self, assign: &ruff_python_ast::StmtAssign, fallback: bool) {
+        self.mirror(assign);
         for target in &assign.targets {
             self.class_attribute(target);
             match effects::modules_write(target, &assign.value) {

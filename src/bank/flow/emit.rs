@@ -10,7 +10,7 @@ use super::input::InputSource;
 use super::members::{class_of, ClassTable};
 use super::namespace::{DefRef, ModId, Solver, Target};
 use super::output::{
-    ApiEntry, ApiKind, FlowOptions, FlowStats, ModuleEntry, ModuleKind, ReleaseApis,
+    ApiEntry, ApiKind, FlowOptions, FlowStats, ModuleEntry, ModuleKind, ModuleMirror, ReleaseApis,
 };
 
 /// A definition of the release, described once however many aliases it has.
@@ -122,6 +122,7 @@ pub(crate) fn emit(solver: &Solver<'_>, options: &FlowOptions) -> ReleaseApis {
             emitter.entries.push(e);
         }
     }
+    let mirrors = mirrors(solver);
     let reachable = reachable_modules(solver);
     for id in 0..solver.modules.len() as ModId {
         if reachable[id as usize] && raises[id as usize].is_none() {
@@ -132,7 +133,30 @@ pub(crate) fn emit(solver: &Solver<'_>, options: &FlowOptions) -> ReleaseApis {
     while let Some(class) = emitter.class_queue.pop() {
         emitter.members_of_definition(class);
     }
-    emitter.finish(modules, stats)
+    ReleaseApis {
+        mirrors,
+        ..emitter.finish(modules, stats)
+    }
+}
+
+/// The modules the release's files put in place of others, each once, sorted.
+fn mirrors(solver: &Solver<'_>) -> Vec<ModuleMirror> {
+    let mut out: Vec<ModuleMirror> = solver
+        .modules
+        .iter()
+        .filter_map(|m| Some((m.path, m.summary()?)))
+        .flat_map(|(by, s)| s.mirrors.iter().map(move |m| (by, m)))
+        .filter_map(|(by, (module, mirror))| {
+            Some(ModuleMirror {
+                module: ModulePath::new(module).ok()?,
+                mirror: ModulePath::new(mirror).ok()?,
+                by: by.clone(),
+            })
+        })
+        .collect();
+    out.sort();
+    out.dedup();
+    out
 }
 
 fn is_public_module(path: &ModulePath) -> bool {
@@ -578,6 +602,7 @@ impl<'s, 'a> Emitter<'s, 'a> {
             apis,
             stats,
             external_imports: None,
+            mirrors: Vec::new(),
         }
     }
 }

@@ -35,7 +35,8 @@ mod relative;
 pub use import_time::external_imports;
 pub use input::ReleaseInput;
 pub use output::{
-    ApiEntry, ApiKind, FlowOptions, FlowStats, ModuleEntry, ModuleKind, ReleaseApis, UnknownKind,
+    ApiEntry, ApiKind, FlowOptions, FlowStats, ModuleEntry, ModuleKind, ModuleMirror, ReleaseApis,
+    UnknownKind,
 };
 pub use relative::absolute_module;
 

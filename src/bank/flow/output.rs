@@ -213,7 +213,22 @@ pub struct ReleaseApis {
     /// of them could be read from source.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub external_imports: Option<Vec<String>>,
+    /// Modules the release puts in place of others, forwarding every name to a module that
+    /// may be another distribution's; sorted.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub mirrors: Vec<ModuleMirror>,
     pub stats: FlowStats,
+}
+
+/// A module whose every name is another module's (IPython 4-7's `IPython.html.widgets`,
+/// whose names are `ipywidgets`'), as the release's own code says by putting a forwarding
+/// object in its place.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct ModuleMirror {
+    pub module: ModulePath,
+    pub mirror: ModulePath,
+    /// The module whose code does it (`IPython.html`).
+    pub by: ModulePath,
 }
 
 impl ReleaseApis {

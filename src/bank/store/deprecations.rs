@@ -1,7 +1,8 @@
 //! What functions' bodies say of their own deprecation (see `bank::extract::Warned`): table
 //! `deprecations`, one row per distribution, definition path and fact, with the releases
 //! whose source says it. A shim's template, the successor its warning names, and renamed
-//! keywords are read from these by [`super::moves`].
+//! keywords are read from these by [`super::moves`]; so are modules a release forwards to
+//! another module, keyed by the forwarded module's path.
 
 use std::collections::HashMap;
 
@@ -21,6 +22,13 @@ use crate::bank::flow::ReleaseApis;
 pub enum DeprecationFact {
     Shim(Shim),
     KeywordRename(KeywordRename),
+    /// The module at the row's path is put in place by one that forwards every name to
+    /// `mirror` (see [`crate::bank::flow::ModuleMirror`]).
+    /// `by`: the module whose code does it.
+    Mirror {
+        mirror: String,
+        by: String,
+    },
 }
 
 /// A fact with the definition it is about and the releases that state it.
@@ -77,19 +85,29 @@ impl Store {
 
 /// The facts of one release's definitions.
 fn facts(apis: &ReleaseApis) -> impl Iterator<Item = (&str, DeprecationFact)> {
-    apis.apis.iter().flat_map(|api| {
-        let warned = api.warned.as_deref();
-        let shim = warned
-            .and_then(|w| w.shim.clone())
-            .map(DeprecationFact::Shim);
-        let renames = warned
-            .into_iter()
-            .flat_map(|w| w.renames.iter().cloned())
-            .map(DeprecationFact::KeywordRename);
-        shim.into_iter()
-            .chain(renames)
-            .map(move |fact| (api.path.as_str(), fact))
-    })
+    let mirrors = apis.mirrors.iter().map(|m| {
+        let fact = DeprecationFact::Mirror {
+            mirror: m.mirror.to_string(),
+            by: m.by.to_string(),
+        };
+        (m.module.as_str(), fact)
+    });
+    apis.apis
+        .iter()
+        .flat_map(|api| {
+            let warned = api.warned.as_deref();
+            let shim = warned
+                .and_then(|w| w.shim.clone())
+                .map(DeprecationFact::Shim);
+            let renames = warned
+                .into_iter()
+                .flat_map(|w| w.renames.iter().cloned())
+                .map(DeprecationFact::KeywordRename);
+            shim.into_iter()
+                .chain(renames)
+                .map(move |fact| (api.path.as_str(), fact))
+        })
+        .chain(mirrors)
 }
 
 /// Records the facts of release `slot`, updating the cached sets. Called after the slot was

@@ -79,7 +79,7 @@ pub use runs::{
     Bound, FailedRelease, FailedStep, Refutation, ReleaseFailure, RunOutcome, RunRecord,
 };
 pub use schema::{missing_from_schema, EXTRACTOR_VERSION, SCHEMA_VERSION};
-pub use shim_moves::{RenamedKeyword, ShimEvidence, Shimmed};
+pub use shim_moves::{Mirrored, RenamedKeyword, ShimEvidence, Shimmed};
 pub use stats::{BankStats, SourcelessRelease, UnknownShare};
 pub use summaries::SummaryStore;
 pub use writer::{BankWriter, IndexedRelease, RuntimeFinding, RuntimeLinks, SourceCounts};

@@ -17,7 +17,7 @@ use super::registry::ReleaseRow;
 use super::release_set::ReleaseSet;
 use super::resolve::Resolver;
 use super::seal::{select_sealed, APIS};
-use super::shim_moves::{RenamedKeyword, Shimmed};
+use super::shim_moves::{Mirrored, RenamedKeyword, Shimmed};
 use super::{Store, StoreError};
 use crate::bank::extract::is_private;
 use crate::bank::flow::ApiKind;
@@ -100,6 +100,9 @@ pub struct MovesReport {
     /// What the distribution's own change notes say replaced an old API (read from its
     /// sdists: candidates, not proof).
     pub change_notes: Vec<super::StoredNote>,
+    /// Modules some releases forward, name for name, to another module (perhaps another
+    /// distribution's).
+    pub mirrors: Vec<Mirrored>,
     /// The releases whose sdists were read for them.
     pub notes_read: Vec<super::NotesReadRow>,
 }
@@ -138,6 +141,7 @@ impl Store {
             unproven: Vec::new(),
             shims: Vec::new(),
             renamed_keywords: Vec::new(),
+            mirrors: Vec::new(),
             change_notes: self.change_notes(name)?,
             notes_read,
         };
@@ -291,8 +295,10 @@ impl Store {
         }
         report.moves.sort_by(|a, b| a.old.cmp(&b.old));
         report.unproven.sort_by(|a, b| a.old.cmp(&b.old));
+        let facts = self.deprecations(dist_id)?;
         (report.shims, report.renamed_keywords) =
-            self.shim_moves(dist_id, &mut resolver, &indexed)?;
+            self.shim_moves(dist_id, &facts, &mut resolver, &indexed)?;
+        report.mirrors = super::shim_moves::mirrors(&facts, &indexed);
         Ok(Some(report))
     }
 

@@ -43,8 +43,9 @@ pub const SCHEMA_VERSION: u32 = 11;
 /// Bumped when extraction or flow changes what a release's APIs are (or what is read of its
 /// metadata), so that stale releases can be told apart from fresh ones (and indexed again by
 /// the next build). 9: a metadata line of spaces continues a header, so Requires-Dist after
-/// a multi-line License (matplotlib 3.x) is read.
-pub const EXTRACTOR_VERSION: u32 = 9;
+/// a multi-line License (matplotlib 3.x) is read. 10: modules a release forwards to another
+/// module (`ShimModule(src=..., mirror=...)`) are read.
+pub const EXTRACTOR_VERSION: u32 = 10;
 
 const V1: &str = r#"
 CREATE TABLE meta (

@@ -60,6 +60,55 @@ pub struct Shimmed {
     pub unknown_after: Vec<VersionRun>,
 }
 
+/// A module some releases put in place of itself with one that forwards every name to
+/// another module, perhaps another distribution's: what was under `module` there is what is
+/// under `mirror` (IPython 4.0-7.34's `IPython.html.widgets`, forwarded to `ipywidgets`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Mirrored {
+    pub module: ApiPath,
+    pub mirror: ApiPath,
+    /// The module whose code does it (`IPython.html`), as its newest such release has it.
+    pub by: ApiPath,
+    /// The indexed releases that do it.
+    pub releases: Vec<VersionRun>,
+    /// The newest of them.
+    pub last: Version,
+}
+
+/// The modules the releases of `facts` forward to others, by module path.
+pub(super) fn mirrors(facts: &[StoredFact], indexed: &[&ReleaseRow]) -> Vec<Mirrored> {
+    let newest = |set: &ReleaseSet| indexed.iter().rev().find(|r| set.contains(r.slot));
+    let mut out: Vec<Mirrored> = Vec::new();
+    for f in facts {
+        let DeprecationFact::Mirror { mirror, by } = &f.fact else {
+            continue;
+        };
+        let (Ok(module), Ok(mirror), Ok(by), Some(last)) = (
+            ApiPath::new(&f.path),
+            ApiPath::new(mirror),
+            ApiPath::new(by),
+            newest(&f.releases),
+        ) else {
+            continue;
+        };
+        let found = Mirrored {
+            module,
+            mirror,
+            by,
+            releases: runs(indexed, &f.releases),
+            last: last.version.clone(),
+        };
+        // One module forwarded to two places over time: the newest word.
+        match out.iter_mut().find(|m| m.module == found.module) {
+            Some(seen) if seen.last < found.last => *seen = found,
+            Some(_) => {}
+            None => out.push(found),
+        }
+    }
+    out.sort_by(|a, b| a.module.cmp(&b.module));
+    out
+}
+
 /// A keyword a function accepted under an old name, warning when it was used.
 #[derive(Debug, Clone, Serialize)]
 pub struct RenamedKeyword {
@@ -80,10 +129,10 @@ impl Store {
     pub(super) fn shim_moves(
         &self,
         dist_id: DistId,
+        facts: &[StoredFact],
         resolver: &mut Resolver<'_>,
         indexed: &[&ReleaseRow],
     ) -> Result<(Vec<Shimmed>, Vec<RenamedKeyword>), StoreError> {
-        let facts = self.deprecations(dist_id)?;
         if facts.is_empty() {
             return Ok((Vec::new(), Vec::new()));
         }
@@ -93,7 +142,7 @@ impl Store {
             .map(|(i, r)| (r.slot, i))
             .collect();
         let mut by_path: Vec<(&str, Vec<&StoredFact>)> = Vec::new();
-        for fact in &facts {
+        for fact in facts {
             match by_path.last_mut() {
                 Some((path, list)) if *path == fact.path => list.push(fact),
                 _ => by_path.push((&fact.path, vec![fact])),

@@ -510,8 +510,14 @@ fn deprecation_facts_are_kept_per_release_and_replaced_when_indexed_again() {
     let mut bank = Bank::new(&["1.0", "2.0", "3.0"]);
     let shim = "import warnings\ndef old(a):\n    warnings.warn('use a.new()', FutureWarning)\n    return a.new()\n\
                 def hist(x, density=None, normed=None):\n    if normed is not None:\n        warnings.warn('normed is deprecated')\n        density = normed\n    return x\n";
+    // 2.0 also forwards `pkg.widgets` to another module, as IPython 4 forwards
+    // `IPython.html.widgets` to `ipywidgets`.
+    let forward = "import sys\nsys.modules['pkg.widgets'] = ShimModule(src='pkg.widgets', mirror='widgetkit')\n";
     bank.write("1.0", &[("pkg/__init__.py", shim)]);
-    bank.write("2.0", &[("pkg/__init__.py", shim)]);
+    bank.write(
+        "2.0",
+        &[("pkg/__init__.py", shim), ("pkg/html.py", forward)],
+    );
     bank.write(
         "3.0",
         &[(
@@ -528,6 +534,7 @@ fn deprecation_facts_are_kept_per_release_and_replaced_when_indexed_again() {
                 let what = match f.fact {
                     DeprecationFact::Shim(s) => format!("shim {}", s.template.unwrap().expr),
                     DeprecationFact::KeywordRename(r) => format!("{} -> {}", r.old, r.new),
+                    DeprecationFact::Mirror { mirror, by } => format!("mirror {mirror} by {by}"),
                 };
                 let versions = bank
                     .rows
@@ -547,7 +554,25 @@ fn deprecation_facts_are_kept_per_release_and_replaced_when_indexed_again() {
         [
             (s("pkg.hist"), s("normed -> density"), both.clone()),
             (s("pkg.old"), s("shim a.new()"), both.clone()),
+            (
+                s("pkg.widgets"),
+                s("mirror widgetkit by pkg.html"),
+                vec![s("2.0")]
+            ),
         ]
+    );
+    let mirrors = bank
+        .store
+        .moves(&crate::names::DistName::new("pkg").unwrap())
+        .unwrap()
+        .unwrap()
+        .mirrors;
+    assert_eq!(
+        mirrors
+            .iter()
+            .map(|m| format!("{} -> {} by {} in {}", m.module, m.mirror, m.by, m.last))
+            .collect::<Vec<_>>(),
+        ["pkg.widgets -> widgetkit by pkg.html in 2.0"]
     );
     // 2.0 indexed again, from a body that no longer warns.
     bank.write(

@@ -384,6 +384,55 @@ fn imports_that_always_run_are_told_from_guarded_ones() {
         .is_empty());
 }
 
+/// IPython 7.34's `IPython/html.py`, whole: two modules put in place, forwarding to others.
+const IPYTHON_HTML: &str = r#"
+"""
+Shim to maintain backwards compatibility with old IPython.html imports.
+"""
+import sys
+from warnings import warn
+
+from IPython.utils.shimmodule import ShimModule, ShimWarning
+
+warn("The `IPython.html` package has been deprecated since IPython 4.0. "
+     "You should import from `notebook` instead. "
+     "`IPython.html.widgets` has moved to `ipywidgets`.", ShimWarning)
+
+_widgets = sys.modules['IPython.html.widgets'] = ShimModule(
+    src='IPython.html.widgets', mirror='ipywidgets')
+
+_html = ShimModule(
+    src='IPython.html', mirror='notebook')
+
+# hook up widgets
+_html.widgets = _widgets
+sys.modules['IPython.html'] = _html
+"#;
+
+#[test]
+fn modules_forwarded_to_others_are_read_from_their_shims() {
+    let s = summarize_source(IPYTHON_HTML, false);
+    let pairs = |s: &FileSummary| -> Vec<(String, String)> { s.mirrors.clone() };
+    assert_eq!(
+        pairs(&s),
+        [
+            ("IPython.html.widgets".to_string(), "ipywidgets".to_string()),
+            ("IPython.html".to_string(), "notebook".to_string()),
+        ]
+    );
+    // Both keywords literal module paths, and two different modules: nothing else.
+    for other in [
+        "m = ShimModule(src=name, mirror='ipykernel')\n",
+        "m = ShimModule(src='a.b', mirror='ipykernel.%s' % pkg)\n",
+        "m = ShimModule(src='a.b', mirror='a.b')\n",
+        "m = Image(src='a.png', alt='b')\n",
+        // Made, never put in `sys.modules`: forwards nothing.
+        "m = ShimModule(src='a.b', mirror='c')\n",
+    ] {
+        assert!(pairs(&summarize_source(other, false)).is_empty(), "{other}");
+    }
+}
+
 #[test]
 fn module_getattr_marks_dynamic_exports() {
     assert!(

@@ -4,6 +4,7 @@
 use std::path::Path;
 
 mod candidate;
+mod mirror;
 mod notes;
 mod prefer;
 mod python3;
