@@ -40,6 +40,7 @@ impl Default for AnalyzeOptions {
 /// reported in [`Usage::warnings`] and the rest is still analysed.
 pub fn analyze(nb: &Notebook, options: &AnalyzeOptions) -> Usage {
     let mut tracer = Tracer::new();
+    tracer.last_star_module = last_star_module(nb);
     metadata_hints(nb, &mut tracer.ev);
     for c in &nb.cells {
         if c.kind != CellKind::Code || c.source.trim().is_empty() {
@@ -82,6 +83,30 @@ pub fn analyze(nb: &Notebook, options: &AnalyzeOptions) -> Usage {
     let mut usage = finish::build(nb, ev, outputs, locals, candidates);
     outputs::classify_stored_errors(nb, &mut usage, None);
     usage
+}
+
+/// The module of the notebook's last star import (`from m import *`, or `%pylab`'s
+/// `matplotlib.pylab`), read from the cells' lines: what a function's unbound names may be
+/// when it is called, after every cell ran.
+fn last_star_module(nb: &Notebook) -> Option<std::rc::Rc<str>> {
+    fn star(line: &str) -> Option<&str> {
+        let line = line.trim_start();
+        if line.starts_with("%pylab") {
+            return Some("matplotlib.pylab");
+        }
+        let (module, rest) = line.strip_prefix("from ")?.split_once(" import ")?;
+        let module = module.trim();
+        let rest = rest.trim_start().strip_prefix('*')?;
+        let ends = rest.trim().is_empty() || rest.trim_start().starts_with('#');
+        (ends && crate::names::ModulePath::new(module).is_ok()).then_some(module)
+    }
+    nb.cells
+        .iter()
+        .filter(|c| c.kind == CellKind::Code)
+        .flat_map(|c| c.source.lines())
+        .filter_map(star)
+        .next_back()
+        .map(std::rc::Rc::from)
 }
 
 /// The notebook's absolute imports outside the standard library, each with the names imported

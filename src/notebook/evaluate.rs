@@ -362,7 +362,7 @@ impl Tracer {
     fn star_candidates(&mut self, n: &ExprName, extra: Option<UseKind>, args: Option<&Arguments>) {
         let at = self.at(n.start());
         let modules = std::mem::take(&mut self.star_modules);
-        for m in modules.iter().rev() {
+        for m in self.later_star().iter().chain(modules.iter().rev()) {
             let path = self.join(m, &n.id);
             let keywords = args.into_iter().flat_map(keyword_names);
             self.ev.api(&path, UseKind::Star, extra, keywords, at);
@@ -393,10 +393,21 @@ impl Tracer {
         if id.is_empty() {
             return (Value::Unknown, false);
         }
-        if let Some(module) = self.star_modules.last().cloned() {
+        if let Some(module) = self
+            .later_star()
+            .or_else(|| self.star_modules.last().cloned())
+        {
             return (Value::Api(self.join(&module, id)), true);
         }
         (Value::Unknown, false)
+    }
+
+    /// In a function body, the notebook's last star-imported module when it is not among
+    /// those imported so far: the body runs when called, and a later cell's `from pylab
+    /// import *` binds names (`np`) the star imports before the `def` may not.
+    fn later_star(&self) -> Option<Rc<str>> {
+        let last = self.last_star_module.as_ref()?;
+        (self.scopes.in_function() && !self.star_modules.contains(last)).then(|| last.clone())
     }
 
     /// `base.attr`: extends a module path, traces an instance member, or records member

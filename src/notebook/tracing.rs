@@ -34,6 +34,9 @@ pub(crate) struct Tracer {
     pub(crate) classes: Vec<LocalClass>,
     /// Modules of `from m import *`, latest last: unbound names may come from them.
     pub(crate) star_modules: Vec<Rc<str>>,
+    /// The module of the notebook's last `from m import *`, in whatever cell: a function
+    /// body's unbound names are looked up when it runs, perhaps after it.
+    pub(crate) last_star_module: Option<Rc<str>>,
     /// `from __future__ import print_function` was seen.
     pub(crate) print_function: bool,
     /// Depth of `try:`/`except`/`if` blocks the current code sits in.
@@ -92,6 +95,7 @@ impl Tracer {
             scopes: Scopes::default(),
             classes: Vec::new(),
             star_modules: Vec::new(),
+            last_star_module: None,
             print_function: false,
             optional_depth: 0,
             via: ImportVia::Statement,

@@ -35,4 +35,4 @@ pub use visitor::{summarize_bytes, summarize_source};
 /// The version of what a [`FileSummary`] holds. A cache of summaries must be keyed by
 /// (file sha256, `is_stub`, this version), and this bumped whenever extraction changes what
 /// it records, so that summaries made by older rules are made again.
-pub const SUMMARY_VERSION: u32 = 11;
+pub const SUMMARY_VERSION: u32 = 12;

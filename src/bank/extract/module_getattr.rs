@@ -7,6 +7,10 @@
 //! cannot see. Tables it only raises for (`__former_attrs__`) need not be read: a name in them
 //! is absent like any other.
 //!
+//! One that hands every name to a module this module imports (`return getattr(_samples,
+//! name)`, scikit-learn 0.22's generated `datasets.samples_generator`) serves that module's
+//! names: a star import of it, as a fallback.
+//!
 //! Anything else (a return no name test guards, a table whose contents are computed, a
 //! function that can end without raising) leaves the module open, as before.
 
@@ -41,8 +45,13 @@ pub(crate) fn served_bindings(body: &[Stmt]) -> Option<Vec<Binding>> {
             .iter()
             .chain(&def.parameters.args)
             .next()?;
+        let name = parameter.parameter.name.as_str();
+        if let Some(star) = forwarded(&def.body, name, body) {
+            out.push(star);
+            continue;
+        }
         let reader = Reader {
-            name: parameter.parameter.name.as_str(),
+            name,
             tables: &tables,
         };
         for binding in reader.function(&def.body)? {
@@ -56,6 +65,57 @@ pub(crate) fn served_bindings(body: &[Stmt]) -> Option<Vec<Binding>> {
         }
     }
     Some(out)
+}
+
+/// `return getattr(m, name)` as the whole body, `m` a module the module imports at its top
+/// level: a star import of that module.
+fn forwarded(def_body: &[Stmt], name: &str, module_body: &[Stmt]) -> Option<Binding> {
+    let [Stmt::Return(ret)] = def_body else {
+        return None;
+    };
+    let Some(Expr::Call(call)) = ret.value.as_deref() else {
+        return None;
+    };
+    let is_getattr = matches!(&*call.func, Expr::Name(f) if f.id.as_str() == "getattr");
+    let [Expr::Name(module), Expr::Name(asked)] = &call.arguments.args[..] else {
+        return None;
+    };
+    if !is_getattr || asked.id.as_str() != name || !call.arguments.keywords.is_empty() {
+        return None;
+    }
+    let module = module.id.as_str();
+    let star = |level: u32, path: String| {
+        Binding::ImportFrom(ImportFrom {
+            level,
+            module: Some(path),
+            names: vec![ImportedName {
+                name: "*".to_string(),
+                asname: None,
+            }],
+        })
+    };
+    module_body.iter().find_map(|stmt| match stmt {
+        // `from . import _samples` / `from pkg import mod as m`.
+        Stmt::ImportFrom(f) => f.names.iter().find_map(|alias| {
+            let bound = alias.asname.as_ref().unwrap_or(&alias.name).as_str();
+            (bound == module).then(|| {
+                let path = match &f.module {
+                    Some(m) => format!("{m}.{}", alias.name),
+                    None => alias.name.to_string(),
+                };
+                star(f.level, path)
+            })
+        }),
+        // `import pkg.mod as m` / `import m`.
+        Stmt::Import(i) => i.names.iter().find_map(|alias| {
+            let bound = match &alias.asname {
+                Some(a) => a.as_str() == module,
+                None => alias.name.as_str() == module,
+            };
+            bound.then(|| star(0, alias.name.to_string()))
+        }),
+        _ => None,
+    })
 }
 
 /// Calls `each` on every module-level statement, in source order, including those in `if`,

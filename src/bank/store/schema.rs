@@ -44,7 +44,8 @@ pub const SCHEMA_VERSION: u32 = 11;
 /// metadata), so that stale releases can be told apart from fresh ones (and indexed again by
 /// the next build). 9: a metadata line of spaces continues a header, so Requires-Dist after
 /// a multi-line License (matplotlib 3.x) is read. 10: modules a release forwards to another
-/// module (`ShimModule(src=..., mirror=...)`) are read.
+/// module (`ShimModule(src=..., mirror=...)`) are read, and a module `__getattr__` handing
+/// every name to an imported module serves that module's names.
 pub const EXTRACTOR_VERSION: u32 = 10;
 
 const V1: &str = r#"

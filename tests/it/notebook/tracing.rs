@@ -85,6 +85,28 @@ fn function_scopes_and_globals() {
     assert_eq!(member(&u, "train").receiver, Receiver::Unknown);
 }
 
+/// scipy-cookbook's ParticleFilter: cell 1 star-imports numpy and numpy.random, then defines
+/// a function using `np`; cell 2's `from pylab import *` binds `np` before the function runs.
+/// The body's `np` is pylab's, the notebook's last star import, not `numpy.random.np`
+/// (which numpy stopped exposing in 1.17).
+#[test]
+fn a_function_bodys_unbound_name_is_the_last_star_imports() {
+    let u = usage_of_source(
+        "# %%\nfrom numpy import *\nfrom numpy.random import *\n\
+         def step(x):\n    np.add(x, uniform(-1, 1, x.shape), out=x)\n    return ones(3)\n\
+         # %%\nif __name__ == '__main__':\n  from pylab import *\n  step(zeros(3))\n  np.array([1])\n",
+    );
+    assert!(has_api(&u, "pylab.np.add"), "{:#?}", u.apis);
+    assert!(!has_api(&u, "numpy.random.np.add"));
+    assert!(!has_api(&u, "numpy.random.np"));
+    // The names before the `def` stay candidates beside the later module's.
+    assert!(has_api(&u, "numpy.random.uniform"));
+    assert!(has_api(&u, "pylab.uniform"));
+    // At the top level, what was star-imported so far, as before.
+    assert!(has_api(&u, "pylab.np.array"));
+    assert!(has_api(&u, "numpy.random.zeros") || has_api(&u, "pylab.zeros"));
+}
+
 #[test]
 fn optional_and_conditional_imports() {
     let u = usage_of_source(
