@@ -17,9 +17,10 @@ use super::forward::Met;
 pub struct Facts {
     pub apis: BTreeMap<ApiPath, Vec<ApiReport>>,
     pub moves: BTreeMap<DistName, MovesReport>,
-    /// The paths a removed API's warning or its library's change notes may name as its
-    /// successor ("Use .values instead"), as the bank reports them (see
-    /// [`super::candidate`], [`super::notes`]).
+    /// The paths a removed API's warning, its library's change notes or a forwarding of its
+    /// module may name as its successor ("Use .values instead"), and its proven successors
+    /// (for their newest signatures), as the bank reports them (see [`super::candidate`],
+    /// [`super::notes`], [`super::mirror`]).
     pub targets: BTreeMap<ApiPath, Vec<ApiReport>>,
     /// Methods the code calls on a library's values that the bank places: on an instance of
     /// a class the code made (`np.ndarray(...).as_list()`), or on a value a library call
@@ -85,6 +86,10 @@ impl Facts {
             for moves in facts.moves.values() {
                 paths.extend(super::notes::target_paths(u, moves));
                 paths.extend(super::mirror::mirror_of(moves, &u.api).map(|(_, new)| new));
+                // A successor's newest signature: it may take fewer arguments by position.
+                if let Some(m) = moves.moves.iter().find(|m| m.old == u.api) {
+                    paths.extend(m.successors.iter().map(|s| s.path.clone()));
+                }
                 if let Some(ShimEvidence::NamedInWarning { candidate }) =
                     super::plan::shim_of(Some(moves), &u.api).map(|s| &s.evidence)
                 {

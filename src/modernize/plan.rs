@@ -45,6 +45,15 @@ pub enum ChangeWhat {
         /// this many arguments by position mean the same to both; others keep the old path.
         #[serde(skip_serializing_if = "Option::is_none")]
         positional_limit: Option<usize>,
+        /// The successor's newest release takes only this many of the old positional
+        /// parameters by position (scikit-learn 1.0 made `validation_curve`'s `param_name`
+        /// keyword-only): calls pass the rest by keyword, as for `positional_limit`.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        newest_positionals: Option<usize>,
+        /// Each old positional parameter with the name the successor takes it by keyword, in
+        /// its newest signature when `newest_positionals` is set.
+        #[serde(skip)]
+        by_keyword: Vec<Option<String>>,
     },
     /// Each call of a removed function becomes the expression its last releases' shim
     /// returned, over the call's own arguments.
@@ -285,16 +294,21 @@ impl Plan {
                 ChangeWhat::Moved {
                     new,
                     positional_limit,
-                    evidence,
+                    newest_positionals,
+                    by_keyword,
+                    ..
                 } => {
                     out.renames.insert(c.old.clone(), new.clone());
-                    if let Some(limit) = positional_limit {
-                        let successor = evidence.successors.iter().find(|s| s.path == *new);
+                    let limit = match (*positional_limit, *newest_positionals) {
+                        (Some(a), Some(b)) => Some(a.min(b)),
+                        (a, b) => a.or(b),
+                    };
+                    if let Some(limit) = limit {
                         out.positional_limits.insert(
                             c.old.clone(),
                             PositionalLimit {
-                                limit: *limit,
-                                keywords: successor.map(by_keyword).unwrap_or_default(),
+                                limit,
+                                keywords: by_keyword.clone(),
                             },
                         );
                     }
@@ -713,6 +727,43 @@ fn by_keyword(s: &Successor) -> Vec<Option<String>> {
     let Some((old, new)) = signatures(s) else {
         return Vec::new();
     };
+    keyword_names(&old, &new)
+}
+
+/// The positional parameters of a signature, in order.
+fn positional_names(sig: &Signature) -> Vec<&str> {
+    sig.params
+        .iter()
+        .filter(|p| matches!(p.kind, ParamKind::PositionalOnly | ParamKind::Positional))
+        .map(|p| p.name.as_str())
+        .collect()
+}
+
+/// When the successor's newest signature (of `dist`, as `facts.targets` has it) takes fewer
+/// of the old positional parameters by position than the old signature did: how many it
+/// still takes (at least one), and each old positional parameter with the name the newest
+/// takes it by keyword. scikit-learn 1.0's `validation_curve(estimator, X, y, *,
+/// param_name, ...)`, where 0.19's took `param_name` fifth by position.
+fn newest_limit(
+    s: &Successor,
+    dist: &DistName,
+    facts: &Facts,
+) -> Option<(usize, Vec<Option<String>>)> {
+    let (old, _) = signatures(s)?;
+    let report = facts
+        .targets
+        .get(&s.path)?
+        .iter()
+        .find(|r| r.distribution == *dist)?;
+    let newest: Signature = report.signature_changes.last()?.signature.parse().ok()?;
+    let (was, now) = (positional_names(&old), positional_names(&newest));
+    let shared = was.iter().zip(&now).take_while(|(a, b)| a == b).count();
+    (shared > 0 && shared < was.len()).then(|| (shared, keyword_names(&old, &newest)))
+}
+
+/// `old`'s positional parameters, each with the name `new` takes it by keyword (`None` where
+/// it does not).
+fn keyword_names(old: &Signature, new: &Signature) -> Vec<Option<String>> {
     old.params
         .iter()
         .filter(|p| matches!(p.kind, ParamKind::PositionalOnly | ParamKind::Positional))
@@ -809,13 +860,23 @@ pub fn plan(uses: &[ApiUse], facts: &Facts) -> Plan {
                     },
                     (_, fits, limit) => {
                         let new = first.path.clone();
+                        let limit = if fits { None } else { limit };
+                        let (newest_positionals, by_keyword) =
+                            match newest_limit(first, dist, facts) {
+                                Some((shared, names)) if limit.is_none_or(|l| shared < l) => {
+                                    (Some(shared), names)
+                                }
+                                _ => (None, by_keyword(first)),
+                            };
                         out.changes.push(Change {
                             old: u.api.clone(),
                             distribution: dist.clone(),
                             what: ChangeWhat::Moved {
                                 new,
                                 evidence: m,
-                                positional_limit: if fits { None } else { limit },
+                                positional_limit: limit,
+                                newest_positionals,
+                                by_keyword,
                             },
                             at: u.locations.clone(),
                         });
@@ -1206,6 +1267,71 @@ mod tests {
             }
         ));
         assert_eq!(plan.rewrites(true).positional_limits[&p(OLD)].limit, 3);
+    }
+
+    /// A twin whose newest release made old positional parameters keyword-only (scikit-learn
+    /// 1.0's `validation_curve(estimator, X, y, *, param_name, ...)`): calls pass the ones
+    /// after those it still takes by position by keyword, named as the newest takes them.
+    #[test]
+    fn a_successor_whose_newest_release_takes_fewer_by_position_gets_them_by_keyword() {
+        let mut s = successor(
+            "toolkit.ms.curve",
+            MoveKind::Twin,
+            Some(SignatureMatch::Same),
+        );
+        s.old_signature = Some("(estimator, X, y, param_name, param_range, cv=...)".into());
+        s.new_signature = s.old_signature.clone();
+        let mut f = facts(
+            vec![report(OLD, &[run("1.0", "1.1")], &[])],
+            vec![moved(OLD, vec![s])],
+            vec![],
+        );
+        let newest = with_signatures(
+            report("toolkit.ms.curve", &[run("1.1", "1.2")], &[]),
+            &[
+                ("1.1", "(estimator, X, y, param_name, param_range, cv=...)"),
+                (
+                    "1.2",
+                    "(estimator, X, y, *, param_name, param_range, cv=...)",
+                ),
+            ],
+        );
+        f.targets
+            .insert(p("toolkit.ms.curve"), vec![newest.clone()]);
+        let moved = plan(&uses(&[OLD]), &f);
+        assert!(matches!(
+            moved.changes[0].what,
+            ChangeWhat::Moved {
+                positional_limit: None,
+                newest_positionals: Some(3),
+                ..
+            }
+        ));
+        let limits = moved.rewrites(true).positional_limits;
+        assert_eq!(limits[&p(OLD)].limit, 3);
+        let names: Vec<Option<&str>> = limits[&p(OLD)]
+            .keywords
+            .iter()
+            .map(Option::as_deref)
+            .collect();
+        assert_eq!(names[3..5], [Some("param_name"), Some("param_range")]);
+
+        // Its newest release takes them all by position still: nothing to pass by keyword.
+        let mut f = f.clone();
+        f.targets.insert(
+            p("toolkit.ms.curve"),
+            vec![with_signatures(
+                newest,
+                &[(
+                    "1.2",
+                    "(estimator, X, y, param_name, param_range, cv=..., n=...)",
+                )],
+            )],
+        );
+        assert!(plan(&uses(&[OLD]), &f)
+            .rewrites(true)
+            .positional_limits
+            .is_empty());
     }
 
     /// A twin that lacks an old parameter with a default moves calls that do not pass it,

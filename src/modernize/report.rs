@@ -70,6 +70,10 @@ pub enum Evidence {
         /// here keeps within.
         #[serde(skip_serializing_if = "Option::is_none")]
         positional_limit: Option<usize>,
+        /// The successor's newest release takes only this many of the old positional
+        /// parameters by position; calls here pass the rest by keyword.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        newest_positionals: Option<usize>,
     },
     /// The old function's body in its last releases: a warning, then `return template`.
     Shim {
@@ -142,6 +146,7 @@ impl ChangeLine {
             ChangeWhat::Moved {
                 evidence,
                 positional_limit,
+                newest_positionals,
                 ..
             } => {
                 let s = &evidence.successors[0];
@@ -152,6 +157,7 @@ impl ChangeLine {
                     old_definition: s.old_definition.clone(),
                     new_definition: s.new_definition.clone(),
                     positional_limit: *positional_limit,
+                    newest_positionals: *newest_positionals,
                 }
             }
             ChangeWhat::Mirrored { to, evidence, .. } => Evidence::Mirrored {
@@ -485,6 +491,7 @@ impl Report {
                 old_definition,
                 new_definition,
                 positional_limit,
+                newest_positionals,
             } => {
                 moved_line(out, c);
                 let proof = match (proof, signature_match) {
@@ -506,9 +513,15 @@ impl Report {
                     (MoveKind::Twin, _) => "a twin".into(),
                     (MoveKind::NoSignature, _) => "no signature recorded".into(),
                 };
+                let newest = newest_positionals.map_or(String::new(), |n| {
+                    format!(
+                        "; its newest release takes only the first {n} by position: calls here \
+                         pass any after those by keyword"
+                    )
+                });
                 let _ = writeln!(
                     out,
-                    "    moved: {}: {when}; {proof}; both in {}",
+                    "    moved: {}: {when}; {proof}; both in {}{newest}",
                     c.distribution,
                     runs(both_in)
                 );
