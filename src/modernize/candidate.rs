@@ -102,15 +102,26 @@ fn target<'a>(
     let Some((path, report)) = found else {
         return Err(format!("the newest {dist} the bank indexed has {missing}"));
     };
-    let rejected = super::plan::rejected_keywords(u, report);
-    if !rejected.is_empty() {
-        return Err(format!(
-            "{path} does not take the keyword{} {}",
-            if rejected.len() == 1 { "" } else { "s" },
-            rejected.join(", ")
-        ));
-    }
+    takes_the_keywords(u, &path, report)?;
     Ok((path, report))
+}
+
+/// `Err` naming the keywords `u`'s calls pass that `report`'s newest signature (of `path`)
+/// does not take.
+pub(super) fn takes_the_keywords(
+    u: &ApiUse,
+    path: &ApiPath,
+    report: &ApiReport,
+) -> Result<(), String> {
+    let rejected = super::plan::rejected_keywords(u, report);
+    if rejected.is_empty() {
+        return Ok(());
+    }
+    Err(format!(
+        "{path} does not take the keyword{} {}",
+        if rejected.len() == 1 { "" } else { "s" },
+        rejected.join(", ")
+    ))
 }
 
 /// The chain a replacement written `Owner.method(...).rest` makes of `u`, a function of

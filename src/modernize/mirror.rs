@@ -48,14 +48,7 @@ pub fn successor(
             dists.join(", ")
         ));
     };
-    let rejected = super::plan::rejected_keywords(u, report);
-    if !rejected.is_empty() {
-        return Err(format!(
-            "{new} does not take the keyword{} {}",
-            if rejected.len() == 1 { "" } else { "s" },
-            rejected.join(", ")
-        ));
-    }
+    super::candidate::takes_the_keywords(u, new, report)?;
     Ok(report.distribution.clone())
 }
 

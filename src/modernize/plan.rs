@@ -838,6 +838,12 @@ pub fn plan(uses: &[ApiUse], facts: &Facts) -> Plan {
             continue;
         }
         let dist = &removal.report.distribution;
+        let change = |what: ChangeWhat| Change {
+            old: u.api.clone(),
+            distribution: dist.clone(),
+            what,
+            at: u.locations.clone(),
+        };
         let moves = facts.moves.get(dist);
         let find = |list: &[Move]| list.iter().find(|m| m.old == u.api).cloned();
         let proven = moves.and_then(|m| find(&m.moves));
@@ -868,18 +874,13 @@ pub fn plan(uses: &[ApiUse], facts: &Facts) -> Plan {
                                 }
                                 _ => (None, by_keyword(first)),
                             };
-                        out.changes.push(Change {
-                            old: u.api.clone(),
-                            distribution: dist.clone(),
-                            what: ChangeWhat::Moved {
-                                new,
-                                evidence: m,
-                                positional_limit: limit,
-                                newest_positionals,
-                                by_keyword,
-                            },
-                            at: u.locations.clone(),
-                        });
+                        out.changes.push(change(ChangeWhat::Moved {
+                            new,
+                            evidence: m,
+                            positional_limit: limit,
+                            newest_positionals,
+                            by_keyword,
+                        }));
                         continue;
                     }
                 },
@@ -889,12 +890,7 @@ pub fn plan(uses: &[ApiUse], facts: &Facts) -> Plan {
                 let mirrored = moves.and_then(|m| from_mirror(u, &removal, m, facts));
                 let mirrored = match mirrored {
                     Some(Ok(what)) => {
-                        out.changes.push(Change {
-                            old: u.api.clone(),
-                            distribution: dist.clone(),
-                            what,
-                            at: u.locations.clone(),
-                        });
+                        out.changes.push(change(what));
                         continue;
                     }
                     Some(Err(why)) => Some(why),
@@ -902,12 +898,7 @@ pub fn plan(uses: &[ApiUse], facts: &Facts) -> Plan {
                 };
                 match shim_of(moves, &u.api).map(|s| from_shim(s, u, &removal, facts)) {
                     Some(Ok(what)) => {
-                        out.changes.push(Change {
-                            old: u.api.clone(),
-                            distribution: dist.clone(),
-                            what,
-                            at: u.locations.clone(),
-                        });
+                        out.changes.push(change(what));
                         continue;
                     }
                     Some(Err(why)) if unproven.is_none() => why,
@@ -923,12 +914,7 @@ pub fn plan(uses: &[ApiUse], facts: &Facts) -> Plan {
         // What the library's own change notes name, when the bank proves nothing usable.
         let why = match moves.and_then(|m| from_notes(u, &removal, m, facts)) {
             Some(Ok(what)) => {
-                out.changes.push(Change {
-                    old: u.api.clone(),
-                    distribution: dist.clone(),
-                    what,
-                    at: u.locations.clone(),
-                });
+                out.changes.push(change(what));
                 continue;
             }
             Some(Err(noted)) if why == Why::NoSuccessor => noted,
@@ -954,7 +940,12 @@ pub fn plan(uses: &[ApiUse], facts: &Facts) -> Plan {
     let moved_owners: Vec<&ApiPath> = out
         .changes
         .iter()
-        .filter(|c| matches!(c.what, ChangeWhat::Moved { .. }))
+        .filter(|c| {
+            matches!(
+                c.what,
+                ChangeWhat::Moved { .. } | ChangeWhat::Mirrored { .. }
+            )
+        })
         .map(|c| &c.old)
         .collect();
     out.unmoved.retain(|u| {
