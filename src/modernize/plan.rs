@@ -1545,6 +1545,44 @@ mod tests {
         );
     }
 
+    /// A class forwarded to another distribution takes its members along, as a moved one
+    /// does: `toolkit.widgets.Slider.value` is not listed as unmoved.
+    #[test]
+    fn the_members_of_a_forwarded_class_go_with_it() {
+        let mut f = facts(
+            vec![
+                of_kind(
+                    report("toolkit.widgets.Slider", &[run("1.0", "1.1")], &[]),
+                    ApiKind::Class,
+                ),
+                of_kind(
+                    report("toolkit.widgets.Slider.value", &[run("1.0", "1.1")], &[]),
+                    ApiKind::Property,
+                ),
+            ],
+            vec![],
+            vec![],
+        );
+        f.moves.get_mut(&dist()).unwrap().mirrors.push(Mirrored {
+            module: p("toolkit.widgets"),
+            mirror: p("widgetkit"),
+            by: p("toolkit.widgets"),
+            releases: vec![run("1.1", "1.1")],
+            last: v("1.1"),
+        });
+        f.targets.insert(
+            p("widgetkit.Slider"),
+            vec![of_kind(elsewhere("widgetkit.Slider"), ApiKind::Class)],
+        );
+        let plan = plan(
+            &uses(&["toolkit.widgets.Slider", "toolkit.widgets.Slider.value"]),
+            &f,
+        );
+        let changed: Vec<&str> = plan.changes.iter().map(|c| c.old.as_str()).collect();
+        assert!(changed.contains(&"toolkit.widgets.Slider"), "{changed:?}");
+        assert!(plan.unmoved.is_empty(), "{:?}", plan.unmoved);
+    }
+
     fn of_kind(mut r: ApiReport, kind: ApiKind) -> ApiReport {
         r.kind = kind;
         r
