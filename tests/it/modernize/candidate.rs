@@ -7,7 +7,7 @@
 use serde_json::{json, Value};
 
 use super::prefer::restore_modern;
-use super::{context, modernize_and_run, rewritten_json, run_in, sources};
+use super::{code_notebook, context, modernize_and_run, rewritten_json, run_in, sources};
 
 /// A notebook printing `len(<call>)` of an `ndarray` the code makes.
 fn notebook(call: &str) -> String {
@@ -15,21 +15,11 @@ fn notebook(call: &str) -> String {
 }
 
 fn notebook_of(made: &str, call: &str) -> String {
-    let cells: Vec<Value> = [
+    code_notebook(&[
         "import numpy as np".to_string(),
         made.to_string(),
         format!("print(len({call}))"),
-    ]
-    .iter()
-    .map(|src| {
-        json!({"cell_type": "code", "execution_count": null, "metadata": {},
-               "outputs": [], "source": [src]})
-    })
-    .collect();
-    json!({"cells": cells,
-           "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3"}},
-           "nbformat": 4, "nbformat_minor": 2})
-    .to_string()
+    ])
 }
 
 fn report(path: &std::path::Path) -> Value {

@@ -4,9 +4,9 @@
 //! `IPython.html.widgets` to `ipywidgets`); 3.0 has no `widgets`. `newkit` 1.0 has
 //! `interact`, not `slider`. Only the bank's reading of 2.0's code links the two.
 
-use serde_json::{json, Value};
+use serde_json::Value;
 
-use super::{modernize_and_run, run_in, sources};
+use super::{code_notebook, modernize_and_run, run_in, sources};
 use crate::support::archives::WheelBuilder;
 use crate::support::context::{TestContext, Uploaded};
 use crate::support::snapshot::STATIC;
@@ -53,20 +53,6 @@ fn context() -> TestContext {
     ctx
 }
 
-fn notebook(cells: &[&str]) -> String {
-    let cells: Vec<Value> = cells
-        .iter()
-        .map(|src| {
-            json!({"cell_type": "code", "execution_count": null, "metadata": {},
-                   "outputs": [], "source": [src]})
-        })
-        .collect();
-    json!({"cells": cells,
-           "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3"}},
-           "nbformat": 4, "nbformat_minor": 2})
-    .to_string()
-}
-
 const INTERACT: &[&str] = &[
     "from oldkit.widgets import interact",
     "print(interact(lambda n: n * 2, n=3))",
@@ -85,10 +71,10 @@ fn bank_moves_lists_a_module_forwarded_to_another_distribution() {
 #[test]
 fn a_name_forwarded_to_another_distribution_moves_there() {
     let ctx = context();
-    std::fs::write(ctx.path("nb.ipynb"), notebook(INTERACT)).unwrap();
+    std::fs::write(ctx.path("nb.ipynb"), code_notebook(INTERACT)).unwrap();
     std::fs::write(
         ctx.path("slider.ipynb"),
-        notebook(&["from oldkit.widgets import slider", "print(slider(0, 1))"]),
+        code_notebook(&["from oldkit.widgets import slider", "print(slider(0, 1))"]),
     )
     .unwrap();
     let run = run_in(
@@ -120,7 +106,7 @@ fn a_name_forwarded_to_another_distribution_moves_there() {
 #[test]
 fn the_forwarded_name_runs_from_the_other_distribution() {
     let ctx = context();
-    std::fs::write(ctx.path("nb.ipynb"), notebook(INTERACT)).unwrap();
+    std::fs::write(ctx.path("nb.ipynb"), code_notebook(INTERACT)).unwrap();
     let run = modernize_and_run(&ctx, "nb");
     assert_eq!(run.code, 0, "{}", run.text());
     assert_eq!(

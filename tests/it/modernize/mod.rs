@@ -154,6 +154,21 @@ fn rewritten_json(ctx: &TestContext, args: &[&str]) -> serde_json::Value {
     serde_json::from_str(&run.stdout).unwrap()
 }
 
+/// A Python 3 notebook of these code cells, one source line list each, never run.
+fn code_notebook<S: AsRef<str>>(cells: &[S]) -> String {
+    let cells: Vec<serde_json::Value> = cells
+        .iter()
+        .map(|src| {
+            serde_json::json!({"cell_type": "code", "execution_count": null, "metadata": {},
+                               "outputs": [], "source": [src.as_ref()]})
+        })
+        .collect();
+    serde_json::json!({"cells": cells,
+           "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3"}},
+           "nbformat": 4, "nbformat_minor": 2})
+    .to_string()
+}
+
 /// The fixture with one more cell, which calls `numpy.alen` (removed, with no successor).
 fn with_alen() -> Vec<u8> {
     let mut nb: serde_json::Value = serde_json::from_slice(&fixture()).unwrap();

@@ -9,7 +9,7 @@
 
 use serde_json::{json, Value};
 
-use super::{modernize_and_run, run_in, sources};
+use super::{code_notebook, modernize_and_run, run_in, sources};
 use crate::support::archives::{sdist_tar_gz, WheelBuilder};
 use crate::support::context::TestContext;
 use crate::support::server::FixtureFile;
@@ -105,21 +105,11 @@ fn context() -> TestContext {
 
 /// A notebook sorting a `Frame` it makes, as `call` says.
 fn notebook(call: &str) -> String {
-    let cells: Vec<Value> = [
-        "import tabular as tb",
-        "f = tb.Frame([3, 1, 2])",
-        &format!("print({call})"),
-    ]
-    .iter()
-    .map(|src| {
-        json!({"cell_type": "code", "execution_count": null, "metadata": {},
-               "outputs": [], "source": [src]})
-    })
-    .collect();
-    json!({"cells": cells,
-           "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3"}},
-           "nbformat": 4, "nbformat_minor": 2})
-    .to_string()
+    code_notebook(&[
+        "import tabular as tb".to_string(),
+        "f = tb.Frame([3, 1, 2])".to_string(),
+        format!("print({call})"),
+    ])
 }
 
 #[test]
