@@ -85,7 +85,7 @@ impl Facts {
         {
             for moves in facts.moves.values() {
                 paths.extend(super::notes::target_paths(u, moves));
-                paths.extend(super::mirror::mirror_of(moves, &u.api).map(|(_, new)| new));
+                paths.extend(super::mirror::mirror_of(&moves.mirrors, &u.api).map(|(_, new)| new));
                 // A successor's newest signature: it may take fewer arguments by position.
                 if let Some(m) = moves.moves.iter().find(|m| m.old == u.api) {
                     paths.extend(m.successors.iter().map(|s| s.path.clone()));
@@ -256,7 +256,7 @@ fn noted_method(
 }
 
 /// Whether the newest indexed release lacks `r`'s API, which an earlier one had.
-fn gone(r: &ApiReport) -> bool {
+pub(super) fn gone(r: &ApiReport) -> bool {
     r.latest_indexed
         .as_ref()
         .is_some_and(|latest| r.last.as_ref().is_some_and(|last| last < latest))

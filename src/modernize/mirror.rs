@@ -8,15 +8,14 @@
 use std::collections::BTreeMap;
 
 use crate::bank::flow::ApiKind;
-use crate::bank::store::{ApiReport, Mirrored, MovesReport};
+use crate::bank::store::{ApiReport, Mirrored};
 use crate::names::{ApiPath, DistName};
 use crate::notebook::ApiUse;
 
 /// The forwarding that covers `api` (the deepest module it is under) and the path it
 /// forwarded `api` to: `ipywidgets.interact` for `IPython.html.widgets.interact`.
-pub fn mirror_of<'a>(moves: &'a MovesReport, api: &ApiPath) -> Option<(&'a Mirrored, ApiPath)> {
-    moves
-        .mirrors
+pub fn mirror_of<'a>(mirrors: &'a [Mirrored], api: &ApiPath) -> Option<(&'a Mirrored, ApiPath)> {
+    mirrors
         .iter()
         .filter_map(|m| {
             let rest = api
@@ -82,28 +81,12 @@ mod tests {
         }
     }
 
-    fn moves(mirrors: Vec<Mirrored>) -> MovesReport {
-        MovesReport {
-            distribution: DistName::new("ipython").unwrap(),
-            display_name: None,
-            indexed_releases: 3,
-            latest_indexed: Some(v("9.0.0")),
-            moves: Vec::new(),
-            unproven: Vec::new(),
-            shims: Vec::new(),
-            renamed_keywords: Vec::new(),
-            change_notes: Vec::new(),
-            mirrors,
-            notes_read: Vec::new(),
-        }
-    }
-
     #[test]
     fn the_deepest_forwarded_module_names_the_successor() {
-        let m = moves(vec![
+        let m = [
             forwarding("IPython.html", "notebook"),
             forwarding("IPython.html.widgets", "ipywidgets"),
-        ]);
+        ];
         let (found, new) = mirror_of(&m, &p("IPython.html.widgets.interact")).unwrap();
         assert_eq!(found.mirror, p("ipywidgets"));
         assert_eq!(new, p("ipywidgets.interact"));

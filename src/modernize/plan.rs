@@ -299,11 +299,8 @@ impl Plan {
                     ..
                 } => {
                     out.renames.insert(c.old.clone(), new.clone());
-                    let limit = match (*positional_limit, *newest_positionals) {
-                        (Some(a), Some(b)) => Some(a.min(b)),
-                        (a, b) => a.or(b),
-                    };
-                    if let Some(limit) = limit {
+                    // The newest's limit is set only below the other one.
+                    if let Some(limit) = newest_positionals.or(*positional_limit) {
                         out.positional_limits.insert(
                             c.old.clone(),
                             PositionalLimit {
@@ -548,7 +545,7 @@ fn from_mirror(
     moves: &MovesReport,
     facts: &Facts,
 ) -> Option<Result<ChangeWhat, Why>> {
-    let (mirrored, new) = super::mirror::mirror_of(moves, &u.api)?;
+    let (mirrored, new) = super::mirror::mirror_of(&moves.mirrors, &u.api)?;
     Some(match super::mirror::successor(u, &new, &facts.targets) {
         Ok(to) => Ok(ChangeWhat::Mirrored {
             new,
@@ -887,14 +884,12 @@ pub fn plan(uses: &[ApiUse], facts: &Facts) -> Plan {
             },
             (None, unproven) => {
                 // Forwarded elsewhere by its own last releases: the library's own word.
-                let mirrored = moves.and_then(|m| from_mirror(u, &removal, m, facts));
-                let mirrored = match mirrored {
+                let mirrored = match moves.and_then(|m| from_mirror(u, &removal, m, facts)) {
                     Some(Ok(what)) => {
                         out.changes.push(change(what));
                         continue;
                     }
-                    Some(Err(why)) => Some(why),
-                    None => None,
+                    other => other.and_then(Result::err),
                 };
                 match shim_of(moves, &u.api).map(|s| from_shim(s, u, &removal, facts)) {
                     Some(Ok(what)) => {

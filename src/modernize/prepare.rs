@@ -232,22 +232,15 @@ pub fn index_evidence(
     // What replaced each removed API, in its library's own words.
     read_notes(&apis, &mut work)?;
     // Where its own releases forwarded it: the newest release of the distribution there.
-    let forwarded = forwarded_providers(session, &apis)?;
+    let forwarded: Vec<crate::bank::indexer::BuildTarget> = forwarded_providers(session, &apis)?
+        .into_iter()
+        .map(|name| crate::bank::indexer::BuildTarget {
+            name,
+            selection: crate::bank::indexer::Selection::Latest(1),
+        })
+        .collect();
     if !forwarded.is_empty() {
-        let targets: Vec<crate::bank::indexer::BuildTarget> = forwarded
-            .iter()
-            .map(|dist| crate::bank::indexer::BuildTarget {
-                name: dist.clone(),
-                selection: crate::bank::indexer::Selection::Latest(1),
-            })
-            .collect();
-        crate::bank::indexer::build_reported(
-            &session.client,
-            &session.bank_file,
-            &targets,
-            &crate::bank::indexer::BuildOptions::default(),
-            reporter,
-        )?;
+        work.build(&forwarded)?;
     }
     if done.rounds > 0 {
         // What a job remembered of the bank is stale now.
@@ -279,61 +272,42 @@ fn forwarded_providers(
         return Ok(BTreeSet::new());
     }
     let store = crate::bank::store::Store::open_read_only(&session.bank_file)?;
-    let mut moves_of: std::collections::BTreeMap<
-        DistName,
-        Option<crate::bank::store::MovesReport>,
-    > = Default::default();
+    let mut mirrors_of: std::collections::BTreeMap<DistName, Vec<crate::bank::store::Mirrored>> =
+        Default::default();
     let mut modules: BTreeSet<crate::names::ModulePath> = BTreeSet::new();
     for api in apis {
         for r in store.query_api(api.as_str())? {
-            let gone = r
-                .latest_indexed
-                .as_ref()
-                .is_some_and(|latest| r.last.as_ref().is_some_and(|last| last < latest));
-            if !gone {
+            if !super::facts::gone(&r) {
                 continue;
             }
-            let moves = match moves_of.entry(r.distribution.clone()) {
+            let mirrors = match mirrors_of.entry(r.distribution.clone()) {
                 std::collections::btree_map::Entry::Occupied(e) => e.into_mut(),
                 std::collections::btree_map::Entry::Vacant(e) => {
-                    e.insert(store.moves(&r.distribution)?)
+                    e.insert(store.mirrors(&r.distribution)?)
                 }
             };
-            let Some((mirrored, _)) = moves
-                .as_ref()
-                .and_then(|m| super::mirror::mirror_of(m, api))
-            else {
-                continue;
-            };
-            if let Ok(m) = crate::names::ModulePath::new(mirrored.mirror.as_str()) {
-                modules.insert(m);
+            if let Some((mirrored, _)) = super::mirror::mirror_of(mirrors, api) {
+                modules.extend(crate::names::ModulePath::new(mirrored.mirror.as_str()).ok());
             }
         }
     }
-    let mut out = BTreeSet::new();
     let on_index = crate::resolve::index_providers::IndexProviders::new(&session.client);
+    let mut out = BTreeSet::new();
     for module in modules {
         let top = module.top_level();
-        let in_bank: Vec<DistName> = store
+        let mut found: Vec<DistName> = store
             .import_providers(top)?
             .into_iter()
             .map(|p| p.dist)
             .collect();
-        let listed: Vec<DistName> = Sources::built_in()
-            .listed_providers(top)
-            .into_iter()
-            .map(|(d, _, _)| d)
-            .collect();
-        let found = if !in_bank.is_empty() {
-            in_bank
-        } else if !listed.is_empty() {
-            listed
-        } else if session.offline {
-            Vec::new()
-        } else {
+        if found.is_empty() {
+            let listed = Sources::built_in().listed_providers(top);
+            found = listed.into_iter().map(|(d, _, _)| d).collect();
+        }
+        if found.is_empty() && !session.offline {
             // A lookup that fails leaves the forwarding unseen; the plan says so.
-            on_index.providers_on_index(&module).unwrap_or_default()
-        };
+            found = on_index.providers_on_index(&module).unwrap_or_default();
+        }
         out.extend(found);
     }
     Ok(out)
@@ -404,6 +378,20 @@ fn targets(releases: &[(DistName, Version)]) -> Vec<crate::bank::indexer::BuildT
         .collect()
 }
 
+impl OnIndex<'_> {
+    /// Indexes what `targets` select.
+    fn build(&self, targets: &[crate::bank::indexer::BuildTarget]) -> Result<(), PrepareError> {
+        crate::bank::indexer::build_reported(
+            self.client,
+            self.bank,
+            targets,
+            &crate::bank::indexer::BuildOptions::default(),
+            self.reporter,
+        )?;
+        Ok(())
+    }
+}
+
 impl BankWork for OnIndex<'_> {
     type Error = PrepareError;
 
@@ -413,14 +401,7 @@ impl BankWork for OnIndex<'_> {
     }
 
     fn index(&mut self, releases: &[(DistName, Version)]) -> Result<(), PrepareError> {
-        crate::bank::indexer::build_reported(
-            self.client,
-            self.bank,
-            &targets(releases),
-            &crate::bank::indexer::BuildOptions::default(),
-            self.reporter,
-        )?;
-        Ok(())
+        self.build(&targets(releases))
     }
 
     /// A release whose sdist cannot be read for notes (none, too large, or holding no notes

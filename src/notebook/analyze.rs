@@ -92,7 +92,7 @@ fn last_star_module(nb: &Notebook) -> Option<std::rc::Rc<str>> {
     fn star(line: &str) -> Option<&str> {
         let line = line.trim_start();
         if line.starts_with("%pylab") {
-            return Some("matplotlib.pylab");
+            return Some(super::escape::PYLAB_STAR);
         }
         let (module, rest) = line.strip_prefix("from ")?.split_once(" import ")?;
         let module = module.trim();

@@ -17,6 +17,9 @@ use super::shell::{self, ShellFinding};
 use super::tracing::Tracer;
 use super::usage::{ImportVia, Note, NoteKind};
 
+/// The module `%pylab` star-imports into the namespace.
+pub(crate) const PYLAB_STAR: &str = "matplotlib.pylab";
+
 impl Tracer {
     pub(crate) fn note(&mut self, kind: NoteKind, detail: String, at: Location) {
         self.ev.notes.push(Note { kind, detail, at });
@@ -130,7 +133,7 @@ impl Tracer {
         use ruff_python_ast::name::Name;
         self.implied_import("numpy", ImportVia::Magic, at);
         self.implied_import("matplotlib.pyplot", ImportVia::Magic, at);
-        if let Ok(module) = ModulePath::new("matplotlib.pylab") {
+        if let Ok(module) = ModulePath::new(PYLAB_STAR) {
             self.ev.imports.push(RawImport {
                 module,
                 name: None,
@@ -147,7 +150,7 @@ impl Tracer {
             .bind_global(&Name::new("np"), Value::Api("numpy".into()));
         self.scopes
             .bind_global(&Name::new("plt"), Value::Api("matplotlib.pyplot".into()));
-        self.star_modules.push("matplotlib.pylab".into());
+        self.star_modules.push(PYLAB_STAR.into());
     }
 
     /// Colab's `%tensorflow_version 1.x` selected the preinstalled TensorFlow major version.

@@ -133,10 +133,7 @@ pub(crate) fn emit(solver: &Solver<'_>, options: &FlowOptions) -> ReleaseApis {
     while let Some(class) = emitter.class_queue.pop() {
         emitter.members_of_definition(class);
     }
-    ReleaseApis {
-        mirrors,
-        ..emitter.finish(modules, stats)
-    }
+    emitter.finish(modules, mirrors, stats)
 }
 
 /// The modules the release's files put in place of others, each once, sorted.
@@ -576,7 +573,12 @@ impl<'s, 'a> Emitter<'s, 'a> {
         }
     }
 
-    fn finish(self, modules: Vec<ModuleEntry>, stats: FlowStats) -> ReleaseApis {
+    fn finish(
+        self,
+        modules: Vec<ModuleEntry>,
+        mirrors: Vec<ModuleMirror>,
+        stats: FlowStats,
+    ) -> ReleaseApis {
         let mut all: Vec<Option<ApiEntry>> = self.entries.into_iter().map(Some).collect();
         all.extend(self.canonicals.into_iter().map(Some));
         // Sort indexes, not the entries: for a path listed twice (a module that is also bound
@@ -602,7 +604,7 @@ impl<'s, 'a> Emitter<'s, 'a> {
             apis,
             stats,
             external_imports: None,
-            mirrors: Vec::new(),
+            mirrors,
         }
     }
 }

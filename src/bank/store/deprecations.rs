@@ -23,8 +23,7 @@ pub enum DeprecationFact {
     Shim(Shim),
     KeywordRename(KeywordRename),
     /// The module at the row's path is put in place by one that forwards every name to
-    /// `mirror` (see [`crate::bank::flow::ModuleMirror`]).
-    /// `by`: the module whose code does it.
+    /// `mirror`, by the code of module `by` (see [`crate::bank::flow::ModuleMirror`]).
     Mirror {
         mirror: String,
         by: String,

@@ -10,14 +10,14 @@ use serde::Serialize;
 
 use super::deprecations::{DeprecationFact, StoredFact};
 use super::pairing::{self, Seen};
-use super::query::{runs, VersionRun};
+use super::query::{indexed, runs, VersionRun};
 use super::registry::ReleaseRow;
 use super::release_set::ReleaseSet;
 use super::resolve::Resolver;
 use super::seal::{ALIASES, CLASS_BASES};
 use super::{DistId, Store, StoreError};
 use crate::bank::extract::{is_private, named_successor, Signature};
-use crate::names::ApiPath;
+use crate::names::{ApiPath, DistName};
 
 /// What a removed API's last body says its successor is.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -73,6 +73,18 @@ pub struct Mirrored {
     pub releases: Vec<VersionRun>,
     /// The newest of them.
     pub last: Version,
+}
+
+impl Store {
+    /// The modules the releases of distribution `name` forward to others, read from its
+    /// `deprecations` rows alone (no moves computed); none when the bank lacks it.
+    pub fn mirrors(&self, name: &DistName) -> Result<Vec<Mirrored>, StoreError> {
+        let Some(dist_id) = self.distribution_id(name)? else {
+            return Ok(Vec::new());
+        };
+        let rows = self.releases(dist_id)?;
+        Ok(mirrors(&self.deprecations(dist_id)?, &indexed(&rows)))
+    }
 }
 
 /// The modules the releases of `facts` forward to others, by module path.

@@ -4,9 +4,7 @@
 //! `IPython.html.widgets` to `ipywidgets`); 3.0 has no `widgets`. `newkit` 1.0 has
 //! `interact`, not `slider`. Only the bank's reading of 2.0's code links the two.
 
-use serde_json::Value;
-
-use super::{code_notebook, modernize_and_run, run_in, sources};
+use super::{code_notebook, modernize_and_run, rewritten_json, run_in, sources};
 use crate::support::archives::WheelBuilder;
 use crate::support::context::{TestContext, Uploaded};
 use crate::support::snapshot::STATIC;
@@ -77,12 +75,7 @@ fn a_name_forwarded_to_another_distribution_moves_there() {
         code_notebook(&["from oldkit.widgets import slider", "print(slider(0, 1))"]),
     )
     .unwrap();
-    let run = run_in(
-        &ctx,
-        &["modernize", "nb.ipynb", "--no-run", "--format", "json"],
-    );
-    assert_eq!(run.code, 0, "{}", run.text());
-    let json: Value = serde_json::from_str(&run.stdout).unwrap();
+    let json = rewritten_json(&ctx, &["nb.ipynb"]);
     let change = &json["changes"][0];
     assert_eq!(change["old"], "oldkit.widgets.interact", "{json}");
     assert_eq!(change["new"], "newkit.interact");
