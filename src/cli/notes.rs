@@ -109,7 +109,15 @@ pub fn write_section(
     )?;
     for n in notes {
         let note = &n.note;
-        let new: Vec<&str> = note.new.iter().map(|e| e.as_str()).collect();
+        let new = match &note.as_if {
+            Some(value) => format!("nothing (always as if {value})"),
+            None => note
+                .new
+                .iter()
+                .map(|e| e.as_str())
+                .collect::<Vec<_>>()
+                .join(" or "),
+        };
         let release = note
             .release
             .as_ref()
@@ -118,7 +126,7 @@ pub fn write_section(
             out,
             "{} -> {}  ({}:{}{release})",
             note.old.written(),
-            new.join(" or "),
+            new,
             note.file,
             note.line
         )?;

@@ -43,13 +43,20 @@ pub enum CallEdit {
     /// The function's first argument becomes the value `method` is called on, with the
     /// other arguments, then `rest` (`rolling_mean(df, 3)` → `df.rolling(3).mean()`).
     Chain { method: String, rest: String },
+    /// A call passing just `value`, which the library now always behaves as if given, does
+    /// nothing: its statement goes (`hold(True)`), or becomes `pass` where it is its
+    /// block's only one.
+    Drop { value: String },
 }
 
 impl CallEdit {
     /// Whether the call as a whole is replaced: the function's name goes from the code once
     /// every call is.
     fn replaces_call(&self) -> bool {
-        matches!(self, CallEdit::Template { .. } | CallEdit::Chain { .. })
+        matches!(
+            self,
+            CallEdit::Template { .. } | CallEdit::Chain { .. } | CallEdit::Drop { .. }
+        )
     }
 }
 
@@ -86,6 +93,16 @@ pub(super) struct CallSite {
     pub keywords: Vec<KeywordArgument>,
     /// `*args` or `**kwargs` at the call: where they go is not in sight.
     pub unpacked: bool,
+    /// The statement the call is, when it is a whole expression statement.
+    pub statement: Option<StatementSite>,
+}
+
+/// A call that is a statement of its own: its range, and whether it is the only statement
+/// of a block (which cannot be left empty).
+#[derive(Debug, Clone, Copy)]
+pub(super) struct StatementSite {
+    pub range: TextRange,
+    pub alone: bool,
 }
 
 /// Whether `e` needs no parentheses wherever an expression may stand (a number literal
@@ -413,6 +430,17 @@ pub(super) fn edits(
                         None
                     }
                 },
+                CallEdit::Drop { value } => match dropped(call, source, value) {
+                    Ok(edit) => Some(edit),
+                    Err(detail) => {
+                        out.left.push(Left {
+                            api: rw.api.clone(),
+                            at: at(call.cell, call.range.start()),
+                            why: LeftWhy::ArgumentsDoNotFit { detail },
+                        });
+                        None
+                    }
+                },
                 CallEdit::Keyword { old, new } => {
                     let given = |n: &str| call.keywords.iter().find(|k| k.name == n);
                     match (given(old), given(new)) {
@@ -475,6 +503,44 @@ pub(super) fn edits(
         }
     }
     out
+}
+
+/// The edit that removes `call`, which passes just `value`: its whole lines when it stands
+/// on them alone, else `pass` in its place (its block's only statement, or one sharing a
+/// line). `Err` says why it cannot go.
+fn dropped(call: &CallSite, source: &str, value: &str) -> Result<(TextRange, String), String> {
+    let passes_just_it = !call.unpacked
+        && call.keywords.is_empty()
+        && matches!(&call.args[..], [a] if source[a.range].trim() == value);
+    if !passes_just_it {
+        return Err(format!(
+            "the notes say only a call passing just `{value}` does nothing now"
+        ));
+    }
+    let Some(statement) = call.statement else {
+        return Err("its value is used".into());
+    };
+    if statement.alone {
+        return Ok((statement.range, "pass".into()));
+    }
+    let (start, end) = (
+        usize::from(statement.range.start()),
+        usize::from(statement.range.end()),
+    );
+    let line_start = source[..start].rfind('\n').map_or(0, |i| i + 1);
+    let line_end = source[end..]
+        .find('\n')
+        .map_or(source.len(), |i| end + i + 1);
+    let blank = |t: &str| t.trim().is_empty();
+    if blank(&source[line_start..start]) && blank(&source[end..line_end]) {
+        let range = TextRange::new(
+            TextSize::try_from(line_start).expect("within the cell"),
+            TextSize::try_from(line_end).expect("within the cell"),
+        );
+        Ok((range, String::new()))
+    } else {
+        Ok((statement.range, "pass".into()))
+    }
 }
 
 /// `call` as `x.method(args).rest`: its first positional argument `x` (parenthesized unless
@@ -552,6 +618,7 @@ mod tests {
                 })
                 .collect(),
             unpacked: false,
+            statement: None,
         };
         instantiate(template, &signature.parse().unwrap(), None, &call, source)
     }

@@ -93,6 +93,18 @@ pub enum ChangeWhat {
         #[serde(skip_serializing_if = "Vec::is_empty")]
         keywords: Vec<(String, String)>,
     },
+    /// The library's change notes say it now always behaves as if the old API were given
+    /// `value` ("Matplotlib now always behaves as if ``hold=True``"): each call passing just
+    /// that does nothing now, and goes. A candidate, kept only when the modernized run
+    /// passes.
+    AsIf {
+        value: String,
+        /// Reached on a value: its calls are found where the notebook uses it.
+        method: bool,
+        note: StoredNote,
+        last: Version,
+        removed_in: Version,
+    },
 }
 
 /// What names a candidate successor.
@@ -117,12 +129,17 @@ impl Change {
             ChangeWhat::Template { template, .. } => template.clone(),
             ChangeWhat::Keyword { to, .. } => format!("{to}="),
             ChangeWhat::Named { form, .. } => form.text(),
+            ChangeWhat::AsIf { value, .. } => format!("nothing (its calls passing {value} go)"),
         }
     }
 
-    /// Whether only a warning names it: it is kept only when the modernized run passes.
+    /// Whether only a warning or the notes name it: it is kept only when the modernized run
+    /// passes.
     pub fn is_candidate(&self) -> bool {
-        matches!(self.what, ChangeWhat::Named { .. })
+        matches!(
+            self.what,
+            ChangeWhat::Named { .. } | ChangeWhat::AsIf { .. }
+        )
     }
 
     /// Its last release with the old form, and the first without.
@@ -144,6 +161,9 @@ impl Change {
                     last, removed_in, ..
                 },
                 ..
+            }
+            | ChangeWhat::AsIf {
+                last, removed_in, ..
             } => (Some(last), Some(removed_in)),
             ChangeWhat::Keyword { evidence, .. } => (
                 evidence.releases.last().map(|r| &r.last),
@@ -252,7 +272,16 @@ impl Plan {
         let mut out = Rewrites::default();
         for c in &self.changes {
             match &c.what {
-                ChangeWhat::Named { .. } if !candidates && !tried.contains(&c.old) => {}
+                ChangeWhat::Named { .. } | ChangeWhat::AsIf { .. }
+                    if !candidates && !tried.contains(&c.old) => {}
+                ChangeWhat::AsIf { value, .. } => out.calls.push(CallRewrite {
+                    api: c.old.clone(),
+                    method: c.method(),
+                    at: c.at.clone(),
+                    edit: CallEdit::Drop {
+                        value: value.clone(),
+                    },
+                }),
                 ChangeWhat::Named { form, keywords, .. } => {
                     match form {
                         NamedForm::Path { new } => {
@@ -358,6 +387,7 @@ impl Change {
             ChangeWhat::Named { form, .. } => {
                 !matches!(form, NamedForm::Path { .. } | NamedForm::Chain { .. })
             }
+            ChangeWhat::AsIf { method, .. } => *method,
         }
     }
 }
@@ -590,6 +620,22 @@ fn from_notes(
             keywords: f.keywords,
         }),
         Err((candidate, reason)) => Err(Why::ChangeNote { candidate, reason }),
+    })
+}
+
+/// What the change notes of `moves` say the library now always does in `u`'s place: a
+/// value its calls may pass to no effect ("always behaves as if ``hold=True``"), the newest
+/// note first.
+fn from_as_if(u: &ApiUse, removal: &Removal<'_>, moves: &MovesReport) -> Option<ChangeWhat> {
+    let note = super::notes::naming(u, moves)
+        .into_iter()
+        .find(|n| n.note.as_if.is_some())?;
+    Some(ChangeWhat::AsIf {
+        value: note.note.as_if.clone()?,
+        method: removal.report.kind == ApiKind::Method,
+        note: note.clone(),
+        last: removal.last.clone(),
+        removed_in: removal.removed_in.clone(),
     })
 }
 
@@ -915,6 +961,11 @@ pub fn plan(uses: &[ApiUse], facts: &Facts) -> Plan {
             Some(Err(noted)) if why == Why::NoSuccessor => noted,
             _ => why,
         };
+        // What the notes say the library now always does in its place.
+        if let Some(what) = moves.and_then(|m| from_as_if(u, &removal, m)) {
+            out.changes.push(change(what));
+            continue;
+        }
         out.unmoved.push(Unmoved {
             api: u.api.clone(),
             last: removal.last.clone(),
@@ -1658,6 +1709,7 @@ mod tests {
         use crate::bank::notes::{ChangeNote, NotedExpr, NotedName};
         StoredNote {
             note: ChangeNote {
+                as_if: None,
                 old: NotedName::parse(old).unwrap(),
                 new: new.iter().map(|n| NotedExpr::parse(n).unwrap()).collect(),
                 file: "doc/whatsnew/v1.1.rst".into(),

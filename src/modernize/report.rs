@@ -124,6 +124,19 @@ pub enum Evidence {
         #[serde(skip_serializing_if = "Vec::is_empty")]
         keywords: Vec<(String, String)>,
     },
+    /// The library's own change notes say it now always behaves as if the old API were given
+    /// `as_if`, in `file` (of the sdist of `read_from`) at `line`: calls passing just that
+    /// go.
+    #[serde(rename = "change-note")]
+    AsIf {
+        as_if: String,
+        file: String,
+        line: usize,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        release: Option<Version>,
+        read_from: Version,
+        sentence: String,
+    },
 }
 
 impl Evidence {
@@ -135,7 +148,7 @@ impl Evidence {
             Evidence::Shim { .. } => "shim",
             Evidence::KeywordRenamed { .. } => "keyword-renamed",
             Evidence::NamedInWarning { .. } => "named-in-warning",
-            Evidence::ChangeNote { .. } => "change-note",
+            Evidence::ChangeNote { .. } | Evidence::AsIf { .. } => "change-note",
         }
     }
 }
@@ -212,6 +225,14 @@ impl ChangeLine {
                 read_from: note.read_from.clone(),
                 sentence: note.note.sentence.clone(),
                 keywords: keywords.clone(),
+            },
+            ChangeWhat::AsIf { value, note, .. } => Evidence::AsIf {
+                as_if: value.clone(),
+                file: note.note.file.clone(),
+                line: note.note.line,
+                release: note.note.release.clone(),
+                read_from: note.read_from.clone(),
+                sentence: note.note.sentence.clone(),
             },
         };
         let (last, removed_in) = change.removal();
@@ -609,6 +630,25 @@ impl Report {
                 let _ = writeln!(
                     out,
                     "    change note: {} {read_from}'s sdist, {file}:{line}{about}: \"{sentence}\", naming {candidate} ({successor} in the newest release){mapped}; {when}; {}",
+                    c.distribution,
+                    trial_text(c)
+                );
+            }
+            Evidence::AsIf {
+                as_if,
+                file,
+                line,
+                release,
+                read_from,
+                sentence,
+            } => {
+                moved_line(out, c);
+                let about = release
+                    .as_ref()
+                    .map_or(String::new(), |v| format!(" (on {v})"));
+                let _ = writeln!(
+                    out,
+                    "    change note: {} {read_from}'s sdist, {file}:{line}{about}: \"{sentence}\": a call passing just {as_if} does nothing now; {when}; {}",
                     c.distribution,
                     trial_text(c)
                 );

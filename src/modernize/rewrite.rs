@@ -9,7 +9,7 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
-use ruff_python_ast::visitor::{walk_expr, walk_stmt, Visitor};
+use ruff_python_ast::visitor::{walk_body, walk_expr, walk_stmt, Visitor};
 use ruff_python_ast::{Expr, Mod, Stmt};
 use ruff_python_parser::{Mode, ParseOptions};
 use ruff_text_size::{Ranged, TextRange, TextSize};
@@ -17,7 +17,7 @@ use serde::Serialize;
 
 #[cfg(test)]
 use super::calls::CallEdit;
-use super::calls::{self, argument, CallRewrite, CallSite, KeywordArgument};
+use super::calls::{self, argument, CallRewrite, CallSite, KeywordArgument, StatementSite};
 use crate::names::{ApiPath, ModulePath};
 use crate::notebook::Location;
 
@@ -137,6 +137,12 @@ struct Collector<'c> {
     cell: u32,
     out: &'c mut Collected,
     rooted: HashSet<TextRange>,
+    /// Calls that are whole expression statements, by the call's range.
+    statements: HashMap<TextRange, StatementSite>,
+    /// Inside a compound statement's block (not the cell's top level).
+    nested: bool,
+    /// The block being read has one statement, inside a compound statement.
+    alone: bool,
 }
 
 fn dotted(e: &Expr) -> Option<String> {
@@ -148,7 +154,26 @@ fn dotted(e: &Expr) -> Option<String> {
 }
 
 impl<'a> Visitor<'a> for Collector<'_> {
+    fn visit_body(&mut self, body: &'a [Stmt]) {
+        let (nested, alone) = (self.nested, self.alone);
+        self.alone = nested && body.len() == 1;
+        self.nested = true;
+        walk_body(self, body);
+        (self.nested, self.alone) = (nested, alone);
+    }
+
     fn visit_stmt(&mut self, stmt: &'a Stmt) {
+        if let Stmt::Expr(e) = stmt {
+            if e.value.is_call_expr() {
+                self.statements.insert(
+                    e.value.range(),
+                    StatementSite {
+                        range: stmt.range(),
+                        alone: self.alone,
+                    },
+                );
+            }
+        }
         match stmt {
             Stmt::Import(i) => {
                 for a in &i.names {
@@ -230,6 +255,7 @@ impl<'a> Visitor<'a> for Collector<'_> {
                         .collect(),
                     unpacked: a.args.iter().any(Expr::is_starred_expr)
                         || a.keywords.iter().any(|k| k.arg.is_none()),
+                    statement: self.statements.remove(&c.range()),
                 });
             }
             _ => {}
@@ -313,6 +339,9 @@ impl<'s> Pass<'s> {
                     cell: c.number,
                     out: &mut collected,
                     rooted: HashSet::new(),
+                    statements: HashMap::new(),
+                    nested: false,
+                    alone: false,
                 };
                 v.visit_body(&m.body);
             }

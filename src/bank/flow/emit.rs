@@ -290,16 +290,22 @@ impl<'s, 'a> Emitter<'s, 'a> {
                 }
                 Target::Module(m) => {
                     let target = self.solver.module(*m).path;
-                    // The submodule itself is listed with the modules; and `import pkg.sub`
-                    // inside `pkg` binds `pkg` itself, which is not worth an API.
-                    if target.as_str() == path.as_str() || info.path.starts_with(target) {
+                    // `import pkg.sub` inside `pkg` binds `pkg` itself, not worth an API.
+                    if info.path.starts_with(target) {
                         continue;
                     }
                     let target_path = ApiPath::from(target.clone());
                     if !is_public_module(target) {
+                        // A private module a public name leads to is an API as the aliases'
+                        // definition: TensorFlow 2.6+'s `tensorflow.compat.v1` is
+                        // `tensorflow._api.v2.compat.v1`, bound by its own package.
                         let mut c = plain(target_path.clone(), ApiKind::Module, false);
                         c.open = self.open_modules[*m as usize];
                         self.canonicals.push(c);
+                    }
+                    // A public submodule is listed with the modules.
+                    if target.as_str() == path.as_str() {
+                        continue;
                     }
                     let mut e = plain(path, ApiKind::Module, module_public);
                     e.canonical = Some(target_path);

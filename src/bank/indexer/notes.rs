@@ -153,7 +153,8 @@ pub fn read_notes(
     })
 }
 
-/// What the bank at `bank` kept of reading `dist` `version`'s notes, if it was read.
+/// What the bank at `bank` kept of reading `dist` `version`'s notes, if it was read (by this
+/// notes reader, or found unreadable).
 fn already_read(
     bank: &Path,
     dist: &DistName,
@@ -166,7 +167,7 @@ fn already_read(
     let row = store
         .notes_reads(dist)?
         .into_iter()
-        .find(|r| r.version == *version);
+        .find(|r| r.version == *version && r.is_current());
     Ok(row.map(|row| NotesKept {
         dist: dist.clone(),
         version: version.clone(),

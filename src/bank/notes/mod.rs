@@ -33,8 +33,13 @@ pub struct NotesRead {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ChangeNote {
     pub old: NotedName,
-    /// The replacements, as the notes name them, in their order.
+    /// The replacements, as the notes name them, in their order (none when `as_if` says
+    /// what replaces it).
     pub new: Vec<NotedExpr>,
+    /// The value the library now always behaves as if the old API were given (`True` of
+    /// "always behaves as if ``hold=True``"): a call passing just it does nothing now.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub as_if: Option<String>,
     /// The notes file, below the sdist's root (`doc/source/whatsnew/v0.17.0.rst`).
     pub file: String,
     /// The release the file is about, when its name says (`v0.17.0.rst`).
@@ -61,6 +66,7 @@ pub fn notes_in(file: &str, text: &str) -> Vec<ChangeNote> {
                 } else {
                     s.new.clone()
                 },
+                as_if: s.as_if.clone(),
                 file: file.to_string(),
                 release: release.clone(),
                 sentence: s.sentence.clone(),
@@ -123,6 +129,8 @@ mod properties {
             Just("`".to_string()),
             Just(":meth:".to_string()),
             Just(" in favor of ".to_string()),
+            Just(" now always behaves as if ".to_string()),
+            Just("hold=True".to_string()),
             Just(" is deprecated".to_string()),
             Just("use ".to_string()),
             Just("\n- ".to_string()),
@@ -142,7 +150,7 @@ mod properties {
         #[test]
         fn any_text_is_read_without_a_panic(text in notes_text()) {
             for note in super::notes_in("doc/whatsnew/v1.0.rst", &text) {
-                prop_assert!(!note.new.is_empty());
+                prop_assert!(note.new.is_empty() == note.as_if.is_some());
             }
         }
     }

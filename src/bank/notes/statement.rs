@@ -219,6 +219,10 @@ fn dotted(name: &str) -> bool {
 pub struct Statement {
     pub old: Vec<NotedName>,
     pub new: Vec<NotedExpr>,
+    /// The value the library now always behaves as if the old API were given ("Matplotlib
+    /// now always behaves as if ``hold=True``"): a call passing it does nothing; `new` is
+    /// empty.
+    pub as_if: Option<String>,
     pub sentence: String,
     pub line: usize,
 }
@@ -298,12 +302,16 @@ fn statement(
     (!old.is_empty() && !new.is_empty()).then(|| Statement {
         old,
         new,
+        as_if: None,
         sentence: sentence.to_string(),
         line,
     })
 }
 
 fn from_sentence(s: &Sentence) -> Option<Statement> {
+    if let Some(settled) = settled(s) {
+        return Some(settled);
+    }
     let prose: String = s
         .pieces
         .iter()
@@ -323,6 +331,50 @@ fn from_sentence(s: &Sentence) -> Option<Statement> {
     } else {
         from_plain(s)
     }
+}
+
+/// Words that say the library now always does what one value of the old API did.
+const AS_IF: &[&str] = &[
+    "behaves as if",
+    "behave as if",
+    "consistent with the default",
+];
+
+/// A sentence saying the library now always behaves as if the old API were given one value:
+/// "Matplotlib now always behaves as if ``hold=True``." (matplotlib 3.0), "The behavior will
+/// remain consistent with the default ``hold=True`` state" (2.0). The code right after the
+/// words is `NAME=VALUE`, `VALUE` a literal.
+fn settled(s: &Sentence) -> Option<Statement> {
+    let cue = s.pieces.iter().position(|p| match p {
+        Piece::Prose(t) => {
+            let t = t.to_ascii_lowercase();
+            AS_IF.iter().any(|w| t.trim_end().ends_with(w))
+        }
+        Piece::Code(_) => false,
+    })?;
+    let Some(Piece::Code(code)) = s.pieces.get(cue + 1) else {
+        return None;
+    };
+    let (name, value) = code.split_once('=')?;
+    let (name, value) = (name.trim(), value.trim());
+    let old = NotedName::parse(name).filter(|n| n.written() == name)?;
+    literal(value).then(|| Statement {
+        old: vec![old],
+        new: Vec::new(),
+        as_if: Some(value.to_string()),
+        sentence: s.text.clone(),
+        line: s.line,
+    })
+}
+
+/// A Python literal a call may pass: `True`, `False`, `None`, a number, a quoted string.
+fn literal(text: &str) -> bool {
+    let quoted = |q: char| text.len() >= 2 && text.starts_with(q) && text.ends_with(q);
+    matches!(text, "True" | "False" | "None")
+        || (!text.is_empty()
+            && text.trim_start_matches('-').parse::<f64>().is_ok()
+            && !text.contains(['e', 'E', 'n', 'N', 'i', 'I']))
+        || ((quoted('\'') || quoted('"')) && !text[1..text.len() - 1].contains(['\'', '"']))
 }
 
 /// The cue in `prose` (lowercase), as the index just past it; "use" only as a whole word
@@ -456,6 +508,39 @@ mod tests {
         ] {
             assert_eq!(found(text), Vec::<(Vec<String>, Vec<String>)>::new(), "{text}");
         }
+    }
+
+    #[test]
+    fn a_value_the_library_now_always_behaves_as_if_given_is_a_statement() {
+        let settled = |text: &str| -> Vec<(String, Option<String>, usize)> {
+            read(text)
+                .into_iter()
+                .map(|s| {
+                    assert!(s.new.is_empty());
+                    (s.old[0].to_string(), s.as_if, s.line)
+                })
+                .collect()
+        };
+        // matplotlib 3.0.0's doc/api/api_changes.rst, whole paragraph.
+        assert_eq!(
+            settled("Hold machinery\n``````````````\n\nSetting or unsetting ``hold`` (deprecated in version 2.1) has now\nbeen completely removed. Matplotlib now always behaves as if ``hold=True``.\nTo clear an axes you can manually use :meth:`~.axes.Axes.cla()`,\nor to clear an entire figure use :meth:`~.figure.Figure.clf()`.\n"),
+            [("hold".to_string(), Some("True".to_string()), 4)]
+        );
+        // matplotlib 2.0.0's.
+        assert_eq!(
+            settled("The behavior will remain consistent with the default ``hold=True``\nstate that has long been in place.\n"),
+            [("hold".to_string(), Some("True".to_string()), 1)]
+        );
+        for text in [
+            "It now behaves as if ``hold=f(x)``.",
+            "It now behaves as if ``x < 3``.",
+            "It now behaves as if the default were ``hold=True``.",
+            "``hold=True`` is the default.",
+        ] {
+            assert_eq!(settled(text), [], "{text}");
+        }
+        assert!(literal("-1.5") && literal("'a'") && literal("None") && literal("3"));
+        assert!(!literal("inf") && !literal("nan") && !literal("x") && !literal("'a\"'"));
     }
 
     #[test]

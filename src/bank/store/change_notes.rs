@@ -7,7 +7,7 @@
 use jiff::Timestamp;
 use pep440_rs::Version;
 use rusqlite::params;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::{Store, StoreError};
 use crate::bank::notes::{ChangeNote, NotedExpr, NotedName, NotesRead};
@@ -43,6 +43,10 @@ impl NotesOutcome {
     }
 }
 
+/// The version of the notes reader: an sdist read by an older one is read again when its
+/// notes are next wanted. 2: "always behaves as if ``NAME=VALUE``" statements.
+pub const NOTES_READER: u32 = 2;
+
 /// A release whose sdist was read for notes.
 #[derive(Debug, Clone, Serialize)]
 pub struct NotesReadRow {
@@ -52,6 +56,26 @@ pub struct NotesReadRow {
     pub files: u32,
     pub notes: u32,
     pub outcome: NotesOutcome,
+    /// The notes reader that read it ([`NOTES_READER`]; 1 for reads before it was kept).
+    #[serde(skip)]
+    pub reader: u32,
+}
+
+impl NotesReadRow {
+    /// Whether reading its sdist again would find nothing new: read by this reader, or
+    /// found unreadable (no sdist, too large), which a newer reader does not change.
+    pub fn is_current(&self) -> bool {
+        self.outcome != NotesOutcome::Read || self.reader >= NOTES_READER
+    }
+}
+
+/// What the `new` column holds: the replacements, or (a note whose `as_if` says what
+/// replaces it) that value.
+#[derive(Serialize, Deserialize)]
+#[serde(untagged)]
+enum StoredReplacement {
+    Named(Vec<NotedExpr>),
+    AsIf { as_if: String },
 }
 
 /// A stored note, with the release whose sdist it was first read from.
@@ -82,20 +106,26 @@ impl Store {
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
             )?;
             for n in &read.notes {
+                let new = match &n.as_if {
+                    Some(value) => StoredReplacement::AsIf {
+                        as_if: value.clone(),
+                    },
+                    None => StoredReplacement::Named(n.new.clone()),
+                };
                 insert.execute(params![
                     read.dist.as_str(),
                     n.old.written(),
                     n.file,
                     n.sentence,
                     n.line as i64,
-                    serde_json::to_string(&n.new).expect("names serialize"),
+                    serde_json::to_string(&new).expect("names serialize"),
                     n.release.as_ref().map(|v| v.to_string()),
                     read.version.to_string(),
                 ])?;
             }
             tx.execute(
-                "INSERT OR REPLACE INTO change_note_reads (dist, version, sdist, files, notes, outcome, at)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+                "INSERT OR REPLACE INTO change_note_reads (dist, version, sdist, files, notes, outcome, at, reader)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
                 params![
                     read.dist.as_str(),
                     read.version.to_string(),
@@ -104,6 +134,7 @@ impl Store {
                     read.notes.len() as i64,
                     NotesOutcome::Read.code(),
                     at.as_second(),
+                    NOTES_READER,
                 ],
             )?;
             Ok(())
@@ -120,9 +151,9 @@ impl Store {
     ) -> Result<(), StoreError> {
         self.write(|tx| {
             tx.execute(
-                "INSERT OR REPLACE INTO change_note_reads (dist, version, sdist, files, notes, outcome, at)
-                 VALUES (?1, ?2, NULL, 0, 0, ?3, ?4)",
-                params![dist.as_str(), version.to_string(), outcome.code(), at.as_second()],
+                "INSERT OR REPLACE INTO change_note_reads (dist, version, sdist, files, notes, outcome, at, reader)
+                 VALUES (?1, ?2, NULL, 0, 0, ?3, ?4, ?5)",
+                params![dist.as_str(), version.to_string(), outcome.code(), at.as_second(), NOTES_READER],
             )?;
             Ok(())
         })
@@ -131,20 +162,20 @@ impl Store {
     /// The releases of `dist` whose sdists were read for notes (or could not be), oldest
     /// first.
     pub fn notes_reads(&self, dist: &DistName) -> Result<Vec<NotesReadRow>, StoreError> {
-        type Row = (String, Option<String>, i64, i64, String);
+        type Row = (String, Option<String>, i64, i64, String, i64);
         let rows: Vec<Row> = self
             .conn
-            .prepare("SELECT version, sdist, files, notes, outcome FROM change_note_reads WHERE dist = ?1")
+            .prepare("SELECT version, sdist, files, notes, outcome, reader FROM change_note_reads WHERE dist = ?1")
             .and_then(|mut st| {
                 st.query_map([dist.as_str()], |r| {
-                    Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))
+                    Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?))
                 })?
                 .collect()
             })
             .map_err(self.err())?;
         let mut out = rows
             .into_iter()
-            .map(|(version, sdist, files, notes, outcome)| {
+            .map(|(version, sdist, files, notes, outcome, reader)| {
                 let bad = |what: &str| self.corrupt(format!("change-note read of {dist}: {what}"));
                 Ok(NotesReadRow {
                     version: version
@@ -155,6 +186,7 @@ impl Store {
                     notes: notes as u32,
                     outcome: NotesOutcome::parse(&outcome)
                         .ok_or_else(|| bad(&format!("outcome {outcome:?}")))?,
+                    reader: reader as u32,
                 })
             })
             .collect::<Result<Vec<_>, StoreError>>()?;
@@ -192,8 +224,12 @@ impl Store {
                 let bad =
                     |what: String| self.corrupt(format!("change note of {dist} ({old}): {what}"));
                 let old = NotedName::parse(&old).ok_or_else(|| bad("its old name".into()))?;
-                let new: Vec<NotedExpr> = serde_json::from_str(&new)
-                    .map_err(|e| bad(format!("its replacements: {e}")))?;
+                let (new, as_if) = match serde_json::from_str(&new)
+                    .map_err(|e| bad(format!("its replacements: {e}")))?
+                {
+                    StoredReplacement::Named(new) => (new, None),
+                    StoredReplacement::AsIf { as_if } => (Vec::new(), Some(as_if)),
+                };
                 let version = |text: &str| {
                     text.parse::<Version>()
                         .map_err(|_| bad(format!("version {text:?}")))
@@ -202,6 +238,7 @@ impl Store {
                     note: ChangeNote {
                         old,
                         new,
+                        as_if,
                         file,
                         release: release.as_deref().map(version).transpose()?,
                         sentence,
@@ -301,5 +338,40 @@ mod tests {
                 ("1.3".to_string(), NotesOutcome::Read, 1),
             ]
         );
+    }
+
+    #[test]
+    fn a_value_the_library_behaves_as_if_given_is_kept_and_older_reads_are_read_again() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = Store::open(&dir.path().join("bank.sqlite3")).unwrap();
+        let dist = DistName::new("tabular").unwrap();
+        let at = Timestamp::from_second(1_700_000_000).unwrap();
+        let text =
+            "Setting ``hold`` has been removed. Tabular now always behaves as if ``hold=True``.\n";
+        store.record_change_notes(&read("1.2", text), at).unwrap();
+        store
+            .record_notes_unread(&dist, &"1.0".parse().unwrap(), NotesOutcome::NoSdist, at)
+            .unwrap();
+        let notes = store.change_notes(&dist).unwrap();
+        assert_eq!(notes.len(), 1);
+        assert_eq!(notes[0].note.old.as_str(), "hold");
+        assert_eq!(notes[0].note.as_if.as_deref(), Some("True"));
+        assert!(notes[0].note.new.is_empty());
+        let current = |store: &Store| -> Vec<bool> {
+            store
+                .notes_reads(&dist)
+                .unwrap()
+                .iter()
+                .map(|r| r.is_current())
+                .collect()
+        };
+        assert_eq!(current(&store), [true, true]);
+        // A read by the reader before this one (a bank migrated from schema 11) is read
+        // again; an sdist that could not be read is not.
+        store
+            .conn
+            .execute("UPDATE change_note_reads SET reader = 1", [])
+            .unwrap();
+        assert_eq!(current(&store), [true, false]);
     }
 }

@@ -38,15 +38,17 @@ use super::ids::{DistId, Slot};
 use super::release_set::ReleaseSet;
 
 /// The schema this build writes. Older banks are migrated on open; newer ones are refused.
-pub const SCHEMA_VERSION: u32 = 11;
+pub const SCHEMA_VERSION: u32 = 12;
 
 /// Bumped when extraction or flow changes what a release's APIs are (or what is read of its
 /// metadata), so that stale releases can be told apart from fresh ones (and indexed again by
 /// the next build). 9: a metadata line of spaces continues a header, so Requires-Dist after
 /// a multi-line License (matplotlib 3.x) is read. 10: modules a release forwards to another
 /// module (`ShimModule(src=..., mirror=...)`) are read, and a module `__getattr__` handing
-/// every name to an imported module serves that module's names.
-pub const EXTRACTOR_VERSION: u32 = 10;
+/// every name to an imported module serves that module's names. 11: a private module a
+/// public name leads to is recorded (TensorFlow 2.6+'s `tensorflow._api.v2.compat.v1`, which
+/// `tensorflow.compat.v1` names).
+pub const EXTRACTOR_VERSION: u32 = 11;
 
 const V1: &str = r#"
 CREATE TABLE meta (
@@ -193,7 +195,25 @@ const MIGRATIONS: &[Migration] = &[
     |tx| tx.execute_batch(V9),
     |tx| tx.execute_batch(V10),
     to_v11,
+    to_v12,
 ];
+
+/// Version 12: which notes reader read each sdist (`reader`), so that sdists an older one
+/// read are read again (see [`super::change_notes::NOTES_READER`]); reads before it were
+/// reader 1. A bank whose version was set back (tests do) may have the column already.
+fn to_v12(tx: &Transaction<'_>) -> rusqlite::Result<()> {
+    let has: bool = tx.query_row(
+        "SELECT count(*) > 0 FROM pragma_table_info('change_note_reads') WHERE name = 'reader'",
+        [],
+        |r| r.get(0),
+    )?;
+    if !has {
+        tx.execute_batch(
+            "ALTER TABLE change_note_reads ADD COLUMN reader INTEGER NOT NULL DEFAULT 1;",
+        )?;
+    }
+    Ok(())
+}
 
 /// Version 11: which side of a refuted release its run ruled out with it (`too_new`,
 /// `too_old`, or none), so that a later restoration of the notebook keeps the bounds. A

@@ -1990,3 +1990,63 @@ ops.add_flex_arithmetic_methods(Series)
     api(&r, "pd.frame.DataFrame.plot");
     api(&r, "pd.generic.NDFrame.mad");
 }
+
+#[test]
+fn a_private_module_a_public_alias_leads_to_is_an_api() {
+    // TensorFlow 2.6+: `tensorflow.compat` is `tensorflow._api.v2.compat`, whose package binds
+    // its own submodule `v1` (`from tensorflow._api.v2.compat import v1`). Before, only the
+    // names inside `v1` were recorded, so `import tensorflow.compat.v1` read as removed after
+    // 2.5 and held a notebook importing it to Python 3.8.
+    let v1 = "import sys as _sys
+from tensorflow.python.framework.random_seed import set_random_seed
+from tensorflow._api.v2.compat.v1 import compat
+if not isinstance(_sys.modules[__name__], W):
+  _sys.modules[__name__] = W(_sys.modules[__name__], '')
+_current_module = _sys.modules[__name__]
+_current_module.__path__ = ['x'] + _current_module.__path__
+";
+    let r = release(&[
+        (
+            "tensorflow/__init__.py",
+            "from tensorflow._api.v2 import compat\n",
+        ),
+        ("tensorflow/_api/__init__.py", ""),
+        ("tensorflow/_api/v2/__init__.py", ""),
+        (
+            "tensorflow/_api/v2/compat/__init__.py",
+            "from tensorflow._api.v2.compat import v1\n",
+        ),
+        ("tensorflow/_api/v2/compat/v1/__init__.py", v1),
+        (
+            "tensorflow/_api/v2/compat/v1/compat/__init__.py",
+            "from tensorflow._api.v2.compat.v1.compat import v1\n",
+        ),
+        ("tensorflow/_api/v2/compat/v1/compat/v1/__init__.py", ""),
+        ("tensorflow/python/__init__.py", ""),
+        ("tensorflow/python/framework/__init__.py", ""),
+        (
+            "tensorflow/python/framework/random_seed.py",
+            "def set_random_seed(seed): pass\n",
+        ),
+    ]);
+    assert_reaches(
+        &r,
+        "tensorflow.compat.v1",
+        "tensorflow._api.v2.compat.v1",
+        ApiKind::Module,
+    );
+    assert_reaches(
+        &r,
+        "tensorflow.compat.v1.compat.v1",
+        "tensorflow._api.v2.compat.v1.compat.v1",
+        ApiKind::Module,
+    );
+    assert_reaches(
+        &r,
+        "tensorflow.compat.v1.set_random_seed",
+        "tensorflow.python.framework.random_seed.set_random_seed",
+        ApiKind::Function,
+    );
+    // The private module is the aliases' definition, not a public API itself.
+    assert_absent(&r, "tensorflow._api.v2.compat.v1");
+}

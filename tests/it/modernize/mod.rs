@@ -3,6 +3,7 @@
 
 use std::path::Path;
 
+mod as_if;
 mod candidate;
 mod mirror;
 mod notes;
