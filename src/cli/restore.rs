@@ -173,11 +173,15 @@ fn said(tried: &Tried) -> String {
     if moved > 0 {
         changes.push_str(&format!(", {moved} moved forward by its runs"));
     }
-    let written = tried
-        .written
-        .as_ref()
-        .map(|p| format!(" (written to {})", p.display()))
-        .unwrap_or_default();
+    let written = match (&tried.written, &tried.modules_written) {
+        (Some(p), Some(m)) => format!(
+            " (written to {}, its moved local modules under {})",
+            p.display(),
+            m.display()
+        ),
+        (Some(p), None) => format!(" (written to {})", p.display()),
+        _ => String::new(),
+    };
     let stopped = match (tried.cell, &tried.ename, tried.stopped) {
         (Some(cell), Some(ename), _) => format!("stopped at cell {cell} ({ename})"),
         (Some(cell), None, _) => format!("stopped at cell {cell}"),

@@ -16,27 +16,32 @@ pub fn unified(
     let mut out = String::new();
     for (number, text) in new {
         let before = old.get(number).copied().unwrap_or("");
-        let with_newline = |s: &str| {
-            if s.ends_with('\n') {
-                s.to_string()
-            } else {
-                format!("{s}\n")
-            }
-        };
-        let (a, b) = (with_newline(before), with_newline(text));
-        let diff = TextDiff::from_lines(&a, &b);
-        out.push_str(
-            &diff
-                .unified_diff()
-                .context_radius(3)
-                .header(
-                    &format!("{old_name} (cell {number})"),
-                    &format!("{new_name} (cell {number})"),
-                )
-                .to_string(),
-        );
+        out.push_str(&unified_text(
+            &format!("{old_name} (cell {number})"),
+            &format!("{new_name} (cell {number})"),
+            before,
+            text,
+        ));
     }
     out
+}
+
+/// The diff from `before` to `after`, whole texts (a local module's), labelled with the two
+/// names.
+pub fn unified_text(old_name: &str, new_name: &str, before: &str, after: &str) -> String {
+    let with_newline = |s: &str| {
+        if s.ends_with('\n') {
+            s.to_string()
+        } else {
+            format!("{s}\n")
+        }
+    };
+    let (a, b) = (with_newline(before), with_newline(after));
+    TextDiff::from_lines(&a, &b)
+        .unified_diff()
+        .context_radius(3)
+        .header(old_name, new_name)
+        .to_string()
 }
 
 #[cfg(test)]

@@ -195,6 +195,8 @@ pub struct ForwardFrom<'a> {
     /// Whether the rounds run the candidates (successors only a warning or a note names);
     /// a candidate for an API a run met is written either way: the next run is its trial.
     pub candidates: bool,
+    /// The notebook's local modules as modernized: they move with it as they did.
+    pub modules: &'a [super::ModernModule],
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -255,7 +257,8 @@ pub fn forward<W: BankWork<Error = PrepareError>>(
     let store = Store::open_read_only(bank)?;
     let usage = crate::notebook::analyze(from.original, from.analyze);
     let facts = Facts::gather_after_runs(&store, &usage, met)?;
-    let mut modernized = modernize(from.original, from.bytes, &usage, &facts, &from.name)?;
+    let mut modernized = modernize(from.original, from.bytes, &usage, &facts, &from.name)?
+        .with_modules(from.modules.to_vec());
     let written = &modernized.written(from.candidates).cells;
     let mut met = met.to_vec();
     for m in &mut met {

@@ -17,6 +17,7 @@ mod facts;
 pub mod forward;
 mod ipynb;
 pub mod mirror;
+pub mod modules;
 mod notes;
 pub mod plan;
 pub mod prefer;
@@ -34,6 +35,7 @@ pub use calls::{CallEdit, CallRewrite};
 pub use diff::unified;
 pub use error::ModernizeError;
 pub use facts::Facts;
+pub use modules::{modernize_module, ModernModule};
 pub use plan::{plan, Bound, Change, ChangeWhat, EraPin, Plan, Unmoved, Why};
 pub use python3::Python3;
 pub use report::{ChangeLine, Report, Trial};
@@ -50,6 +52,8 @@ pub struct Written {
     pub notebook: Vec<u8>,
     pub diff: String,
     pub cells: BTreeMap<u32, String>,
+    /// The notebook's local modules that moved, as they are with these changes.
+    pub modules: Vec<crate::notebook::FileOverride>,
 }
 
 /// A modernized notebook and its report. When some change rests only on a warning's word
@@ -60,6 +64,8 @@ pub struct Modernized {
     pub with: Written,
     pub proven: Option<Written>,
     pub report: Report,
+    /// The notebook's local modules, moved forward with it ([`modules::modernize_module`]).
+    pub modules: Vec<ModernModule>,
 }
 
 impl Modernized {
@@ -86,6 +92,60 @@ pub fn modernize(
     facts: &Facts,
     new_name: &str,
 ) -> Result<Modernized, ModernizeError> {
+    let moved = move_code(nb, usage, facts);
+    let text = |cells: BTreeMap<u32, String>| -> Result<Written, ModernizeError> {
+        Ok(Written {
+            notebook: ipynb::with_sources(&nb.path, bytes, &cells)?,
+            diff: unified(&nb.path.display().to_string(), new_name, &moved.old, &cells),
+            cells,
+            modules: Vec::new(),
+        })
+    };
+    let proven = moved.proven.clone().map(text).transpose()?;
+    let report = moved.report(&nb.path);
+    Ok(Modernized {
+        with: text(moved.rewritten.cells)?,
+        proven,
+        report,
+        modules: Vec::new(),
+    })
+}
+
+/// A notebook's (or a local module's) code moved forward: the Python 3 rewrites, the plan,
+/// the cells with every change and, when a candidate was written, with the proven ones only.
+pub(crate) struct Moved<'a> {
+    /// The code cells as they were, by number.
+    pub old: BTreeMap<u32, &'a str>,
+    pub python3: Python3,
+    pub plan: Plan,
+    pub rewritten: Rewritten,
+    /// The cells without the candidates, when some candidate was written.
+    pub proven: Option<BTreeMap<u32, String>>,
+    met: Vec<forward::Met>,
+}
+
+impl Moved<'_> {
+    fn report(&self, path: &std::path::Path) -> Report {
+        Report {
+            notebook: path.to_path_buf(),
+            changes: self
+                .plan
+                .changes
+                .iter()
+                .map(|c| ChangeLine::of(c, self.rewritten.applied.contains(&c.old)))
+                .collect(),
+            unmoved: self.plan.unmoved.clone(),
+            left: self.rewritten.left.clone(),
+            python3: self.python3.clone(),
+            met: self.met.clone(),
+            modules: Vec::new(),
+            module: false,
+        }
+    }
+}
+
+/// Moves the code cells of `nb` (analysed into `usage`) forward by what `facts` prove.
+pub(crate) fn move_code<'a>(nb: &'a Notebook, usage: &Usage, facts: &Facts) -> Moved<'a> {
     // Python 2 first: the APIs are then read, and moved, in Python 3 code.
     let code: Vec<(u32, &str)> = nb
         .cells
@@ -135,44 +195,22 @@ pub fn modernize(
             }
         }
     }
-    let old: BTreeMap<u32, &str> = code.iter().copied().collect();
-    let text = |cells: BTreeMap<u32, String>| -> Result<Written, ModernizeError> {
-        Ok(Written {
-            notebook: ipynb::with_sources(&nb.path, bytes, &cells)?,
-            diff: unified(&nb.path.display().to_string(), new_name, &old, &cells),
-            cells,
-        })
-    };
     // A candidate for an API a run met is written either way: the next run is its trial.
     let tried: BTreeSet<ApiPath> = facts.met.iter().map(|m| m.api.clone()).collect();
     let candidates_written = plan
         .changes
         .iter()
         .any(|c| c.is_candidate() && !tried.contains(&c.old) && rewritten.applied.contains(&c.old));
-    let proven = if candidates_written {
-        Some(text(
-            with_python3(rewrite(&cells, &plan.rewrites_tried(false, &tried))).cells,
-        )?)
-    } else {
-        None
-    };
-    let report = Report {
-        notebook: nb.path.clone(),
-        changes: plan
-            .changes
-            .iter()
-            .map(|c| ChangeLine::of(c, rewritten.applied.contains(&c.old)))
-            .collect(),
-        unmoved: plan.unmoved,
-        left: rewritten.left,
+    let proven = candidates_written
+        .then(|| with_python3(rewrite(&cells, &plan.rewrites_tried(false, &tried))).cells);
+    Moved {
+        old: code.iter().copied().collect(),
         python3,
-        met: facts.met.clone(),
-    };
-    Ok(Modernized {
-        with: text(rewritten.cells)?,
+        plan,
+        rewritten,
         proven,
-        report,
-    })
+        met: facts.met.clone(),
+    }
 }
 
 /// `nb` with the sources of `cells` (by number) replaced.

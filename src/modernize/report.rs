@@ -268,6 +268,13 @@ pub struct Report {
     /// each (see [`super::forward`]).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub met: Vec<super::forward::Met>,
+    /// The notebook's local modules that hold removed APIs, each moved forward with it (see
+    /// [`super::modules`]): a report each, named by the module's path.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub modules: Vec<Report>,
+    /// A local module's report: its places are lines of the file, not cells.
+    #[serde(skip)]
+    pub module: bool,
 }
 
 fn runs(runs: &[VersionRun]) -> String {
@@ -290,14 +297,34 @@ fn places(at: &[Location]) -> String {
         .join(", ")
 }
 
+/// A module's places: lines of its one cell.
+fn lines(at: &[Location]) -> String {
+    at.iter()
+        .map(|l| format!("line {}", l.line))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 fn paths(p: &[ApiPath]) -> String {
     p.iter().map(ApiPath::as_str).collect::<Vec<_>>().join(", ")
 }
 
 impl Report {
+    /// Where changes are: cells and lines in a notebook, lines in a module.
+    fn places(&self, at: &[Location]) -> String {
+        if self.module {
+            lines(at)
+        } else {
+            places(at)
+        }
+    }
+
     /// The runs' word on the pending candidates (see [`super::trial`]); `None`: no run was
     /// made, and they are not in the notebook written.
     pub fn settle(&mut self, outcome: Option<CandidatesKept>) {
+        for m in &mut self.modules {
+            m.settle(outcome);
+        }
         for c in &mut self.changes {
             if c.trial != Some(Trial::Pending) {
                 continue;
@@ -320,11 +347,15 @@ impl Report {
 
     /// The changes in the notebook kept (see [`Report::kept_changes`]).
     pub fn kept(&self, outcome: Option<CandidatesKept>) -> impl Iterator<Item = &ChangeLine> {
-        self.changes.iter().filter(move |c| match c.trial {
-            None | Some(Trial::Kept) => c.written,
-            Some(Trial::Pending) => outcome == Some(CandidatesKept::Kept),
-            Some(Trial::Untried | Trial::Dropped) => false,
-        })
+        let modules = self.modules.iter().flat_map(|m| m.changes.iter());
+        self.changes
+            .iter()
+            .chain(modules)
+            .filter(move |c| match c.trial {
+                None | Some(Trial::Kept) => c.written,
+                Some(Trial::Pending) => outcome == Some(CandidatesKept::Kept),
+                Some(Trial::Untried | Trial::Dropped) => false,
+            })
     }
 
     /// How many changes of each evidence kind the notebook kept has.
@@ -355,14 +386,15 @@ impl Report {
                 }
             }
             for (rule, at) in by_rule {
-                let _ = writeln!(out, "  {} (at {})", rule.label(), places(&at));
+                let _ = writeln!(out, "  {} (at {})", rule.label(), self.places(&at));
                 let _ = writeln!(out, "    python3: {}", rule.citation());
             }
         }
         if !p.check.is_empty() {
             let _ = writeln!(out, "Python 3, to check ({}):", p.check.len());
             for c in &p.check {
-                let _ = writeln!(out, "  {}: {}: {}", c.at, c.caution.says(), c.what);
+                let at = self.places(std::slice::from_ref(&c.at));
+                let _ = writeln!(out, "  {at}: {}: {}", c.caution.says(), c.what);
             }
         }
     }
@@ -460,7 +492,7 @@ impl Report {
                 out,
                 "  {} (at {}): removed in {} {}; {why}; pin {} or rewrite by hand",
                 u.api,
-                places(&u.at),
+                self.places(&u.at),
                 u.era_pin.distribution,
                 u.removed_in,
                 u.era_pin
@@ -488,16 +520,24 @@ impl Report {
                 LeftWhy::NotCalled => "used other than by a call".into(),
                 LeftWhy::Nested => "inside another change's text".into(),
             };
-            let _ = writeln!(out, "  {} at {}: {why}", l.api, l.at);
+            let at = self.places(std::slice::from_ref(&l.at));
+            let _ = writeln!(out, "  {} at {at}: {why}", l.api);
+        }
+        // The local modules moved with the notebook, each its own report.
+        for m in &self.modules {
+            let _ = writeln!(out, "In the local module {}:", m.notebook.display());
+            for line in m.render().lines().skip(1) {
+                let _ = writeln!(out, "  {line}");
+            }
         }
         out
     }
 
     fn render_change(&self, out: &mut String, c: &ChangeLine) {
-        /// `old -> new  (at places)`, as a path or a name takes the old one's place.
-        fn moved_line(out: &mut String, c: &ChangeLine) {
-            let _ = writeln!(out, "  {} -> {}  (at {})", c.old, c.new, places(&c.at));
-        }
+        // `old -> new  (at places)`, as a path or a name takes the old one's place.
+        let moved_line = |out: &mut String, c: &ChangeLine| {
+            let _ = writeln!(out, "  {} -> {}  (at {})", c.old, c.new, self.places(&c.at));
+        };
         let when = match (&c.last, &c.removed_in) {
             (Some(last), Some(gone)) => format!("removed in {gone} (last {last})"),
             (Some(last), None) => format!("last accepted in {last}"),
@@ -577,7 +617,7 @@ impl Report {
                     "  {}{signature} -> {}  (at {})",
                     c.old,
                     c.new,
-                    places(&c.at)
+                    self.places(&c.at)
                 );
                 let _ = writeln!(
                     out,
@@ -663,7 +703,7 @@ impl Report {
                     "  {}: keyword -> {}  (at {})",
                     c.old,
                     c.new,
-                    places(&c.at)
+                    self.places(&c.at)
                 );
                 let _ = writeln!(
                     out,

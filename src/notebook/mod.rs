@@ -32,6 +32,7 @@ mod location;
 mod magic;
 mod nesting;
 mod outputs;
+mod overrides;
 mod python2;
 pub(crate) use python2::begins_statement_after;
 mod python_version;
@@ -61,6 +62,7 @@ pub use format::{Cell, CellKind, Kernel, Notebook, Output, SourceFormat, StreamN
 pub use local_imports::{local_imports, with_local_imports};
 pub use location::Location;
 pub use outputs::classify_stored_errors;
+pub use overrides::{with_overrides, FileOverride};
 pub use python_version::{HintReason, VersionHint, KNOWN_VERSIONS};
 pub use read::{from_bytes, read, read_with_bytes};
 pub use refusal::{Lacked, Refusal};

@@ -42,6 +42,9 @@ pub struct RoundsSpec<'a> {
     /// For a modernized notebook: its original, to move its code forward past what a run
     /// meets missing ([`crate::modernize::forward`]); `None` runs the code as it is.
     pub forward: Option<crate::modernize::forward::ForwardFrom<'a>>,
+    /// Local modules whose moved text the runs read in place of the files (a modernized
+    /// notebook's; see [`crate::notebook::FileOverride`]).
+    pub overrides: &'a [crate::notebook::FileOverride],
 }
 
 impl RoundsSpec<'_> {

@@ -501,6 +501,7 @@ impl super::RoundSteps for Steps<'_, '_> {
             sandbox: spec.sandbox,
             sys_path: self.usages[0].1.repository_paths(),
             order: self.order.clone(),
+            overrides: spec.overrides.to_vec(),
             ..RunOptions::default()
         };
         if let Some(note) = options.sys_path_note().filter(|_| round == 1) {

@@ -49,6 +49,10 @@ pub struct RunOptions {
     pub sandbox: bool,
     /// The order the code cells run in.
     pub order: crate::notebook::CellOrder,
+    /// Files whose text the run's copy of the folder holds in place of the originals, by
+    /// their path relative to the notebook's folder: a modernized notebook's local modules,
+    /// moved forward with it. The originals are never touched.
+    pub overrides: Vec<crate::notebook::FileOverride>,
 }
 
 impl RunOptions {
@@ -85,6 +89,7 @@ impl Default for RunOptions {
             sys_path: Vec::new(),
             sandbox: false,
             order: crate::notebook::CellOrder::default(),
+            overrides: Vec::new(),
         }
     }
 }

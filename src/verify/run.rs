@@ -237,6 +237,8 @@ pub fn run_notebook_watching(
     let (source, inside) = folder_of(nb, opts);
     let mut overlaid = None;
     if let Some(overlay) = Overlay::new(&source, &inside, scratch.path()) {
+        // Files in the upper layer hide the originals beneath.
+        write_overrides(&scratch.path().join("upper").join(&inside), &opts.overrides)?;
         let mut cmd = runner_command(python, opts, scratch.path(), &work)?;
         // The overlay's hook first: the sandbox's ends without the privileges to mount.
         overlay.apply(&mut cmd);
@@ -252,6 +254,7 @@ pub fn run_notebook_watching(
         None => {
             let (inside, folder) = copy_workdir(nb, opts, &work, scratch.path())?;
             let start = work.join(inside);
+            write_overrides(&start, &opts.overrides)?;
             let mut cmd = runner_command(python, opts, scratch.path(), &start)?;
             let _confined = confine(&mut cmd, python, opts, scratch.path(), &start)?;
             let finished =
@@ -420,6 +423,26 @@ fn copy_workdir(
     let own = notebook_dir(&nb.path);
     let folder = workdir::copy_tree(&own, work, opts.copy_limit, avoid)?;
     Ok((PathBuf::new(), folder))
+}
+
+/// Writes each override's text at its path under `dir`, the run's copy of the notebook's
+/// folder (or the overlay's upper layer for it).
+fn write_overrides(
+    dir: &Path,
+    overrides: &[crate::notebook::FileOverride],
+) -> Result<(), RunError> {
+    for o in overrides {
+        let path = dir.join(&o.relative);
+        let written = path
+            .parent()
+            .map_or(Ok(()), std::fs::create_dir_all)
+            .and_then(|()| std::fs::write(&path, &o.text));
+        written.map_err(|source| RunError::Copy {
+            path: path.clone(),
+            source,
+        })?;
+    }
+    Ok(())
 }
 
 fn notebook_dir(path: &Path) -> PathBuf {

@@ -38,6 +38,8 @@ impl TrialSteps for CandidateRuns<'_> {
                 nb: self.original.0.clone(),
                 bytes: self.original.1.to_vec(),
                 candidates,
+                modules: self.done.modules.clone(),
+                overrides: self.done.written(candidates).modules.clone(),
             }),
             ..Target::era(self.settings, nb)
         };

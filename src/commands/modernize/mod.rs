@@ -15,10 +15,11 @@ use std::path::Path;
 use serde::Serialize;
 
 use crate::bank::store::Store;
+use crate::modernize::modules::modules_dir;
 use crate::modernize::trial::{try_candidates, CandidatesKept};
-use crate::modernize::{modernize, Facts, Modernized, Report};
-use crate::notebook::{self, AnalyzeOptions, Notebook, NotebookError};
-use crate::output::write_atomically;
+use crate::modernize::{modernize, modernize_module, Facts, Modernized, Report};
+use crate::notebook::{self, AnalyzeOptions, FileOverride, Notebook, NotebookError};
+use crate::output::{write_atomically, WriteError};
 use crate::reporter::Reporter;
 use crate::resolve::options::{EraChoice, InferOptions};
 use crate::resolve::session::{read_usages_of, InferRun};
@@ -54,6 +55,9 @@ pub struct Restored {
 #[derive(Serialize)]
 pub struct ReportDocument<'a> {
     output: &'a Path,
+    /// Where the moved local modules were written, when some moved.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    modules_written: Option<std::path::PathBuf>,
     diff: &'a str,
     #[serde(flatten)]
     report: &'a Report,
@@ -61,9 +65,11 @@ pub struct ReportDocument<'a> {
 
 impl<'a> ReportDocument<'a> {
     pub fn of(output: &'a Path, done: &'a Modernized, candidates: bool) -> Self {
+        let written = done.written(candidates);
         Self {
             output,
-            diff: &done.written(candidates).diff,
+            modules_written: (!written.modules.is_empty()).then(|| modules_dir(output)),
+            diff: &written.diff,
             report: &done.report,
         }
     }
@@ -93,14 +99,25 @@ pub fn rewrite(
         source,
     })?;
     let nb = notebook::from_bytes(&settings.notebook, &bytes)?;
-    let usage = notebook::analyze(&nb, &AnalyzeOptions::default());
+    let analyze = AnalyzeOptions::default();
+    let usage = notebook::analyze(&nb, &analyze);
     if let Some(within) = settings.index.filter(|_| !global.offline()) {
         index_evidence(global, &settings.notebook, within, &nb, reporter)?;
     }
     let store = Store::open_read_only(&global.bank)?;
     let facts = Facts::gather(&store, &usage)?;
     let name = settings.output.display().to_string();
-    let mut modernized = modernize(&nb, &bytes, &usage, &facts, &name)?;
+    // Its local modules move with it.
+    let base = settings.notebook.parent().unwrap_or(Path::new(""));
+    let mut modules = Vec::new();
+    for (_, module) in notebook::local_imports(&[(name.clone(), usage.clone())], &analyze, base) {
+        modules.extend(modernize_module(
+            &module,
+            base,
+            &Facts::gather(&store, &module)?,
+        ));
+    }
+    let mut modernized = modernize(&nb, &bytes, &usage, &facts, &name)?.with_modules(modules);
     let run = settings.restore.is_some();
     if !run {
         // A candidate is kept only when a run passes with it: none will.
@@ -190,6 +207,10 @@ fn write_outputs(
 ) -> Result<String, CommandError> {
     let written = done.written(candidates);
     write_atomically(&settings.output, &written.notebook)?;
+    let modules = modules_dir(&settings.output);
+    if !written.modules.is_empty() {
+        write_modules(&modules, &written.modules)?;
+    }
     if let Some(path) = &settings.diff {
         write_atomically(path, written.diff.as_bytes())?;
     }
@@ -205,6 +226,12 @@ fn write_outputs(
             }
             t.push_str(&done.report.render());
             t.push_str(&format!("Wrote {}\n", settings.output.display()));
+            if !written.modules.is_empty() {
+                t.push_str(&format!(
+                    "Wrote the moved local modules under {}: the modernized runs read them in place of the originals, which are not touched (copy them over the originals to run the notebook as it ran)\n",
+                    modules.display()
+                ));
+            }
             t
         }
     };
@@ -212,6 +239,22 @@ fn write_outputs(
         write_atomically(path, text.as_bytes())?;
     }
     Ok(text)
+}
+
+/// Writes `modules` under `dir`, each at its path relative to the notebook's folder; the
+/// user's own files are not touched.
+pub fn write_modules(dir: &Path, modules: &[FileOverride]) -> Result<(), WriteError> {
+    for m in modules {
+        let path = dir.join(&m.relative);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).map_err(|source| WriteError::Io {
+                path: parent.to_path_buf(),
+                source,
+            })?;
+        }
+        write_atomically(&path, m.text.as_bytes())?;
+    }
+    Ok(())
 }
 
 /// Indexes what the moves need to be seen (see [`crate::modernize::prepare::index_evidence`]):

@@ -22,8 +22,14 @@ pub fn attempt(
     let options = settings.infer_options(&target);
     let analysed = Instant::now();
     let mut usages = read_usages_of(&options, Some(&target.nb), reporter)?;
-    let analysis = analysed.elapsed();
     let analyze = AnalyzeOptions::default();
+    let overrides = target
+        .original
+        .as_ref()
+        .map_or(&[][..], |o| o.overrides.as_slice());
+    let base = target.notebook.parent().unwrap_or(std::path::Path::new(""));
+    crate::notebook::with_overrides(&mut usages, base, overrides, &analyze);
+    let analysis = analysed.elapsed();
     let restored = {
         let forward = target.original.as_ref().map(|o| ForwardFrom {
             original: &o.nb,
@@ -31,9 +37,11 @@ pub fn attempt(
             analyze: &analyze,
             name: target.notebook.display().to_string(),
             candidates: o.candidates,
+            modules: &o.modules,
         });
         let spec = RoundsSpec {
             forward,
+            overrides,
             ..rig.spec(settings, &target.notebook, &target.nb)
         };
         restore(reporter, &options, &rig.session, &mut usages, &spec)?

@@ -91,7 +91,13 @@ pub fn preferred(
             .forwarded
             .as_ref()
             .map_or(&m, |f| &f.modernized);
-        write_atomically(&written, &m.written(with_candidates).notebook)?;
+        let kept_text = m.written(with_candidates);
+        write_atomically(&written, &kept_text.notebook)?;
+        if !kept_text.modules.is_empty() {
+            let dir = crate::modernize::modules::modules_dir(&written);
+            super::super::modernize::write_modules(&dir, &kept_text.modules)?;
+            tried.modules_written = Some(dir);
+        }
         tried.written = Some(written);
         return Ok((kept, tried));
     }

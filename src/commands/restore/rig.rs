@@ -75,6 +75,7 @@ impl Rig {
             disk: Some(&self.disk),
             builders: 1,
             forward: None,
+            overrides: &[],
         }
     }
 }

@@ -102,6 +102,10 @@ pub struct Original {
     pub nb: Notebook,
     pub bytes: Vec<u8>,
     pub candidates: bool,
+    /// Its local modules as modernized: the runs read their moved text in place of the
+    /// files (those of the variant run), and they move with the notebook.
+    pub modules: Vec<crate::modernize::ModernModule>,
+    pub overrides: Vec<crate::notebook::FileOverride>,
 }
 
 impl Target {

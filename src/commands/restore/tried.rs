@@ -41,6 +41,9 @@ pub struct Tried {
     /// The modernized notebook, written beside the input when it is the one kept.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub written: Option<PathBuf>,
+    /// Where its moved local modules were written beside it, when some moved.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub modules_written: Option<PathBuf>,
 }
 
 impl Tried {
@@ -58,6 +61,7 @@ impl Tried {
             met: Vec::new(),
             error: None,
             written: None,
+            modules_written: None,
         };
         match &done.modernized {
             Some(Ok(m)) => {

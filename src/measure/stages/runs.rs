@@ -222,6 +222,7 @@ pub(super) fn spec<'a>(
         disk: Some(&runner.disk),
         builders: runner.builders,
         forward: None,
+        overrides: &[],
     }
 }
 

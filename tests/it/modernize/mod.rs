@@ -6,6 +6,7 @@ use std::path::Path;
 mod as_if;
 mod candidate;
 mod mirror;
+mod modules;
 mod notes;
 mod prefer;
 mod python3;
