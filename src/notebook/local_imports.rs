@@ -82,6 +82,7 @@ fn imported_files(usage: &Usage) -> Vec<(PathBuf, ModulePath)> {
     let mut out = Vec::new();
     for import in usage.imports.iter().filter(|i| i.origin == Origin::Local) {
         if import.level > 0 {
+            relative_files(usage, import, &dir, &mut out);
             continue;
         }
         let module = import.module.as_str();
@@ -117,6 +118,64 @@ fn imported_files(usage: &Usage) -> Vec<(PathBuf, ModulePath)> {
         }
     }
     out
+}
+
+/// The files a relative import of a module read as part of a package names (`from .figures
+/// import *` in `fig_code/__init__.py` is `fig_code/figures.py`): resolved from the module's
+/// own package, one folder up per dot past the first. A notebook's own relative imports, or a
+/// module whose package is not known, name none.
+fn relative_files(
+    usage: &Usage,
+    import: &super::Import,
+    dir: &Path,
+    out: &mut Vec<(PathBuf, ModulePath)>,
+) {
+    let Some(me) = &usage.imported_as else {
+        return;
+    };
+    let is_init = usage
+        .notebook
+        .path
+        .file_name()
+        .is_some_and(|n| n == "__init__.py");
+    let mut package: Vec<&str> = me.as_str().split('.').collect();
+    if !is_init {
+        package.pop();
+    }
+    let mut at = dir.to_path_buf();
+    for _ in 1..import.level {
+        if package.pop().is_none() || !at.pop() {
+            return;
+        }
+    }
+    // Beyond the top-level package: Python refuses it.
+    if package.is_empty() {
+        return;
+    }
+    let mut parts: Vec<&str> = import
+        .module
+        .as_str()
+        .split('.')
+        .filter(|p| !p.is_empty())
+        .collect();
+    if let Some(name) = &import.name {
+        parts.push(name);
+    }
+    let mut dotted = package.join(".");
+    for part in parts {
+        at = at.join(part);
+        dotted = if dotted.is_empty() {
+            part.to_string()
+        } else {
+            format!("{dotted}.{part}")
+        };
+        if at.is_dir() {
+            push_module(out, at.join("__init__.py"), &dotted);
+        } else {
+            push_module(out, at.with_extension("py"), &dotted);
+            break;
+        }
+    }
 }
 
 fn push_module(out: &mut Vec<(PathBuf, ModulePath)>, file: PathBuf, dotted: &str) {
@@ -187,5 +246,43 @@ mod tests {
         // A file over the size limit is not read.
         let usages = vec![usage_of(&d.join("nb2.py"))];
         assert!(local_imports(&usages, &AnalyzeOptions::default(), d).is_empty());
+    }
+
+    /// jakevdp's `fig_code/__init__.py` star-imports its submodules relatively: they are the
+    /// package's modules, read as such, and a dot more climbs one package up.
+    #[test]
+    fn a_packages_relative_imports_are_its_modules() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        std::fs::create_dir_all(d.join("fig/sub")).unwrap();
+        let write = |p: &str, s: &str| std::fs::write(d.join(p), s).unwrap();
+        write("nb.py", "import fig\nfrom .nowhere import x\n");
+        write(
+            "fig/__init__.py",
+            "from .figures import *\nfrom . import data\nfrom .sub import deep\n",
+        );
+        write("fig/figures.py", "from ..outside import y\n");
+        write("fig/data.py", "X = 1\n");
+        write("fig/sub/__init__.py", "A = 1\n");
+        write("fig/sub/deep.py", "from ..data import X\n");
+        write("outside.py", "Y = 1\n");
+        let usages = vec![usage_of(&d.join("nb.py"))];
+        let mut names: Vec<(String, String)> = local_imports(&usages, &AnalyzeOptions::default(), d)
+            .iter()
+            .map(|(n, u)| (n.clone(), u.imported_as.as_ref().unwrap().to_string()))
+            .collect();
+        names.sort();
+        assert_eq!(
+            names,
+            [
+                ("fig/__init__.py", "fig"),
+                ("fig/data.py", "fig.data"),
+                ("fig/figures.py", "fig.figures"),
+                ("fig/sub/__init__.py", "fig.sub"),
+                ("fig/sub/deep.py", "fig.sub.deep"),
+            ]
+            .map(|(a, b)| (a.to_string(), b.to_string())),
+            "`..outside` climbs above the package's root: not followed"
+        );
     }
 }
