@@ -125,9 +125,5 @@ impl Modernized {
 /// `<stem>.modules/` beside it (`nb.modern.ipynb` → `nb.modern.modules/`), each at its path
 /// relative to the notebook's folder.
 pub fn modules_dir(output: &Path) -> PathBuf {
-    let stem = output
-        .file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "notebook".into());
-    output.with_file_name(format!("{stem}.modules"))
+    super::prefer::beside(output, "modules")
 }

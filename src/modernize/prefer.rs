@@ -228,11 +228,16 @@ impl ModernCopy {
 
 /// `<stem>.modern.ipynb` beside `notebook`: where a kept modernized notebook is written.
 pub fn modern_path(notebook: &Path) -> PathBuf {
-    let stem = notebook
+    beside(notebook, "modern.ipynb")
+}
+
+/// `<stem>.<ending>` beside `path` (`nb.ipynb` → `nb.modern.ipynb`).
+pub(crate) fn beside(path: &Path, ending: &str) -> PathBuf {
+    let stem = path
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_else(|| "notebook".into());
-    notebook.with_file_name(format!("{stem}.modern.ipynb"))
+    path.with_file_name(format!("{stem}.{ending}"))
 }
 
 #[cfg(test)]

@@ -115,28 +115,55 @@ pub enum Evidence {
         candidate: String,
         successor: ApiPath,
         form: NamedForm,
-        file: String,
-        line: usize,
-        #[serde(skip_serializing_if = "Option::is_none")]
-        release: Option<Version>,
-        read_from: Version,
-        sentence: String,
+        #[serde(flatten)]
+        cited: Cited,
         #[serde(skip_serializing_if = "Vec::is_empty")]
         keywords: Vec<(String, String)>,
     },
     /// The library's own change notes say it now always behaves as if the old API were given
-    /// `as_if`, in `file` (of the sdist of `read_from`) at `line`: calls passing just that
-    /// go.
+    /// `as_if`: calls passing just that go.
     #[serde(rename = "change-note")]
     AsIf {
         as_if: String,
-        file: String,
-        line: usize,
-        #[serde(skip_serializing_if = "Option::is_none")]
-        release: Option<Version>,
-        read_from: Version,
-        sentence: String,
+        #[serde(flatten)]
+        cited: Cited,
     },
+}
+
+/// Where change notes say it: `file` (of the sdist of `read_from`, about `release`) at
+/// `line`, and the sentence.
+#[derive(Debug, Clone, Serialize)]
+pub struct Cited {
+    pub file: String,
+    pub line: usize,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub release: Option<Version>,
+    pub read_from: Version,
+    pub sentence: String,
+}
+
+impl Cited {
+    fn of(note: &crate::bank::store::StoredNote) -> Self {
+        Self {
+            file: note.note.file.clone(),
+            line: note.note.line,
+            release: note.note.release.clone(),
+            read_from: note.read_from.clone(),
+            sentence: note.note.sentence.clone(),
+        }
+    }
+
+    /// `tabular 1.2's sdist, doc/whatsnew/v1.1.rst:8 (on 1.1): "the sentence"`.
+    fn text(&self, dist: &DistName) -> String {
+        let about = self
+            .release
+            .as_ref()
+            .map_or(String::new(), |v| format!(" (on {v})"));
+        format!(
+            "{dist} {}'s sdist, {}:{}{about}: \"{}\"",
+            self.read_from, self.file, self.line, self.sentence
+        )
+    }
 }
 
 impl Evidence {
@@ -219,20 +246,12 @@ impl ChangeLine {
                 candidate: candidate.clone(),
                 successor: new.clone(),
                 form: form.clone(),
-                file: note.note.file.clone(),
-                line: note.note.line,
-                release: note.note.release.clone(),
-                read_from: note.read_from.clone(),
-                sentence: note.note.sentence.clone(),
+                cited: Cited::of(note),
                 keywords: keywords.clone(),
             },
             ChangeWhat::AsIf { value, note, .. } => Evidence::AsIf {
                 as_if: value.clone(),
-                file: note.note.file.clone(),
-                line: note.note.line,
-                release: note.note.release.clone(),
-                read_from: note.read_from.clone(),
-                sentence: note.note.sentence.clone(),
+                cited: Cited::of(note),
             },
         };
         let (last, removed_in) = change.removal();
@@ -646,18 +665,11 @@ impl Report {
             Evidence::ChangeNote {
                 candidate,
                 successor,
-                file,
-                line,
-                release,
-                read_from,
-                sentence,
+                cited,
                 keywords,
                 ..
             } => {
                 moved_line(out, c);
-                let about = release
-                    .as_ref()
-                    .map_or(String::new(), |v| format!(" (on {v})"));
                 let mapped: Vec<String> = keywords
                     .iter()
                     .map(|(a, b)| format!("{a}= -> {b}="))
@@ -669,27 +681,17 @@ impl Report {
                 };
                 let _ = writeln!(
                     out,
-                    "    change note: {} {read_from}'s sdist, {file}:{line}{about}: \"{sentence}\", naming {candidate} ({successor} in the newest release){mapped}; {when}; {}",
-                    c.distribution,
+                    "    change note: {}, naming {candidate} ({successor} in the newest release){mapped}; {when}; {}",
+                    cited.text(&c.distribution),
                     trial_text(c)
                 );
             }
-            Evidence::AsIf {
-                as_if,
-                file,
-                line,
-                release,
-                read_from,
-                sentence,
-            } => {
+            Evidence::AsIf { as_if, cited } => {
                 moved_line(out, c);
-                let about = release
-                    .as_ref()
-                    .map_or(String::new(), |v| format!(" (on {v})"));
                 let _ = writeln!(
                     out,
-                    "    change note: {} {read_from}'s sdist, {file}:{line}{about}: \"{sentence}\": a call passing just {as_if} does nothing now; {when}; {}",
-                    c.distribution,
+                    "    change note: {}: a call passing just {as_if} does nothing now; {when}; {}",
+                    cited.text(&c.distribution),
                     trial_text(c)
                 );
             }

@@ -82,7 +82,7 @@ fn imported_files(usage: &Usage) -> Vec<(PathBuf, ModulePath)> {
     let mut out = Vec::new();
     for import in usage.imports.iter().filter(|i| i.origin == Origin::Local) {
         if import.level > 0 {
-            relative_files(usage, import, &dir, &mut out);
+            relative_files(usage, import, dir, &mut out);
             continue;
         }
         let module = import.module.as_str();
@@ -267,10 +267,11 @@ mod tests {
         write("fig/sub/deep.py", "from ..data import X\n");
         write("outside.py", "Y = 1\n");
         let usages = vec![usage_of(&d.join("nb.py"))];
-        let mut names: Vec<(String, String)> = local_imports(&usages, &AnalyzeOptions::default(), d)
-            .iter()
-            .map(|(n, u)| (n.clone(), u.imported_as.as_ref().unwrap().to_string()))
-            .collect();
+        let mut names: Vec<(String, String)> =
+            local_imports(&usages, &AnalyzeOptions::default(), d)
+                .iter()
+                .map(|(n, u)| (n.clone(), u.imported_as.as_ref().unwrap().to_string()))
+                .collect();
         names.sort();
         assert_eq!(
             names,

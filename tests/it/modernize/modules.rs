@@ -4,8 +4,6 @@
 //! with its own report; the runs read the moved text in their copy of the folder, the user's
 //! file is never written, and `modernize` writes the moved module under `nb.modern.modules/`.
 
-use std::path::Path;
-
 use serde_json::{json, Value};
 
 use super::{code_notebook, context, modernize_and_run, rewritten_json, run_in, sources};
@@ -21,6 +19,19 @@ fn with_helper(ctx: &TestContext) {
         code_notebook(&["import helper", "print(helper.halves(list(range(10)))[1])"]),
     )
     .unwrap();
+}
+
+/// The moved module is written under `mod.modern.modules/`; the user's is as it was.
+#[track_caller]
+fn assert_moved_beside(ctx: &TestContext) {
+    assert_eq!(
+        std::fs::read_to_string(ctx.path("mod.modern.modules/helper.py")).unwrap(),
+        HELPER.replace("cross_validation", "model_selection")
+    );
+    assert_eq!(
+        std::fs::read_to_string(ctx.path("helper.py")).unwrap(),
+        HELPER
+    );
 }
 
 #[test]
@@ -48,15 +59,7 @@ fn a_local_modules_removed_apis_are_moved_with_its_own_report() {
         json["diff"],
         "--- helper.py\n+++ helper.py (modernized)\n@@ -1,4 +1,4 @@\n-from sklearn.cross_validation import train_test_split\n+from sklearn.model_selection import train_test_split\n \n \n def halves(x):\n"
     );
-    // The moved module is written beside the output; the user's is as it was.
-    assert_eq!(
-        std::fs::read_to_string(ctx.path("mod.modern.modules/helper.py")).unwrap(),
-        HELPER.replace("cross_validation", "model_selection")
-    );
-    assert_eq!(
-        std::fs::read_to_string(ctx.path("helper.py")).unwrap(),
-        HELPER
-    );
+    assert_moved_beside(&ctx);
 
     // The text report places the module's changes on its lines.
     let text = run_in(&ctx, &["modernize", "mod.ipynb", "--no-run"]);
@@ -97,10 +100,6 @@ fn the_modernized_notebook_runs_with_its_moved_module_on_todays_releases() {
         "{printed}"
     );
     assert_eq!(
-        std::fs::read_to_string(ctx.path("helper.py")).unwrap(),
-        HELPER
-    );
-    assert_eq!(
         sources(&ctx.path("mod.modern.ipynb")),
         ["import helper", "print(helper.halves(list(range(10)))[1])"]
     );
@@ -110,7 +109,7 @@ fn the_modernized_notebook_runs_with_its_moved_module_on_todays_releases() {
         report["modules"][0]["changes"][0]["written"], true,
         "{report}"
     );
-    assert!(Path::new(&ctx.path("mod.modern.modules/helper.py")).exists());
+    assert_moved_beside(&ctx);
 }
 
 /// `restore --prefer modern` moves the module too, and writes it beside the modernized
@@ -128,12 +127,5 @@ fn restore_preferring_modern_keeps_the_moved_module_beside_the_notebook() {
         "{}",
         run.text()
     );
-    assert_eq!(
-        std::fs::read_to_string(ctx.path("mod.modern.modules/helper.py")).unwrap(),
-        HELPER.replace("cross_validation", "model_selection")
-    );
-    assert_eq!(
-        std::fs::read_to_string(ctx.path("helper.py")).unwrap(),
-        HELPER
-    );
+    assert_moved_beside(&ctx);
 }
