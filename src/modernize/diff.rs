@@ -63,5 +63,6 @@ mod tests {
     fn no_rewritten_cell_no_diff() {
         let old = BTreeMap::from([(1, "x = 1")]);
         assert_eq!(unified("a", "b", &old, &BTreeMap::new()), "");
+        assert_eq!(unified_text("a", "b", "x = 1\n", "x = 1"), "");
     }
 }

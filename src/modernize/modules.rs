@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 
 use super::diff::unified_text;
 use super::{move_code, Facts, Modernized, Report};
+use crate::bank::store::{Store, StoreError};
 use crate::notebook::{CellKind, FileOverride, SourceFormat, Usage};
 
 /// A local module moved forward: its path relative to the notebook's folder, its text with
@@ -39,14 +40,29 @@ impl ModernModule {
     }
 }
 
-/// The local module `usage` read (a file under `base`, the notebook's folder) moved forward
-/// by what `facts` prove; `None` when nothing in it moves or is removed, or when it is no
-/// plain module inside the folder (a percent script's cells, a file above the folder).
-pub fn modernize_module(usage: &Usage, base: &Path, facts: &Facts) -> Option<ModernModule> {
+/// The local modules among `usages` (the notebook's first, then its modules', named as
+/// [`crate::notebook::local_imports`] names them) moved forward by what the bank proves of
+/// each.
+pub fn modernize_modules(
+    store: &Store,
+    usages: &[(String, Usage)],
+) -> Result<Vec<ModernModule>, StoreError> {
+    let mut out = Vec::new();
+    for (name, usage) in &usages[1..] {
+        out.extend(modernize_module(name, usage, &Facts::gather(store, usage)?));
+    }
+    Ok(out)
+}
+
+/// The local module `usage` read, named `name` (its path relative to the notebook's folder),
+/// moved forward by what `facts` prove; `None` when nothing in it moves or is removed, or
+/// when it is no plain module inside the folder (a percent script's cells, a file above it).
+pub fn modernize_module(name: &str, usage: &Usage, facts: &Facts) -> Option<ModernModule> {
+    let relative = Path::new(name);
+    if !FileOverride::inside(relative) {
+        return None;
+    }
     let path = &usage.notebook.path;
-    let relative = path.strip_prefix(base).unwrap_or(path);
-    let relative = relative.strip_prefix(".").unwrap_or(relative);
-    FileOverride::new(relative.to_path_buf(), String::new())?;
     let original = std::fs::read_to_string(path).ok()?;
     let nb = crate::notebook::from_bytes(path, original.as_bytes()).ok()?;
     // One code cell holding the whole file, as written: what is rewritten is the file.
@@ -87,6 +103,16 @@ pub fn modernize_module(usage: &Usage, base: &Path, facts: &Facts) -> Option<Mod
     })
 }
 
+/// The texts of `modules` that differ from their files, with the candidates or without:
+/// what a run of that variant reads in place of the files.
+pub fn moved_texts(modules: &[ModernModule], candidates: bool) -> Vec<FileOverride> {
+    modules
+        .iter()
+        .filter(|m| m.text(candidates) != m.original)
+        .filter_map(|m| FileOverride::new(m.relative.clone(), m.text(candidates).to_string()))
+        .collect()
+}
+
 impl Modernized {
     /// Adds the notebook's moved local modules: their texts to what each written variant
     /// runs with, their diffs after the notebook's, their reports to its report.
@@ -98,22 +124,17 @@ impl Modernized {
             let Some(written) = written else {
                 continue;
             };
+            // A module that reads the same has no hunk, so no diff.
             for m in &modules {
-                let text = m.text(candidates);
-                if text == m.original {
-                    continue;
-                }
                 let name = m.relative.display().to_string();
                 written.diff.push_str(&unified_text(
                     &name,
                     &format!("{name} (modernized)"),
                     &m.original,
-                    text,
+                    m.text(candidates),
                 ));
-                written
-                    .modules
-                    .extend(FileOverride::new(m.relative.clone(), text.to_string()));
             }
+            written.modules = moved_texts(&modules, candidates);
         }
         self.report.modules = modules.iter().map(|m| m.report.clone()).collect();
         self.modules = modules;

@@ -627,11 +627,11 @@ fn from_notes(
 /// value its calls may pass to no effect ("always behaves as if ``hold=True``"), the newest
 /// note first.
 fn from_as_if(u: &ApiUse, removal: &Removal<'_>, moves: &MovesReport) -> Option<ChangeWhat> {
-    let note = super::notes::naming(u, moves)
+    let (note, value) = super::notes::naming(u, moves)
         .into_iter()
-        .find(|n| n.note.as_if.is_some())?;
+        .find_map(|n| Some((n, n.note.as_if.clone()?)))?;
     Some(ChangeWhat::AsIf {
-        value: note.note.as_if.clone()?,
+        value,
         method: removal.report.kind == ApiKind::Method,
         note: note.clone(),
         last: removal.last.clone(),

@@ -97,13 +97,6 @@ pub struct Restoring<'a> {
     pub ran_on: Option<PythonVersion>,
 }
 
-impl Restoring<'_> {
-    /// The notebook's folder, where its local modules' names start.
-    fn base(&self) -> &Path {
-        self.input.parent().unwrap_or(Path::new(""))
-    }
-}
-
 impl PreferSteps for Restoring<'_> {
     type Modernized = Modernized;
     type Restored = Attempt;
@@ -125,31 +118,20 @@ impl PreferSteps for Restoring<'_> {
             })?;
         }
         // No bank: nothing is known to move, and the notebook still runs on today's Python.
-        let store = match self.bank.filter(|b| b.exists()) {
-            Some(file) => Some(
-                crate::bank::store::Store::open_read_only(file).map_err(ModernizeError::from)?,
-            ),
-            None => None,
-        };
-        let facts = |usage: &crate::notebook::Usage| -> Result<Facts, ModernizeError> {
-            match &store {
-                Some(store) => Ok(Facts::gather(store, usage)?),
-                None => Ok(Facts::default()),
+        let (facts, modules) = match self.bank.filter(|b| b.exists()) {
+            Some(file) => {
+                let store = crate::bank::store::Store::open_read_only(file)
+                    .map_err(ModernizeError::from)?;
+                (
+                    Facts::gather(&store, &self.usages[0].1).map_err(ModernizeError::from)?,
+                    super::modules::modernize_modules(&store, self.usages)
+                        .map_err(ModernizeError::from)?,
+                )
             }
+            None => (Facts::default(), Vec::new()),
         };
         let name = modern_path(self.input).display().to_string();
-        let mut modules = Vec::new();
-        for (_, usage) in &self.usages[1..] {
-            modules.extend(super::modernize_module(usage, self.base(), &facts(usage)?));
-        }
-        Ok(modernize(
-            self.nb,
-            self.bytes,
-            &self.usages[0].1,
-            &facts(&self.usages[0].1)?,
-            &name,
-        )?
-        .with_modules(modules))
+        Ok(modernize(self.nb, self.bytes, &self.usages[0].1, &facts, &name)?.with_modules(modules))
     }
 
     fn has_candidates(&self, modern: &Modernized) -> bool {
@@ -168,7 +150,7 @@ impl PreferSteps for Restoring<'_> {
         let analysed = Instant::now();
         let nb = crate::notebook::read(copy.path())?;
         let usage = crate::notebook::analyze(&nb, self.analyze);
-        let base = self.base();
+        let base = self.input.parent().unwrap_or(Path::new(""));
         let mut usages = crate::notebook::with_local_imports(
             self.usages[0].0.clone(),
             usage,
@@ -177,7 +159,7 @@ impl PreferSteps for Restoring<'_> {
         );
         // The local modules as modernized: what the runs read in their place.
         let overrides = &modern.written(candidates).modules;
-        crate::notebook::with_overrides(&mut usages, base, overrides, self.analyze);
+        crate::notebook::with_overrides(&mut usages, overrides, self.analyze);
         let analysis = analysed.elapsed();
         let options = InferOptions {
             notebook: copy.path().to_path_buf(),

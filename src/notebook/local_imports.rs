@@ -96,23 +96,12 @@ fn imported_files(usage: &Usage) -> Vec<(PathBuf, ModulePath)> {
         let root = dir.join(file);
         let mut parts: Vec<&str> = module.split('.').skip(1).collect();
         if root.is_dir() {
-            let mut at = root.clone();
-            push_module(&mut out, at.join("__init__.py"), top);
+            push_module(&mut out, root.join("__init__.py"), top);
             // `from pkg import sub` names a submodule when `sub.py` is there.
             if let Some(name) = &import.name {
                 parts.push(name);
             }
-            let mut dotted = top.to_string();
-            for part in parts {
-                at = at.join(part);
-                dotted = format!("{dotted}.{part}");
-                if at.is_dir() {
-                    push_module(&mut out, at.join("__init__.py"), &dotted);
-                } else {
-                    push_module(&mut out, at.with_extension("py"), &dotted);
-                    break;
-                }
-            }
+            submodules(&mut out, root, top.to_string(), &parts);
         } else if root.extension().is_some_and(|e| e == "py" || e == "pyw") {
             push_module(&mut out, root, top);
         }
@@ -161,14 +150,20 @@ fn relative_files(
     if let Some(name) = &import.name {
         parts.push(name);
     }
-    let mut dotted = package.join(".");
+    submodules(out, at, package.join("."), &parts);
+}
+
+/// The modules `parts` name down from the package at `at` (dotted `dotted`): each package's
+/// `__init__.py`, then the module file where a part is no folder.
+fn submodules(
+    out: &mut Vec<(PathBuf, ModulePath)>,
+    mut at: PathBuf,
+    mut dotted: String,
+    parts: &[&str],
+) {
     for part in parts {
         at = at.join(part);
-        dotted = if dotted.is_empty() {
-            part.to_string()
-        } else {
-            format!("{dotted}.{part}")
-        };
+        dotted = format!("{dotted}.{part}");
         if at.is_dir() {
             push_module(out, at.join("__init__.py"), &dotted);
         } else {

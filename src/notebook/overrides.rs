@@ -19,30 +19,31 @@ impl FileOverride {
     /// `relative` when it stays inside the notebook's folder (no `..`, not absolute): only
     /// those can stand in for a file in a run's copy of the folder.
     pub fn new(relative: PathBuf, text: String) -> Option<Self> {
+        Self::inside(&relative).then_some(Self { relative, text })
+    }
+
+    /// Whether `relative` stays inside the folder it is relative to.
+    pub fn inside(relative: &Path) -> bool {
         relative
             .components()
             .all(|c| matches!(c, Component::Normal(_)))
-            .then_some(Self { relative, text })
     }
 }
 
-/// `usages` (the notebook's, then its local modules', named relative to `base`) with each
-/// module that `overrides` replaces analysed from its replacement text. The modules a
-/// replacement imports are the ones the file imported: a move changes no local import.
+/// `usages` (the notebook's, then its local modules', each named by its path relative to
+/// the notebook's folder, as [`super::local_imports`] names them) with each module that
+/// `overrides` replaces analysed from its replacement text. The modules a replacement
+/// imports are the ones the file imported: a move changes no local import.
 pub fn with_overrides(
     usages: &mut [(String, Usage)],
-    base: &Path,
     overrides: &[FileOverride],
     options: &AnalyzeOptions,
 ) {
-    for (_, usage) in usages.iter_mut().skip(1) {
-        let path = usage.notebook.path.clone();
-        let relative = path.strip_prefix(base).unwrap_or(&path);
-        let relative = relative.strip_prefix(".").unwrap_or(relative);
-        let Some(o) = overrides.iter().find(|o| o.relative == relative) else {
+    for (name, usage) in usages.iter_mut().skip(1) {
+        let Some(o) = overrides.iter().find(|o| o.relative == Path::new(name)) else {
             continue;
         };
-        let Ok(nb) = from_bytes(&path, o.text.as_bytes()) else {
+        let Ok(nb) = from_bytes(&usage.notebook.path, o.text.as_bytes()) else {
             continue;
         };
         let imported_as = usage.imported_as.take();

@@ -237,8 +237,7 @@ pub fn run_notebook_watching(
     let (source, inside) = folder_of(nb, opts);
     let mut overlaid = None;
     if let Some(overlay) = Overlay::new(&source, &inside, scratch.path()) {
-        // Files in the upper layer hide the originals beneath.
-        write_overrides(&scratch.path().join("upper").join(&inside), &opts.overrides)?;
+        write_overrides(overlay.upper_start(), &opts.overrides)?;
         let mut cmd = runner_command(python, opts, scratch.path(), &work)?;
         // The overlay's hook first: the sandbox's ends without the privileges to mount.
         overlay.apply(&mut cmd);

@@ -46,6 +46,9 @@ pub(crate) struct Overlay {
     /// Where the runner starts, inside `merged`.
     start: CString,
     start_dir: PathBuf,
+    /// The run's start in the upper layer: a file written there before mounting hides the
+    /// original beneath.
+    upper_start: PathBuf,
 }
 
 impl Overlay {
@@ -86,12 +89,18 @@ impl Overlay {
             options: CString::new(options).ok()?,
             start: c(&merged.join(inside))?,
             start_dir: merged.join(inside),
+            upper_start: upper.join(inside),
         })
     }
 
     /// Where the runner starts, once the overlay is mounted.
     pub(crate) fn start(&self) -> &Path {
         &self.start_dir
+    }
+
+    /// The runner's start in the upper layer, before the overlay is mounted.
+    pub(crate) fn upper_start(&self) -> &Path {
+        &self.upper_start
     }
 
     /// Makes `cmd` start in a mount namespace of its own with the overlay mounted, in its

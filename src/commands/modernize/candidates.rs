@@ -39,7 +39,6 @@ impl TrialSteps for CandidateRuns<'_> {
                 bytes: self.original.1.to_vec(),
                 candidates,
                 modules: self.done.modules.clone(),
-                overrides: self.done.written(candidates).modules.clone(),
             }),
             ..Target::era(self.settings, nb)
         };

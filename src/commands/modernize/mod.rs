@@ -15,9 +15,9 @@ use std::path::Path;
 use serde::Serialize;
 
 use crate::bank::store::Store;
-use crate::modernize::modules::modules_dir;
+use crate::modernize::modules::{modernize_modules, modules_dir};
 use crate::modernize::trial::{try_candidates, CandidatesKept};
-use crate::modernize::{modernize, modernize_module, Facts, Modernized, Report};
+use crate::modernize::{modernize, Facts, Modernized, Report};
 use crate::notebook::{self, AnalyzeOptions, FileOverride, Notebook, NotebookError};
 use crate::output::{write_atomically, WriteError};
 use crate::reporter::Reporter;
@@ -100,24 +100,22 @@ pub fn rewrite(
     })?;
     let nb = notebook::from_bytes(&settings.notebook, &bytes)?;
     let analyze = AnalyzeOptions::default();
-    let usage = notebook::analyze(&nb, &analyze);
+    // Its local modules move with it.
+    let usages = notebook::with_local_imports(
+        settings.notebook.display().to_string(),
+        notebook::analyze(&nb, &analyze),
+        &analyze,
+        settings.notebook.parent().unwrap_or(Path::new("")),
+    );
+    let usage = &usages[0].1;
     if let Some(within) = settings.index.filter(|_| !global.offline()) {
         index_evidence(global, &settings.notebook, within, &nb, reporter)?;
     }
     let store = Store::open_read_only(&global.bank)?;
-    let facts = Facts::gather(&store, &usage)?;
+    let facts = Facts::gather(&store, usage)?;
     let name = settings.output.display().to_string();
-    // Its local modules move with it.
-    let base = settings.notebook.parent().unwrap_or(Path::new(""));
-    let mut modules = Vec::new();
-    for (_, module) in notebook::local_imports(&[(name.clone(), usage.clone())], &analyze, base) {
-        modules.extend(modernize_module(
-            &module,
-            base,
-            &Facts::gather(&store, &module)?,
-        ));
-    }
-    let mut modernized = modernize(&nb, &bytes, &usage, &facts, &name)?.with_modules(modules);
+    let modules = modernize_modules(&store, &usages)?;
+    let mut modernized = modernize(&nb, &bytes, usage, &facts, &name)?.with_modules(modules);
     let run = settings.restore.is_some();
     if !run {
         // A candidate is kept only when a run passes with it: none will.

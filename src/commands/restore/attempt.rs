@@ -23,12 +23,10 @@ pub fn attempt(
     let analysed = Instant::now();
     let mut usages = read_usages_of(&options, Some(&target.nb), reporter)?;
     let analyze = AnalyzeOptions::default();
-    let overrides = target
-        .original
-        .as_ref()
-        .map_or(&[][..], |o| o.overrides.as_slice());
-    let base = target.notebook.parent().unwrap_or(std::path::Path::new(""));
-    crate::notebook::with_overrides(&mut usages, base, overrides, &analyze);
+    let overrides = target.original.as_ref().map_or(Vec::new(), |o| {
+        crate::modernize::modules::moved_texts(&o.modules, o.candidates)
+    });
+    crate::notebook::with_overrides(&mut usages, &overrides, &analyze);
     let analysis = analysed.elapsed();
     let restored = {
         let forward = target.original.as_ref().map(|o| ForwardFrom {
@@ -41,7 +39,7 @@ pub fn attempt(
         });
         let spec = RoundsSpec {
             forward,
-            overrides,
+            overrides: &overrides,
             ..rig.spec(settings, &target.notebook, &target.nb)
         };
         restore(reporter, &options, &rig.session, &mut usages, &spec)?

@@ -102,10 +102,9 @@ pub struct Original {
     pub nb: Notebook,
     pub bytes: Vec<u8>,
     pub candidates: bool,
-    /// Its local modules as modernized: the runs read their moved text in place of the
-    /// files (those of the variant run), and they move with the notebook.
+    /// Its local modules as modernized: the runs read their moved text (of the variant
+    /// run) in place of the files, and they move with the notebook.
     pub modules: Vec<crate::modernize::ModernModule>,
-    pub overrides: Vec<crate::notebook::FileOverride>,
 }
 
 impl Target {
