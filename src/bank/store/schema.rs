@@ -200,32 +200,39 @@ const MIGRATIONS: &[Migration] = &[
 
 /// Version 12: which notes reader read each sdist (`reader`), so that sdists an older one
 /// read are read again (see [`super::change_notes::NOTES_READER`]); reads before it were
-/// reader 1. A bank whose version was set back (tests do) may have the column already.
+/// reader 1.
 fn to_v12(tx: &Transaction<'_>) -> rusqlite::Result<()> {
-    let has: bool = tx.query_row(
-        "SELECT count(*) > 0 FROM pragma_table_info('change_note_reads') WHERE name = 'reader'",
-        [],
-        |r| r.get(0),
-    )?;
-    if !has {
-        tx.execute_batch(
-            "ALTER TABLE change_note_reads ADD COLUMN reader INTEGER NOT NULL DEFAULT 1;",
-        )?;
-    }
-    Ok(())
+    add_column(
+        tx,
+        "change_note_reads",
+        "reader",
+        "INTEGER NOT NULL DEFAULT 1",
+    )
 }
 
 /// Version 11: which side of a refuted release its run ruled out with it (`too_new`,
-/// `too_old`, or none), so that a later restoration of the notebook keeps the bounds. A
-/// bank whose version was set back (tests do) may have the column already.
+/// `too_old`, or none), so that a later restoration of the notebook keeps the bounds.
 fn to_v11(tx: &Transaction<'_>) -> rusqlite::Result<()> {
+    add_column(tx, "run_refutations", "bound", "TEXT")
+}
+
+/// Adds `column` to `table` unless it is there already: a bank whose version was set back
+/// (tests do) may have it.
+fn add_column(
+    tx: &Transaction<'_>,
+    table: &str,
+    column: &str,
+    declaration: &str,
+) -> rusqlite::Result<()> {
     let has: bool = tx.query_row(
-        "SELECT count(*) > 0 FROM pragma_table_info('run_refutations') WHERE name = 'bound'",
-        [],
+        "SELECT count(*) > 0 FROM pragma_table_info(?1) WHERE name = ?2",
+        [table, column],
         |r| r.get(0),
     )?;
     if !has {
-        tx.execute_batch("ALTER TABLE run_refutations ADD COLUMN bound TEXT;")?;
+        tx.execute_batch(&format!(
+            "ALTER TABLE {table} ADD COLUMN {column} {declaration};"
+        ))?;
     }
     Ok(())
 }
